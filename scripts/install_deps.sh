@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the toolkit builds, tests and runs with.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config
+  libpci-dev libpciaccess-dev libboost-program-options-dev libgtest-dev libbenchmark-dev
+  pciutils                       # lspci: the reference our config-space decoder is compared with
+  qemu-system-x86 busybox-static cpio kmod zstd   # the QEMU guest that tests real kernel VFIO
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "All packages present."
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "Installing: ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,142 @@
+// A simulated PCI function behind the device seam. Models reach host memory only through the
+// DMA mappings the driver made (SimIommu): an unmapped IOVA or a wrong-direction access is a
+// fault, logged like a DMAR fault, as the kernel's IOMMU does.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "vfio_access/device.hpp"
+
+namespace sim {
+
+// A block of registers inside a simulated BAR; offsets are relative to the block.
+class RegisterBlock {
+public:
+    virtual ~RegisterBlock() = default;
+    virtual uint64_t read(uint64_t offset, unsigned width) = 0;
+    virtual void write(uint64_t offset, unsigned width, uint64_t value) = 0;
+    virtual void reset() {}
+};
+
+// A memory BAR made of register blocks at fixed offsets. Reads of unclaimed space return
+// `unclaimed_value` (AXI decode errors read back with the top bit set on real designs).
+class SimBar : public vfio::MmioBackend {
+public:
+    explicit SimBar(uint64_t size, uint64_t unclaimed_value = 0xffffffffffffffffull) : m_size(size), m_unclaimed(unclaimed_value) {}
+    void add_block(uint64_t offset, uint64_t size, std::shared_ptr<RegisterBlock> block);
+    uint64_t size() const override { return m_size; }
+    uint64_t read(uint64_t offset, unsigned width) override;
+    void write(uint64_t offset, unsigned width, uint64_t value) override;
+    void reset();
+
+private:
+    struct Slot {
+        uint64_t offset, size;
+        std::shared_ptr<RegisterBlock> block;
+    };
+    const Slot* find(uint64_t offset) const;
+    uint64_t m_size;
+    uint64_t m_unclaimed;
+    std::vector<Slot> m_slots;
+};
+
+struct DmaFault {
+    uint64_t iova = 0;
+    uint64_t length = 0;
+    bool write = false;  // device write (C2H) or read (H2C)
+    std::string reason;  // "unmapped", "not writable", "not readable", "bus master disabled"
+};
+
+// The IOMMU in front of a simulated device.
+class SimIommu {
+public:
+    vfio::Result<void> map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access);
+    uint64_t unmap(uint64_t iova, uint64_t size);  // bytes unmapped (whole mappings only)
+    // Copies between a device address and host memory; fails with EFAULT on a fault.
+    vfio::Result<void> read(uint64_t iova, void* dst, uint64_t length);
+    vfio::Result<void> write(uint64_t iova, const void* src, uint64_t length);
+    std::vector<DmaFault> faults() const;
+    size_t mapping_count() const;
+
+private:
+    struct Mapping {
+        uint8_t* vaddr;
+        uint64_t size;
+        vfio::DmaAccess access;
+    };
+    vfio::Result<void> fault(uint64_t iova, uint64_t length, bool write, const char* reason);
+    mutable std::shared_mutex m_mutex;
+    std::map<uint64_t, Mapping> m_mappings;  // by IOVA
+    mutable std::mutex m_fault_mutex;
+    std::vector<DmaFault> m_faults;
+};
+
+class SimDevice : public vfio::Device {
+public:
+    // config: the 4 KiB config space image (header filled from identity when left zero).
+    SimDevice(vfio::DeviceIdentity identity, std::vector<std::shared_ptr<SimBar>> bars,
+              std::vector<vfio::IovaRange> iova_ranges = {{0x10000, (1ull << 48) - 1}}, unsigned msi_vectors = 16);
+    ~SimDevice() override;
+
+    const vfio::DeviceIdentity& identity() const override { return m_identity; }
+    vfio::Result<void> config_read(uint32_t offset, void* data, uint32_t size) override;
+    vfio::Result<void> config_write(uint32_t offset, const void* data, uint32_t size) override;
+    vfio::Result<vfio::Bar*> bar(unsigned index) override;
+    vfio::Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) override;
+    vfio::Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) override;
+    vfio::IovaAllocator& iova_allocator() override { return m_iova_allocator; }
+    vfio::Result<vfio::IrqInfo> irq_info(vfio::IrqIndex index) override;
+    vfio::Result<void> irq_enable(vfio::IrqIndex index, unsigned vectors) override;
+    vfio::Result<void> irq_disable(vfio::IrqIndex index) override;
+    vfio::Result<int> irq_eventfd(unsigned vector) override;
+    vfio::Result<void> reset() override;
+
+    // Model side.
+    bool bus_master_enabled() const;
+    vfio::Result<void> dma_read(uint64_t iova, void* dst, uint64_t length);         // device reads host
+    vfio::Result<void> dma_write(uint64_t iova, const void* src, uint64_t length);  // device writes host
+    void raise_msi(unsigned vector);  // no-op unless that vector is enabled
+    SimIommu& iommu() { return m_iommu; }
+    std::array<uint8_t, 4096>& config_space() { return m_config; }
+    // Extra reset actions of the models (run by reset() after the BAR blocks reset).
+    void on_reset(std::function<void()> action) { m_reset_actions.push_back(std::move(action)); }
+
+private:
+    vfio::Result<void> require_bus_master(uint64_t iova, uint64_t length, bool write);
+    void close_eventfds();
+
+    vfio::DeviceIdentity m_identity;
+    std::array<uint8_t, 4096> m_config{};
+    mutable std::mutex m_config_mutex;
+    std::vector<std::shared_ptr<SimBar>> m_bar_backends;
+    std::vector<std::unique_ptr<vfio::Bar>> m_bars;
+    vfio::IovaAllocator m_iova_allocator;
+    SimIommu m_iommu;
+    unsigned m_msi_vectors;
+    std::mutex m_irq_mutex;
+    std::vector<int> m_eventfds;
+    std::vector<std::function<void()>> m_reset_actions;
+};
+
+// A simulated bus: devices are created when opened, from factories registered with an identity.
+class SimBus : public vfio::Bus {
+public:
+    using Factory = std::function<vfio::Result<std::unique_ptr<vfio::Device>>()>;
+    void add(vfio::DeviceIdentity identity, Factory factory);
+    std::string name() const override { return "simulated"; }
+    vfio::Result<std::vector<vfio::DeviceIdentity>> scan() override;
+    vfio::Result<std::unique_ptr<vfio::Device>> open(const vfio::DeviceIdentity& identity) override;
+
+private:
+    std::vector<std::pair<vfio::DeviceIdentity, Factory>> m_devices;
+};
+
+}  // namespace sim

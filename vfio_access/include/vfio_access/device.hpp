@@ -1,0 +1,106 @@
+// The device seam: everything a driver does with a PCI function. The kernel backend implements
+// it over VFIO; simulated devices (sim/) implement it over register-level models. Drivers,
+// adapters and tools see only this interface and cannot tell the two apart.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vfio_access/dma.hpp"
+#include "vfio_access/mmio.hpp"
+#include "vfio_access/pci_address.hpp"
+#include "vfio_access/result.hpp"
+
+namespace vfio {
+
+struct DeviceIdentity {
+    PciAddress address;
+    uint16_t vendor_id = 0xffff;
+    uint16_t device_id = 0xffff;
+    uint16_t subsystem_vendor_id = 0xffff;
+    uint16_t subsystem_device_id = 0xffff;
+    uint8_t revision = 0;
+    uint32_t class_code = 0;  // base class, sub class, prog-if
+    int iommu_group = -1;     // -1: none known
+
+    // "device 0000:01:00.0 (10ee:7024)", as fpga_sio prints it.
+    std::string description() const;
+};
+
+enum class IrqIndex : unsigned { Intx = 0, Msi = 1, Msix = 2, Err = 3, Req = 4 };
+const char* to_string(IrqIndex index);
+
+struct IrqInfo {
+    IrqIndex index = IrqIndex::Msi;
+    uint32_t count = 0;
+    uint32_t flags = 0;  // VFIO_IRQ_INFO_* bits
+};
+
+// PCI configuration space register offsets used across the toolkit (PCI Local Bus spec).
+namespace cfg {
+inline constexpr uint32_t VENDOR_ID = 0x00;
+inline constexpr uint32_t DEVICE_ID = 0x02;
+inline constexpr uint32_t COMMAND = 0x04;
+inline constexpr uint32_t STATUS = 0x06;
+inline constexpr uint32_t REVISION_ID = 0x08;
+inline constexpr uint32_t SUBSYSTEM_VENDOR_ID = 0x2c;
+inline constexpr uint32_t SUBSYSTEM_ID = 0x2e;
+inline constexpr uint32_t CAPABILITIES_POINTER = 0x34;
+inline constexpr uint16_t COMMAND_MEMORY = 0x0002;
+inline constexpr uint16_t COMMAND_MASTER = 0x0004;
+}  // namespace cfg
+
+class Device {
+public:
+    virtual ~Device() = default;
+
+    virtual const DeviceIdentity& identity() const = 0;
+
+    // Configuration space (the VFIO config region for the kernel backend).
+    virtual Result<void> config_read(uint32_t offset, void* data, uint32_t size) = 0;
+    virtual Result<void> config_write(uint32_t offset, const void* data, uint32_t size) = 0;
+    Result<uint8_t> config_read8(uint32_t offset);
+    Result<uint16_t> config_read16(uint32_t offset);
+    Result<uint32_t> config_read32(uint32_t offset);
+    Result<void> config_write16(uint32_t offset, uint16_t value);
+    // Sets Bus Master in the Command register; returns true when it had to be set.
+    Result<bool> enable_bus_master();
+
+    // A memory BAR, mapped on first use and owned by the device. Fails for absent, I/O or
+    // unmappable BARs.
+    virtual Result<Bar*> bar(unsigned index) = 0;
+
+    // IOMMU mapping of host memory at an IOVA chosen from iova_allocator().
+    virtual Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, DmaAccess access) = 0;
+    // Returns the number of bytes the IOMMU reports unmapped.
+    virtual Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) = 0;
+    virtual IovaAllocator& iova_allocator() = 0;
+
+    // Interrupts: each enabled vector signals an eventfd.
+    virtual Result<IrqInfo> irq_info(IrqIndex index) = 0;
+    virtual Result<void> irq_enable(IrqIndex index, unsigned vectors) = 0;
+    virtual Result<void> irq_disable(IrqIndex index) = 0;
+    virtual Result<int> irq_eventfd(unsigned vector) = 0;
+    // Waits for vector's eventfd; returns the number of interrupts counted since the last wait.
+    // ETIMEDOUT when none came within timeout.
+    Result<uint64_t> irq_wait(unsigned vector, std::chrono::milliseconds timeout);
+    // Non-blocking: the count pending now (0 when none).
+    Result<uint64_t> irq_poll(unsigned vector);
+
+    virtual Result<void> reset() = 0;
+};
+
+// A set of devices that can be scanned and opened: the kernel's VFIO devices, or a simulated
+// bus of designs. Mains pick one; nothing below the mains can tell which.
+class Bus {
+public:
+    virtual ~Bus() = default;
+    virtual std::string name() const = 0;
+    virtual Result<std::vector<DeviceIdentity>> scan() = 0;
+    virtual Result<std::unique_ptr<Device>> open(const DeviceIdentity& identity) = 0;
+};
+
+}  // namespace vfio

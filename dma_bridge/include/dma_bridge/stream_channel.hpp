@@ -1,0 +1,51 @@
+// The stream endpoint seam: one direction of a DMA stream with its registered buffers. The
+// XDMA driver, the edu adapter and the CUDA and ET-SoC-1 adapters implement it; the stream-test
+// drivers in software_tests/ are written once against it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "vfio_access/result.hpp"
+
+namespace streams {
+
+enum class Direction { H2C, C2H };  // host-to-card, card-to-host
+inline const char* to_string(Direction d) { return d == Direction::H2C ? "H2C" : "C2H"; }
+
+struct Completion {
+    size_t buffer = 0;           // index of the buffer that completed
+    uint64_t length = 0;         // bytes moved (C2H: bytes the card sent into the buffer)
+    bool end_of_packet = false;  // C2H: the card ended the packet in this buffer
+};
+
+class StreamChannel {
+public:
+    virtual ~StreamChannel() = default;
+
+    virtual Direction direction() const = 0;
+    // Names the channel for output lines: "0000:15:00.0 H2C 0".
+    virtual std::string name() const = 0;
+
+    // Buffers are DMA-mapped when the channel is created (H2C device-read-only, C2H
+    // device-write-only) and stay valid for the channel's lifetime.
+    virtual size_t buffer_count() const = 0;
+    virtual uint64_t buffer_size() const = 0;
+    virtual uint8_t* buffer(size_t index) = 0;
+
+    // Queue a buffer: H2C sends `length` bytes from it; C2H receives up to `length` bytes.
+    // Completions come back in submission order.
+    virtual vfio::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) = 0;
+    // The next completion if one is ready, else nullopt. Errors name the channel and cause.
+    virtual vfio::Result<std::optional<Completion>> poll() = 0;
+    // Blocks (polling or by interrupt) for the next completion; ETIMEDOUT after timeout.
+    virtual vfio::Result<Completion> wait(std::chrono::milliseconds timeout) = 0;
+    // Stops the engine and abandons queued buffers; the channel is idle and reusable after.
+    virtual vfio::Result<void> stop() = 0;
+    // True while the engine has work queued or running.
+    virtual bool busy() const = 0;
+};
+
+}  // namespace streams

@@ -116,7 +116,7 @@ private:
 
     Engine(vfio::Device& device, EngineOptions options) : m_device(device), m_options(options) {}
     vfio::Result<void> initialise();
-    vfio::Result<uint64_t> submit(std::vector<Piece> pieces, uint64_t length);
+    vfio::Result<uint64_t> submit(std::vector<Piece>& pieces, uint64_t length);
     void write_descriptor(size_t index, const Piece& piece, uint64_t next, unsigned adjacent);
     vfio::Result<void> start_list();
     vfio::Result<uint64_t> hardware_completed();  // descriptors completed so far (sequence)
@@ -147,6 +147,9 @@ private:
     uint64_t m_completed = 0;   // descriptors seen completed
     uint64_t m_list_base = 0;   // StopList: sequence number of the running list's first descriptor
     size_t m_list_count = 0;    // StopList: descriptors in the running list (0: none running)
+    size_t m_pending_descriptors = 0;  // StopList: descriptors of transfers waiting for a list
+    mutable std::string m_name;
+    std::vector<Piece> m_scratch;
     std::chrono::steady_clock::time_point m_deadline;
     std::optional<vfio::Error> m_failure;
     EngineCounters m_counters;

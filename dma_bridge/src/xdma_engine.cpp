@@ -298,7 +298,8 @@ vfio::Result<void> Engine::stop() {
     while (reg(channel_reg::STATUS) & status::busy) {
         if (std::chrono::steady_clock::now() > deadline)
             return vfio::make_error("stop XDMA engine", name(), ETIMEDOUT,
-                                    "Timeout waiting to become idle after clearing Run bit: " + diagnostics(read_status()));
+                                    "Timeout waiting to become idle after clearing Run bit: " + diagnostics(read_status()) +
+                                        "; only a device reset (VFIO_DEVICE_RESET) recovers the channel");
         std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
     m_transfers.clear();

@@ -10,6 +10,7 @@ namespace sim {
 const char* to_string(XdmaFault fault) {
     switch (fault) {
     case XdmaFault::EngineStall: return "engine stall";
+    case XdmaFault::EngineHang: return "engine hang";
     case XdmaFault::DescriptorReadError: return "descriptor read error";
     case XdmaFault::BadMagic: return "bad descriptor magic";
     case XdmaFault::DataBitFlip: return "data bit flip";

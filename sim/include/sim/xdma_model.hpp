@@ -60,6 +60,7 @@ enum class XdmaDirection { H2C, C2H };
 // Faults the model can inject; each applies once to the next matching event of the channel.
 enum class XdmaFault {
     EngineStall,          // the engine stops making progress (stays busy) until Run is cleared
+    EngineHang,           // as EngineStall, but clearing Run does not help: only a device reset
     DescriptorReadError,  // the next descriptor fetch returns an Unsupported Request completion
     BadMagic,             // the next fetched descriptor has a corrupted magic: magic_stopped
     DataBitFlip,          // one bit of the next data block is inverted (bit 0 of its first byte)

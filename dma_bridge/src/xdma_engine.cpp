@@ -152,6 +152,7 @@ vfio::Result<void> Engine::initialise() {
     m_started = m_completed = m_list_base = 0;
     m_list_count = 0;
     m_failure.reset();
+    m_stopped = false;
     if (m_options.mode == RunMode::Credits) {
         // The ring is linked in a circle once; credits hand descriptors to the running engine.
         for (size_t i = 0; i < m_options.ring_descriptors; ++i)
@@ -204,6 +205,8 @@ vfio::Result<uint64_t> Engine::submit_stream(uint64_t host_iova, uint64_t length
 }
 
 vfio::Result<uint64_t> Engine::submit(std::vector<Piece>& pieces, uint64_t length) {
+    if (m_stopped)
+        PDT_CHECK(initialise());  // the first transfer after stop() re-arms the channel
     if (m_failure)
         return *m_failure;
     if (length == 0)
@@ -305,6 +308,8 @@ vfio::Result<void> Engine::stop() {
     m_transfers.clear();
     m_pending_descriptors = 0;
     m_list_count = 0;
+    m_stopped = true;
+    m_failure.reset();  // idle now; the next submit starts afresh
     return {};
 }
 

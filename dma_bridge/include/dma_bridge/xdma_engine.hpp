@@ -85,8 +85,10 @@ public:
     vfio::Result<TransferCompletion> wait() { return wait(m_options.timeout); }
 
     // Clears Run and waits (up to 1 s) for the engine to go idle; in-flight transfers are lost.
+    // The engine stays idle (Run clear) until the next submit reinitialises it, which also
+    // clears a latched error.
     vfio::Result<void> stop();
-    // stop(), then reinitialise the channel: the latched error is cleared.
+    // stop(), then reinitialise the channel at once: the latched error is cleared.
     vfio::Result<void> recover();
 
     const ChannelInfo& info() const { return m_info; }
@@ -152,6 +154,7 @@ private:
     std::vector<Piece> m_scratch;
     std::chrono::steady_clock::time_point m_deadline;
     std::optional<vfio::Error> m_failure;
+    bool m_stopped = false;  // stop() left Run clear: submit reinitialises
     EngineCounters m_counters;
 };
 

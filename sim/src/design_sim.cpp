@@ -3,10 +3,7 @@
 #include <algorithm>
 #include <functional>
 
-#if __has_include("sim/xdma_model.hpp")
 #include "sim/xdma_model.hpp"
-#define PDT_HAVE_XDMA_MODEL 1
-#endif
 
 namespace sim {
 namespace {
@@ -50,45 +47,16 @@ std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const de
     return nullptr;
 }
 
-#ifndef PDT_HAVE_XDMA_MODEL
-// SEAM (until helper "xdma"'s sim::XdmaModel is merged): the identifier and alignment registers
-// of PG195 channel blocks, enough for read-only channel discovery. Replaced by XdmaModel::attach.
-class XdmaIdentifierBlock : public RegisterBlock {
-public:
-    XdmaIdentifierBlock(unsigned h2c, unsigned c2h, bool stream) : m_h2c(h2c), m_c2h(c2h), m_stream(stream) {}
-    uint64_t read(uint64_t offset, unsigned) override {
-        const unsigned target = static_cast<unsigned>(offset >> 12) & 0xf;
-        const unsigned channel = static_cast<unsigned>(offset >> 8) & 0xf;
-        const unsigned reg = offset & 0xff;
-        const bool is_channel = (target == 0 || target == 4) ? channel < m_h2c : (target == 1 || target == 5) ? channel < m_c2h : false;
-        if (target == 2 || target == 3 || target == 6)
-            return reg == 0 ? (0x1fc00006u | (target << 16)) : 0;
-        if (!is_channel)
-            return 0;
-        if (reg == 0x00)
-            return 0x1fc00006u | (target << 16) | (m_stream ? 0x8000u : 0) | (channel << 8);
-        if (reg == 0x4c && target < 2)
-            return 0x00010140u;  // Alignments: address alignment 1, granularity 1, 64 address bits
-        return 0;
-    }
-    void write(uint64_t, unsigned, uint64_t) override {}
-
-private:
-    unsigned m_h2c, m_c2h;
-    bool m_stream;
-};
-#endif
 
 // Routes of an AXI4-Stream switch (master m <- slave s) as the XDMA loopback sees them
 // (H2C s -> C2H m): master ports feed C2H streams, slave ports take H2C streams.
-[[maybe_unused]] std::optional<unsigned> c2h_for_h2c(const std::vector<std::optional<unsigned>>& routes, unsigned h2c) {
+std::optional<unsigned> c2h_for_h2c(const std::vector<std::optional<unsigned>>& routes, unsigned h2c) {
     for (size_t m = 0; m < routes.size(); ++m)
         if (routes[m] == h2c)
             return static_cast<unsigned>(m);
     return std::nullopt;
 }
 
-#ifdef PDT_HAVE_XDMA_MODEL
 // Stream designs: an AXI4-Stream Switch in the fabric routes H2C streams to C2H streams through
 // the model's router (every master disabled after reset); a switch named in the table but
 // absent from the fabric means fixed connections, the design's default routes.
@@ -113,7 +81,6 @@ void wire_stream_routing(const designs::Design& design, uint8_t revision, Design
         routes[route.master] = route.slave;
     instance.xdma->set_router([routes](unsigned h2c) { return c2h_for_h2c(routes, h2c); });
 }
-#endif
 
 }  // namespace
 
@@ -144,7 +111,8 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design) 
     return sizes;
 }
 
-vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity) {
+vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
+                                               bool xdma_stepped) {
     const auto sizes = simulated_bar_sizes(design);
     std::vector<std::shared_ptr<SimBar>> bars(sizes.empty() ? 0 : sizes.rbegin()->first + 1);
     for (const auto& [index, size] : sizes)
@@ -172,7 +140,6 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
         const bool stream = bridge.mode == designs::DmaMode::Stream;
         const unsigned h2c = bridge.h2c_channels.value_or(1);
         const unsigned c2h = bridge.c2h_channels.value_or(1);
-#ifdef PDT_HAVE_XDMA_MODEL
         const designs::MemoryWindow memory = bridge.memory_for_revision(identity.revision);
         XdmaConfig config;
         config.num_h2c = std::max(h2c, 1u);
@@ -180,12 +147,10 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
         config.stream = stream;
         config.card_memory_base = memory.base;
         config.card_memory_size = memory.size;
+        config.stepped = xdma_stepped;
         instance.xdma = XdmaModel::attach(*device, *bars[bridge.bar], config);
         if (stream)
             wire_stream_routing(design, identity.revision, instance);
-#else
-        bars[bridge.bar]->add_block(0, kDmaBarMinimum, std::make_shared<XdmaIdentifierBlock>(h2c, c2h, stream));
-#endif
     }
     instance.device = std::move(device);
     return instance;

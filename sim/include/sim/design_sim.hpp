@@ -30,8 +30,10 @@ vfio::DeviceIdentity simulated_identity(const designs::Design& design, const vfi
 std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design);
 
 // Builds the simulated device. Unclaimed BAR space reads all-ones (bit 31 set), as undefined
-// AXI reads did on the measured designs.
-vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity);
+// AXI reads did on the measured designs. xdma_stepped: the XDMA engines advance only in
+// XdmaModel::step() (deterministic tests) instead of on their own thread.
+vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
+                                               bool xdma_stepped = false);
 
 // Where make_design_bus places the n-th design: seed 004's 0000:15:00.0, 0000:2d:00.0,
 // 0000:36:00.0 with IOMMU groups 41, 85, 86, then further buses.

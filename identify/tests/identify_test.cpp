@@ -227,3 +227,16 @@ TEST(Identify, JsonCarriesTheSameFacts) {
     EXPECT_TRUE(tef["axi_stream_switch"]["routes"][0]["slave"].is_null());
     EXPECT_EQ(j["designs"][1]["axi_stream_switch"]["master_ports"], 4);
 }
+
+TEST(Identify, DeviceWhoseRegistersReadAllOnesIsGone) {
+    // Surprise removal or link down: every BAR read returns all-ones, including the XDMA identifiers.
+    const designs::Design& design = *registry().find("TEF1001_dma_stream_loopback");
+    auto bar0 = std::make_shared<sim::SimBar>(0x8000);
+    auto bar2 = std::make_shared<sim::SimBar>(0x10000);
+    sim::SimDevice gone(sim::simulated_identity(design, sim::simulated_address(0), 41), {bar0, nullptr, bar2});
+    auto found = identify::identify_device(gone, design);
+    ASSERT_FALSE(found.ok());
+    EXPECT_EQ(found.error().code, ENODEV);
+    EXPECT_NE(found.error().message().find("H2C channel 0 identifier (BAR 2 offset 0x0)"), std::string::npos)
+        << found.error().message();
+}

@@ -25,7 +25,9 @@ reasons=()
 case "$qrc" in
   0) ;;
   124|137) reasons+=("guest ran past its time limit; QEMU was killed") ;;
-  *) reasons+=("QEMU exited with status $qrc$( [ -n "$qerr" ] && [ -s "$qerr" ] && printf ': %s' "$(tail -n 3 "$qerr" | tr '\n' ' ')")") ;;
+  *) detail=""
+     [ -n "$qerr" ] && [ -r "$qerr" ] && detail=$(tail -n 3 "$qerr" | tr '\n' ' ')
+     reasons+=("QEMU exited with status $qrc${detail:+: $detail}") ;;
 esac
 grep -qE 'Kernel panic|BUG: |Oops: |general protection fault' <<<"$text" && reasons+=("kernel panic or oops: $(grep -m1 -E 'Kernel panic|BUG: |Oops: |general protection fault' <<<"$text")")
 while IFS= read -r line; do reasons+=("${line#PDT-VM }"); done < <(grep -E '^PDT-VM FAIL ' <<<"$text")

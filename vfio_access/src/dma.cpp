@@ -72,14 +72,21 @@ Result<HostBuffer> HostBuffer::allocate(uint64_t size, BufferKind kind) {
     buffer.m_size = size;
     buffer.m_mapped_size = (size + page - 1) / page * page;
     switch (kind) {
-    case BufferKind::HugePages: PDT_CHECK(map_huge_pages(buffer)); return buffer;
-    case BufferKind::SharedMemory: PDT_CHECK(map_shared_memory(buffer)); return buffer;
-    case BufferKind::Anonymous: break;
+    case BufferKind::HugePages: PDT_CHECK(map_huge_pages(buffer)); break;
+    case BufferKind::SharedMemory: PDT_CHECK(map_shared_memory(buffer)); break;
+    case BufferKind::Anonymous: {
+        void* p = mmap(nullptr, buffer.m_mapped_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return errno_error("mmap", bytes_text(buffer.m_mapped_size));
+        buffer.m_data = p;
+        break;
     }
-    void* p = mmap(nullptr, buffer.m_mapped_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return errno_error("mmap", bytes_text(buffer.m_mapped_size));
-    buffer.m_data = p;  // anonymous pages are zero-filled
+    }
+    // Write every page now. VFIO pins a device-read-only mapping without FOLL_WRITE: an
+    // untouched private page is then pinned as the shared zero page, and the process's later
+    // writes go to a copy-on-write page the device never sees (it reads zeros; seen in the
+    // QEMU guest test). Writing first gives each page its own frame before it is pinned.
+    std::memset(buffer.m_data, 0, buffer.m_mapped_size);
     return buffer;
 }
 

@@ -21,6 +21,11 @@ done
 [ -f "$log" ] || { echo "check_log: FAIL: no serial log $log" >&2; exit 1; }
 
 text=$(tr -d '\r' < "$log")
+# GoogleTest failures inside an expected-failure step (pdt_expect_fail) are that step's
+# subject, judged by its own PASS/FAIL line; everything else still counts there.
+judged=$(awk '/^PDT-VM BEGIN .*\(expected to fail/ { skip = 1; next }
+              /^PDT-VM (PASS|FAIL) / { skip = 0 }
+              !(skip && /^\[  FAILED  \]/)' <<<"$text")
 reasons=()
 case "$qrc" in
   0) ;;
@@ -31,7 +36,7 @@ case "$qrc" in
 esac
 grep -qE 'Kernel panic|BUG: |Oops: |general protection fault' <<<"$text" && reasons+=("kernel panic or oops: $(grep -m1 -E 'Kernel panic|BUG: |Oops: |general protection fault' <<<"$text")")
 while IFS= read -r line; do reasons+=("${line#PDT-VM }"); done < <(grep -E '^PDT-VM FAIL ' <<<"$text")
-while IFS= read -r line; do reasons+=("GoogleTest: $line"); done < <(grep -E '^\[  FAILED  \] [A-Za-z_]' <<<"$text")
+while IFS= read -r line; do reasons+=("GoogleTest: $line"); done < <(grep -E '^\[  FAILED  \] [A-Za-z_]' <<<"$judged")
 grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error: ' <<<"$text" && reasons+=("sanitizer report: $(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error: ' <<<"$text")")
 done_line=$(grep -E '^PDT-VM DONE ' <<<"$text" | tail -n1)
 if [ -z "$done_line" ]; then

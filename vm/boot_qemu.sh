@@ -31,7 +31,7 @@ args=(
   -machine q35,kernel-irqchip=split -accel "$accel" -m "${PDT_VM_MEMORY:-1536}" -smp 1
   -display none -vga none -nic none -monitor none -serial "file:$log" -no-reboot
   -kernel "$kernel" -initrd "$initrd"
-  -append "console=ttyS0 quiet intel_iommu=on iommu=strict panic=-1 oops=panic $append"
+  -append "console=ttyS0 quiet no_timer_check intel_iommu=on iommu=strict panic=-1 oops=panic $append"
   -device intel-iommu,intremap=on
   -device pcie-root-port,id=rp1,bus=pcie.0,chassis=1,slot=1,x-speed=8,x-width=4
   -device edu,bus=rp1

@@ -110,20 +110,35 @@ vfio::DmaRegion region(vfio::Device& device, uint64_t size, vfio::DmaAccess acce
     return r.ok() ? std::move(r).value() : vfio::DmaRegion{};
 }
 
-// The kernel log lines naming a DMAR fault at the page of iova, waiting up to 3 s for the
-// fault interrupt to be handled.
-std::string dmar_fault_line(uint64_t iova) {
-    const std::string needle = "fault addr " + hex(iova & ~(PAGE - 1));
+std::string kernel_log() {
+    const int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, nullptr, 0);
+    std::string log(size > 0 ? static_cast<size_t>(size) : size_t{1} << 20, '\0');
+    const int got = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log.data(), static_cast<int>(log.size()));
+    log.resize(got > 0 ? static_cast<size_t>(got) : 0);
+    return log;
+}
+
+// Where the kernel log ends now: faults are searched for after it only.
+size_t kernel_log_mark() { return kernel_log().size(); }
+
+// The kernel log line, written after mark, naming a DMAR fault of kind ("DMA Write", "DMA
+// Read") by this device at the page of iova; waits up to 3 s for the fault interrupt.
+std::string dmar_fault_line(size_t mark, const char* kind, uint64_t iova) {
+    const std::string device = "[" + guest().device->identity().address.to_string().substr(5) + "]";
+    const std::string needle = "fault addr " + hex(iova & ~(PAGE - 1)) + " [";
     for (int attempt = 0; attempt < 30; ++attempt) {
-        const int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, nullptr, 0);
-        std::string log(size > 0 ? size : 1 << 20, '\0');
-        const int got = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log.data(), static_cast<int>(log.size()));
-        log.resize(got > 0 ? got : 0);
-        size_t at = log.rfind(needle);
-        if (at != std::string::npos) {
-            const size_t begin = log.rfind('\n', at);
-            const size_t end = log.find('\n', at);
-            return log.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? 0 : begin + 1));
+        const std::string log = kernel_log();
+        // A full ring buffer drops old lines (the log shrinks); then the whole log is searched.
+        size_t line_start = log.size() >= mark ? mark : 0;
+        while (line_start < log.size()) {
+            size_t line_end = log.find('\n', line_start);
+            if (line_end == std::string::npos)
+                line_end = log.size();
+            const std::string line = log.substr(line_start, line_end - line_start);
+            if (line.find(needle) != std::string::npos && line.find(kind) != std::string::npos &&
+                line.find(device) != std::string::npos)
+                return line;
+            line_start = line_end + 1;
         }
         std::this_thread::sleep_for(100ms);
     }
@@ -223,6 +238,25 @@ TEST(EduGuest, DmaCompletionByMsi) {
     ASSERT_TRUE(disabled.ok()) << disabled.error().message();
 }
 
+TEST(EduGuest, DeviceReadBufferIsNotWritten) {
+    REQUIRE_EDU();
+    EduDevice& edu = *guest().edu;
+    ASSERT_NO_FATAL_FAILURE(load_edu(edu, 0x44));
+    auto ro = region(edu.device(), PAGE, vfio::DmaAccess::DeviceRead);
+    std::memset(ro.data(), 0x11, PAGE);
+    const size_t mark = kernel_log_mark();
+    auto r = edu.dma_from_edu(0, ro.iova(), 1024, Wait::Poll);
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    const std::string fault = dmar_fault_line(mark, "DMA Write", ro.iova());
+    EXPECT_FALSE(fault.empty()) << "no DMAR fault naming " << hex(ro.iova()) << " in the kernel log";
+    size_t changed = 0;
+    for (size_t i = 0; i < PAGE; ++i)
+        changed += ro.data()[i] != 0x11;
+    EXPECT_EQ(changed, 0u) << "the device wrote into a device-read-only mapping";
+    std::cout << "edu: device-read-only buffer not written: edu -> IOVA " << hex(ro.iova())
+              << " (DeviceRead) blocked; kernel: " << fault << "\n";
+}
+
 // A host buffer of three pages; only the middle one is mapped, at the start of a two-page
 // IOVA range whose second page stays unmapped.
 struct GuardedTarget {
@@ -255,9 +289,10 @@ TEST(EduGuest, DmaToUnmappedIovaIsBlocked) {
 
     // Wholly unmapped: the second IOVA page.
     const uint64_t unmapped = t.iova + PAGE;
+    size_t mark = kernel_log_mark();
     auto r = edu.dma_from_edu(0, unmapped, 2048, Wait::Poll);
     ASSERT_TRUE(r.ok()) << r.error().message();
-    const std::string fault = dmar_fault_line(unmapped);
+    const std::string fault = dmar_fault_line(mark, "DMA Write", unmapped);
     EXPECT_FALSE(fault.empty()) << "no DMAR fault naming " << hex(unmapped) << " in the kernel log";
     EXPECT_EQ(count_differences(before.data(), static_cast<uint8_t*>(t.buffer.data()), 3 * PAGE), 0u)
         << "host bytes changed by a DMA to an unmapped IOVA";
@@ -265,33 +300,29 @@ TEST(EduGuest, DmaToUnmappedIovaIsBlocked) {
               << fault << "\n";
 
     // Straddling: the mapped page's second half, then on into the unmapped page.
+    mark = kernel_log_mark();
     r = edu.dma_from_edu(0, t.iova + 2048, 4095, Wait::Poll);
     ASSERT_TRUE(r.ok()) << r.error().message();
+    // QEMU 7.2's intel-iommu stops recording further faults of one device after a few
+    // ("New fault is not recorded due to compression of faults"): from here on the kernel log
+    // is reported, not required; the data checks stay strict.
+    const std::string straddle_fault = dmar_fault_line(mark, "DMA Write", t.iova + PAGE);
     EXPECT_EQ(count_differences(before.data(), t.page(0), PAGE), 0u) << "guard page before the buffer changed";
     EXPECT_EQ(count_differences(before.data() + 2 * PAGE, t.page(2), PAGE), 0u) << "guard page after the buffer changed";
     EXPECT_EQ(count_differences(before.data() + PAGE, t.page(1), 2048), 0u) << "mapped bytes before the target changed";
     const size_t delivered = count_differences(before.data() + PAGE + 2048, t.page(1) + 2048, 2048);
     std::cout << "edu: data outside the mapped buffer intact: guard pages before and after unchanged after a DMA "
                  "straddling into unmapped IOVA "
-              << hex(t.iova + PAGE) << " (" << delivered << " of the 2048 mapped bytes written)\n";
-}
+              << hex(t.iova + PAGE) << " (" << delivered << " of the 2048 mapped bytes written); kernel: "
+              << (straddle_fault.empty() ? "(fault not recorded by QEMU)" : straddle_fault) << "\n";
 
-TEST(EduGuest, DeviceReadBufferIsNotWritten) {
-    REQUIRE_EDU();
-    EduDevice& edu = *guest().edu;
-    ASSERT_NO_FATAL_FAILURE(load_edu(edu, 0x44));
-    auto ro = region(edu.device(), PAGE, vfio::DmaAccess::DeviceRead);
-    std::memset(ro.data(), 0x11, PAGE);
-    auto r = edu.dma_from_edu(0, ro.iova(), 1024, Wait::Poll);
+    // The device reading an unmapped IOVA is blocked too.
+    mark = kernel_log_mark();
+    r = edu.dma_to_edu(unmapped, 0, 1024, Wait::Poll);
     ASSERT_TRUE(r.ok()) << r.error().message();
-    const std::string fault = dmar_fault_line(ro.iova());
-    EXPECT_FALSE(fault.empty()) << "no DMAR fault naming " << hex(ro.iova()) << " in the kernel log";
-    size_t changed = 0;
-    for (size_t i = 0; i < PAGE; ++i)
-        changed += ro.data()[i] != 0x11;
-    EXPECT_EQ(changed, 0u) << "the device wrote into a device-read-only mapping";
-    std::cout << "edu: device-read-only buffer not written: edu -> IOVA " << hex(ro.iova())
-              << " (DeviceRead) blocked; kernel: " << fault << "\n";
+    const std::string read_fault = dmar_fault_line(mark, "DMA Read", unmapped);
+    std::cout << "edu: unmapped-IOVA device read; kernel: "
+              << (read_fault.empty() ? "(fault not recorded by QEMU)" : read_fault) << "\n";
 }
 
 TEST(EduGuest, BusyGroupNamesHolder) {

@@ -102,8 +102,8 @@ Result<void> HostBuffer::map_huge_pages(HostBuffer& buffer) {
         const uint64_t needed = buffer.m_mapped_size / huge;
         std::string hint = total <= 0 ? "no huge pages are reserved" : std::to_string(free_pages) + " of " +
                                                                            std::to_string(total) + " huge pages free";
-        hint += "; " + std::to_string(needed) + " of " + std::to_string(huge / 1024) +
-                " KiB needed: echo <n> > /proc/sys/vm/nr_hugepages";
+        hint += "; this buffer needs " + std::to_string(needed) + " huge page(s) of " + std::to_string(huge / 1024) +
+                " KiB: echo <n> > /proc/sys/vm/nr_hugepages";
         return make_error("mmap MAP_HUGETLB", bytes_text(buffer.m_mapped_size), code, hint);
     }
     buffer.m_data = p;

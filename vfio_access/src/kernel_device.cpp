@@ -51,6 +51,10 @@ private:
 
 }  // namespace
 
+std::shared_ptr<MmioBackend> make_mapped_mmio(void* base, uint64_t size) {
+    return std::make_shared<MappedBar>(base, size);
+}
+
 std::string RegionInfo::name() const {
     if (index <= VFIO_PCI_BAR5_REGION_INDEX)
         return "BAR" + std::to_string(index);
@@ -170,7 +174,7 @@ Result<Bar*> KernelDevice::bar(unsigned index) {
     if (base == MAP_FAILED)
         return errno_error("mmap", where + " (" + hex(region.size) + " bytes)",
                            errno == EBUSY ? "another process mapping the same BAR at the same time can race in vfio-pci" : "");
-    m_bars[index] = std::make_unique<Bar>(index, std::make_shared<MappedBar>(base, region.size));
+    m_bars[index] = std::make_unique<Bar>(index, make_mapped_mmio(base, region.size));
     return m_bars[index].get();
 }
 

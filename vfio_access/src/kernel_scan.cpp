@@ -158,10 +158,10 @@ Result<void> check_vfio_available(const std::string& dev_vfio_root) {
     struct stat st {};
     if (::stat(dev_vfio_root.c_str(), &st) != 0)
         return make_error("open", dev_vfio_root, errno == ENOENT ? ENODEV : errno,
-                          dev_vfio_root + " does not exist: no VFIO support (load the vfio-pci module: modprobe vfio-pci)");
+                          dev_vfio_root + " does not exist: no VFIO support; load the vfio-pci module (modprobe vfio-pci)");
     const std::string container = dev_vfio_root + "/vfio";
     if (::access(container.c_str(), F_OK) != 0)
-        return make_error("open", container, ENODEV, container + " does not exist: no VFIO support (modprobe vfio-pci)");
+        return make_error("open", container, ENODEV, container + " does not exist: no VFIO support; load the vfio-pci module (modprobe vfio-pci)");
     if (::access(container.c_str(), R_OK | W_OK) != 0)
         return make_error("open", container, EACCES,
                           "no read/write permission on " + container + " (vfio-pci not loaded, or run with more privilege)");

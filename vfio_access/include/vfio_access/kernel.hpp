@@ -155,6 +155,10 @@ private:
 
 // Building blocks, usable (and tested) without a VFIO device.
 
+// The MMIO backend of a mapped BAR: takes ownership of the mapping [base, base + size)
+// (munmap on destruction); single acquire loads and release stores of 1, 2, 4 or 8 bytes.
+std::shared_ptr<MmioBackend> make_mapped_mmio(void* base, uint64_t size);
+
 // libpci scan of the whole bus (or of options.pci_dump_file), no selection applied. The IOMMU
 // group comes from libpci, else from the sysfs iommu_group link; the driver from sysfs.
 Result<std::vector<ScannedDevice>> scan_pci_bus(const KernelOptions& options);

@@ -15,7 +15,15 @@ fi
 # The modules VFIO needs for vfio-pci with the type1 IOMMU backend.
 wanted=(irqbypass vfio vfio_iommu_type1 vfio_virqfd vfio-pci-core vfio-pci)
 
-pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+resolve() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}'; }
+pkg=$(resolve)
+if [ -z "$pkg" ]; then
+  # A fresh machine may have no package lists yet.
+  if [ "$(id -u)" -eq 0 ]; then apt-get update -qq >&2 || true
+  elif sudo -n true 2>/dev/null; then sudo apt-get update -qq >&2 || true
+  fi
+  pkg=$(resolve)
+fi
 if [ -z "$pkg" ]; then
   echo "fetch_kernel: cannot resolve linux-image-amd64 (run apt-get update?)" >&2
   exit 1

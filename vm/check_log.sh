@@ -31,7 +31,10 @@ case "$qrc" in
   0) ;;
   124|137) reasons+=("guest ran past its time limit; QEMU was killed") ;;
   *) detail=""
-     [ -n "$qerr" ] && [ -r "$qerr" ] && detail=$(tail -n 3 "$qerr" | tr '\n' ' ')
+     # QEMU's own complaint (hw_error, assertion) rather than the register dump after it.
+     if [ -n "$qerr" ] && [ -r "$qerr" ]; then
+       detail=$(grep -m1 -E 'hardware error|qemu-system[^:]*: |Assertion|Aborted' "$qerr" || tail -n 1 "$qerr")
+     fi
      reasons+=("QEMU exited with status $qrc${detail:+: $detail}") ;;
 esac
 grep -qE 'Kernel panic|BUG: |Oops: |general protection fault' <<<"$text" && reasons+=("kernel panic or oops: $(grep -m1 -E 'Kernel panic|BUG: |Oops: |general protection fault' <<<"$text")")

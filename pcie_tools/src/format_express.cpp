@@ -1,4 +1,5 @@
 // lspci-style text for the PCI Express capability.
+#include <algorithm>
 #include <cstdio>
 
 #include "pcie_tools/format.hpp"
@@ -27,10 +28,8 @@ const char* latency_l1(unsigned code) {
 
 std::string power_limit(unsigned value, unsigned scale) {
     static const double scales[] = {1.0, 0.1, 0.01, 0.001};
-    if (scale == 0 && value >= 0xf0) {
-        static const int special[] = {250, 275, 300};
-        return value <= 0xf2 ? std::to_string(special[value - 0xf0]) + "W" : ">300W";
-    }
+    if (scale == 0 && value >= 0xf0)  // F0h = 250 W, then 25 W a step (PCIe 6.0)
+        return std::to_string(250 + 25 * (value - 0xf0)) + "W";
     return fmt("%gW", value * scales[scale & 3]);
 }
 
@@ -147,9 +146,12 @@ void link_lines(const ExpressInfo& e, Lines& out) {
     out.push_back(fmt("\t\t\tExtSynch%c ClockPM%c AutWidDis%c BWInt%c AutBWInt%c", flag(w, 1u << 7), flag(w, 1u << 8),
                       flag(w, 1u << 9), flag(w, 1u << 10), flag(w, 1u << 11)));
     const uint16_t s = e.lnksta;
+    // A port's own LnkCap says nothing about its partner, so only the upstream side of a link
+    // marks "(downgraded)" here; the link summary compares both ends.
+    const bool mark = !e.is_downstream_side();
     out.push_back(fmt("\t\tLnkSta:\tSpeed %s%s, Width x%u%s", speed_name_lspci(e.speed()).c_str(),
-                      link_compare(e.speed(), e.max_speed()).c_str(), e.width(),
-                      link_compare(e.width(), e.max_width()).c_str()));
+                      mark ? link_compare(e.speed(), e.max_speed()).c_str() : "", e.width(),
+                      mark ? link_compare(e.width(), e.max_width()).c_str() : ""));
     out.push_back(fmt("\t\t\tTrErr%c Train%c SlotClk%c DLActive%c BWMgmt%c ABWMgmt%c", flag(s, 1u << 10),
                       flag(s, reg::EXP_LNKSTA_LT), flag(s, reg::EXP_LNKSTA_SLC), flag(s, reg::EXP_LNKSTA_DLLLA),
                       flag(s, reg::EXP_LNKSTA_LBMS), flag(s, reg::EXP_LNKSTA_LABS)));
@@ -222,7 +224,7 @@ void link2_lines(const ExpressInfo& e, Lines& out) {
                           flag(c, 1u << 24), flag(c, 1u << 31)));
     const uint16_t w = e.lnkctl2;
     std::string line = fmt("\t\tLnkCtl2: Target Link Speed: %s, EnterCompliance%c SpeedDis%c",
-                           (w & 0xf) >= 1 && (w & 0xf) <= 6 ? speed_name_lspci(w & 0xf).c_str() : "Unknown",
+                           (w & 0xf) <= 6 ? speed_name_lspci(std::max(w & 0xf, 1)).c_str() : "Unknown",
                            flag(w, 1u << 4), flag(w, reg::EXP_LNKCTL2_HASD));
     if (e.type() == PortType::Downstream)
         line += fmt(", Selectable De-emphasis: %s", (w & (1u << 6)) ? "-3.5dB" : "-6dB");

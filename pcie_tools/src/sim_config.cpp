@@ -103,8 +103,13 @@ void SimDownstreamPort::after_write(uint32_t offset, uint32_t length) {
         return;
     const uint32_t lnkctl2 = cap + reg::EXP_LNKCTL2;
     if (offset <= lnkctl2 && offset + length > lnkctl2) {
-        const uint16_t requested = peek16(lnkctl2);
-        const uint8_t speed = requested & reg::EXP_LNKCTL2_TLS;
+        uint16_t requested = peek16(lnkctl2);
+        uint8_t speed = requested & reg::EXP_LNKCTL2_TLS;
+        if (m_model.latch_max_speed && speed > m_model.latch_max_speed) {
+            speed = m_model.latch_max_speed;
+            requested = static_cast<uint16_t>((requested & ~reg::EXP_LNKCTL2_TLS) | speed);
+            poke16(lnkctl2, requested);
+        }
         if (m_model.lnkctl2_read_only || (speed < 8 && (m_model.refused_speeds & (1u << speed))))
             poke16(lnkctl2, m_committed_lnkctl2);
         else

@@ -48,6 +48,7 @@ private:
 struct PortModel {
     uint8_t refused_speeds = 0;     // bit n set: a Target Link Speed of n is not accepted
     bool lnkctl2_read_only = false;
+    uint8_t latch_max_speed = 0;    // > 0: a larger Target Link Speed written latches as this one
     bool ignore_retrain = false;
     int training_reads = 3;         // Link Status reads with Link Training set; < 0: forever
 };

@@ -163,7 +163,7 @@ std::vector<std::string> format_link_summary(const PathReport& report) {
                           rate(h.port->max_speed(), h.port->max_width()) + ", status " +
                           rate(h.port->speed(), h.port->width()));
         const unsigned mps = h.below.max_payload();
-        out.push_back(fmt("  bandwidth per direction: %.2f GB/s after encoding, ~%.2f GB/s payload at MaxPayload %u "
+        out.push_back(fmt("  bandwidth per direction: %.2f GB/s after encoding, ~%.2f GB/s payload at this function's MaxPayload %u "
                           "(capable: %.2f GB/s, ~%.2f GB/s)",
                           encoded_bandwidth(h.speed, h.width), payload_bandwidth(h.speed, h.width, mps), mps,
                           encoded_bandwidth(h.capable_speed, h.capable_width),

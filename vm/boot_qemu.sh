@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Boots the test guest under QEMU (TCG) and writes its serial console to a log file.
+# The machine: q35 with a virtual Intel IOMMU (interrupt remapping), 1.5 GiB, one CPU, and
+#   rp1 (8 GT/s x4)   -> edu 1234:11e8
+#   rp2 (5 GT/s x2)   -> edu 1234:11e8 (a second device in its own IOMMU group)
+#   rp3 (2.5 GT/s x1) -> empty, for link tests
+# Usage: boot_qemu.sh --kernel F --initrd F --log F [--timeout S] [--append ARGS] [-- QEMU_ARGS...]
+# Exit status: QEMU's; 124 when the guest ran past the timeout (QEMU is killed).
+set -euo pipefail
+kernel="" initrd="" log="" limit=600 append=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --kernel) kernel=$2; shift 2 ;;
+    --initrd) initrd=$2; shift 2 ;;
+    --log) log=$2; shift 2 ;;
+    --timeout) limit=$2; shift 2 ;;
+    --append) append=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "boot_qemu: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$kernel" ] && [ -n "$initrd" ] && [ -n "$log" ] || {
+  echo "usage: boot_qemu.sh --kernel F --initrd F --log F [--timeout S] [--append ARGS] [-- QEMU_ARGS...]" >&2
+  exit 2
+}
+qemu=${QEMU:-qemu-system-x86_64}
+accel=tcg
+[ -w /dev/kvm ] && [ "${PDT_VM_KVM:-1}" = 1 ] && accel=kvm
+rm -f "$log"
+args=(
+  -machine q35,kernel-irqchip=split -accel "$accel" -m "${PDT_VM_MEMORY:-1536}" -smp 1
+  -display none -vga none -nic none -monitor none -serial "file:$log" -no-reboot
+  -kernel "$kernel" -initrd "$initrd"
+  -append "console=ttyS0 quiet no_timer_check intel_iommu=on iommu=strict panic=-1 oops=panic $append"
+  -device intel-iommu,intremap=on
+  -device pcie-root-port,id=rp1,bus=pcie.0,chassis=1,slot=1,x-speed=8,x-width=4
+  -device edu,bus=rp1
+  -device pcie-root-port,id=rp2,bus=pcie.0,chassis=2,slot=2,x-speed=5,x-width=2
+  -device edu,bus=rp2
+  -device pcie-root-port,id=rp3,bus=pcie.0,chassis=3,slot=3,x-speed=2_5,x-width=1
+  "$@"
+)
+rc=0
+timeout --kill-after=10 "$limit" "$qemu" "${args[@]}" || rc=$?
+exit $rc

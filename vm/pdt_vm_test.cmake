@@ -1,0 +1,55 @@
+# pdt_add_vm_test(<name>
+#     [SCRIPT <guest.sh>]        guest script sourced after vm/guest/lib.sh (uses pdt_run, ...)
+#     [COMMANDS <cmd>...]        commands run in the guest, one pdt_run step each
+#     [TARGETS <target>...]      executables copied into the guest (on PATH there) with their libs
+#     [FILES <src:dest>...]      extra files for the guest
+#     [EXPECT <regex>...]        lines the serial log must contain (grep -E)
+#     [ENV <VAR=VALUE>...]       exported to the guest script
+#     [FILES_OUT <dir>]          where files the guest prints with pdt_file/pdt_capture go
+#     [TIMEOUT <seconds>]        the guest's time limit (default 600)
+#     [QEMU_ARGS <arg>...])      extra QEMU arguments (devices)
+# Registers a CTest test (label vm) that builds an initramfs from the freshly built targets,
+# boots the Debian kernel under QEMU and judges the serial log (vm/check_log.sh). Every vm
+# test takes the resource lock "qemu_guest", so guests never run two at a time.
+# Include this file from any CMakeLists.txt: include(${PROJECT_SOURCE_DIR}/vm/pdt_vm_test.cmake)
+include_guard(GLOBAL)
+set(PDT_VM_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+function(pdt_add_vm_test name)
+  cmake_parse_arguments(V "" "SCRIPT;TIMEOUT;FILES_OUT"
+                        "COMMANDS;TARGETS;FILES;EXPECT;ENV;QEMU_ARGS" ${ARGN})
+  if(NOT V_TIMEOUT)
+    set(V_TIMEOUT 600)
+  endif()
+  set(args --name ${name} --workdir ${CMAKE_BINARY_DIR}/vm-tests --timeout ${V_TIMEOUT})
+  if(V_SCRIPT)
+    get_filename_component(script ${V_SCRIPT} ABSOLUTE)
+    list(APPEND args --script ${script})
+  endif()
+  foreach(c IN LISTS V_COMMANDS)
+    list(APPEND args --cmd ${c})
+  endforeach()
+  foreach(t IN LISTS V_TARGETS)
+    list(APPEND args --bin $<TARGET_FILE:${t}>)
+  endforeach()
+  foreach(f IN LISTS V_FILES)
+    list(APPEND args --file ${f})
+  endforeach()
+  foreach(e IN LISTS V_EXPECT)
+    list(APPEND args --expect ${e})
+  endforeach()
+  foreach(e IN LISTS V_ENV)
+    list(APPEND args --env ${e})
+  endforeach()
+  if(V_FILES_OUT)
+    list(APPEND args --files-out ${V_FILES_OUT})
+  endif()
+  if(V_QEMU_ARGS)
+    list(APPEND args -- ${V_QEMU_ARGS})
+  endif()
+  add_test(NAME ${name} COMMAND ${PDT_VM_DIR}/run_vm_test.sh ${args})
+  # Room for the kernel download and initramfs build on top of the guest's own limit.
+  math(EXPR ctest_timeout "${V_TIMEOUT} + 120")
+  set_tests_properties(${name} PROPERTIES LABELS vm TIMEOUT ${ctest_timeout}
+                       RESOURCE_LOCK qemu_guest)
+endfunction()

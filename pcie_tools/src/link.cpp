@@ -155,6 +155,9 @@ std::vector<std::string> format_link_summary(const PathReport& report) {
         if (h.downgraded())
             head += std::string(" (downgraded") + (h.speed_downgraded() ? " speed" : "") +
                     (h.width_downgraded() ? " width" : "") + ")";
+        else if (h.port && (h.port->max_speed() > h.capable_speed || h.port->max_width() > h.capable_width))
+            head += ", limited by the device (not a downgrade: the port could do " +
+                    rate(h.port->max_speed(), h.port->max_width()) + ")";
         out.push_back(head);
         out.push_back("  device " + h.below_address.to_string() + " capable " +
                       rate(h.below.max_speed(), h.below.max_width()) + ", status " + rate(h.below.speed(), h.below.width()));

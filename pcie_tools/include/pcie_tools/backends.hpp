@@ -43,6 +43,12 @@ private:
     VfioConfigSpace m_space;
 };
 
+// The reduced-bandwidth check every tool that opens a device runs: the device's config through
+// its VFIO region, its ports up to the root through `ports` (libpci; the ports' PCI Express
+// capabilities need root). Returns the warning (empty when no link on the path is below what
+// both of its ends support) followed by notes on what could not be read.
+Result<std::vector<std::string>> open_device_link_warning(ConfigBus& ports, vfio::Device& device);
+
 // What sysfs knows about a function (driver, IOMMU group, slot, NUMA node, BAR sizes).
 SystemInfo sysfs_system_info(const PciAddress& address);
 // The parent bridge from the sysfs device path (/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0).

@@ -98,110 +98,165 @@ Result<uint8_t> parse_target_speed(const std::string& text) {
                             "(2.5/5/8/16/32/64 GT/s) or a rate such as 8GT/s");
 }
 
+namespace {
+
+// One retrain, step by step; every step says what it does before it does it.
+class Retrainer {
+public:
+    Retrainer(ConfigBus& bus, Port p, const RetrainOptions& options, const Say& say)
+        : m_bus(bus), m_p(std::move(p)), m_port(*m_p.space), m_options(options), m_say(say),
+          m_lnkctl(m_p.exp.offset + reg::EXP_LNKCTL), m_lnksta(m_p.exp.offset + reg::EXP_LNKSTA),
+          m_lnkctl2(m_p.exp.offset + reg::EXP_LNKCTL2) {
+        m_report.port = m_port.address();
+        m_report.below = m_p.below;
+    }
+
+    Result<RetrainReport> run() {
+        PDT_CHECK(show_port());
+        PDT_CHECK(choose_target());
+        PDT_CHECK(plan());
+        PDT_TRY(wait_training_clear(m_port, m_lnksta, m_options, "before Retrain Link"));
+        PDT_CHECK(set_target());
+        PDT_CHECK(retrain());
+        PDT_CHECK(report_result());
+        return m_report;
+    }
+
+private:
+    Result<void> show_port() {
+        const SystemInfo info = m_bus.system_info(m_port.address());
+        const uint8_t revision = PDT_TRY(m_port.read8(reg::REVISION_ID));
+        const uint16_t vendor = PDT_TRY(m_port.read16(reg::VENDOR_ID));
+        const uint16_t device = PDT_TRY(m_port.read16(reg::DEVICE_ID));
+        m_say(fmt("Operating on device %s vendor_id=%04x (%s) device_id=%04x (%s) revision_id=%02x",
+                  m_port.address().to_string().c_str(), vendor,
+                  info.vendor_name.empty() ? "?" : info.vendor_name.c_str(), device,
+                  info.device_name.empty() ? "?" : info.device_name.c_str(), revision));
+        m_say(fmt("Link capabilities: %08X Max link speed %s max link width x%u", m_p.exp.lnkcap,
+                  speed_name(m_p.exp.max_speed()).c_str(), m_p.exp.max_width()));
+        m_report.lnksta_before = PDT_TRY(m_port.read16(m_lnksta));
+        say_status(m_report.lnksta_before);
+        if (!m_p.exp.has_v2())
+            return vfio::make_error("set Target Link Speed of", m_port.address().to_string(), ENOTSUP,
+                                    "PCI Express capability version 1 has no Link Control 2");
+        return {};
+    }
+
+    Result<void> choose_target() {
+        const uint32_t supported = m_p.exp.supported_speeds();
+        m_say("Supported link speeds (Link Capabilities 2): " + speeds_list(supported));
+        const uint8_t target = m_options.target_speed.value_or(m_p.exp.max_speed());
+        m_report.target = target;
+        if (target < 1 || target > 6 || !(supported & (1u << target)) || target > m_p.exp.max_speed())
+            return vfio::make_error("set Target Link Speed of", m_port.address().to_string(), EINVAL,
+                                    "the port does not support " + speed_name(target) + " (it supports " +
+                                        speeds_list(supported) + ", max " + speed_name(m_p.exp.max_speed()) + ")");
+        if (m_p.below_exp && !(m_p.below_exp->supported_speeds() & (1u << target)))
+            m_say("Note: " + m_p.below->to_string() + " supports only " +
+                  speeds_list(m_p.below_exp->supported_speeds()) + ": the link cannot train at " + speed_name(target));
+        return {};
+    }
+
+    Result<void> plan() {
+        m_report.lnkctl2_before = PDT_TRY(m_port.read16(m_lnkctl2));
+        m_new_lnkctl2 = static_cast<uint16_t>((m_report.lnkctl2_before & ~reg::EXP_LNKCTL2_TLS) | m_report.target);
+        m_old_lnkctl = PDT_TRY(m_port.read16(m_lnkctl));
+        const uint8_t old_target = m_report.lnkctl2_before & reg::EXP_LNKCTL2_TLS;
+        m_say(fmt("Original link control 2: %04X", m_report.lnkctl2_before));
+        m_say(fmt("Original target link speed: %u (%s)", old_target, speed_name(old_target).c_str()));
+        m_say(fmt("New target link speed: %u (%s)", m_report.target, speed_name(m_report.target).c_str()));
+        m_say(fmt("New link control 2: %04X", m_new_lnkctl2));
+        const std::string lnkctl2_change =
+            m_new_lnkctl2 == m_report.lnkctl2_before
+                ? "nothing to Link Control 2 (target unchanged)"
+                : fmt("Link Control 2 (0x%03x) %04X -> %04X", m_lnkctl2, m_report.lnkctl2_before, m_new_lnkctl2);
+        m_say(fmt("Will write %s and Link Control (0x%03x) %04X -> %04X (Retrain Link)", lnkctl2_change.c_str(),
+                  m_lnkctl, m_old_lnkctl, retrain_value()));
+        return {};
+    }
+
+    // Writes Target Link Speed; restores Link Control 2 when the port latched something else.
+    Result<void> set_target() {
+        m_report.lnkctl2_after = m_report.lnkctl2_before;
+        if (m_new_lnkctl2 == m_report.lnkctl2_before)
+            return {};
+        PDT_CHECK(m_port.write16(m_lnkctl2, m_new_lnkctl2));
+        m_report.lnkctl2_after = PDT_TRY(m_port.read16(m_lnkctl2));
+        if ((m_report.lnkctl2_after & reg::EXP_LNKCTL2_TLS) == m_report.target)
+            return {};
+        m_report.lnkctl2_rejected = true;
+        m_say(fmt("Link control 2 write not accepted: reads back %04X", m_report.lnkctl2_after));
+        if (m_report.lnkctl2_after != m_report.lnkctl2_before) {
+            PDT_CHECK(m_port.write16(m_lnkctl2, m_report.lnkctl2_before));
+            m_report.lnkctl2_after = PDT_TRY(m_port.read16(m_lnkctl2));
+            m_report.lnkctl2_restored = true;
+            m_say(fmt("Restored link control 2: %04X", m_report.lnkctl2_after));
+        }
+        return {};
+    }
+
+    Result<void> retrain() {
+        m_say(fmt("Triggering link retraining by changing link control %04X -> %04X", m_old_lnkctl, retrain_value()));
+        PDT_CHECK(m_port.write16(m_lnkctl, retrain_value()));
+        std::this_thread::sleep_for(m_options.poll);
+        auto after = wait_training_clear(m_port, m_lnksta, m_options, "after Retrain Link");
+        if (!after) {
+            if (m_report.lnkctl2_after != m_report.lnkctl2_before && m_port.write16(m_lnkctl2, m_report.lnkctl2_before))
+                m_say(fmt("Restored link control 2: %04X", m_report.lnkctl2_before));
+            return std::move(after).error();
+        }
+        m_report.lnksta_after = *after;
+        return {};
+    }
+
+    Result<void> report_result() {
+        m_report.speed_after = m_report.lnksta_after & reg::EXP_LNKSTA_CLS;
+        m_report.width_after = (m_report.lnksta_after & reg::EXP_LNKSTA_NLW) >> 4;
+        say_status(m_report.lnksta_after);
+        m_say(std::string("Link Bandwidth Management Status: ") +
+              ((m_report.lnksta_after & reg::EXP_LNKSTA_LBMS) ? "set (the port reports a completed retrain)"
+                                                              : "clear (the port reports no bandwidth change)"));
+        if (m_p.below) {
+            ConfigSpace* below = PDT_TRY(m_bus.open(*m_p.below));
+            auto status = below->read16(m_p.below_exp->offset + reg::EXP_LNKSTA);
+            if (status && *status != 0xffff)
+                m_say(fmt("Device %s link status: %04X (%s x%u)", m_p.below->to_string().c_str(), *status,
+                          speed_name(*status & reg::EXP_LNKSTA_CLS).c_str(), (*status & reg::EXP_LNKSTA_NLW) >> 4));
+        }
+        m_report.reached = m_report.speed_after == m_report.target;
+        const std::string target = "Target link speed " + speed_name(m_report.target);
+        if (m_report.reached)
+            m_say(target + " reached");
+        else
+            m_say(target + " NOT reached: link at " + speed_name(m_report.speed_after) +
+                  fmt(" x%u", m_report.width_after) +
+                  (m_report.lnkctl2_rejected ? " (the port did not accept the Target Link Speed)" : ""));
+        return {};
+    }
+
+    void say_status(uint16_t status) {
+        m_say(fmt("Link status: %04X", status));
+        m_say("Current link speed: " + speed_name(status & reg::EXP_LNKSTA_CLS) +
+              fmt(" width x%u", (status & reg::EXP_LNKSTA_NLW) >> 4));
+    }
+    uint16_t retrain_value() const { return m_old_lnkctl | reg::EXP_LNKCTL_RL; }
+
+    ConfigBus& m_bus;
+    Port m_p;
+    ConfigSpace& m_port;
+    const RetrainOptions& m_options;
+    const Say& m_say;
+    const uint32_t m_lnkctl, m_lnksta, m_lnkctl2;
+    uint16_t m_new_lnkctl2 = 0, m_old_lnkctl = 0;
+    RetrainReport m_report;
+};
+
+}  // namespace
+
 Result<RetrainReport> set_link_speed(ConfigBus& bus, const PciAddress& address, const RetrainOptions& options,
                                      const Say& say) {
     Port p = PDT_TRY(find_port(bus, address, say));
-    ConfigSpace& port = *p.space;
-    const uint32_t lnkctl = p.exp.offset + reg::EXP_LNKCTL;
-    const uint32_t lnksta = p.exp.offset + reg::EXP_LNKSTA;
-    const uint32_t lnkctl2 = p.exp.offset + reg::EXP_LNKCTL2;
-    RetrainReport report;
-    report.port = port.address();
-    report.below = p.below;
-
-    const SystemInfo info = bus.system_info(port.address());
-    const uint8_t revision = PDT_TRY(port.read8(reg::REVISION_ID));
-    const uint16_t vendor = PDT_TRY(port.read16(reg::VENDOR_ID)), device = PDT_TRY(port.read16(reg::DEVICE_ID));
-    say(fmt("Operating on device %s vendor_id=%04x (%s) device_id=%04x (%s) revision_id=%02x",
-            port.address().to_string().c_str(), vendor, info.vendor_name.empty() ? "?" : info.vendor_name.c_str(),
-            device, info.device_name.empty() ? "?" : info.device_name.c_str(), revision));
-    say(fmt("Link capabilities: %08X Max link speed %s max link width x%u", p.exp.lnkcap,
-            speed_name(p.exp.max_speed()).c_str(), p.exp.max_width()));
-    report.lnksta_before = PDT_TRY(port.read16(lnksta));
-    say(fmt("Link status: %04X", report.lnksta_before));
-    say("Current link speed: " + speed_name(report.lnksta_before & reg::EXP_LNKSTA_CLS) +
-        fmt(" width x%u", (report.lnksta_before & reg::EXP_LNKSTA_NLW) >> 4));
-    if (!p.exp.has_v2())
-        return vfio::make_error("set Target Link Speed of", port.address().to_string(), ENOTSUP,
-                                "PCI Express capability version 1 has no Link Control 2");
-
-    const uint32_t supported = p.exp.supported_speeds();
-    say("Supported link speeds (Link Capabilities 2): " + speeds_list(supported));
-    report.target = options.target_speed.value_or(p.exp.max_speed());
-    if (report.target < 1 || report.target > 6 || !(supported & (1u << report.target)) ||
-        report.target > p.exp.max_speed())
-        return vfio::make_error("set Target Link Speed of", port.address().to_string(), EINVAL,
-                                "the port does not support " + speed_name(report.target) + " (it supports " +
-                                    speeds_list(supported) + ", max " + speed_name(p.exp.max_speed()) + ")");
-    if (p.below_exp && !(p.below_exp->supported_speeds() & (1u << report.target)))
-        say("Note: " + p.below->to_string() + " supports only " + speeds_list(p.below_exp->supported_speeds()) +
-            ": the link cannot train at " + speed_name(report.target));
-
-    report.lnkctl2_before = PDT_TRY(port.read16(lnkctl2));
-    const uint16_t new_lnkctl2 =
-        static_cast<uint16_t>((report.lnkctl2_before & ~reg::EXP_LNKCTL2_TLS) | report.target);
-    const uint16_t old_lnkctl = PDT_TRY(port.read16(lnkctl));
-    const uint16_t new_lnkctl = old_lnkctl | reg::EXP_LNKCTL_RL;
-    const uint8_t old_target = report.lnkctl2_before & reg::EXP_LNKCTL2_TLS;
-    say(fmt("Original link control 2: %04X", report.lnkctl2_before));
-    say(fmt("Original target link speed: %u (%s)", old_target, speed_name(old_target).c_str()));
-    say(fmt("New target link speed: %u (%s)", report.target, speed_name(report.target).c_str()));
-    say(fmt("New link control 2: %04X", new_lnkctl2));
-    say(fmt("Will write %s and Link Control (0x%03x) %04X -> %04X (Retrain Link)",
-            new_lnkctl2 == report.lnkctl2_before ? "nothing to Link Control 2 (target unchanged)"
-                                                 : fmt("Link Control 2 (0x%03x) %04X -> %04X", lnkctl2,
-                                                       report.lnkctl2_before, new_lnkctl2).c_str(),
-            lnkctl, old_lnkctl, new_lnkctl));
-
-    PDT_TRY(wait_training_clear(port, lnksta, options, "before Retrain Link"));
-    report.lnkctl2_after = report.lnkctl2_before;
-    if (new_lnkctl2 != report.lnkctl2_before) {
-        PDT_CHECK(port.write16(lnkctl2, new_lnkctl2));
-        report.lnkctl2_after = PDT_TRY(port.read16(lnkctl2));
-        if ((report.lnkctl2_after & reg::EXP_LNKCTL2_TLS) != report.target) {
-            report.lnkctl2_rejected = true;
-            say(fmt("Link control 2 write not accepted: reads back %04X", report.lnkctl2_after));
-            if (report.lnkctl2_after != report.lnkctl2_before) {
-                PDT_CHECK(port.write16(lnkctl2, report.lnkctl2_before));
-                report.lnkctl2_after = PDT_TRY(port.read16(lnkctl2));
-                report.lnkctl2_restored = true;
-                say(fmt("Restored link control 2: %04X", report.lnkctl2_after));
-            }
-        }
-    }
-
-    say(fmt("Triggering link retraining by changing link control %04X -> %04X", old_lnkctl, new_lnkctl));
-    PDT_CHECK(port.write16(lnkctl, new_lnkctl));
-    std::this_thread::sleep_for(options.poll);
-    auto after = wait_training_clear(port, lnksta, options, "after Retrain Link");
-    if (!after) {
-        if (report.lnkctl2_after != report.lnkctl2_before && port.write16(lnkctl2, report.lnkctl2_before))
-            say(fmt("Restored link control 2: %04X", report.lnkctl2_before));
-        return std::move(after).error();
-    }
-    report.lnksta_after = *after;
-    report.speed_after = report.lnksta_after & reg::EXP_LNKSTA_CLS;
-    report.width_after = (report.lnksta_after & reg::EXP_LNKSTA_NLW) >> 4;
-    say(fmt("Link status: %04X", report.lnksta_after));
-    say("Current link speed: " + speed_name(report.speed_after) + fmt(" width x%u", report.width_after));
-    say(std::string("Link Bandwidth Management Status: ") +
-        ((report.lnksta_after & reg::EXP_LNKSTA_LBMS) ? "set (the port reports a completed retrain)"
-                                                      : "clear (the port reports no bandwidth change)"));
-    if (p.below) {
-        ConfigSpace* below = PDT_TRY(bus.open(*p.below));
-        auto status = below->read16(p.below_exp->offset + reg::EXP_LNKSTA);
-        if (status && *status != 0xffff)
-            say(fmt("Device %s link status: %04X (%s x%u)", p.below->to_string().c_str(), *status,
-                    speed_name(*status & reg::EXP_LNKSTA_CLS).c_str(), (*status & reg::EXP_LNKSTA_NLW) >> 4));
-    }
-    report.reached = report.speed_after == report.target;
-    if (report.reached)
-        say("Target link speed " + speed_name(report.target) + " reached");
-    else
-        say("Target link speed " + speed_name(report.target) + " NOT reached: link at " +
-            speed_name(report.speed_after) + fmt(" x%u", report.width_after) +
-            (report.lnkctl2_rejected ? " (the port did not accept the Target Link Speed)" : ""));
-    return report;
+    return Retrainer(bus, std::move(p), options, say).run();
 }
 
 }  // namespace pcie

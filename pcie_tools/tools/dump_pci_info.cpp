@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
                                     "dumps every vendor 10ee device.\nOptions");
     visible.add_options()("help,h", "show this help")(
         "access", po::value(&access)->default_value(access),
-        "config-space access: libpci, pciaccess, dump:<lspci -xxxx file>, sim")("json", "print JSON instead of text");
+        "config-space access: libpci, pciaccess, vfio (vfio-pci bound functions via their VFIO config region), dump:<lspci -xxxx file>, sim")("json", "print JSON instead of text");
     po::options_description all;
     all.add(visible).add_options()("device", po::value(&devices));
     po::positional_options_description positional;

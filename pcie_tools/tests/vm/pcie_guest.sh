@@ -8,6 +8,8 @@
 pdt_capture dump-rootports.txt dump_pci_info 0000:00:01.0 0000:00:02.0 0000:00:03.0 0000:00:04.0
 pdt_capture dump-edu.txt dump_pci_info 1234:11e8
 pdt_capture dump-edu-pciaccess.txt dump_pci_info --access pciaccess 0000:01:00.0
+# edu is bound to vfio-pci: its config through the VFIO config region, its port through libpci.
+pdt_capture dump-edu-vfio.txt dump_pci_info --access vfio 0000:01:00.0
 pdt_capture dump-e1000e.txt dump_pci_info 8086:10d3
 pdt_capture dump-e1000e.json dump_pci_info --json 8086:10d3
 # Fixtures for the host's lspci comparison test.

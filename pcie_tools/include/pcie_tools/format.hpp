@@ -1,0 +1,31 @@
+// Text for decoded config spaces. Capability sections use lspci -vvv's field names, +/- flags
+// and line layout (tabs included), so the two can be compared field by field; the identity
+// lines follow fpga_sio's dump_pci_info.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pcie_tools/config_space.hpp"
+#include "pcie_tools/decode.hpp"
+
+namespace pcie {
+
+using Lines = std::vector<std::string>;
+
+Lines format_express(const ExpressInfo& e);  // "Capabilities: [40] Express ..." and its registers
+Lines format_pm(const PmInfo& pm);
+Lines format_msi(const MsiInfo& msi);
+Lines format_msix(const MsixInfo& msix);
+Lines format_aer(const AerInfo& aer, bool root_port);
+std::string format_dsn(const DsnInfo& dsn);
+// fpga_sio's identity, system, command/status and BAR lines.
+Lines format_header(const DeviceConfig& d, const SystemInfo& info);
+// Everything for one device: header lines, then every capability in list order.
+Lines format_device(const DeviceConfig& d, const SystemInfo& info);
+
+// Names of the set bits of an AER status/mask/severity register ("CmpltTO", "UnsupReq", ...).
+std::vector<std::string> aer_uncorrectable_names(uint32_t value);
+std::vector<std::string> aer_correctable_names(uint32_t value);
+
+}  // namespace pcie

@@ -1,0 +1,109 @@
+#include "pcie_tools/config_space.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+#include "pcie_tools/backends.hpp"
+#include "pcie_tools/dump_file.hpp"
+#include "pcie_tools/registers.hpp"
+#include "pcie_tools/sim_config.hpp"
+
+namespace pcie {
+
+Error ConfigSpace::access_error(const char* operation, uint32_t offset, uint32_t length, int code,
+                                std::string hint) const {
+    char object[96];
+    std::snprintf(object, sizeof object, "%s offset 0x%03x (%u bytes)", address().to_string().c_str(),
+                  offset, length);
+    return vfio::make_error(operation, object, code, std::move(hint));
+}
+
+Result<void> ConfigSpace::write(uint32_t offset, const void*, uint32_t length) {
+    return access_error("write config", offset, length, EROFS,
+                        "this backend is read-only; only pcie_set_speed opens config space for writing");
+}
+
+Result<uint8_t> ConfigSpace::read8(uint32_t offset) {
+    uint8_t value = 0;
+    PDT_CHECK(read(offset, &value, 1));
+    return value;
+}
+
+Result<uint16_t> ConfigSpace::read16(uint32_t offset) {
+    uint8_t bytes[2] = {};
+    PDT_CHECK(read(offset, bytes, 2));
+    return static_cast<uint16_t>(bytes[0] | bytes[1] << 8);
+}
+
+Result<uint32_t> ConfigSpace::read32(uint32_t offset) {
+    uint8_t b[4] = {};
+    PDT_CHECK(read(offset, b, 4));
+    return static_cast<uint32_t>(b[0] | b[1] << 8 | b[2] << 16 | static_cast<uint32_t>(b[3]) << 24);
+}
+
+Result<void> ConfigSpace::write16(uint32_t offset, uint16_t value) {
+    const uint8_t bytes[2] = {static_cast<uint8_t>(value), static_cast<uint8_t>(value >> 8)};
+    return write(offset, bytes, 2);
+}
+
+Result<std::optional<PciAddress>> ConfigBus::parent(const PciAddress& address) {
+    const auto all = PDT_TRY(devices());
+    for (const PciAddress& candidate : all) {
+        if (candidate.domain != address.domain || candidate == address)
+            continue;
+        ConfigSpace* space = PDT_TRY(open(candidate));
+        const uint8_t header = PDT_TRY(space->read8(reg::HEADER_TYPE));
+        if ((header & reg::HEADER_TYPE_MASK) != reg::HEADER_TYPE_BRIDGE)
+            continue;
+        const uint8_t secondary = PDT_TRY(space->read8(reg::SECONDARY_BUS));
+        if (secondary == address.bus && secondary != candidate.bus)
+            return std::optional<PciAddress>(candidate);
+    }
+    return std::optional<PciAddress>();
+}
+
+SystemInfo ConfigBus::system_info(const PciAddress&) { return {}; }
+
+Result<PciAddress> parse_bdf(const std::string& text) {
+    if (text.size() == 7)  // bb:dd.f as lspci prints it
+        return PciAddress::parse("0000:" + text);
+    return PciAddress::parse(text);
+}
+
+Result<std::vector<PciAddress>> path_to_root(ConfigBus& bus, const PciAddress& address) {
+    std::vector<PciAddress> chain{address};
+    std::set<PciAddress> seen{address};
+    for (;;) {
+        const auto up = PDT_TRY(bus.parent(chain.back()));
+        if (!up)
+            return chain;
+        if (!seen.insert(*up).second)
+            return vfio::make_error("walk bridges above", address.to_string(), ELOOP,
+                                    "bridge bus numbers form a loop");
+        chain.push_back(*up);
+    }
+}
+
+Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writable) {
+    if (access == "libpci")
+        return open_libpci_bus(writable);
+    if (access == "pciaccess")
+        return open_pciaccess_bus(writable);
+    if (access.rfind("dump:", 0) == 0) {
+        auto bus = PDT_TRY(DumpBus::load(access.substr(5)));
+        return std::unique_ptr<ConfigBus>(std::move(bus));
+    }
+    if (access == "sim")
+        return std::unique_ptr<ConfigBus>(make_demo_topology());
+    if (access == "vfio") {
+        if (writable)
+            return vfio::make_error("open config space for writing through", "VFIO", ENOTSUP,
+                                    "pcie_set_speed writes the port above the device: use --access libpci");
+        return open_vfio_bus();
+    }
+    return vfio::make_error("choose config-space access", "\"" + access + "\"", EINVAL,
+                            "expected libpci, pciaccess, vfio, dump:<file> or sim");
+}
+
+}  // namespace pcie

@@ -1,0 +1,224 @@
+#include "pcie_tools/decode.hpp"
+
+#include <cstdio>
+
+namespace pcie {
+
+bool ExpressInfo::has_link() const {
+    return type() != reg::PortType::RcIntegratedEndpoint && type() != reg::PortType::RcEventCollector;
+}
+
+bool ExpressInfo::is_downstream_side() const {
+    return type() == reg::PortType::RootPort || type() == reg::PortType::Downstream;
+}
+
+uint32_t ExpressInfo::supported_speeds() const {
+    const uint32_t vector = lnkcap2 & reg::EXP_LNKCAP2_SLS;
+    if (has_v2() && vector)
+        return vector;
+    uint32_t upto = 0;
+    for (uint8_t s = 1; s <= max_speed() && s < 8; ++s)
+        upto |= 1u << s;
+    return upto;
+}
+
+std::string speed_name(uint8_t code) {
+    static const char* names[] = {"2.5 GT/s", "5 GT/s", "8 GT/s", "16 GT/s", "32 GT/s", "64 GT/s"};
+    if (code >= 1 && code <= 6)
+        return names[code - 1];
+    return "unknown (code " + std::to_string(code) + ")";
+}
+
+std::string speed_name_lspci(uint8_t code) {
+    static const char* names[] = {"2.5GT/s", "5GT/s", "8GT/s", "16GT/s", "32GT/s", "64GT/s"};
+    if (code >= 1 && code <= 6)
+        return names[code - 1];
+    return "unknown";
+}
+
+double speed_gts(uint8_t code) {
+    static const double rates[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+    return code >= 1 && code <= 6 ? rates[code - 1] : 0.0;
+}
+
+const char* port_type_name(reg::PortType type) {
+    switch (type) {
+        case reg::PortType::Endpoint: return "Endpoint";
+        case reg::PortType::LegacyEndpoint: return "Legacy Endpoint";
+        case reg::PortType::RootPort: return "Root Port";
+        case reg::PortType::Upstream: return "Upstream Port";
+        case reg::PortType::Downstream: return "Downstream Port";
+        case reg::PortType::PciBridge: return "PCI-Express to PCI/PCI-X Bridge";
+        case reg::PortType::PcieBridge: return "PCI/PCI-X to PCI-Express Bridge";
+        case reg::PortType::RcIntegratedEndpoint: return "Root Complex Integrated Endpoint";
+        case reg::PortType::RcEventCollector: return "Root Complex Event Collector";
+    }
+    return "Unknown type";
+}
+
+namespace {
+
+// Reads a register into `out`; an unreadable one is recorded as a problem and left 0.
+template <typename T>
+void read_into(ConfigSpace& space, uint32_t offset, T& out, std::vector<std::string>& problems, const char* name) {
+    Result<T> r = [&]() -> Result<T> {
+        if constexpr (sizeof(T) == 1)
+            return space.read8(offset);
+        else if constexpr (sizeof(T) == 2)
+            return space.read16(offset);
+        else
+            return space.read32(offset);
+    }();
+    if (r)
+        out = *r;
+    else
+        problems.push_back(std::string("<access denied> ") + name + ": " + r.error().message());
+}
+
+void decode_bars(ConfigSpace& space, HeaderInfo& h, std::vector<std::string>& problems) {
+    const unsigned count = h.header_type == reg::HEADER_TYPE_NORMAL ? 6 : h.header_type == reg::HEADER_TYPE_BRIDGE ? 2 : 0;
+    for (unsigned i = 0; i < count; ++i) {
+        uint32_t low = 0;
+        read_into(space, reg::BASE_ADDRESS_0 + 4 * i, low, problems, "BAR");
+        if (low == 0 || low == 0xffffffffu)
+            continue;
+        BarInfo bar;
+        bar.index = i;
+        bar.io = low & 1;
+        if (bar.io) {
+            bar.base = low & ~3u;
+        } else {
+            bar.prefetchable = low & 8;
+            bar.is_64 = ((low >> 1) & 3) == 2;
+            bar.base = low & ~0xfu;
+            if (bar.is_64 && i + 1 < count) {
+                uint32_t high = 0;
+                read_into(space, reg::BASE_ADDRESS_0 + 4 * (i + 1), high, problems, "BAR");
+                bar.base |= static_cast<uint64_t>(high) << 32;
+                ++i;
+            }
+        }
+        h.bars.push_back(bar);
+    }
+}
+
+}  // namespace
+
+Result<ExpressInfo> decode_express(ConfigSpace& space, uint16_t offset) {
+    ExpressInfo e;
+    e.offset = offset;
+    e.flags = PDT_TRY(space.read16(offset + reg::EXP_FLAGS));
+    e.devcap = PDT_TRY(space.read32(offset + reg::EXP_DEVCAP));
+    e.devctl = PDT_TRY(space.read16(offset + reg::EXP_DEVCTL));
+    e.devsta = PDT_TRY(space.read16(offset + reg::EXP_DEVSTA));
+    e.lnkcap = PDT_TRY(space.read32(offset + reg::EXP_LNKCAP));
+    e.lnkctl = PDT_TRY(space.read16(offset + reg::EXP_LNKCTL));
+    e.lnksta = PDT_TRY(space.read16(offset + reg::EXP_LNKSTA));
+    if (e.slot()) {
+        e.sltcap = PDT_TRY(space.read32(offset + reg::EXP_SLTCAP));
+        e.sltctl = PDT_TRY(space.read16(offset + reg::EXP_SLTCTL));
+        e.sltsta = PDT_TRY(space.read16(offset + reg::EXP_SLTSTA));
+    }
+    if (e.has_v2()) {
+        e.devcap2 = PDT_TRY(space.read32(offset + reg::EXP_DEVCAP2));
+        e.devctl2 = PDT_TRY(space.read16(offset + reg::EXP_DEVCTL2));
+        e.devsta2 = PDT_TRY(space.read16(offset + reg::EXP_DEVSTA2));
+        e.lnkcap2 = PDT_TRY(space.read32(offset + reg::EXP_LNKCAP2));
+        e.lnkctl2 = PDT_TRY(space.read16(offset + reg::EXP_LNKCTL2));
+        e.lnksta2 = PDT_TRY(space.read16(offset + reg::EXP_LNKSTA2));
+    }
+    return e;
+}
+
+Result<ExpressInfo> read_express(ConfigSpace& space) {
+    const CapabilityList caps = walk_capabilities(space);
+    const Capability* exp = caps.find(reg::CAP_ID_EXP);
+    if (!exp)
+        return vfio::make_error("find PCI Express capability", space.address().to_string(), ENOENT,
+                                space.size() <= 64 ? "only 64 bytes readable: run as root (CAP_SYS_ADMIN)"
+                                                   : "conventional PCI function: it has no link registers");
+    return decode_express(space, exp->offset);
+}
+
+Result<DeviceConfig> decode_device(ConfigSpace& space) {
+    DeviceConfig d;
+    d.address = space.address();
+    d.config_size = space.size();
+    HeaderInfo& h = d.header;
+    const uint32_t ids = PDT_TRY(space.read32(reg::VENDOR_ID));
+    if (ids == 0xffffffffu)
+        return vfio::make_error("read config header", d.address.to_string(), ENODEV,
+                                "vendor ID reads 0xffff: no function there, or it fell off the bus");
+    h.vendor_id = static_cast<uint16_t>(ids);
+    h.device_id = static_cast<uint16_t>(ids >> 16);
+    h.command = PDT_TRY(space.read16(reg::COMMAND));
+    h.status = PDT_TRY(space.read16(reg::STATUS));
+    const uint32_t rev_class = PDT_TRY(space.read32(reg::REVISION_ID));
+    h.revision = static_cast<uint8_t>(rev_class);
+    h.class_code = rev_class >> 8;
+    const uint8_t header_type = PDT_TRY(space.read8(reg::HEADER_TYPE));
+    h.header_type = header_type & reg::HEADER_TYPE_MASK;
+    h.multifunction = header_type & 0x80;
+    std::vector<std::string>& problems = d.problems;
+    if (h.header_type == reg::HEADER_TYPE_NORMAL) {
+        read_into(space, reg::SUBSYSTEM_VENDOR_ID, h.subsystem_vendor_id, problems, "Subsystem Vendor ID");
+        read_into(space, reg::SUBSYSTEM_ID, h.subsystem_id, problems, "Subsystem ID");
+    } else if (h.header_type == reg::HEADER_TYPE_BRIDGE) {
+        read_into(space, reg::PRIMARY_BUS, h.primary_bus, problems, "Primary Bus Number");
+        read_into(space, reg::SECONDARY_BUS, h.secondary_bus, problems, "Secondary Bus Number");
+        read_into(space, reg::SUBORDINATE_BUS, h.subordinate_bus, problems, "Subordinate Bus Number");
+    }
+    decode_bars(space, h, problems);
+
+    d.caps = walk_capabilities(space);
+    for (const std::string& p : d.caps.problems)
+        problems.push_back(p);
+    for (const Capability& c : d.caps.standard) {
+        if (c.id == reg::CAP_ID_PM && !d.pm) {
+            PmInfo pm{c.offset, 0, 0};
+            read_into(space, c.offset + reg::PM_PMC, pm.pmc, problems, "PMC");
+            read_into(space, c.offset + reg::PM_CTRL, pm.pmcsr, problems, "PMCSR");
+            d.pm = pm;
+        } else if (c.id == reg::CAP_ID_MSI && !d.msi) {
+            MsiInfo msi{c.offset, 0};
+            read_into(space, c.offset + reg::MSI_FLAGS, msi.flags, problems, "MSI Message Control");
+            d.msi = msi;
+        } else if (c.id == reg::CAP_ID_MSIX && !d.msix) {
+            MsixInfo x{c.offset, 0, 0, 0};
+            read_into(space, c.offset + reg::MSIX_FLAGS, x.flags, problems, "MSI-X Message Control");
+            read_into(space, c.offset + reg::MSIX_TABLE, x.table, problems, "MSI-X Table Offset");
+            read_into(space, c.offset + reg::MSIX_PBA, x.pba, problems, "MSI-X PBA Offset");
+            d.msix = x;
+        } else if (c.id == reg::CAP_ID_EXP && !d.express) {
+            auto e = decode_express(space, c.offset);
+            if (e)
+                d.express = *e;
+            else
+                problems.push_back("<access denied> PCI Express capability: " + e.error().message());
+        }
+    }
+    for (const Capability& c : d.caps.extended) {
+        if (c.id == reg::EXT_CAP_ID_ERR && !d.aer) {
+            AerInfo a;
+            a.offset = c.offset;
+            a.version = c.version;
+            read_into(space, c.offset + reg::ERR_UNCOR_STATUS, a.uncor_status, problems, "UESta");
+            read_into(space, c.offset + reg::ERR_UNCOR_MASK, a.uncor_mask, problems, "UEMsk");
+            read_into(space, c.offset + reg::ERR_UNCOR_SEVER, a.uncor_sever, problems, "UESvrt");
+            read_into(space, c.offset + reg::ERR_COR_STATUS, a.cor_status, problems, "CESta");
+            read_into(space, c.offset + reg::ERR_COR_MASK, a.cor_mask, problems, "CEMsk");
+            read_into(space, c.offset + reg::ERR_CAP, a.cap_control, problems, "AERCap");
+            for (int i = 0; i < 4; ++i)
+                read_into(space, c.offset + reg::ERR_HEADER_LOG + 4 * i, a.header_log[i], problems, "HeaderLog");
+            d.aer = a;
+        } else if (c.id == reg::EXT_CAP_ID_DSN && !d.dsn) {
+            uint32_t low = 0, high = 0;
+            read_into(space, c.offset + 4, low, problems, "Device Serial Number");
+            read_into(space, c.offset + 8, high, problems, "Device Serial Number");
+            d.dsn = DsnInfo{c.offset, static_cast<uint64_t>(high) << 32 | low};
+        }
+    }
+    return d;
+}
+
+}  // namespace pcie

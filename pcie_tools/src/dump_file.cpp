@@ -1,0 +1,173 @@
+#include "pcie_tools/dump_file.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace pcie {
+namespace {
+
+constexpr size_t kMaxConfig = 4096;
+
+bool all_hex(const std::string& s) {
+    if (s.empty())
+        return false;
+    for (char c : s)
+        if (!std::isxdigit(static_cast<unsigned char>(c)))
+            return false;
+    return true;
+}
+
+// "BB:DD.F" or "DDDD:BB:DD.F" (4..6 digit domain) at the start of a line.
+std::optional<PciAddress> device_line(const std::string& line) {
+    const auto end = line.find_first_of(" \t");
+    const std::string word = line.substr(0, end);
+    const auto dot = word.find('.');
+    if (dot == std::string::npos)
+        return std::nullopt;
+    const auto last_colon = word.rfind(':');
+    if (last_colon == std::string::npos || last_colon > dot)
+        return std::nullopt;
+    std::string domain = "0000";
+    std::string bus;
+    const auto first_colon = word.find(':');
+    if (first_colon == last_colon) {
+        bus = word.substr(0, first_colon);
+    } else {
+        domain = word.substr(0, first_colon);
+        bus = word.substr(first_colon + 1, last_colon - first_colon - 1);
+        if (domain.size() < 4 || domain.size() > 6 || !all_hex(domain))
+            return std::nullopt;
+        if (domain.size() > 4 && domain.find_first_not_of('0') < domain.size() - 4)
+            return std::nullopt;  // domains beyond 16 bits are outside PciAddress
+        domain = domain.substr(domain.size() - 4);
+    }
+    const std::string dev = word.substr(last_colon + 1, dot - last_colon - 1);
+    const std::string fn = word.substr(dot + 1);
+    if (bus.size() != 2 || dev.size() != 2 || fn.size() != 1 || !all_hex(bus) || !all_hex(dev) || !all_hex(fn))
+        return std::nullopt;
+    auto parsed = PciAddress::parse(domain + ":" + bus + ":" + dev + "." + fn);
+    if (!parsed)
+        return std::nullopt;
+    return *parsed;
+}
+
+struct Pending {
+    PciAddress address;
+    std::vector<uint8_t> bytes;   // grows to the highest captured byte
+    std::vector<bool> present;
+};
+
+}  // namespace
+
+MemoryConfigSpace::MemoryConfigSpace(PciAddress address, std::vector<uint8_t> bytes)
+    : m_address(address), m_bytes(std::move(bytes)) {}
+
+Result<void> MemoryConfigSpace::read(uint32_t offset, void* data, uint32_t length) {
+    if (length == 0 || offset > m_bytes.size() || length > m_bytes.size() - offset)
+        return access_error("read config", offset, length, EIO,
+                            "beyond the " + std::to_string(m_bytes.size()) + " bytes available");
+    std::memcpy(data, m_bytes.data() + offset, length);
+    return {};
+}
+
+Result<std::unique_ptr<DumpBus>> DumpBus::load(const std::string& path) {
+    std::ifstream in(path);
+    if (!in)
+        return vfio::errno_error("open lspci dump", path, "expected the output of lspci -xxxx");
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse(text.str(), path);
+}
+
+Result<std::unique_ptr<DumpBus>> DumpBus::parse(const std::string& text, const std::string& source) {
+    auto bus = std::unique_ptr<DumpBus>(new DumpBus);
+    bus->m_source = source;
+    std::optional<Pending> current;
+    auto finish = [&]() {
+        if (!current)
+            return;
+        // Bytes in gaps read as 0xff; the space ends at the last captured byte.
+        std::vector<uint8_t> bytes(current->bytes.size(), 0xff);
+        for (size_t i = 0; i < current->bytes.size(); ++i)
+            if (current->present[i])
+                bytes[i] = current->bytes[i];
+        bus->m_spaces[current->address] = std::make_unique<MemoryConfigSpace>(current->address, std::move(bytes));
+        current.reset();
+    };
+    std::istringstream lines(text);
+    std::string line;
+    int number = 0;
+    while (std::getline(lines, line)) {
+        ++number;
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        if (line.empty()) {
+            finish();
+            continue;
+        }
+        if (auto address = device_line(line)) {
+            finish();
+            current = Pending{*address, {}, {}};
+            continue;
+        }
+        const auto colon = line.find(':');
+        if (!current || colon == std::string::npos || colon < 2 || colon > 8 || !all_hex(line.substr(0, colon)))
+            continue;  // decoded text (lspci -vvv) is ignored, as pciutils does
+        size_t offset = std::stoul(line.substr(0, colon), nullptr, 16);
+        std::istringstream bytes(line.substr(colon + 1));
+        std::string byte;
+        while (bytes >> byte) {
+            if (byte.size() != 2 || !all_hex(byte))
+                return vfio::make_error("parse lspci dump", source + ":" + std::to_string(number), EINVAL,
+                                        "bad byte \"" + byte + "\"");
+            if (offset >= kMaxConfig)
+                return vfio::make_error("parse lspci dump", source + ":" + std::to_string(number), EINVAL,
+                                        "offset beyond 4096 bytes of config space");
+            if (current->bytes.size() <= offset) {
+                current->bytes.resize(offset + 1, 0xff);
+                current->present.resize(offset + 1, false);
+            }
+            current->bytes[offset] = static_cast<uint8_t>(std::stoul(byte, nullptr, 16));
+            current->present[offset] = true;
+            ++offset;
+        }
+    }
+    finish();
+    if (bus->m_spaces.empty())
+        return vfio::make_error("parse lspci dump", source, ENODEV,
+                                "no device found; capture with lspci -xxxx -s <bdf> as root");
+    return bus;
+}
+
+Result<std::vector<PciAddress>> DumpBus::devices() {
+    std::vector<PciAddress> list;
+    for (const auto& [address, space] : m_spaces)
+        list.push_back(address);
+    return list;
+}
+
+Result<ConfigSpace*> DumpBus::open(const PciAddress& address) {
+    const auto it = m_spaces.find(address);
+    if (it == m_spaces.end())
+        return vfio::make_error("open config space", address.to_string(), ENODEV, "not in " + m_source);
+    return static_cast<ConfigSpace*>(it->second.get());
+}
+
+std::string format_lspci_dump(const PciAddress& address, const std::vector<uint8_t>& bytes,
+                              const std::string& description) {
+    std::string out = address.to_string() + " " + description + "\n";
+    char line[80];
+    for (size_t row = 0; row < bytes.size(); row += 16) {
+        int n = std::snprintf(line, sizeof line, "%02zx:", row);
+        for (size_t i = row; i < row + 16 && i < bytes.size(); ++i)
+            n += std::snprintf(line + n, sizeof line - n, " %02x", bytes[i]);
+        out += line;
+        out += '\n';
+    }
+    return out + "\n";
+}
+
+}  // namespace pcie

@@ -1,0 +1,115 @@
+// libpciaccess backend.
+#include <pciaccess.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+
+#include "pcie_tools/backends.hpp"
+
+namespace pcie {
+namespace {
+
+class PciaccessSpace : public ConfigSpace {
+public:
+    PciaccessSpace(pci_device* dev, PciAddress address, uint32_t size, bool writable)
+        : m_dev(dev), m_address(address), m_size(size), m_writable(writable) {}
+    const PciAddress& address() const override { return m_address; }
+    uint32_t size() const override { return m_size; }
+    Result<void> read(uint32_t offset, void* data, uint32_t length) override {
+        if (offset + length > m_size)
+            return access_error("read config", offset, length, m_size == 64 ? EPERM : EIO,
+                                m_size == 64 ? "only 64 bytes are readable without CAP_SYS_ADMIN; run as root" : "");
+        pciaddr_t got = 0;
+        const int rc = pci_device_cfg_read(m_dev, data, offset, length, &got);
+        if (rc != 0 || got != length)
+            return access_error("read config", offset, length, rc ? rc : EIO, "pci_device_cfg_read");
+        return {};
+    }
+    Result<void> write(uint32_t offset, const void* data, uint32_t length) override {
+        if (!m_writable)
+            return ConfigSpace::write(offset, data, length);
+        pciaddr_t done = 0;
+        const int rc = pci_device_cfg_write(m_dev, data, offset, length, &done);
+        if (rc != 0 || done != length)
+            return access_error("write config", offset, length, rc ? rc : EIO, "writing config space needs root");
+        return {};
+    }
+
+private:
+    pci_device* m_dev;
+    PciAddress m_address;
+    uint32_t m_size;
+    bool m_writable;
+};
+
+class PciaccessBus : public ConfigBus {
+public:
+    explicit PciaccessBus(bool writable) : m_writable(writable) {
+        pci_device_iterator* it = pci_slot_match_iterator_create(nullptr);
+        while (pci_device* d = pci_device_next(it))
+            m_devices[PciAddress{static_cast<uint16_t>(d->domain), d->bus, d->dev, d->func}] = d;
+        pci_iterator_destroy(it);
+    }
+    ~PciaccessBus() override {
+        m_spaces.clear();
+        pci_system_cleanup();
+    }
+    std::string name() const override { return "libpciaccess"; }
+    Result<std::vector<PciAddress>> devices() override {
+        std::vector<PciAddress> list;
+        for (const auto& [address, dev] : m_devices)
+            list.push_back(address);
+        return list;
+    }
+    Result<ConfigSpace*> open(const PciAddress& address) override {
+        if (auto it = m_spaces.find(address); it != m_spaces.end())
+            return static_cast<ConfigSpace*>(it->second.get());
+        const auto dev = m_devices.find(address);
+        if (dev == m_devices.end())
+            return vfio::make_error("open config space", address.to_string(), ENODEV, "no such PCI function (lspci -D)");
+        struct stat st {};
+        uint32_t size = 256;
+        if (::stat(("/sys/bus/pci/devices/" + address.to_string() + "/config").c_str(), &st) == 0 && st.st_size >= 4096)
+            size = 4096;
+        uint8_t probe[4];
+        pciaddr_t got = 0;
+        if (pci_device_cfg_read(dev->second, probe, 64, 4, &got) != 0 || got != 4)
+            size = 64;
+        auto space = std::make_unique<PciaccessSpace>(dev->second, address, size, m_writable);
+        ConfigSpace* raw = space.get();
+        m_spaces[address] = std::move(space);
+        return raw;
+    }
+    Result<std::optional<PciAddress>> parent(const PciAddress& address) override {
+        if (auto up = sysfs_parent(address))
+            return std::optional<PciAddress>(*up);
+        return ConfigBus::parent(address);
+    }
+    SystemInfo system_info(const PciAddress& address) override {
+        SystemInfo info = sysfs_system_info(address);
+        if (const auto dev = m_devices.find(address); dev != m_devices.end()) {
+            if (const char* v = pci_device_get_vendor_name(dev->second))
+                info.vendor_name = v;
+            if (const char* d = pci_device_get_device_name(dev->second))
+                info.device_name = d;
+        }
+        return info;
+    }
+
+private:
+    bool m_writable;
+    std::map<PciAddress, pci_device*> m_devices;
+    std::map<PciAddress, std::unique_ptr<PciaccessSpace>> m_spaces;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ConfigBus>> open_pciaccess_bus(bool writable) {
+    const int rc = pci_system_init();
+    if (rc != 0)
+        return vfio::make_error("pci_system_init", "libpciaccess", rc, "libpciaccess needs sysfs");
+    return std::unique_ptr<ConfigBus>(new PciaccessBus(writable));
+}
+
+}  // namespace pcie

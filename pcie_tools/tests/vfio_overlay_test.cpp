@@ -1,0 +1,56 @@
+// The link check of a tool that has opened a device: config through the device seam (here a
+// simulated device), ports through another bus.
+#include <gtest/gtest.h>
+
+#include "pcie_tools/backends.hpp"
+#include "pcie_tools/sim_config.hpp"
+#include "sim/sim_device.hpp"
+
+namespace pcie {
+namespace {
+
+std::unique_ptr<sim::SimDevice> device_at(const PciAddress& address, const std::vector<uint8_t>& config) {
+    vfio::DeviceIdentity id;
+    id.address = address;
+    id.vendor_id = static_cast<uint16_t>(config[0] | config[1] << 8);
+    id.device_id = static_cast<uint16_t>(config[2] | config[3] << 8);
+    auto device = std::make_unique<sim::SimDevice>(id, std::vector<std::shared_ptr<sim::SimBar>>{});
+    std::copy(config.begin(), config.end(), device->config_space().begin());
+    return device;
+}
+
+TEST(OpenDeviceLinkWarning, ReadsTheDeviceThroughItsConfigRegionAndThePortFromTheBus) {
+    auto ports = make_demo_topology();
+    // The device as the tool opened it: its config comes only from the device seam.
+    auto* in_bus = ports->find(PciAddress{0, 1, 0, 0});
+    auto device = device_at(PciAddress{0, 1, 0, 0}, in_bus->bytes());
+    auto lines = open_device_link_warning(*ports, *device);
+    ASSERT_TRUE(lines.ok()) << lines.error().message();
+    ASSERT_GE(lines->size(), 3u);
+    EXPECT_EQ((*lines)[0], "Warning: Device device 0000:01:00.0 (10ee:7024) has reduced bandwidth");
+    EXPECT_EQ((*lines)[1], "Max width x4 speed 5 GT/s. Negotiated width x4 speed 2.5 GT/s");
+    EXPECT_NE((*lines)[2].find("0000:00:01.0 (Root Port)"), std::string::npos);
+}
+
+TEST(OpenDeviceLinkWarning, HealthyLinkGivesNoWarning) {
+    auto ports = make_demo_topology();
+    auto device = device_at(PciAddress{0, 3, 0, 0}, ports->find(PciAddress{0, 3, 0, 0})->bytes());
+    auto lines = open_device_link_warning(*ports, *device);
+    ASSERT_TRUE(lines.ok());
+    EXPECT_TRUE(lines->empty());
+}
+
+TEST(OpenDeviceLinkWarning, UnreadablePortIsANoteNotAWarning) {
+    SimConfigBus ports;  // knows nothing about the port above 0000:01:00.0
+    auto demo = make_demo_topology();
+    auto device = device_at(PciAddress{0, 1, 0, 0}, demo->find(PciAddress{0, 1, 0, 0})->bytes());
+    auto lines = open_device_link_warning(ports, *device);
+    ASSERT_TRUE(lines.ok());
+    ASSERT_FALSE(lines->empty());
+    // Alone, the device's LnkCap vs LnkSta still shows its 2.5 of 5 GT/s, and says no port was read.
+    EXPECT_EQ(lines->front(), "Warning: Device device 0000:01:00.0 (10ee:7024) has reduced bandwidth");
+    EXPECT_NE(lines->back().find("Note: link check: no port found above 0000:01:00.0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pcie

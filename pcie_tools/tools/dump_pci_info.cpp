@@ -1,0 +1,76 @@
+// dump_pci_info: lspci-style dump of PCI functions and their bridges up to the root, with the
+// link summary of the whole path. Arguments as fpga_sio's: BDFs, vendor:device or vendor IDs.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "pcie_tools/dump_info.hpp"
+
+namespace po = boost::program_options;
+
+int main(int argc, char** argv) {
+    std::string access = "libpci";
+    std::vector<std::string> devices;
+    po::options_description visible("dump_pci_info [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
+                                    "Dumps config space of each device and its bridges up to the root; no argument "
+                                    "dumps every vendor 10ee device.\nOptions");
+    visible.add_options()("help,h", "show this help")(
+        "access", po::value(&access)->default_value(access),
+        "config-space access: libpci, pciaccess, vfio (vfio-pci bound functions via their VFIO config region), dump:<lspci -xxxx file>, sim")("json", "print JSON instead of text");
+    po::options_description all;
+    all.add(visible).add_options()("device", po::value(&devices));
+    po::positional_options_description positional;
+    positional.add("device", -1);
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        std::cerr << "dump_pci_info: " << e.what() << "\n" << visible;
+        return 2;
+    }
+    if (vm.count("help")) {
+        std::cout << visible;
+        return 0;
+    }
+    if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)
+        std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
+                     "are readable, so PCI Express capabilities cannot be shown\n";
+    auto bus = pcie::open_bus(access, false);
+    if (!bus) {
+        std::cerr << "dump_pci_info: " << bus.error().message() << "\n";
+        return bus.error().code == EINVAL ? 2 : 1;
+    }
+    auto selected = pcie::select_devices(**bus, devices);
+    if (!selected) {
+        std::cerr << "dump_pci_info: " << selected.error().message() << "\n";
+        return selected.error().code == EINVAL ? 2 : 1;
+    }
+    int status = 0;
+    nlohmann::json out = nlohmann::json::array();
+    for (const pcie::PciAddress& address : *selected) {
+        if (vm.count("json")) {
+            auto j = pcie::dump_device_json(**bus, address);
+            if (j)
+                out.push_back(*j);
+            else
+                out.push_back({{"device", address.to_string()}, {"error", j.error().message()}});
+            status = j ? status : 1;
+            continue;
+        }
+        auto lines = pcie::dump_device(**bus, address);
+        if (!lines) {
+            std::cerr << "dump_pci_info: " << lines.error().message() << "\n";
+            status = 1;
+            continue;
+        }
+        for (const std::string& line : *lines)
+            std::cout << line << "\n";
+        std::cout << "\n";
+    }
+    if (vm.count("json"))
+        std::cout << out.dump(2) << "\n";
+    return status;
+}

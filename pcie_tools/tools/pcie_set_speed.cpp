@@ -1,0 +1,69 @@
+// pcie_set_speed <bdf> [speed]: set the Target Link Speed of a link and retrain it from the
+// port that owns it; exit 1 when the link did not reach the target.
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "pcie_tools/retrain.hpp"
+
+namespace po = boost::program_options;
+
+int main(int argc, char** argv) {
+    std::string access = "libpci";
+    std::vector<std::string> arguments;
+    unsigned timeout_ms = 1000;
+    po::options_description visible(
+        "pcie_set_speed [options] <domain>:<bus>:<dev>.<func> [<new_speed>]\n"
+        "new_speed: Target Link Speed code 1..6 (2.5/5/8/16/32/64 GT/s) or a rate such as 8GT/s; default: the "
+        "port's maximum.\nOptions");
+    visible.add_options()("help,h", "show this help")("access", po::value(&access)->default_value(access),
+                                                       "config-space access: libpci, pciaccess, sim")(
+        "timeout-ms", po::value(&timeout_ms)->default_value(timeout_ms),
+        "how long to wait for Link Training to clear, before and after Retrain Link");
+    po::options_description all;
+    all.add(visible).add_options()("argument", po::value(&arguments));
+    po::positional_options_description positional;
+    positional.add("argument", -1);
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        std::cerr << "pcie_set_speed: " << e.what() << "\n" << visible;
+        return 2;
+    }
+    if (vm.count("help")) {
+        std::cout << visible;
+        return 0;
+    }
+    if (arguments.empty() || arguments.size() > 2) {
+        std::cerr << "Usage: pcie_set_speed <domain>:<bus>:<dev>.<func> [<new_speed>]\n";
+        return 2;
+    }
+    auto address = pcie::parse_bdf(arguments[0]);
+    if (!address) {
+        std::cerr << "Invalid PCI device location " << arguments[0] << ": " << address.error().message() << "\n";
+        return 2;
+    }
+    pcie::RetrainOptions options;
+    options.timeout = std::chrono::milliseconds(timeout_ms);
+    if (arguments.size() == 2) {
+        auto speed = pcie::parse_target_speed(arguments[1]);
+        if (!speed) {
+            std::cerr << "Invalid target link speed " << arguments[1] << ": " << speed.error().message() << "\n";
+            return 2;
+        }
+        options.target_speed = *speed;
+    }
+    auto bus = pcie::open_bus(access, true);
+    if (!bus) {
+        std::cerr << "pcie_set_speed: " << bus.error().message() << "\n";
+        return bus.error().code == EINVAL ? 2 : 1;
+    }
+    auto report = pcie::set_link_speed(**bus, *address, options, [](const std::string& line) { std::cout << line << "\n"; });
+    if (!report) {
+        std::cout.flush();
+        std::cerr << "pcie_set_speed: " << report.error().message() << "\n";
+        return 1;
+    }
+    return report->reached ? 0 : 1;
+}

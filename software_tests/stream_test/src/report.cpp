@@ -67,6 +67,17 @@ void Report::line(const std::string& text) {
     }
 }
 
+int Report::abort(const std::string& reason) {
+    if (m_json)
+        std::fprintf(m_out, "{\"type\":\"error\",\"message\":%s}\n{\"type\":\"result\",\"overall\":\"FAIL\","
+                            "\"stopped_by_user\":false,\"rows\":0}\n",
+                     json_escape(reason).c_str());
+    else
+        std::fprintf(m_out, "%s\nOverall FAIL\n", reason.c_str());
+    std::fflush(m_out);
+    return 1;
+}
+
 int Report::finish(const Summary& summary) {
     const bool pass = summary.passed();
     if (m_json) {
@@ -99,6 +110,8 @@ int Report::finish(const Summary& summary) {
                          row.words_verified);
         else if (row.verifies)
             std::fprintf(m_out, "%s No data received: nothing verified\n", row.label.c_str());
+        else if (row.total.bytes == 0)
+            std::fprintf(m_out, "%s No data transferred\n", row.label.c_str());
     }
     // Failures not tied to a row (for example, a channel that only feeds another row).
     for (const auto& failure : summary.failures) {

@@ -14,10 +14,13 @@ using detail::Source;
 bool Summary::passed() const {
     if (rows.empty() || !failures.empty())
         return false;
-    for (const auto& row : rows)
-        if (row.verifies && row.words_verified == 0)
+    bool verified = false;
+    for (const auto& row : rows) {
+        if (row.total.bytes == 0 || (row.verifies && row.words_verified == 0))
             return false;
-    return true;
+        verified = verified || row.verifies;
+    }
+    return verified;
 }
 
 StreamTest::StreamTest(Options options) : m_options(options) {}

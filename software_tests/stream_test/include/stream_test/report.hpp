@@ -28,6 +28,8 @@ public:
     void on_interval(const std::vector<std::pair<std::string, Interval>>& rows) override;
     // Totals, verification lines, failures and the verdict. Returns the exit code (0 / 1).
     int finish(const Summary& summary);
+    // The test could not run: the reason, then Overall FAIL. Returns 1.
+    int abort(const std::string& reason);
     // A plain line in text mode (nothing in JSON mode).
     void line(const std::string& text);
 

@@ -61,7 +61,8 @@ struct Summary {
     std::vector<RowTotals> rows;
     std::vector<Failure> failures;  // in the order they happened
     bool stopped_by_user = false;
-    // PASS: at least one row, no failure, and every verifying row checked at least one word.
+    // PASS: no failure, at least one row, every row moved data, every verifying row checked
+    // at least one word, and at least one row verifies: never PASS when nothing was tested.
     bool passed() const;
 };
 

@@ -54,7 +54,11 @@ SimDevice::SimDevice(vfio::DeviceIdentity identity, std::vector<std::shared_ptr<
         m_bars.push_back(m_bar_backends[i] ? std::make_unique<vfio::Bar>(static_cast<unsigned>(i), m_bar_backends[i]) : nullptr);
 }
 
-SimDevice::~SimDevice() { close_eventfds(); }
+SimDevice::~SimDevice() {
+    for (auto it = m_destroy_actions.rbegin(); it != m_destroy_actions.rend(); ++it)
+        (*it)();
+    close_eventfds();
+}
 
 vfio::Result<void> SimDevice::config_read(uint32_t offset, void* data, uint32_t size) {
     if (offset > m_config.size() || size > m_config.size() - offset)

@@ -108,6 +108,9 @@ public:
     std::array<uint8_t, 4096>& config_space() { return m_config; }
     // Extra reset actions of the models (run by reset() after the BAR blocks reset).
     void on_reset(std::function<void()> action) { m_reset_actions.push_back(std::move(action)); }
+    // Actions run first in the destructor, while the IOMMU and interrupts still exist: models
+    // with engine threads stop them here (and may keep themselves alive by capture).
+    void on_destroy(std::function<void()> action) { m_destroy_actions.push_back(std::move(action)); }
 
 private:
     vfio::Result<void> require_bus_master(uint64_t iova, uint64_t length, bool write);
@@ -124,6 +127,7 @@ private:
     std::mutex m_irq_mutex;
     std::vector<int> m_eventfds;
     std::vector<std::function<void()>> m_reset_actions;
+    std::vector<std::function<void()>> m_destroy_actions;
 };
 
 // A simulated bus: devices are created when opened, from factories registered with an identity.

@@ -1,0 +1,127 @@
+// A known FPGA design, described as data: how to recognise it on the PCI bus, where its DMA
+// bridge and peripherals sit, and how a simulated instance of it behaves. Built-in designs and
+// user design files (--design_file) use the same JSON format (designs/data/*.json, README).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vfio_access/device.hpp"
+
+namespace designs {
+
+enum class DmaMode { Stream, MemoryMapped };
+const char* to_string(DmaMode mode);  // "stream", "memory_mapped" (the JSON spelling)
+
+enum class PeripheralType {
+    QuadSpi,              // AXI Quad SPI (PG153)
+    Xadc,                 // XADC Wizard (PG091), 7-series
+    Sysmon,               // System Management Wizard (PG185), UltraScale(+)
+    Iic,                  // AXI IIC (PG090)
+    BitBangedI2cGpio,     // AXI GPIO (PG144) driving SCL/SDA
+    AxiStreamSwitch,      // AXI4-Stream Switch (PG085) with control-register routing
+    UserAccessTimestamp,  // USR_ACCESS register holding the bitstream build timestamp
+    UltrascaleDna,        // DNA_PORTE2 device identifier, 96 bits in three words
+};
+inline constexpr PeripheralType kPeripheralTypes[] = {
+    PeripheralType::QuadSpi, PeripheralType::Xadc, PeripheralType::Sysmon, PeripheralType::Iic,
+    PeripheralType::BitBangedI2cGpio, PeripheralType::AxiStreamSwitch, PeripheralType::UserAccessTimestamp,
+    PeripheralType::UltrascaleDna};
+const char* json_name(PeripheralType type);     // "quad_spi", "xadc", ...
+const char* display_name(PeripheralType type);  // "Quad SPI", "XADC", "bit-banged I2C GPIO", ...
+// Bytes of register space the peripheral needs; its BAR must hold offset + frame.
+uint64_t register_frame_size(PeripheralType type, unsigned master_ports = 0);
+
+// PCI identity a device must have. Unset optional IDs match any value.
+struct IdMatch {
+    uint16_t vendor_id = 0x10ee;
+    std::optional<uint16_t> device_id;
+    uint16_t subsystem_vendor_id = 0;
+    uint16_t subsystem_device_id = 0;
+    uint8_t min_revision = 0;
+    uint8_t max_revision = 0xff;
+    bool matches(const vfio::DeviceIdentity& identity) const;
+};
+
+struct MemoryWindow {
+    uint8_t min_revision = 0;
+    uint8_t max_revision = 0xff;
+    uint64_t base = 0;
+    uint64_t size = 0;
+};
+
+struct Route {
+    unsigned master = 0;  // master port: drives a C2H stream
+    unsigned slave = 0;   // slave port: fed by an H2C stream
+    bool operator==(const Route&) const = default;
+};
+
+struct DmaBridge {
+    unsigned bar = 0;
+    DmaMode mode = DmaMode::Stream;
+    uint64_t memory_base = 0;  // card address of the memory (memory-mapped only)
+    uint64_t memory_size = 0;
+    std::vector<MemoryWindow> memory_by_revision;  // overrides base/size for a revision range
+    std::optional<unsigned> h2c_channels;          // channels the design is built with, when known
+    std::optional<unsigned> c2h_channels;
+    std::optional<unsigned> stream_tdata_bytes;  // AXI4-Stream tdata width, when known
+    // Base and size for a device revision.
+    MemoryWindow memory_for_revision(uint8_t revision) const;
+};
+
+struct Peripheral {
+    PeripheralType type = PeripheralType::QuadSpi;
+    unsigned bar = 0;
+    uint64_t offset = 0;
+    uint8_t min_revision = 0;  // present only in bitstreams with at least this revision ID
+    // AXI4-Stream Switch only.
+    unsigned master_ports = 0;
+    unsigned slave_ports = 0;
+    std::vector<Route> default_routes;
+    // SYSMON only: number of slave SYSMONs (SLRs) behind the master.
+    unsigned sysmon_slaves = 0;
+    // UltraScale DNA only: the SLR it identifies.
+    unsigned slr = 0;
+    uint64_t frame_size() const { return register_frame_size(type, master_ports); }
+};
+
+// How a simulated instance of the design looks (sim::instantiate_design).
+struct Simulation {
+    uint16_t device_id = 0x7024;  // the XDMA default for 7-series Gen2 x4
+    uint8_t revision = 0;
+    uint32_t class_code = 0x058000;  // memory controller, other (XDMA default)
+    std::optional<uint32_t> user_access_timestamp;
+    std::map<unsigned, uint64_t> bar_sizes;  // BAR index -> size; unset BARs sized to fit
+    // False for bitstreams whose table entry names a switch the fabric does not contain: reads
+    // of its registers are undefined AXI space (seed 004: every master port reads as disabled).
+    bool axi_stream_switch_implemented = true;
+    std::vector<uint32_t> dna_words;  // 3 words per DNA peripheral; generated when empty
+};
+
+struct Design {
+    std::string name;
+    std::string description;
+    std::string source;  // "built-in <file>" or the path of the user's design file
+    IdMatch match;
+    std::optional<DmaBridge> dma_bridge;
+    std::vector<Peripheral> peripherals;
+    Simulation simulation;
+
+    // The peripherals that a device of this revision has (revision gates applied).
+    std::vector<const Peripheral*> peripherals_for_revision(uint8_t revision) const;
+};
+
+// USR_ACCESS build timestamp, as stamped by bitgen/write_bitstream: day[31:27] month[26:23]
+// year-2000[22:17] hour[16:12] minute[11:6] second[5:0].
+struct BuildTimestamp {
+    unsigned day = 0, month = 0, year = 2000, hour = 0, minute = 0, second = 0;
+    static BuildTimestamp decode(uint32_t value);
+    uint32_t encode() const;
+    std::string to_string() const;  // "24/02/2024 16:16:19"
+    bool plausible() const;         // fields within calendar ranges
+};
+
+}  // namespace designs

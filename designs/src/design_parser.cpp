@@ -1,0 +1,358 @@
+#include "design_parser.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+
+namespace designs {
+namespace {
+
+using json = nlohmann::json;
+
+// Reads one JSON object, remembering where it is ("peripherals[2]") so that every error names
+// the field. Unknown keys are errors: a misspelt optional field would otherwise be ignored.
+class Fields {
+public:
+    Fields(const json& object, std::string path, const std::string& source)
+        : m_object(object), m_path(std::move(path)), m_source(source) {}
+
+    vfio::Error error(const std::string& key, const std::string& problem) const {
+        return vfio::make_error("parse design file", m_source + " field " + field(key), EINVAL, problem);
+    }
+    std::string field(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }
+    bool has(const char* key) const { return m_object.contains(key); }
+    const json& at(const char* key) const { return m_object.at(key); }
+    const std::string& source() const { return m_source; }
+
+    vfio::Result<void> only(std::initializer_list<const char*> allowed) const {
+        for (const auto& [key, value] : m_object.items())
+            if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; })) {
+                std::string list;
+                for (const char* a : allowed)
+                    list += std::string(list.empty() ? "" : ", ") + a;
+                return error(key, "unknown field; expected one of: " + list);
+            }
+        return {};
+    }
+
+    // A number given as a JSON integer or as a string "0x1f" / "31"; within [0, max].
+    vfio::Result<uint64_t> number(const char* key, uint64_t max) const {
+        if (!has(key))
+            return error(key, "missing required field");
+        return number_value(key, at(key), max);
+    }
+    vfio::Result<uint64_t> number_or(const char* key, uint64_t max, uint64_t fallback) const {
+        return has(key) ? number(key, max) : vfio::Result<uint64_t>(fallback);
+    }
+    vfio::Result<uint64_t> number_value(const std::string& key, const json& value, uint64_t max) const {
+        uint64_t n = 0;
+        if (value.is_number_unsigned()) {
+            n = value.get<uint64_t>();
+        } else if (value.is_number_integer()) {
+            return error(key, "must not be negative (got " + value.dump() + ")");
+        } else if (value.is_string()) {
+            const std::string text = value.get<std::string>();
+            const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+            const char* begin = text.data() + (hex ? 2 : 0);
+            const char* end = text.data() + text.size();
+            const auto [ptr, ec] = std::from_chars(begin, end, n, hex ? 16 : 10);
+            if (text.empty() || ec != std::errc() || ptr != end)
+                return error(key, "expected a number such as 0x2000 or 8192 (got \"" + text + "\")");
+        } else {
+            return error(key, "expected a number or a \"0x...\" string (got " + value.dump() + ")");
+        }
+        if (n > max) {
+            char limit[32];
+            std::snprintf(limit, sizeof limit, "0x%llx", static_cast<unsigned long long>(max));
+            return error(key, "value " + std::to_string(n) + " is above the maximum " + limit);
+        }
+        return n;
+    }
+
+    vfio::Result<std::string> text(const char* key, bool required) const {
+        if (!has(key))
+            return required ? vfio::Result<std::string>(error(key, "missing required field")) : std::string();
+        if (!at(key).is_string())
+            return error(key, "expected a string (got " + at(key).dump() + ")");
+        return at(key).get<std::string>();
+    }
+
+    vfio::Result<Fields> object(const char* key) const { return object_value(field(key), at(key)); }
+    vfio::Result<Fields> object_value(const std::string& path, const json& value) const {
+        if (!value.is_object())
+            return vfio::make_error("parse design file", m_source + " field " + path, EINVAL,
+                                    "expected an object {...} (got " + value.dump() + ")");
+        return Fields(value, path, m_source);
+    }
+
+private:
+    const json& m_object;
+    std::string m_path;
+    const std::string& m_source;
+};
+
+vfio::Result<void> parse_revision_range(const Fields& f, uint8_t& min, uint8_t& max) {
+    min = static_cast<uint8_t>(PDT_TRY(f.number_or("min_revision", 0xff, 0)));
+    max = static_cast<uint8_t>(PDT_TRY(f.number_or("max_revision", 0xff, 0xff)));
+    if (min > max)
+        return f.error("max_revision", "is below min_revision");
+    return {};
+}
+
+vfio::Result<IdMatch> parse_match(const Fields& f) {
+    PDT_CHECK(f.only({"vendor_id", "device_id", "subsystem_vendor_id", "subsystem_device_id", "min_revision",
+                      "max_revision"}));
+    IdMatch match;
+    match.vendor_id = static_cast<uint16_t>(PDT_TRY(f.number_or("vendor_id", 0xffff, 0x10ee)));
+    if (f.has("device_id"))
+        match.device_id = static_cast<uint16_t>(PDT_TRY(f.number("device_id", 0xffff)));
+    match.subsystem_vendor_id = static_cast<uint16_t>(PDT_TRY(f.number("subsystem_vendor_id", 0xffff)));
+    match.subsystem_device_id = static_cast<uint16_t>(PDT_TRY(f.number("subsystem_device_id", 0xffff)));
+    PDT_CHECK(parse_revision_range(f, match.min_revision, match.max_revision));
+    return match;
+}
+
+vfio::Result<MemoryWindow> parse_window(const Fields& f) {
+    PDT_CHECK(f.only({"min_revision", "max_revision", "memory_base", "memory_size"}));
+    MemoryWindow window;
+    PDT_CHECK(parse_revision_range(f, window.min_revision, window.max_revision));
+    window.base = PDT_TRY(f.number_or("memory_base", UINT64_MAX, 0));
+    window.size = PDT_TRY(f.number("memory_size", UINT64_MAX));
+    if (window.size == 0)
+        return f.error("memory_size", "must not be 0 for a memory-mapped DMA bridge");
+    return window;
+}
+
+vfio::Result<DmaBridge> parse_dma_bridge(const Fields& f) {
+    PDT_CHECK(f.only({"bar", "mode", "memory_base", "memory_size", "memory_by_revision", "h2c_channels",
+                      "c2h_channels", "stream_tdata_bytes"}));
+    DmaBridge bridge;
+    bridge.bar = static_cast<unsigned>(PDT_TRY(f.number("bar", 5)));
+    const std::string mode = PDT_TRY(f.text("mode", true));
+    if (mode == "stream")
+        bridge.mode = DmaMode::Stream;
+    else if (mode == "memory_mapped")
+        bridge.mode = DmaMode::MemoryMapped;
+    else
+        return f.error("mode", "expected \"stream\" or \"memory_mapped\" (got \"" + mode + "\")");
+    if (bridge.mode == DmaMode::Stream) {
+        for (const char* key : {"memory_base", "memory_size", "memory_by_revision"})
+            if (f.has(key))
+                return f.error(key, "only a memory_mapped DMA bridge has card memory");
+    } else {
+        bridge.memory_base = PDT_TRY(f.number_or("memory_base", UINT64_MAX, 0));
+        bridge.memory_size = PDT_TRY(f.number("memory_size", UINT64_MAX));
+        if (bridge.memory_size == 0)
+            return f.error("memory_size", "must not be 0 for a memory-mapped DMA bridge");
+    }
+    if (f.has("memory_by_revision")) {
+        const json& list = f.at("memory_by_revision");
+        if (!list.is_array())
+            return f.error("memory_by_revision", "expected an array of {min_revision, max_revision, memory_size}");
+        for (size_t i = 0; i < list.size(); ++i) {
+            const Fields w = PDT_TRY(f.object_value(f.field("memory_by_revision") + "[" + std::to_string(i) + "]", list[i]));
+            bridge.memory_by_revision.push_back(PDT_TRY(parse_window(w)));
+        }
+    }
+    if (f.has("h2c_channels"))
+        bridge.h2c_channels = static_cast<unsigned>(PDT_TRY(f.number("h2c_channels", 4)));
+    if (f.has("c2h_channels"))
+        bridge.c2h_channels = static_cast<unsigned>(PDT_TRY(f.number("c2h_channels", 4)));
+    if (f.has("stream_tdata_bytes"))
+        bridge.stream_tdata_bytes = static_cast<unsigned>(PDT_TRY(f.number("stream_tdata_bytes", 128)));
+    return bridge;
+}
+
+vfio::Result<PeripheralType> parse_type(const Fields& f) {
+    const std::string name = PDT_TRY(f.text("type", true));
+    std::string list;
+    for (PeripheralType type : kPeripheralTypes) {
+        if (name == json_name(type))
+            return type;
+        list += std::string(list.empty() ? "" : ", ") + json_name(type);
+    }
+    return f.error("type", "unknown peripheral type \"" + name + "\"; expected one of: " + list);
+}
+
+vfio::Result<std::vector<Route>> parse_routes(const Fields& f, unsigned masters, unsigned slaves) {
+    const json& list = f.at("default_routes");
+    if (!list.is_array())
+        return f.error("default_routes", "expected an array of {\"master\": m, \"slave\": s}");
+    std::vector<Route> routes;
+    for (size_t i = 0; i < list.size(); ++i) {
+        const Fields r = PDT_TRY(f.object_value(f.field("default_routes") + "[" + std::to_string(i) + "]", list[i]));
+        PDT_CHECK(r.only({"master", "slave"}));
+        Route route;
+        route.master = static_cast<unsigned>(PDT_TRY(r.number("master", masters - 1)));
+        route.slave = static_cast<unsigned>(PDT_TRY(r.number("slave", slaves - 1)));
+        for (const Route& other : routes)
+            if (other.master == route.master)
+                return r.error("master", "master port " + std::to_string(route.master) + " is routed twice");
+        routes.push_back(route);
+    }
+    return routes;
+}
+
+vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
+    Peripheral p;
+    p.type = PDT_TRY(parse_type(f));
+    switch (p.type) {
+    case PeripheralType::AxiStreamSwitch:
+        PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "master_ports", "slave_ports", "default_routes"}));
+        break;
+    case PeripheralType::Sysmon:
+        PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "slaves"}));
+        break;
+    case PeripheralType::UltrascaleDna:
+        PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "slr"}));
+        break;
+    default:
+        PDT_CHECK(f.only({"type", "bar", "offset", "min_revision"}));
+    }
+    p.bar = static_cast<unsigned>(PDT_TRY(f.number("bar", 5)));
+    p.offset = PDT_TRY(f.number("offset", UINT64_MAX - 0x10000));
+    if (p.offset % 4 != 0)
+        return f.error("offset", "must be a multiple of 4 (32-bit registers)");
+    p.min_revision = static_cast<uint8_t>(PDT_TRY(f.number_or("min_revision", 0xff, 0)));
+    if (p.type == PeripheralType::AxiStreamSwitch) {
+        // PG085: up to 16 master and 16 slave interfaces; MI_MUX[3:0] selects the slave.
+        p.master_ports = static_cast<unsigned>(PDT_TRY(f.number("master_ports", 16)));
+        p.slave_ports = static_cast<unsigned>(PDT_TRY(f.number("slave_ports", 16)));
+        if (p.master_ports == 0)
+            return f.error("master_ports", "must be 1..16");
+        if (p.slave_ports == 0)
+            return f.error("slave_ports", "must be 1..16");
+        if (f.has("default_routes"))
+            p.default_routes = PDT_TRY(parse_routes(f, p.master_ports, p.slave_ports));
+    }
+    if (p.type == PeripheralType::Sysmon)
+        p.sysmon_slaves = static_cast<unsigned>(PDT_TRY(f.number_or("slaves", 3, 0)));
+    if (p.type == PeripheralType::UltrascaleDna)
+        p.slr = static_cast<unsigned>(PDT_TRY(f.number_or("slr", 3, 0)));
+    return p;
+}
+
+vfio::Result<Simulation> parse_simulation(const Fields& f) {
+    PDT_CHECK(f.only({"device_id", "revision", "class_code", "user_access_timestamp", "bar_sizes",
+                      "axi_stream_switch_implemented", "dna_words"}));
+    Simulation s;
+    s.device_id = static_cast<uint16_t>(PDT_TRY(f.number_or("device_id", 0xffff, s.device_id)));
+    s.revision = static_cast<uint8_t>(PDT_TRY(f.number_or("revision", 0xff, 0)));
+    s.class_code = static_cast<uint32_t>(PDT_TRY(f.number_or("class_code", 0xffffff, s.class_code)));
+    if (f.has("user_access_timestamp"))
+        s.user_access_timestamp = static_cast<uint32_t>(PDT_TRY(f.number("user_access_timestamp", 0xffffffff)));
+    if (f.has("axi_stream_switch_implemented")) {
+        if (!f.at("axi_stream_switch_implemented").is_boolean())
+            return f.error("axi_stream_switch_implemented", "expected true or false");
+        s.axi_stream_switch_implemented = f.at("axi_stream_switch_implemented").get<bool>();
+    }
+    if (f.has("bar_sizes")) {
+        const Fields sizes = PDT_TRY(f.object("bar_sizes"));
+        for (const auto& [key, value] : f.at("bar_sizes").items()) {
+            if (key.size() != 1 || key[0] < '0' || key[0] > '5')
+                return sizes.error(key, "BAR index must be \"0\"..\"5\"");
+            const uint64_t size = PDT_TRY(sizes.number_value(sizes.field(key), value, 1ull << 40));
+            if (size < 128 || (size & (size - 1)) != 0)
+                return sizes.error(key, "a BAR size is a power of two of at least 128 bytes");
+            s.bar_sizes[static_cast<unsigned>(key[0] - '0')] = size;
+        }
+    }
+    if (f.has("dna_words")) {
+        const json& list = f.at("dna_words");
+        if (!list.is_array())
+            return f.error("dna_words", "expected an array of 32-bit numbers");
+        for (size_t i = 0; i < list.size(); ++i)
+            s.dna_words.push_back(static_cast<uint32_t>(
+                PDT_TRY(f.number_value("dna_words[" + std::to_string(i) + "]", list[i], 0xffffffff))));
+    }
+    return s;
+}
+
+// Peripherals that share register space are a description error.
+vfio::Result<void> check_overlaps(const Fields& f, const Design& d) {
+    struct Span {
+        unsigned bar;
+        uint64_t begin, end;
+        std::string what;
+    };
+    std::vector<Span> spans;
+    if (d.dma_bridge)
+        spans.push_back({d.dma_bridge->bar, 0, 0x10000, "dma_bridge"});
+    for (size_t i = 0; i < d.peripherals.size(); ++i) {
+        const Peripheral& p = d.peripherals[i];
+        spans.push_back({p.bar, p.offset, p.offset + p.frame_size(), "peripherals[" + std::to_string(i) + "]"});
+    }
+    for (size_t i = 0; i < spans.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+            if (spans[i].bar == spans[j].bar && spans[i].begin < spans[j].end && spans[j].begin < spans[i].end)
+                return f.error(spans[i].what, "overlaps " + spans[j].what + " in BAR " + std::to_string(spans[i].bar));
+    return {};
+}
+
+vfio::Result<Design> parse_design(const Fields& f) {
+    PDT_CHECK(f.only({"name", "description", "match", "dma_bridge", "peripherals", "simulation"}));
+    Design d;
+    d.name = PDT_TRY(f.text("name", true));
+    if (d.name.empty() || !std::all_of(d.name.begin(), d.name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+        }))
+        return f.error("name", "a design name is letters, digits, '_', '-' or '.' (got \"" + d.name + "\")");
+    d.description = PDT_TRY(f.text("description", false));
+    if (!f.has("match"))
+        return f.error("match", "missing required field");
+    d.match = PDT_TRY(parse_match(PDT_TRY(f.object("match"))));
+    if (f.has("dma_bridge"))
+        d.dma_bridge = PDT_TRY(parse_dma_bridge(PDT_TRY(f.object("dma_bridge"))));
+    if (f.has("peripherals")) {
+        const json& list = f.at("peripherals");
+        if (!list.is_array())
+            return f.error("peripherals", "expected an array of peripheral objects");
+        for (size_t i = 0; i < list.size(); ++i)
+            d.peripherals.push_back(PDT_TRY(
+                parse_peripheral(PDT_TRY(f.object_value(f.field("peripherals") + "[" + std::to_string(i) + "]", list[i])))));
+    }
+    if (f.has("simulation"))
+        d.simulation = PDT_TRY(parse_simulation(PDT_TRY(f.object("simulation"))));
+    PDT_CHECK(check_overlaps(f, d));
+    return d;
+}
+
+}  // namespace
+
+vfio::Result<std::vector<Design>> parse_designs(std::string_view text, const std::string& source) {
+    json root;
+    try {
+        root = json::parse(text);
+    } catch (const json::parse_error& e) {
+        // "[json.exception.parse_error.101] parse error at line 3, column 7: syntax error ..."
+        const std::string what = e.what();
+        const size_t at = what.find("parse error ");
+        return vfio::make_error("parse design file", source, EINVAL,
+                                "invalid JSON " + (at == std::string::npos ? what : what.substr(at + 12)));
+    }
+    std::vector<Design> designs;
+    auto add = [&](const std::string& path, const json& value) -> vfio::Result<void> {
+        if (!value.is_object())
+            return vfio::make_error("parse design file", source + (path.empty() ? "" : " field " + path), EINVAL,
+                                    std::string("expected a design object {\"name\": ..., \"match\": ...} (got ") +
+                                        value.type_name() + ")");
+        Design design = PDT_TRY(parse_design(Fields(value, path, source)));
+        design.source = source;
+        designs.push_back(std::move(design));
+        return {};
+    };
+    if (root.is_array()) {
+        if (root.empty())
+            return vfio::make_error("parse design file", source, EINVAL, "the array holds no designs");
+        for (size_t i = 0; i < root.size(); ++i)
+            PDT_CHECK(add("[" + std::to_string(i) + "]", root[i]));
+    } else {
+        PDT_CHECK(add("", root));
+    }
+    return designs;
+}
+
+}  // namespace designs

@@ -1,0 +1,17 @@
+// JSON design descriptions -> Design values, with errors that name the source, the field and
+// the problem. Private to the designs library.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "designs/design.hpp"
+#include "vfio_access/result.hpp"
+
+namespace designs {
+
+// A file holds one design object or an array of them.
+vfio::Result<std::vector<Design>> parse_designs(std::string_view text, const std::string& source);
+
+}  // namespace designs

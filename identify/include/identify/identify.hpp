@@ -1,0 +1,96 @@
+// Design identification: match the devices of a bus (kernel VFIO or simulated) to the known
+// designs of a registry, then describe each by reading it: XDMA channels from their
+// identifier registers, the user-access build timestamp, peripherals, AXI4-Stream Switch
+// routes. Identification only reads (BARs and config space): it never writes to a device and
+// does not need bus mastering, so it is safe while another process runs DMA.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "designs/registry.hpp"
+#include "vfio_access/device.hpp"
+
+namespace identify {
+
+// One XDMA channel found by channel discovery (PG195 identifier and Alignments registers).
+struct Channel {
+    bool h2c = true;
+    unsigned id = 0;
+    unsigned addr_alignment = 0;    // Alignments [23:16], bytes
+    unsigned len_granularity = 0;   // Alignments [15:8], bytes
+    unsigned num_address_bits = 0;  // Alignments [7:0]
+    unsigned version = 0;           // identifier [7:0]
+};
+
+struct DmaBridgeInfo {
+    unsigned bar = 0;
+    designs::DmaMode mode = designs::DmaMode::Stream;
+    uint64_t memory_base = 0;
+    uint64_t memory_size = 0;
+    std::vector<Channel> channels;  // H2C 0.. then C2H 0..
+    unsigned num_h2c() const;
+    unsigned num_c2h() const;
+};
+
+struct PeripheralInfo {
+    designs::PeripheralType type = designs::PeripheralType::QuadSpi;
+    unsigned bar = 0;
+    uint64_t offset = 0;
+};
+
+struct SwitchInfo {
+    unsigned bar = 0;
+    uint64_t offset = 0;
+    // routes[m]: the slave port feeding master port m, nullopt when m is disabled.
+    std::vector<std::optional<unsigned>> routes;
+};
+
+struct DnaInfo {
+    unsigned slr = 0;
+    std::array<uint32_t, 3> words{};  // at +0x0, +0x4, +0x8
+};
+
+struct IdentifiedDesign {
+    const designs::Design* design = nullptr;
+    vfio::DeviceIdentity identity;
+    std::unique_ptr<vfio::Device> device;  // left open for the caller (tests, DMA tools)
+    std::optional<DmaBridgeInfo> dma_bridge;
+    std::optional<uint32_t> user_access_timestamp;
+    std::vector<DnaInfo> dna;
+    std::vector<PeripheralInfo> peripherals;  // in design order
+    std::optional<SwitchInfo> axi_switch;
+    std::vector<std::string> warnings;  // what the design describes but the device lacks
+};
+
+// Describes `device` as `design` by reading it. Fails only when the device cannot be read.
+vfio::Result<IdentifiedDesign> identify_device(vfio::Device& device, const designs::Design& design);
+
+struct Identification {
+    std::vector<IdentifiedDesign> designs;
+    std::vector<vfio::Error> failures;  // matching devices that could not be opened or read
+};
+
+struct IdentifyOptions {
+    std::vector<vfio::PciAddress> locations;  // empty: every device of the bus
+    // Receives the VFIO-layer lines "Opening device <bdf> (<vvvv>:<dddd>) with IOMMU group <g>"
+    // and "Skipping ... as no IOMMU group"; null for none.
+    std::ostream* progress = nullptr;
+};
+
+// Scans the bus, opens each device whose identity matches a design of the registry and
+// identifies it. Fails only when the bus cannot be scanned.
+vfio::Result<Identification> identify_designs(vfio::Bus& bus, const designs::Registry& registry,
+                                              const IdentifyOptions& options);
+
+// The lines display_identified_pcie_fpga_designs prints for one design (fpga_sio wording).
+std::string format_text(const IdentifiedDesign& design);
+// {"designs": [...]} for --json.
+std::string format_json(const std::vector<IdentifiedDesign>& designs);
+
+}  // namespace identify

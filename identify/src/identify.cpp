@@ -1,0 +1,136 @@
+#include "identify/identify.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+#include "xdma_channels.hpp"
+
+namespace identify {
+namespace {
+
+constexpr uint64_t kDmaRegisterSpace = 0x10000;  // PG195: the DMA BAR holds 64 KiB of registers
+
+std::string hex(uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+// The register window of something the design places at bar/offset, or the reason it is absent.
+vfio::Result<vfio::RegisterWindow> window(vfio::Device& device, unsigned bar, uint64_t offset, uint64_t size) {
+    vfio::Bar* mapped = PDT_TRY(device.bar(bar));
+    return mapped->window(offset, size, vfio::Access64::SplitLowHigh);
+}
+
+void identify_dma_bridge(vfio::Device& device, const designs::DmaBridge& bridge, IdentifiedDesign& out) {
+    auto dma = window(device, bridge.bar, 0, kDmaRegisterSpace);
+    if (!dma) {
+        out.warnings.push_back("DMA bridge absent: " + dma.error().message());
+        return;
+    }
+    DmaBridgeInfo info;
+    info.bar = bridge.bar;
+    info.mode = bridge.mode;
+    const designs::MemoryWindow memory = bridge.memory_for_revision(out.identity.revision);
+    info.memory_base = memory.base;
+    info.memory_size = memory.size;
+    info.channels = discover_channels(*dma, bridge.mode == designs::DmaMode::Stream);
+    const auto check = [&](const char* direction, std::optional<unsigned> expected, unsigned found) {
+        if (expected && *expected != found)
+            out.warnings.push_back("DMA bridge has " + std::to_string(found) + " " + direction +
+                                   " channels; the design describes " + std::to_string(*expected));
+    };
+    check("H2C", bridge.h2c_channels, info.num_h2c());
+    check("C2H", bridge.c2h_channels, info.num_c2h());
+    out.dma_bridge = std::move(info);
+}
+
+void identify_peripheral(vfio::Device& device, const designs::Peripheral& p, IdentifiedDesign& out) {
+    auto regs = window(device, p.bar, p.offset, p.frame_size());
+    if (!regs) {
+        out.warnings.push_back(std::string(designs::display_name(p.type)) + " at bar " + std::to_string(p.bar) +
+                               " offset " + hex(p.offset) + " absent: " + regs.error().message());
+        return;
+    }
+    using designs::PeripheralType;
+    switch (p.type) {
+    case PeripheralType::UserAccessTimestamp:
+        out.user_access_timestamp = regs->read32(0);
+        break;
+    case PeripheralType::UltrascaleDna:
+        out.dna.push_back(DnaInfo{p.slr, {regs->read32(0), regs->read32(4), regs->read32(8)}});
+        break;
+    case PeripheralType::AxiStreamSwitch: {
+        // PG085 MI_MUX[m] at 0x40 + 4*m: bit 31 disables master m, [3:0] selects its slave.
+        SwitchInfo info{p.bar, p.offset, {}};
+        for (unsigned m = 0; m < p.master_ports; ++m) {
+            const uint32_t mi_mux = regs->read32(0x40 + 4ull * m);
+            info.routes.push_back(mi_mux & 0x80000000u ? std::nullopt : std::optional<unsigned>(mi_mux & 0xf));
+        }
+        out.axi_switch = std::move(info);
+        break;
+    }
+    default:
+        out.peripherals.push_back(PeripheralInfo{p.type, p.bar, p.offset});
+    }
+}
+
+}  // namespace
+
+unsigned DmaBridgeInfo::num_h2c() const {
+    return static_cast<unsigned>(std::count_if(channels.begin(), channels.end(), [](const Channel& c) { return c.h2c; }));
+}
+
+unsigned DmaBridgeInfo::num_c2h() const { return static_cast<unsigned>(channels.size()) - num_h2c(); }
+
+vfio::Result<IdentifiedDesign> identify_device(vfio::Device& device, const designs::Design& design) {
+    IdentifiedDesign out;
+    out.design = &design;
+    out.identity = device.identity();
+    // Config space is the truth for the revision gates (the scan may have come from a cache).
+    out.identity.revision = PDT_TRY(device.config_read8(vfio::cfg::REVISION_ID));
+    if (design.dma_bridge)
+        identify_dma_bridge(device, *design.dma_bridge, out);
+    for (const designs::Peripheral* p : design.peripherals_for_revision(out.identity.revision))
+        identify_peripheral(device, *p, out);
+    return out;
+}
+
+vfio::Result<Identification> identify_designs(vfio::Bus& bus, const designs::Registry& registry,
+                                              const IdentifyOptions& options) {
+    const std::vector<vfio::DeviceIdentity> scanned = PDT_TRY(bus.scan());
+    Identification result;
+    for (const vfio::DeviceIdentity& identity : scanned) {
+        if (!options.locations.empty() &&
+            std::find(options.locations.begin(), options.locations.end(), identity.address) == options.locations.end())
+            continue;
+        const designs::Design* design = registry.match(identity);
+        if (!design)
+            continue;
+        if (identity.iommu_group < 0) {
+            if (options.progress)
+                *options.progress << "Skipping " << identity.description() << " as no IOMMU group\n";
+            continue;
+        }
+        if (options.progress)
+            *options.progress << "Opening " << identity.description() << " with IOMMU group " << identity.iommu_group
+                              << "\n";
+        auto device = bus.open(identity);
+        if (!device) {
+            result.failures.push_back(std::move(device).error());
+            continue;
+        }
+        auto identified = identify_device(**device, *design);
+        if (!identified) {
+            result.failures.push_back(std::move(identified).error());
+            continue;
+        }
+        identified->identity.iommu_group = identity.iommu_group;
+        identified->device = std::move(*device);
+        result.designs.push_back(std::move(*identified));
+    }
+    return result;
+}
+
+}  // namespace identify

@@ -1,0 +1,61 @@
+#include <cstdio>
+#include <string>
+
+#include "identify/identify.hpp"
+
+namespace identify {
+namespace {
+
+std::string format(const char* fmt, auto... args) {
+    char text[160];
+    std::snprintf(text, sizeof text, fmt, args...);
+    return text;
+}
+
+std::string dma_bridge_lines(const DmaBridgeInfo& dma) {
+    std::string text = dma.mode == designs::DmaMode::Stream
+                           ? format("DMA bridge bar %u AXI Stream\n", dma.bar)
+                           : format("DMA bridge bar %u memory base offset 0x%llx size 0x%llx\n", dma.bar,
+                                    static_cast<unsigned long long>(dma.memory_base),
+                                    static_cast<unsigned long long>(dma.memory_size));
+    text += "Channel ID addr_alignment len_granularity num_address_bits\n";
+    for (const Channel& c : dma.channels)
+        text += format("%s %u %u %u %u\n", c.h2c ? "H2C" : "C2H", c.id, c.addr_alignment, c.len_granularity,
+                       c.num_address_bits);
+    return text;
+}
+
+std::string switch_lines(const SwitchInfo& sw) {
+    std::string routes;
+    for (size_t m = 0; m < sw.routes.size(); ++m)
+        if (sw.routes[m])
+            routes += format("Master %zu -> Slave %u\n", m, *sw.routes[m]);
+    if (routes.empty())
+        return format("All %zu master ports in AXI4-Stream Switch are disabled\n", sw.routes.size());
+    return "Enabled AXI4-Stream Switch route(s):\n" + routes;
+}
+
+}  // namespace
+
+std::string format_text(const IdentifiedDesign& d) {
+    std::string text = "Design " + d.design->name + ":\n";
+    text += "PCI device " + d.identity.address.to_string() + " IOMMU group " + std::to_string(d.identity.iommu_group) + "\n";
+    if (d.dma_bridge)
+        text += dma_bridge_lines(*d.dma_bridge);
+    if (d.user_access_timestamp)
+        text += format("User access build timestamp : %08X - %s\n", *d.user_access_timestamp,
+                       designs::BuildTimestamp::decode(*d.user_access_timestamp).to_string().c_str());
+    for (const DnaInfo& dna : d.dna)
+        text += format("UltraScale DNA[%u]: %08X%08X%08X\n", dna.slr, dna.words[0], dna.words[1], dna.words[2]);
+    // Peripherals in fpga_sio's fixed order: Quad SPI, XADC, SYSMON, IIC, bit-banged I2C GPIO.
+    for (designs::PeripheralType type : designs::kPeripheralTypes)
+        for (const PeripheralInfo& p : d.peripherals)
+            if (p.type == type)
+                text += format("%s registers at bar %u offset 0x%llx\n", designs::display_name(p.type), p.bar,
+                               static_cast<unsigned long long>(p.offset));
+    if (d.axi_switch)
+        text += switch_lines(*d.axi_switch);
+    return text;
+}
+
+}  // namespace identify

@@ -1,0 +1,74 @@
+#include <nlohmann/json.hpp>
+
+#include "identify/identify.hpp"
+
+namespace identify {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string hex(uint64_t value, int digits = 0) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%0*llx", digits, static_cast<unsigned long long>(value));
+    return text;
+}
+
+json dma_bridge_json(const DmaBridgeInfo& dma) {
+    json j = {{"bar", dma.bar}, {"mode", designs::to_string(dma.mode)}};
+    if (dma.mode == designs::DmaMode::MemoryMapped) {
+        j["memory_base"] = hex(dma.memory_base);
+        j["memory_size"] = hex(dma.memory_size);
+    }
+    j["channels"] = json::array();
+    for (const Channel& c : dma.channels)
+        j["channels"].push_back({{"direction", c.h2c ? "H2C" : "C2H"},
+                                 {"id", c.id},
+                                 {"addr_alignment", c.addr_alignment},
+                                 {"len_granularity", c.len_granularity},
+                                 {"num_address_bits", c.num_address_bits},
+                                 {"version", c.version}});
+    return j;
+}
+
+json design_json(const IdentifiedDesign& d) {
+    const vfio::DeviceIdentity& id = d.identity;
+    json j = {{"name", d.design->name},
+              {"pci_device", id.address.to_string()},
+              {"vendor_id", hex(id.vendor_id, 4)},
+              {"device_id", hex(id.device_id, 4)},
+              {"subsystem_vendor_id", hex(id.subsystem_vendor_id, 4)},
+              {"subsystem_device_id", hex(id.subsystem_device_id, 4)},
+              {"revision", id.revision},
+              {"iommu_group", id.iommu_group}};
+    if (d.dma_bridge)
+        j["dma_bridge"] = dma_bridge_json(*d.dma_bridge);
+    if (d.user_access_timestamp) {
+        const auto t = designs::BuildTimestamp::decode(*d.user_access_timestamp);
+        j["user_access_build_timestamp"] = {{"raw", hex(*d.user_access_timestamp, 8)}, {"decoded", t.to_string()}};
+    }
+    for (const DnaInfo& dna : d.dna)
+        j["ultrascale_dna"].push_back({{"slr", dna.slr}, {"words", {hex(dna.words[0], 8), hex(dna.words[1], 8), hex(dna.words[2], 8)}}});
+    j["peripherals"] = json::array();
+    for (const PeripheralInfo& p : d.peripherals)
+        j["peripherals"].push_back({{"type", designs::json_name(p.type)}, {"bar", p.bar}, {"offset", hex(p.offset)}});
+    if (d.axi_switch) {
+        json routes = json::array();
+        for (size_t m = 0; m < d.axi_switch->routes.size(); ++m)
+            routes.push_back({{"master", m}, {"slave", d.axi_switch->routes[m] ? json(*d.axi_switch->routes[m]) : json(nullptr)}});
+        j["axi_stream_switch"] = {{"bar", d.axi_switch->bar}, {"offset", hex(d.axi_switch->offset)},
+                                  {"master_ports", d.axi_switch->routes.size()}, {"routes", routes}};
+    }
+    j["warnings"] = d.warnings;
+    return j;
+}
+
+}  // namespace
+
+std::string format_json(const std::vector<IdentifiedDesign>& designs) {
+    json j = {{"designs", json::array()}};
+    for (const IdentifiedDesign& d : designs)
+        j["designs"].push_back(design_json(d));
+    return j.dump(2) + "\n";
+}
+
+}  // namespace identify

@@ -1,0 +1,120 @@
+// display_identified_pcie_fpga_designs: lists the known FPGA designs found on the PCI bus (or on
+// a simulated bus of --sim_design designs) with their DMA bridge channels, build timestamp,
+// peripherals and AXI4-Stream Switch routes. Read-only: safe while DMA runs.
+// Exit status: 0 designs identified, 1 none found or a device failed, 2 usage error.
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "identify/bus_choice.hpp"
+#include "identify/identify.hpp"
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct Options {
+    std::vector<std::string> devices;
+    std::vector<std::string> sim_designs;
+    std::vector<std::string> design_files;
+    bool json = false;
+    bool list_designs = false;
+};
+
+// Returns the exit status when parsing ends the run (help, usage error).
+std::optional<int> parse_options(int argc, char** argv, Options& options) {
+    po::options_description desc("Options");
+    desc.add_options()
+        ("help,h", "show this help")
+        ("device,d", po::value(&options.devices)->composing(), "only the device at this PCI location dddd:bb:dd.f (repeatable)")
+        ("sim_design", po::value(&options.sim_designs)->composing(), "identify a simulated instance of this design instead of the kernel's VFIO devices (repeatable)")
+        ("design_file", po::value(&options.design_files)->composing(), "add the designs of this JSON file to the built-in ones (repeatable)")
+        ("list_designs", po::bool_switch(&options.list_designs), "list the known designs and exit")
+        ("json", po::bool_switch(&options.json), "print JSON instead of text");
+    try {
+        po::variables_map vm;
+        po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+        po::notify(vm);
+        if (vm.count("help")) {
+            std::cout << "Usage: " << argv[0] << " [options]\n" << desc;
+            return 0;
+        }
+    } catch (const po::error& e) {
+        std::cerr << "Error: " << e.what() << "\nUsage: " << argv[0] << " [options] (--help for the list)\n";
+        return 2;
+    }
+    return std::nullopt;
+}
+
+void list_designs(const designs::Registry& registry) {
+    for (const designs::Design& d : registry.designs()) {
+        char device[8] = "*", ids[64];
+        if (d.match.device_id)
+            std::snprintf(device, sizeof device, "%04x", *d.match.device_id);
+        std::snprintf(ids, sizeof ids, "%04x:%s subsystem %04x:%04x", d.match.vendor_id, device,
+                      d.match.subsystem_vendor_id, d.match.subsystem_device_id);
+        std::cout << d.name << "  " << ids << "  (" << d.source << ")\n";
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options options;
+    if (auto status = parse_options(argc, argv, options))
+        return *status;
+
+    std::vector<vfio::PciAddress> locations;
+    for (const std::string& text : options.devices) {
+        auto address = vfio::PciAddress::parse(text);
+        if (!address) {
+            std::cerr << "Error: --device: " << address.error().message() << "\n";
+            return 2;
+        }
+        locations.push_back(*address);
+    }
+    auto registry = designs::Registry::load(options.design_files);
+    if (!registry) {
+        std::cerr << "Error: " << registry.error().message() << "\n";
+        return 2;
+    }
+    if (options.list_designs) {
+        list_designs(*registry);
+        return 0;
+    }
+    for (const std::string& name : options.sim_designs)
+        if (!registry->find(name)) {
+            std::cerr << "Error: --sim_design " << name << ": unknown design (--list_designs shows the known designs)\n";
+            return 2;
+        }
+    auto bus = identify::open_bus(options.sim_designs, *registry, locations);
+    if (!bus) {
+        std::cerr << "Error: " << bus.error().message() << "\n";
+        return 1;
+    }
+
+    identify::IdentifyOptions identify_options;
+    identify_options.locations = locations;
+    identify_options.progress = options.json ? &std::cerr : &std::cout;
+    auto found = identify::identify_designs(**bus, *registry, identify_options);
+    if (!found) {
+        std::cerr << "Error: " << found.error().message() << "\n";
+        return 1;
+    }
+    if (options.json) {
+        std::cout << identify::format_json(found->designs);
+    } else {
+        for (const identify::IdentifiedDesign& design : found->designs)
+            std::cout << identify::format_text(design);
+    }
+    for (const identify::IdentifiedDesign& design : found->designs)
+        for (const std::string& warning : design.warnings)
+            std::cerr << "Warning: " << design.identity.address.to_string() << " " << design.design->name << ": "
+                      << warning << "\n";
+    for (const vfio::Error& failure : found->failures)
+        std::cerr << "Error: " << failure.message() << "\n";
+    if (found->designs.empty() && found->failures.empty())
+        std::cerr << "Error: no known FPGA design found on the " << (*bus)->name() << " bus"
+                  << (locations.empty() ? "" : " at the given --device locations")
+                  << " (devices must be bound to vfio-pci; --list_designs shows the known designs)\n";
+    return found->designs.empty() || !found->failures.empty() ? 1 : 0;
+}

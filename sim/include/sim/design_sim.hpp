@@ -1,0 +1,48 @@
+// Simulated instances of known designs: a SimDevice built from a design description (config
+// IDs, BAR sizes, peripheral register blocks, the user-access timestamp, an AXI4-Stream Switch
+// and the XDMA model in the DMA BAR), and a simulated bus of such devices.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "designs/registry.hpp"
+#include "sim/peripheral_blocks.hpp"
+#include "sim/sim_device.hpp"
+
+namespace sim {
+
+class XdmaModel;
+
+// The device and handles on its models, for tests and tools that drive the models directly.
+struct DesignInstance {
+    std::unique_ptr<SimDevice> device;
+    std::shared_ptr<XdmaModel> xdma;                 // null when the design has no DMA bridge
+    std::shared_ptr<AxiStreamSwitchBlock> axi_switch;  // null unless the fabric has a switch
+};
+
+// The PCI identity a simulated instance of `design` has at `address`.
+vfio::DeviceIdentity simulated_identity(const designs::Design& design, const vfio::PciAddress& address,
+                                        int iommu_group);
+// Size of each BAR of the simulated design (index -> bytes): the design's bar_sizes, else the
+// smallest power of two holding everything placed in it (at least 4 KiB; 64 KiB for the DMA BAR).
+std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design);
+
+// Builds the simulated device. Unclaimed BAR space reads all-ones (bit 31 set), as undefined
+// AXI reads did on the measured designs. xdma_stepped: the XDMA engines advance only in
+// XdmaModel::step() (deterministic tests) instead of on their own thread.
+vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
+                                               bool xdma_stepped = false);
+
+// Where make_design_bus places the n-th design: seed 004's 0000:15:00.0, 0000:2d:00.0,
+// 0000:36:00.0 with IOMMU groups 41, 85, 86, then further buses.
+vfio::PciAddress simulated_address(size_t index);
+int simulated_iommu_group(size_t index);
+
+// One device per named design (a name may repeat), in order. Each open() builds a fresh
+// instance: the state a VFIO open leaves after its function reset. ENOENT for an unknown name.
+vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::string>& design_names,
+                                                      const designs::Registry& registry);
+
+}  // namespace sim

@@ -1,0 +1,122 @@
+// A register-level model of the AMD DMA/Bridge Subsystem for PCI Express (XDMA, PG195) behind
+// the device seam. It occupies the 64 KiB DMA BAR region of a SimDevice: H2C/C2H channel
+// blocks, SGDMA blocks, SGDMA common, IRQ and config blocks. Its engines fetch descriptors and
+// move data only through the device's IOMMU model, raise MSI through SimDevice::raise_msi, and
+// behind the channels sit AXI-MM card memory (memory-mapped designs) or an AXI4-Stream loopback
+// through a routing table (stream designs).
+//
+// Two ways to run: asynchronously (an engine thread per model, as hardware runs on its own),
+// or stepped (engines advance only inside step() / run_until_idle(), for deterministic tests).
+//
+//   auto bar = std::make_shared<sim::SimBar>(0x10000);
+//   auto device = std::make_unique<sim::SimDevice>(identity, {bar});
+//   auto xdma = sim::XdmaModel::attach(*device, *bar, sim::XdmaConfig{.num_h2c = 2, .num_c2h = 2, .stream = true});
+//
+// The device keeps the model alive and stops its engine thread before it releases the IOMMU;
+// keep the returned pointer only to drive the model (routing, faults, stepping) while the
+// device exists.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/sim_device.hpp"
+
+namespace sim {
+
+namespace xdma_impl {
+struct Impl;
+}
+
+struct XdmaConfig {
+    unsigned num_h2c = 1;  // 1..4
+    unsigned num_c2h = 1;  // 1..4
+    bool stream = false;   // AXI4-Stream channels (loopback) instead of AXI-MM card memory
+    uint64_t card_memory_base = 0;
+    uint64_t card_memory_size = 0;  // AXI-MM designs: bytes of card memory at card_memory_base
+    // Link rate per direction in bytes per second; 0 = unthrottled. Gen2 x4 is about 1.6e9.
+    double link_bytes_per_second = 0;
+    bool stepped = false;              // no engine thread: engines advance only in step()
+    uint64_t block_offset = 0;         // where the DMA register space starts in the BAR
+    uint8_t version = 6;               // identifier [7:0]: 6 = 2017.1 and later
+    uint8_t address_alignment = 1;     // channel Alignments [23:16]
+    uint8_t length_granularity = 1;    // channel Alignments [15:8]
+    uint8_t address_bits = 64;         // channel Alignments [7:0]
+};
+
+enum class XdmaDirection { H2C, C2H };
+
+// Faults the model can inject; each applies once to the next matching event of the channel.
+enum class XdmaFault {
+    EngineStall,          // the engine stops making progress (stays busy) until Run is cleared
+    DescriptorReadError,  // the next descriptor fetch returns an Unsupported Request completion
+    BadMagic,             // the next fetched descriptor has a corrupted magic: magic_stopped
+    DataBitFlip,          // one bit of the next data block is inverted (bit 0 of its first byte)
+    DropPacket,           // H2C stream: the next packet is lost in the AXI4-Stream switch
+    DuplicatePacket,      // H2C stream: the next packet is delivered twice
+    ReorderPacket,        // H2C stream: the next packet is held back and delivered after the following one
+    ShortC2hLength,       // C2H stream: the next writeback reports 4 bytes fewer than written
+};
+const char* to_string(XdmaFault fault);
+
+// A check the model made on the driver's programming that hardware would leave undefined
+// (an adjacent block crossing 4 KiB, a credit register overflow, ...). Tests assert none.
+struct XdmaViolation {
+    XdmaDirection direction = XdmaDirection::H2C;
+    unsigned channel = 0;
+    std::string what;
+};
+
+class XdmaModel {
+public:
+    // Places the model's register blocks in `bar` at config.block_offset (0x10000 bytes), makes
+    // `device` own it and stop it first on destruction, and hooks its reset to device.reset().
+    static std::shared_ptr<XdmaModel> attach(SimDevice& device, SimBar& bar, XdmaConfig config);
+
+    ~XdmaModel();
+    XdmaModel(const XdmaModel&) = delete;
+    XdmaModel& operator=(const XdmaModel&) = delete;
+
+    const XdmaConfig& config() const;
+
+    // Stepped mode: each engine with work processes at most one descriptor (or one stream
+    // chunk); returns how many engines made progress. run_until_idle() steps until none does
+    // (bounded by max_steps) and returns the number of steps taken.
+    size_t step();
+    size_t run_until_idle(size_t max_steps = 1000000);
+
+    // AXI4-Stream routing: packets from H2C channel `h2c` go to C2H channel `c2h`, or nowhere
+    // (dropped, as a switch with the master port disabled). Default: H2C n -> C2H n.
+    void set_route(unsigned h2c, std::optional<unsigned> c2h);
+    std::optional<unsigned> route(unsigned h2c) const;
+    // Replaces the routing table by a function (the AXI4-Stream Switch model plugs in here).
+    void set_router(std::function<std::optional<unsigned>(unsigned h2c)> router);
+    // Feeds bytes into a C2H stream channel as if a card source sent them.
+    void push_c2h(unsigned c2h, std::vector<uint8_t> data, bool end_of_packet);
+    // Bytes waiting in a C2H channel's stream input (sent, not yet written to the host).
+    uint64_t c2h_pending_bytes(unsigned c2h) const;
+
+    // AXI-MM card memory, by card (AXI) address; false when outside the card memory.
+    bool card_read(uint64_t address, void* dst, uint64_t length) const;
+    bool card_write(uint64_t address, const void* src, uint64_t length);
+
+    // Fault injection (thread safe). clear_faults() drops faults not yet applied.
+    void inject(XdmaDirection direction, unsigned channel, XdmaFault fault);
+    void clear_faults();
+    std::vector<XdmaViolation> violations() const;
+
+    // Observability for tests: descriptors the engine of a channel has completed since the
+    // model was created, and whether the channel is busy.
+    uint64_t descriptors_processed(XdmaDirection direction, unsigned channel) const;
+    bool busy(XdmaDirection direction, unsigned channel) const;
+
+private:
+    XdmaModel(SimDevice& device, XdmaConfig config);
+    std::shared_ptr<xdma_impl::Impl> m_impl;
+};
+
+}  // namespace sim

@@ -1,0 +1,194 @@
+#include "sim/design_sim.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include "sim/xdma_model.hpp"
+
+namespace sim {
+namespace {
+
+constexpr uint64_t kDmaBarMinimum = 0x10000;  // PG195: the DMA register space is 64 KiB
+
+uint64_t round_up_power_of_two(uint64_t value) {
+    uint64_t size = 0x1000;
+    while (size < value)
+        size <<= 1;
+    return size;
+}
+
+// A deterministic, design-specific DNA when the description gives none.
+std::vector<uint32_t> dna_words(const designs::Design& design, size_t index) {
+    const auto& given = design.simulation.dna_words;
+    if (given.size() >= 3 * (index + 1))
+        return {given[3 * index], given[3 * index + 1], given[3 * index + 2]};
+    const size_t h = std::hash<std::string>{}(design.name) + index;
+    return {static_cast<uint32_t>(h), static_cast<uint32_t>(h >> 32) ^ 0x4000u, static_cast<uint32_t>(0x40020000u | (h & 0xffff))};
+}
+
+uint32_t user_access_value(const designs::Design& design) {
+    if (design.simulation.user_access_timestamp)
+        return *design.simulation.user_access_timestamp;
+    return designs::BuildTimestamp{1, 1, 2024, 0, 0, 0}.encode();
+}
+
+std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const designs::Design& design, size_t dna_index) {
+    using designs::PeripheralType;
+    switch (p.type) {
+    case PeripheralType::QuadSpi: return make_quad_spi_block();
+    case PeripheralType::Xadc: return make_xadc_block();
+    case PeripheralType::Sysmon: return make_sysmon_block();
+    case PeripheralType::Iic: return make_iic_block();
+    case PeripheralType::BitBangedI2cGpio: return make_bit_banged_i2c_gpio_block();
+    case PeripheralType::UserAccessTimestamp: return make_constant_block({user_access_value(design)});
+    case PeripheralType::UltrascaleDna: return make_constant_block(dna_words(design, dna_index));
+    case PeripheralType::AxiStreamSwitch: return std::make_shared<AxiStreamSwitchBlock>(p.master_ports, p.slave_ports);
+    }
+    return nullptr;
+}
+
+
+// Routes of an AXI4-Stream switch (master m <- slave s) as the XDMA loopback sees them
+// (H2C s -> C2H m): master ports feed C2H streams, slave ports take H2C streams.
+std::optional<unsigned> c2h_for_h2c(const std::vector<std::optional<unsigned>>& routes, unsigned h2c) {
+    for (size_t m = 0; m < routes.size(); ++m)
+        if (routes[m] == h2c)
+            return static_cast<unsigned>(m);
+    return std::nullopt;
+}
+
+// Stream designs: an AXI4-Stream Switch in the fabric routes H2C streams to C2H streams through
+// the model's router (every master disabled after reset); a switch named in the table but
+// absent from the fabric means fixed connections, the design's default routes.
+void wire_stream_routing(const designs::Design& design, uint8_t revision, DesignInstance& instance) {
+    const designs::Peripheral* table_switch = nullptr;
+    for (const designs::Peripheral* p : design.peripherals_for_revision(revision))
+        if (p->type == designs::PeripheralType::AxiStreamSwitch)
+            table_switch = p;
+    if (!table_switch)
+        return;  // no switch: the model's default H2C n -> C2H n
+    if (instance.axi_switch) {
+        std::weak_ptr<XdmaModel> weak = instance.xdma;
+        instance.axi_switch->set_routing_hook([weak](const std::vector<std::optional<unsigned>>& routes) {
+            if (auto xdma = weak.lock())
+                xdma->set_router([routes](unsigned h2c) { return c2h_for_h2c(routes, h2c); });
+        });
+        instance.xdma->set_router([](unsigned) { return std::optional<unsigned>(); });
+        return;
+    }
+    std::vector<std::optional<unsigned>> routes(table_switch->master_ports);
+    for (const designs::Route& route : table_switch->default_routes)
+        routes[route.master] = route.slave;
+    instance.xdma->set_router([routes](unsigned h2c) { return c2h_for_h2c(routes, h2c); });
+}
+
+}  // namespace
+
+vfio::DeviceIdentity simulated_identity(const designs::Design& design, const vfio::PciAddress& address, int iommu_group) {
+    vfio::DeviceIdentity id;
+    id.address = address;
+    id.vendor_id = design.match.vendor_id;
+    id.device_id = design.match.device_id.value_or(design.simulation.device_id);
+    id.subsystem_vendor_id = design.match.subsystem_vendor_id;
+    id.subsystem_device_id = design.match.subsystem_device_id;
+    id.revision = std::clamp(design.simulation.revision, design.match.min_revision, design.match.max_revision);
+    id.class_code = design.simulation.class_code;
+    id.iommu_group = iommu_group;
+    return id;
+}
+
+std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design) {
+    std::map<unsigned, uint64_t> needed;
+    if (design.dma_bridge)
+        needed[design.dma_bridge->bar] = kDmaBarMinimum;
+    for (const designs::Peripheral& p : design.peripherals)
+        needed[p.bar] = std::max(needed[p.bar], p.offset + p.frame_size());
+    std::map<unsigned, uint64_t> sizes;
+    for (const auto& [bar, bytes] : needed)
+        sizes[bar] = round_up_power_of_two(bytes);
+    for (const auto& [bar, bytes] : design.simulation.bar_sizes)
+        sizes[bar] = bytes;
+    return sizes;
+}
+
+vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
+                                               bool xdma_stepped) {
+    const auto sizes = simulated_bar_sizes(design);
+    std::vector<std::shared_ptr<SimBar>> bars(sizes.empty() ? 0 : sizes.rbegin()->first + 1);
+    for (const auto& [index, size] : sizes)
+        bars[index] = std::make_shared<SimBar>(size);
+
+    DesignInstance instance;
+    size_t dna_index = 0;
+    for (const designs::Peripheral* p : design.peripherals_for_revision(identity.revision)) {
+        if (p->type == designs::PeripheralType::AxiStreamSwitch && !design.simulation.axi_stream_switch_implemented)
+            continue;  // named in the table, absent from the fabric: undefined AXI space
+        // A BAR too small for the peripheral leaves it out, as a smaller BAR in the bitstream would.
+        if (p->offset + p->frame_size() > bars[p->bar]->size())
+            continue;
+        auto block = make_block(*p, design, dna_index);
+        if (p->type == designs::PeripheralType::UltrascaleDna)
+            ++dna_index;
+        if (p->type == designs::PeripheralType::AxiStreamSwitch)
+            instance.axi_switch = std::static_pointer_cast<AxiStreamSwitchBlock>(block);
+        bars[p->bar]->add_block(p->offset, p->frame_size(), std::move(block));
+    }
+    auto device = std::make_unique<SimDevice>(identity, bars);
+
+    if (design.dma_bridge) {
+        const designs::DmaBridge& bridge = *design.dma_bridge;
+        const bool stream = bridge.mode == designs::DmaMode::Stream;
+        const unsigned h2c = bridge.h2c_channels.value_or(1);
+        const unsigned c2h = bridge.c2h_channels.value_or(1);
+        const designs::MemoryWindow memory = bridge.memory_for_revision(identity.revision);
+        XdmaConfig config;
+        config.num_h2c = std::max(h2c, 1u);
+        config.num_c2h = std::max(c2h, 1u);
+        config.stream = stream;
+        config.card_memory_base = memory.base;
+        config.card_memory_size = memory.size;
+        config.stepped = xdma_stepped;
+        instance.xdma = XdmaModel::attach(*device, *bars[bridge.bar], config);
+        if (stream)
+            wire_stream_routing(design, identity.revision, instance);
+    }
+    instance.device = std::move(device);
+    return instance;
+}
+
+vfio::PciAddress simulated_address(size_t index) {
+    static constexpr uint8_t kSeedBuses[] = {0x15, 0x2d, 0x36};
+    vfio::PciAddress address;
+    address.bus = index < 3 ? kSeedBuses[index] : static_cast<uint8_t>(0x36 + 9 * (index - 2));
+    return address;
+}
+
+int simulated_iommu_group(size_t index) {
+    static constexpr int kSeedGroups[] = {41, 85, 86};
+    return index < 3 ? kSeedGroups[index] : 86 + static_cast<int>(index - 2);
+}
+
+vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::string>& design_names,
+                                                      const designs::Registry& registry) {
+    if (design_names.size() > 20)
+        return vfio::make_error("build simulated bus", std::to_string(design_names.size()) + " designs", E2BIG,
+                                "at most 20 simulated designs");
+    auto bus = std::make_unique<SimBus>();
+    for (size_t i = 0; i < design_names.size(); ++i) {
+        const designs::Design* design = registry.find(design_names[i]);
+        if (!design) {
+            std::string known;
+            for (const std::string& name : registry.names())
+                known += (known.empty() ? "" : ", ") + name;
+            return vfio::make_error("simulate design", design_names[i], ENOENT, "known designs: " + known);
+        }
+        const vfio::DeviceIdentity identity = simulated_identity(*design, simulated_address(i), simulated_iommu_group(i));
+        bus->add(identity, [copy = *design, identity]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
+            DesignInstance instance = PDT_TRY(instantiate_design(copy, identity));
+            return std::unique_ptr<vfio::Device>(std::move(instance.device));
+        });
+    }
+    return bus;
+}
+
+}  // namespace sim

@@ -1,0 +1,278 @@
+// XDMA engine behaviour: Run edges, descriptor fetch (credits, Nxt_adj, STOP), data movement
+// to AXI-MM card memory or AXI4-Stream, poll-mode and C2H stream writebacks, error status.
+#include <algorithm>
+#include <cstring>
+
+#include "xdma_internal.hpp"
+
+namespace sim::xdma_impl {
+namespace {
+
+Descriptor parse(const uint8_t* raw) {
+    Descriptor d;
+    std::memcpy(&d.word0, raw, 4);
+    std::memcpy(&d.length, raw + 4, 4);
+    std::memcpy(&d.src_adr, raw + 8, 8);
+    std::memcpy(&d.dst_adr, raw + 16, 8);
+    std::memcpy(&d.nxt_adr, raw + 24, 8);
+    d.length &= 0x0FFFFFFF;  // [27:0]; upper bits reserved
+    return d;
+}
+
+}  // namespace
+
+bool Impl::take_fault(Channel& ch, XdmaFault fault) {
+    auto it = std::find(ch.faults.begin(), ch.faults.end(), fault);
+    if (it == ch.faults.end())
+        return false;
+    ch.faults.erase(it);
+    return true;
+}
+
+void Impl::violation(const Channel& ch, std::string what) {
+    violations.push_back(XdmaViolation{ch.direction, ch.index, std::move(what)});
+}
+
+void Impl::set_run(Channel& ch, bool run) {
+    if (run) {
+        // Rising edge of Run: the engine starts at the SGDMA descriptor address, with the
+        // completed descriptor count reset and the stop/completed/idle status cleared.
+        ch.status &= ~(kStatusDescriptorStopped | kStatusDescriptorCompleted | kStatusIdleStopped);
+        ch.status |= kStatusBusy;
+        ch.running = true;
+        ch.stalled = false;
+        ch.completed_count = 0;
+        ch.next_descriptor = ch.descriptor_address;
+        ch.adjacent_remaining = ch.descriptor_adjacent & 0x3F;
+        ch.current.reset();
+        ch.current_filled = 0;
+        if ((ch.next_descriptor % 4096) + (ch.adjacent_remaining + 1) * 32ull > 4096)
+            violation(ch, "first adjacent descriptor block crosses a 4 KiB boundary");
+    } else {
+        // Clearing Run aborts the descriptor in progress; the engine goes idle.
+        if (ch.status & kStatusBusy)
+            ch.status |= kStatusIdleStopped;
+        ch.status &= ~kStatusBusy;
+        ch.running = false;
+        ch.stalled = false;
+        ch.current.reset();
+        ch.current_filled = 0;
+        ch.packet.clear();
+    }
+}
+
+bool Impl::has_work(const Channel& ch) const {
+    if (!ch.running || ch.stalled)
+        return false;
+    if (ch.current)
+        return ch.direction == XdmaDirection::H2C || !config.stream || !ch.input.empty();
+    if (halted(ch))
+        return false;
+    return !credit_mode(ch) || ch.credits > 0;
+}
+
+namespace {
+
+// Stops the engine with error bits, as PG195 engines stop on an error.
+void stop_with_error(Impl& impl, Channel& ch, uint32_t bits) {
+    ch.status = (ch.status | bits) & ~kStatusBusy;
+    ch.running = false;
+    ch.current.reset();
+    ch.current_filled = 0;
+    if (ch.control & kControlPollmodeWbEnable) {
+        const uint32_t wb = 0x80000000u | (ch.completed_count & 0x00FFFFFF);
+        (void)impl.device.dma_write(ch.poll_wb_address, &wb, sizeof wb);
+    }
+    impl.update_interrupts();
+}
+
+// Fetches the descriptor at ch.next_descriptor; false when the engine stopped on an error.
+bool fetch(Impl& impl, Channel& ch) {
+    const uint64_t at = ch.next_descriptor;
+    uint8_t raw[32];
+    if (at % 32 != 0) {
+        impl.violation(ch, "descriptor address not 32-byte aligned");
+        stop_with_error(impl, ch, kStatusDescErrorUr);
+        return false;
+    }
+    if (impl.take_fault(ch, XdmaFault::DescriptorReadError) || !impl.device.dma_read(at, raw, sizeof raw)) {
+        stop_with_error(impl, ch, kStatusDescErrorUr);
+        return false;
+    }
+    Descriptor d = parse(raw);
+    if (impl.take_fault(ch, XdmaFault::BadMagic))
+        d.word0 ^= 0x00010000;
+    if (d.magic() != kDescriptorMagic) {
+        stop_with_error(impl, ch, kStatusMagicStopped);
+        return false;
+    }
+    if (impl.credit_mode(ch))
+        --ch.credits;
+    if (ch.adjacent_remaining > 0) {
+        ch.next_descriptor = at + 32;
+        --ch.adjacent_remaining;
+    } else {
+        ch.next_descriptor = d.nxt_adr;
+        ch.adjacent_remaining = d.nxt_adj();
+        if (!(d.control() & kDescStop) && (d.nxt_adr % 4096) + (d.nxt_adj() + 1) * 32ull > 4096)
+            impl.violation(ch, "adjacent descriptor block crosses a 4 KiB boundary");
+    }
+    ch.current = d;
+    ch.current_filled = 0;
+    return true;
+}
+
+void flip_bit(Impl& impl, Channel& ch, std::vector<uint8_t>& data) {
+    if (!data.empty() && impl.take_fault(ch, XdmaFault::DataBitFlip))
+        data[0] ^= 0x01;
+}
+
+bool card_range(const XdmaConfig& c, uint64_t address, uint64_t length) {
+    return address >= c.card_memory_base && address - c.card_memory_base <= c.card_memory_size &&
+           length <= c.card_memory_size - (address - c.card_memory_base);
+}
+
+// Completes ch.current: count, writebacks, STOP.
+void complete(Impl& impl, Channel& ch, bool eop) {
+    const Descriptor d = *ch.current;
+    if (impl.config.stream && ch.direction == XdmaDirection::C2H && !(ch.control & kControlStreamWbDisable)) {
+        uint32_t length = static_cast<uint32_t>(ch.current_filled);
+        if (impl.take_fault(ch, XdmaFault::ShortC2hLength))
+            length = length >= 4 ? length - 4 : 0;
+        const uint32_t wb[2] = {kStreamWritebackMagic << 16 | (eop ? 1u : 0u), length};
+        (void)impl.device.dma_write(d.src_adr, wb, sizeof wb);
+    }
+    ch.current.reset();
+    ch.current_filled = 0;
+    ch.completed_count = (ch.completed_count + 1) & 0xFFFFFFFF;
+    ++ch.processed;
+    if (d.control() & kDescCompleted)
+        ch.status |= kStatusDescriptorCompleted;
+    if (d.control() & kDescStop) {
+        ch.status = (ch.status | kStatusDescriptorStopped) & ~kStatusBusy;
+        ch.running = false;
+    }
+    if ((ch.control & kControlPollmodeWbEnable) && (d.control() & (kDescCompleted | kDescStop))) {
+        const uint32_t wb = ((ch.status & kStatusErrorMask) ? 0x80000000u : 0) | (ch.completed_count & 0x00FFFFFF);
+        (void)impl.device.dma_write(ch.poll_wb_address, &wb, sizeof wb);
+    }
+    impl.update_interrupts();
+}
+
+// Moves the data of ch.current; false when the engine stopped on an error.
+bool move_mm(Impl& impl, Channel& ch) {
+    const Descriptor& d = *ch.current;
+    std::vector<uint8_t> data(d.length);
+    if (ch.direction == XdmaDirection::H2C) {
+        if (!impl.device.dma_read(d.src_adr, data.data(), d.length)) {
+            stop_with_error(impl, ch, kStatusReadErrorUr);
+            return false;
+        }
+        if (!card_range(impl.config, d.dst_adr, d.length)) {
+            stop_with_error(impl, ch, kStatusWriteErrorDecode);
+            return false;
+        }
+        flip_bit(impl, ch, data);
+        impl.card_memory.write(d.dst_adr - impl.config.card_memory_base, data.data(), d.length);
+    } else {
+        if (!card_range(impl.config, d.src_adr, d.length)) {
+            stop_with_error(impl, ch, kStatusReadErrorUr);  // C2H bit 9: read error, decode
+            return false;
+        }
+        impl.card_memory.read(d.src_adr - impl.config.card_memory_base, data.data(), d.length);
+        flip_bit(impl, ch, data);
+        // A C2H write the IOMMU blocks is a posted write: the engine does not see it (the
+        // IOMMU logs the fault), as on hardware.
+        (void)impl.device.dma_write(d.dst_adr, data.data(), d.length);
+    }
+    impl.bytes_moved += d.length;
+    complete(impl, ch, false);
+    return true;
+}
+
+bool move_h2c_stream(Impl& impl, Channel& ch) {
+    const Descriptor& d = *ch.current;
+    std::vector<uint8_t> data(d.length);
+    if (!impl.device.dma_read(d.src_adr, data.data(), d.length)) {
+        stop_with_error(impl, ch, kStatusReadErrorUr);
+        return false;
+    }
+    flip_bit(impl, ch, data);
+    impl.bytes_moved += d.length;
+    ch.packet.insert(ch.packet.end(), data.begin(), data.end());
+    const bool eop = d.control() & kDescEop;
+    if (eop)
+        impl.deliver_packet(ch.index, std::exchange(ch.packet, {}));
+    complete(impl, ch, eop);
+    return true;
+}
+
+// Fills the current C2H descriptor from the stream input; completes it when full or at EOP.
+void move_c2h_stream(Impl& impl, Channel& ch) {
+    const Descriptor& d = *ch.current;
+    bool eop = false;
+    while (!ch.input.empty() && ch.current_filled < d.length) {
+        StreamChunk& chunk = ch.input.front();
+        const uint64_t n = std::min<uint64_t>(chunk.data.size() - chunk.consumed, d.length - ch.current_filled);
+        std::vector<uint8_t> piece(chunk.data.begin() + static_cast<long>(chunk.consumed),
+                                   chunk.data.begin() + static_cast<long>(chunk.consumed + n));
+        flip_bit(impl, ch, piece);
+        (void)impl.device.dma_write(d.dst_adr + ch.current_filled, piece.data(), n);
+        chunk.consumed += n;
+        impl.bytes_moved += n;
+        ch.current_filled += n;
+        if (chunk.consumed == chunk.data.size()) {
+            eop = chunk.eop;
+            ch.input.pop_front();
+            if (eop)
+                break;
+        }
+    }
+    if (eop || ch.current_filled == d.length)
+        complete(impl, ch, eop);
+}
+
+}  // namespace
+
+bool Impl::advance(Channel& ch) {
+    if (!has_work(ch))
+        return false;
+    if (take_fault(ch, XdmaFault::EngineStall)) {
+        ch.stalled = true;  // busy for ever, until Run is cleared
+        return false;
+    }
+    if (!ch.current && !fetch(*this, ch))
+        return true;
+    if (!config.stream)
+        return move_mm(*this, ch) || true;
+    if (ch.direction == XdmaDirection::H2C)
+        return move_h2c_stream(*this, ch) || true;
+    move_c2h_stream(*this, ch);
+    return true;
+}
+
+void Impl::deliver_packet(unsigned h2c_index, std::vector<uint8_t> packet) {
+    Channel& src = h2c[h2c_index];
+    const std::optional<unsigned> to = router ? router(h2c_index) : routes[h2c_index];
+    if (!to || *to >= c2h.size() || take_fault(src, XdmaFault::DropPacket))
+        return;
+    if (take_fault(src, XdmaFault::ReorderPacket)) {
+        src.held_packet = std::move(packet);
+        return;
+    }
+    const bool duplicate = take_fault(src, XdmaFault::DuplicatePacket);
+    if (duplicate)
+        push_c2h_locked(*to, packet, true);
+    push_c2h_locked(*to, std::move(packet), true);
+    if (src.held_packet)
+        push_c2h_locked(*to, *std::exchange(src.held_packet, std::nullopt), true);
+}
+
+void Impl::push_c2h_locked(unsigned c2h_index, std::vector<uint8_t> data, bool eop) {
+    if (c2h_index >= c2h.size())
+        return;
+    c2h[c2h_index].input.push_back(StreamChunk{std::move(data), 0, eop});
+    ++generation;
+}
+
+}  // namespace sim::xdma_impl

@@ -1,0 +1,162 @@
+// Internal state of the XDMA model (PG195). One mutex guards all of it; register accesses and
+// the engine thread take it. Constants are written from PG195 independently of the driver's
+// definitions in dma_bridge/, so that a mistake in one is caught by the other.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "sim/xdma_model.hpp"
+
+namespace sim::xdma_impl {
+
+inline constexpr uint32_t kSubsystemId = 0x1FC;
+inline constexpr uint32_t kDescriptorMagic = 0xAD4B;
+inline constexpr uint32_t kStreamWritebackMagic = 0x52B4;
+inline constexpr unsigned kMaxChannels = 4;
+inline constexpr uint32_t kMaxCredits = 1023;
+
+// Channel Control bits (0x04).
+inline constexpr uint32_t kControlRun = 1u << 0;
+inline constexpr uint32_t kControlPollmodeWbEnable = 1u << 26;
+inline constexpr uint32_t kControlStreamWbDisable = 1u << 27;
+
+// Channel Status bits (0x40).
+inline constexpr uint32_t kStatusBusy = 1u << 0;
+inline constexpr uint32_t kStatusDescriptorStopped = 1u << 1;
+inline constexpr uint32_t kStatusDescriptorCompleted = 1u << 2;
+inline constexpr uint32_t kStatusAlignMismatch = 1u << 3;
+inline constexpr uint32_t kStatusMagicStopped = 1u << 4;
+inline constexpr uint32_t kStatusInvalidLength = 1u << 5;
+inline constexpr uint32_t kStatusIdleStopped = 1u << 6;
+inline constexpr uint32_t kStatusReadErrorUr = 1u << 9;      // C2H: read error decode
+inline constexpr uint32_t kStatusWriteErrorDecode = 1u << 14;
+inline constexpr uint32_t kStatusDescErrorUr = 1u << 19;
+inline constexpr uint32_t kStatusErrorMask = 0x00FFFE38;  // align, magic, length, read, write, desc
+
+// Descriptor control bits (dword 0 [7:0]).
+inline constexpr uint32_t kDescStop = 1u << 0;
+inline constexpr uint32_t kDescCompleted = 1u << 1;
+inline constexpr uint32_t kDescEop = 1u << 4;
+
+struct Descriptor {
+    uint32_t word0 = 0;  // magic [31:16], Nxt_adj [13:8], control [7:0]
+    uint32_t length = 0;
+    uint64_t src_adr = 0, dst_adr = 0, nxt_adr = 0;
+    uint32_t magic() const { return word0 >> 16; }
+    unsigned nxt_adj() const { return (word0 >> 8) & 0x3F; }
+    uint32_t control() const { return word0 & 0xFF; }
+};
+
+struct StreamChunk {
+    std::vector<uint8_t> data;
+    size_t consumed = 0;
+    bool eop = false;
+};
+
+struct Channel {
+    XdmaDirection direction = XdmaDirection::H2C;
+    unsigned index = 0;
+    // Channel block (target 0/1).
+    uint32_t control = 0;
+    uint32_t status = 0;
+    uint32_t completed_count = 0;
+    uint64_t poll_wb_address = 0;
+    uint32_t interrupt_enable_mask = 0;
+    // SGDMA block (target 4/5).
+    uint64_t descriptor_address = 0;
+    uint32_t descriptor_adjacent = 0;
+    uint32_t credits = 0;
+    // Engine.
+    bool running = false;  // Run seen rising and the engine has not stopped since
+    bool stalled = false;
+    uint64_t next_descriptor = 0;
+    unsigned adjacent_remaining = 0;
+    std::optional<Descriptor> current;
+    uint64_t current_filled = 0;         // C2H stream: bytes written into the current descriptor
+    std::deque<StreamChunk> input;       // C2H stream: bytes the switch delivered
+    std::vector<uint8_t> packet;         // H2C stream: packet being assembled until EOP
+    std::optional<std::vector<uint8_t>> held_packet;  // H2C stream: ReorderPacket
+    std::vector<XdmaFault> faults;
+    uint64_t processed = 0;
+    bool irq_pending = false;
+};
+
+// AXI-MM card memory, allocated in 64 KiB pages on first write (designs have GiBs of DDR);
+// unwritten memory reads as zero. Offsets are relative to the card memory base.
+class CardMemory {
+public:
+    void read(uint64_t offset, uint8_t* dst, uint64_t length) const;
+    void write(uint64_t offset, const uint8_t* src, uint64_t length);
+    void clear() { m_pages.clear(); }
+
+private:
+    static constexpr uint64_t kPage = 0x10000;
+    std::map<uint64_t, std::unique_ptr<uint8_t[]>> m_pages;
+};
+
+struct Impl {
+    Impl(SimDevice& device, XdmaConfig config);
+
+    // Registers (xdma_registers.cpp); offset relative to the DMA register space.
+    uint32_t read32(uint64_t offset);
+    void write32(uint64_t offset, uint32_t value);
+    void reset();
+
+    // Engine (xdma_engine.cpp); all with m_mutex held.
+    bool advance(Channel& ch);          // one descriptor or stream chunk; true on progress
+    bool has_work(const Channel& ch) const;
+    void set_run(Channel& ch, bool run);
+    void update_interrupts();
+    bool take_fault(Channel& ch, XdmaFault fault);
+    void deliver_packet(unsigned h2c, std::vector<uint8_t> packet);
+    void push_c2h_locked(unsigned c2h, std::vector<uint8_t> data, bool eop);
+    void violation(const Channel& ch, std::string what);
+    bool halted(const Channel& ch) const;
+    bool credit_mode(const Channel& ch) const;
+    unsigned irq_source(const Channel& ch) const;
+    Channel* channel(XdmaDirection direction, unsigned index);
+    const Channel* channel(XdmaDirection direction, unsigned index) const;
+
+    // Thread (xdma_model.cpp).
+    void engine_thread();
+    size_t step_locked(std::chrono::steady_clock::time_point now, bool throttle);
+    void shutdown();
+    void notify();
+
+    SimDevice& device;
+    XdmaConfig config;
+    mutable std::mutex mutex;
+    std::condition_variable cv;
+    bool stopping = false;
+    bool device_gone = false;
+    uint64_t generation = 0;
+    std::thread thread;
+
+    std::vector<Channel> h2c, c2h;
+    CardMemory card_memory;
+    uint64_t bytes_moved = 0;  // data bytes the engines moved (throttle accounting)
+    // SGDMA common block.
+    uint32_t descriptor_control = 0;   // halt bits: H2C [3:0], C2H [19:16]
+    uint32_t credit_mode_enable = 0;   // H2C [3:0], C2H [19:16]
+    // IRQ block.
+    uint32_t user_irq_enable_mask = 0;
+    uint32_t channel_irq_enable_mask = 0;
+    uint32_t user_vector[4] = {};
+    uint32_t channel_vector[2] = {};
+    // Streams.
+    std::vector<std::optional<unsigned>> routes;
+    std::function<std::optional<unsigned>(unsigned)> router;
+    // Throttle: when each direction's link is next free.
+    std::chrono::steady_clock::time_point link_free_at[2];
+    size_t round_robin = 0;
+    std::vector<XdmaViolation> violations;
+};
+
+}  // namespace sim::xdma_impl

@@ -1,0 +1,295 @@
+// XDMA model: construction, the register block in the BAR, the engine thread or stepping,
+// the throttle, card memory and the public control API.
+#include <algorithm>
+#include <cstring>
+
+#include "xdma_internal.hpp"
+
+namespace sim {
+
+const char* to_string(XdmaFault fault) {
+    switch (fault) {
+    case XdmaFault::EngineStall: return "engine stall";
+    case XdmaFault::DescriptorReadError: return "descriptor read error";
+    case XdmaFault::BadMagic: return "bad descriptor magic";
+    case XdmaFault::DataBitFlip: return "data bit flip";
+    case XdmaFault::DropPacket: return "dropped packet";
+    case XdmaFault::DuplicatePacket: return "duplicated packet";
+    case XdmaFault::ReorderPacket: return "reordered packet";
+    case XdmaFault::ShortC2hLength: return "short C2H length";
+    }
+    return "unknown fault";
+}
+
+namespace xdma_impl {
+namespace {
+
+// The 64 KiB DMA register space as one block of the BAR. Registers are 32 bits wide; a 64-bit
+// read returns all-ones and a 64-bit write updates only the lower half (fpga_sio's observation
+// of the IP), so drivers must use Access64::SplitLowHigh.
+class XdmaBlock : public RegisterBlock {
+public:
+    explicit XdmaBlock(std::weak_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+    uint64_t read(uint64_t offset, unsigned width) override {
+        auto impl = m_impl.lock();
+        if (!impl || width == 8)
+            return width == 8 ? ~0ull : 0xFFFFFFFFu;
+        uint32_t word;
+        {
+            std::lock_guard lock(impl->mutex);
+            word = impl->read32(offset & ~3ull);
+        }
+        const uint64_t shifted = word >> ((offset & 3) * 8);
+        return width == 4 ? shifted : shifted & ((1ull << (width * 8)) - 1);
+    }
+
+    void write(uint64_t offset, unsigned width, uint64_t value) override {
+        auto impl = m_impl.lock();
+        if (!impl || width < 4)
+            return;  // the AXI4-Lite slave takes whole dwords
+        {
+            std::lock_guard lock(impl->mutex);
+            impl->write32(offset, static_cast<uint32_t>(value));
+        }
+        impl->notify();
+    }
+
+    void reset() override {
+        if (auto impl = m_impl.lock()) {
+            impl->reset();
+            impl->notify();
+        }
+    }
+
+private:
+    std::weak_ptr<Impl> m_impl;
+};
+
+}  // namespace
+
+void CardMemory::read(uint64_t offset, uint8_t* dst, uint64_t length) const {
+    while (length > 0) {
+        const uint64_t page = offset / kPage, in = offset % kPage, n = std::min(length, kPage - in);
+        auto it = m_pages.find(page);
+        if (it == m_pages.end())
+            std::memset(dst, 0, n);
+        else
+            std::memcpy(dst, it->second.get() + in, n);
+        offset += n, dst += n, length -= n;
+    }
+}
+
+void CardMemory::write(uint64_t offset, const uint8_t* src, uint64_t length) {
+    while (length > 0) {
+        const uint64_t page = offset / kPage, in = offset % kPage, n = std::min(length, kPage - in);
+        auto& p = m_pages[page];
+        if (!p)
+            p = std::make_unique<uint8_t[]>(kPage);  // value-initialised: zero
+        std::memcpy(p.get() + in, src, n);
+        offset += n, src += n, length -= n;
+    }
+}
+
+Impl::Impl(SimDevice& dev, XdmaConfig cfg) : device(dev), config(cfg) {
+    config.num_h2c = std::min(config.num_h2c, kMaxChannels);
+    config.num_c2h = std::min(config.num_c2h, kMaxChannels);
+    for (unsigned i = 0; i < config.num_h2c; ++i) {
+        h2c.emplace_back();
+        h2c.back().direction = XdmaDirection::H2C;
+        h2c.back().index = i;
+        routes.push_back(i < config.num_c2h ? std::optional<unsigned>(i) : std::nullopt);
+    }
+    for (unsigned i = 0; i < config.num_c2h; ++i) {
+        c2h.emplace_back();
+        c2h.back().direction = XdmaDirection::C2H;
+        c2h.back().index = i;
+    }
+}
+
+void Impl::notify() { cv.notify_all(); }
+
+size_t Impl::step_locked(std::chrono::steady_clock::time_point now, bool throttle) {
+    size_t progressed = 0;
+    const size_t total = h2c.size() + c2h.size();
+    for (size_t k = 0; k < total; ++k) {
+        const size_t i = (round_robin + k) % total;
+        Channel& ch = i < h2c.size() ? h2c[i] : c2h[i - h2c.size()];
+        const int dir = ch.direction == XdmaDirection::H2C ? 0 : 1;
+        if (throttle && link_free_at[dir] > now)
+            continue;
+        const uint64_t before = bytes_moved;
+        if (!advance(ch))
+            continue;
+        ++progressed;
+        if (throttle) {
+            const double seconds = static_cast<double>(bytes_moved - before) / config.link_bytes_per_second;
+            link_free_at[dir] = std::max(link_free_at[dir], now) +
+                                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(seconds));
+        }
+    }
+    round_robin = (round_robin + 1) % std::max<size_t>(total, 1);
+    return progressed;
+}
+
+void Impl::engine_thread() {
+    using clock = std::chrono::steady_clock;
+    const bool throttle = config.link_bytes_per_second > 0;
+    std::unique_lock lock(mutex);
+    while (!stopping) {
+        const uint64_t seen = generation;
+        const auto now = clock::now();
+        if (step_locked(now, throttle) > 0) {
+            lock.unlock();  // let register accesses in between rounds
+            std::this_thread::yield();
+            lock.lock();
+            continue;
+        }
+        auto deadline = now + std::chrono::milliseconds(100);
+        if (throttle)
+            for (const auto& at : link_free_at)
+                if (at > now)
+                    deadline = std::min(deadline, at);
+        cv.wait_until(lock, deadline, [&] { return stopping || generation != seen; });
+    }
+}
+
+void Impl::shutdown() {
+    {
+        std::lock_guard lock(mutex);
+        stopping = true;
+        device_gone = true;
+    }
+    cv.notify_all();
+    if (thread.joinable())
+        thread.join();
+}
+
+}  // namespace xdma_impl
+
+XdmaModel::XdmaModel(SimDevice& device, XdmaConfig config)
+    : m_impl(std::make_shared<xdma_impl::Impl>(device, config)) {}
+
+XdmaModel::~XdmaModel() { m_impl->shutdown(); }
+
+std::shared_ptr<XdmaModel> XdmaModel::attach(SimDevice& device, SimBar& bar, XdmaConfig config) {
+    std::shared_ptr<XdmaModel> model(new XdmaModel(device, config));
+    bar.add_block(config.block_offset, 0x10000, std::make_shared<xdma_impl::XdmaBlock>(model->m_impl));
+    device.on_destroy([model] { model->m_impl->shutdown(); });
+    if (!config.stepped) {
+        xdma_impl::Impl* impl = model->m_impl.get();
+        impl->thread = std::thread([impl] { impl->engine_thread(); });
+    }
+    return model;
+}
+
+const XdmaConfig& XdmaModel::config() const { return m_impl->config; }
+
+size_t XdmaModel::step() {
+    std::lock_guard lock(m_impl->mutex);
+    if (m_impl->device_gone)
+        return 0;
+    return m_impl->step_locked(std::chrono::steady_clock::now(), false);
+}
+
+size_t XdmaModel::run_until_idle(size_t max_steps) {
+    size_t steps = 0;
+    while (steps < max_steps && step() > 0)
+        ++steps;
+    return steps;
+}
+
+void XdmaModel::set_route(unsigned h2c, std::optional<unsigned> c2h) {
+    std::lock_guard lock(m_impl->mutex);
+    if (h2c < m_impl->routes.size())
+        m_impl->routes[h2c] = c2h;
+}
+
+std::optional<unsigned> XdmaModel::route(unsigned h2c) const {
+    std::lock_guard lock(m_impl->mutex);
+    if (m_impl->router)
+        return m_impl->router(h2c);
+    return h2c < m_impl->routes.size() ? m_impl->routes[h2c] : std::nullopt;
+}
+
+void XdmaModel::set_router(std::function<std::optional<unsigned>(unsigned)> router) {
+    std::lock_guard lock(m_impl->mutex);
+    m_impl->router = std::move(router);
+}
+
+void XdmaModel::push_c2h(unsigned c2h, std::vector<uint8_t> data, bool end_of_packet) {
+    {
+        std::lock_guard lock(m_impl->mutex);
+        m_impl->push_c2h_locked(c2h, std::move(data), end_of_packet);
+    }
+    m_impl->notify();
+}
+
+uint64_t XdmaModel::c2h_pending_bytes(unsigned c2h) const {
+    std::lock_guard lock(m_impl->mutex);
+    uint64_t bytes = 0;
+    if (c2h < m_impl->c2h.size())
+        for (const auto& chunk : m_impl->c2h[c2h].input)
+            bytes += chunk.data.size() - chunk.consumed;
+    return bytes;
+}
+
+namespace {
+bool in_card(const XdmaConfig& c, uint64_t address, uint64_t length) {
+    return address >= c.card_memory_base && address - c.card_memory_base <= c.card_memory_size &&
+           length <= c.card_memory_size - (address - c.card_memory_base);
+}
+}  // namespace
+
+bool XdmaModel::card_read(uint64_t address, void* dst, uint64_t length) const {
+    std::lock_guard lock(m_impl->mutex);
+    if (!in_card(m_impl->config, address, length))
+        return false;
+    m_impl->card_memory.read(address - m_impl->config.card_memory_base, static_cast<uint8_t*>(dst), length);
+    return true;
+}
+
+bool XdmaModel::card_write(uint64_t address, const void* src, uint64_t length) {
+    std::lock_guard lock(m_impl->mutex);
+    if (!in_card(m_impl->config, address, length))
+        return false;
+    m_impl->card_memory.write(address - m_impl->config.card_memory_base, static_cast<const uint8_t*>(src), length);
+    return true;
+}
+
+void XdmaModel::inject(XdmaDirection direction, unsigned channel, XdmaFault fault) {
+    {
+        std::lock_guard lock(m_impl->mutex);
+        if (auto* ch = m_impl->channel(direction, channel))
+            ch->faults.push_back(fault);
+        ++m_impl->generation;
+    }
+    m_impl->notify();
+}
+
+void XdmaModel::clear_faults() {
+    std::lock_guard lock(m_impl->mutex);
+    for (auto* list : {&m_impl->h2c, &m_impl->c2h})
+        for (auto& ch : *list)
+            ch.faults.clear();
+}
+
+std::vector<XdmaViolation> XdmaModel::violations() const {
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->violations;
+}
+
+uint64_t XdmaModel::descriptors_processed(XdmaDirection direction, unsigned channel) const {
+    std::lock_guard lock(m_impl->mutex);
+    const auto* ch = m_impl->channel(direction, channel);
+    return ch ? ch->processed : 0;
+}
+
+bool XdmaModel::busy(XdmaDirection direction, unsigned channel) const {
+    std::lock_guard lock(m_impl->mutex);
+    const auto* ch = m_impl->channel(direction, channel);
+    return ch && (ch->status & xdma_impl::kStatusBusy);
+}
+
+}  // namespace sim

@@ -1,0 +1,44 @@
+// XDMA channel discovery from the identifier registers (fpga_sio's rules): for each direction,
+// channels 0, 1, ... up to 4 count while the channel and SGDMA identifiers carry subsystem
+// 0x1FC, the expected target, the expected stream bit and channel ID = index; the first
+// mismatch ends the count.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dma_bridge/xdma_registers.hpp"
+#include "vfio_access/device.hpp"
+
+namespace xdma {
+
+struct ChannelInfo {
+    Direction direction = Direction::H2C;
+    unsigned channel = 0;
+    bool stream = false;
+    unsigned version = 0;
+    uint32_t identifier = 0;
+    // Channel Alignments register: [23:16] address alignment (bytes), [15:8] length
+    // granularity (bytes), [7:0] address bits.
+    unsigned address_alignment = 1;
+    unsigned length_granularity = 1;
+    unsigned address_bits = 64;
+};
+
+struct Channels {
+    std::vector<ChannelInfo> h2c;
+    std::vector<ChannelInfo> c2h;
+};
+
+// The 64 KiB DMA register space at `offset` of `bar`, 64-bit registers split low/high.
+vfio::Result<vfio::RegisterWindow> dma_registers(vfio::Device& device, unsigned bar, uint64_t offset = 0);
+
+// Channels of one direction. An identifier reading 0xFFFFFFFF fails with ENODEV (device gone),
+// never as "no channels".
+vfio::Result<std::vector<ChannelInfo>> discover(const vfio::RegisterWindow& regs, Direction direction, bool stream);
+vfio::Result<Channels> discover(const vfio::RegisterWindow& regs, bool stream);
+
+// "H2C 0 stream version 6 address_alignment=1 length_granularity=1 address_bits=64".
+std::string describe(const ChannelInfo& info);
+
+}  // namespace xdma

@@ -1,0 +1,155 @@
+// One XDMA engine (an H2C or C2H channel, PG195) driven from user space over the device seam.
+//
+// Two ways to run it:
+//  - RunMode::Credits (fpga_sio's way): a fixed ring of descriptors linked in a circle, credit
+//    mode enabled, Run set once; each submit fills descriptors and writes their number to the
+//    Descriptor Credits register, so the engine never stops and up to 1023 descriptors are in
+//    flight.
+//  - RunMode::StopList (the Xilinx Linux driver's way): transfers are written as a list whose
+//    last descriptor has STOP, with Nxt_adj / Descriptor Adjacent for contiguous blocks that do
+//    not cross 4 KiB; the engine is started per list (Run cleared, then set) and stops at STOP.
+//    Transfers submitted while a list runs wait in software for the next list.
+// Completion is read from the poll-mode writeback, the Completed Descriptor Count register,
+// the Status register (StopList only) or an MSI (the channel's Interrupt Enable Mask and the
+// IRQ block route it to options.msi_vector; the caller enables MSI on the device first).
+//
+// Errors are latched: after one, submit/poll/wait return it until recover() (stop, wait for
+// idle, reinitialise) makes the channel usable again, abandoning what was in flight.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "dma_bridge/xdma_descriptor.hpp"
+#include "dma_bridge/xdma_discovery.hpp"
+#include "vfio_access/dma.hpp"
+
+namespace xdma {
+
+enum class RunMode { Credits, StopList };
+enum class CompletionMethod { PollWriteback, CompletedCountRegister, StatusRegister, Interrupt };
+const char* to_string(RunMode mode);
+const char* to_string(CompletionMethod method);
+
+struct EngineOptions {
+    Direction direction = Direction::H2C;
+    unsigned channel = 0;
+    bool stream = false;  // expected channel kind: the identifier's stream bit must match
+    unsigned dma_bar = 0;
+    uint64_t register_offset = 0;  // of the DMA register space inside dma_bar
+    RunMode mode = RunMode::Credits;
+    CompletionMethod completion = CompletionMethod::PollWriteback;
+    unsigned ring_descriptors = 64;  // descriptors in flight at most: 1..1023
+    // Longest descriptor; longer transfers are split. PG195's field holds 2^28 - 1; the default
+    // keeps every piece a multiple of 64 bytes (fpga_sio's 0x0FFFFFC0).
+    uint32_t max_descriptor_length = 0x0FFFFFC0;
+    std::chrono::milliseconds timeout{10000};  // wait() default and the progress deadline
+    unsigned msi_vector = 0;                   // CompletionMethod::Interrupt
+};
+
+struct TransferCompletion {
+    uint64_t id = 0;         // as returned by submit
+    uint64_t length = 0;     // bytes moved (C2H stream: from the stream writebacks)
+    bool end_of_packet = false;  // C2H stream: EOP in the last descriptor's writeback
+};
+
+// Counters for diagnostics and benchmarks.
+struct EngineCounters {
+    uint64_t descriptors_started = 0;
+    uint64_t descriptors_completed = 0;
+    uint64_t transfers_completed = 0;
+    uint64_t credits_writes = 0;
+    uint64_t lists_started = 0;
+    uint64_t interrupts = 0;  // MSIs received by wait()
+};
+
+class Engine {
+public:
+    static vfio::Result<std::unique_ptr<Engine>> open(vfio::Device& device, EngineOptions options);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    // Memory-mapped channel: host_iova <-> card (AXI) address. Returns the transfer id.
+    vfio::Result<uint64_t> submit_memory(uint64_t host_iova, uint64_t card_address, uint64_t length);
+    // Stream channel: H2C sends length bytes (EOP on the last descriptor when end_of_packet);
+    // C2H receives up to length bytes (end_of_packet ignored).
+    vfio::Result<uint64_t> submit_stream(uint64_t host_iova, uint64_t length, bool end_of_packet);
+
+    // The oldest transfer if it completed (completions are in submission order).
+    vfio::Result<std::optional<TransferCompletion>> poll();
+    vfio::Result<TransferCompletion> wait(std::chrono::milliseconds timeout);
+    vfio::Result<TransferCompletion> wait() { return wait(m_options.timeout); }
+
+    // Clears Run and waits (up to 1 s) for the engine to go idle; in-flight transfers are lost.
+    vfio::Result<void> stop();
+    // stop(), then reinitialise the channel: the latched error is cleared.
+    vfio::Result<void> recover();
+
+    const ChannelInfo& info() const { return m_info; }
+    const EngineOptions& options() const { return m_options; }
+    std::string name() const;  // "0000:01:00.0 H2C 0"
+    size_t transfers_in_flight() const { return m_transfers.size(); }
+    size_t free_descriptors() const;
+    // Descriptors a transfer of `length` bytes needs.
+    size_t descriptors_for(uint64_t length) const;
+    bool busy() const { return !m_transfers.empty(); }
+    const EngineCounters& counters() const { return m_counters; }
+    uint32_t read_status() const;  // Status (0x40), not clearing it
+
+private:
+    struct Piece {
+        uint64_t src = 0, dst = 0;
+        uint32_t length = 0;
+        uint8_t control = 0;
+    };
+    struct Transfer {
+        uint64_t id = 0;
+        uint64_t first = 0;  // descriptor sequence number of its first descriptor
+        size_t count = 0;
+        uint64_t length = 0;
+        std::vector<Piece> pending;  // StopList: pieces not yet written to a list
+    };
+
+    Engine(vfio::Device& device, EngineOptions options) : m_device(device), m_options(options) {}
+    vfio::Result<void> initialise();
+    vfio::Result<uint64_t> submit(std::vector<Piece> pieces, uint64_t length);
+    void write_descriptor(size_t index, const Piece& piece, uint64_t next, unsigned adjacent);
+    vfio::Result<void> start_list();
+    vfio::Result<uint64_t> hardware_completed();  // descriptors completed so far (sequence)
+    vfio::Result<TransferCompletion> finish(const Transfer& transfer);
+    vfio::Result<void> check_status(uint32_t status_value, const char* source);
+    vfio::Error fail(int code, std::string what);
+    std::string diagnostics(uint32_t status_value) const;
+    uint32_t reg(uint32_t offset) const { return m_regs.read32(m_channel_base + offset); }
+    void set_reg(uint32_t offset, uint32_t value) const { m_regs.write32(m_channel_base + offset, value); }
+    uint32_t sgdma(uint32_t offset) const { return m_regs.read32(m_sgdma_base + offset); }
+    void set_sgdma(uint32_t offset, uint32_t value) const { m_regs.write32(m_sgdma_base + offset, value); }
+    uint64_t descriptor_iova(size_t index) const { return m_ring.iova() + index * sizeof(Descriptor); }
+    uint64_t writeback_iova(size_t index) const;
+    C2hStreamWriteback* stream_writeback(size_t index) const;
+    bool c2h_stream() const { return m_info.stream && m_options.direction == Direction::C2H; }
+
+    vfio::Device& m_device;
+    EngineOptions m_options;
+    ChannelInfo m_info;
+    vfio::RegisterWindow m_regs;
+    uint64_t m_channel_base = 0, m_sgdma_base = 0;
+    unsigned m_irq_source = 0;
+    vfio::DmaRegion m_ring;  // descriptors | completed count writeback | C2H stream writebacks
+    size_t m_count_wb_offset = 0, m_stream_wb_offset = 0;
+    std::deque<Transfer> m_transfers;
+    uint64_t m_next_id = 0;
+    uint64_t m_started = 0;     // descriptor sequence numbers handed to the engine
+    uint64_t m_completed = 0;   // descriptors seen completed
+    uint64_t m_list_base = 0;   // StopList: sequence number of the running list's first descriptor
+    size_t m_list_count = 0;    // StopList: descriptors in the running list (0: none running)
+    std::chrono::steady_clock::time_point m_deadline;
+    std::optional<vfio::Error> m_failure;
+    EngineCounters m_counters;
+};
+
+}  // namespace xdma

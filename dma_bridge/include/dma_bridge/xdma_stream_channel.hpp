@@ -1,0 +1,66 @@
+// streams::StreamChannel for one XDMA AXI4-Stream channel (H2C or C2H): the engine plus its
+// registered DMA buffers (H2C device-read-only, C2H device-write-only), so the stream tests
+// of software_tests/ run on XDMA designs and on the simulated XDMA model alike.
+//
+//   xdma::StreamChannelOptions o;
+//   o.direction = streams::Direction::C2H; o.channel = 0; o.dma_bar = 0;
+//   o.buffer_count = 64; o.buffer_size = 0x10000;
+//   auto c2h = PDT_TRY(xdma::XdmaStreamChannel::create(device, o));
+#pragma once
+
+#include <deque>
+#include <memory>
+
+#include "dma_bridge/stream_channel.hpp"
+#include "dma_bridge/xdma_engine.hpp"
+
+namespace xdma {
+
+struct StreamChannelOptions {
+    Direction direction = Direction::H2C;
+    unsigned channel = 0;
+    unsigned dma_bar = 0;
+    uint64_t register_offset = 0;  // of the DMA register space in dma_bar
+    size_t buffer_count = 16;      // buffers x descriptors per buffer must be <= 1023
+    uint64_t buffer_size = 0x10000;
+    RunMode mode = RunMode::Credits;
+    CompletionMethod completion = CompletionMethod::PollWriteback;
+    unsigned msi_vector = 0;  // CompletionMethod::Interrupt; enable MSI on the device first
+    uint32_t max_descriptor_length = 0x0FFFFFC0;
+    std::chrono::milliseconds timeout{10000};
+    vfio::BufferKind buffer_kind = vfio::BufferKind::Anonymous;
+    unsigned dma_mask_bits = 64;
+};
+
+class XdmaStreamChannel : public streams::StreamChannel {
+public:
+    // The device must outlive the channel.
+    static vfio::Result<std::unique_ptr<XdmaStreamChannel>> create(vfio::Device& device, StreamChannelOptions options);
+
+    streams::Direction direction() const override { return m_options.direction; }
+    std::string name() const override { return m_engine->name(); }
+    size_t buffer_count() const override { return m_options.buffer_count; }
+    uint64_t buffer_size() const override { return m_options.buffer_size; }
+    uint8_t* buffer(size_t index) override { return m_buffers.data() + index * m_options.buffer_size; }
+    vfio::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override;
+    vfio::Result<std::optional<streams::Completion>> poll() override;
+    vfio::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override;
+    // Stops the engine, abandons queued buffers and reinitialises the channel (also the way to
+    // recover after an error or a timeout).
+    vfio::Result<void> stop() override;
+    bool busy() const override { return m_engine->busy(); }
+
+    Engine& engine() { return *m_engine; }
+    uint64_t buffer_iova(size_t index) const { return m_buffers.iova() + index * m_options.buffer_size; }
+
+private:
+    explicit XdmaStreamChannel(StreamChannelOptions options) : m_options(options) {}
+    streams::Completion completion(const TransferCompletion& done);
+
+    StreamChannelOptions m_options;
+    vfio::DmaRegion m_buffers;        // declared before the engine: unmapped after it stops
+    std::unique_ptr<Engine> m_engine;
+    std::deque<std::pair<uint64_t, size_t>> m_queue;  // transfer id, buffer index
+};
+
+}  // namespace xdma

@@ -1,0 +1,193 @@
+// XDMA engine: completion (poll-mode writeback, completed descriptor count register, status
+// register, MSI), C2H stream writebacks, error reporting with decoded status and counters.
+#include <atomic>
+#include <cstdio>
+#include <thread>
+
+#include "dma_bridge/xdma_engine.hpp"
+
+namespace xdma {
+
+std::string Engine::diagnostics(uint32_t status_value) const {
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "channel_status=0x%08x [%s] completed_descriptor_count=%u descriptors_started=%llu "
+                  "descriptors_completed=%llu credits=%u transfers_in_flight=%zu",
+                  status_value, decode_status(m_options.direction, status_value).c_str(),
+                  reg(channel_reg::COMPLETED_DESCRIPTOR_COUNT), static_cast<unsigned long long>(m_started),
+                  static_cast<unsigned long long>(m_completed), sgdma(sgdma_reg::DESCRIPTOR_CREDITS),
+                  m_transfers.size());
+    return text;
+}
+
+// Latches and returns an error naming the channel, the cause and the engine state. An
+// identifier of all-ones means the device is gone, whatever the symptom was.
+vfio::Error Engine::fail(int code, std::string what) {
+    const uint32_t id = reg(channel_reg::IDENTIFIER);
+    if (id == 0xFFFFFFFFu) {
+        code = ENODEV;
+        what = "identifier reads 0xffffffff: device gone (link down or surprise removal); was: " + what;
+    }
+    const uint32_t status_value = id == 0xFFFFFFFFu ? id : read_status();
+    vfio::Error error = vfio::make_error(std::string(to_string(m_options.direction)) + " " +
+                                             std::to_string(m_options.channel) + " transfer",
+                                         m_device.identity().address.to_string(), code,
+                                         what + ": " + diagnostics(status_value));
+    if (code != EINVAL)
+        m_failure = error;
+    return error;
+}
+
+vfio::Result<void> Engine::check_status(uint32_t value, const char* source) {
+    if (!(value & status::errors))
+        return {};
+    std::string what;
+    if (value & status::desc_error)
+        what = "descriptor error";
+    else if (value & status::magic_stopped)
+        what = "magic_stopped: a descriptor's magic was not 0xAD4B";
+    else if (value & status::read_error)
+        what = "read error";
+    else if (value & status::write_error)
+        what = "write error";
+    else if (value & status::align_mismatch)
+        what = "align_mismatch";
+    else
+        what = "invalid_length";
+    return fail(EIO, what + " reported in " + source + " (status " + decode_status(m_options.direction, value) + ")");
+}
+
+vfio::Result<uint64_t> Engine::hardware_completed() {
+    uint32_t count = 0;
+    const bool list = m_options.mode == RunMode::StopList;
+    switch (m_options.completion) {
+    case CompletionMethod::PollWriteback: {
+        const uint32_t wb = std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(m_ring.data() + m_count_wb_offset))
+                                .load(std::memory_order_acquire);
+        if (wb & poll_writeback::ERROR) {
+            const uint32_t value = read_status();
+            PDT_CHECK(check_status(value, "descriptor write back"));
+            return fail(EIO, "Error reported in descriptor write back (no error bit left in status)");
+        }
+        // 24-bit count: the progress since the last look, with wrap.
+        const uint64_t base = list ? m_list_base : 0;
+        const uint32_t seen = static_cast<uint32_t>(m_completed - base) & poll_writeback::COUNT_MASK;
+        return m_completed + ((wb - seen) & poll_writeback::COUNT_MASK);
+    }
+    case CompletionMethod::Interrupt:
+        PDT_CHECK(check_status(reg(channel_reg::STATUS_RC), "status (interrupt)"));
+        [[fallthrough]];
+    case CompletionMethod::CompletedCountRegister: {
+        count = reg(channel_reg::COMPLETED_DESCRIPTOR_COUNT);
+        std::atomic_thread_fence(std::memory_order_acquire);
+        const uint64_t base = list ? m_list_base : 0;
+        const uint32_t seen = static_cast<uint32_t>(m_completed - base);
+        return m_completed + static_cast<uint32_t>(count - seen);
+    }
+    case CompletionMethod::StatusRegister: {
+        const uint32_t value = read_status();
+        PDT_CHECK(check_status(value, "status register"));
+        std::atomic_thread_fence(std::memory_order_acquire);
+        if (!(value & status::busy) && (value & status::descriptor_stopped))
+            return m_list_base + m_list_count;
+        return m_completed;
+    }
+    }
+    return m_completed;
+}
+
+vfio::Result<TransferCompletion> Engine::finish(const Transfer& transfer) {
+    TransferCompletion done{transfer.id, transfer.length, false};
+    if (!c2h_stream())
+        return done;
+    done.length = 0;
+    for (size_t i = 0; i < transfer.count; ++i) {
+        const uint64_t seq = transfer.first + i;
+        const size_t index = m_options.mode == RunMode::Credits ? seq % m_options.ring_descriptors : seq - m_list_base;
+        C2hStreamWriteback* wb = stream_writeback(index);
+        const C2hStreamWriteback record = *wb;
+        *wb = C2hStreamWriteback{};
+        if ((record.wb_magic_status >> 16) != C2H_STREAM_WRITEBACK_MAGIC) {
+            char text[96];
+            std::snprintf(text, sizeof text, "Incorrect stream wb_magic_status 0x%08x (expected magic 0x52B4)",
+                          record.wb_magic_status);
+            return fail(EPROTO, text);
+        }
+        const uint64_t capacity = std::min<uint64_t>(transfer.length - i * m_options.max_descriptor_length,
+                                                     m_options.max_descriptor_length);
+        if (record.length > capacity)
+            return fail(EPROTO, "C2H stream writeback length " + std::to_string(record.length) +
+                                    " exceeds the descriptor length " + std::to_string(capacity));
+        done.length += record.length;
+        done.end_of_packet = (record.wb_magic_status & C2H_STREAM_WRITEBACK_EOP) != 0;
+    }
+    return done;
+}
+
+vfio::Result<std::optional<TransferCompletion>> Engine::poll() {
+    if (m_failure)
+        return *m_failure;
+    if (m_transfers.empty())
+        return std::optional<TransferCompletion>{};
+    const uint64_t completed = PDT_TRY(hardware_completed());
+    if (completed > m_started)
+        return fail(EPROTO, "engine reports " + std::to_string(completed) + " completed descriptors of " +
+                                std::to_string(m_started) + " started");
+    m_counters.descriptors_completed += completed - m_completed;
+    m_completed = completed;
+    const Transfer& front = m_transfers.front();
+    if (!front.pending.empty() || m_completed < front.first + front.count)
+        return std::optional<TransferCompletion>{};
+    const TransferCompletion done = PDT_TRY(finish(front));
+    m_transfers.pop_front();
+    ++m_counters.transfers_completed;
+    if (m_options.mode == RunMode::StopList && m_list_count > 0 && m_completed == m_list_base + m_list_count) {
+        // The list is done once its last transfer is taken off; start what waits.
+        bool list_drained = m_transfers.empty() || !m_transfers.front().pending.empty();
+        if (list_drained) {
+            m_list_count = 0;
+            PDT_CHECK(start_list());
+        }
+    }
+    return std::optional<TransferCompletion>{done};
+}
+
+vfio::Result<TransferCompletion> Engine::wait(std::chrono::milliseconds timeout) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto deadline = start + timeout;
+    const bool interrupt = m_options.completion == CompletionMethod::Interrupt;
+    for (unsigned spins = 0;; ++spins) {
+        auto done = PDT_TRY(poll());
+        if (done) {
+            if (interrupt)  // take the MSI that announced it, if it is still pending
+                m_counters.interrupts += PDT_TRY(m_device.irq_poll(m_options.msi_vector));
+            return *done;
+        }
+        if (m_transfers.empty())
+            return vfio::make_error(std::string(to_string(m_options.direction)) + " " +
+                                        std::to_string(m_options.channel) + " wait",
+                                    m_device.identity().address.to_string(), EINVAL, "no transfer submitted");
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) {
+            const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
+            vfio::Error error = fail(ETIMEDOUT, "Timeout after " + std::to_string(ms) + " ms");
+            m_failure.reset();  // the caller decides: wait longer, or recover()
+            return error;
+        }
+        if (interrupt) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+            auto got = m_device.irq_wait(m_options.msi_vector, std::min(left + std::chrono::milliseconds(1),
+                                                                        std::chrono::milliseconds(100)));
+            if (got)
+                m_counters.interrupts += *got;
+            else if (got.error().code != ETIMEDOUT)
+                return got.error();
+        } else if (spins < 256) {
+            std::this_thread::yield();
+        } else {
+            std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
+    }
+}
+
+}  // namespace xdma

@@ -1,0 +1,310 @@
+// XDMA engine: open, (re)initialise, submit (credits ring or STOP-terminated lists), stop.
+#include "dma_bridge/xdma_engine.hpp"
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+namespace xdma {
+namespace {
+
+constexpr size_t kAlign = 64;
+size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+const char* to_string(RunMode mode) { return mode == RunMode::Credits ? "credits" : "stop-list"; }
+
+const char* to_string(CompletionMethod method) {
+    switch (method) {
+    case CompletionMethod::PollWriteback: return "poll-mode writeback";
+    case CompletionMethod::CompletedCountRegister: return "completed descriptor count register";
+    case CompletionMethod::StatusRegister: return "status register";
+    case CompletionMethod::Interrupt: return "interrupt";
+    }
+    return "?";
+}
+
+std::string Engine::name() const {
+    return m_device.identity().address.to_string() + " " + to_string(m_options.direction) + " " +
+           std::to_string(m_options.channel);
+}
+
+vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineOptions options) {
+    std::unique_ptr<Engine> engine(new Engine(device, options));
+    const std::string object = engine->name();
+    auto invalid = [&](std::string hint) { return vfio::make_error("open XDMA engine", object, EINVAL, std::move(hint)); };
+    if (options.ring_descriptors < 1 || options.ring_descriptors > MAX_DESCRIPTOR_CREDITS)
+        return invalid("ring_descriptors must be 1..1023, not " + std::to_string(options.ring_descriptors));
+    if (options.max_descriptor_length < 1 || options.max_descriptor_length > MAX_DESCRIPTOR_LENGTH)
+        return invalid("max_descriptor_length must be 1..0x0FFFFFFF");
+    if (options.completion == CompletionMethod::StatusRegister && options.mode != RunMode::StopList)
+        return invalid("status-register completion needs STOP-terminated lists (RunMode::StopList)");
+
+    engine->m_regs = PDT_TRY(dma_registers(device, options.dma_bar, options.register_offset));
+    const auto channels = PDT_TRY(discover(engine->m_regs, options.direction, options.stream));
+    if (options.channel >= channels.size())
+        return vfio::make_error("open XDMA engine", object, ENODEV,
+                                "the design has " + std::to_string(channels.size()) + " " + to_string(options.direction) +
+                                    (options.stream ? " stream" : " memory-mapped") + " channels");
+    engine->m_info = channels[options.channel];
+    engine->m_channel_base = block_offset(channel_target(options.direction), options.channel);
+    engine->m_sgdma_base = block_offset(sgdma_target(options.direction), options.channel);
+    if (options.direction == Direction::C2H) {
+        const auto h2c = PDT_TRY(discover(engine->m_regs, Direction::H2C, options.stream));
+        engine->m_irq_source = static_cast<unsigned>(h2c.size()) + options.channel;
+    } else {
+        engine->m_irq_source = options.channel;
+    }
+    if (options.completion == CompletionMethod::Interrupt) {
+        auto fd = device.irq_eventfd(options.msi_vector);
+        if (!fd)
+            return vfio::make_error("open XDMA engine", object, fd.error().code,
+                                    "MSI vector " + std::to_string(options.msi_vector) +
+                                        " not enabled; call Device::irq_enable(Msi, n) before opening engines");
+    }
+    if (engine->reg(channel_reg::STATUS) & status::busy)
+        return vfio::make_error("open XDMA engine", object, EBUSY,
+                                "Attempting to initialise when DMA channel busy (another user of the channel?)");
+
+    const size_t n = options.ring_descriptors;
+    engine->m_count_wb_offset = round_up(n * sizeof(Descriptor), kAlign);
+    engine->m_stream_wb_offset = engine->m_count_wb_offset + kAlign;
+    const size_t size = engine->m_stream_wb_offset + round_up(n * sizeof(C2hStreamWriteback), kAlign);
+    engine->m_ring = PDT_TRY(vfio::DmaRegion::allocate(device, size, vfio::DmaAccess::DeviceReadWrite));
+    PDT_CHECK(engine->initialise());
+    return engine;
+}
+
+Engine::~Engine() {
+    if (m_ring.size() == 0)
+        return;
+    (void)stop();
+    m_regs.write32(block_offset(target::IRQ_BLOCK) + irq_reg::CHANNEL_INTERRUPT_ENABLE_MASK_W1C, 1u << m_irq_source);
+}
+
+uint64_t Engine::writeback_iova(size_t index) const {
+    return m_ring.iova() + m_stream_wb_offset + index * sizeof(C2hStreamWriteback);
+}
+
+C2hStreamWriteback* Engine::stream_writeback(size_t index) const {
+    return reinterpret_cast<C2hStreamWriteback*>(m_ring.data() + m_stream_wb_offset) + index;
+}
+
+uint32_t Engine::read_status() const { return reg(channel_reg::STATUS); }
+
+size_t Engine::free_descriptors() const {
+    size_t used = static_cast<size_t>(m_started - m_completed);
+    for (const Transfer& t : m_transfers)
+        used += t.pending.size();
+    return used >= m_options.ring_descriptors ? 0 : m_options.ring_descriptors - used;
+}
+
+size_t Engine::descriptors_for(uint64_t length) const {
+    return length == 0 ? 1 : static_cast<size_t>((length + m_options.max_descriptor_length - 1) / m_options.max_descriptor_length);
+}
+
+vfio::Result<void> Engine::initialise() {
+    using namespace channel_reg;
+    const uint32_t common = static_cast<uint32_t>(block_offset(target::SGDMA_COMMON));
+    const uint32_t irq = static_cast<uint32_t>(block_offset(target::IRQ_BLOCK));
+    const uint32_t bit = sgdma_common_reg::channel_bit(m_options.direction, m_options.channel);
+    const bool interrupt = m_options.completion == CompletionMethod::Interrupt;
+
+    set_reg(CONTROL_W1C, control::run);
+    (void)reg(STATUS_RC);  // clear logged status
+    // Disabling credit mode resets the credits to 0; enable it again for a credits ring.
+    m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1C, bit);
+    if (m_options.mode == RunMode::Credits)
+        m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1S, bit);
+    m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1C, bit);  // clear halt
+
+    std::memset(m_ring.data(), 0, m_ring.size());
+    const uint64_t count_wb = m_ring.iova() + m_count_wb_offset;
+    set_reg(POLL_MODE_LOW_WRITE_BACK_ADDRESS, static_cast<uint32_t>(count_wb));
+    set_reg(POLL_MODE_HIGH_WRITE_BACK_ADDRESS, static_cast<uint32_t>(count_wb >> 32));
+
+    uint32_t error_enables = control::ie_desc_error | control::ie_read_error | control::ie_magic_stopped |
+                             control::ie_align_mismatch | control::ie_invalid_length;
+    if (m_options.direction == Direction::H2C)
+        error_enables |= control::ie_write_error;
+    // Every descriptor has COMPLETED, so each completion is an event; a list also ends in a stop.
+    const uint32_t event = control::ie_descriptor_completed |
+                           (m_options.mode == RunMode::StopList ? control::ie_descriptor_stopped : 0u);
+    uint32_t ctl = error_enables | event;
+    if (m_options.completion == CompletionMethod::PollWriteback)
+        ctl |= control::pollmode_wb_enable;
+    set_reg(CONTROL, ctl);
+    set_reg(INTERRUPT_ENABLE_MASK, interrupt ? (error_enables | event) : 0);
+    if (interrupt) {
+        const uint32_t vector_reg = irq + irq_reg::CHANNEL_VECTOR_NUMBER + (m_irq_source / 4) * 4;
+        const unsigned shift = (m_irq_source % 4) * 8;
+        const uint32_t vectors = m_regs.read32(vector_reg);
+        m_regs.write32(vector_reg, (vectors & ~(0x1Fu << shift)) | (m_options.msi_vector & 0x1F) << shift);
+        m_regs.write32(irq + irq_reg::CHANNEL_INTERRUPT_ENABLE_MASK_W1S, 1u << m_irq_source);
+        (void)m_device.irq_poll(m_options.msi_vector);  // drop stale interrupts
+    } else {
+        m_regs.write32(irq + irq_reg::CHANNEL_INTERRUPT_ENABLE_MASK_W1C, 1u << m_irq_source);
+    }
+
+    m_transfers.clear();
+    m_started = m_completed = m_list_base = 0;
+    m_list_count = 0;
+    m_failure.reset();
+    if (m_options.mode == RunMode::Credits) {
+        // The ring is linked in a circle once; credits hand descriptors to the running engine.
+        for (size_t i = 0; i < m_options.ring_descriptors; ++i)
+            write_descriptor(i, Piece{}, descriptor_iova((i + 1) % m_options.ring_descriptors), 0);
+        set_sgdma(sgdma_reg::DESCRIPTOR_LOW_ADDRESS, static_cast<uint32_t>(descriptor_iova(0)));
+        set_sgdma(sgdma_reg::DESCRIPTOR_HIGH_ADDRESS, static_cast<uint32_t>(descriptor_iova(0) >> 32));
+        set_sgdma(sgdma_reg::DESCRIPTOR_ADJACENT, 0);
+        std::atomic_thread_fence(std::memory_order_release);
+        set_reg(CONTROL_W1S, control::run);
+    }
+    return {};
+}
+
+void Engine::write_descriptor(size_t index, const Piece& piece, uint64_t next, unsigned adjacent) {
+    const Descriptor d = Descriptor::make(piece.control, piece.length, piece.src, piece.dst, next, adjacent);
+    std::memcpy(m_ring.data() + index * sizeof(Descriptor), &d, sizeof d);
+}
+
+vfio::Result<uint64_t> Engine::submit_memory(uint64_t host_iova, uint64_t card_address, uint64_t length) {
+    if (m_info.stream)
+        return fail(EINVAL, "submit_memory on an AXI4-Stream channel");
+    std::vector<Piece> pieces;
+    for (uint64_t done = 0; done < length; done += m_options.max_descriptor_length) {
+        const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(length - done, m_options.max_descriptor_length));
+        if (m_options.direction == Direction::H2C)
+            pieces.push_back(Piece{host_iova + done, card_address + done, n, descriptor_control::COMPLETED});
+        else
+            pieces.push_back(Piece{card_address + done, host_iova + done, n, descriptor_control::COMPLETED});
+    }
+    return submit(std::move(pieces), length);
+}
+
+vfio::Result<uint64_t> Engine::submit_stream(uint64_t host_iova, uint64_t length, bool end_of_packet) {
+    if (!m_info.stream)
+        return fail(EINVAL, "submit_stream on a memory-mapped channel");
+    std::vector<Piece> pieces;
+    for (uint64_t done = 0; done < length; done += m_options.max_descriptor_length) {
+        const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(length - done, m_options.max_descriptor_length));
+        if (m_options.direction == Direction::H2C)
+            pieces.push_back(Piece{host_iova + done, 0, n, descriptor_control::COMPLETED});
+        else
+            pieces.push_back(Piece{0 /* its writeback record, set when placed */, host_iova + done, n,
+                                   descriptor_control::COMPLETED});
+    }
+    if (end_of_packet && m_options.direction == Direction::H2C && !pieces.empty())
+        pieces.back().control |= descriptor_control::EOP;
+    return submit(std::move(pieces), length);
+}
+
+vfio::Result<uint64_t> Engine::submit(std::vector<Piece> pieces, uint64_t length) {
+    if (m_failure)
+        return *m_failure;
+    const std::string object = name();
+    if (length == 0)
+        return vfio::make_error("submit XDMA transfer", object, EINVAL, "zero-length transfer");
+    const size_t n = pieces.size();
+    if (n > m_options.ring_descriptors)
+        return vfio::make_error("submit XDMA transfer", object, EINVAL,
+                                "transfer of " + std::to_string(length) + " bytes needs " + std::to_string(n) +
+                                    " descriptors; the ring holds " + std::to_string(m_options.ring_descriptors));
+    if (n > free_descriptors())
+        return vfio::make_error("submit XDMA transfer", object, EAGAIN,
+                                "ring full: " + std::to_string(m_options.ring_descriptors - free_descriptors()) +
+                                    " descriptors in flight; wait for completions first");
+    Transfer transfer{m_next_id++, m_started, n, length, {}};
+    if (m_options.mode == RunMode::StopList) {
+        transfer.pending = std::move(pieces);
+        m_transfers.push_back(std::move(transfer));
+        if (m_list_count == 0)
+            PDT_CHECK(start_list());
+        return m_transfers.back().id;
+    }
+    const size_t ring = m_options.ring_descriptors;
+    for (size_t i = 0; i < n; ++i) {
+        const size_t index = (m_started + i) % ring;
+        if (c2h_stream()) {
+            pieces[i].src = writeback_iova(index);
+            *stream_writeback(index) = C2hStreamWriteback{};
+        }
+        write_descriptor(index, pieces[i], descriptor_iova((index + 1) % ring), 0);
+    }
+    std::atomic_thread_fence(std::memory_order_release);  // descriptors before the credit write
+    set_sgdma(sgdma_reg::DESCRIPTOR_CREDITS, static_cast<uint32_t>(n));
+    ++m_counters.credits_writes;
+    m_started += n;
+    m_counters.descriptors_started += n;
+    m_transfers.push_back(std::move(transfer));
+    return m_transfers.back().id;
+}
+
+// Writes every waiting transfer that fits into one STOP-terminated list and starts it.
+vfio::Result<void> Engine::start_list() {
+    std::vector<std::pair<Transfer*, size_t>> chosen;  // transfer, index of its first descriptor
+    size_t k = 0;
+    for (Transfer& t : m_transfers) {
+        if (t.pending.empty())
+            continue;
+        if (k + t.pending.size() > m_options.ring_descriptors)
+            break;
+        chosen.emplace_back(&t, k);
+        k += t.pending.size();
+    }
+    if (k == 0)
+        return {};
+    for (auto& [t, first] : chosen) {
+        t->first = m_started + first;
+        for (size_t j = 0; j < t->pending.size(); ++j) {
+            const size_t i = first + j;
+            Piece piece = t->pending[j];
+            if (c2h_stream()) {
+                piece.src = writeback_iova(i);
+                *stream_writeback(i) = C2hStreamWriteback{};
+            }
+            const bool last = i + 1 == k;
+            if (last)
+                piece.control |= descriptor_control::STOP;
+            write_descriptor(i, piece, last ? 0 : descriptor_iova(i + 1), last ? 0 : adjacent_after(i + 1, k));
+        }
+        t->pending.clear();
+    }
+    m_list_base = m_started;
+    m_list_count = k;
+    m_started += k;
+    m_counters.descriptors_started += k;
+    ++m_counters.lists_started;
+    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(m_ring.data() + m_count_wb_offset)).store(0, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    set_sgdma(sgdma_reg::DESCRIPTOR_LOW_ADDRESS, static_cast<uint32_t>(descriptor_iova(0)));
+    set_sgdma(sgdma_reg::DESCRIPTOR_HIGH_ADDRESS, static_cast<uint32_t>(descriptor_iova(0) >> 32));
+    set_sgdma(sgdma_reg::DESCRIPTOR_ADJACENT, adjacent_after(0, k));
+    set_reg(channel_reg::CONTROL_W1C, control::run);
+    if (m_options.completion == CompletionMethod::Interrupt)
+        (void)reg(channel_reg::STATUS_RC);  // re-arm: the previous list's stop is logged
+    set_reg(channel_reg::CONTROL_W1S, control::run);
+    return {};
+}
+
+vfio::Result<void> Engine::stop() {
+    set_reg(channel_reg::CONTROL_W1C, control::run);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (reg(channel_reg::STATUS) & status::busy) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return vfio::make_error("stop XDMA engine", name(), ETIMEDOUT,
+                                    "Timeout waiting to become idle after clearing Run bit: " + diagnostics(read_status()));
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    m_transfers.clear();
+    m_list_count = 0;
+    return {};
+}
+
+vfio::Result<void> Engine::recover() {
+    PDT_CHECK(stop());
+    return initialise();
+}
+
+}  // namespace xdma

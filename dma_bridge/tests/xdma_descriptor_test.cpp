@@ -1,0 +1,88 @@
+// The descriptor and writeback layouts pinned byte by byte against PG195.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "dma_bridge/xdma_descriptor.hpp"
+#include "dma_bridge/xdma_registers.hpp"
+
+namespace {
+
+template <typename T>
+uint64_t le(const uint8_t* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+}  // namespace
+
+TEST(XdmaDescriptor, FieldsSitWherePg195PutsThem) {
+    using namespace xdma;
+    const Descriptor d = Descriptor::make(descriptor_control::STOP | descriptor_control::COMPLETED | descriptor_control::EOP,
+                                          0x0ABCDEF1, 0x1122334455667788ull, 0x99AABBCCDDEEFF00ull,
+                                          0x0000000123456780ull, 5);
+    uint8_t raw[32];
+    std::memcpy(raw, &d, sizeof raw);
+    // Dword 0: magic [31:16], reserved [15:14], Nxt_adj [13:8], control [7:0].
+    EXPECT_EQ(le<uint32_t>(raw + 0), 0xAD4B0513u);
+    EXPECT_EQ(le<uint32_t>(raw + 4), 0x0ABCDEF1u) << "length [27:0]";
+    EXPECT_EQ(le<uint64_t>(raw + 8), 0x1122334455667788ull) << "src_adr";
+    EXPECT_EQ(le<uint64_t>(raw + 16), 0x99AABBCCDDEEFF00ull) << "dst_adr";
+    EXPECT_EQ(le<uint64_t>(raw + 24), 0x0000000123456780ull) << "nxt_adr";
+}
+
+TEST(XdmaDescriptor, LengthAndAdjacentAreMaskedToTheirFields) {
+    using namespace xdma;
+    const Descriptor d = Descriptor::make(0, 0xFFFFFFFF, 0, 0, 0, 64 + 7);
+    uint8_t raw[32];
+    std::memcpy(raw, &d, sizeof raw);
+    EXPECT_EQ(le<uint32_t>(raw + 4), 0x0FFFFFFFu);
+    EXPECT_EQ(le<uint32_t>(raw + 0), 0xAD4B0700u) << "Nxt_adj is 6 bits";
+    EXPECT_EQ(MAX_DESCRIPTOR_LENGTH, 0x0FFFFFFFu);
+}
+
+TEST(XdmaDescriptor, ControlBits) {
+    EXPECT_EQ(xdma::descriptor_control::STOP, 0x01);
+    EXPECT_EQ(xdma::descriptor_control::COMPLETED, 0x02);
+    EXPECT_EQ(xdma::descriptor_control::EOP, 0x10);
+}
+
+TEST(XdmaDescriptor, C2hStreamWritebackLayout) {
+    const uint8_t raw[8] = {0x01, 0x00, 0xB4, 0x52, 0x40, 0x00, 0x00, 0x00};
+    xdma::C2hStreamWriteback wb;
+    std::memcpy(&wb, raw, sizeof wb);
+    EXPECT_EQ(wb.wb_magic_status >> 16, xdma::C2H_STREAM_WRITEBACK_MAGIC);
+    EXPECT_TRUE(wb.wb_magic_status & xdma::C2H_STREAM_WRITEBACK_EOP);
+    EXPECT_EQ(wb.length, 64u);
+}
+
+TEST(XdmaDescriptor, AdjacentCountsStopAtListEndFourKiBAndSixBits) {
+    using xdma::adjacent_after;
+    EXPECT_EQ(adjacent_after(0, 1), 0u);
+    EXPECT_EQ(adjacent_after(0, 10), 9u);
+    EXPECT_EQ(adjacent_after(0, 128), 63u) << "6-bit field";
+    EXPECT_EQ(adjacent_after(100, 200), 27u) << "128 descriptors per 4 KiB: indices 100..127";
+    EXPECT_EQ(adjacent_after(127, 200), 0u);
+    EXPECT_EQ(adjacent_after(128, 200), 63u);
+    EXPECT_EQ(adjacent_after(190, 200), 9u);
+}
+
+TEST(XdmaRegisters, StatusDecodesWithPg195Names) {
+    using namespace xdma;
+    EXPECT_EQ(decode_status(Direction::H2C, 0), "idle");
+    EXPECT_EQ(decode_status(Direction::H2C, 0x00080011), "busy magic_stopped desc_error(unsupported request)");
+    EXPECT_EQ(decode_status(Direction::H2C, 1u << 9), "read_error(unsupported request)");
+    EXPECT_EQ(decode_status(Direction::C2H, 1u << 9), "read_error(decode)");
+    EXPECT_EQ(decode_status(Direction::H2C, 1u << 14 | 1u << 6), "idle_stopped write_error(decode)");
+    EXPECT_EQ(status::errors, 0x00FFFE38u);
+}
+
+TEST(XdmaRegisters, BlockAddressesFollowTargetAndChannel) {
+    using namespace xdma;
+    EXPECT_EQ(block_offset(target::C2H_CHANNEL, 3), 0x1300u);
+    EXPECT_EQ(block_offset(target::H2C_SGDMA, 1), 0x4100u);
+    EXPECT_EQ(block_offset(target::SGDMA_COMMON), 0x6000u);
+    EXPECT_EQ(sgdma_common_reg::channel_bit(Direction::C2H, 2), 1u << 18);
+    EXPECT_EQ(sgdma_common_reg::channel_bit(Direction::H2C, 1), 1u << 1);
+}

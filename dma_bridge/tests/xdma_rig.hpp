@@ -1,0 +1,57 @@
+// A simulated XDMA design for driver tests: a SimDevice whose BAR 0 holds the XDMA model.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "dma_bridge/xdma_engine.hpp"
+#include "sim/xdma_model.hpp"
+
+namespace xdma_test {
+
+inline vfio::DeviceIdentity identity() {
+    vfio::DeviceIdentity id;
+    id.address = *vfio::PciAddress::parse("0000:15:00.0");
+    id.vendor_id = 0x10ee;
+    id.device_id = 0x7024;
+    return id;
+}
+
+struct Rig {
+    explicit Rig(sim::XdmaConfig config) {
+        bar = std::make_shared<sim::SimBar>(0x10000);
+        device = std::make_unique<sim::SimDevice>(identity(), std::vector<std::shared_ptr<sim::SimBar>>{bar});
+        model = sim::XdmaModel::attach(*device, *bar, config);
+        EXPECT_TRUE(device->enable_bus_master().ok());
+    }
+    vfio::DmaRegion region(uint64_t size, vfio::DmaAccess access) {
+        auto r = vfio::DmaRegion::allocate(*device, size, access);
+        EXPECT_TRUE(r.ok()) << r.error().message();
+        return std::move(r).value();
+    }
+    std::unique_ptr<xdma::Engine> engine(xdma::EngineOptions options) {
+        auto e = xdma::Engine::open(*device, options);
+        EXPECT_TRUE(e.ok()) << e.error().message();
+        return e.ok() ? std::move(e).value() : nullptr;
+    }
+    std::shared_ptr<sim::SimBar> bar;
+    std::unique_ptr<sim::SimDevice> device;
+    std::shared_ptr<sim::XdmaModel> model;
+};
+
+inline sim::XdmaConfig memory_design(bool stepped = false) {
+    return sim::XdmaConfig{.num_h2c = 2, .num_c2h = 2, .stream = false, .card_memory_base = 0x80000000ull,
+                           .card_memory_size = 0x100000, .stepped = stepped};
+}
+
+inline sim::XdmaConfig stream_design(bool stepped = false) {
+    return sim::XdmaConfig{.num_h2c = 2, .num_c2h = 2, .stream = true, .stepped = stepped};
+}
+
+inline void fill(uint8_t* p, size_t n, uint32_t seed) {
+    for (size_t i = 0; i < n; ++i)
+        p[i] = static_cast<uint8_t>((seed * 2654435761u + i * 40503u) >> 11);
+}
+
+}  // namespace xdma_test

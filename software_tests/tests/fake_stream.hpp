@@ -39,6 +39,7 @@ struct LoopbackConfig {
     Fault fault = Fault::None;
     uint64_t fault_packet = 3;      // 0-based index of the H2C packet the fault hits
     size_t fifo_packets = 2;        // packets in flight between the two sides
+    bool stop_leaves_busy = false;  // a broken stop(): the C2H channel keeps its queued buffers
 };
 
 class FakeChannel;
@@ -53,6 +54,7 @@ public:
 
 private:
     friend class FakeChannel;
+    bool stop_leaves_busy() const { return m_config.stop_leaves_busy; }
     struct Packet {
         std::vector<uint8_t> data;
         bool stale = false;

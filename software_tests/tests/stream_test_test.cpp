@@ -156,6 +156,18 @@ TEST(StreamTest, StopFlagDrainsAndPasses) {
     EXPECT_FALSE(loop.c2h().busy());
 }
 
+TEST(StreamTest, ChannelStillBusyAfterStopFails) {
+    LoopbackConfig config;
+    config.stop_leaves_busy = true;
+    FakeLoopback loop(config);
+    CountingObserver observer;
+    const Summary summary = run_pair(loop, quick_options(), observer);
+    EXPECT_FALSE(summary.passed());
+    ASSERT_EQ(summary.failures.size(), 1u);
+    EXPECT_EQ(summary.failures[0].channel, "0000:15:00.0 C2H 1");
+    EXPECT_EQ(summary.failures[0].message, "still busy after stop");
+}
+
 TEST(StreamTest, NothingSelectedNeverPasses) {
     StreamTest test(quick_options());
     CountingObserver observer;

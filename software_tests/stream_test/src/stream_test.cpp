@@ -145,6 +145,15 @@ Summary StreamTest::run(Observer& observer) {
     if (any && shared.failures.empty())
         observer.on_interval(last);
 
+    // Every channel must be idle now: a channel left running would keep DMA going after exit.
+    auto check_idle = [&](streams::StreamChannel& channel) {
+        if (channel.busy())
+            shared.fail(Failure{channel.name(), "still busy after stop", std::nullopt, std::nullopt});
+    };
+    for (auto& source : m_sources)
+        check_idle(source->channel);
+    for (auto& sink : m_sinks)
+        check_idle(sink->channel);
     summary.failures = shared.failures;
     for (const auto& row : m_rows)
         summary.rows.push_back(totals(row, summary.failures));

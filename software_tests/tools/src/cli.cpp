@@ -103,14 +103,16 @@ int run_on_stream_devices(const CommonCli& cli,
         }
     auto bus = identify::open_bus(cli.sim_designs, *registry, {});
     if (!bus.ok()) {
-        std::cerr << "Error: " << bus.error().message() << "\nOverall FAIL\n";
+        std::cerr << "Error: " << bus.error().message() << "\n";
+        std::cout << "Overall FAIL\n";
         return 1;
     }
     open.timeout = options->test.transfer_timeout;
     open.progress = cli.json ? &std::cerr : &std::cout;
     auto devices = open_xdma_stream_devices(**bus, *registry, open);
     if (!devices.ok()) {
-        std::cout << "Error: " << devices.error().message() << "\nOverall FAIL\n";
+        std::cerr << "Error: " << devices.error().message() << "\n";
+        std::cout << "Overall FAIL\n";
         return 1;
     }
     std::cout.flush();

@@ -115,6 +115,60 @@ TEST(StreamToolsSim, StopDrainsAndLeavesEveryEngineIdle) {
     EXPECT_FALSE(sim.any_engine_busy());
 }
 
+TEST(SwitchRoutingSim, UpdateWritesCommitsAndReadsBack) {
+    auto registry = designs::Registry::builtin();
+    ASSERT_TRUE(registry.ok());
+    const designs::Design* design = registry->find("TOSING_160T_dma_stream_loopback");
+    ASSERT_NE(design, nullptr);
+    auto instance = sim::instantiate_design(*design, sim::simulated_identity(*design, sim::simulated_address(0), 41));
+    ASSERT_TRUE(instance.ok());
+    auto switch_block = instance->axi_switch;
+    ASSERT_NE(switch_block, nullptr);
+    auto identified = identify::identify_device(*instance->device, *design);
+    ASSERT_TRUE(identified.ok());
+    identified->device = std::move(instance->device);
+    const stream_tools::SwitchRoutes straight{0u, 1u};
+    auto update = stream_tools::update_switch_routes(*identified, straight, false);
+    ASSERT_TRUE(update.ok()) << update.error().message();
+    EXPECT_EQ(update->line, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes updated");
+    EXPECT_FALSE(update->warning.has_value());
+    EXPECT_EQ(switch_block->committed_routes(), straight);
+    const unsigned commits = switch_block->commits();
+    update = stream_tools::update_switch_routes(*identified, straight, false);
+    EXPECT_EQ(update->line, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes unchanged");
+    EXPECT_EQ(switch_block->commits(), commits);
+    update = stream_tools::update_switch_routes(*identified, straight, true);
+    EXPECT_EQ(update->line, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes update forced");
+    EXPECT_EQ(switch_block->commits(), commits + 1);
+    const stream_tools::SwitchRoutes one_off{std::nullopt, 0u};
+    ASSERT_TRUE(stream_tools::update_switch_routes(*identified, one_off, false).ok());
+    EXPECT_EQ(switch_block->committed_routes(), one_off);
+    EXPECT_EQ(stream_tools::describe_routes(one_off), "master 1 <- slave 0");
+}
+
+TEST(SwitchRouting, Policy) {
+    using stream_tools::decide_routing;
+    using stream_tools::SwitchRoutes;
+    const SwitchRoutes off{std::nullopt, std::nullopt}, defaults{1u, 0u}, straight{0u, 1u};
+    // After a VFIO reset every port is off: the defaults are written.
+    auto d = decide_routing(off, defaults, std::nullopt, false);
+    EXPECT_TRUE(d.write);
+    EXPECT_EQ(d.routes, defaults);
+    // Routing already set up (by the switch tool) is adopted unchanged.
+    d = decide_routing(straight, defaults, std::nullopt, false);
+    EXPECT_FALSE(d.write);
+    EXPECT_EQ(d.routes, straight);
+    // Command-line routing is applied when it differs; unlisted masters are disabled.
+    d = decide_routing(straight, defaults, std::vector<stream_tools::SwitchRoute>{{1, 0}}, false);
+    EXPECT_TRUE(d.write);
+    EXPECT_EQ(d.routes, (SwitchRoutes{std::nullopt, 0u}));
+    d = decide_routing(straight, defaults, std::vector<stream_tools::SwitchRoute>{{0, 0}, {1, 1}}, false);
+    EXPECT_FALSE(d.write);
+    EXPECT_EQ(stream_tools::loop_routes(defaults, 2, 2),
+              (std::vector<stream_tools::LoopRoute>{{0, 1}, {1, 0}}));
+    EXPECT_EQ(stream_tools::loop_routes(SwitchRoutes{std::nullopt, 3u}, 2, 2), std::vector<stream_tools::LoopRoute>{});
+}
+
 struct ModelFault {
     sim::XdmaDirection direction;
     unsigned channel;

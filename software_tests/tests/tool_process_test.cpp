@@ -137,4 +137,47 @@ TEST(StreamToolProcess, JsonResult) {
         << r.output;
 }
 
+TEST(StreamToolProcess, DeviceRoutingChoosesThePairs) {
+    const Outcome r = run_tool(PARALLEL_STREAMS_TOOL,
+                               with(kSmall, {"--sim_design", "TOSING_160T_dma_stream_loopback", "--device_routing",
+                                             "0000:15:00.0,0:0,1:1", "--duration", "0.5"}));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes updated\n"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "0000:15:00.0 0 -> 0 Test pattern verified in ")) << r.output;
+    EXPECT_TRUE(contains(r.output, "0000:15:00.0 1 -> 1 Test pattern verified in ")) << r.output;
+}
+
+TEST(SwitchRoutingProcess, DefaultRoutingUpdatesSwitches) {
+    const Outcome r = run_tool(SWITCH_ROUTING_TOOL, {"--sim_design", "TOSING_160T_dma_stream_loopback", "--sim_design",
+                                                     "XCKU5P_DUAL_QSFP_dma_stream_loopback", "--default_routing"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes updated\n"))
+        << r.output;
+    // The XCKU5P bitstream of seed 004 has no switch in its fabric: the read-back says so.
+    EXPECT_TRUE(contains(r.output, "Warning: Device 0000:2d:00.0 design XCKU5P_DUAL_QSFP_dma_stream_loopback: routes "
+                                   "read back as all disabled"))
+        << r.output;
+}
+
+TEST(SwitchRoutingProcess, OptionRules) {
+    Outcome r = run_tool(SWITCH_ROUTING_TOOL, {"--sim_design", "TOSING_160T_dma_stream_loopback"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.output, "Either default_routing or at least one device_routing option must be specified"));
+    r = run_tool(SWITCH_ROUTING_TOOL, {"--sim_design", "TOSING_160T_dma_stream_loopback", "--default_routing",
+                                       "--device_routing", "0000:15:00.0,0:1"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.output, "Use of both default_routing and device_routing options is invalid"));
+    r = run_tool(SWITCH_ROUTING_TOOL,
+                 {"--sim_design", "TOSING_160T_dma_stream_loopback", "--device_routing", "0000:15:00.0,2:0"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.output, "master port 2 out of range: the switch has 2 master ports")) << r.output;
+}
+
+TEST(SwitchRoutingProcess, NothingProcessedIsAFailure) {
+    const Outcome r = run_tool(SWITCH_ROUTING_TOOL, {"--sim_design", "TEF1001_dma_ddr3", "--default_routing"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "No devices processed")) << r.output;
+}
+
 }  // namespace

@@ -32,6 +32,50 @@ vfio::Result<void> write_switch_routes(vfio::Device& device, const identify::Swi
     return {};
 }
 
+vfio::Result<SwitchRoutes> read_switch_routes(vfio::Device& device, const identify::SwitchInfo& info) {
+    vfio::Bar* bar = PDT_TRY(device.bar(info.bar));
+    const uint64_t frame = axis_switch::MI_MUX + 4 * info.routes.size();
+    const vfio::RegisterWindow regs = PDT_TRY(bar->window(info.offset, frame));
+    SwitchRoutes routes(info.routes.size());
+    for (size_t m = 0; m < routes.size(); ++m) {
+        const uint32_t mux = regs.read32(axis_switch::MI_MUX + 4 * m);
+        if ((mux & axis_switch::MI_MUX_DISABLE) == 0)
+            routes[m] = mux & 0xfu;
+    }
+    return routes;
+}
+
+std::string describe_routes(const SwitchRoutes& routes) {
+    std::string text;
+    for (size_t m = 0; m < routes.size(); ++m)
+        if (routes[m])
+            text += (text.empty() ? "" : " ") + std::string("master ") + std::to_string(m) + " <- slave " +
+                    std::to_string(*routes[m]);
+    return text.empty() ? "all disabled" : text;
+}
+
+vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
+                                                bool force) {
+    const std::string prefix = "Device " + design.identity.address.to_string() + " design " + design.design->name;
+    if (!design.axi_switch || !design.device)
+        return vfio::make_error("route AXI4-Stream Switch", design.identity.address.to_string(), ENODEV,
+                                "the design has no AXI4-Stream Switch");
+    const SwitchRoutes current = PDT_TRY(read_switch_routes(*design.device, *design.axi_switch));
+    SwitchUpdate update;
+    update.routes = wanted;
+    if (!force && current == wanted) {
+        update.line = prefix + " routes unchanged";
+        return update;
+    }
+    PDT_CHECK(write_switch_routes(*design.device, *design.axi_switch, wanted));
+    update.line = prefix + (force ? " routes update forced" : " routes updated");
+    const SwitchRoutes readback = PDT_TRY(read_switch_routes(*design.device, *design.axi_switch));
+    if (readback != wanted)
+        update.warning = prefix + ": routes read back as " + describe_routes(readback) + ", not " +
+                         describe_routes(wanted) + " (the fabric may have no AXI4-Stream Switch)";
+    return update;
+}
+
 SwitchRoutes default_switch_routes(const designs::Design& design, uint8_t revision) {
     for (const designs::Peripheral& p : design.peripherals) {
         if (p.type != designs::PeripheralType::AxiStreamSwitch)

@@ -38,6 +38,23 @@ RoutingDecision decide_routing(const SwitchRoutes& current, const SwitchRoutes& 
 // Writes MI_MUX for every master port, then commits.
 vfio::Result<void> write_switch_routes(vfio::Device& device, const identify::SwitchInfo& info,
                                        const SwitchRoutes& routes);
+// Reads MI_MUX of every master port (bit 31: disabled; [3:0] the slave port).
+vfio::Result<SwitchRoutes> read_switch_routes(vfio::Device& device, const identify::SwitchInfo& info);
+// "0->1 1->0" style text of a routing, "all disabled" when no port is enabled.
+std::string describe_routes(const SwitchRoutes& routes);
+
+// xilinx_axi_stream_switch_set_routing for one identified design: applies `wanted` when it
+// differs from the switch (or always when forced) and reads it back. Returns fpga_sio's line,
+// "Device <bdf> design <name> routes updated|unchanged|update forced", and a warning when the
+// read-back differs (as on bitstreams whose table names a switch the fabric lacks).
+struct SwitchUpdate {
+    std::string line;
+    std::optional<std::string> warning;
+    SwitchRoutes routes;
+};
+vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
+                                                bool force);
+
 // The design table's default routes as SwitchRoutes of `ports` master ports.
 SwitchRoutes default_switch_routes(const designs::Design& design, uint8_t revision);
 // Loopback pairs of a routing, ordered by H2C channel.

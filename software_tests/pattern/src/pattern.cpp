@@ -1,0 +1,123 @@
+#include "pattern/pattern.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace pattern {
+namespace {
+
+// SplitMix64 (Steele, Lea, Flood 2014): derives well-spread keys from small integers.
+uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// MurmurHash3 32-bit finaliser: a bijection on 32-bit values with full avalanche.
+inline uint32_t mix(uint32_t h) {
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+// The hot loops. Cloned for AVX-512, AVX2 and baseline x86-64; the loader picks one.
+#if defined(__x86_64__) && !defined(__clang__)
+#define PDT_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define PDT_VECTOR_CLONES
+#endif
+
+PDT_VECTOR_CLONES
+void generate_run(uint32_t* __restrict dst, uint32_t count, uint32_t base, uint32_t k1, uint32_t k2) {
+    for (uint32_t i = 0; i < count; ++i)
+        dst[i] = mix((base + i) ^ k1) + k2;
+}
+
+// OR of (actual ^ expected) over the run: zero when every word matches.
+PDT_VECTOR_CLONES
+uint32_t difference_run(const uint32_t* __restrict src, uint32_t count, uint32_t base, uint32_t k1,
+                        uint32_t k2) {
+    uint32_t diff = 0;
+    for (uint32_t i = 0; i < count; ++i)
+        diff |= src[i] ^ (mix((base + i) ^ k1) + k2);
+    return diff;
+}
+
+// Words checked by one fast pass; a failing chunk is rescanned word by word.
+constexpr uint32_t CHUNK_WORDS = 4096;
+
+}  // namespace
+
+void Mismatch::merge(const Mismatch& other) {
+    if (other.bad_words == 0)
+        return;
+    if (bad_words == 0 || other.first_bad_word < first_bad_word) {
+        first_bad_word = other.first_bad_word;
+        expected = other.expected;
+        actual = other.actual;
+    }
+    bad_words += other.bad_words;
+}
+
+std::string Mismatch::describe(uint64_t base_word) const {
+    char text[200];
+    const uint64_t word = first_bad_word - base_word;
+    std::snprintf(text, sizeof text,
+                  "first bad word 0x%llx (byte offset 0x%llx) expected 0x%08x actual 0x%08x, %llu bad words",
+                  static_cast<unsigned long long>(word), static_cast<unsigned long long>(word * 4),
+                  expected, actual, static_cast<unsigned long long>(bad_words));
+    return text;
+}
+
+Pattern::Pattern(uint64_t stream, uint64_t pass)
+    : m_stream(stream), m_pass(pass), m_seed(splitmix64(splitmix64(stream) ^ (pass * 0xd1b54a32d192ed03ull))) {}
+
+Pattern::SegmentKey Pattern::segment_key(uint32_t segment) const {
+    const uint64_t key = splitmix64(m_seed + segment);
+    return SegmentKey{static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32) | 1u};
+}
+
+uint32_t Pattern::word(uint64_t index) const {
+    const SegmentKey key = segment_key(static_cast<uint32_t>(index >> 32));
+    return mix(static_cast<uint32_t>(index) ^ key.k1) + key.k2;
+}
+
+void Pattern::generate(uint32_t* dst, size_t count, uint64_t first) const {
+    while (count > 0) {
+        // A run stays inside one 2^32-word segment and fits the 32-bit loop counter.
+        const uint64_t to_segment_end = (uint64_t{1} << 32) - static_cast<uint32_t>(first);
+        const uint32_t run = static_cast<uint32_t>(std::min<uint64_t>({count, to_segment_end, 0x80000000u}));
+        const SegmentKey key = segment_key(static_cast<uint32_t>(first >> 32));
+        generate_run(dst, run, static_cast<uint32_t>(first), key.k1, key.k2);
+        dst += run;
+        count -= run;
+        first += run;
+    }
+}
+
+Mismatch Pattern::verify(const uint32_t* src, size_t count, uint64_t first) const {
+    Mismatch result;
+    while (count > 0) {
+        const uint64_t to_segment_end = (uint64_t{1} << 32) - static_cast<uint32_t>(first);
+        const uint32_t run = static_cast<uint32_t>(std::min<uint64_t>({count, to_segment_end, CHUNK_WORDS}));
+        const SegmentKey key = segment_key(static_cast<uint32_t>(first >> 32));
+        const uint32_t base = static_cast<uint32_t>(first);
+        if (difference_run(src, run, base, key.k1, key.k2) != 0) {
+            for (uint32_t i = 0; i < run; ++i) {
+                const uint32_t expected = mix((base + i) ^ key.k1) + key.k2;
+                if (src[i] != expected)
+                    result.merge(Mismatch{1, first + i, expected, src[i]});
+            }
+        }
+        src += run;
+        count -= run;
+        first += run;
+    }
+    return result;
+}
+
+}  // namespace pattern

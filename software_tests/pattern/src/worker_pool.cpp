@@ -1,0 +1,110 @@
+#include "pattern/worker_pool.hpp"
+
+#include <algorithm>
+
+namespace pattern {
+
+struct WorkerPool::Job {
+    const std::function<void(size_t)>* task = nullptr;
+    size_t count = 0;
+    std::atomic<size_t> next{0};
+    std::atomic<size_t> done{0};
+    std::mutex mutex;
+    std::condition_variable finished;
+};
+
+WorkerPool::WorkerPool(unsigned threads) {
+    m_threads.reserve(threads);
+    for (unsigned i = 0; i < threads; ++i)
+        m_threads.emplace_back([this] { worker(); });
+}
+
+WorkerPool::~WorkerPool() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+    }
+    m_wake.notify_all();
+    for (auto& thread : m_threads)
+        thread.join();
+}
+
+// Claims and runs one task of job; false when none is left to claim.
+bool WorkerPool::run_one(Job& job) {
+    const size_t index = job.next.fetch_add(1);
+    if (index >= job.count)
+        return false;
+    (*job.task)(index);
+    if (job.done.fetch_add(1) + 1 == job.count) {
+        std::lock_guard lock(job.mutex);
+        job.finished.notify_all();
+    }
+    return true;
+}
+
+void WorkerPool::worker() {
+    for (;;) {
+        std::shared_ptr<Job> job;
+        {
+            std::unique_lock lock(m_mutex);
+            m_wake.wait(lock, [this] { return m_stopping || !m_jobs.empty(); });
+            if (m_jobs.empty())
+                return;
+            job = m_jobs.front();
+            if (job->next.load() >= job->count) {
+                m_jobs.pop_front();
+                continue;
+            }
+        }
+        run_one(*job);
+    }
+}
+
+void WorkerPool::parallel_for(size_t count, const std::function<void(size_t)>& task) {
+    if (count == 0)
+        return;
+    auto job = std::make_shared<Job>();
+    job->task = &task;
+    job->count = count;
+    if (count > 1 && !m_threads.empty()) {
+        std::lock_guard lock(m_mutex);
+        m_jobs.push_back(job);
+    }
+    m_wake.notify_all();
+    while (run_one(*job)) {
+    }
+    std::unique_lock lock(job->mutex);
+    job->finished.wait(lock, [&] { return job->done.load() == job->count; });
+    lock.unlock();
+    std::lock_guard pool_lock(m_mutex);
+    m_jobs.erase(std::remove(m_jobs.begin(), m_jobs.end(), job), m_jobs.end());
+}
+
+void generate(WorkerPool* pool, const Pattern& pattern, uint32_t* dst, size_t count, uint64_t first) {
+    const size_t blocks = (count + BLOCK_WORDS - 1) / BLOCK_WORDS;
+    if (pool == nullptr || blocks <= 1) {
+        pattern.generate(dst, count, first);
+        return;
+    }
+    pool->parallel_for(blocks, [&](size_t block) {
+        const size_t offset = block * BLOCK_WORDS;
+        pattern.generate(dst + offset, std::min(BLOCK_WORDS, count - offset), first + offset);
+    });
+}
+
+Mismatch verify(WorkerPool* pool, const Pattern& pattern, const uint32_t* src, size_t count, uint64_t first) {
+    const size_t blocks = (count + BLOCK_WORDS - 1) / BLOCK_WORDS;
+    if (pool == nullptr || blocks <= 1)
+        return pattern.verify(src, count, first);
+    std::vector<Mismatch> results(blocks);
+    pool->parallel_for(blocks, [&](size_t block) {
+        const size_t offset = block * BLOCK_WORDS;
+        results[block] = pattern.verify(src + offset, std::min(BLOCK_WORDS, count - offset), first + offset);
+    });
+    Mismatch total;
+    for (const auto& result : results)
+        total.merge(result);
+    return total;
+}
+
+}  // namespace pattern

@@ -1,0 +1,41 @@
+// Output of the stream tests: fpga_sio's lines (text) or JSON Lines (--json).
+//
+// Text, as fpga_sio prints it:
+//   0000:15:00.0 0 -> 1 818.597 Mbytes/sec (8170504192 bytes in 9.981102 secs)
+//   Overall test statistics:
+//   0000:15:00.0 0 -> 1 Test pattern verified in 268435456 words
+//   Overall PASS
+// JSON Lines: one object per row per interval {"type":"interval",...}, one per row at the
+// end {"type":"total",...}, failures {"type":"failure",...}, then {"type":"result",...}.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "stream_test/stream_test.hpp"
+
+namespace stream_test {
+
+std::string format_rate_line(const std::string& label, const Interval& interval);
+// "{\"type\":\"interval\",\"label\":...}" (no newline).
+std::string json_interval(const std::string& type, const std::string& label, const Interval& interval);
+std::string json_failure(const Failure& failure);
+std::string json_escape(const std::string& text);
+
+class Report : public Observer {
+public:
+    Report(std::FILE* out, bool json) : m_out(out), m_json(json) {}
+    void on_interval(const std::vector<std::pair<std::string, Interval>>& rows) override;
+    // Totals, verification lines, failures and the verdict. Returns the exit code (0 / 1).
+    int finish(const Summary& summary);
+    // The test could not run: the reason, then Overall FAIL. Returns 1.
+    int abort(const std::string& reason);
+    // A plain line in text mode (nothing in JSON mode).
+    void line(const std::string& text);
+
+private:
+    std::FILE* m_out;
+    bool m_json;
+};
+
+}  // namespace stream_test

@@ -1,0 +1,117 @@
+// Stream-test driver, written once against streams::StreamChannel so that XDMA stream
+// channels, the edu adapter and later CUDA / ET-SoC-1 adapters all run the same tests.
+//
+// Sources (H2C channels) send a keyed, seekable pattern (pattern::Pattern, stream = source
+// id) continuously; every buffer is regenerated for its stream offset before it is resent,
+// so each pass through the ring carries different data. Sinks (C2H channels) check every
+// received byte against the stream of the source routed to them, while running, and check
+// packet lengths and end-of-packet flags. The first failure stops the whole test.
+//
+// A loopback pair (test_dma_bridge_parallel_streams) is one source and the sink it loops to;
+// independent streams (test_dma_bridge_independent_streams) report every channel on its own.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dma_bridge/stream_channel.hpp"
+#include "pattern/pattern.hpp"
+#include "pattern/worker_pool.hpp"
+#include "stream_test/rate_counter.hpp"
+#include "vfio_access/result.hpp"
+
+namespace stream_test {
+
+struct Options {
+    // No completion for this long while work is queued is a failure (fpga_sio: 10 s).
+    std::chrono::milliseconds transfer_timeout{10000};
+    std::chrono::milliseconds report_interval{10000};
+    // Stop (as for Ctrl-C) after this long; nullopt: run until stop is set.
+    std::optional<std::chrono::milliseconds> duration;
+    // Set from a SIGINT handler (or a test): stop submitting, drain, report. May be null.
+    const std::atomic<bool>* stop = nullptr;
+    // Shares pattern generation and verification; null: each channel's thread does its own.
+    pattern::WorkerPool* pool = nullptr;
+};
+
+// A failure, with what the user needs to find it: the channel, where in the stream, and for
+// data errors the first bad word (expected vs actual) and the count of bad words.
+struct Failure {
+    std::string channel;         // StreamChannel::name()
+    std::string message;         // one line
+    std::optional<uint64_t> stream_byte_offset;
+    std::optional<pattern::Mismatch> mismatch;  // data errors; first_bad_word is a stream word index
+};
+
+struct RowTotals {
+    std::string label;
+    Interval total;
+    bool verifies = false;          // the row has a verifying sink
+    uint64_t words_verified = 0;
+    std::optional<Failure> failure;
+};
+
+struct Summary {
+    std::vector<RowTotals> rows;
+    std::vector<Failure> failures;  // in the order they happened
+    bool stopped_by_user = false;
+    // PASS: no failure, at least one row, every row moved data, every verifying row checked
+    // at least one word, and at least one row verifies: never PASS when nothing was tested.
+    bool passed() const;
+};
+
+namespace detail {
+struct Source;
+struct Sink;
+}  // namespace detail
+
+// Called from the thread that runs the test.
+struct Observer {
+    virtual ~Observer() = default;
+    virtual void on_start() {}
+    virtual void on_interval(const std::vector<std::pair<std::string, Interval>>& rows) = 0;
+};
+
+class StreamTest {
+public:
+    explicit StreamTest(Options options);
+    ~StreamTest();
+
+    // A source sends the pattern of `stream` from channel (H2C), one packet per buffer.
+    vfio::Result<size_t> add_source(streams::StreamChannel& channel, uint64_t stream);
+    // A sink receives on channel (C2H) and checks against source `from` (whose packet size
+    // sets the expected lengths and EOP positions). from = nullopt: counted, not verified.
+    vfio::Result<size_t> add_sink(streams::StreamChannel& channel, std::optional<size_t> from);
+    // Output rows, printed in the order added. A pair row counts and verifies at its sink.
+    // label: "0000:15:00.0 0 -> 1" or "0000:01:00.0 H2C channel 0".
+    void add_pair_row(std::string label, size_t sink);
+    void add_source_row(std::string label, size_t source);
+    void add_sink_row(std::string label, size_t sink);
+
+    // Runs until stop / duration / failure; every channel is stopped (idle) on return.
+    Summary run(Observer& observer);
+
+private:
+    struct Row {
+        std::string label;
+        bool is_source = false;
+        size_t index = 0;
+        bool pair = false;
+    };
+    RateCounter& counter(const Row& row);
+    RowTotals totals(const Row& row, const std::vector<Failure>& failures);
+    std::vector<std::pair<std::string, Interval>> take_intervals();
+
+    Options m_options;
+    std::vector<std::unique_ptr<detail::Source>> m_sources;
+    std::vector<std::unique_ptr<detail::Sink>> m_sinks;
+    std::vector<Row> m_rows;
+};
+
+}  // namespace stream_test

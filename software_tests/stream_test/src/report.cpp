@@ -1,0 +1,130 @@
+#include "stream_test/report.hpp"
+
+#include <cinttypes>
+
+namespace stream_test {
+
+std::string format_rate_line(const std::string& label, const Interval& interval) {
+    if (interval.bytes == 0)
+        return label + " No completed transfers";
+    char text[160];
+    std::snprintf(text, sizeof text, " %.3f Mbytes/sec (%" PRIu64 " bytes in %.6f secs)", interval.mbytes_per_sec(),
+                  interval.bytes, interval.seconds);
+    return label + text;
+}
+
+std::string json_escape(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+            out += escaped;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+std::string json_interval(const std::string& type, const std::string& label, const Interval& interval) {
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  ",\"bytes\":%" PRIu64 ",\"transfers\":%" PRIu64 ",\"seconds\":%.6f,\"mbytes_per_sec\":%.3f}",
+                  interval.bytes, interval.transfers, interval.seconds, interval.mbytes_per_sec());
+    return "{\"type\":" + json_escape(type) + ",\"label\":" + json_escape(label) + text;
+}
+
+std::string json_failure(const Failure& failure) {
+    std::string out = "{\"type\":\"failure\",\"channel\":" + json_escape(failure.channel) +
+                      ",\"message\":" + json_escape(failure.message);
+    if (failure.stream_byte_offset)
+        out += ",\"stream_byte_offset\":" + std::to_string(*failure.stream_byte_offset);
+    if (failure.mismatch) {
+        out += ",\"first_bad_byte_offset\":" + std::to_string(failure.mismatch->first_bad_word * 4) +
+               ",\"expected\":" + std::to_string(failure.mismatch->expected) +
+               ",\"actual\":" + std::to_string(failure.mismatch->actual) +
+               ",\"bad_words\":" + std::to_string(failure.mismatch->bad_words);
+    }
+    return out + "}";
+}
+
+void Report::on_interval(const std::vector<std::pair<std::string, Interval>>& rows) {
+    for (const auto& [label, interval] : rows) {
+        const std::string text = m_json ? json_interval("interval", label, interval) : format_rate_line(label, interval);
+        std::fprintf(m_out, "%s\n", text.c_str());
+    }
+    std::fflush(m_out);
+}
+
+void Report::line(const std::string& text) {
+    if (!m_json) {
+        std::fprintf(m_out, "%s\n", text.c_str());
+        std::fflush(m_out);
+    }
+}
+
+int Report::abort(const std::string& reason) {
+    if (m_json)
+        std::fprintf(m_out, "{\"type\":\"error\",\"message\":%s}\n{\"type\":\"result\",\"overall\":\"FAIL\","
+                            "\"stopped_by_user\":false,\"rows\":0}\n",
+                     json_escape(reason).c_str());
+    else
+        std::fprintf(m_out, "%s\nOverall FAIL\n", reason.c_str());
+    std::fflush(m_out);
+    return 1;
+}
+
+int Report::finish(const Summary& summary) {
+    const bool pass = summary.passed();
+    if (m_json) {
+        for (const auto& row : summary.rows) {
+            std::string text = json_interval("total", row.label, row.total);
+            text.pop_back();
+            text += ",\"verified\":" + std::string(row.verifies ? "true" : "false") +
+                    ",\"words_verified\":" + std::to_string(row.words_verified) + "}";
+            std::fprintf(m_out, "%s\n", text.c_str());
+        }
+        for (const auto& failure : summary.failures)
+            std::fprintf(m_out, "%s\n", json_failure(failure).c_str());
+        std::fprintf(m_out, "{\"type\":\"result\",\"overall\":\"%s\",\"stopped_by_user\":%s,\"rows\":%zu}\n",
+                     pass ? "PASS" : "FAIL", summary.stopped_by_user ? "true" : "false", summary.rows.size());
+        std::fflush(m_out);
+        return pass ? 0 : 1;
+    }
+    if (summary.rows.empty())
+        std::fprintf(m_out, "No stream channels were tested\n");
+    else
+        std::fprintf(m_out, "Overall test statistics:\n");
+    for (const auto& row : summary.rows)
+        std::fprintf(m_out, "%s\n", format_rate_line(row.label, row.total).c_str());
+    for (const auto& row : summary.rows) {
+        if (row.failure)
+            std::fprintf(m_out, "%s Test FAILED: %s %s\n", row.label.c_str(), row.failure->channel.c_str(),
+                         row.failure->message.c_str());
+        else if (row.verifies && row.words_verified > 0)
+            std::fprintf(m_out, "%s Test pattern verified in %" PRIu64 " words\n", row.label.c_str(),
+                         row.words_verified);
+        else if (row.verifies)
+            std::fprintf(m_out, "%s No data received: nothing verified\n", row.label.c_str());
+        else if (row.total.bytes == 0)
+            std::fprintf(m_out, "%s No data transferred\n", row.label.c_str());
+    }
+    // Failures not tied to a row (for example, a channel that only feeds another row).
+    for (const auto& failure : summary.failures) {
+        bool shown = false;
+        for (const auto& row : summary.rows)
+            shown = shown || (row.failure && row.failure->channel == failure.channel &&
+                              row.failure->message == failure.message);
+        if (!shown)
+            std::fprintf(m_out, "%s %s\n", failure.channel.c_str(), failure.message.c_str());
+    }
+    std::fprintf(m_out, "Overall %s\n", pass ? "PASS" : "FAIL");
+    std::fflush(m_out);
+    return pass ? 0 : 1;
+}
+
+}  // namespace stream_test

@@ -1,0 +1,56 @@
+// Per-channel workers of the stream-test driver (private to stream_test).
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "stream_test/stream_test.hpp"
+
+namespace stream_test::detail {
+
+// State every worker shares: the stop request, the abort on failure, the failures.
+struct Shared {
+    std::atomic<bool> stop_submitting{false};
+    std::atomic<bool> abort{false};
+    std::mutex mutex;
+    std::vector<Failure> failures;
+
+    void fail(Failure failure);
+};
+
+struct Source {
+    Source(streams::StreamChannel& c, uint64_t stream)
+        : channel(c), pattern(stream, 0), packet_bytes(c.buffer_size()) {}
+    streams::StreamChannel& channel;
+    pattern::Pattern pattern;
+    uint64_t packet_bytes;
+    RateCounter counter;
+    std::atomic<uint64_t> bytes_submitted{0};
+    std::atomic<bool> finished{false};
+    // Worker state.
+    std::deque<size_t> in_flight;  // submitted buffer indices, oldest first
+    uint64_t next_word = 0;
+};
+
+struct Sink {
+    Sink(streams::StreamChannel& c, Source* s) : channel(c), source(s) {}
+    streams::StreamChannel& channel;
+    Source* source;  // null: not verified
+    RateCounter counter;
+    std::atomic<uint64_t> words_verified{0};
+    std::atomic<bool> finished{false};
+    std::deque<size_t> in_flight;
+    uint64_t rx_bytes = 0;
+};
+
+// Queue every buffer of the channel; false (after recording a failure) on error.
+bool start_source(Source& source, Shared& shared, const Options& options);
+bool start_sink(Sink& sink, Shared& shared);
+// Run until drained, stopped or failed; the channel is stopped on return.
+void run_source(Source& source, Shared& shared, const Options& options);
+void run_sink(Sink& sink, Shared& shared, const Options& options);
+
+}  // namespace stream_test::detail

@@ -1,0 +1,139 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "pattern/pattern.hpp"
+#include "pattern/worker_pool.hpp"
+
+namespace {
+
+using pattern::Mismatch;
+using pattern::Pattern;
+
+TEST(Pattern, GenerateMatchesWordAndIsSeekable) {
+    const Pattern p(3, 1);
+    std::vector<uint32_t> whole(10000);
+    p.generate(whole.data(), whole.size(), 500);
+    for (size_t i = 0; i < whole.size(); i += 97)
+        EXPECT_EQ(whole[i], p.word(500 + i));
+    // Any block generated on its own equals the same block of the whole.
+    std::vector<uint32_t> block(1234);
+    p.generate(block.data(), block.size(), 500 + 4321);
+    EXPECT_TRUE(std::equal(block.begin(), block.end(), whole.begin() + 4321));
+}
+
+TEST(Pattern, CrossesSegmentBoundary) {
+    const Pattern p(1, 0);
+    const uint64_t first = (uint64_t{1} << 32) - 10;
+    std::vector<uint32_t> words(20);
+    p.generate(words.data(), words.size(), first);
+    for (size_t i = 0; i < words.size(); ++i)
+        EXPECT_EQ(words[i], p.word(first + i));
+    EXPECT_TRUE(p.verify(words.data(), words.size(), first).ok());
+    // The next segment is keyed differently: its words are not the first segment's again.
+    EXPECT_NE(p.word(uint64_t{1} << 32), p.word(0));
+}
+
+TEST(Pattern, NoRepeatsWithinABlock) {
+    const Pattern p(0, 0);
+    std::vector<uint32_t> words(1 << 16);
+    p.generate(words.data(), words.size(), 0);
+    std::set<uint32_t> seen(words.begin(), words.end());
+    EXPECT_EQ(seen.size(), words.size());
+}
+
+TEST(Pattern, DistinctPerStreamPassAndOffset) {
+    std::vector<uint32_t> a(4096), b(4096);
+    Pattern(1, 0).generate(a.data(), a.size(), 0);
+    // Another stream, another pass, another offset: (almost) every word differs.
+    for (const auto& [other, first] : std::vector<std::pair<Pattern, uint64_t>>{
+             {Pattern(2, 0), 0}, {Pattern(1, 1), 0}, {Pattern(1, 0), 4096}, {Pattern(1, 0), 1}}) {
+        const Mismatch m = other.verify(a.data(), a.size(), first);
+        EXPECT_GT(m.bad_words, a.size() - 4) << "stream " << other.stream() << " pass " << other.pass();
+        other.generate(b.data(), b.size(), first);
+        EXPECT_NE(a, b);
+    }
+}
+
+TEST(Pattern, VerifyReportsFirstBadWordAndCount) {
+    const Pattern p(5, 2);
+    std::vector<uint32_t> words(20000);
+    p.generate(words.data(), words.size(), 1000);
+    EXPECT_TRUE(p.verify(words.data(), words.size(), 1000).ok());
+    words[7000] ^= 0x100;  // one bit flip
+    words[15000] = 0;
+    words[19999] = ~words[19999];
+    const Mismatch m = p.verify(words.data(), words.size(), 1000);
+    EXPECT_EQ(m.bad_words, 3u);
+    EXPECT_EQ(m.first_bad_word, 8000u);
+    EXPECT_EQ(m.expected, p.word(8000));
+    EXPECT_EQ(m.actual, p.word(8000) ^ 0x100);
+    EXPECT_EQ(m.describe(1000), "first bad word 0x1b58 (byte offset 0x6d60) expected 0x" +
+                                    [&] { char t[9]; std::snprintf(t, 9, "%08x", p.word(8000)); return std::string(t); }() +
+                                    " actual 0x" +
+                                    [&] { char t[9]; std::snprintf(t, 9, "%08x", p.word(8000) ^ 0x100); return std::string(t); }() +
+                                    ", 3 bad words");
+}
+
+TEST(Pattern, ZeroFilledBufferFails) {
+    std::vector<uint32_t> zeros(1000, 0);
+    const Mismatch m = Pattern(0, 0).verify(zeros.data(), zeros.size(), 0);
+    EXPECT_GE(m.bad_words, 999u);
+}
+
+TEST(Mismatch, MergeKeepsEarliest) {
+    Mismatch a{2, 50, 1, 2};
+    a.merge(Mismatch{3, 10, 3, 4});
+    a.merge(Mismatch{1, 70, 5, 6});
+    a.merge(Mismatch{});
+    EXPECT_EQ(a.bad_words, 6u);
+    EXPECT_EQ(a.first_bad_word, 10u);
+    EXPECT_EQ(a.expected, 3u);
+    EXPECT_EQ(a.actual, 4u);
+}
+
+TEST(WorkerPool, ParallelGenerateAndVerifyMatchSerial) {
+    pattern::WorkerPool pool(3);
+    const Pattern p(9, 4);
+    const size_t count = pattern::BLOCK_WORDS * 5 + 123;
+    std::vector<uint32_t> parallel(count), serial(count);
+    pattern::generate(&pool, p, parallel.data(), count, 77);
+    p.generate(serial.data(), count, 77);
+    EXPECT_EQ(parallel, serial);
+    parallel[pattern::BLOCK_WORDS * 3 + 5] ^= 1;
+    parallel[pattern::BLOCK_WORDS * 1 + 9] ^= 1;
+    const Mismatch m = pattern::verify(&pool, p, parallel.data(), count, 77);
+    EXPECT_EQ(m.bad_words, 2u);
+    EXPECT_EQ(m.first_bad_word, 77 + pattern::BLOCK_WORDS + 9);
+}
+
+TEST(WorkerPool, ManyCallersShareOnePool) {
+    pattern::WorkerPool pool(2);
+    std::vector<std::thread> callers;
+    std::atomic<int> failures{0};
+    for (int c = 0; c < 4; ++c) {
+        callers.emplace_back([&, c] {
+            const Pattern p(c, 0);
+            std::vector<uint32_t> words(pattern::BLOCK_WORDS * 3);
+            for (int round = 0; round < 5; ++round) {
+                pattern::generate(&pool, p, words.data(), words.size(), round * words.size());
+                if (!pattern::verify(&pool, p, words.data(), words.size(), round * words.size()).ok())
+                    ++failures;
+            }
+        });
+    }
+    for (auto& t : callers)
+        t.join();
+    EXPECT_EQ(failures.load(), 0);
+}
+
+TEST(WorkerPool, ZeroThreadsRunsOnCaller) {
+    pattern::WorkerPool pool(0);
+    std::vector<int> hits(10, 0);
+    pool.parallel_for(hits.size(), [&](size_t i) { hits[i]++; });
+    EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 10);
+}
+
+}  // namespace

@@ -1,0 +1,233 @@
+// The stream tools on simulated XDMA designs: each fault the XDMA model can inject makes the
+// tool print Overall FAIL naming the channel (and, for data errors, the first bad offset) and
+// return 1; a stop (as Ctrl-C) drains and leaves every engine of the model idle.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <thread>
+
+#include "identify/identify.hpp"
+#include "sim/design_sim.hpp"
+#include "sim/xdma_model.hpp"
+#include "stream_tools/stream_tools.hpp"
+#include "stream_tools/xdma_stream_device.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using stream_tools::StreamRunOptions;
+
+struct SimDesign {
+    explicit SimDesign(const char* name, size_t index = 0) {
+        auto registry = designs::Registry::builtin();
+        EXPECT_TRUE(registry.ok());
+        m_registry = std::move(*registry);
+        const designs::Design* design = m_registry.find(name);
+        EXPECT_NE(design, nullptr) << name;
+        const auto identity =
+            sim::simulated_identity(*design, sim::simulated_address(index), sim::simulated_iommu_group(index));
+        auto instance = sim::instantiate_design(*design, identity);
+        EXPECT_TRUE(instance.ok()) << instance.error().message();
+        xdma = instance->xdma;
+        auto identified = identify::identify_device(*instance->device, *design);
+        EXPECT_TRUE(identified.ok()) << identified.error().message();
+        identified->device = std::move(instance->device);
+        stream_tools::OpenOptions options;
+        options.timeout = 500ms;
+        auto made = stream_tools::make_xdma_stream_device(std::move(*identified), options);
+        EXPECT_TRUE(made.ok()) << made.error().message();
+        device = std::move(*made);
+    }
+    bool any_engine_busy() const {
+        for (unsigned ch = 0; ch < xdma->config().num_h2c; ++ch)
+            if (xdma->busy(sim::XdmaDirection::H2C, ch))
+                return true;
+        for (unsigned ch = 0; ch < xdma->config().num_c2h; ++ch)
+            if (xdma->busy(sim::XdmaDirection::C2H, ch))
+                return true;
+        return false;
+    }
+
+    designs::Registry m_registry;
+    std::shared_ptr<sim::XdmaModel> xdma;
+    std::unique_ptr<stream_tools::XdmaStreamDevice> device;
+};
+
+StreamRunOptions sim_options() {
+    StreamRunOptions options;
+    options.num_descriptors = 8;
+    options.mapping_size = 8 * 0x4000;
+    options.test.transfer_timeout = 500ms;
+    options.test.report_interval = 200ms;
+    options.test.duration = 600ms;
+    return options;
+}
+
+std::string run_parallel(stream_tools::StreamDevice& device, const StreamRunOptions& options, int& code) {
+    char* text = nullptr;
+    size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    code = stream_tools::run_parallel_streams({&device}, {{device.address(), 0}}, options, out);
+    std::fclose(out);
+    std::string result(text, size);
+    std::free(text);
+    return result;
+}
+
+TEST(StreamToolsSim, NiteFuryLoopbackPasses) {
+    SimDesign sim("NiteFury_dma_stream_loopback", 2);
+    int code = -1;
+    const std::string out = run_parallel(*sim.device, sim_options(), code);
+    EXPECT_EQ(code, 0) << out;
+    EXPECT_TRUE(out.find("Selecting test of NiteFury_dma_stream_loopback design PCI device 0000:36:00.0 IOMMU group "
+                         "86 H2C channel 0 C2H channel 1\n") != std::string::npos)
+        << out;
+    EXPECT_TRUE(std::regex_search(out, std::regex("\n0000:36:00\\.0 0 -> 1 [0-9]+\\.[0-9]{3} Mbytes/sec \\([0-9]+ "
+                                                  "bytes in [0-9]+\\.[0-9]{6} secs\\)\n")))
+        << out;
+    EXPECT_TRUE(out.find("0000:36:00.0 0 -> 1 Test pattern verified in ") != std::string::npos) << out;
+    EXPECT_TRUE(out.ends_with("Overall PASS\n")) << out;
+    EXPECT_FALSE(sim.any_engine_busy());
+}
+
+TEST(StreamToolsSim, StopDrainsAndLeavesEveryEngineIdle) {
+    SimDesign sim("XCKU5P_DUAL_QSFP_dma_stream_loopback", 1);
+    std::atomic<bool> stop{false};
+    StreamRunOptions options = sim_options();
+    options.test.duration.reset();
+    options.test.stop = &stop;
+    std::thread stopper([&] {
+        std::this_thread::sleep_for(400ms);
+        stop = true;
+    });
+    char* text = nullptr;
+    size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    const int code = stream_tools::run_parallel_streams({sim.device.get()}, {}, options, out);
+    std::fclose(out);
+    const std::string printed(text, size);
+    std::free(text);
+    stopper.join();
+    EXPECT_EQ(code, 0) << printed;
+    EXPECT_TRUE(printed.find("Overall test statistics:\n") != std::string::npos) << printed;
+    for (const char* label : {"0000:2d:00.0 0 -> 1", "0000:2d:00.0 1 -> 0", "0000:2d:00.0 2 -> 3", "0000:2d:00.0 3 -> 2"})
+        EXPECT_TRUE(printed.find(std::string(label) + " Test pattern verified in ") != std::string::npos) << printed;
+    EXPECT_FALSE(sim.any_engine_busy());
+}
+
+TEST(SwitchRoutingSim, UpdateWritesCommitsAndReadsBack) {
+    auto registry = designs::Registry::builtin();
+    ASSERT_TRUE(registry.ok());
+    const designs::Design* design = registry->find("TOSING_160T_dma_stream_loopback");
+    ASSERT_NE(design, nullptr);
+    auto instance = sim::instantiate_design(*design, sim::simulated_identity(*design, sim::simulated_address(0), 41));
+    ASSERT_TRUE(instance.ok());
+    auto switch_block = instance->axi_switch;
+    ASSERT_NE(switch_block, nullptr);
+    auto identified = identify::identify_device(*instance->device, *design);
+    ASSERT_TRUE(identified.ok());
+    identified->device = std::move(instance->device);
+    const stream_tools::SwitchRoutes straight{0u, 1u};
+    auto update = stream_tools::update_switch_routes(*identified, straight, false);
+    ASSERT_TRUE(update.ok()) << update.error().message();
+    EXPECT_EQ(update->line, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes updated");
+    EXPECT_FALSE(update->warning.has_value());
+    EXPECT_EQ(switch_block->committed_routes(), straight);
+    const unsigned commits = switch_block->commits();
+    update = stream_tools::update_switch_routes(*identified, straight, false);
+    EXPECT_EQ(update->line, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes unchanged");
+    EXPECT_EQ(switch_block->commits(), commits);
+    update = stream_tools::update_switch_routes(*identified, straight, true);
+    EXPECT_EQ(update->line, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes update forced");
+    EXPECT_EQ(switch_block->commits(), commits + 1);
+    const stream_tools::SwitchRoutes one_off{std::nullopt, 0u};
+    ASSERT_TRUE(stream_tools::update_switch_routes(*identified, one_off, false).ok());
+    EXPECT_EQ(switch_block->committed_routes(), one_off);
+    EXPECT_EQ(stream_tools::describe_routes(one_off), "master 1 <- slave 0");
+}
+
+TEST(SwitchRouting, Policy) {
+    using stream_tools::decide_routing;
+    using stream_tools::SwitchRoutes;
+    const SwitchRoutes off{std::nullopt, std::nullopt}, defaults{1u, 0u}, straight{0u, 1u};
+    // After a VFIO reset every port is off: the defaults are written.
+    auto d = decide_routing(off, defaults, std::nullopt, false);
+    EXPECT_TRUE(d.write);
+    EXPECT_EQ(d.routes, defaults);
+    // Routing already set up (by the switch tool) is adopted unchanged.
+    d = decide_routing(straight, defaults, std::nullopt, false);
+    EXPECT_FALSE(d.write);
+    EXPECT_EQ(d.routes, straight);
+    // Command-line routing is applied when it differs; unlisted masters are disabled.
+    d = decide_routing(straight, defaults, std::vector<stream_tools::SwitchRoute>{{1, 0}}, false);
+    EXPECT_TRUE(d.write);
+    EXPECT_EQ(d.routes, (SwitchRoutes{std::nullopt, 0u}));
+    d = decide_routing(straight, defaults, std::vector<stream_tools::SwitchRoute>{{0, 0}, {1, 1}}, false);
+    EXPECT_FALSE(d.write);
+    EXPECT_EQ(stream_tools::loop_routes(defaults, 2, 2),
+              (std::vector<stream_tools::LoopRoute>{{0, 1}, {1, 0}}));
+    EXPECT_EQ(stream_tools::loop_routes(SwitchRoutes{std::nullopt, 3u}, 2, 2), std::vector<stream_tools::LoopRoute>{});
+}
+
+struct ModelFault {
+    sim::XdmaDirection direction;
+    unsigned channel;
+    sim::XdmaFault fault;
+    const char* failing_channel;  // regex for the channel named
+    const char* message;          // regex for the message
+};
+
+class StreamToolsSimFault : public ::testing::TestWithParam<ModelFault> {};
+
+TEST_P(StreamToolsSimFault, OverallFailNamesChannelAndOffset) {
+    const ModelFault f = GetParam();
+    SimDesign sim("NiteFury_dma_stream_loopback", 2);
+    std::thread injector([&] {
+        std::this_thread::sleep_for(100ms);  // while data is flowing
+        sim.xdma->inject(f.direction, f.channel, f.fault);
+    });
+    StreamRunOptions options = sim_options();
+    options.test.duration = 5s;  // the fault must end the run
+    int code = -1;
+    const std::string out = run_parallel(*sim.device, options, code);
+    injector.join();
+    EXPECT_EQ(code, 1) << out;
+    const std::string expected = std::string("\n0000:36:00\\.0 0 -> 1 Test FAILED: ") + f.failing_channel + " " + f.message;
+    EXPECT_TRUE(std::regex_search(out, std::regex(expected))) << "expected /" << expected << "/ in\n" << out;
+    EXPECT_TRUE(out.ends_with("Overall FAIL\n")) << out;
+    EXPECT_EQ(out.find("PASS"), std::string::npos) << out;
+    if (std::getenv("PDT_SHOW_OUTPUT"))
+        std::fprintf(stderr, "%s", out.c_str());
+    EXPECT_FALSE(sim.any_engine_busy());
+}
+
+constexpr const char* DATA_ERROR =
+    "data error in buffer [0-9]+ at stream byte offset 0x[0-9a-f]+: first bad word 0x[0-9a-f]+ \\(byte offset "
+    "0x[0-9a-f]+\\) expected 0x[0-9a-f]{8} actual 0x[0-9a-f]{8}, [0-9]+ bad words";
+
+INSTANTIATE_TEST_SUITE_P(
+    ModelFaults, StreamToolsSimFault,
+    ::testing::Values(
+        ModelFault{sim::XdmaDirection::H2C, 0, sim::XdmaFault::DataBitFlip, "0000:36:00\\.0 C2H 1", DATA_ERROR},
+        ModelFault{sim::XdmaDirection::C2H, 1, sim::XdmaFault::DataBitFlip, "0000:36:00\\.0 C2H 1", DATA_ERROR},
+        ModelFault{sim::XdmaDirection::H2C, 0, sim::XdmaFault::DropPacket, "0000:36:00\\.0 C2H 1", DATA_ERROR},
+        ModelFault{sim::XdmaDirection::H2C, 0, sim::XdmaFault::DuplicatePacket, "0000:36:00\\.0 C2H 1", DATA_ERROR},
+        ModelFault{sim::XdmaDirection::H2C, 0, sim::XdmaFault::ReorderPacket, "0000:36:00\\.0 C2H 1", DATA_ERROR},
+        ModelFault{sim::XdmaDirection::C2H, 1, sim::XdmaFault::ShortC2hLength, "0000:36:00\\.0 C2H 1",
+                   "C2H completion length [0-9]+ EOP 1, expected length [0-9]+"},
+        ModelFault{sim::XdmaDirection::H2C, 0, sim::XdmaFault::EngineStall, "0000:36:00\\.0 (H2C 0|C2H 1)",
+                   "timeout: no (H2C|C2H) completion for 0\\.500 secs"},
+        ModelFault{sim::XdmaDirection::C2H, 1, sim::XdmaFault::EngineStall, "0000:36:00\\.0 (H2C 0|C2H 1)",
+                   "timeout: no (H2C|C2H) completion for 0\\.500 secs"},
+        ModelFault{sim::XdmaDirection::H2C, 0, sim::XdmaFault::DescriptorReadError, "0000:36:00\\.0 H2C 0", "wait: "},
+        ModelFault{sim::XdmaDirection::C2H, 1, sim::XdmaFault::BadMagic, "0000:36:00\\.0 C2H 1", "wait: "}),
+    [](const auto& info) {
+        std::string name = std::string(info.param.direction == sim::XdmaDirection::H2C ? "H2C_" : "C2H_") +
+                           sim::to_string(info.param.fault);
+        for (char& c : name)
+            if (!std::isalnum(static_cast<unsigned char>(c)))
+                c = '_';
+        return name;
+    });
+
+}  // namespace

@@ -1,0 +1,223 @@
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "fake_stream_device.hpp"
+#include "stream_tools/stream_tools.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using fake::FakeStreamDevice;
+using stream_tools::ChannelSelector;
+using stream_tools::LoopRoute;
+using stream_tools::StreamRunOptions;
+
+std::string capture(const std::function<int(std::FILE*)>& body, int& code) {
+    char* text = nullptr;
+    size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    code = body(out);
+    std::fclose(out);
+    std::string result(text, size);
+    std::free(text);
+    return result;
+}
+
+StreamRunOptions quick() {
+    StreamRunOptions options;
+    options.num_descriptors = 4;
+    options.mapping_size = 4 * 8192;
+    options.test.transfer_timeout = 300ms;
+    options.test.report_interval = 100ms;
+    options.test.duration = 250ms;
+    return options;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+struct Devices {
+    FakeStreamDevice tef{"0000:15:00.0", "TEF1001_dma_stream_loopback", 41, {{0, 1}, {1, 0}}, 2};
+    FakeStreamDevice ku{"0000:2d:00.0", "XCKU5P_DUAL_QSFP_dma_stream_loopback", 85, {{0, 1}, {1, 0}, {2, 3}, {3, 2}}, 4};
+    std::vector<stream_tools::StreamDevice*> all() { return {&tef, &ku}; }
+};
+
+TEST(ParallelStreams, AllRoutesPrintFpgaSioLinesAndPass) {
+    Devices d;
+    int code = -1;
+    const std::string out =
+        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), {}, quick(), f); }, code);
+    EXPECT_EQ(code, 0) << out;
+    EXPECT_TRUE(out.starts_with("Using num_descriptors=4 bytes_per_buffer=0x2000 data_mapping_size_words=0x2000\n"
+                                "Selecting test of TEF1001_dma_stream_loopback design PCI device 0000:15:00.0 IOMMU "
+                                "group 41 H2C channel 0 C2H channel 1\n"
+                                "Selecting test of TEF1001_dma_stream_loopback design PCI device 0000:15:00.0 IOMMU "
+                                "group 41 H2C channel 1 C2H channel 0\n"
+                                "Selecting test of XCKU5P_DUAL_QSFP_dma_stream_loopback design PCI device "
+                                "0000:2d:00.0 IOMMU group 85 H2C channel 0 C2H channel 1\n"))
+        << out;
+    EXPECT_TRUE(contains(out, "Press Ctrl-C to stop test\n0000:15:00.0 0 -> 1 ")) << out;
+    EXPECT_TRUE(contains(out, " Mbytes/sec (")) << out;
+    EXPECT_TRUE(contains(out, "Overall test statistics:\n")) << out;
+    for (const char* label : {"0000:15:00.0 0 -> 1", "0000:15:00.0 1 -> 0", "0000:2d:00.0 2 -> 3", "0000:2d:00.0 3 -> 2"})
+        EXPECT_TRUE(contains(out, std::string(label) + " Test pattern verified in ")) << out;
+    EXPECT_TRUE(out.ends_with("Overall PASS\n")) << out;
+    EXPECT_FALSE(d.tef.any_busy());
+    EXPECT_FALSE(d.ku.any_busy());
+}
+
+TEST(ParallelStreams, StreamDeviceSelectsPairs) {
+    Devices d;
+    int code = -1;
+    const std::vector<ChannelSelector> select{{*vfio::PciAddress::parse("0000:2d:00.0"), 2}};
+    const std::string out =
+        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), select, quick(), f); }, code);
+    EXPECT_EQ(code, 0) << out;
+    EXPECT_TRUE(contains(out, "H2C channel 2 C2H channel 3\nPress Ctrl-C")) << out;
+    EXPECT_FALSE(contains(out, "0000:15:00.0")) << out;
+    EXPECT_TRUE(contains(out, "0000:2d:00.0 2 -> 3 Test pattern verified in ")) << out;
+}
+
+TEST(ParallelStreams, UnknownSelectionFails) {
+    Devices d;
+    int code = -1;
+    const std::vector<ChannelSelector> select{{*vfio::PciAddress::parse("0000:15:00.0"), 3}};
+    const std::string out =
+        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), select, quick(), f); }, code);
+    EXPECT_EQ(code, 1);
+    EXPECT_TRUE(out.ends_with("No H2C channel 3 on a stream design at 0000:15:00.0\nOverall FAIL\n")) << out;
+}
+
+TEST(ParallelStreams, NoDevicesIsAFailureNeverPass) {
+    int code = -1;
+    const std::string out =
+        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams({}, {}, quick(), f); }, code);
+    EXPECT_EQ(code, 1);
+    EXPECT_TRUE(out.ends_with("Overall FAIL\n")) << out;
+    EXPECT_FALSE(contains(out, "PASS"));
+}
+
+TEST(ParallelStreams, OpenFailureIsReported) {
+    Devices d;
+    d.ku.fail_open = true;
+    int code = -1;
+    const std::string out =
+        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), {}, quick(), f); }, code);
+    EXPECT_EQ(code, 1);
+    EXPECT_TRUE(out.ends_with("open channel 0000:2d:00.0: No such device\nOverall FAIL\n")) << out;
+}
+
+TEST(ParallelStreams, DataFaultFailsWithChannelAndOffset) {
+    fake::LoopbackConfig faults;
+    faults.fault = fake::Fault::BitFlip;
+    faults.fault_packet = 6;
+    FakeStreamDevice device("0000:36:00.0", "NiteFury_dma_stream_loopback", 86, {{0, 1}}, 2, faults);
+    int code = -1;
+    StreamRunOptions options = quick();
+    options.test.duration = 5s;
+    const std::string out = capture(
+        [&](std::FILE* f) { return stream_tools::run_parallel_streams({&device}, {}, options, f); }, code);
+    EXPECT_EQ(code, 1);
+    // Packet 6 of 8 KiB buffers: word 5 is bad, stream byte offset 6 * 0x2000 + 20 = 0xc014.
+    EXPECT_TRUE(contains(out, "0000:36:00.0 0 -> 1 Test FAILED: 0000:36:00.0 C2H 1 data error in buffer 2 at stream "
+                              "byte offset 0xc014: first bad word 0x5 (byte offset 0x14) expected 0x"))
+        << out;
+    EXPECT_TRUE(contains(out, ", 1 bad words\n")) << out;
+    EXPECT_TRUE(out.ends_with("Overall FAIL\n")) << out;
+    EXPECT_FALSE(device.any_busy());
+}
+
+TEST(ParallelStreams, JsonLines) {
+    Devices d;
+    StreamRunOptions options = quick();
+    options.json = true;
+    int code = -1;
+    const std::string out =
+        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), {}, options, f); }, code);
+    EXPECT_EQ(code, 0);
+    EXPECT_TRUE(out.starts_with("{\"type\":\"interval\",\"label\":\"0000:15:00.0 0 -> 1\"")) << out;
+    EXPECT_TRUE(contains(out, "{\"type\":\"total\",\"label\":\"0000:2d:00.0 3 -> 2\"")) << out;
+    EXPECT_TRUE(out.ends_with("{\"type\":\"result\",\"overall\":\"PASS\",\"stopped_by_user\":false,\"rows\":6}\n"))
+        << out;
+}
+
+TEST(IndependentStreams, EveryChannelVerifiedAgainstItsSource) {
+    FakeStreamDevice device("0000:01:00.0", "TOSING_160T_dma_stream_loopback", 0, {{1, 0}, {0, 1}}, 2);
+    int code = -1;
+    const std::string out = capture(
+        [&](std::FILE* f) { return stream_tools::run_independent_streams({&device}, {}, {}, quick(), f); }, code);
+    EXPECT_EQ(code, 0) << out;
+    EXPECT_TRUE(contains(out, "group 0 H2C channel 0\nSelecting test of TOSING_160T_dma_stream_loopback design PCI "
+                              "device 0000:01:00.0 IOMMU group 0 H2C channel 1\n"))
+        << out;
+    EXPECT_TRUE(contains(out, "Press Ctrl-C to stop test\n0000:01:00.0 H2C channel 0 ")) << out;
+    EXPECT_TRUE(contains(out, "0000:01:00.0 C2H channel 0 Test pattern verified in ")) << out;
+    EXPECT_TRUE(contains(out, "0000:01:00.0 C2H channel 1 Test pattern verified in ")) << out;
+    EXPECT_FALSE(contains(out, "H2C channel 0 Test pattern")) << out;
+    EXPECT_TRUE(out.ends_with("Overall PASS\n")) << out;
+}
+
+TEST(IndependentStreams, OnlyC2hSelectedWarnsAndCannotPass) {
+    FakeStreamDevice device("0000:01:00.0", "TOSING_160T_dma_stream_loopback", 0, {{1, 0}, {0, 1}}, 2);
+    int code = -1;
+    const std::vector<ChannelSelector> c2h{{*vfio::PciAddress::parse("0000:01:00.0"), 0}};
+    StreamRunOptions options = quick();
+    options.test.transfer_timeout = 100ms;
+    const std::string out = capture(
+        [&](std::FILE* f) { return stream_tools::run_independent_streams({&device}, {}, c2h, options, f); }, code);
+    EXPECT_EQ(code, 1) << out;
+    EXPECT_TRUE(contains(out, "Warning: no H2C channel under test feeds 0000:01:00.0 C2H channel 0")) << out;
+    EXPECT_TRUE(contains(out, "timeout: no C2H completion")) << out;
+}
+
+TEST(IndependentStreams, RowWithoutDataNeverPasses) {
+    FakeStreamDevice device("0000:01:00.0", "TOSING_160T_dma_stream_loopback", 0, {{1, 0}, {0, 1}}, 2);
+    int code = -1;
+    const std::vector<ChannelSelector> c2h{{*vfio::PciAddress::parse("0000:01:00.0"), 0}};
+    StreamRunOptions options = quick();
+    options.test.duration = 50ms;  // stops before the transfer timeout
+    const std::string out = capture(
+        [&](std::FILE* f) { return stream_tools::run_independent_streams({&device}, {}, c2h, options, f); }, code);
+    EXPECT_EQ(code, 1) << out;
+    EXPECT_TRUE(out.ends_with("0000:01:00.0 C2H channel 0 No data transferred\nOverall FAIL\n")) << out;
+}
+
+TEST(StreamToolOptions, Numbers) {
+    EXPECT_EQ(*stream_tools::parse_number("n", "0x40", 0, 100), 64u);
+    EXPECT_EQ(*stream_tools::parse_number("n", "020000000", 0, ~0ull), 0x400000u);  // octal, as fpga_sio reads it
+    EXPECT_EQ(*stream_tools::parse_number("n", "64", 1, 1023), 64u);
+    EXPECT_EQ(stream_tools::parse_number("stream_num_descriptors", "1024", 1, 1023).error().message(),
+              "parse option --stream_num_descriptors \"1024\": Invalid argument (must be in the range 1..1023)");
+    EXPECT_FALSE(stream_tools::parse_number("n", "12abc", 0, 100).ok());
+    EXPECT_FALSE(stream_tools::parse_number("n", "-1", 0, 100).ok());
+    EXPECT_FALSE(stream_tools::parse_number("n", "", 0, 100).ok());
+    EXPECT_DOUBLE_EQ(*stream_tools::parse_seconds("duration", "2.5"), 2.5);
+    EXPECT_FALSE(stream_tools::parse_seconds("duration", "0").ok());
+    EXPECT_FALSE(stream_tools::parse_seconds("duration", "1s").ok());
+}
+
+TEST(StreamToolOptions, Selectors) {
+    const auto s = stream_tools::parse_channel_selector("stream_device", "0000:2d:00.0,3");
+    ASSERT_TRUE(s.ok());
+    EXPECT_EQ(s->address.to_string(), "0000:2d:00.0");
+    EXPECT_EQ(s->channel, 3u);
+    EXPECT_FALSE(stream_tools::parse_channel_selector("stream_device", "0000:2d:00.0").ok());
+    EXPECT_FALSE(stream_tools::parse_channel_selector("stream_device", "0000:2d:00.0,4").ok());
+    EXPECT_FALSE(stream_tools::parse_channel_selector("stream_device", "2d:00.0,1").ok());
+}
+
+TEST(StreamToolOptions, DeviceRouting) {
+    const auto r = stream_tools::parse_device_routing("device_routing", "0000:01:00.0,0:1,1:0");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->routes, (std::vector<stream_tools::SwitchRoute>{{0, 1}, {1, 0}}));
+    const auto none = stream_tools::parse_device_routing("device_routing", "0000:01:00.0");
+    ASSERT_TRUE(none.ok());
+    EXPECT_TRUE(none->routes.empty());
+    EXPECT_FALSE(stream_tools::parse_device_routing("device_routing", "0000:01:00.0,0-1").ok());
+    EXPECT_EQ(stream_tools::parse_device_routing("device_routing", "0000:01:00.0,0:1,0:2").error().hint,
+              "master port 0 routed twice");
+    EXPECT_EQ(*stream_tools::parse_buffer_allocation("huge_pages"), stream_tools::BufferAllocation::HugePages);
+    EXPECT_FALSE(stream_tools::parse_buffer_allocation("stack").ok());
+}
+
+}  // namespace

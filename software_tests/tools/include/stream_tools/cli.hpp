@@ -1,0 +1,47 @@
+// Command-line plumbing shared by the stream tool mains: the options they have in common,
+// their conversion (usage errors exit 2), and opening the XDMA stream designs of the bus the
+// options choose (--sim_design designs, else the kernel's VFIO devices).
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stream_tools/stream_tools.hpp"
+
+namespace stream_tools {
+
+struct CommonCli {
+    std::vector<std::string> sim_designs;
+    std::vector<std::string> design_files;
+    std::vector<std::string> device_routing;
+    std::string buffer_allocation = "heap";
+    std::string stream_mapping_size = "0x40000000";
+    std::string stream_num_descriptors = "64";
+    std::string duration;
+    std::string report_interval = "10";
+    std::string transfer_timeout = "10";
+    int verify_threads = -1;  // -1: chosen from the number of cores
+    bool json = false;
+};
+
+void add_common_options(boost::program_options::options_description& description, CommonCli& cli);
+
+// Parses argv into description; returns an exit status when the run ends here (--help: 0,
+// usage error: 2, with the message on stderr).
+std::optional<int> parse_command_line(int argc, char** argv, const boost::program_options::options_description& description,
+                                      const char* summary);
+
+// Converts the common options; errors are usage errors.
+vfio::Result<StreamRunOptions> run_options(const CommonCli& cli);
+vfio::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& option,
+                                                             const std::vector<std::string>& texts);
+
+// Opens the stream designs and calls body with them; returns body's exit status, 1 when the
+// devices cannot be opened, 2 for a usage error. Ctrl-C (SIGINT) stops the run in body.
+int run_on_stream_devices(const CommonCli& cli,
+                          const std::function<int(const std::vector<StreamDevice*>&, const StreamRunOptions&)>& body);
+
+}  // namespace stream_tools

@@ -1,0 +1,44 @@
+// Option values shared by the stream tools, parsed strictly: fpga_sio's spellings, numbers in
+// C notation (0x.. hex, 0.. octal, else decimal, as strtoul base 0 reads them), no junk.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vfio_access/pci_address.hpp"
+#include "vfio_access/result.hpp"
+
+namespace stream_tools {
+
+// "<number>" in C notation, within [min, max]; errors name the option.
+vfio::Result<uint64_t> parse_number(const std::string& option, const std::string& text, uint64_t min, uint64_t max);
+// "--duration 20", "--report_interval 0.5": a positive number of seconds.
+vfio::Result<double> parse_seconds(const std::string& option, const std::string& text);
+
+// "<bdf>,<channel>" (--stream_device, --h2c_stream_device, --c2h_stream_device).
+struct ChannelSelector {
+    vfio::PciAddress address;
+    unsigned channel = 0;
+};
+vfio::Result<ChannelSelector> parse_channel_selector(const std::string& option, const std::string& text);
+
+// "<bdf>[,<master>:<slave>]..." (--device_routing): routes of an AXI4-Stream Switch; master
+// ports feed C2H channels, slave ports come from H2C channels; unlisted masters are disabled.
+struct SwitchRoute {
+    unsigned master = 0;
+    unsigned slave = 0;
+    auto operator<=>(const SwitchRoute&) const = default;
+};
+struct DeviceRouting {
+    vfio::PciAddress address;
+    std::vector<SwitchRoute> routes;
+};
+vfio::Result<DeviceRouting> parse_device_routing(const std::string& option, const std::string& text);
+
+// --buffer_allocation heap|shared_memory|huge_pages.
+enum class BufferAllocation { Heap, SharedMemory, HugePages };
+vfio::Result<BufferAllocation> parse_buffer_allocation(const std::string& text);
+
+}  // namespace stream_tools

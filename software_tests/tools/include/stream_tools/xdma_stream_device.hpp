@@ -1,0 +1,100 @@
+// StreamDevice for identified XDMA stream designs (kernel VFIO or simulated bus): AXI4-Stream
+// Switch routing with fpga_sio's policy, loopback routes, and xdma::XdmaStreamChannel channels.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include "identify/identify.hpp"
+#include "stream_tools/options.hpp"
+#include "stream_tools/stream_device.hpp"
+
+namespace stream_tools {
+
+// AXI4-Stream Switch (PG085) registers, relative to the switch's base.
+namespace axis_switch {
+inline constexpr uint64_t CONTROL = 0x00;
+inline constexpr uint32_t CONTROL_REG_UPDATE = 0x2;  // commit the MI_MUX registers
+inline constexpr uint64_t MI_MUX = 0x40;             // + 4 x master port
+inline constexpr uint32_t MI_MUX_DISABLE = 0x80000000u;
+}  // namespace axis_switch
+
+// Routing of one design: routes[m] is the slave port feeding master port m (nullopt: off).
+using SwitchRoutes = std::vector<std::optional<unsigned>>;
+
+struct RoutingDecision {
+    SwitchRoutes routes;
+    bool write = false;  // the switch must be written (and committed)
+};
+
+// fpga_sio's policy: command-line routing is applied when it differs from the switch (or
+// always when forced); otherwise the design's default routes when every master port is
+// disabled (as after a VFIO reset); otherwise the current routing is kept.
+RoutingDecision decide_routing(const SwitchRoutes& current, const SwitchRoutes& defaults,
+                               const std::optional<std::vector<SwitchRoute>>& requested, bool force);
+// Writes MI_MUX for every master port, then commits.
+vfio::Result<void> write_switch_routes(vfio::Device& device, const identify::SwitchInfo& info,
+                                       const SwitchRoutes& routes);
+// Reads MI_MUX of every master port (bit 31: disabled; [3:0] the slave port).
+vfio::Result<SwitchRoutes> read_switch_routes(vfio::Device& device, const identify::SwitchInfo& info);
+// "0->1 1->0" style text of a routing, "all disabled" when no port is enabled.
+std::string describe_routes(const SwitchRoutes& routes);
+
+// xilinx_axi_stream_switch_set_routing for one identified design: applies `wanted` when it
+// differs from the switch (or always when forced) and reads it back. Returns fpga_sio's line,
+// "Device <bdf> design <name> routes updated|unchanged|update forced", and a warning when the
+// read-back differs (as on bitstreams whose table names a switch the fabric lacks).
+struct SwitchUpdate {
+    std::string line;
+    std::optional<std::string> warning;
+    SwitchRoutes routes;
+};
+vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
+                                                bool force);
+
+// The design table's default routes as SwitchRoutes of `ports` master ports.
+SwitchRoutes default_switch_routes(const designs::Design& design, uint8_t revision);
+// Loopback pairs of a routing, ordered by H2C channel.
+std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c, unsigned num_c2h);
+
+class XdmaStreamDevice : public StreamDevice {
+public:
+    XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<LoopRoute> routes,
+                     std::chrono::milliseconds timeout);
+    std::string design_name() const override { return m_design.design->name; }
+    vfio::PciAddress address() const override { return m_design.identity.address; }
+    int iommu_group() const override { return m_design.identity.iommu_group; }
+    unsigned h2c_channels() const override { return m_design.dma_bridge->num_h2c(); }
+    unsigned c2h_channels() const override { return m_design.dma_bridge->num_c2h(); }
+    std::vector<LoopRoute> routes() const override { return m_routes; }
+    vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
+                                                                       const ChannelBuffers& buffers) override;
+    vfio::Device& device() { return *m_design.device; }
+
+private:
+    identify::IdentifiedDesign m_design;
+    std::vector<LoopRoute> m_routes;
+    std::chrono::milliseconds m_timeout;
+};
+
+struct OpenOptions {
+    std::vector<vfio::PciAddress> locations;  // empty: all
+    std::vector<DeviceRouting> routing;       // --device_routing
+    bool force_routing = false;
+    std::chrono::milliseconds timeout{10000};
+    std::ostream* progress = nullptr;  // "Opening device", "Enabled bus master", "routes updated"
+};
+
+// Identifies the designs on the bus and returns the stream designs with a DMA bridge and at
+// least one loopback route, with their switch routed and bus mastering enabled.
+vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
+    vfio::Bus& bus, const designs::Registry& registry, const OpenOptions& options);
+
+// As above for one identified design whose device it takes over (tests, simulated instances).
+vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify::IdentifiedDesign design,
+                                                                        const OpenOptions& options);
+
+}  // namespace stream_tools

@@ -1,0 +1,126 @@
+#include "stream_tools/cli.hpp"
+
+#include <iostream>
+#include <thread>
+
+#include "identify/bus_choice.hpp"
+#include "stream_tools/xdma_stream_device.hpp"
+
+namespace po = boost::program_options;
+
+namespace stream_tools {
+
+void add_common_options(po::options_description& description, CommonCli& cli) {
+    description.add_options()
+        ("sim_design", po::value(&cli.sim_designs)->composing(),
+         "test a simulated instance of this design instead of the kernel's VFIO devices (repeatable)")
+        ("design_file", po::value(&cli.design_files)->composing(), "add the designs of this JSON file (repeatable)")
+        ("device_routing", po::value(&cli.device_routing)->composing(),
+         "<bdf>[,<master>:<slave>]... AXI4-Stream Switch routes of a device; unlisted master ports disabled")
+        ("buffer_allocation", po::value(&cli.buffer_allocation), "heap (default), shared_memory or huge_pages")
+        ("stream_mapping_size", po::value(&cli.stream_mapping_size),
+         "host buffer bytes per channel, a multiple of 4 (default 0x40000000)")
+        ("stream_num_descriptors", po::value(&cli.stream_num_descriptors), "buffers (descriptors) per channel, 1..1023 (default 64)")
+        ("duration", po::value(&cli.duration), "stop after this many seconds, as Ctrl-C does (default: run until Ctrl-C)")
+        ("report_interval", po::value(&cli.report_interval), "seconds between rate lines (default 10)")
+        ("transfer_timeout", po::value(&cli.transfer_timeout), "seconds without a completion that fail the test (default 10)")
+        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking")
+        ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text");
+}
+
+std::optional<int> parse_command_line(int argc, char** argv, const po::options_description& description,
+                                      const char* summary) {
+    po::options_description all("Options");
+    all.add_options()("help,h", "show this help");
+    all.add(description);
+    try {
+        po::variables_map vm;
+        po::store(po::command_line_parser(argc, argv).options(all).run(), vm);
+        po::notify(vm);
+        if (vm.count("help")) {
+            std::cout << "Usage: " << argv[0] << " [options]\n" << summary << "\n" << all;
+            return 0;
+        }
+    } catch (const po::error& e) {
+        std::cerr << "Error: " << e.what() << "\nUsage: " << argv[0] << " [options] (--help for the list)\n";
+        return 2;
+    }
+    return std::nullopt;
+}
+
+vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
+    StreamRunOptions options;
+    options.json = cli.json;
+    options.allocation = PDT_TRY(parse_buffer_allocation(cli.buffer_allocation));
+    options.mapping_size = PDT_TRY(parse_number("stream_mapping_size", cli.stream_mapping_size, 4, uint64_t{1} << 40));
+    if (options.mapping_size % 4 != 0)
+        return vfio::make_error("parse option --stream_mapping_size", cli.stream_mapping_size, EINVAL,
+                                "must be a multiple of 4");
+    options.num_descriptors = PDT_TRY(parse_number("stream_num_descriptors", cli.stream_num_descriptors, 1, 1023));
+    auto seconds = [](double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0 + 0.5)); };
+    if (!cli.duration.empty())
+        options.test.duration = seconds(PDT_TRY(parse_seconds("duration", cli.duration)));
+    options.test.report_interval = seconds(PDT_TRY(parse_seconds("report_interval", cli.report_interval)));
+    options.test.transfer_timeout = seconds(PDT_TRY(parse_seconds("transfer_timeout", cli.transfer_timeout)));
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
+    return options;
+}
+
+vfio::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& option,
+                                                             const std::vector<std::string>& texts) {
+    std::vector<ChannelSelector> selectors;
+    for (const std::string& text : texts)
+        selectors.push_back(PDT_TRY(parse_channel_selector(option, text)));
+    return selectors;
+}
+
+int run_on_stream_devices(const CommonCli& cli,
+                          const std::function<int(const std::vector<StreamDevice*>&, const StreamRunOptions&)>& body) {
+    auto options = run_options(cli);
+    OpenOptions open;
+    for (const std::string& text : cli.device_routing) {
+        auto routing = parse_device_routing("device_routing", text);
+        if (!routing.ok()) {
+            std::cerr << "Error: " << routing.error().message() << "\n";
+            return 2;
+        }
+        open.routing.push_back(*routing);
+    }
+    if (!options.ok()) {
+        std::cerr << "Error: " << options.error().message() << "\n";
+        return 2;
+    }
+    auto registry = designs::Registry::load(cli.design_files);
+    if (!registry.ok()) {
+        std::cerr << "Error: " << registry.error().message() << "\n";
+        return 2;
+    }
+    for (const std::string& name : cli.sim_designs)
+        if (!registry->find(name)) {
+            std::cerr << "Error: --sim_design " << name << ": unknown design\n";
+            return 2;
+        }
+    auto bus = identify::open_bus(cli.sim_designs, *registry, {});
+    if (!bus.ok()) {
+        std::cerr << "Error: " << bus.error().message() << "\n";
+        std::cout << "Overall FAIL\n";
+        return 1;
+    }
+    open.timeout = options->test.transfer_timeout;
+    open.progress = cli.json ? &std::cerr : &std::cout;
+    auto devices = open_xdma_stream_devices(**bus, *registry, open);
+    if (!devices.ok()) {
+        std::cerr << "Error: " << devices.error().message() << "\n";
+        std::cout << "Overall FAIL\n";
+        return 1;
+    }
+    std::cout.flush();
+    std::vector<StreamDevice*> pointers;
+    for (auto& device : *devices)
+        pointers.push_back(device.get());
+    options->test.stop = stop_on_sigint();
+    return body(pointers, *options);
+}
+
+}  // namespace stream_tools

@@ -1,0 +1,84 @@
+#include "stream_tools/options.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace stream_tools {
+namespace {
+
+vfio::Error bad(const std::string& option, const std::string& text, const std::string& hint) {
+    return vfio::make_error("parse option --" + option, "\"" + text + "\"", EINVAL, hint);
+}
+
+}  // namespace
+
+vfio::Result<uint64_t> parse_number(const std::string& option, const std::string& text, uint64_t min, uint64_t max) {
+    if (text.empty() || text[0] == '-' || text[0] == '+' || text[0] == ' ')
+        return bad(option, text, "expected an unsigned number");
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text.c_str(), &end, 0);
+    if (errno != 0 || end == text.c_str() || *end != '\0')
+        return bad(option, text, "expected an unsigned number (0x.. hex, 0.. octal, or decimal)");
+    if (value < min || value > max)
+        return bad(option, text, "must be in the range " + std::to_string(min) + ".." + std::to_string(max));
+    return static_cast<uint64_t>(value);
+}
+
+vfio::Result<double> parse_seconds(const std::string& option, const std::string& text) {
+    char* end = nullptr;
+    errno = 0;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || errno != 0 || *end != '\0' || !std::isfinite(value) || value <= 0.0)
+        return bad(option, text, "expected a positive number of seconds");
+    return value;
+}
+
+vfio::Result<ChannelSelector> parse_channel_selector(const std::string& option, const std::string& text) {
+    const auto comma = text.find(',');
+    if (comma == std::string::npos)
+        return bad(option, text, "expected <domain>:<bus>:<dev>.<func>,<channel>");
+    auto address = vfio::PciAddress::parse(text.substr(0, comma));
+    if (!address.ok())
+        return bad(option, text, address.error().message());
+    const uint64_t channel = PDT_TRY(parse_number(option, text.substr(comma + 1), 0, 3));
+    return ChannelSelector{*address, static_cast<unsigned>(channel)};
+}
+
+vfio::Result<DeviceRouting> parse_device_routing(const std::string& option, const std::string& text) {
+    DeviceRouting routing;
+    size_t start = 0;
+    size_t comma = text.find(',');
+    auto address = vfio::PciAddress::parse(text.substr(0, comma));
+    if (!address.ok())
+        return bad(option, text, address.error().message());
+    routing.address = *address;
+    while (comma != std::string::npos) {
+        start = comma + 1;
+        comma = text.find(',', start);
+        const std::string route = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const auto colon = route.find(':');
+        if (colon == std::string::npos)
+            return bad(option, text, "each route is <master>:<slave>");
+        const uint64_t master = PDT_TRY(parse_number(option, route.substr(0, colon), 0, 15));
+        const uint64_t slave = PDT_TRY(parse_number(option, route.substr(colon + 1), 0, 15));
+        for (const auto& existing : routing.routes)
+            if (existing.master == master)
+                return bad(option, text, "master port " + std::to_string(master) + " routed twice");
+        routing.routes.push_back(SwitchRoute{static_cast<unsigned>(master), static_cast<unsigned>(slave)});
+    }
+    return routing;
+}
+
+vfio::Result<BufferAllocation> parse_buffer_allocation(const std::string& text) {
+    if (text == "heap")
+        return BufferAllocation::Heap;
+    if (text == "shared_memory")
+        return BufferAllocation::SharedMemory;
+    if (text == "huge_pages")
+        return BufferAllocation::HugePages;
+    return bad("buffer_allocation", text, "one of heap, shared_memory, huge_pages");
+}
+
+}  // namespace stream_tools

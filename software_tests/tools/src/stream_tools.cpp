@@ -1,0 +1,229 @@
+#include "stream_tools/stream_tools.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <csignal>
+#include <memory>
+#include <optional>
+
+#include "stream_test/report.hpp"
+
+namespace stream_tools {
+namespace {
+
+using streams::Direction;
+
+std::string format(const char* fmt, auto... args) {
+    char text[512];
+    std::snprintf(text, sizeof text, fmt, args...);
+    return text;
+}
+
+std::string selecting_line(const StreamDevice& device) {
+    return format("Selecting test of %s design PCI device %s IOMMU group %d", device.design_name().c_str(),
+                  device.address().to_string().c_str(), device.iommu_group());
+}
+
+bool selected(const std::vector<ChannelSelector>& selectors, const StreamDevice& device, unsigned channel) {
+    if (selectors.empty())
+        return true;
+    return std::any_of(selectors.begin(), selectors.end(), [&](const ChannelSelector& s) {
+        return s.address == device.address() && s.channel == channel;
+    });
+}
+
+// A selector that matches nothing is an error: the user asked for a channel that is not there.
+std::optional<std::string> unmatched(const std::vector<ChannelSelector>& selectors,
+                                     const std::vector<std::pair<StreamDevice*, unsigned>>& chosen, const char* what) {
+    for (const auto& s : selectors) {
+        const bool found = std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) {
+            return c.first->address() == s.address && c.second == s.channel;
+        });
+        if (!found)
+            return format("No %s channel %u on a stream design at %s", what, s.channel, s.address.to_string().c_str());
+    }
+    return std::nullopt;
+}
+
+// Buffers per channel: mapping_size split over the descriptors, a multiple of 4 bytes.
+vfio::Result<ChannelBuffers> channel_buffers(const StreamRunOptions& options) {
+    ChannelBuffers buffers{options.num_descriptors, (options.mapping_size / options.num_descriptors) & ~uint64_t{3},
+                           options.allocation};
+    if (buffers.size == 0)
+        return vfio::make_error("size stream buffers", "--stream_mapping_size", EINVAL,
+                                "stream_mapping_size / stream_num_descriptors must be at least 4 bytes");
+    return buffers;
+}
+
+// Everything one run holds: channels, the test, the report.
+struct Run {
+    Run(const StreamRunOptions& options, std::FILE* out)
+        : pool(options.verify_threads > 0 ? std::make_unique<pattern::WorkerPool>(options.verify_threads) : nullptr),
+          test([&] {
+              stream_test::Options test_options = options.test;
+              test_options.pool = pool.get();
+              return test_options;
+          }()),
+          report(out, options.json) {}
+
+    vfio::Result<streams::StreamChannel*> open(StreamDevice& device, Direction direction, unsigned channel,
+                                               const ChannelBuffers& buffers) {
+        auto opened = PDT_TRY(device.open_channel(direction, channel, buffers));
+        channels.push_back(std::move(opened));
+        return channels.back().get();
+    }
+    int fail(const std::string& message) { return report.abort(message); }
+    int run() {
+        report.line("Press Ctrl-C to stop test");
+        return report.finish(test.run(report));
+    }
+
+    std::unique_ptr<pattern::WorkerPool> pool;
+    std::vector<std::unique_ptr<streams::StreamChannel>> channels;
+    stream_test::StreamTest test;
+    stream_test::Report report;
+};
+
+std::string using_line(const StreamRunOptions& options, const ChannelBuffers& buffers) {
+    return format("Using num_descriptors=%zu bytes_per_buffer=0x%" PRIx64 " data_mapping_size_words=0x%" PRIx64,
+                  buffers.count, buffers.size, options.mapping_size / 4);
+}
+
+}  // namespace
+
+namespace {
+
+using Pair = std::pair<StreamDevice*, LoopRoute>;
+
+vfio::Result<void> add_pairs(Run& run, const std::vector<Pair>& pairs, const ChannelBuffers& buffers) {
+    uint64_t stream = 0;
+    for (const auto& [device, route] : pairs) {
+        run.report.line(selecting_line(*device) + format(" H2C channel %u C2H channel %u", route.h2c, route.c2h));
+        streams::StreamChannel* h2c = PDT_TRY(run.open(*device, Direction::H2C, route.h2c, buffers));
+        streams::StreamChannel* c2h = PDT_TRY(run.open(*device, Direction::C2H, route.c2h, buffers));
+        const size_t source = PDT_TRY(run.test.add_source(*h2c, stream++));
+        const size_t sink = PDT_TRY(run.test.add_sink(*c2h, source));
+        run.test.add_pair_row(format("%s %u -> %u", device->address().to_string().c_str(), route.h2c, route.c2h),
+                              sink);
+    }
+    return {};
+}
+
+}  // namespace
+
+int run_parallel_streams(const std::vector<StreamDevice*>& devices, const std::vector<ChannelSelector>& selectors,
+                         const StreamRunOptions& options, std::FILE* out) {
+    Run run(options, out);
+    auto buffers = channel_buffers(options);
+    if (!buffers.ok())
+        return run.fail(buffers.error().message());
+    run.report.line(using_line(options, *buffers));
+
+    std::vector<Pair> pairs;
+    std::vector<std::pair<StreamDevice*, unsigned>> chosen;
+    for (StreamDevice* device : devices)
+        for (const LoopRoute& route : device->routes())
+            if (selected(selectors, *device, route.h2c)) {
+                pairs.emplace_back(device, route);
+                chosen.emplace_back(device, route.h2c);
+            }
+    if (auto missing = unmatched(selectors, chosen, "H2C"))
+        return run.fail(*missing);
+    if (pairs.empty())
+        return run.fail("No stream channels were tested: no loopback route on any selected stream design");
+    if (auto added = add_pairs(run, pairs, *buffers); !added.ok())
+        return run.fail(added.error().message());
+    return run.run();
+}
+
+namespace {
+
+struct Channel {
+    StreamDevice* device;
+    unsigned channel;
+};
+
+// Sources first (H2C rows), then sinks verified against the source routed to them.
+vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, const std::vector<Channel>& c2h,
+                                   const ChannelBuffers& buffers) {
+    std::vector<std::pair<Channel, size_t>> sources;
+    uint64_t stream = 0;
+    for (const Channel& c : h2c) {
+        run.report.line(selecting_line(*c.device) + format(" H2C channel %u", c.channel));
+        streams::StreamChannel* channel = PDT_TRY(run.open(*c.device, Direction::H2C, c.channel, buffers));
+        const size_t source = PDT_TRY(run.test.add_source(*channel, stream++));
+        run.test.add_source_row(format("%s H2C channel %u", c.device->address().to_string().c_str(), c.channel),
+                                source);
+        sources.emplace_back(c, source);
+    }
+    for (const Channel& c : c2h) {
+        run.report.line(selecting_line(*c.device) + format(" C2H channel %u", c.channel));
+        std::optional<size_t> from;
+        for (const LoopRoute& route : c.device->routes())
+            for (const auto& [s, index] : sources)
+                if (route.c2h == c.channel && s.device == c.device && s.channel == route.h2c)
+                    from = index;
+        if (!from)
+            run.report.line(format("Warning: no H2C channel under test feeds %s C2H channel %u: its data is not "
+                                   "verified",
+                                   c.device->address().to_string().c_str(), c.channel));
+        streams::StreamChannel* channel = PDT_TRY(run.open(*c.device, Direction::C2H, c.channel, buffers));
+        const size_t sink = PDT_TRY(run.test.add_sink(*channel, from));
+        run.test.add_sink_row(format("%s C2H channel %u", c.device->address().to_string().c_str(), c.channel), sink);
+    }
+    return {};
+}
+
+}  // namespace
+
+int run_independent_streams(const std::vector<StreamDevice*>& devices, const std::vector<ChannelSelector>& h2c,
+                            const std::vector<ChannelSelector>& c2h, const StreamRunOptions& options,
+                            std::FILE* out) {
+    Run run(options, out);
+    auto buffers = channel_buffers(options);
+    if (!buffers.ok())
+        return run.fail(buffers.error().message());
+    run.report.line(using_line(options, *buffers));
+
+    // With only one direction selected, the other direction is not tested.
+    const bool any = !h2c.empty() || !c2h.empty();
+    std::vector<Channel> sources, sinks;
+    std::vector<std::pair<StreamDevice*, unsigned>> chosen_h2c, chosen_c2h;
+    for (StreamDevice* device : devices) {
+        for (unsigned ch = 0; ch < device->h2c_channels(); ++ch)
+            if ((!any && h2c.empty()) || (!h2c.empty() && selected(h2c, *device, ch))) {
+                sources.push_back(Channel{device, ch});
+                chosen_h2c.emplace_back(device, ch);
+            }
+        for (unsigned ch = 0; ch < device->c2h_channels(); ++ch)
+            if ((!any && c2h.empty()) || (!c2h.empty() && selected(c2h, *device, ch))) {
+                sinks.push_back(Channel{device, ch});
+                chosen_c2h.emplace_back(device, ch);
+            }
+    }
+    if (auto missing = unmatched(h2c, chosen_h2c, "H2C"))
+        return run.fail(*missing);
+    if (auto missing = unmatched(c2h, chosen_c2h, "C2H"))
+        return run.fail(*missing);
+    if (sources.empty() && sinks.empty())
+        return run.fail("No stream channels were tested: no stream design selected");
+    if (auto added = add_independent(run, sources, sinks, *buffers); !added.ok())
+        return run.fail(added.error().message());
+    return run.run();
+}
+
+namespace {
+std::atomic<bool> g_stop{false};
+extern "C" void on_sigint(int) { g_stop.store(true); }
+}  // namespace
+
+const std::atomic<bool>* stop_on_sigint() {
+    struct sigaction action {};
+    action.sa_handler = on_sigint;
+    action.sa_flags = SA_RESETHAND;  // a second Ctrl-C takes the default action
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    return &g_stop;
+}
+
+}  // namespace stream_tools

@@ -1,0 +1,188 @@
+#include "stream_tools/xdma_stream_device.hpp"
+
+#include <algorithm>
+
+#include "dma_bridge/xdma_stream_channel.hpp"
+
+namespace stream_tools {
+
+RoutingDecision decide_routing(const SwitchRoutes& current, const SwitchRoutes& defaults,
+                               const std::optional<std::vector<SwitchRoute>>& requested, bool force) {
+    if (requested) {
+        SwitchRoutes wanted(current.size());
+        for (const SwitchRoute& route : *requested)
+            if (route.master < wanted.size())
+                wanted[route.master] = route.slave;
+        return RoutingDecision{wanted, force || wanted != current};
+    }
+    const bool all_disabled = std::none_of(current.begin(), current.end(), [](const auto& r) { return r.has_value(); });
+    if (all_disabled || force)
+        return RoutingDecision{all_disabled ? defaults : current, true};
+    return RoutingDecision{current, false};
+}
+
+vfio::Result<void> write_switch_routes(vfio::Device& device, const identify::SwitchInfo& info,
+                                       const SwitchRoutes& routes) {
+    vfio::Bar* bar = PDT_TRY(device.bar(info.bar));
+    const uint64_t frame = axis_switch::MI_MUX + 4 * routes.size();
+    const vfio::RegisterWindow regs = PDT_TRY(bar->window(info.offset, frame));
+    for (size_t m = 0; m < routes.size(); ++m)
+        regs.write32(axis_switch::MI_MUX + 4 * m, routes[m] ? *routes[m] : axis_switch::MI_MUX_DISABLE);
+    regs.write32(axis_switch::CONTROL, axis_switch::CONTROL_REG_UPDATE);
+    return {};
+}
+
+vfio::Result<SwitchRoutes> read_switch_routes(vfio::Device& device, const identify::SwitchInfo& info) {
+    vfio::Bar* bar = PDT_TRY(device.bar(info.bar));
+    const uint64_t frame = axis_switch::MI_MUX + 4 * info.routes.size();
+    const vfio::RegisterWindow regs = PDT_TRY(bar->window(info.offset, frame));
+    SwitchRoutes routes(info.routes.size());
+    for (size_t m = 0; m < routes.size(); ++m) {
+        const uint32_t mux = regs.read32(axis_switch::MI_MUX + 4 * m);
+        if ((mux & axis_switch::MI_MUX_DISABLE) == 0)
+            routes[m] = mux & 0xfu;
+    }
+    return routes;
+}
+
+std::string describe_routes(const SwitchRoutes& routes) {
+    std::string text;
+    for (size_t m = 0; m < routes.size(); ++m)
+        if (routes[m])
+            text += (text.empty() ? "" : " ") + std::string("master ") + std::to_string(m) + " <- slave " +
+                    std::to_string(*routes[m]);
+    return text.empty() ? "all disabled" : text;
+}
+
+vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
+                                                bool force) {
+    const std::string prefix = "Device " + design.identity.address.to_string() + " design " + design.design->name;
+    if (!design.axi_switch || !design.device)
+        return vfio::make_error("route AXI4-Stream Switch", design.identity.address.to_string(), ENODEV,
+                                "the design has no AXI4-Stream Switch");
+    const SwitchRoutes current = PDT_TRY(read_switch_routes(*design.device, *design.axi_switch));
+    SwitchUpdate update;
+    update.routes = wanted;
+    if (!force && current == wanted) {
+        update.line = prefix + " routes unchanged";
+        return update;
+    }
+    PDT_CHECK(write_switch_routes(*design.device, *design.axi_switch, wanted));
+    update.line = prefix + (force ? " routes update forced" : " routes updated");
+    const SwitchRoutes readback = PDT_TRY(read_switch_routes(*design.device, *design.axi_switch));
+    if (readback != wanted)
+        update.warning = prefix + ": routes read back as " + describe_routes(readback) + ", not " +
+                         describe_routes(wanted) + " (the fabric may have no AXI4-Stream Switch)";
+    return update;
+}
+
+SwitchRoutes default_switch_routes(const designs::Design& design, uint8_t revision) {
+    for (const designs::Peripheral& p : design.peripherals) {
+        if (p.type != designs::PeripheralType::AxiStreamSwitch)
+            continue;
+        (void)revision;  // the table's routes are also the fixed routing of switch-less revisions
+        SwitchRoutes routes(p.master_ports);
+        for (const designs::Route& route : p.default_routes)
+            if (route.master < routes.size())
+                routes[route.master] = route.slave;
+        return routes;
+    }
+    return {};
+}
+
+std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c, unsigned num_c2h) {
+    std::vector<LoopRoute> loops;
+    for (unsigned m = 0; m < routes.size(); ++m)
+        if (routes[m] && *routes[m] < num_h2c && m < num_c2h)
+            loops.push_back(LoopRoute{*routes[m], m});
+    std::sort(loops.begin(), loops.end());
+    return loops;
+}
+
+XdmaStreamDevice::XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<LoopRoute> routes,
+                                   std::chrono::milliseconds timeout)
+    : m_design(std::move(design)), m_routes(std::move(routes)), m_timeout(timeout) {}
+
+namespace {
+
+vfio::BufferKind buffer_kind(BufferAllocation allocation) {
+    switch (allocation) {
+    case BufferAllocation::SharedMemory: return vfio::BufferKind::SharedMemory;
+    case BufferAllocation::HugePages: return vfio::BufferKind::HugePages;
+    case BufferAllocation::Heap: break;
+    }
+    return vfio::BufferKind::Anonymous;
+}
+
+}  // namespace
+
+vfio::Result<std::unique_ptr<streams::StreamChannel>> XdmaStreamDevice::open_channel(streams::Direction direction,
+                                                                                     unsigned channel,
+                                                                                     const ChannelBuffers& buffers) {
+    xdma::StreamChannelOptions options;
+    options.direction = direction == streams::Direction::H2C ? xdma::Direction::H2C : xdma::Direction::C2H;
+    options.channel = channel;
+    options.dma_bar = m_design.dma_bridge->bar;
+    options.buffer_count = buffers.count;
+    options.buffer_size = buffers.size;
+    options.buffer_kind = buffer_kind(buffers.allocation);
+    options.timeout = m_timeout;
+    auto opened = PDT_TRY(xdma::XdmaStreamChannel::create(*m_design.device, options));
+    return std::unique_ptr<streams::StreamChannel>(std::move(opened));
+}
+
+vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify::IdentifiedDesign design,
+                                                                        const OpenOptions& options) {
+    const std::string bdf = design.identity.address.to_string();
+    if (!design.device)
+        return vfio::make_error("open stream design", bdf, EINVAL, "the identified design holds no open device");
+    if (!design.dma_bridge || design.dma_bridge->mode != designs::DmaMode::Stream)
+        return vfio::make_error("open stream design", bdf, ENODEV, "not a DMA stream design");
+    std::optional<std::vector<SwitchRoute>> requested;
+    for (const DeviceRouting& routing : options.routing)
+        if (routing.address == design.identity.address)
+            requested = routing.routes;
+    const SwitchRoutes defaults = default_switch_routes(*design.design, design.identity.revision);
+    SwitchRoutes routes = defaults;
+    if (design.axi_switch) {
+        if (requested)
+            for (const SwitchRoute& r : *requested)
+                if (r.master >= design.axi_switch->routes.size())
+                    return vfio::make_error("route AXI4-Stream Switch", bdf, EINVAL,
+                                            "master port " + std::to_string(r.master) + " out of range");
+        const RoutingDecision decision =
+            decide_routing(design.axi_switch->routes, defaults, requested, options.force_routing);
+        if (decision.write) {
+            PDT_CHECK(write_switch_routes(*design.device, *design.axi_switch, decision.routes));
+            if (options.progress)
+                *options.progress << "Device " << bdf << " design " << design.design->name << " routes updated\n";
+        }
+        routes = decision.routes;
+    }
+    if (PDT_TRY(design.device->enable_bus_master()) && options.progress)
+        *options.progress << "Enabled bus master for " << bdf << "\n";
+    std::vector<LoopRoute> loops =
+        loop_routes(routes, design.dma_bridge->num_h2c(), design.dma_bridge->num_c2h());
+    return std::make_unique<XdmaStreamDevice>(std::move(design), std::move(loops), options.timeout);
+}
+
+vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
+    vfio::Bus& bus, const designs::Registry& registry, const OpenOptions& options) {
+    identify::IdentifyOptions identify_options;
+    identify_options.locations = options.locations;
+    identify_options.progress = options.progress;
+    auto found = PDT_TRY(identify::identify_designs(bus, registry, identify_options));
+    if (!found.failures.empty())
+        return found.failures.front();
+    std::vector<std::unique_ptr<XdmaStreamDevice>> devices;
+    for (identify::IdentifiedDesign& design : found.designs) {
+        if (!design.dma_bridge || design.dma_bridge->mode != designs::DmaMode::Stream)
+            continue;
+        if (default_switch_routes(*design.design, design.identity.revision).empty() && !design.axi_switch)
+            continue;  // not a loopback design: no routes to test
+        devices.push_back(PDT_TRY(make_xdma_stream_device(std::move(design), options)));
+    }
+    return devices;
+}
+
+}  // namespace stream_tools

@@ -1,0 +1,106 @@
+// xilinx_axi_stream_switch_set_routing: sets the AXI4-Stream Switch (PG085) routes of stream
+// designs: --device_routing for the devices named (only those are opened), or the design's
+// default routes with --default_routing. A VFIO close resets the device and so disables every
+// port again: --pause_before_vfio_close keeps the devices open until Enter.
+// Exit status: 0 routes applied, 1 no device processed or a device failed, 2 usage error.
+#include <iostream>
+#include <string>
+
+#include "identify/bus_choice.hpp"
+#include "stream_tools/cli.hpp"
+#include "stream_tools/xdma_stream_device.hpp"
+
+namespace po = boost::program_options;
+using namespace stream_tools;
+
+int main(int argc, char** argv) {
+    std::vector<std::string> routing_texts, sim_designs, design_files;
+    bool default_routing = false, force = false, pause = false;
+    po::options_description description;
+    description.add_options()
+        ("device_routing", po::value(&routing_texts)->composing(),
+         "<bdf>[,<master>:<slave>]...: routes for this device; unlisted master ports are disabled (repeatable)")
+        ("default_routing", po::bool_switch(&default_routing), "the design's default routes on every device with a switch")
+        ("force_update", po::bool_switch(&force), "write and commit the routes even when unchanged")
+        ("pause_before_vfio_close", po::bool_switch(&pause), "wait for Enter before closing the devices")
+        ("sim_design", po::value(&sim_designs)->composing(), "use a simulated instance of this design (repeatable)")
+        ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file (repeatable)");
+    if (auto status = parse_command_line(argc, argv, description, "Sets AXI4-Stream Switch routes."))
+        return *status;
+    if (default_routing == !routing_texts.empty()) {
+        std::cerr << "Error: " << (default_routing ? "Use of both default_routing and device_routing options is invalid"
+                                                   : "Either default_routing or at least one device_routing option "
+                                                     "must be specified")
+                  << "\n";
+        return 2;
+    }
+    std::vector<DeviceRouting> routings;
+    std::vector<vfio::PciAddress> locations;
+    for (const std::string& text : routing_texts) {
+        auto routing = parse_device_routing("device_routing", text);
+        if (!routing.ok()) {
+            std::cerr << "Error: " << routing.error().message() << "\n";
+            return 2;
+        }
+        routings.push_back(*routing);
+        locations.push_back(routing->address);
+    }
+    auto registry = designs::Registry::load(design_files);
+    if (!registry.ok()) {
+        std::cerr << "Error: " << registry.error().message() << "\n";
+        return 2;
+    }
+    auto bus = identify::open_bus(sim_designs, *registry, locations);
+    identify::IdentifyOptions identify_options;
+    identify_options.locations = locations;
+    identify_options.progress = &std::cout;
+    auto found = bus.ok() ? identify::identify_designs(**bus, *registry, identify_options)
+                          : vfio::Result<identify::Identification>(bus.error());
+    if (!found.ok()) {
+        std::cerr << "Error: " << found.error().message() << "\n";
+        return 1;
+    }
+    int processed = 0, failed = static_cast<int>(found->failures.size());
+    for (const vfio::Error& failure : found->failures)
+        std::cerr << "Error: " << failure.message() << "\n";
+    for (identify::IdentifiedDesign& design : found->designs) {
+        if (!design.axi_switch)
+            continue;
+        SwitchRoutes wanted = default_switch_routes(*design.design, design.identity.revision);
+        wanted.resize(design.axi_switch->routes.size());
+        for (const DeviceRouting& routing : routings) {
+            if (routing.address != design.identity.address)
+                continue;
+            wanted.assign(design.axi_switch->routes.size(), std::nullopt);
+            for (const SwitchRoute& route : routing.routes) {
+                if (route.master >= wanted.size()) {
+                    std::cerr << "Error: " << routing.address.to_string() << " master port " << route.master
+                              << " out of range: the switch has " << wanted.size() << " master ports\n";
+                    return 2;
+                }
+                wanted[route.master] = route.slave;
+            }
+        }
+        auto update = update_switch_routes(design, wanted, force);
+        if (!update.ok()) {
+            std::cerr << "Error: " << update.error().message() << "\n";
+            ++failed;
+            continue;
+        }
+        std::cout << update->line << "\n";
+        if (update->warning)
+            std::cerr << "Warning: " << *update->warning << "\n";
+        ++processed;
+    }
+    if (processed == 0) {
+        std::cout << "No devices processed: no design with an AXI4-Stream Switch found\n";
+        return 1;
+    }
+    if (pause) {
+        std::cout << "Routes processed in " << processed << " devices. Press return to close the VFIO devices."
+                  << std::endl;
+        std::string line;
+        std::getline(std::cin, line);
+    }
+    return failed == 0 ? 0 : 1;
+}

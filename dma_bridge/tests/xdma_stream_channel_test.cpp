@@ -37,10 +37,10 @@ void loopback(Pair& pair, size_t packets) {
         const uint64_t length = 1 + (p * 37) % tx.buffer_size();
         fill(tx.buffer(b), length, static_cast<uint32_t>(p));
         ASSERT_TRUE(tx.submit(b, length, true).ok());
-        auto sent = tx.wait(2000ms);
+        auto sent = tx.wait(10s);
         ASSERT_TRUE(sent.ok()) << sent.error().message();
         EXPECT_EQ(sent->buffer, b);
-        auto got = rx.wait(2000ms);
+        auto got = rx.wait(10s);
         ASSERT_TRUE(got.ok()) << got.error().message();
         EXPECT_EQ(got->buffer, next_rx);
         EXPECT_EQ(got->length, length);

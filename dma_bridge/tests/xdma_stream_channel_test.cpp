@@ -37,10 +37,10 @@ void loopback(Pair& pair, size_t packets) {
         const uint64_t length = 1 + (p * 37) % tx.buffer_size();
         fill(tx.buffer(b), length, static_cast<uint32_t>(p));
         ASSERT_TRUE(tx.submit(b, length, true).ok());
-        auto sent = tx.wait(2000ms);
+        auto sent = tx.wait(10s);
         ASSERT_TRUE(sent.ok()) << sent.error().message();
         EXPECT_EQ(sent->buffer, b);
-        auto got = rx.wait(2000ms);
+        auto got = rx.wait(10s);
         ASSERT_TRUE(got.ok()) << got.error().message();
         EXPECT_EQ(got->buffer, next_rx);
         EXPECT_EQ(got->length, length);
@@ -118,4 +118,15 @@ TEST(XdmaStreamChannel, StopAbandonsQueuedBuffersAndTheChannelIsReusable) {
     EXPECT_FALSE(pair.rx->busy());
     EXPECT_FALSE(rig.model->busy(sim::XdmaDirection::C2H, 0)) << "the engine itself is idle";
     loopback(pair, 6);
+}
+
+TEST(XdmaStreamChannel, BufferSizeMustKeepEveryBufferAligned) {
+    auto config = stream_design();
+    config.address_alignment = 64;
+    Rig rig(config);
+    auto made = xdma::XdmaStreamChannel::create(*rig.device, {.buffer_count = 4, .buffer_size = 1000});
+    ASSERT_FALSE(made.ok());
+    EXPECT_NE(made.error().hint.find("not a multiple of the channel's address_alignment of 64"), std::string::npos)
+        << made.error().message();
+    EXPECT_TRUE(xdma::XdmaStreamChannel::create(*rig.device, {.buffer_count = 4, .buffer_size = 1024}).ok());
 }

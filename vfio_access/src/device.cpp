@@ -72,7 +72,6 @@ Result<uint64_t> Device::irq_wait(unsigned vector, std::chrono::milliseconds tim
     uint64_t count = 0;
     if (::read(fd, &count, sizeof count) != static_cast<ssize_t>(sizeof count))
         return errno_error("read interrupt eventfd", object);
-    PDT_CHECK(irq_rearm(vector));
     return count;
 }
 

@@ -61,9 +61,20 @@ Result<std::shared_ptr<Container>> Container::open(const std::string& dev_vfio_r
         return make_error("VFIO_GET_API_VERSION", container->m_path, EPROTO,
                           "kernel VFIO API version " + std::to_string(container->m_api_version) + ", expected " +
                               std::to_string(VFIO_API_VERSION));
-    container->m_allocator = IovaAllocator::unavailable(
-        make_error("allocate IOVA", container->m_path, ENODEV, "no group attached to the container yet"));
+    container->forget_iommu();
     return container;
+}
+
+void Container::forget_iommu() {
+    m_iommu_type = 0;
+    m_iommu.reset();
+    m_allocator = IovaAllocator::unavailable(
+        make_error("allocate IOVA", m_path, ENODEV, "no group attached to the container yet"));
+}
+
+void Container::group_detached() {
+    if (m_groups > 0 && --m_groups == 0)
+        forget_iommu();
 }
 
 bool Container::has_extension(unsigned long extension) const {
@@ -81,6 +92,7 @@ ContainerInfo Container::info() const {
 }
 
 Result<void> Container::set_iommu(bool noiommu) {
+    ++m_groups;  // the caller's group is attached; undone by group_detached()
     if (m_iommu_type != 0) {
         if ((m_iommu_type == VFIO_NOIOMMU_IOMMU) != noiommu)
             return make_error("VFIO_SET_IOMMU", m_path, EINVAL,
@@ -188,8 +200,15 @@ Result<std::shared_ptr<Group>> Group::open(const KernelOptions& options, int num
     if (!group->m_status.container_was_set && xioctl(group->m_fd.get(), VFIO_GROUP_SET_CONTAINER, &container_fd) < 0)
         return errno_error("VFIO_GROUP_SET_CONTAINER", path);
     group->m_container = std::move(container);
+    group->m_attached = true;
     PDT_CHECK(group->m_container->set_iommu(group->m_status.noiommu));
     return group;
+}
+
+Group::~Group() {
+    m_fd.reset();  // closing the group fd detaches it from the container
+    if (m_attached)
+        m_container->group_detached();
 }
 
 Result<UniqueFd> Group::device_fd(const PciAddress& address) {

@@ -253,6 +253,9 @@ Result<void> KernelDevice::irq_enable(IrqIndex index, unsigned vectors) {
         return make_error("enable interrupts", where, ENOTSUP, "this interrupt cannot signal an eventfd");
     if (m_irq_index)
         PDT_CHECK(irq_disable(*m_irq_index));
+    // An MSI is a memory write by the device: without Bus Master none can ever arrive.
+    if (index == IrqIndex::Msi || index == IrqIndex::Msix)
+        PDT_CHECK(enable_bus_master());
     std::vector<UniqueFd> owned;
     std::vector<int32_t> fds;
     for (unsigned i = 0; i < vectors; ++i) {
@@ -284,7 +287,7 @@ Result<int> KernelDevice::irq_eventfd(unsigned vector) {
     return m_irq_fds[vector].get();
 }
 
-Result<void> KernelDevice::irq_rearm(unsigned vector) {
+Result<void> KernelDevice::irq_unmask(unsigned vector) {
     if (m_irq_index != IrqIndex::Intx)
         return {};
     (void)vector;

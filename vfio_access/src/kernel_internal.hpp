@@ -26,20 +26,29 @@ public:
     Result<void> set_iommu(bool noiommu);
     int iommu_type() const { return m_iommu_type; }
     IovaAllocator& allocator() { return m_allocator; }
+    // Called when a group leaves the container. With the last group the kernel drops the
+    // IOMMU model, so the next group attached sets it again.
+    void group_detached();
 
 private:
     Result<void> load_iommu_info();
+    void forget_iommu();
 
     UniqueFd m_fd;
     std::string m_path;
     int m_api_version = 0;
     int m_iommu_type = 0;
+    int m_groups = 0;  // groups attached
     std::optional<IommuInfo> m_iommu;
     IovaAllocator m_allocator;
 };
 
 class Group {
 public:
+    Group() = default;
+    Group(const Group&) = delete;
+    Group& operator=(const Group&) = delete;
+    ~Group();
     // Opens <root>/<N> (or noiommu-<N>), checks viability and attaches it to the container.
     static Result<std::shared_ptr<Group>> open(const KernelOptions& options, int number,
                                                std::shared_ptr<Container> container);
@@ -51,6 +60,7 @@ private:
     std::shared_ptr<Container> m_container;  // declared first: the group fd closes first
     UniqueFd m_fd;
     GroupStatus m_status;
+    bool m_attached = false;
 };
 
 }  // namespace vfio

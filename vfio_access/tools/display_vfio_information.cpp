@@ -86,12 +86,16 @@ int main(int argc, char** argv) {
         return 1;
     }
     vfio::report::Report report;
+    std::vector<std::unique_ptr<vfio::KernelDevice>> open_devices;  // held until the report is done
     for (const vfio::DeviceIdentity& id : *ids) {
-        auto device = vfio::report::gather_device(bus, id);
-        if (device)
-            report.devices.push_back(std::move(device).value());
+        auto device = bus.open_device(id);
+        auto gathered = device ? vfio::report::gather_device(**device) : vfio::Result<vfio::report::DeviceReport>(device.error());
+        if (gathered)
+            report.devices.push_back(std::move(gathered).value());
         else
-            report.errors.push_back(device.error().message());
+            report.errors.push_back(gathered.error().message());
+        if (device)
+            open_devices.push_back(std::move(device).value());
     }
     auto container = bus.container_info();
     if (!container) {

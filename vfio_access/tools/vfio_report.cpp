@@ -28,6 +28,8 @@ std::string join_flags(uint32_t flags, std::initializer_list<std::pair<uint32_t,
 }
 
 std::string region_supports(const RegionInfo& r) {
+    if (!(r.flags & (VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE | VFIO_REGION_INFO_FLAG_MMAP)))
+        return "none";
     return join_flags(r.flags, {{VFIO_REGION_INFO_FLAG_READ, "read"},
                                 {VFIO_REGION_INFO_FLAG_WRITE, "write"},
                                 {VFIO_REGION_INFO_FLAG_MMAP, "mmap"}});
@@ -128,8 +130,8 @@ std::string irq_block_name(IrqIndex index) {
     return "IRQ " + std::to_string(static_cast<unsigned>(index));
 }
 
-Result<DeviceReport> gather_device(KernelBus& bus, const DeviceIdentity& identity) {
-    std::unique_ptr<KernelDevice> device = PDT_TRY(bus.open_device(identity));
+Result<DeviceReport> gather_device(KernelDevice& device_ref) {
+    KernelDevice* device = &device_ref;
     DeviceReport d;
     d.identity = device->identity();
     d.group = device->group();
@@ -149,8 +151,13 @@ Result<DeviceReport> gather_device(KernelBus& bus, const DeviceIdentity& identit
         }
         d.regions.push_back(r);
     }
-    for (uint32_t i = 0; i < d.num_irqs && i <= static_cast<uint32_t>(IrqIndex::Req); ++i)
-        d.irqs.push_back(PDT_TRY(device->irq_info(static_cast<IrqIndex>(i))));
+    for (uint32_t i = 0; i < d.num_irqs && i <= static_cast<uint32_t>(IrqIndex::Req); ++i) {
+        auto irq = device->irq_info(static_cast<IrqIndex>(i));
+        if (irq)
+            d.irqs.push_back(*irq);
+        else if (irq.error().code != EINVAL)  // EINVAL: the device lacks it (ERR without AER)
+            return std::move(irq).error();
+    }
     return d;
 }
 

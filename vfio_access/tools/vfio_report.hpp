@@ -40,8 +40,9 @@ struct Report {
     std::vector<std::string> errors;  // one line per device that could not be reported
 };
 
-// Opens the device through the bus and reads everything the report shows.
-Result<DeviceReport> gather_device(KernelBus& bus, const DeviceIdentity& identity);
+// Reads everything the report shows from an open device. Keep the devices open until the
+// container's IOMMU information is read: the kernel drops it with the last device's group.
+Result<DeviceReport> gather_device(KernelDevice& device);
 // Decodes a BAR register (and the next one for a 64-bit memory BAR).
 BarDecode decode_bar(uint32_t low, uint32_t high);
 

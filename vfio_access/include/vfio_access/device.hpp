@@ -84,9 +84,9 @@ public:
     virtual Result<void> irq_enable(IrqIndex index, unsigned vectors) = 0;
     virtual Result<void> irq_disable(IrqIndex index) = 0;
     virtual Result<int> irq_eventfd(unsigned vector) = 0;
-    // Called by irq_wait after each interrupt counted: re-enables a level interrupt the
-    // kernel masked (INTx). Nothing to do for MSI/MSI-X.
-    virtual Result<void> irq_rearm(unsigned vector) {
+    // Call after the device's interrupt has been acknowledged: re-enables a level interrupt
+    // the kernel masked when it fired (INTx). Nothing to do for MSI/MSI-X.
+    virtual Result<void> irq_unmask(unsigned vector) {
         (void)vector;
         return {};
     }

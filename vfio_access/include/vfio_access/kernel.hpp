@@ -96,10 +96,13 @@ public:
     Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) override;
     IovaAllocator& iova_allocator() override;
     Result<IrqInfo> irq_info(IrqIndex index) override;
+    // One eventfd per vector (VFIO_IRQ_SET_DATA_EVENTFD | ACTION_TRIGGER). MSI and MSI-X also
+    // set Bus Master: an MSI is a memory write by the device. Enabling replaces any other
+    // index enabled before.
     Result<void> irq_enable(IrqIndex index, unsigned vectors) override;
     Result<void> irq_disable(IrqIndex index) override;
     Result<int> irq_eventfd(unsigned vector) override;
-    Result<void> irq_rearm(unsigned vector) override;  // INTx: VFIO_IRQ_SET_ACTION_UNMASK
+    Result<void> irq_unmask(unsigned vector) override;  // INTx: VFIO_IRQ_SET_ACTION_UNMASK
     Result<void> reset() override;
 
     // VFIO_DEVICE_GET_INFO.

@@ -30,6 +30,7 @@ vfio::report::Report edu_report() {
     d.num_irqs = 5;
     d.command = 0x0002;
     RegionInfo bar0{0, VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE | VFIO_REGION_INFO_FLAG_MMAP, 0x100000, 0, {}};
+    bar0.caps = {VFIO_REGION_INFO_CAP_MSIX_MAPPABLE, 99};
     RegionInfo config{7, VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE, 0x100, 0x70000000000, {}};
     d.regions = {{bar0, report::decode_bar(0xfea00000, 0)}, {config, std::nullopt}};
     d.irqs = {{IrqIndex::Intx, 1, VFIO_IRQ_INFO_EVENTFD | VFIO_IRQ_INFO_MASKABLE | VFIO_IRQ_INFO_AUTOMASKED},
@@ -54,6 +55,7 @@ TEST(VfioReport, TextHasFpgaSioLines) {
                              "  PCI region BAR0 size=0x100000 offset=0x0 supports: read write mmap\n",
                              "    bar[0] base_addr=0xfea00000 is_IO=0 is_prefetchable=0 is_64=0\n",
                              "  PCI region CONFIG size=0x100 offset=0x70000000000 supports: read write\n",
+                             "    region capability MSIX_MAPPABLE\n", "    region capability id=99\n",
                              "  IRQ block INTX count=1 flags: eventfd maskable automasked\n",
                              "  IRQ block MSI count=1 flags: eventfd noresize\n"})
         EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << "in:\n" << text;

@@ -75,7 +75,7 @@ void append_device_text(const DeviceReport& d, std::string& out) {
                    " is_IO=" + std::to_string(r.bar->is_io) + " is_prefetchable=" + std::to_string(r.bar->is_prefetchable) +
                    " is_64=" + std::to_string(r.bar->is_64) + "\n";
         for (uint16_t cap : r.info.caps)
-            out += "    region capability id=" + std::to_string(cap) + "\n";
+            out += "    region capability " + region_cap_name(cap) + "\n";
     }
     for (const IrqInfo& irq : d.irqs)
         out += "  IRQ block " + irq_block_name(irq.index) + " count=" + std::to_string(irq.count) +
@@ -95,6 +95,17 @@ BarDecode decode_bar(uint32_t low, uint32_t high) {
     bar.is_64 = ((low >> 1) & 0x3u) == 0x2u;
     bar.base_addr = (low & ~0xfull) | (bar.is_64 ? static_cast<uint64_t>(high) << 32 : 0);
     return bar;
+}
+
+std::string region_cap_name(uint16_t id) {
+    switch (id) {
+    case VFIO_REGION_INFO_CAP_SPARSE_MMAP: return "SPARSE_MMAP";
+    case VFIO_REGION_INFO_CAP_TYPE: return "TYPE";
+    case VFIO_REGION_INFO_CAP_MSIX_MAPPABLE: return "MSIX_MAPPABLE";
+    case VFIO_REGION_INFO_CAP_NVLINK2_SSATGT: return "NVLINK2_SSATGT";
+    case VFIO_REGION_INFO_CAP_NVLINK2_LNKSPD: return "NVLINK2_LNKSPD";
+    default: return "id=" + std::to_string(id);
+    }
 }
 
 std::string iommu_type_name(int type) {

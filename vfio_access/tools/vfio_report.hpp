@@ -50,6 +50,7 @@ std::string iommu_type_name(int type);
 std::string device_flags_text(uint32_t flags);  // "reset pci"
 std::string irq_flags_text(uint32_t flags);     // "eventfd maskable automasked noresize"
 std::string irq_block_name(IrqIndex index);     // "INTX", "MSI", "MSIX", "ERR", "REQ"
+std::string region_cap_name(uint16_t id);       // "SPARSE_MMAP", "MSIX_MAPPABLE", ... or "id=<n>"
 
 std::string format_text(const Report& report);
 nlohmann::json to_json(const Report& report);

@@ -14,6 +14,9 @@
 // IOMMU group share the group. Devices keep their group and container alive: a KernelDevice
 // may outlive the KernelBus that opened it.
 //
+// A KernelBus and its devices are used from one thread at a time (BAR register accesses and
+// interrupt waits may come from any thread). Release DmaRegions before their device.
+//
 // Every failure is an Error naming the cause: no VFIO support, no permission, device not
 // bound to vfio-pci (and to what it is bound), group not viable (which other device is bound
 // to what), group busy (which executable and PID hold it).

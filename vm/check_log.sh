@@ -20,7 +20,8 @@ done
 [ -n "$log" ] || { echo "usage: check_log.sh --log F [--qemu-rc N] [--expect RE]..." >&2; exit 2; }
 [ -f "$log" ] || { echo "check_log: FAIL: no serial log $log" >&2; exit 1; }
 
-text=$(tr -d '\r' < "$log")
+# Carriage returns and ANSI colour sequences removed, so patterns see plain lines.
+text=$(tr -d '\r' < "$log" | sed 's/\x1b\[[0-9;]*m//g')
 # GoogleTest failures inside an expected-failure step (pdt_expect_fail) are that step's
 # subject, judged by its own PASS/FAIL line; everything else still counts there.
 judged=$(awk '/^PDT-VM BEGIN .*\(expected to fail/ { skip = 1; next }

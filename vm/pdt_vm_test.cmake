@@ -13,7 +13,6 @@
 # test takes the resource lock "qemu_guest", so guests never run two at a time.
 # Include this file from any CMakeLists.txt: include(${PROJECT_SOURCE_DIR}/vm/pdt_vm_test.cmake)
 include_guard(GLOBAL)
-set(PDT_VM_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 function(pdt_add_vm_test name)
   cmake_parse_arguments(V "" "SCRIPT;TIMEOUT;FILES_OUT"
@@ -47,7 +46,7 @@ function(pdt_add_vm_test name)
   if(V_QEMU_ARGS)
     list(APPEND args -- ${V_QEMU_ARGS})
   endif()
-  add_test(NAME ${name} COMMAND ${PDT_VM_DIR}/run_vm_test.sh ${args})
+  add_test(NAME ${name} COMMAND ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/run_vm_test.sh ${args})
   # Room for the kernel download and initramfs build on top of the guest's own limit.
   math(EXPR ctest_timeout "${V_TIMEOUT} + 120")
   set_tests_properties(${name} PROPERTIES LABELS vm TIMEOUT ${ctest_timeout}

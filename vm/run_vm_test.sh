@@ -54,13 +54,15 @@ initrd="$workdir/$name.cpio.gz"
 log="$workdir/$name.log"
 qerr="$workdir/$name.qemu-stderr"
 echo "run_vm_test: booting $name (limit ${limit} s), serial log $log"
-# A guest that dies before /init ran (a loaded TCG host can miss early boot deadlines) is
-# booted once more; anything after /init started counts.
+# A guest that died (and QEMU exited cleanly) before /init ran, as when a loaded TCG host
+# misses an early boot deadline, is booted once more; anything after /init started counts,
+# and so do hangs and QEMU failures.
 for attempt in 1 2; do
   qrc=0
   "$here/boot_qemu.sh" --kernel "$kcache/vmlinuz" --initrd "$initrd" --log "$log" --timeout "$limit" \
     --append "$append" -- "$@" 2> "$qerr" || qrc=$?
   grep -q 'PDT-VM INFO guest up' "$log" 2>/dev/null && break
+  [ "$qrc" = 0 ] || break
   [ $attempt = 1 ] && { echo "run_vm_test: the guest did not reach /init; its log:"; tr -d '\r' < "$log" | tail -n 20; echo "run_vm_test: booting again"; }
 done
 tr -d '\r' < "$log"

@@ -72,21 +72,17 @@ Result<HostBuffer> HostBuffer::allocate(uint64_t size, BufferKind kind) {
     buffer.m_size = size;
     buffer.m_mapped_size = (size + page - 1) / page * page;
     switch (kind) {
-    case BufferKind::HugePages: PDT_CHECK(map_huge_pages(buffer)); break;
-    case BufferKind::SharedMemory: PDT_CHECK(map_shared_memory(buffer)); break;
-    case BufferKind::Anonymous: {
-        void* p = mmap(nullptr, buffer.m_mapped_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            return errno_error("mmap", bytes_text(buffer.m_mapped_size));
-        buffer.m_data = p;
-        break;
+    case BufferKind::HugePages: PDT_CHECK(map_huge_pages(buffer)); return buffer;
+    case BufferKind::SharedMemory: PDT_CHECK(map_shared_memory(buffer)); return buffer;
+    case BufferKind::Anonymous: break;
     }
-    }
-    // Write every page now. VFIO pins a device-read-only mapping without FOLL_WRITE: an
-    // untouched private page is then pinned as the shared zero page, and the process's later
-    // writes go to a copy-on-write page the device never sees (it reads zeros; seen in the
-    // QEMU guest test). Writing first gives each page its own frame before it is pinned.
-    std::memset(buffer.m_data, 0, buffer.m_mapped_size);
+    // MAP_POPULATE faults every page in for writing now. Without it an untouched page is the
+    // shared zero page: VFIO_IOMMU_MAP_DMA with READ only pins that, the process's first
+    // write then copies the page, and the device keeps reading zeros (seen with edu).
+    void* p = mmap(nullptr, buffer.m_mapped_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED)
+        return errno_error("mmap", bytes_text(buffer.m_mapped_size));
+    buffer.m_data = p;  // anonymous pages are zero-filled
     return buffer;
 }
 
@@ -94,7 +90,7 @@ Result<void> HostBuffer::map_huge_pages(HostBuffer& buffer) {
     const uint64_t huge = PDT_TRY(default_huge_page_size());
     // Rounded up to whole huge pages, or munmap() fails with EINVAL.
     buffer.m_mapped_size = (buffer.m_size + huge - 1) / huge * huge;
-    void* p = mmap(nullptr, buffer.m_mapped_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+    void* p = mmap(nullptr, buffer.m_mapped_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED) {
         const int code = errno;
         const long long total = meminfo_value("/proc/meminfo", "HugePages_Total:");
@@ -115,7 +111,7 @@ Result<void> HostBuffer::map_shared_memory(HostBuffer& buffer) {
     const std::string name = "/pdt_dma_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
     const int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
-        return errno_error("shm_open", name);
+        return errno_error("shm_open", name, errno == ENOENT ? "is /dev/shm (tmpfs) mounted?" : "");
     buffer.m_shm_name = name;  // from here release() unlinks it, on every path
     auto fail = [&](Error error) {
         ::close(fd);

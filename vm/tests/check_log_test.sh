@@ -34,6 +34,7 @@ printf "qemu: hardware error: edu\nCPU #0:\nRAX=0000000000000000\n" > "$tmp/qerr
 expect 1 'QEMU exited with status 134: qemu: hardware error' "$good" --qemu-rc 134 --qemu-stderr "$tmp/qerr"
 expect 1 'kernel panic or oops: .*Kernel panic - not syncing' "$good"$'[ 1.0] Kernel panic - not syncing: Attempted to kill init!\n'
 expect 1 'GoogleTest: \[  FAILED  \] Edu.Dma' "$good"$'[  FAILED  ] Edu.Dma (12 ms)\n'
+expect 1 'GoogleTest: \[  FAILED  \] Edu.Color' "$good"$'\x1b[0;31m[  FAILED  ] \x1b[mEdu.Color (1 ms)\n'
 expect 0 'PASS' $'PDT-VM BEGIN inv (expected to fail with 1): t\n[  FAILED  ] Edu.Dma (1 ms)\nPDT-VM PASS inv\nPDT-VM DONE pass=1 fail=0\n'
 expect 1 'GoogleTest: \[  FAILED  \] Edu.After' $'PDT-VM BEGIN inv (expected to fail with 1): t\nPDT-VM PASS inv\n[  FAILED  ] Edu.After (1 ms)\nPDT-VM DONE pass=1 fail=0\n'
 expect 1 'sanitizer report: .*AddressSanitizer' "$good"$'==12==ERROR: AddressSanitizer: heap-buffer-overflow\n'

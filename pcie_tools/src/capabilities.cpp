@@ -69,7 +69,8 @@ void walk_extended(ConfigSpace& space, CapabilityList& list) {
         }
         auto header = space.read32(at);
         if (!header) {
-            list.problems.push_back("truncated: extended capability [" + hex(at) + "] beyond the readable space");
+            if (at != reg::EXT_CAP_START)  // no extended space at all is normal
+                list.problems.push_back("truncated: extended capability [" + hex(at) + "] beyond the readable space");
             return;
         }
         if (*header == 0xffffffffu) {

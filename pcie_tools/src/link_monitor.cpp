@@ -70,6 +70,7 @@ void LinkMonitor::run() {
     while (!m_stop.load()) {
         sample(m_device_space, m_device_lnksta, m_summary.device_status);
         sample(m_port_space, m_port_lnksta, m_summary.port_status);
+        ++m_rounds;
         const auto until = std::chrono::steady_clock::now() + m_interval;
         while (!m_stop.load() && std::chrono::steady_clock::now() < until)
             std::this_thread::sleep_for(std::min(m_interval, std::chrono::milliseconds(5)));

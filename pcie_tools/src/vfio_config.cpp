@@ -3,6 +3,12 @@
 
 namespace pcie {
 
+VfioConfigSpace::VfioConfigSpace(vfio::Device& device) : m_device(device) {
+    uint32_t probe = 0;
+    if (!m_device.config_read(0x100, &probe, 4))
+        m_size = 256;
+}
+
 Result<void> VfioConfigSpace::read(uint32_t offset, void* data, uint32_t length) {
     if (offset + length > size())
         return access_error("read config", offset, length, EIO, "beyond 4096 bytes");

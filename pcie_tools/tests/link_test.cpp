@@ -11,6 +11,14 @@ namespace {
 
 PciAddress at(uint8_t bus, uint8_t dev) { return PciAddress{0, bus, dev, 0}; }
 
+// Waits (bounded) until the monitor has sampled `rounds` times: no timing assumption on a
+// loaded machine.
+void wait_rounds(const LinkMonitor& monitor, unsigned rounds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (monitor.rounds() < rounds && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
 void add_port(SimConfigBus& bus, PciAddress address, reg::PortType type, uint8_t secondary, uint8_t speed,
               uint8_t width, uint8_t sta_speed, uint8_t sta_width, uint16_t lnkctl = 0) {
     ConfigBuilder b(0x8086, 0x0101, 0x060400, reg::HEADER_TYPE_BRIDGE);
@@ -152,7 +160,7 @@ TEST(LinkMonitor, SamplesDeviceAndPortWhileRunning) {
     auto bus = make_demo_topology();
     auto monitor = LinkMonitor::start(*bus, at(1, 0), std::chrono::milliseconds(1));
     ASSERT_TRUE(monitor.ok()) << monitor.error().message();
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    wait_rounds(**monitor, 5);
     const LinkMonitorSummary s = (*monitor)->stop();
     EXPECT_GE(s.device_status.samples, 3u);
     EXPECT_GE(s.port_status.samples, 3u);
@@ -167,7 +175,7 @@ TEST(LinkMonitor, SeesARetrainDuringTheRun) {
     auto bus = make_demo_topology();
     auto monitor = LinkMonitor::start(*bus, at(1, 0), std::chrono::milliseconds(1));
     ASSERT_TRUE(monitor.ok());
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    wait_rounds(**monitor, 3);
     const LinkMonitorSummary before = (*monitor)->stop();
     // Retrain (by hand on the model) and sample again.
     auto* port = bus->find(at(0, 1));
@@ -176,7 +184,7 @@ TEST(LinkMonitor, SeesARetrainDuringTheRun) {
     ASSERT_TRUE(port->write(cap + reg::EXP_LNKCTL, &rl, 2).ok());
     auto again = LinkMonitor::start(*bus, at(1, 0), std::chrono::milliseconds(1));
     ASSERT_TRUE(again.ok());
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    wait_rounds(**again, 8);  // training lasts 3 Link Status reads of the port
     const LinkMonitorSummary after = (*again)->stop();
     EXPECT_EQ(before.port_status.max_speed, 1);
     EXPECT_EQ(after.port_status.max_speed, 2);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pcie_tools/backends.hpp"
+#include "pcie_tools/capabilities.hpp"
 #include "pcie_tools/sim_config.hpp"
 #include "sim/sim_device.hpp"
 
@@ -50,6 +51,26 @@ TEST(OpenDeviceLinkWarning, UnreadablePortIsANoteNotAWarning) {
     // Alone, the device's LnkCap vs LnkSta still shows its 2.5 of 5 GT/s, and says no port was read.
     EXPECT_EQ(lines->front(), "Warning: Device device 0000:01:00.0 (10ee:7024) has reduced bandwidth");
     EXPECT_NE(lines->back().find("Note: link check: no port found above 0000:01:00.0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pcie
+
+namespace pcie {
+namespace {
+
+TEST(VfioConfigSpace, ConventionalRegionIs256Bytes) {
+    ConfigBuilder b(0x1234, 0x11e8, 0x00ff00);
+    b.add_msi(0x0080);
+    std::vector<uint8_t> bytes(b.bytes().begin(), b.bytes().begin() + 256);
+    bytes.resize(4096, 0);
+    auto device = device_at(PciAddress{0, 1, 0, 0}, bytes);
+    VfioConfigSpace space(*device);
+    // sim::SimDevice serves 4 KiB; the size follows what the region lets us read.
+    EXPECT_EQ(space.size(), 4096u);
+    auto caps = walk_capabilities(space);
+    EXPECT_TRUE(caps.problems.empty());
+    EXPECT_EQ(caps.standard.size(), 1u);
 }
 
 }  // namespace

@@ -20,13 +20,15 @@ Result<std::unique_ptr<ConfigBus>> open_vfio_bus();
 // The config region of an open VFIO device: the whole space is readable without CAP_SYS_ADMIN.
 class VfioConfigSpace : public ConfigSpace {
 public:
-    explicit VfioConfigSpace(vfio::Device& device) : m_device(device) {}
+    // The region is 256 bytes for conventional functions, 4096 for PCI Express ones.
+    explicit VfioConfigSpace(vfio::Device& device);
     const PciAddress& address() const override { return m_device.identity().address; }
-    uint32_t size() const override { return 4096; }
+    uint32_t size() const override { return m_size; }
     Result<void> read(uint32_t offset, void* data, uint32_t length) override;
 
 private:
     vfio::Device& m_device;
+    uint32_t m_size = 4096;
 };
 
 // A bus that serves an open VFIO device's config through its config region and every other

@@ -79,6 +79,8 @@ public:
                                                       std::chrono::milliseconds interval);
     ~LinkMonitor();
     LinkMonitorSummary stop();
+    // Sampling rounds completed so far (for callers that want at least N samples).
+    unsigned rounds() const { return m_rounds.load(); }
 
 private:
     LinkMonitor() = default;
@@ -89,6 +91,7 @@ private:
     std::chrono::milliseconds m_interval{10};
     LinkMonitorSummary m_summary;
     std::atomic<bool> m_stop{false};
+    std::atomic<unsigned> m_rounds{0};
     std::thread m_thread;
 };
 

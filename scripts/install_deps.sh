@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libpci-dev libpciaccess-dev libboost-program-options-dev libgtest-dev libbenchmark-dev
-  nlohmann-json3-dev             # design descriptions (designs/data/*.json, --design_file)
+  nlohmann-json3-dev             # design descriptions (designs/data/*.json, --design_file) and --json output
   pciutils                       # lspci: the reference our config-space decoder is compared with
   qemu-system-x86 busybox-static cpio kmod zstd   # the QEMU guest that tests real kernel VFIO
 )

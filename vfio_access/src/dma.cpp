@@ -1,9 +1,12 @@
 #include "vfio_access/dma.hpp"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -29,6 +32,37 @@ const char* to_string(BufferKind kind) {
     return "?";
 }
 
+namespace {
+
+std::string bytes_text(uint64_t size) { return std::to_string(size) + " bytes"; }
+
+// A named value of /proc/meminfo ("HugePages_Free:"), or -1 when absent.
+long long meminfo_value(const std::string& path, const std::string& key) {
+    std::FILE* file = std::fopen(path.c_str(), "re");
+    if (file == nullptr)
+        return -1;
+    char line[256];
+    long long value = -1;
+    while (std::fgets(line, sizeof line, file) != nullptr) {
+        if (std::strncmp(line, key.c_str(), key.size()) == 0) {
+            value = std::strtoll(line + key.size(), nullptr, 10);
+            break;
+        }
+    }
+    std::fclose(file);
+    return value;
+}
+
+}  // namespace
+
+Result<uint64_t> default_huge_page_size(const std::string& meminfo_path) {
+    const long long kib = meminfo_value(meminfo_path, "Hugepagesize:");
+    if (kib <= 0)
+        return make_error("read default huge page size", meminfo_path, ENOTSUP,
+                          "no Hugepagesize line: the kernel has no huge page support");
+    return static_cast<uint64_t>(kib) * 1024;
+}
+
 Result<HostBuffer> HostBuffer::allocate(uint64_t size, BufferKind kind) {
     if (size == 0)
         return make_error("allocate host buffer", "0 bytes", EINVAL, "size must be non-zero");
@@ -37,13 +71,64 @@ Result<HostBuffer> HostBuffer::allocate(uint64_t size, BufferKind kind) {
     buffer.m_kind = kind;
     buffer.m_size = size;
     buffer.m_mapped_size = (size + page - 1) / page * page;
-    if (kind != BufferKind::Anonymous)
-        return make_error("allocate host buffer", to_string(kind), ENOTSUP, "not implemented yet");
-    void* p = mmap(nullptr, buffer.m_mapped_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    switch (kind) {
+    case BufferKind::HugePages: PDT_CHECK(map_huge_pages(buffer)); return buffer;
+    case BufferKind::SharedMemory: PDT_CHECK(map_shared_memory(buffer)); return buffer;
+    case BufferKind::Anonymous: break;
+    }
+    // MAP_POPULATE faults every page in for writing now. Without it an untouched page is the
+    // shared zero page: VFIO_IOMMU_MAP_DMA with READ only pins that, the process's first
+    // write then copies the page, and the device keeps reading zeros (seen with edu).
+    void* p = mmap(nullptr, buffer.m_mapped_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED)
-        return errno_error("mmap", std::to_string(buffer.m_mapped_size) + " bytes");
+        return errno_error("mmap", bytes_text(buffer.m_mapped_size));
     buffer.m_data = p;  // anonymous pages are zero-filled
     return buffer;
+}
+
+Result<void> HostBuffer::map_huge_pages(HostBuffer& buffer) {
+    const uint64_t huge = PDT_TRY(default_huge_page_size());
+    // Rounded up to whole huge pages, or munmap() fails with EINVAL.
+    buffer.m_mapped_size = (buffer.m_size + huge - 1) / huge * huge;
+    void* p = mmap(nullptr, buffer.m_mapped_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) {
+        const int code = errno;
+        const long long total = meminfo_value("/proc/meminfo", "HugePages_Total:");
+        const long long free_pages = meminfo_value("/proc/meminfo", "HugePages_Free:");
+        const uint64_t needed = buffer.m_mapped_size / huge;
+        std::string hint = total <= 0 ? "no huge pages are reserved" : std::to_string(free_pages) + " of " +
+                                                                           std::to_string(total) + " huge pages free";
+        hint += "; this buffer needs " + std::to_string(needed) + " huge page(s) of " + std::to_string(huge / 1024) +
+                " KiB: echo <n> > /proc/sys/vm/nr_hugepages";
+        return make_error("mmap MAP_HUGETLB", bytes_text(buffer.m_mapped_size), code, hint);
+    }
+    buffer.m_data = p;
+    return {};
+}
+
+Result<void> HostBuffer::map_shared_memory(HostBuffer& buffer) {
+    static std::atomic<unsigned> counter{0};
+    const std::string name = "/pdt_dma_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+    const int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return errno_error("shm_open", name, errno == ENOENT ? "is /dev/shm (tmpfs) mounted?" : "");
+    buffer.m_shm_name = name;  // from here release() unlinks it, on every path
+    auto fail = [&](Error error) {
+        ::close(fd);
+        return error;
+    };
+    if (ftruncate(fd, static_cast<off_t>(buffer.m_mapped_size)) != 0)
+        return fail(errno_error("ftruncate", name + " to " + bytes_text(buffer.m_mapped_size)));
+    // Reserve the pages now: a full /dev/shm then fails here, not with SIGBUS on first touch.
+    if (const int rc = posix_fallocate(fd, 0, static_cast<off_t>(buffer.m_mapped_size)); rc != 0)
+        return fail(make_error("posix_fallocate", name + " " + bytes_text(buffer.m_mapped_size), rc,
+                               rc == ENOSPC ? "/dev/shm is full" : ""));
+    void* p = mmap(nullptr, buffer.m_mapped_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return fail(errno_error("mmap", name));
+    ::close(fd);
+    buffer.m_data = p;
+    return {};
 }
 
 HostBuffer::HostBuffer(HostBuffer&& other) noexcept { *this = std::move(other); }
@@ -55,7 +140,7 @@ HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
         m_size = std::exchange(other.m_size, 0);
         m_mapped_size = std::exchange(other.m_mapped_size, 0);
         m_kind = other.m_kind;
-        m_shm_name = std::move(other.m_shm_name);
+        m_shm_name = std::exchange(other.m_shm_name, std::string());
     }
     return *this;
 }
@@ -66,6 +151,9 @@ void HostBuffer::release() {
     if (m_data != nullptr)
         munmap(m_data, m_mapped_size);
     m_data = nullptr;
+    if (!m_shm_name.empty())
+        shm_unlink(m_shm_name.c_str());
+    m_shm_name.clear();
 }
 
 Result<DmaRegion> DmaRegion::allocate(Device& device, uint64_t size, Options options) {

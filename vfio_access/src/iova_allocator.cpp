@@ -31,9 +31,17 @@ IovaAllocator::IovaAllocator(std::vector<IovaRange> ranges, uint64_t page_size) 
     }
 }
 
+IovaAllocator IovaAllocator::unavailable(Error reason) {
+    IovaAllocator allocator;
+    allocator.m_unavailable = std::move(reason);
+    return allocator;
+}
+
 uint64_t IovaAllocator::round_up(uint64_t size) const { return (size + m_page_size - 1) / m_page_size * m_page_size; }
 
 Result<uint64_t> IovaAllocator::allocate(uint64_t size, unsigned dma_mask_bits) {
+    if (m_unavailable)
+        return *m_unavailable;
     const uint64_t want = round_up(size);
     const uint64_t limit = mask_limit(dma_mask_bits);
     if (size == 0 || want < size)

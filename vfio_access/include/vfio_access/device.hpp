@@ -84,6 +84,12 @@ public:
     virtual Result<void> irq_enable(IrqIndex index, unsigned vectors) = 0;
     virtual Result<void> irq_disable(IrqIndex index) = 0;
     virtual Result<int> irq_eventfd(unsigned vector) = 0;
+    // Call after the device's interrupt has been acknowledged: re-enables a level interrupt
+    // the kernel masked when it fired (INTx). Nothing to do for MSI/MSI-X.
+    virtual Result<void> irq_unmask(unsigned vector) {
+        (void)vector;
+        return {};
+    }
     // Waits for vector's eventfd; returns the number of interrupts counted since the last wait.
     // ETIMEDOUT when none came within timeout.
     Result<uint64_t> irq_wait(unsigned vector, std::chrono::milliseconds timeout);

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ class IovaAllocator {
 public:
     IovaAllocator() = default;
     IovaAllocator(std::vector<IovaRange> ranges, uint64_t page_size);
+    // An allocator that can never allocate: allocate() returns `reason` (e.g. the kernel gave
+    // no IOVA ranges, or a no-IOMMU container).
+    static IovaAllocator unavailable(Error reason);
 
     // dma_mask_bits: highest address the device can generate is 2^bits - 1.
     Result<uint64_t> allocate(uint64_t size, unsigned dma_mask_bits = 64);
@@ -44,10 +48,18 @@ public:
 private:
     std::vector<IovaRange> m_free;  // sorted, non-overlapping, merged
     uint64_t m_page_size = 4096;
+    std::optional<Error> m_unavailable;
 };
 
+// Anonymous: private zeroed pages. HugePages: MAP_HUGETLB with the default huge page size,
+// the mapping rounded up to it (needs reserved huge pages: /proc/sys/vm/nr_hugepages).
+// SharedMemory: a POSIX shared memory object (visible as /dev/shm/<name> while the buffer
+// lives, so another process can map it; survives fork()), unlinked on release.
 enum class BufferKind { Anonymous, HugePages, SharedMemory };
 const char* to_string(BufferKind kind);
+
+// The default huge page size ("Hugepagesize:" of meminfo_path, normally /proc/meminfo).
+Result<uint64_t> default_huge_page_size(const std::string& meminfo_path = "/proc/meminfo");
 
 // Page-aligned host memory, zeroed on allocation, released on destruction.
 class HostBuffer {
@@ -64,8 +76,11 @@ public:
     uint64_t size() const { return m_size; }  // the size asked for
     uint64_t mapped_size() const { return m_mapped_size; }  // rounded to the page size used
     BufferKind kind() const { return m_kind; }
+    const std::string& shm_name() const { return m_shm_name; }  // SharedMemory: "/pdt_dma_<pid>_<n>"
 
 private:
+    static Result<void> map_huge_pages(HostBuffer& buffer);
+    static Result<void> map_shared_memory(HostBuffer& buffer);
     void release();
     void* m_data = nullptr;
     uint64_t m_size = 0;

@@ -1,0 +1,66 @@
+// Container and group of the kernel backend (private to vfio_access).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "vfio_access/kernel.hpp"
+
+namespace vfio {
+
+// ioctl() that retries on EINTR; returns -1 with errno set on failure.
+int xioctl(int fd, unsigned long request, void* arg);
+int xioctl(int fd, unsigned long request, unsigned long arg);
+
+class Container {
+public:
+    static Result<std::shared_ptr<Container>> open(const std::string& dev_vfio_root);
+
+    int fd() const { return m_fd.get(); }
+    const std::string& path() const { return m_path; }
+    bool has_extension(unsigned long extension) const;
+    ContainerInfo info() const;
+    // VFIO_SET_IOMMU on the first group attached (type1v2, or no-IOMMU for a noiommu group);
+    // later groups must use the same model. Then VFIO_IOMMU_GET_INFO seeds the allocator.
+    Result<void> set_iommu(bool noiommu);
+    int iommu_type() const { return m_iommu_type; }
+    IovaAllocator& allocator() { return m_allocator; }
+    // Called when a group leaves the container. With the last group the kernel drops the
+    // IOMMU model, so the next group attached sets it again.
+    void group_detached();
+
+private:
+    Result<void> load_iommu_info();
+    void forget_iommu();
+
+    UniqueFd m_fd;
+    std::string m_path;
+    int m_api_version = 0;
+    int m_iommu_type = 0;
+    int m_groups = 0;  // groups attached
+    std::optional<IommuInfo> m_iommu;
+    IovaAllocator m_allocator;
+};
+
+class Group {
+public:
+    Group() = default;
+    Group(const Group&) = delete;
+    Group& operator=(const Group&) = delete;
+    ~Group();
+    // Opens <root>/<N> (or noiommu-<N>), checks viability and attaches it to the container.
+    static Result<std::shared_ptr<Group>> open(const KernelOptions& options, int number,
+                                               std::shared_ptr<Container> container);
+    Result<UniqueFd> device_fd(const PciAddress& address);
+    const GroupStatus& status() const { return m_status; }
+    Container& container() { return *m_container; }
+
+private:
+    std::shared_ptr<Container> m_container;  // declared first: the group fd closes first
+    UniqueFd m_fd;
+    GroupStatus m_status;
+    bool m_attached = false;
+};
+
+}  // namespace vfio

@@ -1,0 +1,38 @@
+// A temporary directory tree for tests that need fake /proc, /sys or /dev/vfio layouts.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+class TempTree {
+public:
+    TempTree() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "pdt_test_XXXXXX").string();
+        m_root = ::mkdtemp(pattern.data());
+    }
+    ~TempTree() {
+        std::error_code ec;
+        std::filesystem::remove_all(m_root, ec);
+    }
+    TempTree(const TempTree&) = delete;
+    TempTree& operator=(const TempTree&) = delete;
+
+    std::string root() const { return m_root.string(); }
+    std::string path(const std::string& relative) const { return (m_root / relative).string(); }
+    void mkdir(const std::string& relative) const { std::filesystem::create_directories(m_root / relative); }
+    void symlink(const std::string& target, const std::string& relative) const {
+        std::filesystem::create_directories((m_root / relative).parent_path());
+        std::filesystem::create_symlink(target, m_root / relative);
+    }
+    void write(const std::string& relative, const std::string& text) const {
+        std::filesystem::create_directories((m_root / relative).parent_path());
+        std::ofstream(m_root / relative) << text;
+    }
+
+private:
+    std::filesystem::path m_root;
+};

@@ -1,0 +1,118 @@
+// display_vfio_information: VFIO API version and extensions, the IOMMU model of the container
+// (page sizes, IOVA ranges, capabilities), and per selected vfio-pci device its group, flags,
+// regions and IRQ blocks. Exit 0 all reported, 1 none found or one failed, 2 usage error.
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "vfio_access/kernel.hpp"
+#include "vfio_report.hpp"
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct Options {
+    vfio::KernelOptions kernel;
+    bool json = false;
+};
+
+// Returns the options, or the exit code to leave with (0 for --help, 2 for a usage error).
+std::variant<Options, int> parse_options(int argc, char** argv) {
+    po::options_description description("Usage: display_vfio_information [options]\nOptions");
+    std::vector<std::string> locations;
+    std::string vendor, device_id, subsystem_vendor, subsystem_id;
+    description.add_options()("help,h", "show this help")
+        ("device,d", po::value(&locations)->composing(), "PCI location dddd:bb:dd.f (repeatable)")
+        ("vendor", po::value(&vendor), "vendor ID, hex")
+        ("device-id", po::value(&device_id), "device ID, hex")
+        ("subsystem-vendor", po::value(&subsystem_vendor), "subsystem vendor ID, hex")
+        ("subsystem-id", po::value(&subsystem_id), "subsystem device ID, hex")
+        ("json", po::bool_switch(), "print one JSON document instead of text");
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(description).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        std::cerr << "display_vfio_information: " << e.what() << "\n" << description;
+        return 2;
+    }
+    if (vm.count("help")) {
+        std::cout << description;
+        return 0;
+    }
+    Options options;
+    options.json = vm["json"].as<bool>();
+    vfio::DeviceFilter filter;
+    const std::pair<const std::string*, std::optional<uint16_t>*> ids[] = {
+        {&vendor, &filter.vendor_id}, {&device_id, &filter.device_id},
+        {&subsystem_vendor, &filter.subsystem_vendor_id}, {&subsystem_id, &filter.subsystem_device_id}};
+    const char* names[] = {"--vendor", "--device-id", "--subsystem-vendor", "--subsystem-id"};
+    for (size_t i = 0; i < 4; ++i) {
+        if (ids[i].first->empty())
+            continue;
+        auto parsed = vfio::parse_hex_id(*ids[i].first, names[i]);
+        if (!parsed) {
+            std::cerr << "display_vfio_information: " << parsed.error().message() << "\n";
+            return 2;
+        }
+        *ids[i].second = *parsed;
+    }
+    if (filter.vendor_id || filter.device_id || filter.subsystem_vendor_id || filter.subsystem_device_id)
+        options.kernel.selection.add_filter(filter);
+    for (const std::string& location : locations) {
+        auto added = options.kernel.selection.add_location(location);
+        if (!added) {
+            std::cerr << "display_vfio_information: " << added.error().message() << "\n";
+            return 2;
+        }
+    }
+    return options;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    auto parsed = parse_options(argc, argv);
+    if (const int* exit_code = std::get_if<int>(&parsed))
+        return *exit_code;
+    const Options& options = std::get<Options>(parsed);
+
+    vfio::KernelBus bus(options.kernel);
+    auto ids = bus.scan();
+    if (!ids) {
+        std::cerr << "Error: " << ids.error().message() << "\n";
+        return 1;
+    }
+    vfio::report::Report report;
+    std::vector<std::unique_ptr<vfio::KernelDevice>> open_devices;  // held until the report is done
+    for (const vfio::DeviceIdentity& id : *ids) {
+        auto device = bus.open_device(id);
+        auto gathered = device ? vfio::report::gather_device(**device) : vfio::Result<vfio::report::DeviceReport>(device.error());
+        if (gathered)
+            report.devices.push_back(std::move(gathered).value());
+        else
+            report.errors.push_back(gathered.error().message());
+        if (device)
+            open_devices.push_back(std::move(device).value());
+    }
+    auto container = bus.container_info();
+    if (!container) {
+        std::cerr << "Error: " << container.error().message() << "\n";
+        return 1;
+    }
+    report.container = std::move(container).value();
+    if (options.json)
+        std::cout << vfio::report::to_json(report).dump(2) << "\n";
+    else
+        std::cout << vfio::report::format_text(report);
+    for (const std::string& error : report.errors)
+        std::cerr << "Error: " << error << "\n";
+    if (ids->empty()) {
+        std::cerr << "No device found: no " << (options.kernel.selection.empty() ? "" : "selected ")
+                  << "PCI device is bound to vfio-pci\n";
+        return 1;
+    }
+    return report.errors.empty() ? 0 : 1;
+}

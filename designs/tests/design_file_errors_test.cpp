@@ -1,4 +1,6 @@
 // Malformed design files: every error names the file, the field and the problem.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -119,7 +121,7 @@ TEST(DesignFileErrors, UnreadableFileAndLoadStopsAtTheBadFile) {
     EXPECT_EQ(missing.error().message(),
               "open design file /nonexistent/dir/my.json: No such file or directory (--design_file takes a readable "
               "JSON file)");
-    const std::string path = ::testing::TempDir() + "pdt_bad_design.json";
+    const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_bad_design.json";
     std::ofstream(path) << design(R"(, "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 9})");
     auto bad = designs::Registry::load({path});
     std::remove(path.c_str());

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -101,7 +103,7 @@ class UserDesignFile : public ::testing::Test {
 protected:
     void TearDown() override { std::remove(path.c_str()); }
     void write(const std::string& text) { std::ofstream(path) << text; }
-    std::string path = ::testing::TempDir() + "pdt_user_design.json";
+    std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_user_design.json";
 };
 
 TEST_F(UserDesignFile, AddsADesignWithoutCodeChange) {

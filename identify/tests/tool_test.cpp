@@ -1,4 +1,6 @@
 // The display_identified_pcie_fpga_designs executable: output and exit codes.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -14,7 +16,7 @@ struct ToolRun {
 };
 
 ToolRun run_tool(const std::string& args) {
-    const std::string err_path = ::testing::TempDir() + "pdt_identify_stderr.txt";
+    const std::string err_path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_identify_stderr.txt";
     const std::string command = std::string(PDT_IDENTIFY_TOOL) + " " + args + " 2>" + err_path;
     ToolRun run;
     FILE* pipe = ::popen(command.c_str(), "r");
@@ -84,7 +86,7 @@ TEST(IdentifyTool, UsageErrorsExitTwo) {
 }
 
 TEST(IdentifyTool, MalformedDesignFileNamesFileFieldAndProblem) {
-    const std::string path = ::testing::TempDir() + "pdt_tool_bad_design.json";
+    const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_tool_bad_design.json";
     std::ofstream(path) << R"({"name": "x", "match": {"subsystem_vendor_id": 2, "subsystem_device_id": "0xZZ"}})";
     const ToolRun run = run_tool("--design_file " + path + " " + kSeedArgs);
     std::remove(path.c_str());
@@ -96,7 +98,7 @@ TEST(IdentifyTool, MalformedDesignFileNamesFileFieldAndProblem) {
 }
 
 TEST(IdentifyTool, UserDesignFileIsIdentifiedWithoutCodeChange) {
-    const std::string path = ::testing::TempDir() + "pdt_tool_user_design.json";
+    const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_tool_user_design.json";
     std::ofstream(path) << R"({"name": "my_loopback", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"},
         "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 1, "c2h_channels": 1},
         "peripherals": [{"type": "user_access_timestamp", "bar": 0, "offset": "0x0"}],

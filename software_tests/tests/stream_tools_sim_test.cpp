@@ -9,6 +9,7 @@
 #include "identify/identify.hpp"
 #include "sim/design_sim.hpp"
 #include "sim/xdma_model.hpp"
+#include "stream_tools/descriptor_credits.hpp"
 #include "stream_tools/dma_bridge_test.hpp"
 #include "stream_tools/stream_tools.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
@@ -217,6 +218,31 @@ TEST(TestDmaBridgeSim, EngineStallTimesOut) {
     EXPECT_TRUE(out.find("TEST FAIL:\n  H2C failure : memory-mapped DMA 0000:15:00.0 H2C 0: Connection timed out")
                 != std::string::npos) << out;
     EXPECT_FALSE(design.xdma->busy(sim::XdmaDirection::H2C, 0));
+}
+
+TEST(DescriptorCreditsSim, CreditRegisterBehavesAsPg195) {
+    MemoryDesign design;
+    auto& device = *design.designs[0].device;
+    EXPECT_TRUE(stream_tools::credit_register_test(device, design.designs[0].dma_bridge->bar).ok());
+    EXPECT_TRUE(design.xdma->violations().empty());
+    EXPECT_FALSE(design.xdma->busy(sim::XdmaDirection::H2C, 0));
+}
+
+TEST(DescriptorCreditsSim, DataErrorFailsWithExitOne) {
+    MemoryDesign design;
+    design.xdma->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::DataBitFlip);
+    char* text = nullptr;
+    size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    const int code = stream_tools::run_descriptor_credits(design.designs, stream_tools::CreditsOptions{}, out);
+    std::fclose(out);
+    const std::string printed(text, size);
+    std::free(text);
+    EXPECT_EQ(code, 1) << printed;
+    EXPECT_TRUE(std::regex_search(printed, std::regex("0000:15:00\\.0 verify card memory 0000:15:00\\.0: Input/output "
+                                                      "error \\(first bad word 0x[0-9a-f]+ .*, 1 bad words\\)\nTest: FAIL\n")))
+        << printed;
+    EXPECT_TRUE(printed.ends_with("Overall FAIL\n")) << printed;
 }
 
 TEST(SwitchRouting, Policy) {

@@ -177,6 +177,24 @@ TEST(TestDmaBridgeProcess, NothingTestedAndUsageErrors) {
     EXPECT_TRUE(contains(r.output, "different H2C and C2H transfer lengths are not supported")) << r.output;
 }
 
+TEST(DescriptorCreditsProcess, MemoryAndStreamDesignsPass) {
+    const Outcome r = run_tool(DESCRIPTOR_CREDITS_TOOL, {"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--sim_design",
+                                                         "NiteFury_dma_stream_loopback", "-s", "0000:2d:00.0,1:0"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "Testing 2097152 bytes of card memory, using rings with 1023 descriptors, and a total "
+                                   "of 512 descriptors\nTest: PASS\n"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "Successfully sent 3069 messages from Ch0->1 with a total of 7847433 32-bit words in "))
+        << r.output;
+    EXPECT_TRUE(r.output.ends_with("Test: PASS\nOverall PASS\n")) << r.output;
+}
+
+TEST(DescriptorCreditsProcess, NothingTestedFails) {
+    const Outcome r = run_tool(DESCRIPTOR_CREDITS_TOOL, {"--sim_design", "TEF1001_ddr3_throughput"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(r.output.ends_with("No design with a DMA bridge was tested\nOverall FAIL\n")) << r.output;
+}
+
 TEST(SwitchRoutingProcess, DefaultRoutingUpdatesSwitches) {
     const Outcome r = run_tool(SWITCH_ROUTING_TOOL, {"--sim_design", "TOSING_160T_dma_stream_loopback", "--sim_design",
                                                      "XCKU5P_DUAL_QSFP_dma_stream_loopback", "--default_routing"});

@@ -36,7 +36,7 @@ const char* display_name(PeripheralType type) {
 
 uint64_t register_frame_size(PeripheralType type, unsigned master_ports) {
     switch (type) {
-    case PeripheralType::QuadSpi: return 0x80;         // up to SPI_DTR_Level... 0x78 (PG153)
+    case PeripheralType::QuadSpi: return 0x80;         // DGIER 0x1C .. Rx FIFO occupancy 0x78 (PG153)
     case PeripheralType::Xadc: return 0x400;           // DRP status/control mirrored at 0x200..0x3FF (PG091)
     case PeripheralType::Sysmon: return 0x400;         // same layout (PG185)
     case PeripheralType::Iic: return 0x200;            // GIE..GPO at 0x1C..0x124 (PG090)

@@ -71,8 +71,7 @@ vfio::Result<uint64_t> Engine::hardware_completed() {
         }
         // 24-bit count: the progress since the last look, with wrap.
         const uint64_t base = list ? m_list_base : 0;
-        const uint32_t seen = static_cast<uint32_t>(m_completed - base) & poll_writeback::COUNT_MASK;
-        return m_completed + ((wb - seen) & poll_writeback::COUNT_MASK);
+        return base + extend_count(m_completed - base, wb & poll_writeback::COUNT_MASK, poll_writeback::COUNT_MASK);
     }
     case CompletionMethod::Interrupt:
         PDT_CHECK(check_status(reg(channel_reg::STATUS_RC), "status (interrupt)"));
@@ -81,8 +80,7 @@ vfio::Result<uint64_t> Engine::hardware_completed() {
         count = reg(channel_reg::COMPLETED_DESCRIPTOR_COUNT);
         std::atomic_thread_fence(std::memory_order_acquire);
         const uint64_t base = list ? m_list_base : 0;
-        const uint32_t seen = static_cast<uint32_t>(m_completed - base);
-        return m_completed + static_cast<uint32_t>(count - seen);
+        return base + extend_count(m_completed - base, count, 0xFFFFFFFFu);
     }
     case CompletionMethod::StatusRegister: {
         const uint32_t value = read_status();
@@ -129,13 +127,17 @@ vfio::Result<std::optional<TransferCompletion>> Engine::poll() {
         return *m_failure;
     if (m_transfers.empty())
         return std::optional<TransferCompletion>{};
-    const uint64_t completed = PDT_TRY(hardware_completed());
-    if (completed > m_started)
-        return fail(EPROTO, "engine reports " + std::to_string(completed) + " completed descriptors of " +
-                                std::to_string(m_started) + " started");
-    m_counters.descriptors_completed += completed - m_completed;
-    m_completed = completed;
     const Transfer& front = m_transfers.front();
+    // Only look at the hardware when what is known does not already complete the oldest
+    // transfer: one completion read (an MMIO round trip on hardware) serves a whole batch.
+    if (!front.pending.empty() || m_completed < front.first + front.count) {
+        const uint64_t completed = PDT_TRY(hardware_completed());
+        if (completed > m_started)
+            return fail(EPROTO, "engine reports " + std::to_string(completed) + " completed descriptors of " +
+                                    std::to_string(m_started) + " started");
+        m_counters.descriptors_completed += completed - m_completed;
+        m_completed = completed;
+    }
     if (!front.pending.empty() || m_completed < front.first + front.count)
         return std::optional<TransferCompletion>{};
     const TransferCompletion done = PDT_TRY(finish(front));

@@ -26,8 +26,10 @@ const char* to_string(CompletionMethod method) {
 }
 
 std::string Engine::name() const {
-    return m_device.identity().address.to_string() + " " + to_string(m_options.direction) + " " +
-           std::to_string(m_options.channel);
+    if (m_name.empty())
+        m_name = m_device.identity().address.to_string() + " " + to_string(m_options.direction) + " " +
+                 std::to_string(m_options.channel);
+    return m_name;
 }
 
 vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineOptions options) {
@@ -94,9 +96,7 @@ C2hStreamWriteback* Engine::stream_writeback(size_t index) const {
 uint32_t Engine::read_status() const { return reg(channel_reg::STATUS); }
 
 size_t Engine::free_descriptors() const {
-    size_t used = static_cast<size_t>(m_started - m_completed);
-    for (const Transfer& t : m_transfers)
-        used += t.pending.size();
+    const size_t used = static_cast<size_t>(m_started - m_completed) + m_pending_descriptors;
     return used >= m_options.ring_descriptors ? 0 : m_options.ring_descriptors - used;
 }
 
@@ -148,9 +148,11 @@ vfio::Result<void> Engine::initialise() {
     }
 
     m_transfers.clear();
+    m_pending_descriptors = 0;
     m_started = m_completed = m_list_base = 0;
     m_list_count = 0;
     m_failure.reset();
+    m_stopped = false;
     if (m_options.mode == RunMode::Credits) {
         // The ring is linked in a circle once; credits hand descriptors to the running engine.
         for (size_t i = 0; i < m_options.ring_descriptors; ++i)
@@ -172,7 +174,8 @@ void Engine::write_descriptor(size_t index, const Piece& piece, uint64_t next, u
 vfio::Result<uint64_t> Engine::submit_memory(uint64_t host_iova, uint64_t card_address, uint64_t length) {
     if (m_info.stream)
         return fail(EINVAL, "submit_memory on an AXI4-Stream channel");
-    std::vector<Piece> pieces;
+    std::vector<Piece>& pieces = m_scratch;  // reused: no allocation per transfer
+    pieces.clear();
     for (uint64_t done = 0; done < length; done += m_options.max_descriptor_length) {
         const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(length - done, m_options.max_descriptor_length));
         if (m_options.direction == Direction::H2C)
@@ -180,13 +183,14 @@ vfio::Result<uint64_t> Engine::submit_memory(uint64_t host_iova, uint64_t card_a
         else
             pieces.push_back(Piece{card_address + done, host_iova + done, n, descriptor_control::COMPLETED});
     }
-    return submit(std::move(pieces), length);
+    return submit(pieces, length);
 }
 
 vfio::Result<uint64_t> Engine::submit_stream(uint64_t host_iova, uint64_t length, bool end_of_packet) {
     if (!m_info.stream)
         return fail(EINVAL, "submit_stream on a memory-mapped channel");
-    std::vector<Piece> pieces;
+    std::vector<Piece>& pieces = m_scratch;
+    pieces.clear();
     for (uint64_t done = 0; done < length; done += m_options.max_descriptor_length) {
         const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(length - done, m_options.max_descriptor_length));
         if (m_options.direction == Direction::H2C)
@@ -197,27 +201,29 @@ vfio::Result<uint64_t> Engine::submit_stream(uint64_t host_iova, uint64_t length
     }
     if (end_of_packet && m_options.direction == Direction::H2C && !pieces.empty())
         pieces.back().control |= descriptor_control::EOP;
-    return submit(std::move(pieces), length);
+    return submit(pieces, length);
 }
 
-vfio::Result<uint64_t> Engine::submit(std::vector<Piece> pieces, uint64_t length) {
+vfio::Result<uint64_t> Engine::submit(std::vector<Piece>& pieces, uint64_t length) {
+    if (m_stopped)
+        PDT_CHECK(initialise());  // the first transfer after stop() re-arms the channel
     if (m_failure)
         return *m_failure;
-    const std::string object = name();
     if (length == 0)
-        return vfio::make_error("submit XDMA transfer", object, EINVAL, "zero-length transfer");
+        return vfio::make_error("submit XDMA transfer", name(), EINVAL, "zero-length transfer");
     const size_t n = pieces.size();
     if (n > m_options.ring_descriptors)
-        return vfio::make_error("submit XDMA transfer", object, EINVAL,
+        return vfio::make_error("submit XDMA transfer", name(), EINVAL,
                                 "transfer of " + std::to_string(length) + " bytes needs " + std::to_string(n) +
                                     " descriptors; the ring holds " + std::to_string(m_options.ring_descriptors));
     if (n > free_descriptors())
-        return vfio::make_error("submit XDMA transfer", object, EAGAIN,
+        return vfio::make_error("submit XDMA transfer", name(), EAGAIN,
                                 "ring full: " + std::to_string(m_options.ring_descriptors - free_descriptors()) +
                                     " descriptors in flight; wait for completions first");
     Transfer transfer{m_next_id++, m_started, n, length, {}};
     if (m_options.mode == RunMode::StopList) {
-        transfer.pending = std::move(pieces);
+        transfer.pending = pieces;
+        m_pending_descriptors += n;
         m_transfers.push_back(std::move(transfer));
         if (m_list_count == 0)
             PDT_CHECK(start_list());
@@ -269,6 +275,7 @@ vfio::Result<void> Engine::start_list() {
                 piece.control |= descriptor_control::STOP;
             write_descriptor(i, piece, last ? 0 : descriptor_iova(i + 1), last ? 0 : adjacent_after(i + 1, k));
         }
+        m_pending_descriptors -= t->pending.size();
         t->pending.clear();
     }
     m_list_base = m_started;
@@ -294,11 +301,15 @@ vfio::Result<void> Engine::stop() {
     while (reg(channel_reg::STATUS) & status::busy) {
         if (std::chrono::steady_clock::now() > deadline)
             return vfio::make_error("stop XDMA engine", name(), ETIMEDOUT,
-                                    "Timeout waiting to become idle after clearing Run bit: " + diagnostics(read_status()));
+                                    "Timeout waiting to become idle after clearing Run bit: " + diagnostics(read_status()) +
+                                        "; only a device reset (VFIO_DEVICE_RESET) recovers the channel");
         std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
     m_transfers.clear();
+    m_pending_descriptors = 0;
     m_list_count = 0;
+    m_stopped = true;
+    m_failure.reset();  // idle now; the next submit starts afresh
     return {};
 }
 

@@ -67,7 +67,7 @@ vfio::Result<streams::Completion> XdmaStreamChannel::wait(std::chrono::milliseco
 
 vfio::Result<void> XdmaStreamChannel::stop() {
     m_queue.clear();
-    return m_engine->recover();
+    return m_engine->stop();  // idle now; the next submit reinitialises the engine
 }
 
 }  // namespace xdma

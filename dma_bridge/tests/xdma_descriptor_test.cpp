@@ -86,3 +86,12 @@ TEST(XdmaRegisters, BlockAddressesFollowTargetAndChannel) {
     EXPECT_EQ(sgdma_common_reg::channel_bit(Direction::C2H, 2), 1u << 18);
     EXPECT_EQ(sgdma_common_reg::channel_bit(Direction::H2C, 1), 1u << 1);
 }
+
+TEST(XdmaDescriptor, CompletedCountsExtendAcrossTheTwentyFourBitWrap) {
+    using xdma::extend_count;
+    EXPECT_EQ(extend_count(0, 5, 0xFFFFFF), 5u);
+    EXPECT_EQ(extend_count(0xFFFFFE, 0xFFFFFE, 0xFFFFFF), 0xFFFFFEu) << "no progress";
+    EXPECT_EQ(extend_count(0xFFFFFE, 0x000003, 0xFFFFFF), 0x1000003u) << "wrapped: 5 more";
+    EXPECT_EQ(extend_count(0x5FFFFFF0ull, 0xFFFFF5, 0xFFFFFF), 0x5FFFFFF5ull);
+    EXPECT_EQ(extend_count(0x1FFFFFFFEull, 1, 0xFFFFFFFF), 0x200000001ull) << "32-bit register wrap";
+}

@@ -278,3 +278,77 @@ TEST(XdmaModelThrottle, LinkRateBoundsTheTransferTime) {
     ASSERT_TRUE(h2c->wait().ok());
     EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(9));
 }
+
+// ---- The descriptors the driver writes, read back through the IOMMU as the engine sees them --
+
+namespace {
+
+xdma::Descriptor fetch(Rig& rig, uint64_t iova) {
+    xdma::Descriptor d;
+    EXPECT_TRUE(rig.device->iommu().read(iova, &d, sizeof d).ok());
+    return d;
+}
+
+}  // namespace
+
+TEST(XdmaEngine, StopListDescriptorsFieldByField) {
+    Rig rig(stream_design(true));
+    auto h2c = rig.engine({.direction = Direction::H2C, .stream = true, .mode = RunMode::StopList,
+                           .max_descriptor_length = 100});
+    auto src = rig.region(0x1000, vfio::DmaAccess::DeviceRead);
+    ASSERT_TRUE(h2c->submit_stream(src.iova(), 250, true).ok());
+    auto* bar = rig.device->bar(0).value();
+    const uint64_t first = *bar->read(0x4080, 4) | *bar->read(0x4084, 4) << 32;
+    EXPECT_EQ(*bar->read(0x4088, 4), 2u) << "SGDMA Descriptor Adjacent: two more after the first";
+    const xdma::Descriptor d0 = fetch(rig, first), d1 = fetch(rig, first + 32), d2 = fetch(rig, first + 64);
+    for (const auto& d : {d0, d1, d2})
+        EXPECT_EQ(d.magic, 0xAD4B);
+    EXPECT_EQ(d0.control, xdma::descriptor_control::COMPLETED);
+    EXPECT_EQ(d1.control, xdma::descriptor_control::COMPLETED);
+    EXPECT_EQ(d2.control, xdma::descriptor_control::COMPLETED | xdma::descriptor_control::EOP |
+                              xdma::descriptor_control::STOP) << "EOP and STOP only on the last";
+    EXPECT_EQ(d0.length, 100u);
+    EXPECT_EQ(d2.length, 50u);
+    EXPECT_EQ(d0.src_adr, src.iova());
+    EXPECT_EQ(d1.src_adr, src.iova() + 100);
+    EXPECT_EQ(d2.src_adr, src.iova() + 200);
+    EXPECT_EQ(d0.nxt_adr, first + 32);
+    EXPECT_EQ(d1.nxt_adr, first + 64);
+    EXPECT_EQ(d0.nxt_adj, 1u) << "after d1 one more (d2) is contiguous";
+    EXPECT_EQ(d1.nxt_adj, 0u);
+    EXPECT_EQ(first % 4096, 0u);
+}
+
+TEST(XdmaEngine, CreditsRingC2hStreamDescriptorsPointAtTheirWriteback) {
+    Rig rig(stream_design(true));
+    auto c2h = rig.engine({.direction = Direction::C2H, .stream = true, .ring_descriptors = 4});
+    auto dst = rig.region(0x1000, vfio::DmaAccess::DeviceWrite);
+    auto* bar = rig.device->bar(0).value();
+    const uint64_t ring = *bar->read(0x5080, 4) | *bar->read(0x5084, 4) << 32;
+    EXPECT_EQ(*bar->read(0x5088, 4), 0u) << "no adjacent descriptors on a credits ring";
+    EXPECT_EQ(*bar->read(0x6020, 4), 1u << 16) << "credit mode enabled for C2H 0";
+    auto check = [&](int slot, uint64_t buffer) {
+        const xdma::Descriptor d = fetch(rig, ring + slot * 32);
+        EXPECT_EQ(d.magic, 0xAD4B);
+        EXPECT_EQ(d.control, xdma::descriptor_control::COMPLETED);
+        EXPECT_EQ(d.length, 128u);
+        EXPECT_EQ(d.dst_adr, buffer);
+        EXPECT_EQ(d.nxt_adr, ring + ((slot + 1) % 4) * 32) << "ring linked in a circle";
+        EXPECT_NE(d.src_adr, 0u) << "C2H stream src_adr: this descriptor's writeback record";
+        EXPECT_EQ(d.src_adr % 8, 0u);
+    };
+    for (int i = 0; i < 4; ++i) {
+        ASSERT_TRUE(c2h->submit_stream(dst.iova() + i * 128, 128, false).ok());
+        check(i, dst.iova() + i * 128);
+        EXPECT_EQ(*bar->read(0x508C, 4), static_cast<uint64_t>(i + 1)) << "credits add up";
+    }
+    rig.model->push_c2h(0, std::vector<uint8_t>(128, 0x5A), true);
+    rig.model->run_until_idle();
+    auto done = c2h->poll();
+    ASSERT_TRUE(done.ok() && done->has_value());
+    EXPECT_EQ((*done)->length, 128u);
+    EXPECT_TRUE((*done)->end_of_packet);
+    EXPECT_EQ(dst.data()[0], 0x5A);
+    ASSERT_TRUE(c2h->submit_stream(dst.iova() + 4 * 128, 128, false).ok());
+    check(0, dst.iova() + 4 * 128);  // the 5th reuses slot 0
+}

@@ -59,6 +59,24 @@ TEST(XdmaFaults, EngineStallTimesOutWithDiagnosticsAndRecovers) {
     rig.expect_round_trip_works();
 }
 
+TEST(XdmaFaults, HungEngineNeedsADeviceReset) {
+    MemoryRig rig;
+    rig.model->inject(XdmaDirection::H2C, 0, XdmaFault::EngineHang);
+    const std::string message = rig.failing_h2c(rig.src.iova(), kCard);
+    EXPECT_TRUE(has(message, "Timeout after 200 ms")) << message;
+    auto recovered = rig.h2c->recover();
+    ASSERT_FALSE(recovered.ok());
+    EXPECT_EQ(recovered.error().code, ETIMEDOUT);
+    EXPECT_TRUE(has(recovered.error().message(), "Timeout waiting to become idle after clearing Run bit"))
+        << recovered.error().message();
+    EXPECT_TRUE(has(recovered.error().message(), "VFIO_DEVICE_RESET")) << recovered.error().message();
+    ASSERT_TRUE(rig.device->reset().ok());
+    ASSERT_TRUE(rig.device->enable_bus_master().ok());
+    ASSERT_TRUE(rig.h2c->recover().ok()) << "after the reset the channel reinitialises";
+    ASSERT_TRUE(rig.c2h->recover().ok());
+    rig.expect_round_trip_works();
+}
+
 TEST(XdmaFaults, DescriptorReadErrorIsNamedLatchedAndRecovered) {
     MemoryRig rig;
     rig.model->inject(XdmaDirection::H2C, 0, XdmaFault::DescriptorReadError);

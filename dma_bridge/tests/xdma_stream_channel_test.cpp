@@ -87,6 +87,8 @@ TEST(XdmaStreamChannel, BuffersAreMappedOneWay) {
     EXPECT_EQ(faults.back().reason, "not readable by the device");
     ASSERT_TRUE(pair.tx->stop().ok());
     EXPECT_FALSE(pair.tx->busy());
+    EXPECT_FALSE(rig.model->busy(sim::XdmaDirection::H2C, 0));
+    loopback(pair, 3);  // the error is cleared by the reinitialisation at the next submit
 }
 
 TEST(XdmaStreamChannel, RejectsBadSubmissionsAndOversizedRings) {
@@ -114,5 +116,6 @@ TEST(XdmaStreamChannel, StopAbandonsQueuedBuffersAndTheChannelIsReusable) {
     EXPECT_FALSE(none->has_value());
     ASSERT_TRUE(pair.rx->stop().ok());
     EXPECT_FALSE(pair.rx->busy());
+    EXPECT_FALSE(rig.model->busy(sim::XdmaDirection::C2H, 0)) << "the engine itself is idle";
     loopback(pair, 6);
 }

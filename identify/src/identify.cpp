@@ -4,12 +4,8 @@
 #include <cstdio>
 #include <ostream>
 
-#include "xdma_channels.hpp"
-
 namespace identify {
 namespace {
-
-constexpr uint64_t kDmaRegisterSpace = 0x10000;  // PG195: the DMA BAR holds 64 KiB of registers
 
 std::string hex(uint64_t value) {
     char text[24];
@@ -23,11 +19,11 @@ vfio::Result<vfio::RegisterWindow> window(vfio::Device& device, unsigned bar, ui
     return mapped->window(offset, size, vfio::Access64::SplitLowHigh);
 }
 
-void identify_dma_bridge(vfio::Device& device, const designs::DmaBridge& bridge, IdentifiedDesign& out) {
-    auto dma = window(device, bridge.bar, 0, kDmaRegisterSpace);
+vfio::Result<void> identify_dma_bridge(vfio::Device& device, const designs::DmaBridge& bridge, IdentifiedDesign& out) {
+    auto dma = xdma::dma_registers(device, bridge.bar);
     if (!dma) {
         out.warnings.push_back("DMA bridge absent: " + dma.error().message());
-        return;
+        return {};
     }
     DmaBridgeInfo info;
     info.bar = bridge.bar;
@@ -35,7 +31,7 @@ void identify_dma_bridge(vfio::Device& device, const designs::DmaBridge& bridge,
     const designs::MemoryWindow memory = bridge.memory_for_revision(out.identity.revision);
     info.memory_base = memory.base;
     info.memory_size = memory.size;
-    info.channels = discover_channels(*dma, bridge.mode == designs::DmaMode::Stream);
+    info.channels = PDT_TRY(xdma::discover(*dma, bridge.mode == designs::DmaMode::Stream));
     const auto check = [&](const char* direction, std::optional<unsigned> expected, unsigned found) {
         if (expected && *expected != found)
             out.warnings.push_back("DMA bridge has " + std::to_string(found) + " " + direction +
@@ -44,6 +40,7 @@ void identify_dma_bridge(vfio::Device& device, const designs::DmaBridge& bridge,
     check("H2C", bridge.h2c_channels, info.num_h2c());
     check("C2H", bridge.c2h_channels, info.num_c2h());
     out.dma_bridge = std::move(info);
+    return {};
 }
 
 void identify_peripheral(vfio::Device& device, const designs::Peripheral& p, IdentifiedDesign& out) {
@@ -78,12 +75,6 @@ void identify_peripheral(vfio::Device& device, const designs::Peripheral& p, Ide
 
 }  // namespace
 
-unsigned DmaBridgeInfo::num_h2c() const {
-    return static_cast<unsigned>(std::count_if(channels.begin(), channels.end(), [](const Channel& c) { return c.h2c; }));
-}
-
-unsigned DmaBridgeInfo::num_c2h() const { return static_cast<unsigned>(channels.size()) - num_h2c(); }
-
 vfio::Result<IdentifiedDesign> identify_device(vfio::Device& device, const designs::Design& design) {
     IdentifiedDesign out;
     out.design = &design;
@@ -91,7 +82,7 @@ vfio::Result<IdentifiedDesign> identify_device(vfio::Device& device, const desig
     // Config space is the truth for the revision gates (the scan may have come from a cache).
     out.identity.revision = PDT_TRY(device.config_read8(vfio::cfg::REVISION_ID));
     if (design.dma_bridge)
-        identify_dma_bridge(device, *design.dma_bridge, out);
+        PDT_CHECK(identify_dma_bridge(device, *design.dma_bridge, out));
     for (const designs::Peripheral* p : design.peripherals_for_revision(out.identity.revision))
         identify_peripheral(device, *p, out);
     return out;

@@ -19,9 +19,10 @@ std::string dma_bridge_lines(const DmaBridgeInfo& dma) {
                                     static_cast<unsigned long long>(dma.memory_base),
                                     static_cast<unsigned long long>(dma.memory_size));
     text += "Channel ID addr_alignment len_granularity num_address_bits\n";
-    for (const Channel& c : dma.channels)
-        text += format("%s %u %u %u %u\n", c.h2c ? "H2C" : "C2H", c.id, c.addr_alignment, c.len_granularity,
-                       c.num_address_bits);
+    for (const auto* list : {&dma.channels.h2c, &dma.channels.c2h})
+        for (const xdma::ChannelInfo& c : *list)
+            text += format("%s %u %u %u %u\n", streams::to_string(c.direction), c.channel, c.address_alignment,
+                           c.length_granularity, c.address_bits);
     return text;
 }
 

@@ -20,13 +20,14 @@ json dma_bridge_json(const DmaBridgeInfo& dma) {
         j["memory_size"] = hex(dma.memory_size);
     }
     j["channels"] = json::array();
-    for (const Channel& c : dma.channels)
-        j["channels"].push_back({{"direction", c.h2c ? "H2C" : "C2H"},
-                                 {"id", c.id},
-                                 {"addr_alignment", c.addr_alignment},
-                                 {"len_granularity", c.len_granularity},
-                                 {"num_address_bits", c.num_address_bits},
-                                 {"version", c.version}});
+    for (const auto* list : {&dma.channels.h2c, &dma.channels.c2h})
+        for (const xdma::ChannelInfo& c : *list)
+            j["channels"].push_back({{"direction", streams::to_string(c.direction)},
+                                     {"id", c.channel},
+                                     {"addr_alignment", c.address_alignment},
+                                     {"len_granularity", c.length_granularity},
+                                     {"num_address_bits", c.address_bits},
+                                     {"version", c.version}});
     return j;
 }
 

@@ -49,6 +49,8 @@ void Impl::set_run(Channel& ch, bool run) {
         if ((ch.next_descriptor % 4096) + (ch.adjacent_remaining + 1) * 32ull > 4096)
             violation(ch, "first adjacent descriptor block crosses a 4 KiB boundary");
     } else {
+        if (ch.hung)
+            return;  // a hung engine ignores Run
         // Clearing Run aborts the descriptor in progress; the engine goes idle.
         if (ch.status & kStatusBusy)
             ch.status |= kStatusIdleStopped;
@@ -237,7 +239,9 @@ void move_c2h_stream(Impl& impl, Channel& ch) {
 bool Impl::advance(Channel& ch) {
     if (!has_work(ch))
         return false;
-    if (take_fault(ch, XdmaFault::EngineStall)) {
+    if (take_fault(ch, XdmaFault::EngineHang))
+        ch.hung = true;
+    if (ch.hung || take_fault(ch, XdmaFault::EngineStall)) {
         ch.stalled = true;  // busy for ever, until Run is cleared
         return false;
     }

@@ -76,6 +76,7 @@ struct Channel {
     // Engine.
     bool running = false;  // Run seen rising and the engine has not stopped since
     bool stalled = false;
+    bool hung = false;  // EngineHang: busy until a device reset
     uint64_t next_descriptor = 0;
     unsigned adjacent_remaining = 0;
     std::optional<Descriptor> current;

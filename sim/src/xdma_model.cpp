@@ -10,6 +10,7 @@ namespace sim {
 const char* to_string(XdmaFault fault) {
     switch (fault) {
     case XdmaFault::EngineStall: return "engine stall";
+    case XdmaFault::EngineHang: return "engine hang";
     case XdmaFault::DescriptorReadError: return "descriptor read error";
     case XdmaFault::BadMagic: return "bad descriptor magic";
     case XdmaFault::DataBitFlip: return "data bit flip";
@@ -109,6 +110,8 @@ Impl::Impl(SimDevice& dev, XdmaConfig cfg) : device(dev), config(cfg) {
 
 void Impl::notify() { cv.notify_all(); }
 
+constexpr std::chrono::microseconds kLinkBurst{1000};
+
 size_t Impl::step_locked(std::chrono::steady_clock::time_point now, bool throttle) {
     size_t progressed = 0;
     const size_t total = h2c.size() + c2h.size();
@@ -124,7 +127,9 @@ size_t Impl::step_locked(std::chrono::steady_clock::time_point now, bool throttl
         ++progressed;
         if (throttle) {
             const double seconds = static_cast<double>(bytes_moved - before) / config.link_bytes_per_second;
-            link_free_at[dir] = std::max(link_free_at[dir], now) +
+            // A token bucket: time lost to a late wake-up is caught up, but an idle link saves
+            // at most kLinkBurst of credit, so the rate holds on average under scheduling noise.
+            link_free_at[dir] = std::max(link_free_at[dir], now - kLinkBurst) +
                                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                     std::chrono::duration<double>(seconds));
         }

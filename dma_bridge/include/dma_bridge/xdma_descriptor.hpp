@@ -49,6 +49,13 @@ inline constexpr uint32_t ERROR = 1u << 31;
 inline constexpr uint32_t COUNT_MASK = 0x00FFFFFF;
 }  // namespace poll_writeback
 
+// Extends a completed-descriptor count the hardware keeps in `mask` bits (24 in the poll-mode
+// writeback, 32 in the register) to the 64-bit count the driver keeps: `known` plus the
+// progress since, with wrap.
+inline uint64_t extend_count(uint64_t known, uint32_t hardware, uint32_t mask) {
+    return known + ((hardware - static_cast<uint32_t>(known)) & mask);
+}
+
 // C2H stream writeback record, one per C2H descriptor at the descriptor's src_adr.
 struct C2hStreamWriteback {
     uint32_t wb_magic_status = 0;  // [31:16] 0x52B4, bit 0 EOP

@@ -85,8 +85,10 @@ public:
     vfio::Result<TransferCompletion> wait() { return wait(m_options.timeout); }
 
     // Clears Run and waits (up to 1 s) for the engine to go idle; in-flight transfers are lost.
+    // The engine stays idle (Run clear) until the next submit reinitialises it, which also
+    // clears a latched error.
     vfio::Result<void> stop();
-    // stop(), then reinitialise the channel: the latched error is cleared.
+    // stop(), then reinitialise the channel at once: the latched error is cleared.
     vfio::Result<void> recover();
 
     const ChannelInfo& info() const { return m_info; }
@@ -116,7 +118,7 @@ private:
 
     Engine(vfio::Device& device, EngineOptions options) : m_device(device), m_options(options) {}
     vfio::Result<void> initialise();
-    vfio::Result<uint64_t> submit(std::vector<Piece> pieces, uint64_t length);
+    vfio::Result<uint64_t> submit(std::vector<Piece>& pieces, uint64_t length);
     void write_descriptor(size_t index, const Piece& piece, uint64_t next, unsigned adjacent);
     vfio::Result<void> start_list();
     vfio::Result<uint64_t> hardware_completed();  // descriptors completed so far (sequence)
@@ -147,8 +149,12 @@ private:
     uint64_t m_completed = 0;   // descriptors seen completed
     uint64_t m_list_base = 0;   // StopList: sequence number of the running list's first descriptor
     size_t m_list_count = 0;    // StopList: descriptors in the running list (0: none running)
+    size_t m_pending_descriptors = 0;  // StopList: descriptors of transfers waiting for a list
+    mutable std::string m_name;
+    std::vector<Piece> m_scratch;
     std::chrono::steady_clock::time_point m_deadline;
     std::optional<vfio::Error> m_failure;
+    bool m_stopped = false;  // stop() left Run clear: submit reinitialises
     EngineCounters m_counters;
 };
 

@@ -45,8 +45,8 @@ public:
     vfio::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override;
     vfio::Result<std::optional<streams::Completion>> poll() override;
     vfio::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override;
-    // Stops the engine, abandons queued buffers and reinitialises the channel (also the way to
-    // recover after an error or a timeout).
+    // Stops the engine (Run cleared, idle) and abandons queued buffers; the next submit
+    // reinitialises the channel, so this is also the way to recover after an error or timeout.
     vfio::Result<void> stop() override;
     bool busy() const override { return m_engine->busy(); }
 

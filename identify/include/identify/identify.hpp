@@ -14,28 +14,19 @@
 #include <vector>
 
 #include "designs/registry.hpp"
+#include "dma_bridge/xdma_discovery.hpp"
 #include "vfio_access/device.hpp"
 
 namespace identify {
-
-// One XDMA channel found by channel discovery (PG195 identifier and Alignments registers).
-struct Channel {
-    bool h2c = true;
-    unsigned id = 0;
-    unsigned addr_alignment = 0;    // Alignments [23:16], bytes
-    unsigned len_granularity = 0;   // Alignments [15:8], bytes
-    unsigned num_address_bits = 0;  // Alignments [7:0]
-    unsigned version = 0;           // identifier [7:0]
-};
 
 struct DmaBridgeInfo {
     unsigned bar = 0;
     designs::DmaMode mode = designs::DmaMode::Stream;
     uint64_t memory_base = 0;
     uint64_t memory_size = 0;
-    std::vector<Channel> channels;  // H2C 0.. then C2H 0..
-    unsigned num_h2c() const;
-    unsigned num_c2h() const;
+    xdma::Channels channels;  // from the PG195 identifier and Alignments registers
+    unsigned num_h2c() const { return static_cast<unsigned>(channels.h2c.size()); }
+    unsigned num_c2h() const { return static_cast<unsigned>(channels.c2h.size()); }
 };
 
 struct PeripheralInfo {
@@ -68,7 +59,8 @@ struct IdentifiedDesign {
     std::vector<std::string> warnings;  // what the design describes but the device lacks
 };
 
-// Describes `device` as `design` by reading it. Fails only when the device cannot be read.
+// Describes `device` as `design` by reading it. Fails only when the device cannot be read
+// (ENODEV when the DMA bridge identifiers read all-ones: the device is gone).
 vfio::Result<IdentifiedDesign> identify_device(vfio::Device& device, const designs::Design& design);
 
 struct Identification {

@@ -15,6 +15,13 @@
 // The device keeps the model alive and stops its engine thread before it releases the IOMMU;
 // keep the returned pointer only to drive the model (routing, faults, stepping) while the
 // device exists.
+//
+// Modelling choices: an H2C stream packet is delivered to the switch whole, at its EOP
+// descriptor; the C2H stream input is an unbounded FIFO (no backpressure into H2C). C2H writes
+// the IOMMU blocks are posted writes the engine does not see (the IOMMU logs them), as on
+// hardware. Registers are thread safe (one model mutex); host memory is written by the engine
+// thread as a card writes it, so a driver reads it with the same ordering it needs on hardware
+// (acquire on the writeback, then the data). The performance monitor registers (0xC0..) read 0.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +60,7 @@ enum class XdmaDirection { H2C, C2H };
 // Faults the model can inject; each applies once to the next matching event of the channel.
 enum class XdmaFault {
     EngineStall,          // the engine stops making progress (stays busy) until Run is cleared
+    EngineHang,           // as EngineStall, but clearing Run does not help: only a device reset
     DescriptorReadError,  // the next descriptor fetch returns an Unsupported Request completion
     BadMagic,             // the next fetched descriptor has a corrupted magic: magic_stopped
     DataBitFlip,          // one bit of the next data block is inverted (bit 0 of its first byte)
@@ -94,6 +102,7 @@ public:
     void set_route(unsigned h2c, std::optional<unsigned> c2h);
     std::optional<unsigned> route(unsigned h2c) const;
     // Replaces the routing table by a function (the AXI4-Stream Switch model plugs in here).
+    // It runs under the model's lock: it must not call back into the model.
     void set_router(std::function<std::optional<unsigned>(unsigned h2c)> router);
     // Feeds bytes into a C2H stream channel as if a card source sent them.
     void push_c2h(unsigned c2h, std::vector<uint8_t> data, bool end_of_packet);

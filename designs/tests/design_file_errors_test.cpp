@@ -1,0 +1,128 @@
+// Malformed design files: every error names the file, the field and the problem.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "designs/registry.hpp"
+
+namespace {
+
+const char* kMatch = R"("match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"})";
+
+// The error message of adding `text` as file "my.json" to an empty registry.
+std::string error_of(const std::string& text) {
+    designs::Registry registry;
+    auto added = registry.add_text(text, "my.json");
+    if (added.ok())
+        return "(no error)";
+    EXPECT_EQ(added.error().operation, "parse design file");
+    return added.error().message();
+}
+
+std::string design(const std::string& body) { return std::string(R"({"name": "d", )") + kMatch + body + "}"; }
+
+}  // namespace
+
+TEST(DesignFileErrors, InvalidJsonNamesFileAndPosition) {
+    const std::string message = error_of("{\n  \"name\": \"x\",\n  oops\n}");
+    EXPECT_NE(message.find("my.json"), std::string::npos) << message;
+    EXPECT_NE(message.find("invalid JSON at line 3"), std::string::npos) << message;
+}
+
+TEST(DesignFileErrors, MissingRequiredField) {
+    EXPECT_EQ(error_of(R"({"name": "d", "match": {"subsystem_vendor_id": 2}})"),
+              "parse design file my.json field match.subsystem_device_id: Invalid argument (missing required field)");
+    EXPECT_EQ(error_of(R"({"match": {}})"), "parse design file my.json field name: Invalid argument (missing required field)");
+    EXPECT_EQ(error_of(R"({"name": "d"})"), "parse design file my.json field match: Invalid argument (missing required field)");
+}
+
+TEST(DesignFileErrors, WrongTypesAndValues) {
+    EXPECT_EQ(error_of(design(R"(, "dma_bridge": {"bar": "two", "mode": "stream"})")),
+              "parse design file my.json field dma_bridge.bar: Invalid argument (expected a number such as 0x2000 or "
+              "8192 (got \"two\"))");
+    EXPECT_EQ(error_of(design(R"(, "dma_bridge": {"bar": 6, "mode": "stream"})")),
+              "parse design file my.json field dma_bridge.bar: Invalid argument (value 6 is above the maximum 0x5)");
+    EXPECT_EQ(error_of(design(R"(, "dma_bridge": {"bar": -1, "mode": "stream"})")),
+              "parse design file my.json field dma_bridge.bar: Invalid argument (must not be negative (got -1))");
+    EXPECT_EQ(error_of(design(R"(, "dma_bridge": {"bar": 2, "mode": "streaming"})")),
+              "parse design file my.json field dma_bridge.mode: Invalid argument (expected \"stream\" or "
+              "\"memory_mapped\" (got \"streaming\"))");
+    EXPECT_NE(error_of(design(R"(, "dma_bridge": {"bar": 2, "mode": "memory_mapped"})"))
+                  .find("field dma_bridge.memory_size: Invalid argument (missing required field)"),
+              std::string::npos);
+    EXPECT_NE(error_of(design(R"(, "dma_bridge": {"bar": 2, "mode": "stream", "memory_size": 4096})"))
+                  .find("field dma_bridge.memory_size: Invalid argument (only a memory_mapped DMA bridge has card memory)"),
+              std::string::npos);
+    EXPECT_NE(error_of(design(R"(, "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 5})"))
+                  .find("field dma_bridge.h2c_channels"),
+              std::string::npos);
+    EXPECT_NE(error_of(R"({"name": "bad name!", "match": {}})").find("field name"), std::string::npos);
+}
+
+TEST(DesignFileErrors, UnknownFieldIsReportedNotIgnored) {
+    const std::string message = error_of(design(R"(, "dma_brdge": {"bar": 2})"));
+    EXPECT_NE(message.find("field dma_brdge: Invalid argument (unknown field; expected one of: name, description, "
+                           "match, dma_bridge, peripherals, simulation)"),
+              std::string::npos)
+        << message;
+}
+
+TEST(DesignFileErrors, PeripheralProblemsNameTheArrayElement) {
+    EXPECT_NE(error_of(design(R"(, "peripherals": [{"type": "quad_spi", "bar": 0, "offset": 0},
+                                                  {"type": "flux_capacitor", "bar": 0, "offset": 4096}])"))
+                  .find("field peripherals[1].type: Invalid argument (unknown peripheral type \"flux_capacitor\""),
+              std::string::npos);
+    EXPECT_NE(error_of(design(R"(, "peripherals": [{"type": "xadc", "bar": 0, "offset": "0x1002"}])"))
+                  .find("field peripherals[0].offset: Invalid argument (must be a multiple of 4"),
+              std::string::npos);
+    EXPECT_NE(error_of(design(R"(, "peripherals": [{"type": "xadc", "bar": 0, "offset": 0, "master_ports": 2}])"))
+                  .find("field peripherals[0].master_ports: Invalid argument (unknown field"),
+              std::string::npos);
+    EXPECT_NE(error_of(design(R"(, "peripherals": [{"type": "axi_stream_switch", "bar": 0, "offset": 0,
+                                                   "master_ports": 2, "slave_ports": 2,
+                                                   "default_routes": [{"master": 2, "slave": 0}]}])"))
+                  .find("field peripherals[0].default_routes[0].master: Invalid argument (value 2 is above the maximum 0x1)"),
+              std::string::npos);
+    EXPECT_NE(error_of(design(R"(, "peripherals": [{"type": "quad_spi", "bar": 0, "offset": 0},
+                                                  {"type": "xadc", "bar": 0, "offset": "0x40"}])"))
+                  .find("field peripherals[1]: Invalid argument (overlaps peripherals[0] in BAR 0)"),
+              std::string::npos);
+}
+
+TEST(DesignFileErrors, SimulationSection) {
+    EXPECT_NE(error_of(design(R"(, "simulation": {"bar_sizes": {"0": "0x3000"}})"))
+                  .find("field simulation.bar_sizes.0: Invalid argument (a BAR size is a power of two"),
+              std::string::npos);
+    EXPECT_NE(error_of(design(R"(, "simulation": {"bar_sizes": {"7": 4096}})"))
+                  .find("field simulation.bar_sizes.7: Invalid argument (BAR index must be"),
+              std::string::npos);
+    EXPECT_NE(error_of(design(R"(, "simulation": {"axi_stream_switch_implemented": "no"})"))
+                  .find("field simulation.axi_stream_switch_implemented: Invalid argument (expected true or false)"),
+              std::string::npos);
+}
+
+TEST(DesignFileErrors, ArrayElementsAndDuplicates) {
+    EXPECT_EQ(error_of("[]"), "parse design file my.json: Invalid argument (the array holds no designs)");
+    EXPECT_NE(error_of("[" + design("") + ", 3]").find("field [1]: Invalid argument (expected a design object"),
+              std::string::npos);
+    EXPECT_NE(error_of("[" + design("") + ", {\"name\": \"e\", \"match\": {\"subsystem_vendor_id\": 1}}]")
+                  .find("field [1].match.subsystem_device_id"),
+              std::string::npos);
+    const std::string duplicate = error_of("[" + design("") + ", " + design("") + "]");
+    EXPECT_NE(duplicate.find("design \"d\" is already defined in my.json"), std::string::npos) << duplicate;
+}
+
+TEST(DesignFileErrors, UnreadableFileAndLoadStopsAtTheBadFile) {
+    auto missing = designs::Registry::load({"/nonexistent/dir/my.json"});
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().code, ENOENT);
+    EXPECT_EQ(missing.error().message(),
+              "open design file /nonexistent/dir/my.json: No such file or directory (--design_file takes a readable "
+              "JSON file)");
+    const std::string path = ::testing::TempDir() + "pdt_bad_design.json";
+    std::ofstream(path) << design(R"(, "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 9})");
+    auto bad = designs::Registry::load({path});
+    std::remove(path.c_str());
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().object, path + " field dma_bridge.h2c_channels");
+}

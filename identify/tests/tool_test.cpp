@@ -1,0 +1,132 @@
+// The display_identified_pcie_fpga_designs executable: output and exit codes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+struct ToolRun {
+    int exit_code = -1;
+    std::string out, err;
+};
+
+ToolRun run_tool(const std::string& args) {
+    const std::string err_path = ::testing::TempDir() + "pdt_identify_stderr.txt";
+    const std::string command = std::string(PDT_IDENTIFY_TOOL) + " " + args + " 2>" + err_path;
+    ToolRun run;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe)
+        return run;
+    char buffer[4096];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
+        run.out.append(buffer, n);
+    const int status = ::pclose(pipe);
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream err(err_path);
+    std::stringstream text;
+    text << err.rdbuf();
+    run.err = text.str();
+    std::remove(err_path.c_str());
+    return run;
+}
+
+std::string seed_lines_without_bus_master() {
+    std::ifstream in(PDT_GOLDEN_DIR "/seed004_display_identified_pcie_fpga_designs.txt");
+    std::string line, text;
+    while (std::getline(in, line))
+        if (line.rfind("Enabled bus master for ", 0) != 0)
+            text += line + "\n";
+    return text;
+}
+
+const char* kSeedArgs =
+    "--sim_design TEF1001_dma_stream_loopback --sim_design XCKU5P_DUAL_QSFP_dma_stream_loopback "
+    "--sim_design NiteFury_dma_stream_loopback";
+
+}  // namespace
+
+TEST(IdentifyTool, PrintsTheSeed004Lines) {
+    const ToolRun run = run_tool(kSeedArgs);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.out, seed_lines_without_bus_master());
+    EXPECT_EQ(run.err, "");
+}
+
+TEST(IdentifyTool, NoDesignFoundIsFailureWithAMessage) {
+    const ToolRun run = run_tool(std::string(kSeedArgs) + " -d 0000:99:00.0");
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_EQ(run.out, "");
+    EXPECT_NE(run.err.find("Error: no known FPGA design found on the simulated bus at the given --device locations"),
+              std::string::npos)
+        << run.err;
+}
+
+TEST(IdentifyTool, KernelBusWithoutDevicesIsFailure) {
+    // Without --sim_design the kernel's VFIO devices are used; this test machine has none bound.
+    const ToolRun run = run_tool("-d 0000:99:1f.7");
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find("Error: "), std::string::npos) << run.err;
+}
+
+TEST(IdentifyTool, UsageErrorsExitTwo) {
+    EXPECT_EQ(run_tool("--no_such_option").exit_code, 2);
+    EXPECT_EQ(run_tool("--device").exit_code, 2);
+    const ToolRun bad_bdf = run_tool("--device 0000:15:00");
+    EXPECT_EQ(bad_bdf.exit_code, 2);
+    EXPECT_NE(bad_bdf.err.find("Error: --device: "), std::string::npos) << bad_bdf.err;
+    const ToolRun unknown = run_tool("--sim_design NoSuchDesign");
+    EXPECT_EQ(unknown.exit_code, 2);
+    EXPECT_NE(unknown.err.find("Error: --sim_design NoSuchDesign: unknown design"), std::string::npos) << unknown.err;
+}
+
+TEST(IdentifyTool, MalformedDesignFileNamesFileFieldAndProblem) {
+    const std::string path = ::testing::TempDir() + "pdt_tool_bad_design.json";
+    std::ofstream(path) << R"({"name": "x", "match": {"subsystem_vendor_id": 2, "subsystem_device_id": "0xZZ"}})";
+    const ToolRun run = run_tool("--design_file " + path + " " + kSeedArgs);
+    std::remove(path.c_str());
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_EQ(run.out, "");
+    EXPECT_EQ(run.err, "Error: parse design file " + path +
+                           " field match.subsystem_device_id: Invalid argument (expected a number such as 0x2000 or "
+                           "8192 (got \"0xZZ\"))\n");
+}
+
+TEST(IdentifyTool, UserDesignFileIsIdentifiedWithoutCodeChange) {
+    const std::string path = ::testing::TempDir() + "pdt_tool_user_design.json";
+    std::ofstream(path) << R"({"name": "my_loopback", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"},
+        "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 1, "c2h_channels": 1},
+        "peripherals": [{"type": "user_access_timestamp", "bar": 0, "offset": "0x0"}],
+        "simulation": {"user_access_timestamp": "0xC1310413"}})";
+    const ToolRun run = run_tool("--design_file " + path + " --sim_design my_loopback");
+    std::remove(path.c_str());
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.out,
+              "Opening device 0000:15:00.0 (10ee:7024) with IOMMU group 41\n"
+              "Design my_loopback:\n"
+              "PCI device 0000:15:00.0 IOMMU group 41\n"
+              "DMA bridge bar 2 AXI Stream\n"
+              "Channel ID addr_alignment len_granularity num_address_bits\n"
+              "H2C 0 1 1 64\n"
+              "C2H 0 1 1 64\n"
+              "User access build timestamp : C1310413 - 24/02/2024 16:16:19\n");
+}
+
+TEST(IdentifyTool, JsonGoesToStdoutAndProgressToStderr) {
+    const ToolRun run = run_tool(std::string(kSeedArgs) + " --json");
+    EXPECT_EQ(run.exit_code, 0);
+    EXPECT_EQ(run.out.rfind("{\n  \"designs\": [", 0), 0u) << run.out.substr(0, 80);
+    EXPECT_NE(run.err.find("Opening device 0000:2d:00.0 (10ee:9038) with IOMMU group 85\n"), std::string::npos);
+}
+
+TEST(IdentifyTool, ListDesigns) {
+    const ToolRun run = run_tool("--list_designs");
+    EXPECT_EQ(run.exit_code, 0);
+    EXPECT_NE(run.out.find("TEF1001_dma_stream_loopback  10ee:* subsystem 0002:0007  (built-in "
+                           "designs/data/TEF1001_dma_stream_loopback.json)\n"),
+              std::string::npos)
+        << run.out;
+}

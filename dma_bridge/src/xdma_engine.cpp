@@ -2,6 +2,7 @@
 #include "dma_bridge/xdma_engine.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -171,9 +172,21 @@ void Engine::write_descriptor(size_t index, const Piece& piece, uint64_t next, u
     std::memcpy(m_ring.data() + index * sizeof(Descriptor), &d, sizeof d);
 }
 
+vfio::Result<void> Engine::check_alignment(uint64_t host_iova, std::optional<uint64_t> card_address) {
+    const uint64_t align = m_info.address_alignment;
+    if (align <= 1 || (host_iova % align == 0 && (!card_address || *card_address % align == 0)))
+        return {};
+    char hint[160];
+    std::snprintf(hint, sizeof hint, "host IOVA 0x%llx%s not aligned to the channel's address_alignment of %llu bytes",
+                  static_cast<unsigned long long>(host_iova), card_address ? " or card address" : "",
+                  static_cast<unsigned long long>(align));
+    return vfio::make_error("submit XDMA transfer", name(), EINVAL, hint);
+}
+
 vfio::Result<uint64_t> Engine::submit_memory(uint64_t host_iova, uint64_t card_address, uint64_t length) {
     if (m_info.stream)
         return fail(EINVAL, "submit_memory on an AXI4-Stream channel");
+    PDT_CHECK(check_alignment(host_iova, card_address));
     std::vector<Piece>& pieces = m_scratch;  // reused: no allocation per transfer
     pieces.clear();
     for (uint64_t done = 0; done < length; done += m_options.max_descriptor_length) {
@@ -189,6 +202,7 @@ vfio::Result<uint64_t> Engine::submit_memory(uint64_t host_iova, uint64_t card_a
 vfio::Result<uint64_t> Engine::submit_stream(uint64_t host_iova, uint64_t length, bool end_of_packet) {
     if (!m_info.stream)
         return fail(EINVAL, "submit_stream on a memory-mapped channel");
+    PDT_CHECK(check_alignment(host_iova, std::nullopt));
     std::vector<Piece>& pieces = m_scratch;
     pieces.clear();
     for (uint64_t done = 0; done < length; done += m_options.max_descriptor_length) {

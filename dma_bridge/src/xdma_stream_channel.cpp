@@ -33,6 +33,12 @@ vfio::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio:
     engine.timeout = options.timeout;
     engine.msi_vector = options.msi_vector;
     channel->m_engine = PDT_TRY(Engine::open(device, engine));
+    const unsigned align = channel->m_engine->info().address_alignment;
+    if (align > 1 && options.buffer_size % align != 0)
+        return vfio::make_error("create XDMA stream channel", object, EINVAL,
+                                "buffer_size " + std::to_string(options.buffer_size) +
+                                    " is not a multiple of the channel's address_alignment of " + std::to_string(align) +
+                                    " bytes");
     return channel;
 }
 

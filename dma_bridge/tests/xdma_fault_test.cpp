@@ -138,6 +138,23 @@ TEST(XdmaFaults, StopListEngineReportsErrorsThroughTheStatusRegister) {
     EXPECT_TRUE(h2c->wait().ok());
 }
 
+TEST(XdmaFaults, UnalignedAddressesAreRefusedBeforeTheEngineSeesThem) {
+    auto config = memory_design();
+    config.address_alignment = 64;
+    Rig rig(config);
+    auto h2c = rig.engine({.direction = Direction::H2C, .timeout = 200ms});
+    ASSERT_EQ(h2c->info().address_alignment, 64u);
+    auto src = rig.region(0x1000, vfio::DmaAccess::DeviceRead);
+    auto bad = h2c->submit_memory(src.iova() + 8, kCard, 64);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().code, EINVAL);
+    EXPECT_TRUE(has(bad.error().message(), "not aligned to the channel's address_alignment of 64 bytes"))
+        << bad.error().message();
+    EXPECT_FALSE(h2c->submit_memory(src.iova(), kCard + 32, 64).ok()) << "card address too";
+    ASSERT_TRUE(h2c->submit_memory(src.iova(), kCard + 64, 64).ok()) << "not latched: a usage error";
+    EXPECT_TRUE(h2c->wait().ok());
+}
+
 TEST(XdmaFaults, DataBitFlipShowsInTheDataOnly) {
     MemoryRig rig;
     rig.model->inject(XdmaDirection::H2C, 0, XdmaFault::DataBitFlip);

@@ -119,3 +119,14 @@ TEST(XdmaStreamChannel, StopAbandonsQueuedBuffersAndTheChannelIsReusable) {
     EXPECT_FALSE(rig.model->busy(sim::XdmaDirection::C2H, 0)) << "the engine itself is idle";
     loopback(pair, 6);
 }
+
+TEST(XdmaStreamChannel, BufferSizeMustKeepEveryBufferAligned) {
+    auto config = stream_design();
+    config.address_alignment = 64;
+    Rig rig(config);
+    auto made = xdma::XdmaStreamChannel::create(*rig.device, {.buffer_count = 4, .buffer_size = 1000});
+    ASSERT_FALSE(made.ok());
+    EXPECT_NE(made.error().hint.find("not a multiple of the channel's address_alignment of 64"), std::string::npos)
+        << made.error().message();
+    EXPECT_TRUE(xdma::XdmaStreamChannel::create(*rig.device, {.buffer_count = 4, .buffer_size = 1024}).ok());
+}

@@ -108,6 +108,15 @@ bool fetch(Impl& impl, Channel& ch) {
         stop_with_error(impl, ch, kStatusMagicStopped);
         return false;
     }
+    // An engine built without unaligned transfer support needs its data addresses aligned to
+    // the Alignments register's address alignment (the C2H stream src_adr is a writeback).
+    const uint64_t align = impl.config.address_alignment;
+    const bool check_src = !(impl.config.stream && ch.direction == XdmaDirection::C2H);
+    const bool check_dst = !(impl.config.stream && ch.direction == XdmaDirection::H2C);
+    if (align > 1 && ((check_src && d.src_adr % align) || (check_dst && d.dst_adr % align))) {
+        stop_with_error(impl, ch, kStatusAlignMismatch);
+        return false;
+    }
     if (impl.credit_mode(ch))
         --ch.credits;
     if (ch.adjacent_remaining > 0) {

@@ -156,6 +156,7 @@ struct Impl {
     std::function<std::optional<unsigned>(unsigned)> router;
     // Throttle: when each direction's link is next free.
     std::chrono::steady_clock::time_point link_free_at[2];
+    bool link_backlogged[2] = {false, false};  // work waited for the link since it was last used
     size_t round_robin = 0;
     std::vector<XdmaViolation> violations;
 };

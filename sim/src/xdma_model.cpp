@@ -110,8 +110,6 @@ Impl::Impl(SimDevice& dev, XdmaConfig cfg) : device(dev), config(cfg) {
 
 void Impl::notify() { cv.notify_all(); }
 
-constexpr std::chrono::microseconds kLinkBurst{1000};
-
 size_t Impl::step_locked(std::chrono::steady_clock::time_point now, bool throttle) {
     size_t progressed = 0;
     const size_t total = h2c.size() + c2h.size();
@@ -127,11 +125,15 @@ size_t Impl::step_locked(std::chrono::steady_clock::time_point now, bool throttl
         ++progressed;
         if (throttle) {
             const double seconds = static_cast<double>(bytes_moved - before) / config.link_bytes_per_second;
-            // A token bucket: time lost to a late wake-up is caught up, but an idle link saves
-            // at most kLinkBurst of credit, so the rate holds on average under scheduling noise.
-            link_free_at[dir] = std::max(link_free_at[dir], now - kLinkBurst) +
-                                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                    std::chrono::duration<double>(seconds));
+            // When work was waiting as the link's last transfer ended, the link stayed busy: a
+            // late wake-up of this thread is caught up, so the rate holds on average under
+            // scheduling noise. An idle link saves no credit.
+            const auto base = link_backlogged[dir] ? link_free_at[dir] : std::max(link_free_at[dir], now);
+            link_free_at[dir] = base + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                           std::chrono::duration<double>(seconds));
+            link_backlogged[dir] = false;
+            for (const Channel& other : ch.direction == XdmaDirection::H2C ? h2c : c2h)
+                link_backlogged[dir] = link_backlogged[dir] || has_work(other);
         }
     }
     round_robin = (round_robin + 1) % std::max<size_t>(total, 1);

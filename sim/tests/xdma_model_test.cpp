@@ -148,3 +148,13 @@ TEST(XdmaModel, ChannelInterruptRaisesTheProgrammedMsiVector) {
     rig.regs.read32(0x1044);
     EXPECT_EQ(rig.regs.read32(0x2044), 0u) << "request drops when status is cleared";
 }
+
+TEST(XdmaModel, UnalignedAddressIsAlignMismatchWhenTheEngineNeedsAlignment) {
+    Rig rig({.card_memory_size = 0x1000, .address_alignment = 64});
+    EXPECT_EQ(rig.regs.read32(0x004C), 0x00400140u);
+    rig.descriptor(0, 0x13, 64, kIova + 0x1000 + 8, 0x40, 0);
+    rig.regs.write64(0x4080, kIova);
+    rig.regs.write32(0x0004, 1);
+    rig.model->run_until_idle();
+    EXPECT_EQ(rig.regs.read32(0x0040), 0x8u) << "align_mismatch, engine stopped";
+}

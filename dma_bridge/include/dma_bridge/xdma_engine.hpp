@@ -119,6 +119,7 @@ private:
     Engine(vfio::Device& device, EngineOptions options) : m_device(device), m_options(options) {}
     vfio::Result<void> initialise();
     vfio::Result<uint64_t> submit(std::vector<Piece>& pieces, uint64_t length);
+    vfio::Result<void> check_alignment(uint64_t host_iova, std::optional<uint64_t> card_address);
     void write_descriptor(size_t index, const Piece& piece, uint64_t next, unsigned adjacent);
     vfio::Result<void> start_list();
     vfio::Result<uint64_t> hardware_completed();  // descriptors completed so far (sequence)

@@ -168,6 +168,18 @@ TEST(StreamTest, ChannelStillBusyAfterStopFails) {
     EXPECT_EQ(summary.failures[0].message, "still busy after stop");
 }
 
+TEST(StreamTest, BytesPerSourceEndsTheRun) {
+    FakeLoopback loop(LoopbackConfig{});
+    Options options = quick_options();
+    options.duration = 10s;
+    options.bytes_per_source = 100 * 4096;
+    CountingObserver observer;
+    const Summary summary = run_pair(loop, options, observer);
+    EXPECT_TRUE(summary.passed());
+    EXPECT_EQ(summary.rows[0].total.bytes, 100u * 4096);
+    EXPECT_EQ(summary.rows[0].words_verified, 100u * 1024);
+}
+
 TEST(StreamTest, NothingSelectedNeverPasses) {
     StreamTest test(quick_options());
     CountingObserver observer;

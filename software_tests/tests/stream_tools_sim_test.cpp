@@ -9,6 +9,8 @@
 #include "identify/identify.hpp"
 #include "sim/design_sim.hpp"
 #include "sim/xdma_model.hpp"
+#include "stream_tools/descriptor_credits.hpp"
+#include "stream_tools/dma_bridge_test.hpp"
 #include "stream_tools/stream_tools.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
 
@@ -144,6 +146,103 @@ TEST(SwitchRoutingSim, UpdateWritesCommitsAndReadsBack) {
     ASSERT_TRUE(stream_tools::update_switch_routes(*identified, one_off, false).ok());
     EXPECT_EQ(switch_block->committed_routes(), one_off);
     EXPECT_EQ(stream_tools::describe_routes(one_off), "master 1 <- slave 0");
+}
+
+struct MemoryDesign {
+    MemoryDesign() : registry(*designs::Registry::builtin()) {
+        const designs::Design* design = registry.find("XCKU5P_DUAL_QSFP_dma_ram");
+        auto instance = sim::instantiate_design(*design, sim::simulated_identity(*design, sim::simulated_address(0), 41));
+        EXPECT_TRUE(instance.ok());
+        xdma = instance->xdma;
+        auto identified = identify::identify_device(*instance->device, *design);
+        EXPECT_TRUE(identified.ok());
+        identified->device = std::move(instance->device);
+        designs.push_back(std::move(*identified));
+    }
+    std::string run(const std::string& test, int& code) {
+        stream_tools::DmaBridgeTestOptions options;
+        options.enabled = {test};
+        options.memory.min_words = 0x100000;
+        options.memory.max_buffer_size = 0x80000;
+        options.memory.transfer_length = 0x60000;
+        options.memory.timeout = 1s;
+        char* text = nullptr;
+        size_t size = 0;
+        std::FILE* out = open_memstream(&text, &size);
+        code = stream_tools::run_test_dma_bridge(designs, options, out);
+        std::fclose(out);
+        std::string result(text, size);
+        std::free(text);
+        return result;
+    }
+    designs::Registry registry;
+    std::shared_ptr<sim::XdmaModel> xdma;
+    std::vector<identify::IdentifiedDesign> designs;
+};
+
+TEST(TestDmaBridgeSim, EveryMemoryTestPassesOnTheModel) {
+    for (const char* test : {"memory_fixed_buffers", "memory_variable_transfers", "memory_host_chunks",
+                             "memory_addressing"}) {
+        MemoryDesign design;
+        int code = -1;
+        const std::string out = design.run(test, code);
+        EXPECT_EQ(code, 0) << test << "\n" << out;
+        EXPECT_TRUE(out.starts_with("Testing XCKU5P_DUAL_QSFP_dma_ram design with memory size 0x200000\n"
+                                    "PCI device 0000:15:00.0 IOMMU group 41\n"))
+            << out;
+        EXPECT_TRUE(out.ends_with("TEST PASS\nOverall PASS\n")) << out;
+        EXPECT_FALSE(design.xdma->busy(sim::XdmaDirection::H2C, 0));
+        EXPECT_FALSE(design.xdma->busy(sim::XdmaDirection::C2H, 0));
+    }
+}
+
+TEST(TestDmaBridgeSim, DataErrorFailsWithCardAddress) {
+    MemoryDesign design;
+    design.xdma->inject(sim::XdmaDirection::C2H, 0, sim::XdmaFault::DataBitFlip);
+    int code = -1;
+    const std::string out = design.run("memory_fixed_buffers", code);
+    EXPECT_EQ(code, 1) << out;
+    EXPECT_TRUE(std::regex_search(out, std::regex("TEST FAIL:\n  C2H failure : pass 0: card address 0x[0-9a-f]+ "
+                                                  "first bad word 0x[0-9a-f]+ \\(byte offset 0x[0-9a-f]+\\) expected "
+                                                  "0x[0-9a-f]{8} actual 0x[0-9a-f]{8}, 1 bad words\n")))
+        << out;
+    EXPECT_TRUE(out.ends_with("Overall FAIL\n")) << out;
+}
+
+TEST(TestDmaBridgeSim, EngineStallTimesOut) {
+    MemoryDesign design;
+    design.xdma->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::EngineStall);
+    int code = -1;
+    const std::string out = design.run("memory_host_chunks", code);
+    EXPECT_EQ(code, 1) << out;
+    EXPECT_TRUE(out.find("TEST FAIL:\n  H2C failure : memory-mapped DMA 0000:15:00.0 H2C 0: Connection timed out")
+                != std::string::npos) << out;
+    EXPECT_FALSE(design.xdma->busy(sim::XdmaDirection::H2C, 0));
+}
+
+TEST(DescriptorCreditsSim, CreditRegisterBehavesAsPg195) {
+    MemoryDesign design;
+    auto& device = *design.designs[0].device;
+    EXPECT_TRUE(stream_tools::credit_register_test(device, design.designs[0].dma_bridge->bar).ok());
+    EXPECT_TRUE(design.xdma->violations().empty());
+    EXPECT_FALSE(design.xdma->busy(sim::XdmaDirection::H2C, 0));
+}
+
+TEST(DescriptorCreditsSim, DataErrorFailsWithExitOne) {
+    MemoryDesign design;
+    design.xdma->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::DataBitFlip);
+    char* text = nullptr;
+    size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    const int code = stream_tools::run_descriptor_credits(design.designs, stream_tools::CreditsOptions{}, out);
+    std::fclose(out);
+    const std::string printed(text, size);
+    std::free(text);
+    EXPECT_EQ(code, 1) << printed;
+    EXPECT_TRUE(std::regex_search(printed, std::regex("0000:15:00\\.0 verify card memory 0000:15:00\\.0: Input/output "
+                                                      "error \\(first bad word 0x[0-9a-f]+ .*, 1 bad words\\)\nTest: FAIL\n")))
+        << printed;
+    EXPECT_TRUE(printed.ends_with("Overall FAIL\n")) << printed;
 }
 
 TEST(SwitchRouting, Policy) {

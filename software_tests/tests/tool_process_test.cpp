@@ -148,6 +148,53 @@ TEST(StreamToolProcess, DeviceRoutingChoosesThePairs) {
     EXPECT_TRUE(contains(r.output, "0000:15:00.0 1 -> 1 Test pattern verified in ")) << r.output;
 }
 
+TEST(TestDmaBridgeProcess, MemoryAndStreamDesignsPass) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--sim_design", "NiteFury_dma_stream_loopback",
+                                "--min_words", "0x100000", "--max_buffer_size", "0x80000", "--transfer_length", "0x60000",
+                                "--stream_mapping_size", "0x100000"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char* part : {"Testing using 4 buffers of size 0x80000 bytes, H2C channel 0 C2H channel 0\n"
+                             "populate test pattern timing for 2 transfers of 2097152 bytes:\nMin = ",
+                             "host-to-card and card-to-host DMA timing for 2 transfers of 2097152 bytes:\n",
+                             "H2C channel 0 transfer length 0x60000 bytes with 6 descriptors\n",
+                             "card-to-host DMA timing for 4 transfers of 524288 bytes:\n",
+                             "Testing address aliasing of card memory size 0x200000 at 19 power-of-two offsets",
+                             "Testing using 64 buffers of size 0x4000 bytes, H2C channel 1 C2H channel 0\n",
+                             "Test pattern verified in 1048576 words\nTEST PASS\n"})
+        EXPECT_TRUE(contains(r.output, part)) << part << "\n" << r.output;
+    EXPECT_TRUE(r.output.ends_with("TEST PASS\nOverall PASS\n")) << r.output;
+}
+
+TEST(TestDmaBridgeProcess, NothingTestedAndUsageErrors) {
+    Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--sim_design", "TEF1001_ddr3_throughput"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(r.output.ends_with("No design with a DMA bridge was tested\nOverall FAIL\n")) << r.output;
+    r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--enabled_tests", "memory_fixed_buffers,bogus"});
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--transfer_length", "0x1000,0x2000"});
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "different H2C and C2H transfer lengths are not supported")) << r.output;
+}
+
+TEST(DescriptorCreditsProcess, MemoryAndStreamDesignsPass) {
+    const Outcome r = run_tool(DESCRIPTOR_CREDITS_TOOL, {"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--sim_design",
+                                                         "NiteFury_dma_stream_loopback", "-s", "0000:2d:00.0,1:0"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "Testing 2097152 bytes of card memory, using rings with 1023 descriptors, and a total "
+                                   "of 512 descriptors\nTest: PASS\n"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "Successfully sent 3069 messages from Ch0->1 with a total of 7847433 32-bit words in "))
+        << r.output;
+    EXPECT_TRUE(r.output.ends_with("Test: PASS\nOverall PASS\n")) << r.output;
+}
+
+TEST(DescriptorCreditsProcess, NothingTestedFails) {
+    const Outcome r = run_tool(DESCRIPTOR_CREDITS_TOOL, {"--sim_design", "TEF1001_ddr3_throughput"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(r.output.ends_with("No design with a DMA bridge was tested\nOverall FAIL\n")) << r.output;
+}
+
 TEST(SwitchRoutingProcess, DefaultRoutingUpdatesSwitches) {
     const Outcome r = run_tool(SWITCH_ROUTING_TOOL, {"--sim_design", "TOSING_160T_dma_stream_loopback", "--sim_design",
                                                      "XCKU5P_DUAL_QSFP_dma_stream_loopback", "--default_routing"});

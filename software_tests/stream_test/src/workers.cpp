@@ -96,9 +96,12 @@ void Shared::fail(Failure failure) {
 }
 
 bool start_source(Source& source, Shared& shared, const Options& options) {
-    for (size_t i = 0; i < source.channel.buffer_count(); ++i)
+    for (size_t i = 0; i < source.channel.buffer_count(); ++i) {
+        if (options.bytes_per_source && source.bytes_submitted.load() >= *options.bytes_per_source)
+            break;
         if (!submit_source_buffer(source, shared, options, i))
             return false;
+    }
     return true;
 }
 
@@ -107,7 +110,9 @@ void run_source(Source& source, Shared& shared, const Options& options) {
     auto last_progress = Clock::now();
     uint64_t completed_bytes = 0;
     while (!shared.abort.load()) {
-        if (shared.stop_submitting.load() && source.in_flight.empty())
+        if (source.in_flight.empty() &&
+            (shared.stop_submitting.load() ||
+             (options.bytes_per_source && source.bytes_submitted.load() >= *options.bytes_per_source)))
             break;
         streams::Completion completion;
         const Waited waited = wait_completion(channel, shared, options, last_progress, completed_bytes, completion);
@@ -126,7 +131,10 @@ void run_source(Source& source, Shared& shared, const Options& options) {
         }
         completed_bytes += completion.length;
         source.counter.add(completion.length, Clock::now());
-        if (!shared.stop_submitting.load() && !submit_source_buffer(source, shared, options, completion.buffer))
+        const bool limit_reached =
+            options.bytes_per_source && source.bytes_submitted.load() >= *options.bytes_per_source;
+        if (!shared.stop_submitting.load() && !limit_reached &&
+            !submit_source_buffer(source, shared, options, completion.buffer))
             break;
     }
     stop_channel(channel, shared, completed_bytes);

@@ -34,6 +34,8 @@ struct Options {
     std::chrono::milliseconds report_interval{10000};
     // Stop (as for Ctrl-C) after this long; nullopt: run until stop is set.
     std::optional<std::chrono::milliseconds> duration;
+    // Each source stops (as for Ctrl-C) once it has sent this many bytes; nullopt: no limit.
+    std::optional<uint64_t> bytes_per_source;
     // Set from a SIGINT handler (or a test): stop submitting, drain, report. May be null.
     const std::atomic<bool>* stop = nullptr;
     // Shares pattern generation and verification; null: each channel's thread does its own.

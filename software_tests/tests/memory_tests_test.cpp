@@ -1,0 +1,60 @@
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "stream_tools/card_dma.hpp"
+#include "stream_tools/memory_tests.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(MemoryAddressing, OffsetsArePowersOfTwo) {
+    EXPECT_EQ(stream_tools::alias_offsets(64), (std::vector<uint64_t>{0, 8, 16, 32}));
+    EXPECT_EQ(stream_tools::alias_offsets(8), (std::vector<uint64_t>{0}));
+    EXPECT_EQ(stream_tools::alias_offsets(0x200000).size(), 19u);
+}
+
+// A card memory that ignores address bit `bit`: what is written at 2^bit lands on 0.
+std::vector<uint64_t> read_aliased(const std::vector<uint64_t>& offsets, const std::vector<uint64_t>& written,
+                                   unsigned bit) {
+    std::map<uint64_t, uint64_t> memory;
+    for (size_t i = 0; i < offsets.size(); ++i)
+        memory[offsets[i] & ~(uint64_t{1} << bit)] = written[i];
+    std::vector<uint64_t> read;
+    for (uint64_t offset : offsets)
+        read.push_back(memory[offset & ~(uint64_t{1} << bit)]);
+    return read;
+}
+
+TEST(MemoryAddressing, NamesTheUndecodedAddressBit) {
+    const auto offsets = stream_tools::alias_offsets(1 << 20);
+    std::vector<uint64_t> written;
+    for (size_t i = 0; i < offsets.size(); ++i)
+        written.push_back(0x1111111100000000ull + i);
+    EXPECT_FALSE(stream_tools::analyse_aliasing(offsets, written, written).has_value());
+    const auto problem = stream_tools::analyse_aliasing(offsets, written, read_aliased(offsets, written, 19));
+    ASSERT_TRUE(problem.has_value());
+    EXPECT_EQ(*problem, "card offset 0x0 reads the value written at offset 0x80000: address bit 19 is not decoded "
+                        "(aliasing)");
+    auto corrupt = written;
+    corrupt[3] ^= 0x100;
+    EXPECT_EQ(*stream_tools::analyse_aliasing(offsets, written, corrupt),
+              "card offset 0x20 read 0x1111111100000103 expected 0x1111111100000003");
+}
+
+TEST(TransferTiming, ReportsMinMeanMaxAsFpgaSio) {
+    stream_tools::TransferTiming timing("populate test pattern", 1000000);
+    timing.add(1ms);
+    timing.add(2ms);
+    timing.add(4ms);
+    EXPECT_EQ(timing.report(), "populate test pattern timing for 3 transfers of 1000000 bytes:\n"
+                               "Min = 250.000000 (Mbytes/sec)\n"
+                               "Mean = 428.571429 (Mbytes/sec)\n"
+                               "Max = 1000.000000 (Mbytes/sec)\n");
+    stream_tools::TransferTiming once("verify test pattern", 1000000);
+    once.add(2ms);
+    EXPECT_EQ(once.report(), "verify test pattern timing for 1 transfers of 1000000 bytes:\nMean = 500.000000 (Mbytes/sec)\n");
+}
+
+}  // namespace

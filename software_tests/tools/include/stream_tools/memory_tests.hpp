@@ -1,0 +1,57 @@
+// The card-memory tests of test_dma_bridge, each on one H2C x C2H channel pair:
+//   memory_fixed_buffers       card memory in buffers <= max_buffer_size; per pass fill, write
+//                              each buffer and read it back as soon as it landed, verify
+//   memory_variable_transfers  the same with transfer_length transfers spanning descriptors
+//   memory_host_chunks         write all card memory chunk by chunk, then read all back
+//   memory_addressing          distinct values at power-of-two offsets, written all, then
+//                              read all: finds address bits the card memory does not decode
+// Every pass uses a pattern keyed by the pass, so data left from an earlier pass (a write
+// that never landed) fails; fpga_sio's fill-once pattern cannot see that.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "pattern/pattern.hpp"
+#include "stream_tools/card_dma.hpp"
+
+namespace stream_tools {
+
+struct MemoryTestOptions {
+    uint64_t memory_base = 0;   // card address of the window tested
+    uint64_t memory_size = 0;   // bytes
+    uint64_t max_buffer_size = 0x8000000;
+    uint64_t transfer_length = 0x10000000;
+    unsigned host_buffer_divisor = 4;
+    uint64_t min_words = uint64_t{1} << 32;  // repeat passes until this many words went round
+    vfio::BufferKind buffer_kind = vfio::BufferKind::Anonymous;
+    std::chrono::milliseconds timeout{60000};
+};
+
+// A test's result: PASS, or the first failure ("H2C|C2H failure : <message>").
+struct MemoryTestResult {
+    bool passed = false;
+    std::string failure;
+};
+
+// Each prints its "Testing ..." lines, timing blocks and TEST PASS / TEST FAIL to out.
+MemoryTestResult memory_fixed_buffers(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
+                                      std::FILE* out);
+MemoryTestResult memory_variable_transfers(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
+                                           std::FILE* out);
+MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
+                                    std::FILE* out);
+MemoryTestResult memory_addressing(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
+                                   std::FILE* out);
+
+// The offsets memory_addressing writes: 0 and every power of two from 8 below size.
+std::vector<uint64_t> alias_offsets(uint64_t size);
+// Compares what was read at each offset with what was written; names the undecoded address
+// bit when an offset reads the value written at another.
+std::optional<std::string> analyse_aliasing(const std::vector<uint64_t>& offsets, const std::vector<uint64_t>& written,
+                                            const std::vector<uint64_t>& read);
+
+}  // namespace stream_tools

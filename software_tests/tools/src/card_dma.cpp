@@ -1,0 +1,114 @@
+#include "stream_tools/card_dma.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+#include <thread>
+
+namespace stream_tools {
+
+vfio::Result<CardDma> CardDma::open(vfio::Device& device, const Options& options) {
+    xdma::EngineOptions engine;
+    engine.stream = false;
+    engine.dma_bar = options.dma_bar;
+    engine.ring_descriptors = options.ring_descriptors;
+    engine.timeout = options.timeout;
+    CardDma dma;
+    dma.m_timeout = options.timeout;
+    engine.direction = xdma::Direction::H2C;
+    engine.channel = options.h2c_channel;
+    dma.m_h2c = PDT_TRY(xdma::Engine::open(device, engine));
+    engine.direction = xdma::Direction::C2H;
+    engine.channel = options.c2h_channel;
+    dma.m_c2h = PDT_TRY(xdma::Engine::open(device, engine));
+    return dma;
+}
+
+vfio::Result<void> CardDma::round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
+                                       const std::vector<Chunk>& chunks) {
+    return run(&h2c_host, &c2h_host, chunks);
+}
+vfio::Result<void> CardDma::write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
+    return run(&host, nullptr, chunks);
+}
+vfio::Result<void> CardDma::read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
+    return run(nullptr, &host, chunks);
+}
+
+vfio::Result<void> CardDma::stop() {
+    auto h2c = m_h2c->stop();
+    auto c2h = m_c2h->stop();
+    PDT_CHECK(std::move(h2c));
+    return c2h;
+}
+
+// Keeps both rings as full as their free descriptors allow; a C2H chunk starts only after the
+// H2C chunk that wrote it completed (when both directions take part).
+vfio::Result<void> CardDma::run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
+                                const std::vector<Chunk>& chunks) {
+    const size_t n = chunks.size();
+    size_t h2c_started = 0, h2c_done = h2c_host ? 0 : n, c2h_started = 0, c2h_done = c2h_host ? 0 : n;
+    if (!h2c_host)
+        h2c_started = n;
+    auto last_progress = std::chrono::steady_clock::now();
+    while (h2c_done < n || c2h_done < n) {
+        bool progress = false;
+        while (h2c_host && h2c_started < n &&
+               m_h2c->free_descriptors() >= m_h2c->descriptors_for(chunks[h2c_started].length)) {
+            const Chunk& c = chunks[h2c_started++];
+            PDT_TRY(m_h2c->submit_memory(h2c_host->iova() + c.host_offset, c.card_address, c.length));
+        }
+        while (c2h_host && c2h_started < h2c_done &&
+               m_c2h->free_descriptors() >= m_c2h->descriptors_for(chunks[c2h_started].length)) {
+            const Chunk& c = chunks[c2h_started++];
+            PDT_TRY(m_c2h->submit_memory(c2h_host->iova() + c.host_offset, c.card_address, c.length));
+        }
+        if (h2c_done < h2c_started && PDT_TRY(m_h2c->poll())) {
+            ++h2c_done;
+            progress = true;
+        }
+        if (c2h_done < c2h_started && PDT_TRY(m_c2h->poll())) {
+            ++c2h_done;
+            progress = true;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (progress) {
+            last_progress = now;
+        } else if (now - last_progress > m_timeout) {
+            const bool h2c_stuck = h2c_done < h2c_started;
+            return vfio::make_error("memory-mapped DMA", (h2c_stuck ? m_h2c : m_c2h)->name(), ETIMEDOUT,
+                                    "no transfer completed within the transfer timeout");
+        } else {
+            std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
+    }
+    return {};
+}
+
+void TransferTiming::add(std::chrono::nanoseconds elapsed) {
+    ++m_count;
+    m_total += elapsed;
+    m_min = std::min(m_min, elapsed);
+    m_max = std::max(m_max, elapsed);
+}
+
+std::string TransferTiming::report() const {
+    auto rate = [&](std::chrono::nanoseconds t) {
+        return t.count() > 0 ? static_cast<double>(m_bytes) / (static_cast<double>(t.count()) / 1e9) / 1e6 : 0.0;
+    };
+    char text[512];
+    int used = std::snprintf(text, sizeof text, "%s timing for %" PRIu64 " transfers of %" PRIu64 " bytes:\n",
+                             m_name.c_str(), m_count, m_bytes);
+    if (m_count == 0)
+        return text;
+    // Min rate from the longest time, Max rate from the shortest.
+    if (m_count > 1)
+        used += std::snprintf(text + used, sizeof text - used, "Min = %.6f (Mbytes/sec)\n", rate(m_max));
+    const double mean = static_cast<double>(m_bytes) * static_cast<double>(m_count) /
+                        (static_cast<double>(m_total.count()) / 1e9) / 1e6;
+    used += std::snprintf(text + used, sizeof text - used, "Mean = %.6f (Mbytes/sec)\n", mean);
+    if (m_count > 1)
+        std::snprintf(text + used, sizeof text - used, "Max = %.6f (Mbytes/sec)\n", rate(m_min));
+    return text;
+}
+
+}  // namespace stream_tools

@@ -1,0 +1,184 @@
+#include "stream_tools/descriptor_credits.hpp"
+
+#include <cinttypes>
+#include <cstring>
+
+#include "dma_bridge/xdma_discovery.hpp"
+#include "dma_bridge/xdma_registers.hpp"
+#include "pattern/pattern.hpp"
+#include "stream_tools/card_dma.hpp"
+#include "stream_tools/xdma_stream_device.hpp"
+
+namespace stream_tools {
+namespace {
+
+constexpr unsigned kRing = 1023;  // the most descriptors the credit register can release
+constexpr uint64_t kPage = 4096;
+
+vfio::Error credit_error(const std::string& what) {
+    return vfio::make_error("Descriptor Credits register test", "H2C 0", EIO, what);
+}
+
+}  // namespace
+
+vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar) {
+    using namespace xdma;
+    const vfio::RegisterWindow regs = PDT_TRY(dma_registers(device, dma_bar));
+    const uint64_t channel = block_offset(target::H2C_CHANNEL, 0);
+    const uint64_t sgdma = block_offset(target::H2C_SGDMA, 0);
+    const uint64_t common = block_offset(target::SGDMA_COMMON);
+    const uint32_t bit = sgdma_common_reg::channel_bit(Direction::H2C, 0);
+    if (regs.read32(channel + channel_reg::STATUS) & status::busy)
+        return vfio::make_error("Descriptor Credits register test", "H2C 0", EBUSY, "the channel is busy");
+    // Halt descriptor fetch, so Run with credits fetches nothing.
+    regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1S, bit);
+    regs.write32(channel + channel_reg::CONTROL_W1S, control::run);
+    std::optional<vfio::Error> failure;
+    for (uint32_t k = 1; k < kRing && !failure; ++k) {
+        regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1S, bit);
+        uint32_t expected = 0;
+        if (const uint32_t first = regs.read32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS) & 0x3FF; first != 0)
+            failure = credit_error("credits read " + std::to_string(first) + " after enabling credit mode, expected 0");
+        while (!failure && expected + k <= kRing) {
+            regs.write32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS, k);
+            expected += k;
+            const uint32_t read = regs.read32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS) & 0x3FF;
+            if (read != expected)
+                failure = credit_error("adding " + std::to_string(k) + " at a time: read " + std::to_string(read) +
+                                       ", expected " + std::to_string(expected));
+        }
+        regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1C, bit);
+        if (const uint32_t left = regs.read32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS) & 0x3FF; !failure && left != 0)
+            failure = credit_error("disabling credit mode left " + std::to_string(left) + " credits");
+    }
+    regs.write32(channel + channel_reg::CONTROL_W1C, control::run);
+    regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1C, bit);
+    if (failure)
+        return *failure;
+    return {};
+}
+
+namespace {
+
+// Memory-mapped designs: pages round-tripped through rings of 1023 descriptors; the C2H side
+// starts holding the inverse of the pattern, so a page never written cannot pass.
+vfio::Result<void> memory_credits(identify::IdentifiedDesign& design, const CreditsOptions& options, std::FILE* out) {
+    const uint64_t pages = std::min<uint64_t>(design.dma_bridge->memory_size / kPage, 3 * kRing);
+    std::fprintf(out, "Testing %" PRIu64 " bytes of card memory, using rings with %u descriptors, and a total of %" PRIu64
+                      " descriptors\n",
+                 pages * kPage, kRing, pages);
+    CardDma::Options dma_options;
+    dma_options.dma_bar = design.dma_bridge->bar;
+    dma_options.ring_descriptors = kRing;
+    dma_options.timeout = options.timeout;
+    CardDma dma = PDT_TRY(CardDma::open(*design.device, dma_options));
+    const uint64_t bytes = pages * kPage;
+    auto h2c = PDT_TRY(vfio::DmaRegion::allocate(*design.device, bytes, vfio::DmaAccess::DeviceRead));
+    auto c2h = PDT_TRY(vfio::DmaRegion::allocate(*design.device, bytes, vfio::DmaAccess::DeviceWrite));
+    const pattern::Pattern pat(3, 0);
+    pat.generate(reinterpret_cast<uint32_t*>(h2c.data()), bytes / 4, 0);
+    auto* inverse = reinterpret_cast<uint32_t*>(c2h.data());
+    for (uint64_t i = 0; i < bytes / 4; ++i)
+        inverse[i] = ~reinterpret_cast<const uint32_t*>(h2c.data())[i];
+    std::vector<Chunk> chunks;
+    for (uint64_t p = 0; p < pages; ++p)
+        chunks.push_back(Chunk{p * kPage, design.dma_bridge->memory_base + p * kPage, kPage});
+    auto done = dma.round_trip(h2c, c2h, chunks);
+    (void)dma.stop();
+    PDT_CHECK(std::move(done));
+    const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(c2h.data()), bytes / 4, 0);
+    if (!m.ok())
+        return vfio::make_error("verify card memory", design.identity.address.to_string(), EIO, m.describe());
+    return {};
+}
+
+// Stream designs: growing messages through one loopback route.
+vfio::Result<void> stream_credits(XdmaStreamDevice& device, const LoopRoute& route, int64_t options_timeout,
+                                  std::FILE* out) {
+    const uint64_t first_words = kPage / 4 - 1, messages = 3 * kRing;
+    const uint64_t longest = (first_words + messages - 1) * 4;
+    auto h2c = PDT_TRY(device.open_channel(streams::Direction::H2C, route.h2c, ChannelBuffers{16, (longest + 63) & ~63ull}));
+    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, ChannelBuffers{kRing, kPage}));
+    for (size_t i = 0; i < kRing; ++i)
+        PDT_CHECK(c2h->submit(i, kPage, false));
+    const pattern::Pattern pat(4, 0);
+    uint64_t sent = 0, h2c_queued = 0, h2c_done = 0, word = 0, descriptors = 0;
+    uint64_t message = 0, in_message = 0;  // receive position: message index, bytes into it
+    uint64_t rx_word = 0;
+    const auto length_of = [&](uint64_t m) { return (first_words + m) * 4; };
+    while (message < messages) {
+        while (sent < messages && h2c_queued - h2c_done < h2c->buffer_count()) {
+            const size_t index = sent % h2c->buffer_count();
+            pat.generate(reinterpret_cast<uint32_t*>(h2c->buffer(index)), length_of(sent) / 4, word);
+            PDT_CHECK(h2c->submit(index, length_of(sent), true));
+            word += length_of(sent) / 4;
+            ++sent, ++h2c_queued;
+        }
+        if (h2c_done < h2c_queued && PDT_TRY(h2c->poll()))
+            ++h2c_done;
+        auto piece = PDT_TRY(c2h->wait(std::chrono::milliseconds(options_timeout)));
+        ++descriptors;
+        const uint64_t expected = std::min(kPage, length_of(message) - in_message);
+        const bool eop = in_message + expected == length_of(message);
+        const std::string where = "message " + std::to_string(message) + " byte " + std::to_string(in_message);
+        if (piece.length != expected || piece.end_of_packet != eop)
+            return vfio::make_error("receive", c2h->name(), EIO,
+                                    where + ": length " + std::to_string(piece.length) + " EOP " +
+                                        std::to_string(piece.end_of_packet) + ", expected length " +
+                                        std::to_string(expected) + " EOP " + std::to_string(eop));
+        const pattern::Mismatch m =
+            pat.verify(reinterpret_cast<const uint32_t*>(c2h->buffer(piece.buffer)), piece.length / 4, rx_word);
+        if (!m.ok())
+            return vfio::make_error("receive", c2h->name(), EIO, where + ": " + m.describe(rx_word));
+        rx_word += piece.length / 4;
+        in_message += piece.length;
+        if (eop)
+            ++message, in_message = 0;
+        PDT_CHECK(c2h->submit(piece.buffer, kPage, false));
+    }
+    (void)h2c->stop();
+    (void)c2h->stop();
+    std::fprintf(out, "Successfully sent %" PRIu64 " messages from Ch%u->%u with a total of %" PRIu64
+                      " 32-bit words in %" PRIu64 " descriptors\n",
+                 messages, route.h2c, route.c2h, rx_word, descriptors);
+    return {};
+}
+
+}  // namespace
+
+int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, const CreditsOptions& options,
+                           std::FILE* out) {
+    unsigned tested = 0, failed = 0;
+    for (identify::IdentifiedDesign& design : designs) {
+        if (!design.dma_bridge || !design.device || design.dma_bridge->num_h2c() == 0)
+            continue;
+        ++tested;
+        const std::string name = design.design->name, bdf = design.identity.address.to_string();
+        std::fprintf(out, "Testing %s design PCI device %s\n", name.c_str(), bdf.c_str());
+        auto result = credit_register_test(*design.device, design.dma_bridge->bar);
+        if (result.ok() && design.dma_bridge->mode == designs::DmaMode::MemoryMapped) {
+            (void)design.device->enable_bus_master();
+            result = memory_credits(design, options, out);
+        } else if (result.ok()) {
+            OpenOptions open;
+            open.routing = options.routing;
+            open.timeout = options.timeout;
+            auto device = make_xdma_stream_device(std::move(design), open);
+            result = device.ok() ? vfio::Result<void>() : vfio::Result<void>(device.error());
+            for (const LoopRoute& route : device.ok() ? (*device)->routes() : std::vector<LoopRoute>{})
+                if (result.ok())
+                    result = stream_credits(**device, route, options.timeout.count(), out);
+        }
+        if (!result.ok())
+            std::fprintf(out, "%s %s\n", bdf.c_str(), result.error().message().c_str());
+        std::fprintf(out, "Test: %s\n", result.ok() ? "PASS" : "FAIL");
+        failed += result.ok() ? 0 : 1;
+        std::fflush(out);
+    }
+    if (tested == 0)
+        std::fprintf(out, "No design with a DMA bridge was tested\n");
+    std::fprintf(out, "Overall %s\n", tested > 0 && failed == 0 ? "PASS" : "FAIL");
+    return tested > 0 && failed == 0 ? 0 : 1;
+}
+
+}  // namespace stream_tools

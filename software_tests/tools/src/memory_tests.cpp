@@ -1,0 +1,206 @@
+#include "stream_tools/memory_tests.hpp"
+
+#include <bit>
+#include <cstring>
+#include <cinttypes>
+
+#include "pattern/worker_pool.hpp"
+
+namespace stream_tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string hex(uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+    return text;
+}
+
+MemoryTestResult fail(std::FILE* out, const std::string& direction, const std::string& message) {
+    std::fprintf(out, "TEST FAIL:\n  %s failure : %s\n", direction.c_str(), message.c_str());
+    return MemoryTestResult{false, direction + " failure : " + message};
+}
+
+MemoryTestResult pass(std::FILE* out) {
+    std::fprintf(out, "TEST PASS\n");
+    return MemoryTestResult{true, {}};
+}
+
+// Chunks of `length` bytes covering [0, bytes) of the host buffer and the card window.
+std::vector<Chunk> plan(uint64_t base, uint64_t bytes, uint64_t length) {
+    std::vector<Chunk> chunks;
+    for (uint64_t offset = 0; offset < bytes; offset += length)
+        chunks.push_back(Chunk{offset, base + offset, std::min(length, bytes - offset)});
+    return chunks;
+}
+
+std::string data_error(const pattern::Mismatch& m, uint64_t memory_base) {
+    return "card address " + hex(memory_base + m.first_bad_word * 4) + " " + m.describe();
+}
+
+// Passes of fill / round trip / verify over `bytes` of card memory in `length` chunks.
+MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
+                                   uint64_t bytes, uint64_t length, std::FILE* out) {
+    auto h2c = vfio::DmaRegion::allocate(device, bytes, {vfio::DmaAccess::DeviceRead, options.buffer_kind, 64});
+    if (!h2c.ok())
+        return fail(out, "H2C", h2c.error().message());
+    auto c2h = vfio::DmaRegion::allocate(device, bytes, {vfio::DmaAccess::DeviceWrite, options.buffer_kind, 64});
+    if (!c2h.ok())
+        return fail(out, "C2H", c2h.error().message());
+    const std::vector<Chunk> chunks = plan(options.memory_base, bytes, length);
+    const uint64_t words = bytes / 4;
+    const uint64_t passes = std::max<uint64_t>(1, (options.min_words + words - 1) / words);
+    TransferTiming populate("populate test pattern", bytes), dma_timing("host-to-card and card-to-host DMA", bytes),
+        verify("verify test pattern", bytes);
+    for (uint64_t p = 0; p < passes; ++p) {
+        const pattern::Pattern pat(0, p);  // word index = card word offset, keyed by the pass
+        auto t0 = Clock::now();
+        pat.generate(reinterpret_cast<uint32_t*>(h2c->data()), words, 0);
+        auto t1 = Clock::now();
+        populate.add(t1 - t0);
+        if (auto done = dma.round_trip(*h2c, *c2h, chunks); !done.ok()) {
+            (void)dma.stop();
+            return fail(out, done.error().object.find("H2C") != std::string::npos ? "H2C" : "C2H",
+                        done.error().message());
+        }
+        auto t2 = Clock::now();
+        dma_timing.add(t2 - t1);
+        const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(c2h->data()), words, 0);
+        verify.add(Clock::now() - t2);
+        if (!m.ok())
+            return fail(out, "C2H", "pass " + std::to_string(p) + ": " + data_error(m, options.memory_base));
+    }
+    std::fprintf(out, "%s%s%s", populate.report().c_str(), dma_timing.report().c_str(), verify.report().c_str());
+    return pass(out);
+}
+
+std::string channels(const CardDma& dma) {
+    auto& d = const_cast<CardDma&>(dma);
+    return "H2C channel " + std::to_string(d.h2c().options().channel) + " C2H channel " +
+           std::to_string(d.c2h().options().channel);
+}
+
+}  // namespace
+
+MemoryTestResult memory_fixed_buffers(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
+                                      std::FILE* out) {
+    const uint64_t size = std::min(options.max_buffer_size, options.memory_size) & ~uint64_t{3};
+    const uint64_t count = size ? options.memory_size / size : 0;
+    if (count == 0)
+        return fail(out, "H2C", "card memory smaller than 4 bytes");
+    std::fprintf(out, "Testing using %" PRIu64 " buffers of size %s bytes, %s\n", count, hex(size).c_str(),
+                 channels(dma).c_str());
+    return round_trip_passes(device, dma, options, count * size, size, out);
+}
+
+MemoryTestResult memory_variable_transfers(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
+                                           std::FILE* out) {
+    const uint64_t bytes = options.memory_size & ~uint64_t{3};
+    const uint64_t length = std::min(options.transfer_length, bytes);
+    const size_t transfers = static_cast<size_t>((bytes + length - 1) / length);
+    for (xdma::Engine* e : {&dma.h2c(), &dma.c2h()})
+        std::fprintf(out, "%s channel %u transfer length %s bytes with %zu descriptors\n",
+                     e == &dma.h2c() ? "H2C" : "C2H", e->options().channel, hex(length).c_str(),
+                     std::min<size_t>(transfers * e->descriptors_for(length), 1023));
+    return round_trip_passes(device, dma, options, bytes, length, out);
+}
+
+MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
+                                    std::FILE* out) {
+    const uint64_t chunk = (options.memory_size / std::max(1u, options.host_buffer_divisor)) & ~uint64_t{3};
+    if (chunk == 0)
+        return fail(out, "H2C", "host buffer (card memory / host_buffer_divisor) smaller than 4 bytes");
+    const uint64_t count = options.memory_size / chunk;
+    std::fprintf(out, "Testing using host buffer of size %s bytes for %" PRIu64 " chunks, %s\n", hex(chunk).c_str(),
+                 count, channels(dma).c_str());
+    auto h2c = vfio::DmaRegion::allocate(device, chunk, {vfio::DmaAccess::DeviceRead, options.buffer_kind, 64});
+    auto c2h = vfio::DmaRegion::allocate(device, chunk, {vfio::DmaAccess::DeviceWrite, options.buffer_kind, 64});
+    if (!h2c.ok() || !c2h.ok())
+        return fail(out, h2c.ok() ? "C2H" : "H2C", (h2c.ok() ? c2h.error() : h2c.error()).message());
+    const pattern::Pattern pat(1, 0);
+    const uint64_t words = chunk / 4;
+    TransferTiming populate("populate test pattern", chunk), write("host-to-card DMA", chunk),
+        read("card-to-host DMA", chunk), verify("verify test pattern", chunk);
+    // Write all of card memory first...
+    for (uint64_t i = 0; i < count; ++i) {
+        auto t0 = Clock::now();
+        pat.generate(reinterpret_cast<uint32_t*>(h2c->data()), words, i * words);
+        auto t1 = Clock::now();
+        populate.add(t1 - t0);
+        if (auto done = dma.write(*h2c, {Chunk{0, options.memory_base + i * chunk, chunk}}); !done.ok()) {
+            (void)dma.stop();
+            return fail(out, "H2C", done.error().message());
+        }
+        write.add(Clock::now() - t1);
+    }
+    // ...then read all of it back: an address the memory does not decode shows up here.
+    for (uint64_t i = 0; i < count; ++i) {
+        auto t0 = Clock::now();
+        if (auto done = dma.read(*c2h, {Chunk{0, options.memory_base + i * chunk, chunk}}); !done.ok()) {
+            (void)dma.stop();
+            return fail(out, "C2H", done.error().message());
+        }
+        auto t1 = Clock::now();
+        read.add(t1 - t0);
+        const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(c2h->data()), words, i * words);
+        verify.add(Clock::now() - t1);
+        if (!m.ok())
+            return fail(out, "C2H", data_error(m, options.memory_base));
+    }
+    std::fprintf(out, "%s%s%s%s", populate.report().c_str(), write.report().c_str(), read.report().c_str(),
+                 verify.report().c_str());
+    return pass(out);
+}
+
+std::vector<uint64_t> alias_offsets(uint64_t size) {
+    std::vector<uint64_t> offsets{0};
+    for (uint64_t offset = 8; offset != 0 && offset + 8 <= size; offset <<= 1)
+        offsets.push_back(offset);
+    return offsets;
+}
+
+std::optional<std::string> analyse_aliasing(const std::vector<uint64_t>& offsets, const std::vector<uint64_t>& written,
+                                            const std::vector<uint64_t>& read) {
+    for (size_t i = 0; i < offsets.size(); ++i) {
+        if (read[i] == written[i])
+            continue;
+        for (size_t j = 0; j < offsets.size(); ++j)
+            if (j != i && read[i] == written[j])
+                return "card offset " + hex(offsets[i]) + " reads the value written at offset " + hex(offsets[j]) +
+                       ": address bit " + std::to_string(std::countr_zero(offsets[i] ^ offsets[j])) +
+                       " is not decoded (aliasing)";
+        return "card offset " + hex(offsets[i]) + " read " + hex(read[i]) + " expected " + hex(written[i]);
+    }
+    return std::nullopt;
+}
+
+MemoryTestResult memory_addressing(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
+                                   std::FILE* out) {
+    const std::vector<uint64_t> offsets = alias_offsets(options.memory_size);
+    std::fprintf(out, "Testing address aliasing of card memory size %s at %zu power-of-two offsets, %s\n",
+                 hex(options.memory_size).c_str(), offsets.size(), channels(dma).c_str());
+    const uint64_t bytes = offsets.size() * 8;
+    auto h2c = vfio::DmaRegion::allocate(device, bytes, {vfio::DmaAccess::DeviceRead, options.buffer_kind, 64});
+    auto c2h = vfio::DmaRegion::allocate(device, bytes, {vfio::DmaAccess::DeviceWrite, options.buffer_kind, 64});
+    if (!h2c.ok() || !c2h.ok())
+        return fail(out, h2c.ok() ? "C2H" : "H2C", (h2c.ok() ? c2h.error() : h2c.error()).message());
+    // Distinct values, different on every run: a value left by an earlier run cannot pass.
+    const pattern::Pattern pat(2, static_cast<uint64_t>(Clock::now().time_since_epoch().count()));
+    pat.generate(reinterpret_cast<uint32_t*>(h2c->data()), bytes / 4, 0);
+    std::vector<Chunk> chunks;
+    for (size_t i = 0; i < offsets.size(); ++i)
+        chunks.push_back(Chunk{i * 8, options.memory_base + offsets[i], 8});
+    if (auto done = dma.write(*h2c, chunks); !done.ok())
+        return fail(out, "H2C", done.error().message());
+    if (auto done = dma.read(*c2h, chunks); !done.ok())
+        return fail(out, "C2H", done.error().message());
+    std::vector<uint64_t> written(offsets.size()), read(offsets.size());
+    std::memcpy(written.data(), h2c->data(), bytes);
+    std::memcpy(read.data(), c2h->data(), bytes);
+    if (auto problem = analyse_aliasing(offsets, written, read))
+        return fail(out, "C2H", *problem);
+    return pass(out);
+}
+
+}  // namespace stream_tools

@@ -1,0 +1,116 @@
+// test_dma_bridge: functional and throughput test of the DMA bridge of every identified design:
+// card-memory tests on memory-mapped designs (fill, write, read back, verify; variable-length
+// transfers; write-all-then-read-all; address aliasing), a verified fixed amount of data
+// through each loopback route on stream designs. Populate / DMA / verify timing as Min / Mean
+// / Max Mbytes/sec. Exit status: 0 Overall PASS, 1 FAIL or nothing tested, 2 usage error.
+#include <iostream>
+#include <sstream>
+
+#include "identify/bus_choice.hpp"
+#include "stream_tools/cli.hpp"
+#include "stream_tools/dma_bridge_test.hpp"
+
+namespace po = boost::program_options;
+using namespace stream_tools;
+
+namespace {
+
+struct Cli {
+    std::vector<std::string> devices, sim_designs, design_files;
+    std::string max_buffer_size = "0x8000000", max_channel_combinations = "16", buffer_allocation = "heap";
+    std::string stream_mapping_size = "0x40000000", stream_num_descriptors = "64", transfer_length = "0x10000000";
+    std::string host_buffer_divisor = "4", memory_base, memory_size, enabled_tests, min_words = "0x100000000";
+    std::string transfer_timeout = "60";
+};
+
+vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
+    DmaBridgeTestOptions o;
+    o.memory.max_buffer_size = PDT_TRY(parse_number("max_buffer_size", cli.max_buffer_size, 4, (1u << 28) - 1));
+    o.max_channel_combinations = PDT_TRY(parse_number("max_channel_combinations", cli.max_channel_combinations, 1, 16));
+    const std::string length = cli.transfer_length.substr(0, cli.transfer_length.find(','));
+    if (length != cli.transfer_length && cli.transfer_length.substr(length.size() + 1) != length)
+        return vfio::make_error("parse option --transfer_length", cli.transfer_length, EINVAL,
+                                "different H2C and C2H transfer lengths are not supported");
+    o.memory.transfer_length = PDT_TRY(parse_number("transfer_length", length, 4, uint64_t{1} << 40));
+    o.memory.host_buffer_divisor = PDT_TRY(parse_number("host_buffer_divisor", cli.host_buffer_divisor, 1, 1 << 20));
+    o.memory.min_words = PDT_TRY(parse_number("min_words", cli.min_words, 1, ~uint64_t{0} / 8));
+    if (!cli.memory_base.empty())
+        o.memory_base_override = PDT_TRY(parse_number("dma_bridge_memory_base_address", cli.memory_base, 0, ~uint64_t{0}));
+    if (!cli.memory_size.empty())
+        o.memory_size_override = PDT_TRY(parse_number("dma_bridge_memory_size_bytes", cli.memory_size, 8, ~uint64_t{0}));
+    const double timeout = PDT_TRY(parse_seconds("transfer_timeout", cli.transfer_timeout));
+    o.memory.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
+    CommonCli common;
+    common.buffer_allocation = cli.buffer_allocation;
+    common.stream_mapping_size = cli.stream_mapping_size.substr(0, cli.stream_mapping_size.find(','));
+    common.stream_num_descriptors = cli.stream_num_descriptors.substr(0, cli.stream_num_descriptors.find(','));
+    common.transfer_timeout = cli.transfer_timeout;
+    o.stream = PDT_TRY(run_options(common));
+    o.memory.buffer_kind = o.stream.allocation == BufferAllocation::HugePages      ? vfio::BufferKind::HugePages
+                           : o.stream.allocation == BufferAllocation::SharedMemory ? vfio::BufferKind::SharedMemory
+                                                                                   : vfio::BufferKind::Anonymous;
+    std::stringstream tests(cli.enabled_tests);
+    for (std::string test; std::getline(tests, test, ',');) {
+        if (std::find(kDmaBridgeTests.begin(), kDmaBridgeTests.end(), test) == kDmaBridgeTests.end())
+            return vfio::make_error("parse option --enabled_tests", test, EINVAL, "unknown test");
+        o.enabled.insert(test);
+    }
+    return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Cli cli;
+    po::options_description d;
+    d.add_options()
+        ("device", po::value(&cli.devices)->composing(), "only the device at this PCI location (repeatable)")
+        ("sim_design", po::value(&cli.sim_designs)->composing(), "test a simulated instance of this design (repeatable)")
+        ("design_file", po::value(&cli.design_files)->composing(), "add the designs of this JSON file (repeatable)")
+        ("max_buffer_size", po::value(&cli.max_buffer_size), "buffer bytes for memory_fixed_buffers (default 0x8000000)")
+        ("max_channel_combinations", po::value(&cli.max_channel_combinations), "H2C x C2H pairs tested at most (16)")
+        ("buffer_allocation", po::value(&cli.buffer_allocation), "heap, shared_memory or huge_pages")
+        ("stream_mapping_size", po::value(&cli.stream_mapping_size), "stream host buffer bytes per direction")
+        ("stream_num_descriptors", po::value(&cli.stream_num_descriptors), "stream buffers per direction (64)")
+        ("transfer_length", po::value(&cli.transfer_length), "bytes per memory_variable_transfers transfer")
+        ("host_buffer_divisor", po::value(&cli.host_buffer_divisor), "memory_host_chunks host buffer = card / n (4)")
+        ("dma_bridge_memory_base_address", po::value(&cli.memory_base), "override the card memory base address")
+        ("dma_bridge_memory_size_bytes", po::value(&cli.memory_size), "override the card memory size")
+        ("enabled_tests", po::value(&cli.enabled_tests), "comma-separated subset of the tests")
+        ("min_words", po::value(&cli.min_words), "words each test moves at least (default 2^32, every LCG value)")
+        ("transfer_timeout", po::value(&cli.transfer_timeout), "seconds without progress that fail a test (60)");
+    if (auto status = parse_command_line(argc, argv, d, "Tests the DMA bridge of identified designs."))
+        return *status;
+    auto options = convert(cli);
+    std::vector<vfio::PciAddress> locations;
+    for (const std::string& text : cli.devices) {
+        auto address = vfio::PciAddress::parse(text);
+        if (!address.ok()) {
+            std::cerr << "Error: --device: " << address.error().message() << "\n";
+            return 2;
+        }
+        locations.push_back(*address);
+    }
+    auto registry = designs::Registry::load(cli.design_files);
+    if (!options.ok() || !registry.ok()) {
+        std::cerr << "Error: " << (options.ok() ? registry.error() : options.error()).message() << "\n";
+        return 2;
+    }
+    if (options->memory_base_override || options->memory_size_override)
+        std::cout << "Overriding DMA bridge memory window: tests fail if it lies outside the design's memory\n";
+    auto bus = identify::open_bus(cli.sim_designs, *registry, locations);
+    identify::IdentifyOptions identify_options;
+    identify_options.locations = locations;
+    identify_options.progress = &std::cout;
+    auto found = bus.ok() ? identify::identify_designs(**bus, *registry, identify_options)
+                          : vfio::Result<identify::Identification>(bus.error());
+    if (!found.ok()) {
+        std::cerr << "Error: " << found.error().message() << "\n";
+        std::cout << "Overall FAIL\n";
+        return 1;
+    }
+    for (const vfio::Error& failure : found->failures)
+        std::cerr << "Error: " << failure.message() << "\n";
+    const int status = run_test_dma_bridge(found->designs, *options, stdout);
+    return found->failures.empty() ? status : 1;
+}

@@ -1,0 +1,61 @@
+// test_dma_descriptor_credits: the Descriptor Credits register, then rings of 1023 descriptors
+// driven only by credits (memory pages, or growing stream messages per loopback route).
+// Exit status: 0 every design passed, 1 a failure or nothing tested, 2 usage error.
+#include <iostream>
+
+#include "identify/bus_choice.hpp"
+#include "stream_tools/cli.hpp"
+#include "stream_tools/descriptor_credits.hpp"
+
+namespace po = boost::program_options;
+using namespace stream_tools;
+
+int main(int argc, char** argv) {
+    std::vector<std::string> devices, routing_texts, sim_designs, design_files;
+    po::options_description d;
+    d.add_options()
+        ("device,d", po::value(&devices)->composing(), "only the device at this PCI location (repeatable)")
+        ("device_routing,s", po::value(&routing_texts)->composing(), "<bdf>[,<master>:<slave>]... switch routes")
+        ("sim_design", po::value(&sim_designs)->composing(), "test a simulated instance of this design (repeatable)")
+        ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file (repeatable)");
+    if (auto status = parse_command_line(argc, argv, d, "Tests XDMA descriptor credits."))
+        return *status;
+    CreditsOptions options;
+    std::vector<vfio::PciAddress> locations;
+    for (const std::string& text : devices) {
+        auto address = vfio::PciAddress::parse(text);
+        if (!address.ok()) {
+            std::cerr << "Error: -d: " << address.error().message() << "\n";
+            return 2;
+        }
+        locations.push_back(*address);
+    }
+    for (const std::string& text : routing_texts) {
+        auto routing = parse_device_routing("device_routing", text);
+        if (!routing.ok()) {
+            std::cerr << "Error: " << routing.error().message() << "\n";
+            return 2;
+        }
+        options.routing.push_back(*routing);
+    }
+    auto registry = designs::Registry::load(design_files);
+    if (!registry.ok()) {
+        std::cerr << "Error: " << registry.error().message() << "\n";
+        return 2;
+    }
+    auto bus = identify::open_bus(sim_designs, *registry, locations);
+    identify::IdentifyOptions identify_options;
+    identify_options.locations = locations;
+    identify_options.progress = &std::cout;
+    auto found = bus.ok() ? identify::identify_designs(**bus, *registry, identify_options)
+                          : vfio::Result<identify::Identification>(bus.error());
+    if (!found.ok()) {
+        std::cerr << "Error: " << found.error().message() << "\n";
+        std::cout << "Overall FAIL\n";
+        return 1;
+    }
+    for (const vfio::Error& failure : found->failures)
+        std::cerr << "Error: " << failure.message() << "\n";
+    const int status = run_descriptor_credits(found->designs, options, stdout);
+    return found->failures.empty() ? status : 1;
+}

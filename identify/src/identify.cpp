@@ -1,3 +1,4 @@
+#include "vfio_access/format.hpp"
 #include "identify/identify.hpp"
 
 #include <algorithm>
@@ -7,11 +8,7 @@
 namespace identify {
 namespace {
 
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
+using vfio::hex;
 
 // The register window of something the design places at bar/offset, or the reason it is absent.
 vfio::Result<vfio::RegisterWindow> window(vfio::Device& device, unsigned bar, uint64_t offset, uint64_t size) {

@@ -1,3 +1,4 @@
+#include "vfio_access/format.hpp"
 #include "vfio_access/iommu_info.hpp"
 
 #include <linux/vfio.h>
@@ -7,12 +8,6 @@
 
 namespace vfio {
 namespace {
-
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
 
 template <typename T>
 T load(std::span<const uint8_t> bytes, size_t offset) {

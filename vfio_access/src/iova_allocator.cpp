@@ -1,3 +1,4 @@
+#include "vfio_access/format.hpp"
 #include <algorithm>
 #include <cstdio>
 
@@ -5,12 +6,6 @@
 
 namespace vfio {
 namespace {
-
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
 
 uint64_t mask_limit(unsigned bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
 

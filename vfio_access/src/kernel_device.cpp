@@ -1,3 +1,4 @@
+#include "vfio_access/format.hpp"
 #include <linux/vfio.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -11,12 +12,6 @@
 
 namespace vfio {
 namespace {
-
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
 
 // An mmap()ed BAR. Accesses are single loads/stores of the given width with acquire/release
 // ordering, so the compiler neither merges, splits nor reorders them.

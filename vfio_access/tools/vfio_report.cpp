@@ -1,3 +1,4 @@
+#include "vfio_access/format.hpp"
 #include "vfio_report.hpp"
 
 #include <linux/vfio.h>
@@ -7,11 +8,7 @@
 namespace vfio::report {
 namespace {
 
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
+using vfio::hex;
 
 std::string hex4(uint16_t value) {
     char text[8];

@@ -13,6 +13,9 @@
 # test takes the resource lock "qemu_guest", so guests never run two at a time.
 # Include this file from any CMakeLists.txt: include(${PROJECT_SOURCE_DIR}/vm/pdt_vm_test.cmake)
 include_guard(GLOBAL)
+# The harness folder for every includer (a cache entry: include_guard skips this file after the
+# first include, so a plain variable would exist only in the first includer's scope).
+set(PDT_VM_DIR ${CMAKE_CURRENT_LIST_DIR} CACHE INTERNAL "vm/ test harness folder")
 
 function(pdt_add_vm_test name)
   cmake_parse_arguments(V "" "SCRIPT;TIMEOUT;FILES_OUT"

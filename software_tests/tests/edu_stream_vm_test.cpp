@@ -1,0 +1,187 @@
+// Runs inside the QEMU guest (vm label, test vm_edu_stream): the stream-test driver the
+// test_dma_bridge* tools use, over the edu loopback adapter (edu::EduLoopback), through the
+// kernel VFIO backend. Every received byte is checked against the pattern. edu completes a
+// transfer ~100 ms after the command, so the runs are short: a few dozen transfers.
+//
+// The driver's report lines go to stdout (the vm log); each run is introduced by a line
+// "edu-stream: <case>" so the log shows which run printed what.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include "edu/edu_device.hpp"
+#include "edu/edu_stream.hpp"
+#include "stream_test/report.hpp"
+#include "stream_test/stream_test.hpp"
+#include "vfio_access/kernel.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr uint64_t BUFFER_SIZE = 2048;  // edu's limit is 4095 bytes a transfer
+constexpr size_t BUFFERS = 3;
+constexpr uint64_t PACKETS = 16;        // 16 H2C + 16 C2H transfers: about 3 s
+constexpr uint64_t TOTAL_BYTES = PACKETS * BUFFER_SIZE;
+
+// The first edu device bound to vfio-pci, opened once for every test (opening resets it).
+struct Guest {
+    vfio::KernelBus bus{[] {
+        vfio::KernelOptions options;
+        vfio::DeviceFilter filter;
+        filter.vendor_id = edu::VENDOR_ID;
+        filter.device_id = edu::DEVICE_ID;
+        options.selection.add_filter(filter);
+        return options;
+    }()};
+    std::unique_ptr<vfio::KernelDevice> device;
+    std::optional<edu::EduDevice> edu;
+    std::string error;
+};
+
+Guest& guest() {
+    static Guest* g = [] {
+        auto* g = new Guest;
+        auto ids = g->bus.scan();
+        if (!ids || ids->empty()) {
+            g->error = ids ? "no edu device (1234:11e8) bound to vfio-pci" : ids.error().message();
+            return g;
+        }
+        auto device = g->bus.open_device(ids->front());
+        if (!device) {
+            g->error = device.error().message();
+            return g;
+        }
+        g->device = std::move(device).value();
+        if (auto master = g->device->enable_bus_master(); !master) {
+            g->error = master.error().message();
+            return g;
+        }
+        auto edu = edu::EduDevice::attach(*g->device);
+        if (!edu) {
+            g->error = edu.error().message();
+            return g;
+        }
+        g->edu.emplace(std::move(edu).value());
+        return g;
+    }();
+    return *g;
+}
+
+// A C2H channel that flips one bit of one received packet after the real transfer completed:
+// the fault a bad DMA engine or a bad FIFO would make. The driver must report it.
+class BitFlipC2H final : public streams::StreamChannel {
+public:
+    BitFlipC2H(streams::StreamChannel& inner, uint64_t packet, uint64_t byte)
+        : m_inner(inner), m_packet(packet), m_byte(byte) {}
+
+    streams::Direction direction() const override { return m_inner.direction(); }
+    std::string name() const override { return m_inner.name(); }
+    size_t buffer_count() const override { return m_inner.buffer_count(); }
+    uint64_t buffer_size() const override { return m_inner.buffer_size(); }
+    uint8_t* buffer(size_t index) override { return m_inner.buffer(index); }
+    vfio::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override {
+        return m_inner.submit(index, length, end_of_packet);
+    }
+    vfio::Result<std::optional<streams::Completion>> poll() override {
+        auto polled = PDT_TRY(m_inner.poll());
+        if (polled)
+            corrupt(*polled);
+        return polled;
+    }
+    vfio::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override {
+        auto completion = PDT_TRY(m_inner.wait(timeout));
+        corrupt(completion);
+        return completion;
+    }
+    vfio::Result<void> stop() override { return m_inner.stop(); }
+    bool busy() const override { return m_inner.busy(); }
+
+private:
+    void corrupt(const streams::Completion& completion) {
+        if (m_received++ == m_packet && m_byte < completion.length)
+            m_inner.buffer(completion.buffer)[m_byte] ^= 0x10;
+    }
+    streams::StreamChannel& m_inner;
+    uint64_t m_packet, m_byte;
+    uint64_t m_received = 0;
+};
+
+struct DriverRun {
+    stream_test::Summary summary;
+    int exit_code = 1;
+};
+
+// The driver as test_dma_bridge_parallel_streams runs it: one source, the sink it loops to,
+// every byte verified, the report printed to stdout.
+DriverRun run_driver(const char* label, streams::StreamChannel& h2c, streams::StreamChannel& c2h) {
+    std::printf("edu-stream: %s\n", label);
+    stream_test::Options options;
+    options.transfer_timeout = 5s;
+    options.report_interval = 1s;
+    options.duration = 60s;  // a safety net: bytes_per_source ends the run
+    options.bytes_per_source = TOTAL_BYTES;
+    stream_test::StreamTest test(options);
+    DriverRun run;
+    auto source = test.add_source(h2c, 0);
+    EXPECT_TRUE(source.ok()) << source.error().message();
+    auto sink = source.ok() ? test.add_sink(c2h, *source) : vfio::Result<size_t>(source.error());
+    EXPECT_TRUE(sink.ok()) << sink.error().message();
+    if (!sink.ok())
+        return run;
+    test.add_pair_row(guest().device->identity().address.to_string() + " 0 -> 0", *sink);
+    stream_test::Report report(stdout, false);
+    run.summary = test.run(report);
+    run.exit_code = report.finish(run.summary);
+    std::fflush(stdout);
+    EXPECT_FALSE(h2c.busy());
+    EXPECT_FALSE(c2h.busy());
+    return run;
+}
+
+std::unique_ptr<edu::EduLoopback> loopback() {
+    auto created = edu::EduLoopback::create(*guest().edu, {.buffers = BUFFERS, .buffer_size = BUFFER_SIZE});
+    EXPECT_TRUE(created.ok()) << created.error().message();
+    return created.ok() ? std::move(created).value() : nullptr;
+}
+
+TEST(EduStream, DriverVerifiesEveryByteThroughEdu) {
+    ASSERT_TRUE(guest().edu.has_value()) << guest().error;
+    auto loop = loopback();
+    ASSERT_TRUE(loop);
+    const DriverRun run = run_driver("stream-test driver over edu loopback", loop->h2c(), loop->c2h());
+    EXPECT_EQ(run.exit_code, 0);
+    EXPECT_TRUE(run.summary.passed());
+    EXPECT_TRUE(run.summary.failures.empty());
+    ASSERT_EQ(run.summary.rows.size(), 1u);
+    EXPECT_EQ(run.summary.rows[0].total.bytes, TOTAL_BYTES);
+    EXPECT_EQ(run.summary.rows[0].words_verified * 4, TOTAL_BYTES);
+}
+
+// Inverted: one bit flipped in packet 5 after edu delivered it must fail the run, naming the
+// C2H channel and the stream offset of the bad word.
+TEST(EduStream, DriverCatchesCorruptedPacket) {
+    ASSERT_TRUE(guest().edu.has_value()) << guest().error;
+    auto loop = loopback();
+    ASSERT_TRUE(loop);
+    constexpr uint64_t bad_packet = 5, bad_byte = 100;
+    BitFlipC2H c2h(loop->c2h(), bad_packet, bad_byte);
+    const DriverRun run = run_driver("stream-test driver over edu loopback, bit flip injected in C2H packet 5",
+                               loop->h2c(), c2h);
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_FALSE(run.summary.passed());
+    ASSERT_FALSE(run.summary.failures.empty());
+    const auto& failure = run.summary.failures.front();
+    EXPECT_EQ(failure.channel, loop->c2h().name());
+    EXPECT_NE(failure.message.find("expected 0x"), std::string::npos) << failure.message;
+    ASSERT_TRUE(failure.mismatch.has_value()) << failure.message;
+    EXPECT_EQ(failure.mismatch->first_bad_word * 4, bad_packet * BUFFER_SIZE + bad_byte);
+    EXPECT_EQ(failure.stream_byte_offset, bad_packet * BUFFER_SIZE + bad_byte);
+    // The run stopped at the fault: fewer bytes than asked for were received.
+    ASSERT_EQ(run.summary.rows.size(), 1u);
+    EXPECT_LT(run.summary.rows[0].total.bytes, TOTAL_BYTES);
+}
+
+}  // namespace

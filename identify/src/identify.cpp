@@ -5,6 +5,10 @@
 #include <cstdio>
 #include <ostream>
 
+#include "identify/link_check.hpp"
+#include "pcie_tools/backends.hpp"
+#include "vfio_access/kernel.hpp"
+
 namespace identify {
 namespace {
 
@@ -85,10 +89,49 @@ vfio::Result<IdentifiedDesign> identify_device(vfio::Device& device, const desig
     return out;
 }
 
+namespace {
+
+// The ports bus of the link check: the caller's, else libpci (opened at the first device) on
+// the kernel bus, else none.
+class LinkChecker {
+public:
+    LinkChecker(vfio::Bus& bus, const IdentifyOptions& options)
+        : m_ports(options.link_ports), m_progress(options.progress),
+          m_kernel(dynamic_cast<vfio::KernelBus*>(&bus) != nullptr) {}
+
+    void check(vfio::Device& device) {
+        if (!m_progress || (!m_ports && !m_kernel))
+            return;
+        if (!m_ports && !m_tried_libpci) {
+            m_tried_libpci = true;
+            auto opened = pcie::open_libpci_bus(false);
+            if (opened)
+                m_libpci = std::move(opened).value();
+            else
+                *m_progress << "Note: link check: " << opened.error().message() << "\n";
+            m_ports = m_libpci.get();
+        }
+        if (!m_ports)
+            return;
+        for (const std::string& line : device_link_lines(*m_ports, device))
+            *m_progress << line << "\n";
+    }
+
+private:
+    pcie::ConfigBus* m_ports;
+    std::ostream* m_progress;
+    bool m_kernel;
+    bool m_tried_libpci = false;
+    std::unique_ptr<pcie::ConfigBus> m_libpci;
+};
+
+}  // namespace
+
 vfio::Result<Identification> identify_designs(vfio::Bus& bus, const designs::Registry& registry,
                                               const IdentifyOptions& options) {
     const std::vector<vfio::DeviceIdentity> scanned = PDT_TRY(bus.scan());
     Identification result;
+    LinkChecker link_checker(bus, options);
     for (const vfio::DeviceIdentity& identity : scanned) {
         if (!options.locations.empty() &&
             std::find(options.locations.begin(), options.locations.end(), identity.address) == options.locations.end())
@@ -109,6 +152,7 @@ vfio::Result<Identification> identify_designs(vfio::Bus& bus, const designs::Reg
             result.failures.push_back(std::move(device).error());
             continue;
         }
+        link_checker.check(**device);
         auto identified = identify_device(**device, *design);
         if (!identified) {
             result.failures.push_back(std::move(identified).error());

@@ -221,3 +221,62 @@ TEST(StreamToolOptions, DeviceRouting) {
 }
 
 }  // namespace
+
+namespace {
+
+// Records when it runs relative to the transfers (the fake channels' busy state).
+struct FakeWatcher : stream_tools::LoadWatcher {
+    explicit FakeWatcher(Devices& d) : devices(d) {}
+    void start() override { ++starts; }
+    std::vector<std::string> stop() override {
+        ++stops;
+        busy_at_stop = devices.tef.any_busy() || devices.ku.any_busy();
+        return {"link under load: 0000:15:00.0 5 GT/s x4 in 5 samples", "link under load: 0000:2d:00.0 8 GT/s x8 in 5 samples"};
+    }
+    Devices& devices;
+    int starts = 0, stops = 0;
+    bool busy_at_stop = true;
+};
+
+TEST(ParallelStreams, WatcherLinesPrintBeforeTheTotals) {
+    Devices d;
+    FakeWatcher watcher(d);
+    StreamRunOptions options = quick();
+    options.watcher = &watcher;
+    int code = -1;
+    const std::string out =
+        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), {}, options, f); }, code);
+    EXPECT_EQ(code, 0) << out;
+    EXPECT_EQ(watcher.starts, 1);
+    EXPECT_EQ(watcher.stops, 1);
+    EXPECT_FALSE(watcher.busy_at_stop) << "stopped once every channel has drained";
+    EXPECT_TRUE(contains(out, "link under load: 0000:15:00.0 5 GT/s x4 in 5 samples\n"
+                              "link under load: 0000:2d:00.0 8 GT/s x8 in 5 samples\n"
+                              "Overall test statistics:\n"))
+        << out;
+    EXPECT_LT(out.find("Press Ctrl-C to stop test"), out.find("link under load")) << out;
+}
+
+TEST(IndependentStreams, WatcherLinesPrintBeforeTheTotals) {
+    Devices d;
+    FakeWatcher watcher(d);
+    StreamRunOptions options = quick();
+    options.watcher = &watcher;
+    int code = -1;
+    const std::string out = capture(
+        [&](std::FILE* f) { return stream_tools::run_independent_streams(d.all(), {}, {}, options, f); }, code);
+    EXPECT_EQ(code, 0) << out;
+    EXPECT_EQ(watcher.stops, 1);
+    EXPECT_TRUE(contains(out, "link under load: 0000:2d:00.0 8 GT/s x8 in 5 samples\nOverall test statistics:\n"))
+        << out;
+}
+
+TEST(ParallelStreams, NoWatcherNoLinkLines) {
+    Devices d;
+    int code = -1;
+    const std::string out =
+        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), {}, quick(), f); }, code);
+    EXPECT_FALSE(contains(out, "link under load")) << out;
+}
+
+}  // namespace

@@ -17,6 +17,10 @@
 #include "dma_bridge/xdma_discovery.hpp"
 #include "vfio_access/device.hpp"
 
+namespace pcie {
+class ConfigBus;
+}
+
 namespace identify {
 
 struct DmaBridgeInfo {
@@ -73,6 +77,10 @@ struct IdentifyOptions {
     // Receives the VFIO-layer lines "Opening device <bdf> (<vvvv>:<dddd>) with IOMMU group <g>"
     // and "Skipping ... as no IOMMU group"; null for none.
     std::ostream* progress = nullptr;
+    // The bus serving the ports above each opened device, for the reduced-bandwidth check
+    // (identify/link_check.hpp) whose lines follow "Opening device" on progress. Null: libpci
+    // when `bus` is the kernel's VFIO bus; no check on a simulated bus (it has no ports).
+    pcie::ConfigBus* link_ports = nullptr;
 };
 
 // Scans the bus, opens each device whose identity matches a design of the registry and

@@ -1,9 +1,11 @@
 #include "stream_tools/cli.hpp"
 
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "identify/bus_choice.hpp"
+#include "stream_tools/link_watch.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
 
 namespace po = boost::program_options;
@@ -117,8 +119,17 @@ int run_on_stream_devices(const CommonCli& cli,
     }
     std::cout.flush();
     std::vector<StreamDevice*> pointers;
-    for (auto& device : *devices)
+    std::vector<vfio::Device*> vfio_devices;
+    for (auto& device : *devices) {
         pointers.push_back(device.get());
+        vfio_devices.push_back(&device->device());
+    }
+    // On the kernel bus, the link of each device and its port under load (nothing simulated).
+    std::optional<LinkLoadWatcher> watcher;
+    if (cli.sim_designs.empty()) {
+        watcher.emplace(std::move(vfio_devices), [] { return pcie::open_libpci_bus(false); });
+        options->watcher = &*watcher;
+    }
     options->test.stop = stop_on_sigint();
     return body(pointers, *options);
 }

@@ -64,7 +64,7 @@ struct Run {
               test_options.pool = pool.get();
               return test_options;
           }()),
-          report(out, options.json) {}
+          report(out, options.json), watcher(options.watcher) {}
 
     vfio::Result<streams::StreamChannel*> open(StreamDevice& device, Direction direction, unsigned channel,
                                                const ChannelBuffers& buffers) {
@@ -75,13 +75,20 @@ struct Run {
     int fail(const std::string& message) { return report.abort(message); }
     int run() {
         report.line("Press Ctrl-C to stop test");
-        return report.finish(test.run(report));
+        if (watcher)
+            watcher->start();
+        const stream_test::Summary summary = test.run(report);
+        if (watcher)
+            for (const std::string& text : watcher->stop())
+                report.line(text);
+        return report.finish(summary);
     }
 
     std::unique_ptr<pattern::WorkerPool> pool;
     std::vector<std::unique_ptr<streams::StreamChannel>> channels;
     stream_test::StreamTest test;
     stream_test::Report report;
+    LoadWatcher* watcher;
 };
 
 std::string using_line(const StreamRunOptions& options, const ChannelBuffers& buffers) {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "stream_test/stream_test.hpp"
@@ -12,6 +13,16 @@
 
 namespace stream_tools {
 
+// Watches something while the streams run (on the kernel bus: the link of each device and its
+// port, stream_tools/link_watch.hpp). Started just before the first transfer, stopped once
+// every channel has drained; its lines print (text mode) before "Overall test statistics:".
+class LoadWatcher {
+public:
+    virtual ~LoadWatcher() = default;
+    virtual void start() = 0;
+    virtual std::vector<std::string> stop() = 0;
+};
+
 struct StreamRunOptions {
     size_t num_descriptors = 64;           // --stream_num_descriptors
     uint64_t mapping_size = 0x40000000;    // --stream_mapping_size, bytes per direction per channel
@@ -19,6 +30,7 @@ struct StreamRunOptions {
     unsigned verify_threads = 0;           // pattern worker threads besides the channel threads
     bool json = false;
     stream_test::Options test;             // timeouts, report interval, duration, stop flag
+    LoadWatcher* watcher = nullptr;        // null: nothing watched (simulated bus)
 };
 
 // Every enabled route of every device (or those --stream_device selects) as a loopback pair.

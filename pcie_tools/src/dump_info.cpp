@@ -86,6 +86,8 @@ Result<Lines> dump_device(ConfigBus& bus, const PciAddress& address) {
         out.push_back(line);
     for (const std::string& line : format_link_warning(report, first_description))
         out.push_back(line);
+    for (const std::string& line : format_link_notes(report))
+        out.push_back(line);
     return out;
 }
 

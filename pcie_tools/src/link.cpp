@@ -54,6 +54,10 @@ bool LinkHop::autonomous_change_seen() const {
     return (below.lnksta & reg::EXP_LNKSTA_LABS) || (port && (port->lnksta & reg::EXP_LNKSTA_LABS));
 }
 
+bool LinkHop::limited_by_device() const {
+    return port && !downgraded() && (port->max_speed() > capable_speed || port->max_width() > capable_width);
+}
+
 bool PathReport::downgraded() const {
     return std::any_of(hops.begin(), hops.end(), [](const LinkHop& h) { return h.downgraded(); });
 }
@@ -109,6 +113,18 @@ Result<PathReport> check_link_path(ConfigBus& bus, const PciAddress& device) {
     return report;
 }
 
+std::vector<std::string> format_link_notes(const PathReport& report) {
+    std::vector<std::string> out;
+    for (const LinkHop& h : report.hops)
+        if (h.limited_by_device())
+            out.push_back("Note: link " + h.port_address->to_string() + " (" + port_type_name(h.port->type()) +
+                          ") -> " + h.below_address.to_string() + " runs at " + rate(h.speed, h.width) +
+                          ", below the port's " + rate(h.port->max_speed(), h.port->max_width()) +
+                          ", because the device supports only " + rate(h.below.max_speed(), h.below.max_width()) +
+                          "; retraining cannot raise it (check the card's PCIe configuration or slot)");
+    return out;
+}
+
 std::vector<std::string> format_link_warning(const PathReport& report, const std::string& description) {
     std::vector<std::string> out;
     if (!report.downgraded())
@@ -155,9 +171,9 @@ std::vector<std::string> format_link_summary(const PathReport& report) {
         if (h.downgraded())
             head += std::string(" (downgraded") + (h.speed_downgraded() ? " speed" : "") +
                     (h.width_downgraded() ? " width" : "") + ")";
-        else if (h.port && (h.port->max_speed() > h.capable_speed || h.port->max_width() > h.capable_width))
-            head += ", limited by the device (not a downgrade: the port could do " +
-                    rate(h.port->max_speed(), h.port->max_width()) + ")";
+        else if (h.limited_by_device())
+            head += " (port downgraded from " + rate(h.port->max_speed(), h.port->max_width()) +
+                    ": limited by the device, not by training)";
         out.push_back(head);
         out.push_back("  device " + h.below_address.to_string() + " capable " +
                       rate(h.below.max_speed(), h.below.max_width()) + ", status " + rate(h.below.speed(), h.below.width()));

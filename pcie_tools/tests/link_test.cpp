@@ -108,6 +108,29 @@ TEST(LinkPath, UpstreamLinkOfASwitchIsChecked) {
     EXPECT_EQ(report->bottleneck(), &report->hops[1]);
 }
 
+TEST(LinkPath, SlowerDeviceInFasterSlotIsANoteNotAWarning) {
+    // A 2.5 GT/s x1 endpoint under an 8 GT/s x4 root port, as in the QEMU guest (e1000e).
+    SimConfigBus bus;
+    add_port(bus, at(0, 4), reg::PortType::RootPort, 4, 3, 4, 1, 1);
+    add_endpoint(bus, at(4, 0), 1, 1, 1, 1);
+    auto report = check_link_path(bus, at(4, 0));
+    ASSERT_TRUE(report.ok()) << report.error().message();
+    ASSERT_EQ(report->hops.size(), 1u);
+    EXPECT_FALSE(report->downgraded());
+    EXPECT_TRUE(report->hops[0].limited_by_device());
+    EXPECT_TRUE(format_link_warning(*report, "device 0000:04:00.0 (8086:10d3)").empty());
+    const std::string notes = joined(format_link_notes(*report));
+    EXPECT_NE(notes.find("Note: link 0000:00:04.0 (Root Port) -> 0000:04:00.0 runs at 2.5 GT/s x1, below the "
+                           "port's 8 GT/s x4, because the device supports only 2.5 GT/s x1; retraining cannot raise it"),
+              std::string::npos)
+        << notes;
+    const std::string summary = joined(format_link_summary(*report));
+    EXPECT_NE(summary.find("negotiated 2.5 GT/s x1, capable 2.5 GT/s x1 (port downgraded from 8 GT/s x4: limited by "
+                           "the device, not by training)"),
+              std::string::npos)
+        << summary;
+}
+
 TEST(LinkPath, SpeedDownshiftWithAspmSaysMeasureUnderLoad) {
     SimConfigBus bus;
     add_port(bus, at(0, 1), reg::PortType::RootPort, 1, 5, 16, 1, 16, 0x0002);

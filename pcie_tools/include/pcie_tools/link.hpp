@@ -35,6 +35,9 @@ struct LinkHop {
     bool speed_downgraded() const { return speed != 0 && speed < capable_speed; }
     bool width_downgraded() const { return width != 0 && width < capable_width; }
     bool downgraded() const { return speed_downgraded() || width_downgraded(); }
+    // Trained at the best both ends support, yet below the port's own capability: the device
+    // is the limit (a slower card in a faster slot, or an FPGA's PCIe IP built for less).
+    bool limited_by_device() const;
     bool aspm_enabled() const;              // ASPM L0s/L1 enabled at either end
     bool autonomous_speed_allowed() const;  // Hardware Autonomous Speed Disable clear at the port
     bool autonomous_change_seen() const;    // Link Autonomous Bandwidth Status set at either end
@@ -56,6 +59,10 @@ Result<PathReport> check_link_path(ConfigBus& bus, const PciAddress& device);
 std::vector<std::string> format_link_warning(const PathReport& report, const std::string& description);
 // One block per link: negotiated vs capable of both ends, "downgraded", bandwidth per direction.
 std::vector<std::string> format_link_summary(const PathReport& report);
+// A "Note:" line for each link that runs below its port only because the device is slower (a
+// card in a faster slot, an FPGA's PCIe IP built for fewer lanes): no retrain can raise it.
+// dump_pci_info prints these; tools that open a device do not repeat them at every open.
+std::vector<std::string> format_link_notes(const PathReport& report);
 
 // Samples Link Status of a device's link and its port while a transfer runs. The bus must not
 // be used by another thread meanwhile (open a separate bus for the monitor).

@@ -86,7 +86,7 @@ Result<Lines> dump_device(ConfigBus& bus, const PciAddress& address) {
         out.push_back(line);
     for (const std::string& line : format_link_warning(report, first_description))
         out.push_back(line);
-    for (const std::string& line : format_link_notes(report))
+    for (const std::string& line : format_slot_warnings(report))
         out.push_back(line);
     return out;
 }

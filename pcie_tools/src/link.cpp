@@ -113,11 +113,11 @@ Result<PathReport> check_link_path(ConfigBus& bus, const PciAddress& device) {
     return report;
 }
 
-std::vector<std::string> format_link_notes(const PathReport& report) {
+std::vector<std::string> format_slot_warnings(const PathReport& report) {
     std::vector<std::string> out;
     for (const LinkHop& h : report.hops)
         if (h.limited_by_device())
-            out.push_back("Note: link " + h.port_address->to_string() + " (" + port_type_name(h.port->type()) +
+            out.push_back("Warning: link " + h.port_address->to_string() + " (" + port_type_name(h.port->type()) +
                           ") -> " + h.below_address.to_string() + " runs at " + rate(h.speed, h.width) +
                           ", below the port's " + rate(h.port->max_speed(), h.port->max_width()) +
                           ", because the device supports only " + rate(h.below.max_speed(), h.below.max_width()) +

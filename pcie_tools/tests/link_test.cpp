@@ -119,11 +119,11 @@ TEST(LinkPath, SlowerDeviceInFasterSlotIsANoteNotAWarning) {
     EXPECT_FALSE(report->downgraded());
     EXPECT_TRUE(report->hops[0].limited_by_device());
     EXPECT_TRUE(format_link_warning(*report, "device 0000:04:00.0 (8086:10d3)").empty());
-    const std::string notes = joined(format_link_notes(*report));
-    EXPECT_NE(notes.find("Note: link 0000:00:04.0 (Root Port) -> 0000:04:00.0 runs at 2.5 GT/s x1, below the "
+    const std::string slot = joined(format_slot_warnings(*report));
+    EXPECT_NE(slot.find("Warning: link 0000:00:04.0 (Root Port) -> 0000:04:00.0 runs at 2.5 GT/s x1, below the "
                            "port's 8 GT/s x4, because the device supports only 2.5 GT/s x1; retraining cannot raise it"),
               std::string::npos)
-        << notes;
+        << slot;
     const std::string summary = joined(format_link_summary(*report));
     EXPECT_NE(summary.find("negotiated 2.5 GT/s x1, capable 2.5 GT/s x1 (port downgraded from 8 GT/s x4: limited by "
                            "the device, not by training)"),

@@ -59,10 +59,11 @@ Result<PathReport> check_link_path(ConfigBus& bus, const PciAddress& device);
 std::vector<std::string> format_link_warning(const PathReport& report, const std::string& description);
 // One block per link: negotiated vs capable of both ends, "downgraded", bandwidth per direction.
 std::vector<std::string> format_link_summary(const PathReport& report);
-// A "Note:" line for each link that runs below its port only because the device is slower (a
-// card in a faster slot, an FPGA's PCIe IP built for fewer lanes): no retrain can raise it.
-// dump_pci_info prints these; tools that open a device do not repeat them at every open.
-std::vector<std::string> format_link_notes(const PathReport& report);
+// A "Warning: link ..." line naming the port for each link that runs below its port only
+// because the device is slower (a card in a faster slot, an FPGA's PCIe IP built for fewer
+// lanes or a lower speed): no retrain can raise it. dump_pci_info prints these; tools that open
+// a device warn only on real downgrades, so a Gen2 card in a Gen3 slot is not flagged at every open.
+std::vector<std::string> format_slot_warnings(const PathReport& report);
 
 // Samples Link Status of a device's link and its port while a transfer runs. The bus must not
 // be used by another thread meanwhile (open a separate bus for the monitor).

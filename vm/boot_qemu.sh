@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Boots the test guest under QEMU (TCG) and writes its serial console to a log file.
+# Boots the test guest under QEMU (TCG, or KVM where choose_accel.sh proved it boots) and writes its serial console to a log file.
 # The machine: q35 with a virtual Intel IOMMU (interrupt remapping), 1.5 GiB, one CPU, and
 #   rp1 (8 GT/s x4)   -> edu 1234:11e8
 #   rp2 (5 GT/s x2)   -> edu 1234:11e8 (a second device in its own IOMMU group)
 #   rp3 (2.5 GT/s x1) -> empty, for link tests
 # Usage: boot_qemu.sh --kernel F --initrd F --log F [--timeout S] [--append ARGS] [-- QEMU_ARGS...]
-# Exit status: QEMU's; 124 when the guest ran past the timeout (QEMU is killed).
+# Exit status: QEMU's; 124 when the guest ran past the timeout (QEMU is killed); 125 when it
+# printed nothing within PDT_VM_FIRST_OUTPUT_S.
 set -euo pipefail
 kernel="" initrd="" log="" limit=600 append=""
 while [ $# -gt 0 ]; do
@@ -24,8 +25,9 @@ done
   exit 2
 }
 qemu=${QEMU:-qemu-system-x86_64}
-accel=tcg
-[ -w /dev/kvm ] && [ "${PDT_VM_KVM:-1}" = 1 ] && accel=kvm
+here=$(cd "$(dirname "$0")" && pwd)
+accel=$("$here/choose_accel.sh" --kernel "$kernel")
+echo "boot_qemu: accelerator $accel"
 rm -f "$log"
 args=(
   -machine q35,kernel-irqchip=split -accel "$accel" -m "${PDT_VM_MEMORY:-1536}" -smp 1
@@ -40,6 +42,25 @@ args=(
   -device pcie-root-port,id=rp3,bus=pcie.0,chassis=3,slot=3,x-speed=2_5,x-width=1
   "$@"
 )
+# A guest that prints nothing within PDT_VM_FIRST_OUTPUT_S (180 s; /init speaks after 2-45 s
+# under TCG) is killed with a message, not left to hang silently to the time limit.
+first=${PDT_VM_FIRST_OUTPUT_S:-180}
+timeout --kill-after=10 "$limit" "$qemu" "${args[@]}" &
+qpid=$!
+silent=0
+for _ in $(seq $((first * 2))); do
+  [ -s "$log" ] && break
+  kill -0 "$qpid" 2>/dev/null || break
+  sleep 0.5
+done
+if [ ! -s "$log" ] && kill -0 "$qpid" 2>/dev/null; then
+  silent=1
+  kill "$qpid" 2>/dev/null || true
+fi
 rc=0
-timeout --kill-after=10 "$limit" "$qemu" "${args[@]}" || rc=$?
+wait "$qpid" || rc=$?
+if [ "$silent" = 1 ]; then
+  echo "boot_qemu: FAIL: the guest printed nothing on its serial port in ${first} s (accelerator $accel): QEMU killed"
+  exit 125
+fi
 exit $rc

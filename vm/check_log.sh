@@ -31,6 +31,7 @@ reasons=()
 case "$qrc" in
   0) ;;
   124|137) reasons+=("guest ran past its time limit; QEMU was killed") ;;
+  125) reasons+=("guest printed nothing on its serial port within its first-output bound; QEMU was killed") ;;
   *) detail=""
      # QEMU's own complaint (hw_error, assertion) rather than the register dump after it.
      if [ -n "$qerr" ] && [ -r "$qerr" ]; then

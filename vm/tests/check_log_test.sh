@@ -30,6 +30,7 @@ expect 1 "no 'PDT-VM DONE' line" $'PDT-VM PASS a\n'
 expect 1 'no test passed' $'PDT-VM DONE pass=0 fail=0\n'
 expect 1 'expected log line missing: /MSI received/' "$good" --expect 'MSI received'
 expect 1 'time limit' "$good" --qemu-rc 124
+expect 1 'printed nothing on its serial port' "" --qemu-rc 125
 printf "qemu: hardware error: edu\nCPU #0:\nRAX=0000000000000000\n" > "$tmp/qerr"
 expect 1 'QEMU exited with status 134: qemu: hardware error' "$good" --qemu-rc 134 --qemu-stderr "$tmp/qerr"
 expect 1 'kernel panic or oops: .*Kernel panic - not syncing' "$good"$'[ 1.0] Kernel panic - not syncing: Attempted to kill init!\n'

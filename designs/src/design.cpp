@@ -6,6 +6,15 @@ namespace designs {
 
 const char* to_string(DmaMode mode) { return mode == DmaMode::Stream ? "stream" : "memory_mapped"; }
 
+const char* to_string(StreamFunction function) {
+    switch (function) {
+    case StreamFunction::Loopback: return "loopback";
+    case StreamFunction::Crc64: return "crc64";
+    case StreamFunction::FixedData: return "fixed_data";
+    }
+    return "loopback";
+}
+
 const char* json_name(PeripheralType type) {
     switch (type) {
     case PeripheralType::QuadSpi: return "quad_spi";

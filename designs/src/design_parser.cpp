@@ -126,9 +126,24 @@ vfio::Result<MemoryWindow> parse_window(const Fields& f) {
     return window;
 }
 
+vfio::Result<StreamFunction> parse_stream_function(const Fields& f, const DmaBridge& bridge) {
+    const std::string name = PDT_TRY(f.text("stream_function", true));
+    if (bridge.mode != DmaMode::Stream)
+        return f.error("stream_function", "only a stream DMA bridge has a stream function");
+    for (StreamFunction function : {StreamFunction::Loopback, StreamFunction::Crc64, StreamFunction::FixedData})
+        if (name == to_string(function)) {
+            if (function == StreamFunction::Crc64 &&
+                (!bridge.stream_tdata_bytes || *bridge.stream_tdata_bytes < 8 || *bridge.stream_tdata_bytes % 8 != 0))
+                return f.error("stream_function",
+                               "crc64 needs stream_tdata_bytes, a multiple of 8 (the CRC takes 64-bit words)");
+            return function;
+        }
+    return f.error("stream_function", "expected \"loopback\", \"crc64\" or \"fixed_data\" (got \"" + name + "\")");
+}
+
 vfio::Result<DmaBridge> parse_dma_bridge(const Fields& f) {
     PDT_CHECK(f.only({"bar", "mode", "memory_base", "memory_size", "memory_by_revision", "h2c_channels",
-                      "c2h_channels", "stream_tdata_bytes"}));
+                      "c2h_channels", "stream_tdata_bytes", "stream_function"}));
     DmaBridge bridge;
     bridge.bar = static_cast<unsigned>(PDT_TRY(f.number("bar", 5)));
     const std::string mode = PDT_TRY(f.text("mode", true));
@@ -163,6 +178,8 @@ vfio::Result<DmaBridge> parse_dma_bridge(const Fields& f) {
         bridge.c2h_channels = static_cast<unsigned>(PDT_TRY(f.number("c2h_channels", 4)));
     if (f.has("stream_tdata_bytes"))
         bridge.stream_tdata_bytes = static_cast<unsigned>(PDT_TRY(f.number("stream_tdata_bytes", 128)));
+    if (f.has("stream_function"))
+        bridge.stream_function = PDT_TRY(parse_stream_function(f, bridge));
     return bridge;
 }
 
@@ -237,7 +254,7 @@ vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
 
 vfio::Result<Simulation> parse_simulation(const Fields& f) {
     PDT_CHECK(f.only({"device_id", "revision", "class_code", "user_access_timestamp", "bar_sizes",
-                      "axi_stream_switch_implemented", "dna_words"}));
+                      "axi_stream_switch_implemented", "dna_words", "stream_fifo_bytes"}));
     Simulation s;
     s.device_id = static_cast<uint16_t>(PDT_TRY(f.number_or("device_id", 0xffff, s.device_id)));
     s.revision = static_cast<uint8_t>(PDT_TRY(f.number_or("revision", 0xff, 0)));
@@ -259,6 +276,11 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
                 return sizes.error(key, "a BAR size is a power of two of at least 128 bytes");
             s.bar_sizes[static_cast<unsigned>(key[0] - '0')] = size;
         }
+    }
+    if (f.has("stream_fifo_bytes")) {
+        s.stream_fifo_bytes = PDT_TRY(f.number("stream_fifo_bytes", 1ull << 30));
+        if (*s.stream_fifo_bytes < 64)
+            return f.error("stream_fifo_bytes", "must be at least 64 bytes (one tdata beat of the widest stream)");
     }
     if (f.has("dna_words")) {
         const json& list = f.at("dna_words");

@@ -82,6 +82,15 @@ void wire_stream_routing(const designs::Design& design, uint8_t revision, Design
     instance.xdma->set_router([routes](unsigned h2c) { return c2h_for_h2c(routes, h2c); });
 }
 
+XdmaStreamFunction stream_function(designs::StreamFunction function) {
+    switch (function) {
+    case designs::StreamFunction::Loopback: return XdmaStreamFunction::Loopback;
+    case designs::StreamFunction::Crc64: return XdmaStreamFunction::Crc64;
+    case designs::StreamFunction::FixedData: return XdmaStreamFunction::FixedData;
+    }
+    return XdmaStreamFunction::Loopback;
+}
+
 }  // namespace
 
 vfio::DeviceIdentity simulated_identity(const designs::Design& design, const vfio::PciAddress& address, int iommu_group) {
@@ -148,6 +157,9 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
         config.card_memory_base = memory.base;
         config.card_memory_size = memory.size;
         config.stepped = xdma_stepped;
+        config.stream_function = stream_function(bridge.stream_function);
+        config.stream_tdata_bytes = bridge.stream_tdata_bytes.value_or(config.stream_tdata_bytes);
+        config.stream_fifo_bytes = design.simulation.stream_fifo_bytes.value_or(config.stream_fifo_bytes);
         instance.xdma = XdmaModel::attach(*device, *bars[bridge.bar], config);
         if (stream)
             wire_stream_routing(design, identity.revision, instance);

@@ -59,21 +59,22 @@ void Impl::set_run(Channel& ch, bool run) {
         ch.stalled = false;
         ch.current.reset();
         ch.current_filled = 0;
-        ch.packet.clear();
+        abort_stream_packet(ch);
     }
 }
 
 bool Impl::has_work(const Channel& ch) const {
     if (!ch.running || ch.stalled)
         return false;
-    if (ch.current)
-        return ch.direction == XdmaDirection::H2C || !config.stream || !ch.input.empty();
+    if (ch.current) {
+        if (!config.stream)
+            return true;
+        return ch.direction == XdmaDirection::H2C ? h2c_stream_ready(ch) : c2h_stream_ready(ch);
+    }
     if (halted(ch))
         return false;
     return !credit_mode(ch) || ch.credits > 0;
 }
-
-namespace {
 
 // Stops the engine with error bits, as PG195 engines stop on an error.
 void stop_with_error(Impl& impl, Channel& ch, uint32_t bits) {
@@ -87,6 +88,8 @@ void stop_with_error(Impl& impl, Channel& ch, uint32_t bits) {
     }
     impl.update_interrupts();
 }
+
+namespace {
 
 // Fetches the descriptor at ch.next_descriptor; false when the engine stopped on an error.
 bool fetch(Impl& impl, Channel& ch) {
@@ -133,14 +136,16 @@ bool fetch(Impl& impl, Channel& ch) {
     return true;
 }
 
-void flip_bit(Impl& impl, Channel& ch, std::vector<uint8_t>& data) {
-    if (!data.empty() && impl.take_fault(ch, XdmaFault::DataBitFlip))
-        data[0] ^= 0x01;
-}
-
 bool card_range(const XdmaConfig& c, uint64_t address, uint64_t length) {
     return address >= c.card_memory_base && address - c.card_memory_base <= c.card_memory_size &&
            length <= c.card_memory_size - (address - c.card_memory_base);
+}
+
+}  // namespace
+
+void flip_bit(Impl& impl, Channel& ch, std::vector<uint8_t>& data) {
+    if (!data.empty() && impl.take_fault(ch, XdmaFault::DataBitFlip))
+        data[0] ^= 0x01;
 }
 
 // Completes ch.current: count, writebacks, STOP.
@@ -169,6 +174,8 @@ void complete(Impl& impl, Channel& ch, bool eop) {
     }
     impl.update_interrupts();
 }
+
+namespace {
 
 // Moves the data of ch.current; false when the engine stopped on an error.
 bool move_mm(Impl& impl, Channel& ch) {
@@ -201,48 +208,6 @@ bool move_mm(Impl& impl, Channel& ch) {
     return true;
 }
 
-bool move_h2c_stream(Impl& impl, Channel& ch) {
-    const Descriptor& d = *ch.current;
-    std::vector<uint8_t> data(d.length);
-    if (!impl.device.dma_read(d.src_adr, data.data(), d.length)) {
-        stop_with_error(impl, ch, kStatusReadErrorUr);
-        return false;
-    }
-    flip_bit(impl, ch, data);
-    impl.bytes_moved += d.length;
-    ch.packet.insert(ch.packet.end(), data.begin(), data.end());
-    const bool eop = d.control() & kDescEop;
-    if (eop)
-        impl.deliver_packet(ch.index, std::exchange(ch.packet, {}));
-    complete(impl, ch, eop);
-    return true;
-}
-
-// Fills the current C2H descriptor from the stream input; completes it when full or at EOP.
-void move_c2h_stream(Impl& impl, Channel& ch) {
-    const Descriptor& d = *ch.current;
-    bool eop = false;
-    while (!ch.input.empty() && ch.current_filled < d.length) {
-        StreamChunk& chunk = ch.input.front();
-        const uint64_t n = std::min<uint64_t>(chunk.data.size() - chunk.consumed, d.length - ch.current_filled);
-        std::vector<uint8_t> piece(chunk.data.begin() + static_cast<long>(chunk.consumed),
-                                   chunk.data.begin() + static_cast<long>(chunk.consumed + n));
-        flip_bit(impl, ch, piece);
-        (void)impl.device.dma_write(d.dst_adr + ch.current_filled, piece.data(), n);
-        chunk.consumed += n;
-        impl.bytes_moved += n;
-        ch.current_filled += n;
-        if (chunk.consumed == chunk.data.size()) {
-            eop = chunk.eop;
-            ch.input.pop_front();
-            if (eop)
-                break;
-        }
-    }
-    if (eop || ch.current_filled == d.length)
-        complete(impl, ch, eop);
-}
-
 }  // namespace
 
 bool Impl::advance(Channel& ch) {
@@ -254,38 +219,15 @@ bool Impl::advance(Channel& ch) {
         ch.stalled = true;  // busy for ever, until Run is cleared
         return false;
     }
-    if (!ch.current && !fetch(*this, ch))
+    const bool fetched = !ch.current;
+    if (fetched && !fetch(*this, ch))
         return true;
     if (!config.stream)
         return move_mm(*this, ch) || true;
     if (ch.direction == XdmaDirection::H2C)
-        return move_h2c_stream(*this, ch) || true;
+        return move_h2c_stream(*this, ch) || fetched;  // a stalled H2C made progress if it fetched
     move_c2h_stream(*this, ch);
     return true;
-}
-
-void Impl::deliver_packet(unsigned h2c_index, std::vector<uint8_t> packet) {
-    Channel& src = h2c[h2c_index];
-    const std::optional<unsigned> to = router ? router(h2c_index) : routes[h2c_index];
-    if (!to || *to >= c2h.size() || take_fault(src, XdmaFault::DropPacket))
-        return;
-    if (take_fault(src, XdmaFault::ReorderPacket)) {
-        src.held_packet = std::move(packet);
-        return;
-    }
-    const bool duplicate = take_fault(src, XdmaFault::DuplicatePacket);
-    if (duplicate)
-        push_c2h_locked(*to, packet, true);
-    push_c2h_locked(*to, std::move(packet), true);
-    if (src.held_packet)
-        push_c2h_locked(*to, *std::exchange(src.held_packet, std::nullopt), true);
-}
-
-void Impl::push_c2h_locked(unsigned c2h_index, std::vector<uint8_t> data, bool eop) {
-    if (c2h_index >= c2h.size())
-        return;
-    c2h[c2h_index].input.push_back(StreamChunk{std::move(data), 0, eop});
-    ++generation;
 }
 
 }  // namespace sim::xdma_impl

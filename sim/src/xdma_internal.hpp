@@ -82,7 +82,15 @@ struct Channel {
     std::optional<Descriptor> current;
     uint64_t current_filled = 0;         // C2H stream: bytes written into the current descriptor
     std::deque<StreamChunk> input;       // C2H stream: bytes the switch delivered
-    std::vector<uint8_t> packet;         // H2C stream: packet being assembled until EOP
+    uint64_t input_bytes = 0;            // C2H stream: bytes in `input` not yet consumed
+    // H2C stream: the packet in progress (stream_functions.cpp).
+    bool packet_open = false;
+    std::optional<unsigned> packet_to;   // C2H channel it goes to; nullopt: discarded
+    bool packet_held = false;            // ReorderPacket: kept whole in `packet`, sent later
+    bool packet_duplicated = false;      // DuplicatePacket: copied into `packet`, sent twice
+    std::vector<uint8_t> packet;         // H2C stream: held or duplicated packet bytes
+    uint64_t crc = 0;                    // Crc64: CRC register of the packet in progress
+    uint64_t packet_bytes = 0;           // Crc64: bytes of the packet so far
     std::optional<std::vector<uint8_t>> held_packet;  // H2C stream: ReorderPacket
     std::vector<XdmaFault> faults;
     uint64_t processed = 0;
@@ -116,8 +124,13 @@ struct Impl {
     void set_run(Channel& ch, bool run);
     void update_interrupts();
     bool take_fault(Channel& ch, XdmaFault fault);
-    void deliver_packet(unsigned h2c, std::vector<uint8_t> packet);
     void push_c2h_locked(unsigned c2h, std::vector<uint8_t> data, bool eop);
+    // Stream path (stream_functions.cpp).
+    bool h2c_stream_ready(const Channel& ch) const;  // the current descriptor can move data now
+    bool c2h_stream_ready(const Channel& ch) const;  // the C2H stream input has data now
+    void abort_stream_packet(Channel& ch);           // Run cleared mid-packet
+    std::optional<unsigned> route_of(unsigned h2c) const;
+    uint64_t fifo_free(unsigned c2h) const;
     void violation(const Channel& ch, std::string what);
     bool halted(const Channel& ch) const;
     bool credit_mode(const Channel& ch) const;
@@ -159,6 +172,16 @@ struct Impl {
     bool link_backlogged[2] = {false, false};  // work waited for the link since it was last used
     size_t round_robin = 0;
     std::vector<XdmaViolation> violations;
+    uint64_t peak_pending = 0;  // most bytes any C2H stream input held
 };
+
+// Engine steps shared by xdma_engine.cpp and stream_functions.cpp (m_mutex held).
+void stop_with_error(Impl& impl, Channel& ch, uint32_t bits);
+void complete(Impl& impl, Channel& ch, bool eop);
+void flip_bit(Impl& impl, Channel& ch, std::vector<uint8_t>& data);
+// Moves part of the current H2C stream descriptor; false when nothing could move (stalled).
+bool move_h2c_stream(Impl& impl, Channel& ch);
+// Fills the current C2H descriptor from the stream input; completes it when full or at EOP.
+void move_c2h_stream(Impl& impl, Channel& ch);
 
 }  // namespace sim::xdma_impl

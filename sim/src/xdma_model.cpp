@@ -235,11 +235,12 @@ void XdmaModel::push_c2h(unsigned c2h, std::vector<uint8_t> data, bool end_of_pa
 
 uint64_t XdmaModel::c2h_pending_bytes(unsigned c2h) const {
     std::lock_guard lock(m_impl->mutex);
-    uint64_t bytes = 0;
-    if (c2h < m_impl->c2h.size())
-        for (const auto& chunk : m_impl->c2h[c2h].input)
-            bytes += chunk.data.size() - chunk.consumed;
-    return bytes;
+    return c2h < m_impl->c2h.size() ? m_impl->c2h[c2h].input_bytes : 0;
+}
+
+uint64_t XdmaModel::c2h_peak_pending_bytes() const {
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->peak_pending;
 }
 
 namespace {

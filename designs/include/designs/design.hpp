@@ -16,6 +16,17 @@ namespace designs {
 enum class DmaMode { Stream, MemoryMapped };
 const char* to_string(DmaMode mode);  // "stream", "memory_mapped" (the JSON spelling)
 
+// What the card does with the AXI4-Stream data of a stream design (fpga_sio's designs):
+//   Loopback   H2C packets come back on the C2H channel the routing names;
+//   Crc64      each H2C packet comes back as one 8-byte C2H packet, its CRC-64 (reflected
+//              polynomial 0xC96C5795D7870F42, initial value all-ones, no final XOR, over 64-bit
+//              little-endian words), computed one tdata beat at a time (packets must be a
+//              multiple of stream_tdata_bytes);
+//   FixedData  H2C data is discarded (a sink always ready), C2H carries zeros for ever with
+//              no end of packet (a source always valid).
+enum class StreamFunction { Loopback, Crc64, FixedData };
+const char* to_string(StreamFunction function);  // "loopback", "crc64", "fixed_data"
+
 enum class PeripheralType {
     QuadSpi,              // AXI Quad SPI (PG153)
     Xadc,                 // XADC Wizard (PG091), 7-series
@@ -68,6 +79,7 @@ struct DmaBridge {
     std::optional<unsigned> h2c_channels;          // channels the design is built with, when known
     std::optional<unsigned> c2h_channels;
     std::optional<unsigned> stream_tdata_bytes;  // AXI4-Stream tdata width, when known
+    StreamFunction stream_function = StreamFunction::Loopback;  // stream designs only
     // Base and size for a device revision.
     MemoryWindow memory_for_revision(uint8_t revision) const;
 };
@@ -99,6 +111,9 @@ struct Simulation {
     // of its registers are undefined AXI space (seed 004: every master port reads as disabled).
     bool axi_stream_switch_implemented = true;
     std::vector<uint32_t> dna_words;  // 3 words per DNA peripheral; generated when empty
+    // Depth in bytes of each AXI4-Stream FIFO between the H2C side and the C2H side of the
+    // XDMA model; H2C stalls while it is full. Unset: the model's default (64 KiB).
+    std::optional<uint64_t> stream_fifo_bytes;
 };
 
 struct Design {

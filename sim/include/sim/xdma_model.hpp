@@ -16,8 +16,12 @@
 // keep the returned pointer only to drive the model (routing, faults, stepping) while the
 // device exists.
 //
-// Modelling choices: an H2C stream packet is delivered to the switch whole, at its EOP
-// descriptor; the C2H stream input is an unbounded FIFO (no backpressure into H2C). C2H writes
+// Modelling choices: H2C stream data flows to the card function piece by piece as the engine
+// reads it; each C2H channel's stream input is a bounded FIFO (stream_fifo_bytes) and H2C
+// stalls (its descriptor stays in progress) while the FIFO it feeds is full, as AXI4-Stream
+// tready backpressure does on a loopback. The card function behind the channels is a loopback
+// through the routing table, a CRC-64 engine, or a fixed-data source and sink
+// (XdmaStreamFunction, sim/src/stream_functions.cpp). C2H writes
 // the IOMMU blocks are posted writes the engine does not see (the IOMMU logs them), as on
 // hardware. Registers are thread safe (one model mutex); host memory is written by the engine
 // thread as a card writes it, so a driver reads it with the same ordering it needs on hardware
@@ -39,6 +43,18 @@ namespace xdma_impl {
 struct Impl;
 }
 
+// What the card fabric does with the AXI4-Stream channels (designs::StreamFunction):
+//   Loopback   H2C packets go to the C2H channel the routing names (or nowhere);
+//   Crc64      each H2C packet becomes one 8-byte C2H packet on the routed channel: its CRC-64
+//              (reflected polynomial 0xC96C5795D7870F42, initial value all-ones, no final
+//              XOR) over 64-bit little-endian words, taken a whole tdata beat at a time, so a
+//              packet that is not a multiple of stream_tdata_bytes is a violation (the model
+//              pads its last beat with zeros; the hardware ignores tkeep and uses whatever
+//              tdata held);
+//   FixedData  H2C is an always-ready sink; every C2H channel receives zeros for ever, with
+//              no end of packet (tlast never set).
+enum class XdmaStreamFunction { Loopback, Crc64, FixedData };
+
 struct XdmaConfig {
     unsigned num_h2c = 1;  // 1..4
     unsigned num_c2h = 1;  // 1..4
@@ -53,6 +69,9 @@ struct XdmaConfig {
     uint8_t address_alignment = 1;     // channel Alignments [23:16]
     uint8_t length_granularity = 1;    // channel Alignments [15:8]
     uint8_t address_bits = 64;         // channel Alignments [7:0]
+    XdmaStreamFunction stream_function = XdmaStreamFunction::Loopback;  // stream designs
+    unsigned stream_tdata_bytes = 8;   // AXI4-Stream tdata width (Crc64 beats)
+    uint64_t stream_fifo_bytes = 0x10000;  // depth of each C2H stream input FIFO
 };
 
 enum class XdmaDirection { H2C, C2H };
@@ -104,10 +123,13 @@ public:
     // Replaces the routing table by a function (the AXI4-Stream Switch model plugs in here).
     // It runs under the model's lock: it must not call back into the model.
     void set_router(std::function<std::optional<unsigned>(unsigned h2c)> router);
-    // Feeds bytes into a C2H stream channel as if a card source sent them.
+    // Feeds bytes into a C2H stream channel as if a card source sent them (not bounded by the
+    // FIFO depth: a test's source does not wait).
     void push_c2h(unsigned c2h, std::vector<uint8_t> data, bool end_of_packet);
     // Bytes waiting in a C2H channel's stream input (sent, not yet written to the host).
     uint64_t c2h_pending_bytes(unsigned c2h) const;
+    // The most bytes the stream input of any C2H channel has held at once (backpressure tests).
+    uint64_t c2h_peak_pending_bytes() const;
 
     // AXI-MM card memory, by card (AXI) address; false when outside the card memory.
     bool card_read(uint64_t address, void* dst, uint64_t length) const;

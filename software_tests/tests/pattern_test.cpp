@@ -4,6 +4,7 @@
 #include <set>
 #include <vector>
 
+#include "pattern/crc64.hpp"
 #include "pattern/pattern.hpp"
 #include "pattern/worker_pool.hpp"
 
@@ -134,6 +135,48 @@ TEST(WorkerPool, ZeroThreadsRunsOnCaller) {
     std::vector<int> hits(10, 0);
     pool.parallel_for(hits.size(), [&](size_t i) { hits[i]++; });
     EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 10);
+}
+
+}  // namespace
+
+// CRC-64 of fpga_sio's CRC64 designs: CRC-64/XZ without its final XOR.
+namespace {
+
+TEST(Crc64, XzCheckValue) {
+    const char* check = "123456789";
+    EXPECT_EQ(pattern::crc64_xz(check, 9), 0x995DC9BBDF1939FAull);
+    EXPECT_EQ(pattern::crc64_card(check, 9), ~0x995DC9BBDF1939FAull);
+}
+
+TEST(Crc64, SliceBy8MatchesBitwiseOverWordsAndTails) {
+    // Bit-at-a-time reference: the register XORed with each 64-bit word, shifted 64 times.
+    auto reference = [](const std::vector<uint64_t>& words) {
+        uint64_t crc = ~0ull;
+        for (uint64_t w : words) {
+            crc ^= w;
+            for (int bit = 0; bit < 64; ++bit)
+                crc = (crc & 1) ? (crc >> 1) ^ 0xC96C5795D7870F42ull : crc >> 1;
+        }
+        return crc;
+    };
+    std::vector<uint64_t> words;
+    uint64_t x = 0;
+    for (int i = 0; i < 37; ++i)
+        words.push_back(x = pattern::lcg64_next(x));
+    EXPECT_EQ(pattern::crc64_card(words.data(), words.size() * 8), reference(words));
+    // Split anywhere, the update continues the same CRC.
+    const uint64_t head = pattern::crc64_update(pattern::kCrc64Initial, words.data(), 13);
+    EXPECT_EQ(pattern::crc64_update(head, reinterpret_cast<const uint8_t*>(words.data()) + 13, words.size() * 8 - 13),
+              reference(words));
+    // A flipped bit changes it.
+    const uint64_t before = pattern::crc64_card(words.data(), words.size() * 8);
+    words[5] ^= 1ull << 40;
+    EXPECT_NE(pattern::crc64_card(words.data(), words.size() * 8), before);
+}
+
+TEST(Crc64, Lcg64IsFpgaSiosSequence) {
+    EXPECT_EQ(pattern::lcg64_next(0), 1442695040888963407ull);
+    EXPECT_EQ(pattern::lcg64_next(1), 6364136223846793005ull + 1442695040888963407ull);
 }
 
 }  // namespace

@@ -36,7 +36,17 @@ vfio::Result<size_t> StreamTest::add_source(streams::StreamChannel& channel, uin
     return m_sources.size() - 1;
 }
 
-vfio::Result<size_t> StreamTest::add_sink(streams::StreamChannel& channel, std::optional<size_t> from) {
+const char* to_string(CardFunction function) {
+    switch (function) {
+    case CardFunction::Loopback: return "loopback";
+    case CardFunction::Crc64: return "crc64";
+    case CardFunction::FixedData: return "fixed_data";
+    }
+    return "loopback";
+}
+
+vfio::Result<size_t> StreamTest::add_sink(streams::StreamChannel& channel, std::optional<size_t> from,
+                                          CardFunction function) {
     if (channel.direction() != streams::Direction::C2H)
         return vfio::make_error("add stream sink", channel.name(), EINVAL, "a sink must be a C2H channel");
     if (channel.buffer_count() == 0 || channel.buffer_size() == 0 || channel.buffer_size() % 4 != 0)
@@ -44,7 +54,12 @@ vfio::Result<size_t> StreamTest::add_sink(streams::StreamChannel& channel, std::
                                 "needs at least one buffer, of a non-zero multiple of 4 bytes");
     if (from && *from >= m_sources.size())
         return vfio::make_error("add stream sink", channel.name(), EINVAL, "unknown source");
-    m_sinks.push_back(std::make_unique<Sink>(channel, from ? m_sources[*from].get() : nullptr));
+    if (function == CardFunction::Crc64 && from &&
+        (m_sources[*from]->packet_bytes % 8 != 0 || channel.buffer_size() < 8))
+        return vfio::make_error("add stream sink", channel.name(), EINVAL,
+                                "a CRC64 stream needs H2C packets of a multiple of 8 bytes and C2H buffers of at "
+                                "least 8 bytes");
+    m_sinks.push_back(std::make_unique<Sink>(channel, from ? m_sources[*from].get() : nullptr, function));
     return m_sinks.size() - 1;
 }
 
@@ -170,12 +185,12 @@ RowTotals StreamTest::totals(const Row& row, const std::vector<Failure>& failure
     } else {
         const Sink& sink = *m_sinks[row.index];
         channels.push_back(sink.channel.name());
-        if (sink.source != nullptr) {
+        if (sink.expect) {
             totals.verifies = true;
             totals.words_verified = sink.words_verified.load();
-            if (row.pair)
-                channels.push_back(sink.source->channel.name());
         }
+        if (sink.source != nullptr && row.pair)
+            channels.push_back(sink.source->channel.name());
     }
     // The row's own first failure (a pair row owns its sink's and its source's).
     for (const auto& failure : failures) {

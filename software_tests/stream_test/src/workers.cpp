@@ -144,6 +144,8 @@ void run_source(Source& source, Shared& shared, const Options& options) {
 bool start_sink(Sink& sink, Shared& shared) {
     auto& channel = sink.channel;
     for (size_t i = 0; i < channel.buffer_count(); ++i) {
+        if (sink.expect)
+            sink.expect->prepare(channel.buffer(i), channel.buffer_size());
         auto result = channel.submit(i, channel.buffer_size(), false);
         if (!result.ok()) {
             shared.fail(channel_failure(channel, "submit: " + result.error().message(), 0));
@@ -156,7 +158,7 @@ bool start_sink(Sink& sink, Shared& shared) {
 
 namespace {
 
-// Checks one C2H completion: length and EOP against the source's packets, then every word.
+// Checks one C2H completion: a valid length, then what the card function should have sent.
 bool check_received(Sink& sink, Shared& shared, const Options& options, const streams::Completion& completion) {
     auto& channel = sink.channel;
     const uint64_t length = completion.length;
@@ -166,42 +168,29 @@ bool check_received(Sink& sink, Shared& shared, const Options& options, const st
                                     sink.rx_bytes));
         return false;
     }
-    if (sink.source == nullptr)
+    if (!sink.expect)
         return true;
-    const uint64_t packet = sink.source->packet_bytes;
-    const uint64_t in_packet = sink.rx_bytes % packet;
-    const uint64_t expected_length = std::min(packet - in_packet, channel.buffer_size());
-    const bool expected_eop = in_packet + expected_length == packet;
-    if (length != expected_length || completion.end_of_packet != expected_eop) {
-        shared.fail(channel_failure(channel,
-                                    format("C2H completion length %" PRIu64 " EOP %d, expected length %" PRIu64
-                                           " EOP %d (packets of %" PRIu64 " bytes)",
-                                           length, completion.end_of_packet ? 1 : 0, expected_length,
-                                           expected_eop ? 1 : 0, packet),
-                                    sink.rx_bytes));
-        return false;
-    }
-    const auto* words = reinterpret_cast<const uint32_t*>(channel.buffer(completion.buffer));
-    const pattern::Mismatch mismatch =
-        pattern::verify(options.pool, sink.source->pattern, words, length / 4, sink.rx_bytes / 4);
-    if (!mismatch.ok()) {
-        Failure failure = channel_failure(channel,
-                                          format("data error in buffer %zu at stream byte offset 0x%" PRIx64 ": ",
-                                                 completion.buffer, mismatch.first_bad_word * 4) +
-                                              mismatch.describe(sink.rx_bytes / 4),
-                                          mismatch.first_bad_word * 4);
-        failure.mismatch = mismatch;
+    Checked checked = sink.expect->check(channel, completion, sink.rx_bytes, options.pool);
+    if (!checked.ok) {
+        Failure failure = channel_failure(channel, checked.message, checked.stream_byte_offset);
+        failure.mismatch = checked.mismatch;
         shared.fail(std::move(failure));
         return false;
     }
-    sink.words_verified.fetch_add(length / 4);
+    sink.words_verified.fetch_add(checked.words_verified);
     return true;
 }
 
-bool sink_drained(const Sink& sink, const Shared& shared) {
-    if (sink.source == nullptr)
-        return shared.stop_submitting.load();
-    return sink.source->finished.load() && sink.rx_bytes >= sink.source->bytes_submitted.load();
+// A sink has drained once it received all the card makes of what its source sent; a sink
+// with no end (no source, or fixed data) once submitting stopped or it received as many
+// bytes as a source may send.
+bool sink_drained(const Sink& sink, const Shared& shared, const Options& options) {
+    const std::optional<uint64_t> expected =
+        sink.expect && sink.source ? sink.expect->expected_bytes(sink.source->bytes_submitted.load()) : std::nullopt;
+    if (!expected)
+        return shared.stop_submitting.load() ||
+               (options.bytes_per_source && sink.rx_bytes >= *options.bytes_per_source);
+    return sink.source->finished.load() && sink.rx_bytes >= *expected;
 }
 
 }  // namespace
@@ -209,7 +198,7 @@ bool sink_drained(const Sink& sink, const Shared& shared) {
 void run_sink(Sink& sink, Shared& shared, const Options& options) {
     auto& channel = sink.channel;
     auto last_progress = Clock::now();
-    while (!shared.abort.load() && !sink_drained(sink, shared)) {
+    while (!shared.abort.load() && !sink_drained(sink, shared, options)) {
         streams::Completion completion;
         const Waited waited = wait_completion(channel, shared, options, last_progress, sink.rx_bytes, completion);
         if (waited == Waited::Failed)
@@ -221,6 +210,8 @@ void run_sink(Sink& sink, Shared& shared, const Options& options) {
             break;
         sink.rx_bytes += completion.length;
         sink.counter.add(completion.length, Clock::now());
+        if (sink.expect)
+            sink.expect->prepare(channel.buffer(completion.buffer), channel.buffer_size());
         auto result = channel.submit(completion.buffer, channel.buffer_size(), false);
         if (!result.ok()) {
             shared.fail(channel_failure(channel, "submit: " + result.error().message(), sink.rx_bytes));

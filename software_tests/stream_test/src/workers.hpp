@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "expected.hpp"
 #include "stream_test/stream_test.hpp"
 
 namespace stream_test::detail {
@@ -36,9 +37,12 @@ struct Source {
 };
 
 struct Sink {
-    Sink(streams::StreamChannel& c, Source* s) : channel(c), source(s) {}
+    Sink(streams::StreamChannel& c, Source* s, CardFunction f)
+        : channel(c), source(s), function(f), expect(make_expectation(f, s)) {}
     streams::StreamChannel& channel;
-    Source* source;  // null: not verified
+    Source* source;  // null: no source feeds it
+    CardFunction function;
+    std::unique_ptr<Expectation> expect;  // null: counted, not verified
     RateCounter counter;
     std::atomic<uint64_t> words_verified{0};
     std::atomic<bool> finished{false};

@@ -78,7 +78,9 @@ bool run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
     }
     bool passed = true;
     const size_t buffers = options.stream.num_descriptors;
-    const uint64_t size = (options.stream.mapping_size / buffers) & ~uint64_t{3};
+    const uint64_t whole = (options.stream.mapping_size / buffers) & ~uint64_t{3};
+    const uint64_t size = whole - whole % (*device)->packet_granularity();  // CRC64: whole tdata beats
+    const stream_test::CardFunction function = (*device)->card_function();
     for (const LoopRoute& route : (*device)->routes()) {
         std::fprintf(out, "Testing using %zu buffers of size 0x%" PRIx64 " bytes, H2C channel %u C2H channel %u\n",
                      buffers, size, route.h2c, route.c2h);
@@ -98,7 +100,13 @@ bool run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
         test_options.bytes_per_source = options.memory.min_words * 4;
         stream_test::StreamTest test(test_options);
         const size_t source = *test.add_source(**h2c, 0);
-        test.add_pair_row("host-to-card and card-to-host DMA", *test.add_sink(**c2h, source));
+        auto sink = test.add_sink(**c2h, source, function);
+        if (!sink.ok()) {
+            std::fprintf(out, "TEST FAIL:\n  C2H failure : %s\n", sink.error().message().c_str());
+            passed = false;
+            continue;
+        }
+        test.add_pair_row("host-to-card and card-to-host DMA", *sink);
         struct Quiet : stream_test::Observer {
             void on_interval(const std::vector<std::pair<std::string, stream_test::Interval>>&) override {}
         } quiet;
@@ -106,7 +114,11 @@ bool run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
         const auto& row = summary.rows.front();
         std::fprintf(out, "%s\n", stream_test::format_rate_line(row.label, row.total).c_str());
         if (summary.passed()) {
-            std::fprintf(out, "Test pattern verified in %" PRIu64 " words\nTEST PASS\n", row.words_verified);
+            std::fprintf(out, "%s verified in %" PRIu64 " words\nTEST PASS\n",
+                         function == stream_test::CardFunction::Loopback ? "Test pattern"
+                         : function == stream_test::CardFunction::Crc64  ? "CRC64 results"
+                                                                          : "Fixed data",
+                         row.words_verified);
         } else {
             const stream_test::Failure& f = summary.failures.front();
             std::fprintf(out, "TEST FAIL:\n  %s failure : %s %s\n", f.channel.find("H2C") != std::string::npos ? "H2C" : "C2H",

@@ -55,6 +55,19 @@ vfio::Result<ChannelBuffers> channel_buffers(const StreamRunOptions& options) {
     return buffers;
 }
 
+// Buffers for one device: H2C packets a multiple of what its card function needs.
+vfio::Result<ChannelBuffers> device_buffers(const ChannelBuffers& buffers, const StreamDevice& device) {
+    ChannelBuffers sized = buffers;
+    const uint64_t granularity = device.packet_granularity();
+    sized.size -= sized.size % granularity;
+    if (sized.size == 0)
+        return vfio::make_error("size stream buffers", device.design_name(), EINVAL,
+                                format("its %s stream needs buffers of a multiple of %" PRIu64
+                                       " bytes: raise --stream_mapping_size",
+                                       stream_test::to_string(device.card_function()), granularity));
+    return sized;
+}
+
 // Everything one run holds: channels, the test, the report.
 struct Run {
     Run(const StreamRunOptions& options, std::FILE* out)
@@ -106,10 +119,11 @@ vfio::Result<void> add_pairs(Run& run, const std::vector<Pair>& pairs, const Cha
     uint64_t stream = 0;
     for (const auto& [device, route] : pairs) {
         run.report.line(selecting_line(*device) + format(" H2C channel %u C2H channel %u", route.h2c, route.c2h));
-        streams::StreamChannel* h2c = PDT_TRY(run.open(*device, Direction::H2C, route.h2c, buffers));
-        streams::StreamChannel* c2h = PDT_TRY(run.open(*device, Direction::C2H, route.c2h, buffers));
+        const ChannelBuffers sized = PDT_TRY(device_buffers(buffers, *device));
+        streams::StreamChannel* h2c = PDT_TRY(run.open(*device, Direction::H2C, route.h2c, sized));
+        streams::StreamChannel* c2h = PDT_TRY(run.open(*device, Direction::C2H, route.c2h, sized));
         const size_t source = PDT_TRY(run.test.add_source(*h2c, stream++));
-        const size_t sink = PDT_TRY(run.test.add_sink(*c2h, source));
+        const size_t sink = PDT_TRY(run.test.add_sink(*c2h, source, device->card_function()));
         run.test.add_pair_row(format("%s %u -> %u", device->address().to_string().c_str(), route.h2c, route.c2h),
                               sink);
     }
@@ -157,7 +171,8 @@ vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, co
     uint64_t stream = 0;
     for (const Channel& c : h2c) {
         run.report.line(selecting_line(*c.device) + format(" H2C channel %u", c.channel));
-        streams::StreamChannel* channel = PDT_TRY(run.open(*c.device, Direction::H2C, c.channel, buffers));
+        const ChannelBuffers sized = PDT_TRY(device_buffers(buffers, *c.device));
+        streams::StreamChannel* channel = PDT_TRY(run.open(*c.device, Direction::H2C, c.channel, sized));
         const size_t source = PDT_TRY(run.test.add_source(*channel, stream++));
         run.test.add_source_row(format("%s H2C channel %u", c.device->address().to_string().c_str(), c.channel),
                                 source);
@@ -170,12 +185,14 @@ vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, co
             for (const auto& [s, index] : sources)
                 if (route.c2h == c.channel && s.device == c.device && s.channel == route.h2c)
                     from = index;
-        if (!from)
+        const stream_test::CardFunction function = c.device->card_function();
+        if (!from && function != stream_test::CardFunction::FixedData)
             run.report.line(format("Warning: no H2C channel under test feeds %s C2H channel %u: its data is not "
                                    "verified",
                                    c.device->address().to_string().c_str(), c.channel));
-        streams::StreamChannel* channel = PDT_TRY(run.open(*c.device, Direction::C2H, c.channel, buffers));
-        const size_t sink = PDT_TRY(run.test.add_sink(*channel, from));
+        streams::StreamChannel* channel =
+            PDT_TRY(run.open(*c.device, Direction::C2H, c.channel, PDT_TRY(device_buffers(buffers, *c.device))));
+        const size_t sink = PDT_TRY(run.test.add_sink(*channel, from, function));
         run.test.add_sink_row(format("%s C2H channel %u", c.device->address().to_string().c_str(), c.channel), sink);
     }
     return {};

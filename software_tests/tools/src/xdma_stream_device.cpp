@@ -76,6 +76,26 @@ vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& desi
     return update;
 }
 
+stream_test::CardFunction card_function(const designs::DmaBridge& bridge) {
+    switch (bridge.stream_function) {
+    case designs::StreamFunction::Loopback: return stream_test::CardFunction::Loopback;
+    case designs::StreamFunction::Crc64: return stream_test::CardFunction::Crc64;
+    case designs::StreamFunction::FixedData: return stream_test::CardFunction::FixedData;
+    }
+    return stream_test::CardFunction::Loopback;
+}
+
+stream_test::CardFunction XdmaStreamDevice::card_function() const {
+    return m_design.design->dma_bridge ? stream_tools::card_function(*m_design.design->dma_bridge)
+                                       : stream_test::CardFunction::Loopback;
+}
+
+uint64_t XdmaStreamDevice::packet_granularity() const {
+    if (card_function() != stream_test::CardFunction::Crc64)
+        return 4;
+    return std::max<uint64_t>(8, m_design.design->dma_bridge->stream_tdata_bytes.value_or(8));
+}
+
 SwitchRoutes default_switch_routes(const designs::Design& design, uint8_t revision) {
     for (const designs::Peripheral& p : design.peripherals) {
         if (p.type != designs::PeripheralType::AxiStreamSwitch)

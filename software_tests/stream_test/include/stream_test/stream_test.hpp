@@ -28,6 +28,14 @@
 
 namespace stream_test {
 
+// What the card does between a source and the sink it feeds (designs::StreamFunction), so a
+// sink knows what it should receive (src/expected.hpp):
+//   Loopback   the source's packets, byte for byte;
+//   Crc64      one 8-byte packet per source packet, its CRC-64 (pattern/crc64.hpp);
+//   FixedData  zeros in full buffers, never an end of packet, whatever the source sent.
+enum class CardFunction { Loopback, Crc64, FixedData };
+const char* to_string(CardFunction function);  // "loopback", "crc64", "fixed_data"
+
 struct Options {
     // No completion for this long while work is queued is a failure (fpga_sio: 10 s).
     std::chrono::milliseconds transfer_timeout{10000};
@@ -87,9 +95,12 @@ public:
 
     // A source sends the pattern of `stream` from channel (H2C), one packet per buffer.
     vfio::Result<size_t> add_source(streams::StreamChannel& channel, uint64_t stream);
-    // A sink receives on channel (C2H) and checks against source `from` (whose packet size
-    // sets the expected lengths and EOP positions). from = nullopt: counted, not verified.
-    vfio::Result<size_t> add_sink(streams::StreamChannel& channel, std::optional<size_t> from);
+    // A sink receives on channel (C2H) and checks what the card function makes of source
+    // `from` (whose packet size sets the expected lengths and EOP positions). from = nullopt:
+    // counted, not verified (FixedData: still verified, its data does not depend on a source).
+    // Crc64 needs source packets of a multiple of 8 bytes and sink buffers of at least 8.
+    vfio::Result<size_t> add_sink(streams::StreamChannel& channel, std::optional<size_t> from,
+                                  CardFunction function = CardFunction::Loopback);
     // Output rows, printed in the order added. A pair row counts and verifies at its sink.
     // label: "0000:15:00.0 0 -> 1" or "0000:01:00.0 H2C channel 0".
     void add_pair_row(std::string label, size_t sink);

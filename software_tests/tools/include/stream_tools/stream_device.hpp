@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dma_bridge/stream_channel.hpp"
+#include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
 #include "vfio_access/pci_address.hpp"
 #include "vfio_access/result.hpp"
@@ -37,6 +38,10 @@ public:
     virtual unsigned c2h_channels() const = 0;
     // Enabled loopback routes, in the order the tools select them.
     virtual std::vector<LoopRoute> routes() const = 0;
+    // What the card does between H2C and C2H (loopback unless the design says otherwise), and
+    // the granularity H2C packets must have for it (CRC64: the tdata width).
+    virtual stream_test::CardFunction card_function() const { return stream_test::CardFunction::Loopback; }
+    virtual uint64_t packet_granularity() const { return 4; }
     virtual vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction,
                                                                                unsigned channel,
                                                                                const ChannelBuffers& buffers) = 0;

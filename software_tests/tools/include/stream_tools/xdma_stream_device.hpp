@@ -55,6 +55,9 @@ struct SwitchUpdate {
 vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
                                                 bool force);
 
+// What the design's card does with its streams (dma_bridge.stream_function).
+stream_test::CardFunction card_function(const designs::DmaBridge& bridge);
+
 // The design table's default routes as SwitchRoutes of `ports` master ports.
 SwitchRoutes default_switch_routes(const designs::Design& design, uint8_t revision);
 // Loopback pairs of a routing, ordered by H2C channel.
@@ -70,6 +73,8 @@ public:
     unsigned h2c_channels() const override { return m_design.dma_bridge->num_h2c(); }
     unsigned c2h_channels() const override { return m_design.dma_bridge->num_c2h(); }
     std::vector<LoopRoute> routes() const override { return m_routes; }
+    stream_test::CardFunction card_function() const override;
+    uint64_t packet_granularity() const override;
     vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
                                                                        const ChannelBuffers& buffers) override;
     vfio::Device& device() { return *m_design.device; }

@@ -1,0 +1,144 @@
+#include "expected.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "pattern/crc64.hpp"
+#include "workers.hpp"
+
+namespace stream_test::detail {
+namespace {
+
+std::string format(const char* fmt, auto... args) {
+    char text[320];
+    std::snprintf(text, sizeof text, fmt, args...);
+    return text;
+}
+
+Checked bad(std::string message, uint64_t offset) { return Checked{false, std::move(message), offset, {}, 0}; }
+
+Checked bad_length(uint64_t length, bool eop, uint64_t expected_length, bool expected_eop, const std::string& what,
+                   uint64_t offset) {
+    return bad(format("C2H completion length %" PRIu64 " EOP %d, expected length %" PRIu64 " EOP %d (%s)", length,
+                      eop ? 1 : 0, expected_length, expected_eop ? 1 : 0, what.c_str()),
+               offset);
+}
+
+// The source's packets come back whole, cut into C2H buffers.
+class LoopbackExpectation : public Expectation {
+public:
+    explicit LoopbackExpectation(const Source& source) : m_source(source) {}
+
+    Checked check(streams::StreamChannel& channel, const streams::Completion& completion, uint64_t rx_bytes,
+                  pattern::WorkerPool* pool) override {
+        const uint64_t packet = m_source.packet_bytes, length = completion.length;
+        const uint64_t in_packet = rx_bytes % packet;
+        const uint64_t expected_length = std::min(packet - in_packet, channel.buffer_size());
+        const bool expected_eop = in_packet + expected_length == packet;
+        if (length != expected_length || completion.end_of_packet != expected_eop)
+            return bad_length(length, completion.end_of_packet, expected_length, expected_eop,
+                              format("packets of %" PRIu64 " bytes", packet), rx_bytes);
+        const auto* words = reinterpret_cast<const uint32_t*>(channel.buffer(completion.buffer));
+        const pattern::Mismatch mismatch = pattern::verify(pool, m_source.pattern, words, length / 4, rx_bytes / 4);
+        if (!mismatch.ok()) {
+            Checked checked = bad(format("data error in buffer %zu at stream byte offset 0x%" PRIx64 ": ",
+                                         completion.buffer, mismatch.first_bad_word * 4) +
+                                      mismatch.describe(rx_bytes / 4),
+                                  mismatch.first_bad_word * 4);
+            checked.mismatch = mismatch;
+            return checked;
+        }
+        return Checked{true, {}, 0, {}, length / 4};
+    }
+    std::optional<uint64_t> expected_bytes(uint64_t source_bytes) const override { return source_bytes; }
+
+private:
+    const Source& m_source;
+};
+
+// One 8-byte CRC-64 result per source packet, recomputed from the regenerated packet.
+class Crc64Expectation : public Expectation {
+public:
+    explicit Crc64Expectation(const Source& source) : m_source(source), m_packet(source.packet_bytes / 4) {}
+
+    Checked check(streams::StreamChannel& channel, const streams::Completion& completion, uint64_t rx_bytes,
+                  pattern::WorkerPool* pool) override {
+        const uint64_t index = rx_bytes / kResult;
+        const std::string what = format("one %" PRIu64 "-byte CRC64 per H2C packet", kResult);
+        if (completion.length != kResult || !completion.end_of_packet)
+            return bad_length(completion.length, completion.end_of_packet, kResult, true, what, rx_bytes);
+        pattern::generate(pool, m_source.pattern, m_packet.data(), m_packet.size(), index * m_packet.size());
+        const uint64_t expected = pattern::crc64_card(m_packet.data(), m_packet.size() * 4);
+        uint64_t actual;
+        std::memcpy(&actual, channel.buffer(completion.buffer), sizeof actual);
+        if (actual != expected) {
+            Checked checked = bad(format("CRC64 error in buffer %zu for H2C packet %" PRIu64 " (%" PRIu64
+                                         " bytes): expected 0x%016" PRIx64 " actual 0x%016" PRIx64,
+                                         completion.buffer, index, m_source.packet_bytes, expected, actual),
+                                  rx_bytes);
+            checked.mismatch = pattern::Mismatch{1, rx_bytes / 4, static_cast<uint32_t>(expected),
+                                                 static_cast<uint32_t>(actual)};
+            return checked;
+        }
+        return Checked{true, {}, 0, {}, kResult / 4};
+    }
+    std::optional<uint64_t> expected_bytes(uint64_t source_bytes) const override {
+        return source_bytes / m_source.packet_bytes * kResult;
+    }
+
+private:
+    static constexpr uint64_t kResult = 8;
+    const Source& m_source;
+    std::vector<uint32_t> m_packet;
+};
+
+// Zeros in full buffers, never an end of packet.
+class FixedDataExpectation : public Expectation {
+public:
+    void prepare(uint8_t* buffer, uint64_t size) override { std::memset(buffer, kPoison, size); }
+
+    Checked check(streams::StreamChannel& channel, const streams::Completion& completion, uint64_t rx_bytes,
+                  pattern::WorkerPool*) override {
+        if (completion.length != channel.buffer_size() || completion.end_of_packet)
+            return bad_length(completion.length, completion.end_of_packet, channel.buffer_size(), false,
+                              "fixed data: full buffers, no end of packet", rx_bytes);
+        const auto* words = reinterpret_cast<const uint32_t*>(channel.buffer(completion.buffer));
+        const uint64_t count = completion.length / 4;
+        pattern::Mismatch mismatch;
+        for (uint64_t i = 0; i < count; ++i)
+            if (words[i] != 0) {
+                if (mismatch.bad_words++ == 0) {
+                    mismatch.first_bad_word = rx_bytes / 4 + i;
+                    mismatch.actual = words[i];
+                }
+            }
+        if (!mismatch.ok()) {
+            Checked checked = bad(format("fixed data error in buffer %zu at stream byte offset 0x%" PRIx64
+                                         ": word 0x%08" PRIx32 ", expected 0 (%" PRIu64 " bad words)",
+                                         completion.buffer, mismatch.first_bad_word * 4, mismatch.actual,
+                                         mismatch.bad_words),
+                                  mismatch.first_bad_word * 4);
+            checked.mismatch = mismatch;
+            return checked;
+        }
+        return Checked{true, {}, 0, {}, count};
+    }
+    std::optional<uint64_t> expected_bytes(uint64_t) const override { return std::nullopt; }
+
+private:
+    static constexpr int kPoison = 0xA5;  // not what the card sends: a buffer never written fails
+};
+
+}  // namespace
+
+std::unique_ptr<Expectation> make_expectation(CardFunction function, const Source* source) {
+    switch (function) {
+    case CardFunction::FixedData: return std::make_unique<FixedDataExpectation>();
+    case CardFunction::Crc64: return source ? std::make_unique<Crc64Expectation>(*source) : nullptr;
+    case CardFunction::Loopback: return source ? std::make_unique<LoopbackExpectation>(*source) : nullptr;
+    }
+    return nullptr;
+}
+
+}  // namespace stream_test::detail

@@ -1,0 +1,45 @@
+// What a sink (C2H channel) should receive, given what its source (H2C channel) sent: the seam
+// between the stream-test driver and the card function of a design (private to stream_test).
+//   Loopback   the source's packets, byte for byte, cut into C2H buffers, EOP on the last piece;
+//   Crc64      one 8-byte packet per source packet: its CRC-64 (pattern/crc64.hpp);
+//   FixedData  full buffers of zeros without EOP, whatever the source sent; each buffer is
+//              filled with non-zero bytes before it is queued, so one never written fails.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stream_test/stream_test.hpp"
+
+namespace stream_test::detail {
+
+struct Source;
+
+// The result of checking one completion.
+struct Checked {
+    bool ok = true;
+    std::string message;                        // when !ok
+    uint64_t stream_byte_offset = 0;            // where in the sink's stream the error is
+    std::optional<pattern::Mismatch> mismatch;  // data errors
+    uint64_t words_verified = 0;                // 32-bit words of the completion checked
+};
+
+class Expectation {
+public:
+    virtual ~Expectation() = default;
+    // Called on a buffer before it is queued (again) to the channel.
+    virtual void prepare(uint8_t* /*buffer*/, uint64_t /*size*/) {}
+    // Checks one completion; rx_bytes: what the sink received before it.
+    virtual Checked check(streams::StreamChannel& channel, const streams::Completion& completion,
+                          uint64_t rx_bytes, pattern::WorkerPool* pool) = 0;
+    // Bytes the sink receives for `source_bytes` sent; nullopt: no end (drained only on stop).
+    virtual std::optional<uint64_t> expected_bytes(uint64_t source_bytes) const = 0;
+};
+
+// source may be null for FixedData (the data does not depend on it); for the others null
+// means not verified, and this returns null.
+std::unique_ptr<Expectation> make_expectation(CardFunction function, const Source* source);
+
+}  // namespace stream_test::detail

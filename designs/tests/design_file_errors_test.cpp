@@ -128,3 +128,28 @@ TEST(DesignFileErrors, UnreadableFileAndLoadStopsAtTheBadFile) {
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error().object, path + " field dma_bridge.h2c_channels");
 }
+
+TEST(DesignFileErrors, StreamFunctionAndFifoDepth) {
+    EXPECT_EQ(error_of(design(R"(, "dma_bridge": {"bar": 2, "mode": "stream", "stream_function": "echo"})")),
+              "parse design file my.json field dma_bridge.stream_function: Invalid argument (expected \"loopback\", "
+              "\"crc64\" or \"fixed_data\" (got \"echo\"))");
+    EXPECT_EQ(error_of(design(R"(, "dma_bridge": {"bar": 2, "mode": "stream", "stream_function": "crc64"})")),
+              "parse design file my.json field dma_bridge.stream_function: Invalid argument (crc64 needs "
+              "stream_tdata_bytes, a multiple of 8 (the CRC takes 64-bit words))");
+    EXPECT_EQ(error_of(design(R"(, "dma_bridge": {"bar": 2, "mode": "memory_mapped", "memory_size": 4096,)"
+                              R"( "stream_function": "loopback"})")),
+              "parse design file my.json field dma_bridge.stream_function: Invalid argument (only a stream DMA bridge "
+              "has a stream function)");
+    EXPECT_EQ(error_of(design(R"(, "simulation": {"stream_fifo_bytes": 16})")),
+              "parse design file my.json field simulation.stream_fifo_bytes: Invalid argument (must be at least 64 "
+              "bytes (one tdata beat of the widest stream))");
+    designs::Registry registry;
+    ASSERT_TRUE(registry.add_text(design(R"(, "dma_bridge": {"bar": 2, "mode": "stream", "stream_tdata_bytes": 32,)"
+                                         R"( "stream_function": "crc64"}, "simulation": {"stream_fifo_bytes": 4096})"),
+                                  "my.json")
+                    .ok());
+    const designs::Design* d = registry.find("d");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->dma_bridge->stream_function, designs::StreamFunction::Crc64);
+    EXPECT_EQ(d->simulation.stream_fifo_bytes, 4096u);
+}

@@ -165,9 +165,21 @@ int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, con
             open.timeout = options.timeout;
             auto device = make_xdma_stream_device(std::move(design), open);
             result = device.ok() ? vfio::Result<void>() : vfio::Result<void>(device.error());
-            for (const LoopRoute& route : device.ok() ? (*device)->routes() : std::vector<LoopRoute>{})
-                if (result.ok())
+            for (const LoopRoute& route : device.ok() ? (*device)->routes() : std::vector<LoopRoute>{}) {
+                if (!result.ok())
+                    break;
+                switch ((*device)->card_function()) {
+                case stream_test::CardFunction::Crc64:
+                    result = crc64_stream_credits(**device, route, options.timeout, out);
+                    break;
+                case stream_test::CardFunction::FixedData:
+                    result = fixed_data_stream_credits(**device, route, options.timeout, out);
+                    break;
+                case stream_test::CardFunction::Loopback:
                     result = stream_credits(**device, route, options.timeout.count(), out);
+                    break;
+                }
+            }
         }
         if (!result.ok())
             std::fprintf(out, "%s %s\n", bdf.c_str(), result.error().message().c_str());

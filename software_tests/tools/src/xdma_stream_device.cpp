@@ -110,6 +110,15 @@ SwitchRoutes default_switch_routes(const designs::Design& design, uint8_t revisi
     return {};
 }
 
+// CRC64 and fixed-data designs have no switch: each H2C stream n meets C2H stream n in the
+// fabric (fpga_sio's routing for them is the identity).
+SwitchRoutes identity_routes(unsigned num_h2c, unsigned num_c2h) {
+    SwitchRoutes routes(num_c2h);
+    for (unsigned m = 0; m < num_c2h && m < num_h2c; ++m)
+        routes[m] = m;
+    return routes;
+}
+
 std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c, unsigned num_c2h) {
     std::vector<LoopRoute> loops;
     for (unsigned m = 0; m < routes.size(); ++m)
@@ -179,6 +188,9 @@ vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify
         }
         routes = decision.routes;
     }
+    if (routes.empty() && !design.axi_switch && design.design->dma_bridge &&
+        design.design->dma_bridge->stream_function != designs::StreamFunction::Loopback)
+        routes = identity_routes(design.dma_bridge->num_h2c(), design.dma_bridge->num_c2h());
     if (PDT_TRY(design.device->enable_bus_master()) && options.progress)
         *options.progress << "Enabled bus master for " << bdf << "\n";
     std::vector<LoopRoute> loops =
@@ -198,8 +210,9 @@ vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_de
     for (identify::IdentifiedDesign& design : found.designs) {
         if (!design.dma_bridge || design.dma_bridge->mode != designs::DmaMode::Stream)
             continue;
-        if (default_switch_routes(*design.design, design.identity.revision).empty() && !design.axi_switch)
-            continue;  // not a loopback design: no routes to test
+        if (default_switch_routes(*design.design, design.identity.revision).empty() && !design.axi_switch &&
+            design.design->dma_bridge->stream_function == designs::StreamFunction::Loopback)
+            continue;  // a loopback design without routes (its streams go to the fabric): nothing to test
         devices.push_back(PDT_TRY(make_xdma_stream_device(std::move(design), options)));
     }
     return devices;

@@ -26,6 +26,18 @@ struct CreditsOptions {
     std::chrono::milliseconds timeout{40000};
 };
 
+class XdmaStreamDevice;
+struct LoopRoute;
+// Stream designs whose card is not a loopback (descriptor_credits_functions.cpp), per route:
+// CRC64 designs: 3 x 1023 messages of 64-bit LCG words growing one tdata beat at a time from
+// just under a page, each answered by one 8-byte C2H packet checked against its CRC-64;
+// fixed-data designs: as many messages into the H2C sink, and 3 x 1023 C2H pages checked to
+// be zeros without EOP (each page holds non-zero bytes before it is credited).
+vfio::Result<void> crc64_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
+                                        std::chrono::milliseconds timeout, std::FILE* out);
+vfio::Result<void> fixed_data_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
+                                             std::chrono::milliseconds timeout, std::FILE* out);
+
 // Prints "Test: PASS|FAIL" per design and the steps' lines; returns the exit status.
 int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, const CreditsOptions& options,
                            std::FILE* out);

@@ -60,6 +60,9 @@ stream_test::CardFunction card_function(const designs::DmaBridge& bridge);
 
 // The design table's default routes as SwitchRoutes of `ports` master ports.
 SwitchRoutes default_switch_routes(const designs::Design& design, uint8_t revision);
+// H2C n -> C2H n for every channel both directions have (designs without a switch whose
+// card function is not a loopback: CRC64, fixed data).
+SwitchRoutes identity_routes(unsigned num_h2c, unsigned num_c2h);
 // Loopback pairs of a routing, ordered by H2C channel.
 std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c, unsigned num_c2h);
 

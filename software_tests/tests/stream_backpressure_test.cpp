@@ -81,25 +81,49 @@ std::map<std::string, double> overall_rates(const std::string& output) {
     return rates;
 }
 
+struct RssFigures {
+    uint64_t peak = 0;                 // KiB over the whole run
+    uint64_t low = UINT64_MAX, high = 0;  // KiB once streaming (after 1.5 s)
+};
+
+RssFigures rss_figures(const ToolRun& run) {
+    RssFigures f;
+    for (const auto& [t, kib] : run.rss) {
+        f.peak = std::max(f.peak, kib);
+        if (t >= 1.5) {
+            f.low = std::min(f.low, kib);
+            f.high = std::max(f.high, kib);
+        }
+    }
+    return f;
+}
+
+// A loopback design like TEF1001's (switch 0 <-> 1) whose model FIFO is 256 MiB.
+std::string unbounded_design_file() {
+    const std::string path = "/tmp/pdt_deep_fifo_" + std::to_string(getpid()) + ".json";
+    std::ofstream(path) << R"({"name": "deep_fifo_loopback", "match": {"subsystem_vendor_id": "0x0002",
+        "subsystem_device_id": "0x0f07"}, "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 2,
+        "c2h_channels": 2}, "peripherals": [{"type": "axi_stream_switch", "bar": 0, "offset": "0x0",
+        "master_ports": 2, "slave_ports": 2, "default_routes": [{"master": 0, "slave": 1}, {"master": 1, "slave": 0}]}],
+        "simulation": {"stream_fifo_bytes": 268435456}})";
+    return path;
+}
+
 }  // namespace
 
 TEST(StreamBackpressure, TwoLoopedPairsKeepMemoryFlatAndRatesAgree) {
     const ToolRun run = run_sampled({"--sim_design", "TEF1001_dma_stream_loopback", "--stream_mapping_size", "0x400000",
-                                 "--duration", "8", "--report_interval", "2"});
+                                     "--duration", "8", "--report_interval", "2"});
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_TRUE(run.output.find("Overall PASS") != std::string::npos) << run.output;
 
-    // Resident memory once the buffers are allocated and the streams run (after 1.5 s).
-    uint64_t low = UINT64_MAX, high = 0;
-    for (const auto& [t, kib] : run.rss)
-        if (t >= 1.5) {
-            low = std::min(low, kib);
-            high = std::max(high, kib);
-        }
-    ASSERT_LT(low, high + 1) << "too few RSS samples: " << run.rss.size();
-    std::printf("RSS over the run after 1.5 s: %.1f .. %.1f MiB (%zu samples)\n", low / 1024.0, high / 1024.0,
-                run.rss.size());
-    EXPECT_LT(high - low, 16u * 1024) << "resident memory grew by " << (high - low) / 1024 << " MiB";
+    // 4 channels x 4 MiB of host buffers; the FIFOs add 2 x 64 KiB.
+    const RssFigures rss = rss_figures(run);
+    ASSERT_LE(rss.low, rss.high) << "too few RSS samples: " << run.rss.size();
+    std::printf("RSS: peak %.1f MiB; after 1.5 s %.1f .. %.1f MiB (%zu samples)\n", rss.peak / 1024.0,
+                rss.low / 1024.0, rss.high / 1024.0, run.rss.size());
+    EXPECT_LT(rss.peak, 64u * 1024) << "resident memory peaked at " << rss.peak / 1024 << " MiB";
+    EXPECT_LT(rss.high - rss.low, 8u * 1024) << "resident memory grew by " << (rss.high - rss.low) / 1024 << " MiB";
 
     // TEF1001's switch loops H2C 0 -> C2H 1 and H2C 1 -> C2H 0.
     const auto rates = overall_rates(run.output);
@@ -110,4 +134,31 @@ TEST(StreamBackpressure, TwoLoopedPairsKeepMemoryFlatAndRatesAgree) {
         EXPECT_GT(sent, 0.0);
         EXPECT_NEAR(received / sent, 1.0, 0.05) << run.output;
     }
+
+}
+
+// With nothing reading the C2H side, a looped-back H2C stream stalls once the FIFO is full (the
+// tool then times out, as on a card); a model FIFO of 256 MiB instead takes everything sent
+// until it is full, which the RSS measure above sees (the control that proves it can fail).
+TEST(StreamBackpressure, H2cAloneStallsUnlessTheFifoIsDeep) {
+    const std::vector<std::string> h2c_only{"--h2c_stream_device", "0000:15:00.0,0", "--stream_mapping_size",
+                                            "0x400000", "--duration", "3", "--transfer_timeout", "1"};
+    std::vector<std::string> args{"--sim_design", "TEF1001_dma_stream_loopback"};
+    args.insert(args.end(), h2c_only.begin(), h2c_only.end());
+    const ToolRun stalled = run_sampled(args);
+    EXPECT_EQ(stalled.exit_code, 1) << stalled.output;
+    EXPECT_TRUE(stalled.output.find("H2C 0 timeout: no H2C completion for 1.000 secs") != std::string::npos)
+        << stalled.output;
+    const RssFigures bounded = rss_figures(stalled);
+    EXPECT_LT(bounded.peak, 64u * 1024);
+
+    const std::string file = unbounded_design_file();
+    args = {"--design_file", file, "--sim_design", "deep_fifo_loopback"};
+    args.insert(args.end(), h2c_only.begin(), h2c_only.end());
+    const ToolRun deep = run_sampled(args);
+    unlink(file.c_str());
+    const RssFigures unbounded = rss_figures(deep);
+    std::printf("H2C alone: RSS peak %.1f MiB with the 64 KiB FIFO, %.1f MiB with a 256 MiB FIFO\n",
+                bounded.peak / 1024.0, unbounded.peak / 1024.0);
+    EXPECT_GT(unbounded.peak, bounded.peak + 128u * 1024) << deep.output;
 }

@@ -114,6 +114,9 @@ bool run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
         const auto& row = summary.rows.front();
         std::fprintf(out, "%s\n", stream_test::format_rate_line(row.label, row.total).c_str());
         if (summary.passed()) {
+            if (function == stream_test::CardFunction::Crc64)  // 2 words per 8-byte result
+                std::fprintf(out, "CRC64 verified for %" PRIu64 " H2C packets (%" PRIu64 " bytes)\n",
+                             row.words_verified / 2, row.words_verified / 2 * size);
             std::fprintf(out, "%s verified in %" PRIu64 " words\nTEST PASS\n",
                          function == stream_test::CardFunction::Loopback ? "Test pattern"
                          : function == stream_test::CardFunction::Crc64  ? "CRC64 results"

@@ -72,8 +72,8 @@ std::string captured(const std::function<int(std::FILE*)>& body, int& code) {
 
 uint64_t verified_words(const std::string& out, const std::string& label) {
     std::smatch m;
-    const std::regex re(label + " Test pattern verified in ([0-9]+) words");
-    return std::regex_search(out, m, re) ? std::stoull(m[1]) : 0;
+    const std::regex re(label + " (Test pattern|CRC64 results|Fixed data \\(zeros\\)) verified in ([0-9]+) words");
+    return std::regex_search(out, m, re) ? std::stoull(m[2]) : 0;
 }
 
 }  // namespace
@@ -85,6 +85,9 @@ TEST(StreamFunctionsSim, ParallelStreamsVerifyEveryCrc64Result) {
         [&](std::FILE* f) { return stream_tools::run_parallel_streams({&sim.device()}, {}, quick(), f); }, code);
     EXPECT_EQ(code, 0) << out;
     EXPECT_GT(verified_words(out, "0000:15:00.0 0 -> 0"), 0u) << out;
+    EXPECT_TRUE(std::regex_search(out, std::regex("0000:15:00\\.0 0 -> 0 CRC64 results verified in [1-9][0-9]* words "
+                                                  "\\([1-9][0-9]* H2C packets\\)\n")))
+        << out;
     EXPECT_TRUE(out.ends_with("Overall PASS\n")) << out;
     EXPECT_TRUE(sim.xdma->violations().empty());
 }
@@ -110,6 +113,7 @@ TEST(StreamFunctionsSim, IndependentStreamsVerifyFixedDataZeros) {
         code);
     EXPECT_EQ(code, 0) << out;
     EXPECT_GT(verified_words(out, "0000:15:00.0 C2H channel 0"), 0u) << out;
+    EXPECT_TRUE(out.find("0000:15:00.0 C2H channel 0 Fixed data (zeros) verified in ") != std::string::npos) << out;
     EXPECT_EQ(out.find("Warning"), std::string::npos) << out;
     EXPECT_TRUE(out.ends_with("Overall PASS\n")) << out;
 }

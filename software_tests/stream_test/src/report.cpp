@@ -105,6 +105,12 @@ int Report::finish(const Summary& summary) {
         if (row.failure)
             std::fprintf(m_out, "%s Test FAILED: %s %s\n", row.label.c_str(), row.failure->channel.c_str(),
                          row.failure->message.c_str());
+        else if (row.verifies && row.words_verified > 0 && row.function == CardFunction::Crc64)
+            std::fprintf(m_out, "%s CRC64 results verified in %" PRIu64 " words (%" PRIu64 " H2C packets)\n",
+                         row.label.c_str(), row.words_verified, row.words_verified / 2);
+        else if (row.verifies && row.words_verified > 0 && row.function == CardFunction::FixedData)
+            std::fprintf(m_out, "%s Fixed data (zeros) verified in %" PRIu64 " words\n", row.label.c_str(),
+                         row.words_verified);
         else if (row.verifies && row.words_verified > 0)
             std::fprintf(m_out, "%s Test pattern verified in %" PRIu64 " words\n", row.label.c_str(),
                          row.words_verified);

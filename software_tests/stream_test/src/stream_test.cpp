@@ -185,6 +185,7 @@ RowTotals StreamTest::totals(const Row& row, const std::vector<Failure>& failure
     } else {
         const Sink& sink = *m_sinks[row.index];
         channels.push_back(sink.channel.name());
+        totals.function = sink.function;
         if (sink.expect) {
             totals.verifies = true;
             totals.words_verified = sink.words_verified.load();

@@ -64,6 +64,7 @@ struct RowTotals {
     Interval total;
     bool verifies = false;          // the row has a verifying sink
     uint64_t words_verified = 0;
+    CardFunction function = CardFunction::Loopback;  // what its sink checked against
     std::optional<Failure> failure;
 };
 

@@ -170,10 +170,12 @@ int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, con
                     break;
                 switch ((*device)->card_function()) {
                 case stream_test::CardFunction::Crc64:
-                    result = crc64_stream_credits(**device, route, options.timeout, out);
+                    if (auto verified = crc64_stream_credits(**device, route, options.timeout, out); !verified.ok())
+                        result = verified.error();
                     break;
                 case stream_test::CardFunction::FixedData:
-                    result = fixed_data_stream_credits(**device, route, options.timeout, out);
+                    if (auto verified = fixed_data_stream_credits(**device, route, options.timeout, out); !verified.ok())
+                        result = verified.error();
                     break;
                 case stream_test::CardFunction::Loopback:
                     result = stream_credits(**device, route, options.timeout.count(), out);

@@ -28,7 +28,7 @@ std::string text(const char* fmt, auto... args) {
 
 }  // namespace
 
-vfio::Result<void> crc64_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
+vfio::Result<uint64_t> crc64_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
                                         std::chrono::milliseconds timeout, std::FILE* out) {
     // Message m: (page / beat - 1 + m) tdata beats, so most messages are longer than a page.
     const uint64_t beat = device.packet_granularity(), first_beats = kPage / beat - 1;
@@ -76,10 +76,10 @@ vfio::Result<void> crc64_stream_credits(XdmaStreamDevice& device, const LoopRout
     std::fprintf(out, "Successfully sent %" PRIu64 " messages from Ch%u->%u with a total of %" PRIu64
                       " 64-bit words, %" PRIu64 " CRC64 results verified in %" PRIu64 " descriptors\n",
                  kMessages, route.h2c, route.c2h, words, received, descriptors);
-    return {};
+    return received * kCrcBytes;
 }
 
-vfio::Result<void> fixed_data_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
+vfio::Result<uint64_t> fixed_data_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
                                              std::chrono::milliseconds timeout, std::FILE* out) {
     const uint64_t first_words = kPage / 4 - 1;
     const auto length_of = [&](uint64_t m) { return (first_words + m) * 4; };
@@ -129,7 +129,7 @@ vfio::Result<void> fixed_data_stream_credits(XdmaStreamDevice& device, const Loo
     std::fprintf(out, "Successfully sent %" PRIu64 " messages into the sink of Ch%u with a total of %" PRIu64
                       " 32-bit words, and verified %" PRIu64 " descriptors of fixed data (zeros) from Ch%u\n",
                  kMessages, route.h2c, word, received, route.c2h);
-    return {};
+    return received * kPage;
 }
 
 }  // namespace stream_tools

@@ -33,9 +33,10 @@ struct LoopRoute;
 // just under a page, each answered by one 8-byte C2H packet checked against its CRC-64;
 // fixed-data designs: as many messages into the H2C sink, and 3 x 1023 C2H pages checked to
 // be zeros without EOP (each page holds non-zero bytes before it is credited).
-vfio::Result<void> crc64_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
+// Each returns the C2H bytes it verified (8 per CRC64 result; the zero pages).
+vfio::Result<uint64_t> crc64_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
                                         std::chrono::milliseconds timeout, std::FILE* out);
-vfio::Result<void> fixed_data_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
+vfio::Result<uint64_t> fixed_data_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
                                              std::chrono::milliseconds timeout, std::FILE* out);
 
 // Prints "Test: PASS|FAIL" per design and the steps' lines; returns the exit status.

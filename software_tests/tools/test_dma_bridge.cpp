@@ -21,6 +21,7 @@ struct Cli {
     std::string stream_mapping_size = "0x40000000", stream_num_descriptors = "64", transfer_length = "0x10000000";
     std::string host_buffer_divisor = "4", memory_base, memory_size, enabled_tests, min_words = "0x100000000";
     std::string transfer_timeout = "60";
+    std::string engine_mode = "auto", completion = "auto";
 };
 
 vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
@@ -45,6 +46,8 @@ vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     common.stream_mapping_size = cli.stream_mapping_size.substr(0, cli.stream_mapping_size.find(','));
     common.stream_num_descriptors = cli.stream_num_descriptors.substr(0, cli.stream_num_descriptors.find(','));
     common.transfer_timeout = cli.transfer_timeout;
+    common.engine_mode = cli.engine_mode;
+    common.completion = cli.completion;
     o.stream = PDT_TRY(run_options(common));
     o.memory.buffer_kind = o.stream.allocation == BufferAllocation::HugePages      ? vfio::BufferKind::HugePages
                            : o.stream.allocation == BufferAllocation::SharedMemory ? vfio::BufferKind::SharedMemory
@@ -79,6 +82,7 @@ int main(int argc, char** argv) {
         ("enabled_tests", po::value(&cli.enabled_tests), "comma-separated subset of the tests")
         ("min_words", po::value(&cli.min_words), "words each test moves at least (default 2^32, every LCG value)")
         ("transfer_timeout", po::value(&cli.transfer_timeout), "seconds without progress that fail a test (60)");
+    add_dma_mode_options(d, cli.engine_mode, cli.completion);
     if (auto status = parse_command_line(argc, argv, d, "Tests the DMA bridge of identified designs."))
         return *status;
     auto options = convert(cli);

@@ -12,15 +12,28 @@ using namespace stream_tools;
 
 int main(int argc, char** argv) {
     std::vector<std::string> devices, routing_texts, sim_designs, design_files;
+    std::string engine_mode = "auto", completion = "auto";
     po::options_description d;
     d.add_options()
         ("device,d", po::value(&devices)->composing(), "only the device at this PCI location (repeatable)")
         ("device_routing,s", po::value(&routing_texts)->composing(), "<bdf>[,<master>:<slave>]... switch routes")
         ("sim_design", po::value(&sim_designs)->composing(), "test a simulated instance of this design (repeatable)")
         ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file (repeatable)");
+    add_dma_mode_options(d, engine_mode, completion);
     if (auto status = parse_command_line(argc, argv, d, "Tests XDMA descriptor credits."))
         return *status;
     CreditsOptions options;
+    auto modes = dma_mode_request(engine_mode, completion);
+    if (!modes.ok()) {
+        std::cerr << "Error: " << modes.error().message() << "\n";
+        return 2;
+    }
+    if (modes->mode == xdma::EngineModeRequest::StopList) {
+        std::cerr << "Error: --engine_mode stop_list: this tool tests descriptor credits, which only a credits ring "
+                     "uses (auto or credits)\n";
+        return 2;
+    }
+    options.modes = *modes;
     std::vector<vfio::PciAddress> locations;
     for (const std::string& text : devices) {
         auto address = vfio::PciAddress::parse(text);

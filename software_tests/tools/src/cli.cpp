@@ -28,6 +28,24 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
         ("transfer_timeout", po::value(&cli.transfer_timeout), "seconds without a completion that fail the test (default 10)")
         ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking")
         ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text");
+    add_dma_mode_options(description, cli.engine_mode, cli.completion);
+}
+
+void add_dma_mode_options(po::options_description& description, std::string& engine_mode, std::string& completion) {
+    description.add_options()
+        ("engine_mode", po::value(&engine_mode),
+         "auto (default: credits when the XDMA IP has them, else stop_list), credits, or stop_list "
+         "(STOP-terminated descriptor lists)")
+        ("completion", po::value(&completion),
+         "auto (default: poll_writeback when the IP has it, else completed_count), poll_writeback, "
+         "completed_count, status (stop_list only) or interrupt (MSI)");
+}
+
+vfio::Result<xdma::ModeRequest> dma_mode_request(const std::string& engine_mode, const std::string& completion) {
+    xdma::ModeRequest request;
+    request.mode = PDT_TRY(xdma::parse_engine_mode(engine_mode));
+    request.completion = PDT_TRY(xdma::parse_completion(completion));
+    return request;
 }
 
 std::optional<int> parse_command_line(int argc, char** argv, const po::options_description& description,
@@ -66,6 +84,7 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     options.test.transfer_timeout = seconds(PDT_TRY(parse_seconds("transfer_timeout", cli.transfer_timeout)));
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
+    options.modes = PDT_TRY(dma_mode_request(cli.engine_mode, cli.completion));
     return options;
 }
 
@@ -110,6 +129,7 @@ int run_on_stream_devices(const CommonCli& cli,
         return 1;
     }
     open.timeout = options->test.transfer_timeout;
+    open.modes = options->modes;
     open.progress = cli.json ? &std::cerr : &std::cout;
     auto devices = open_xdma_stream_devices(**bus, *registry, open);
     if (!devices.ok()) {

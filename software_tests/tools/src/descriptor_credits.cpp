@@ -21,6 +21,24 @@ vfio::Error credit_error(const std::string& what) {
 
 }  // namespace
 
+vfio::Result<void> require_descriptor_credits(vfio::Device& device, const designs::DmaBridge& bridge) {
+    const std::string object = device.identity().address.to_string();
+    if (bridge.xdma_ip.descriptor_credits) {
+        if (*bridge.xdma_ip.descriptor_credits)
+            return {};
+        return vfio::make_error("test descriptor credits", object, ENOTSUP,
+                                "cannot test descriptor credits: the design data states the XDMA IP has none");
+    }
+    const vfio::RegisterWindow regs = PDT_TRY(xdma::dma_registers(device, bridge.bar));
+    PDT_CHECK(xdma::check_engine_blocks(regs, xdma::Direction::H2C, 0));
+    const xdma::ProbedIp probed = PDT_TRY(xdma::probe_ip(regs, xdma::Direction::H2C, 0));
+    if (probed.descriptor_credits)
+        return {};
+    return vfio::make_error("test descriptor credits", object, ENOTSUP,
+                            "cannot test descriptor credits: the XDMA IP has none (H2C 0 Descriptor Credit Mode "
+                            "Enable, 0x6020, reads back 0)");
+}
+
 vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar) {
     using namespace xdma;
     const vfio::RegisterWindow regs = PDT_TRY(dma_registers(device, dma_bar));
@@ -71,6 +89,9 @@ vfio::Result<void> memory_credits(identify::IdentifiedDesign& design, const Cred
     dma_options.dma_bar = design.dma_bridge->bar;
     dma_options.ring_descriptors = kRing;
     dma_options.timeout = options.timeout;
+    dma_options.ip = ip_options(*design.dma_bridge);
+    dma_options.modes = options.modes;
+    dma_options.modes.mode = xdma::EngineModeRequest::Credits;
     CardDma dma = PDT_TRY(CardDma::open(*design.device, dma_options));
     const uint64_t bytes = pages * kPage;
     auto h2c = PDT_TRY(vfio::DmaRegion::allocate(*design.device, bytes, vfio::DmaAccess::DeviceRead));
@@ -155,7 +176,9 @@ int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, con
         ++tested;
         const std::string name = design.design->name, bdf = design.identity.address.to_string();
         std::fprintf(out, "Testing %s design PCI device %s\n", name.c_str(), bdf.c_str());
-        auto result = credit_register_test(*design.device, design.dma_bridge->bar);
+        auto result = require_descriptor_credits(*design.device, *design.dma_bridge);
+        if (result.ok())
+            result = credit_register_test(*design.device, design.dma_bridge->bar);
         if (result.ok() && design.dma_bridge->mode == designs::DmaMode::MemoryMapped) {
             (void)design.device->enable_bus_master();
             result = memory_credits(design, options, out);
@@ -163,6 +186,8 @@ int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, con
             OpenOptions open;
             open.routing = options.routing;
             open.timeout = options.timeout;
+            open.modes = options.modes;
+            open.modes.mode = xdma::EngineModeRequest::Credits;
             auto device = make_xdma_stream_device(std::move(design), open);
             result = device.ok() ? vfio::Result<void>() : vfio::Result<void>(device.error());
             for (const LoopRoute& route : device.ok() ? (*device)->routes() : std::vector<LoopRoute>{})

@@ -38,6 +38,8 @@ bool run_memory_test(identify::IdentifiedDesign& design, const std::string& name
             dma_options.c2h_channel = c;
             dma_options.timeout = memory.timeout;
             dma_options.ring_descriptors = name == "memory_variable_transfers" ? 1023 : 64;
+            dma_options.ip = ip_options(*design.dma_bridge);
+            dma_options.modes = options.stream.modes;
             auto dma = CardDma::open(*design.device, dma_options);
             if (!dma.ok()) {
                 std::fprintf(out, "TEST FAIL:\n  H2C failure : %s\n", dma.error().message().c_str());
@@ -71,6 +73,7 @@ bool run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOp
 bool run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOptions& options, std::FILE* out) {
     OpenOptions open;
     open.timeout = options.stream.test.transfer_timeout;
+    open.modes = options.stream.modes;
     auto device = make_xdma_stream_device(std::move(design), open);
     if (!device.ok()) {
         std::fprintf(out, "TEST FAIL:\n  H2C failure : %s\n", device.error().message().c_str());

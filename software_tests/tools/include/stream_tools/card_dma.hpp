@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dma_bridge/xdma_engine.hpp"
+#include "dma_bridge/xdma_ip.hpp"
 #include "vfio_access/dma.hpp"
 
 namespace stream_tools {
@@ -28,6 +29,8 @@ public:
         unsigned c2h_channel = 0;
         unsigned ring_descriptors = 64;
         std::chrono::milliseconds timeout{60000};  // no progress for this long fails
+        xdma::IpOptions ip;                          // what the design states about its XDMA IP
+        xdma::ModeRequest modes;                     // --engine_mode, --completion
     };
     static vfio::Result<CardDma> open(vfio::Device& device, const Options& options);
 

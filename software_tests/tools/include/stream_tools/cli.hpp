@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dma_bridge/xdma_ip.hpp"
 #include "stream_tools/stream_tools.hpp"
 
 namespace stream_tools {
@@ -25,9 +26,16 @@ struct CommonCli {
     std::string transfer_timeout = "10";
     int verify_threads = -1;  // -1: chosen from the number of cores
     bool json = false;
+    std::string engine_mode = "auto";  // --engine_mode auto|credits|stop_list
+    std::string completion = "auto";   // --completion auto|poll_writeback|completed_count|status|interrupt
 };
 
 void add_common_options(boost::program_options::options_description& description, CommonCli& cli);
+// --engine_mode and --completion, for the DMA tool mains that do not take every common option.
+void add_dma_mode_options(boost::program_options::options_description& description, std::string& engine_mode,
+                          std::string& completion);
+// Both parsed; errors are usage errors naming the option.
+vfio::Result<xdma::ModeRequest> dma_mode_request(const std::string& engine_mode, const std::string& completion);
 
 // Parses argv into description; returns an exit status when the run ends here (--help: 0,
 // usage error: 2, with the message on stderr).

@@ -8,12 +8,14 @@
 //      stream designs, per loopback route, 3 x 1023 messages growing one word at a time from
 //      just under a page (most span descriptors), each C2H piece checked for length, EOP only
 //      on a message's last piece, and data.
-// Unlike fpga_sio, the exit status is honest: 0 only when every design and route passed.
+// Unlike fpga_sio, the exit status is honest: 0 only when every design and route passed; a
+// design whose XDMA IP has no descriptor credits FAILs with that reason (nothing to test).
 #pragma once
 
 #include <cstdio>
 #include <vector>
 
+#include "dma_bridge/xdma_ip.hpp"
 #include "identify/identify.hpp"
 #include "stream_tools/options.hpp"
 
@@ -24,7 +26,12 @@ vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar);
 struct CreditsOptions {
     std::vector<DeviceRouting> routing;
     std::chrono::milliseconds timeout{40000};
+    xdma::ModeRequest modes;  // the run mode is always credits; --completion applies
 };
+
+// Whether the design's XDMA IP has descriptor credits: as its design data states, else by
+// register read-back on H2C 0 (xdma::probe_ip). The error names why it cannot be tested.
+vfio::Result<void> require_descriptor_credits(vfio::Device& device, const designs::DmaBridge& bridge);
 
 // Prints "Test: PASS|FAIL" per design and the steps' lines; returns the exit status.
 int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, const CreditsOptions& options,

@@ -26,7 +26,7 @@ struct DmaBridgeTestOptions {
     std::optional<uint64_t> memory_size_override;
     unsigned max_channel_combinations = 16;
     std::set<std::string> enabled;  // empty: every test
-    StreamRunOptions stream;        // stream designs: buffers and timeouts
+    StreamRunOptions stream;        // stream designs: buffers, timeouts, and the engine modes of every design
 };
 
 // Returns the exit status: 0 Overall PASS, 1 Overall FAIL.

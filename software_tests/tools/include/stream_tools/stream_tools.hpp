@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dma_bridge/xdma_ip.hpp"
 #include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
 #include "stream_tools/stream_device.hpp"
@@ -31,6 +32,7 @@ struct StreamRunOptions {
     bool json = false;
     stream_test::Options test;             // timeouts, report interval, duration, stop flag
     LoadWatcher* watcher = nullptr;        // null: nothing watched (simulated bus)
+    xdma::ModeRequest modes;               // --engine_mode, --completion (XDMA designs)
 };
 
 // Every enabled route of every device (or those --stream_device selects) as a loopback pair.

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <vector>
 
+#include "dma_bridge/xdma_ip.hpp"
 #include "identify/identify.hpp"
 #include "stream_tools/options.hpp"
 #include "stream_tools/stream_device.hpp"
@@ -21,6 +22,12 @@ inline constexpr uint32_t CONTROL_REG_UPDATE = 0x2;  // commit the MI_MUX regist
 inline constexpr uint64_t MI_MUX = 0x40;             // + 4 x master port
 inline constexpr uint32_t MI_MUX_DISABLE = 0x80000000u;
 }  // namespace axis_switch
+
+// What the design data states about the design's XDMA IP, for xdma::choose_modes.
+inline xdma::IpOptions ip_options(const designs::DmaBridge& bridge) {
+    return xdma::IpOptions{bridge.xdma_ip.descriptor_credits, bridge.xdma_ip.poll_mode_writeback,
+                           bridge.xdma_ip.interrupts};
+}
 
 // Routing of one design: routes[m] is the slave port feeding master port m (nullopt: off).
 using SwitchRoutes = std::vector<std::optional<unsigned>>;
@@ -63,7 +70,7 @@ std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c,
 class XdmaStreamDevice : public StreamDevice {
 public:
     XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<LoopRoute> routes,
-                     std::chrono::milliseconds timeout);
+                     std::chrono::milliseconds timeout, xdma::ModeRequest modes = {});
     std::string design_name() const override { return m_design.design->name; }
     vfio::PciAddress address() const override { return m_design.identity.address; }
     int iommu_group() const override { return m_design.identity.iommu_group; }
@@ -78,6 +85,7 @@ private:
     identify::IdentifiedDesign m_design;
     std::vector<LoopRoute> m_routes;
     std::chrono::milliseconds m_timeout;
+    xdma::ModeRequest m_modes;
 };
 
 struct OpenOptions {
@@ -86,6 +94,7 @@ struct OpenOptions {
     bool force_routing = false;
     std::chrono::milliseconds timeout{10000};
     std::ostream* progress = nullptr;  // "Opening device", "Enabled bus master", "routes updated"
+    xdma::ModeRequest modes;           // run mode and completion of every engine opened
 };
 
 // Identifies the designs on the bus and returns the stream designs with a DMA bridge and at

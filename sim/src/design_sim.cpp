@@ -82,6 +82,20 @@ void wire_stream_routing(const designs::Design& design, uint8_t revision, Design
     instance.xdma->set_router([routes](unsigned h2c) { return c2h_for_h2c(routes, h2c); });
 }
 
+// The IP options the simulated XDMA implements: simulation.xdma_ip, else what dma_bridge.xdma_ip
+// states, else on (as fpga_sio's designs); the busy time after a stop; no memory behind an
+// enumeration-only bridge.
+void apply_xdma_ip(const designs::Design& design, XdmaConfig& config) {
+    const designs::XdmaIpOptions& stated = design.dma_bridge->xdma_ip;
+    const designs::XdmaIpOptions& simulated = design.simulation.xdma_ip;
+    auto pick = [](std::optional<bool> sim, std::optional<bool> given) { return sim.value_or(given.value_or(true)); };
+    config.descriptor_credits = pick(simulated.descriptor_credits, stated.descriptor_credits);
+    config.poll_mode_writeback = pick(simulated.poll_mode_writeback, stated.poll_mode_writeback);
+    config.interrupts = pick(simulated.interrupts, stated.interrupts);
+    config.busy_after_stop = std::chrono::microseconds(design.simulation.busy_after_stop_us);
+    config.card_memory_present = design.dma_bridge->memory_present;
+}
+
 }  // namespace
 
 vfio::DeviceIdentity simulated_identity(const designs::Design& design, const vfio::PciAddress& address, int iommu_group) {
@@ -89,8 +103,8 @@ vfio::DeviceIdentity simulated_identity(const designs::Design& design, const vfi
     id.address = address;
     id.vendor_id = design.match.vendor_id;
     id.device_id = design.match.device_id.value_or(design.simulation.device_id);
-    id.subsystem_vendor_id = design.match.subsystem_vendor_id;
-    id.subsystem_device_id = design.match.subsystem_device_id;
+    id.subsystem_vendor_id = design.match.subsystem_vendor_id.value_or(design.simulation.subsystem_vendor_id);
+    id.subsystem_device_id = design.match.subsystem_device_id.value_or(design.simulation.subsystem_device_id);
     id.revision = std::clamp(design.simulation.revision, design.match.min_revision, design.match.max_revision);
     id.class_code = design.simulation.class_code;
     id.iommu_group = iommu_group;
@@ -148,6 +162,7 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
         config.card_memory_base = memory.base;
         config.card_memory_size = memory.size;
         config.stepped = xdma_stepped;
+        apply_xdma_ip(design, config);
         instance.xdma = XdmaModel::attach(*device, *bars[bridge.bar], config);
         if (stream)
             wire_stream_routing(design, identity.revision, instance);

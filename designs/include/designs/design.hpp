@@ -35,12 +35,13 @@ const char* display_name(PeripheralType type);  // "Quad SPI", "XADC", "bit-bang
 // Bytes of register space the peripheral needs; its BAR must hold offset + frame.
 uint64_t register_frame_size(PeripheralType type, unsigned master_ports = 0);
 
-// PCI identity a device must have. Unset optional IDs match any value.
+// PCI identity a device must have. Unset optional IDs match any value (JSON: absent device_id,
+// or "any" for the subsystem IDs).
 struct IdMatch {
     uint16_t vendor_id = 0x10ee;
     std::optional<uint16_t> device_id;
-    uint16_t subsystem_vendor_id = 0;
-    uint16_t subsystem_device_id = 0;
+    std::optional<uint16_t> subsystem_vendor_id = 0;
+    std::optional<uint16_t> subsystem_device_id = 0;
     uint8_t min_revision = 0;
     uint8_t max_revision = 0xff;
     bool matches(const vfio::DeviceIdentity& identity) const;
@@ -59,6 +60,15 @@ struct Route {
     bool operator==(const Route&) const = default;
 };
 
+// What the XDMA IP of a design was customised with (PG195 IP options); unset = not stated, the
+// driver probes it. JSON: dma_bridge.xdma_ip and simulation.xdma_ip.
+struct XdmaIpOptions {
+    std::optional<bool> descriptor_credits;   // SGDMA Descriptor Credits and credit mode enable
+    std::optional<bool> poll_mode_writeback;  // Control.pollmode_wb_enable and its writeback
+    std::optional<bool> interrupts;           // the IP's MSI/MSI-X interrupt path is usable
+    bool operator==(const XdmaIpOptions&) const = default;
+};
+
 struct DmaBridge {
     unsigned bar = 0;
     DmaMode mode = DmaMode::Stream;
@@ -68,6 +78,10 @@ struct DmaBridge {
     std::optional<unsigned> h2c_channels;          // channels the design is built with, when known
     std::optional<unsigned> c2h_channels;
     std::optional<unsigned> stream_tdata_bytes;  // AXI4-Stream tdata width, when known
+    XdmaIpOptions xdma_ip;                       // what the design states about its IP options
+    // False for enumeration-only designs: the IP's AXI-MM master has no memory behind it (the
+    // address map still shows memory_size, fpga_sio's "MM 4096"), so a DMA never completes.
+    bool memory_present = true;
     // Base and size for a device revision.
     MemoryWindow memory_for_revision(uint8_t revision) const;
 };
@@ -99,6 +113,15 @@ struct Simulation {
     // of its registers are undefined AXI space (seed 004: every master port reads as disabled).
     bool axi_stream_switch_implemented = true;
     std::vector<uint32_t> dna_words;  // 3 words per DNA peripheral; generated when empty
+    // XDMA IP options the simulated IP really implements when they differ from dma_bridge.xdma_ip
+    // (default: the stated values, else all true as fpga_sio's designs).
+    XdmaIpOptions xdma_ip;
+    // The model keeps Status.busy set this long after an engine stops (PG195: wait for it).
+    uint64_t busy_after_stop_us = 0;
+    // The subsystem IDs a simulated instance gets when match gives "any" (default 10ee:0007,
+    // the XDMA IP's default).
+    uint16_t subsystem_vendor_id = 0x10ee;
+    uint16_t subsystem_device_id = 0x0007;
 };
 
 struct Design {

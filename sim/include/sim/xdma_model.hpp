@@ -24,6 +24,7 @@
 // (acquire on the writeback, then the data). The performance monitor registers (0xC0..) read 0.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -53,6 +54,26 @@ struct XdmaConfig {
     uint8_t address_alignment = 1;     // channel Alignments [23:16]
     uint8_t length_granularity = 1;    // channel Alignments [15:8]
     uint8_t address_bits = 64;         // channel Alignments [7:0]
+    // IP customisation options that PG195 lets a design turn off. An option that is off has its
+    // registers and Control bits read back 0 and ignore writes:
+    //  - descriptor_credits: SGDMA Descriptor Credits (0x8C) and the SGDMA common block's
+    //    Descriptor Credit Mode Enable (0x20/0x24/0x28); the engine runs each list to STOP.
+    //  - poll_mode_writeback: Control.pollmode_wb_enable (bit 26) and the Poll Mode Write Back
+    //    Address registers (0x88/0x8C); no writeback is ever written. The Completed Descriptor
+    //    Count register (0x48) still counts.
+    //  - interrupts: the IRQ block's enable masks and vector registers and the config block's MSI
+    //    enable; no MSI is ever raised. Status logging (Control ie_*) is unaffected.
+    bool descriptor_credits = true;
+    bool poll_mode_writeback = true;
+    bool interrupts = true;
+    // Status.busy stays set this long after an engine stops (STOP, Run cleared, error). PG195
+    // gives no restart of a busy engine: a Run rising edge while busy is still set is lost (the
+    // engine does not start; a violation is logged). Drivers wait for busy to clear first.
+    std::chrono::microseconds busy_after_stop{0};
+    // False: nothing answers the AXI-MM master (enumeration-only designs): the first data
+    // transfer of a memory-mapped engine never completes; the engine stays busy, Run cleared or
+    // not, until a device reset.
+    bool card_memory_present = true;
 };
 
 enum class XdmaDirection { H2C, C2H };
@@ -81,7 +102,8 @@ struct XdmaViolation {
 
 class XdmaModel {
 public:
-    // Places the model's register blocks in `bar` at config.block_offset (0x10000 bytes), makes
+    // Places the model's register blocks in `bar` at config.block_offset (0x10000 bytes, or to the
+    // end of a smaller BAR: blocks beyond it are absent, reading all-ones), makes
     // `device` own it and stop it first on destruction, and hooks its reset to device.reset().
     static std::shared_ptr<XdmaModel> attach(SimDevice& device, SimBar& bar, XdmaConfig config);
 

@@ -11,8 +11,10 @@
 //  - Both are register writes only. They are made on an idle channel (Status.busy clear, Run
 //    clear) with its descriptor fetch halted (SGDMA Common "Descriptor Control" halt bit, W1S
 //    0x6014), so no descriptor is fetched and no data moves; every bit touched is put back.
-//  - Interrupts cannot be probed without raising one; they are assumed usable unless the design
-//    data says not, and then need MSI vectors on the device.
+//  - An IP whose interrupt path is not usable has no IRQ block logic: its Channel Interrupt
+//    Enable Mask (0x2010, W1S 0x2014, W1C 0x2018) reads back 0. The probe sets and reads back
+//    the channel's bit with the channel's own Interrupt Enable Mask (0x90) still 0, so nothing
+//    can be raised. Interrupt completion also needs MSI vectors on the device.
 #include "dma_bridge/xdma_ip.hpp"
 
 #include <algorithm>
@@ -27,6 +29,15 @@ vfio::Error bad_option(const std::string& option, const std::string& text, const
 // "stated in the design data" or "read back 0 by the register probe".
 std::string why_not(const std::optional<bool>& stated, const char* probe_text) {
     return stated ? std::string("the design data states the XDMA IP has none") : std::string(probe_text);
+}
+
+// The channel's interrupt source in the IRQ block: H2C channels first, then C2H channels.
+unsigned irq_source(const vfio::RegisterWindow& regs, Direction direction, unsigned channel) {
+    if (direction == Direction::H2C)
+        return channel;
+    const bool stream = identifier::stream(regs.read32(block_offset(channel_target(direction), channel)));
+    auto h2c = discover(regs, Direction::H2C, stream);
+    return static_cast<unsigned>(h2c.ok() ? h2c->size() : 0) + channel;
 }
 
 }  // namespace
@@ -101,6 +112,18 @@ vfio::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction dire
     if (!(control_value & control::pollmode_wb_enable))
         regs.write32(ch + channel_reg::CONTROL_W1C, control::pollmode_wb_enable);
 
+    const uint64_t irq = block_offset(target::IRQ_BLOCK);
+    const unsigned source = irq_source(regs, direction, channel);
+    const uint32_t irq_before = regs.read32(irq + irq_reg::CHANNEL_INTERRUPT_ENABLE_MASK);
+    if (regs.read32(ch + channel_reg::INTERRUPT_ENABLE_MASK) == 0) {
+        regs.write32(irq + irq_reg::CHANNEL_INTERRUPT_ENABLE_MASK_W1S, 1u << source);
+        probed.interrupts = (regs.read32(irq + irq_reg::CHANNEL_INTERRUPT_ENABLE_MASK) >> source) & 1;
+        if (!((irq_before >> source) & 1))
+            regs.write32(irq + irq_reg::CHANNEL_INTERRUPT_ENABLE_MASK_W1C, 1u << source);
+    } else {
+        probed.interrupts = true;  // the channel's mask holds bits: the IP kept them
+    }
+
     if (!(halt_before & bit))
         regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1C, bit);
     return probed;
@@ -114,7 +137,8 @@ vfio::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_
         return vfio::make_error("choose XDMA " + option, object, EINVAL, hint);
     };
     std::optional<ProbedIp> probed;
-    const bool need_probe = !stated.descriptor_credits || !stated.poll_mode_writeback;
+    const bool need_probe = !stated.descriptor_credits || !stated.poll_mode_writeback ||
+                            (request.completion == CompletionRequest::Interrupt && !stated.interrupts);
     if (need_probe) {
         const vfio::RegisterWindow regs = PDT_TRY(dma_registers(device, dma_bar, register_offset));
         PDT_CHECK(check_engine_blocks(regs, direction, channel));
@@ -157,9 +181,13 @@ vfio::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_
         modes.completion = CompletionMethod::StatusRegister;
         break;
     case CompletionRequest::Interrupt: {
-        if (stated.interrupts && !*stated.interrupts)
-            return refuse("completion", "--completion interrupt: the design data states the XDMA IP's interrupts "
-                                        "are not usable; use completed_count or auto");
+        if (!stated.interrupts.value_or(probed && probed->interrupts))
+            return refuse("completion", "--completion interrupt: " +
+                                            std::string(stated.interrupts
+                                                            ? "the design data states the XDMA IP's interrupts are not usable"
+                                                            : "the IRQ block's Channel Interrupt Enable Mask reads back 0, "
+                                                              "the XDMA IP's interrupts are not usable") +
+                                            "; use completed_count or auto");
         auto info = device.irq_info(vfio::IrqIndex::Msi);
         if (!info.ok() || info->count == 0)
             return refuse("completion", "--completion interrupt: the device offers no MSI vectors" +

@@ -40,11 +40,12 @@ const char* to_string(CompletionRequest request);
 struct ProbedIp {
     bool descriptor_credits = false;
     bool poll_mode_writeback = false;
+    bool interrupts = false;  // the IRQ block's Channel Interrupt Enable Mask bit reads back
 };
 // Probes one channel, which must be idle (Status.busy clear, Control.run clear): halts its
 // descriptor fetch (SGDMA Common Descriptor Control W1S), sets and reads back its Descriptor
-// Credit Mode Enable bit and its Control.pollmode_wb_enable bit, then restores every register
-// it touched. Fails with EBUSY on a busy or running channel (another user?).
+// Credit Mode Enable bit, its Control.pollmode_wb_enable bit and its IRQ block Channel
+// Interrupt Enable Mask bit, then restores every register it touched. Fails with EBUSY on a busy or running channel (another user?).
 vfio::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction direction, unsigned channel);
 
 struct Modes {

@@ -21,15 +21,15 @@ vfio::Error credit_error(const std::string& what) {
 
 }  // namespace
 
-vfio::Result<void> require_descriptor_credits(vfio::Device& device, const designs::DmaBridge& bridge) {
+vfio::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma_bar, const xdma::IpOptions& stated) {
     const std::string object = device.identity().address.to_string();
-    if (bridge.xdma_ip.descriptor_credits) {
-        if (*bridge.xdma_ip.descriptor_credits)
+    if (stated.descriptor_credits) {
+        if (*stated.descriptor_credits)
             return {};
         return vfio::make_error("test descriptor credits", object, ENOTSUP,
                                 "cannot test descriptor credits: the design data states the XDMA IP has none");
     }
-    const vfio::RegisterWindow regs = PDT_TRY(xdma::dma_registers(device, bridge.bar));
+    const vfio::RegisterWindow regs = PDT_TRY(xdma::dma_registers(device, dma_bar));
     PDT_CHECK(xdma::check_engine_blocks(regs, xdma::Direction::H2C, 0));
     const xdma::ProbedIp probed = PDT_TRY(xdma::probe_ip(regs, xdma::Direction::H2C, 0));
     if (probed.descriptor_credits)
@@ -89,7 +89,7 @@ vfio::Result<void> memory_credits(identify::IdentifiedDesign& design, const Cred
     dma_options.dma_bar = design.dma_bridge->bar;
     dma_options.ring_descriptors = kRing;
     dma_options.timeout = options.timeout;
-    dma_options.ip = ip_options(*design.dma_bridge);
+    dma_options.ip = ip_options(design);
     dma_options.modes = options.modes;
     dma_options.modes.mode = xdma::EngineModeRequest::Credits;
     CardDma dma = PDT_TRY(CardDma::open(*design.device, dma_options));
@@ -176,7 +176,7 @@ int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, con
         ++tested;
         const std::string name = design.design->name, bdf = design.identity.address.to_string();
         std::fprintf(out, "Testing %s design PCI device %s\n", name.c_str(), bdf.c_str());
-        auto result = require_descriptor_credits(*design.device, *design.dma_bridge);
+        auto result = require_descriptor_credits(*design.device, design.dma_bridge->bar, ip_options(design));
         if (result.ok())
             result = credit_register_test(*design.device, design.dma_bridge->bar);
         if (result.ok() && design.dma_bridge->mode == designs::DmaMode::MemoryMapped) {

@@ -38,7 +38,7 @@ bool run_memory_test(identify::IdentifiedDesign& design, const std::string& name
             dma_options.c2h_channel = c;
             dma_options.timeout = memory.timeout;
             dma_options.ring_descriptors = name == "memory_variable_transfers" ? 1023 : 64;
-            dma_options.ip = ip_options(*design.dma_bridge);
+            dma_options.ip = ip_options(design);
             dma_options.modes = options.stream.modes;
             auto dma = CardDma::open(*design.device, dma_options);
             if (!dma.ok()) {
@@ -54,6 +54,12 @@ bool run_memory_test(identify::IdentifiedDesign& design, const std::string& name
 }
 
 bool run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, std::FILE* out) {
+    auto modes = describe_engine_modes(design, options.stream.modes);
+    if (!modes.ok()) {
+        std::fprintf(out, "TEST FAIL:\n  %s\n", modes.error().message().c_str());
+        return false;
+    }
+    std::fprintf(out, "%s\n", modes->c_str());
     MemoryTestOptions memory = options.memory;
     memory.memory_base = options.memory_base_override.value_or(design.dma_bridge->memory_base);
     memory.memory_size = options.memory_size_override.value_or(design.dma_bridge->memory_size);
@@ -71,6 +77,12 @@ bool run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOp
 
 // A fixed amount of data (min_words per pair) through each loopback route, checked in full.
 bool run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOptions& options, std::FILE* out) {
+    auto modes = describe_engine_modes(design, options.stream.modes);
+    if (!modes.ok()) {
+        std::fprintf(out, "TEST FAIL:\n  %s\n", modes.error().message().c_str());
+        return false;
+    }
+    std::fprintf(out, "%s\n", modes->c_str());
     OpenOptions open;
     open.timeout = options.stream.test.transfer_timeout;
     open.modes = options.stream.modes;

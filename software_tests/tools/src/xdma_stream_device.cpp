@@ -99,6 +99,16 @@ std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c,
     return loops;
 }
 
+vfio::Result<std::string> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request) {
+    const std::string bdf = design.identity.address.to_string();
+    if (!design.device || !design.dma_bridge)
+        return vfio::make_error("choose XDMA engine modes", bdf, ENODEV, "no open device with a DMA bridge");
+    const xdma::Modes modes = PDT_TRY(xdma::choose_modes(*design.device, design.dma_bridge->bar, 0, xdma::Direction::H2C,
+                                                         0, ip_options(design), request));
+    return "Device " + bdf + " XDMA engines: " + xdma::to_string(modes.mode) + ", " +
+           xdma::to_string(modes.completion) + " (" + modes.basis + ")";
+}
+
 XdmaStreamDevice::XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<LoopRoute> routes,
                                    std::chrono::milliseconds timeout, xdma::ModeRequest modes)
     : m_design(std::move(design)), m_routes(std::move(routes)), m_timeout(timeout), m_modes(modes) {}
@@ -129,7 +139,7 @@ vfio::Result<std::unique_ptr<streams::StreamChannel>> XdmaStreamDevice::open_cha
     options.timeout = m_timeout;
     xdma::EngineOptions engine{.direction = options.direction, .channel = channel, .stream = true,
                                .dma_bar = options.dma_bar};
-    PDT_TRY(xdma::configure_engine(*m_design.device, ip_options(*m_design.dma_bridge), m_modes, engine));
+    PDT_TRY(xdma::configure_engine(*m_design.device, ip_options(m_design), m_modes, engine));
     options.mode = engine.mode;
     options.completion = engine.completion;
     options.msi_vector = engine.msi_vector;
@@ -167,6 +177,9 @@ vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify
     }
     if (PDT_TRY(design.device->enable_bus_master()) && options.progress)
         *options.progress << "Enabled bus master for " << bdf << "\n";
+    const std::string modes = PDT_TRY(describe_engine_modes(design, options.modes));
+    if (options.progress)
+        *options.progress << modes << "\n";
     std::vector<LoopRoute> loops =
         loop_routes(routes, design.dma_bridge->num_h2c(), design.dma_bridge->num_c2h());
     return std::make_unique<XdmaStreamDevice>(std::move(design), std::move(loops), options.timeout, options.modes);

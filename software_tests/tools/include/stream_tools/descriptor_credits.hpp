@@ -31,7 +31,7 @@ struct CreditsOptions {
 
 // Whether the design's XDMA IP has descriptor credits: as its design data states, else by
 // register read-back on H2C 0 (xdma::probe_ip). The error names why it cannot be tested.
-vfio::Result<void> require_descriptor_credits(vfio::Device& device, const designs::DmaBridge& bridge);
+vfio::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma_bar, const xdma::IpOptions& stated);
 
 // Prints "Test: PASS|FAIL" per design and the steps' lines; returns the exit status.
 int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, const CreditsOptions& options,

@@ -24,10 +24,18 @@ inline constexpr uint32_t MI_MUX_DISABLE = 0x80000000u;
 }  // namespace axis_switch
 
 // What the design data states about the design's XDMA IP, for xdma::choose_modes.
-inline xdma::IpOptions ip_options(const designs::DmaBridge& bridge) {
-    return xdma::IpOptions{bridge.xdma_ip.descriptor_credits, bridge.xdma_ip.poll_mode_writeback,
-                           bridge.xdma_ip.interrupts};
+inline xdma::IpOptions ip_options(const identify::IdentifiedDesign& design) {
+    if (!design.design || !design.design->dma_bridge)
+        return {};
+    const designs::XdmaIpOptions& ip = design.design->dma_bridge->xdma_ip;
+    return xdma::IpOptions{ip.descriptor_credits, ip.poll_mode_writeback, ip.interrupts};
 }
+
+// "Device 0000:15:00.0 XDMA engines: stop-list, completed descriptor count register (descriptor
+// credits no (stated), poll-mode writeback yes (probed))": the modes the design's engines will
+// use (xdma::choose_modes on its first H2C channel). Fails as choose_modes does, e.g. for an
+// explicit choice the IP cannot do.
+vfio::Result<std::string> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request);
 
 // Routing of one design: routes[m] is the slave port feeding master port m (nullopt: off).
 using SwitchRoutes = std::vector<std::optional<unsigned>>;

@@ -19,6 +19,8 @@
 
 #include <algorithm>
 
+#include "vfio_access/format.hpp"
+
 namespace xdma {
 namespace {
 
@@ -91,6 +93,11 @@ vfio::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction dire
     const uint64_t common = block_offset(target::SGDMA_COMMON);
     const uint32_t bit = sgdma_common_reg::channel_bit(direction, channel);
     const std::string object = std::string(to_string(direction)) + " " + std::to_string(channel);
+    const uint32_t id = regs.read32(ch + channel_reg::IDENTIFIER);
+    if (identifier::subsystem_identifier(id) != identifier::SUBSYSTEM_IDENTIFIER ||
+        identifier::target(id) != channel_target(direction) || identifier::channel_id(id) != channel)
+        return vfio::make_error("probe XDMA IP options", object, ENODEV,
+                                "no such channel: its identifier reads " + vfio::hex(id));
     const uint32_t status_value = regs.read32(ch + channel_reg::STATUS);
     const uint32_t control_value = regs.read32(ch + channel_reg::CONTROL);
     if ((status_value & status::busy) || (control_value & control::run))
@@ -188,10 +195,11 @@ vfio::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_
                                                             : "the IRQ block's Channel Interrupt Enable Mask reads back 0, "
                                                               "the XDMA IP's interrupts are not usable") +
                                             "; use completed_count or auto");
-        auto info = device.irq_info(vfio::IrqIndex::Msi);
-        if (!info.ok() || info->count == 0)
-            return refuse("completion", "--completion interrupt: the device offers no MSI vectors" +
-                                            (info.ok() ? std::string() : " (" + info.error().message() + ")"));
+        auto msi = device.irq_info(vfio::IrqIndex::Msi);
+        auto msix = device.irq_info(vfio::IrqIndex::Msix);
+        if ((!msi.ok() || msi->count == 0) && (!msix.ok() || msix->count == 0))
+            return refuse("completion", "--completion interrupt: the device offers no MSI or MSI-X vectors" +
+                                            (msi.ok() ? std::string() : " (" + msi.error().message() + ")"));
         modes.completion = CompletionMethod::Interrupt;
         break;
     }
@@ -216,17 +224,21 @@ vfio::Result<Modes> configure_engine(vfio::Device& device, const IpOptions& stat
 }
 
 vfio::Result<unsigned> enable_msi(vfio::Device& device) {
-    const vfio::IrqInfo info = PDT_TRY(device.irq_info(vfio::IrqIndex::Msi));
-    if (info.count == 0)
-        return vfio::make_error("enable MSI", device.identity().address.to_string(), ENOTSUP,
-                                "the device offers no MSI vectors");
     unsigned enabled = 0;
-    while (enabled < info.count && device.irq_eventfd(enabled).ok())
+    while (enabled < 32 && device.irq_eventfd(enabled).ok())
         ++enabled;
     if (enabled > 0)
         return enabled;  // enabled earlier (by another engine of this run): keep its eventfds
-    PDT_CHECK(device.irq_enable(vfio::IrqIndex::Msi, info.count));
-    return info.count;
+    // MSI as fpga_sio's designs use it; MSI-X when the IP was customised with it instead.
+    for (const vfio::IrqIndex index : {vfio::IrqIndex::Msi, vfio::IrqIndex::Msix}) {
+        auto info = device.irq_info(index);
+        if (!info.ok() || info->count == 0)
+            continue;
+        PDT_CHECK(device.irq_enable(index, info->count));
+        return info->count;
+    }
+    return vfio::make_error("enable MSI", device.identity().address.to_string(), ENOTSUP,
+                            "the device offers no MSI or MSI-X vectors");
 }
 
 unsigned msi_vector_for(Direction direction, unsigned channel, unsigned vectors) {

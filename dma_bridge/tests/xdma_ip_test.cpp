@@ -411,3 +411,12 @@ TEST(XdmaBusyAfterStop, BusyThatNeverClearsIsATimeoutNamingIt) {
     EXPECT_TRUE(has(second.error().message(), "status 0x00000007 (busy descriptor_stopped descriptor_completed)")) << second.error().message();
     EXPECT_TRUE(rig.model->violations().empty()) << "Run was never set while busy";
 }
+
+TEST(XdmaIpOptions, ProbeRefusesAChannelTheDesignLacks) {
+    Rig rig(memory_design(true));  // 2 H2C, 2 C2H
+    auto regs = xdma::dma_registers(*rig.device, 0);
+    auto probed = xdma::probe_ip(*regs, Direction::H2C, 3);
+    ASSERT_FALSE(probed.ok());
+    EXPECT_EQ(probed.error().code, ENODEV);
+    EXPECT_TRUE(has(probed.error().hint, "no such channel")) << probed.error().message();
+}

@@ -57,7 +57,7 @@ struct Modes {
 // the option and why (stated in the design data, or read back as 0). Auto picks credits when
 // the IP has them, else STOP-terminated lists; poll-mode writeback when the IP has it, else
 // the Completed Descriptor Count register. Interrupt completion also needs MSI on the device
-// (irq_info(Msi) with at least one vector).
+// (irq_info(Msi) or irq_info(Msix) with at least one vector).
 vfio::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t register_offset, Direction direction,
                                  unsigned channel, const IpOptions& stated, const ModeRequest& request);
 
@@ -66,8 +66,8 @@ vfio::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_
 vfio::Result<Modes> configure_engine(vfio::Device& device, const IpOptions& stated, const ModeRequest& request,
                                      EngineOptions& options);
 
-// Enables MSI on the device with every vector it offers, unless already enabled (engines
-// opened earlier keep their eventfds); returns the number of vectors enabled.
+// Enables MSI (else MSI-X) on the device with every vector it offers, unless already enabled
+// (engines opened earlier keep their eventfds); returns the number of vectors enabled.
 vfio::Result<unsigned> enable_msi(vfio::Device& device);
 // The vector an engine uses among `vectors`: H2C channels 0..3, then C2H channels 4..7, folded.
 unsigned msi_vector_for(Direction direction, unsigned channel, unsigned vectors);

@@ -59,7 +59,8 @@ bool run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOp
         std::fprintf(out, "TEST FAIL:\n  %s\n", modes.error().message().c_str());
         return false;
     }
-    std::fprintf(out, "%s\n", modes->c_str());
+    if (!modes->empty())
+        std::fprintf(out, "%s\n", modes->c_str());
     MemoryTestOptions memory = options.memory;
     memory.memory_base = options.memory_base_override.value_or(design.dma_bridge->memory_base);
     memory.memory_size = options.memory_size_override.value_or(design.dma_bridge->memory_size);
@@ -82,7 +83,8 @@ bool run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
         std::fprintf(out, "TEST FAIL:\n  %s\n", modes.error().message().c_str());
         return false;
     }
-    std::fprintf(out, "%s\n", modes->c_str());
+    if (!modes->empty())
+        std::fprintf(out, "%s\n", modes->c_str());
     OpenOptions open;
     open.timeout = options.stream.test.transfer_timeout;
     open.modes = options.stream.modes;

@@ -103,8 +103,12 @@ vfio::Result<std::string> describe_engine_modes(const identify::IdentifiedDesign
     const std::string bdf = design.identity.address.to_string();
     if (!design.device || !design.dma_bridge)
         return vfio::make_error("choose XDMA engine modes", bdf, ENODEV, "no open device with a DMA bridge");
-    const xdma::Modes modes = PDT_TRY(xdma::choose_modes(*design.device, design.dma_bridge->bar, 0, xdma::Direction::H2C,
-                                                         0, ip_options(design), request));
+    // Probe a channel the design has (C2H-only designs: C2H 0).
+    const auto direction = design.dma_bridge->num_h2c() > 0 ? xdma::Direction::H2C : xdma::Direction::C2H;
+    const xdma::Modes modes = PDT_TRY(
+        xdma::choose_modes(*design.device, design.dma_bridge->bar, 0, direction, 0, ip_options(design), request));
+    if (modes.mode == xdma::RunMode::Credits && modes.completion == xdma::CompletionMethod::PollWriteback)
+        return std::string();
     return "Device " + bdf + " XDMA engines: " + xdma::to_string(modes.mode) + ", " +
            xdma::to_string(modes.completion) + " (" + modes.basis + ")";
 }
@@ -178,7 +182,7 @@ vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify
     if (PDT_TRY(design.device->enable_bus_master()) && options.progress)
         *options.progress << "Enabled bus master for " << bdf << "\n";
     const std::string modes = PDT_TRY(describe_engine_modes(design, options.modes));
-    if (options.progress)
+    if (options.progress && !modes.empty())
         *options.progress << modes << "\n";
     std::vector<LoopRoute> loops =
         loop_routes(routes, design.dma_bridge->num_h2c(), design.dma_bridge->num_c2h());

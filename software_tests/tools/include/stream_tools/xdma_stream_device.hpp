@@ -33,8 +33,9 @@ inline xdma::IpOptions ip_options(const identify::IdentifiedDesign& design) {
 
 // "Device 0000:15:00.0 XDMA engines: stop-list, completed descriptor count register (descriptor
 // credits no (stated), poll-mode writeback yes (probed))": the modes the design's engines will
-// use (xdma::choose_modes on its first H2C channel). Fails as choose_modes does, e.g. for an
-// explicit choice the IP cannot do.
+// use (xdma::choose_modes on its first H2C channel, else its first C2H channel); empty for
+// fpga_sio's way (credits, poll-mode writeback), so fpga_sio's output stays as it was. Fails as
+// choose_modes does, e.g. for an explicit choice the IP cannot do.
 vfio::Result<std::string> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request);
 
 // Routing of one design: routes[m] is the slave port feeding master port m (nullopt: off).

@@ -43,7 +43,7 @@ TEST(Report, PassSummaryLines) {
     EXPECT_EQ(text,
               "Overall test statistics:\n"
               "0000:15:00.0 0 -> 1 818.599 Mbytes/sec (782824898560 bytes in 956.298503 secs)\n"
-              "0000:15:00.0 0 -> 1 Test pattern verified in 268435456 words\n"
+              "0000:15:00.0 0 -> 1 Test pattern verified in 268435456 words (1073741824 bytes)\n"
               "Overall PASS\n");
 }
 
@@ -74,7 +74,7 @@ TEST(Report, JsonLines) {
     EXPECT_EQ(code, 1);
     EXPECT_EQ(text,
               "{\"type\":\"total\",\"label\":\"a \\\"b\\\"\",\"bytes\":1000000,\"transfers\":2,\"seconds\":1.000000,"
-              "\"mbytes_per_sec\":1.000,\"verified\":true,\"words_verified\":250000}\n"
+              "\"mbytes_per_sec\":1.000,\"verified\":true,\"words_verified\":250000,\"bytes_verified\":1000000}\n"
               "{\"type\":\"failure\",\"channel\":\"0000:15:00.0 C2H 1\",\"message\":\"data error\","
               "\"stream_byte_offset\":64,\"first_bad_byte_offset\":64,\"expected\":10,\"actual\":11,\"bad_words\":3}\n"
               "{\"type\":\"result\",\"overall\":\"FAIL\",\"stopped_by_user\":false,\"rows\":1}\n");

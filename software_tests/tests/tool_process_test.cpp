@@ -161,9 +161,149 @@ TEST(TestDmaBridgeProcess, MemoryAndStreamDesignsPass) {
                              "card-to-host DMA timing for 4 transfers of 524288 bytes:\n",
                              "Testing address aliasing of card memory size 0x200000 at 19 power-of-two offsets",
                              "Testing using 64 buffers of size 0x4000 bytes, H2C channel 1 C2H channel 0\n",
-                             "Test pattern verified in 1048576 words\nTEST PASS\n"})
+                             "Test pattern verified in 1048576 words\nTEST PASS\n",
+                             "Verified totals:\n0000:15:00.0 XCKU5P_DUAL_QSFP_dma_ram memory_fixed_buffers H2C channel 0 "
+                             "C2H channel 0: 4194304 bytes verified\n",
+                             "0000:15:00.0 XCKU5P_DUAL_QSFP_dma_ram memory_addressing H2C channel 0 C2H channel 0: 152 "
+                             "bytes verified\n",
+                             "0000:2d:00.0 NiteFury_dma_stream_loopback stream_fixed_buffers H2C channel 1 C2H channel 0: "
+                             "4194304 bytes verified\n"})
         EXPECT_TRUE(contains(r.output, part)) << part << "\n" << r.output;
-    EXPECT_TRUE(r.output.ends_with("TEST PASS\nOverall PASS\n")) << r.output;
+    EXPECT_TRUE(r.output.ends_with(" tests, 0 failed\nOverall PASS\n")) << r.output;
+}
+
+// Issue 8: a stream design without a loopback route printed Overall PASS, exit 0, with zero bytes.
+TEST(TestDmaBridgeProcess, StreamDesignWithoutLoopbackFails) {
+    for (const char* design : {"TEF1001_dma_stream_crc64", "NiteFury_dma_stream_fixed_data"}) {
+        const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--sim_design", design, "--min_words", "0x10000",
+                                                          "--stream_mapping_size", "0x40000", "--transfer_timeout", "2"});
+        EXPECT_EQ(r.exit_code, 1) << r.output;
+        EXPECT_TRUE(contains(r.output, std::string(design) + " stream_fixed_buffers: FAIL: no loopback route from an "
+                                                             "H2C to a C2H channel"))
+            << r.output;
+        EXPECT_TRUE(r.output.ends_with("0 bytes verified in 1 tests, 1 failed\nOverall FAIL\n")) << r.output;
+        EXPECT_FALSE(contains(r.output, "PASS")) << r.output;
+    }
+}
+
+TEST(TestDmaBridgeProcess, JsonTotalsPerChannel) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--min_words", "0x10000", "--max_buffer_size",
+                                "0x80000", "--enabled_tests", "memory_fixed_buffers", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "{\"type\":\"total\",\"device\":\"0000:15:00.0\",\"design\":\"XCKU5P_DUAL_QSFP_dma_ram\","
+                                   "\"test\":\"memory_fixed_buffers\",\"h2c_channel\":0,\"c2h_channel\":0,"
+                                   "\"bytes_verified\":2097152,\"result\":\"PASS\"}\n"))
+        << r.output;
+    EXPECT_TRUE(r.output.ends_with("{\"type\":\"result\",\"overall\":\"PASS\",\"bytes_verified\":2097152,\"tests\":1,"
+                                   "\"failed\":0}\n"))
+        << r.output;
+}
+
+TEST(TestDmaBridgeProcess, JsonNothingTested) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--sim_design", "TEF1001_dma_stream_crc64", "--json",
+                                                      "--stream_mapping_size", "0x40000"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "\"bytes_verified\":0,\"result\":\"FAIL\",\"reason\":\"no loopback route")) << r.output;
+    EXPECT_TRUE(r.output.ends_with("{\"type\":\"result\",\"overall\":\"FAIL\",\"bytes_verified\":0,\"tests\":1,"
+                                   "\"failed\":1}\n"))
+        << r.output;
+}
+
+// 8 GiB of card memory needs 16 GiB of host buffers: refused before any DMA, with the way out.
+TEST(TestDmaBridgeProcess, HostMemoryLimitRefusesBeforeStarting) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--sim_design", "TEF1001_dma_ddr3", "--host_memory_limit",
+                                                      "0x40000000"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "Not started: memory_fixed_buffers on TEF1001_dma_ddr3 at 0000:15:00.0 needs "
+                                   "0x400000000 bytes of host buffers, more than --host_memory_limit 0x40000000: test "
+                                   "part of the card memory with --dma_bridge_memory_size_bytes, or raise the limit\n"
+                                   "Overall FAIL\n"))
+        << r.output;
+    EXPECT_FALSE(contains(r.output, "Testing using")) << r.output;
+    const Outcome windowed = run_tool(TEST_DMA_BRIDGE_TOOL,
+                                      {"--sim_design", "TEF1001_dma_ddr3", "--host_memory_limit", "0x40000000",
+                                       "--dma_bridge_memory_size_bytes", "0x100000", "--min_words", "0x10000",
+                                       "--enabled_tests", "memory_host_chunks"});
+    EXPECT_EQ(windowed.exit_code, 0) << windowed.output;
+    EXPECT_TRUE(contains(windowed.output, "memory_host_chunks H2C channel 0 C2H channel 0: 1048576 bytes verified\n"))
+        << windowed.output;
+}
+
+TEST(StreamToolProcess, HostMemoryLimitRefusesBeforeStarting) {
+    const Outcome r = run_tool(PARALLEL_STREAMS_TOOL, {"--sim_design", "NiteFury_dma_stream_loopback",
+                                                       "--host_memory_limit", "0x10000000", "--duration", "0.5"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "Not started: 4 channels x 0x40000000 bytes of host buffers need 0x100000000 bytes, "
+                                   "more than --host_memory_limit 0x10000000: lower --stream_mapping_size or raise "
+                                   "--host_memory_limit\nOverall FAIL\n"))
+        << r.output;
+    EXPECT_FALSE(contains(r.output, "Press Ctrl-C")) << r.output;
+}
+
+// fpga_sio's <h2c>,<c2h> pairs: the C2H half is used, not dropped.
+TEST(TestDmaBridgeProcess, H2cC2hPairs) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--sim_design", "NiteFury_dma_stream_loopback",
+                                "--min_words", "0x10000", "--enabled_tests", "memory_variable_transfers,stream_fixed_buffers",
+                                "--transfer_length", "0x60000,0x20000", "--stream_mapping_size", "0x100000,0x40000",
+                                "--stream_num_descriptors", "16,32"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char* part : {"H2C channel 0 transfer length 0x60000 bytes with ",
+                             "C2H channel 0 transfer length 0x20000 bytes with ",
+                             "Testing using H2C 16 buffers of size 0x10000 bytes, C2H 32 buffers of size 0x2000 bytes, "
+                             "H2C channel 0 C2H channel 1\n"})
+        EXPECT_TRUE(contains(r.output, part)) << part << "\n" << r.output;
+    EXPECT_TRUE(r.output.ends_with(" tests, 0 failed\nOverall PASS\n")) << r.output;
+}
+
+TEST(TestDmaBridgeProcess, DeviceRoutingAndA32) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "TOSING_160T_dma_stream_loopback", "--device_routing", "0000:15:00.0,0:0,1:1",
+                                "--a32", "--min_words", "0x10000", "--stream_mapping_size", "0x40000", "--verify_threads", "1"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "stream_fixed_buffers H2C channel 0 C2H channel 0: 262144 bytes verified\n")) << r.output;
+    EXPECT_TRUE(contains(r.output, "stream_fixed_buffers H2C channel 1 C2H channel 1: 262144 bytes verified\n")) << r.output;
+}
+
+// One --transfer_timeout default in every DMA tool.
+TEST(ToolOptions, OneTransferTimeoutDefault) {
+    for (const char* tool : {TEST_DMA_BRIDGE_TOOL, PARALLEL_STREAMS_TOOL, INDEPENDENT_STREAMS_TOOL, DESCRIPTOR_CREDITS_TOOL}) {
+        const Outcome r = run_tool(tool, {"--help"});
+        EXPECT_EQ(r.exit_code, 0) << tool;
+        EXPECT_TRUE(contains(r.output, "seconds without a completion that fail the test (default 60)")) << tool << r.output;
+    }
+}
+
+// Into a pipe, each line is there as soon as it is printed, not when the tool exits.
+TEST(ToolOutput, LinesReachAPipeWhileTheToolRuns) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execl(TEST_DMA_BRIDGE_TOOL, TEST_DMA_BRIDGE_TOOL, "--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--min_words",
+              "0x100000000", "--enabled_tests", "memory_fixed_buffers", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    close(fds[1]);
+    std::string seen;
+    char buffer[256];
+    while (!contains(seen, "Testing using ")) {
+        const ssize_t n = read(fds[0], buffer, sizeof buffer);
+        if (n <= 0)
+            break;
+        seen.append(buffer, static_cast<size_t>(n));
+    }
+    int status = 0;
+    const pid_t exited = waitpid(pid, &status, WNOHANG);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    close(fds[0]);
+    EXPECT_EQ(exited, 0) << "the tool had already exited: its lines came at exit\n" << seen;
+    EXPECT_TRUE(contains(seen, "Testing using 1 buffers of size 0x200000 bytes, H2C channel 0 C2H channel 0\n")) << seen;
 }
 
 TEST(TestDmaBridgeProcess, NothingTestedAndUsageErrors) {
@@ -172,9 +312,15 @@ TEST(TestDmaBridgeProcess, NothingTestedAndUsageErrors) {
     EXPECT_TRUE(r.output.ends_with("No design with a DMA bridge was tested\nOverall FAIL\n")) << r.output;
     r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--enabled_tests", "memory_fixed_buffers,bogus"});
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--transfer_length", "0x1000,0x2000"});
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_TRUE(contains(r.output, "different H2C and C2H transfer lengths are not supported")) << r.output;
+    for (const auto& args : std::vector<std::vector<std::string>>{{"--stream_num_descriptors", "16,0"},
+                                                                  {"--stream_mapping_size", "0x1000,0x1002"},
+                                                                  {"--transfer_length", "0x1000,"},
+                                                                  {"--host_memory_limit", "100"},
+                                                                  {"--device_routing", "0000:15:00.0,0-1"}}) {
+        r = run_tool(TEST_DMA_BRIDGE_TOOL, args);
+        EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[1] << "\n" << r.output;
+        EXPECT_TRUE(contains(r.output, "Error: parse option --" + args[0].substr(2))) << r.output;
+    }
 }
 
 TEST(DescriptorCreditsProcess, MemoryAndStreamDesignsPass) {
@@ -186,7 +332,29 @@ TEST(DescriptorCreditsProcess, MemoryAndStreamDesignsPass) {
         << r.output;
     EXPECT_TRUE(contains(r.output, "Successfully sent 3069 messages from Ch0->1 with a total of 7847433 32-bit words in "))
         << r.output;
-    EXPECT_TRUE(r.output.ends_with("Test: PASS\nOverall PASS\n")) << r.output;
+    EXPECT_TRUE(contains(r.output, "0000:15:00.0 XCKU5P_DUAL_QSFP_dma_ram descriptor_credits H2C channel 0 C2H channel 0: "
+                                   "2097152 bytes verified\n"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "0000:2d:00.0 NiteFury_dma_stream_loopback descriptor_credits H2C channel 0 C2H "
+                                   "channel 1: 31389732 bytes verified\n"))
+        << r.output;
+    EXPECT_TRUE(r.output.ends_with(" bytes verified in 2 tests, 0 failed\nOverall PASS\n")) << r.output;
+}
+
+TEST(DescriptorCreditsProcess, StreamDesignWithoutLoopbackFails) {
+    const Outcome r = run_tool(DESCRIPTOR_CREDITS_TOOL, {"--sim_design", "TEF1001_dma_stream_crc64", "--transfer_timeout", "2"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "Test: FAIL\n")) << r.output;
+    EXPECT_TRUE(contains(r.output, "TEF1001_dma_stream_crc64 descriptor_credits: FAIL: no loopback route")) << r.output;
+    EXPECT_TRUE(r.output.ends_with("0 bytes verified in 1 tests, 1 failed\nOverall FAIL\n")) << r.output;
+}
+
+TEST(DescriptorCreditsProcess, Json) {
+    const Outcome r = run_tool(DESCRIPTOR_CREDITS_TOOL, {"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(r.output.ends_with("{\"type\":\"result\",\"overall\":\"PASS\",\"bytes_verified\":2097152,\"tests\":1,"
+                                   "\"failed\":0}\n"))
+        << r.output;
 }
 
 TEST(DescriptorCreditsProcess, NothingTestedFails) {

@@ -11,16 +11,30 @@ namespace po = boost::program_options;
 using namespace stream_tools;
 
 int main(int argc, char** argv) {
+    line_buffer_stdout();
     std::vector<std::string> devices, routing_texts, sim_designs, design_files;
+    std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count());
+    bool a32 = false, json = false;
     po::options_description d;
     d.add_options()
         ("device,d", po::value(&devices)->composing(), "only the device at this PCI location (repeatable)")
         ("device_routing,s", po::value(&routing_texts)->composing(), "<bdf>[,<master>:<slave>]... switch routes")
         ("sim_design", po::value(&sim_designs)->composing(), "test a simulated instance of this design (repeatable)")
-        ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file (repeatable)");
+        ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file (repeatable)")
+        ("transfer_timeout", po::value(&transfer_timeout), transfer_timeout_help())
+        ("a32,3", po::bool_switch(&a32), "IOVAs of every DMA buffer and descriptor ring below 4 GiB (32-bit DMA mask)")
+        ("json", po::bool_switch(&json), "JSON Lines on stdout (the text lines go to stderr)");
     if (auto status = parse_command_line(argc, argv, d, "Tests XDMA descriptor credits."))
         return *status;
     CreditsOptions options;
+    options.json = json;
+    options.dma_mask_bits = a32 ? 32 : 64;
+    auto seconds = parse_seconds("transfer_timeout", transfer_timeout);
+    if (!seconds.ok()) {
+        std::cerr << "Error: " << seconds.error().message() << "\n";
+        return 2;
+    }
+    options.timeout = std::chrono::milliseconds(static_cast<int64_t>(*seconds * 1000.0 + 0.5));
     std::vector<vfio::PciAddress> locations;
     for (const std::string& text : devices) {
         auto address = vfio::PciAddress::parse(text);

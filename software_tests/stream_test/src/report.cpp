@@ -85,7 +85,8 @@ int Report::finish(const Summary& summary) {
             std::string text = json_interval("total", row.label, row.total);
             text.pop_back();
             text += ",\"verified\":" + std::string(row.verifies ? "true" : "false") +
-                    ",\"words_verified\":" + std::to_string(row.words_verified) + "}";
+                    ",\"words_verified\":" + std::to_string(row.words_verified) +
+                    ",\"bytes_verified\":" + std::to_string(row.words_verified * 4) + "}";
             std::fprintf(m_out, "%s\n", text.c_str());
         }
         for (const auto& failure : summary.failures)
@@ -106,8 +107,8 @@ int Report::finish(const Summary& summary) {
             std::fprintf(m_out, "%s Test FAILED: %s %s\n", row.label.c_str(), row.failure->channel.c_str(),
                          row.failure->message.c_str());
         else if (row.verifies && row.words_verified > 0)
-            std::fprintf(m_out, "%s Test pattern verified in %" PRIu64 " words\n", row.label.c_str(),
-                         row.words_verified);
+            std::fprintf(m_out, "%s Test pattern verified in %" PRIu64 " words (%" PRIu64 " bytes)\n",
+                         row.label.c_str(), row.words_verified, row.words_verified * 4);
         else if (row.verifies)
             std::fprintf(m_out, "%s No data received: nothing verified\n", row.label.c_str());
         else if (row.total.bytes == 0)

@@ -100,8 +100,8 @@ std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c,
 }
 
 XdmaStreamDevice::XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<LoopRoute> routes,
-                                   std::chrono::milliseconds timeout)
-    : m_design(std::move(design)), m_routes(std::move(routes)), m_timeout(timeout) {}
+                                   std::chrono::milliseconds timeout, unsigned dma_mask_bits)
+    : m_design(std::move(design)), m_routes(std::move(routes)), m_timeout(timeout), m_dma_mask_bits(dma_mask_bits) {}
 
 namespace {
 
@@ -127,6 +127,7 @@ vfio::Result<std::unique_ptr<streams::StreamChannel>> XdmaStreamDevice::open_cha
     options.buffer_size = buffers.size;
     options.buffer_kind = buffer_kind(buffers.allocation);
     options.timeout = m_timeout;
+    options.dma_mask_bits = m_dma_mask_bits;
     auto opened = PDT_TRY(xdma::XdmaStreamChannel::create(*m_design.device, options));
     return std::unique_ptr<streams::StreamChannel>(std::move(opened));
 }
@@ -163,7 +164,8 @@ vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify
         *options.progress << "Enabled bus master for " << bdf << "\n";
     std::vector<LoopRoute> loops =
         loop_routes(routes, design.dma_bridge->num_h2c(), design.dma_bridge->num_c2h());
-    return std::make_unique<XdmaStreamDevice>(std::move(design), std::move(loops), options.timeout);
+    return std::make_unique<XdmaStreamDevice>(std::move(design), std::move(loops), options.timeout,
+                                             options.dma_mask_bits);
 }
 
 vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "identify/identify.hpp"
+#include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
+#include "stream_tools/verdict.hpp"
 
 namespace stream_tools {
 
@@ -23,10 +25,14 @@ vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar);
 
 struct CreditsOptions {
     std::vector<DeviceRouting> routing;
-    std::chrono::milliseconds timeout{40000};
+    std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};  // --transfer_timeout
+    unsigned dma_mask_bits = 64;                                             // --a32: 32
+    bool json = false;
 };
 
-// Prints "Test: PASS|FAIL" per design and the steps' lines; returns the exit status.
+// Prints "Test: PASS|FAIL" per design and the steps' lines, then the bytes verified on each
+// route (verdict.hpp); returns the exit status. A design with no channel pair, no loopback
+// route or no card memory page fails with the reason.
 int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, const CreditsOptions& options,
                            std::FILE* out);
 

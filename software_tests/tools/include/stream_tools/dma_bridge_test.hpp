@@ -1,11 +1,14 @@
 // The body of test_dma_bridge: on every identified design with a DMA bridge, the card-memory
 // tests (memory-mapped designs, every H2C x C2H pair up to max_channel_combinations) or the
 // stream_fixed_buffers test (stream designs, every loopback route, a fixed amount of data
-// verified byte for byte). Prints fpga_sio's lines; Overall PASS only when something was
-// tested and everything passed.
+// verified byte for byte). Prints fpga_sio's lines, then the bytes each test verified on each
+// channel pair. Overall PASS only when every test verified data and none failed; a design with
+// a DMA bridge that nothing could be verified on (no channel, no loopback route) is a FAIL
+// with the reason, and so is a run that tested nothing.
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "identify/identify.hpp"
 #include "stream_tools/memory_tests.hpp"
 #include "stream_tools/stream_tools.hpp"
+#include "stream_tools/verdict.hpp"
 
 namespace stream_tools {
 
@@ -26,10 +30,18 @@ struct DmaBridgeTestOptions {
     std::optional<uint64_t> memory_size_override;
     unsigned max_channel_combinations = 16;
     std::set<std::string> enabled;  // empty: every test
-    StreamRunOptions stream;        // stream designs: buffers and timeouts
+    StreamRunOptions stream;        // stream designs: H2C buffers, timeouts, json, host memory limit
+    size_t c2h_num_descriptors = 64;          // --stream_num_descriptors <h2c>,<c2h>: the C2H half
+    uint64_t c2h_mapping_size = 0x40000000;   // --stream_mapping_size <h2c>,<c2h>: the C2H half
+    std::vector<DeviceRouting> routing;       // --device_routing
 };
 
-// Returns the exit status: 0 Overall PASS, 1 Overall FAIL.
+// Host buffer bytes the enabled tests need on the design at once, and the test needing most.
+std::pair<uint64_t, std::string> host_bytes_needed(const identify::IdentifiedDesign& design,
+                                                   const DmaBridgeTestOptions& options);
+
+// Returns the exit status: 0 Overall PASS, 1 Overall FAIL. With options.stream.json, JSON
+// Lines go to out and fpga_sio's text lines to stderr.
 int run_test_dma_bridge(std::vector<identify::IdentifiedDesign>& designs, const DmaBridgeTestOptions& options,
                         std::FILE* out);
 

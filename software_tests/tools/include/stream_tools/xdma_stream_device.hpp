@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "identify/identify.hpp"
+#include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
 #include "stream_tools/stream_device.hpp"
 
@@ -63,7 +64,7 @@ std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c,
 class XdmaStreamDevice : public StreamDevice {
 public:
     XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<LoopRoute> routes,
-                     std::chrono::milliseconds timeout);
+                     std::chrono::milliseconds timeout, unsigned dma_mask_bits = 64);
     std::string design_name() const override { return m_design.design->name; }
     vfio::PciAddress address() const override { return m_design.identity.address; }
     int iommu_group() const override { return m_design.identity.iommu_group; }
@@ -78,13 +79,15 @@ private:
     identify::IdentifiedDesign m_design;
     std::vector<LoopRoute> m_routes;
     std::chrono::milliseconds m_timeout;
+    unsigned m_dma_mask_bits;
 };
 
 struct OpenOptions {
     std::vector<vfio::PciAddress> locations;  // empty: all
     std::vector<DeviceRouting> routing;       // --device_routing
     bool force_routing = false;
-    std::chrono::milliseconds timeout{10000};
+    std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};
+    unsigned dma_mask_bits = 64;  // --a32: 32 (IOVAs of the channels' buffers below 4 GiB)
     std::ostream* progress = nullptr;  // "Opening device", "Enabled bus master", "routes updated"
 };
 

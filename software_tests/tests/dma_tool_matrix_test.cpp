@@ -2,14 +2,15 @@
 // process with its output in a file, under a timeout, with small options. Each run must end
 // either with Overall PASS, exit 0 and a nonzero verified-bytes figure, or with exit 1,
 // Overall FAIL and a line giving the reason. PASS with nothing verified, a crash, a timeout or
-// exit 0 without PASS fails. Prints the table of outcomes (also written to
-// dma_tool_matrix.md in the working directory).
+// exit 0 without PASS fails. Prints the table of outcomes (also written, with each run's log,
+// to dma_tool_matrix/ in the working directory).
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -110,18 +111,22 @@ uint64_t verified_bytes(const std::string& output) {
     return total;
 }
 
-// The line that says why a run failed: the first line naming a failure.
+// The line that says why a run failed: the first line naming a failure, "FAIL: " lines first.
 std::string reason(const std::string& output) {
-    static const std::regex why("(FAIL: [^\\n]*|Test FAILED[^\\n]*|TEST FAIL:\\n[^\\n]*|Not started[^\\n]*|"
-                                "No [^\\n]*tested[^\\n]*|Error: [^\\n]*|[^\\n]*nothing [^\\n]*verif[^\\n]*)");
-    std::smatch m;
-    if (!std::regex_search(output, m, why))
-        return "";
-    std::string text = m[1].str();
-    for (char& c : text)
-        if (c == '\n' || c == '|')
-            c = ' ';
-    return text;
+    static const std::regex kinds[] = {
+        std::regex("FAIL: ([^\\n]*)"), std::regex("(Test FAILED[^\\n]*)"), std::regex("TEST FAIL:\\n *([^\\n]*)"),
+        std::regex("(Not started[^\\n]*)"), std::regex("(No [^\\n]*tested[^\\n]*)"), std::regex("(Error: [^\\n]*)")};
+    for (const std::regex& kind : kinds) {
+        std::smatch m;
+        if (std::regex_search(output, m, kind)) {
+            std::string text = m[1].str();
+            for (char& c : text)
+                if (c == '|')
+                    c = '/';
+            return text;
+        }
+    }
+    return "";
 }
 
 struct Cell {
@@ -146,7 +151,7 @@ Cell judge(const Outcome& r) {
         const std::string why = reason(r.output);
         if (why.empty())
             return {false, "BAD: exit 1 without a reason line"};
-        return {true, "FAIL " + why.substr(0, 150)};
+        return {true, "FAIL " + why.substr(0, 120)};
     }
     return {false, "BAD: exit " + std::to_string(r.exit_code)};
 }
@@ -163,6 +168,7 @@ TEST(DmaToolMatrix, EveryToolOnEveryBuiltInDesign) {
     for (size_t d = 0; d < all.size(); ++d)
         for (size_t t = 0; t < std::size(kTools); ++t)
             jobs.push_back({d, t});
+    std::filesystem::create_directories("dma_tool_matrix");  // one log per run
     std::vector<Cell> cells(jobs.size());
     std::vector<std::string> outputs(jobs.size());
     std::atomic<size_t> next{0};
@@ -170,7 +176,7 @@ TEST(DmaToolMatrix, EveryToolOnEveryBuiltInDesign) {
         for (size_t j; (j = next.fetch_add(1)) < jobs.size();) {
             const designs::Design& design = all[jobs[j].design];
             const Tool& tool = kTools[jobs[j].tool];
-            const std::string file = "dma_tool_matrix_" + design.name + "_" + tool.name + ".log";
+            const std::string file = "dma_tool_matrix/" + design.name + "_" + tool.name + ".log";
             const Outcome r = run_to_file(tool.path, tool_args(tool.name, design), file);
             cells[j] = judge(r);
             outputs[j] = r.output;
@@ -195,7 +201,7 @@ TEST(DmaToolMatrix, EveryToolOnEveryBuiltInDesign) {
     table << "\n" << passes << " PASS, " << fails << " FAIL with a reason, " << jobs.size() - passes - fails
           << " bad, of " << jobs.size() << " runs\n";
     std::cout << table.str();
-    std::ofstream("dma_tool_matrix.md") << table.str();
+    std::ofstream("dma_tool_matrix/outcomes.md") << table.str();
 }
 
 // The judge itself: each way a run can go wrong is caught.

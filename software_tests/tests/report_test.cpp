@@ -56,7 +56,30 @@ TEST(Report, VerifyingRowWithNoDataFails) {
     int code = -1;
     const std::string text = capture([&](std::FILE* out) { code = stream_test::Report(out, false).finish(summary); });
     EXPECT_EQ(code, 1);
-    EXPECT_NE(text.find("p No data received: nothing verified\nOverall FAIL\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("p No data received: nothing verified\nFAIL: p moved no data: nothing verified on it\n"
+                        "Overall FAIL\n"),
+              std::string::npos)
+        << text;
+}
+
+// Only sources (H2C rows): data moved, nothing verified; the verdict says so.
+TEST(Report, NoVerifyingRowFailsWithTheReason) {
+    stream_test::Summary summary;
+    stream_test::RowTotals row;
+    row.label = "0000:15:00.0 H2C channel 0";
+    row.total = Interval{4096, 1, 1.0};
+    summary.rows.push_back(row);
+    int code = -1;
+    std::string text = capture([&](std::FILE* out) { code = stream_test::Report(out, false).finish(summary); });
+    EXPECT_EQ(code, 1);
+    EXPECT_TRUE(text.ends_with("FAIL: no C2H channel under test receives from an H2C channel under test: nothing was "
+                               "verified\nOverall FAIL\n"))
+        << text;
+    text = capture([&](std::FILE* out) { code = stream_test::Report(out, true).finish(summary); });
+    EXPECT_EQ(code, 1);
+    EXPECT_TRUE(text.ends_with(",\"rows\":1,\"reason\":\"no C2H channel under test receives from an H2C channel under "
+                               "test: nothing was verified\"}\n"))
+        << text;
 }
 
 TEST(Report, JsonLines) {

@@ -179,7 +179,8 @@ TEST(TestDmaBridgeProcess, StreamDesignWithoutLoopbackFails) {
         const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--sim_design", design, "--min_words", "0x10000",
                                                           "--stream_mapping_size", "0x40000", "--transfer_timeout", "2"});
         EXPECT_EQ(r.exit_code, 1) << r.output;
-        EXPECT_TRUE(contains(r.output, std::string(design) + " stream_fixed_buffers: FAIL: no loopback route from an "
+        EXPECT_TRUE(contains(r.output, std::string(design) + " stream_fixed_buffers,stream_fixed_buffers_c2h_continuous,"
+                                                             "stream_variable_transfers: FAIL: no loopback route from an "
                                                              "H2C to a C2H channel"))
             << r.output;
         EXPECT_TRUE(r.output.ends_with("0 bytes verified in 1 tests, 1 failed\nOverall FAIL\n")) << r.output;
@@ -258,10 +259,29 @@ TEST(TestDmaBridgeProcess, H2cC2hPairs) {
     EXPECT_TRUE(r.output.ends_with(" tests, 0 failed\nOverall PASS\n")) << r.output;
 }
 
+// fpga_sio's two other stream sub-tests, each on every loopback route.
+TEST(TestDmaBridgeProcess, StreamSubtests) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "NiteFury_dma_stream_loopback", "--enabled_tests",
+                                "stream_fixed_buffers_c2h_continuous,stream_variable_transfers", "--min_words", "0x10000",
+                                "--stream_mapping_size", "0x40000,0x20000", "--stream_num_descriptors", "16,32",
+                                "--transfer_length", "0x5000,0x1800"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char* part : {"Testing using H2C 16 buffers of size 0x4000 bytes, C2H continuous ring of 32 buffers of size "
+                             "0x1000 bytes, H2C channel 0 C2H channel 1\n",
+                             "Testing using H2C transfer length 0x5000 bytes, C2H transfer length 0x1800 bytes, 0x20000 "
+                             "bytes per round, H2C channel 1 C2H channel 0\n",
+                             "stream_fixed_buffers_c2h_continuous H2C channel 1 C2H channel 0: 262144 bytes verified\n",
+                             "stream_variable_transfers H2C channel 0 C2H channel 1: 262144 bytes verified\n"})
+        EXPECT_TRUE(contains(r.output, part)) << part << "\n" << r.output;
+    EXPECT_TRUE(r.output.ends_with("1048576 bytes verified in 4 tests, 0 failed\nOverall PASS\n")) << r.output;
+}
+
 TEST(TestDmaBridgeProcess, DeviceRoutingAndA32) {
     const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
                                {"--sim_design", "TOSING_160T_dma_stream_loopback", "--device_routing", "0000:15:00.0,0:0,1:1",
-                                "--a32", "--min_words", "0x10000", "--stream_mapping_size", "0x40000", "--verify_threads", "1"});
+                                "--a32", "--min_words", "0x10000", "--stream_mapping_size", "0x40000", "--verify_threads", "1",
+                                "--enabled_tests", "stream_fixed_buffers"});
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "stream_fixed_buffers H2C channel 0 C2H channel 0: 262144 bytes verified\n")) << r.output;
     EXPECT_TRUE(contains(r.output, "stream_fixed_buffers H2C channel 1 C2H channel 1: 262144 bytes verified\n")) << r.output;

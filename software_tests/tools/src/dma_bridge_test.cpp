@@ -5,6 +5,7 @@
 
 #include "pattern/worker_pool.hpp"
 #include "stream_test/report.hpp"
+#include "stream_tools/stream_subtests.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
 
 namespace stream_tools {
@@ -152,9 +153,45 @@ ChannelResult run_stream_route(XdmaStreamDevice& device, ChannelResult result, c
     return result;
 }
 
+std::string enabled_stream_tests(const DmaBridgeTestOptions& options) {
+    std::string names;
+    for (const std::string& test : kDmaBridgeTests)
+        if (test.starts_with("stream_") && enabled(options, test))
+            names += (names.empty() ? "" : ",") + test;
+    return names;
+}
+
+StreamSubtestOptions subtest_options(const DmaBridgeTestOptions& options, unsigned bar, const LoopRoute& route) {
+    StreamSubtestOptions o;
+    o.dma_bar = bar;
+    o.h2c_channel = route.h2c;
+    o.c2h_channel = route.c2h;
+    o.h2c_buffers = options.stream.num_descriptors;
+    o.c2h_buffers = options.c2h_num_descriptors;
+    o.h2c_mapping = options.stream.mapping_size;
+    o.c2h_mapping = options.c2h_mapping_size;
+    o.h2c_transfer = options.memory.transfer_length;
+    o.c2h_transfer = options.memory.c2h_transfer_length ? options.memory.c2h_transfer_length
+                                                        : options.memory.transfer_length;
+    o.min_bytes = options.memory.min_words * 4;
+    o.dma_mask_bits = options.stream.dma_mask_bits;
+    o.buffer_kind = options.memory.buffer_kind;
+    o.timeout = options.stream.test.transfer_timeout;
+    o.pool = options.memory.pool;
+    return o;
+}
+
+ChannelResult with(ChannelResult result, const MemoryTestResult& outcome) {
+    result.bytes_verified = outcome.passed ? outcome.bytes_verified : 0;
+    if (!outcome.passed)
+        result.failure = outcome.failure;
+    return result;
+}
+
 void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOptions& options, std::FILE* out,
                        std::vector<ChannelResult>& results) {
-    ChannelResult base = result_for(design, "stream_fixed_buffers");
+    ChannelResult base = result_for(design, enabled_stream_tests(options));
+    const unsigned bar = design.dma_bridge->bar;
     OpenOptions open;
     open.timeout = options.stream.test.transfer_timeout;
     open.routing = options.routing;
@@ -168,7 +205,7 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
     }
     if ((*device)->routes().empty()) {
         base.failure = "no loopback route from an H2C to a C2H channel: the design's C2H data is not its H2C data, "
-                       "so stream_fixed_buffers has nothing it can verify";
+                       "so the stream tests have nothing they can verify";
         std::fprintf(out, "Not testing %s design PCI device %s: %s\n", base.design.c_str(), base.device.c_str(),
                      base.failure->c_str());
         results.push_back(base);
@@ -178,7 +215,20 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
         ChannelResult result = base;
         result.h2c = route.h2c;
         result.c2h = route.c2h;
-        results.push_back(run_stream_route(**device, result, options, out));
+        if (enabled(options, "stream_fixed_buffers")) {
+            result.test = "stream_fixed_buffers";
+            results.push_back(run_stream_route(**device, result, options, out));
+        }
+        const StreamSubtestOptions sub = subtest_options(options, bar, route);
+        if (enabled(options, "stream_fixed_buffers_c2h_continuous")) {
+            result.test = "stream_fixed_buffers_c2h_continuous";
+            results.push_back(with(result, stream_fixed_buffers_c2h_continuous((*device)->device(), sub, out)));
+        }
+        if (enabled(options, "stream_variable_transfers")) {
+            result.test = "stream_variable_transfers";
+            results.push_back(with(result, stream_variable_transfers((*device)->device(), sub, out)));
+        }
+        std::fflush(out);
     }
 }
 
@@ -194,8 +244,8 @@ std::pair<uint64_t, std::string> host_bytes_needed(const identify::IdentifiedDes
         for (const std::string& test : kDmaBridgeTests)
             if (enabled(options, test) && memory_test_host_bytes(test, memory) > most.first)
                 most = {memory_test_host_bytes(test, memory), test};
-    } else if (enabled(options, "stream_fixed_buffers")) {
-        most = {options.stream.mapping_size + options.c2h_mapping_size, "stream_fixed_buffers"};
+    } else if (!enabled_stream_tests(options).empty()) {
+        most = {options.stream.mapping_size + options.c2h_mapping_size, enabled_stream_tests(options)};
     }
     return most;
 }
@@ -225,20 +275,20 @@ void test_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions&
     const bool memory = design.dma_bridge->mode == designs::DmaMode::MemoryMapped;
     const bool any = memory ? std::any_of(kDmaBridgeTests.begin(), kDmaBridgeTests.end(),
                                           [&](const std::string& t) { return t.starts_with("memory_") && enabled(options, t); })
-                            : enabled(options, "stream_fixed_buffers");
+                            : !enabled_stream_tests(options).empty();
     if (!any)
         return;
     if (h2c == 0 || c2h == 0) {
         std::fprintf(out, "Skipping design %s num_h2c_channels=%u num_c2h_channels=%u\n", design.design->name.c_str(),
                      h2c, c2h);
-        ChannelResult result = result_for(design, memory ? "memory" : "stream_fixed_buffers");
+        ChannelResult result = result_for(design, memory ? "memory" : enabled_stream_tests(options));
         result.failure = "num_h2c_channels=" + std::to_string(h2c) + " num_c2h_channels=" + std::to_string(c2h) +
                          ": no H2C x C2H channel pair to test";
         results.push_back(result);
         return;
     }
     if (auto enabled_bm = design.device->enable_bus_master(); !enabled_bm.ok()) {
-        ChannelResult result = result_for(design, memory ? "memory" : "stream_fixed_buffers");
+        ChannelResult result = result_for(design, memory ? "memory" : enabled_stream_tests(options));
         result.failure = enabled_bm.error().message();
         results.push_back(result);
         return;

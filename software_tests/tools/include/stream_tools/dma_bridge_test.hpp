@@ -1,7 +1,8 @@
 // The body of test_dma_bridge: on every identified design with a DMA bridge, the card-memory
 // tests (memory-mapped designs, every H2C x C2H pair up to max_channel_combinations) or the
-// stream_fixed_buffers test (stream designs, every loopback route, a fixed amount of data
-// verified byte for byte). Prints fpga_sio's lines, then the bytes each test verified on each
+// stream tests (stream designs, every loopback route, a fixed amount of data verified byte
+// for byte: stream_fixed_buffers, and stream_subtests.hpp's stream_fixed_buffers_c2h_continuous
+// and stream_variable_transfers). Prints fpga_sio's lines, then the bytes each test verified on each
 // channel pair. Overall PASS only when every test verified data and none failed; a design with
 // a DMA bridge that nothing could be verified on (no channel, no loopback route) is a FAIL
 // with the reason, and so is a run that tested nothing.
@@ -22,7 +23,8 @@ namespace stream_tools {
 
 inline const std::vector<std::string> kDmaBridgeTests{"memory_fixed_buffers", "memory_variable_transfers",
                                                       "memory_host_chunks", "memory_addressing",
-                                                      "stream_fixed_buffers"};
+                                                      "stream_fixed_buffers", "stream_fixed_buffers_c2h_continuous",
+                                                      "stream_variable_transfers"};
 
 struct DmaBridgeTestOptions {
     MemoryTestOptions memory;  // memory_base / memory_size come from each design

@@ -3,6 +3,7 @@
 // peripherals and AXI4-Stream Switch routes. Read-only: safe while DMA runs.
 // Exit status: 0 designs identified, 1 none found or a device failed, 2 usage error.
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <iostream>
 
 #include "identify/bus_choice.hpp"
@@ -59,6 +60,7 @@ void list_designs(const designs::Registry& registry) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     Options options;
     if (auto status = parse_options(argc, argv, options))
         return *status;

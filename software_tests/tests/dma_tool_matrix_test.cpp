@@ -36,7 +36,7 @@ const Tool kTools[] = {{"test_dma_bridge", TEST_DMA_BRIDGE_TOOL},
                        {"parallel_streams", PARALLEL_STREAMS_TOOL},
                        {"independent_streams", INDEPENDENT_STREAMS_TOOL},
                        {"descriptor_credits", DESCRIPTOR_CREDITS_TOOL}};
-constexpr auto kRunTimeout = 90s;
+constexpr auto kRunTimeout = 120s;
 
 struct Outcome {
     int exit_code = -1;  // 128 + signal when killed; -2 timed out
@@ -84,7 +84,9 @@ std::vector<std::string> tool_args(const std::string& tool, const designs::Desig
     const std::vector<std::string> stream{"--stream_mapping_size", "0x40000", "--stream_num_descriptors", "16"};
     if (tool == "test_dma_bridge") {
         args.insert(args.end(), stream.begin(), stream.end());
-        for (const char* a : {"--min_words", "0x10000", "--max_buffer_size", "0x40000", "--transfer_length", "0x30000"})
+        // Two channel pairs at most: a design whose DMA times out fails in seconds, not minutes.
+        for (const char* a : {"--min_words", "0x10000", "--max_buffer_size", "0x40000", "--transfer_length", "0x30000",
+                              "--max_channel_combinations", "2"})
             args.push_back(a);
         // Large card memories: a 1 MiB window (printed as an override), so the matrix stays small.
         if (design.dma_bridge && design.dma_bridge->memory_size > 0x400000) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
@@ -22,13 +23,17 @@ struct Outcome {
 };
 
 // Runs the tool; with interrupt_after set, sends SIGINT once that much time has passed.
-Outcome run_tool(const char* tool, std::vector<std::string> args, std::optional<std::chrono::milliseconds> interrupt_after = {}) {
+Outcome run_tool(const char* tool, std::vector<std::string> args, std::optional<std::chrono::milliseconds> interrupt_after = {},
+                 bool stdout_only = false) {
     int pipe_fds[2];
     EXPECT_EQ(pipe(pipe_fds), 0);
     const pid_t pid = fork();
     if (pid == 0) {
         dup2(pipe_fds[1], 1);
-        dup2(pipe_fds[1], 2);
+        if (!stdout_only)
+            dup2(pipe_fds[1], 2);
+        else
+            freopen("/dev/null", "w", stderr);
         close(pipe_fds[0]);
         close(pipe_fds[1]);
         std::vector<char*> argv{const_cast<char*>(tool)};
@@ -200,6 +205,22 @@ TEST(TestDmaBridgeProcess, JsonTotalsPerChannel) {
     EXPECT_TRUE(r.output.ends_with("{\"type\":\"result\",\"overall\":\"PASS\",\"bytes_verified\":2097152,\"tests\":1,"
                                    "\"failed\":0}\n"))
         << r.output;
+}
+
+// With --json, stdout holds JSON Lines only (the text lines, "Opening device" too, go to stderr).
+TEST(TestDmaBridgeProcess, JsonStdoutIsOnlyJson) {
+    for (const char* tool : {TEST_DMA_BRIDGE_TOOL, DESCRIPTOR_CREDITS_TOOL}) {
+        std::vector<std::string> args{"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--json"};
+        if (tool == std::string(TEST_DMA_BRIDGE_TOOL))
+            args.insert(args.end(), {"--min_words", "0x10000", "--enabled_tests", "memory_addressing"});
+        const Outcome r = run_tool(tool, args, std::nullopt, true);
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        std::istringstream lines(r.output);
+        size_t count = 0;
+        for (std::string line; std::getline(lines, line); ++count)
+            EXPECT_TRUE(line.starts_with("{\"type\":\"") && line.ends_with("}")) << tool << ": " << line;
+        EXPECT_EQ(count, 2u) << r.output;
+    }
 }
 
 TEST(TestDmaBridgeProcess, JsonNothingTested) {

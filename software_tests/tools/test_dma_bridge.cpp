@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     auto bus = identify::open_bus(cli.sim_designs, *registry, locations);
     identify::IdentifyOptions identify_options;
     identify_options.locations = locations;
-    identify_options.progress = &std::cout;
+    identify_options.progress = cli.json ? &std::cerr : &std::cout;  // --json: stdout holds only JSON
     auto found = bus.ok() ? identify::identify_designs(**bus, *registry, identify_options)
                           : vfio::Result<identify::Identification>(bus.error());
     if (!found.ok()) {

@@ -298,6 +298,24 @@ TEST(TestDmaBridgeProcess, StreamSubtests) {
     EXPECT_TRUE(r.output.ends_with("1048576 bytes verified in 4 tests, 0 failed\nOverall PASS\n")) << r.output;
 }
 
+// C2H buffers and receives are whole stream beats (--stream_axi_width_bytes, 16 by default).
+TEST(TestDmaBridgeProcess, StreamAxiWidth) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "NiteFury_dma_stream_loopback", "--enabled_tests",
+                                "stream_fixed_buffers,stream_variable_transfers", "--min_words", "0x10000",
+                                "--stream_mapping_size", "0x40000,0x3e80", "--stream_num_descriptors", "16,16",
+                                "--transfer_length", "0x5000,0x1804"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "Testing using H2C 16 buffers of size 0x4000 bytes, C2H 16 buffers of size 0x3e0 bytes, "
+                                   "H2C channel 0 C2H channel 1\n"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "Testing using H2C transfer length 0x3e80 bytes, C2H transfer length 0x1800 bytes"))
+        << r.output;
+    const Outcome bad = run_tool(TEST_DMA_BRIDGE_TOOL, {"--stream_axi_width_bytes", "6"});
+    EXPECT_EQ(bad.exit_code, 2) << bad.output;
+    EXPECT_TRUE(contains(bad.output, "must be a multiple of 4")) << bad.output;
+}
+
 TEST(TestDmaBridgeProcess, DeviceRoutingAndA32) {
     const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
                                {"--sim_design", "TOSING_160T_dma_stream_loopback", "--device_routing", "0000:15:00.0,0:0,1:1",

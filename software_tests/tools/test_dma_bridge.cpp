@@ -20,7 +20,8 @@ struct Cli {
     std::vector<std::string> devices, sim_designs, design_files, device_routing;
     std::string max_buffer_size = "0x8000000", max_channel_combinations = "16", buffer_allocation = "heap";
     std::string stream_mapping_size = "0x40000000", stream_num_descriptors = "64", transfer_length = "0x10000000";
-    std::string host_buffer_divisor = "4", memory_base, memory_size, enabled_tests, min_words = "0x100000000";
+    std::string stream_axi_width_bytes = "16", host_buffer_divisor = "4", memory_base, memory_size, enabled_tests;
+    std::string min_words = "0x100000000";
     std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count()), host_memory_limit;
     int verify_threads = -1;
     bool a32 = false, json = false;
@@ -55,6 +56,10 @@ vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     common.json = cli.json;
     o.stream = PDT_TRY(run_options(common));
     o.c2h_mapping_size = mapping.second;
+    o.stream_axi_width_bytes = PDT_TRY(parse_number("stream_axi_width_bytes", cli.stream_axi_width_bytes, 4, 4096));
+    if (o.stream_axi_width_bytes % 4 != 0)
+        return vfio::make_error("parse option --stream_axi_width_bytes", cli.stream_axi_width_bytes, EINVAL,
+                                "must be a multiple of 4");
     o.c2h_num_descriptors = descriptors.second;
     o.memory.timeout = o.stream.test.transfer_timeout;
     o.memory.dma_mask_bits = o.stream.dma_mask_bits;
@@ -91,6 +96,8 @@ int main(int argc, char** argv) {
         ("stream_mapping_size", po::value(&cli.stream_mapping_size), "<h2c>[,<c2h>] stream host buffer bytes (0x40000000)")
         ("stream_num_descriptors", po::value(&cli.stream_num_descriptors), "<h2c>[,<c2h>] stream buffers (64)")
         ("transfer_length", po::value(&cli.transfer_length), "<h2c>[,<c2h>] bytes per memory_variable_transfers transfer")
+        ("stream_axi_width_bytes", po::value(&cli.stream_axi_width_bytes),
+         "C2H stream buffers and receives are whole beats of this many bytes (16)")
         ("host_buffer_divisor", po::value(&cli.host_buffer_divisor), "memory_host_chunks host buffer = card / n (4)")
         ("dma_bridge_memory_base_address", po::value(&cli.memory_base), "override the card memory base address")
         ("dma_bridge_memory_size_bytes", po::value(&cli.memory_size), "override the card memory size")

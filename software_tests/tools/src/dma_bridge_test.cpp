@@ -100,8 +100,9 @@ ChannelResult run_stream_route(XdmaStreamDevice& device, ChannelResult result, c
     const ChannelBuffers h2c_buffers{options.stream.num_descriptors,
                                      (options.stream.mapping_size / options.stream.num_descriptors) & ~uint64_t{3},
                                      options.stream.allocation};
+    const uint64_t c2h_whole = (options.c2h_mapping_size / options.c2h_num_descriptors) & ~uint64_t{3};
     const ChannelBuffers c2h_buffers{options.c2h_num_descriptors,
-                                     (options.c2h_mapping_size / options.c2h_num_descriptors) & ~uint64_t{3},
+                                     c2h_whole - c2h_whole % options.stream_axi_width_bytes,  // whole stream beats
                                      options.stream.allocation};
     const unsigned h = *result.h2c, c = *result.c2h;
     if (h2c_buffers.size == c2h_buffers.size && h2c_buffers.count == c2h_buffers.count)
@@ -170,6 +171,7 @@ StreamSubtestOptions subtest_options(const DmaBridgeTestOptions& options, unsign
     o.c2h_buffers = options.c2h_num_descriptors;
     o.h2c_mapping = options.stream.mapping_size;
     o.c2h_mapping = options.c2h_mapping_size;
+    o.stream_width = options.stream_axi_width_bytes;
     o.h2c_transfer = options.memory.transfer_length;
     o.c2h_transfer = options.memory.c2h_transfer_length ? options.memory.c2h_transfer_length
                                                         : options.memory.transfer_length;

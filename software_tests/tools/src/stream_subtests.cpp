@@ -193,7 +193,8 @@ vfio::Result<std::unique_ptr<xdma::Engine>> stream_engine(vfio::Device& device, 
 MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const StreamSubtestOptions& o,
                                                      std::FILE* out) {
     const uint64_t h2c_size = (o.h2c_mapping / o.h2c_buffers) & ~uint64_t{3};
-    const uint64_t c2h_size = (o.c2h_mapping / o.c2h_buffers) & ~uint64_t{3};
+    const uint64_t c2h_whole = (o.c2h_mapping / o.c2h_buffers) & ~uint64_t{3};
+    const uint64_t c2h_size = c2h_whole - c2h_whole % std::max<uint64_t>(o.stream_width, 4);
     std::fprintf(out, "Testing using H2C %zu buffers of size %s bytes, C2H continuous ring of %zu buffers of size %s "
                       "bytes, H2C channel %u C2H channel %u\n",
                  o.h2c_buffers, hex(h2c_size).c_str(), o.c2h_buffers, hex(c2h_size).c_str(), o.h2c_channel,
@@ -329,7 +330,8 @@ vfio::Result<void> variable_round(xdma::Engine& h2c, xdma::Engine& c2h, const vf
 MemoryTestResult stream_variable_transfers(vfio::Device& device, const StreamSubtestOptions& o, std::FILE* out) {
     const uint64_t round = std::min(o.h2c_mapping, o.c2h_mapping) & ~uint64_t{3};
     const uint64_t h2c_length = std::min(o.h2c_transfer, round) & ~uint64_t{3};
-    const uint64_t c2h_length = std::min<uint64_t>({o.c2h_transfer, round, 0x0FFFFFC0}) & ~uint64_t{3};
+    const uint64_t c2h_most = std::min<uint64_t>({o.c2h_transfer, round, 0x0FFFFFC0}) & ~uint64_t{3};
+    const uint64_t c2h_length = c2h_most - c2h_most % std::max<uint64_t>(o.stream_width, 4);
     std::fprintf(out, "Testing using H2C transfer length %s bytes, C2H transfer length %s bytes, %s bytes per round, "
                       "H2C channel %u C2H channel %u\n",
                  hex(h2c_length).c_str(), hex(c2h_length).c_str(), hex(round).c_str(), o.h2c_channel, o.c2h_channel);

@@ -35,6 +35,7 @@ struct DmaBridgeTestOptions {
     StreamRunOptions stream;        // stream designs: H2C buffers, timeouts, json, host memory limit
     size_t c2h_num_descriptors = 64;          // --stream_num_descriptors <h2c>,<c2h>: the C2H half
     uint64_t c2h_mapping_size = 0x40000000;   // --stream_mapping_size <h2c>,<c2h>: the C2H half
+    uint64_t stream_axi_width_bytes = 16;     // C2H buffers and receives: whole stream beats
     std::vector<DeviceRouting> routing;       // --device_routing
 };
 

@@ -27,6 +27,7 @@ struct StreamSubtestOptions {
     uint64_t h2c_mapping = 0, c2h_mapping = 0;     // --stream_mapping_size <h2c>,<c2h>
     uint64_t h2c_transfer = 0, c2h_transfer = 0;   // --transfer_length <h2c>,<c2h>
     uint64_t min_bytes = 0;                        // stop once this many bytes were verified
+    uint64_t stream_width = 4;                     // --stream_axi_width_bytes: C2H pieces whole beats
     unsigned dma_mask_bits = 64;
     vfio::BufferKind buffer_kind = vfio::BufferKind::Anonymous;
     std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};

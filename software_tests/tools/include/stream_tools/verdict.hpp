@@ -34,6 +34,10 @@ struct VerdictOutput {
 // "Verified totals:", a line per result, "<n> bytes verified in <t> tests, <f> failed" and
 // Overall PASS|FAIL (a result without verified bytes fails). Returns the exit status.
 int report_verdict(const std::vector<ChannelResult>& results, const VerdictOutput& out);
+// --json result when no known design could be opened (the causes went to stderr).
+inline constexpr const char* kNothingOpenedJson =
+    "{\"type\":\"result\",\"overall\":\"FAIL\",\"bytes_verified\":0,\"tests\":0,\"failed\":0}\n";
+
 // Nothing could be tested: the reason, then Overall FAIL. Returns 1.
 int report_nothing_tested(const std::string& reason, const VerdictOutput& out);
 

@@ -308,6 +308,37 @@ TEST(StreamSubtestsSim, ContinuousRingSmallerThanAPacketFails) {
         << out;
 }
 
+// --a32: with every IOVA below 4 GiB taken, a 32-bit DMA mask cannot be met (the buffers and the
+// descriptor rings ask for it), while a 64-bit mask is served above 4 GiB.
+TEST(A32Sim, BuffersAndRingsHonourA32BitDmaMask) {
+    for (const unsigned bits : {32u, 64u}) {
+        MemoryDesign design;
+        auto low = design.designs[0].device->iova_allocator().allocate((uint64_t{1} << 32) - 0x10000, 64);
+        ASSERT_TRUE(low.ok());
+        ASSERT_EQ(*low, 0x10000u);
+        stream_tools::DmaBridgeTestOptions options;
+        options.enabled = {"memory_host_chunks"};
+        options.memory.min_words = 0x1000;
+        options.memory.dma_mask_bits = bits;
+        char* text = nullptr;
+        size_t size = 0;
+        std::FILE* out = open_memstream(&text, &size);
+        const int code = stream_tools::run_test_dma_bridge(design.designs, options, out);
+        std::fclose(out);
+        const std::string printed(text, size);
+        std::free(text);
+        EXPECT_EQ(code, bits == 32 ? 1 : 0) << printed;
+        EXPECT_EQ(printed.find("(32-bit DMA mask) is large enough") != std::string::npos, bits == 32) << printed;
+
+        StreamDesign stream;
+        ASSERT_TRUE(stream.device->iova_allocator().allocate((uint64_t{1} << 32) - 0x10000, 64).ok());
+        stream.options.dma_mask_bits = bits;
+        stream_tools::MemoryTestResult result;
+        const std::string sub = stream.run(stream_tools::stream_variable_transfers, result);
+        EXPECT_EQ(result.passed, bits == 64) << sub;
+    }
+}
+
 TEST(DescriptorCreditsSim, CreditRegisterBehavesAsPg195) {
     MemoryDesign design;
     auto& device = *design.designs[0].device;

@@ -85,7 +85,9 @@ vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineO
     engine->m_count_wb_offset = round_up(n * sizeof(Descriptor), kAlign);
     engine->m_stream_wb_offset = engine->m_count_wb_offset + kAlign;
     const size_t size = engine->m_stream_wb_offset + round_up(n * sizeof(C2hStreamWriteback), kAlign);
-    engine->m_ring = PDT_TRY(vfio::DmaRegion::allocate(device, size, vfio::DmaAccess::DeviceReadWrite));
+    engine->m_ring = PDT_TRY(vfio::DmaRegion::allocate(
+        device, size, vfio::DmaRegion::Options{vfio::DmaAccess::DeviceReadWrite, vfio::BufferKind::Anonymous,
+                                               options.dma_mask_bits}));
     PDT_CHECK(engine->initialise());
     return engine;
 }

@@ -98,7 +98,9 @@ TEST_P(XdmaIpTools, StreamTestVerifiesData) {
     const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, design(std::string("ipcfg_") + c.name + "_stream", c.options));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(c.modes ? contains(r.output, c.modes) : !contains(r.output, "XDMA engines:")) << r.output;
-    EXPECT_EQ(count(r.output, "Test pattern verified in 262144 words\nTEST PASS"), 2u) << "both routes\n" << r.output;
+    // Both routes, each through stream_fixed_buffers (and the other stream sub-tests where built).
+    EXPECT_GE(count(r.output, "Test pattern verified in 262144 words\nTEST PASS"), 2u) << r.output;
+    EXPECT_FALSE(contains(r.output, "TEST FAIL")) << r.output;
     EXPECT_TRUE(contains(r.output, "Overall PASS")) << r.output;
 }
 

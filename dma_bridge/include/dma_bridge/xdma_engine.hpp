@@ -55,6 +55,7 @@ struct EngineOptions {
     uint32_t max_descriptor_length = 0x0FFFFFC0;
     std::chrono::milliseconds timeout{10000};  // wait() default and the progress deadline
     unsigned msi_vector = 0;                   // CompletionMethod::Interrupt
+    unsigned dma_mask_bits = 64;               // IOVA width of the ring and writebacks (A32: 32)
     // stop(), and a restart after a STOP-terminated list, wait this long for Status.busy to clear.
     std::chrono::milliseconds idle_wait{1000};
 };

@@ -11,6 +11,7 @@ vfio::Result<CardDma> CardDma::open(vfio::Device& device, const Options& options
     engine.stream = false;
     engine.dma_bar = options.dma_bar;
     engine.ring_descriptors = options.ring_descriptors;
+    engine.dma_mask_bits = options.dma_mask_bits;
     engine.timeout = options.timeout;
     CardDma dma;
     dma.m_timeout = options.timeout;

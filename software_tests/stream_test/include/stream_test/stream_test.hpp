@@ -28,9 +28,13 @@
 
 namespace stream_test {
 
+// The one default of every tool's --transfer_timeout: fpga_sio's largest (test_dma_bridge's
+// TRANSFER_TIMEOUT_SECS), needed by U200 DDR4 unaligned ECC read-modify-write.
+inline constexpr std::chrono::seconds kDefaultTransferTimeout{60};
+
 struct Options {
-    // No completion for this long while work is queued is a failure (fpga_sio: 10 s).
-    std::chrono::milliseconds transfer_timeout{10000};
+    // No completion for this long while work is queued is a failure.
+    std::chrono::milliseconds transfer_timeout{kDefaultTransferTimeout};
     std::chrono::milliseconds report_interval{10000};
     // Stop (as for Ctrl-C) after this long; nullopt: run until stop is set.
     std::optional<std::chrono::milliseconds> duration;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
@@ -14,6 +15,10 @@
 
 namespace stream_tools {
 
+// Every tool main calls this first: stdout line-buffered even into a pipe or a file, so a
+// run killed by a timeout leaves every line it printed.
+inline void line_buffer_stdout() { std::setvbuf(stdout, nullptr, _IOLBF, 0); }
+
 struct CommonCli {
     std::vector<std::string> sim_designs;
     std::vector<std::string> design_files;
@@ -23,12 +28,18 @@ struct CommonCli {
     std::string stream_num_descriptors = "64";
     std::string duration;
     std::string report_interval = "10";
-    std::string transfer_timeout = "10";
+    std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count());
+    std::string host_memory_limit;  // empty: default_host_memory_limit()
+    bool a32 = false;
     int verify_threads = -1;  // -1: chosen from the number of cores
     bool json = false;
     std::string engine_mode = "auto";  // --engine_mode auto|credits|stop_list
     std::string completion = "auto";   // --completion auto|poll_writeback|completed_count|status|interrupt
 };
+
+// Help texts of options several mains share, with their defaults.
+const char* transfer_timeout_help();
+const char* host_memory_limit_help();
 
 void add_common_options(boost::program_options::options_description& description, CommonCli& cli);
 // --engine_mode and --completion, for the DMA tool mains that do not take every common option.

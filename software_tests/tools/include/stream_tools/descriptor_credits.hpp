@@ -17,7 +17,9 @@
 
 #include "dma_bridge/xdma_ip.hpp"
 #include "identify/identify.hpp"
+#include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
+#include "stream_tools/verdict.hpp"
 
 namespace stream_tools {
 
@@ -25,7 +27,9 @@ vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar);
 
 struct CreditsOptions {
     std::vector<DeviceRouting> routing;
-    std::chrono::milliseconds timeout{40000};
+    std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};  // --transfer_timeout
+    unsigned dma_mask_bits = 64;                                             // --a32: 32
+    bool json = false;
     xdma::ModeRequest modes;  // the run mode is always credits; --completion applies
 };
 
@@ -33,7 +37,9 @@ struct CreditsOptions {
 // register read-back on H2C 0 (xdma::probe_ip). The error names why it cannot be tested.
 vfio::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma_bar, const xdma::IpOptions& stated);
 
-// Prints "Test: PASS|FAIL" per design and the steps' lines; returns the exit status.
+// Prints "Test: PASS|FAIL" per design and the steps' lines, then the bytes verified on each
+// route (verdict.hpp); returns the exit status. A design with no channel pair, no loopback
+// route or no card memory page fails with the reason.
 int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, const CreditsOptions& options,
                            std::FILE* out);
 

@@ -10,6 +10,7 @@
 
 #include "dma_bridge/xdma_ip.hpp"
 #include "identify/identify.hpp"
+#include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
 #include "stream_tools/stream_device.hpp"
 
@@ -61,11 +62,11 @@ std::string describe_routes(const SwitchRoutes& routes);
 
 // xilinx_axi_stream_switch_set_routing for one identified design: applies `wanted` when it
 // differs from the switch (or always when forced) and reads it back. Returns fpga_sio's line,
-// "Device <bdf> design <name> routes updated|unchanged|update forced", and a warning when the
-// read-back differs (as on bitstreams whose table names a switch the fabric lacks).
+// "Device <bdf> design <name> routes updated|unchanged|update forced"; an EIO error when the
+// read-back differs from what was written (as on bitstreams whose table names a switch the
+// fabric lacks), so that "routes updated" is printed only where routes really changed.
 struct SwitchUpdate {
     std::string line;
-    std::optional<std::string> warning;
     SwitchRoutes routes;
 };
 vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
@@ -79,7 +80,7 @@ std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c,
 class XdmaStreamDevice : public StreamDevice {
 public:
     XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<LoopRoute> routes,
-                     std::chrono::milliseconds timeout, xdma::ModeRequest modes = {});
+                     std::chrono::milliseconds timeout, unsigned dma_mask_bits = 64, xdma::ModeRequest modes = {});
     std::string design_name() const override { return m_design.design->name; }
     vfio::PciAddress address() const override { return m_design.identity.address; }
     int iommu_group() const override { return m_design.identity.iommu_group; }
@@ -94,6 +95,7 @@ private:
     identify::IdentifiedDesign m_design;
     std::vector<LoopRoute> m_routes;
     std::chrono::milliseconds m_timeout;
+    unsigned m_dma_mask_bits;
     xdma::ModeRequest m_modes;
 };
 
@@ -101,7 +103,8 @@ struct OpenOptions {
     std::vector<vfio::PciAddress> locations;  // empty: all
     std::vector<DeviceRouting> routing;       // --device_routing
     bool force_routing = false;
-    std::chrono::milliseconds timeout{10000};
+    std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};
+    unsigned dma_mask_bits = 64;  // --a32: 32 (IOVAs of the channels' buffers below 4 GiB)
     std::ostream* progress = nullptr;  // "Opening device", "Enabled bus master", "routes updated"
     xdma::ModeRequest modes;           // run mode and completion of every engine opened
 };
@@ -110,6 +113,9 @@ struct OpenOptions {
 // least one loopback route, with their switch routed and bus mastering enabled.
 vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
     vfio::Bus& bus, const designs::Registry& registry, const OpenOptions& options);
+// As above for designs already identified (tool_support::open_designs); takes their devices.
+vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
+    std::vector<identify::IdentifiedDesign> designs, const OpenOptions& options);
 
 // As above for one identified design whose device it takes over (tests, simulated instances).
 vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify::IdentifiedDesign design,

@@ -81,6 +81,14 @@ TEST(DesignIpOptions, EachTestDesignFileGivesItsXdmaConfiguration) {
     }
 }
 
+TEST(DesignIpOptions, AlignmentsReachTheChannelAlignmentsRegister) {
+    Loaded l = load("test_xdma_aligned_mm");
+    EXPECT_EQ(l.instance.xdma->config().address_alignment, 64u);
+    EXPECT_EQ(l.instance.xdma->config().length_granularity, 64u);
+    EXPECT_EQ(read32(*l.instance.device, 0, 0x004C), 0x00404040u) << "H2C 0 Alignments";
+    EXPECT_EQ(read32(*l.instance.device, 0, 0x104C), 0x00404040u) << "C2H 0 Alignments";
+}
+
 TEST(DesignIpOptions, StatedOptionsAreKeptApartFromSimulatedOnes) {
     Loaded stated = load("test_xdma_no_credits_mm");
     EXPECT_EQ(stated.registry.find("test_xdma_no_credits_mm")->dma_bridge->xdma_ip.descriptor_credits, false);

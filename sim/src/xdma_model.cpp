@@ -274,6 +274,11 @@ bool XdmaModel::card_write(uint64_t address, const void* src, uint64_t length) {
     return true;
 }
 
+uint64_t XdmaModel::card_memory_resident_bytes() const {
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->card_memory.resident_bytes();
+}
+
 void XdmaModel::inject(XdmaDirection direction, unsigned channel, XdmaFault fault) {
     {
         std::lock_guard lock(m_impl->mutex);

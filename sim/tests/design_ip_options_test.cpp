@@ -192,6 +192,7 @@ TEST(DesignIpOptions, LargestBuiltInCardMemoryCostsNoHostMemoryUntilWritten) {
     ASSERT_TRUE(xdma.card_read(base + size - 2, read, 2));
     EXPECT_EQ(read[0], 0u) << "unwritten bytes read as zero";
     EXPECT_EQ(read[1], 0x77u);
+    EXPECT_EQ(xdma.card_memory_resident_bytes(), (size >> 30) * 0x10000 + 0x10000) << "one 64 KiB page per write";
     const uint64_t grown = rss_kib() - before;
     std::printf("%s: %llu GiB of card memory, RSS grew by %llu KiB\n", largest->name.c_str(),
                 static_cast<unsigned long long>(size >> 30), static_cast<unsigned long long>(grown));

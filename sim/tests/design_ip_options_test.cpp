@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -65,6 +66,7 @@ TEST(DesignIpOptions, EachTestDesignFileGivesItsXdmaConfiguration) {
         {"test_xdma_interrupts_only_mm", false, false, true, 0, false},
         {"test_xdma_interrupts_only_stream", false, false, true, 0, true},
         {"test_xdma_busy_after_stop_mm", false, true, true, 2000, false},
+        {"test_xdma_busy_after_stop_stream", false, true, true, 2000, true},
         {"test_xdma_no_interrupts_mm", true, true, false, 0, false},
         {"test_xdma_any_subsystem", true, true, true, 0, false},
     };
@@ -78,6 +80,22 @@ TEST(DesignIpOptions, EachTestDesignFileGivesItsXdmaConfiguration) {
         EXPECT_EQ(c.busy_after_stop.count(), e.busy_us) << e.name;
         EXPECT_EQ(c.stream, e.stream) << e.name;
         EXPECT_TRUE(c.card_memory_present) << e.name;
+    }
+}
+
+TEST(DesignIpOptions, AllTestDesignFilesLoadTogetherAndInstantiate) {
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(PDT_SIM_TEST_DESIGNS))
+        files.push_back(entry.path().string());
+    ASSERT_EQ(files.size(), 13u) << "a new test design file needs its row in EachTestDesignFileGivesItsXdmaConfiguration";
+    auto registry = designs::Registry::load(files);
+    ASSERT_TRUE(registry.ok()) << registry.error().message();
+    for (const designs::Design& d : registry->designs()) {
+        if (d.source.rfind("built-in", 0) == 0)
+            continue;
+        auto made = sim::instantiate_design(d, sim::simulated_identity(d, sim::simulated_address(0), 41), true);
+        ASSERT_TRUE(made.ok()) << d.name << ": " << made.error().message();
+        EXPECT_EQ(registry->match(made.value().device->identity()), &d) << d.name << " identifies as itself";
     }
 }
 

@@ -132,3 +132,19 @@ TEST(IdentifyTool, ListDesigns) {
               std::string::npos)
         << run.out;
 }
+
+// A known design whose DMA bridge cannot be read (its BAR is too small to map the registers):
+// the warning names it, and the run fails.
+TEST(IdentifyTool, UnreadableDmaBridgeIsFailure) {
+    const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_tool_tiny_dma.json";
+    std::ofstream(path) << R"({"name": "tiny_dma", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0101"},
+        "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 1, "c2h_channels": 1},
+        "simulation": {"bar_sizes": {"2": "0x80"}}})";
+    const ToolRun run = run_tool("--design_file " + path + " --sim_design tiny_dma");
+    std::remove(path.c_str());
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_NE(run.out.find("Design tiny_dma:\n"), std::string::npos) << run.out;
+    EXPECT_NE(run.err.find("Warning: 0000:15:00.0 tiny_dma: DMA bridge absent: "), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("Error: 0000:15:00.0 tiny_dma: cannot read the design's DMA bridge"), std::string::npos)
+        << run.err;
+}

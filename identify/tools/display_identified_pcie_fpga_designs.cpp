@@ -1,12 +1,13 @@
 // display_identified_pcie_fpga_designs: lists the known FPGA designs found on the PCI bus (or on
 // a simulated bus of --sim_design designs) with their DMA bridge channels, build timestamp,
 // peripherals and AXI4-Stream Switch routes. Read-only: safe while DMA runs.
-// Exit status: 0 designs identified, 1 none found or a device failed, 2 usage error.
+// Exit status: 0 designs identified, 1 none found, a device failed or a known design's DMA
+// bridge could not be read, 2 usage error.
 #include <boost/program_options.hpp>
 #include <iostream>
 
-#include "identify/bus_choice.hpp"
 #include "identify/identify.hpp"
+#include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
 
@@ -66,15 +67,14 @@ int main(int argc, char** argv) {
     if (auto status = parse_options(argc, argv, options))
         return *status;
 
-    std::vector<vfio::PciAddress> locations;
-    for (const std::string& text : options.devices) {
-        auto address = vfio::PciAddress::parse(text);
-        if (!address) {
-            std::cerr << "Error: --device: " << address.error().message() << "\n";
-            return 2;
-        }
-        locations.push_back(*address);
+    tool_support::DesignSelection selection{options.sim_designs, {}};
+    std::string usage;
+    auto locations = tool_support::parse_locations(options.devices, "--device", usage);
+    if (!locations) {
+        std::cerr << "Error: " << usage << "\n";
+        return 2;
     }
+    selection.locations = *locations;
     auto registry = designs::Registry::load(options.design_files);
     if (!registry) {
         std::cerr << "Error: " << registry.error().message() << "\n";
@@ -84,40 +84,24 @@ int main(int argc, char** argv) {
         list_designs(*registry);
         return 0;
     }
-    for (const std::string& name : options.sim_designs)
-        if (!registry->find(name)) {
-            std::cerr << "Error: --sim_design " << name << ": unknown design (--list_designs shows the known designs)\n";
-            return 2;
-        }
-    auto bus = identify::open_bus(options.sim_designs, *registry, locations);
-    if (!bus) {
-        std::cerr << "Error: " << bus.error().message() << "\n";
-        return 1;
-    }
-
-    identify::IdentifyOptions identify_options;
-    identify_options.locations = locations;
-    identify_options.progress = options.json ? &std::cerr : &std::cout;
-    auto found = identify::identify_designs(**bus, *registry, identify_options);
-    if (!found) {
-        std::cerr << "Error: " << found.error().message() << "\n";
-        return 1;
-    }
+    tool_support::OpenedDesigns opened =
+        tool_support::open_designs(*registry, selection, options.json ? &std::cerr : &std::cout, std::cerr);
+    if (opened.found.designs.empty())
+        return opened.status;
     if (options.json) {
-        std::cout << identify::format_json(found->designs);
+        std::cout << identify::format_json(opened.found.designs);
     } else {
-        for (const identify::IdentifiedDesign& design : found->designs)
+        for (const identify::IdentifiedDesign& design : opened.found.designs)
             std::cout << identify::format_text(design);
     }
-    for (const identify::IdentifiedDesign& design : found->designs)
-        for (const std::string& warning : design.warnings)
-            std::cerr << "Warning: " << design.identity.address.to_string() << " " << design.design->name << ": "
-                      << warning << "\n";
-    for (const vfio::Error& failure : found->failures)
-        std::cerr << "Error: " << failure.message() << "\n";
-    if (found->designs.empty() && found->failures.empty())
-        std::cerr << "Error: no known FPGA design found on the " << (*bus)->name() << " bus"
-                  << (locations.empty() ? "" : " at the given --device locations")
-                  << " (devices must be bound to vfio-pci; --list_designs shows the known designs)\n";
-    return found->designs.empty() || !found->failures.empty() ? 1 : 0;
+    std::cout.flush();
+    // A known design whose DMA bridge could not be read is not identified completely.
+    int status = opened.status;
+    for (const identify::IdentifiedDesign& design : opened.found.designs)
+        if (design.design->dma_bridge && !design.dma_bridge) {
+            std::cerr << "Error: " << design.identity.address.to_string() << " " << design.design->name
+                      << ": cannot read the design's DMA bridge (see the warning above)\n";
+            status = 1;
+        }
+    return status;
 }

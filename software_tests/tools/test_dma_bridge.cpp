@@ -6,9 +6,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "identify/bus_choice.hpp"
 #include "stream_tools/cli.hpp"
 #include "stream_tools/dma_bridge_test.hpp"
+#include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
 using namespace stream_tools;
@@ -82,14 +82,11 @@ int main(int argc, char** argv) {
     if (auto status = parse_command_line(argc, argv, d, "Tests the DMA bridge of identified designs."))
         return *status;
     auto options = convert(cli);
-    std::vector<vfio::PciAddress> locations;
-    for (const std::string& text : cli.devices) {
-        auto address = vfio::PciAddress::parse(text);
-        if (!address.ok()) {
-            std::cerr << "Error: --device: " << address.error().message() << "\n";
-            return 2;
-        }
-        locations.push_back(*address);
+    std::string usage;
+    auto locations = tool_support::parse_locations(cli.devices, "--device", usage);
+    if (!locations) {
+        std::cerr << "Error: " << usage << "\n";
+        return 2;
     }
     auto registry = designs::Registry::load(cli.design_files);
     if (!options.ok() || !registry.ok()) {
@@ -98,19 +95,13 @@ int main(int argc, char** argv) {
     }
     if (options->memory_base_override || options->memory_size_override)
         std::cout << "Overriding DMA bridge memory window: tests fail if it lies outside the design's memory\n";
-    auto bus = identify::open_bus(cli.sim_designs, *registry, locations);
-    identify::IdentifyOptions identify_options;
-    identify_options.locations = locations;
-    identify_options.progress = &std::cout;
-    auto found = bus.ok() ? identify::identify_designs(**bus, *registry, identify_options)
-                          : vfio::Result<identify::Identification>(bus.error());
-    if (!found.ok()) {
-        std::cerr << "Error: " << found.error().message() << "\n";
-        std::cout << "Overall FAIL\n";
-        return 1;
+    tool_support::OpenedDesigns opened =
+        tool_support::open_designs(*registry, {cli.sim_designs, *locations}, &std::cout, std::cerr);
+    if (opened.found.designs.empty()) {
+        if (opened.status != tool_support::kUsageError)
+            std::cout << "Overall FAIL\n";
+        return opened.status;
     }
-    for (const vfio::Error& failure : found->failures)
-        std::cerr << "Error: " << failure.message() << "\n";
-    const int status = run_test_dma_bridge(found->designs, *options, stdout);
-    return found->failures.empty() ? status : 1;
+    const int status = run_test_dma_bridge(opened.found.designs, *options, stdout);
+    return opened.status == 0 ? status : opened.status;
 }

@@ -3,9 +3,9 @@
 // Exit status: 0 every design passed, 1 a failure or nothing tested, 2 usage error.
 #include <iostream>
 
-#include "identify/bus_choice.hpp"
 #include "stream_tools/cli.hpp"
 #include "stream_tools/descriptor_credits.hpp"
+#include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
 using namespace stream_tools;
@@ -21,14 +21,11 @@ int main(int argc, char** argv) {
     if (auto status = parse_command_line(argc, argv, d, "Tests XDMA descriptor credits."))
         return *status;
     CreditsOptions options;
-    std::vector<vfio::PciAddress> locations;
-    for (const std::string& text : devices) {
-        auto address = vfio::PciAddress::parse(text);
-        if (!address.ok()) {
-            std::cerr << "Error: -d: " << address.error().message() << "\n";
-            return 2;
-        }
-        locations.push_back(*address);
+    std::string usage;
+    auto locations = tool_support::parse_locations(devices, "-d", usage);
+    if (!locations) {
+        std::cerr << "Error: " << usage << "\n";
+        return 2;
     }
     for (const std::string& text : routing_texts) {
         auto routing = parse_device_routing("device_routing", text);
@@ -43,19 +40,13 @@ int main(int argc, char** argv) {
         std::cerr << "Error: " << registry.error().message() << "\n";
         return 2;
     }
-    auto bus = identify::open_bus(sim_designs, *registry, locations);
-    identify::IdentifyOptions identify_options;
-    identify_options.locations = locations;
-    identify_options.progress = &std::cout;
-    auto found = bus.ok() ? identify::identify_designs(**bus, *registry, identify_options)
-                          : vfio::Result<identify::Identification>(bus.error());
-    if (!found.ok()) {
-        std::cerr << "Error: " << found.error().message() << "\n";
-        std::cout << "Overall FAIL\n";
-        return 1;
+    tool_support::OpenedDesigns opened =
+        tool_support::open_designs(*registry, {sim_designs, *locations}, &std::cout, std::cerr);
+    if (opened.found.designs.empty()) {
+        if (opened.status != tool_support::kUsageError)
+            std::cout << "Overall FAIL\n";
+        return opened.status;
     }
-    for (const vfio::Error& failure : found->failures)
-        std::cerr << "Error: " << failure.message() << "\n";
-    const int status = run_descriptor_credits(found->designs, options, stdout);
-    return found->failures.empty() ? status : 1;
+    const int status = run_descriptor_credits(opened.found.designs, options, stdout);
+    return opened.status == 0 ? status : opened.status;
 }

@@ -6,9 +6,9 @@
 #include <iostream>
 #include <string>
 
-#include "identify/bus_choice.hpp"
 #include "stream_tools/cli.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
 using namespace stream_tools;
@@ -50,20 +50,12 @@ int main(int argc, char** argv) {
         std::cerr << "Error: " << registry.error().message() << "\n";
         return 2;
     }
-    auto bus = identify::open_bus(sim_designs, *registry, locations);
-    identify::IdentifyOptions identify_options;
-    identify_options.locations = locations;
-    identify_options.progress = &std::cout;
-    auto found = bus.ok() ? identify::identify_designs(**bus, *registry, identify_options)
-                          : vfio::Result<identify::Identification>(bus.error());
-    if (!found.ok()) {
-        std::cerr << "Error: " << found.error().message() << "\n";
-        return 1;
-    }
-    int processed = 0, failed = static_cast<int>(found->failures.size());
-    for (const vfio::Error& failure : found->failures)
-        std::cerr << "Error: " << failure.message() << "\n";
-    for (identify::IdentifiedDesign& design : found->designs) {
+    tool_support::OpenedDesigns opened =
+        tool_support::open_designs(*registry, {sim_designs, locations}, &std::cout, std::cerr);
+    if (opened.status == tool_support::kUsageError)
+        return opened.status;
+    int processed = 0, failed = static_cast<int>(opened.found.failures.size());
+    for (identify::IdentifiedDesign& design : opened.found.designs) {
         if (!design.axi_switch)
             continue;
         SwitchRoutes wanted = default_switch_routes(*design.design, design.identity.revision);
@@ -88,8 +80,6 @@ int main(int argc, char** argv) {
             continue;
         }
         std::cout << update->line << "\n";
-        if (update->warning)
-            std::cerr << "Warning: " << *update->warning << "\n";
         ++processed;
     }
     if (processed == 0) {

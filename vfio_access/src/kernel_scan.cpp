@@ -135,6 +135,16 @@ Result<std::vector<ScannedDevice>> scan_pci_bus(const KernelOptions& options) {
     return devices;
 }
 
+std::string bind_to_vfio_commands(const PciAddress& address, const std::string& driver) {
+    const std::string bdf = address.to_string();
+    const std::string device = "/sys/bus/pci/devices/" + bdf;
+    std::string commands;
+    if (!driver.empty())
+        commands = "echo " + bdf + " | sudo tee " + device + "/driver/unbind; ";
+    return commands + "echo vfio-pci | sudo tee " + device + "/driver_override; echo " + bdf +
+           " | sudo tee /sys/bus/pci/drivers/vfio-pci/bind";
+}
+
 Result<void> check_bound_to_vfio(const std::string& sysfs_root, const PciAddress& address) {
     std::error_code ec;
     if (!fs::exists(device_dir(sysfs_root, address), ec))
@@ -144,14 +154,9 @@ Result<void> check_bound_to_vfio(const std::string& sysfs_root, const PciAddress
     if (driver == "vfio-pci")
         return {};
     const std::string bdf = address.to_string();
-    if (driver.empty())
-        return make_error("open", bdf, ENODEV,
-                          "not bound to vfio-pci (no driver bound); bind it: echo vfio-pci > "
-                          "/sys/bus/pci/devices/" + bdf + "/driver_override && echo " + bdf +
-                              " > /sys/bus/pci/drivers/vfio-pci/bind");
     return make_error("open", bdf, ENODEV,
-                      "not bound to vfio-pci but to " + driver + "; unbind it from " + driver +
-                          " and bind it to vfio-pci (driver_override)");
+                      std::string("not bound to vfio-pci ") + (driver.empty() ? "(no driver bound)" : "but to " + driver) +
+                          "; bind it: " + bind_to_vfio_commands(address, driver));
 }
 
 Result<void> check_vfio_available(const std::string& dev_vfio_root) {

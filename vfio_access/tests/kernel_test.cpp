@@ -166,11 +166,17 @@ TEST_F(KernelScan, DriverChecksNameTheDriver) {
     const auto other = vfio::check_bound_to_vfio(options.sysfs_root, address("0000:00:02.0"));
     ASSERT_FALSE(other.ok());
     EXPECT_NE(other.error().message().find("not bound to vfio-pci but to e1000"), std::string::npos);
+    EXPECT_NE(other.error().message().find("bind it: echo 0000:00:02.0 | sudo tee /sys/bus/pci/devices/0000:00:02.0/"
+                                           "driver/unbind; echo vfio-pci | sudo tee /sys/bus/pci/devices/0000:00:02.0/"
+                                           "driver_override; echo 0000:00:02.0 | sudo tee /sys/bus/pci/drivers/vfio-pci/bind"),
+              std::string::npos)
+        << other.error().message();
     device("0000:00:04.0", "", 6);
     const auto none = vfio::check_bound_to_vfio(options.sysfs_root, address("0000:00:04.0"));
     ASSERT_FALSE(none.ok());
     EXPECT_NE(none.error().message().find("not bound to vfio-pci (no driver bound)"), std::string::npos);
     EXPECT_NE(none.error().message().find("driver_override"), std::string::npos);
+    EXPECT_EQ(none.error().message().find("unbind"), std::string::npos) << none.error().message();
     const auto absent = vfio::check_bound_to_vfio(options.sysfs_root, address("0000:09:00.0"));
     ASSERT_FALSE(absent.ok());
     EXPECT_NE(absent.error().message().find("no such PCI device"), std::string::npos);

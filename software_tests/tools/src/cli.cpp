@@ -4,9 +4,9 @@
 #include <optional>
 #include <thread>
 
-#include "identify/bus_choice.hpp"
 #include "stream_tools/link_watch.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
 
@@ -98,20 +98,15 @@ int run_on_stream_devices(const CommonCli& cli,
         std::cerr << "Error: " << registry.error().message() << "\n";
         return 2;
     }
-    for (const std::string& name : cli.sim_designs)
-        if (!registry->find(name)) {
-            std::cerr << "Error: --sim_design " << name << ": unknown design\n";
-            return 2;
-        }
-    auto bus = identify::open_bus(cli.sim_designs, *registry, {});
-    if (!bus.ok()) {
-        std::cerr << "Error: " << bus.error().message() << "\n";
-        std::cout << "Overall FAIL\n";
-        return 1;
-    }
     open.timeout = options->test.transfer_timeout;
     open.progress = cli.json ? &std::cerr : &std::cout;
-    auto devices = open_xdma_stream_devices(**bus, *registry, open);
+    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, {cli.sim_designs, {}}, open.progress, std::cerr);
+    if (opened.status != 0) {  // no design, or a device that failed: nothing is tested
+        if (opened.status != tool_support::kUsageError)
+            std::cout << "Overall FAIL\n";
+        return opened.status;
+    }
+    auto devices = open_xdma_stream_devices(std::move(opened.found.designs), open);
     if (!devices.ok()) {
         std::cerr << "Error: " << devices.error().message() << "\n";
         std::cout << "Overall FAIL\n";

@@ -68,11 +68,14 @@ vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& desi
         return update;
     }
     PDT_CHECK(write_switch_routes(*design.device, *design.axi_switch, wanted));
-    update.line = prefix + (force ? " routes update forced" : " routes updated");
+    // "routes updated" only once the switch reads back what was written.
     const SwitchRoutes readback = PDT_TRY(read_switch_routes(*design.device, *design.axi_switch));
     if (readback != wanted)
-        update.warning = prefix + ": routes read back as " + describe_routes(readback) + ", not " +
-                         describe_routes(wanted) + " (the fabric may have no AXI4-Stream Switch)";
+        return vfio::make_error("route AXI4-Stream Switch", design.identity.address.to_string(), EIO,
+                                "routes of design " + design.design->name + " read back as " +
+                                    describe_routes(readback) + ", not " + describe_routes(wanted) +
+                                    " (the fabric may have no AXI4-Stream Switch)");
+    update.line = prefix + (force ? " routes update forced" : " routes updated");
     return update;
 }
 
@@ -154,8 +157,14 @@ vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify
             decide_routing(design.axi_switch->routes, defaults, requested, options.force_routing);
         if (decision.write) {
             PDT_CHECK(write_switch_routes(*design.device, *design.axi_switch, decision.routes));
-            if (options.progress)
+            const SwitchRoutes readback = PDT_TRY(read_switch_routes(*design.device, *design.axi_switch));
+            if (options.progress && readback == decision.routes)
                 *options.progress << "Device " << bdf << " design " << design.design->name << " routes updated\n";
+            else if (options.progress)
+                *options.progress << "Warning: Device " << bdf << " design " << design.design->name
+                                  << " routes read back as " << describe_routes(readback) << ", not "
+                                  << describe_routes(decision.routes)
+                                  << " (the fabric may have no AXI4-Stream Switch): testing the design's routes\n";
         }
         routes = decision.routes;
     }
@@ -174,8 +183,13 @@ vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_de
     auto found = PDT_TRY(identify::identify_designs(bus, registry, identify_options));
     if (!found.failures.empty())
         return found.failures.front();
+    return open_xdma_stream_devices(std::move(found.designs), options);
+}
+
+vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
+    std::vector<identify::IdentifiedDesign> designs, const OpenOptions& options) {
     std::vector<std::unique_ptr<XdmaStreamDevice>> devices;
-    for (identify::IdentifiedDesign& design : found.designs) {
+    for (identify::IdentifiedDesign& design : designs) {
         if (!design.dma_bridge || design.dma_bridge->mode != designs::DmaMode::Stream)
             continue;
         if (default_switch_routes(*design.design, design.identity.revision).empty() && !design.axi_switch)

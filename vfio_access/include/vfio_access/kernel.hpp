@@ -172,7 +172,11 @@ Result<std::vector<ScannedDevice>> scan_pci_bus(const KernelOptions& options);
 std::string bound_driver(const std::string& sysfs_root, const PciAddress& address);
 // The IOMMU group from the sysfs iommu_group link; -1 when none.
 int sysfs_iommu_group(const std::string& sysfs_root, const PciAddress& address);
-// ENODEV "not bound to vfio-pci" errors naming the driver bound, or "no driver".
+// The shell commands that bind a device to vfio-pci through driver_override, unbinding it from
+// `driver` first when one is bound ("" for none); the vfio-pci module must be loaded.
+std::string bind_to_vfio_commands(const PciAddress& address, const std::string& driver);
+// ENODEV "not bound to vfio-pci" errors naming the driver bound, or "no driver", with the
+// commands that bind it.
 Result<void> check_bound_to_vfio(const std::string& sysfs_root, const PciAddress& address);
 // Errors for a missing <root> ("no VFIO support") or an inaccessible <root>/vfio.
 Result<void> check_vfio_available(const std::string& dev_vfio_root);

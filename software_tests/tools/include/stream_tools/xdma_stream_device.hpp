@@ -45,11 +45,11 @@ std::string describe_routes(const SwitchRoutes& routes);
 
 // xilinx_axi_stream_switch_set_routing for one identified design: applies `wanted` when it
 // differs from the switch (or always when forced) and reads it back. Returns fpga_sio's line,
-// "Device <bdf> design <name> routes updated|unchanged|update forced", and a warning when the
-// read-back differs (as on bitstreams whose table names a switch the fabric lacks).
+// "Device <bdf> design <name> routes updated|unchanged|update forced"; an EIO error when the
+// read-back differs from what was written (as on bitstreams whose table names a switch the
+// fabric lacks), so that "routes updated" is printed only where routes really changed.
 struct SwitchUpdate {
     std::string line;
-    std::optional<std::string> warning;
     SwitchRoutes routes;
 };
 vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
@@ -92,6 +92,9 @@ struct OpenOptions {
 // least one loopback route, with their switch routed and bus mastering enabled.
 vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
     vfio::Bus& bus, const designs::Registry& registry, const OpenOptions& options);
+// As above for designs already identified (tool_support::open_designs); takes their devices.
+vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
+    std::vector<identify::IdentifiedDesign> designs, const OpenOptions& options);
 
 // As above for one identified design whose device it takes over (tests, simulated instances).
 vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify::IdentifiedDesign design,

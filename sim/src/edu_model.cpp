@@ -1,10 +1,12 @@
-#include "edu_model.hpp"
+#include "sim/edu_model.hpp"
 
 #include <algorithm>
 
 #include "edu/edu_device.hpp"
 
-namespace edu {
+namespace sim {
+
+using namespace edu;  // the register map the adapter also uses
 
 uint64_t EduModel::read(uint64_t offset, unsigned width) {
     if (offset < 0x80 && width != 4)
@@ -151,4 +153,4 @@ SimEdu make_sim_edu(const vfio::PciAddress& address, EduModelOptions options) {
     return edu;
 }
 
-}  // namespace edu
+}  // namespace sim

@@ -1,5 +1,5 @@
 // A register-level model of QEMU's edu device (v1.0) behind the simulated device seam, for
-// tests of the edu adapter without a guest. It keeps QEMU 7.2's quirks observable: a DMA
+// tests of the edu adapter (edu/) without a guest. It keeps QEMU 7.2's quirks observable: a DMA
 // QEMU 7.2 would abort on is counted (qemu72_aborts), addresses are masked to 28 bits, a
 // transfer runs on a timer `dma_delay` after the command (edu's is 100 ms), blocked DMA is
 // ignored by the device (the IOMMU model logs the fault).
@@ -15,7 +15,7 @@
 
 #include "sim/sim_device.hpp"
 
-namespace edu {
+namespace sim {
 
 struct EduModelOptions {
     uint32_t identification = 0x010000ed;
@@ -25,9 +25,9 @@ struct EduModelOptions {
     bool irq_without_status = false;  // completion MSI sent without setting DMA_IRQ
 };
 
-class EduModel : public sim::RegisterBlock {
+class EduModel : public RegisterBlock {
 public:
-    EduModel(sim::SimDevice& device, EduModelOptions options) : m_device(device), m_options(options) {}
+    EduModel(SimDevice& device, EduModelOptions options) : m_device(device), m_options(options) {}
     ~EduModel() override { stop(); }
     // Cancels a pending transfer and joins the timer (before the device goes away).
     void stop();
@@ -44,7 +44,7 @@ private:
     void run_dma();  // with m_mutex held
     void raise(uint32_t bits);
 
-    sim::SimDevice& m_device;
+    SimDevice& m_device;
     EduModelOptions m_options;
     std::array<uint8_t, 4096> m_buffer{};
     uint32_t m_liveness = 0, m_factorial = 0, m_irq_status = 0;
@@ -61,11 +61,11 @@ struct SimEdu {
     SimEdu(SimEdu&&) = default;
     SimEdu& operator=(SimEdu&& other) noexcept;
     ~SimEdu();
-    std::unique_ptr<sim::SimDevice> device;
+    std::unique_ptr<SimDevice> device;
     std::shared_ptr<EduModel> model;
 };
 
 // A simulated edu at `address` (IOVA range 0x10000..2^48-1, one MSI vector).
 SimEdu make_sim_edu(const vfio::PciAddress& address, EduModelOptions options = {});
 
-}  // namespace edu
+}  // namespace sim

@@ -5,10 +5,15 @@
 #include <cstring>
 
 #include "edu/edu_stream.hpp"
-#include "edu_model.hpp"
+#include "sim/edu_model.hpp"
 
 namespace edu {
 namespace {
+
+using sim::EduModel;
+using sim::EduModelOptions;
+using sim::SimEdu;
+using sim::make_sim_edu;
 
 using namespace std::chrono_literals;
 

@@ -6,10 +6,15 @@
 #include <thread>
 
 #include "edu/edu_device.hpp"
-#include "edu_model.hpp"
+#include "sim/edu_model.hpp"
 
 namespace edu {
 namespace {
+
+using sim::EduModel;
+using sim::EduModelOptions;
+using sim::SimEdu;
+using sim::make_sim_edu;
 
 using namespace std::chrono_literals;
 

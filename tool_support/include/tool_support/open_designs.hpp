@@ -1,0 +1,76 @@
+// The one way a tool main opens its devices: the bus its options choose (--sim_design designs,
+// else the kernel's VFIO devices), identification of the known designs on it, and the report
+// every tool gives the same way: identification warnings, devices that failed, and, when no
+// known design was found, the real cause (vfio-pci not loaded, a device bound to another
+// driver and the commands that bind it to vfio-pci, no matching device).
+//
+//   tool_support::DesignSelection selection{sim_designs, locations};
+//   tool_support::OpenedDesigns opened = tool_support::open_designs(registry, selection, &std::cout, std::cerr);
+//   if (opened.found.designs.empty()) return opened.status;  // 1, or 2 for a usage error
+//   ... use opened.found.designs ...
+//   return opened.status == 0 ? status : opened.status;       // a failed device fails the run
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "designs/registry.hpp"
+#include "identify/identify.hpp"
+#include "vfio_access/device.hpp"
+#include "vfio_access/kernel.hpp"
+
+namespace tool_support {
+
+struct DesignSelection {
+    std::vector<std::string> sim_designs;     // --sim_design: simulated designs instead of the kernel's
+    std::vector<vfio::PciAddress> locations;  // --device: only these locations (empty: all)
+};
+
+// Exit status of a usage error.
+inline constexpr int kUsageError = 2;
+
+// The message (without "Error: ") of an unknown --sim_design name, the same in every tool.
+std::string unknown_design_message(const std::string& name);
+
+// The first usage error of the selection (an unknown --sim_design name), or nullopt.
+std::optional<std::string> selection_error(const DesignSelection& selection, const designs::Registry& registry);
+
+// The kernel backend's paths: /dev/vfio, /sys, /proc and libpci's own access, unless the
+// environment names others (PDT_DEV_VFIO_ROOT, PDT_SYSFS_ROOT, PDT_PROC_ROOT, PDT_PCI_DUMP_FILE:
+// an `lspci -x` dump), which tests use to run the tools against a fake machine.
+vfio::KernelOptions kernel_options();
+
+// The bus of the selection: the simulated designs, else the kernel's VFIO devices.
+vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selection, const designs::Registry& registry);
+
+// Why the kernel bus shows no known design: vfio-pci not loaded, each matching device bound to
+// another driver (with the commands that bind it), or no matching device. One line each.
+std::vector<std::string> explain_no_design(const vfio::KernelOptions& options, const designs::Registry& registry,
+                                           const std::vector<vfio::PciAddress>& locations);
+
+struct OpenedDesigns {
+    // 0: designs identified, none failed; 1: no known design found, the bus could not be
+    // scanned, or a device could not be opened or read; 2: usage error (unknown design).
+    int status = 0;
+    std::unique_ptr<vfio::Bus> bus;  // declared before `found`: outlives the devices
+    identify::Identification found;
+};
+
+// Opens the bus and identifies the selected designs; "Opening device ..." lines go to
+// progress (null: none). On errors it writes every "Warning: <bdf> <design>: <text>" line, an
+// "Error: <message>" line for each device that failed, and when nothing was found the
+// "Error: no known FPGA design found ..." line followed by its causes.
+OpenedDesigns open_designs(const designs::Registry& registry, const DesignSelection& selection, std::ostream* progress,
+                           std::ostream& errors);
+
+// "Warning: <bdf> <design>: <text>" for each identification warning.
+void report_warnings(const identify::Identification& found, std::ostream& errors);
+
+// Parses --device texts; the message of the first bad one in `error`.
+std::optional<std::vector<vfio::PciAddress>> parse_locations(const std::vector<std::string>& texts,
+                                                             const std::string& option, std::string& error);
+
+}  // namespace tool_support

@@ -1,0 +1,148 @@
+#include "tool_support/open_designs.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <ostream>
+
+#include "sim/design_sim.hpp"
+
+namespace tool_support {
+
+std::string unknown_design_message(const std::string& name) {
+    return "--sim_design " + name +
+           ": unknown design (display_identified_pcie_fpga_designs --list_designs lists the known designs)";
+}
+
+std::optional<std::string> selection_error(const DesignSelection& selection, const designs::Registry& registry) {
+    for (const std::string& name : selection.sim_designs)
+        if (!registry.find(name))
+            return unknown_design_message(name);
+    return std::nullopt;
+}
+
+vfio::KernelOptions kernel_options() {
+    vfio::KernelOptions options;
+    const auto from_environment = [](const char* name, std::string& value) {
+        if (const char* text = std::getenv(name); text && *text)
+            value = text;
+    };
+    from_environment("PDT_DEV_VFIO_ROOT", options.dev_vfio_root);
+    from_environment("PDT_SYSFS_ROOT", options.sysfs_root);
+    from_environment("PDT_PROC_ROOT", options.proc_root);
+    from_environment("PDT_PCI_DUMP_FILE", options.pci_dump_file);
+    return options;
+}
+
+vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selection, const designs::Registry& registry) {
+    if (!selection.sim_designs.empty())
+        return std::unique_ptr<vfio::Bus>(PDT_TRY(sim::make_design_bus(selection.sim_designs, registry)));
+    vfio::KernelOptions options = kernel_options();
+    for (const vfio::PciAddress& location : selection.locations)
+        options.selection.add_location(location);
+    return std::unique_ptr<vfio::Bus>(std::make_unique<vfio::KernelBus>(std::move(options)));
+}
+
+std::vector<std::string> explain_no_design(const vfio::KernelOptions& options, const designs::Registry& registry,
+                                           const std::vector<vfio::PciAddress>& locations) {
+    std::vector<std::string> causes;
+    auto available = vfio::check_vfio_available(options.dev_vfio_root);
+    if (!available.ok()) {
+        if (available.error().code == ENODEV)
+            causes.push_back("vfio-pci is not loaded: " + available.error().object +
+                             " does not exist (load it: sudo modprobe vfio-pci)");
+        else
+            causes.push_back(available.error().message());
+    }
+    auto scanned = vfio::scan_pci_bus(options);
+    if (!scanned.ok()) {
+        causes.push_back("cannot list the PCI devices: " + scanned.error().message());
+        return causes;
+    }
+    unsigned matching = 0;
+    for (const vfio::ScannedDevice& device : *scanned) {
+        if (!locations.empty() &&
+            std::find(locations.begin(), locations.end(), device.identity.address) == locations.end())
+            continue;
+        const designs::Design* design = registry.match(device.identity);
+        if (!design)
+            continue;
+        ++matching;
+        if (device.bound_to_vfio())
+            continue;
+        causes.push_back(device.identity.description() + " (design " + design->name + ") is " +
+                         (device.driver.empty() ? "bound to no driver" : "bound to " + device.driver) +
+                         ", not vfio-pci; bind it: " + vfio::bind_to_vfio_commands(device.identity.address, device.driver));
+    }
+    if (matching == 0)
+        causes.push_back("no PCI device " + std::string(locations.empty() ? "" : "at the given locations ") +
+                         "matches a known design (" + std::to_string(scanned->size()) + " PCI devices listed)");
+    return causes;
+}
+
+void report_warnings(const identify::Identification& found, std::ostream& errors) {
+    for (const identify::IdentifiedDesign& design : found.designs)
+        for (const std::string& warning : design.warnings)
+            errors << "Warning: " << design.identity.address.to_string() << " " << design.design->name << ": "
+                   << warning << "\n";
+}
+
+OpenedDesigns open_designs(const designs::Registry& registry, const DesignSelection& selection, std::ostream* progress,
+                           std::ostream& errors) {
+    OpenedDesigns opened;
+    if (auto usage = selection_error(selection, registry)) {
+        errors << "Error: " << *usage << "\n";
+        opened.status = kUsageError;
+        return opened;
+    }
+    auto bus = open_bus(selection, registry);
+    if (!bus.ok()) {
+        errors << "Error: " << bus.error().message() << "\n";
+        opened.status = 1;
+        return opened;
+    }
+    opened.bus = std::move(bus).value();
+    identify::IdentifyOptions options;
+    options.locations = selection.locations;
+    options.progress = progress;
+    auto found = identify::identify_designs(*opened.bus, registry, options);
+    if (progress)
+        progress->flush();
+    if (!found.ok()) {
+        errors << "Error: " << found.error().message() << "\n";
+        opened.status = 1;
+        return opened;
+    }
+    opened.found = std::move(found).value();
+    report_warnings(opened.found, errors);
+    for (const vfio::Error& failure : opened.found.failures)
+        errors << "Error: " << failure.message() << "\n";
+    if (!opened.found.failures.empty())
+        opened.status = 1;
+    if (opened.found.designs.empty() && opened.found.failures.empty()) {
+        errors << "Error: no known FPGA design found on the " << opened.bus->name() << " bus"
+               << (selection.locations.empty() ? "" : " at the given --device locations") << "\n";
+        if (selection.sim_designs.empty())
+            for (const std::string& cause : explain_no_design(kernel_options(), registry, selection.locations))
+                errors << "  " << cause << "\n";
+        opened.status = 1;
+    }
+    errors.flush();
+    return opened;
+}
+
+std::optional<std::vector<vfio::PciAddress>> parse_locations(const std::vector<std::string>& texts,
+                                                             const std::string& option, std::string& error) {
+    std::vector<vfio::PciAddress> locations;
+    for (const std::string& text : texts) {
+        auto address = vfio::PciAddress::parse(text);
+        if (!address.ok()) {
+            error = option + ": " + address.error().message();
+            return std::nullopt;
+        }
+        locations.push_back(*address);
+    }
+    return locations;
+}
+
+}  // namespace tool_support

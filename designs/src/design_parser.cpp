@@ -277,7 +277,7 @@ vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
 vfio::Result<Simulation> parse_simulation(const Fields& f) {
     PDT_CHECK(f.only({"device_id", "revision", "class_code", "user_access_timestamp", "bar_sizes",
                       "axi_stream_switch_implemented", "dna_words", "xdma_ip", "busy_after_stop_us",
-                      "subsystem_vendor_id", "subsystem_device_id"}));
+                      "subsystem_vendor_id", "subsystem_device_id", "address_alignment", "length_granularity"}));
     Simulation s;
     s.device_id = static_cast<uint16_t>(PDT_TRY(f.number_or("device_id", 0xffff, s.device_id)));
     s.revision = static_cast<uint8_t>(PDT_TRY(f.number_or("revision", 0xff, 0)));
@@ -314,6 +314,12 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
     s.busy_after_stop_us = PDT_TRY(f.number_or("busy_after_stop_us", 10'000'000, 0));
     s.subsystem_vendor_id = static_cast<uint16_t>(PDT_TRY(f.number_or("subsystem_vendor_id", 0xffff, s.subsystem_vendor_id)));
     s.subsystem_device_id = static_cast<uint16_t>(PDT_TRY(f.number_or("subsystem_device_id", 0xffff, s.subsystem_device_id)));
+    for (auto [key, value] : {std::pair{"address_alignment", &s.address_alignment},
+                              std::pair{"length_granularity", &s.length_granularity}}) {
+        *value = static_cast<unsigned>(PDT_TRY(f.number_or(key, 128, 1)));
+        if (*value == 0 || (*value & (*value - 1)) != 0)
+            return f.error(key, "a power of two from 1 to 128 bytes (got " + std::to_string(*value) + ")");
+    }
     return s;
 }
 

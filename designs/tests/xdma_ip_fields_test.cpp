@@ -74,6 +74,21 @@ TEST(XdmaIpFields, BadValuesNameFileAndField) {
               "parse design file my.json field dma_bridge.memory_present: Invalid argument (expected true or false (got 0))");
 }
 
+TEST(XdmaIpFields, AlignmentsArePowersOfTwoUpTo128) {
+    const designs::Design d = parsed(design(R"(, "simulation": {"address_alignment": 64, "length_granularity": "0x8"})"));
+    EXPECT_EQ(d.simulation.address_alignment, 64u);
+    EXPECT_EQ(d.simulation.length_granularity, 8u);
+    EXPECT_EQ(error_of(design(R"(, "simulation": {"address_alignment": 48})")),
+              "parse design file my.json field simulation.address_alignment: Invalid argument (a power of two from 1 "
+              "to 128 bytes (got 48))");
+    EXPECT_EQ(error_of(design(R"(, "simulation": {"length_granularity": 0})")),
+              "parse design file my.json field simulation.length_granularity: Invalid argument (a power of two from 1 "
+              "to 128 bytes (got 0))");
+    EXPECT_EQ(error_of(design(R"(, "simulation": {"length_granularity": 256})")),
+              "parse design file my.json field simulation.length_granularity: Invalid argument (value 256 is above the "
+              "maximum 0x80)");
+}
+
 TEST(XdmaIpFields, AnySubsystemIdIsAWildcard) {
     const designs::Design d = parsed(R"({"name": "w", "match": {"device_id": "0x9038", "subsystem_vendor_id": "any",
         "subsystem_device_id": "0x0007"}})");

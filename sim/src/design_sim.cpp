@@ -84,7 +84,7 @@ void wire_stream_routing(const designs::Design& design, uint8_t revision, Design
 
 // The IP options the simulated XDMA implements: simulation.xdma_ip, else what dma_bridge.xdma_ip
 // states, else on (as fpga_sio's designs); the busy time after a stop; no memory behind an
-// enumeration-only bridge.
+// enumeration-only bridge; the Alignments register.
 void apply_xdma_ip(const designs::Design& design, XdmaConfig& config) {
     const designs::XdmaIpOptions& stated = design.dma_bridge->xdma_ip;
     const designs::XdmaIpOptions& simulated = design.simulation.xdma_ip;
@@ -94,6 +94,8 @@ void apply_xdma_ip(const designs::Design& design, XdmaConfig& config) {
     config.interrupts = pick(simulated.interrupts, stated.interrupts);
     config.busy_after_stop = std::chrono::microseconds(design.simulation.busy_after_stop_us);
     config.card_memory_present = design.dma_bridge->memory_present;
+    config.address_alignment = static_cast<uint8_t>(design.simulation.address_alignment);
+    config.length_granularity = static_cast<uint8_t>(design.simulation.length_granularity);
 }
 
 }  // namespace

@@ -101,6 +101,7 @@ public:
     void read(uint64_t offset, uint8_t* dst, uint64_t length) const;
     void write(uint64_t offset, const uint8_t* src, uint64_t length);
     void clear() { m_pages.clear(); }
+    uint64_t resident_bytes() const { return m_pages.size() * kPage; }
 
 private:
     static constexpr uint64_t kPage = 0x10000;

@@ -85,8 +85,12 @@ void CardMemory::write(uint64_t offset, const uint8_t* src, uint64_t length) {
     while (length > 0) {
         const uint64_t page = offset / kPage, in = offset % kPage, n = std::min(length, kPage - in);
         auto& p = m_pages[page];
-        if (!p)
-            p = std::make_unique<uint8_t[]>(kPage);  // value-initialised: zero
+        if (!p) {
+            // A fresh page reads as zero except where this write covers it.
+            p = std::make_unique_for_overwrite<uint8_t[]>(kPage);
+            if (n != kPage)
+                std::memset(p.get(), 0, kPage);
+        }
         std::memcpy(p.get() + in, src, n);
         offset += n, src += n, length -= n;
     }
@@ -268,6 +272,11 @@ bool XdmaModel::card_write(uint64_t address, const void* src, uint64_t length) {
         return false;
     m_impl->card_memory.write(address - m_impl->config.card_memory_base, static_cast<const uint8_t*>(src), length);
     return true;
+}
+
+uint64_t XdmaModel::card_memory_resident_bytes() const {
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->card_memory.resident_bytes();
 }
 
 void XdmaModel::inject(XdmaDirection direction, unsigned channel, XdmaFault fault) {

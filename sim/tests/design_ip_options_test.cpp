@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -65,6 +66,7 @@ TEST(DesignIpOptions, EachTestDesignFileGivesItsXdmaConfiguration) {
         {"test_xdma_interrupts_only_mm", false, false, true, 0, false},
         {"test_xdma_interrupts_only_stream", false, false, true, 0, true},
         {"test_xdma_busy_after_stop_mm", false, true, true, 2000, false},
+        {"test_xdma_busy_after_stop_stream", false, true, true, 2000, true},
         {"test_xdma_no_interrupts_mm", true, true, false, 0, false},
         {"test_xdma_any_subsystem", true, true, true, 0, false},
     };
@@ -79,6 +81,30 @@ TEST(DesignIpOptions, EachTestDesignFileGivesItsXdmaConfiguration) {
         EXPECT_EQ(c.stream, e.stream) << e.name;
         EXPECT_TRUE(c.card_memory_present) << e.name;
     }
+}
+
+TEST(DesignIpOptions, AllTestDesignFilesLoadTogetherAndInstantiate) {
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(PDT_SIM_TEST_DESIGNS))
+        files.push_back(entry.path().string());
+    ASSERT_EQ(files.size(), 13u) << "a new test design file needs its row in EachTestDesignFileGivesItsXdmaConfiguration";
+    auto registry = designs::Registry::load(files);
+    ASSERT_TRUE(registry.ok()) << registry.error().message();
+    for (const designs::Design& d : registry->designs()) {
+        if (d.source.rfind("built-in", 0) == 0)
+            continue;
+        auto made = sim::instantiate_design(d, sim::simulated_identity(d, sim::simulated_address(0), 41), true);
+        ASSERT_TRUE(made.ok()) << d.name << ": " << made.error().message();
+        EXPECT_EQ(registry->match(made.value().device->identity()), &d) << d.name << " identifies as itself";
+    }
+}
+
+TEST(DesignIpOptions, AlignmentsReachTheChannelAlignmentsRegister) {
+    Loaded l = load("test_xdma_aligned_mm");
+    EXPECT_EQ(l.instance.xdma->config().address_alignment, 64u);
+    EXPECT_EQ(l.instance.xdma->config().length_granularity, 64u);
+    EXPECT_EQ(read32(*l.instance.device, 0, 0x004C), 0x00404040u) << "H2C 0 Alignments";
+    EXPECT_EQ(read32(*l.instance.device, 0, 0x104C), 0x00404040u) << "C2H 0 Alignments";
 }
 
 TEST(DesignIpOptions, StatedOptionsAreKeptApartFromSimulatedOnes) {
@@ -184,6 +210,7 @@ TEST(DesignIpOptions, LargestBuiltInCardMemoryCostsNoHostMemoryUntilWritten) {
     ASSERT_TRUE(xdma.card_read(base + size - 2, read, 2));
     EXPECT_EQ(read[0], 0u) << "unwritten bytes read as zero";
     EXPECT_EQ(read[1], 0x77u);
+    EXPECT_EQ(xdma.card_memory_resident_bytes(), (size >> 30) * 0x10000 + 0x10000) << "one 64 KiB page per write";
     const uint64_t grown = rss_kib() - before;
     std::printf("%s: %llu GiB of card memory, RSS grew by %llu KiB\n", largest->name.c_str(),
                 static_cast<unsigned long long>(size >> 30), static_cast<unsigned long long>(grown));

@@ -118,6 +118,10 @@ struct Simulation {
     XdmaIpOptions xdma_ip;
     // The model keeps Status.busy set this long after an engine stops (PG195: wait for it).
     uint64_t busy_after_stop_us = 0;
+    // The channels' Alignments register (PG195 0x4C): address alignment and length granularity
+    // in bytes that every descriptor must keep (1 = none, an IP with unaligned transfers).
+    unsigned address_alignment = 1;
+    unsigned length_granularity = 1;
     // The subsystem IDs a simulated instance gets when match gives "any" (default 10ee:0007,
     // the XDMA IP's default).
     uint16_t subsystem_vendor_id = 0x10ee;

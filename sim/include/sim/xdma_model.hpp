@@ -22,6 +22,16 @@
 // hardware. Registers are thread safe (one model mutex); host memory is written by the engine
 // thread as a card writes it, so a driver reads it with the same ordering it needs on hardware
 // (acquire on the writeback, then the data). The performance monitor registers (0xC0..) read 0.
+//
+// PG195 Status and interrupts: a Status bit (descriptor_stopped, descriptor_completed,
+// align_mismatch, magic_stopped, invalid_length, idle_stopped, read/write/descriptor errors) is
+// logged only when the Control bit of the same position (ie_*) is set; it raises the channel's
+// MSI only when its Interrupt Enable Mask (0x90) bit and the channel's bit in the IRQ block's
+// Channel Interrupt Enable Mask (0x2010) are also set, and the IP has interrupts. An error stops
+// the engine whether or not it is logged. Every descriptor must keep the Alignments register:
+// an address off address_alignment stops the engine with align_mismatch, a length that is not a
+// multiple of length_granularity with invalid_length. Card memory is sparse: 64 KiB pages
+// allocated on first write; bytes never written read as zero (the model's fresh DDR).
 #pragma once
 
 #include <chrono>
@@ -134,6 +144,8 @@ public:
     // AXI-MM card memory, by card (AXI) address; false when outside the card memory.
     bool card_read(uint64_t address, void* dst, uint64_t length) const;
     bool card_write(uint64_t address, const void* src, uint64_t length);
+    // Host memory the card memory holds now (written pages only).
+    uint64_t card_memory_resident_bytes() const;
 
     // Fault injection (thread safe). clear_faults() drops faults not yet applied.
     void inject(XdmaDirection direction, unsigned channel, XdmaFault fault);

@@ -168,3 +168,27 @@ TEST(XdmaIpToolsRefuse, CreditsTestPassesWithoutPollModeWriteback) {
 }
 
 }  // namespace
+
+namespace {
+
+// Alignments register of 64 bytes for addresses and lengths (an IP without unaligned transfers).
+TEST(XdmaIpToolsAlignments, AlignedTransfersPassAndAnUnalignedOneIsRefusedNamingTheRequirement) {
+    const Outcome memory = run_tool(TEST_DMA_BRIDGE_TOOL,
+                                    design("ipcfg_aligned_mm", {"--enabled_tests", "memory_fixed_buffers,"
+                                                                "memory_variable_transfers,memory_host_chunks"}));
+    EXPECT_EQ(memory.exit_code, 0) << memory.output;
+    EXPECT_FALSE(contains(memory.output, "TEST FAIL")) << memory.output;
+    const Outcome stream = run_tool(TEST_DMA_BRIDGE_TOOL, design("ipcfg_aligned_stream"));
+    EXPECT_EQ(stream.exit_code, 0) << stream.output;
+    EXPECT_GE(count(stream.output, "Test pattern verified in 262144 words\nTEST PASS"), 2u) << stream.output;
+    // memory_addressing writes 8-byte words: refused before the engine sees them, with the reason.
+    const Outcome addressing =
+        run_tool(TEST_DMA_BRIDGE_TOOL, design("ipcfg_aligned_mm", {"--enabled_tests", "memory_addressing"}));
+    EXPECT_EQ(addressing.exit_code, 1) << addressing.output;
+    EXPECT_TRUE(contains(addressing.output, "submit XDMA transfer 0000:15:00.0 H2C 0: Invalid argument (descriptor 0 "
+                                            "of the transfer: length 0x8 is not a multiple of the channel's length "
+                                            "granularity of 64 bytes (Alignments register))"))
+        << addressing.output;
+}
+
+}  // namespace

@@ -207,20 +207,21 @@ vfio::Result<void> Engine::check_pieces(const std::vector<Piece>& pieces) {
     for (size_t i = 0; i < pieces.size(); ++i) {
         const Piece& p = pieces[i];
         const char* what = nullptr;
+        const char* rule = "address alignment";
         uint64_t value = 0, requirement = align;
         if (p.src % align != 0)
             what = "source address", value = p.src;
         else if (p.dst % align != 0)
             what = "destination address", value = p.dst;
         else if (p.length % granularity != 0)
-            what = "length", value = p.length, requirement = granularity;
+            what = "length", value = p.length, requirement = granularity, rule = "length granularity";
         if (!what)
             continue;
         char hint[200];
-        std::snprintf(hint, sizeof hint, "descriptor %zu of the transfer: %s 0x%llx is not a multiple of the channel's %s of %llu bytes (Alignments register)",
-                      i, what, static_cast<unsigned long long>(value),
-                      requirement == granularity && what[0] == 'l' ? "length granularity" : "address alignment",
-                      static_cast<unsigned long long>(requirement));
+        std::snprintf(hint, sizeof hint,
+                      "descriptor %zu of the transfer: %s 0x%llx is not a multiple of the channel's %s of %llu bytes "
+                      "(Alignments register)",
+                      i, what, static_cast<unsigned long long>(value), rule, static_cast<unsigned long long>(requirement));
         return vfio::make_error("submit XDMA transfer", name(), EINVAL, hint);
     }
     return {};

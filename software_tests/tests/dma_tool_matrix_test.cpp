@@ -102,11 +102,11 @@ std::vector<std::string> tool_args(const std::string& tool, const designs::Desig
 }
 
 // The bytes the run says it verified: "<n> bytes verified in" (test_dma_bridge, credits) or the
-// stream tools' "Test pattern verified in <w> words (<n> bytes)".
+// stream tools' "<what> verified in <w> words (<n> bytes...)".
 uint64_t verified_bytes(const std::string& output) {
     uint64_t total = 0;
     static const std::regex totals("\\n([0-9]+) bytes verified in [0-9]+ tests, 0 failed\\n");
-    static const std::regex words("Test pattern verified in [0-9]+ words \\(([0-9]+) bytes\\)");
+    static const std::regex words("verified in [0-9]+ words \\(([0-9]+) bytes");
     for (const std::regex* re : {&totals, &words})
         for (auto it = std::sregex_iterator(output.begin(), output.end(), *re); it != std::sregex_iterator(); ++it)
             total += std::stoull((*it)[1].str());

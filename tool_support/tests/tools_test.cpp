@@ -53,7 +53,7 @@ std::string extra_args(const std::string& tool) {
 }  // namespace
 
 TEST(EveryTool, UnknownDesignIsTheSameUsageError) {
-    ASSERT_EQ(kTools.size(), 6u);
+    ASSERT_GE(kTools.size(), 6u);
     for (const std::string& tool : kTools) {
         const ToolRun r = run("", tool, "--sim_design NoSuchDesign " + extra_args(tool));
         EXPECT_EQ(r.exit_code, 2) << name_of(tool) << ": " << r.out << r.err;

@@ -117,9 +117,25 @@ vfio::Result<void> parse_revision_range(const Fields& f, uint8_t& min, uint8_t& 
     return {};
 }
 
+// {bar, offset[, value]}: a 32-bit register (content match, version, simulated constant).
+vfio::Result<RegisterValue> parse_register(const Fields& f, bool with_value) {
+    if (with_value)
+        PDT_CHECK(f.only({"bar", "offset", "value"}));
+    else
+        PDT_CHECK(f.only({"bar", "offset"}));
+    RegisterValue r;
+    r.bar = static_cast<unsigned>(PDT_TRY(f.number("bar", 5)));
+    r.offset = PDT_TRY(f.number("offset", UINT64_MAX - 4));
+    if (r.offset % 4 != 0)
+        return f.error("offset", "must be a multiple of 4 (32-bit registers)");
+    if (with_value)
+        r.value = static_cast<uint32_t>(PDT_TRY(f.number("value", 0xffffffff)));
+    return r;
+}
+
 vfio::Result<IdMatch> parse_match(const Fields& f) {
     PDT_CHECK(f.only({"vendor_id", "device_id", "subsystem_vendor_id", "subsystem_device_id", "min_revision",
-                      "max_revision"}));
+                      "max_revision", "register"}));
     IdMatch match;
     match.vendor_id = static_cast<uint16_t>(PDT_TRY(f.number_or("vendor_id", 0xffff, 0x10ee)));
     if (f.has("device_id"))
@@ -131,6 +147,8 @@ vfio::Result<IdMatch> parse_match(const Fields& f) {
         *id = value ? std::optional<uint16_t>(static_cast<uint16_t>(*value)) : std::nullopt;
     }
     PDT_CHECK(parse_revision_range(f, match.min_revision, match.max_revision));
+    if (f.has("register"))
+        match.register_value = PDT_TRY(parse_register(PDT_TRY(f.object("register")), true));
     return match;
 }
 
@@ -277,7 +295,8 @@ vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
 vfio::Result<Simulation> parse_simulation(const Fields& f) {
     PDT_CHECK(f.only({"device_id", "revision", "class_code", "user_access_timestamp", "bar_sizes",
                       "axi_stream_switch_implemented", "dna_words", "xdma_ip", "busy_after_stop_us",
-                      "subsystem_vendor_id", "subsystem_device_id", "address_alignment", "length_granularity"}));
+                      "subsystem_vendor_id", "subsystem_device_id", "address_alignment", "length_granularity",
+                      "registers"}));
     Simulation s;
     s.device_id = static_cast<uint16_t>(PDT_TRY(f.number_or("device_id", 0xffff, s.device_id)));
     s.revision = static_cast<uint8_t>(PDT_TRY(f.number_or("revision", 0xff, 0)));
@@ -320,6 +339,14 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
         if (*value == 0 || (*value & (*value - 1)) != 0)
             return f.error(key, "a power of two from 1 to 128 bytes (got " + std::to_string(*value) + ")");
     }
+    if (f.has("registers")) {
+        const json& list = f.at("registers");
+        if (!list.is_array())
+            return f.error("registers", "expected an array of {bar, offset, value}");
+        for (size_t i = 0; i < list.size(); ++i)
+            s.registers.push_back(PDT_TRY(
+                parse_register(PDT_TRY(f.object_value(f.field("registers") + "[" + std::to_string(i) + "]", list[i])), true)));
+    }
     return s;
 }
 
@@ -345,7 +372,7 @@ vfio::Result<void> check_overlaps(const Fields& f, const Design& d) {
 }
 
 vfio::Result<Design> parse_design(const Fields& f) {
-    PDT_CHECK(f.only({"name", "description", "match", "dma_bridge", "peripherals", "simulation"}));
+    PDT_CHECK(f.only({"name", "description", "match", "dma_bridge", "peripherals", "simulation", "version_register"}));
     Design d;
     d.name = PDT_TRY(f.text("name", true));
     if (d.name.empty() || !std::all_of(d.name.begin(), d.name.end(), [](char c) {
@@ -368,6 +395,8 @@ vfio::Result<Design> parse_design(const Fields& f) {
     }
     if (f.has("simulation"))
         d.simulation = PDT_TRY(parse_simulation(PDT_TRY(f.object("simulation"))));
+    if (f.has("version_register"))
+        d.version_register = PDT_TRY(parse_register(PDT_TRY(f.object("version_register")), false));
     PDT_CHECK(check_overlaps(f, d));
     return d;
 }

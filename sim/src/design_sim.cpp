@@ -119,6 +119,8 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design) 
         needed[design.dma_bridge->bar] = kDmaBarMinimum;
     for (const designs::Peripheral& p : design.peripherals)
         needed[p.bar] = std::max(needed[p.bar], p.offset + p.frame_size());
+    for (const designs::RegisterValue& r : design.simulation.registers)
+        needed[r.bar] = std::max(needed[r.bar], r.offset + 4);
     std::map<unsigned, uint64_t> sizes;
     for (const auto& [bar, bytes] : needed)
         sizes[bar] = round_up_power_of_two(bytes);
@@ -149,6 +151,10 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
             instance.axi_switch = std::static_pointer_cast<AxiStreamSwitchBlock>(block);
         bars[p->bar]->add_block(p->offset, p->frame_size(), std::move(block));
     }
+    // Constant registers (board ID GPIO inputs); one the BAR cannot hold is left out.
+    for (const designs::RegisterValue& r : design.simulation.registers)
+        if (r.bar < bars.size() && bars[r.bar] && r.offset + 4 <= bars[r.bar]->size())
+            bars[r.bar]->add_block(r.offset, 4, make_constant_block({r.value}));
     auto device = std::make_unique<SimDevice>(identity, bars);
 
     if (design.dma_bridge) {

@@ -389,6 +389,18 @@ TEST(ToolOutput, LinesReachAPipeWhileTheToolRuns) {
     EXPECT_TRUE(contains(seen, "Testing using 1 buffers of size 0x200000 bytes, H2C channel 0 C2H channel 0\n")) << seen;
 }
 
+// The stock Lite/NiteFury image: its memory size comes from the board ID GPIO (LITE: 512 MiB).
+TEST(TestDmaBridgeProcess, LitefuryProject0IsTestedWithItsMemorySize) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "Litefury_Project-0", "--enabled_tests", "memory_fixed_buffers",
+                                "--min_words", "0x100000", "--max_buffer_size", "0x80000",
+                                "--dma_bridge_memory_size_bytes", "0x200000"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "Testing Litefury_Project-0 design version 0x3 with memory size 0x200000\n"))
+        << r.output;
+    EXPECT_TRUE(r.output.ends_with("TEST PASS\nOverall PASS\n")) << r.output;
+}
+
 TEST(TestDmaBridgeProcess, NothingTestedAndUsageErrors) {
     Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--sim_design", "TEF1001_ddr3_throughput"});
     EXPECT_EQ(r.exit_code, 1) << r.output;

@@ -35,6 +35,13 @@ const char* display_name(PeripheralType type);  // "Quad SPI", "XADC", "bit-bang
 // Bytes of register space the peripheral needs; its BAR must hold offset + frame.
 uint64_t register_frame_size(PeripheralType type, unsigned master_ports = 0);
 
+// A 32-bit register at BAR + offset, and (for a content match or a simulated constant) its value.
+struct RegisterValue {
+    unsigned bar = 0;
+    uint64_t offset = 0;
+    uint32_t value = 0;
+};
+
 // PCI identity a device must have. Unset optional IDs match any value (JSON: absent device_id,
 // or "any" for the subsystem IDs).
 struct IdMatch {
@@ -44,7 +51,10 @@ struct IdMatch {
     std::optional<uint16_t> subsystem_device_id = 0;
     uint8_t min_revision = 0;
     uint8_t max_revision = 0xff;
-    bool matches(const vfio::DeviceIdentity& identity) const;
+    // Content match (designs that share PCI IDs, e.g. Lite/NiteFury Project-0): the design is
+    // identified only when this register, read once the device is open, holds `value`.
+    std::optional<RegisterValue> register_value;
+    bool matches(const vfio::DeviceIdentity& identity) const;  // the PCI identity part only
 };
 
 struct MemoryWindow {
@@ -126,6 +136,8 @@ struct Simulation {
     // the XDMA IP's default).
     uint16_t subsystem_vendor_id = 0x10ee;
     uint16_t subsystem_device_id = 0x0007;
+    // Constant registers outside the peripherals (the GPIO inputs that carry a board ID).
+    std::vector<RegisterValue> registers;
 };
 
 struct Design {
@@ -136,6 +148,8 @@ struct Design {
     std::optional<DmaBridge> dma_bridge;
     std::vector<Peripheral> peripherals;
     Simulation simulation;
+    // A register holding the board version, printed as "Design <name> version 0x<v>:".
+    std::optional<RegisterValue> version_register;  // value unused
 
     // The peripherals that a device of this revision has (revision gates applied).
     std::vector<const Peripheral*> peripherals_for_revision(uint8_t revision) const;

@@ -37,8 +37,12 @@ MemoryTestOptions memory_options(const identify::IdentifiedDesign& design, const
 }
 
 void design_header(const identify::IdentifiedDesign& design, uint64_t memory_size, std::FILE* out) {
-    std::fprintf(out, "Testing %s design with memory size 0x%" PRIx64 "\nPCI device %s IOMMU group %d\n",
-                 design.design->name.c_str(), memory_size, design.identity.address.to_string().c_str(),
+    // Designs with a board version register (Lite/NiteFury Project-0) name it, as fpga_sio does.
+    char version[32] = "";
+    if (design.board_version)
+        std::snprintf(version, sizeof version, " version 0x%x", *design.board_version);
+    std::fprintf(out, "Testing %s design%s with memory size 0x%" PRIx64 "\nPCI device %s IOMMU group %d\n",
+                 design.design->name.c_str(), version, memory_size, design.identity.address.to_string().c_str(),
                  design.identity.iommu_group);
 }
 

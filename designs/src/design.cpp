@@ -59,7 +59,8 @@ uint64_t register_frame_size(PeripheralType type, unsigned master_ports) {
 
 bool IdMatch::matches(const vfio::DeviceIdentity& identity) const {
     return identity.vendor_id == vendor_id && (!device_id || identity.device_id == *device_id) &&
-           identity.subsystem_vendor_id == subsystem_vendor_id && identity.subsystem_device_id == subsystem_device_id &&
+           (!subsystem_vendor_id || identity.subsystem_vendor_id == *subsystem_vendor_id) &&
+           (!subsystem_device_id || identity.subsystem_device_id == *subsystem_device_id) &&
            identity.revision >= min_revision && identity.revision <= max_revision;
 }
 

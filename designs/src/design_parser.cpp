@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cstdio>
 #include <initializer_list>
+#include <optional>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 namespace designs {
@@ -72,6 +74,19 @@ public:
         return n;
     }
 
+    // A JSON true/false.
+    vfio::Result<bool> boolean(const char* key) const {
+        if (!has(key) || !at(key).is_boolean())
+            return error(key, "expected true or false (got " + (has(key) ? at(key).dump() : std::string("nothing")) + ")");
+        return at(key).get<bool>();
+    }
+    // A number within [0, max], or "any" (a wildcard: std::nullopt).
+    vfio::Result<std::optional<uint64_t>> number_or_any(const char* key, uint64_t max) const {
+        if (has(key) && at(key).is_string() && at(key).get<std::string>() == "any")
+            return std::optional<uint64_t>();
+        return std::optional<uint64_t>(PDT_TRY(number(key, max)));
+    }
+
     vfio::Result<std::string> text(const char* key, bool required) const {
         if (!has(key))
             return required ? vfio::Result<std::string>(error(key, "missing required field")) : std::string();
@@ -102,16 +117,38 @@ vfio::Result<void> parse_revision_range(const Fields& f, uint8_t& min, uint8_t& 
     return {};
 }
 
+// {bar, offset[, value]}: a 32-bit register (content match, version, simulated constant).
+vfio::Result<RegisterValue> parse_register(const Fields& f, bool with_value) {
+    if (with_value)
+        PDT_CHECK(f.only({"bar", "offset", "value"}));
+    else
+        PDT_CHECK(f.only({"bar", "offset"}));
+    RegisterValue r;
+    r.bar = static_cast<unsigned>(PDT_TRY(f.number("bar", 5)));
+    r.offset = PDT_TRY(f.number("offset", UINT64_MAX - 4));
+    if (r.offset % 4 != 0)
+        return f.error("offset", "must be a multiple of 4 (32-bit registers)");
+    if (with_value)
+        r.value = static_cast<uint32_t>(PDT_TRY(f.number("value", 0xffffffff)));
+    return r;
+}
+
 vfio::Result<IdMatch> parse_match(const Fields& f) {
     PDT_CHECK(f.only({"vendor_id", "device_id", "subsystem_vendor_id", "subsystem_device_id", "min_revision",
-                      "max_revision"}));
+                      "max_revision", "register"}));
     IdMatch match;
     match.vendor_id = static_cast<uint16_t>(PDT_TRY(f.number_or("vendor_id", 0xffff, 0x10ee)));
     if (f.has("device_id"))
         match.device_id = static_cast<uint16_t>(PDT_TRY(f.number("device_id", 0xffff)));
-    match.subsystem_vendor_id = static_cast<uint16_t>(PDT_TRY(f.number("subsystem_vendor_id", 0xffff)));
-    match.subsystem_device_id = static_cast<uint16_t>(PDT_TRY(f.number("subsystem_device_id", 0xffff)));
+    // Subsystem IDs: a number, or "any" (matches every value).
+    for (auto [key, id] : {std::pair{"subsystem_vendor_id", &match.subsystem_vendor_id},
+                           std::pair{"subsystem_device_id", &match.subsystem_device_id}}) {
+        const std::optional<uint64_t> value = PDT_TRY(f.number_or_any(key, 0xffff));
+        *id = value ? std::optional<uint16_t>(static_cast<uint16_t>(*value)) : std::nullopt;
+    }
     PDT_CHECK(parse_revision_range(f, match.min_revision, match.max_revision));
+    if (f.has("register"))
+        match.register_value = PDT_TRY(parse_register(PDT_TRY(f.object("register")), true));
     return match;
 }
 
@@ -141,9 +178,21 @@ vfio::Result<StreamFunction> parse_stream_function(const Fields& f, const DmaBri
     return f.error("stream_function", "expected \"loopback\", \"crc64\" or \"fixed_data\" (got \"" + name + "\")");
 }
 
+// XDMA IP options (dma_bridge.xdma_ip, simulation.xdma_ip): each optional true/false.
+vfio::Result<XdmaIpOptions> parse_xdma_ip(const Fields& f) {
+    PDT_CHECK(f.only({"descriptor_credits", "poll_mode_writeback", "interrupts"}));
+    XdmaIpOptions ip;
+    for (auto [key, option] : {std::pair{"descriptor_credits", &ip.descriptor_credits},
+                               std::pair{"poll_mode_writeback", &ip.poll_mode_writeback},
+                               std::pair{"interrupts", &ip.interrupts}})
+        if (f.has(key))
+            *option = PDT_TRY(f.boolean(key));
+    return ip;
+}
+
 vfio::Result<DmaBridge> parse_dma_bridge(const Fields& f) {
     PDT_CHECK(f.only({"bar", "mode", "memory_base", "memory_size", "memory_by_revision", "h2c_channels",
-                      "c2h_channels", "stream_tdata_bytes", "stream_function"}));
+                      "c2h_channels", "stream_tdata_bytes", "stream_function", "xdma_ip", "memory_present"}));
     DmaBridge bridge;
     bridge.bar = static_cast<unsigned>(PDT_TRY(f.number("bar", 5)));
     const std::string mode = PDT_TRY(f.text("mode", true));
@@ -180,6 +229,14 @@ vfio::Result<DmaBridge> parse_dma_bridge(const Fields& f) {
         bridge.stream_tdata_bytes = static_cast<unsigned>(PDT_TRY(f.number("stream_tdata_bytes", 128)));
     if (f.has("stream_function"))
         bridge.stream_function = PDT_TRY(parse_stream_function(f, bridge));
+    // XDMA IP options and enumeration-only bridges (MODEL).
+    if (f.has("xdma_ip"))
+        bridge.xdma_ip = PDT_TRY(parse_xdma_ip(PDT_TRY(f.object("xdma_ip"))));
+    if (f.has("memory_present")) {
+        if (bridge.mode != DmaMode::MemoryMapped)
+            return f.error("memory_present", "only a memory_mapped DMA bridge has card memory");
+        bridge.memory_present = PDT_TRY(f.boolean("memory_present"));
+    }
     return bridge;
 }
 
@@ -254,7 +311,9 @@ vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
 
 vfio::Result<Simulation> parse_simulation(const Fields& f) {
     PDT_CHECK(f.only({"device_id", "revision", "class_code", "user_access_timestamp", "bar_sizes",
-                      "axi_stream_switch_implemented", "dna_words", "stream_fifo_bytes"}));
+                      "axi_stream_switch_implemented", "dna_words", "stream_fifo_bytes", "xdma_ip",
+                      "busy_after_stop_us", "subsystem_vendor_id", "subsystem_device_id", "address_alignment",
+                      "length_granularity", "registers"}));
     Simulation s;
     s.device_id = static_cast<uint16_t>(PDT_TRY(f.number_or("device_id", 0xffff, s.device_id)));
     s.revision = static_cast<uint8_t>(PDT_TRY(f.number_or("revision", 0xff, 0)));
@@ -290,6 +349,26 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
             s.dna_words.push_back(static_cast<uint32_t>(
                 PDT_TRY(f.number_value("dna_words[" + std::to_string(i) + "]", list[i], 0xffffffff))));
     }
+    // XDMA IP as simulated, and its timing (MODEL).
+    if (f.has("xdma_ip"))
+        s.xdma_ip = PDT_TRY(parse_xdma_ip(PDT_TRY(f.object("xdma_ip"))));
+    s.busy_after_stop_us = PDT_TRY(f.number_or("busy_after_stop_us", 10'000'000, 0));
+    s.subsystem_vendor_id = static_cast<uint16_t>(PDT_TRY(f.number_or("subsystem_vendor_id", 0xffff, s.subsystem_vendor_id)));
+    s.subsystem_device_id = static_cast<uint16_t>(PDT_TRY(f.number_or("subsystem_device_id", 0xffff, s.subsystem_device_id)));
+    for (auto [key, value] : {std::pair{"address_alignment", &s.address_alignment},
+                              std::pair{"length_granularity", &s.length_granularity}}) {
+        *value = static_cast<unsigned>(PDT_TRY(f.number_or(key, 128, 1)));
+        if (*value == 0 || (*value & (*value - 1)) != 0)
+            return f.error(key, "a power of two from 1 to 128 bytes (got " + std::to_string(*value) + ")");
+    }
+    if (f.has("registers")) {
+        const json& list = f.at("registers");
+        if (!list.is_array())
+            return f.error("registers", "expected an array of {bar, offset, value}");
+        for (size_t i = 0; i < list.size(); ++i)
+            s.registers.push_back(PDT_TRY(
+                parse_register(PDT_TRY(f.object_value(f.field("registers") + "[" + std::to_string(i) + "]", list[i])), true)));
+    }
     return s;
 }
 
@@ -315,7 +394,7 @@ vfio::Result<void> check_overlaps(const Fields& f, const Design& d) {
 }
 
 vfio::Result<Design> parse_design(const Fields& f) {
-    PDT_CHECK(f.only({"name", "description", "match", "dma_bridge", "peripherals", "simulation"}));
+    PDT_CHECK(f.only({"name", "description", "match", "dma_bridge", "peripherals", "simulation", "version_register"}));
     Design d;
     d.name = PDT_TRY(f.text("name", true));
     if (d.name.empty() || !std::all_of(d.name.begin(), d.name.end(), [](char c) {
@@ -338,6 +417,8 @@ vfio::Result<Design> parse_design(const Fields& f) {
     }
     if (f.has("simulation"))
         d.simulation = PDT_TRY(parse_simulation(PDT_TRY(f.object("simulation"))));
+    if (f.has("version_register"))
+        d.version_register = PDT_TRY(parse_register(PDT_TRY(f.object("version_register")), false));
     PDT_CHECK(check_overlaps(f, d));
     return d;
 }

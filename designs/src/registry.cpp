@@ -68,6 +68,15 @@ const Design* Registry::match(const vfio::DeviceIdentity& identity) const {
     return nullptr;
 }
 
+std::vector<const Design*> Registry::candidates(const vfio::DeviceIdentity& identity) const {
+    std::vector<const Design*> found;
+    for (const Design& design : m_designs)
+        if (design.match.matches(identity) &&
+            std::none_of(found.begin(), found.end(), [&](const Design* d) { return d->name == design.name; }))
+            found.push_back(&design);  // a user design hides the built-in one of its name
+    return found;
+}
+
 std::vector<std::string> Registry::names() const {
     std::vector<std::string> names;
     for (const Design& design : m_designs)

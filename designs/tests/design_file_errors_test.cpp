@@ -64,7 +64,7 @@ TEST(DesignFileErrors, WrongTypesAndValues) {
 TEST(DesignFileErrors, UnknownFieldIsReportedNotIgnored) {
     const std::string message = error_of(design(R"(, "dma_brdge": {"bar": 2})"));
     EXPECT_NE(message.find("field dma_brdge: Invalid argument (unknown field; expected one of: name, description, "
-                           "match, dma_bridge, peripherals, simulation)"),
+                           "match, dma_bridge, peripherals, simulation, version_register)"),
               std::string::npos)
         << message;
 }
@@ -152,4 +152,51 @@ TEST(DesignFileErrors, StreamFunctionAndFifoDepth) {
     ASSERT_NE(d, nullptr);
     EXPECT_EQ(d->dma_bridge->stream_function, designs::StreamFunction::Crc64);
     EXPECT_EQ(d->simulation.stream_fifo_bytes, 4096u);
+}
+
+// The content match, board version register and simulated constant registers (Project-0).
+TEST(DesignFileErrors, RegisterFieldsAreCheckedAndRead) {
+    designs::Registry registry;
+    ASSERT_TRUE(registry
+                    .add_text(R"({"name": "p0", "match": {"device_id": "0x7011", "subsystem_vendor_id": 0,
+                        "subsystem_device_id": 0, "register": {"bar": 0, "offset": "0x0", "value": "0x4c495445"}},
+                        "version_register": {"bar": 0, "offset": "0x8"},
+                        "simulation": {"registers": [{"bar": 0, "offset": "0x8", "value": 3}]}})",
+                              "p0.json")
+                    .ok());
+    const designs::Design& d = *registry.find("p0");
+    ASSERT_TRUE(d.match.register_value.has_value());
+    EXPECT_EQ(d.match.register_value->value, 0x4c495445u);
+    ASSERT_TRUE(d.version_register.has_value());
+    EXPECT_EQ(d.version_register->offset, 8u);
+    ASSERT_EQ(d.simulation.registers.size(), 1u);
+    EXPECT_EQ(d.simulation.registers[0].value, 3u);
+
+    const std::string match = R"({"name": "d", "match": {"subsystem_vendor_id": 2, "subsystem_device_id": 1, )";
+    EXPECT_EQ(error_of(match + R"("register": {"bar": 0, "offset": "0x2", "value": 1}}})"),
+              "parse design file my.json field match.register.offset: Invalid argument (must be a multiple of 4 (32-bit "
+              "registers))");
+    EXPECT_EQ(error_of(match + R"("register": {"bar": 0, "offset": 0}}})"),
+              "parse design file my.json field match.register.value: Invalid argument (missing required field)");
+    EXPECT_EQ(error_of(design(R"(, "version_register": {"bar": 0, "offset": 8, "value": 1})")),
+              "parse design file my.json field version_register.value: Invalid argument (unknown field; expected one "
+              "of: bar, offset)");
+    EXPECT_EQ(error_of(design(R"(, "simulation": {"registers": {"bar": 0}})")),
+              "parse design file my.json field simulation.registers: Invalid argument (expected an array of {bar, "
+              "offset, value})");
+}
+
+TEST(DesignFileErrors, CandidatesListEveryDesignOfSharedIds) {
+    const designs::Registry registry = designs::Registry::builtin().value();
+    vfio::DeviceIdentity fury;
+    fury.vendor_id = 0x10ee;
+    fury.device_id = 0x7011;
+    fury.subsystem_vendor_id = 0;
+    fury.subsystem_device_id = 0;
+    const auto candidates = registry.candidates(fury);
+    ASSERT_EQ(candidates.size(), 2u);
+    EXPECT_EQ(candidates[0]->name, "Litefury_Project-0");
+    EXPECT_EQ(candidates[1]->name, "Nitefury_Project-0");
+    fury.device_id = 0x7012;
+    EXPECT_TRUE(registry.candidates(fury).empty());
 }

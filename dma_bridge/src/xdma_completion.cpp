@@ -11,7 +11,7 @@ namespace xdma {
 std::string Engine::diagnostics(uint32_t status_value) const {
     char text[320];
     std::snprintf(text, sizeof text,
-                  "channel_status=0x%08x [%s] completed_descriptor_count=%u descriptors_started=%llu "
+                  "status 0x%08x (%s) completed_descriptor_count=%u descriptors_started=%llu "
                   "descriptors_completed=%llu credits=%u transfers_in_flight=%zu",
                   status_value, decode_status(m_options.direction, status_value).c_str(),
                   reg(channel_reg::COMPLETED_DESCRIPTOR_COUNT), static_cast<unsigned long long>(m_started),
@@ -125,6 +125,8 @@ vfio::Result<TransferCompletion> Engine::finish(const Transfer& transfer) {
 vfio::Result<std::optional<TransferCompletion>> Engine::poll() {
     if (m_failure)
         return *m_failure;
+    if (m_options.mode == RunMode::StopList && m_list_count == 0 && m_pending_descriptors > 0)
+        PDT_CHECK(start_list());  // a restart that waited for Status.busy to clear
     if (m_transfers.empty())
         return std::optional<TransferCompletion>{};
     const Transfer& front = m_transfers.front();

@@ -1,5 +1,6 @@
 #include "dma_bridge/xdma_discovery.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace xdma {
@@ -41,12 +42,65 @@ std::string decode_status(Direction direction, uint32_t value) {
 
 vfio::Result<vfio::RegisterWindow> dma_registers(vfio::Device& device, unsigned bar, uint64_t offset) {
     vfio::Bar* b = PDT_TRY(device.bar(bar));
-    return b->window(offset, DMA_REGISTER_SPACE_SIZE, vfio::Access64::SplitLowHigh);
+    // A BAR smaller than the 64 KiB register space is legal when the blocks the driver touches
+    // fit (check_engine_blocks); the window ends with the BAR so nothing beyond it is accessed.
+    const uint64_t size = offset < b->size() ? std::min(DMA_REGISTER_SPACE_SIZE, b->size() - offset) : 0;
+    if (size < REGISTER_BLOCK_SIZE) {
+        char object[64];
+        std::snprintf(object, sizeof object, "DMA BAR %u offset 0x%llx", bar, static_cast<unsigned long long>(offset));
+        char hint[96];
+        std::snprintf(hint, sizeof hint, "the BAR is 0x%llx bytes: no XDMA register block fits",
+                      static_cast<unsigned long long>(b->size()));
+        return vfio::make_error("map XDMA registers", object, ERANGE, hint);
+    }
+    return b->window(offset, size, vfio::Access64::SplitLowHigh);
+}
+
+vfio::Result<void> check_block(const vfio::RegisterWindow& regs, uint32_t block_target, unsigned channel) {
+    const uint64_t start = block_offset(block_target, channel);
+    if (start + REGISTER_BLOCK_SIZE <= regs.size())
+        return {};
+    char object[96];
+    std::snprintf(object, sizeof object, "%s block at 0x%04llx..0x%04llx", block_name(block_target, channel).c_str(),
+                  static_cast<unsigned long long>(start), static_cast<unsigned long long>(start + REGISTER_BLOCK_SIZE - 1));
+    char hint[160];
+    std::snprintf(hint, sizeof hint,
+                  "does not fit the DMA BAR %u of 0x%llx bytes (register space from offset 0x%llx); the driver needs it",
+                  regs.bar_index(), static_cast<unsigned long long>(regs.base() + regs.size()),
+                  static_cast<unsigned long long>(regs.base()));
+    return vfio::make_error("check XDMA register blocks", object, ERANGE, hint);
+}
+
+vfio::Result<void> check_engine_blocks(const vfio::RegisterWindow& regs, Direction direction, unsigned channel) {
+    PDT_CHECK(check_block(regs, channel_target(direction), channel));
+    PDT_CHECK(check_block(regs, target::IRQ_BLOCK, 0));
+    PDT_CHECK(check_block(regs, sgdma_target(direction), channel));
+    return check_block(regs, target::SGDMA_COMMON, 0);
+}
+
+std::string block_name(uint32_t block_target, unsigned channel) {
+    const std::string ch = " " + std::to_string(channel);
+    switch (block_target) {
+    case target::H2C_CHANNEL: return "H2C channel" + ch;
+    case target::C2H_CHANNEL: return "C2H channel" + ch;
+    case target::IRQ_BLOCK: return "IRQ";
+    case target::CONFIG: return "config";
+    case target::H2C_SGDMA: return "H2C SGDMA" + ch;
+    case target::C2H_SGDMA: return "C2H SGDMA" + ch;
+    case target::SGDMA_COMMON: return "SGDMA common";
+    case target::MSIX: return "MSI-X";
+    }
+    return "target " + std::to_string(block_target);
 }
 
 vfio::Result<std::vector<ChannelInfo>> discover(const vfio::RegisterWindow& regs, Direction direction, bool stream) {
     std::vector<ChannelInfo> channels;
     for (unsigned ch = 0; ch < MAX_CHANNELS; ++ch) {
+        // Channel 0's blocks must fit the BAR; a later channel whose blocks do not cannot exist.
+        if (auto fits = check_block(regs, channel_target(direction), ch); !fits.ok())
+            return ch == 0 ? vfio::Result<std::vector<ChannelInfo>>(fits.error()) : channels;
+        if (auto fits = check_block(regs, sgdma_target(direction), ch); !fits.ok())
+            return ch == 0 ? vfio::Result<std::vector<ChannelInfo>>(fits.error()) : channels;
         const uint64_t channel_block = block_offset(channel_target(direction), ch);
         const uint32_t id = regs.read32(channel_block + channel_reg::IDENTIFIER);
         const uint32_t sgdma_id = regs.read32(block_offset(sgdma_target(direction), ch) + sgdma_reg::IDENTIFIER);

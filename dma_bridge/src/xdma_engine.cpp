@@ -1,9 +1,11 @@
 // XDMA engine: open, (re)initialise, submit (credits ring or STOP-terminated lists), stop.
 #include "dma_bridge/xdma_engine.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <thread>
 
 namespace xdma {
@@ -45,12 +47,21 @@ vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineO
         return invalid("status-register completion needs STOP-terminated lists (RunMode::StopList)");
 
     engine->m_regs = PDT_TRY(dma_registers(device, options.dma_bar, options.register_offset));
+    PDT_CHECK(check_engine_blocks(engine->m_regs, options.direction, options.channel));
     const auto channels = PDT_TRY(discover(engine->m_regs, options.direction, options.stream));
     if (options.channel >= channels.size())
         return vfio::make_error("open XDMA engine", object, ENODEV,
                                 "the design has " + std::to_string(channels.size()) + " " + to_string(options.direction) +
                                     (options.stream ? " stream" : " memory-mapped") + " channels");
     engine->m_info = channels[options.channel];
+    // Pieces of a split transfer must keep the Alignments register's address alignment and
+    // length granularity (PG195 channel Alignments, 0x4C).
+    const uint32_t unit = std::lcm(std::max(engine->m_info.address_alignment, 1u),
+                                   std::max(engine->m_info.length_granularity, 1u));
+    engine->m_options.max_descriptor_length -= engine->m_options.max_descriptor_length % unit;
+    if (engine->m_options.max_descriptor_length == 0)
+        return invalid("max_descriptor_length " + std::to_string(options.max_descriptor_length) +
+                       " is below the channel's alignment unit of " + std::to_string(unit) + " bytes");
     engine->m_channel_base = block_offset(channel_target(options.direction), options.channel);
     engine->m_sgdma_base = block_offset(sgdma_target(options.direction), options.channel);
     if (options.direction == Direction::C2H) {
@@ -74,7 +85,9 @@ vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineO
     engine->m_count_wb_offset = round_up(n * sizeof(Descriptor), kAlign);
     engine->m_stream_wb_offset = engine->m_count_wb_offset + kAlign;
     const size_t size = engine->m_stream_wb_offset + round_up(n * sizeof(C2hStreamWriteback), kAlign);
-    engine->m_ring = PDT_TRY(vfio::DmaRegion::allocate(device, size, vfio::DmaAccess::DeviceReadWrite));
+    engine->m_ring = PDT_TRY(vfio::DmaRegion::allocate(
+        device, size, vfio::DmaRegion::Options{vfio::DmaAccess::DeviceReadWrite, vfio::BufferKind::Anonymous,
+                                               options.dma_mask_bits}));
     PDT_CHECK(engine->initialise());
     return engine;
 }
@@ -114,10 +127,17 @@ vfio::Result<void> Engine::initialise() {
 
     set_reg(CONTROL_W1C, control::run);
     (void)reg(STATUS_RC);  // clear logged status
-    // Disabling credit mode resets the credits to 0; enable it again for a credits ring.
+    // Disabling credit mode resets the credits to 0; enable it again for a credits ring. An IP
+    // built without descriptor credits reads the enable back as 0 and would run the ring for
+    // ever: refuse it before Run is set.
     m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1C, bit);
-    if (m_options.mode == RunMode::Credits)
+    if (m_options.mode == RunMode::Credits) {
         m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1S, bit);
+        if (!(m_regs.read32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE) & bit))
+            return vfio::make_error("initialise XDMA engine", name(), ENOTSUP,
+                                    "credits ring: Descriptor Credit Mode Enable (0x6020) reads back 0, the XDMA IP "
+                                    "has no descriptor credits; use STOP-terminated lists (--engine_mode stop_list)");
+    }
     m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1C, bit);  // clear halt
 
     std::memset(m_ring.data(), 0, m_ring.size());
@@ -136,6 +156,10 @@ vfio::Result<void> Engine::initialise() {
     if (m_options.completion == CompletionMethod::PollWriteback)
         ctl |= control::pollmode_wb_enable;
     set_reg(CONTROL, ctl);
+    if ((ctl & control::pollmode_wb_enable) && !(reg(CONTROL) & control::pollmode_wb_enable))
+        return vfio::make_error("initialise XDMA engine", name(), ENOTSUP,
+                                "Control.pollmode_wb_enable (bit 26) reads back 0: the XDMA IP has no poll-mode "
+                                "writeback; use --completion completed_count, status or interrupt");
     set_reg(INTERRUPT_ENABLE_MASK, interrupt ? (error_enables | event) : 0);
     if (interrupt) {
         const uint32_t vector_reg = irq + irq_reg::CHANNEL_VECTOR_NUMBER + (m_irq_source / 4) * 4;
@@ -154,6 +178,7 @@ vfio::Result<void> Engine::initialise() {
     m_list_count = 0;
     m_failure.reset();
     m_stopped = false;
+    m_restart_deadline.reset();
     if (m_options.mode == RunMode::Credits) {
         // The ring is linked in a circle once; credits hand descriptors to the running engine.
         for (size_t i = 0; i < m_options.ring_descriptors; ++i)
@@ -172,21 +197,39 @@ void Engine::write_descriptor(size_t index, const Piece& piece, uint64_t next, u
     std::memcpy(m_ring.data() + index * sizeof(Descriptor), &d, sizeof d);
 }
 
-vfio::Result<void> Engine::check_alignment(uint64_t host_iova, std::optional<uint64_t> card_address) {
-    const uint64_t align = m_info.address_alignment;
-    if (align <= 1 || (host_iova % align == 0 && (!card_address || *card_address % align == 0)))
+// Every descriptor against the channel's Alignments register (PG195 0x4C): source and
+// destination addresses a multiple of the address alignment, the length a multiple of the
+// length granularity. A C2H stream descriptor's source is its writeback record, not data.
+vfio::Result<void> Engine::check_pieces(const std::vector<Piece>& pieces) {
+    const uint64_t align = std::max(m_info.address_alignment, 1u), granularity = std::max(m_info.length_granularity, 1u);
+    if (align == 1 && granularity == 1)
         return {};
-    char hint[160];
-    std::snprintf(hint, sizeof hint, "host IOVA 0x%llx%s not aligned to the channel's address_alignment of %llu bytes",
-                  static_cast<unsigned long long>(host_iova), card_address ? " or card address" : "",
-                  static_cast<unsigned long long>(align));
-    return vfio::make_error("submit XDMA transfer", name(), EINVAL, hint);
+    for (size_t i = 0; i < pieces.size(); ++i) {
+        const Piece& p = pieces[i];
+        const char* what = nullptr;
+        const char* rule = "address alignment";
+        uint64_t value = 0, requirement = align;
+        if (p.src % align != 0)
+            what = "source address", value = p.src;
+        else if (p.dst % align != 0)
+            what = "destination address", value = p.dst;
+        else if (p.length % granularity != 0)
+            what = "length", value = p.length, requirement = granularity, rule = "length granularity";
+        if (!what)
+            continue;
+        char hint[200];
+        std::snprintf(hint, sizeof hint,
+                      "descriptor %zu of the transfer: %s 0x%llx is not a multiple of the channel's %s of %llu bytes "
+                      "(Alignments register)",
+                      i, what, static_cast<unsigned long long>(value), rule, static_cast<unsigned long long>(requirement));
+        return vfio::make_error("submit XDMA transfer", name(), EINVAL, hint);
+    }
+    return {};
 }
 
 vfio::Result<uint64_t> Engine::submit_memory(uint64_t host_iova, uint64_t card_address, uint64_t length) {
     if (m_info.stream)
         return fail(EINVAL, "submit_memory on an AXI4-Stream channel");
-    PDT_CHECK(check_alignment(host_iova, card_address));
     std::vector<Piece>& pieces = m_scratch;  // reused: no allocation per transfer
     pieces.clear();
     for (uint64_t done = 0; done < length; done += m_options.max_descriptor_length) {
@@ -202,7 +245,6 @@ vfio::Result<uint64_t> Engine::submit_memory(uint64_t host_iova, uint64_t card_a
 vfio::Result<uint64_t> Engine::submit_stream(uint64_t host_iova, uint64_t length, bool end_of_packet) {
     if (!m_info.stream)
         return fail(EINVAL, "submit_stream on a memory-mapped channel");
-    PDT_CHECK(check_alignment(host_iova, std::nullopt));
     std::vector<Piece>& pieces = m_scratch;
     pieces.clear();
     for (uint64_t done = 0; done < length; done += m_options.max_descriptor_length) {
@@ -225,6 +267,7 @@ vfio::Result<uint64_t> Engine::submit(std::vector<Piece>& pieces, uint64_t lengt
         return *m_failure;
     if (length == 0)
         return vfio::make_error("submit XDMA transfer", name(), EINVAL, "zero-length transfer");
+    PDT_CHECK(check_pieces(pieces));
     const size_t n = pieces.size();
     if (n > m_options.ring_descriptors)
         return vfio::make_error("submit XDMA transfer", name(), EINVAL,
@@ -261,8 +304,24 @@ vfio::Result<uint64_t> Engine::submit(std::vector<Piece>& pieces, uint64_t lengt
     return m_transfers.back().id;
 }
 
-// Writes every waiting transfer that fits into one STOP-terminated list and starts it.
+// Writes every waiting transfer that fits into one STOP-terminated list and starts it. PG195:
+// an engine that stopped at a STOP descriptor may be restarted only once Status.busy clears;
+// until then the list waits (poll() retries), for options.idle_wait at most.
 vfio::Result<void> Engine::start_list() {
+    if (m_pending_descriptors == 0)
+        return {};
+    if (const uint32_t value = read_status(); value & status::busy) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!m_restart_deadline) {
+            m_restart_deadline = now + m_options.idle_wait;
+        } else if (now > *m_restart_deadline) {
+            m_restart_deadline.reset();
+            return fail(ETIMEDOUT, "Status.busy still set " + std::to_string(m_options.idle_wait.count()) +
+                                       " ms after the last list completed: the engine cannot be restarted");
+        }
+        return {};
+    }
+    m_restart_deadline.reset();
     std::vector<std::pair<Transfer*, size_t>> chosen;  // transfer, index of its first descriptor
     size_t k = 0;
     for (Transfer& t : m_transfers) {
@@ -311,7 +370,7 @@ vfio::Result<void> Engine::start_list() {
 
 vfio::Result<void> Engine::stop() {
     set_reg(channel_reg::CONTROL_W1C, control::run);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    const auto deadline = std::chrono::steady_clock::now() + m_options.idle_wait;
     while (reg(channel_reg::STATUS) & status::busy) {
         if (std::chrono::steady_clock::now() > deadline)
             return vfio::make_error("stop XDMA engine", name(), ETIMEDOUT,

@@ -30,6 +30,7 @@ vfio::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio:
     engine.completion = options.completion;
     engine.ring_descriptors = static_cast<unsigned>(per_buffer * options.buffer_count);
     engine.max_descriptor_length = options.max_descriptor_length;
+    engine.dma_mask_bits = options.dma_mask_bits;
     engine.timeout = options.timeout;
     engine.msi_vector = options.msi_vector;
     channel->m_engine = PDT_TRY(Engine::open(device, engine));

@@ -74,7 +74,22 @@ void identify_peripheral(vfio::Device& device, const designs::Peripheral& p, Ide
     }
 }
 
+// A 32-bit register of the device; nullopt when its BAR cannot hold it.
+std::optional<uint32_t> read_register(vfio::Device& device, const designs::RegisterValue& r) {
+    auto regs = window(device, r.bar, r.offset, 4);
+    if (!regs)
+        return std::nullopt;
+    return regs->read32(0);
+}
+
 }  // namespace
+
+bool content_matches(vfio::Device& device, const designs::Design& design) {
+    if (!design.match.register_value)
+        return true;
+    const std::optional<uint32_t> value = read_register(device, *design.match.register_value);
+    return value && *value == design.match.register_value->value;
+}
 
 vfio::Result<IdentifiedDesign> identify_device(vfio::Device& device, const designs::Design& design) {
     IdentifiedDesign out;
@@ -82,6 +97,12 @@ vfio::Result<IdentifiedDesign> identify_device(vfio::Device& device, const desig
     out.identity = device.identity();
     // Config space is the truth for the revision gates (the scan may have come from a cache).
     out.identity.revision = PDT_TRY(device.config_read8(vfio::cfg::REVISION_ID));
+    if (design.version_register) {
+        out.board_version = read_register(device, *design.version_register);
+        if (!out.board_version)
+            out.warnings.push_back("board version register at bar " + std::to_string(design.version_register->bar) +
+                                   " offset " + hex(design.version_register->offset) + " absent");
+    }
     if (design.dma_bridge)
         PDT_CHECK(identify_dma_bridge(device, *design.dma_bridge, out));
     for (const designs::Peripheral* p : design.peripherals_for_revision(out.identity.revision))
@@ -127,6 +148,13 @@ private:
 
 }  // namespace
 
+std::string candidate_names(const std::vector<const designs::Design*>& candidates) {
+    std::string names;
+    for (const designs::Design* d : candidates)
+        names += (names.empty() ? "" : " or ") + d->name;
+    return names;
+}
+
 vfio::Result<Identification> identify_designs(vfio::Bus& bus, const designs::Registry& registry,
                                               const IdentifyOptions& options) {
     const std::vector<vfio::DeviceIdentity> scanned = PDT_TRY(bus.scan());
@@ -136,8 +164,8 @@ vfio::Result<Identification> identify_designs(vfio::Bus& bus, const designs::Reg
         if (!options.locations.empty() &&
             std::find(options.locations.begin(), options.locations.end(), identity.address) == options.locations.end())
             continue;
-        const designs::Design* design = registry.match(identity);
-        if (!design)
+        const std::vector<const designs::Design*> candidates = registry.candidates(identity);
+        if (candidates.empty())
             continue;
         if (identity.iommu_group < 0) {
             if (options.progress)
@@ -153,7 +181,16 @@ vfio::Result<Identification> identify_designs(vfio::Bus& bus, const designs::Reg
             continue;
         }
         link_checker.check(**device);
-        auto identified = identify_device(**device, *design);
+        // Designs that share PCI IDs differ by a register's content (read only).
+        const auto chosen = std::find_if(candidates.begin(), candidates.end(),
+                                         [&](const designs::Design* d) { return content_matches(**device, *d); });
+        if (chosen == candidates.end()) {
+            if (options.progress)
+                *options.progress << "Skipping " << identity.description() << ": its registers match none of "
+                                  << candidate_names(candidates) << "\n";
+            continue;
+        }
+        auto identified = identify_device(**device, **chosen);
         if (!identified) {
             result.failures.push_back(std::move(identified).error());
             continue;

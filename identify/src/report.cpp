@@ -39,7 +39,7 @@ std::string switch_lines(const SwitchInfo& sw) {
 }  // namespace
 
 std::string format_text(const IdentifiedDesign& d) {
-    std::string text = "Design " + d.design->name + ":\n";
+    std::string text = "Design " + d.design->name + (d.board_version ? format(" version 0x%x", *d.board_version) : "") + ":\n";
     text += "PCI device " + d.identity.address.to_string() + " IOMMU group " + std::to_string(d.identity.iommu_group) + "\n";
     if (d.dma_bridge)
         text += dma_bridge_lines(*d.dma_bridge);

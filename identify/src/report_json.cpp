@@ -43,6 +43,8 @@ json design_json(const IdentifiedDesign& d) {
               {"iommu_group", id.iommu_group}};
     if (d.dma_bridge)
         j["dma_bridge"] = dma_bridge_json(*d.dma_bridge);
+    if (d.board_version)
+        j["board_version"] = *d.board_version;
     if (d.user_access_timestamp) {
         const auto t = designs::BuildTimestamp::decode(*d.user_access_timestamp);
         j["user_access_build_timestamp"] = {{"raw", hex(*d.user_access_timestamp, 8)}, {"decoded", t.to_string()}};

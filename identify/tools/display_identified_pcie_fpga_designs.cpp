@@ -4,6 +4,7 @@
 // Exit status: 0 designs identified, 1 none found, a device failed or a known design's DMA
 // bridge could not be read, 2 usage error.
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <iostream>
 
 #include "identify/identify.hpp"
@@ -48,11 +49,14 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
 
 void list_designs(const designs::Registry& registry) {
     for (const designs::Design& d : registry.designs()) {
-        char device[8] = "*", ids[64];
+        char device[8] = "*", sub_vendor[8] = "*", sub_device[8] = "*", ids[64];
         if (d.match.device_id)
             std::snprintf(device, sizeof device, "%04x", *d.match.device_id);
-        std::snprintf(ids, sizeof ids, "%04x:%s subsystem %04x:%04x", d.match.vendor_id, device,
-                      d.match.subsystem_vendor_id, d.match.subsystem_device_id);
+        if (d.match.subsystem_vendor_id)
+            std::snprintf(sub_vendor, sizeof sub_vendor, "%04x", *d.match.subsystem_vendor_id);
+        if (d.match.subsystem_device_id)
+            std::snprintf(sub_device, sizeof sub_device, "%04x", *d.match.subsystem_device_id);
+        std::snprintf(ids, sizeof ids, "%04x:%s subsystem %s:%s", d.match.vendor_id, device, sub_vendor, sub_device);
         std::cout << d.name << "  " << ids << "  (" << d.source << ")\n";
     }
 }
@@ -60,6 +64,7 @@ void list_designs(const designs::Registry& registry) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     Options options;
     if (auto status = parse_options(argc, argv, options))
         return *status;

@@ -11,6 +11,7 @@
 namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     std::string access = "libpci";
     std::vector<std::string> devices;
     po::options_description visible("dump_pci_info [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"

@@ -1,6 +1,7 @@
 // pcie_set_speed <bdf> [speed]: set the Target Link Speed of a link and retrain it from the
 // port that owns it; exit 1 when the link did not reach the target.
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <iostream>
 
 #include "pcie_tools/retrain.hpp"
@@ -8,6 +9,7 @@
 namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     std::string access = "libpci";
     std::vector<std::string> arguments;
     unsigned timeout_ms = 1000;

@@ -91,6 +91,22 @@ XdmaStreamFunction stream_function(designs::StreamFunction function) {
     return XdmaStreamFunction::Loopback;
 }
 
+// The IP options the simulated XDMA implements: simulation.xdma_ip, else what dma_bridge.xdma_ip
+// states, else on (as fpga_sio's designs); the busy time after a stop; no memory behind an
+// enumeration-only bridge; the Alignments register.
+void apply_xdma_ip(const designs::Design& design, XdmaConfig& config) {
+    const designs::XdmaIpOptions& stated = design.dma_bridge->xdma_ip;
+    const designs::XdmaIpOptions& simulated = design.simulation.xdma_ip;
+    auto pick = [](std::optional<bool> sim, std::optional<bool> given) { return sim.value_or(given.value_or(true)); };
+    config.descriptor_credits = pick(simulated.descriptor_credits, stated.descriptor_credits);
+    config.poll_mode_writeback = pick(simulated.poll_mode_writeback, stated.poll_mode_writeback);
+    config.interrupts = pick(simulated.interrupts, stated.interrupts);
+    config.busy_after_stop = std::chrono::microseconds(design.simulation.busy_after_stop_us);
+    config.card_memory_present = design.dma_bridge->memory_present;
+    config.address_alignment = static_cast<uint8_t>(design.simulation.address_alignment);
+    config.length_granularity = static_cast<uint8_t>(design.simulation.length_granularity);
+}
+
 }  // namespace
 
 vfio::DeviceIdentity simulated_identity(const designs::Design& design, const vfio::PciAddress& address, int iommu_group) {
@@ -98,8 +114,8 @@ vfio::DeviceIdentity simulated_identity(const designs::Design& design, const vfi
     id.address = address;
     id.vendor_id = design.match.vendor_id;
     id.device_id = design.match.device_id.value_or(design.simulation.device_id);
-    id.subsystem_vendor_id = design.match.subsystem_vendor_id;
-    id.subsystem_device_id = design.match.subsystem_device_id;
+    id.subsystem_vendor_id = design.match.subsystem_vendor_id.value_or(design.simulation.subsystem_vendor_id);
+    id.subsystem_device_id = design.match.subsystem_device_id.value_or(design.simulation.subsystem_device_id);
     id.revision = std::clamp(design.simulation.revision, design.match.min_revision, design.match.max_revision);
     id.class_code = design.simulation.class_code;
     id.iommu_group = iommu_group;
@@ -112,6 +128,8 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design) 
         needed[design.dma_bridge->bar] = kDmaBarMinimum;
     for (const designs::Peripheral& p : design.peripherals)
         needed[p.bar] = std::max(needed[p.bar], p.offset + p.frame_size());
+    for (const designs::RegisterValue& r : design.simulation.registers)
+        needed[r.bar] = std::max(needed[r.bar], r.offset + 4);
     std::map<unsigned, uint64_t> sizes;
     for (const auto& [bar, bytes] : needed)
         sizes[bar] = round_up_power_of_two(bytes);
@@ -142,6 +160,10 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
             instance.axi_switch = std::static_pointer_cast<AxiStreamSwitchBlock>(block);
         bars[p->bar]->add_block(p->offset, p->frame_size(), std::move(block));
     }
+    // Constant registers (board ID GPIO inputs); one the BAR cannot hold is left out.
+    for (const designs::RegisterValue& r : design.simulation.registers)
+        if (r.bar < bars.size() && bars[r.bar] && r.offset + 4 <= bars[r.bar]->size())
+            bars[r.bar]->add_block(r.offset, 4, make_constant_block({r.value}));
     auto device = std::make_unique<SimDevice>(identity, bars);
 
     if (design.dma_bridge) {
@@ -160,6 +182,7 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
         config.stream_function = stream_function(bridge.stream_function);
         config.stream_tdata_bytes = bridge.stream_tdata_bytes.value_or(config.stream_tdata_bytes);
         config.stream_fifo_bytes = design.simulation.stream_fifo_bytes.value_or(config.stream_fifo_bytes);
+        apply_xdma_ip(design, config);
         instance.xdma = XdmaModel::attach(*device, *bars[bridge.bar], config);
         if (stream)
             wire_stream_routing(design, identity.revision, instance);

@@ -35,10 +35,18 @@ void Impl::violation(const Channel& ch, std::string what) {
 
 void Impl::set_run(Channel& ch, bool run) {
     if (run) {
+        settle(ch);
+        if ((ch.status & kStatusBusy) && !ch.running) {
+            // Still busy from the last stop (busy_after_stop): PG195 gives no restart of a busy
+            // engine, so the model loses this rising edge and the engine stays stopped.
+            violation(ch, "Run set while Status.busy is still set after a stop: the engine does not start");
+            return;
+        }
         // Rising edge of Run: the engine starts at the SGDMA descriptor address, with the
-        // completed descriptor count reset and the stop/completed/idle status cleared.
-        ch.status &= ~(kStatusDescriptorStopped | kStatusDescriptorCompleted | kStatusIdleStopped);
+        // completed descriptor count and the logged status bits reset (PG195 Status table).
+        ch.status &= ~kStatusLoggable;
         ch.status |= kStatusBusy;
+        ch.busy_until.reset();
         ch.running = true;
         ch.stalled = false;
         ch.completed_count = 0;
@@ -52,10 +60,9 @@ void Impl::set_run(Channel& ch, bool run) {
         if (ch.hung)
             return;  // a hung engine ignores Run
         // Clearing Run aborts the descriptor in progress; the engine goes idle.
-        if (ch.status & kStatusBusy)
-            ch.status |= kStatusIdleStopped;
-        ch.status &= ~kStatusBusy;
-        ch.running = false;
+        if (ch.running)
+            log_status(ch, kStatusIdleStopped);
+        stop_engine(ch);
         ch.stalled = false;
         ch.current.reset();
         ch.current_filled = 0;
@@ -76,10 +83,11 @@ bool Impl::has_work(const Channel& ch) const {
     return !credit_mode(ch) || ch.credits > 0;
 }
 
-// Stops the engine with error bits, as PG195 engines stop on an error.
+// Stops the engine with error bits, as PG195 engines stop on an error. The bits are logged only
+// where Control enables them (ie_*); the model stops the engine on an error either way.
 void stop_with_error(Impl& impl, Channel& ch, uint32_t bits) {
-    ch.status = (ch.status | bits) & ~kStatusBusy;
-    ch.running = false;
+    impl.log_status(ch, bits);
+    impl.stop_engine(ch);
     ch.current.reset();
     ch.current_filled = 0;
     if (ch.control & kControlPollmodeWbEnable) {
@@ -118,6 +126,13 @@ bool fetch(Impl& impl, Channel& ch) {
     const bool check_dst = !(impl.config.stream && ch.direction == XdmaDirection::H2C);
     if (align > 1 && ((check_src && d.src_adr % align) || (check_dst && d.dst_adr % align))) {
         stop_with_error(impl, ch, kStatusAlignMismatch);
+        return false;
+    }
+    // The Alignments register's length granularity holds for every descriptor; a length that is
+    // not a multiple of it stops the engine with invalid_length (PG195 Status bit 5).
+    const uint64_t granularity = impl.config.length_granularity;
+    if (granularity > 1 && d.length % granularity != 0) {
+        stop_with_error(impl, ch, kStatusInvalidLength);
         return false;
     }
     if (impl.credit_mode(ch))
@@ -163,10 +178,10 @@ void complete(Impl& impl, Channel& ch, bool eop) {
     ch.completed_count = (ch.completed_count + 1) & 0xFFFFFFFF;
     ++ch.processed;
     if (d.control() & kDescCompleted)
-        ch.status |= kStatusDescriptorCompleted;
+        impl.log_status(ch, kStatusDescriptorCompleted);
     if (d.control() & kDescStop) {
-        ch.status = (ch.status | kStatusDescriptorStopped) & ~kStatusBusy;
-        ch.running = false;
+        impl.log_status(ch, kStatusDescriptorStopped);
+        impl.stop_engine(ch);
     }
     if ((ch.control & kControlPollmodeWbEnable) && (d.control() & (kDescCompleted | kDescStop))) {
         const uint32_t wb = ((ch.status & kStatusErrorMask) ? 0x80000000u : 0) | (ch.completed_count & 0x00FFFFFF);
@@ -179,6 +194,11 @@ namespace {
 
 // Moves the data of ch.current; false when the engine stopped on an error.
 bool move_mm(Impl& impl, Channel& ch) {
+    if (!impl.config.card_memory_present) {
+        // Nothing answers the AXI-MM master: the transfer never completes, Run or not.
+        ch.hung = ch.stalled = true;
+        return false;
+    }
     const Descriptor& d = *ch.current;
     std::vector<uint8_t> data(d.length);
     if (ch.direction == XdmaDirection::H2C) {

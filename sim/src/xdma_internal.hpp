@@ -39,6 +39,9 @@ inline constexpr uint32_t kStatusReadErrorUr = 1u << 9;      // C2H: read error 
 inline constexpr uint32_t kStatusWriteErrorDecode = 1u << 14;
 inline constexpr uint32_t kStatusDescErrorUr = 1u << 19;
 inline constexpr uint32_t kStatusErrorMask = 0x00FFFE38;  // align, magic, length, read, write, desc
+// Status bits the engine logs only when the Control bit of the same position (ie_*) is set
+// (PG195 Channel Control / Status tables): all but busy.
+inline constexpr uint32_t kStatusLoggable = 0x00FFFE7E;
 
 // Descriptor control bits (dword 0 [7:0]).
 inline constexpr uint32_t kDescStop = 1u << 0;
@@ -95,6 +98,8 @@ struct Channel {
     std::vector<XdmaFault> faults;
     uint64_t processed = 0;
     bool irq_pending = false;
+    // busy_after_stop: when a stopped engine's Status.busy clears.
+    std::optional<std::chrono::steady_clock::time_point> busy_until;
 };
 
 // AXI-MM card memory, allocated in 64 KiB pages on first write (designs have GiBs of DDR);
@@ -104,6 +109,7 @@ public:
     void read(uint64_t offset, uint8_t* dst, uint64_t length) const;
     void write(uint64_t offset, const uint8_t* src, uint64_t length);
     void clear() { m_pages.clear(); }
+    uint64_t resident_bytes() const { return m_pages.size() * kPage; }
 
 private:
     static constexpr uint64_t kPage = 0x10000;
@@ -133,6 +139,9 @@ struct Impl {
     uint64_t fifo_free(unsigned c2h) const;
     void violation(const Channel& ch, std::string what);
     bool halted(const Channel& ch) const;
+    void log_status(Channel& ch, uint32_t bits);  // sets the bits whose Control ie_* is set
+    void stop_engine(Channel& ch);               // not running; busy now or after busy_after_stop
+    void settle(Channel& ch);                    // clears a lingering busy whose time has come
     bool credit_mode(const Channel& ch) const;
     unsigned irq_source(const Channel& ch) const;
     Channel* channel(XdmaDirection direction, unsigned index);

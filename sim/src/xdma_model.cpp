@@ -85,8 +85,12 @@ void CardMemory::write(uint64_t offset, const uint8_t* src, uint64_t length) {
     while (length > 0) {
         const uint64_t page = offset / kPage, in = offset % kPage, n = std::min(length, kPage - in);
         auto& p = m_pages[page];
-        if (!p)
-            p = std::make_unique<uint8_t[]>(kPage);  // value-initialised: zero
+        if (!p) {
+            // A fresh page reads as zero except where this write covers it.
+            p = std::make_unique_for_overwrite<uint8_t[]>(kPage);
+            if (n != kPage)
+                std::memset(p.get(), 0, kPage);
+        }
         std::memcpy(p.get() + in, src, n);
         offset += n, src += n, length -= n;
     }
@@ -182,7 +186,12 @@ XdmaModel::~XdmaModel() { m_impl->shutdown(); }
 
 std::shared_ptr<XdmaModel> XdmaModel::attach(SimDevice& device, SimBar& bar, XdmaConfig config) {
     std::shared_ptr<XdmaModel> model(new XdmaModel(device, config));
-    bar.add_block(config.block_offset, 0x10000, std::make_shared<xdma_impl::XdmaBlock>(model->m_impl));
+    // PG195 address map: a BAR smaller than the 64 KiB register space holds only the blocks that
+    // fit (channels 0x0000/0x1000, IRQ 0x2000, config 0x3000, SGDMA 0x4000/0x5000, common 0x6000,
+    // MSI-X 0x8000); the rest is absent.
+    const uint64_t room = bar.size() > config.block_offset ? bar.size() - config.block_offset : 0;
+    bar.add_block(config.block_offset, std::min<uint64_t>(0x10000, room),
+                  std::make_shared<xdma_impl::XdmaBlock>(model->m_impl));
     device.on_destroy([model] { model->m_impl->shutdown(); });
     if (!config.stepped) {
         xdma_impl::Impl* impl = model->m_impl.get();
@@ -266,6 +275,11 @@ bool XdmaModel::card_write(uint64_t address, const void* src, uint64_t length) {
     return true;
 }
 
+uint64_t XdmaModel::card_memory_resident_bytes() const {
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->card_memory.resident_bytes();
+}
+
 void XdmaModel::inject(XdmaDirection direction, unsigned channel, XdmaFault fault) {
     {
         std::lock_guard lock(m_impl->mutex);
@@ -296,7 +310,9 @@ uint64_t XdmaModel::descriptors_processed(XdmaDirection direction, unsigned chan
 
 bool XdmaModel::busy(XdmaDirection direction, unsigned channel) const {
     std::lock_guard lock(m_impl->mutex);
-    const auto* ch = m_impl->channel(direction, channel);
+    auto* ch = m_impl->channel(direction, channel);
+    if (ch)
+        m_impl->settle(*ch);
     return ch && (ch->status & xdma_impl::kStatusBusy);
 }
 

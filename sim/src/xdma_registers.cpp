@@ -44,8 +44,9 @@ uint32_t Impl::read32(uint64_t offset) {
         switch (reg) {
         case 0x00: return identifier(target, stream_bit | index << 8);
         case 0x04: return ch->control;
-        case 0x40: return ch->status;
+        case 0x40: settle(*ch); return ch->status;
         case 0x44: {
+            settle(*ch);
             const uint32_t value = ch->status;
             ch->status &= kStatusBusy;
             update_interrupts();
@@ -55,7 +56,7 @@ uint32_t Impl::read32(uint64_t offset) {
         case 0x4C:
             return uint32_t{config.address_alignment} << 16 | uint32_t{config.length_granularity} << 8 |
                    config.address_bits;
-        case 0x88: return static_cast<uint32_t>(ch->poll_wb_address);
+        case 0x88: return static_cast<uint32_t>(ch->poll_wb_address);  // 0 without poll-mode writeback
         case 0x8C: return static_cast<uint32_t>(ch->poll_wb_address >> 32);
         case 0x90: return ch->interrupt_enable_mask;
         default: return 0;
@@ -76,6 +77,8 @@ uint32_t Impl::read32(uint64_t offset) {
     }
     if (index != 0)
         return 0;
+    if (target == kTargetIrq && !config.interrupts)
+        return reg == 0x00 ? identifier(target, 0) : 0;  // no interrupt path: masks and vectors read 0
     if (target == kTargetIrq) {
         uint32_t request = 0;
         for (auto* list : {&h2c, &c2h})
@@ -98,7 +101,7 @@ uint32_t Impl::read32(uint64_t offset) {
     if (target == kTargetConfig) {
         switch (reg) {
         case 0x00: return identifier(target, 0);
-        case 0x14: return 1;  // MSI enable
+        case 0x14: return config.interrupts ? 1 : 0;  // MSI enable
         default: return 0;
         }
     }
@@ -126,12 +129,16 @@ void Impl::write32(uint64_t offset, uint32_t value) {
         if (reg >= 0x04 && reg <= 0x0C) {
             uint32_t control = ch->control;
             rw_w1s_w1c(control, (reg - 0x04) / 4, value);
+            if (!config.poll_mode_writeback)
+                control &= ~kControlPollmodeWbEnable;  // IP built without it: reads back 0
             const bool was_run = ch->control & kControlRun;
             ch->control = control;
             if (was_run != ((control & kControlRun) != 0))
                 set_run(*ch, !was_run);
         } else if (reg == 0x40) {
             ch->status &= ~(value & ~kStatusBusy);
+        } else if ((reg == 0x88 || reg == 0x8C) && !config.poll_mode_writeback) {
+            // no Poll Mode Write Back Address registers
         } else if (reg == 0x88) {
             ch->poll_wb_address = (ch->poll_wb_address & ~0xFFFFFFFFull) | value;
         } else if (reg == 0x8C) {
@@ -164,6 +171,8 @@ void Impl::write32(uint64_t offset, uint32_t value) {
     if (index != 0)
         return;
     if (target == kTargetIrq) {
+        if (!config.interrupts)
+            return;  // no interrupt path: writes ignored
         if (reg >= 0x04 && reg <= 0x0C)
             rw_w1s_w1c(user_irq_enable_mask, (reg - 0x04) / 4, value);
         else if (reg >= 0x10 && reg <= 0x18)
@@ -178,7 +187,7 @@ void Impl::write32(uint64_t offset, uint32_t value) {
     if (target == kTargetSgdmaCommon) {
         if (reg >= 0x10 && reg <= 0x18) {
             rw_w1s_w1c(descriptor_control, (reg - 0x10) / 4, value & 0x000F000F);
-        } else if (reg >= 0x20 && reg <= 0x28) {
+        } else if (reg >= 0x20 && reg <= 0x28 && config.descriptor_credits) {
             rw_w1s_w1c(credit_mode_enable, (reg - 0x20) / 4, value & 0x000F000F);
             // Disabling credit mode resets the channel's credits (fpga_sio's credit test).
             for (auto* list : {&h2c, &c2h})
@@ -186,6 +195,23 @@ void Impl::write32(uint64_t offset, uint32_t value) {
                     if (!(credit_mode_enable & channel_bit_mask(ch)))
                         ch.credits = 0;
         }
+    }
+}
+
+void Impl::log_status(Channel& ch, uint32_t bits) { ch.status |= bits & ch.control & kStatusLoggable; }
+
+void Impl::stop_engine(Channel& ch) {
+    ch.running = false;
+    if (config.busy_after_stop.count() > 0 && (ch.status & kStatusBusy))
+        ch.busy_until = std::chrono::steady_clock::now() + config.busy_after_stop;
+    else
+        ch.status &= ~kStatusBusy;
+}
+
+void Impl::settle(Channel& ch) {
+    if (ch.busy_until && !ch.running && std::chrono::steady_clock::now() >= *ch.busy_until) {
+        ch.status &= ~kStatusBusy;
+        ch.busy_until.reset();
     }
 }
 
@@ -201,7 +227,10 @@ void Impl::update_interrupts() {
     for (auto* list : {&h2c, &c2h})
         for (Channel& ch : *list) {
             const unsigned source = irq_source(ch);
-            const bool pending = (ch.status & ch.interrupt_enable_mask & ~kStatusBusy) != 0 &&
+            // PG195: a status bit is logged only when its Control ie_* bit is set (log_status); it
+            // interrupts when its Interrupt Enable Mask (0x90) bit and the IRQ block's channel
+            // interrupt enable mask bit of the channel are set.
+            const bool pending = config.interrupts && (ch.status & ch.interrupt_enable_mask & ~kStatusBusy) != 0 &&
                                  (channel_irq_enable_mask & (1u << source)) != 0;
             if (pending && !ch.irq_pending)
                 device.raise_msi((channel_vector[source / 4] >> ((source % 4) * 8)) & 0x1F);

@@ -39,6 +39,9 @@ struct Rig {
 };
 
 constexpr uint64_t kIova = 0x100000;
+// Control ie_* bits (PG195): a Status bit is logged only when its ie_* bit is set.
+constexpr uint32_t kIeStopped = 1u << 1, kIeCompleted = 1u << 2, kIeAlign = 1u << 3, kIeMagic = 1u << 4,
+                   kIeLength = 1u << 5, kIeAll = 0x00FFFE7E;
 
 }  // namespace
 
@@ -89,7 +92,7 @@ TEST(XdmaModel, MemoryMappedStopListMovesDataAndWritesBack) {
     rig.descriptor(0, 0x13, 64, kIova + 0x1000, 0x8100, 0);  // STOP | COMPLETED | EOP
     rig.regs.write64(0x0088, kIova + 0x3000);              // poll-mode writeback address
     rig.regs.write64(0x4080, kIova);
-    rig.regs.write32(0x0004, 1u << 26 | 1u);               // pollmode_wb_enable | Run
+    rig.regs.write32(0x0004, 1u << 26 | kIeStopped | kIeCompleted | 1u);  // pollmode_wb_enable | Run
     EXPECT_EQ(rig.regs.read32(0x0040) & 1u, 1u) << "busy";
     EXPECT_GT(rig.model->run_until_idle(), 0u);
     uint8_t card[64];
@@ -109,7 +112,7 @@ TEST(XdmaModel, BadMagicStopsTheEngineWithMagicStopped) {
     rig.descriptor(0, 0x13, 64, kIova + 0x1000, 0, 0);
     rig.host[2] = 0;  // corrupt magic
     rig.regs.write64(0x4080, kIova);
-    rig.regs.write32(0x0004, 1);
+    rig.regs.write32(0x0004, kIeMagic | 1);
     rig.model->run_until_idle();
     EXPECT_EQ(rig.regs.read32(0x0040), 0x10u);
 }
@@ -140,7 +143,7 @@ TEST(XdmaModel, ChannelInterruptRaisesTheProgrammedMsiVector) {
     rig.regs.write32(0x20A0, 3u << 8);                   // source 1 -> vector 3
     rig.regs.write32(0x1090, 1u << 1);                   // interrupt on descriptor stopped
     rig.regs.write64(0x5080, kIova);
-    rig.regs.write32(0x1004, 1);
+    rig.regs.write32(0x1004, kIeStopped | 1);
     rig.model->run_until_idle();
     EXPECT_EQ(rig.regs.read32(0x204C), 2u) << "channel interrupt pending";
     EXPECT_EQ(*rig.device->irq_poll(3), 1u);
@@ -154,7 +157,7 @@ TEST(XdmaModel, UnalignedAddressIsAlignMismatchWhenTheEngineNeedsAlignment) {
     EXPECT_EQ(rig.regs.read32(0x004C), 0x00400140u);
     rig.descriptor(0, 0x13, 64, kIova + 0x1000 + 8, 0x40, 0);
     rig.regs.write64(0x4080, kIova);
-    rig.regs.write32(0x0004, 1);
+    rig.regs.write32(0x0004, kIeAlign | 1);
     rig.model->run_until_idle();
     EXPECT_EQ(rig.regs.read32(0x0040), 0x8u) << "align_mismatch, engine stopped";
 }

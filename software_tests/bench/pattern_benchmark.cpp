@@ -29,6 +29,7 @@ double best_seconds(int repeats, F&& body) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     size_t size_mib = 256;
     int repeats = 5;
     bool json = false;

@@ -43,7 +43,7 @@ TEST(Report, PassSummaryLines) {
     EXPECT_EQ(text,
               "Overall test statistics:\n"
               "0000:15:00.0 0 -> 1 818.599 Mbytes/sec (782824898560 bytes in 956.298503 secs)\n"
-              "0000:15:00.0 0 -> 1 Test pattern verified in 268435456 words\n"
+              "0000:15:00.0 0 -> 1 Test pattern verified in 268435456 words (1073741824 bytes)\n"
               "Overall PASS\n");
 }
 
@@ -56,7 +56,30 @@ TEST(Report, VerifyingRowWithNoDataFails) {
     int code = -1;
     const std::string text = capture([&](std::FILE* out) { code = stream_test::Report(out, false).finish(summary); });
     EXPECT_EQ(code, 1);
-    EXPECT_NE(text.find("p No data received: nothing verified\nOverall FAIL\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("p No data received: nothing verified\nFAIL: p moved no data: nothing verified on it\n"
+                        "Overall FAIL\n"),
+              std::string::npos)
+        << text;
+}
+
+// Only sources (H2C rows): data moved, nothing verified; the verdict says so.
+TEST(Report, NoVerifyingRowFailsWithTheReason) {
+    stream_test::Summary summary;
+    stream_test::RowTotals row;
+    row.label = "0000:15:00.0 H2C channel 0";
+    row.total = Interval{4096, 1, 1.0};
+    summary.rows.push_back(row);
+    int code = -1;
+    std::string text = capture([&](std::FILE* out) { code = stream_test::Report(out, false).finish(summary); });
+    EXPECT_EQ(code, 1);
+    EXPECT_TRUE(text.ends_with("FAIL: no C2H channel under test receives from an H2C channel under test: nothing was "
+                               "verified\nOverall FAIL\n"))
+        << text;
+    text = capture([&](std::FILE* out) { code = stream_test::Report(out, true).finish(summary); });
+    EXPECT_EQ(code, 1);
+    EXPECT_TRUE(text.ends_with(",\"rows\":1,\"reason\":\"no C2H channel under test receives from an H2C channel under "
+                               "test: nothing was verified\"}\n"))
+        << text;
 }
 
 TEST(Report, JsonLines) {
@@ -74,7 +97,7 @@ TEST(Report, JsonLines) {
     EXPECT_EQ(code, 1);
     EXPECT_EQ(text,
               "{\"type\":\"total\",\"label\":\"a \\\"b\\\"\",\"bytes\":1000000,\"transfers\":2,\"seconds\":1.000000,"
-              "\"mbytes_per_sec\":1.000,\"verified\":true,\"words_verified\":250000}\n"
+              "\"mbytes_per_sec\":1.000,\"verified\":true,\"words_verified\":250000,\"bytes_verified\":1000000}\n"
               "{\"type\":\"failure\",\"channel\":\"0000:15:00.0 C2H 1\",\"message\":\"data error\","
               "\"stream_byte_offset\":64,\"first_bad_byte_offset\":64,\"expected\":10,\"actual\":11,\"bad_words\":3}\n"
               "{\"type\":\"result\",\"overall\":\"FAIL\",\"stopped_by_user\":false,\"rows\":1}\n");

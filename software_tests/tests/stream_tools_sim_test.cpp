@@ -11,6 +11,7 @@
 #include "sim/xdma_model.hpp"
 #include "stream_tools/descriptor_credits.hpp"
 #include "stream_tools/dma_bridge_test.hpp"
+#include "stream_tools/stream_subtests.hpp"
 #include "stream_tools/stream_tools.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
 
@@ -189,7 +190,10 @@ TEST(TestDmaBridgeSim, EveryMemoryTestPassesOnTheModel) {
         EXPECT_TRUE(out.starts_with("Testing XCKU5P_DUAL_QSFP_dma_ram design with memory size 0x200000\n"
                                     "PCI device 0000:15:00.0 IOMMU group 41\n"))
             << out;
-        EXPECT_TRUE(out.ends_with("TEST PASS\nOverall PASS\n")) << out;
+        EXPECT_TRUE(out.find("TEST PASS\nVerified totals:\n0000:15:00.0 XCKU5P_DUAL_QSFP_dma_ram " + std::string(test) +
+                             " H2C channel 0 C2H channel 0: ") != std::string::npos)
+            << out;
+        EXPECT_TRUE(out.ends_with(" bytes verified in 1 tests, 0 failed\nOverall PASS\n")) << out;
         EXPECT_FALSE(design.xdma->busy(sim::XdmaDirection::H2C, 0));
         EXPECT_FALSE(design.xdma->busy(sim::XdmaDirection::C2H, 0));
     }
@@ -217,6 +221,122 @@ TEST(TestDmaBridgeSim, EngineStallTimesOut) {
     EXPECT_TRUE(out.find("TEST FAIL:\n  H2C failure : memory-mapped DMA 0000:15:00.0 H2C 0: Connection timed out")
                 != std::string::npos) << out;
     EXPECT_FALSE(design.xdma->busy(sim::XdmaDirection::H2C, 0));
+}
+
+// test_dma_bridge's stream sub-tests on the simulated NiteFury loopback (H2C 0 -> C2H 1).
+struct StreamDesign {
+    StreamDesign() : registry(*designs::Registry::builtin()) {
+        const designs::Design* design = registry.find("NiteFury_dma_stream_loopback");
+        auto instance = sim::instantiate_design(*design, sim::simulated_identity(*design, sim::simulated_address(0), 41));
+        EXPECT_TRUE(instance.ok());
+        xdma = instance->xdma;
+        device = std::move(instance->device);
+        EXPECT_TRUE(device->enable_bus_master().ok());
+        options.h2c_mapping = 0x40000;
+        options.c2h_mapping = 0x40000;
+        options.h2c_buffers = options.c2h_buffers = 16;
+        options.h2c_transfer = 0x5000;
+        options.c2h_transfer = 0x1800;
+        options.min_bytes = 0x100000;
+        options.c2h_channel = 1;
+        options.dma_bar = design->dma_bridge->bar;
+        options.timeout = 500ms;
+    }
+    std::string run(stream_tools::MemoryTestResult (*test)(vfio::Device&, const stream_tools::StreamSubtestOptions&,
+                                                           std::FILE*),
+                    stream_tools::MemoryTestResult& result) {
+        char* text = nullptr;
+        size_t size = 0;
+        std::FILE* out = open_memstream(&text, &size);
+        result = test(*device, options, out);
+        std::fclose(out);
+        std::string printed(text, size);
+        std::free(text);
+        return printed;
+    }
+    designs::Registry registry;
+    std::shared_ptr<sim::XdmaModel> xdma;
+    std::unique_ptr<vfio::Device> device;
+    stream_tools::StreamSubtestOptions options;
+};
+
+TEST(StreamSubtestsSim, BothPassAndCountTheBytes) {
+    for (auto* test : {stream_tools::stream_fixed_buffers_c2h_continuous, stream_tools::stream_variable_transfers}) {
+        StreamDesign design;
+        stream_tools::MemoryTestResult result;
+        const std::string out = design.run(test, result);
+        EXPECT_TRUE(result.passed) << out;
+        EXPECT_EQ(result.bytes_verified, 0x100000u) << out;
+        EXPECT_TRUE(out.ends_with("Test pattern verified in 262144 words\nTEST PASS\n")) << out;
+        EXPECT_TRUE(design.xdma->violations().empty());
+        EXPECT_FALSE(design.xdma->busy(sim::XdmaDirection::C2H, 1));
+    }
+}
+
+TEST(StreamSubtestsSim, DataErrorFails) {
+    for (auto* test : {stream_tools::stream_fixed_buffers_c2h_continuous, stream_tools::stream_variable_transfers}) {
+        StreamDesign design;
+        design.xdma->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::DataBitFlip);
+        stream_tools::MemoryTestResult result;
+        const std::string out = design.run(test, result);
+        EXPECT_FALSE(result.passed) << out;
+        EXPECT_TRUE(std::regex_search(out, std::regex("TEST FAIL:\n  C2H failure : .*stream byte offset 0x[0-9a-f]+: "
+                                                      "first bad word .* 1 bad words")))
+            << out;
+    }
+}
+
+TEST(StreamSubtestsSim, StalledEngineTimesOut) {
+    for (auto* test : {stream_tools::stream_fixed_buffers_c2h_continuous, stream_tools::stream_variable_transfers}) {
+        StreamDesign design;
+        design.xdma->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::EngineStall);
+        stream_tools::MemoryTestResult result;
+        const std::string out = design.run(test, result);
+        EXPECT_FALSE(result.passed) << out;
+        EXPECT_TRUE(out.find("Timeout: no C2H completion for 500 ms") != std::string::npos) << out;
+    }
+}
+
+TEST(StreamSubtestsSim, ContinuousRingSmallerThanAPacketFails) {
+    StreamDesign design;
+    design.options.c2h_buffers = 1;
+    design.options.c2h_mapping = 0x800;
+    stream_tools::MemoryTestResult result;
+    const std::string out = design.run(stream_tools::stream_fixed_buffers_c2h_continuous, result);
+    EXPECT_FALSE(result.passed);
+    EXPECT_TRUE(out.ends_with("TEST FAIL:\n  C2H failure : the C2H ring (0x800 bytes) cannot hold one H2C buffer\n"))
+        << out;
+}
+
+// --a32: with every IOVA below 4 GiB taken, a 32-bit DMA mask cannot be met (the buffers and the
+// descriptor rings ask for it), while a 64-bit mask is served above 4 GiB.
+TEST(A32Sim, BuffersAndRingsHonourA32BitDmaMask) {
+    for (const unsigned bits : {32u, 64u}) {
+        MemoryDesign design;
+        auto low = design.designs[0].device->iova_allocator().allocate((uint64_t{1} << 32) - 0x10000, 64);
+        ASSERT_TRUE(low.ok());
+        ASSERT_EQ(*low, 0x10000u);
+        stream_tools::DmaBridgeTestOptions options;
+        options.enabled = {"memory_host_chunks"};
+        options.memory.min_words = 0x1000;
+        options.memory.dma_mask_bits = bits;
+        char* text = nullptr;
+        size_t size = 0;
+        std::FILE* out = open_memstream(&text, &size);
+        const int code = stream_tools::run_test_dma_bridge(design.designs, options, out);
+        std::fclose(out);
+        const std::string printed(text, size);
+        std::free(text);
+        EXPECT_EQ(code, bits == 32 ? 1 : 0) << printed;
+        EXPECT_EQ(printed.find("(32-bit DMA mask) is large enough") != std::string::npos, bits == 32) << printed;
+
+        StreamDesign stream;
+        ASSERT_TRUE(stream.device->iova_allocator().allocate((uint64_t{1} << 32) - 0x10000, 64).ok());
+        stream.options.dma_mask_bits = bits;
+        stream_tools::MemoryTestResult result;
+        const std::string sub = stream.run(stream_tools::stream_variable_transfers, result);
+        EXPECT_EQ(result.passed, bits == 64) << sub;
+    }
 }
 
 TEST(DescriptorCreditsSim, CreditRegisterBehavesAsPg195) {

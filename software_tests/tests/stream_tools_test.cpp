@@ -179,7 +179,8 @@ TEST(IndependentStreams, RowWithoutDataNeverPasses) {
     const std::string out = capture(
         [&](std::FILE* f) { return stream_tools::run_independent_streams({&device}, {}, c2h, options, f); }, code);
     EXPECT_EQ(code, 1) << out;
-    EXPECT_TRUE(out.ends_with("0000:01:00.0 C2H channel 0 No data transferred\nOverall FAIL\n")) << out;
+    EXPECT_TRUE(out.ends_with("0000:01:00.0 C2H channel 0 No data transferred\nFAIL: no C2H channel under test receives from an "
+                             "H2C channel under test: nothing was verified\nOverall FAIL\n")) << out;
 }
 
 TEST(StreamToolOptions, Numbers) {

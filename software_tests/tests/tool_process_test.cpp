@@ -2,9 +2,12 @@
 // stops, drains and prints totals; nothing to test is a failure; usage errors exit 2.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <optional>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
@@ -21,13 +24,17 @@ struct Outcome {
 };
 
 // Runs the tool; with interrupt_after set, sends SIGINT once that much time has passed.
-Outcome run_tool(const char* tool, std::vector<std::string> args, std::optional<std::chrono::milliseconds> interrupt_after = {}) {
+Outcome run_tool(const char* tool, std::vector<std::string> args, std::optional<std::chrono::milliseconds> interrupt_after = {},
+                 bool stdout_only = false) {
     int pipe_fds[2];
     EXPECT_EQ(pipe(pipe_fds), 0);
     const pid_t pid = fork();
     if (pid == 0) {
         dup2(pipe_fds[1], 1);
-        dup2(pipe_fds[1], 2);
+        if (!stdout_only)
+            dup2(pipe_fds[1], 2);
+        else
+            freopen("/dev/null", "w", stderr);
         close(pipe_fds[0]);
         close(pipe_fds[1]);
         std::vector<char*> argv{const_cast<char*>(tool)};
@@ -161,8 +168,236 @@ TEST(TestDmaBridgeProcess, MemoryAndStreamDesignsPass) {
                              "card-to-host DMA timing for 4 transfers of 524288 bytes:\n",
                              "Testing address aliasing of card memory size 0x200000 at 19 power-of-two offsets",
                              "Testing using 64 buffers of size 0x4000 bytes, H2C channel 1 C2H channel 0\n",
-                             "Test pattern verified in 1048576 words\nTEST PASS\n"})
+                             "Test pattern verified in 1048576 words\nTEST PASS\n",
+                             "Verified totals:\n0000:15:00.0 XCKU5P_DUAL_QSFP_dma_ram memory_fixed_buffers H2C channel 0 "
+                             "C2H channel 0: 4194304 bytes verified\n",
+                             "0000:15:00.0 XCKU5P_DUAL_QSFP_dma_ram memory_addressing H2C channel 0 C2H channel 0: 152 "
+                             "bytes verified\n",
+                             "0000:2d:00.0 NiteFury_dma_stream_loopback stream_fixed_buffers H2C channel 1 C2H channel 0: "
+                             "4194304 bytes verified\n"})
         EXPECT_TRUE(contains(r.output, part)) << part << "\n" << r.output;
+    EXPECT_TRUE(r.output.ends_with(" tests, 0 failed\nOverall PASS\n")) << r.output;
+}
+
+// Issue 8: a stream design without a loopback route printed Overall PASS, exit 0, with zero bytes.
+TEST(TestDmaBridgeProcess, StreamDesignWithoutLoopbackFails) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--sim_design", "VMK180_100G_ether", "--min_words", "0x10000",
+                                                      "--stream_mapping_size", "0x40000", "--transfer_timeout", "2"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "VMK180_100G_ether stream_fixed_buffers,stream_fixed_buffers_c2h_continuous,"
+                                   "stream_variable_transfers: FAIL: no loopback route from an H2C to a C2H channel"))
+        << r.output;
+    EXPECT_TRUE(r.output.ends_with("0 bytes verified in 1 tests, 1 failed\nOverall FAIL\n")) << r.output;
+    EXPECT_FALSE(contains(r.output, "PASS")) << r.output;
+}
+
+// The two designs of issue 8's report: PASS only with bytes verified, else exit 1 with the reason.
+TEST(TestDmaBridgeProcess, IssueEightDesignsNeverPassEmpty) {
+    for (const char* design : {"TEF1001_dma_stream_crc64", "NiteFury_dma_stream_fixed_data"}) {
+        const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--sim_design", design, "--min_words", "0x10000",
+                                                          "--stream_mapping_size", "0x40000", "--transfer_timeout", "2"});
+        std::smatch totals;
+        ASSERT_TRUE(std::regex_search(r.output, totals, std::regex("\n([0-9]+) bytes verified in ([0-9]+) tests, ([0-9]+) "
+                                                                   "failed\nOverall (PASS|FAIL)\n$")))
+            << r.output;
+        if (totals[4] == "PASS") {
+            EXPECT_EQ(r.exit_code, 0) << r.output;
+            EXPECT_NE(totals[1], "0") << r.output;
+            EXPECT_EQ(totals[3], "0") << r.output;
+        } else {
+            EXPECT_EQ(r.exit_code, 1) << r.output;
+            EXPECT_TRUE(contains(r.output, std::string(design) + " stream_")) << r.output;
+            EXPECT_TRUE(contains(r.output, ": FAIL: ")) << r.output;
+        }
+    }
+}
+
+TEST(TestDmaBridgeProcess, JsonTotalsPerChannel) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--min_words", "0x10000", "--max_buffer_size",
+                                "0x80000", "--enabled_tests", "memory_fixed_buffers", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "{\"type\":\"total\",\"device\":\"0000:15:00.0\",\"design\":\"XCKU5P_DUAL_QSFP_dma_ram\","
+                                   "\"test\":\"memory_fixed_buffers\",\"h2c_channel\":0,\"c2h_channel\":0,"
+                                   "\"bytes_verified\":2097152,\"result\":\"PASS\"}\n"))
+        << r.output;
+    EXPECT_TRUE(r.output.ends_with("{\"type\":\"result\",\"overall\":\"PASS\",\"bytes_verified\":2097152,\"tests\":1,"
+                                   "\"failed\":0}\n"))
+        << r.output;
+}
+
+// With --json, stdout holds JSON Lines only (the text lines, "Opening device" too, go to stderr).
+TEST(TestDmaBridgeProcess, JsonStdoutIsOnlyJson) {
+    for (const char* tool : {TEST_DMA_BRIDGE_TOOL, DESCRIPTOR_CREDITS_TOOL}) {
+        std::vector<std::string> args{"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--json"};
+        if (tool == std::string(TEST_DMA_BRIDGE_TOOL))
+            args.insert(args.end(), {"--min_words", "0x10000", "--enabled_tests", "memory_addressing"});
+        const Outcome r = run_tool(tool, args, std::nullopt, true);
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        std::istringstream lines(r.output);
+        size_t count = 0;
+        for (std::string line; std::getline(lines, line); ++count)
+            EXPECT_TRUE(line.starts_with("{\"type\":\"") && line.ends_with("}")) << tool << ": " << line;
+        EXPECT_EQ(count, 2u) << r.output;
+    }
+}
+
+TEST(TestDmaBridgeProcess, JsonNothingTested) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--sim_design", "VMK180_100G_ether", "--json",
+                                                      "--stream_mapping_size", "0x40000"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "\"bytes_verified\":0,\"result\":\"FAIL\",\"reason\":\"no loopback route")) << r.output;
+    EXPECT_TRUE(r.output.ends_with("{\"type\":\"result\",\"overall\":\"FAIL\",\"bytes_verified\":0,\"tests\":1,"
+                                   "\"failed\":1}\n"))
+        << r.output;
+}
+
+// 8 GiB of card memory needs 16 GiB of host buffers: refused before any DMA, with the way out.
+TEST(TestDmaBridgeProcess, HostMemoryLimitRefusesBeforeStarting) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--sim_design", "TEF1001_dma_ddr3", "--host_memory_limit",
+                                                      "0x40000000"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "Not started: memory_fixed_buffers on TEF1001_dma_ddr3 at 0000:15:00.0 needs "
+                                   "0x400000000 bytes of host buffers, more than --host_memory_limit 0x40000000: test "
+                                   "part of the card memory with --dma_bridge_memory_size_bytes, or raise the limit\n"
+                                   "Overall FAIL\n"))
+        << r.output;
+    EXPECT_FALSE(contains(r.output, "Testing using")) << r.output;
+    const Outcome windowed = run_tool(TEST_DMA_BRIDGE_TOOL,
+                                      {"--sim_design", "TEF1001_dma_ddr3", "--host_memory_limit", "0x40000000",
+                                       "--dma_bridge_memory_size_bytes", "0x100000", "--min_words", "0x10000",
+                                       "--enabled_tests", "memory_host_chunks"});
+    EXPECT_EQ(windowed.exit_code, 0) << windowed.output;
+    EXPECT_TRUE(contains(windowed.output, "memory_host_chunks H2C channel 0 C2H channel 0: 1048576 bytes verified\n"))
+        << windowed.output;
+}
+
+TEST(StreamToolProcess, HostMemoryLimitRefusesBeforeStarting) {
+    const Outcome r = run_tool(PARALLEL_STREAMS_TOOL, {"--sim_design", "NiteFury_dma_stream_loopback",
+                                                       "--host_memory_limit", "0x10000000", "--duration", "0.5"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "Not started: 4 channels x 0x40000000 bytes of host buffers need 0x100000000 bytes, "
+                                   "more than --host_memory_limit 0x10000000: lower --stream_mapping_size or raise "
+                                   "--host_memory_limit\nOverall FAIL\n"))
+        << r.output;
+    EXPECT_FALSE(contains(r.output, "Press Ctrl-C")) << r.output;
+}
+
+// fpga_sio's <h2c>,<c2h> pairs: the C2H half is used, not dropped.
+TEST(TestDmaBridgeProcess, H2cC2hPairs) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--sim_design", "NiteFury_dma_stream_loopback",
+                                "--min_words", "0x10000", "--enabled_tests", "memory_variable_transfers,stream_fixed_buffers",
+                                "--transfer_length", "0x60000,0x20000", "--stream_mapping_size", "0x100000,0x40000",
+                                "--stream_num_descriptors", "16,32"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char* part : {"H2C channel 0 transfer length 0x60000 bytes with ",
+                             "C2H channel 0 transfer length 0x20000 bytes with ",
+                             "Testing using H2C 16 buffers of size 0x10000 bytes, C2H 32 buffers of size 0x2000 bytes, "
+                             "H2C channel 0 C2H channel 1\n"})
+        EXPECT_TRUE(contains(r.output, part)) << part << "\n" << r.output;
+    EXPECT_TRUE(r.output.ends_with(" tests, 0 failed\nOverall PASS\n")) << r.output;
+}
+
+// fpga_sio's two other stream sub-tests, each on every loopback route.
+TEST(TestDmaBridgeProcess, StreamSubtests) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "NiteFury_dma_stream_loopback", "--enabled_tests",
+                                "stream_fixed_buffers_c2h_continuous,stream_variable_transfers", "--min_words", "0x10000",
+                                "--stream_mapping_size", "0x40000,0x20000", "--stream_num_descriptors", "16,32",
+                                "--transfer_length", "0x5000,0x1800"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char* part : {"Testing using H2C 16 buffers of size 0x4000 bytes, C2H continuous ring of 32 buffers of size "
+                             "0x1000 bytes, H2C channel 0 C2H channel 1\n",
+                             "Testing using H2C transfer length 0x5000 bytes, C2H transfer length 0x1800 bytes, 0x20000 "
+                             "bytes per round, H2C channel 1 C2H channel 0\n",
+                             "stream_fixed_buffers_c2h_continuous H2C channel 1 C2H channel 0: 262144 bytes verified\n",
+                             "stream_variable_transfers H2C channel 0 C2H channel 1: 262144 bytes verified\n"})
+        EXPECT_TRUE(contains(r.output, part)) << part << "\n" << r.output;
+    EXPECT_TRUE(r.output.ends_with("1048576 bytes verified in 4 tests, 0 failed\nOverall PASS\n")) << r.output;
+}
+
+// C2H buffers and receives are whole stream beats (--stream_axi_width_bytes, 16 by default).
+TEST(TestDmaBridgeProcess, StreamAxiWidth) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "NiteFury_dma_stream_loopback", "--enabled_tests",
+                                "stream_fixed_buffers,stream_variable_transfers", "--min_words", "0x10000",
+                                "--stream_mapping_size", "0x40000,0x3e80", "--stream_num_descriptors", "16,16",
+                                "--transfer_length", "0x5000,0x1804"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "Testing using H2C 16 buffers of size 0x4000 bytes, C2H 16 buffers of size 0x3e0 bytes, "
+                                   "H2C channel 0 C2H channel 1\n"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "Testing using H2C transfer length 0x3e80 bytes, C2H transfer length 0x1800 bytes"))
+        << r.output;
+    const Outcome bad = run_tool(TEST_DMA_BRIDGE_TOOL, {"--stream_axi_width_bytes", "6"});
+    EXPECT_EQ(bad.exit_code, 2) << bad.output;
+    EXPECT_TRUE(contains(bad.output, "must be a multiple of 4")) << bad.output;
+}
+
+TEST(TestDmaBridgeProcess, DeviceRoutingAndA32) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "TOSING_160T_dma_stream_loopback", "--device_routing", "0000:15:00.0,0:0,1:1",
+                                "--a32", "--min_words", "0x10000", "--stream_mapping_size", "0x40000", "--verify_threads", "1",
+                                "--enabled_tests", "stream_fixed_buffers"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "stream_fixed_buffers H2C channel 0 C2H channel 0: 262144 bytes verified\n")) << r.output;
+    EXPECT_TRUE(contains(r.output, "stream_fixed_buffers H2C channel 1 C2H channel 1: 262144 bytes verified\n")) << r.output;
+}
+
+// One --transfer_timeout default in every DMA tool.
+TEST(ToolOptions, OneTransferTimeoutDefault) {
+    for (const char* tool : {TEST_DMA_BRIDGE_TOOL, PARALLEL_STREAMS_TOOL, INDEPENDENT_STREAMS_TOOL, DESCRIPTOR_CREDITS_TOOL}) {
+        const Outcome r = run_tool(tool, {"--help"});
+        EXPECT_EQ(r.exit_code, 0) << tool;
+        std::string help;  // boost wraps the descriptions: whitespace runs as one space
+        for (const char c : r.output)
+            if (!std::isspace(static_cast<unsigned char>(c)) || (!help.empty() && help.back() != ' '))
+                help += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
+        EXPECT_TRUE(contains(help, "seconds without a completion that fail the test (default 60)")) << tool << help;
+    }
+}
+
+// Into a pipe, each line is there as soon as it is printed, not when the tool exits.
+TEST(ToolOutput, LinesReachAPipeWhileTheToolRuns) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execl(TEST_DMA_BRIDGE_TOOL, TEST_DMA_BRIDGE_TOOL, "--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--min_words",
+              "0x100000000", "--enabled_tests", "memory_fixed_buffers", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    close(fds[1]);
+    std::string seen;
+    char buffer[256];
+    while (!contains(seen, "Testing using ")) {
+        const ssize_t n = read(fds[0], buffer, sizeof buffer);
+        if (n <= 0)
+            break;
+        seen.append(buffer, static_cast<size_t>(n));
+    }
+    int status = 0;
+    const pid_t exited = waitpid(pid, &status, WNOHANG);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    close(fds[0]);
+    EXPECT_EQ(exited, 0) << "the tool had already exited: its lines came at exit\n" << seen;
+    EXPECT_TRUE(contains(seen, "Testing using 1 buffers of size 0x200000 bytes, H2C channel 0 C2H channel 0\n")) << seen;
+}
+
+// The stock Lite/NiteFury image: its memory size comes from the board ID GPIO (LITE: 512 MiB).
+TEST(TestDmaBridgeProcess, LitefuryProject0IsTestedWithItsMemorySize) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                               {"--sim_design", "Litefury_Project-0", "--enabled_tests", "memory_fixed_buffers",
+                                "--min_words", "0x100000", "--max_buffer_size", "0x80000",
+                                "--dma_bridge_memory_size_bytes", "0x200000"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "Testing Litefury_Project-0 design version 0x3 with memory size 0x200000\n"))
+        << r.output;
     EXPECT_TRUE(r.output.ends_with("TEST PASS\nOverall PASS\n")) << r.output;
 }
 
@@ -172,9 +407,15 @@ TEST(TestDmaBridgeProcess, NothingTestedAndUsageErrors) {
     EXPECT_TRUE(r.output.ends_with("No design with a DMA bridge was tested\nOverall FAIL\n")) << r.output;
     r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--enabled_tests", "memory_fixed_buffers,bogus"});
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--transfer_length", "0x1000,0x2000"});
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_TRUE(contains(r.output, "different H2C and C2H transfer lengths are not supported")) << r.output;
+    for (const auto& args : std::vector<std::vector<std::string>>{{"--stream_num_descriptors", "16,0"},
+                                                                  {"--stream_mapping_size", "0x1000,0x1002"},
+                                                                  {"--transfer_length", "0x1000,"},
+                                                                  {"--host_memory_limit", "100"},
+                                                                  {"--device_routing", "0000:15:00.0,0-1"}}) {
+        r = run_tool(TEST_DMA_BRIDGE_TOOL, args);
+        EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[1] << "\n" << r.output;
+        EXPECT_TRUE(contains(r.output, "Error: parse option --" + args[0].substr(2))) << r.output;
+    }
 }
 
 TEST(DescriptorCreditsProcess, MemoryAndStreamDesignsPass) {
@@ -186,7 +427,29 @@ TEST(DescriptorCreditsProcess, MemoryAndStreamDesignsPass) {
         << r.output;
     EXPECT_TRUE(contains(r.output, "Successfully sent 3069 messages from Ch0->1 with a total of 7847433 32-bit words in "))
         << r.output;
-    EXPECT_TRUE(r.output.ends_with("Test: PASS\nOverall PASS\n")) << r.output;
+    EXPECT_TRUE(contains(r.output, "0000:15:00.0 XCKU5P_DUAL_QSFP_dma_ram descriptor_credits H2C channel 0 C2H channel 0: "
+                                   "2097152 bytes verified\n"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "0000:2d:00.0 NiteFury_dma_stream_loopback descriptor_credits H2C channel 0 C2H "
+                                   "channel 1: 31389732 bytes verified\n"))
+        << r.output;
+    EXPECT_TRUE(r.output.ends_with(" bytes verified in 2 tests, 0 failed\nOverall PASS\n")) << r.output;
+}
+
+TEST(DescriptorCreditsProcess, StreamDesignWithoutLoopbackFails) {
+    const Outcome r = run_tool(DESCRIPTOR_CREDITS_TOOL, {"--sim_design", "VMK180_100G_ether", "--transfer_timeout", "2"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "Test: FAIL\n")) << r.output;
+    EXPECT_TRUE(contains(r.output, "VMK180_100G_ether descriptor_credits: FAIL: no loopback route")) << r.output;
+    EXPECT_TRUE(r.output.ends_with("0 bytes verified in 1 tests, 1 failed\nOverall FAIL\n")) << r.output;
+}
+
+TEST(DescriptorCreditsProcess, Json) {
+    const Outcome r = run_tool(DESCRIPTOR_CREDITS_TOOL, {"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(r.output.ends_with("{\"type\":\"result\",\"overall\":\"PASS\",\"bytes_verified\":2097152,\"tests\":1,"
+                                   "\"failed\":0}\n"))
+        << r.output;
 }
 
 TEST(DescriptorCreditsProcess, NothingTestedFails) {

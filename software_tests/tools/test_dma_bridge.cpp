@@ -3,6 +3,7 @@
 // transfers; write-all-then-read-all; address aliasing), a verified fixed amount of data
 // through each loopback route on stream designs. Populate / DMA / verify timing as Min / Mean
 // / Max Mbytes/sec. Exit status: 0 Overall PASS, 1 FAIL or nothing tested, 2 usage error.
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -16,39 +17,60 @@ using namespace stream_tools;
 namespace {
 
 struct Cli {
-    std::vector<std::string> devices, sim_designs, design_files;
+    std::vector<std::string> devices, sim_designs, design_files, device_routing;
     std::string max_buffer_size = "0x8000000", max_channel_combinations = "16", buffer_allocation = "heap";
     std::string stream_mapping_size = "0x40000000", stream_num_descriptors = "64", transfer_length = "0x10000000";
-    std::string host_buffer_divisor = "4", memory_base, memory_size, enabled_tests, min_words = "0x100000000";
-    std::string transfer_timeout = "60";
+    std::string stream_axi_width_bytes = "16", host_buffer_divisor = "4", memory_base, memory_size, enabled_tests;
+    std::string min_words = "0x100000000";
+    std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count()), host_memory_limit;
+    int verify_threads = -1;
+    bool a32 = false, json = false;
+    std::string engine_mode = "auto", completion = "auto";
 };
 
 vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     DmaBridgeTestOptions o;
     o.memory.max_buffer_size = PDT_TRY(parse_number("max_buffer_size", cli.max_buffer_size, 4, (1u << 28) - 1));
     o.max_channel_combinations = PDT_TRY(parse_number("max_channel_combinations", cli.max_channel_combinations, 1, 16));
-    const std::string length = cli.transfer_length.substr(0, cli.transfer_length.find(','));
-    if (length != cli.transfer_length && cli.transfer_length.substr(length.size() + 1) != length)
-        return vfio::make_error("parse option --transfer_length", cli.transfer_length, EINVAL,
-                                "different H2C and C2H transfer lengths are not supported");
-    o.memory.transfer_length = PDT_TRY(parse_number("transfer_length", length, 4, uint64_t{1} << 40));
+    const auto lengths = PDT_TRY(parse_number_pair("transfer_length", cli.transfer_length, 4, uint64_t{1} << 40));
+    o.memory.transfer_length = lengths.first;
+    o.memory.c2h_transfer_length = lengths.second;
     o.memory.host_buffer_divisor = PDT_TRY(parse_number("host_buffer_divisor", cli.host_buffer_divisor, 1, 1 << 20));
     o.memory.min_words = PDT_TRY(parse_number("min_words", cli.min_words, 1, ~uint64_t{0} / 8));
     if (!cli.memory_base.empty())
         o.memory_base_override = PDT_TRY(parse_number("dma_bridge_memory_base_address", cli.memory_base, 0, ~uint64_t{0}));
     if (!cli.memory_size.empty())
         o.memory_size_override = PDT_TRY(parse_number("dma_bridge_memory_size_bytes", cli.memory_size, 8, ~uint64_t{0}));
-    const double timeout = PDT_TRY(parse_seconds("transfer_timeout", cli.transfer_timeout));
-    o.memory.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
+    const auto mapping = PDT_TRY(parse_number_pair("stream_mapping_size", cli.stream_mapping_size, 4, uint64_t{1} << 40));
+    const auto descriptors = PDT_TRY(parse_number_pair("stream_num_descriptors", cli.stream_num_descriptors, 1, 1023));
+    if (mapping.first % 4 != 0 || mapping.second % 4 != 0)
+        return vfio::make_error("parse option --stream_mapping_size", cli.stream_mapping_size, EINVAL,
+                                "must be a multiple of 4");
     CommonCli common;
     common.buffer_allocation = cli.buffer_allocation;
-    common.stream_mapping_size = cli.stream_mapping_size.substr(0, cli.stream_mapping_size.find(','));
-    common.stream_num_descriptors = cli.stream_num_descriptors.substr(0, cli.stream_num_descriptors.find(','));
+    common.stream_mapping_size = std::to_string(mapping.first);
+    common.stream_num_descriptors = std::to_string(descriptors.first);
     common.transfer_timeout = cli.transfer_timeout;
+    common.host_memory_limit = cli.host_memory_limit;
+    common.verify_threads = cli.verify_threads;
+    common.a32 = cli.a32;
+    common.json = cli.json;
+    common.engine_mode = cli.engine_mode;
+    common.completion = cli.completion;
     o.stream = PDT_TRY(run_options(common));
+    o.c2h_mapping_size = mapping.second;
+    o.stream_axi_width_bytes = PDT_TRY(parse_number("stream_axi_width_bytes", cli.stream_axi_width_bytes, 4, 4096));
+    if (o.stream_axi_width_bytes % 4 != 0)
+        return vfio::make_error("parse option --stream_axi_width_bytes", cli.stream_axi_width_bytes, EINVAL,
+                                "must be a multiple of 4");
+    o.c2h_num_descriptors = descriptors.second;
+    o.memory.timeout = o.stream.test.transfer_timeout;
+    o.memory.dma_mask_bits = o.stream.dma_mask_bits;
     o.memory.buffer_kind = o.stream.allocation == BufferAllocation::HugePages      ? vfio::BufferKind::HugePages
                            : o.stream.allocation == BufferAllocation::SharedMemory ? vfio::BufferKind::SharedMemory
                                                                                    : vfio::BufferKind::Anonymous;
+    for (const std::string& text : cli.device_routing)
+        o.routing.push_back(PDT_TRY(parse_device_routing("device_routing", text)));
     std::stringstream tests(cli.enabled_tests);
     for (std::string test; std::getline(tests, test, ',');) {
         if (std::find(kDmaBridgeTests.begin(), kDmaBridgeTests.end(), test) == kDmaBridgeTests.end())
@@ -61,6 +83,7 @@ vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    line_buffer_stdout();
     Cli cli;
     po::options_description d;
     d.add_options()
@@ -70,15 +93,24 @@ int main(int argc, char** argv) {
         ("max_buffer_size", po::value(&cli.max_buffer_size), "buffer bytes for memory_fixed_buffers (default 0x8000000)")
         ("max_channel_combinations", po::value(&cli.max_channel_combinations), "H2C x C2H pairs tested at most (16)")
         ("buffer_allocation", po::value(&cli.buffer_allocation), "heap, shared_memory or huge_pages")
-        ("stream_mapping_size", po::value(&cli.stream_mapping_size), "stream host buffer bytes per direction")
-        ("stream_num_descriptors", po::value(&cli.stream_num_descriptors), "stream buffers per direction (64)")
-        ("transfer_length", po::value(&cli.transfer_length), "bytes per memory_variable_transfers transfer")
+        ("device_routing", po::value(&cli.device_routing)->composing(),
+         "<bdf>[,<master>:<slave>]... AXI4-Stream Switch routes of a device; unlisted master ports disabled")
+        ("a32", po::bool_switch(&cli.a32), "IOVAs of every DMA buffer and descriptor ring below 4 GiB (32-bit DMA mask)")
+        ("stream_mapping_size", po::value(&cli.stream_mapping_size), "<h2c>[,<c2h>] stream host buffer bytes (0x40000000)")
+        ("stream_num_descriptors", po::value(&cli.stream_num_descriptors), "<h2c>[,<c2h>] stream buffers (64)")
+        ("transfer_length", po::value(&cli.transfer_length), "<h2c>[,<c2h>] bytes per memory_variable_transfers transfer")
+        ("stream_axi_width_bytes", po::value(&cli.stream_axi_width_bytes),
+         "C2H stream buffers and receives are whole beats of this many bytes (16)")
         ("host_buffer_divisor", po::value(&cli.host_buffer_divisor), "memory_host_chunks host buffer = card / n (4)")
         ("dma_bridge_memory_base_address", po::value(&cli.memory_base), "override the card memory base address")
         ("dma_bridge_memory_size_bytes", po::value(&cli.memory_size), "override the card memory size")
         ("enabled_tests", po::value(&cli.enabled_tests), "comma-separated subset of the tests")
         ("min_words", po::value(&cli.min_words), "words each test moves at least (default 2^32, every LCG value)")
-        ("transfer_timeout", po::value(&cli.transfer_timeout), "seconds without progress that fail a test (60)");
+        ("transfer_timeout", po::value(&cli.transfer_timeout), transfer_timeout_help())
+        ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
+        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking")
+        ("json", po::bool_switch(&cli.json), "JSON Lines on stdout (the text lines go to stderr)");
+    add_dma_mode_options(d, cli.engine_mode, cli.completion);
     if (auto status = parse_command_line(argc, argv, d, "Tests the DMA bridge of identified designs."))
         return *status;
     auto options = convert(cli);
@@ -94,12 +126,14 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (options->memory_base_override || options->memory_size_override)
-        std::cout << "Overriding DMA bridge memory window: tests fail if it lies outside the design's memory\n";
+        (cli.json ? std::cerr : std::cout)
+            << "Overriding DMA bridge memory window: tests fail if it lies outside the design's memory\n";
+    std::ostream& text = cli.json ? std::cerr : std::cout;  // --json: stdout holds only cli.json Lines
     tool_support::OpenedDesigns opened =
-        tool_support::open_designs(*registry, {cli.sim_designs, *locations}, &std::cout, std::cerr);
+        tool_support::open_designs(*registry, {cli.sim_designs, *locations}, &text, std::cerr);
     if (opened.found.designs.empty()) {
         if (opened.status != tool_support::kUsageError)
-            std::cout << "Overall FAIL\n";
+            std::cout << (cli.json ? kNothingOpenedJson : "Overall FAIL\n");
         return opened.status;
     }
     const int status = run_test_dma_bridge(opened.found.designs, *options, stdout);

@@ -8,6 +8,7 @@
 #include "stream_tools/cli.hpp"
 
 int main(int argc, char** argv) {
+    stream_tools::line_buffer_stdout();
     namespace po = boost::program_options;
     stream_tools::CommonCli cli;
     std::vector<std::string> h2c_devices, c2h_devices;

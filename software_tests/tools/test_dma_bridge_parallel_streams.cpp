@@ -9,6 +9,7 @@
 #include "stream_tools/cli.hpp"
 
 int main(int argc, char** argv) {
+    stream_tools::line_buffer_stdout();
     stream_tools::CommonCli cli;
     std::vector<std::string> stream_devices;
     boost::program_options::options_description description;

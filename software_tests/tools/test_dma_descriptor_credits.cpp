@@ -11,16 +11,43 @@ namespace po = boost::program_options;
 using namespace stream_tools;
 
 int main(int argc, char** argv) {
+    line_buffer_stdout();
     std::vector<std::string> devices, routing_texts, sim_designs, design_files;
+    std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count());
+    bool a32 = false, json = false;
+    std::string engine_mode = "auto", completion = "auto";
     po::options_description d;
     d.add_options()
         ("device,d", po::value(&devices)->composing(), "only the device at this PCI location (repeatable)")
         ("device_routing,s", po::value(&routing_texts)->composing(), "<bdf>[,<master>:<slave>]... switch routes")
         ("sim_design", po::value(&sim_designs)->composing(), "test a simulated instance of this design (repeatable)")
-        ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file (repeatable)");
+        ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file (repeatable)")
+        ("transfer_timeout", po::value(&transfer_timeout), transfer_timeout_help())
+        ("a32,3", po::bool_switch(&a32), "IOVAs of every DMA buffer and descriptor ring below 4 GiB (32-bit DMA mask)")
+        ("json", po::bool_switch(&json), "JSON Lines on stdout (the text lines go to stderr)");
+    add_dma_mode_options(d, engine_mode, completion);
     if (auto status = parse_command_line(argc, argv, d, "Tests XDMA descriptor credits."))
         return *status;
     CreditsOptions options;
+    options.json = json;
+    options.dma_mask_bits = a32 ? 32 : 64;
+    auto modes = dma_mode_request(engine_mode, completion);
+    if (!modes.ok()) {
+        std::cerr << "Error: " << modes.error().message() << "\n";
+        return 2;
+    }
+    if (modes->mode == xdma::EngineModeRequest::StopList) {
+        std::cerr << "Error: --engine_mode stop_list: this tool tests descriptor credits, which only a credits ring "
+                     "uses (auto or credits)\n";
+        return 2;
+    }
+    options.modes = *modes;
+    auto seconds = parse_seconds("transfer_timeout", transfer_timeout);
+    if (!seconds.ok()) {
+        std::cerr << "Error: " << seconds.error().message() << "\n";
+        return 2;
+    }
+    options.timeout = std::chrono::milliseconds(static_cast<int64_t>(*seconds * 1000.0 + 0.5));
     std::string usage;
     auto locations = tool_support::parse_locations(devices, "-d", usage);
     if (!locations) {
@@ -40,11 +67,11 @@ int main(int argc, char** argv) {
         std::cerr << "Error: " << registry.error().message() << "\n";
         return 2;
     }
-    tool_support::OpenedDesigns opened =
-        tool_support::open_designs(*registry, {sim_designs, *locations}, &std::cout, std::cerr);
+    std::ostream& text = json ? std::cerr : std::cout;  // --json: stdout holds only JSON Lines
+    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, {sim_designs, *locations}, &text, std::cerr);
     if (opened.found.designs.empty()) {
         if (opened.status != tool_support::kUsageError)
-            std::cout << "Overall FAIL\n";
+            std::cout << (json ? kNothingOpenedJson : "Overall FAIL\n");
         return opened.status;
     }
     const int status = run_descriptor_credits(opened.found.designs, options, stdout);

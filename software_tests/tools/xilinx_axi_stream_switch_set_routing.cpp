@@ -14,6 +14,7 @@ namespace po = boost::program_options;
 using namespace stream_tools;
 
 int main(int argc, char** argv) {
+    stream_tools::line_buffer_stdout();
     std::vector<std::string> routing_texts, sim_designs, design_files;
     bool default_routing = false, force = false, pause = false;
     po::options_description description;

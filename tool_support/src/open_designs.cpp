@@ -43,17 +43,20 @@ vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selecti
     return std::unique_ptr<vfio::Bus>(std::make_unique<vfio::KernelBus>(std::move(options)));
 }
 
+std::optional<std::string> vfio_unavailable(const std::string& dev_vfio_root) {
+    auto available = vfio::check_vfio_available(dev_vfio_root);
+    if (available.ok())
+        return std::nullopt;
+    if (available.error().code == ENODEV)
+        return "vfio-pci is not loaded: " + available.error().object + " does not exist (load it: sudo modprobe vfio-pci)";
+    return available.error().message();
+}
+
 std::vector<std::string> explain_no_design(const vfio::KernelOptions& options, const designs::Registry& registry,
                                            const std::vector<vfio::PciAddress>& locations) {
     std::vector<std::string> causes;
-    auto available = vfio::check_vfio_available(options.dev_vfio_root);
-    if (!available.ok()) {
-        if (available.error().code == ENODEV)
-            causes.push_back("vfio-pci is not loaded: " + available.error().object +
-                             " does not exist (load it: sudo modprobe vfio-pci)");
-        else
-            causes.push_back(available.error().message());
-    }
+    if (auto cause = vfio_unavailable(options.dev_vfio_root))
+        causes.push_back(*cause);
     auto scanned = vfio::scan_pci_bus(options);
     if (!scanned.ok()) {
         causes.push_back("cannot list the PCI devices: " + scanned.error().message());
@@ -64,13 +67,13 @@ std::vector<std::string> explain_no_design(const vfio::KernelOptions& options, c
         if (!locations.empty() &&
             std::find(locations.begin(), locations.end(), device.identity.address) == locations.end())
             continue;
-        const designs::Design* design = registry.match(device.identity);
-        if (!design)
+        const std::vector<const designs::Design*> candidates = registry.candidates(device.identity);
+        if (candidates.empty())
             continue;
         ++matching;
         if (device.bound_to_vfio())
             continue;
-        causes.push_back(device.identity.description() + " (design " + design->name + ") is " +
+        causes.push_back(device.identity.description() + " (design " + identify::candidate_names(candidates) + ") is " +
                          (device.driver.empty() ? "bound to no driver" : "bound to " + device.driver) +
                          ", not vfio-pci; bind it: " + vfio::bind_to_vfio_commands(device.identity.address, device.driver));
     }

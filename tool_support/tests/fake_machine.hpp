@@ -39,6 +39,9 @@ public:
         tree.symlink("../../../kernel/iommu_groups/" + std::to_string(d.group), dir + "/iommu_group");
     }
     void load_vfio() const { tree.write("dev/vfio/vfio", ""); }
+    void slot(const std::string& name, const std::string& address) const {
+        tree.write("sys/bus/pci/slots/" + name + "/address", address + "\n");
+    }
     // The environment assignments that point a tool at this machine.
     std::string environment() const {
         if (m_dump.empty())

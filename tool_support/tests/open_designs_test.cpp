@@ -151,3 +151,13 @@ TEST(ParseLocations, BadLocationNamesTheOption) {
     ASSERT_TRUE(good);
     EXPECT_EQ(good->front().to_string(), "0000:15:00.0");
 }
+
+TEST(ExplainNoDesign, VfioDirectoryWithoutContainerNodeIsNotLoadedEither) {
+    FakeMachine machine;
+    machine.tree.mkdir("dev/vfio");  // a /dev/vfio without its container node
+    EXPECT_EQ(tool_support::vfio_unavailable(machine.tree.path("dev/vfio")),
+              "vfio-pci is not loaded: " + machine.tree.path("dev/vfio/vfio") +
+                  " does not exist (load it: sudo modprobe vfio-pci)");
+    machine.load_vfio();
+    EXPECT_EQ(tool_support::vfio_unavailable(machine.tree.path("dev/vfio")), std::nullopt);
+}

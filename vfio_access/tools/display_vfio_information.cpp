@@ -74,6 +74,7 @@ std::variant<Options, int> parse_options(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     auto parsed = parse_options(argc, argv);
     if (const int* exit_code = std::get_if<int>(&parsed))
         return *exit_code;

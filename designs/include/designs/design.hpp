@@ -46,15 +46,26 @@ const char* display_name(PeripheralType type);  // "Quad SPI", "XADC", "bit-bang
 // Bytes of register space the peripheral needs; its BAR must hold offset + frame.
 uint64_t register_frame_size(PeripheralType type, unsigned master_ports = 0);
 
-// PCI identity a device must have. Unset optional IDs match any value.
+// A 32-bit register at BAR + offset, and (for a content match or a simulated constant) its value.
+struct RegisterValue {
+    unsigned bar = 0;
+    uint64_t offset = 0;
+    uint32_t value = 0;
+};
+
+// PCI identity a device must have. Unset optional IDs match any value (JSON: absent device_id,
+// or "any" for the subsystem IDs).
 struct IdMatch {
     uint16_t vendor_id = 0x10ee;
     std::optional<uint16_t> device_id;
-    uint16_t subsystem_vendor_id = 0;
-    uint16_t subsystem_device_id = 0;
+    std::optional<uint16_t> subsystem_vendor_id = 0;
+    std::optional<uint16_t> subsystem_device_id = 0;
     uint8_t min_revision = 0;
     uint8_t max_revision = 0xff;
-    bool matches(const vfio::DeviceIdentity& identity) const;
+    // Content match (designs that share PCI IDs, e.g. Lite/NiteFury Project-0): the design is
+    // identified only when this register, read once the device is open, holds `value`.
+    std::optional<RegisterValue> register_value;
+    bool matches(const vfio::DeviceIdentity& identity) const;  // the PCI identity part only
 };
 
 struct MemoryWindow {
@@ -70,6 +81,15 @@ struct Route {
     bool operator==(const Route&) const = default;
 };
 
+// What the XDMA IP of a design was customised with (PG195 IP options); unset = not stated, the
+// driver probes it. JSON: dma_bridge.xdma_ip and simulation.xdma_ip.
+struct XdmaIpOptions {
+    std::optional<bool> descriptor_credits;   // SGDMA Descriptor Credits and credit mode enable
+    std::optional<bool> poll_mode_writeback;  // Control.pollmode_wb_enable and its writeback
+    std::optional<bool> interrupts;           // the IP's MSI/MSI-X interrupt path is usable
+    bool operator==(const XdmaIpOptions&) const = default;
+};
+
 struct DmaBridge {
     unsigned bar = 0;
     DmaMode mode = DmaMode::Stream;
@@ -80,6 +100,10 @@ struct DmaBridge {
     std::optional<unsigned> c2h_channels;
     std::optional<unsigned> stream_tdata_bytes;  // AXI4-Stream tdata width, when known
     StreamFunction stream_function = StreamFunction::Loopback;  // stream designs only
+    XdmaIpOptions xdma_ip;                       // what the design states about its IP options
+    // False for enumeration-only designs: the IP's AXI-MM master has no memory behind it (the
+    // address map still shows memory_size, fpga_sio's "MM 4096"), so a DMA never completes.
+    bool memory_present = true;
     // Base and size for a device revision.
     MemoryWindow memory_for_revision(uint8_t revision) const;
 };
@@ -114,6 +138,21 @@ struct Simulation {
     // Depth in bytes of each AXI4-Stream FIFO between the H2C side and the C2H side of the
     // XDMA model; H2C stalls while it is full. Unset: the model's default (64 KiB).
     std::optional<uint64_t> stream_fifo_bytes;
+    // XDMA IP options the simulated IP really implements when they differ from dma_bridge.xdma_ip
+    // (default: the stated values, else all true as fpga_sio's designs).
+    XdmaIpOptions xdma_ip;
+    // The model keeps Status.busy set this long after an engine stops (PG195: wait for it).
+    uint64_t busy_after_stop_us = 0;
+    // The channels' Alignments register (PG195 0x4C): address alignment and length granularity
+    // in bytes that every descriptor must keep (1 = none, an IP with unaligned transfers).
+    unsigned address_alignment = 1;
+    unsigned length_granularity = 1;
+    // The subsystem IDs a simulated instance gets when match gives "any" (default 10ee:0007,
+    // the XDMA IP's default).
+    uint16_t subsystem_vendor_id = 0x10ee;
+    uint16_t subsystem_device_id = 0x0007;
+    // Constant registers outside the peripherals (the GPIO inputs that carry a board ID).
+    std::vector<RegisterValue> registers;
 };
 
 struct Design {
@@ -124,6 +163,8 @@ struct Design {
     std::optional<DmaBridge> dma_bridge;
     std::vector<Peripheral> peripherals;
     Simulation simulation;
+    // A register holding the board version, printed as "Design <name> version 0x<v>:".
+    std::optional<RegisterValue> version_register;  // value unused
 
     // The peripherals that a device of this revision has (revision gates applied).
     std::vector<const Peripheral*> peripherals_for_revision(uint8_t revision) const;

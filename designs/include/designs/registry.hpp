@@ -29,6 +29,9 @@ public:
     const Design* find(std::string_view name) const;
     // The first design whose PCI identity and revision gate match; nullptr when none.
     const Design* match(const vfio::DeviceIdentity& identity) const;
+    // Every design whose PCI identity and revision gate match, first match first: more than one
+    // when designs share PCI IDs and differ by a content match (IdMatch::register_value).
+    std::vector<const Design*> candidates(const vfio::DeviceIdentity& identity) const;
     std::vector<std::string> names() const;
 
 private:

@@ -12,6 +12,13 @@
 // Completion is read from the poll-mode writeback, the Completed Descriptor Count register,
 // the Status register (StopList only) or an MSI (the channel's Interrupt Enable Mask and the
 // IRQ block route it to options.msi_vector; the caller enables MSI on the device first).
+// Opening fails, naming the register, when the IP lacks what the options need: Credits when
+// Descriptor Credit Mode Enable reads back 0, PollWriteback when Control.pollmode_wb_enable
+// reads back 0 (xdma_ip.hpp chooses modes the IP has). A restart after a STOP list waits for
+// Status.busy to clear first (PG195), up to options.idle_wait, without blocking poll().
+// Every descriptor honours the channel's Alignments register: addresses a multiple of its
+// address alignment, lengths of its length granularity (refused with EINVAL otherwise);
+// max_descriptor_length is rounded down so that splitting keeps both.
 //
 // Errors are latched: after one, submit/poll/wait return it until recover() (stop, wait for
 // idle, reinitialise) makes the channel usable again, abandoning what was in flight.
@@ -48,6 +55,9 @@ struct EngineOptions {
     uint32_t max_descriptor_length = 0x0FFFFFC0;
     std::chrono::milliseconds timeout{10000};  // wait() default and the progress deadline
     unsigned msi_vector = 0;                   // CompletionMethod::Interrupt
+    unsigned dma_mask_bits = 64;               // IOVA width of the ring and writebacks (A32: 32)
+    // stop(), and a restart after a STOP-terminated list, wait this long for Status.busy to clear.
+    std::chrono::milliseconds idle_wait{1000};
 };
 
 struct TransferCompletion {
@@ -101,6 +111,8 @@ public:
     bool busy() const { return !m_transfers.empty(); }
     const EngineCounters& counters() const { return m_counters; }
     uint32_t read_status() const;  // Status (0x40), not clearing it
+    // "status 0x00000001 (busy) completed_descriptor_count=..." for error messages.
+    std::string describe_state() const { return diagnostics(read_status()); }
 
 private:
     struct Piece {
@@ -119,7 +131,7 @@ private:
     Engine(vfio::Device& device, EngineOptions options) : m_device(device), m_options(options) {}
     vfio::Result<void> initialise();
     vfio::Result<uint64_t> submit(std::vector<Piece>& pieces, uint64_t length);
-    vfio::Result<void> check_alignment(uint64_t host_iova, std::optional<uint64_t> card_address);
+    vfio::Result<void> check_pieces(const std::vector<Piece>& pieces);
     void write_descriptor(size_t index, const Piece& piece, uint64_t next, unsigned adjacent);
     vfio::Result<void> start_list();
     vfio::Result<uint64_t> hardware_completed();  // descriptors completed so far (sequence)
@@ -156,6 +168,7 @@ private:
     std::chrono::steady_clock::time_point m_deadline;
     std::optional<vfio::Error> m_failure;
     bool m_stopped = false;  // stop() left Run clear: submit reinitialises
+    std::optional<std::chrono::steady_clock::time_point> m_restart_deadline;  // StopList: busy after STOP
     EngineCounters m_counters;
 };
 

@@ -23,7 +23,8 @@ inline constexpr uint32_t SGDMA_COMMON = 0x6;
 inline constexpr uint32_t MSIX = 0x8;  // MSI-X table; no identifier
 }  // namespace target
 
-inline constexpr uint64_t DMA_REGISTER_SPACE_SIZE = 0x10000;  // the DMA BAR must be at least this
+inline constexpr uint64_t DMA_REGISTER_SPACE_SIZE = 0x10000;  // the full PG195 address map
+inline constexpr uint64_t REGISTER_BLOCK_SIZE = 0x100;         // one channel slot of a block
 inline constexpr unsigned MAX_CHANNELS = 4;                   // per direction
 inline constexpr uint64_t block_offset(uint32_t target, unsigned channel = 0) { return uint64_t{target} << 12 | uint64_t{channel} << 8; }
 inline uint32_t channel_target(Direction d) { return d == Direction::H2C ? target::H2C_CHANNEL : target::C2H_CHANNEL; }

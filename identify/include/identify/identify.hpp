@@ -57,11 +57,17 @@ struct IdentifiedDesign {
     std::unique_ptr<vfio::Device> device;  // left open for the caller (tests, DMA tools)
     std::optional<DmaBridgeInfo> dma_bridge;
     std::optional<uint32_t> user_access_timestamp;
+    std::optional<uint32_t> board_version;  // designs with a version_register (Project-0)
     std::vector<DnaInfo> dna;
     std::vector<PeripheralInfo> peripherals;  // in design order
     std::optional<SwitchInfo> axi_switch;
     std::vector<std::string> warnings;  // what the design describes but the device lacks
 };
+
+// Whether the device's content matches the design's register_value (true when it has none).
+bool content_matches(vfio::Device& device, const designs::Design& design);
+// "a or b or c": the designs a device's PCI identity matches (display_possible_fpga_designs).
+std::string candidate_names(const std::vector<const designs::Design*>& candidates);
 
 // Describes `device` as `design` by reading it. Fails only when the device cannot be read
 // (ENODEV when the DMA bridge identifiers read all-ones: the device is gone).

@@ -26,8 +26,19 @@
 // hardware. Registers are thread safe (one model mutex); host memory is written by the engine
 // thread as a card writes it, so a driver reads it with the same ordering it needs on hardware
 // (acquire on the writeback, then the data). The performance monitor registers (0xC0..) read 0.
+//
+// PG195 Status and interrupts: a Status bit (descriptor_stopped, descriptor_completed,
+// align_mismatch, magic_stopped, invalid_length, idle_stopped, read/write/descriptor errors) is
+// logged only when the Control bit of the same position (ie_*) is set; it raises the channel's
+// MSI only when its Interrupt Enable Mask (0x90) bit and the channel's bit in the IRQ block's
+// Channel Interrupt Enable Mask (0x2010) are also set, and the IP has interrupts. An error stops
+// the engine whether or not it is logged. Every descriptor must keep the Alignments register:
+// an address off address_alignment stops the engine with align_mismatch, a length that is not a
+// multiple of length_granularity with invalid_length. Card memory is sparse: 64 KiB pages
+// allocated on first write; bytes never written read as zero (the model's fresh DDR).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -72,6 +83,26 @@ struct XdmaConfig {
     XdmaStreamFunction stream_function = XdmaStreamFunction::Loopback;  // stream designs
     unsigned stream_tdata_bytes = 8;   // AXI4-Stream tdata width (Crc64 beats)
     uint64_t stream_fifo_bytes = 0x10000;  // depth of each C2H stream input FIFO
+    // IP customisation options that PG195 lets a design turn off. An option that is off has its
+    // registers and Control bits read back 0 and ignore writes:
+    //  - descriptor_credits: SGDMA Descriptor Credits (0x8C) and the SGDMA common block's
+    //    Descriptor Credit Mode Enable (0x20/0x24/0x28); the engine runs each list to STOP.
+    //  - poll_mode_writeback: Control.pollmode_wb_enable (bit 26) and the Poll Mode Write Back
+    //    Address registers (0x88/0x8C); no writeback is ever written. The Completed Descriptor
+    //    Count register (0x48) still counts.
+    //  - interrupts: the IRQ block's enable masks and vector registers and the config block's MSI
+    //    enable; no MSI is ever raised. Status logging (Control ie_*) is unaffected.
+    bool descriptor_credits = true;
+    bool poll_mode_writeback = true;
+    bool interrupts = true;
+    // Status.busy stays set this long after an engine stops (STOP, Run cleared, error). PG195
+    // gives no restart of a busy engine: a Run rising edge while busy is still set is lost (the
+    // engine does not start; a violation is logged). Drivers wait for busy to clear first.
+    std::chrono::microseconds busy_after_stop{0};
+    // False: nothing answers the AXI-MM master (enumeration-only designs): the first data
+    // transfer of a memory-mapped engine never completes; the engine stays busy, Run cleared or
+    // not, until a device reset.
+    bool card_memory_present = true;
 };
 
 enum class XdmaDirection { H2C, C2H };
@@ -100,7 +131,8 @@ struct XdmaViolation {
 
 class XdmaModel {
 public:
-    // Places the model's register blocks in `bar` at config.block_offset (0x10000 bytes), makes
+    // Places the model's register blocks in `bar` at config.block_offset (0x10000 bytes, or to the
+    // end of a smaller BAR: blocks beyond it are absent, reading all-ones), makes
     // `device` own it and stop it first on destruction, and hooks its reset to device.reset().
     static std::shared_ptr<XdmaModel> attach(SimDevice& device, SimBar& bar, XdmaConfig config);
 
@@ -134,6 +166,8 @@ public:
     // AXI-MM card memory, by card (AXI) address; false when outside the card memory.
     bool card_read(uint64_t address, void* dst, uint64_t length) const;
     bool card_write(uint64_t address, const void* src, uint64_t length);
+    // Host memory the card memory holds now (written pages only).
+    uint64_t card_memory_resident_bytes() const;
 
     // Fault injection (thread safe). clear_faults() drops faults not yet applied.
     void inject(XdmaDirection direction, unsigned channel, XdmaFault fault);

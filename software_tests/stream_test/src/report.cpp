@@ -52,6 +52,27 @@ std::string json_failure(const Failure& failure) {
     return out + "}";
 }
 
+namespace {
+
+// Why a summary without a failure is not a PASS; empty when it passed or a failure says why.
+std::string unverified_reason(const Summary& summary) {
+    if (summary.passed() || !summary.failures.empty())
+        return "";
+    if (summary.rows.empty())
+        return "no stream channels were tested";
+    bool verifies = false;
+    for (const auto& row : summary.rows)
+        verifies = verifies || row.verifies;
+    if (!verifies)
+        return "no C2H channel under test receives from an H2C channel under test: nothing was verified";
+    for (const auto& row : summary.rows)
+        if (row.total.bytes == 0 || (row.verifies && row.words_verified == 0))
+            return row.label + " moved no data: nothing verified on it";
+    return "nothing was verified";
+}
+
+}  // namespace
+
 void Report::on_interval(const std::vector<std::pair<std::string, Interval>>& rows) {
     for (const auto& [label, interval] : rows) {
         const std::string text = m_json ? json_interval("interval", label, interval) : format_rate_line(label, interval);
@@ -85,13 +106,16 @@ int Report::finish(const Summary& summary) {
             std::string text = json_interval("total", row.label, row.total);
             text.pop_back();
             text += ",\"verified\":" + std::string(row.verifies ? "true" : "false") +
-                    ",\"words_verified\":" + std::to_string(row.words_verified) + "}";
+                    ",\"words_verified\":" + std::to_string(row.words_verified) +
+                    ",\"bytes_verified\":" + std::to_string(row.words_verified * 4) + "}";
             std::fprintf(m_out, "%s\n", text.c_str());
         }
         for (const auto& failure : summary.failures)
             std::fprintf(m_out, "%s\n", json_failure(failure).c_str());
-        std::fprintf(m_out, "{\"type\":\"result\",\"overall\":\"%s\",\"stopped_by_user\":%s,\"rows\":%zu}\n",
-                     pass ? "PASS" : "FAIL", summary.stopped_by_user ? "true" : "false", summary.rows.size());
+        const std::string why = unverified_reason(summary);
+        std::fprintf(m_out, "{\"type\":\"result\",\"overall\":\"%s\",\"stopped_by_user\":%s,\"rows\":%zu%s}\n",
+                     pass ? "PASS" : "FAIL", summary.stopped_by_user ? "true" : "false", summary.rows.size(),
+                     why.empty() ? "" : (",\"reason\":" + json_escape(why)).c_str());
         std::fflush(m_out);
         return pass ? 0 : 1;
     }
@@ -106,14 +130,15 @@ int Report::finish(const Summary& summary) {
             std::fprintf(m_out, "%s Test FAILED: %s %s\n", row.label.c_str(), row.failure->channel.c_str(),
                          row.failure->message.c_str());
         else if (row.verifies && row.words_verified > 0 && row.function == CardFunction::Crc64)
-            std::fprintf(m_out, "%s CRC64 results verified in %" PRIu64 " words (%" PRIu64 " H2C packets)\n",
-                         row.label.c_str(), row.words_verified, row.words_verified / 2);
+            std::fprintf(m_out, "%s CRC64 results verified in %" PRIu64 " words (%" PRIu64 " bytes, %" PRIu64
+                                " H2C packets)\n",
+                         row.label.c_str(), row.words_verified, row.words_verified * 4, row.words_verified / 2);
         else if (row.verifies && row.words_verified > 0 && row.function == CardFunction::FixedData)
-            std::fprintf(m_out, "%s Fixed data (zeros) verified in %" PRIu64 " words\n", row.label.c_str(),
-                         row.words_verified);
+            std::fprintf(m_out, "%s Fixed data (zeros) verified in %" PRIu64 " words (%" PRIu64 " bytes)\n",
+                         row.label.c_str(), row.words_verified, row.words_verified * 4);
         else if (row.verifies && row.words_verified > 0)
-            std::fprintf(m_out, "%s Test pattern verified in %" PRIu64 " words\n", row.label.c_str(),
-                         row.words_verified);
+            std::fprintf(m_out, "%s Test pattern verified in %" PRIu64 " words (%" PRIu64 " bytes)\n",
+                         row.label.c_str(), row.words_verified, row.words_verified * 4);
         else if (row.verifies)
             std::fprintf(m_out, "%s No data received: nothing verified\n", row.label.c_str());
         else if (row.total.bytes == 0)
@@ -128,6 +153,8 @@ int Report::finish(const Summary& summary) {
         if (!shown)
             std::fprintf(m_out, "%s %s\n", failure.channel.c_str(), failure.message.c_str());
     }
+    if (const std::string why = unverified_reason(summary); !why.empty() && !summary.rows.empty())
+        std::fprintf(m_out, "FAIL: %s\n", why.c_str());
     std::fprintf(m_out, "Overall %s\n", pass ? "PASS" : "FAIL");
     std::fflush(m_out);
     return pass ? 0 : 1;

@@ -11,14 +11,17 @@ vfio::Result<CardDma> CardDma::open(vfio::Device& device, const Options& options
     engine.stream = false;
     engine.dma_bar = options.dma_bar;
     engine.ring_descriptors = options.ring_descriptors;
+    engine.dma_mask_bits = options.dma_mask_bits;
     engine.timeout = options.timeout;
     CardDma dma;
     dma.m_timeout = options.timeout;
     engine.direction = xdma::Direction::H2C;
     engine.channel = options.h2c_channel;
+    PDT_TRY(xdma::configure_engine(device, options.ip, options.modes, engine));
     dma.m_h2c = PDT_TRY(xdma::Engine::open(device, engine));
     engine.direction = xdma::Direction::C2H;
     engine.channel = options.c2h_channel;
+    PDT_TRY(xdma::configure_engine(device, options.ip, options.modes, engine));
     dma.m_c2h = PDT_TRY(xdma::Engine::open(device, engine));
     return dma;
 }
@@ -75,8 +78,10 @@ vfio::Result<void> CardDma::run(const vfio::DmaRegion* h2c_host, const vfio::Dma
             last_progress = now;
         } else if (now - last_progress > m_timeout) {
             const bool h2c_stuck = h2c_done < h2c_started;
-            return vfio::make_error("memory-mapped DMA", (h2c_stuck ? m_h2c : m_c2h)->name(), ETIMEDOUT,
-                                    "no transfer completed within the transfer timeout");
+            const xdma::Engine& stuck = *(h2c_stuck ? m_h2c : m_c2h);
+            return vfio::make_error("memory-mapped DMA", stuck.name(), ETIMEDOUT,
+                                    "no transfer completed within the transfer timeout of " +
+                                        std::to_string(m_timeout.count()) + " ms: " + stuck.describe_state());
         } else {
             std::this_thread::sleep_for(std::chrono::microseconds(20));
         }

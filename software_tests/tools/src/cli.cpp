@@ -12,6 +12,17 @@ namespace po = boost::program_options;
 
 namespace stream_tools {
 
+const char* transfer_timeout_help() {
+    static const std::string text = "seconds without a completion that fail the test (default " +
+                                    std::to_string(stream_test::kDefaultTransferTimeout.count()) + ")";
+    return text.c_str();
+}
+
+const char* host_memory_limit_help() {
+    return "host DMA buffer bytes a run may allocate at once; a run that needs more fails before it starts "
+           "(default: half of this machine's memory)";
+}
+
 void add_common_options(po::options_description& description, CommonCli& cli) {
     description.add_options()
         ("sim_design", po::value(&cli.sim_designs)->composing(),
@@ -25,9 +36,29 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
         ("stream_num_descriptors", po::value(&cli.stream_num_descriptors), "buffers (descriptors) per channel, 1..1023 (default 64)")
         ("duration", po::value(&cli.duration), "stop after this many seconds, as Ctrl-C does (default: run until Ctrl-C)")
         ("report_interval", po::value(&cli.report_interval), "seconds between rate lines (default 10)")
-        ("transfer_timeout", po::value(&cli.transfer_timeout), "seconds without a completion that fail the test (default 10)")
+        ("transfer_timeout", po::value(&cli.transfer_timeout), transfer_timeout_help())
+        ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
+        ("a32", po::bool_switch(&cli.a32), "IOVAs of the DMA buffers below 4 GiB (a device with a 32-bit DMA mask)")
         ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking")
         ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text");
+    add_dma_mode_options(description, cli.engine_mode, cli.completion);
+}
+
+void add_dma_mode_options(po::options_description& description, std::string& engine_mode, std::string& completion) {
+    description.add_options()
+        ("engine_mode", po::value(&engine_mode),
+         "auto (default: credits when the XDMA IP has them, else stop_list), credits, or stop_list "
+         "(STOP-terminated descriptor lists)")
+        ("completion", po::value(&completion),
+         "auto (default: poll_writeback when the IP has it, else completed_count), poll_writeback, "
+         "completed_count, status (stop_list only) or interrupt (MSI)");
+}
+
+vfio::Result<xdma::ModeRequest> dma_mode_request(const std::string& engine_mode, const std::string& completion) {
+    xdma::ModeRequest request;
+    request.mode = PDT_TRY(xdma::parse_engine_mode(engine_mode));
+    request.completion = PDT_TRY(xdma::parse_completion(completion));
+    return request;
 }
 
 std::optional<int> parse_command_line(int argc, char** argv, const po::options_description& description,
@@ -65,7 +96,10 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     options.test.report_interval = seconds(PDT_TRY(parse_seconds("report_interval", cli.report_interval)));
     options.test.transfer_timeout = seconds(PDT_TRY(parse_seconds("transfer_timeout", cli.transfer_timeout)));
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    options.host_memory_limit = PDT_TRY(parse_host_memory_limit(cli.host_memory_limit));
+    options.dma_mask_bits = cli.a32 ? 32 : 64;
     options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
+    options.modes = PDT_TRY(dma_mode_request(cli.engine_mode, cli.completion));
     return options;
 }
 
@@ -99,6 +133,8 @@ int run_on_stream_devices(const CommonCli& cli,
         return 2;
     }
     open.timeout = options->test.transfer_timeout;
+    open.modes = options->modes;
+    open.dma_mask_bits = options->dma_mask_bits;
     open.progress = cli.json ? &std::cerr : &std::cout;
     tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, {cli.sim_designs, {}}, open.progress, std::cerr);
     if (opened.status != 0) {  // no design, or a device that failed: nothing is tested

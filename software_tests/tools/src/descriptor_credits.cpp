@@ -21,6 +21,24 @@ vfio::Error credit_error(const std::string& what) {
 
 }  // namespace
 
+vfio::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma_bar, const xdma::IpOptions& stated) {
+    const std::string object = device.identity().address.to_string();
+    if (stated.descriptor_credits) {
+        if (*stated.descriptor_credits)
+            return {};
+        return vfio::make_error("test descriptor credits", object, ENOTSUP,
+                                "cannot test descriptor credits: the design data states the XDMA IP has none");
+    }
+    const vfio::RegisterWindow regs = PDT_TRY(xdma::dma_registers(device, dma_bar));
+    PDT_CHECK(xdma::check_engine_blocks(regs, xdma::Direction::H2C, 0));
+    const xdma::ProbedIp probed = PDT_TRY(xdma::probe_ip(regs, xdma::Direction::H2C, 0));
+    if (probed.descriptor_credits)
+        return {};
+    return vfio::make_error("test descriptor credits", object, ENOTSUP,
+                            "cannot test descriptor credits: the XDMA IP has none (H2C 0 Descriptor Credit Mode "
+                            "Enable, 0x6020, reads back 0)");
+}
+
 vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar) {
     using namespace xdma;
     const vfio::RegisterWindow regs = PDT_TRY(dma_registers(device, dma_bar));
@@ -62,8 +80,12 @@ namespace {
 
 // Memory-mapped designs: pages round-tripped through rings of 1023 descriptors; the C2H side
 // starts holding the inverse of the pattern, so a page never written cannot pass.
-vfio::Result<void> memory_credits(identify::IdentifiedDesign& design, const CreditsOptions& options, std::FILE* out) {
+vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const CreditsOptions& options,
+                                      std::FILE* out) {
     const uint64_t pages = std::min<uint64_t>(design.dma_bridge->memory_size / kPage, 3 * kRing);
+    if (pages == 0)
+        return vfio::make_error("test descriptor credits", design.identity.address.to_string(), EINVAL,
+                                "card memory smaller than one 4 KiB page: nothing to verify");
     std::fprintf(out, "Testing %" PRIu64 " bytes of card memory, using rings with %u descriptors, and a total of %" PRIu64
                       " descriptors\n",
                  pages * kPage, kRing, pages);
@@ -71,10 +93,16 @@ vfio::Result<void> memory_credits(identify::IdentifiedDesign& design, const Cred
     dma_options.dma_bar = design.dma_bridge->bar;
     dma_options.ring_descriptors = kRing;
     dma_options.timeout = options.timeout;
+    dma_options.ip = ip_options(design);
+    dma_options.modes = options.modes;
+    dma_options.modes.mode = xdma::EngineModeRequest::Credits;
+    dma_options.dma_mask_bits = options.dma_mask_bits;
     CardDma dma = PDT_TRY(CardDma::open(*design.device, dma_options));
     const uint64_t bytes = pages * kPage;
-    auto h2c = PDT_TRY(vfio::DmaRegion::allocate(*design.device, bytes, vfio::DmaAccess::DeviceRead));
-    auto c2h = PDT_TRY(vfio::DmaRegion::allocate(*design.device, bytes, vfio::DmaAccess::DeviceWrite));
+    auto h2c = PDT_TRY(vfio::DmaRegion::allocate(
+        *design.device, bytes, {vfio::DmaAccess::DeviceRead, vfio::BufferKind::Anonymous, options.dma_mask_bits}));
+    auto c2h = PDT_TRY(vfio::DmaRegion::allocate(
+        *design.device, bytes, {vfio::DmaAccess::DeviceWrite, vfio::BufferKind::Anonymous, options.dma_mask_bits}));
     const pattern::Pattern pat(3, 0);
     pat.generate(reinterpret_cast<uint32_t*>(h2c.data()), bytes / 4, 0);
     auto* inverse = reinterpret_cast<uint32_t*>(c2h.data());
@@ -89,11 +117,11 @@ vfio::Result<void> memory_credits(identify::IdentifiedDesign& design, const Cred
     const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(c2h.data()), bytes / 4, 0);
     if (!m.ok())
         return vfio::make_error("verify card memory", design.identity.address.to_string(), EIO, m.describe());
-    return {};
+    return bytes;
 }
 
 // Stream designs: growing messages through one loopback route.
-vfio::Result<void> stream_credits(XdmaStreamDevice& device, const LoopRoute& route, int64_t options_timeout,
+vfio::Result<uint64_t> stream_credits(XdmaStreamDevice& device, const LoopRoute& route, int64_t options_timeout,
                                   std::FILE* out) {
     const uint64_t first_words = kPage / 4 - 1, messages = 3 * kRing;
     const uint64_t longest = (first_words + messages - 1) * 4;
@@ -141,58 +169,117 @@ vfio::Result<void> stream_credits(XdmaStreamDevice& device, const LoopRoute& rou
     std::fprintf(out, "Successfully sent %" PRIu64 " messages from Ch%u->%u with a total of %" PRIu64
                       " 32-bit words in %" PRIu64 " descriptors\n",
                  messages, route.h2c, route.c2h, rx_word, descriptors);
-    return {};
+    return rx_word * 4;
+}
+
+}  // namespace
+
+namespace {
+
+ChannelResult credits_result(const identify::IdentifiedDesign& design) {
+    ChannelResult result;
+    result.device = design.identity.address.to_string();
+    result.design = design.design->name;
+    result.test = "descriptor_credits";
+    return result;
+}
+
+ChannelResult failed(ChannelResult result, const vfio::Error& error) {
+    result.failure = error.message();
+    return result;
+}
+
+ChannelResult with_outcome(ChannelResult result, const vfio::Result<uint64_t>& outcome) {
+    if (outcome.ok())
+        result.bytes_verified = *outcome;
+    else
+        result.failure = outcome.error().message();
+    return result;
+}
+
+// One route, as the design's card function needs: loopback messages, CRC64 messages, or the
+// fixed-data sink and source (descriptor_credits_functions.cpp).
+vfio::Result<uint64_t> route_credits(XdmaStreamDevice& device, const LoopRoute& route, const CreditsOptions& options,
+                                     std::FILE* out) {
+    switch (device.card_function()) {
+    case stream_test::CardFunction::Crc64: return crc64_stream_credits(device, route, options.timeout, out);
+    case stream_test::CardFunction::FixedData: return fixed_data_stream_credits(device, route, options.timeout, out);
+    case stream_test::CardFunction::Loopback: break;
+    }
+    return stream_credits(device, route, options.timeout.count(), out);
+}
+
+// Every result of one design: the register test's failure, the memory rings, or each route.
+std::vector<ChannelResult> test_design(identify::IdentifiedDesign& design, const CreditsOptions& options,
+                                       std::FILE* out) {
+    const ChannelResult base = credits_result(design);
+    const unsigned h2c = design.dma_bridge->num_h2c(), c2h = design.dma_bridge->num_c2h();
+    if (h2c == 0 || c2h == 0) {
+        ChannelResult result = base;
+        result.failure = "num_h2c_channels=" + std::to_string(h2c) + " num_c2h_channels=" + std::to_string(c2h) +
+                         ": no H2C x C2H channel pair to test";
+        return {result};
+    }
+    if (auto credits = require_descriptor_credits(*design.device, design.dma_bridge->bar, ip_options(design));
+        !credits.ok())
+        return {failed(base, credits.error())};
+    if (auto registers = credit_register_test(*design.device, design.dma_bridge->bar); !registers.ok())
+        return {failed(base, registers.error())};
+    if (design.dma_bridge->mode == designs::DmaMode::MemoryMapped) {
+        ChannelResult result = base;
+        result.h2c = result.c2h = 0;
+        if (auto bm = design.device->enable_bus_master(); !bm.ok())
+            return {failed(result, bm.error())};
+        return {with_outcome(result, memory_credits(design, options, out))};
+    }
+    OpenOptions open;
+    open.routing = options.routing;
+    open.timeout = options.timeout;
+    open.dma_mask_bits = options.dma_mask_bits;
+    open.modes = options.modes;
+    open.modes.mode = xdma::EngineModeRequest::Credits;
+    auto device = make_xdma_stream_device(std::move(design), open);
+    if (!device.ok())
+        return {failed(base, device.error())};
+    if ((*device)->routes().empty()) {
+        ChannelResult result = base;
+        result.failure = "no loopback route from an H2C to a C2H channel: the credit rings have nothing they can verify";
+        return {result};
+    }
+    std::vector<ChannelResult> results;
+    for (const LoopRoute& route : (*device)->routes()) {
+        ChannelResult result = base;
+        result.h2c = route.h2c;
+        result.c2h = route.c2h;
+        results.push_back(with_outcome(result, route_credits(**device, route, options, out)));
+    }
+    return results;
 }
 
 }  // namespace
 
 int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, const CreditsOptions& options,
                            std::FILE* out) {
-    unsigned tested = 0, failed = 0;
+    const VerdictOutput verdict{options.json ? stderr : out, options.json ? out : nullptr};
+    std::vector<ChannelResult> results;
     for (identify::IdentifiedDesign& design : designs) {
-        if (!design.dma_bridge || !design.device || design.dma_bridge->num_h2c() == 0)
+        if (!design.dma_bridge || !design.device)
             continue;
-        ++tested;
         const std::string name = design.design->name, bdf = design.identity.address.to_string();
-        std::fprintf(out, "Testing %s design PCI device %s\n", name.c_str(), bdf.c_str());
-        auto result = credit_register_test(*design.device, design.dma_bridge->bar);
-        if (result.ok() && design.dma_bridge->mode == designs::DmaMode::MemoryMapped) {
-            (void)design.device->enable_bus_master();
-            result = memory_credits(design, options, out);
-        } else if (result.ok()) {
-            OpenOptions open;
-            open.routing = options.routing;
-            open.timeout = options.timeout;
-            auto device = make_xdma_stream_device(std::move(design), open);
-            result = device.ok() ? vfio::Result<void>() : vfio::Result<void>(device.error());
-            for (const LoopRoute& route : device.ok() ? (*device)->routes() : std::vector<LoopRoute>{}) {
-                if (!result.ok())
-                    break;
-                switch ((*device)->card_function()) {
-                case stream_test::CardFunction::Crc64:
-                    if (auto verified = crc64_stream_credits(**device, route, options.timeout, out); !verified.ok())
-                        result = verified.error();
-                    break;
-                case stream_test::CardFunction::FixedData:
-                    if (auto verified = fixed_data_stream_credits(**device, route, options.timeout, out); !verified.ok())
-                        result = verified.error();
-                    break;
-                case stream_test::CardFunction::Loopback:
-                    result = stream_credits(**device, route, options.timeout.count(), out);
-                    break;
-                }
-            }
+        std::fprintf(verdict.text, "Testing %s design PCI device %s\n", name.c_str(), bdf.c_str());
+        bool passed = true;
+        for (const ChannelResult& result : test_design(design, options, verdict.text)) {
+            if (result.failure)
+                std::fprintf(verdict.text, "%s %s\n", bdf.c_str(), result.failure->c_str());
+            passed = passed && !result.failure && result.bytes_verified > 0;
+            results.push_back(result);
         }
-        if (!result.ok())
-            std::fprintf(out, "%s %s\n", bdf.c_str(), result.error().message().c_str());
-        std::fprintf(out, "Test: %s\n", result.ok() ? "PASS" : "FAIL");
-        failed += result.ok() ? 0 : 1;
-        std::fflush(out);
+        std::fprintf(verdict.text, "Test: %s\n", passed ? "PASS" : "FAIL");
+        std::fflush(verdict.text);
     }
-    if (tested == 0)
-        std::fprintf(out, "No design with a DMA bridge was tested\n");
-    std::fprintf(out, "Overall %s\n", tested > 0 && failed == 0 ? "PASS" : "FAIL");
-    return tested > 0 && failed == 0 ? 0 : 1;
+    if (results.empty())
+        return report_nothing_tested("No design with a DMA bridge was tested", verdict);
+    return report_verdict(results, verdict);
 }
 
 }  // namespace stream_tools

@@ -1,167 +1,379 @@
 #include "stream_tools/dma_bridge_test.hpp"
 
 #include <cinttypes>
+#include <memory>
 
+#include "pattern/worker_pool.hpp"
 #include "stream_test/report.hpp"
+#include "stream_tools/stream_subtests.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
 
 namespace stream_tools {
 namespace {
 
+std::string hex(uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+    return text;
+}
+
 bool enabled(const DmaBridgeTestOptions& options, const std::string& test) {
     return options.enabled.empty() || options.enabled.count(test) != 0;
 }
 
+ChannelResult result_for(const identify::IdentifiedDesign& design, const std::string& test) {
+    ChannelResult result;
+    result.device = design.identity.address.to_string();
+    result.design = design.design->name;
+    result.test = test;
+    return result;
+}
+
+MemoryTestOptions memory_options(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options) {
+    MemoryTestOptions memory = options.memory;
+    memory.memory_base = options.memory_base_override.value_or(design.dma_bridge->memory_base);
+    memory.memory_size = options.memory_size_override.value_or(design.dma_bridge->memory_size);
+    return memory;
+}
+
 void design_header(const identify::IdentifiedDesign& design, uint64_t memory_size, std::FILE* out) {
-    std::fprintf(out, "Testing %s design with memory size 0x%" PRIx64 "\nPCI device %s IOMMU group %d\n",
-                 design.design->name.c_str(), memory_size, design.identity.address.to_string().c_str(),
+    // Designs with a board version register (Lite/NiteFury Project-0) name it, as fpga_sio does.
+    char version[32] = "";
+    if (design.board_version)
+        std::snprintf(version, sizeof version, " version 0x%x", *design.board_version);
+    std::fprintf(out, "Testing %s design%s with memory size 0x%" PRIx64 "\nPCI device %s IOMMU group %d\n",
+                 design.design->name.c_str(), version, memory_size, design.identity.address.to_string().c_str(),
                  design.identity.iommu_group);
 }
 
 using MemoryTest = MemoryTestResult (*)(vfio::Device&, CardDma&, const MemoryTestOptions&, std::FILE*);
 
-// One memory test on every channel pair; false when any failed.
-bool run_memory_test(identify::IdentifiedDesign& design, const std::string& name, MemoryTest test,
-                     const MemoryTestOptions& memory, const DmaBridgeTestOptions& options, bool first_pair_only,
-                     std::FILE* out) {
+// One memory test on every channel pair (the first only for memory_addressing).
+void run_memory_test(identify::IdentifiedDesign& design, const std::string& name, MemoryTest test,
+                     const MemoryTestOptions& memory, const DmaBridgeTestOptions& options, std::FILE* out,
+                     std::vector<ChannelResult>& results) {
     const unsigned h2c = design.dma_bridge->num_h2c(), c2h = design.dma_bridge->num_c2h();
-    bool all_passed = true;
+    const unsigned most = name == "memory_addressing" ? 1 : options.max_channel_combinations;
     unsigned combinations = 0;
     design_header(design, memory.memory_size, out);
     for (unsigned h = 0; h < h2c; ++h) {
         for (unsigned c = 0; c < c2h; ++c) {
-            if (combinations++ >= options.max_channel_combinations || (first_pair_only && combinations > 1))
-                return all_passed;
+            if (combinations++ >= most)
+                return;
+            ChannelResult result = result_for(design, name);
+            result.h2c = h;
+            result.c2h = c;
             CardDma::Options dma_options;
             dma_options.dma_bar = design.dma_bridge->bar;
             dma_options.h2c_channel = h;
             dma_options.c2h_channel = c;
             dma_options.timeout = memory.timeout;
+            dma_options.dma_mask_bits = memory.dma_mask_bits;
             dma_options.ring_descriptors = name == "memory_variable_transfers" ? 1023 : 64;
+            dma_options.ip = ip_options(design);
+            dma_options.modes = options.stream.modes;
             auto dma = CardDma::open(*design.device, dma_options);
             if (!dma.ok()) {
                 std::fprintf(out, "TEST FAIL:\n  H2C failure : %s\n", dma.error().message().c_str());
-                all_passed = false;
-                continue;
+                result.failure = "H2C failure : " + dma.error().message();
+            } else {
+                const MemoryTestResult outcome = test(*design.device, *dma, memory, out);
+                result.bytes_verified = outcome.passed ? outcome.bytes_verified : 0;
+                if (!outcome.passed)
+                    result.failure = outcome.failure;
+                (void)dma->stop();
             }
-            all_passed = test(*design.device, *dma, memory, out).passed && all_passed;
-            (void)dma->stop();
+            results.push_back(result);
         }
     }
-    return all_passed;
 }
 
-bool run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, std::FILE* out) {
-    MemoryTestOptions memory = options.memory;
-    memory.memory_base = options.memory_base_override.value_or(design.dma_bridge->memory_base);
-    memory.memory_size = options.memory_size_override.value_or(design.dma_bridge->memory_size);
-    bool passed = true;
+// The engine modes line (not fpga_sio's modes only); false, with a failed result, when the IP
+// cannot do what --engine_mode / --completion ask.
+bool print_engine_modes(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options,
+                        const std::string& tests, std::FILE* out, std::vector<ChannelResult>& results) {
+    auto modes = describe_engine_modes(design, options.stream.modes);
+    if (!modes.ok()) {
+        ChannelResult result = result_for(design, tests);
+        result.failure = modes.error().message();
+        std::fprintf(out, "TEST FAIL:\n  %s\n", result.failure->c_str());
+        results.push_back(result);
+        return false;
+    }
+    if (!modes->empty())
+        std::fprintf(out, "%s\n", modes->c_str());
+    return true;
+}
+
+void run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, std::FILE* out,
+                       std::vector<ChannelResult>& results) {
+    if (!print_engine_modes(design, options, "memory", out, results))
+        return;
+    const MemoryTestOptions memory = memory_options(design, options);
     const std::pair<const char*, MemoryTest> tests[] = {{"memory_fixed_buffers", memory_fixed_buffers},
                                                         {"memory_variable_transfers", memory_variable_transfers},
                                                         {"memory_host_chunks", memory_host_chunks},
                                                         {"memory_addressing", memory_addressing}};
     for (const auto& [name, test] : tests)
         if (enabled(options, name))
-            passed = run_memory_test(design, name, test, memory, options,
-                                     std::string(name) == "memory_addressing", out) && passed;
-    return passed;
+            run_memory_test(design, name, test, memory, options, out, results);
 }
 
-// A fixed amount of data (min_words per pair) through each loopback route, checked in full.
-bool run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOptions& options, std::FILE* out) {
+// One loopback route: a fixed amount of data (min_words) through it, checked in full.
+ChannelResult run_stream_route(XdmaStreamDevice& device, ChannelResult result, const DmaBridgeTestOptions& options,
+                               std::FILE* out) {
+    const uint64_t h2c_whole = (options.stream.mapping_size / options.stream.num_descriptors) & ~uint64_t{3};
+    const ChannelBuffers h2c_buffers{options.stream.num_descriptors,
+                                     h2c_whole - h2c_whole % device.packet_granularity(),  // CRC64: whole tdata beats
+                                     options.stream.allocation};
+    const stream_test::CardFunction function = device.card_function();
+    const uint64_t c2h_whole = (options.c2h_mapping_size / options.c2h_num_descriptors) & ~uint64_t{3};
+    const ChannelBuffers c2h_buffers{options.c2h_num_descriptors,
+                                     c2h_whole - c2h_whole % options.stream_axi_width_bytes,  // whole stream beats
+                                     options.stream.allocation};
+    const unsigned h = *result.h2c, c = *result.c2h;
+    if (h2c_buffers.size == c2h_buffers.size && h2c_buffers.count == c2h_buffers.count)
+        std::fprintf(out, "Testing using %zu buffers of size 0x%" PRIx64 " bytes, H2C channel %u C2H channel %u\n",
+                     h2c_buffers.count, h2c_buffers.size, h, c);
+    else
+        std::fprintf(out, "Testing using H2C %zu buffers of size 0x%" PRIx64 " bytes, C2H %zu buffers of size 0x%" PRIx64
+                          " bytes, H2C channel %u C2H channel %u\n",
+                     h2c_buffers.count, h2c_buffers.size, c2h_buffers.count, c2h_buffers.size, h, c);
+    std::fflush(out);
+    if (h2c_buffers.size == 0 || c2h_buffers.size == 0) {
+        result.failure = "H2C failure : stream_mapping_size / stream_num_descriptors is below 4 bytes";
+        std::fprintf(out, "TEST FAIL:\n  %s\n", result.failure->c_str());
+        return result;
+    }
+    auto h2c = device.open_channel(streams::Direction::H2C, h, h2c_buffers);
+    auto c2h = device.open_channel(streams::Direction::C2H, c, c2h_buffers);
+    if (!h2c.ok() || !c2h.ok()) {
+        result.failure = std::string(h2c.ok() ? "C2H" : "H2C") + " failure : " +
+                         (h2c.ok() ? c2h.error() : h2c.error()).message();
+        std::fprintf(out, "TEST FAIL:\n  %s\n", result.failure->c_str());
+        return result;
+    }
+    stream_test::Options test_options = options.stream.test;
+    test_options.duration.reset();
+    test_options.report_interval = std::chrono::hours(24);
+    test_options.bytes_per_source = options.memory.min_words * 4;
+    test_options.pool = options.memory.pool;
+    stream_test::StreamTest test(test_options);
+    const size_t source = *test.add_source(**h2c, 0);
+    auto sink = test.add_sink(**c2h, source, function);
+    if (!sink.ok()) {
+        result.failure = "C2H failure : " + sink.error().message();
+        std::fprintf(out, "TEST FAIL:\n  %s\n", result.failure->c_str());
+        return result;
+    }
+    test.add_pair_row("host-to-card and card-to-host DMA", *sink);
+    struct Quiet : stream_test::Observer {
+        void on_interval(const std::vector<std::pair<std::string, stream_test::Interval>>&) override {}
+    } quiet;
+    const stream_test::Summary summary = test.run(quiet);
+    const auto& row = summary.rows.front();
+    std::fprintf(out, "%s\n", stream_test::format_rate_line(row.label, row.total).c_str());
+    if (summary.passed()) {
+        result.bytes_verified = row.words_verified * 4;
+        if (function == stream_test::CardFunction::Crc64)  // 2 words per 8-byte result
+            std::fprintf(out, "CRC64 verified for %" PRIu64 " H2C packets (%" PRIu64 " bytes)\n",
+                         row.words_verified / 2, row.words_verified / 2 * h2c_buffers.size);
+        std::fprintf(out, "%s verified in %" PRIu64 " words\nTEST PASS\n",
+                     function == stream_test::CardFunction::Loopback ? "Test pattern"
+                     : function == stream_test::CardFunction::Crc64  ? "CRC64 results"
+                                                                      : "Fixed data",
+                     row.words_verified);
+    } else {
+        const stream_test::Failure& f = summary.failures.empty()
+                                            ? stream_test::Failure{"C2H " + std::to_string(c), "no data verified", {}, {}}
+                                            : summary.failures.front();
+        result.failure = std::string(f.channel.find("H2C") != std::string::npos ? "H2C" : "C2H") + " failure : " +
+                         f.channel + " " + f.message;
+        std::fprintf(out, "TEST FAIL:\n  %s\n", result.failure->c_str());
+    }
+    return result;
+}
+
+std::string enabled_stream_tests(const DmaBridgeTestOptions& options) {
+    std::string names;
+    for (const std::string& test : kDmaBridgeTests)
+        if (test.starts_with("stream_") && enabled(options, test))
+            names += (names.empty() ? "" : ",") + test;
+    return names;
+}
+
+StreamSubtestOptions subtest_options(const DmaBridgeTestOptions& options, unsigned bar, const LoopRoute& route) {
+    StreamSubtestOptions o;
+    o.dma_bar = bar;
+    o.h2c_channel = route.h2c;
+    o.c2h_channel = route.c2h;
+    o.h2c_buffers = options.stream.num_descriptors;
+    o.c2h_buffers = options.c2h_num_descriptors;
+    o.h2c_mapping = options.stream.mapping_size;
+    o.c2h_mapping = options.c2h_mapping_size;
+    o.stream_width = options.stream_axi_width_bytes;
+    o.h2c_transfer = options.memory.transfer_length;
+    o.c2h_transfer = options.memory.c2h_transfer_length ? options.memory.c2h_transfer_length
+                                                        : options.memory.transfer_length;
+    o.min_bytes = options.memory.min_words * 4;
+    o.dma_mask_bits = options.stream.dma_mask_bits;
+    o.buffer_kind = options.memory.buffer_kind;
+    o.timeout = options.stream.test.transfer_timeout;
+    o.pool = options.memory.pool;
+    return o;
+}
+
+ChannelResult with(ChannelResult result, const MemoryTestResult& outcome) {
+    result.bytes_verified = outcome.passed ? outcome.bytes_verified : 0;
+    if (!outcome.passed)
+        result.failure = outcome.failure;
+    return result;
+}
+
+void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOptions& options, std::FILE* out,
+                       std::vector<ChannelResult>& results) {
+    ChannelResult base = result_for(design, enabled_stream_tests(options));
+    if (!print_engine_modes(design, options, enabled_stream_tests(options), out, results))
+        return;
+    const unsigned bar = design.dma_bridge->bar;
+    const xdma::IpOptions ip = ip_options(design);
     OpenOptions open;
+    open.modes = options.stream.modes;
     open.timeout = options.stream.test.transfer_timeout;
+    open.routing = options.routing;
+    open.dma_mask_bits = options.stream.dma_mask_bits;
     auto device = make_xdma_stream_device(std::move(design), open);
     if (!device.ok()) {
-        std::fprintf(out, "TEST FAIL:\n  H2C failure : %s\n", device.error().message().c_str());
-        return false;
+        base.failure = "H2C failure : " + device.error().message();
+        std::fprintf(out, "TEST FAIL:\n  %s\n", base.failure->c_str());
+        results.push_back(base);
+        return;
     }
-    bool passed = true;
-    const size_t buffers = options.stream.num_descriptors;
-    const uint64_t whole = (options.stream.mapping_size / buffers) & ~uint64_t{3};
-    const uint64_t size = whole - whole % (*device)->packet_granularity();  // CRC64: whole tdata beats
-    const stream_test::CardFunction function = (*device)->card_function();
+    if ((*device)->routes().empty()) {
+        base.failure = "no loopback route from an H2C to a C2H channel: the stream tests have nothing they can verify";
+        std::fprintf(out, "Not testing %s design PCI device %s: %s\n", base.design.c_str(), base.device.c_str(),
+                     base.failure->c_str());
+        results.push_back(base);
+        return;
+    }
     for (const LoopRoute& route : (*device)->routes()) {
-        std::fprintf(out, "Testing using %zu buffers of size 0x%" PRIx64 " bytes, H2C channel %u C2H channel %u\n",
-                     buffers, size, route.h2c, route.c2h);
+        ChannelResult result = base;
+        result.h2c = route.h2c;
+        result.c2h = route.c2h;
+        if (enabled(options, "stream_fixed_buffers")) {
+            result.test = "stream_fixed_buffers";
+            results.push_back(run_stream_route(**device, result, options, out));
+        }
+        StreamSubtestOptions sub = subtest_options(options, bar, route);
+        sub.ip = ip;
+        sub.modes = options.stream.modes;
+        if (enabled(options, "stream_fixed_buffers_c2h_continuous")) {
+            result.test = "stream_fixed_buffers_c2h_continuous";
+            results.push_back(with(result, stream_fixed_buffers_c2h_continuous((*device)->device(), sub, out)));
+        }
+        if (enabled(options, "stream_variable_transfers")) {
+            result.test = "stream_variable_transfers";
+            results.push_back(with(result, stream_variable_transfers((*device)->device(), sub, out)));
+        }
         std::fflush(out);
-        const ChannelBuffers channel_buffers{buffers, size, options.stream.allocation};
-        auto h2c = (*device)->open_channel(streams::Direction::H2C, route.h2c, channel_buffers);
-        auto c2h = (*device)->open_channel(streams::Direction::C2H, route.c2h, channel_buffers);
-        if (!h2c.ok() || !c2h.ok()) {
-            std::fprintf(out, "TEST FAIL:\n  %s failure : %s\n", h2c.ok() ? "C2H" : "H2C",
-                         (h2c.ok() ? c2h.error() : h2c.error()).message().c_str());
-            passed = false;
-            continue;
-        }
-        stream_test::Options test_options = options.stream.test;
-        test_options.duration.reset();
-        test_options.report_interval = std::chrono::hours(24);
-        test_options.bytes_per_source = options.memory.min_words * 4;
-        stream_test::StreamTest test(test_options);
-        const size_t source = *test.add_source(**h2c, 0);
-        auto sink = test.add_sink(**c2h, source, function);
-        if (!sink.ok()) {
-            std::fprintf(out, "TEST FAIL:\n  C2H failure : %s\n", sink.error().message().c_str());
-            passed = false;
-            continue;
-        }
-        test.add_pair_row("host-to-card and card-to-host DMA", *sink);
-        struct Quiet : stream_test::Observer {
-            void on_interval(const std::vector<std::pair<std::string, stream_test::Interval>>&) override {}
-        } quiet;
-        const stream_test::Summary summary = test.run(quiet);
-        const auto& row = summary.rows.front();
-        std::fprintf(out, "%s\n", stream_test::format_rate_line(row.label, row.total).c_str());
-        if (summary.passed()) {
-            if (function == stream_test::CardFunction::Crc64)  // 2 words per 8-byte result
-                std::fprintf(out, "CRC64 verified for %" PRIu64 " H2C packets (%" PRIu64 " bytes)\n",
-                             row.words_verified / 2, row.words_verified / 2 * size);
-            std::fprintf(out, "%s verified in %" PRIu64 " words\nTEST PASS\n",
-                         function == stream_test::CardFunction::Loopback ? "Test pattern"
-                         : function == stream_test::CardFunction::Crc64  ? "CRC64 results"
-                                                                          : "Fixed data",
-                         row.words_verified);
-        } else {
-            const stream_test::Failure& f = summary.failures.front();
-            std::fprintf(out, "TEST FAIL:\n  %s failure : %s %s\n", f.channel.find("H2C") != std::string::npos ? "H2C" : "C2H",
-                         f.channel.c_str(), f.message.c_str());
-            passed = false;
-        }
     }
-    return passed;
 }
 
 }  // namespace
 
-int run_test_dma_bridge(std::vector<identify::IdentifiedDesign>& designs, const DmaBridgeTestOptions& options,
-                        std::FILE* out) {
-    bool passed = true;
-    unsigned tested = 0;
-    for (identify::IdentifiedDesign& design : designs) {
-        if (!design.dma_bridge || !design.device)
-            continue;
-        if (design.dma_bridge->num_h2c() == 0 || design.dma_bridge->num_c2h() == 0) {
-            std::fprintf(out, "Skipping design %s num_h2c_channels=%u num_c2h_channels=%u\n", design.design->name.c_str(),
-                         design.dma_bridge->num_h2c(), design.dma_bridge->num_c2h());
-            continue;
-        }
-        if (!design.device->enable_bus_master().ok())
-            passed = false;
-        if (design.dma_bridge->mode == designs::DmaMode::MemoryMapped) {
-            ++tested;
-            passed = run_memory_design(design, options, out) && passed;
-        } else if (enabled(options, "stream_fixed_buffers")) {
-            ++tested;
-            passed = run_stream_design(std::move(design), options, out) && passed;
-        }
-        std::fflush(out);
+std::pair<uint64_t, std::string> host_bytes_needed(const identify::IdentifiedDesign& design,
+                                                   const DmaBridgeTestOptions& options) {
+    std::pair<uint64_t, std::string> most{0, ""};
+    if (!design.dma_bridge)
+        return most;
+    if (design.dma_bridge->mode == designs::DmaMode::MemoryMapped) {
+        const MemoryTestOptions memory = memory_options(design, options);
+        for (const std::string& test : kDmaBridgeTests)
+            if (enabled(options, test) && memory_test_host_bytes(test, memory) > most.first)
+                most = {memory_test_host_bytes(test, memory), test};
+    } else if (!enabled_stream_tests(options).empty()) {
+        most = {options.stream.mapping_size + options.c2h_mapping_size, enabled_stream_tests(options)};
     }
-    if (tested == 0)
-        std::fprintf(out, "No design with a DMA bridge was tested\n");
-    std::fprintf(out, "Overall %s\n", passed && tested > 0 ? "PASS" : "FAIL");
-    std::fflush(out);
-    return passed && tested > 0 ? 0 : 1;
+    return most;
+}
+
+namespace {
+
+// The run would need more host buffers than --host_memory_limit: say so before any DMA.
+std::optional<std::string> over_host_limit(const std::vector<identify::IdentifiedDesign>& designs,
+                                           const DmaBridgeTestOptions& options) {
+    const uint64_t limit = options.stream.host_memory_limit;
+    for (const identify::IdentifiedDesign& design : designs) {
+        const auto [bytes, test] = host_bytes_needed(design, options);
+        if (limit != 0 && bytes > limit)
+            return "Not started: " + test + " on " + design.design->name + " at " +
+                   design.identity.address.to_string() + " needs " + hex(bytes) +
+                   " bytes of host buffers, more than --host_memory_limit " + hex(limit) +
+                   (design.dma_bridge->mode == designs::DmaMode::MemoryMapped
+                        ? ": test part of the card memory with --dma_bridge_memory_size_bytes, or raise the limit"
+                        : ": lower --stream_mapping_size, or raise the limit");
+    }
+    return std::nullopt;
+}
+
+void test_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, std::FILE* out,
+                 std::vector<ChannelResult>& results) {
+    const unsigned h2c = design.dma_bridge->num_h2c(), c2h = design.dma_bridge->num_c2h();
+    const bool memory = design.dma_bridge->mode == designs::DmaMode::MemoryMapped;
+    const bool any = memory ? std::any_of(kDmaBridgeTests.begin(), kDmaBridgeTests.end(),
+                                          [&](const std::string& t) { return t.starts_with("memory_") && enabled(options, t); })
+                            : !enabled_stream_tests(options).empty();
+    if (!any)
+        return;
+    if (h2c == 0 || c2h == 0) {
+        std::fprintf(out, "Skipping design %s num_h2c_channels=%u num_c2h_channels=%u\n", design.design->name.c_str(),
+                     h2c, c2h);
+        ChannelResult result = result_for(design, memory ? "memory" : enabled_stream_tests(options));
+        result.failure = "num_h2c_channels=" + std::to_string(h2c) + " num_c2h_channels=" + std::to_string(c2h) +
+                         ": no H2C x C2H channel pair to test";
+        results.push_back(result);
+        return;
+    }
+    if (auto enabled_bm = design.device->enable_bus_master(); !enabled_bm.ok()) {
+        ChannelResult result = result_for(design, memory ? "memory" : enabled_stream_tests(options));
+        result.failure = enabled_bm.error().message();
+        results.push_back(result);
+        return;
+    }
+    if (memory)
+        run_memory_design(design, options, out, results);
+    else
+        run_stream_design(std::move(design), options, out, results);
+}
+
+}  // namespace
+
+int run_test_dma_bridge(std::vector<identify::IdentifiedDesign>& designs, const DmaBridgeTestOptions& given,
+                        std::FILE* out) {
+    const VerdictOutput verdict{given.stream.json ? stderr : out, given.stream.json ? out : nullptr};
+    std::vector<identify::IdentifiedDesign*> dma_designs;
+    for (identify::IdentifiedDesign& design : designs)
+        if (design.dma_bridge && design.device)
+            dma_designs.push_back(&design);
+    if (dma_designs.empty())
+        return report_nothing_tested("No design with a DMA bridge was tested", verdict);
+    if (auto over = over_host_limit(designs, given))
+        return report_nothing_tested(*over, verdict);
+    DmaBridgeTestOptions options = given;
+    std::unique_ptr<pattern::WorkerPool> pool;
+    if (options.stream.verify_threads > 0) {
+        pool = std::make_unique<pattern::WorkerPool>(options.stream.verify_threads);
+        options.memory.pool = pool.get();
+    }
+    std::vector<ChannelResult> results;
+    for (identify::IdentifiedDesign* design : dma_designs) {
+        test_design(*design, options, verdict.text, results);
+        std::fflush(verdict.text);
+    }
+    if (results.empty())
+        return report_nothing_tested(
+            "No design with a DMA bridge was tested: --enabled_tests selects no test for the designs found", verdict);
+    return report_verdict(results, verdict);
 }
 
 }  // namespace stream_tools

@@ -22,9 +22,13 @@ MemoryTestResult fail(std::FILE* out, const std::string& direction, const std::s
     return MemoryTestResult{false, direction + " failure : " + message};
 }
 
-MemoryTestResult pass(std::FILE* out) {
+MemoryTestResult pass(std::FILE* out, uint64_t bytes_verified) {
     std::fprintf(out, "TEST PASS\n");
-    return MemoryTestResult{true, {}};
+    return MemoryTestResult{true, {}, bytes_verified};
+}
+
+vfio::DmaRegion::Options region(vfio::DmaAccess access, const MemoryTestOptions& options) {
+    return vfio::DmaRegion::Options{access, options.buffer_kind, options.dma_mask_bits};
 }
 
 // Chunks of `length` bytes covering [0, bytes) of the host buffer and the card window.
@@ -41,14 +45,15 @@ std::string data_error(const pattern::Mismatch& m, uint64_t memory_base) {
 
 // Passes of fill / round trip / verify over `bytes` of card memory in `length` chunks.
 MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
-                                   uint64_t bytes, uint64_t length, std::FILE* out) {
-    auto h2c = vfio::DmaRegion::allocate(device, bytes, {vfio::DmaAccess::DeviceRead, options.buffer_kind, 64});
+                                   uint64_t bytes, uint64_t length, uint64_t c2h_length, std::FILE* out) {
+    auto h2c = vfio::DmaRegion::allocate(device, bytes, region(vfio::DmaAccess::DeviceRead, options));
     if (!h2c.ok())
         return fail(out, "H2C", h2c.error().message());
-    auto c2h = vfio::DmaRegion::allocate(device, bytes, {vfio::DmaAccess::DeviceWrite, options.buffer_kind, 64});
+    auto c2h = vfio::DmaRegion::allocate(device, bytes, region(vfio::DmaAccess::DeviceWrite, options));
     if (!c2h.ok())
         return fail(out, "C2H", c2h.error().message());
     const std::vector<Chunk> chunks = plan(options.memory_base, bytes, length);
+    const std::vector<Chunk> c2h_chunks = plan(options.memory_base, bytes, c2h_length);
     const uint64_t words = bytes / 4;
     const uint64_t passes = std::max<uint64_t>(1, (options.min_words + words - 1) / words);
     TransferTiming populate("populate test pattern", bytes), dma_timing("host-to-card and card-to-host DMA", bytes),
@@ -56,23 +61,26 @@ MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const Mem
     for (uint64_t p = 0; p < passes; ++p) {
         const pattern::Pattern pat(0, p);  // word index = card word offset, keyed by the pass
         auto t0 = Clock::now();
-        pat.generate(reinterpret_cast<uint32_t*>(h2c->data()), words, 0);
+        pattern::generate(options.pool, pat, reinterpret_cast<uint32_t*>(h2c->data()), words, 0);
         auto t1 = Clock::now();
         populate.add(t1 - t0);
-        if (auto done = dma.round_trip(*h2c, *c2h, chunks); !done.ok()) {
+        auto done = length == c2h_length ? dma.round_trip(*h2c, *c2h, chunks) : dma.write(*h2c, chunks);
+        if (done.ok() && length != c2h_length)
+            done = dma.read(*c2h, c2h_chunks);
+        if (!done.ok()) {
             (void)dma.stop();
             return fail(out, done.error().object.find("H2C") != std::string::npos ? "H2C" : "C2H",
                         done.error().message());
         }
         auto t2 = Clock::now();
         dma_timing.add(t2 - t1);
-        const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(c2h->data()), words, 0);
+        const pattern::Mismatch m = pattern::verify(options.pool, pat, reinterpret_cast<const uint32_t*>(c2h->data()), words, 0);
         verify.add(Clock::now() - t2);
         if (!m.ok())
             return fail(out, "C2H", "pass " + std::to_string(p) + ": " + data_error(m, options.memory_base));
     }
     std::fprintf(out, "%s%s%s", populate.report().c_str(), dma_timing.report().c_str(), verify.report().c_str());
-    return pass(out);
+    return pass(out, passes * words * 4);
 }
 
 std::string channels(const CardDma& dma) {
@@ -91,19 +99,24 @@ MemoryTestResult memory_fixed_buffers(vfio::Device& device, CardDma& dma, const 
         return fail(out, "H2C", "card memory smaller than 4 bytes");
     std::fprintf(out, "Testing using %" PRIu64 " buffers of size %s bytes, %s\n", count, hex(size).c_str(),
                  channels(dma).c_str());
-    return round_trip_passes(device, dma, options, count * size, size, out);
+    return round_trip_passes(device, dma, options, count * size, size, size, out);
 }
 
 MemoryTestResult memory_variable_transfers(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
                                            std::FILE* out) {
     const uint64_t bytes = options.memory_size & ~uint64_t{3};
     const uint64_t length = std::min(options.transfer_length, bytes);
-    const size_t transfers = static_cast<size_t>((bytes + length - 1) / length);
-    for (xdma::Engine* e : {&dma.h2c(), &dma.c2h()})
+    const uint64_t c2h_length = std::min(options.c2h_transfer_length ? options.c2h_transfer_length : length, bytes);
+    if (length == 0)
+        return fail(out, "H2C", "card memory smaller than 4 bytes");
+    for (xdma::Engine* e : {&dma.h2c(), &dma.c2h()}) {
+        const uint64_t l = e == &dma.h2c() ? length : c2h_length;
+        const size_t transfers = static_cast<size_t>((bytes + l - 1) / l);
         std::fprintf(out, "%s channel %u transfer length %s bytes with %zu descriptors\n",
-                     e == &dma.h2c() ? "H2C" : "C2H", e->options().channel, hex(length).c_str(),
-                     std::min<size_t>(transfers * e->descriptors_for(length), 1023));
-    return round_trip_passes(device, dma, options, bytes, length, out);
+                     e == &dma.h2c() ? "H2C" : "C2H", e->options().channel, hex(l).c_str(),
+                     std::min<size_t>(transfers * e->descriptors_for(l), 1023));
+    }
+    return round_trip_passes(device, dma, options, bytes, length, c2h_length, out);
 }
 
 MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
@@ -114,8 +127,8 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
     const uint64_t count = options.memory_size / chunk;
     std::fprintf(out, "Testing using host buffer of size %s bytes for %" PRIu64 " chunks, %s\n", hex(chunk).c_str(),
                  count, channels(dma).c_str());
-    auto h2c = vfio::DmaRegion::allocate(device, chunk, {vfio::DmaAccess::DeviceRead, options.buffer_kind, 64});
-    auto c2h = vfio::DmaRegion::allocate(device, chunk, {vfio::DmaAccess::DeviceWrite, options.buffer_kind, 64});
+    auto h2c = vfio::DmaRegion::allocate(device, chunk, region(vfio::DmaAccess::DeviceRead, options));
+    auto c2h = vfio::DmaRegion::allocate(device, chunk, region(vfio::DmaAccess::DeviceWrite, options));
     if (!h2c.ok() || !c2h.ok())
         return fail(out, h2c.ok() ? "C2H" : "H2C", (h2c.ok() ? c2h.error() : h2c.error()).message());
     const pattern::Pattern pat(1, 0);
@@ -125,7 +138,7 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
     // Write all of card memory first...
     for (uint64_t i = 0; i < count; ++i) {
         auto t0 = Clock::now();
-        pat.generate(reinterpret_cast<uint32_t*>(h2c->data()), words, i * words);
+        pattern::generate(options.pool, pat, reinterpret_cast<uint32_t*>(h2c->data()), words, i * words);
         auto t1 = Clock::now();
         populate.add(t1 - t0);
         if (auto done = dma.write(*h2c, {Chunk{0, options.memory_base + i * chunk, chunk}}); !done.ok()) {
@@ -143,14 +156,15 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
         }
         auto t1 = Clock::now();
         read.add(t1 - t0);
-        const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(c2h->data()), words, i * words);
+        const pattern::Mismatch m =
+            pattern::verify(options.pool, pat, reinterpret_cast<const uint32_t*>(c2h->data()), words, i * words);
         verify.add(Clock::now() - t1);
         if (!m.ok())
             return fail(out, "C2H", data_error(m, options.memory_base));
     }
     std::fprintf(out, "%s%s%s%s", populate.report().c_str(), write.report().c_str(), read.report().c_str(),
                  verify.report().c_str());
-    return pass(out);
+    return pass(out, count * chunk);
 }
 
 std::vector<uint64_t> alias_offsets(uint64_t size) {
@@ -181,8 +195,8 @@ MemoryTestResult memory_addressing(vfio::Device& device, CardDma& dma, const Mem
     std::fprintf(out, "Testing address aliasing of card memory size %s at %zu power-of-two offsets, %s\n",
                  hex(options.memory_size).c_str(), offsets.size(), channels(dma).c_str());
     const uint64_t bytes = offsets.size() * 8;
-    auto h2c = vfio::DmaRegion::allocate(device, bytes, {vfio::DmaAccess::DeviceRead, options.buffer_kind, 64});
-    auto c2h = vfio::DmaRegion::allocate(device, bytes, {vfio::DmaAccess::DeviceWrite, options.buffer_kind, 64});
+    auto h2c = vfio::DmaRegion::allocate(device, bytes, region(vfio::DmaAccess::DeviceRead, options));
+    auto c2h = vfio::DmaRegion::allocate(device, bytes, region(vfio::DmaAccess::DeviceWrite, options));
     if (!h2c.ok() || !c2h.ok())
         return fail(out, h2c.ok() ? "C2H" : "H2C", (h2c.ok() ? c2h.error() : h2c.error()).message());
     // Distinct values, different on every run: a value left by an earlier run cannot pass.
@@ -200,7 +214,21 @@ MemoryTestResult memory_addressing(vfio::Device& device, CardDma& dma, const Mem
     std::memcpy(read.data(), c2h->data(), bytes);
     if (auto problem = analyse_aliasing(offsets, written, read))
         return fail(out, "C2H", *problem);
-    return pass(out);
+    return pass(out, bytes);
+}
+
+uint64_t memory_test_host_bytes(const std::string& test, const MemoryTestOptions& options) {
+    if (test == "memory_fixed_buffers") {
+        const uint64_t size = std::min(options.max_buffer_size, options.memory_size) & ~uint64_t{3};
+        return size ? 2 * (options.memory_size / size) * size : 0;
+    }
+    if (test == "memory_variable_transfers")
+        return 2 * (options.memory_size & ~uint64_t{3});
+    if (test == "memory_host_chunks")
+        return 2 * ((options.memory_size / std::max(1u, options.host_buffer_divisor)) & ~uint64_t{3});
+    if (test == "memory_addressing")
+        return 2 * 8 * alias_offsets(options.memory_size).size();
+    return 0;
 }
 
 }  // namespace stream_tools

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <unistd.h>
 
 namespace stream_tools {
 namespace {
@@ -69,6 +70,29 @@ vfio::Result<DeviceRouting> parse_device_routing(const std::string& option, cons
         routing.routes.push_back(SwitchRoute{static_cast<unsigned>(master), static_cast<unsigned>(slave)});
     }
     return routing;
+}
+
+vfio::Result<uint64_t> parse_host_memory_limit(const std::string& text) {
+    if (text.empty())
+        return default_host_memory_limit();
+    return parse_number("host_memory_limit", text, 4096, ~uint64_t{0});
+}
+
+uint64_t default_host_memory_limit() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0)
+        return uint64_t{1} << 31;
+    return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) / 2;
+}
+
+vfio::Result<std::pair<uint64_t, uint64_t>> parse_number_pair(const std::string& option, const std::string& text,
+                                                               uint64_t min, uint64_t max) {
+    const auto comma = text.find(',');
+    const uint64_t h2c = PDT_TRY(parse_number(option, text.substr(0, comma), min, max));
+    if (comma == std::string::npos)
+        return std::pair{h2c, h2c};
+    const uint64_t c2h = PDT_TRY(parse_number(option, text.substr(comma + 1), min, max));
+    return std::pair{h2c, c2h};
 }
 
 vfio::Result<BufferAllocation> parse_buffer_allocation(const std::string& text) {

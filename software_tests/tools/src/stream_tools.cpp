@@ -104,6 +104,18 @@ struct Run {
     LoadWatcher* watcher;
 };
 
+// The host buffers of `channels` channels must fit --host_memory_limit; checked before any opens.
+std::optional<std::string> over_host_limit(const StreamRunOptions& options, const ChannelBuffers& buffers,
+                                           size_t channels) {
+    const uint64_t needed = channels * buffers.count * buffers.size;
+    if (options.host_memory_limit == 0 || needed <= options.host_memory_limit)
+        return std::nullopt;
+    return format("Not started: %zu channels x 0x%" PRIx64 " bytes of host buffers need 0x%" PRIx64
+                  " bytes, more than --host_memory_limit 0x%" PRIx64
+                  ": lower --stream_mapping_size or raise --host_memory_limit",
+                  channels, buffers.count * buffers.size, needed, options.host_memory_limit);
+}
+
 std::string using_line(const StreamRunOptions& options, const ChannelBuffers& buffers) {
     return format("Using num_descriptors=%zu bytes_per_buffer=0x%" PRIx64 " data_mapping_size_words=0x%" PRIx64,
                   buffers.count, buffers.size, options.mapping_size / 4);
@@ -152,6 +164,8 @@ int run_parallel_streams(const std::vector<StreamDevice*>& devices, const std::v
         return run.fail(*missing);
     if (pairs.empty())
         return run.fail("No stream channels were tested: no loopback route on any selected stream design");
+    if (auto over = over_host_limit(options, *buffers, 2 * pairs.size()))
+        return run.fail(*over);
     if (auto added = add_pairs(run, pairs, *buffers); !added.ok())
         return run.fail(added.error().message());
     return run.run();
@@ -231,6 +245,8 @@ int run_independent_streams(const std::vector<StreamDevice*>& devices, const std
         return run.fail(*missing);
     if (sources.empty() && sinks.empty())
         return run.fail("No stream channels were tested: no stream design selected");
+    if (auto over = over_host_limit(options, *buffers, sources.size() + sinks.size()))
+        return run.fail(*over);
     if (auto added = add_independent(run, sources, sinks, *buffers); !added.ok())
         return run.fail(added.error().message());
     return run.run();

@@ -131,9 +131,24 @@ std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c,
     return loops;
 }
 
+vfio::Result<std::string> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request) {
+    const std::string bdf = design.identity.address.to_string();
+    if (!design.device || !design.dma_bridge)
+        return vfio::make_error("choose XDMA engine modes", bdf, ENODEV, "no open device with a DMA bridge");
+    // Probe a channel the design has (C2H-only designs: C2H 0).
+    const auto direction = design.dma_bridge->num_h2c() > 0 ? xdma::Direction::H2C : xdma::Direction::C2H;
+    const xdma::Modes modes = PDT_TRY(
+        xdma::choose_modes(*design.device, design.dma_bridge->bar, 0, direction, 0, ip_options(design), request));
+    if (modes.mode == xdma::RunMode::Credits && modes.completion == xdma::CompletionMethod::PollWriteback)
+        return std::string();
+    return "Device " + bdf + " XDMA engines: " + xdma::to_string(modes.mode) + ", " +
+           xdma::to_string(modes.completion) + " (" + modes.basis + ")";
+}
+
 XdmaStreamDevice::XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<LoopRoute> routes,
-                                   std::chrono::milliseconds timeout)
-    : m_design(std::move(design)), m_routes(std::move(routes)), m_timeout(timeout) {}
+                                   std::chrono::milliseconds timeout, unsigned dma_mask_bits, xdma::ModeRequest modes)
+    : m_design(std::move(design)), m_routes(std::move(routes)), m_timeout(timeout), m_dma_mask_bits(dma_mask_bits),
+      m_modes(modes) {}
 
 namespace {
 
@@ -159,6 +174,13 @@ vfio::Result<std::unique_ptr<streams::StreamChannel>> XdmaStreamDevice::open_cha
     options.buffer_size = buffers.size;
     options.buffer_kind = buffer_kind(buffers.allocation);
     options.timeout = m_timeout;
+    xdma::EngineOptions engine{.direction = options.direction, .channel = channel, .stream = true,
+                               .dma_bar = options.dma_bar};
+    PDT_TRY(xdma::configure_engine(*m_design.device, ip_options(m_design), m_modes, engine));
+    options.mode = engine.mode;
+    options.completion = engine.completion;
+    options.msi_vector = engine.msi_vector;
+    options.dma_mask_bits = m_dma_mask_bits;
     auto opened = PDT_TRY(xdma::XdmaStreamChannel::create(*m_design.device, options));
     return std::unique_ptr<streams::StreamChannel>(std::move(opened));
 }
@@ -202,9 +224,13 @@ vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify
         routes = identity_routes(design.dma_bridge->num_h2c(), design.dma_bridge->num_c2h());
     if (PDT_TRY(design.device->enable_bus_master()) && options.progress)
         *options.progress << "Enabled bus master for " << bdf << "\n";
+    const std::string modes = PDT_TRY(describe_engine_modes(design, options.modes));
+    if (options.progress && !modes.empty())
+        *options.progress << modes << "\n";
     std::vector<LoopRoute> loops =
         loop_routes(routes, design.dma_bridge->num_h2c(), design.dma_bridge->num_c2h());
-    return std::make_unique<XdmaStreamDevice>(std::move(design), std::move(loops), options.timeout);
+    return std::make_unique<XdmaStreamDevice>(std::move(design), std::move(loops), options.timeout,
+                                              options.dma_mask_bits, options.modes);
 }
 
 vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(

@@ -46,6 +46,10 @@ vfio::KernelOptions kernel_options();
 // The bus of the selection: the simulated designs, else the kernel's VFIO devices.
 vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selection, const designs::Registry& registry);
 
+// "vfio-pci is not loaded: /dev/vfio does not exist (load it: sudo modprobe vfio-pci)", or the
+// permission problem, when the VFIO container node cannot be used; nullopt when it can.
+std::optional<std::string> vfio_unavailable(const std::string& dev_vfio_root);
+
 // Why the kernel bus shows no known design: vfio-pci not loaded, each matching device bound to
 // another driver (with the commands that bind it), or no matching device. One line each.
 std::vector<std::string> explain_no_design(const vfio::KernelOptions& options, const designs::Registry& registry,

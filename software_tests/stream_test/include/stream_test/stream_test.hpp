@@ -28,6 +28,10 @@
 
 namespace stream_test {
 
+// The one default of every tool's --transfer_timeout: fpga_sio's largest (test_dma_bridge's
+// TRANSFER_TIMEOUT_SECS), needed by U200 DDR4 unaligned ECC read-modify-write.
+inline constexpr std::chrono::seconds kDefaultTransferTimeout{60};
+
 // What the card does between a source and the sink it feeds (designs::StreamFunction), so a
 // sink knows what it should receive (src/expected.hpp):
 //   Loopback   the source's packets, byte for byte;
@@ -37,8 +41,8 @@ enum class CardFunction { Loopback, Crc64, FixedData };
 const char* to_string(CardFunction function);  // "loopback", "crc64", "fixed_data"
 
 struct Options {
-    // No completion for this long while work is queued is a failure (fpga_sio: 10 s).
-    std::chrono::milliseconds transfer_timeout{10000};
+    // No completion for this long while work is queued is a failure.
+    std::chrono::milliseconds transfer_timeout{kDefaultTransferTimeout};
     std::chrono::milliseconds report_interval{10000};
     // Stop (as for Ctrl-C) after this long; nullopt: run until stop is set.
     std::optional<std::chrono::milliseconds> duration;

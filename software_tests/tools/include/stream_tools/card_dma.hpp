@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "dma_bridge/xdma_engine.hpp"
+#include "dma_bridge/xdma_ip.hpp"
+#include "stream_test/stream_test.hpp"
 #include "vfio_access/dma.hpp"
 
 namespace stream_tools {
@@ -27,7 +29,10 @@ public:
         unsigned h2c_channel = 0;
         unsigned c2h_channel = 0;
         unsigned ring_descriptors = 64;
-        std::chrono::milliseconds timeout{60000};  // no progress for this long fails
+        unsigned dma_mask_bits = 64;  // --a32: 32 (descriptor ring and writebacks below 4 GiB)
+        std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};  // no progress for this long fails
+        xdma::IpOptions ip;       // what the design states about its XDMA IP
+        xdma::ModeRequest modes;  // --engine_mode, --completion
     };
     static vfio::Result<CardDma> open(vfio::Device& device, const Options& options);
 
@@ -46,7 +51,7 @@ private:
                            const std::vector<Chunk>& chunks);
     std::unique_ptr<xdma::Engine> m_h2c;
     std::unique_ptr<xdma::Engine> m_c2h;
-    std::chrono::milliseconds m_timeout{60000};
+    std::chrono::milliseconds m_timeout{stream_test::kDefaultTransferTimeout};
 };
 
 class TransferTiming {

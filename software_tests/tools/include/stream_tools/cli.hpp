@@ -4,14 +4,20 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "dma_bridge/xdma_ip.hpp"
 #include "stream_tools/stream_tools.hpp"
 
 namespace stream_tools {
+
+// Every tool main calls this first: stdout line-buffered even into a pipe or a file, so a
+// run killed by a timeout leaves every line it printed.
+inline void line_buffer_stdout() { std::setvbuf(stdout, nullptr, _IOLBF, 0); }
 
 struct CommonCli {
     std::vector<std::string> sim_designs;
@@ -22,12 +28,25 @@ struct CommonCli {
     std::string stream_num_descriptors = "64";
     std::string duration;
     std::string report_interval = "10";
-    std::string transfer_timeout = "10";
+    std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count());
+    std::string host_memory_limit;  // empty: default_host_memory_limit()
+    bool a32 = false;
     int verify_threads = -1;  // -1: chosen from the number of cores
     bool json = false;
+    std::string engine_mode = "auto";  // --engine_mode auto|credits|stop_list
+    std::string completion = "auto";   // --completion auto|poll_writeback|completed_count|status|interrupt
 };
 
+// Help texts of options several mains share, with their defaults.
+const char* transfer_timeout_help();
+const char* host_memory_limit_help();
+
 void add_common_options(boost::program_options::options_description& description, CommonCli& cli);
+// --engine_mode and --completion, for the DMA tool mains that do not take every common option.
+void add_dma_mode_options(boost::program_options::options_description& description, std::string& engine_mode,
+                          std::string& completion);
+// Both parsed; errors are usage errors naming the option.
+vfio::Result<xdma::ModeRequest> dma_mode_request(const std::string& engine_mode, const std::string& completion);
 
 // Parses argv into description; returns an exit status when the run ends here (--help: 0,
 // usage error: 2, with the message on stderr).

@@ -8,14 +8,18 @@
 //      stream designs, per loopback route, 3 x 1023 messages growing one word at a time from
 //      just under a page (most span descriptors), each C2H piece checked for length, EOP only
 //      on a message's last piece, and data.
-// Unlike fpga_sio, the exit status is honest: 0 only when every design and route passed.
+// Unlike fpga_sio, the exit status is honest: 0 only when every design and route passed; a
+// design whose XDMA IP has no descriptor credits FAILs with that reason (nothing to test).
 #pragma once
 
 #include <cstdio>
 #include <vector>
 
+#include "dma_bridge/xdma_ip.hpp"
 #include "identify/identify.hpp"
+#include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
+#include "stream_tools/verdict.hpp"
 
 namespace stream_tools {
 
@@ -23,7 +27,10 @@ vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar);
 
 struct CreditsOptions {
     std::vector<DeviceRouting> routing;
-    std::chrono::milliseconds timeout{40000};
+    std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};  // --transfer_timeout
+    unsigned dma_mask_bits = 64;                                             // --a32: 32
+    bool json = false;
+    xdma::ModeRequest modes;  // the run mode is always credits; --completion applies
 };
 
 class XdmaStreamDevice;
@@ -39,7 +46,13 @@ vfio::Result<uint64_t> crc64_stream_credits(XdmaStreamDevice& device, const Loop
 vfio::Result<uint64_t> fixed_data_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
                                              std::chrono::milliseconds timeout, std::FILE* out);
 
-// Prints "Test: PASS|FAIL" per design and the steps' lines; returns the exit status.
+// Whether the design's XDMA IP has descriptor credits: as its design data states, else by
+// register read-back on H2C 0 (xdma::probe_ip). The error names why it cannot be tested.
+vfio::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma_bar, const xdma::IpOptions& stated);
+
+// Prints "Test: PASS|FAIL" per design and the steps' lines, then the bytes verified on each
+// route (verdict.hpp); returns the exit status. A design with no channel pair, no loopback
+// route or no card memory page fails with the reason.
 int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, const CreditsOptions& options,
                            std::FILE* out);
 

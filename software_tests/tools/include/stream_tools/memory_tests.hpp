@@ -2,6 +2,7 @@
 //   memory_fixed_buffers       card memory in buffers <= max_buffer_size; per pass fill, write
 //                              each buffer and read it back as soon as it landed, verify
 //   memory_variable_transfers  the same with transfer_length transfers spanning descriptors
+//                              (H2C and C2H lengths differ: write all, then read all back)
 //   memory_host_chunks         write all card memory chunk by chunk, then read all back
 //   memory_addressing          distinct values at power-of-two offsets, written all, then
 //                              read all: finds address bits the card memory does not decode
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "pattern/pattern.hpp"
+#include "pattern/worker_pool.hpp"
+#include "stream_test/stream_test.hpp"
 #include "stream_tools/card_dma.hpp"
 
 namespace stream_tools {
@@ -25,17 +28,25 @@ struct MemoryTestOptions {
     uint64_t memory_size = 0;   // bytes
     uint64_t max_buffer_size = 0x8000000;
     uint64_t transfer_length = 0x10000000;
+    uint64_t c2h_transfer_length = 0;  // 0: as transfer_length; else C2H reads back in these
     unsigned host_buffer_divisor = 4;
     uint64_t min_words = uint64_t{1} << 32;  // repeat passes until this many words went round
     vfio::BufferKind buffer_kind = vfio::BufferKind::Anonymous;
-    std::chrono::milliseconds timeout{60000};
+    unsigned dma_mask_bits = 64;  // --a32: 32
+    pattern::WorkerPool* pool = nullptr;  // --verify_threads: shares generate / verify
+    std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};
 };
 
-// A test's result: PASS, or the first failure ("H2C|C2H failure : <message>").
+// A test's result: PASS with the bytes read back and verified, or the first failure
+// ("H2C|C2H failure : <message>").
 struct MemoryTestResult {
     bool passed = false;
     std::string failure;
+    uint64_t bytes_verified = 0;
 };
+
+// Host buffer bytes a test allocates at once for options (0 for unknown names).
+uint64_t memory_test_host_bytes(const std::string& test, const MemoryTestOptions& options);
 
 // Each prints its "Testing ..." lines, timing blocks and TEST PASS / TEST FAIL to out.
 MemoryTestResult memory_fixed_buffers(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vfio_access/pci_address.hpp"
@@ -36,6 +37,15 @@ struct DeviceRouting {
     std::vector<SwitchRoute> routes;
 };
 vfio::Result<DeviceRouting> parse_device_routing(const std::string& option, const std::string& text);
+
+// --host_memory_limit: "" is default_host_memory_limit(), else a number of bytes >= 4096.
+vfio::Result<uint64_t> parse_host_memory_limit(const std::string& text);
+// Half of this machine's physical memory.
+uint64_t default_host_memory_limit();
+// "<h2c>[,<c2h>]" (test_dma_bridge's --stream_mapping_size, --stream_num_descriptors,
+// --transfer_length): one value for both directions, or one each.
+vfio::Result<std::pair<uint64_t, uint64_t>> parse_number_pair(const std::string& option, const std::string& text,
+                                                               uint64_t min, uint64_t max);
 
 // --buffer_allocation heap|shared_memory|huge_pages.
 enum class BufferAllocation { Heap, SharedMemory, HugePages };

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dma_bridge/xdma_ip.hpp"
 #include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
 #include "stream_tools/stream_device.hpp"
@@ -29,8 +30,11 @@ struct StreamRunOptions {
     BufferAllocation allocation = BufferAllocation::Heap;
     unsigned verify_threads = 0;           // pattern worker threads besides the channel threads
     bool json = false;
+    uint64_t host_memory_limit = 0;        // --host_memory_limit: host buffer bytes at most (0: none)
+    unsigned dma_mask_bits = 64;           // --a32: 32
     stream_test::Options test;             // timeouts, report interval, duration, stop flag
     LoadWatcher* watcher = nullptr;        // null: nothing watched (simulated bus)
+    xdma::ModeRequest modes;               // --engine_mode, --completion (XDMA designs)
 };
 
 // Every enabled route of every device (or those --stream_device selects) as a loopback pair.

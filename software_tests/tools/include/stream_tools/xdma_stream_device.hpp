@@ -8,7 +8,9 @@
 #include <ostream>
 #include <vector>
 
+#include "dma_bridge/xdma_ip.hpp"
 #include "identify/identify.hpp"
+#include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
 #include "stream_tools/stream_device.hpp"
 
@@ -21,6 +23,21 @@ inline constexpr uint32_t CONTROL_REG_UPDATE = 0x2;  // commit the MI_MUX regist
 inline constexpr uint64_t MI_MUX = 0x40;             // + 4 x master port
 inline constexpr uint32_t MI_MUX_DISABLE = 0x80000000u;
 }  // namespace axis_switch
+
+// What the design data states about the design's XDMA IP, for xdma::choose_modes.
+inline xdma::IpOptions ip_options(const identify::IdentifiedDesign& design) {
+    if (!design.design || !design.design->dma_bridge)
+        return {};
+    const designs::XdmaIpOptions& ip = design.design->dma_bridge->xdma_ip;
+    return xdma::IpOptions{ip.descriptor_credits, ip.poll_mode_writeback, ip.interrupts};
+}
+
+// "Device 0000:15:00.0 XDMA engines: stop-list, completed descriptor count register (descriptor
+// credits no (stated), poll-mode writeback yes (probed))": the modes the design's engines will
+// use (xdma::choose_modes on its first H2C channel, else its first C2H channel); empty for
+// fpga_sio's way (credits, poll-mode writeback), so fpga_sio's output stays as it was. Fails as
+// choose_modes does, e.g. for an explicit choice the IP cannot do.
+vfio::Result<std::string> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request);
 
 // Routing of one design: routes[m] is the slave port feeding master port m (nullopt: off).
 using SwitchRoutes = std::vector<std::optional<unsigned>>;
@@ -69,7 +86,7 @@ std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c,
 class XdmaStreamDevice : public StreamDevice {
 public:
     XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<LoopRoute> routes,
-                     std::chrono::milliseconds timeout);
+                     std::chrono::milliseconds timeout, unsigned dma_mask_bits = 64, xdma::ModeRequest modes = {});
     std::string design_name() const override { return m_design.design->name; }
     vfio::PciAddress address() const override { return m_design.identity.address; }
     int iommu_group() const override { return m_design.identity.iommu_group; }
@@ -86,14 +103,18 @@ private:
     identify::IdentifiedDesign m_design;
     std::vector<LoopRoute> m_routes;
     std::chrono::milliseconds m_timeout;
+    unsigned m_dma_mask_bits;
+    xdma::ModeRequest m_modes;
 };
 
 struct OpenOptions {
     std::vector<vfio::PciAddress> locations;  // empty: all
     std::vector<DeviceRouting> routing;       // --device_routing
     bool force_routing = false;
-    std::chrono::milliseconds timeout{10000};
+    std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};
+    unsigned dma_mask_bits = 64;  // --a32: 32 (IOVAs of the channels' buffers below 4 GiB)
     std::ostream* progress = nullptr;  // "Opening device", "Enabled bus master", "routes updated"
+    xdma::ModeRequest modes;           // run mode and completion of every engine opened
 };
 
 // Identifies the designs on the bus and returns the stream designs with a DMA bridge and at

@@ -1,0 +1,75 @@
+// How to drive the XDMA IP of a design: PG195 lets a design be customised without descriptor
+// credits, without poll-mode writeback, without usable interrupts and with a DMA BAR smaller
+// than 64 KiB. The run mode and completion method of each engine follow from what the design
+// data states about its IP (IpOptions), what the user asked for (ModeRequest) and, for what is
+// not stated, a safe probe: register read-back on an idle channel with descriptor fetch
+// halted, never a DMA.
+//
+//   const xdma::IpOptions stated{.descriptor_credits = false};
+//   auto modes = PDT_TRY(xdma::choose_modes(device, bar, 0, Direction::H2C, 0, stated, request));
+//   engine_options.mode = modes.mode; engine_options.completion = modes.completion;
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "dma_bridge/xdma_engine.hpp"
+
+namespace xdma {
+
+// What the XDMA IP was customised with; unset = not stated (probed when it matters).
+struct IpOptions {
+    std::optional<bool> descriptor_credits;   // "Descriptor credits" (SGDMA Descriptor Credits, 0x8C)
+    std::optional<bool> poll_mode_writeback;  // Control.pollmode_wb_enable (bit 26) implemented
+    std::optional<bool> interrupts;           // the MSI/MSI-X interrupt path is usable
+};
+
+// --engine_mode auto|credits|stop_list, --completion auto|poll_writeback|completed_count|status|interrupt.
+enum class EngineModeRequest { Auto, Credits, StopList };
+enum class CompletionRequest { Auto, PollWriteback, CompletedCount, Status, Interrupt };
+struct ModeRequest {
+    EngineModeRequest mode = EngineModeRequest::Auto;
+    CompletionRequest completion = CompletionRequest::Auto;
+};
+vfio::Result<EngineModeRequest> parse_engine_mode(const std::string& text);
+vfio::Result<CompletionRequest> parse_completion(const std::string& text);
+const char* to_string(EngineModeRequest request);  // the option spelling
+const char* to_string(CompletionRequest request);
+
+// What register read-back shows the IP implements.
+struct ProbedIp {
+    bool descriptor_credits = false;
+    bool poll_mode_writeback = false;
+    bool interrupts = false;  // the IRQ block's Channel Interrupt Enable Mask bit reads back
+};
+// Probes one channel, which must be idle (Status.busy clear, Control.run clear): halts its
+// descriptor fetch (SGDMA Common Descriptor Control W1S), sets and reads back its Descriptor
+// Credit Mode Enable bit, its Control.pollmode_wb_enable bit and its IRQ block Channel
+// Interrupt Enable Mask bit, then restores every register it touched. Fails with EBUSY on a busy or running channel (another user?).
+vfio::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction direction, unsigned channel);
+
+struct Modes {
+    RunMode mode = RunMode::Credits;
+    CompletionMethod completion = CompletionMethod::PollWriteback;
+    std::string basis;  // "stated" / "probed" per option, for progress lines
+};
+// Resolves the request against the IP. An explicit choice the IP cannot do is EINVAL naming
+// the option and why (stated in the design data, or read back as 0). Auto picks credits when
+// the IP has them, else STOP-terminated lists; poll-mode writeback when the IP has it, else
+// the Completed Descriptor Count register. Interrupt completion also needs MSI on the device
+// (irq_info(Msi) or irq_info(Msix) with at least one vector).
+vfio::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t register_offset, Direction direction,
+                                 unsigned channel, const IpOptions& stated, const ModeRequest& request);
+
+// choose_modes for the engine `options` names (bar, offset, direction, channel), then sets its
+// mode and completion; for interrupt completion also enables MSI and picks the vector.
+vfio::Result<Modes> configure_engine(vfio::Device& device, const IpOptions& stated, const ModeRequest& request,
+                                     EngineOptions& options);
+
+// Enables MSI (else MSI-X) on the device with every vector it offers, unless already enabled
+// (engines opened earlier keep their eventfds); returns the number of vectors enabled.
+vfio::Result<unsigned> enable_msi(vfio::Device& device);
+// The vector an engine uses among `vectors`: H2C channels 0..3, then C2H channels 4..7, folded.
+unsigned msi_vector_for(Direction direction, unsigned channel, unsigned vectors);
+
+}  // namespace xdma

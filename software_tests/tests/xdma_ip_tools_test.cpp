@@ -1,0 +1,194 @@
+// The DMA tools as a user runs them, on simulated designs whose XDMA IP is customised unlike
+// fpga_sio's (software_tests/tests/designs/xdma_ip_configurations.json): no descriptor credits,
+// no poll-mode writeback, a 32 KiB DMA BAR, interrupts, Status.busy held after a stop. Each
+// configuration passes test_dma_bridge's memory tests and a stream test with data verified,
+// with the engine modes the tools chose (stated or probed) named; what the IP cannot do fails
+// with the reason.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+struct Outcome {
+    int exit_code = -1;
+    std::string output;  // stdout and stderr together
+};
+
+Outcome run_tool(const char* tool, std::vector<std::string> args) {
+    int pipe_fds[2];
+    EXPECT_EQ(pipe(pipe_fds), 0);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pipe_fds[1], 1);
+        dup2(pipe_fds[1], 2);
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
+        std::vector<char*> argv{const_cast<char*>(tool)};
+        for (auto& arg : args)
+            argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        execv(tool, argv.data());
+        _exit(127);
+    }
+    close(pipe_fds[1]);
+    Outcome outcome;
+    char buffer[4096];
+    for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
+        outcome.output.append(buffer, static_cast<size_t>(n));
+    close(pipe_fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return outcome;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+size_t count(const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+        ++n;
+    return n;
+}
+
+std::vector<std::string> design(const std::string& name, std::vector<std::string> more = {}) {
+    std::vector<std::string> args{"--design_file", XDMA_IP_DESIGNS, "--sim_design", name, "--min_words", "0x40000",
+                                  "--stream_mapping_size", "0x100000", "--stream_num_descriptors", "16",
+                                  "--transfer_timeout", "10"};
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+}
+
+struct Configuration {
+    const char* name;
+    std::vector<std::string> options;
+    const char* modes;  // what "XDMA engines:" names; nullptr: fpga_sio's modes, no such line
+};
+
+const Configuration kConfigurations[] = {
+    {"no_credits", {}, "XDMA engines: stop-list, poll-mode writeback (descriptor credits no (probed)"},
+    {"no_poll_wb", {}, "XDMA engines: credits, completed descriptor count register (descriptor credits yes (probed), "
+                       "poll-mode writeback no (probed))"},
+    {"small_bar", {}, nullptr},  // fpga_sio's modes: no line
+    {"interrupts", {"--completion", "interrupt"}, "XDMA engines: stop-list, interrupt (descriptor credits no (stated), "
+                                                  "poll-mode writeback no (stated))"},
+    {"busy_after_stop", {}, "XDMA engines: stop-list, poll-mode writeback (descriptor credits no (probed)"},
+};
+
+class XdmaIpTools : public ::testing::TestWithParam<Configuration> {};
+
+TEST_P(XdmaIpTools, MemoryTestsPass) {
+    const Configuration& c = GetParam();
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, design(std::string("ipcfg_") + c.name + "_mm", c.options));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(c.modes ? contains(r.output, c.modes) : !contains(r.output, "XDMA engines:")) << r.output;
+    EXPECT_GE(count(r.output, "TEST PASS"), 4u) << "memory_fixed_buffers, memory_variable_transfers, "
+                                                   "memory_host_chunks (each channel pair), memory_addressing\n"
+                                                << r.output;
+    EXPECT_FALSE(contains(r.output, "TEST FAIL")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Overall PASS")) << r.output;
+}
+
+TEST_P(XdmaIpTools, StreamTestVerifiesData) {
+    const Configuration& c = GetParam();
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, design(std::string("ipcfg_") + c.name + "_stream", c.options));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(c.modes ? contains(r.output, c.modes) : !contains(r.output, "XDMA engines:")) << r.output;
+    // Both routes, each through stream_fixed_buffers (and the other stream sub-tests where built).
+    EXPECT_GE(count(r.output, "Test pattern verified in 262144 words\nTEST PASS"), 2u) << r.output;
+    EXPECT_FALSE(contains(r.output, "TEST FAIL")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Overall PASS")) << r.output;
+}
+
+TEST_P(XdmaIpTools, ParallelStreamsVerifyData) {
+    const Configuration& c = GetParam();
+    std::vector<std::string> args{"--design_file", XDMA_IP_DESIGNS, "--sim_design",
+                                  std::string("ipcfg_") + c.name + "_stream", "--stream_mapping_size", "0x100000",
+                                  "--stream_num_descriptors", "16", "--duration", "0.5", "--transfer_timeout", "5"};
+    args.insert(args.end(), c.options.begin(), c.options.end());
+    const Outcome r = run_tool(PARALLEL_STREAMS_TOOL, args);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(c.modes ? contains(r.output, c.modes) : !contains(r.output, "XDMA engines:")) << r.output;
+    EXPECT_TRUE(contains(r.output, "0000:15:00.0 0 -> 1 Test pattern verified in ")) << r.output;
+    EXPECT_TRUE(contains(r.output, "0000:15:00.0 1 -> 0 Test pattern verified in ")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Overall PASS")) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(EachIp, XdmaIpTools, ::testing::ValuesIn(kConfigurations),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(XdmaIpToolsRefuse, ExplicitChoicesTheIpCannotDoFailWithTheReason) {
+    const Outcome credits = run_tool(TEST_DMA_BRIDGE_TOOL, design("ipcfg_no_credits_mm", {"--engine_mode", "credits"}));
+    EXPECT_EQ(credits.exit_code, 1) << credits.output;
+    EXPECT_TRUE(contains(credits.output, "--engine_mode credits: the IP has no descriptor credits (Descriptor Credit "
+                                         "Mode Enable read back 0); use stop_list or auto"))
+        << credits.output;
+    EXPECT_TRUE(contains(credits.output, "Overall FAIL")) << credits.output;
+    const Outcome writeback =
+        run_tool(TEST_DMA_BRIDGE_TOOL, design("ipcfg_no_poll_wb_stream", {"--completion", "poll_writeback"}));
+    EXPECT_EQ(writeback.exit_code, 1) << writeback.output;
+    EXPECT_TRUE(contains(writeback.output, "--completion poll_writeback: the IP has no poll-mode writeback "
+                                           "(Control.pollmode_wb_enable read back 0)"))
+        << writeback.output;
+    const Outcome status = run_tool(TEST_DMA_BRIDGE_TOOL, design("ipcfg_small_bar_mm", {"--completion", "status"}));
+    EXPECT_EQ(status.exit_code, 1) << status.output;
+    EXPECT_TRUE(contains(status.output, "--completion status needs STOP-terminated lists")) << status.output;
+    const Outcome usage = run_tool(TEST_DMA_BRIDGE_TOOL, design("ipcfg_small_bar_mm", {"--engine_mode", "ring"}));
+    EXPECT_EQ(usage.exit_code, 2) << usage.output;
+    EXPECT_TRUE(contains(usage.output, "parse option --engine_mode \"ring\"")) << usage.output;
+}
+
+TEST(XdmaIpToolsRefuse, CreditsTestFailsOnAnIpWithoutCredits) {
+    const std::vector<std::string> probed{"--design_file", XDMA_IP_DESIGNS, "--sim_design", "ipcfg_no_credits_mm"};
+    const Outcome r = run_tool(DESCRIPTOR_CREDITS_TOOL, probed);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "cannot test descriptor credits: the XDMA IP has none (H2C 0 Descriptor Credit Mode "
+                                   "Enable, 0x6020, reads back 0)"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "Test: FAIL")) << r.output;
+    const Outcome stated = run_tool(DESCRIPTOR_CREDITS_TOOL, {"--design_file", XDMA_IP_DESIGNS, "--sim_design",
+                                                              "ipcfg_interrupts_stream"});
+    EXPECT_EQ(stated.exit_code, 1) << stated.output;
+    EXPECT_TRUE(contains(stated.output, "cannot test descriptor credits: the design data states the XDMA IP has none"))
+        << stated.output;
+    const Outcome stop_list = run_tool(DESCRIPTOR_CREDITS_TOOL, {"--design_file", XDMA_IP_DESIGNS, "--sim_design",
+                                                                 "ipcfg_no_poll_wb_mm", "--engine_mode", "stop_list"});
+    EXPECT_EQ(stop_list.exit_code, 2) << stop_list.output;
+}
+
+TEST(XdmaIpToolsRefuse, CreditsTestPassesWithoutPollModeWriteback) {
+    const Outcome r = run_tool(DESCRIPTOR_CREDITS_TOOL, {"--design_file", XDMA_IP_DESIGNS, "--sim_design",
+                                                         "ipcfg_no_poll_wb_mm"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "Test: PASS")) << r.output;
+}
+
+}  // namespace
+
+namespace {
+
+// Alignments register of 64 bytes for addresses and lengths (an IP without unaligned transfers).
+TEST(XdmaIpToolsAlignments, AlignedTransfersPassAndAnUnalignedOneIsRefusedNamingTheRequirement) {
+    const Outcome memory = run_tool(TEST_DMA_BRIDGE_TOOL,
+                                    design("ipcfg_aligned_mm", {"--enabled_tests", "memory_fixed_buffers,"
+                                                                "memory_variable_transfers,memory_host_chunks"}));
+    EXPECT_EQ(memory.exit_code, 0) << memory.output;
+    EXPECT_FALSE(contains(memory.output, "TEST FAIL")) << memory.output;
+    const Outcome stream = run_tool(TEST_DMA_BRIDGE_TOOL, design("ipcfg_aligned_stream"));
+    EXPECT_EQ(stream.exit_code, 0) << stream.output;
+    EXPECT_GE(count(stream.output, "Test pattern verified in 262144 words\nTEST PASS"), 2u) << stream.output;
+    // memory_addressing writes 8-byte words: refused before the engine sees them, with the reason.
+    const Outcome addressing =
+        run_tool(TEST_DMA_BRIDGE_TOOL, design("ipcfg_aligned_mm", {"--enabled_tests", "memory_addressing"}));
+    EXPECT_EQ(addressing.exit_code, 1) << addressing.output;
+    EXPECT_TRUE(contains(addressing.output, "submit XDMA transfer 0000:15:00.0 H2C 0: Invalid argument (descriptor 0 "
+                                            "of the transfer: length 0x8 is not a multiple of the channel's length "
+                                            "granularity of 64 bytes (Alignments register))"))
+        << addressing.output;
+}
+
+}  // namespace

@@ -7,6 +7,76 @@
 #include "pattern/crc64.hpp"
 #include "workers.hpp"
 
+namespace stream_test {
+namespace {
+
+std::string format(const char* fmt, auto... args) {
+    char text[320];
+    std::snprintf(text, sizeof text, fmt, args...);
+    return text;
+}
+
+PieceCheck bad(std::string message, uint64_t offset) { return PieceCheck{false, std::move(message), offset, {}, 0}; }
+
+}  // namespace
+
+PieceCheck bad_piece_length(uint64_t length, bool eop, uint64_t expected_length, bool expected_eop,
+                            const std::string& what, uint64_t rx_bytes) {
+    return bad(format("C2H completion length %" PRIu64 " EOP %d, expected length %" PRIu64 " EOP %d (%s)", length,
+                      eop ? 1 : 0, expected_length, expected_eop ? 1 : 0, what.c_str()),
+               rx_bytes);
+}
+
+PieceCheck check_fixed_data(const uint8_t* data, uint64_t length, bool eop, uint64_t buffer_size, size_t buffer,
+                            uint64_t rx_bytes) {
+    if (length != buffer_size || eop)
+        return bad_piece_length(length, eop, buffer_size, false, "fixed data: full buffers, no end of packet",
+                                rx_bytes);
+    const auto* words = reinterpret_cast<const uint32_t*>(data);
+    const uint64_t count = length / 4;
+    pattern::Mismatch mismatch;
+    for (uint64_t i = 0; i < count; ++i)
+        if (words[i] != 0 && mismatch.bad_words++ == 0) {
+            mismatch.first_bad_word = rx_bytes / 4 + i;
+            mismatch.actual = words[i];
+        }
+    if (mismatch.ok())
+        return PieceCheck{true, {}, 0, {}, count};
+    PieceCheck checked = bad(format("fixed data error in buffer %zu at stream byte offset 0x%" PRIx64
+                                    ": word 0x%08" PRIx32 ", expected 0 (%" PRIu64 " bad words)",
+                                    buffer, mismatch.first_bad_word * 4, mismatch.actual, mismatch.bad_words),
+                             mismatch.first_bad_word * 4);
+    checked.mismatch = mismatch;
+    return checked;
+}
+
+PieceCheck check_crc64(const uint8_t* data, uint64_t length, bool eop, uint64_t expected, size_t buffer,
+                       uint64_t packet_index, uint64_t packet_bytes, uint64_t rx_bytes) {
+    if (length != kCrc64ResultBytes || !eop)
+        return bad_piece_length(length, eop, kCrc64ResultBytes, true,
+                                format("one %" PRIu64 "-byte CRC64 per H2C packet", kCrc64ResultBytes), rx_bytes);
+    uint64_t actual;
+    std::memcpy(&actual, data, sizeof actual);
+    if (actual == expected)
+        return PieceCheck{true, {}, 0, {}, kCrc64ResultBytes / 4};
+    PieceCheck checked = bad(format("CRC64 error in buffer %zu for H2C packet %" PRIu64 " (%" PRIu64
+                                    " bytes): expected 0x%016" PRIx64 " actual 0x%016" PRIx64,
+                                    buffer, packet_index, packet_bytes, expected, actual),
+                             rx_bytes);
+    checked.mismatch =
+        pattern::Mismatch{1, rx_bytes / 4, static_cast<uint32_t>(expected), static_cast<uint32_t>(actual)};
+    return checked;
+}
+
+uint64_t expected_crc64(pattern::WorkerPool* pool, const pattern::Pattern& pattern, uint64_t first_word,
+                        size_t words, std::vector<uint32_t>& scratch) {
+    scratch.resize(words);
+    pattern::generate(pool, pattern, scratch.data(), words, first_word);
+    return pattern::crc64_card(scratch.data(), words * 4);
+}
+
+}  // namespace stream_test
+
 namespace stream_test::detail {
 namespace {
 
@@ -20,9 +90,7 @@ Checked bad(std::string message, uint64_t offset) { return Checked{false, std::m
 
 Checked bad_length(uint64_t length, bool eop, uint64_t expected_length, bool expected_eop, const std::string& what,
                    uint64_t offset) {
-    return bad(format("C2H completion length %" PRIu64 " EOP %d, expected length %" PRIu64 " EOP %d (%s)", length,
-                      eop ? 1 : 0, expected_length, expected_eop ? 1 : 0, what.c_str()),
-               offset);
+    return bad_piece_length(length, eop, expected_length, expected_eop, what, offset);
 }
 
 // The source's packets come back whole, cut into C2H buffers.
@@ -64,31 +132,17 @@ public:
 
     Checked check(streams::StreamChannel& channel, const streams::Completion& completion, uint64_t rx_bytes,
                   pattern::WorkerPool* pool) override {
-        const uint64_t index = rx_bytes / kResult;
-        const std::string what = format("one %" PRIu64 "-byte CRC64 per H2C packet", kResult);
-        if (completion.length != kResult || !completion.end_of_packet)
-            return bad_length(completion.length, completion.end_of_packet, kResult, true, what, rx_bytes);
-        pattern::generate(pool, m_source.pattern, m_packet.data(), m_packet.size(), index * m_packet.size());
-        const uint64_t expected = pattern::crc64_card(m_packet.data(), m_packet.size() * 4);
-        uint64_t actual;
-        std::memcpy(&actual, channel.buffer(completion.buffer), sizeof actual);
-        if (actual != expected) {
-            Checked checked = bad(format("CRC64 error in buffer %zu for H2C packet %" PRIu64 " (%" PRIu64
-                                         " bytes): expected 0x%016" PRIx64 " actual 0x%016" PRIx64,
-                                         completion.buffer, index, m_source.packet_bytes, expected, actual),
-                                  rx_bytes);
-            checked.mismatch = pattern::Mismatch{1, rx_bytes / 4, static_cast<uint32_t>(expected),
-                                                 static_cast<uint32_t>(actual)};
-            return checked;
-        }
-        return Checked{true, {}, 0, {}, kResult / 4};
+        const uint64_t index = rx_bytes / kCrc64ResultBytes;
+        const uint64_t expected =
+            expected_crc64(pool, m_source.pattern, index * m_packet.size(), m_packet.size(), m_packet);
+        return check_crc64(channel.buffer(completion.buffer), completion.length, completion.end_of_packet, expected,
+                           completion.buffer, index, m_source.packet_bytes, rx_bytes);
     }
     std::optional<uint64_t> expected_bytes(uint64_t source_bytes) const override {
-        return source_bytes / m_source.packet_bytes * kResult;
+        return source_bytes / m_source.packet_bytes * kCrc64ResultBytes;
     }
 
 private:
-    static constexpr uint64_t kResult = 8;
     const Source& m_source;
     std::vector<uint32_t> m_packet;
 };
@@ -96,38 +150,14 @@ private:
 // Zeros in full buffers, never an end of packet.
 class FixedDataExpectation : public Expectation {
 public:
-    void prepare(uint8_t* buffer, uint64_t size) override { std::memset(buffer, kPoison, size); }
+    void prepare(uint8_t* buffer, uint64_t size) override { std::memset(buffer, kFixedDataPoison, size); }
 
     Checked check(streams::StreamChannel& channel, const streams::Completion& completion, uint64_t rx_bytes,
                   pattern::WorkerPool*) override {
-        if (completion.length != channel.buffer_size() || completion.end_of_packet)
-            return bad_length(completion.length, completion.end_of_packet, channel.buffer_size(), false,
-                              "fixed data: full buffers, no end of packet", rx_bytes);
-        const auto* words = reinterpret_cast<const uint32_t*>(channel.buffer(completion.buffer));
-        const uint64_t count = completion.length / 4;
-        pattern::Mismatch mismatch;
-        for (uint64_t i = 0; i < count; ++i)
-            if (words[i] != 0) {
-                if (mismatch.bad_words++ == 0) {
-                    mismatch.first_bad_word = rx_bytes / 4 + i;
-                    mismatch.actual = words[i];
-                }
-            }
-        if (!mismatch.ok()) {
-            Checked checked = bad(format("fixed data error in buffer %zu at stream byte offset 0x%" PRIx64
-                                         ": word 0x%08" PRIx32 ", expected 0 (%" PRIu64 " bad words)",
-                                         completion.buffer, mismatch.first_bad_word * 4, mismatch.actual,
-                                         mismatch.bad_words),
-                                  mismatch.first_bad_word * 4);
-            checked.mismatch = mismatch;
-            return checked;
-        }
-        return Checked{true, {}, 0, {}, count};
+        return check_fixed_data(channel.buffer(completion.buffer), completion.length, completion.end_of_packet,
+                                channel.buffer_size(), completion.buffer, rx_bytes);
     }
     std::optional<uint64_t> expected_bytes(uint64_t) const override { return std::nullopt; }
-
-private:
-    static constexpr int kPoison = 0xA5;  // not what the card sends: a buffer never written fails
 };
 
 }  // namespace

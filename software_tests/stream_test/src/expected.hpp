@@ -11,20 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "stream_test/expected_data.hpp"
 #include "stream_test/stream_test.hpp"
 
 namespace stream_test::detail {
 
 struct Source;
 
-// The result of checking one completion.
-struct Checked {
-    bool ok = true;
-    std::string message;                        // when !ok
-    uint64_t stream_byte_offset = 0;            // where in the sink's stream the error is
-    std::optional<pattern::Mismatch> mismatch;  // data errors
-    uint64_t words_verified = 0;                // 32-bit words of the completion checked
-};
+using Checked = PieceCheck;  // the result of checking one completion
 
 class Expectation {
 public:

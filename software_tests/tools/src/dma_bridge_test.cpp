@@ -175,14 +175,11 @@ ChannelResult run_stream_route(XdmaStreamDevice& device, ChannelResult result, c
     std::fprintf(out, "%s\n", stream_test::format_rate_line(row.label, row.total).c_str());
     if (summary.passed()) {
         result.bytes_verified = row.words_verified * 4;
-        if (function == stream_test::CardFunction::Crc64)  // 2 words per 8-byte result
-            std::fprintf(out, "CRC64 verified for %" PRIu64 " H2C packets (%" PRIu64 " bytes)\n",
-                         row.words_verified / 2, row.words_verified / 2 * h2c_buffers.size);
-        std::fprintf(out, "%s verified in %" PRIu64 " words\nTEST PASS\n",
-                     function == stream_test::CardFunction::Loopback ? "Test pattern"
-                     : function == stream_test::CardFunction::Crc64  ? "CRC64 results"
-                                                                      : "Fixed data",
-                     row.words_verified);
+        std::fprintf(out, "%sTEST PASS\n",
+                     verified_lines(function, row.words_verified,
+                                    function == stream_test::CardFunction::Crc64 ? row.words_verified / 2 : 0,
+                                    row.words_verified / 2 * h2c_buffers.size)
+                         .c_str());
     } else {
         const stream_test::Failure& f = summary.failures.empty()
                                             ? stream_test::Failure{"C2H " + std::to_string(c), "no data verified", {}, {}}
@@ -264,18 +261,11 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
             result.test = "stream_fixed_buffers";
             results.push_back(run_stream_route(**device, result, options, out));
         }
-        if ((*device)->card_function() != stream_test::CardFunction::Loopback) {
-            // The other sub-tests check looped-back H2C data; stream_fixed_buffers checks what the
-            // card function returns.
-            for (const char* test : {"stream_fixed_buffers_c2h_continuous", "stream_variable_transfers"})
-                if (enabled(options, test))
-                    std::fprintf(out, "Not running %s: it checks looped-back data, and the card of %s is %s\n", test,
-                                 base.design.c_str(), stream_test::to_string((*device)->card_function()));
-            continue;
-        }
         StreamSubtestOptions sub = subtest_options(options, bar, route);
         sub.ip = ip;
         sub.modes = options.stream.modes;
+        sub.function = (*device)->card_function();
+        sub.packet_granularity = (*device)->packet_granularity();
         if (enabled(options, "stream_fixed_buffers_c2h_continuous")) {
             result.test = "stream_fixed_buffers_c2h_continuous";
             results.push_back(with(result, stream_fixed_buffers_c2h_continuous((*device)->device(), sub, out)));

@@ -1,20 +1,20 @@
 #include "stream_tools/stream_subtests.hpp"
 
-#include <atomic>
 #include <cinttypes>
 #include <cstring>
 #include <deque>
 #include <memory>
 #include <thread>
 
-#include "dma_bridge/xdma_descriptor.hpp"
-#include "dma_bridge/xdma_discovery.hpp"
+#include "continuous_ring.hpp"
 #include "dma_bridge/xdma_engine.hpp"
+#include "stream_test/expected_data.hpp"
 
 namespace stream_tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using stream_test::CardFunction;
 
 std::string hex(uint64_t value) {
     char text[24];
@@ -31,149 +31,76 @@ vfio::DmaRegion::Options region(vfio::DmaAccess access, const StreamSubtestOptio
     return vfio::DmaRegion::Options{access, o.buffer_kind, o.dma_mask_bits};
 }
 
-// A C2H stream channel in PG195 continuous mode: descriptor credit mode disabled, a ring of
-// fixed buffers whose descriptors link in a circle with no STOP; once Run is set the engine
-// follows the ring for ever. Software learns of completions from the Completed Descriptor
-// Count register (reset by the rising edge of Run) and reads length / EOP from each
-// descriptor's stream writeback.
-class ContinuousRing {
-public:
-    struct Piece {
-        size_t buffer = 0;
-        uint32_t length = 0;
-        bool end_of_packet = false;
-    };
+uint64_t round_down(uint64_t value, uint64_t multiple) { return value - value % std::max<uint64_t>(multiple, 1); }
 
-    static vfio::Result<std::unique_ptr<ContinuousRing>> open(vfio::Device& device, const StreamSubtestOptions& o,
-                                                             uint64_t size) {
-        using namespace xdma;
-        auto ring = std::unique_ptr<ContinuousRing>(new ContinuousRing(PDT_TRY(dma_registers(device, o.dma_bar))));
-        ring->m_channel = block_offset(target::C2H_CHANNEL, o.c2h_channel);
-        ring->m_sgdma = block_offset(target::C2H_SGDMA, o.c2h_channel);
-        ring->m_bit = sgdma_common_reg::channel_bit(Direction::C2H, o.c2h_channel);
-        ring->m_count = o.c2h_buffers;
-        ring->m_size = size;
-        ring->m_name = device.identity().address.to_string() + " C2H " + std::to_string(o.c2h_channel);
-        const uint32_t id = ring->reg(channel_reg::IDENTIFIER);
-        if (identifier::subsystem_identifier(id) != identifier::SUBSYSTEM_IDENTIFIER ||
-            identifier::target(id) != target::C2H_CHANNEL || !identifier::stream(id))
-            return vfio::make_error("open continuous C2H ring", ring->m_name, ENODEV, "not an XDMA C2H stream channel");
-        if (ring->reg(channel_reg::STATUS) & status::busy)
-            return vfio::make_error("open continuous C2H ring", ring->m_name, EBUSY,
-                                    "Attempting to initialise when DMA channel busy");
-        const uint64_t table = o.c2h_buffers * (sizeof(Descriptor) + sizeof(C2hStreamWriteback));
-        ring->m_ring = PDT_TRY(vfio::DmaRegion::allocate(device, table, region(vfio::DmaAccess::DeviceReadWrite, o)));
-        ring->m_data = PDT_TRY(vfio::DmaRegion::allocate(device, size * o.c2h_buffers,
-                                                         region(vfio::DmaAccess::DeviceWrite, o)));
-        return ring;
-    }
-    ~ContinuousRing() { (void)stop(); }
-
-    uint8_t* buffer(size_t index) const { return m_data.data() + index * m_size; }
-    const std::string& name() const { return m_name; }
-
-    void start() {
-        using namespace xdma;
-        const uint64_t common = block_offset(target::SGDMA_COMMON);
-        set(channel_reg::CONTROL_W1C, control::run);
-        (void)reg(channel_reg::STATUS_RC);
-        m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1C, m_bit);  // continuous
-        m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1C, m_bit);            // not halted
-        std::memset(m_ring.data(), 0, m_ring.size());
-        for (size_t i = 0; i < m_count; ++i) {
-            const Descriptor d = Descriptor::make(descriptor_control::COMPLETED, static_cast<uint32_t>(m_size),
-                                                  writeback_iova(i), m_data.iova() + i * m_size,
-                                                  descriptor_iova((i + 1) % m_count));
-            std::memcpy(m_ring.data() + i * sizeof(Descriptor), &d, sizeof d);
-        }
-        m_regs.write32(m_sgdma + sgdma_reg::DESCRIPTOR_LOW_ADDRESS, static_cast<uint32_t>(descriptor_iova(0)));
-        m_regs.write32(m_sgdma + sgdma_reg::DESCRIPTOR_HIGH_ADDRESS, static_cast<uint32_t>(descriptor_iova(0) >> 32));
-        m_regs.write32(m_sgdma + sgdma_reg::DESCRIPTOR_ADJACENT, 0);
-        set(channel_reg::CONTROL, control::ie_desc_error | control::ie_read_error | control::ie_magic_stopped |
-                                      control::ie_align_mismatch | control::ie_invalid_length);
-        std::atomic_thread_fence(std::memory_order_release);
-        set(channel_reg::CONTROL_W1S, control::run);
-        m_consumed = 0;
-        m_running = true;
-    }
-
-    // The next completed descriptor, in ring order; nullopt when none is ready.
-    vfio::Result<std::optional<Piece>> poll() {
-        using namespace xdma;
-        const uint32_t status_value = reg(channel_reg::STATUS);
-        if (status_value & status::errors)
-            return vfio::make_error("receive", m_name, EIO, "channel_status=" + hex(status_value) + " (error bits set)");
-        const uint32_t completed = reg(channel_reg::COMPLETED_DESCRIPTOR_COUNT);
-        if (completed == static_cast<uint32_t>(m_consumed))
-            return std::optional<Piece>{};
-        if (static_cast<uint32_t>(completed - static_cast<uint32_t>(m_consumed)) > m_count)
-            return vfio::make_error("receive", m_name, EOVERFLOW,
-                                    "the engine completed more descriptors than the ring holds: data overwritten");
-        std::atomic_thread_fence(std::memory_order_acquire);
-        const size_t index = static_cast<size_t>(m_consumed % m_count);
-        C2hStreamWriteback wb;
-        std::memcpy(&wb, m_ring.data() + m_count * sizeof(Descriptor) + index * sizeof wb, sizeof wb);
-        if ((wb.wb_magic_status >> 16) != C2H_STREAM_WRITEBACK_MAGIC)
-            return vfio::make_error("receive", m_name, EIO, "Incorrect stream wb_magic_status " + hex(wb.wb_magic_status));
-        ++m_consumed;
-        return std::optional<Piece>{Piece{index, wb.length, (wb.wb_magic_status & C2H_STREAM_WRITEBACK_EOP) != 0}};
-    }
-
-    // The descriptor just consumed may be filled again: clear its writeback.
-    void release(size_t index) {
-        std::memset(m_ring.data() + m_count * sizeof(xdma::Descriptor) + index * sizeof(xdma::C2hStreamWriteback), 0,
-                    sizeof(xdma::C2hStreamWriteback));
-    }
-
-    // Clears Run and waits up to 1 s for the engine to go idle.
-    vfio::Result<void> stop() {
-        if (!m_running)
-            return {};
-        m_running = false;
-        set(xdma::channel_reg::CONTROL_W1C, xdma::control::run);
-        const auto deadline = Clock::now() + std::chrono::seconds(1);
-        while (reg(xdma::channel_reg::STATUS) & xdma::status::busy) {
-            if (Clock::now() > deadline)
-                return vfio::make_error("stop", m_name, ETIMEDOUT, "Timeout waiting to become idle after clearing Run bit");
-            std::this_thread::yield();
-        }
-        return {};
-    }
-
-private:
-    explicit ContinuousRing(vfio::RegisterWindow regs) : m_regs(std::move(regs)) {}
-    uint32_t reg(uint64_t offset) const { return m_regs.read32(m_channel + offset); }
-    void set(uint64_t offset, uint32_t value) const { m_regs.write32(m_channel + offset, value); }
-    uint64_t descriptor_iova(size_t i) const { return m_ring.iova() + i * sizeof(xdma::Descriptor); }
-    uint64_t writeback_iova(size_t i) const {
-        return m_ring.iova() + m_count * sizeof(xdma::Descriptor) + i * sizeof(xdma::C2hStreamWriteback);
-    }
-
-    vfio::RegisterWindow m_regs;
-    uint64_t m_channel = 0, m_sgdma = 0;
-    uint32_t m_bit = 0;
-    size_t m_count = 0;
-    uint64_t m_size = 0, m_consumed = 0;
-    bool m_running = false;
-    std::string m_name;
-    vfio::DmaRegion m_ring, m_data;
+// What one received piece should be, from the packet plan.
+struct ExpectedPiece {
+    uint64_t length = 0;  // loopback, fixed data: the piece (crc64: always 8)
+    bool end_of_packet = false;
+    uint64_t packet_index = 0;  // H2C packets sent before this one (crc64)
+    uint64_t packet_word = 0;   // stream word index of the packet's first word (crc64)
+    uint64_t packet_bytes = 0;  // (crc64)
+    uint64_t piece_word = 0;    // stream word index of the piece's first word (loopback)
 };
 
-// Checks one received piece of the stream: its length and EOP against the packet plan, then
-// its words. rx_word: stream word index of the piece's first word.
-std::optional<std::string> check_piece(const pattern::Pattern& pat, const StreamSubtestOptions& o,
-                                       const uint8_t* data, uint64_t length, bool eop, uint64_t expected_length,
-                                       bool expected_eop, uint64_t rx_word) {
-    if (length != expected_length || eop != expected_eop)
-        return "stream byte offset " + hex(rx_word * 4) + ": length " + std::to_string(length) + " EOP " +
-               std::to_string(eop) + ", expected length " + std::to_string(expected_length) + " EOP " +
-               std::to_string(expected_eop);
-    const pattern::Mismatch m =
-        pattern::verify(o.pool, pat, reinterpret_cast<const uint32_t*>(data), static_cast<size_t>(length / 4), rx_word);
-    if (!m.ok())
-        return "stream byte offset " + hex(rx_word * 4) + ": " + m.describe();
-    return std::nullopt;
-}
+// Checks each received piece against the card function (the expected-data seam) and counts
+// what it verified.
+class PieceChecker {
+public:
+    PieceChecker(const StreamSubtestOptions& o, const pattern::Pattern& pat) : m_o(o), m_pat(pat) {}
+
+    std::optional<std::string> check(const uint8_t* data, uint64_t length, bool eop, const ExpectedPiece& want,
+                                     size_t buffer) {
+        stream_test::PieceCheck checked;
+        switch (m_o.function) {
+        case CardFunction::Loopback: checked = loopback(data, length, eop, want); break;
+        case CardFunction::Crc64:
+            checked = stream_test::check_crc64(
+                data, length, eop,
+                stream_test::expected_crc64(m_o.pool, m_pat, want.packet_word, want.packet_bytes / 4, m_scratch),
+                buffer, want.packet_index, want.packet_bytes, m_rx_bytes);
+            if (checked.ok) {
+                ++m_packets;
+                m_packet_bytes += want.packet_bytes;
+            }
+            break;
+        case CardFunction::FixedData:
+            checked = stream_test::check_fixed_data(data, length, eop, want.length, buffer, m_rx_bytes);
+            break;
+        }
+        if (!checked.ok)
+            return checked.message;
+        m_rx_bytes += length;
+        m_verified += checked.words_verified * 4;
+        return std::nullopt;
+    }
+    uint64_t verified() const { return m_verified; }
+    // Bytes the test has covered: H2C bytes checked through their CRC (crc64), else those verified.
+    uint64_t covered() const { return m_o.function == CardFunction::Crc64 ? m_packet_bytes : m_verified; }
+    std::string report() const { return verified_lines(m_o.function, m_verified / 4, m_packets, m_packet_bytes); }
+
+private:
+    // Length and EOP against the packet plan, then the words.
+    stream_test::PieceCheck loopback(const uint8_t* data, uint64_t length, bool eop, const ExpectedPiece& want) const {
+        const uint64_t offset = want.piece_word * 4;
+        if (length != want.length || eop != want.end_of_packet)
+            return {false,
+                    "stream byte offset " + hex(offset) + ": length " + std::to_string(length) + " EOP " +
+                        std::to_string(eop) + ", expected length " + std::to_string(want.length) + " EOP " +
+                        std::to_string(want.end_of_packet),
+                    offset, {}, 0};
+        const pattern::Mismatch m = pattern::verify(m_o.pool, m_pat, reinterpret_cast<const uint32_t*>(data),
+                                                    static_cast<size_t>(length / 4), want.piece_word);
+        if (!m.ok())
+            return {false, "stream byte offset " + hex(offset) + ": " + m.describe(), offset, m, 0};
+        return {true, {}, 0, {}, length / 4};
+    }
+
+    const StreamSubtestOptions& m_o;
+    const pattern::Pattern& m_pat;
+    std::vector<uint32_t> m_scratch;
+    uint64_t m_rx_bytes = 0, m_verified = 0, m_packets = 0, m_packet_bytes = 0;
+};
 
 vfio::Result<std::unique_ptr<xdma::Engine>> stream_engine(vfio::Device& device, const StreamSubtestOptions& o,
                                                           xdma::Direction direction, unsigned ring) {
@@ -189,50 +116,124 @@ vfio::Result<std::unique_ptr<xdma::Engine>> stream_engine(vfio::Device& device, 
     return xdma::Engine::open(device, e);
 }
 
+// The sizes of stream_fixed_buffers_c2h_continuous; problem set when they cannot work.
+struct ContinuousPlan {
+    uint64_t h2c_size = 0, c2h_size = 0;
+    uint64_t packets = 0;       // H2C packets per iteration
+    uint64_t receive = 0;       // C2H bytes per iteration
+    std::string problem, direction = "H2C";
+};
+
+ContinuousPlan plan_continuous(const StreamSubtestOptions& o) {
+    ContinuousPlan p;
+    p.h2c_size = round_down(o.h2c_mapping / o.h2c_buffers, std::max<uint64_t>(o.packet_granularity, 4));
+    p.c2h_size = round_down(round_down(o.c2h_mapping / o.c2h_buffers, 4), std::max<uint64_t>(o.stream_width, 4));
+    if (p.h2c_size == 0 || p.c2h_size == 0) {
+        p.problem = "stream_mapping_size / stream_num_descriptors is below " +
+                    std::to_string(std::max<uint64_t>(o.packet_granularity, 4)) + " bytes";
+        return p;
+    }
+    uint64_t pieces_per_packet = (p.h2c_size + p.c2h_size - 1) / p.c2h_size;
+    if (o.function == CardFunction::Crc64)
+        pieces_per_packet = p.c2h_size >= stream_test::kCrc64ResultBytes ? 1 : o.c2h_buffers + 1;
+    p.packets = o.function == CardFunction::FixedData ? o.h2c_buffers
+                                                      : std::min<uint64_t>(o.h2c_buffers, o.c2h_buffers / pieces_per_packet);
+    p.receive = o.function == CardFunction::Crc64 ? p.packets * stream_test::kCrc64ResultBytes : p.packets * p.h2c_size;
+    if (p.packets == 0) {
+        p.direction = "C2H";
+        p.problem = "the C2H ring (" + hex(o.c2h_mapping) + " bytes) cannot hold one " +
+                    (o.function == CardFunction::Crc64 ? "CRC64 result" : "H2C buffer");
+    }
+    return p;
+}
+
+ExpectedPiece continuous_piece(const StreamSubtestOptions& o, const ContinuousPlan& p, uint64_t rx_bytes) {
+    ExpectedPiece want;
+    switch (o.function) {
+    case CardFunction::Loopback: {
+        const uint64_t in_packet = rx_bytes % p.h2c_size;
+        want.length = std::min(p.c2h_size, p.h2c_size - in_packet);
+        want.end_of_packet = in_packet + want.length == p.h2c_size;
+        want.piece_word = rx_bytes / 4;
+        break;
+    }
+    case CardFunction::Crc64:
+        want.length = stream_test::kCrc64ResultBytes;
+        want.end_of_packet = true;
+        want.packet_index = rx_bytes / stream_test::kCrc64ResultBytes;
+        want.packet_word = want.packet_index * (p.h2c_size / 4);
+        want.packet_bytes = p.h2c_size;
+        break;
+    case CardFunction::FixedData: want.length = p.c2h_size; break;
+    }
+    return want;
+}
+
+std::string overwritten_line(const detail::ContinuousRing& ring, uint64_t c2h_size) {
+    if (ring.overwritten() == 0)
+        return {};
+    return std::to_string(ring.overwritten()) + " C2H buffers (" + hex(ring.overwritten() * c2h_size) +
+           " bytes) were overwritten by the free-running fixed-data source before they were read: not verified\n";
+}
+
 }  // namespace
+
+std::string verified_lines(CardFunction function, uint64_t words, uint64_t h2c_packets, uint64_t h2c_bytes) {
+    char text[160];
+    std::string lines;
+    if (function == CardFunction::Crc64) {
+        std::snprintf(text, sizeof text, "CRC64 verified for %" PRIu64 " H2C packets (%" PRIu64 " bytes)\n",
+                      h2c_packets, h2c_bytes);
+        lines = text;
+    }
+    std::snprintf(text, sizeof text, "%s verified in %" PRIu64 " words\n",
+                  function == CardFunction::Loopback ? "Test pattern"
+                  : function == CardFunction::Crc64  ? "CRC64 results"
+                                                     : "Fixed data",
+                  words);
+    return lines + text;
+}
 
 MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const StreamSubtestOptions& o,
                                                      std::FILE* out) {
-    const uint64_t h2c_size = (o.h2c_mapping / o.h2c_buffers) & ~uint64_t{3};
-    const uint64_t c2h_whole = (o.c2h_mapping / o.c2h_buffers) & ~uint64_t{3};
-    const uint64_t c2h_size = c2h_whole - c2h_whole % std::max<uint64_t>(o.stream_width, 4);
+    const ContinuousPlan p = plan_continuous(o);
     std::fprintf(out, "Testing using H2C %zu buffers of size %s bytes, C2H continuous ring of %zu buffers of size %s "
                       "bytes, H2C channel %u C2H channel %u\n",
-                 o.h2c_buffers, hex(h2c_size).c_str(), o.c2h_buffers, hex(c2h_size).c_str(), o.h2c_channel,
+                 o.h2c_buffers, hex(p.h2c_size).c_str(), o.c2h_buffers, hex(p.c2h_size).c_str(), o.h2c_channel,
                  o.c2h_channel);
     std::fflush(out);
-    if (h2c_size == 0 || c2h_size == 0)
-        return fail(out, "H2C", "stream_mapping_size / stream_num_descriptors is below 4 bytes");
-    const uint64_t pieces_per_packet = (h2c_size + c2h_size - 1) / c2h_size;
-    const uint64_t packets = std::min<uint64_t>(o.h2c_buffers, o.c2h_buffers / pieces_per_packet);
-    if (packets == 0)
-        return fail(out, "C2H", "the C2H ring (" + hex(o.c2h_mapping) + " bytes) cannot hold one H2C buffer");
-    const uint64_t per_packet = (h2c_size + 0x0FFFFFBF) / 0x0FFFFFC0;  // descriptors of the default max length
+    if (!p.problem.empty())
+        return fail(out, p.direction, p.problem);
+    const uint64_t per_packet = (p.h2c_size + 0x0FFFFFBF) / 0x0FFFFFC0;  // descriptors of the default max length
     auto h2c = stream_engine(device, o, xdma::Direction::H2C,
-                             static_cast<unsigned>(std::min<uint64_t>(1023, packets * per_packet)));
+                             static_cast<unsigned>(std::min<uint64_t>(1023, p.packets * per_packet)));
     if (!h2c.ok())
         return fail(out, "H2C", h2c.error().message());
-    auto h2c_data = vfio::DmaRegion::allocate(device, h2c_size * o.h2c_buffers, region(vfio::DmaAccess::DeviceRead, o));
+    auto h2c_data = vfio::DmaRegion::allocate(device, p.h2c_size * o.h2c_buffers, region(vfio::DmaAccess::DeviceRead, o));
     if (!h2c_data.ok())
         return fail(out, "H2C", h2c_data.error().message());
-    auto c2h = ContinuousRing::open(device, o, c2h_size);
+    const bool free_running = o.function == CardFunction::FixedData;
+    auto c2h = detail::ContinuousRing::open(device, o, p.c2h_size, free_running);
     if (!c2h.ok())
         return fail(out, "C2H", c2h.error().message());
+    if (free_running)  // a buffer never written fails; not again later, as the engine may be writing it
+        std::memset((*c2h)->buffer(0), stream_test::kFixedDataPoison, (*c2h)->data_bytes());
     (*c2h)->start();
     const pattern::Pattern pat(5, 0);
-    uint64_t tx_word = 0, rx_word = 0, verified = 0;
-    TransferTiming timing("host-to-card and card-to-host DMA", packets * h2c_size);
-    while (verified < std::max<uint64_t>(o.min_bytes, 4)) {
+    PieceChecker checker(o, pat);
+    uint64_t tx_word = 0, rx_bytes = 0;
+    TransferTiming timing("host-to-card and card-to-host DMA", p.packets * p.h2c_size);
+    while (checker.covered() < std::max<uint64_t>(o.min_bytes, 4)) {
         const auto t0 = Clock::now();
-        for (uint64_t p = 0; p < packets; ++p) {  // one packet per H2C buffer
-            uint8_t* buffer = h2c_data->data() + p * h2c_size;
-            pattern::generate(o.pool, pat, reinterpret_cast<uint32_t*>(buffer), h2c_size / 4, tx_word);
-            tx_word += h2c_size / 4;
-            if (auto sent = (*h2c)->submit_stream(h2c_data->iova() + p * h2c_size, h2c_size, true); !sent.ok())
+        for (uint64_t k = 0; k < p.packets; ++k) {  // one packet per H2C buffer
+            uint8_t* buffer = h2c_data->data() + k * p.h2c_size;
+            pattern::generate(o.pool, pat, reinterpret_cast<uint32_t*>(buffer), p.h2c_size / 4, tx_word);
+            tx_word += p.h2c_size / 4;
+            if (auto sent = (*h2c)->submit_stream(h2c_data->iova() + k * p.h2c_size, p.h2c_size, true); !sent.ok())
                 return fail(out, "H2C", sent.error().message());
         }
         auto last_progress = Clock::now();
-        for (uint64_t received = 0; received < packets * h2c_size;) {
+        for (uint64_t received = 0; received < p.receive;) {
             if (auto done = (*h2c)->poll(); !done.ok())
                 return fail(out, "H2C", done.error().message());
             auto piece = (*c2h)->poll();
@@ -246,15 +247,12 @@ MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const
                 continue;
             }
             last_progress = Clock::now();
-            const uint64_t in_packet = received % h2c_size;
-            const uint64_t expected = std::min(c2h_size, h2c_size - in_packet);
-            if (auto problem = check_piece(pat, o, (*c2h)->buffer((**piece).buffer), (**piece).length,
-                                           (**piece).end_of_packet, expected, in_packet + expected == h2c_size, rx_word))
+            const auto [index, length, eop] = **piece;
+            if (auto problem = checker.check((*c2h)->buffer(index), length, eop, continuous_piece(o, p, rx_bytes), index))
                 return fail(out, "C2H", (*c2h)->name() + " " + *problem);
-            (*c2h)->release((**piece).buffer);
-            rx_word += (**piece).length / 4;
-            received += (**piece).length;
-            verified += (**piece).length;
+            (*c2h)->release(index);
+            rx_bytes += length;
+            received += length;
         }
         while ((*h2c)->transfers_in_flight() > 0)
             if (auto done = (*h2c)->wait(); !done.ok())
@@ -264,36 +262,59 @@ MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const
     if (auto stopped = (*c2h)->stop(); !stopped.ok())
         return fail(out, "C2H", stopped.error().message());
     (void)(*h2c)->stop();
-    std::fprintf(out, "%sTest pattern verified in %" PRIu64 " words\nTEST PASS\n", timing.report().c_str(), verified / 4);
-    return MemoryTestResult{true, {}, verified};
+    std::fprintf(out, "%s%s%sTEST PASS\n", timing.report().c_str(), overwritten_line(**c2h, p.c2h_size).c_str(),
+                 checker.report().c_str());
+    return MemoryTestResult{true, {}, checker.verified()};
 }
 
 namespace {
 
 struct PlannedPiece {
     uint64_t offset = 0;  // in the C2H mapping
-    uint64_t length = 0;
-    bool end_of_packet = false;
+    uint64_t length = 0;  // of the C2H descriptor
+    ExpectedPiece want;
+};
+
+// The receives of one round: per H2C packet, pieces of at most c2h_length (loopback, fixed
+// data), or one receive for its CRC64 result.
+std::deque<PlannedPiece> plan_receives(const StreamSubtestOptions& o, const std::deque<std::pair<uint64_t, uint64_t>>& sends,
+                                       uint64_t c2h_length, uint64_t first_word, uint64_t first_packet) {
+    std::deque<PlannedPiece> receives;
+    uint64_t index = first_packet;
+    for (const auto& [offset, packet] : sends) {
+        if (o.function == CardFunction::Crc64) {
+            const ExpectedPiece want{stream_test::kCrc64ResultBytes, true, index++, first_word + offset / 4, packet, 0};
+            receives.push_back(PlannedPiece{offset, std::min(c2h_length, packet), want});
+            continue;
+        }
+        for (uint64_t in = 0; in < packet; in += c2h_length) {
+            const uint64_t piece = std::min(c2h_length, packet - in);
+            const bool eop = o.function == CardFunction::Loopback && in + piece == packet;
+            receives.push_back(PlannedPiece{offset + in, piece, ExpectedPiece{piece, eop, 0, 0, 0, first_word + (offset + in) / 4}});
+        }
+    }
+    return receives;
+}
+
+struct Round {
+    uint64_t bytes = 0, h2c_length = 0, c2h_length = 0;
+    uint64_t first_word = 0, first_packet = 0;
 };
 
 // One round of stream_variable_transfers: `bytes` from the start of both mappings.
 vfio::Result<void> variable_round(xdma::Engine& h2c, xdma::Engine& c2h, const vfio::DmaRegion& h2c_data,
-                                  const vfio::DmaRegion& c2h_data, const StreamSubtestOptions& o, uint64_t bytes,
-                                  uint64_t h2c_length, uint64_t c2h_length, const pattern::Pattern& pat,
-                                  uint64_t first_word) {
-    pattern::generate(o.pool, pat, reinterpret_cast<uint32_t*>(h2c_data.data()), bytes / 4, first_word);
+                                  const vfio::DmaRegion& c2h_data, const StreamSubtestOptions& o, const Round& r,
+                                  const pattern::Pattern& pat, PieceChecker& checker, uint64_t& packets) {
+    pattern::generate(o.pool, pat, reinterpret_cast<uint32_t*>(h2c_data.data()), r.bytes / 4, r.first_word);
+    if (o.function == CardFunction::FixedData)  // a receive never written fails
+        std::memset(c2h_data.data(), stream_test::kFixedDataPoison, r.bytes);
     std::deque<std::pair<uint64_t, uint64_t>> sends;  // offset, length: one packet each
-    std::deque<PlannedPiece> receives, expected;
-    for (uint64_t offset = 0; offset < bytes; offset += h2c_length) {
-        const uint64_t packet = std::min(h2c_length, bytes - offset);
-        sends.emplace_back(offset, packet);
-        for (uint64_t in = 0; in < packet; in += c2h_length) {
-            const uint64_t piece = std::min(c2h_length, packet - in);
-            receives.push_back(PlannedPiece{offset + in, piece, in + piece == packet});
-        }
-    }
+    for (uint64_t offset = 0; offset < r.bytes; offset += r.h2c_length)
+        sends.emplace_back(offset, std::min(r.h2c_length, r.bytes - offset));
+    packets += sends.size();
+    std::deque<PlannedPiece> receives = plan_receives(o, sends, r.c2h_length, r.first_word, r.first_packet), expected;
     auto last_progress = Clock::now();
-    while (!receives.empty() || !expected.empty()) {
+    for (size_t number = 0; !receives.empty() || !expected.empty();) {
         while (!receives.empty() && c2h.free_descriptors() >= 1) {
             PDT_TRY(c2h.submit_stream(c2h_data.iova() + receives.front().offset, receives.front().length, false));
             expected.push_back(receives.front());
@@ -314,11 +335,10 @@ vfio::Result<void> variable_round(xdma::Engine& h2c, xdma::Engine& c2h, const vf
             continue;
         }
         last_progress = Clock::now();
-        const PlannedPiece want = expected.front();
+        const PlannedPiece piece = expected.front();
         expected.pop_front();
-        const uint64_t word = first_word + want.offset / 4;
-        if (auto problem = check_piece(pat, o, c2h_data.data() + want.offset, done->length, done->end_of_packet,
-                                       want.length, want.end_of_packet, word))
+        if (auto problem =
+                checker.check(c2h_data.data() + piece.offset, done->length, done->end_of_packet, piece.want, number++))
             return vfio::make_error("receive", c2h.name(), EIO, *problem);
     }
     while (h2c.transfers_in_flight() > 0)
@@ -329,32 +349,40 @@ vfio::Result<void> variable_round(xdma::Engine& h2c, xdma::Engine& c2h, const vf
 }  // namespace
 
 MemoryTestResult stream_variable_transfers(vfio::Device& device, const StreamSubtestOptions& o, std::FILE* out) {
-    const uint64_t round = std::min(o.h2c_mapping, o.c2h_mapping) & ~uint64_t{3};
-    const uint64_t h2c_length = std::min(o.h2c_transfer, round) & ~uint64_t{3};
-    const uint64_t c2h_most = std::min<uint64_t>({o.c2h_transfer, round, 0x0FFFFFC0}) & ~uint64_t{3};
-    const uint64_t c2h_length = c2h_most - c2h_most % std::max<uint64_t>(o.stream_width, 4);
+    const uint64_t granule = std::max<uint64_t>(o.packet_granularity, 4);
+    Round r;
+    r.bytes = round_down(std::min(o.h2c_mapping, o.c2h_mapping), granule);
+    r.h2c_length = round_down(std::min(o.h2c_transfer, r.bytes), granule);
+    const uint64_t c2h_most = std::min<uint64_t>({o.c2h_transfer, r.bytes, 0x0FFFFFC0}) & ~uint64_t{3};
+    r.c2h_length = round_down(c2h_most, std::max<uint64_t>(o.stream_width, 4));
     std::fprintf(out, "Testing using H2C transfer length %s bytes, C2H transfer length %s bytes, %s bytes per round, "
                       "H2C channel %u C2H channel %u\n",
-                 hex(h2c_length).c_str(), hex(c2h_length).c_str(), hex(round).c_str(), o.h2c_channel, o.c2h_channel);
+                 hex(r.h2c_length).c_str(), hex(r.c2h_length).c_str(), hex(r.bytes).c_str(), o.h2c_channel,
+                 o.c2h_channel);
     std::fflush(out);
-    if (h2c_length == 0 || c2h_length == 0)
-        return fail(out, "H2C", "transfer_length and stream_mapping_size must be at least 4 bytes");
+    if (r.h2c_length == 0 || r.c2h_length == 0)
+        return fail(out, "H2C", "transfer_length and stream_mapping_size must be at least " + std::to_string(granule) +
+                                    " bytes");
+    if (o.function == CardFunction::Crc64 && r.c2h_length < stream_test::kCrc64ResultBytes)
+        return fail(out, "C2H", "a C2H transfer length of " + hex(r.c2h_length) + " bytes cannot hold a CRC64 result");
     auto h2c = stream_engine(device, o, xdma::Direction::H2C, 64);
     if (!h2c.ok())
         return fail(out, "H2C", h2c.error().message());
     auto c2h = stream_engine(device, o, xdma::Direction::C2H, 64);
     if (!c2h.ok())
         return fail(out, "C2H", c2h.error().message());
-    auto h2c_data = vfio::DmaRegion::allocate(device, round, region(vfio::DmaAccess::DeviceRead, o));
-    auto c2h_data = vfio::DmaRegion::allocate(device, round, region(vfio::DmaAccess::DeviceWrite, o));
+    auto h2c_data = vfio::DmaRegion::allocate(device, r.bytes, region(vfio::DmaAccess::DeviceRead, o));
+    auto c2h_data = vfio::DmaRegion::allocate(device, r.bytes, region(vfio::DmaAccess::DeviceWrite, o));
     if (!h2c_data.ok() || !c2h_data.ok())
         return fail(out, h2c_data.ok() ? "C2H" : "H2C", (h2c_data.ok() ? c2h_data.error() : h2c_data.error()).message());
     const pattern::Pattern pat(6, 0);
-    TransferTiming timing("host-to-card and card-to-host DMA", round);
-    uint64_t verified = 0;
-    while (verified < std::max<uint64_t>(o.min_bytes, 4)) {
+    PieceChecker checker(o, pat);
+    TransferTiming timing("host-to-card and card-to-host DMA", r.bytes);
+    uint64_t packets = 0;
+    for (; checker.covered() < std::max<uint64_t>(o.min_bytes, 4); r.first_word += r.bytes / 4) {
         const auto t0 = Clock::now();
-        auto done = variable_round(**h2c, **c2h, *h2c_data, *c2h_data, o, round, h2c_length, c2h_length, pat, verified / 4);
+        r.first_packet = packets;
+        auto done = variable_round(**h2c, **c2h, *h2c_data, *c2h_data, o, r, pat, checker, packets);
         if (!done.ok()) {
             (void)(*h2c)->stop();
             (void)(*c2h)->stop();
@@ -362,12 +390,11 @@ MemoryTestResult stream_variable_transfers(vfio::Device& device, const StreamSub
                         done.error().message());
         }
         timing.add(Clock::now() - t0);
-        verified += round;
     }
     (void)(*h2c)->stop();
     (void)(*c2h)->stop();
-    std::fprintf(out, "%sTest pattern verified in %" PRIu64 " words\nTEST PASS\n", timing.report().c_str(), verified / 4);
-    return MemoryTestResult{true, {}, verified};
+    std::fprintf(out, "%s%sTEST PASS\n", timing.report().c_str(), checker.report().c_str());
+    return MemoryTestResult{true, {}, checker.verified()};
 }
 
 }  // namespace stream_tools

@@ -1,5 +1,11 @@
 // test_dma_bridge's stream sub-tests beyond stream_fixed_buffers (fpga_sio_behaviour.md 3.3),
-// each on one loopback route, data keyed by the stream word index and checked in full:
+// each on one route, H2C data keyed by the stream word index, every received byte checked
+// against what the card function returns (stream_test/expected_data.hpp):
+//   loopback    the H2C packets, cut into C2H pieces, EOP on the last piece of each packet;
+//   crc64       one 8-byte piece with EOP per H2C packet, its CRC-64; H2C packets are whole
+//               tdata beats (packet_granularity);
+//   fixed_data  zeros, full C2H buffers, no EOP, whatever H2C sent (H2C goes to a sink).
+// (fpga_sio runs these sub-tests on every stream design as loopbacks.)
 //   stream_fixed_buffers_c2h_continuous  the C2H ring in continuous mode: PG195 descriptor
 //       credit mode disabled on the C2H channel and its descriptors linked in a circle with no
 //       STOP, so the engine follows the ring for ever; completions are read from the Completed
@@ -8,7 +14,10 @@
 //   stream_variable_transfers  H2C transfers of transfer_length (cut at the end of the H2C
 //       mapping), each one packet over as many descriptors as it needs; C2H receives planned
 //       per H2C packet, at most one descriptor each (so the returned length is exact), EOP only
-//       on the last piece of a packet.
+//       on the last piece of a packet (crc64: one receive per packet; fixed_data: receives of
+//       the same sizes, each filled full).
+//   In continuous mode a fixed-data source does not wait for software and may lap the ring:
+//   the buffers it overwrote before they were read are counted and reported, not verified.
 #pragma once
 
 #include <chrono>
@@ -16,6 +25,7 @@
 #include <cstdio>
 
 #include "dma_bridge/xdma_ip.hpp"
+#include "stream_test/stream_test.hpp"
 #include "stream_tools/memory_tests.hpp"
 #include "vfio_access/device.hpp"
 
@@ -35,7 +45,15 @@ struct StreamSubtestOptions {
     pattern::WorkerPool* pool = nullptr;
     xdma::IpOptions ip;       // what the design states about its XDMA IP
     xdma::ModeRequest modes;  // --engine_mode, --completion of the xdma::Engine channels
+    stream_test::CardFunction function = stream_test::CardFunction::Loopback;  // what the card returns
+    uint64_t packet_granularity = 4;  // H2C packets are multiples of it (crc64: the tdata width)
 };
+
+// What a stream test verified, as it prints it before TEST PASS: for crc64 first "CRC64 verified
+// for <n> H2C packets (<b> bytes)", then "<Test pattern|CRC64 results|Fixed data> verified in <w>
+// words"; each line ends with a newline.
+std::string verified_lines(stream_test::CardFunction function, uint64_t words, uint64_t h2c_packets,
+                           uint64_t h2c_bytes);
 
 // Each prints its "Testing ..." line, the timing blocks and TEST PASS / TEST FAIL to out.
 MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const StreamSubtestOptions& options,

@@ -1,0 +1,172 @@
+// test_dma_bridge's stream_fixed_buffers_c2h_continuous and stream_variable_transfers on the
+// simulated CRC64 and fixed-data designs: every received byte is checked against what the card
+// function returns (one CRC-64 per H2C packet; zeros for ever), the bytes verified are counted,
+// and a fault the model injects fails the sub-test naming the packet or the stream offset.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "identify/identify.hpp"
+#include "sim/design_sim.hpp"
+#include "sim/xdma_model.hpp"
+#include "stream_tools/stream_subtests.hpp"
+#include "stream_tools/xdma_stream_device.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using Subtest = stream_tools::MemoryTestResult (*)(vfio::Device&, const stream_tools::StreamSubtestOptions&,
+                                                  std::FILE*);
+const Subtest kSubtests[] = {stream_tools::stream_fixed_buffers_c2h_continuous,
+                             stream_tools::stream_variable_transfers};
+
+// One simulated design, its first route as the sub-test options (sizes that are not whole
+// tdata beats, so the CRC64 packets must be cut to them).
+struct FunctionDesign {
+    explicit FunctionDesign(const char* name) : registry(*designs::Registry::builtin()) {
+        const designs::Design* design = registry.find(name);
+        EXPECT_NE(design, nullptr) << name;
+        auto instance = sim::instantiate_design(*design, sim::simulated_identity(*design, sim::simulated_address(0), 41));
+        EXPECT_TRUE(instance.ok());
+        xdma = instance->xdma;
+        auto identified = identify::identify_device(*instance->device, *design);
+        EXPECT_TRUE(identified.ok());
+        identified->device = std::move(instance->device);
+        EXPECT_TRUE(identified->device->enable_bus_master().ok());
+        options.dma_bar = identified->dma_bridge->bar;
+        stream_tools::OpenOptions open;
+        open.timeout = 1s;
+        auto made = stream_tools::make_xdma_stream_device(std::move(*identified), open);
+        EXPECT_TRUE(made.ok()) << made.error().message();
+        stream = std::move(*made);
+        EXPECT_FALSE(stream->routes().empty());
+        options.h2c_channel = stream->routes().front().h2c;
+        options.c2h_channel = stream->routes().front().c2h;
+        options.function = stream->card_function();
+        options.packet_granularity = stream->packet_granularity();
+        options.h2c_mapping = options.c2h_mapping = 0x3FFFC;
+        options.h2c_buffers = options.c2h_buffers = 12;
+        options.h2c_transfer = 0x2FF4;
+        options.c2h_transfer = 0x1800;
+        options.stream_width = 16;
+        options.min_bytes = 0x40000;
+        options.timeout = 1s;
+    }
+    std::string run(Subtest test, stream_tools::MemoryTestResult& result) {
+        char* text = nullptr;
+        size_t size = 0;
+        std::FILE* out = open_memstream(&text, &size);
+        result = test(stream->device(), options, out);
+        std::fclose(out);
+        std::string printed(text, size);
+        std::free(text);
+        return printed;
+    }
+    designs::Registry registry;
+    std::shared_ptr<sim::XdmaModel> xdma;
+    std::unique_ptr<stream_tools::XdmaStreamDevice> stream;
+    stream_tools::StreamSubtestOptions options;
+};
+
+uint64_t number(const std::string& out, const std::string& pattern) {
+    std::smatch m;
+    if (!std::regex_search(out, m, std::regex(pattern)))
+        return 0;
+    return std::stoull(m[1]);
+}
+
+TEST(StreamSubtestsFunctionsSim, Crc64EveryResultVerifiedAndCounted) {
+    for (Subtest test : kSubtests) {
+        FunctionDesign design("TEF1001_dma_stream_crc64");  // 16-byte tdata
+        ASSERT_EQ(design.options.function, stream_test::CardFunction::Crc64);
+        stream_tools::MemoryTestResult result;
+        const std::string out = design.run(test, result);
+        EXPECT_TRUE(result.passed) << out;
+        const uint64_t packets = number(out, "CRC64 verified for ([0-9]+) H2C packets");
+        const uint64_t h2c_bytes = number(out, "H2C packets \\(([0-9]+) bytes\\)");
+        const uint64_t words = number(out, "CRC64 results verified in ([0-9]+) words\nTEST PASS\n$");
+        EXPECT_GT(packets, 0u) << out;
+        EXPECT_EQ(words, packets * 2) << out;
+        EXPECT_EQ(result.bytes_verified, packets * 8) << out;
+        EXPECT_GE(h2c_bytes, design.options.min_bytes) << out;
+        EXPECT_EQ(h2c_bytes % 16, 0u) << out;  // whole tdata beats
+        EXPECT_TRUE(design.xdma->violations().empty()) << design.xdma->violations().front().what;
+        EXPECT_FALSE(design.xdma->busy(sim::XdmaDirection::C2H, design.options.c2h_channel));
+    }
+}
+
+TEST(StreamSubtestsFunctionsSim, FixedDataEveryByteVerifiedAndCounted) {
+    for (Subtest test : kSubtests) {
+        FunctionDesign design("NiteFury_dma_stream_fixed_data");
+        ASSERT_EQ(design.options.function, stream_test::CardFunction::FixedData);
+        stream_tools::MemoryTestResult result;
+        const std::string out = design.run(test, result);
+        EXPECT_TRUE(result.passed) << out;
+        const uint64_t words = number(out, "Fixed data verified in ([0-9]+) words\nTEST PASS\n$");
+        EXPECT_GE(result.bytes_verified, design.options.min_bytes) << out;
+        EXPECT_EQ(result.bytes_verified, words * 4) << out;
+        EXPECT_TRUE(design.xdma->violations().empty()) << design.xdma->violations().front().what;
+        EXPECT_FALSE(design.xdma->busy(sim::XdmaDirection::C2H, design.options.c2h_channel));
+    }
+}
+
+TEST(StreamSubtestsFunctionsSim, Crc64DataErrorNamesThePacket) {
+    for (Subtest test : kSubtests) {
+        FunctionDesign design("AS02MC04_dma_stream_crc64");
+        design.xdma->inject(sim::XdmaDirection::H2C, design.options.h2c_channel, sim::XdmaFault::DataBitFlip);
+        stream_tools::MemoryTestResult result;
+        const std::string out = design.run(test, result);
+        EXPECT_FALSE(result.passed) << out;
+        EXPECT_EQ(result.bytes_verified, 0u);
+        EXPECT_TRUE(std::regex_search(out, std::regex("TEST FAIL:\n  C2H failure : .*CRC64 error in buffer 0 for H2C "
+                                                      "packet 0 \\([0-9]+ bytes\\): expected 0x[0-9a-f]{16} actual "
+                                                      "0x[0-9a-f]{16}\\)?\n$")))
+            << out;
+    }
+}
+
+TEST(StreamSubtestsFunctionsSim, Crc64ShortResultFailsOnLength) {
+    for (Subtest test : kSubtests) {
+        FunctionDesign design("NiteFury_dma_stream_crc64");
+        design.xdma->inject(sim::XdmaDirection::C2H, design.options.c2h_channel, sim::XdmaFault::ShortC2hLength);
+        stream_tools::MemoryTestResult result;
+        const std::string out = design.run(test, result);
+        EXPECT_FALSE(result.passed) << out;
+        EXPECT_TRUE(out.find("C2H completion length 4 EOP 1, expected length 8 EOP 1 (one 8-byte CRC64 per H2C "
+                             "packet)") != std::string::npos)
+            << out;
+    }
+}
+
+TEST(StreamSubtestsFunctionsSim, FixedDataErrorNamesTheOffset) {
+    for (Subtest test : kSubtests) {
+        FunctionDesign design("TEF1001_dma_stream_fixed_data");
+        design.xdma->inject(sim::XdmaDirection::C2H, design.options.c2h_channel, sim::XdmaFault::DataBitFlip);
+        stream_tools::MemoryTestResult result;
+        const std::string out = design.run(test, result);
+        EXPECT_FALSE(result.passed) << out;
+        EXPECT_TRUE(std::regex_search(out, std::regex("TEST FAIL:\n  C2H failure : .*fixed data error in buffer 0 at "
+                                                      "stream byte offset 0x0: word 0x00000001, expected 0 \\(1 bad "
+                                                      "words\\)\\)?\n$")))
+            << out;
+    }
+}
+
+TEST(StreamSubtestsFunctionsSim, Crc64ResultBufferTooSmallFails) {
+    FunctionDesign design("TEF1001_dma_stream_crc64");
+    design.options.c2h_mapping = 12 * 4;  // 4-byte C2H buffers
+    design.options.stream_width = 4;
+    stream_tools::MemoryTestResult result;
+    const std::string out = design.run(stream_tools::stream_fixed_buffers_c2h_continuous, result);
+    EXPECT_FALSE(result.passed);
+    EXPECT_TRUE(out.ends_with("TEST FAIL:\n  C2H failure : the C2H ring (0x30 bytes) cannot hold one CRC64 result\n"))
+        << out;
+    design.options.c2h_transfer = 4;
+    const std::string variable = design.run(stream_tools::stream_variable_transfers, result);
+    EXPECT_FALSE(result.passed);
+    EXPECT_TRUE(variable.ends_with("TEST FAIL:\n  C2H failure : a C2H transfer length of 0x4 bytes cannot hold a CRC64 "
+                                   "result\n"))
+        << variable;
+}
+
+}  // namespace

@@ -1,0 +1,130 @@
+#include "continuous_ring.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cstring>
+#include <thread>
+
+#include "dma_bridge/xdma_descriptor.hpp"
+#include "dma_bridge/xdma_discovery.hpp"
+
+namespace stream_tools::detail {
+namespace {
+
+std::string hex(uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+    return text;
+}
+
+}  // namespace
+
+vfio::Result<std::unique_ptr<ContinuousRing>> ContinuousRing::open(vfio::Device& device, const StreamSubtestOptions& o,
+                                                                   uint64_t size, bool free_running) {
+    using namespace xdma;
+    auto ring = std::unique_ptr<ContinuousRing>(new ContinuousRing(PDT_TRY(dma_registers(device, o.dma_bar))));
+    ring->m_channel = block_offset(target::C2H_CHANNEL, o.c2h_channel);
+    ring->m_sgdma = block_offset(target::C2H_SGDMA, o.c2h_channel);
+    ring->m_bit = sgdma_common_reg::channel_bit(Direction::C2H, o.c2h_channel);
+    ring->m_count = o.c2h_buffers;
+    ring->m_size = size;
+    ring->m_free_running = free_running;
+    ring->m_name = device.identity().address.to_string() + " C2H " + std::to_string(o.c2h_channel);
+    const uint32_t id = ring->reg(channel_reg::IDENTIFIER);
+    if (identifier::subsystem_identifier(id) != identifier::SUBSYSTEM_IDENTIFIER ||
+        identifier::target(id) != target::C2H_CHANNEL || !identifier::stream(id))
+        return vfio::make_error("open continuous C2H ring", ring->m_name, ENODEV, "not an XDMA C2H stream channel");
+    if (ring->reg(channel_reg::STATUS) & status::busy)
+        return vfio::make_error("open continuous C2H ring", ring->m_name, EBUSY,
+                                "Attempting to initialise when DMA channel busy");
+    const vfio::DmaRegion::Options table_options{vfio::DmaAccess::DeviceReadWrite, o.buffer_kind, o.dma_mask_bits};
+    const vfio::DmaRegion::Options data_options{vfio::DmaAccess::DeviceWrite, o.buffer_kind, o.dma_mask_bits};
+    const uint64_t table = o.c2h_buffers * (sizeof(Descriptor) + sizeof(C2hStreamWriteback));
+    ring->m_ring = PDT_TRY(vfio::DmaRegion::allocate(device, table, table_options));
+    ring->m_data = PDT_TRY(vfio::DmaRegion::allocate(device, size * o.c2h_buffers, data_options));
+    return ring;
+}
+
+uint64_t ContinuousRing::descriptor_iova(size_t i) const { return m_ring.iova() + i * sizeof(xdma::Descriptor); }
+
+uint64_t ContinuousRing::writeback_iova(size_t i) const {
+    return m_ring.iova() + m_count * sizeof(xdma::Descriptor) + i * sizeof(xdma::C2hStreamWriteback);
+}
+
+void ContinuousRing::start() {
+    using namespace xdma;
+    const uint64_t common = block_offset(target::SGDMA_COMMON);
+    set(channel_reg::CONTROL_W1C, control::run);
+    (void)reg(channel_reg::STATUS_RC);
+    m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1C, m_bit);  // continuous
+    m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1C, m_bit);            // not halted
+    std::memset(m_ring.data(), 0, m_ring.size());
+    for (size_t i = 0; i < m_count; ++i) {
+        const Descriptor d = Descriptor::make(descriptor_control::COMPLETED, static_cast<uint32_t>(m_size),
+                                              writeback_iova(i), m_data.iova() + i * m_size,
+                                              descriptor_iova((i + 1) % m_count));
+        std::memcpy(m_ring.data() + i * sizeof(Descriptor), &d, sizeof d);
+    }
+    m_regs.write32(m_sgdma + sgdma_reg::DESCRIPTOR_LOW_ADDRESS, static_cast<uint32_t>(descriptor_iova(0)));
+    m_regs.write32(m_sgdma + sgdma_reg::DESCRIPTOR_HIGH_ADDRESS, static_cast<uint32_t>(descriptor_iova(0) >> 32));
+    m_regs.write32(m_sgdma + sgdma_reg::DESCRIPTOR_ADJACENT, 0);
+    set(channel_reg::CONTROL, control::ie_desc_error | control::ie_read_error | control::ie_magic_stopped |
+                                  control::ie_align_mismatch | control::ie_invalid_length);
+    std::atomic_thread_fence(std::memory_order_release);
+    set(channel_reg::CONTROL_W1S, control::run);
+    m_consumed = 0;
+    m_overwritten = 0;
+    m_running = true;
+}
+
+vfio::Result<std::optional<ContinuousRing::Piece>> ContinuousRing::poll() {
+    using namespace xdma;
+    const uint32_t status_value = reg(channel_reg::STATUS);
+    if (status_value & status::errors)
+        return vfio::make_error("receive", m_name, EIO, "channel_status=" + hex(status_value) + " (error bits set)");
+    const uint32_t completed = reg(channel_reg::COMPLETED_DESCRIPTOR_COUNT);
+    const uint32_t ahead = completed - static_cast<uint32_t>(m_consumed);
+    if (ahead == 0)
+        return std::optional<Piece>{};
+    if (ahead > m_count) {
+        if (!m_free_running)
+            return vfio::make_error("receive", m_name, EOVERFLOW,
+                                    "the engine completed more descriptors than the ring holds: data overwritten");
+        // The newest m_count - 1 completions are intact; the oldest buffer is being written now.
+        const uint64_t skip = ahead - (m_count - 1);
+        m_consumed += skip;
+        m_overwritten += skip;
+    }
+    std::atomic_thread_fence(std::memory_order_acquire);
+    const size_t index = static_cast<size_t>(m_consumed % m_count);
+    C2hStreamWriteback wb;
+    std::memcpy(&wb, m_ring.data() + m_count * sizeof(Descriptor) + index * sizeof wb, sizeof wb);
+    if ((wb.wb_magic_status >> 16) != C2H_STREAM_WRITEBACK_MAGIC)
+        return vfio::make_error("receive", m_name, EIO, "Incorrect stream wb_magic_status " + hex(wb.wb_magic_status));
+    ++m_consumed;
+    return std::optional<Piece>{Piece{index, wb.length, (wb.wb_magic_status & C2H_STREAM_WRITEBACK_EOP) != 0}};
+}
+
+void ContinuousRing::release(size_t index) {
+    if (m_free_running)
+        return;
+    std::memset(m_ring.data() + m_count * sizeof(xdma::Descriptor) + index * sizeof(xdma::C2hStreamWriteback), 0,
+                sizeof(xdma::C2hStreamWriteback));
+}
+
+vfio::Result<void> ContinuousRing::stop() {
+    if (!m_running)
+        return {};
+    m_running = false;
+    set(xdma::channel_reg::CONTROL_W1C, xdma::control::run);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (reg(xdma::channel_reg::STATUS) & xdma::status::busy) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return vfio::make_error("stop", m_name, ETIMEDOUT, "Timeout waiting to become idle after clearing Run bit");
+        std::this_thread::yield();
+    }
+    return {};
+}
+
+}  // namespace stream_tools::detail

@@ -1,0 +1,65 @@
+// A C2H stream channel in PG195 continuous mode (private to stream_tools): descriptor credit
+// mode disabled on the channel, a ring of fixed buffers whose descriptors link in a circle with
+// no STOP; once Run is set the engine follows the ring for ever. Software learns of completions
+// from the Completed Descriptor Count register (reset by the rising edge of Run) and reads
+// length / EOP from each descriptor's stream writeback.
+//
+// free_running: the source does not wait for software (a fixed-data card), so the engine may
+// lap the ring. poll() then skips the descriptors overwritten before they were read and counts
+// them (overwritten()); release() leaves the writeback alone, since the engine may already have
+// written it again, and the Completed Descriptor Count alone says which buffers hold data.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "stream_tools/stream_subtests.hpp"
+#include "vfio_access/device.hpp"
+#include "vfio_access/dma.hpp"
+
+namespace stream_tools::detail {
+
+class ContinuousRing {
+public:
+    struct Piece {
+        size_t buffer = 0;
+        uint32_t length = 0;
+        bool end_of_packet = false;
+    };
+
+    static vfio::Result<std::unique_ptr<ContinuousRing>> open(vfio::Device& device, const StreamSubtestOptions& o,
+                                                             uint64_t size, bool free_running);
+    ~ContinuousRing() { (void)stop(); }
+
+    uint8_t* buffer(size_t index) const { return m_data.data() + index * m_size; }
+    uint64_t data_bytes() const { return m_data.size(); }
+    const std::string& name() const { return m_name; }
+    uint64_t overwritten() const { return m_overwritten; }
+
+    void start();
+    // The next completed descriptor, in ring order; nullopt when none is ready.
+    vfio::Result<std::optional<Piece>> poll();
+    // The descriptor just consumed may be filled again: clear its writeback (not free_running).
+    void release(size_t index);
+    // Clears Run and waits up to 1 s for the engine to go idle.
+    vfio::Result<void> stop();
+
+private:
+    explicit ContinuousRing(vfio::RegisterWindow regs) : m_regs(std::move(regs)) {}
+    uint32_t reg(uint64_t offset) const { return m_regs.read32(m_channel + offset); }
+    void set(uint64_t offset, uint32_t value) const { m_regs.write32(m_channel + offset, value); }
+    uint64_t descriptor_iova(size_t i) const;
+    uint64_t writeback_iova(size_t i) const;
+
+    vfio::RegisterWindow m_regs;
+    uint64_t m_channel = 0, m_sgdma = 0;
+    uint32_t m_bit = 0;
+    size_t m_count = 0;
+    uint64_t m_size = 0, m_consumed = 0, m_overwritten = 0;
+    bool m_running = false, m_free_running = false;
+    std::string m_name;
+    vfio::DmaRegion m_ring, m_data;
+};
+
+}  // namespace stream_tools::detail

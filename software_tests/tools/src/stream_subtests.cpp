@@ -218,7 +218,8 @@ MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const
         return fail(out, "C2H", c2h.error().message());
     if (free_running)  // a buffer never written fails; not again later, as the engine may be writing it
         std::memset((*c2h)->buffer(0), stream_test::kFixedDataPoison, (*c2h)->data_bytes());
-    (*c2h)->start();
+    else
+        (*c2h)->start();  // ready before H2C sends, as fpga_sio's; a free-running source starts when polled
     const pattern::Pattern pat(5, 0);
     PieceChecker checker(o, pat);
     uint64_t tx_word = 0, rx_bytes = 0;
@@ -232,6 +233,8 @@ MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const
             if (auto sent = (*h2c)->submit_stream(h2c_data->iova() + k * p.h2c_size, p.h2c_size, true); !sent.ok())
                 return fail(out, "H2C", sent.error().message());
         }
+        if (free_running && rx_bytes == 0)
+            (*c2h)->start();
         auto last_progress = Clock::now();
         for (uint64_t received = 0; received < p.receive;) {
             if (auto done = (*h2c)->poll(); !done.ok())

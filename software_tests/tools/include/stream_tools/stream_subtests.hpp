@@ -5,7 +5,8 @@
 //   crc64       one 8-byte piece with EOP per H2C packet, its CRC-64; H2C packets are whole
 //               tdata beats (packet_granularity);
 //   fixed_data  zeros, full C2H buffers, no EOP, whatever H2C sent (H2C goes to a sink).
-// (fpga_sio runs these sub-tests on every stream design as loopbacks.)
+// (fpga_sio's source checks every stream design as a loopback, so its CRC64 and fixed-data
+// designs cannot pass there.)
 //   stream_fixed_buffers_c2h_continuous  the C2H ring in continuous mode: PG195 descriptor
 //       credit mode disabled on the C2H channel and its descriptors linked in a circle with no
 //       STOP, so the engine follows the ring for ever; completions are read from the Completed

@@ -40,10 +40,6 @@ struct DmaBridgeTestOptions {
     std::vector<DeviceRouting> routing;       // --device_routing
 };
 
-// Host buffer bytes the enabled tests need on the design at once, and the test needing most.
-std::pair<uint64_t, std::string> host_bytes_needed(const identify::IdentifiedDesign& design,
-                                                   const DmaBridgeTestOptions& options);
-
 // Returns the exit status: 0 Overall PASS, 1 Overall FAIL. With options.stream.json, JSON
 // Lines go to out and fpga_sio's text lines to stderr.
 int run_test_dma_bridge(std::vector<identify::IdentifiedDesign>& designs, const DmaBridgeTestOptions& options,

@@ -44,6 +44,11 @@ std::string data_error(const pattern::Mismatch& m, uint64_t memory_base) {
     return "card address " + hex(memory_base + m.first_bad_word * 4) + " " + m.describe();
 }
 
+// The engine a DMA error names ("H2C 0 transfer", "0000:15:00.0 C2H 1").
+const char* direction_of(const vfio::Error& error) {
+    return (error.operation + " " + error.object).find("H2C") != std::string::npos ? "H2C" : "C2H";
+}
+
 // Host window of memory_variable_transfers: whole H2C transfers, at least max_buffer_size and
 // the C2H transfer length, at most the card window.
 uint64_t variable_window(uint64_t bytes, uint64_t length, uint64_t c2h_length, uint64_t max_buffer_size) {
@@ -82,8 +87,7 @@ MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const Mem
                 done = dma.read(*c2h, plan(options.memory_base + at, part, c2h_length));
             if (!done.ok()) {
                 (void)dma.stop();
-                return fail(out, done.error().object.find("H2C") != std::string::npos ? "H2C" : "C2H",
-                            done.error().message());
+                return fail(out, direction_of(done.error()), done.error().message());
             }
             auto t2 = Clock::now();
             const pattern::Mismatch m = pattern::verify(options.pool, pat, reinterpret_cast<const uint32_t*>(c2h->data()),

@@ -51,21 +51,26 @@ Outcome run_tool(std::vector<std::string> args) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// 8 GiB of card memory and a 16 MiB host limit: the three buffer-hungry tests are not started,
-// each with its need and the way out; memory_addressing still runs and verifies its words.
+// 8 GiB of simulated card memory and a 16 MiB host limit: the three tests that write the whole
+// card are not started, each with its need (host buffers + the simulated card memory it would
+// write) and the way out; memory_addressing still runs and verifies its words.
 TEST(MemoryHostLimit, EachSubTestDecidesForItself) {
     const Outcome r = run_tool({"--sim_design", "TEF1001_dma_ddr3", "--host_memory_limit", "0x1000000", "--min_words",
                                 "0x10000"});
     EXPECT_EQ(r.exit_code, 1) << r.output;
     for (const char* part :
-         {"Not started: memory_fixed_buffers on TEF1001_dma_ddr3 at 0000:15:00.0 needs 0x10000000 bytes of host "
-          "buffers, more than --host_memory_limit 0x1000000: lower --max_buffer_size, or raise the limit\n",
-          "Not started: memory_variable_transfers on TEF1001_dma_ddr3 at 0000:15:00.0 needs 0x20000000 bytes of host "
-          "buffers, more than --host_memory_limit 0x1000000: lower --max_buffer_size and --transfer_length, or raise "
+         {"Not started: memory_fixed_buffers on TEF1001_dma_ddr3 at 0000:15:00.0 needs 0x210000000 bytes of host "
+          "buffers and simulated card memory (0x10000000 + 0x200000000), more than --host_memory_limit 0x1000000: "
+          "lower --max_buffer_size, test part of the card memory with --dma_bridge_memory_size_bytes, or raise the "
+          "limit\n",
+          "Not started: memory_variable_transfers on TEF1001_dma_ddr3 at 0000:15:00.0 needs 0x220000000 bytes of host "
+          "buffers and simulated card memory (0x20000000 + 0x200000000), more than --host_memory_limit 0x1000000: "
+          "lower --max_buffer_size and --transfer_length, test part of the card memory with "
+          "--dma_bridge_memory_size_bytes, or raise the limit\n",
+          "Not started: memory_host_chunks on TEF1001_dma_ddr3 at 0000:15:00.0 needs 0x300000000 bytes of host "
+          "buffers and simulated card memory (0x100000000 + 0x200000000), more than --host_memory_limit 0x1000000: "
+          "raise --host_buffer_divisor, test part of the card memory with --dma_bridge_memory_size_bytes, or raise "
           "the limit\n",
-          "Not started: memory_host_chunks on TEF1001_dma_ddr3 at 0000:15:00.0 needs 0x100000000 bytes of host "
-          "buffers, more than --host_memory_limit 0x1000000: raise --host_buffer_divisor, test part of the card "
-          "memory with --dma_bridge_memory_size_bytes, or raise the limit\n",
           "Testing address aliasing of card memory size 0x200000000 at 31 power-of-two offsets",
           "0000:15:00.0 TEF1001_dma_ddr3 memory_addressing H2C channel 0 C2H channel 0: 248 bytes verified\n",
           "Overall FAIL\n"})
@@ -73,12 +78,28 @@ TEST(MemoryHostLimit, EachSubTestDecidesForItself) {
     EXPECT_FALSE(contains(r.output, "Testing using")) << r.output;
 }
 
-// 64 MiB of the card with 4 MiB buffers and 3 MiB / 2 MiB transfers under a 16 MiB host limit
-// (the whole-card buffers of before needed 128 MiB): every test passes, and the tool's peak RSS
-// stays below the card memory written plus 48 MiB.
+// 64 GiB of simulated card memory under a 16 GiB limit (the default, half of the machine's memory,
+// on a 32 GiB machine): the card-wide tests are refused before they start rather than filling
+// host memory with simulated card pages.
+TEST(MemoryHostLimit, A64GiBSimulatedCardIsRefusedNotWritten) {
+    const Outcome r = run_tool({"--sim_design", "U200_dma_ddr4", "--min_words", "0x10000", "--host_memory_limit",
+                                "0x400000000"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "Not started: memory_fixed_buffers on U200_dma_ddr4 at 0000:15:00.0 needs "
+                                   "0x1010000000 bytes of host buffers and simulated card memory (0x10000000 + "
+                                   "0x1000000000), more than --host_memory_limit 0x400000000: "))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "U200_dma_ddr4 memory_addressing H2C channel 0 C2H channel 0: 272 bytes verified\n"))
+        << r.output;
+    EXPECT_LT(r.peak_rss_kib, 64 * 1024) << r.output;
+}
+
+// 64 MiB of the card with 4 MiB buffers and 3 MiB / 2 MiB transfers under a 96 MiB host limit
+// (64 MiB of it the simulated card memory; the whole-card buffers of before needed 128 MiB more):
+// every test passes, and the tool's peak RSS stays below the card memory written plus 48 MiB.
 TEST(MemoryHostLimit, WindowedBuffersTestTheCardWithinTheLimit) {
     const Outcome r = run_tool({"--sim_design", "TEF1001_dma_ddr3", "--dma_bridge_memory_size_bytes", "0x4000000",
-                                "--host_memory_limit", "0x1000000", "--max_buffer_size", "0x400000",
+                                "--host_memory_limit", "0x6000000", "--max_buffer_size", "0x400000",
                                 "--transfer_length", "0x300000,0x200000", "--host_buffer_divisor", "16",
                                 "--min_words", "0x2000000", "--max_channel_combinations", "1"});
     EXPECT_EQ(r.exit_code, 0) << r.output;

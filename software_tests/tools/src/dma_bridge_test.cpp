@@ -48,16 +48,20 @@ void design_header(const identify::IdentifiedDesign& design, uint64_t memory_siz
 
 // A sub-test whose host buffers would exceed --host_memory_limit is not started: its reason,
 // printed, and a failed result. Every other sub-test decides for itself.
+// card_bytes: simulated card memory the test writes (0 on hardware).
 bool over_host_limit(const identify::IdentifiedDesign& design, const std::string& test, uint64_t bytes,
-                     const char* way_out, const DmaBridgeTestOptions& options, std::FILE* out,
+                     uint64_t card_bytes, const char* way_out, const DmaBridgeTestOptions& options, std::FILE* out,
                      std::vector<ChannelResult>& results) {
     const uint64_t limit = options.stream.host_memory_limit;
-    if (limit == 0 || bytes <= limit)
+    if (limit == 0 || bytes + card_bytes <= limit)
         return false;
     ChannelResult result = result_for(design, test);
     result.failure = "Not started: " + test + " on " + design.design->name + " at " +
-                     design.identity.address.to_string() + " needs " + hex(bytes) +
-                     " bytes of host buffers, more than --host_memory_limit " + hex(limit) + ": " + way_out;
+                     design.identity.address.to_string() + " needs " + hex(bytes + card_bytes) +
+                     (card_bytes ? " bytes of host buffers and simulated card memory (" + hex(bytes) + " + " +
+                                       hex(card_bytes) + ")"
+                                 : std::string(" bytes of host buffers")) +
+                     ", more than --host_memory_limit " + hex(limit) + ": " + way_out;
     std::fprintf(out, "%s\n", result.failure->c_str());
     results.push_back(result);
     return true;
@@ -65,9 +69,11 @@ bool over_host_limit(const identify::IdentifiedDesign& design, const std::string
 
 const char* memory_way_out(const std::string& test) {
     if (test == "memory_fixed_buffers")
-        return "lower --max_buffer_size, or raise the limit";
+        return "lower --max_buffer_size, test part of the card memory with --dma_bridge_memory_size_bytes, or raise "
+               "the limit";
     if (test == "memory_variable_transfers")
-        return "lower --max_buffer_size and --transfer_length, or raise the limit";
+        return "lower --max_buffer_size and --transfer_length, test part of the card memory with "
+               "--dma_bridge_memory_size_bytes, or raise the limit";
     if (test == "memory_host_chunks")
         return "raise --host_buffer_divisor, test part of the card memory with --dma_bridge_memory_size_bytes, or "
                "raise the limit";
@@ -84,8 +90,9 @@ void run_memory_test(identify::IdentifiedDesign& design, const std::string& name
     const unsigned most = name == "memory_addressing" ? 1 : options.max_channel_combinations;
     unsigned combinations = 0;
     design_header(design, memory.memory_size, out);
-    if (over_host_limit(design, name, memory_test_host_bytes(name, memory), memory_way_out(name), options, out,
-                        results))
+    if (over_host_limit(design, name, memory_test_host_bytes(name, memory),
+                        options.simulated_card_memory ? memory_test_card_bytes(name, memory) : 0, memory_way_out(name),
+                        options, out, results))
         return;
     for (unsigned h = 0; h < h2c; ++h) {
         for (unsigned c = 0; c < c2h; ++c) {
@@ -266,7 +273,7 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
     ChannelResult base = result_for(design, enabled_stream_tests(options));
     if (!print_engine_modes(design, options, enabled_stream_tests(options), out, results))
         return;
-    if (over_host_limit(design, enabled_stream_tests(options), options.stream.mapping_size + options.c2h_mapping_size,
+    if (over_host_limit(design, enabled_stream_tests(options), options.stream.mapping_size + options.c2h_mapping_size, 0,
                         "lower --stream_mapping_size, or raise the limit", options, out, results))
         return;
     const unsigned bar = design.dma_bridge->bar;

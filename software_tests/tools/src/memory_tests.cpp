@@ -276,4 +276,10 @@ uint64_t memory_test_host_bytes(const std::string& test, const MemoryTestOptions
     return 0;
 }
 
+uint64_t memory_test_card_bytes(const std::string& test, const MemoryTestOptions& options) {
+    if (test == "memory_addressing")  // a 64 KiB simulated page per word
+        return 0x10000 * alias_offsets(options.memory_size, 8).size();
+    return options.memory_size;
+}
+
 }  // namespace stream_tools

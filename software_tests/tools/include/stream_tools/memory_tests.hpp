@@ -49,6 +49,9 @@ struct MemoryTestResult {
 
 // Host buffer bytes a test allocates at once for options (0 for unknown names).
 uint64_t memory_test_host_bytes(const std::string& test, const MemoryTestOptions& options);
+// Card memory bytes a test writes (what a simulated card holds in host memory afterwards, at
+// most: its 64 KiB pages written).
+uint64_t memory_test_card_bytes(const std::string& test, const MemoryTestOptions& options);
 
 // Each prints its "Testing ..." lines, timing blocks and TEST PASS / TEST FAIL to out.
 MemoryTestResult memory_fixed_buffers(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "stream_tools/card_dma.hpp"
@@ -41,6 +42,36 @@ TEST(MemoryAddressing, NamesTheUndecodedAddressBit) {
     corrupt[3] ^= 0x100;
     EXPECT_EQ(*stream_tools::analyse_aliasing(offsets, written, corrupt),
               "card offset 0x20 read 0x1111111100000103 expected 0x1111111100000003");
+}
+
+// An IP whose Alignments register asks for 64-byte lengths: 64-byte words at 0 and at every
+// power of two from 64; an undecoded address bit is still named, and a corrupt byte anywhere in
+// a word is found.
+TEST(MemoryAddressing, WordsAsWideAsTheAlignmentsNeed) {
+    EXPECT_EQ(stream_tools::alias_offsets(0x200, 64), (std::vector<uint64_t>{0, 64, 128, 256}));
+    xdma::ChannelInfo h2c, c2h;
+    EXPECT_EQ(stream_tools::addressing_word_bytes(h2c, c2h), 8u);
+    c2h.length_granularity = 64;
+    EXPECT_EQ(stream_tools::addressing_word_bytes(h2c, c2h), 64u);
+    h2c.address_alignment = 96;
+    EXPECT_EQ(stream_tools::addressing_word_bytes(h2c, c2h), 128u);
+
+    const auto offsets = stream_tools::alias_offsets(1 << 20, 64);
+    std::vector<uint8_t> written(offsets.size() * 64);
+    for (size_t i = 0; i < written.size(); ++i)
+        written[i] = static_cast<uint8_t>(i * 7 + i / 64);
+    EXPECT_FALSE(stream_tools::analyse_aliasing(offsets, written.data(), written.data(), 64).has_value());
+    // Address bit 12 not decoded: offsets 0 and 0x1000 both read what was written last, at 0x1000.
+    ASSERT_EQ(offsets[7], 0x1000u);
+    std::vector<uint8_t> read = written;
+    std::copy_n(written.begin() + 7 * 64, 64, read.begin());
+    EXPECT_EQ(*stream_tools::analyse_aliasing(offsets, written.data(), read.data(), 64),
+              "card offset 0x0 reads the value written at offset 0x1000: address bit 12 is not decoded (aliasing)");
+    std::vector<uint8_t> corrupt = written;
+    corrupt[2 * 64 + 40] ^= 1;  // offset 0x80, byte 40: the lane at 0x80 + 40
+    const auto problem = stream_tools::analyse_aliasing(offsets, written.data(), corrupt.data(), 64);
+    ASSERT_TRUE(problem.has_value());
+    EXPECT_EQ(problem->rfind("card offset 0xa8 read 0x", 0), 0u) << *problem;
 }
 
 TEST(TransferTiming, ReportsMinMeanMaxAsFpgaSio) {

@@ -252,25 +252,7 @@ TEST(TestDmaBridgeProcess, JsonNothingTested) {
         << r.output;
 }
 
-// 8 GiB of card memory needs 16 GiB of host buffers: refused before any DMA, with the way out.
-TEST(TestDmaBridgeProcess, HostMemoryLimitRefusesBeforeStarting) {
-    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, {"--sim_design", "TEF1001_dma_ddr3", "--host_memory_limit",
-                                                      "0x40000000"});
-    EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_TRUE(contains(r.output, "Not started: memory_fixed_buffers on TEF1001_dma_ddr3 at 0000:15:00.0 needs "
-                                   "0x400000000 bytes of host buffers, more than --host_memory_limit 0x40000000: test "
-                                   "part of the card memory with --dma_bridge_memory_size_bytes, or raise the limit\n"
-                                   "Overall FAIL\n"))
-        << r.output;
-    EXPECT_FALSE(contains(r.output, "Testing using")) << r.output;
-    const Outcome windowed = run_tool(TEST_DMA_BRIDGE_TOOL,
-                                      {"--sim_design", "TEF1001_dma_ddr3", "--host_memory_limit", "0x40000000",
-                                       "--dma_bridge_memory_size_bytes", "0x100000", "--min_words", "0x10000",
-                                       "--enabled_tests", "memory_host_chunks"});
-    EXPECT_EQ(windowed.exit_code, 0) << windowed.output;
-    EXPECT_TRUE(contains(windowed.output, "memory_host_chunks H2C channel 0 C2H channel 0: 1048576 bytes verified\n"))
-        << windowed.output;
-}
+// test_dma_bridge's --host_memory_limit: memory_process_test.cpp.
 
 TEST(StreamToolProcess, HostMemoryLimitRefusesBeforeStarting) {
     const Outcome r = run_tool(PARALLEL_STREAMS_TOOL, {"--sim_design", "NiteFury_dma_stream_loopback",

@@ -181,14 +181,25 @@ TEST(XdmaIpToolsAlignments, AlignedTransfersPassAndAnUnalignedOneIsRefusedNaming
     const Outcome stream = run_tool(TEST_DMA_BRIDGE_TOOL, design("ipcfg_aligned_stream"));
     EXPECT_EQ(stream.exit_code, 0) << stream.output;
     EXPECT_GE(count(stream.output, "Test pattern verified in 262144 words\nTEST PASS"), 2u) << stream.output;
-    // memory_addressing writes 8-byte words: refused before the engine sees them, with the reason.
+    // memory_addressing writes words as wide as the Alignments register needs: 64 bytes here.
     const Outcome addressing =
         run_tool(TEST_DMA_BRIDGE_TOOL, design("ipcfg_aligned_mm", {"--enabled_tests", "memory_addressing"}));
-    EXPECT_EQ(addressing.exit_code, 1) << addressing.output;
-    EXPECT_TRUE(contains(addressing.output, "submit XDMA transfer 0000:15:00.0 H2C 0: Invalid argument (descriptor 0 "
-                                            "of the transfer: length 0x8 is not a multiple of the channel's length "
-                                            "granularity of 64 bytes (Alignments register))"))
+    EXPECT_EQ(addressing.exit_code, 0) << addressing.output;
+    EXPECT_TRUE(contains(addressing.output, "Testing address aliasing of card memory size 0x100000 at 15 power-of-two "
+                                            "offsets, 64-byte words (Alignments), H2C channel 0 C2H channel 0\n"))
         << addressing.output;
+    EXPECT_TRUE(contains(addressing.output, "memory_addressing H2C channel 0 C2H channel 0: 960 bytes verified\n"))
+        << addressing.output;
+    EXPECT_TRUE(contains(addressing.output, "Overall PASS")) << addressing.output;
+    // An unaligned transfer is still refused before the engine sees it, naming the requirement.
+    const Outcome unaligned = run_tool(TEST_DMA_BRIDGE_TOOL,
+                                       design("ipcfg_aligned_mm", {"--enabled_tests", "memory_fixed_buffers",
+                                                                   "--max_buffer_size", "0x1008"}));
+    EXPECT_EQ(unaligned.exit_code, 1) << unaligned.output;
+    EXPECT_TRUE(contains(unaligned.output, "submit XDMA transfer 0000:15:00.0 H2C 0: Invalid argument (descriptor 0 "
+                                           "of the transfer: length 0x1008 is not a multiple of the channel's length "
+                                           "granularity of 64 bytes (Alignments register))"))
+        << unaligned.output;
 }
 
 }  // namespace

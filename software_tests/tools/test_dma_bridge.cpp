@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
         std::cerr << "Error: " << (options.ok() ? registry.error() : options.error()).message() << "\n";
         return 2;
     }
+    options->simulated_card_memory = !cli.sim_designs.empty();
     if (options->memory_base_override || options->memory_size_override)
         (cli.json ? std::cerr : std::cout)
             << "Overriding DMA bridge memory window: tests fail if it lies outside the design's memory\n";

@@ -1,5 +1,6 @@
 #include "stream_tools/card_dma.hpp"
 
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <thread>
@@ -73,6 +74,12 @@ vfio::Result<void> CardDma::run(const vfio::DmaRegion* h2c_host, const vfio::Dma
             ++c2h_done;
             progress = true;
         }
+        if (!progress && m_h2c->options().completion == xdma::CompletionMethod::Interrupt) {
+            const Waited waited = PDT_TRY(wait_interrupt(h2c_done < h2c_started, c2h_done < c2h_started));
+            h2c_done += waited == Waited::H2c;
+            c2h_done += waited == Waited::C2h;
+            progress = waited != Waited::None;
+        }
         const auto now = std::chrono::steady_clock::now();
         if (progress) {
             last_progress = now;
@@ -82,11 +89,26 @@ vfio::Result<void> CardDma::run(const vfio::DmaRegion* h2c_host, const vfio::Dma
             return vfio::make_error("memory-mapped DMA", stuck.name(), ETIMEDOUT,
                                     "no transfer completed within the transfer timeout of " +
                                         std::to_string(m_timeout.count()) + " ms: " + stuck.describe_state());
-        } else {
+        } else if (m_h2c->options().completion != xdma::CompletionMethod::Interrupt) {
             std::this_thread::sleep_for(std::chrono::microseconds(20));
         }
     }
     return {};
+}
+
+// Interrupt completion: sleeps on the MSI of an engine with a transfer in flight (taking turns
+// when both have one) for a short slice, so that the other engine and the deadline are seen.
+vfio::Result<CardDma::Waited> CardDma::wait_interrupt(bool h2c_busy, bool c2h_busy) {
+    if (!h2c_busy && !c2h_busy)
+        return Waited::None;
+    m_wait_c2h = c2h_busy && (!h2c_busy || !m_wait_c2h);
+    xdma::Engine& engine = m_wait_c2h ? *m_c2h : *m_h2c;
+    auto done = engine.wait(std::chrono::milliseconds(2));
+    if (done.ok())
+        return m_wait_c2h ? Waited::C2h : Waited::H2c;
+    if (done.error().code == ETIMEDOUT)
+        return Waited::None;
+    return done.error();
 }
 
 void TransferTiming::add(std::chrono::nanoseconds elapsed) {

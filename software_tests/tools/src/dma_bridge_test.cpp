@@ -46,6 +46,40 @@ void design_header(const identify::IdentifiedDesign& design, uint64_t memory_siz
                  design.identity.iommu_group);
 }
 
+// A sub-test whose host buffers would exceed --host_memory_limit is not started: its reason,
+// printed, and a failed result. Every other sub-test decides for itself.
+// card_bytes: simulated card memory the test writes (0 on hardware).
+bool over_host_limit(const identify::IdentifiedDesign& design, const std::string& test, uint64_t bytes,
+                     uint64_t card_bytes, const char* way_out, const DmaBridgeTestOptions& options, std::FILE* out,
+                     std::vector<ChannelResult>& results) {
+    const uint64_t limit = options.stream.host_memory_limit;
+    if (limit == 0 || bytes + card_bytes <= limit)
+        return false;
+    ChannelResult result = result_for(design, test);
+    result.failure = "Not started: " + test + " on " + design.design->name + " at " +
+                     design.identity.address.to_string() + " needs " + hex(bytes + card_bytes) +
+                     (card_bytes ? " bytes of host buffers and simulated card memory (" + hex(bytes) + " + " +
+                                       hex(card_bytes) + ")"
+                                 : std::string(" bytes of host buffers")) +
+                     ", more than --host_memory_limit " + hex(limit) + ": " + way_out;
+    std::fprintf(out, "%s\n", result.failure->c_str());
+    results.push_back(result);
+    return true;
+}
+
+const char* memory_way_out(const std::string& test) {
+    if (test == "memory_fixed_buffers")
+        return "lower --max_buffer_size, test part of the card memory with --dma_bridge_memory_size_bytes, or raise "
+               "the limit";
+    if (test == "memory_variable_transfers")
+        return "lower --max_buffer_size and --transfer_length, test part of the card memory with "
+               "--dma_bridge_memory_size_bytes, or raise the limit";
+    if (test == "memory_host_chunks")
+        return "raise --host_buffer_divisor, test part of the card memory with --dma_bridge_memory_size_bytes, or "
+               "raise the limit";
+    return "raise the limit";
+}
+
 using MemoryTest = MemoryTestResult (*)(vfio::Device&, CardDma&, const MemoryTestOptions&, std::FILE*);
 
 // One memory test on every channel pair (the first only for memory_addressing).
@@ -56,6 +90,10 @@ void run_memory_test(identify::IdentifiedDesign& design, const std::string& name
     const unsigned most = name == "memory_addressing" ? 1 : options.max_channel_combinations;
     unsigned combinations = 0;
     design_header(design, memory.memory_size, out);
+    if (over_host_limit(design, name, memory_test_host_bytes(name, memory),
+                        options.simulated_card_memory ? memory_test_card_bytes(name, memory) : 0, memory_way_out(name),
+                        options, out, results))
+        return;
     for (unsigned h = 0; h < h2c; ++h) {
         for (unsigned c = 0; c < c2h; ++c) {
             if (combinations++ >= most)
@@ -232,6 +270,9 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
     ChannelResult base = result_for(design, enabled_stream_tests(options));
     if (!print_engine_modes(design, options, enabled_stream_tests(options), out, results))
         return;
+    if (over_host_limit(design, enabled_stream_tests(options), options.stream.mapping_size + options.c2h_mapping_size, 0,
+                        "lower --stream_mapping_size, or raise the limit", options, out, results))
+        return;
     const unsigned bar = design.dma_bridge->bar;
     const xdma::IpOptions ip = ip_options(design);
     OpenOptions open;
@@ -278,43 +319,6 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
     }
 }
 
-}  // namespace
-
-std::pair<uint64_t, std::string> host_bytes_needed(const identify::IdentifiedDesign& design,
-                                                   const DmaBridgeTestOptions& options) {
-    std::pair<uint64_t, std::string> most{0, ""};
-    if (!design.dma_bridge)
-        return most;
-    if (design.dma_bridge->mode == designs::DmaMode::MemoryMapped) {
-        const MemoryTestOptions memory = memory_options(design, options);
-        for (const std::string& test : kDmaBridgeTests)
-            if (enabled(options, test) && memory_test_host_bytes(test, memory) > most.first)
-                most = {memory_test_host_bytes(test, memory), test};
-    } else if (!enabled_stream_tests(options).empty()) {
-        most = {options.stream.mapping_size + options.c2h_mapping_size, enabled_stream_tests(options)};
-    }
-    return most;
-}
-
-namespace {
-
-// The run would need more host buffers than --host_memory_limit: say so before any DMA.
-std::optional<std::string> over_host_limit(const std::vector<identify::IdentifiedDesign>& designs,
-                                           const DmaBridgeTestOptions& options) {
-    const uint64_t limit = options.stream.host_memory_limit;
-    for (const identify::IdentifiedDesign& design : designs) {
-        const auto [bytes, test] = host_bytes_needed(design, options);
-        if (limit != 0 && bytes > limit)
-            return "Not started: " + test + " on " + design.design->name + " at " +
-                   design.identity.address.to_string() + " needs " + hex(bytes) +
-                   " bytes of host buffers, more than --host_memory_limit " + hex(limit) +
-                   (design.dma_bridge->mode == designs::DmaMode::MemoryMapped
-                        ? ": test part of the card memory with --dma_bridge_memory_size_bytes, or raise the limit"
-                        : ": lower --stream_mapping_size, or raise the limit");
-    }
-    return std::nullopt;
-}
-
 void test_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, std::FILE* out,
                  std::vector<ChannelResult>& results) {
     const unsigned h2c = design.dma_bridge->num_h2c(), c2h = design.dma_bridge->num_c2h();
@@ -356,8 +360,6 @@ int run_test_dma_bridge(std::vector<identify::IdentifiedDesign>& designs, const 
             dma_designs.push_back(&design);
     if (dma_designs.empty())
         return report_nothing_tested("No design with a DMA bridge was tested", verdict);
-    if (auto over = over_host_limit(designs, given))
-        return report_nothing_tested(*over, verdict);
     DmaBridgeTestOptions options = given;
     std::unique_ptr<pattern::WorkerPool> pool;
     if (options.stream.verify_threads > 0) {

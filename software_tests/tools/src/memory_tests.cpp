@@ -1,5 +1,6 @@
 #include "stream_tools/memory_tests.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <cinttypes>
@@ -43,41 +44,63 @@ std::string data_error(const pattern::Mismatch& m, uint64_t memory_base) {
     return "card address " + hex(memory_base + m.first_bad_word * 4) + " " + m.describe();
 }
 
-// Passes of fill / round trip / verify over `bytes` of card memory in `length` chunks.
+// The engine a DMA error names ("H2C 0 transfer", "0000:15:00.0 C2H 1").
+const char* direction_of(const vfio::Error& error) {
+    return (error.operation + " " + error.object).find("H2C") != std::string::npos ? "H2C" : "C2H";
+}
+
+// Host window of memory_variable_transfers: whole H2C transfers, at least max_buffer_size and
+// the C2H transfer length, at most the card window.
+uint64_t variable_window(uint64_t bytes, uint64_t length, uint64_t c2h_length, uint64_t max_buffer_size) {
+    const uint64_t wanted = std::max({length, c2h_length, max_buffer_size});
+    return std::min(bytes, (wanted + length - 1) / length * length);
+}
+
+// Passes of fill / DMA / verify over `bytes` of card memory, `window` bytes of it at a time
+// (the host buffers hold one window), in `length` (H2C) and `c2h_length` chunks. The pattern's
+// word index is the card word offset, keyed by the pass; each timing block counts one pass.
 MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
-                                   uint64_t bytes, uint64_t length, uint64_t c2h_length, std::FILE* out) {
-    auto h2c = vfio::DmaRegion::allocate(device, bytes, region(vfio::DmaAccess::DeviceRead, options));
+                                   uint64_t bytes, uint64_t window, uint64_t length, uint64_t c2h_length,
+                                   std::FILE* out) {
+    auto h2c = vfio::DmaRegion::allocate(device, window, region(vfio::DmaAccess::DeviceRead, options));
     if (!h2c.ok())
         return fail(out, "H2C", h2c.error().message());
-    auto c2h = vfio::DmaRegion::allocate(device, bytes, region(vfio::DmaAccess::DeviceWrite, options));
+    auto c2h = vfio::DmaRegion::allocate(device, window, region(vfio::DmaAccess::DeviceWrite, options));
     if (!c2h.ok())
         return fail(out, "C2H", c2h.error().message());
-    const std::vector<Chunk> chunks = plan(options.memory_base, bytes, length);
-    const std::vector<Chunk> c2h_chunks = plan(options.memory_base, bytes, c2h_length);
     const uint64_t words = bytes / 4;
     const uint64_t passes = std::max<uint64_t>(1, (options.min_words + words - 1) / words);
     TransferTiming populate("populate test pattern", bytes), dma_timing("host-to-card and card-to-host DMA", bytes),
         verify("verify test pattern", bytes);
     for (uint64_t p = 0; p < passes; ++p) {
-        const pattern::Pattern pat(0, p);  // word index = card word offset, keyed by the pass
-        auto t0 = Clock::now();
-        pattern::generate(options.pool, pat, reinterpret_cast<uint32_t*>(h2c->data()), words, 0);
-        auto t1 = Clock::now();
-        populate.add(t1 - t0);
-        auto done = length == c2h_length ? dma.round_trip(*h2c, *c2h, chunks) : dma.write(*h2c, chunks);
-        if (done.ok() && length != c2h_length)
-            done = dma.read(*c2h, c2h_chunks);
-        if (!done.ok()) {
-            (void)dma.stop();
-            return fail(out, done.error().object.find("H2C") != std::string::npos ? "H2C" : "C2H",
-                        done.error().message());
+        const pattern::Pattern pat(0, p);
+        Clock::duration fill_time{}, dma_time{}, verify_time{};
+        for (uint64_t at = 0; at < bytes; at += window) {
+            const uint64_t part = std::min(window, bytes - at), part_words = part / 4;
+            auto* h2c_words = reinterpret_cast<uint32_t*>(h2c->data());
+            auto t0 = Clock::now();
+            pattern::generate(options.pool, pat, h2c_words, part_words, at / 4);
+            auto t1 = Clock::now();
+            const std::vector<Chunk> chunks = plan(options.memory_base + at, part, length);
+            auto done = length == c2h_length ? dma.round_trip(*h2c, *c2h, chunks) : dma.write(*h2c, chunks);
+            if (done.ok() && length != c2h_length)
+                done = dma.read(*c2h, plan(options.memory_base + at, part, c2h_length));
+            if (!done.ok()) {
+                (void)dma.stop();
+                return fail(out, direction_of(done.error()), done.error().message());
+            }
+            auto t2 = Clock::now();
+            const pattern::Mismatch m = pattern::verify(options.pool, pat, reinterpret_cast<const uint32_t*>(c2h->data()),
+                                                        part_words, at / 4);
+            verify_time += Clock::now() - t2;
+            fill_time += t1 - t0;
+            dma_time += t2 - t1;
+            if (!m.ok())
+                return fail(out, "C2H", "pass " + std::to_string(p) + ": " + data_error(m, options.memory_base));
         }
-        auto t2 = Clock::now();
-        dma_timing.add(t2 - t1);
-        const pattern::Mismatch m = pattern::verify(options.pool, pat, reinterpret_cast<const uint32_t*>(c2h->data()), words, 0);
-        verify.add(Clock::now() - t2);
-        if (!m.ok())
-            return fail(out, "C2H", "pass " + std::to_string(p) + ": " + data_error(m, options.memory_base));
+        populate.add(fill_time);
+        dma_timing.add(dma_time);
+        verify.add(verify_time);
     }
     std::fprintf(out, "%s%s%s", populate.report().c_str(), dma_timing.report().c_str(), verify.report().c_str());
     return pass(out, passes * words * 4);
@@ -99,7 +122,7 @@ MemoryTestResult memory_fixed_buffers(vfio::Device& device, CardDma& dma, const 
         return fail(out, "H2C", "card memory smaller than 4 bytes");
     std::fprintf(out, "Testing using %" PRIu64 " buffers of size %s bytes, %s\n", count, hex(size).c_str(),
                  channels(dma).c_str());
-    return round_trip_passes(device, dma, options, count * size, size, size, out);
+    return round_trip_passes(device, dma, options, count * size, size, size, size, out);
 }
 
 MemoryTestResult memory_variable_transfers(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
@@ -116,7 +139,8 @@ MemoryTestResult memory_variable_transfers(vfio::Device& device, CardDma& dma, c
                      e == &dma.h2c() ? "H2C" : "C2H", e->options().channel, hex(l).c_str(),
                      std::min<size_t>(transfers * e->descriptors_for(l), 1023));
     }
-    return round_trip_passes(device, dma, options, bytes, length, c2h_length, out);
+    const uint64_t window = variable_window(bytes, length, c2h_length, options.max_buffer_size);
+    return round_trip_passes(device, dma, options, bytes, window, length, c2h_length, out);
 }
 
 MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
@@ -167,34 +191,56 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
     return pass(out, count * chunk);
 }
 
-std::vector<uint64_t> alias_offsets(uint64_t size) {
+std::vector<uint64_t> alias_offsets(uint64_t size, uint64_t word_bytes) {
     std::vector<uint64_t> offsets{0};
-    for (uint64_t offset = 8; offset != 0 && offset + 8 <= size; offset <<= 1)
+    for (uint64_t offset = word_bytes; offset != 0 && offset + word_bytes <= size; offset <<= 1)
         offsets.push_back(offset);
     return offsets;
 }
 
-std::optional<std::string> analyse_aliasing(const std::vector<uint64_t>& offsets, const std::vector<uint64_t>& written,
-                                            const std::vector<uint64_t>& read) {
+std::optional<std::string> analyse_aliasing(const std::vector<uint64_t>& offsets, const uint8_t* written,
+                                            const uint8_t* read, uint64_t word_bytes) {
+    auto word = [&](const uint8_t* base, size_t i) { return base + i * word_bytes; };
     for (size_t i = 0; i < offsets.size(); ++i) {
-        if (read[i] == written[i])
+        if (std::memcmp(word(read, i), word(written, i), word_bytes) == 0)
             continue;
         for (size_t j = 0; j < offsets.size(); ++j)
-            if (j != i && read[i] == written[j])
+            if (j != i && std::memcmp(word(read, i), word(written, j), word_bytes) == 0)
                 return "card offset " + hex(offsets[i]) + " reads the value written at offset " + hex(offsets[j]) +
                        ": address bit " + std::to_string(std::countr_zero(offsets[i] ^ offsets[j])) +
                        " is not decoded (aliasing)";
-        return "card offset " + hex(offsets[i]) + " read " + hex(read[i]) + " expected " + hex(written[i]);
+        uint64_t lane = 0, got = 0, expected = 0;  // the first 8 bytes that differ
+        for (; lane + 8 <= word_bytes; lane += 8) {
+            std::memcpy(&got, word(read, i) + lane, 8);
+            std::memcpy(&expected, word(written, i) + lane, 8);
+            if (got != expected)
+                break;
+        }
+        return "card offset " + hex(offsets[i] + lane) + " read " + hex(got) + " expected " + hex(expected);
     }
     return std::nullopt;
 }
 
+std::optional<std::string> analyse_aliasing(const std::vector<uint64_t>& offsets, const std::vector<uint64_t>& written,
+                                            const std::vector<uint64_t>& read) {
+    return analyse_aliasing(offsets, reinterpret_cast<const uint8_t*>(written.data()),
+                            reinterpret_cast<const uint8_t*>(read.data()), 8);
+}
+
+uint64_t addressing_word_bytes(const xdma::ChannelInfo& h2c, const xdma::ChannelInfo& c2h) {
+    return std::bit_ceil(std::max<uint64_t>({8, h2c.length_granularity, h2c.address_alignment, c2h.length_granularity,
+                                             c2h.address_alignment}));
+}
+
 MemoryTestResult memory_addressing(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
                                    std::FILE* out) {
-    const std::vector<uint64_t> offsets = alias_offsets(options.memory_size);
-    std::fprintf(out, "Testing address aliasing of card memory size %s at %zu power-of-two offsets, %s\n",
-                 hex(options.memory_size).c_str(), offsets.size(), channels(dma).c_str());
-    const uint64_t bytes = offsets.size() * 8;
+    const uint64_t word = addressing_word_bytes(dma.h2c().info(), dma.c2h().info());
+    const std::vector<uint64_t> offsets = alias_offsets(options.memory_size, word);
+    std::fprintf(out, "Testing address aliasing of card memory size %s at %zu power-of-two offsets%s, %s\n",
+                 hex(options.memory_size).c_str(), offsets.size(),
+                 word == 8 ? "" : (", " + std::to_string(word) + "-byte words (Alignments)").c_str(),
+                 channels(dma).c_str());
+    const uint64_t bytes = offsets.size() * word;
     auto h2c = vfio::DmaRegion::allocate(device, bytes, region(vfio::DmaAccess::DeviceRead, options));
     auto c2h = vfio::DmaRegion::allocate(device, bytes, region(vfio::DmaAccess::DeviceWrite, options));
     if (!h2c.ok() || !c2h.ok())
@@ -204,31 +250,36 @@ MemoryTestResult memory_addressing(vfio::Device& device, CardDma& dma, const Mem
     pat.generate(reinterpret_cast<uint32_t*>(h2c->data()), bytes / 4, 0);
     std::vector<Chunk> chunks;
     for (size_t i = 0; i < offsets.size(); ++i)
-        chunks.push_back(Chunk{i * 8, options.memory_base + offsets[i], 8});
+        chunks.push_back(Chunk{i * word, options.memory_base + offsets[i], word});
     if (auto done = dma.write(*h2c, chunks); !done.ok())
         return fail(out, "H2C", done.error().message());
     if (auto done = dma.read(*c2h, chunks); !done.ok())
         return fail(out, "C2H", done.error().message());
-    std::vector<uint64_t> written(offsets.size()), read(offsets.size());
-    std::memcpy(written.data(), h2c->data(), bytes);
-    std::memcpy(read.data(), c2h->data(), bytes);
-    if (auto problem = analyse_aliasing(offsets, written, read))
+    if (auto problem = analyse_aliasing(offsets, h2c->data(), c2h->data(), word))
         return fail(out, "C2H", *problem);
     return pass(out, bytes);
 }
 
 uint64_t memory_test_host_bytes(const std::string& test, const MemoryTestOptions& options) {
-    if (test == "memory_fixed_buffers") {
-        const uint64_t size = std::min(options.max_buffer_size, options.memory_size) & ~uint64_t{3};
-        return size ? 2 * (options.memory_size / size) * size : 0;
+    if (test == "memory_fixed_buffers")  // one buffer each way
+        return 2 * (std::min(options.max_buffer_size, options.memory_size) & ~uint64_t{3});
+    if (test == "memory_variable_transfers") {  // one window each way
+        const uint64_t bytes = options.memory_size & ~uint64_t{3};
+        const uint64_t length = std::min(options.transfer_length, bytes);
+        const uint64_t c2h = std::min(options.c2h_transfer_length ? options.c2h_transfer_length : length, bytes);
+        return length ? 2 * variable_window(bytes, length, c2h, options.max_buffer_size) : 0;
     }
-    if (test == "memory_variable_transfers")
-        return 2 * (options.memory_size & ~uint64_t{3});
     if (test == "memory_host_chunks")
         return 2 * ((options.memory_size / std::max(1u, options.host_buffer_divisor)) & ~uint64_t{3});
-    if (test == "memory_addressing")
-        return 2 * 8 * alias_offsets(options.memory_size).size();
+    if (test == "memory_addressing")  // the widest word the Alignments register can ask for
+        return 2 * 256 * alias_offsets(options.memory_size, 8).size();
     return 0;
+}
+
+uint64_t memory_test_card_bytes(const std::string& test, const MemoryTestOptions& options) {
+    if (test == "memory_addressing")  // a 64 KiB simulated page per word
+        return 0x10000 * alias_offsets(options.memory_size, 8).size();
+    return options.memory_size;
 }
 
 }  // namespace stream_tools

@@ -37,6 +37,7 @@ public:
     static vfio::Result<CardDma> open(vfio::Device& device, const Options& options);
 
     // Host -> card for every chunk, then (pipelined, each once its H2C completed) card -> host.
+    // With --completion interrupt, waits on the engines' MSIs rather than polling.
     vfio::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
                                   const std::vector<Chunk>& chunks);
     vfio::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks);
@@ -47,11 +48,14 @@ public:
     xdma::Engine& c2h() { return *m_c2h; }
 
 private:
+    enum class Waited { None, H2c, C2h };
+    vfio::Result<Waited> wait_interrupt(bool h2c_busy, bool c2h_busy);
     vfio::Result<void> run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
                            const std::vector<Chunk>& chunks);
     std::unique_ptr<xdma::Engine> m_h2c;
     std::unique_ptr<xdma::Engine> m_c2h;
     std::chrono::milliseconds m_timeout{stream_test::kDefaultTransferTimeout};
+    bool m_wait_c2h = false;  // --completion interrupt: which engine's MSI was waited on last
 };
 
 class TransferTiming {

@@ -38,11 +38,10 @@ struct DmaBridgeTestOptions {
     uint64_t c2h_mapping_size = 0x40000000;   // --stream_mapping_size <h2c>,<c2h>: the C2H half
     uint64_t stream_axi_width_bytes = 16;     // C2H buffers and receives: whole stream beats
     std::vector<DeviceRouting> routing;       // --device_routing
+    // --sim_design: the simulated card memory a test writes is held by this process, so it
+    // counts against --host_memory_limit with the host buffers.
+    bool simulated_card_memory = false;
 };
-
-// Host buffer bytes the enabled tests need on the design at once, and the test needing most.
-std::pair<uint64_t, std::string> host_bytes_needed(const identify::IdentifiedDesign& design,
-                                                   const DmaBridgeTestOptions& options);
 
 // Returns the exit status: 0 Overall PASS, 1 Overall FAIL. With options.stream.json, JSON
 // Lines go to out and fpga_sio's text lines to stderr.

@@ -2,6 +2,7 @@
 #include "identify/identify.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <ostream>
 
@@ -33,10 +34,12 @@ vfio::Result<void> identify_dma_bridge(vfio::Device& device, const designs::DmaB
     info.memory_base = memory.base;
     info.memory_size = memory.size;
     auto channels = xdma::discover(*dma, bridge.mode == designs::DmaMode::Stream);
-    if (!channels) {  // e.g. a BAR that holds the channel registers but not a block the driver needs
+    if (!channels && channels.error().code == ERANGE) {  // the BAR holds the channels, not a block the driver needs
         out.warnings.push_back("DMA bridge unreadable: " + channels.error().message());
         return {};
     }
+    if (!channels)  // e.g. a device gone (registers read all-ones): not identified
+        return std::move(channels).error();
     info.channels = std::move(channels).value();
     const auto check = [&](const char* direction, std::optional<unsigned> expected, unsigned found) {
         if (expected && *expected != found)

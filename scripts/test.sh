@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds everything with -Werror under ASan/UBSan, and runs every
-# test (labels unit, sim, vm; gpu tests skip without a GPU). Exit status is ctest's.
+# test (labels unit, sim, vm). Exit status is ctest's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh

@@ -2,6 +2,7 @@
 #include "identify/identify.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <ostream>
 
@@ -32,7 +33,14 @@ vfio::Result<void> identify_dma_bridge(vfio::Device& device, const designs::DmaB
     const designs::MemoryWindow memory = bridge.memory_for_revision(out.identity.revision);
     info.memory_base = memory.base;
     info.memory_size = memory.size;
-    info.channels = PDT_TRY(xdma::discover(*dma, bridge.mode == designs::DmaMode::Stream));
+    auto channels = xdma::discover(*dma, bridge.mode == designs::DmaMode::Stream);
+    if (!channels && channels.error().code == ERANGE) {  // the BAR holds the channels, not a block the driver needs
+        out.warnings.push_back("DMA bridge unreadable: " + channels.error().message());
+        return {};
+    }
+    if (!channels)  // e.g. a device gone (registers read all-ones): not identified
+        return std::move(channels).error();
+    info.channels = std::move(channels).value();
     const auto check = [&](const char* direction, std::optional<unsigned> expected, unsigned found) {
         if (expected && *expected != found)
             out.warnings.push_back("DMA bridge has " + std::to_string(found) + " " + direction +

@@ -148,3 +148,22 @@ TEST(IdentifyTool, UnreadableDmaBridgeIsFailure) {
     EXPECT_NE(run.err.find("Error: 0000:15:00.0 tiny_dma: cannot read the design's DMA bridge"), std::string::npos)
         << run.err;
 }
+
+// A DMA BAR that holds the channel registers (0x0000-0x1fff) but not the SGDMA blocks at 0x4000:
+// the design is still listed, the warning names the missing block, and the run fails.
+TEST(IdentifyTool, DmaBarWithoutTheSgdmaBlocksIsAWarningAndAFailure) {
+    const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_tool_half_dma.json";
+    std::ofstream(path) << R"({"name": "half_dma", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0102"},
+        "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 1, "c2h_channels": 1},
+        "simulation": {"bar_sizes": {"2": "0x4000"}}})";
+    const ToolRun run = run_tool("--design_file " + path + " --sim_design half_dma");
+    std::remove(path.c_str());
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_NE(run.out.find("Design half_dma:\n"), std::string::npos) << run.out << run.err;
+    EXPECT_NE(run.err.find("Warning: 0000:15:00.0 half_dma: DMA bridge unreadable: check XDMA register blocks H2C "
+                           "SGDMA 0 block at 0x4000..0x40ff"),
+              std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find("Error: 0000:15:00.0 half_dma: cannot read the design's DMA bridge"), std::string::npos)
+        << run.err;
+}

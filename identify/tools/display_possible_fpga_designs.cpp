@@ -4,6 +4,7 @@
 // other tools find nothing.
 // Exit status: 0 matching devices listed, 1 none matches (or the bus cannot be listed), 2 usage error.
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <iostream>
 
 #include "tool_support/open_designs.hpp"
@@ -12,6 +13,7 @@
 namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     std::vector<std::string> design_files;
     po::options_description desc("Options");
     desc.add_options()

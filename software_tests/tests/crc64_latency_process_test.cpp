@@ -3,7 +3,9 @@
 // exit 2.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <regex>
+#include <poll.h>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -87,4 +89,38 @@ TEST(Crc64LatencyProcess, NothingToTestFailsAndUsageErrorsExit2) {
     EXPECT_EQ(run_tool({"--bogus"}).exit_code, 2);
     const Outcome unknown = run_tool({"--sim_design", "No_such_design"});
     EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+}
+
+// Into a pipe, each line is there as soon as it is printed, not when the tool exits.
+TEST(Crc64LatencyProcess, LinesReachAPipeWhileTheToolRuns) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execl(CRC64_LATENCY_TOOL, CRC64_LATENCY_TOOL, "--sim_design", "NiteFury_dma_stream_crc64", "--samples",
+              "100000000", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    close(fds[1]);
+    std::string seen;
+    char buffer[256];
+    while (seen.find("Testing design ") == std::string::npos) {
+        pollfd ready{fds[0], POLLIN, 0};
+        if (poll(&ready, 1, 30000) != 1)  // a line held in the tool's buffer never comes: fail, not hang
+            break;
+        const ssize_t n = read(fds[0], buffer, sizeof buffer);
+        if (n <= 0)
+            break;
+        seen.append(buffer, static_cast<size_t>(n));
+    }
+    int status = 0;
+    const pid_t exited = waitpid(pid, &status, WNOHANG);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    close(fds[0]);
+    EXPECT_EQ(exited, 0) << "the tool had already exited: its lines came at exit\n" << seen;
+    EXPECT_NE(seen.find("Testing design NiteFury_dma_stream_crc64 using H2C 0 -> C2H 0\n"), std::string::npos) << seen;
 }

@@ -10,6 +10,7 @@ namespace po = boost::program_options;
 using namespace stream_tools;
 
 int main(int argc, char** argv) {
+    line_buffer_stdout();
     CommonCli cli;
     cli.transfer_timeout = "60";
     std::string samples = "100000", max_packet_bytes = "0x100000";

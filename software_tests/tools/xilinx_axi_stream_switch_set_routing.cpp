@@ -55,10 +55,11 @@ int main(int argc, char** argv) {
         tool_support::open_designs(*registry, {sim_designs, locations}, &std::cout, std::cerr);
     if (opened.status == tool_support::kUsageError)
         return opened.status;
-    int processed = 0, failed = static_cast<int>(opened.found.failures.size());
+    int processed = 0, switches = 0, failed = static_cast<int>(opened.found.failures.size());
     for (identify::IdentifiedDesign& design : opened.found.designs) {
         if (!design.axi_switch)
             continue;
+        ++switches;
         SwitchRoutes wanted = default_switch_routes(*design.design, design.identity.revision);
         wanted.resize(design.axi_switch->routes.size());
         for (const DeviceRouting& routing : routings) {
@@ -84,7 +85,8 @@ int main(int argc, char** argv) {
         ++processed;
     }
     if (processed == 0) {
-        std::cout << "No devices processed: no design with an AXI4-Stream Switch found\n";
+        std::cout << (switches == 0 ? "No devices processed: no design with an AXI4-Stream Switch found\n"
+                                    : "No devices processed: no AXI4-Stream Switch took its routes (see the errors)\n");
         return 1;
     }
     if (pause) {

@@ -91,7 +91,7 @@ void Report::line(const std::string& text) {
 int Report::abort(const std::string& reason) {
     if (m_json)
         std::fprintf(m_out, "{\"type\":\"error\",\"message\":%s}\n{\"type\":\"result\",\"overall\":\"FAIL\","
-                            "\"stopped_by_user\":false,\"rows\":0}\n",
+                            "\"bytes_verified\":0,\"stopped_by_user\":false,\"rows\":0}\n",
                      json_escape(reason).c_str());
     else
         std::fprintf(m_out, "%s\nOverall FAIL\n", reason.c_str());
@@ -102,7 +102,9 @@ int Report::abort(const std::string& reason) {
 int Report::finish(const Summary& summary) {
     const bool pass = summary.passed();
     if (m_json) {
+        uint64_t bytes_verified = 0;
         for (const auto& row : summary.rows) {
+            bytes_verified += row.words_verified * 4;
             std::string text = json_interval("total", row.label, row.total);
             text.pop_back();
             text += ",\"verified\":" + std::string(row.verifies ? "true" : "false") +
@@ -113,8 +115,10 @@ int Report::finish(const Summary& summary) {
         for (const auto& failure : summary.failures)
             std::fprintf(m_out, "%s\n", json_failure(failure).c_str());
         const std::string why = unverified_reason(summary);
-        std::fprintf(m_out, "{\"type\":\"result\",\"overall\":\"%s\",\"stopped_by_user\":%s,\"rows\":%zu%s}\n",
-                     pass ? "PASS" : "FAIL", summary.stopped_by_user ? "true" : "false", summary.rows.size(),
+        std::fprintf(m_out,
+                     "{\"type\":\"result\",\"overall\":\"%s\",\"bytes_verified\":%" PRIu64
+                     ",\"stopped_by_user\":%s,\"rows\":%zu%s}\n",
+                     pass ? "PASS" : "FAIL", bytes_verified, summary.stopped_by_user ? "true" : "false", summary.rows.size(),
                      why.empty() ? "" : (",\"reason\":" + json_escape(why)).c_str());
         std::fflush(m_out);
         return pass ? 0 : 1;

@@ -2,38 +2,22 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
+#include "test_support/run_process.hpp"
+
 namespace {
 
-struct ToolRun {
-    int exit_code = -1;
-    std::string out, err;
-};
+// out: stdout; err: stderr.
+using ToolRun = test_support::Outcome;
 
 ToolRun run_tool(const std::string& args) {
-    const std::string err_path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_identify_stderr.txt";
-    const std::string command = std::string(PDT_IDENTIFY_TOOL) + " " + args + " 2>" + err_path;
-    ToolRun run;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe)
-        return run;
-    char buffer[4096];
-    size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
-        run.out.append(buffer, n);
-    const int status = ::pclose(pipe);
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream err(err_path);
-    std::stringstream text;
-    text << err.rdbuf();
-    run.err = text.str();
-    std::remove(err_path.c_str());
-    return run;
+    test_support::RunOptions options;
+    options.stderr_to = test_support::Stderr::separate;
+    return test_support::run_process(PDT_IDENTIFY_TOOL, test_support::words(args), options);
 }
 
 std::string seed_lines_without_bus_master() {
@@ -54,14 +38,14 @@ const char* kSeedArgs =
 TEST(IdentifyTool, PrintsTheSeed004Lines) {
     const ToolRun run = run_tool(kSeedArgs);
     EXPECT_EQ(run.exit_code, 0) << run.err;
-    EXPECT_EQ(run.out, seed_lines_without_bus_master());
+    EXPECT_EQ(run.output, seed_lines_without_bus_master());
     EXPECT_EQ(run.err, "");
 }
 
 TEST(IdentifyTool, NoDesignFoundIsFailureWithAMessage) {
     const ToolRun run = run_tool(std::string(kSeedArgs) + " -d 0000:99:00.0");
     EXPECT_EQ(run.exit_code, 1);
-    EXPECT_EQ(run.out, "");
+    EXPECT_EQ(run.output, "");
     EXPECT_NE(run.err.find("Error: no known FPGA design found on the simulated bus at the given --device locations"),
               std::string::npos)
         << run.err;
@@ -91,7 +75,7 @@ TEST(IdentifyTool, MalformedDesignFileNamesFileFieldAndProblem) {
     const ToolRun run = run_tool("--design_file " + path + " " + kSeedArgs);
     std::remove(path.c_str());
     EXPECT_EQ(run.exit_code, 2);
-    EXPECT_EQ(run.out, "");
+    EXPECT_EQ(run.output, "");
     EXPECT_EQ(run.err, "Error: parse design file " + path +
                            " field match.subsystem_device_id: Invalid argument (expected a number such as 0x2000 or "
                            "8192 (got \"0xZZ\"))\n");
@@ -106,7 +90,7 @@ TEST(IdentifyTool, UserDesignFileIsIdentifiedWithoutCodeChange) {
     const ToolRun run = run_tool("--design_file " + path + " --sim_design my_loopback");
     std::remove(path.c_str());
     EXPECT_EQ(run.exit_code, 0) << run.err;
-    EXPECT_EQ(run.out,
+    EXPECT_EQ(run.output,
               "Opening device 0000:15:00.0 (10ee:7024) with IOMMU group 41\n"
               "Design my_loopback:\n"
               "PCI device 0000:15:00.0 IOMMU group 41\n"
@@ -120,17 +104,17 @@ TEST(IdentifyTool, UserDesignFileIsIdentifiedWithoutCodeChange) {
 TEST(IdentifyTool, JsonGoesToStdoutAndProgressToStderr) {
     const ToolRun run = run_tool(std::string(kSeedArgs) + " --json");
     EXPECT_EQ(run.exit_code, 0);
-    EXPECT_EQ(run.out.rfind("{\n  \"designs\": [", 0), 0u) << run.out.substr(0, 80);
+    EXPECT_EQ(run.output.rfind("{\n  \"designs\": [", 0), 0u) << run.output.substr(0, 80);
     EXPECT_NE(run.err.find("Opening device 0000:2d:00.0 (10ee:9038) with IOMMU group 85\n"), std::string::npos);
 }
 
 TEST(IdentifyTool, ListDesigns) {
     const ToolRun run = run_tool("--list_designs");
     EXPECT_EQ(run.exit_code, 0);
-    EXPECT_NE(run.out.find("TEF1001_dma_stream_loopback  10ee:* subsystem 0002:0007  (built-in "
+    EXPECT_NE(run.output.find("TEF1001_dma_stream_loopback  10ee:* subsystem 0002:0007  (built-in "
                            "designs/data/TEF1001_dma_stream_loopback.json)\n"),
               std::string::npos)
-        << run.out;
+        << run.output;
 }
 
 // A known design whose DMA bridge cannot be read (its BAR is too small to map the registers):
@@ -143,7 +127,7 @@ TEST(IdentifyTool, UnreadableDmaBridgeIsFailure) {
     const ToolRun run = run_tool("--design_file " + path + " --sim_design tiny_dma");
     std::remove(path.c_str());
     EXPECT_EQ(run.exit_code, 1) << run.err;
-    EXPECT_NE(run.out.find("Design tiny_dma:\n"), std::string::npos) << run.out;
+    EXPECT_NE(run.output.find("Design tiny_dma:\n"), std::string::npos) << run.output;
     EXPECT_NE(run.err.find("Warning: 0000:15:00.0 tiny_dma: DMA bridge absent: "), std::string::npos) << run.err;
     EXPECT_NE(run.err.find("Error: 0000:15:00.0 tiny_dma: cannot read the design's DMA bridge"), std::string::npos)
         << run.err;
@@ -159,7 +143,7 @@ TEST(IdentifyTool, DmaBarWithoutTheSgdmaBlocksIsAWarningAndAFailure) {
     const ToolRun run = run_tool("--design_file " + path + " --sim_design half_dma");
     std::remove(path.c_str());
     EXPECT_EQ(run.exit_code, 1) << run.err;
-    EXPECT_NE(run.out.find("Design half_dma:\n"), std::string::npos) << run.out << run.err;
+    EXPECT_NE(run.output.find("Design half_dma:\n"), std::string::npos) << run.output << run.err;
     EXPECT_NE(run.err.find("Warning: 0000:15:00.0 half_dma: DMA bridge unreadable: check XDMA register blocks H2C "
                            "SGDMA 0 block at 0x4000..0x40ff"),
               std::string::npos)

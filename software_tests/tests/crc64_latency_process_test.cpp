@@ -3,48 +3,18 @@
 // exit 2.
 #include <gtest/gtest.h>
 
-#include <csignal>
+#include <chrono>
 #include <regex>
-#include <poll.h>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
+
+#include "test_support/run_process.hpp"
 
 namespace {
 
-struct Outcome {
-    int exit_code = -1;
-    std::string output;  // stdout and stderr together
-};
+using test_support::Outcome;  // output: stdout and stderr together
 
-Outcome run_tool(std::vector<std::string> args) {
-    int fds[2];
-    EXPECT_EQ(pipe(fds), 0);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], 1);
-        dup2(fds[1], 2);
-        close(fds[0]);
-        close(fds[1]);
-        std::vector<char*> argv{const_cast<char*>(CRC64_LATENCY_TOOL)};
-        for (auto& arg : args)
-            argv.push_back(arg.data());
-        argv.push_back(nullptr);
-        execv(CRC64_LATENCY_TOOL, argv.data());
-        _exit(127);
-    }
-    close(fds[1]);
-    Outcome outcome;
-    char buffer[4096];
-    for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;)
-        outcome.output.append(buffer, static_cast<size_t>(n));
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return outcome;
-}
+Outcome run_tool(std::vector<std::string> args) { return test_support::run_process(CRC64_LATENCY_TOOL, args); }
 
 }  // namespace
 
@@ -93,34 +63,13 @@ TEST(Crc64LatencyProcess, NothingToTestFailsAndUsageErrorsExit2) {
 
 // Into a pipe, each line is there as soon as it is printed, not when the tool exits.
 TEST(Crc64LatencyProcess, LinesReachAPipeWhileTheToolRuns) {
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], 1);
-        close(fds[0]);
-        close(fds[1]);
-        execl(CRC64_LATENCY_TOOL, CRC64_LATENCY_TOOL, "--sim_design", "NiteFury_dma_stream_crc64", "--samples",
-              "100000000", static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    close(fds[1]);
-    std::string seen;
-    char buffer[256];
-    while (seen.find("Testing design ") == std::string::npos) {
-        pollfd ready{fds[0], POLLIN, 0};
-        if (poll(&ready, 1, 30000) != 1)  // a line held in the tool's buffer never comes: fail, not hang
-            break;
-        const ssize_t n = read(fds[0], buffer, sizeof buffer);
-        if (n <= 0)
-            break;
-        seen.append(buffer, static_cast<size_t>(n));
-    }
-    int status = 0;
-    const pid_t exited = waitpid(pid, &status, WNOHANG);
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    close(fds[0]);
-    EXPECT_EQ(exited, 0) << "the tool had already exited: its lines came at exit\n" << seen;
+    test_support::RunOptions options;
+    options.stderr_to = test_support::Stderr::inherit;
+    options.timeout = std::chrono::seconds(30);  // a line held in the tool's buffer never comes: fail, not hang
+    options.stop_once = [](const std::string& seen) { return seen.find("Testing design ") != std::string::npos; };
+    const Outcome r = test_support::run_process(
+        CRC64_LATENCY_TOOL, {"--sim_design", "NiteFury_dma_stream_crc64", "--samples", "100000000"}, options);
+    const std::string& seen = r.output;
+    EXPECT_TRUE(r.running_when_stopped) << "the tool had already exited: its lines came at exit\n" << seen;
     EXPECT_NE(seen.find("Testing design NiteFury_dma_stream_crc64 using H2C 0 -> C2H 0\n"), std::string::npos) << seen;
 }

@@ -8,8 +8,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -17,12 +15,11 @@
 #include <regex>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "designs/registry.hpp"
+#include "test_support/run_process.hpp"
 
 namespace {
 
@@ -39,44 +36,17 @@ const Tool kTools[] = {{"test_dma_bridge", TEST_DMA_BRIDGE_TOOL},
 constexpr auto kRunTimeout = 120s;
 
 struct Outcome {
-    int exit_code = -1;  // 128 + signal when killed; -2 timed out
+    int exit_code = -1;  // 128 + signal when killed; -2 (test_support::kTimedOut) timed out
     std::string output;
 };
 
 // Runs path with args, stdout and stderr into file, killed after timeout.
 Outcome run_to_file(const std::string& path, const std::vector<std::string>& args, const std::string& file) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-        const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        close(fd);
-        std::vector<char*> argv{const_cast<char*>(path.c_str())};
-        for (const std::string& arg : args)
-            argv.push_back(const_cast<char*>(arg.c_str()));
-        argv.push_back(nullptr);
-        execv(path.c_str(), argv.data());
-        _exit(127);
-    }
-    Outcome outcome;
-    const auto deadline = std::chrono::steady_clock::now() + kRunTimeout;
-    int status = 0;
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-        if (std::chrono::steady_clock::now() > deadline) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            outcome.exit_code = -2;
-            break;
-        }
-        std::this_thread::sleep_for(20ms);
-    }
-    if (outcome.exit_code != -2)
-        outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    outcome.output = text.str();
-    return outcome;
+    test_support::RunOptions options;
+    options.output_file = file;
+    options.timeout = kRunTimeout;
+    const test_support::Outcome r = test_support::run_process(path, args, options);
+    return {r.exit_code, r.output};
 }
 
 std::vector<std::string> tool_args(const std::string& tool, const designs::Design& design) {

@@ -6,50 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
+
+#include "test_support/run_process.hpp"
 
 namespace {
 
-struct Outcome {
-    int exit_code = -1;
-    std::string output;   // stdout and stderr together
-    long peak_rss_kib = 0;  // the tool's peak resident set
-};
+using test_support::contains;
+using test_support::Outcome;  // output: stdout and stderr together; peak_rss_kib: the tool's peak resident set
 
-Outcome run_tool(std::vector<std::string> args) {
-    int pipe_fds[2];
-    EXPECT_EQ(pipe(pipe_fds), 0);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        dup2(pipe_fds[1], 1);
-        dup2(pipe_fds[1], 2);
-        close(pipe_fds[0]);
-        close(pipe_fds[1]);
-        std::vector<char*> argv{const_cast<char*>(TEST_DMA_BRIDGE_TOOL)};
-        for (auto& arg : args)
-            argv.push_back(arg.data());
-        argv.push_back(nullptr);
-        execv(TEST_DMA_BRIDGE_TOOL, argv.data());
-        _exit(127);
-    }
-    close(pipe_fds[1]);
-    Outcome outcome;
-    char buffer[4096];
-    for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
-        outcome.output.append(buffer, static_cast<size_t>(n));
-    close(pipe_fds[0]);
-    int status = 0;
-    rusage usage{};
-    wait4(pid, &status, 0, &usage);
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    outcome.peak_rss_kib = usage.ru_maxrss;
-    return outcome;
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+Outcome run_tool(std::vector<std::string> args) { return test_support::run_process(TEST_DMA_BRIDGE_TOOL, args); }
 
 // 8 GiB of simulated card memory and a 16 MiB host limit: the three tests that write the whole
 // card are not started, each with its need (host buffers + the simulated card memory it would

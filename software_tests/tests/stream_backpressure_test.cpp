@@ -11,10 +11,10 @@
 #include <map>
 #include <regex>
 #include <string>
-#include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 #include <vector>
+
+#include "test_support/run_process.hpp"
 
 namespace {
 
@@ -35,36 +35,20 @@ struct ToolRun {
     std::vector<std::pair<double, uint64_t>> rss;  // (seconds since start, KiB)
 };
 
-// Runs the tool with its output in a file, sampling its RSS every 100 ms until it exits.
+// Runs the tool, sampling its RSS every 100 ms until it exits.
 ToolRun run_sampled(std::vector<std::string> args) {
-    char path[] = "/tmp/pdt_backpressure_XXXXXX";
-    const int fd = mkstemp(path);
-    EXPECT_GE(fd, 0);
-    const auto start = std::chrono::steady_clock::now();
-    const pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd, 1);
-        dup2(fd, 2);
-        std::vector<char*> argv{const_cast<char*>(INDEPENDENT_STREAMS_TOOL)};
-        for (auto& arg : args)
-            argv.push_back(arg.data());
-        argv.push_back(nullptr);
-        execv(INDEPENDENT_STREAMS_TOOL, argv.data());
-        _exit(127);
-    }
     ToolRun run;
-    int status = 0;
-    while (waitpid(pid, &status, WNOHANG) == 0) {
+    const auto start = std::chrono::steady_clock::now();
+    test_support::RunOptions options;
+    options.sample_interval = 100ms;
+    options.while_running = [&](pid_t pid) {
         const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (const uint64_t kib = rss_kib(pid); kib > 0)
             run.rss.emplace_back(t, kib);
-        std::this_thread::sleep_for(100ms);
-    }
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::ifstream in(path);
-    run.output.assign(std::istreambuf_iterator<char>(in), {});
-    close(fd);
-    unlink(path);
+    };
+    const test_support::Outcome r = test_support::run_process(INDEPENDENT_STREAMS_TOOL, args, options);
+    run.exit_code = r.exit_code;
+    run.output = r.output;
     return run;
 }
 

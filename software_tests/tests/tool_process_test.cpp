@@ -4,67 +4,30 @@
 
 #include <cctype>
 #include <chrono>
-#include <csignal>
 #include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <thread>
-#include <unistd.h>
 #include <vector>
+
+#include "test_support/run_process.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 
-struct Outcome {
-    int exit_code = -1;
-    std::string output;  // stdout and stderr together
-};
+using test_support::contains;
+using test_support::Outcome;  // output: stdout and stderr together
 
 // Runs the tool; with interrupt_after set, sends SIGINT once that much time has passed.
 Outcome run_tool(const char* tool, std::vector<std::string> args, std::optional<std::chrono::milliseconds> interrupt_after = {},
                  bool stdout_only = false) {
-    int pipe_fds[2];
-    EXPECT_EQ(pipe(pipe_fds), 0);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        dup2(pipe_fds[1], 1);
-        if (!stdout_only)
-            dup2(pipe_fds[1], 2);
-        else
-            freopen("/dev/null", "w", stderr);
-        close(pipe_fds[0]);
-        close(pipe_fds[1]);
-        std::vector<char*> argv{const_cast<char*>(tool)};
-        for (auto& arg : args)
-            argv.push_back(arg.data());
-        argv.push_back(nullptr);
-        execv(tool, argv.data());
-        _exit(127);
-    }
-    close(pipe_fds[1]);
-    std::thread interrupter;
-    if (interrupt_after)
-        interrupter = std::thread([pid, delay = *interrupt_after] {
-            std::this_thread::sleep_for(delay);
-            kill(pid, SIGINT);
-        });
-    Outcome outcome;
-    char buffer[4096];
-    for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
-        outcome.output.append(buffer, static_cast<size_t>(n));
-    close(pipe_fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (interrupter.joinable())
-        interrupter.join();
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return outcome;
+    test_support::RunOptions options;
+    options.interrupt_after = interrupt_after;
+    if (stdout_only)
+        options.stderr_to = test_support::Stderr::discard;
+    return test_support::run_process(tool, args, options);
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 const std::vector<std::string> kSmall{"--stream_mapping_size", "0x100000", "--stream_num_descriptors", "16",
                                       "--report_interval", "0.3", "--transfer_timeout", "2"};
@@ -343,32 +306,15 @@ TEST(ToolOptions, OneTransferTimeoutDefault) {
 
 // Into a pipe, each line is there as soon as it is printed, not when the tool exits.
 TEST(ToolOutput, LinesReachAPipeWhileTheToolRuns) {
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], 1);
-        close(fds[0]);
-        close(fds[1]);
-        execl(TEST_DMA_BRIDGE_TOOL, TEST_DMA_BRIDGE_TOOL, "--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--min_words",
-              "0x100000000", "--enabled_tests", "memory_fixed_buffers", static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    close(fds[1]);
-    std::string seen;
-    char buffer[256];
-    while (!contains(seen, "Testing using ")) {
-        const ssize_t n = read(fds[0], buffer, sizeof buffer);
-        if (n <= 0)
-            break;
-        seen.append(buffer, static_cast<size_t>(n));
-    }
-    int status = 0;
-    const pid_t exited = waitpid(pid, &status, WNOHANG);
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    close(fds[0]);
-    EXPECT_EQ(exited, 0) << "the tool had already exited: its lines came at exit\n" << seen;
+    test_support::RunOptions options;
+    options.stderr_to = test_support::Stderr::inherit;
+    options.stop_once = [](const std::string& seen) { return contains(seen, "Testing using "); };
+    const Outcome r = test_support::run_process(TEST_DMA_BRIDGE_TOOL,
+                                                {"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--min_words", "0x100000000",
+                                                 "--enabled_tests", "memory_fixed_buffers"},
+                                                options);
+    const std::string& seen = r.output;
+    EXPECT_TRUE(r.running_when_stopped) << "the tool had already exited: its lines came at exit\n" << seen;
     EXPECT_TRUE(contains(seen, "Testing using 1 buffers of size 0x200000 bytes, H2C channel 0 C2H channel 0\n")) << seen;
 }
 

@@ -1,11 +1,11 @@
 // display_possible_fpga_designs and its library part, against fake machines and this machine.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
+#include "test_support/run_process.hpp"
 #include "fake_machine.hpp"
 #include "tool_support/possible_designs.hpp"
 
@@ -24,30 +24,14 @@ vfio::KernelOptions fake_options(const FakeMachine& machine) {
     return options;
 }
 
-struct ToolRun {
-    int exit_code = -1;
-    std::string out, err;
-};
+// out: stdout; err: stderr.
+using ToolRun = test_support::Outcome;
 
 ToolRun run_tool(const std::string& environment) {
-    const std::string err_path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_possible_stderr.txt";
-    const std::string command = "env " + environment + " " + PDT_POSSIBLE_TOOL + " 2>" + err_path;
-    ToolRun result;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe)
-        return result;
-    char buffer[4096];
-    size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
-        result.out.append(buffer, n);
-    const int status = ::pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream err(err_path);
-    std::stringstream text;
-    text << err.rdbuf();
-    result.err = text.str();
-    std::remove(err_path.c_str());
-    return result;
+    test_support::RunOptions options;
+    options.environment = test_support::words(environment);
+    options.stderr_to = test_support::Stderr::separate;
+    return test_support::run_process(PDT_POSSIBLE_TOOL, {}, options);
 }
 
 void add_three(FakeMachine& machine) {
@@ -94,7 +78,7 @@ TEST(PossibleDesignsTool, ListsWithoutOpeningAndNotesVfio) {
     add_three(machine);
     const ToolRun run = run_tool(machine.environment());
     EXPECT_EQ(run.exit_code, 0) << run.err;
-    EXPECT_EQ(run.out,
+    EXPECT_EQ(run.output,
               "PCI device 0000:15:00.0  Design name TEF1001_dma_stream_loopback  IOMMU group 41\n"
               "  bound to vfio-pci\n"
               "PCI device 0000:36:00.0  physical slot 4  Design name Litefury_Project-0 or Nitefury_Project-0  IOMMU "
@@ -113,7 +97,7 @@ TEST(PossibleDesignsTool, NoMatchIsFailure) {
     machine.add({"0000:02:00.0", 0x8086, 0x100e, 0x8086, 0x001e, "e1000", 7});
     const ToolRun run = run_tool(machine.environment());
     EXPECT_EQ(run.exit_code, 1);
-    EXPECT_EQ(run.out, "No PCI device matches a known design\n");
+    EXPECT_EQ(run.output, "No PCI device matches a known design\n");
 }
 
 TEST(PossibleDesignsTool, UnreadableBusIsFailure) {
@@ -126,7 +110,7 @@ TEST(PossibleDesignsTool, UnreadableBusIsFailure) {
 TEST(PossibleDesignsTool, ThisMachine) {
     const ToolRun run = run_tool("");
     if (run.exit_code == 0)
-        GTEST_SKIP() << "this machine has a device of a known design:\n" << run.out;
+        GTEST_SKIP() << "this machine has a device of a known design:\n" << run.output;
     EXPECT_EQ(run.exit_code, 1) << run.err;
-    EXPECT_EQ(run.out, "No PCI device matches a known design\n");
+    EXPECT_EQ(run.output, "No PCI device matches a known design\n");
 }

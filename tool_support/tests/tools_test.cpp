@@ -1,15 +1,14 @@
 // Every tool main that opens designs, run as a process: the same usage error (exit 2) for an
 // unknown design, and on a kernel bus with no usable device, exit 1 naming the real cause.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <vector>
 
+#include "test_support/run_process.hpp"
 #include "fake_machine.hpp"
 #include "tool_support/open_designs.hpp"
 
@@ -17,30 +16,15 @@ namespace {
 
 const std::vector<std::string> kTools = {PDT_TOOL_PATHS};
 
-struct ToolRun {
-    int exit_code = -1;
-    std::string out, err;
-};
+// out: stdout; err: stderr; stdin from /dev/null.
+using ToolRun = test_support::Outcome;
 
 ToolRun run(const std::string& environment, const std::string& tool, const std::string& args) {
-    const std::string err_path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_tool_support_stderr.txt";
-    const std::string command = "env " + environment + " " + tool + " " + args + " 2>" + err_path + " </dev/null";
-    ToolRun result;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe)
-        return result;
-    char buffer[4096];
-    size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
-        result.out.append(buffer, n);
-    const int status = ::pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream err(err_path);
-    std::stringstream text;
-    text << err.rdbuf();
-    result.err = text.str();
-    std::remove(err_path.c_str());
-    return result;
+    test_support::RunOptions options;
+    options.environment = test_support::words(environment);
+    options.stderr_to = test_support::Stderr::separate;
+    options.stdin_from_null = true;
+    return test_support::run_process(tool, test_support::words(args), options);
 }
 
 std::string name_of(const std::string& tool) { return std::filesystem::path(tool).filename().string(); }
@@ -56,9 +40,9 @@ TEST(EveryTool, UnknownDesignIsTheSameUsageError) {
     ASSERT_GE(kTools.size(), 6u);
     for (const std::string& tool : kTools) {
         const ToolRun r = run("", tool, "--sim_design NoSuchDesign " + extra_args(tool));
-        EXPECT_EQ(r.exit_code, 2) << name_of(tool) << ": " << r.out << r.err;
+        EXPECT_EQ(r.exit_code, 2) << name_of(tool) << ": " << r.output << r.err;
         EXPECT_EQ(r.err, "Error: " + tool_support::unknown_design_message("NoSuchDesign") + "\n") << name_of(tool);
-        EXPECT_EQ(r.out, "") << name_of(tool);
+        EXPECT_EQ(r.output, "") << name_of(tool);
     }
 }
 
@@ -67,7 +51,7 @@ TEST(EveryTool, NoVfioAndADeviceBoundElsewhereAreNamed) {
     machine.add({"0000:15:00.0", 0x10ee, 0x7024, 0x0002, 0x0007, "xdma", 41});
     for (const std::string& tool : kTools) {
         const ToolRun r = run(machine.environment(), tool, extra_args(tool));
-        EXPECT_EQ(r.exit_code, 1) << name_of(tool) << ": " << r.out << r.err;
+        EXPECT_EQ(r.exit_code, 1) << name_of(tool) << ": " << r.output << r.err;
         EXPECT_NE(r.err.find("Error: no known FPGA design found on the vfio bus\n"), std::string::npos)
             << name_of(tool) << ": " << r.err;
         EXPECT_NE(r.err.find("  vfio-pci is not loaded: " + machine.tree.path("dev/vfio") + " does not exist"),
@@ -90,7 +74,7 @@ TEST(EveryTool, ShowsIdentificationWarnings) {
         "simulation": {"bar_sizes": {"2": "0x80"}}})";
     for (const std::string& tool : kTools) {
         const ToolRun r = run("", tool, "--design_file " + path + " --sim_design tiny_dma " + extra_args(tool));
-        EXPECT_EQ(r.exit_code, 1) << name_of(tool) << ": " << r.out << r.err;
+        EXPECT_EQ(r.exit_code, 1) << name_of(tool) << ": " << r.output << r.err;
         EXPECT_NE(r.err.find("Warning: 0000:15:00.0 tiny_dma: DMA bridge absent: "), std::string::npos)
             << name_of(tool) << ": " << r.err;
     }
@@ -111,7 +95,7 @@ TEST(EveryTool, NamedDeviceBoundElsewhereIsNamed) {
         if (option.empty())
             continue;  // the stream tools select devices by --device_routing / --stream_device
         const ToolRun r = run(machine.environment(), tool, option + " 0000:15:00.0");
-        EXPECT_EQ(r.exit_code, 1) << name << ": " << r.out << r.err;
+        EXPECT_EQ(r.exit_code, 1) << name << ": " << r.output << r.err;
         EXPECT_NE(r.err.find("Error: open 0000:15:00.0: No such device (not bound to vfio-pci but to xdma; bind it: "
                              "echo 0000:15:00.0 | sudo tee /sys/bus/pci/devices/0000:15:00.0/driver/unbind; "),
                   std::string::npos)
@@ -125,7 +109,7 @@ TEST(EveryTool, ThisMachineWithoutVfio) {
         GTEST_SKIP() << "vfio-pci is loaded here";
     for (const std::string& tool : kTools) {
         const ToolRun r = run("", tool, extra_args(tool));
-        EXPECT_EQ(r.exit_code, 1) << name_of(tool) << ": " << r.out << r.err;
+        EXPECT_EQ(r.exit_code, 1) << name_of(tool) << ": " << r.output << r.err;
         EXPECT_NE(r.err.find("  vfio-pci is not loaded: /dev/vfio"), std::string::npos) << name_of(tool) << ": " << r.err;
     }
 }

@@ -1,0 +1,52 @@
+// Runs an executable as a child process (fork/execve) and returns what it printed and how it
+// ended: the one helper the process tests share.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace test_support {
+
+// exit_code when the timeout killed the child.
+constexpr int kTimedOut = -2;
+
+struct Outcome {
+    int exit_code = -1;     // exit status; 128 + signal when a signal ended it; kTimedOut
+    std::string output;     // stdout, and stderr too unless Stderr::separate / discard
+    std::string err;        // stderr with Stderr::separate
+    long peak_rss_kib = 0;  // the child's peak resident set (wait4)
+    bool running_when_stopped = false;  // with stop_once: the child had not exited when it matched
+};
+
+enum class Stderr { with_stdout, separate, discard, inherit };
+
+struct RunOptions {
+    Stderr stderr_to = Stderr::with_stdout;
+    // "NAME=value" assignments added to (or replacing in) the test's environment.
+    std::vector<std::string> environment;
+    bool stdin_from_null = false;  // else the child inherits the test's stdin
+    // SIGINT once this much time has passed since the start.
+    std::optional<std::chrono::milliseconds> interrupt_after;
+    // SIGKILL once this much time has passed; exit_code is then kTimedOut.
+    std::optional<std::chrono::milliseconds> timeout;
+    // With a path, stdout and stderr go to this file (kept) and are read back into output.
+    std::string output_file;
+    // Called with the child's pid every sample_interval while it runs.
+    std::function<void(pid_t)> while_running;
+    std::chrono::milliseconds sample_interval{100};
+    // Checked on output after each read while the child runs: once true, the child is killed (SIGKILL).
+    std::function<bool(const std::string&)> stop_once;
+};
+
+Outcome run_process(const std::string& path, const std::vector<std::string>& args, const RunOptions& options = {});
+
+// The words of a command line split at spaces (no quoting), for tests that write args as one string.
+std::vector<std::string> words(const std::string& text);
+
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace test_support

@@ -32,7 +32,8 @@ struct Tool {
 const Tool kTools[] = {{"test_dma_bridge", TEST_DMA_BRIDGE_TOOL},
                        {"parallel_streams", PARALLEL_STREAMS_TOOL},
                        {"independent_streams", INDEPENDENT_STREAMS_TOOL},
-                       {"descriptor_credits", DESCRIPTOR_CREDITS_TOOL}};
+                       {"descriptor_credits", DESCRIPTOR_CREDITS_TOOL},
+                       {"crc64_stream_latency", CRC64_LATENCY_TOOL}};
 constexpr auto kRunTimeout = 120s;
 
 struct Outcome {
@@ -63,6 +64,9 @@ std::vector<std::string> tool_args(const std::string& tool, const designs::Desig
             args.push_back("--dma_bridge_memory_size_bytes");
             args.push_back("0x100000");
         }
+    } else if (tool == "crc64_stream_latency") {
+        for (const char* a : {"--samples", "20", "--max_packet_bytes", "0x1000"})
+            args.push_back(a);
     } else if (tool != "descriptor_credits") {
         args.insert(args.end(), stream.begin(), stream.end());
         for (const char* a : {"--duration", "0.5", "--report_interval", "0.25"})
@@ -72,12 +76,14 @@ std::vector<std::string> tool_args(const std::string& tool, const designs::Desig
 }
 
 // The bytes the run says it verified: "<n> bytes verified in" (test_dma_bridge, credits) or the
-// stream tools' "<what> verified in <w> words (<n> bytes...)".
+// stream tools' "<what> verified in <w> words (<n> bytes...)" or crc64_stream_latency's
+// "CRC64 verified for <p> packets (<n> bytes)".
 uint64_t verified_bytes(const std::string& output) {
     uint64_t total = 0;
     static const std::regex totals("\\n([0-9]+) bytes verified in [0-9]+ tests, 0 failed\\n");
     static const std::regex words("verified in [0-9]+ words \\(([0-9]+) bytes");
-    for (const std::regex* re : {&totals, &words})
+    static const std::regex packets("verified for [0-9]+ packets \\(([0-9]+) bytes");
+    for (const std::regex* re : {&totals, &words, &packets})
         for (auto it = std::sregex_iterator(output.begin(), output.end(), *re); it != std::sregex_iterator(); ++it)
             total += std::stoull((*it)[1].str());
     return total;

@@ -75,6 +75,9 @@ TEST(CardDmaSim, InterruptCompletionWaitsOnTheMsis) {
     sim::XdmaConfig config = memory();
     config.descriptor_credits = false;
     config.poll_mode_writeback = false;
+    // A 50 MB/s link: each 16 KiB piece takes ~0.3 ms, so CardDma finds rounds with nothing
+    // completed and sleeps on the MSIs; unthrottled, polling alone could see every completion.
+    config.link_bytes_per_second = 50e6;
     Rig rig(config);
     stream_tools::CardDma::Options options;
     options.modes.completion = xdma::CompletionRequest::Interrupt;

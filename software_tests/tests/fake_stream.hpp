@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "dma_bridge/stream_channel.hpp"
+#include "streams/stream_channel.hpp"
 
 namespace fake {
 

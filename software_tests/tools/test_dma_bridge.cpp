@@ -58,6 +58,7 @@ vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     common.engine_mode = cli.engine_mode;
     common.completion = cli.completion;
     o.stream = PDT_TRY(run_options(common));
+    o.modes = PDT_TRY(dma_mode_request(common.engine_mode, common.completion));
     o.c2h_mapping_size = mapping.second;
     o.stream_axi_width_bytes = PDT_TRY(parse_number("stream_axi_width_bytes", cli.stream_axi_width_bytes, 4, 4096));
     if (o.stream_axi_width_bytes % 4 != 0)

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "dma_bridge/stream_channel.hpp"
+#include "streams/stream_channel.hpp"
 
 namespace xdma {
 

@@ -11,7 +11,7 @@
 #include <deque>
 #include <memory>
 
-#include "dma_bridge/stream_channel.hpp"
+#include "streams/stream_channel.hpp"
 #include "dma_bridge/xdma_engine.hpp"
 
 namespace xdma {

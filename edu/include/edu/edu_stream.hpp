@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include "dma_bridge/stream_channel.hpp"
+#include "streams/stream_channel.hpp"
 #include "edu/edu_device.hpp"
 #include "vfio_access/dma.hpp"
 

@@ -99,7 +99,7 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     options.host_memory_limit = PDT_TRY(parse_host_memory_limit(cli.host_memory_limit));
     options.dma_mask_bits = cli.a32 ? 32 : 64;
     options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
-    options.modes = PDT_TRY(dma_mode_request(cli.engine_mode, cli.completion));
+    PDT_TRY(dma_mode_request(cli.engine_mode, cli.completion));  // a usage error before any device opens
     return options;
 }
 
@@ -133,7 +133,7 @@ int run_on_stream_devices(const CommonCli& cli,
         return 2;
     }
     open.timeout = options->test.transfer_timeout;
-    open.modes = options->modes;
+    open.modes = *dma_mode_request(cli.engine_mode, cli.completion);  // checked by run_options
     open.dma_mask_bits = options->dma_mask_bits;
     open.progress = cli.json ? &std::cerr : &std::cout;
     tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, {cli.sim_designs, {}}, open.progress, std::cerr);

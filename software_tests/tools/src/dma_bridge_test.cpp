@@ -109,7 +109,7 @@ void run_memory_test(identify::IdentifiedDesign& design, const std::string& name
             dma_options.dma_mask_bits = memory.dma_mask_bits;
             dma_options.ring_descriptors = name == "memory_variable_transfers" ? 1023 : 64;
             dma_options.ip = ip_options(design);
-            dma_options.modes = options.stream.modes;
+            dma_options.modes = options.modes;
             auto dma = CardDma::open(*design.device, dma_options);
             if (!dma.ok()) {
                 std::fprintf(out, "TEST FAIL:\n  H2C failure : %s\n", dma.error().message().c_str());
@@ -130,7 +130,7 @@ void run_memory_test(identify::IdentifiedDesign& design, const std::string& name
 // cannot do what --engine_mode / --completion ask.
 bool print_engine_modes(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options,
                         const std::string& tests, std::FILE* out, std::vector<ChannelResult>& results) {
-    auto modes = describe_engine_modes(design, options.stream.modes);
+    auto modes = describe_engine_modes(design, options.modes);
     if (!modes.ok()) {
         ChannelResult result = result_for(design, tests);
         result.failure = modes.error().message();
@@ -276,7 +276,7 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
     const unsigned bar = design.dma_bridge->bar;
     const xdma::IpOptions ip = ip_options(design);
     OpenOptions open;
-    open.modes = options.stream.modes;
+    open.modes = options.modes;
     open.timeout = options.stream.test.transfer_timeout;
     open.routing = options.routing;
     open.dma_mask_bits = options.stream.dma_mask_bits;
@@ -304,7 +304,7 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
         }
         StreamSubtestOptions sub = subtest_options(options, bar, route);
         sub.ip = ip;
-        sub.modes = options.stream.modes;
+        sub.modes = options.modes;
         sub.function = (*device)->card_function();
         sub.packet_granularity = (*device)->packet_granularity();
         if (enabled(options, "stream_fixed_buffers_c2h_continuous")) {

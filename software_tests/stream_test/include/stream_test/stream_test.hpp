@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "dma_bridge/stream_channel.hpp"
+#include "streams/stream_channel.hpp"
 #include "pattern/pattern.hpp"
 #include "pattern/worker_pool.hpp"
 #include "stream_test/rate_counter.hpp"

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "dma_bridge/xdma_ip.hpp"
 #include "identify/identify.hpp"
 #include "stream_tools/memory_tests.hpp"
 #include "stream_tools/stream_tools.hpp"
@@ -32,8 +33,8 @@ struct DmaBridgeTestOptions {
     std::optional<uint64_t> memory_size_override;
     unsigned max_channel_combinations = 16;
     std::set<std::string> enabled;  // empty: every test
-    StreamRunOptions stream;        // stream designs: H2C buffers, timeouts, json, host memory limit; every
-                                    // design's engine modes (--engine_mode, --completion)
+    StreamRunOptions stream;        // stream designs: H2C buffers, timeouts, json, host memory limit
+    xdma::ModeRequest modes;        // every design's engine modes (--engine_mode, --completion)
     size_t c2h_num_descriptors = 64;          // --stream_num_descriptors <h2c>,<c2h>: the C2H half
     uint64_t c2h_mapping_size = 0x40000000;   // --stream_mapping_size <h2c>,<c2h>: the C2H half
     uint64_t stream_axi_width_bytes = 16;     // C2H buffers and receives: whole stream beats

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dma_bridge/stream_channel.hpp"
+#include "streams/stream_channel.hpp"
 #include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
 #include "vfio_access/pci_address.hpp"

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "dma_bridge/xdma_ip.hpp"
 #include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
 #include "stream_tools/stream_device.hpp"
@@ -34,7 +33,6 @@ struct StreamRunOptions {
     unsigned dma_mask_bits = 64;           // --a32: 32
     stream_test::Options test;             // timeouts, report interval, duration, stop flag
     LoadWatcher* watcher = nullptr;        // null: nothing watched (simulated bus)
-    xdma::ModeRequest modes;               // --engine_mode, --completion (XDMA designs)
 };
 
 // Every enabled route of every device (or those --stream_device selects) as a loopback pair.

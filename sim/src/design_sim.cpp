@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 
-#include "sim/env_fault.hpp"
 #include "sim/xdma_model.hpp"
 
 namespace sim {
@@ -209,7 +208,6 @@ vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::str
     if (design_names.size() > 20)
         return vfio::make_error("build simulated bus", std::to_string(design_names.size()) + " designs", E2BIG,
                                 "at most 20 simulated designs");
-    const std::optional<EnvFault> fault = PDT_TRY(env_fault());  // test-only: sim/include/sim/env_fault.hpp
     auto bus = std::make_unique<SimBus>();
     for (size_t i = 0; i < design_names.size(); ++i) {
         const designs::Design* design = registry.find(design_names[i]);
@@ -220,10 +218,8 @@ vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::str
             return vfio::make_error("simulate design", design_names[i], ENOENT, "known designs: " + known);
         }
         const vfio::DeviceIdentity identity = simulated_identity(*design, simulated_address(i), simulated_iommu_group(i));
-        bus->add(identity, [copy = *design, identity, fault]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
+        bus->add(identity, [copy = *design, identity]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
             DesignInstance instance = PDT_TRY(instantiate_design(copy, identity));
-            if (fault && instance.xdma)
-                instance.xdma->inject(fault->direction, fault->channel, fault->fault);
             return std::unique_ptr<vfio::Device>(std::move(instance.device));
         });
     }

@@ -42,8 +42,6 @@ int simulated_iommu_group(size_t index);
 
 // One device per named design (a name may repeat), in order. Each open() builds a fresh
 // instance: the state a VFIO open leaves after its function reset. ENOENT for an unknown name.
-// Test-only: PDT_SIM_FAULT (sim/env_fault.hpp) injects an XDMA model fault into every instance;
-// EINVAL when it is malformed.
 vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::string>& design_names,
                                                       const designs::Registry& registry);
 

@@ -5,7 +5,7 @@ For --duration seconds it alternates
   a clean stretch: test_dma_bridge_parallel_streams on a rotating pair of built-in stream-loopback
     designs for --clean_seconds; expected: exit 0, "Overall PASS", bytes verified > 0;
   a faulted stretch: the same tool on one rotating design with PDT_SIM_FAULT set (the simulated
-    bus injects that XDMA model fault, sim/include/sim/env_fault.hpp); expected: exit 1,
+    bus injects that XDMA model fault, sim/include/sim/xdma_model.hpp); expected: exit 1,
     "Overall FAIL" and the failure message that names that fault's effect.
 Then (--long_run N) one process runs clean for N seconds, to show RSS flat within a process.
 VmRSS and VmHWM of every run are sampled from /proc/<pid>/status every --sample_interval s.
@@ -33,16 +33,16 @@ DATA_ERROR = (r"data error in buffer \d+ at stream byte offset 0x[0-9a-f]+: firs
               r"\(byte offset 0x[0-9a-f]+\) expected 0x[0-9a-f]{8} actual 0x[0-9a-f]{8}, \d+ bad words")
 # PDT_SIM_FAULT value -> what the failing pair's "Test FAILED: <bdf> <channel> ..." line must say.
 FAULTS = [
-    ("DataBitFlip:h2c:0", DATA_ERROR),
-    ("DataBitFlip:c2h:0", DATA_ERROR),
-    ("DropPacket:h2c:0", DATA_ERROR),
-    ("DuplicatePacket:h2c:0", DATA_ERROR),
-    ("ReorderPacket:h2c:0", DATA_ERROR),
-    ("ShortC2hLength:c2h:0", r"C2H completion length \d+ EOP \d, expected length \d+"),
-    ("EngineStall:h2c:0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs"),
-    ("EngineStall:c2h:0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs"),
-    ("DescriptorReadError:h2c:0", r"wait: "),
-    ("BadMagic:c2h:0", r"wait: "),
+    ("data_bit_flip@H2C0", DATA_ERROR),
+    ("data_bit_flip@C2H0", DATA_ERROR),
+    ("drop_packet@H2C0", DATA_ERROR),
+    ("duplicate_packet@H2C0", DATA_ERROR),
+    ("reorder_packet@H2C0", DATA_ERROR),
+    ("short_c2h_length@C2H0", r"C2H completion length \d+ EOP \d, expected length \d+"),
+    ("engine_stall@H2C0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs"),
+    ("engine_stall@C2H0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs"),
+    ("descriptor_read_error@H2C0", r"wait: "),
+    ("bad_magic@C2H0", r"wait: "),
 ]
 FAILED_LINE = r"Test FAILED: [0-9a-f:.]+ (H2C|C2H) \d+ "
 VERIFIED = re.compile(r"^\S+ \d+ -> \d+ Test pattern verified in \d+ words \((\d+) bytes\)$", re.M)

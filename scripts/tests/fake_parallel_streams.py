@@ -7,16 +7,16 @@ import sys
 import time
 
 MESSAGES = {
-    "DataBitFlip": "data error in buffer 3 at stream byte offset 0x1000: first bad word 0x10 (byte offset 0x40) "
+    "data_bit_flip": "data error in buffer 3 at stream byte offset 0x1000: first bad word 0x10 (byte offset 0x40) "
                    "expected 0x00000001 actual 0x00000003, 1 bad words",
-    "DropPacket": None, "DuplicatePacket": None, "ReorderPacket": None,
-    "ShortC2hLength": "C2H completion length 4092 EOP 1, expected length 4096",
-    "EngineStall": "timeout: no H2C completion for 0.500 secs",
-    "DescriptorReadError": "wait: H2C 0 0000:36:00.0: Input/output error",
-    "BadMagic": "wait: C2H 0 0000:36:00.0: Input/output error",
+    "drop_packet": None, "duplicate_packet": None, "reorder_packet": None,
+    "short_c2h_length": "C2H completion length 4092 EOP 1, expected length 4096",
+    "engine_stall": "timeout: no H2C completion for 0.500 secs",
+    "descriptor_read_error": "wait: H2C 0 0000:36:00.0: Input/output error",
+    "bad_magic": "wait: C2H 0 0000:36:00.0: Input/output error",
 }
 mode = os.environ.get("FAKE_MODE", "good")
-fault = os.environ.get("PDT_SIM_FAULT", "").split(":")[0]
+fault = os.environ.get("PDT_SIM_FAULT", "").split("@")[0]
 seconds = float(sys.argv[sys.argv.index("--duration") + 1])
 hoard = []
 end = time.monotonic() + min(seconds, 3)
@@ -25,7 +25,7 @@ while time.monotonic() < end:
         hoard.append(bytearray(os.urandom(1 << 20)))
     time.sleep(0.05)
 if fault and mode not in ("blind",):
-    message = MESSAGES[fault] or MESSAGES["DataBitFlip"]
+    message = MESSAGES[fault] or MESSAGES["data_bit_flip"]
     print("0000:36:00.0 0 -> 1 Test FAILED: 0000:36:00.0 C2H 1 " + (message if mode != "vague" else "it broke"))
     print("0000:36:00.0 1 -> 0 Test pattern verified in 1024 words (4096 bytes)\nOverall FAIL")
     sys.exit(1)

@@ -7,6 +7,7 @@ packages=(
   nlohmann-json3-dev             # design descriptions (designs/data/*.json) and --json output
   pciutils                       # lspci: the reference our config-space decoder is compared with
   qemu-system-x86 busybox-static cpio kmod zstd   # the QEMU guest that tests real kernel VFIO
+  python3                        # scripts/soak.sh (standard library only)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -41,6 +41,7 @@ FAULTS = [
     ("short_c2h_length@C2H0", r"C2H completion length \d+ EOP \d, expected length \d+"),
     ("engine_stall@H2C0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs"),
     ("engine_stall@C2H0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs"),
+    ("engine_hang@H2C0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs[\s\S]*\n\S+ H2C 0 still busy after stop"),
     ("descriptor_read_error@H2C0", r"wait: "),
     ("bad_magic@C2H0", r"wait: "),
 ]

@@ -12,6 +12,7 @@ MESSAGES = {
     "drop_packet": None, "duplicate_packet": None, "reorder_packet": None,
     "short_c2h_length": "C2H completion length 4092 EOP 1, expected length 4096",
     "engine_stall": "timeout: no H2C completion for 0.500 secs",
+    "engine_hang": "timeout: no H2C completion for 0.500 secs\n0000:36:00.0 H2C 0 still busy after stop",
     "descriptor_read_error": "wait: H2C 0 0000:36:00.0: Input/output error",
     "bad_magic": "wait: C2H 0 0000:36:00.0: Input/output error",
 }

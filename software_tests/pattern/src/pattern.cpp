@@ -1,28 +1,14 @@
 #include "pattern/pattern.hpp"
 
+#include "pattern/keyed_word.hpp"
+
 #include <algorithm>
 #include <cstdio>
 
 namespace pattern {
 namespace {
 
-// SplitMix64 (Steele, Lea, Flood 2014): derives well-spread keys from small integers.
-uint64_t splitmix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-// MurmurHash3 32-bit finaliser: a bijection on 32-bit values with full avalanche.
-inline uint32_t mix(uint32_t h) {
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-}
+using keyed::mix;
 
 // The hot loops. Cloned for AVX-512, AVX2 and baseline x86-64; the loader picks one.
 #if defined(__x86_64__) && !defined(__clang__)
@@ -74,11 +60,11 @@ std::string Mismatch::describe(uint64_t base_word) const {
 }
 
 Pattern::Pattern(uint64_t stream, uint64_t pass)
-    : m_stream(stream), m_pass(pass), m_seed(splitmix64(splitmix64(stream) ^ (pass * 0xd1b54a32d192ed03ull))) {}
+    : m_stream(stream), m_pass(pass), m_seed(keyed::seed(stream, pass)) {}
 
 Pattern::SegmentKey Pattern::segment_key(uint32_t segment) const {
-    const uint64_t key = splitmix64(m_seed + segment);
-    return SegmentKey{static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32) | 1u};
+    const keyed::SegmentKey key = keyed::segment_key(m_seed, segment);
+    return SegmentKey{key.k1, key.k2};
 }
 
 uint32_t Pattern::word(uint64_t index) const {

@@ -30,6 +30,7 @@ struct Source {
     uint64_t packet_bytes;
     RateCounter counter;
     std::atomic<uint64_t> bytes_submitted{0};
+    std::atomic<uint64_t> card_words_verified{0};  // checked by the card (checks_h2c_data)
     std::atomic<bool> finished{false};
     // Worker state.
     std::deque<size_t> in_flight;  // submitted buffer indices, oldest first
@@ -38,7 +39,7 @@ struct Source {
 
 struct Sink {
     Sink(streams::StreamChannel& c, Source* s, CardFunction f)
-        : channel(c), source(s), function(f), expect(make_expectation(f, s)) {}
+        : channel(c), source(s), function(f), expect(make_expectation(f, s, c.generated_stream())) {}
     streams::StreamChannel& channel;
     Source* source;  // null: no source feeds it
     CardFunction function;

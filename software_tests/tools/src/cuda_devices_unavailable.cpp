@@ -1,0 +1,18 @@
+// The stream tools' GPU path in a build without CUDA: says so.
+#include <cerrno>
+
+#include "stream_tools/cuda_devices.hpp"
+
+namespace stream_tools {
+
+bool cuda_built() { return false; }
+
+vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> open_cuda_stream_devices(const CudaCli&,
+                                                                                   const StreamRunOptions&,
+                                                                                   std::FILE*) {
+    return vfio::make_error("open CUDA devices", "--cuda_device", ENODEV,
+                            "this build has no CUDA adapter: CMake did not find CUDA (nvcc); install the CUDA "
+                            "toolkit and rebuild");
+}
+
+}  // namespace stream_tools

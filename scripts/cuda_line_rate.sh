@@ -17,7 +17,7 @@ mkdir -p "$out"
 gpu=${GPU:-0}
 secs=${SECS:-8}
 threads=${VERIFY_THREADS:-$(( $(nproc) > 2 ? $(nproc) - 2 : 1 ))}
-configs=${CONFIGS:-"8:0x1000000 4:0x400000 8:0x400000 16:0x200000"}
+configs=${CONFIGS:-"8:0x1000000 8:0x800000 16:0x400000"}
 find_bin() { local f; f=$(find "$bin" -name "$1" -type f -perm -u+x | head -1); echo "${f:-$bin/$1}"; }
 parallel=$(find_bin test_dma_bridge_parallel_streams)
 independent=$(find_bin test_dma_bridge_independent_streams)
@@ -55,6 +55,32 @@ run() {
     grep -hE "Bare cudaMemcpyAsync|verified|FAIL|Error" "$log" "$log.stderr" | tee -a "$summary"
     sed -n '/^Overall test statistics/,/^Overall /p' "$log" | grep -v "verified\|FAIL" | tee -a "$summary"
     grep -E "Maximum resident|Percent of CPU" "$log.stderr" | tee -a "$summary"
+    ratio "$name" "$log" | tee -a "$summary"
+}
+
+# ratio NAME LOG: the verified rate over the bare rate of the same directions, from one log.
+ratio() {
+    awk -v name="$1" '
+        /^Bare cudaMemcpyAsync/ {
+            for (i = 1; i <= NF; i++) {
+                if ($i == "H2D" && h2d == "") h2d = $(i + 1)
+                else if ($i == "D2H" && d2h == "") d2h = $(i + 1)
+                else if ($i == "H2D" && h2d != "") bh = $(i + 1)
+                else if ($i == "D2H" && d2h != "") bd = $(i + 1)
+            }
+        }
+        /^Overall test statistics/ { totals = 1; next }
+        totals && / Mbytes\/sec / {
+            for (i = 1; i <= NF; i++) if ($(i + 1) == "Mbytes/sec") rate = $i / 1000
+            if ($0 ~ / H2C channel /) h += rate; else if ($0 ~ / C2H channel /) c += rate; else p += rate
+        }
+        END {
+            if (h2d == "") exit
+            if (name ~ /^h2d/) printf "ratio %s: verified H2D %.2f / bare H2D %.2f GB/s = %.3f\n", name, h, h2d, h / h2d
+            else if (name ~ /^d2h/) printf "ratio %s: verified D2H %.2f / bare D2H %.2f GB/s = %.3f\n", name, c, d2h, c / d2h
+            else if (name ~ /^both/) printf "ratio %s: verified H2D %.2f + D2H %.2f / bare both %.2f + %.2f GB/s = %.3f\n", name, h, c, bh, bd, (h + c) / (bh + bd)
+            else if (name ~ /^loopback/) printf "ratio %s: verified loopback %.2f each way / bare both %.2f + %.2f GB/s = %.3f\n", name, p, bh, bd, 2 * p / (bh + bd)
+        }' "$2"
 }
 
 for c in $configs; do
@@ -79,3 +105,4 @@ run corrupt_h2c "$parallel" --stream_num_descriptors 8 --stream_mapping_size 0x2
     --cuda_corrupt h2c,0x1234567
 run corrupt_c2h "$independent" --stream_num_descriptors 8 --stream_mapping_size 0x2000000 --cuda_reference_secs 0 \
     --cuda_corrupt c2h,0x2345678
+tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")" && note "logs: $out.tar.gz"

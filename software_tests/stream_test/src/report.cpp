@@ -151,13 +151,13 @@ int Report::finish(const Summary& summary) {
         else if (row.verifies && row.words_verified > 0)
             std::fprintf(m_out, "%s Test pattern verified in %" PRIu64 " words (%" PRIu64 " bytes)\n",
                          row.label.c_str(), row.words_verified, row.words_verified * 4);
-        if (!row.failure && row.card_words_verified > 0)
-            std::fprintf(m_out, "%s H2C data also verified by the card in %" PRIu64 " words (%" PRIu64 " bytes)\n",
-                         row.label.c_str(), row.card_words_verified, row.card_words_verified * 4);
         else if (row.verifies)
             std::fprintf(m_out, "%s No data received: nothing verified\n", row.label.c_str());
         else if (row.total.bytes == 0)
             std::fprintf(m_out, "%s No data transferred\n", row.label.c_str());
+        if (!row.failure && row.card_words_verified > 0)
+            std::fprintf(m_out, "%s H2C data also verified by the card in %" PRIu64 " words (%" PRIu64 " bytes)\n",
+                         row.label.c_str(), row.card_words_verified, row.card_words_verified * 4);
     }
     // Failures not tied to a row (for example, a channel that only feeds another row).
     for (const auto& failure : summary.failures) {

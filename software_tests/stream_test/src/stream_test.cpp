@@ -131,6 +131,9 @@ Summary StreamTest::run(Observer& observer) {
     for (auto& sink : m_sinks)
         sink->counter.reset(start);
     observer.on_start();
+    const bool host_verifies = std::any_of(m_sinks.begin(), m_sinks.end(), [](const auto& s) { return s->expect != nullptr; });
+    for (auto& source : m_sources)
+        source->store = host_verifies ? pattern::Store::NonTemporal : pattern::Store::Cached;
     std::vector<std::thread> threads = start_workers(m_sources, m_sinks, shared, m_options, finished, wake);
 
     Summary summary;

@@ -72,9 +72,8 @@ void stop_channel(streams::StreamChannel& channel, Shared& shared, uint64_t byte
 bool submit_source_buffer(Source& source, Shared& shared, const Options& options, size_t index) {
     auto& channel = source.channel;
     const uint64_t words = source.packet_bytes / 4;
-    // Streaming stores: the card reads the buffer by DMA next; the host does not read it again.
     pattern::generate(options.pool, source.pattern, reinterpret_cast<uint32_t*>(channel.buffer(index)), words,
-                      source.next_word, pattern::Store::NonTemporal);
+                      source.next_word, source.store);
     channel.describe(index, streams::PatternSpan{source.pattern.stream(), source.pattern.pass(), source.next_word});
     auto result = channel.submit(index, source.packet_bytes, true);
     if (!result.ok()) {

@@ -28,6 +28,11 @@ struct Source {
     streams::StreamChannel& channel;
     pattern::Pattern pattern;
     uint64_t packet_bytes;
+    // How the pattern is written (set by StreamTest::run): through the caches, so the card's DMA
+    // reads it hot, unless the host also verifies received data: then streaming stores leave
+    // the caches to the verifier (on an H200 host: H2D alone 0.996x of the bare copy cached,
+    // 0.83x streaming; both directions 0.60x cached, 0.92x streaming; docs/measurements/).
+    pattern::Store store = pattern::Store::Cached;
     RateCounter counter;
     std::atomic<uint64_t> bytes_submitted{0};
     std::atomic<uint64_t> card_words_verified{0};  // checked by the card (checks_h2c_data)

@@ -60,7 +60,8 @@ public:
         if (m_loopback) {
             auto& shared = m_loops[channel];
             if (!shared)
-                shared = PDT_TRY(cuda_stream::make_loop(m_info.ordinal, buffers.count, buffers.size));
+                // Twice the host ring in GPU memory: H2D may run a ring ahead of the D2H copies.
+                shared = PDT_TRY(cuda_stream::make_loop(m_info.ordinal, 2 * buffers.count, buffers.size));
             loop = shared;
         }
         return direction == Direction::H2C ? cuda_stream::open_h2c(config, loop) : cuda_stream::open_c2h(config, loop);

@@ -8,7 +8,6 @@
 
 #include "cuda_stream/cuda_stream.hpp"
 #include "stream_tools/cuda_devices.hpp"
-#include "stream_tools/options.hpp"
 
 namespace stream_tools {
 namespace {
@@ -78,35 +77,15 @@ private:
     std::map<unsigned, std::shared_ptr<cuda_stream::Loop>> m_loops;
 };
 
-vfio::Result<std::optional<cuda_stream::Corruption>> parse_corruption(const std::string& text) {
-    if (text.empty())
-        return std::optional<cuda_stream::Corruption>{};
-    const auto comma = text.find(',');
-    const std::string direction = text.substr(0, comma);
-    if (comma == std::string::npos || (direction != "h2c" && direction != "c2h"))
-        return vfio::make_error("parse option --cuda_corrupt", text, EINVAL, "expected h2c|c2h,<stream byte offset>");
-    const uint64_t offset = PDT_TRY(parse_number("cuda_corrupt", text.substr(comma + 1), 0, UINT64_MAX));
-    return std::optional<cuda_stream::Corruption>{
-        cuda_stream::Corruption{direction == "h2c" ? Direction::H2C : Direction::C2H, offset}};
-}
-
 std::string format(const char* fmt, auto... args) {
     char text[512];
     std::snprintf(text, sizeof text, fmt, args...);
     return text;
 }
 
-// --cuda_reference_secs: 0 turns the reference off.
-vfio::Result<double> reference_seconds(const std::string& text) {
-    if (text == "0")
-        return 0.0;
-    return parse_seconds("cuda_reference_secs", text);
-}
-
 // The bare cudaMemcpyAsync loop of the same sizes, before the verified run.
-vfio::Result<void> print_reference(const cuda_stream::GpuInfo& info, const CudaCli& cli, unsigned channels,
+vfio::Result<void> print_reference(const cuda_stream::GpuInfo& info, double seconds, unsigned channels,
                                    cuda_stream::HostMemory memory, const StreamRunOptions& options, std::FILE* out) {
-    const double seconds = PDT_TRY(reference_seconds(cli.reference_seconds));
     if (seconds <= 0)
         return {};
     cuda_stream::BareConfig config{info.ordinal, channels, options.num_descriptors,
@@ -137,21 +116,18 @@ bool cuda_built() { return true; }
 vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> open_cuda_stream_devices(const CudaCli& cli,
                                                                                    const StreamRunOptions& options,
                                                                                    std::FILE* out) {
-    const unsigned channels = static_cast<unsigned>(PDT_TRY(parse_number("cuda_channels", cli.channels, 1, 16)));
-    if (cli.host_memory != "pinned" && cli.host_memory != "pageable")
-        return vfio::make_error("parse option --cuda_host_memory", cli.host_memory, EINVAL,
-                                "expected pinned or pageable");
-    const auto memory = cli.host_memory == "pinned" ? cuda_stream::HostMemory::Pinned
-                                                    : cuda_stream::HostMemory::Pageable;
-    const auto corruption = PDT_TRY(parse_corruption(cli.corrupt));
-    PDT_TRY(reference_seconds(cli.reference_seconds));
+    const CudaRunOptions o = PDT_TRY(cuda_run_options(cli));
+    const auto memory = o.pinned ? cuda_stream::HostMemory::Pinned : cuda_stream::HostMemory::Pageable;
+    std::optional<cuda_stream::Corruption> corruption;
+    if (o.corrupt)
+        corruption = cuda_stream::Corruption{o.corrupt->first ? Direction::H2C : Direction::C2H, o.corrupt->second};
     std::vector<std::unique_ptr<StreamDevice>> devices;
     for (int ordinal : cli.devices) {
         const cuda_stream::GpuInfo info = PDT_TRY(cuda_stream::gpu_info(ordinal));
         const vfio::PciAddress address = PDT_TRY(vfio::PciAddress::parse(info.pci_bus_id));
-        PDT_CHECK(print_reference(info, cli, channels, memory, options, out));
+        PDT_CHECK(print_reference(info, o.reference_seconds, o.channels, memory, options, out));
         devices.push_back(
-            std::make_unique<CudaStreamDevice>(info, address, channels, memory, corruption, cli.loopback));
+            std::make_unique<CudaStreamDevice>(info, address, o.channels, memory, corruption, cli.loopback));
     }
     return devices;
 }

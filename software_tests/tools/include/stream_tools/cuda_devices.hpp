@@ -8,7 +8,9 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stream_tools/stream_device.hpp"
@@ -26,6 +28,15 @@ struct CudaCli {
 };
 
 void add_cuda_options(boost::program_options::options_description& description, CudaCli& cli);
+
+// The GPU options, converted (usage errors: EINVAL, naming the option).
+struct CudaRunOptions {
+    unsigned channels = 1;
+    bool pinned = true;
+    double reference_seconds = 2;  // 0: no reference run
+    std::optional<std::pair<bool, uint64_t>> corrupt;  // (h2c?, stream byte offset)
+};
+vfio::Result<CudaRunOptions> cuda_run_options(const CudaCli& cli);
 
 // True when this build has the CUDA adapter.
 bool cuda_built();

@@ -32,4 +32,5 @@ check vague-verdict 1 'soak: [0-9]+ s; FAIL: faults detected$' vague
 check zero-bytes 1 'soak: [0-9]+ s; FAIL: clean runs$' zero
 check leak 1 'FAIL: .*long run RSS flat' leak --duration 1 --long_run 2 --rss_growth_limit_mib 8
 check missing-tool 2 'not an executable' good --tool "$tmp/none"
+check nothing-to-run 2 'nothing to run' good --duration 0
 exit $((failures > 0))

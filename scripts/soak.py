@@ -34,6 +34,7 @@ DATA_ERROR = (r"data error in buffer \d+ at stream byte offset 0x[0-9a-f]+: firs
 # PDT_SIM_FAULT value -> what the failing pair's "Test FAILED: <bdf> <channel> ..." line must say.
 FAULTS = [
     ("data_bit_flip@H2C0", DATA_ERROR),
+    ("engine_hang@H2C0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs[\s\S]*\n\S+ H2C 0 still busy after stop"),
     ("data_bit_flip@C2H0", DATA_ERROR),
     ("drop_packet@H2C0", DATA_ERROR),
     ("duplicate_packet@H2C0", DATA_ERROR),
@@ -41,7 +42,6 @@ FAULTS = [
     ("short_c2h_length@C2H0", r"C2H completion length \d+ EOP \d, expected length \d+"),
     ("engine_stall@H2C0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs"),
     ("engine_stall@C2H0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs"),
-    ("engine_hang@H2C0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs[\s\S]*\n\S+ H2C 0 still busy after stop"),
     ("descriptor_read_error@H2C0", r"wait: "),
     ("bad_magic@C2H0", r"wait: "),
 ]

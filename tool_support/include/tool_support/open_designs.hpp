@@ -43,7 +43,8 @@ std::optional<std::string> selection_error(const DesignSelection& selection, con
 // an `lspci -x` dump), which tests use to run the tools against a fake machine.
 vfio::KernelOptions kernel_options();
 
-// The bus of the selection: the simulated designs, else the kernel's VFIO devices.
+// The bus of the selection: the simulated designs, else the kernel's VFIO devices (through the
+// VFIO manager when one is running: vfio_manager::connect_if_running()).
 vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selection, const designs::Registry& registry);
 
 // "vfio-pci is not loaded: /dev/vfio does not exist (load it: sudo modprobe vfio-pci)", or the

@@ -82,8 +82,12 @@ Result<std::unique_ptr<KernelDevice>> KernelBus::open_brokered(const DeviceIdent
 }
 
 Result<std::unique_ptr<KernelDevice>> KernelBus::open_device(const DeviceIdentity& identity) {
-    if (m_options.broker)
-        return open_brokered(identity);
+    if (m_options.broker) {
+        auto brokered = open_brokered(identity);
+        if (brokered || brokered.error().code != ENODEV || brokered.error().operation != "open")
+            return brokered;
+        // Not one of the broker's devices: opened directly below.
+    }
     PDT_CHECK(check_vfio_available(m_options.dev_vfio_root));
     PDT_CHECK(check_bound_to_vfio(m_options.sysfs_root, identity.address));
     int number = identity.iommu_group;

@@ -44,9 +44,12 @@ pdt_run status-after-recycle manager_vm_client status clients=0 containers_recyc
 pdt_run new-client-after-recycle manager_vm_client dma $EDU D - 10 0
 
 pdt_run garbage-message manager_vm_client garbage
+# The initramfs root is mktemp's 0700: open it so that only the manager's own checks stand.
+chmod 755 /
 pdt_run foreign-uid-refused manager_vm_client foreign-uid
 
 # Seed 004: set something, run other tools, find it unchanged (the manager keeps edu open).
+# dump_pci_info opens the second edu too, which the manager does not manage: directly.
 pdt_run set-bus-master manager_vm_client set-master $EDU
 pdt_run dump-pci-info-through-manager sh -c \
   "dump_pci_info --access vfio $EDU > /tmp/dump.out 2>&1; rc=\$?; cat /tmp/dump.out; [ \$rc = 0 ] && grep -m1 'control:' /tmp/dump.out | grep -q 'BusMaster+'"

@@ -30,18 +30,23 @@ vfio::Result<std::shared_ptr<Client>> Client::connect(const std::string& path) {
 vfio::Result<std::pair<Message, std::vector<vfio::UniqueFd>>> Client::transact(Body request, MessageType expected) {
     std::lock_guard lock(m_mutex);
     Message out{++m_sequence, std::move(request)};
-    PDT_CHECK(send_packet(m_fd.get(), encode(out)));
-    auto packet = PDT_TRY(receive_packet(m_fd.get()));
+    const vfio::Error closed = vfio::make_error(to_string(out.type()), "VFIO manager " + m_path, ECONNRESET,
+                                                "the manager closed the connection (it refuses clients of another "
+                                                "uid, and closes a client after a malformed message: see its log)");
+    auto sent = send_packet(m_fd.get(), encode(out));
+    if (!sent)
+        return sent.error().code == EPIPE || sent.error().code == ECONNRESET ? closed : sent.error();
+    auto packet = receive_packet(m_fd.get());
     if (!packet)
-        return vfio::make_error(to_string(out.type()), "VFIO manager " + m_path, ECONNRESET,
-                                "the manager closed the connection (it refuses clients of another uid, and "
-                                "closes a client after a malformed message: see its log)");
-    Message in = PDT_TRY(decode(packet->bytes.data(), packet->bytes.size()));
+        return packet.error().code == ECONNRESET ? closed : packet.error();
+    if (!packet->has_value())
+        return closed;
+    Message in = PDT_TRY(decode((*packet)->bytes.data(), (*packet)->bytes.size()));
     if (in.sequence != out.sequence || in.type() != expected)
         return vfio::make_error(to_string(out.type()), "VFIO manager " + m_path, EPROTO,
                                 std::string("expected ") + to_string(expected) + " " + std::to_string(out.sequence) +
                                     ", got " + to_string(in.type()) + " " + std::to_string(in.sequence));
-    return std::make_pair(std::move(in), std::move(packet->fds));
+    return std::make_pair(std::move(in), std::move((*packet)->fds));
 }
 
 vfio::Result<vfio::BrokeredDevice> Client::open_device(const vfio::PciAddress& address) {

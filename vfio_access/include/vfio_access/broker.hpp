@@ -28,6 +28,8 @@ struct BrokeredDevice {
 class DeviceBroker {
 public:
     virtual ~DeviceBroker() = default;
+    // ENODEV with operation "open": the broker does not manage that device (KernelBus then
+    // opens it directly, as without a broker).
     virtual Result<BrokeredDevice> open_device(const PciAddress& address) = 0;
     // An IOVA range of `size` bytes (a multiple of the page size) below 2^dma_mask_bits.
     virtual Result<uint64_t> allocate_iova(uint32_t container_id, uint64_t size, unsigned dma_mask_bits) = 0;

@@ -64,3 +64,14 @@ pdt_file manager-log $MLOG
 # check above can fail.
 pdt_run set-bus-master-directly manager_vm_client set-master $EDU
 pdt_expect_fail master-lost-without-manager 1 manager_vm_client check-master $EDU set
+
+# vfio_access_keep_open holds a device until a signal (stdin at end of file: no Enter).
+vfio_access_keep_open 0000:02:00.0 < /dev/null > /tmp/keep.out 2>&1 &
+pko=$!
+i=0; while ! grep -q "Press Enter" /tmp/keep.out && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+pdt_expect_fail keep-open-holds-the-group 1 manager_vm_client check-master 0000:02:00.0 set
+kill -INT $pko
+wait $pko
+rko=$?
+cat /tmp/keep.out
+if [ $rko = 0 ]; then pdt_pass keep-open-released; else pdt_fail keep-open-released "exit status $rko"; fi

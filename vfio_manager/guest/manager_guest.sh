@@ -75,3 +75,14 @@ wait $pko
 rko=$?
 cat /tmp/keep.out
 if [ $rko = 0 ]; then pdt_pass keep-open-released; else pdt_fail keep-open-released "exit status $rko"; fi
+
+# --isolate_iommu_groups: one container per group; --once: gone when its only client leaves.
+vfio_multi_process_manager --isolate_iommu_groups --once > /tmp/manager2.log 2>&1 &
+pm=$!
+wait_file /run/pcie-dma-toolkit/vfio_manager.sock 60
+pdt_run isolated-second-edu manager_vm_client dma 0000:02:00.0 E - 5 0
+i=0; while kill -0 $pm 2> /dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+wait $pm
+rm=$?
+cat /tmp/manager2.log
+if [ $rm = 0 ]; then pdt_pass once-manager-exits; else pdt_fail once-manager-exits "exit status $rm"; fi

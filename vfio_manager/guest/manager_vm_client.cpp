@@ -84,7 +84,9 @@ int dma(const std::string& bdf, const std::string& tag, const std::string& other
     const uint64_t first = region->iova(), last = region->iova() + region->mapped_size() - 1;
     std::cout << "manager-client " << tag << ": IOVA " << hex(first) << "-" << hex(last) << " from the manager, pid "
               << ::getpid() << std::endl;
-    std::ofstream("/tmp/pdt-iova-" + tag) << first << " " << last << "\n";
+    // Written whole, then renamed: the other client never reads a half-written file.
+    std::ofstream("/tmp/pdt-iova-" + tag + ".tmp") << first << " " << last << "\n" << std::flush;
+    std::rename(("/tmp/pdt-iova-" + tag + ".tmp").c_str(), ("/tmp/pdt-iova-" + tag).c_str());
     if (other != "-") {
         if (!wait_for_file("/tmp/pdt-iova-" + other, 120))
             return fail(tag + ": client " + other + " never reported its IOVA");

@@ -33,6 +33,9 @@ Result<std::shared_ptr<Container>> KernelBus::container() {
 }
 
 Result<ContainerInfo> KernelBus::container_info() {
+    for (auto& [id, weak] : m_brokered_containers)
+        if (std::shared_ptr<Container> brokered = weak.lock())
+            return brokered->info();  // the broker's container of the devices open now
     std::shared_ptr<Container> c = PDT_TRY(container());
     return c->info();
 }

@@ -71,7 +71,9 @@ std::shared_ptr<Container> Container::adopt(UniqueFd fd, std::string path, int i
     container->m_path = std::move(path);
     container->m_api_version = xioctl(container->fd(), VFIO_GET_API_VERSION, 0ul);
     container->m_iommu_type = iommu_type;
-    container->m_allocator = std::move(allocator);
+    if (iommu_type != VFIO_NOIOMMU_IOMMU)
+        (void)container->load_iommu_info();  // page sizes and IOVA ranges for reports; best effort
+    container->m_allocator = std::move(allocator);  // IOVA still comes from the other process
     return container;
 }
 

@@ -54,6 +54,8 @@ pdt_run set-bus-master manager_vm_client set-master $EDU
 pdt_run dump-pci-info-through-manager sh -c \
   "dump_pci_info --access vfio $EDU > /tmp/dump.out 2>&1; rc=\$?; cat /tmp/dump.out; [ \$rc = 0 ] && grep -m1 'control:' /tmp/dump.out | grep -q 'BusMaster+'"
 pdt_run bus-master-kept manager_vm_client check-master $EDU set
+pdt_run display-vfio-through-manager sh -c \
+  "display_vfio_information --device $EDU > /tmp/dvi.out 2>&1; rc=\$?; cat /tmp/dvi.out; [ \$rc = 0 ] && grep -q 'IOMMU type set to .*TYPE1' /tmp/dvi.out && grep -q 'IOVA supported page sizes' /tmp/dvi.out"
 
 kill -INT "$(pidof vfio_multi_process_manager)"
 i=0; while pidof vfio_multi_process_manager > /dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done

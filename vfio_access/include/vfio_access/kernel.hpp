@@ -151,6 +151,7 @@ public:
     Result<std::vector<ScannedDevice>> scan_devices();
     Result<std::unique_ptr<KernelDevice>> open_device(const DeviceIdentity& identity);
     // Opens the container if needed (no group attached: iommu_type 0 until the first open).
+    // With a broker: the container of the first brokered device still open.
     Result<ContainerInfo> container_info();
     const KernelOptions& options() const { return m_options; }
 

@@ -45,7 +45,9 @@ Result<std::shared_ptr<Group>> KernelBus::group(int number) {
         if (n == number)
             if (std::shared_ptr<Group> g = weak.lock())
                 return g;
-    std::shared_ptr<Container> c = PDT_TRY(container());
+    // Isolated: every group gets a container (and so an IOVA space) of its own.
+    std::shared_ptr<Container> c =
+        PDT_TRY(m_options.isolate_iommu_groups ? Container::open(m_options.dev_vfio_root) : container());
     std::shared_ptr<Group> g = PDT_TRY(Group::open(m_options, number, c));
     std::erase_if(m_groups, [](const auto& entry) { return entry.second.expired(); });
     m_groups.emplace_back(number, g);

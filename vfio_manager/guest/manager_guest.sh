@@ -88,3 +88,7 @@ wait $pm
 rm=$?
 cat /tmp/manager2.log
 if [ $rm = 0 ]; then pdt_pass once-manager-exits; else pdt_fail once-manager-exits "exit status $rm"; fi
+
+# Without a manager: KernelOptions::isolate_iommu_groups (the DMA tools' --isolate_iommu_groups).
+pdt_run direct-shared-container manager_vm_client containers $EDU 0000:02:00.0 shared
+pdt_run direct-isolated-containers manager_vm_client containers $EDU 0000:02:00.0 isolated

@@ -10,6 +10,8 @@
 //   garbage                         a malformed message, then a proper client must be served
 //   foreign-uid                     uid 65534 is refused (socket mode, then SO_PEERCRED)
 //   set-master BDF / check-master BDF set|clear   Bus Master in the Command register
+//   containers BDF1 BDF2 isolated|shared  direct open (no manager) with or without
+//                                   KernelOptions::isolate_iommu_groups: one container or two
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -247,6 +249,35 @@ int master(const std::string& bdf, const std::string& expect) {
     return (on == (expect == "set")) ? 0 : 1;
 }
 
+int containers(const std::string& bdf1, const std::string& bdf2, const std::string& mode) {
+    vfio::KernelOptions options;
+    options.isolate_iommu_groups = mode == "isolated";
+    vfio::KernelBus bus(options);
+    std::unique_ptr<vfio::KernelDevice> devices[2];
+    uint64_t iova[2];
+    const std::string bdfs[2] = {bdf1, bdf2};
+    for (int i = 0; i < 2; ++i) {
+        vfio::DeviceIdentity id;
+        id.address = *vfio::PciAddress::parse(bdfs[i]);
+        auto opened = bus.open_device(id);
+        if (!opened)
+            return fail(opened.error().message());
+        devices[i] = std::move(opened).value();
+        auto allocated = devices[i]->iova_allocator().allocate(4096, edu::DMA_MASK_BITS);
+        if (!allocated)
+            return fail(allocated.error().message());
+        iova[i] = *allocated;
+    }
+    const bool separate = devices[0]->container_fd() != devices[1]->container_fd();
+    std::cout << "manager-client: " << mode << ": " << bdf1 << " and " << bdf2 << " in "
+              << (separate ? "two containers" : "one container") << " (fds " << devices[0]->container_fd() << ", "
+              << devices[1]->container_fd() << "), first IOVAs " << hex(iova[0]) << " and " << hex(iova[1]) << std::endl;
+    const bool want_separate = mode == "isolated";
+    if (separate != want_separate || (iova[0] == iova[1]) != want_separate)
+        return fail("expected " + std::string(want_separate ? "two containers" : "one container"));
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -265,6 +296,8 @@ int main(int argc, char** argv) {
         return master(argv[2], "");
     if (role == "check-master" && argc == 4)
         return master(argv[2], argv[3]);
+    if (role == "containers" && argc == 5)
+        return containers(argv[2], argv[3], argv[4]);
     std::cerr << "usage: see the comment at the top of manager_vm_client.cpp\n";
     return 2;
 }

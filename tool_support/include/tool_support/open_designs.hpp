@@ -27,6 +27,7 @@ namespace tool_support {
 struct DesignSelection {
     std::vector<std::string> sim_designs;     // --sim_design: simulated designs instead of the kernel's
     std::vector<vfio::PciAddress> locations;  // --device: only these locations (empty: all)
+    bool isolate_iommu_groups = false;        // --isolate_iommu_groups: one VFIO container per IOMMU group
 };
 
 // Exit status of a usage error.

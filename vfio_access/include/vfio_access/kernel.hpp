@@ -45,6 +45,7 @@ struct KernelOptions {
     std::string pci_dump_file;                // non-empty: libpci reads this `lspci -x` dump (tests)
     DeviceSelection selection;                // empty: every device
     bool include_unbound = false;             // scan() also lists devices not bound to vfio-pci
+    bool isolate_iommu_groups = false;        // one container per IOMMU group (default: one for all)
     // Set: devices come from this broker (the VFIO manager process) instead of opening groups.
     std::shared_ptr<DeviceBroker> broker;
 };

@@ -30,13 +30,15 @@ public:
     const std::string& source() const { return m_source; }
 
     vfio::Result<void> only(std::initializer_list<const char*> allowed) const {
-        for (const auto& [key, value] : m_object.items())
+        for (const auto& item : m_object.items()) {
+            const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture one
             if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; })) {
                 std::string list;
                 for (const char* a : allowed)
                     list += std::string(list.empty() ? "" : ", ") + a;
                 return error(key, "unknown field; expected one of: " + list);
             }
+        }
         return {};
     }
 

@@ -437,6 +437,13 @@ vfio::Result<std::vector<Design>> parse_designs(std::string_view text, const std
         const size_t at = what.find("parse error ");
         return vfio::make_error("parse design file", source, EINVAL,
                                 "invalid JSON " + (at == std::string::npos ? what : what.substr(at + 12)));
+    } catch (const json::exception& e) {
+        // The parser throws out_of_range, not parse_error, for a number beyond a double
+        // ("[json.exception.out_of_range.406] number overflow parsing '65e666'"; found by fuzzing).
+        const std::string what = e.what();
+        const size_t at = what.find("] ");
+        return vfio::make_error("parse design file", source, EINVAL,
+                                "invalid JSON: " + (at == std::string::npos ? what : what.substr(at + 2)));
     }
     std::vector<Design> designs;
     auto add = [&](const std::string& path, const json& value) -> vfio::Result<void> {

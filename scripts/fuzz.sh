@@ -7,14 +7,14 @@
 #   FUZZ_RUNS=10000000 scripts/fuzz.sh 0     # a fixed number of executions per target instead
 #
 # Before fuzzing, every file of fuzz/regressions/<target>/ (inputs that once crashed) is run once.
-# New inputs go to $BUILD_DIR/fuzz-corpus/<target>/ (the checked-in fuzz/corpus/ stays as it is);
-# crashers to $BUILD_DIR/fuzz-artifacts/<target>/. Environment: BUILD_DIR (build-fuzz), JOBS
+# New inputs go to $FUZZ_BUILD_DIR/fuzz-corpus/<target>/ (the checked-in fuzz/corpus/ stays as it is);
+# crashers to $FUZZ_BUILD_DIR/fuzz-artifacts/<target>/. Environment: FUZZ_BUILD_DIR (build-fuzz), JOBS
 # (build jobs, default nproc), FUZZ_RUNS, FUZZ_OPTIONS (more libFuzzer flags).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
-build=${BUILD_DIR:-build-fuzz}
+build=${FUZZ_BUILD_DIR:-build-fuzz}
 jobs=${JOBS:-$(nproc)}
 
 if ! command -v clang++ >/dev/null; then
@@ -37,7 +37,7 @@ cmake --build "$build" -j "$jobs" --target fuzz_all >"$build/fuzz-build.log" 2>&
 if [ $# -gt 0 ]; then
   targets=("$@")
 else
-  mapfile -t targets < <(cd "$build/fuzz" && ls fuzz_* 2>/dev/null | grep -v '\.' | sort)
+  mapfile -t targets < <(find "$build/fuzz" -maxdepth 1 -type f -executable -name 'fuzz_*' -printf '%f\n' | sort)
 fi
 limit=()
 if [ -n "${FUZZ_RUNS:-}" ]; then

@@ -26,7 +26,7 @@ if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 fi
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPDT_FUZZ=ON "${launcher[@]}" >/dev/null
+  CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPDT_FUZZ=ON -DPDT_CUDA=OFF "${launcher[@]}" >/dev/null
 fi
 cmake --build "$build" -j "$jobs" --target fuzz_all >"$build/fuzz-build.log" 2>&1 || {
   tail -40 "$build/fuzz-build.log" >&2

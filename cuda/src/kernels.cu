@@ -13,18 +13,33 @@ unsigned blocks_for(uint64_t words) {
     return static_cast<unsigned>(blocks < kMaxBlocks ? (blocks == 0 ? 1 : blocks) : kMaxBlocks);
 }
 
+// Words of one keyed pattern by stream index, the segment's keys computed once per segment.
+class KeyedWords {
+public:
+    __device__ KeyedWords(uint64_t seed, uint64_t first_word)
+        : m_seed(seed), m_segment(static_cast<uint32_t>(first_word >> 32)),
+          m_key(pattern::keyed::segment_key(seed, m_segment)) {}
+    __device__ uint32_t operator()(uint64_t index) {
+        if (static_cast<uint32_t>(index >> 32) != m_segment) {
+            m_segment = static_cast<uint32_t>(index >> 32);
+            m_key = pattern::keyed::segment_key(m_seed, m_segment);
+        }
+        return pattern::keyed::word(m_key, static_cast<uint32_t>(index));
+    }
+
+private:
+    uint64_t m_seed;
+    uint32_t m_segment;
+    pattern::keyed::SegmentKey m_key;
+};
+
 __global__ void check_kernel(const uint32_t* data, uint64_t words, uint64_t seed, uint64_t first_word,
                              CheckResult* result) {
+    KeyedWords expected(seed, first_word);
     const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
-    uint32_t segment = static_cast<uint32_t>(first_word >> 32);
-    pattern::keyed::SegmentKey key = pattern::keyed::segment_key(seed, segment);
     for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < words; i += stride) {
         const uint64_t index = first_word + i;
-        if (static_cast<uint32_t>(index >> 32) != segment) {
-            segment = static_cast<uint32_t>(index >> 32);
-            key = pattern::keyed::segment_key(seed, segment);
-        }
-        if (data[i] != pattern::keyed::word(key, static_cast<uint32_t>(index))) {
+        if (data[i] != expected(index)) {
             atomicAdd(&result->bad_words, 1ull);
             atomicMin(&result->first_bad_word, static_cast<unsigned long long>(index));
         }
@@ -41,17 +56,10 @@ __global__ void record_first_kernel(const uint32_t* data, uint64_t seed, uint64_
 }
 
 __global__ void generate_kernel(uint32_t* data, uint64_t words, uint64_t seed, uint64_t first_word) {
+    KeyedWords pattern_words(seed, first_word);
     const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
-    uint32_t segment = static_cast<uint32_t>(first_word >> 32);
-    pattern::keyed::SegmentKey key = pattern::keyed::segment_key(seed, segment);
-    for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < words; i += stride) {
-        const uint64_t index = first_word + i;
-        if (static_cast<uint32_t>(index >> 32) != segment) {
-            segment = static_cast<uint32_t>(index >> 32);
-            key = pattern::keyed::segment_key(seed, segment);
-        }
-        data[i] = pattern::keyed::word(key, static_cast<uint32_t>(index));
-    }
+    for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < words; i += stride)
+        data[i] = pattern_words(first_word + i);
 }
 
 __global__ void corrupt_kernel(uint8_t* data, uint64_t offset) { data[offset] ^= 1u; }

@@ -93,6 +93,21 @@ Checked bad_length(uint64_t length, bool eop, uint64_t expected_length, bool exp
     return bad_piece_length(length, eop, expected_length, expected_eop, what, offset);
 }
 
+// Every word of a received buffer against `pattern` from stream byte rx_bytes on.
+Checked check_words(streams::StreamChannel& channel, const streams::Completion& completion, uint64_t rx_bytes,
+                    const pattern::Pattern& pattern, pattern::WorkerPool* pool) {
+    const auto* words = reinterpret_cast<const uint32_t*>(channel.buffer(completion.buffer));
+    const pattern::Mismatch mismatch = pattern::verify(pool, pattern, words, completion.length / 4, rx_bytes / 4);
+    if (mismatch.ok())
+        return Checked{true, {}, 0, {}, completion.length / 4};
+    Checked checked = bad(format("data error in buffer %zu at stream byte offset 0x%" PRIx64 ": ", completion.buffer,
+                                 mismatch.first_bad_word * 4) +
+                              mismatch.describe(rx_bytes / 4),
+                          mismatch.first_bad_word * 4);
+    checked.mismatch = mismatch;
+    return checked;
+}
+
 // The source's packets come back whole, cut into C2H buffers.
 class LoopbackExpectation : public Expectation {
 public:
@@ -107,17 +122,7 @@ public:
         if (length != expected_length || completion.end_of_packet != expected_eop)
             return bad_length(length, completion.end_of_packet, expected_length, expected_eop,
                               format("packets of %" PRIu64 " bytes", packet), rx_bytes);
-        const auto* words = reinterpret_cast<const uint32_t*>(channel.buffer(completion.buffer));
-        const pattern::Mismatch mismatch = pattern::verify(pool, m_source.pattern, words, length / 4, rx_bytes / 4);
-        if (!mismatch.ok()) {
-            Checked checked = bad(format("data error in buffer %zu at stream byte offset 0x%" PRIx64 ": ",
-                                         completion.buffer, mismatch.first_bad_word * 4) +
-                                      mismatch.describe(rx_bytes / 4),
-                                  mismatch.first_bad_word * 4);
-            checked.mismatch = mismatch;
-            return checked;
-        }
-        return Checked{true, {}, 0, {}, length / 4};
+        return check_words(channel, completion, rx_bytes, m_source.pattern, pool);
     }
     std::optional<uint64_t> expected_bytes(uint64_t source_bytes) const override { return source_bytes; }
 
@@ -170,18 +175,7 @@ public:
         if (completion.length != channel.buffer_size())
             return bad_length(completion.length, completion.end_of_packet, channel.buffer_size(),
                               completion.end_of_packet, "generated data: whole buffers", rx_bytes);
-        const auto* words = reinterpret_cast<const uint32_t*>(channel.buffer(completion.buffer));
-        const pattern::Mismatch mismatch =
-            pattern::verify(pool, m_pattern, words, completion.length / 4, rx_bytes / 4);
-        if (!mismatch.ok()) {
-            Checked checked = bad(format("data error in buffer %zu at stream byte offset 0x%" PRIx64 ": ",
-                                         completion.buffer, mismatch.first_bad_word * 4) +
-                                      mismatch.describe(rx_bytes / 4),
-                                  mismatch.first_bad_word * 4);
-            checked.mismatch = mismatch;
-            return checked;
-        }
-        return Checked{true, {}, 0, {}, completion.length / 4};
+        return check_words(channel, completion, rx_bytes, m_pattern, pool);
     }
     std::optional<uint64_t> expected_bytes(uint64_t) const override { return std::nullopt; }
 

@@ -98,6 +98,9 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     options.host_memory_limit = PDT_TRY(parse_host_memory_limit(cli.host_memory_limit));
     options.dma_mask_bits = cli.a32 ? 32 : 64;
+    if (cli.verify_threads < -1 || cli.verify_threads > static_cast<int>(kMaxVerifyThreads))
+        return vfio::make_error("parse option --verify_threads", std::to_string(cli.verify_threads), EINVAL,
+                                "must be in the range 0.." + std::to_string(kMaxVerifyThreads));
     options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
     PDT_TRY(dma_mode_request(cli.engine_mode, cli.completion));  // a usage error before any device opens
     return options;

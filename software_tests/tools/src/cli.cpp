@@ -39,7 +39,7 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
         ("transfer_timeout", po::value(&cli.transfer_timeout), transfer_timeout_help())
         ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
         ("a32", po::bool_switch(&cli.a32), "IOVAs of the DMA buffers below 4 GiB (a device with a 32-bit DMA mask)")
-        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking")
+        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)")
         ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text");
     add_dma_mode_options(description, cli.engine_mode, cli.completion);
 }
@@ -99,7 +99,7 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     options.host_memory_limit = PDT_TRY(parse_host_memory_limit(cli.host_memory_limit));
     options.dma_mask_bits = cli.a32 ? 32 : 64;
     if (cli.verify_threads < -1 || cli.verify_threads > static_cast<int>(kMaxVerifyThreads))
-        return vfio::make_error("parse option --verify_threads", std::to_string(cli.verify_threads), EINVAL,
+        return vfio::make_error("parse option --verify_threads", "\"" + std::to_string(cli.verify_threads) + "\"", EINVAL,
                                 "must be in the range 0.." + std::to_string(kMaxVerifyThreads));
     options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
     PDT_TRY(dma_mode_request(cli.engine_mode, cli.completion));  // a usage error before any device opens

@@ -3,24 +3,42 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include "pcie_tools/retrain.hpp"
 
 namespace po = boost::program_options;
 
+namespace {
+
+constexpr unsigned kMaxTimeoutMs = 600000;
+
+// Decimal milliseconds, 1..kMaxTimeoutMs (a sign, a suffix or an overflow is no number).
+std::optional<unsigned> parse_timeout_ms(const std::string& text) {
+    if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    const unsigned long value = std::stoul(text);
+    if (value < 1 || value > kMaxTimeoutMs)
+        return std::nullopt;
+    return static_cast<unsigned>(value);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     std::string access = "libpci";
     std::vector<std::string> arguments;
-    unsigned timeout_ms = 1000;
+    std::string timeout_text = "1000";
     po::options_description visible(
         "pcie_set_speed [options] <domain>:<bus>:<dev>.<func> [<new_speed>]\n"
         "new_speed: Target Link Speed code 1..6 (2.5/5/8/16/32/64 GT/s) or a rate such as 8GT/s; default: the "
         "port's maximum.\nOptions");
     visible.add_options()("help,h", "show this help")("access", po::value(&access)->default_value(access),
                                                        "config-space access: libpci, pciaccess, sim")(
-        "timeout-ms", po::value(&timeout_ms)->default_value(timeout_ms),
-        "how long to wait for Link Training to clear, before and after Retrain Link");
+        "timeout-ms", po::value(&timeout_text)->default_value(timeout_text),
+        "how long to wait for Link Training to clear, before and after Retrain Link (1..600000)");
     po::options_description all;
     all.add(visible).add_options()("argument", po::value(&arguments));
     po::positional_options_description positional;
@@ -46,8 +64,14 @@ int main(int argc, char** argv) {
         std::cerr << "Invalid PCI device location " << arguments[0] << ": " << address.error().message() << "\n";
         return 2;
     }
+    const std::optional<unsigned> timeout_ms = parse_timeout_ms(timeout_text);
+    if (!timeout_ms) {
+        std::cerr << "pcie_set_speed: invalid --timeout-ms " << timeout_text
+                  << ": expected milliseconds in the range 1.." << kMaxTimeoutMs << "\n";
+        return 2;
+    }
     pcie::RetrainOptions options;
-    options.timeout = std::chrono::milliseconds(timeout_ms);
+    options.timeout = std::chrono::milliseconds(*timeout_ms);
     if (arguments.size() == 2) {
         auto speed = pcie::parse_target_speed(arguments[1]);
         if (!speed) {

@@ -11,6 +11,19 @@
 
 namespace {
 
+// Waits for the event `happened` (a register the model changes by itself once a time of its
+// configuration has passed), polling it, at most `most`: true when it happened.
+template <typename Condition>
+bool eventually(Condition happened, std::chrono::milliseconds most = std::chrono::seconds(30)) {
+    const auto give_up = std::chrono::steady_clock::now() + most;
+    while (!happened()) {
+        if (std::chrono::steady_clock::now() > give_up)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+}
+
 constexpr uint64_t kIova = 0x100000;
 // Control bits (PG195 H2C/C2H Channel Control 0x04).
 constexpr uint32_t kRun = 1u << 0, kIeStopped = 1u << 1, kIeCompleted = 1u << 2, kIeAlign = 1u << 3,
@@ -200,8 +213,7 @@ TEST(XdmaIpOptions, RunSetWhileBusyAfterAStopIsLostUntilBusyClears) {
     ASSERT_EQ(rig.model->violations().size(), 1u);
     EXPECT_NE(rig.model->violations()[0].what.find("Status.busy"), std::string::npos);
 
-    std::this_thread::sleep_for(std::chrono::milliseconds(120));
-    EXPECT_EQ(rig.regs.read32(0x0040) & kBusy, 0u) << "busy cleared after busy_after_stop";
+    EXPECT_TRUE(eventually([&] { return (rig.regs.read32(0x0040) & kBusy) == 0; })) << "busy cleared after busy_after_stop";
     rig.regs.write32(0x000C, kRun);
     rig.regs.write32(0x0008, kRun);  // restart after busy cleared: runs
     rig.model->run_until_idle();
@@ -216,7 +228,7 @@ TEST(XdmaIpOptions, RunClearedOnABusyEngineLingersBusyAsWell) {
     rig.regs.write32(0x0004, kIeIdle | kRun);
     rig.regs.write32(0x000C, kRun);
     EXPECT_EQ(rig.regs.read32(0x0040), kIdleStopped | kBusy);
-    std::this_thread::sleep_for(std::chrono::milliseconds(70));
+    EXPECT_TRUE(eventually([&] { return (rig.regs.read32(0x0040) & kBusy) == 0; })) << "busy cleared";
     EXPECT_EQ(rig.regs.read32(0x0040), kIdleStopped);
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,21 @@ double best_seconds(int repeats, F&& body) {
     return best;
 }
 
+// Two buffers of --size_mib each are allocated: 64 GiB in all at most.
+constexpr long kMaxSizeMib = 32768;
+constexpr long kMaxRepeats = 1000;
+
+// A decimal count in 1..max; nullopt for anything else (a sign, a suffix, an overflow).
+std::optional<long> parse_count(const char* text, long max) {
+    const std::string s(text);
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    const long value = std::stol(s);
+    if (value < 1 || value > max)
+        return std::nullopt;
+    return value;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -35,26 +51,31 @@ int main(int argc, char** argv) {
     bool json = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--size_mib" && i + 1 < argc)
-            size_mib = std::strtoull(argv[++i], nullptr, 0);
-        else if (arg == "--repeats" && i + 1 < argc)
-            repeats = std::atoi(argv[++i]);
-        else if (arg == "--json")
+        if ((arg == "--size_mib" || arg == "--repeats") && i + 1 < argc) {
+            const char* text = argv[++i];
+            const long max = arg == "--size_mib" ? kMaxSizeMib : kMaxRepeats;
+            const std::optional<long> value = parse_count(text, max);
+            if (!value) {
+                std::fprintf(stderr, "Error: %s %s: expected a number in the range 1..%ld\n", arg.c_str(), text, max);
+                return 2;
+            }
+            if (arg == "--size_mib")
+                size_mib = static_cast<size_t>(*value);
+            else
+                repeats = static_cast<int>(*value);
+        } else if (arg == "--json") {
             json = true;
-        else if (arg == "--help" || arg == "-h") {
+        } else if (arg == "--help" || arg == "-h") {
             std::printf("Usage: %s [--size_mib N] [--repeats N] [--json]\n"
                         "Pattern generate / verify GB/s on one core next to memcpy of the same buffer "
-                        "(default 256 MiB, best of 5).\n",
-                        argv[0]);
+                        "(default 256 MiB, best of 5; at most %ld MiB and %ld repeats).\n",
+                        argv[0], kMaxSizeMib, kMaxRepeats);
             return 0;
         } else {
-            std::fprintf(stderr, "Usage: %s [--size_mib N] [--repeats N] [--json]\n", argv[0]);
+            std::fprintf(stderr, "Error: unrecognised argument '%s'\nUsage: %s [--size_mib N] [--repeats N] [--json]\n",
+                         arg.c_str(), argv[0]);
             return 2;
         }
-    }
-    if (size_mib == 0 || repeats <= 0) {
-        std::fprintf(stderr, "--size_mib and --repeats must be positive\n");
-        return 2;
     }
     const size_t bytes = size_mib << 20;
     const size_t words = bytes / 4;

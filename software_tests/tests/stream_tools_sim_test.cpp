@@ -50,6 +50,17 @@ struct SimDesign {
                 return true;
         return false;
     }
+    // Waits for the event "the engine of a channel has completed `count` descriptors" (data
+    // flows there), not for a guessed time; false when it has not come within 60 s.
+    bool wait_for_descriptors(sim::XdmaDirection direction, unsigned channel, uint64_t count) const {
+        const auto give_up = std::chrono::steady_clock::now() + 60s;
+        while (xdma->descriptors_processed(direction, channel) < count)
+            if (std::chrono::steady_clock::now() > give_up)
+                return false;
+            else
+                std::this_thread::sleep_for(1ms);  // the model has no callback: the count is polled
+        return true;
+    }
 
     designs::Registry m_registry;
     std::shared_ptr<sim::XdmaModel> xdma;
@@ -99,8 +110,9 @@ TEST(StreamToolsSim, StopDrainsAndLeavesEveryEngineIdle) {
     StreamRunOptions options = sim_options();
     options.test.duration.reset();
     options.test.stop = &stop;
-    std::thread stopper([&] {
-        std::this_thread::sleep_for(400ms);
+    bool flowed = false;
+    std::thread stopper([&] {  // stop (as Ctrl-C) once C2H 0 has completed descriptors: data flowed
+        flowed = sim.wait_for_descriptors(sim::XdmaDirection::C2H, 0, 32);
         stop = true;
     });
     char* text = nullptr;
@@ -111,6 +123,7 @@ TEST(StreamToolsSim, StopDrainsAndLeavesEveryEngineIdle) {
     const std::string printed(text, size);
     std::free(text);
     stopper.join();
+    EXPECT_TRUE(flowed) << printed;
     EXPECT_EQ(code, 0) << printed;
     EXPECT_TRUE(printed.find("Overall test statistics:\n") != std::string::npos) << printed;
     for (const char* label : {"0000:2d:00.0 0 -> 1", "0000:2d:00.0 1 -> 0", "0000:2d:00.0 2 -> 3", "0000:2d:00.0 3 -> 2"})
@@ -400,8 +413,9 @@ class StreamToolsSimFault : public ::testing::TestWithParam<ModelFault> {};
 TEST_P(StreamToolsSimFault, OverallFailNamesChannelAndOffset) {
     const ModelFault f = GetParam();
     SimDesign sim("NiteFury_dma_stream_loopback", 2);
-    std::thread injector([&] {
-        std::this_thread::sleep_for(100ms);  // while data is flowing
+    bool flowing = false;
+    std::thread injector([&] {  // while data is flowing: once the channel has completed descriptors
+        flowing = sim.wait_for_descriptors(f.direction, f.channel, 8);
         sim.xdma->inject(f.direction, f.channel, f.fault);
     });
     StreamRunOptions options = sim_options();
@@ -409,6 +423,7 @@ TEST_P(StreamToolsSimFault, OverallFailNamesChannelAndOffset) {
     int code = -1;
     const std::string out = run_parallel(*sim.device, options, code);
     injector.join();
+    EXPECT_TRUE(flowing) << out;
     EXPECT_EQ(code, 1) << out;
     const std::string expected = std::string("\n0000:36:00\\.0 0 -> 1 Test FAILED: ") + f.failing_channel + " " + f.message;
     EXPECT_TRUE(std::regex_search(out, std::regex(expected))) << "expected /" << expected << "/ in\n" << out;

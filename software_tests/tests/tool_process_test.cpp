@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -19,11 +20,12 @@ using namespace std::chrono_literals;
 using test_support::contains;
 using test_support::Outcome;  // output: stdout and stderr together
 
-// Runs the tool; with interrupt_after set, sends SIGINT once that much time has passed.
-Outcome run_tool(const char* tool, std::vector<std::string> args, std::optional<std::chrono::milliseconds> interrupt_after = {},
-                 bool stdout_only = false) {
+// Runs the tool; with interrupt_once set, sends SIGINT once what it printed satisfies it.
+Outcome run_tool(const char* tool, std::vector<std::string> args,
+                 std::function<bool(const std::string&)> interrupt_once = {}, bool stdout_only = false) {
     test_support::RunOptions options;
-    options.interrupt_after = interrupt_after;
+    options.interrupt_once = std::move(interrupt_once);
+    options.timeout = std::chrono::minutes(5);  // an event that never comes fails, not hangs
     if (stdout_only)
         options.stderr_to = test_support::Stderr::discard;
     return test_support::run_process(tool, args, options);
@@ -41,7 +43,11 @@ TEST(StreamToolProcess, CtrlCPrintsTotalsAndPasses) {
     const Outcome r = run_tool(PARALLEL_STREAMS_TOOL,
                                with(kSmall, {"--sim_design", "NiteFury_dma_stream_loopback", "--sim_design",
                                              "TEF1001_dma_stream_loopback"}),
-                               1500ms);
+                               // Ctrl-C once both pairs have reported a rate: data flowed on each.
+                               [](const std::string& out) {
+                                   return std::regex_search(out, std::regex("0000:15:00\\.0 0 -> 1 [0-9.]+ Mbytes")) &&
+                                          std::regex_search(out, std::regex("0000:2d:00\\.0 1 -> 0 [0-9.]+ Mbytes"));
+                               });
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "Press Ctrl-C to stop test\n")) << r.output;
     EXPECT_TRUE(contains(r.output, "Overall test statistics:\n")) << r.output;
@@ -196,7 +202,7 @@ TEST(TestDmaBridgeProcess, JsonStdoutIsOnlyJson) {
         std::vector<std::string> args{"--sim_design", "XCKU5P_DUAL_QSFP_dma_ram", "--json"};
         if (tool == std::string(TEST_DMA_BRIDGE_TOOL))
             args.insert(args.end(), {"--min_words", "0x10000", "--enabled_tests", "memory_addressing"});
-        const Outcome r = run_tool(tool, args, std::nullopt, true);
+        const Outcome r = run_tool(tool, args, {}, true);
         EXPECT_EQ(r.exit_code, 0) << r.output;
         std::istringstream lines(r.output);
         size_t count = 0;

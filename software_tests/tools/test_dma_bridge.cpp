@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
         ("min_words", po::value(&cli.min_words), "words each test moves at least (default 2^32, every LCG value)")
         ("transfer_timeout", po::value(&cli.transfer_timeout), transfer_timeout_help())
         ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
-        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking")
+        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)")
         ("json", po::bool_switch(&cli.json), "JSON Lines on stdout (the text lines go to stderr)");
     add_dma_mode_options(d, cli.engine_mode, cli.completion);
     if (auto status = parse_command_line(argc, argv, d, "Tests the DMA bridge of identified designs."))

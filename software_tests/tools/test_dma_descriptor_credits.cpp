@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     }
     options.timeout = std::chrono::milliseconds(static_cast<int64_t>(*seconds * 1000.0 + 0.5));
     std::string usage;
-    auto locations = tool_support::parse_locations(devices, "-d", usage);
+    auto locations = tool_support::parse_locations(devices, "--device", usage);
     if (!locations) {
         std::cerr << "Error: " << usage << "\n";
         return 2;

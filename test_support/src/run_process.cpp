@@ -7,6 +7,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <fstream>
+#include <grp.h>
 #include <poll.h>
 #include <sstream>
 #include <sys/resource.h>
@@ -96,6 +97,11 @@ Outcome run_process(const std::string& path, const std::vector<std::string>& arg
             dup2(null_fd, 2);
             close(null_fd);
         }
+        if (options.unprivileged && geteuid() == 0) {
+            constexpr uid_t kNobody = 65534;
+            if (setgroups(0, nullptr) != 0 || setgid(kNobody) != 0 || setuid(kNobody) != 0)
+                _exit(126);
+        }
         execve(path.c_str(), argv.data(), envp.data());
         _exit(127);
     }
@@ -176,6 +182,10 @@ Outcome run_process(const std::string& path, const std::vector<std::string>& arg
             const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
             if (n > 0) {
                 open_streams[i].text->append(buffer, static_cast<size_t>(n));
+                if (options.interrupt_once && !interrupted && !reaped && options.interrupt_once(outcome.output)) {
+                    kill(pid, SIGINT);  // not reaped yet: the pid is still the child's
+                    interrupted = true;
+                }
                 if (options.stop_once && !stopped && options.stop_once(outcome.output)) {
                     outcome.running_when_stopped = wait4(pid, &status, WNOHANG, &usage) == 0;
                     reaped = !outcome.running_when_stopped;

@@ -22,18 +22,7 @@ std::optional<std::string> selection_error(const DesignSelection& selection, con
     return std::nullopt;
 }
 
-vfio::KernelOptions kernel_options() {
-    vfio::KernelOptions options;
-    const auto from_environment = [](const char* name, std::string& value) {
-        if (const char* text = std::getenv(name); text && *text)
-            value = text;
-    };
-    from_environment("PDT_DEV_VFIO_ROOT", options.dev_vfio_root);
-    from_environment("PDT_SYSFS_ROOT", options.sysfs_root);
-    from_environment("PDT_PROC_ROOT", options.proc_root);
-    from_environment("PDT_PCI_DUMP_FILE", options.pci_dump_file);
-    return options;
-}
+vfio::KernelOptions kernel_options() { return vfio::kernel_options_from_environment(); }
 
 vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selection, const designs::Registry& registry) {
     if (!selection.sim_designs.empty())

@@ -9,6 +9,7 @@ extern "C" {
 #include <csetjmp>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -98,6 +99,19 @@ bool pci_scan(const char* dump_file, std::vector<RawDevice>& out) {
 }
 
 }  // namespace
+
+KernelOptions kernel_options_from_environment() {
+    KernelOptions options;
+    const auto from_environment = [](const char* name, std::string& value) {
+        if (const char* text = std::getenv(name); text && *text)
+            value = text;
+    };
+    from_environment("PDT_DEV_VFIO_ROOT", options.dev_vfio_root);
+    from_environment("PDT_SYSFS_ROOT", options.sysfs_root);
+    from_environment("PDT_PROC_ROOT", options.proc_root);
+    from_environment("PDT_PCI_DUMP_FILE", options.pci_dump_file);
+    return options;
+}
 
 std::string bound_driver(const std::string& sysfs_root, const PciAddress& address) {
     std::error_code ec;

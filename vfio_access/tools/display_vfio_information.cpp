@@ -15,7 +15,7 @@ namespace po = boost::program_options;
 namespace {
 
 struct Options {
-    vfio::KernelOptions kernel;
+    vfio::KernelOptions kernel = vfio::kernel_options_from_environment();
     bool json = false;
 };
 
@@ -72,6 +72,16 @@ std::variant<Options, int> parse_options(int argc, char** argv) {
     return options;
 }
 
+// Why no device was found, and for each --device location why it is not usable (absent, or
+// bound to another driver: with the commands that bind it).
+void report_no_device(const vfio::KernelOptions& kernel) {
+    std::cerr << "No device found: no " << (kernel.selection.empty() ? "" : "selected ")
+              << "PCI device is bound to vfio-pci\n";
+    for (const vfio::PciAddress& location : kernel.selection.locations())
+        if (auto bound = vfio::check_bound_to_vfio(kernel.sysfs_root, location); !bound)
+            std::cerr << "  " << bound.error().message() << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -109,6 +119,10 @@ int main(int argc, char** argv) {
     auto container = bus.container_info();
     if (!container) {
         std::cerr << "Error: " << container.error().message() << "\n";
+        for (const std::string& error : report.errors)  // why each device could not be opened
+            std::cerr << "Error: " << error << "\n";
+        if (ids->empty())
+            report_no_device(options.kernel);
         return 1;
     }
     report.container = std::move(container).value();
@@ -119,8 +133,7 @@ int main(int argc, char** argv) {
     for (const std::string& error : report.errors)
         std::cerr << "Error: " << error << "\n";
     if (ids->empty()) {
-        std::cerr << "No device found: no " << (options.kernel.selection.empty() ? "" : "selected ")
-                  << "PCI device is bound to vfio-pci\n";
+        report_no_device(options.kernel);
         return 1;
     }
     return report.errors.empty() ? 0 : 1;

@@ -40,7 +40,7 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
         ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
         ("a32", po::bool_switch(&cli.a32), "IOVAs of the DMA buffers below 4 GiB (a device with a 32-bit DMA mask)")
         ("isolate_iommu_groups", po::bool_switch(&cli.isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself")
-        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking")
+        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)")
         ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text");
     add_dma_mode_options(description, cli.engine_mode, cli.completion);
 }
@@ -99,6 +99,9 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     options.host_memory_limit = PDT_TRY(parse_host_memory_limit(cli.host_memory_limit));
     options.dma_mask_bits = cli.a32 ? 32 : 64;
+    if (cli.verify_threads < -1 || cli.verify_threads > static_cast<int>(kMaxVerifyThreads))
+        return vfio::make_error("parse option --verify_threads", "\"" + std::to_string(cli.verify_threads) + "\"", EINVAL,
+                                "must be in the range 0.." + std::to_string(kMaxVerifyThreads));
     options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
     PDT_TRY(dma_mode_request(cli.engine_mode, cli.completion));  // a usage error before any device opens
     return options;

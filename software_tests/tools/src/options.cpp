@@ -33,6 +33,8 @@ vfio::Result<double> parse_seconds(const std::string& option, const std::string&
     const double value = std::strtod(text.c_str(), &end);
     if (text.empty() || errno != 0 || *end != '\0' || !std::isfinite(value) || value <= 0.0)
         return bad(option, text, "expected a positive number of seconds");
+    if (value > kMaxSeconds)  // as milliseconds it must fit in 64 bits
+        return bad(option, text, "must be at most " + std::to_string(static_cast<uint64_t>(kMaxSeconds)) + " seconds");
     return value;
 }
 

@@ -39,8 +39,13 @@ struct RunOptions {
     // "NAME=value" assignments added to (or replacing in) the test's environment.
     std::vector<std::string> environment;
     bool stdin_from_null = false;  // else the child inherits the test's stdin
-    // SIGINT once this much time has passed since the start.
+    // SIGINT once this much time has passed since the start (prefer interrupt_once: an event).
     std::optional<std::chrono::milliseconds> interrupt_after;
+    // Checked on output after each read while the child runs: once true, the child gets one SIGINT.
+    std::function<bool(const std::string&)> interrupt_once;
+    // When the test runs as root, the child runs as nobody (uid and gid 65534, no supplementary
+    // groups), so that file permissions apply to it as they do to a user.
+    bool unprivileged = false;
     // SIGKILL once this much time has passed; exit_code is then kTimedOut.
     std::optional<std::chrono::milliseconds> timeout;
     // With a path, stdout and stderr go to this file (kept) and are read back into output.

@@ -50,6 +50,10 @@ struct KernelOptions {
     std::shared_ptr<DeviceBroker> broker;
 };
 
+// The default paths, unless the environment names others: PDT_DEV_VFIO_ROOT, PDT_SYSFS_ROOT,
+// PDT_PROC_ROOT, PDT_PCI_DUMP_FILE (an `lspci -x` dump). Tests run the tools on fake machines so.
+KernelOptions kernel_options_from_environment();
+
 // One device found by the bus scan, with the kernel driver bound to it ("" for none).
 struct ScannedDevice {
     DeviceIdentity identity;

@@ -20,6 +20,9 @@ namespace stream_tools {
 // run killed by a timeout leaves every line it printed.
 inline void line_buffer_stdout() { std::setvbuf(stdout, nullptr, _IOLBF, 0); }
 
+// The most --verify_threads a run may ask for.
+inline constexpr unsigned kMaxVerifyThreads = 256;
+
 struct CommonCli {
     std::vector<std::string> sim_designs;
     std::vector<std::string> design_files;
@@ -33,7 +36,7 @@ struct CommonCli {
     std::string host_memory_limit;  // empty: default_host_memory_limit()
     bool a32 = false;
     bool isolate_iommu_groups = false;
-    int verify_threads = -1;  // -1: chosen from the number of cores
+    int verify_threads = -1;  // -1: chosen from the number of cores; at most kMaxVerifyThreads
     bool json = false;
     std::string engine_mode = "auto";  // --engine_mode auto|credits|stop_list
     std::string completion = "auto";   // --completion auto|poll_writeback|completed_count|status|interrupt

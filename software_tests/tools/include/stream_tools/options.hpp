@@ -15,7 +15,9 @@ namespace stream_tools {
 
 // "<number>" in C notation, within [min, max]; errors name the option.
 vfio::Result<uint64_t> parse_number(const std::string& option, const std::string& text, uint64_t min, uint64_t max);
-// "--duration 20", "--report_interval 0.5": a positive number of seconds.
+// The longest time parse_seconds accepts (about 31 years).
+inline constexpr double kMaxSeconds = 1e9;
+// "--duration 20", "--report_interval 0.5": a positive number of seconds, at most kMaxSeconds.
 vfio::Result<double> parse_seconds(const std::string& option, const std::string& text);
 
 // "<bdf>,<channel>" (--stream_device, --h2c_stream_device, --c2h_stream_device).

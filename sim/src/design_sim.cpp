@@ -1,6 +1,7 @@
 #include "sim/design_sim.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 
 #include "sim/xdma_model.hpp"
@@ -208,6 +209,10 @@ vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::str
     if (design_names.size() > 20)
         return vfio::make_error("build simulated bus", std::to_string(design_names.size()) + " designs", E2BIG,
                                 "at most 20 simulated designs");
+    // Test-only: faults named in PDT_SIM_FAULT go into every instance's XDMA model (xdma_model.hpp).
+    std::vector<FaultInjection> faults;
+    if (const char* text = std::getenv(kFaultEnvironmentVariable); text && *text)
+        faults = PDT_TRY(parse_fault_injections(text));
     auto bus = std::make_unique<SimBus>();
     for (size_t i = 0; i < design_names.size(); ++i) {
         const designs::Design* design = registry.find(design_names[i]);
@@ -218,8 +223,11 @@ vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::str
             return vfio::make_error("simulate design", design_names[i], ENOENT, "known designs: " + known);
         }
         const vfio::DeviceIdentity identity = simulated_identity(*design, simulated_address(i), simulated_iommu_group(i));
-        bus->add(identity, [copy = *design, identity]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
+        bus->add(identity, [copy = *design, identity, faults]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
             DesignInstance instance = PDT_TRY(instantiate_design(copy, identity));
+            if (instance.xdma)
+                for (const FaultInjection& f : faults)
+                    instance.xdma->inject(f.direction, f.channel, f.fault);
             return std::unique_ptr<vfio::Device>(std::move(instance.device));
         });
     }

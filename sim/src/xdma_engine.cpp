@@ -192,6 +192,27 @@ void complete(Impl& impl, Channel& ch, bool eop) {
 
 namespace {
 
+// OverrunOneByte: the byte after the block, copied as a faulty engine would (a host byte the
+// IOMMU does not let it read, or a card byte past the card memory, leaves the fault unused).
+void overrun_h2c(Impl& impl, Channel& ch, const Descriptor& d) {
+    uint8_t byte = 0;
+    const uint64_t after = d.dst_adr + d.length;
+    if (std::find(ch.faults.begin(), ch.faults.end(), XdmaFault::OverrunOneByte) == ch.faults.end() ||
+        !card_range(impl.config, after, 1) || !impl.device.dma_read(d.src_adr + d.length, &byte, 1))
+        return;
+    (void)impl.take_fault(ch, XdmaFault::OverrunOneByte);
+    impl.card_memory.write(after - impl.config.card_memory_base, &byte, 1);
+}
+
+void overrun_c2h(Impl& impl, Channel& ch, const Descriptor& d) {
+    uint8_t byte = 0;
+    const uint64_t after = d.src_adr + d.length;
+    if (!card_range(impl.config, after, 1) || !impl.take_fault(ch, XdmaFault::OverrunOneByte))
+        return;
+    impl.card_memory.read(after - impl.config.card_memory_base, &byte, 1);
+    (void)impl.device.dma_write(d.dst_adr + d.length, &byte, 1);  // posted: the IOMMU may refuse it
+}
+
 // Moves the data of ch.current; false when the engine stopped on an error.
 bool move_mm(Impl& impl, Channel& ch) {
     if (!impl.config.card_memory_present) {
@@ -212,6 +233,7 @@ bool move_mm(Impl& impl, Channel& ch) {
         }
         flip_bit(impl, ch, data);
         impl.card_memory.write(d.dst_adr - impl.config.card_memory_base, data.data(), d.length);
+        overrun_h2c(impl, ch, d);
     } else {
         if (!card_range(impl.config, d.src_adr, d.length)) {
             stop_with_error(impl, ch, kStatusReadErrorUr);  // C2H bit 9: read error, decode
@@ -222,6 +244,7 @@ bool move_mm(Impl& impl, Channel& ch) {
         // A C2H write the IOMMU blocks is a posted write: the engine does not see it (the
         // IOMMU logs the fault), as on hardware.
         (void)impl.device.dma_write(d.dst_adr, data.data(), d.length);
+        overrun_c2h(impl, ch, d);
     }
     impl.bytes_moved += d.length;
     complete(impl, ch, false);

@@ -18,6 +18,7 @@ const char* to_string(XdmaFault fault) {
     case XdmaFault::DuplicatePacket: return "duplicated packet";
     case XdmaFault::ReorderPacket: return "reordered packet";
     case XdmaFault::ShortC2hLength: return "short C2H length";
+    case XdmaFault::OverrunOneByte: return "overrun by one byte";
     }
     return "unknown fault";
 }

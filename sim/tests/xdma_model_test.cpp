@@ -161,3 +161,50 @@ TEST(XdmaModel, UnalignedAddressIsAlignMismatchWhenTheEngineNeedsAlignment) {
     rig.model->run_until_idle();
     EXPECT_EQ(rig.regs.read32(0x0040), 0x8u) << "align_mismatch, engine stopped";
 }
+
+// OverrunOneByte: H2C writes the host byte after its source to the card byte after its
+// destination; C2H writes the card byte after its source to the host byte after its destination.
+TEST(XdmaModel, OverrunOneByteWritesTheByteAfterTheBlock) {
+    Rig rig({.card_memory_base = 0x8000, .card_memory_size = 0x1000});
+    for (int i = 0; i < 65; ++i)
+        rig.host[0x1000 + i] = static_cast<uint8_t>(0x40 + i);
+    const uint8_t card_guard[2] = {0xC3, 0xC3};
+    ASSERT_TRUE(rig.model->card_write(0x8100 + 64, card_guard, 2));
+    rig.model->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::OverrunOneByte);
+    rig.descriptor(0, 0x13, 64, kIova + 0x1000, 0x8100, 0);
+    rig.regs.write64(0x4080, kIova);
+    rig.regs.write32(0x0004, kIeStopped | 1u);
+    rig.model->run_until_idle();
+    uint8_t after[2];
+    ASSERT_TRUE(rig.model->card_read(0x8100 + 64, after, 2));
+    EXPECT_EQ(after[0], 0x40 + 64) << "the host byte after the source";
+    EXPECT_EQ(after[1], 0xC3) << "only one byte";
+
+    std::memset(rig.host + 0x2000, 0x5A, 66);
+    rig.model->inject(sim::XdmaDirection::C2H, 0, sim::XdmaFault::OverrunOneByte);
+    rig.descriptor(0x100, 0x13, 64, 0x8100, kIova + 0x2000, 0);
+    rig.regs.write64(0x5080, kIova + 0x100);
+    rig.regs.write32(0x1004, kIeStopped | 1u);
+    rig.model->run_until_idle();
+    EXPECT_EQ(rig.host[0x2000 + 64], 0x40 + 64) << "the card byte after the source";
+    EXPECT_EQ(rig.host[0x2000 + 65], 0x5A);
+}
+
+TEST(XdmaModel, FaultNamesParseForTheEnvironmentSeam) {
+    for (sim::XdmaFault fault : sim::all_faults())
+        EXPECT_EQ(sim::parse_fault_name(sim::fault_name(fault)), fault);
+    auto parsed = sim::parse_fault_injections("engine_stall@C2H1,short_c2h_length,data_bit_flip");
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+    ASSERT_EQ(parsed->size(), 3u);
+    EXPECT_EQ((*parsed)[0].direction, sim::XdmaDirection::C2H);
+    EXPECT_EQ((*parsed)[0].channel, 1u);
+    EXPECT_EQ((*parsed)[1].direction, sim::XdmaDirection::C2H) << "short_c2h_length defaults to C2H 0";
+    EXPECT_EQ((*parsed)[2].direction, sim::XdmaDirection::H2C);
+    auto bad = sim::parse_fault_injections("engine_stal");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message().find("unknown fault"), std::string::npos) << bad.error().message();
+    EXPECT_NE(bad.error().message().find("engine_stall"), std::string::npos) << "lists the names";
+    bad = sim::parse_fault_injections("bad_magic@X2C0");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message().find("bad channel 'X2C0'"), std::string::npos) << bad.error().message();
+}

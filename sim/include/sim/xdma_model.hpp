@@ -118,8 +118,29 @@ enum class XdmaFault {
     DuplicatePacket,      // H2C stream: the next packet is delivered twice
     ReorderPacket,        // H2C stream: the next packet is held back and delivered after the following one
     ShortC2hLength,       // C2H stream: the next writeback reports 4 bytes fewer than written
+    OverrunOneByte,       // AXI-MM: the next data block writes one byte past its end (H2C: the
+                          // host byte after the source to the card; C2H: the card byte after
+                          // the source to the host)
 };
 const char* to_string(XdmaFault fault);
+// The fault's name in PDT_SIM_FAULT and the fault matrix: "engine_stall", "overrun_one_byte".
+const char* fault_name(XdmaFault fault);
+std::optional<XdmaFault> parse_fault_name(const std::string& name);
+// Every fault kind, in declaration order.
+std::vector<XdmaFault> all_faults();
+
+// One fault to inject into every simulated instance of a design when it is opened.
+struct FaultInjection {
+    XdmaFault fault = XdmaFault::EngineStall;
+    XdmaDirection direction = XdmaDirection::H2C;
+    unsigned channel = 0;
+};
+// TEST-ONLY seam: the tools read the environment variable PDT_SIM_FAULT when they build a
+// simulated bus (--sim_design), so that a fault can be injected into a tool running as a
+// process. Syntax: <name>[@<H2C|C2H><channel>] [, ...], e.g. "engine_stall@C2H0,data_bit_flip".
+// Without a channel: C2H 0 for short_c2h_length, else H2C 0. Never read for real hardware.
+inline constexpr const char* kFaultEnvironmentVariable = "PDT_SIM_FAULT";
+vfio::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text);
 
 // A check the model made on the driver's programming that hardware would leave undefined
 // (an adjacent block crossing 4 KiB, a credit register overflow, ...). Tests assert none.

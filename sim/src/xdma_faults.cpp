@@ -1,0 +1,82 @@
+// Fault names and the test-only PDT_SIM_FAULT syntax (xdma_model.hpp).
+#include <cerrno>
+
+#include "sim/xdma_model.hpp"
+
+namespace sim {
+
+const char* fault_name(XdmaFault fault) {
+    switch (fault) {
+    case XdmaFault::EngineStall: return "engine_stall";
+    case XdmaFault::EngineHang: return "engine_hang";
+    case XdmaFault::DescriptorReadError: return "descriptor_read_error";
+    case XdmaFault::BadMagic: return "bad_magic";
+    case XdmaFault::DataBitFlip: return "data_bit_flip";
+    case XdmaFault::DropPacket: return "drop_packet";
+    case XdmaFault::DuplicatePacket: return "duplicate_packet";
+    case XdmaFault::ReorderPacket: return "reorder_packet";
+    case XdmaFault::ShortC2hLength: return "short_c2h_length";
+    case XdmaFault::OverrunOneByte: return "overrun_one_byte";
+    }
+    return "unknown";
+}
+
+std::vector<XdmaFault> all_faults() {
+    return {XdmaFault::EngineStall,   XdmaFault::EngineHang,      XdmaFault::DescriptorReadError,
+            XdmaFault::BadMagic,      XdmaFault::DataBitFlip,     XdmaFault::DropPacket,
+            XdmaFault::DuplicatePacket, XdmaFault::ReorderPacket, XdmaFault::ShortC2hLength,
+            XdmaFault::OverrunOneByte};
+}
+
+std::optional<XdmaFault> parse_fault_name(const std::string& name) {
+    for (XdmaFault fault : all_faults())
+        if (name == fault_name(fault))
+            return fault;
+    return std::nullopt;
+}
+
+namespace {
+
+vfio::Error bad_spec(const std::string& item, const std::string& why) {
+    std::string names;
+    for (XdmaFault fault : all_faults())
+        names += (names.empty() ? "" : ", ") + std::string(fault_name(fault));
+    return vfio::make_error(std::string("parse ") + kFaultEnvironmentVariable, item, EINVAL,
+                            why + " (syntax <name>[@<H2C|C2H><channel>]; names: " + names + ")");
+}
+
+vfio::Result<FaultInjection> parse_one(const std::string& item) {
+    const size_t at = item.find('@');
+    const auto fault = parse_fault_name(item.substr(0, at));
+    if (!fault)
+        return bad_spec(item, "unknown fault");
+    FaultInjection injection{*fault, *fault == XdmaFault::ShortC2hLength ? XdmaDirection::C2H : XdmaDirection::H2C, 0};
+    if (at == std::string::npos)
+        return injection;
+    const std::string where = item.substr(at + 1);
+    if (where.size() != 4 || (where.compare(0, 3, "H2C") != 0 && where.compare(0, 3, "C2H") != 0) ||
+        where[3] < '0' || where[3] > '3')
+        return bad_spec(item, "bad channel '" + where + "'");
+    injection.direction = where[0] == 'H' ? XdmaDirection::H2C : XdmaDirection::C2H;
+    injection.channel = static_cast<unsigned>(where[3] - '0');
+    return injection;
+}
+
+}  // namespace
+
+vfio::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text) {
+    std::vector<FaultInjection> injections;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t comma = text.find(',', start);
+        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!item.empty())
+            injections.push_back(PDT_TRY(parse_one(item)));
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return injections;
+}
+
+}  // namespace sim

@@ -144,7 +144,7 @@ vfio::Result<uint64_t> stream_credits(XdmaStreamDevice& device, const LoopRoute&
         }
         if (h2c_done < h2c_queued && PDT_TRY(h2c->poll()))
             ++h2c_done;
-        auto piece = PDT_TRY(c2h->wait(std::chrono::milliseconds(options_timeout)));
+        auto piece = PDT_TRY(wait_loopback(*h2c, *c2h, std::chrono::milliseconds(options_timeout)));
         ++descriptors;
         const uint64_t expected = std::min(kPage, length_of(message) - in_message);
         const bool eop = in_message + expected == length_of(message);

@@ -1,6 +1,7 @@
 #include "stream_tools/memory_boundaries.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cinttypes>
 #include <numeric>
 
@@ -75,6 +76,17 @@ std::string check_host_guards(const uint8_t* host, uint64_t at, uint64_t length,
                    (i < at ? " (underrun)" : " (overrun)");
     }
     return {};
+}
+
+// Why a card byte differs: a host guard byte (bit 7 set where card bytes have it clear) is an
+// engine that read past its source; one bit off is a corrupted write; else the position says.
+std::string cause(uint8_t actual, uint8_t expected, uint64_t offset, uint64_t at, uint64_t length) {
+    const bool after = offset >= at + length, before = offset < at;
+    if ((actual & 0x80) && !(expected & 0x80) && (before || after))
+        return after ? " (overrun: a host byte past the source)" : " (underrun: a host byte before the source)";
+    if (std::has_single_bit(static_cast<unsigned>(actual ^ expected)))
+        return " (1 bit flipped)";
+    return after ? " (overrun)" : before ? " (underrun)" : "";
 }
 
 struct Buffers {
@@ -158,11 +170,10 @@ private:
                                       : window_offset < at + c.length   ? "inside"
                                       : window_offset < at + c.length + g ? "in the guard band after"
                                                                           : "past the guard band after";
-            return std::pair{std::string("H2C"),
-                             "guard band: card byte " + hex(m_options.memory_base + window_offset) + " " + where +
-                                 " the transfer of " + what + " changed to " + hex(dst[g + i]) + ", expected " +
-                                 hex(m_shadow[window_offset]) +
-                                 (window_offset >= at + c.length ? " (overrun)" : window_offset < at ? " (underrun)" : "")};
+            return std::pair{std::string("H2C"), "guard band: card byte " + hex(m_options.memory_base + window_offset) +
+                                                     " " + where + " the transfer of " + what + " changed to " +
+                                                     hex(dst[g + i]) + ", expected " + hex(m_shadow[window_offset]) +
+                                                     cause(dst[g + i], m_shadow[window_offset], window_offset, at, c.length)};
         }
         return std::nullopt;
     }

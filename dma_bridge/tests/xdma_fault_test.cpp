@@ -268,6 +268,9 @@ TEST(XdmaFaults, FailuresReachTheObserverWithDecodedRegisters) {
         std::lock_guard lock(mutex);
         reports.push_back(r);
     });
+    struct Unset {
+        ~Unset() { xdma::set_failure_observer({}); }  // also when an assertion returns early
+    } unset;
     MemoryRig rig;
     rig.model->inject(XdmaDirection::H2C, 0, XdmaFault::EngineStall);
     ASSERT_TRUE(rig.h2c->submit_memory(rig.src.iova(), kCard, 256).ok());
@@ -301,7 +304,6 @@ TEST(XdmaFaults, FailuresReachTheObserverWithDecodedRegisters) {
         dump += line + "\n";
     EXPECT_TRUE(has(dump, "desc_error: unsupported_request+ completer_abort-")) << dump;
     EXPECT_TRUE(has(dump, "C2H Channel 0 Status (0x1040) = 0x00080000: busy-")) << dump;
-    xdma::set_failure_observer({});
 }
 
 TEST(XdmaRegisterDump, ControlAndStatusDecodeEveryField) {

@@ -83,8 +83,13 @@ void ContinuousRing::start() {
 vfio::Result<std::optional<ContinuousRing::Piece>> ContinuousRing::poll() {
     using namespace xdma;
     const uint32_t status_value = reg(channel_reg::STATUS);
-    if (status_value & status::errors)
-        return vfio::make_error("receive", m_name, EIO, "channel_status=" + hex(status_value) + " (error bits set)");
+    if (status_value & status::errors) {
+        vfio::Error error = vfio::make_error("receive", m_name, EIO,
+                                             "channel_status=" + hex(status_value) + " (" +
+                                                 decode_status(Direction::C2H, status_value) + ")");
+        report_failure(error.message());
+        return error;
+    }
     const uint32_t completed = reg(channel_reg::COMPLETED_DESCRIPTOR_COUNT);
     const uint32_t ahead = completed - static_cast<uint32_t>(m_consumed);
     if (ahead == 0)

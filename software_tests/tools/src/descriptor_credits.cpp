@@ -133,7 +133,7 @@ vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const 
         const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(page), kPage / 4, p * kPage / 4);
         if (!m.ok())
             return vfio::make_error("verify card memory", design.identity.address.to_string(), EIO,
-                                    "page " + std::to_string(p) + ": " + m.describe(p * kPage / 4));
+                                    m.describe());
     }
     return bytes;
 }

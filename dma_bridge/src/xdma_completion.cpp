@@ -46,7 +46,8 @@ std::vector<std::string> Engine::register_dump() const {
 }
 
 void Engine::report_failure(const std::string& what) const {
-    notify_failure(FailureReport{name(), what, register_dump(), &m_device});
+    if (failure_observed())
+        notify_failure(FailureReport{name(), what, register_dump(), &m_device});
 }
 
 vfio::Result<void> Engine::check_status(uint32_t value, const char* source) {

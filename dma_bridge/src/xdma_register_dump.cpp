@@ -145,6 +145,11 @@ void set_failure_observer(FailureObserver observer) {
     g_observer = std::move(observer);
 }
 
+bool failure_observed() {
+    std::lock_guard lock(g_observer_mutex);
+    return static_cast<bool>(g_observer);
+}
+
 void notify_failure(const FailureReport& report) {
     FailureObserver observer;
     {

@@ -44,5 +44,7 @@ using FailureObserver = std::function<void(const FailureReport&)>;
 // observer may be called from several threads at once.
 void set_failure_observer(FailureObserver observer);
 void notify_failure(const FailureReport& report);
+// Whether an observer is installed (a report need not be built otherwise).
+bool failure_observed();
 
 }  // namespace xdma

@@ -139,6 +139,8 @@ vfio::Result<void> ContinuousRing::stop() {
 namespace stream_tools::detail {
 
 void ContinuousRing::report_failure(const std::string& what) const {
+    if (!xdma::failure_observed())
+        return;
     xdma::notify_failure(xdma::FailureReport{
         m_name, what, xdma::dump_channel_registers(m_regs, xdma::Direction::C2H, m_channel_index), &m_device});
 }

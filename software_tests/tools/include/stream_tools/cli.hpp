@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dma_bridge/xdma_ip.hpp"
+#include "stream_tools/cuda_devices.hpp"
 #include "stream_tools/stream_tools.hpp"
 
 namespace stream_tools {
@@ -35,6 +36,7 @@ struct CommonCli {
     bool json = false;
     std::string engine_mode = "auto";  // --engine_mode auto|credits|stop_list
     std::string completion = "auto";   // --completion auto|poll_writeback|completed_count|status|interrupt
+    CudaCli cuda;                      // --cuda_device and its options (the mains that take them)
 };
 
 // Help texts of options several mains share, with their defaults.

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "sim/design_sim.hpp"
+#include "vfio_manager/client.hpp"
 
 namespace tool_support {
 
@@ -40,6 +41,9 @@ vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selecti
     vfio::KernelOptions options = kernel_options();
     for (const vfio::PciAddress& location : selection.locations)
         options.selection.add_location(location);
+    options.isolate_iommu_groups = selection.isolate_iommu_groups;  // a running manager decides for itself
+    // A running VFIO manager owns the groups: the devices then come from it (and stay open).
+    options.broker = PDT_TRY(vfio_manager::connect_if_running());
     return std::unique_ptr<vfio::Bus>(std::make_unique<vfio::KernelBus>(std::move(options)));
 }
 

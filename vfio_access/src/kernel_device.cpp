@@ -75,6 +75,7 @@ KernelDevice::~KernelDevice() {
 
 const GroupStatus& KernelDevice::group() const { return m_group->status(); }
 ContainerInfo KernelDevice::container_info() const { return m_group->container().info(); }
+int KernelDevice::container_fd() const { return m_group->container().fd(); }
 IovaAllocator& KernelDevice::iova_allocator() { return m_group->container().allocator(); }
 
 Result<void> KernelDevice::load_info() {

@@ -40,6 +40,7 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
         ("transfer_timeout", po::value(&cli.transfer_timeout), transfer_timeout_help())
         ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
         ("a32", po::bool_switch(&cli.a32), "IOVAs of the DMA buffers below 4 GiB (a device with a 32-bit DMA mask)")
+        ("isolate_iommu_groups", po::bool_switch(&cli.isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself")
         ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking")
         ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text");
     add_dma_mode_options(description, cli.engine_mode, cli.completion);
@@ -166,7 +167,7 @@ int run_on_stream_devices(const CommonCli& cli,
     open.dma_mask_bits = options->dma_mask_bits;
     open.progress = cli.json ? &std::cerr : &std::cout;
     report_dma_failures(cli.json ? stderr : stdout);  // registers and AER on a DMA failure
-    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, {cli.sim_designs, {}}, open.progress, std::cerr);
+    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, {cli.sim_designs, {}, cli.isolate_iommu_groups}, open.progress, std::cerr);
     if (opened.status != 0) {  // no design, or a device that failed: nothing is tested
         if (opened.status != tool_support::kUsageError)
             std::cout << "Overall FAIL\n";

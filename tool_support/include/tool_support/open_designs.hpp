@@ -27,6 +27,7 @@ namespace tool_support {
 struct DesignSelection {
     std::vector<std::string> sim_designs;     // --sim_design: simulated designs instead of the kernel's
     std::vector<vfio::PciAddress> locations;  // --device: only these locations (empty: all)
+    bool isolate_iommu_groups = false;        // --isolate_iommu_groups: one VFIO container per IOMMU group
 };
 
 // Exit status of a usage error.
@@ -43,7 +44,8 @@ std::optional<std::string> selection_error(const DesignSelection& selection, con
 // an `lspci -x` dump), which tests use to run the tools against a fake machine.
 vfio::KernelOptions kernel_options();
 
-// The bus of the selection: the simulated designs, else the kernel's VFIO devices.
+// The bus of the selection: the simulated designs, else the kernel's VFIO devices (through the
+// VFIO manager when one is running: vfio_manager::connect_if_running()).
 vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selection, const designs::Registry& registry);
 
 // "vfio-pci is not loaded: /dev/vfio does not exist (load it: sudo modprobe vfio-pci)", or the

@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "vfio_access/broker.hpp"
 #include "vfio_access/device.hpp"
 #include "vfio_access/filter.hpp"
 #include "vfio_access/iommu_info.hpp"
@@ -44,6 +45,9 @@ struct KernelOptions {
     std::string pci_dump_file;                // non-empty: libpci reads this `lspci -x` dump (tests)
     DeviceSelection selection;                // empty: every device
     bool include_unbound = false;             // scan() also lists devices not bound to vfio-pci
+    bool isolate_iommu_groups = false;        // one container per IOMMU group (default: one for all)
+    // Set: devices come from this broker (the VFIO manager process) instead of opening groups.
+    std::shared_ptr<DeviceBroker> broker;
 };
 
 // One device found by the bus scan, with the kernel driver bound to it ("" for none).
@@ -116,6 +120,7 @@ public:
     const GroupStatus& group() const;
     ContainerInfo container_info() const;
     int fd() const { return m_fd.get(); }
+    int container_fd() const;  // the fd of the container the device's group is attached to
 
 private:
     friend class KernelBus;
@@ -147,14 +152,17 @@ public:
     Result<std::vector<ScannedDevice>> scan_devices();
     Result<std::unique_ptr<KernelDevice>> open_device(const DeviceIdentity& identity);
     // Opens the container if needed (no group attached: iommu_type 0 until the first open).
+    // With a broker: the container of the first brokered device still open.
     Result<ContainerInfo> container_info();
     const KernelOptions& options() const { return m_options; }
 
 private:
     Result<std::shared_ptr<Container>> container();
     Result<std::shared_ptr<Group>> group(int number);
+    Result<std::unique_ptr<KernelDevice>> open_brokered(const DeviceIdentity& identity);
 
     KernelOptions m_options;
+    std::vector<std::pair<uint32_t, std::weak_ptr<Container>>> m_brokered_containers;
     std::shared_ptr<Container> m_container;
     std::vector<std::pair<int, std::weak_ptr<Group>>> m_groups;
 };

@@ -32,6 +32,7 @@ struct CommonCli {
     std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count());
     std::string host_memory_limit;  // empty: default_host_memory_limit()
     bool a32 = false;
+    bool isolate_iommu_groups = false;
     int verify_threads = -1;  // -1: chosen from the number of cores
     bool json = false;
     std::string engine_mode = "auto";  // --engine_mode auto|credits|stop_list

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "dma_bridge/xdma_engine.hpp"
+#include "dma_bridge/xdma_register_dump.hpp"
 #include "dma_bridge/xdma_writeback.hpp"
 
 namespace xdma {
@@ -36,7 +37,18 @@ vfio::Error Engine::fail(int code, std::string what) {
                                          what + ": " + diagnostics(status_value));
     if (code != EINVAL)
         m_failure = error;
+    if (code != EINVAL && code != ETIMEDOUT)  // wait() decides whether its timeout is a failure
+        report_failure(error.message());
     return error;
+}
+
+std::vector<std::string> Engine::register_dump() const {
+    return dump_channel_registers(m_regs, m_options.direction, m_options.channel);
+}
+
+void Engine::report_failure(const std::string& what) const {
+    if (failure_observed())
+        notify_failure(FailureReport{name(), what, register_dump(), &m_device});
 }
 
 vfio::Result<void> Engine::check_status(uint32_t value, const char* source) {
@@ -172,6 +184,8 @@ vfio::Result<TransferCompletion> Engine::wait(std::chrono::milliseconds timeout)
             const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
             vfio::Error error = fail(ETIMEDOUT, "Timeout after " + std::to_string(ms) + " ms");
             m_failure.reset();  // the caller decides: wait longer, or recover()
+            if (timeout >= m_options.timeout)  // the whole transfer timeout: a failure (shorter: a slice)
+                report_failure(error.message());
             return error;
         }
         if (interrupt) {

@@ -372,10 +372,14 @@ vfio::Result<void> Engine::stop() {
     set_reg(channel_reg::CONTROL_W1C, control::run);
     const auto deadline = std::chrono::steady_clock::now() + m_options.idle_wait;
     while (reg(channel_reg::STATUS) & status::busy) {
-        if (std::chrono::steady_clock::now() > deadline)
-            return vfio::make_error("stop XDMA engine", name(), ETIMEDOUT,
-                                    "Timeout waiting to become idle after clearing Run bit: " + diagnostics(read_status()) +
-                                        "; only a device reset (VFIO_DEVICE_RESET) recovers the channel");
+        if (std::chrono::steady_clock::now() > deadline) {
+            vfio::Error error = vfio::make_error("stop XDMA engine", name(), ETIMEDOUT,
+                                                 "Timeout waiting to become idle after clearing Run bit: " +
+                                                     diagnostics(read_status()) +
+                                                     "; only a device reset (VFIO_DEVICE_RESET) recovers the channel");
+            report_failure(error.message());
+            return error;
+        }
         std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
     m_transfers.clear();

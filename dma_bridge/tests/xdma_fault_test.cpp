@@ -1,6 +1,9 @@
 // Every fault the model injects, and the engine errors of bad programming: each is detected
 // and named distinctly, and recover() makes the channel usable again.
 #include <chrono>
+#include <mutex>
+
+#include "dma_bridge/xdma_register_dump.hpp"
 
 #include "xdma_rig.hpp"
 
@@ -253,4 +256,64 @@ TEST(XdmaStreamFaults, C2hWithoutDataTimesOutAndRecovers) {
     EXPECT_TRUE(has(got.error().message(), "C2H 0 transfer")) << got.error().message();
     ASSERT_TRUE(rig.c2h->recover().ok());
     EXPECT_EQ(rig.exchange(), "ABC");
+}
+
+// A failure reaches the process's observer with the engine's registers decoded by PG195 name,
+// read at the failure: a timeout after the whole transfer timeout, and a latched error; a wait
+// shorter than the transfer timeout (a caller's slice) is not a failure.
+TEST(XdmaFaults, FailuresReachTheObserverWithDecodedRegisters) {
+    std::vector<xdma::FailureReport> reports;
+    std::mutex mutex;
+    xdma::set_failure_observer([&](const xdma::FailureReport& r) {
+        std::lock_guard lock(mutex);
+        reports.push_back(r);
+    });
+    struct Unset {
+        ~Unset() { xdma::set_failure_observer({}); }  // also when an assertion returns early
+    } unset;
+    MemoryRig rig;
+    rig.model->inject(XdmaDirection::H2C, 0, XdmaFault::EngineStall);
+    ASSERT_TRUE(rig.h2c->submit_memory(rig.src.iova(), kCard, 256).ok());
+    EXPECT_FALSE(rig.h2c->wait(20ms).ok());
+    EXPECT_TRUE(reports.empty()) << "a 20 ms slice of a 200 ms transfer timeout is no failure";
+    EXPECT_FALSE(rig.h2c->wait().ok());
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].engine, "0000:15:00.0 H2C 0");
+    EXPECT_TRUE(has(reports[0].what, "Timeout after 200 ms")) << reports[0].what;
+    EXPECT_EQ(reports[0].device, rig.device.get());
+    std::string dump;
+    for (const std::string& line : reports[0].registers)
+        dump += line + "\n";
+    EXPECT_TRUE(has(dump, "H2C Channel 0 Status (0x0040) = 0x00000001: busy+ descriptor_stopped-")) << dump;
+    EXPECT_TRUE(has(dump, "H2C Channel 0 Control (0x0004) = ")) << dump;
+    EXPECT_TRUE(has(dump, ": run+ ")) << dump;
+    EXPECT_TRUE(has(dump, "H2C Channel 0 Completed Descriptor Count (0x0048) = 0x00000000: 0")) << dump;
+    EXPECT_TRUE(has(dump, "H2C Channel 0 Alignments (0x004c) = ")) << dump;
+    EXPECT_TRUE(has(dump, "H2C Channel 0 Poll Mode High Write Back Address (0x008c)")) << dump;
+    EXPECT_TRUE(has(dump, "H2C SGDMA 0 Descriptor Credits (0x408c) = 0x00000001: 1")) << dump;
+    EXPECT_TRUE(has(dump, "SGDMA Common Descriptor Credit Mode Enable (0x6020)")) << dump;
+    ASSERT_TRUE(rig.h2c->recover().ok());
+
+    rig.model->inject(XdmaDirection::C2H, 0, XdmaFault::DescriptorReadError);
+    ASSERT_TRUE(rig.c2h->submit_memory(rig.dst.iova(), kCard, 64).ok());
+    EXPECT_FALSE(rig.c2h->wait().ok());
+    ASSERT_EQ(reports.size(), 2u);
+    EXPECT_EQ(reports[1].engine, "0000:15:00.0 C2H 0");
+    dump.clear();
+    for (const std::string& line : reports[1].registers)
+        dump += line + "\n";
+    EXPECT_TRUE(has(dump, "desc_error: unsupported_request+ completer_abort-")) << dump;
+    EXPECT_TRUE(has(dump, "C2H Channel 0 Status (0x1040) = 0x00080000: busy-")) << dump;
+}
+
+TEST(XdmaRegisterDump, ControlAndStatusDecodeEveryField) {
+    EXPECT_EQ(xdma::decode_status_bits(Direction::C2H, 1u << 9 | 1u << 4),
+              "busy- descriptor_stopped- descriptor_completed- align_mismatch- magic_stopped+ invalid_length- "
+              "idle_stopped-, read_error: decode+ slave- bit11- bit12- bit13-, write_error: decode- slave- bit16- "
+              "bit17- bit18-, desc_error: unsupported_request- completer_abort- parity- header_ep- "
+              "unexpected_completion-");
+    const std::string control = xdma::decode_control_bits(Direction::H2C, 1u | 1u << 26);
+    EXPECT_TRUE(has(control, "run+ ie_descriptor_stopped-")) << control;
+    EXPECT_TRUE(has(control, "pollmode_wb_enable+ stream_wb_disable-")) << control;
+    EXPECT_FALSE(has(xdma::decode_enable_bits(Direction::H2C, 0), "run")) << "the mask has no Run bit";
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 
 #include "sim/xdma_model.hpp"
@@ -166,6 +167,10 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
         if (r.bar < bars.size() && bars[r.bar] && r.offset + 4 <= bars[r.bar]->size())
             bars[r.bar]->add_block(r.offset, 4, make_constant_block({r.value}));
     auto device = std::make_unique<SimDevice>(identity, bars);
+    // The Advanced Error Reporting extended capability the PCIe block of the FPGA has, first in
+    // extended space (ID 0x0001, version 2, no next), with every status bit clear.
+    const uint32_t aer_header = 0x0001u | 2u << 16;
+    std::memcpy(&device->config_space()[0x100], &aer_header, sizeof aer_header);
 
     if (design.dma_bridge) {
         const designs::DmaBridge& bridge = *design.dma_bridge;

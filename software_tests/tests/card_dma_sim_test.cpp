@@ -2,10 +2,14 @@
 // given, and a stalled engine's timeout naming the channel's Status bits decoded.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <optional>
+#include <set>
 
 #include "sim/xdma_model.hpp"
 #include "stream_tools/card_dma.hpp"
+#include "stream_tools/memory_boundaries.hpp"
 
 namespace {
 
@@ -132,6 +136,98 @@ TEST(CardDmaSim, ACreditsRequestOnAnIpWithoutCreditsIsRefused) {
     EXPECT_EQ(dma.error().code, EINVAL);
     EXPECT_NE(dma.error().hint.find("--engine_mode credits: the IP has no descriptor credits"), std::string::npos)
         << dma.error().message();
+}
+
+
+
+// memory_boundaries: passes on a sound engine, and the guard bands catch an engine that
+// writes one byte past the end of a block, on the card (H2C) and on the host (C2H); on an
+// engine that needs 64-byte alignment every case keeps it.
+class BoundarySim : public ::testing::TestWithParam<std::optional<sim::XdmaDirection>> {};
+
+TEST_P(BoundarySim, GuardBandsCatchAnOverrunByOneByte) {
+    Rig rig(memory());
+    auto dma = stream_tools::CardDma::open(*rig.device, stream_tools::CardDma::Options{});
+    ASSERT_TRUE(dma.ok()) << dma.error().message();
+    if (GetParam())
+        rig.model->inject(*GetParam(), 0, sim::XdmaFault::OverrunOneByte);
+    stream_tools::MemoryTestOptions options;
+    options.memory_size = 0x100000;
+    char text[16384] = {};
+    std::FILE* out = fmemopen(text, sizeof text - 1, "w");
+    const stream_tools::MemoryTestResult r = stream_tools::memory_boundaries(*rig.device, *dma, options, out);
+    std::fclose(out);
+    if (!GetParam()) {
+        EXPECT_TRUE(r.passed) << r.failure;
+        EXPECT_GT(r.bytes_verified, 0x100000u);
+        EXPECT_NE(std::string(text).find("TEST PASS"), std::string::npos) << text;
+    } else if (*GetParam() == sim::XdmaDirection::H2C) {
+        EXPECT_FALSE(r.passed);
+        EXPECT_NE(r.failure.find("H2C failure : guard band: card byte 0x81 past the guard band after the transfer of "
+                                 "0x1 bytes at card 0x40"),
+                  std::string::npos)
+            << r.failure;
+    } else {
+        EXPECT_FALSE(r.passed);
+        EXPECT_NE(r.failure.find("guard band: host byte after the C2H destination"), std::string::npos) << r.failure;
+        EXPECT_NE(r.failure.find("(overrun)"), std::string::npos) << r.failure;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, BoundarySim,
+                         ::testing::Values(std::nullopt, sim::XdmaDirection::H2C, sim::XdmaDirection::C2H));
+
+TEST(BoundaryCases, SizesAndOffsetsStraddlePowersOfTwoAndFourKiB) {
+    const auto cases = stream_tools::boundary_cases(1, 0x20000);
+    std::set<uint64_t> sizes, card, host;
+    for (const auto& c : cases) {
+        sizes.insert(c.length);
+        card.insert(c.card_offset);
+        host.insert(c.host_offset);
+    }
+    for (uint64_t s : {1, 2, 3, 4, 5, 7, 8, 9, 0xFFF, 0x1000, 0x1001, 0x1FFF, 0x2001, 0x2FFF, 0x3001, 0xFFFF, 0x10000, 0x10001})
+        EXPECT_EQ(sizes.count(s), 1u) << s;
+    EXPECT_EQ(card, (std::set<uint64_t>{0, 1, 2, 3, 0xFFF, 0x1000, 0x1001}));
+    EXPECT_EQ(host, card);
+    // A 64-byte unit: every size and offset a multiple of it, guard bands of 64 bytes.
+    for (const auto& c : stream_tools::boundary_cases(64, 0x20000)) {
+        EXPECT_EQ(c.length % 64, 0u);
+        EXPECT_EQ(c.card_offset % 64, 0u);
+        EXPECT_EQ(c.host_offset % 64, 0u);
+    }
+    // A small card memory: only the cases that fit with their guard bands.
+    for (const auto& c : stream_tools::boundary_cases(1, 0x1000))
+        EXPECT_LE(64 + c.card_offset + c.length + 64 + 1, 0x1000u);
+    EXPECT_TRUE(stream_tools::boundary_cases(1, 100).empty());
+}
+
+TEST(BoundarySim, AlignedEngineKeepsItsAlignments) {
+    sim::XdmaConfig config = memory();
+    config.address_alignment = 64;
+    config.length_granularity = 64;
+    Rig rig(config);
+    auto dma = stream_tools::CardDma::open(*rig.device, stream_tools::CardDma::Options{});
+    ASSERT_TRUE(dma.ok()) << dma.error().message();
+    stream_tools::MemoryTestOptions options;
+    options.memory_size = 0x100000;
+    std::FILE* out = std::fopen("/dev/null", "w");
+    const stream_tools::MemoryTestResult r = stream_tools::memory_boundaries(*rig.device, *dma, options, out);
+    std::fclose(out);
+    EXPECT_TRUE(r.passed) << r.failure;
+    EXPECT_TRUE(rig.model->violations().empty());
+}
+
+TEST(BoundarySim, TinyCardMemoryFailsNamingWhy) {
+    Rig rig(sim::XdmaConfig{.num_h2c = 1, .num_c2h = 1, .card_memory_size = 0x80});
+    auto dma = stream_tools::CardDma::open(*rig.device, stream_tools::CardDma::Options{});
+    ASSERT_TRUE(dma.ok()) << dma.error().message();
+    stream_tools::MemoryTestOptions options;
+    options.memory_size = 0x80;
+    std::FILE* out = std::fopen("/dev/null", "w");
+    const stream_tools::MemoryTestResult r = stream_tools::memory_boundaries(*rig.device, *dma, options, out);
+    std::fclose(out);
+    EXPECT_FALSE(r.passed);
+    EXPECT_NE(r.failure.find("holds no boundary transfer with its guard bands"), std::string::npos) << r.failure;
 }
 
 }  // namespace

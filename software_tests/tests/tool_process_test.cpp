@@ -139,7 +139,9 @@ TEST(TestDmaBridgeProcess, MemoryAndStreamDesignsPass) {
                              "Testing address aliasing of card memory size 0x200000 at 19 power-of-two offsets",
                              "Testing using 64 buffers of size 0x4000 bytes, H2C channel 1 C2H channel 0\n",
                              "Test pattern verified in 1048576 words\nTEST PASS\n",
-                             "Verified totals:\n0000:15:00.0 XCKU5P_DUAL_QSFP_dma_ram memory_fixed_buffers H2C channel 0 "
+                             "Verified totals:\n0000:15:00.0 XCKU5P_DUAL_QSFP_dma_ram memory_boundaries H2C channel 0 "
+                             "C2H channel 0: 3010497 bytes verified\n",
+                             "0000:15:00.0 XCKU5P_DUAL_QSFP_dma_ram memory_fixed_buffers H2C channel 0 "
                              "C2H channel 0: 4194304 bytes verified\n",
                              "0000:15:00.0 XCKU5P_DUAL_QSFP_dma_ram memory_addressing H2C channel 0 C2H channel 0: 152 "
                              "bytes verified\n",

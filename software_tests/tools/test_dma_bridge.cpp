@@ -9,6 +9,7 @@
 
 #include "stream_tools/cli.hpp"
 #include "stream_tools/dma_bridge_test.hpp"
+#include "stream_tools/failure_report.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
@@ -139,6 +140,7 @@ int main(int argc, char** argv) {
             std::cout << (cli.json ? kNothingOpenedJson : "Overall FAIL\n");
         return opened.status;
     }
+    report_dma_failures(cli.json ? stderr : stdout);  // registers and AER on a DMA failure
     const int status = run_test_dma_bridge(opened.found.designs, *options, stdout);
     return opened.status == 0 ? status : opened.status;
 }

@@ -5,6 +5,7 @@
 
 #include "stream_tools/cli.hpp"
 #include "stream_tools/descriptor_credits.hpp"
+#include "stream_tools/failure_report.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
             std::cout << (json ? kNothingOpenedJson : "Overall FAIL\n");
         return opened.status;
     }
+    report_dma_failures(json ? stderr : stdout);  // registers and AER on a DMA failure
     const int status = run_descriptor_credits(opened.found.designs, options, stdout);
     return opened.status == 0 ? status : opened.status;
 }

@@ -28,6 +28,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "dma_bridge/xdma_descriptor.hpp"
@@ -113,6 +114,13 @@ public:
     uint32_t read_status() const;  // Status (0x40), not clearing it
     // "status 0x00000001 (busy) completed_descriptor_count=..." for error messages.
     std::string describe_state() const { return diagnostics(read_status()); }
+    // The channel's registers decoded with PG195's names (xdma_register_dump.hpp).
+    std::vector<std::string> register_dump() const;
+    // Tells the process's failure observer (xdma::set_failure_observer) that this engine failed,
+    // with its registers as they are now. Engines call it themselves on every error they latch
+    // and when a wait() of the whole EngineOptions::timeout expires; callers that keep their own
+    // progress deadline (waiting in shorter slices) call it when they give up.
+    void report_failure(const std::string& what) const;
 
 private:
     struct Piece {

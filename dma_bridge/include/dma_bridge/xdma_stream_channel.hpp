@@ -49,6 +49,7 @@ public:
     // reinitialises the channel, so this is also the way to recover after an error or timeout.
     vfio::Result<void> stop() override;
     bool busy() const override { return m_engine->busy(); }
+    void report_failure(const std::string& what) override { m_engine->report_failure(what); }
 
     Engine& engine() { return *m_engine; }
     uint64_t buffer_iova(size_t index) const { return m_buffers.iova() + index * m_options.buffer_size; }

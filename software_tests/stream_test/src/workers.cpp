@@ -39,10 +39,10 @@ Waited wait_completion(streams::StreamChannel& channel, Shared& shared, const Op
     }
     if (now - last_progress > options.transfer_timeout) {
         const double secs = std::chrono::duration<double>(options.transfer_timeout).count();
-        shared.fail(channel_failure(channel,
-                                    format("timeout: no %s completion for %.3f secs",
-                                           streams::to_string(channel.direction()), secs),
-                                    byte_offset));
+        const std::string what =
+            format("timeout: no %s completion for %.3f secs", streams::to_string(channel.direction()), secs);
+        channel.report_failure(what);  // the engine's registers, where the channel can give them
+        shared.fail(channel_failure(channel, what, byte_offset));
         return Waited::Failed;
     }
     return Waited::Nothing;

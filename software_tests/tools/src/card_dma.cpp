@@ -86,9 +86,11 @@ vfio::Result<void> CardDma::run(const vfio::DmaRegion* h2c_host, const vfio::Dma
         } else if (now - last_progress > m_timeout) {
             const bool h2c_stuck = h2c_done < h2c_started;
             const xdma::Engine& stuck = *(h2c_stuck ? m_h2c : m_c2h);
-            return vfio::make_error("memory-mapped DMA", stuck.name(), ETIMEDOUT,
-                                    "no transfer completed within the transfer timeout of " +
-                                        std::to_string(m_timeout.count()) + " ms: " + stuck.describe_state());
+            vfio::Error error = vfio::make_error("memory-mapped DMA", stuck.name(), ETIMEDOUT,
+                                                 "no transfer completed within the transfer timeout of " +
+                                                     std::to_string(m_timeout.count()) + " ms: " + stuck.describe_state());
+            stuck.report_failure(error.message());
+            return error;
         } else if (m_h2c->options().completion != xdma::CompletionMethod::Interrupt) {
             std::this_thread::sleep_for(std::chrono::microseconds(20));
         }

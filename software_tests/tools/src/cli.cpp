@@ -4,6 +4,7 @@
 #include <optional>
 #include <thread>
 
+#include "stream_tools/failure_report.hpp"
 #include "stream_tools/link_watch.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
 #include "tool_support/open_designs.hpp"
@@ -168,6 +169,7 @@ int run_on_stream_devices(const CommonCli& cli,
     open.modes = *dma_mode_request(cli.engine_mode, cli.completion);  // checked by run_options
     open.dma_mask_bits = options->dma_mask_bits;
     open.progress = cli.json ? &std::cerr : &std::cout;
+    report_dma_failures(cli.json ? stderr : stdout);  // registers and AER on a DMA failure
     tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, {cli.sim_designs, {}, cli.isolate_iommu_groups}, open.progress, std::cerr);
     if (opened.status != 0) {  // no design, or a device that failed: nothing is tested
         if (opened.status != tool_support::kUsageError)

@@ -8,6 +8,7 @@
 
 #include "dma_bridge/xdma_descriptor.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
+#include "dma_bridge/xdma_register_dump.hpp"
 
 namespace stream_tools::detail {
 namespace {
@@ -23,7 +24,8 @@ std::string hex(uint64_t value) {
 vfio::Result<std::unique_ptr<ContinuousRing>> ContinuousRing::open(vfio::Device& device, const StreamSubtestOptions& o,
                                                                    uint64_t size, bool free_running) {
     using namespace xdma;
-    auto ring = std::unique_ptr<ContinuousRing>(new ContinuousRing(PDT_TRY(dma_registers(device, o.dma_bar))));
+    auto ring = std::unique_ptr<ContinuousRing>(new ContinuousRing(device, PDT_TRY(dma_registers(device, o.dma_bar))));
+    ring->m_channel_index = o.c2h_channel;
     ring->m_channel = block_offset(target::C2H_CHANNEL, o.c2h_channel);
     ring->m_sgdma = block_offset(target::C2H_SGDMA, o.c2h_channel);
     ring->m_bit = sgdma_common_reg::channel_bit(Direction::C2H, o.c2h_channel);
@@ -81,8 +83,13 @@ void ContinuousRing::start() {
 vfio::Result<std::optional<ContinuousRing::Piece>> ContinuousRing::poll() {
     using namespace xdma;
     const uint32_t status_value = reg(channel_reg::STATUS);
-    if (status_value & status::errors)
-        return vfio::make_error("receive", m_name, EIO, "channel_status=" + hex(status_value) + " (error bits set)");
+    if (status_value & status::errors) {
+        vfio::Error error = vfio::make_error("receive", m_name, EIO,
+                                             "channel_status=" + hex(status_value) + " (" +
+                                                 decode_status(Direction::C2H, status_value) + ")");
+        report_failure(error.message());
+        return error;
+    }
     const uint32_t completed = reg(channel_reg::COMPLETED_DESCRIPTOR_COUNT);
     const uint32_t ahead = completed - static_cast<uint32_t>(m_consumed);
     if (ahead == 0)
@@ -125,6 +132,17 @@ vfio::Result<void> ContinuousRing::stop() {
         std::this_thread::yield();
     }
     return {};
+}
+
+}  // namespace stream_tools::detail
+
+namespace stream_tools::detail {
+
+void ContinuousRing::report_failure(const std::string& what) const {
+    if (!xdma::failure_observed())
+        return;
+    xdma::notify_failure(xdma::FailureReport{
+        m_name, what, xdma::dump_channel_registers(m_regs, xdma::Direction::C2H, m_channel_index), &m_device});
 }
 
 }  // namespace stream_tools::detail

@@ -44,15 +44,19 @@ public:
     void release(size_t index);
     // Clears Run and waits up to 1 s for the engine to go idle.
     vfio::Result<void> stop();
+    // The channel's registers decoded, to the process's failure observer (xdma_register_dump.hpp).
+    void report_failure(const std::string& what) const;
 
 private:
-    explicit ContinuousRing(vfio::RegisterWindow regs) : m_regs(std::move(regs)) {}
+    ContinuousRing(vfio::Device& device, vfio::RegisterWindow regs) : m_device(device), m_regs(std::move(regs)) {}
     uint32_t reg(uint64_t offset) const { return m_regs.read32(m_channel + offset); }
     void set(uint64_t offset, uint32_t value) const { m_regs.write32(m_channel + offset, value); }
     uint64_t descriptor_iova(size_t i) const;
     uint64_t writeback_iova(size_t i) const;
 
+    vfio::Device& m_device;
     vfio::RegisterWindow m_regs;
+    unsigned m_channel_index = 0;
     uint64_t m_channel = 0, m_sgdma = 0;
     uint32_t m_bit = 0;
     size_t m_count = 0;

@@ -41,7 +41,7 @@ vfio::Result<Measured> measure(StreamDevice& device, const LoopRoute& route, uin
         const auto start = Clock::now();
         PDT_CHECK(c2h->submit(0, kResultBytes, false));
         PDT_CHECK(h2c->submit(0, length, true));
-        const streams::Completion result = PDT_TRY(c2h->wait(options.timeout));
+        const streams::Completion result = PDT_TRY(wait_loopback(*h2c, *c2h, options.timeout));
         (void)PDT_TRY(h2c->wait(options.timeout));
         const auto stop = Clock::now();
         uint64_t actual;

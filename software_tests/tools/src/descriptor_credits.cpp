@@ -78,6 +78,9 @@ vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar) 
 
 namespace {
 
+constexpr uint64_t kGuardGap = 64;  // host guard bytes after each C2H page
+uint8_t guard_byte(uint64_t i) { return static_cast<uint8_t>(0xA5 ^ i); }
+
 // Memory-mapped designs: pages round-tripped through rings of 1023 descriptors; the C2H side
 // starts holding the inverse of the pattern, so a page never written cannot pass.
 vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const CreditsOptions& options,
@@ -98,25 +101,40 @@ vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const 
     dma_options.modes.mode = xdma::EngineModeRequest::Credits;
     dma_options.dma_mask_bits = options.dma_mask_bits;
     CardDma dma = PDT_TRY(CardDma::open(*design.device, dma_options));
-    const uint64_t bytes = pages * kPage;
+    // Each C2H page is followed by a guard gap of host bytes the engine must not write: an
+    // engine that writes past the end of a page changes it (the next page would hide it).
+    const uint64_t bytes = pages * kPage, stride = kPage + kGuardGap;
     auto h2c = PDT_TRY(vfio::DmaRegion::allocate(
         *design.device, bytes, {vfio::DmaAccess::DeviceRead, vfio::BufferKind::Anonymous, options.dma_mask_bits}));
     auto c2h = PDT_TRY(vfio::DmaRegion::allocate(
-        *design.device, bytes, {vfio::DmaAccess::DeviceWrite, vfio::BufferKind::Anonymous, options.dma_mask_bits}));
+        *design.device, pages * stride, {vfio::DmaAccess::DeviceWrite, vfio::BufferKind::Anonymous, options.dma_mask_bits}));
     const pattern::Pattern pat(3, 0);
     pat.generate(reinterpret_cast<uint32_t*>(h2c.data()), bytes / 4, 0);
-    auto* inverse = reinterpret_cast<uint32_t*>(c2h.data());
-    for (uint64_t i = 0; i < bytes / 4; ++i)
-        inverse[i] = ~reinterpret_cast<const uint32_t*>(h2c.data())[i];
-    std::vector<Chunk> chunks;
     for (uint64_t p = 0; p < pages; ++p)
-        chunks.push_back(Chunk{p * kPage, design.dma_bridge->memory_base + p * kPage, kPage});
-    auto done = dma.round_trip(h2c, c2h, chunks);
+        for (uint64_t i = 0; i < stride; ++i)
+            c2h.data()[p * stride + i] = i < kPage ? static_cast<uint8_t>(~h2c.data()[p * kPage + i]) : guard_byte(i);
+    std::vector<Chunk> write, read;
+    for (uint64_t p = 0; p < pages; ++p) {
+        write.push_back(Chunk{p * kPage, design.dma_bridge->memory_base + p * kPage, kPage});
+        read.push_back(Chunk{p * stride, design.dma_bridge->memory_base + p * kPage, kPage});
+    }
+    auto done = dma.write(h2c, write);
+    if (done.ok())
+        done = dma.read(c2h, read);
     (void)dma.stop();
     PDT_CHECK(std::move(done));
-    const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(c2h.data()), bytes / 4, 0);
-    if (!m.ok())
-        return vfio::make_error("verify card memory", design.identity.address.to_string(), EIO, m.describe());
+    for (uint64_t p = 0; p < pages; ++p) {
+        const uint8_t* page = c2h.data() + p * stride;
+        for (uint64_t i = kPage; i < stride; ++i)
+            if (page[i] != guard_byte(i))
+                return vfio::make_error("verify card memory", design.identity.address.to_string(), EIO,
+                                        "guard band: host byte " + std::to_string(i - kPage) + " after the C2H page " +
+                                            std::to_string(p) + " changed (overrun)");
+        const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(page), kPage / 4, p * kPage / 4);
+        if (!m.ok())
+            return vfio::make_error("verify card memory", design.identity.address.to_string(), EIO,
+                                    m.describe());
+    }
     return bytes;
 }
 
@@ -144,7 +162,7 @@ vfio::Result<uint64_t> stream_credits(XdmaStreamDevice& device, const LoopRoute&
         }
         if (h2c_done < h2c_queued && PDT_TRY(h2c->poll()))
             ++h2c_done;
-        auto piece = PDT_TRY(c2h->wait(std::chrono::milliseconds(options_timeout)));
+        auto piece = PDT_TRY(wait_loopback(*h2c, *c2h, std::chrono::milliseconds(options_timeout)));
         ++descriptors;
         const uint64_t expected = std::min(kPage, length_of(message) - in_message);
         const bool eop = in_message + expected == length_of(message);

@@ -53,7 +53,7 @@ vfio::Result<uint64_t> crc64_stream_credits(XdmaStreamDevice& device, const Loop
         }
         if (h2c_done < h2c_queued && PDT_TRY(h2c->poll()))
             ++h2c_done;
-        const streams::Completion piece = PDT_TRY(c2h->wait(timeout));
+        const streams::Completion piece = PDT_TRY(wait_loopback(*h2c, *c2h, timeout));
         ++descriptors;
         const std::string where = text("message %" PRIu64 " (%" PRIu64 " bytes)", received, length_of(received));
         if (piece.length != kCrcBytes || !piece.end_of_packet)
@@ -107,7 +107,7 @@ vfio::Result<uint64_t> fixed_data_stream_credits(XdmaStreamDevice& device, const
         }
         if (h2c_done < sent && PDT_TRY(h2c->poll()))
             ++h2c_done;
-        const streams::Completion piece = PDT_TRY(c2h->wait(timeout));
+        const streams::Completion piece = PDT_TRY(wait_loopback(*h2c, *c2h, timeout));
         const auto* words = reinterpret_cast<const uint32_t*>(c2h->buffer(piece.buffer));
         const std::string where = text("C2H descriptor %" PRIu64, received);
         if (piece.length != kPage || piece.end_of_packet)

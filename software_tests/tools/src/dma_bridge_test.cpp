@@ -5,6 +5,7 @@
 
 #include "pattern/worker_pool.hpp"
 #include "stream_test/report.hpp"
+#include "stream_tools/memory_boundaries.hpp"
 #include "stream_tools/stream_subtests.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
 
@@ -148,7 +149,10 @@ void run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOp
     if (!print_engine_modes(design, options, "memory", out, results))
         return;
     const MemoryTestOptions memory = memory_options(design, options);
-    const std::pair<const char*, MemoryTest> tests[] = {{"memory_fixed_buffers", memory_fixed_buffers},
+    // memory_boundaries first: short, and its guard bands see an engine that writes out of
+    // bounds before the long tests overwrite the evidence.
+    const std::pair<const char*, MemoryTest> tests[] = {{"memory_boundaries", memory_boundaries},
+                                                        {"memory_fixed_buffers", memory_fixed_buffers},
                                                         {"memory_variable_transfers", memory_variable_transfers},
                                                         {"memory_host_chunks", memory_host_chunks},
                                                         {"memory_addressing", memory_addressing}};

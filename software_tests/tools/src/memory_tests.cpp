@@ -273,12 +273,16 @@ uint64_t memory_test_host_bytes(const std::string& test, const MemoryTestOptions
         return 2 * ((options.memory_size / std::max(1u, options.host_buffer_divisor)) & ~uint64_t{3});
     if (test == "memory_addressing")  // the widest word the Alignments register can ask for
         return 2 * 256 * alias_offsets(options.memory_size, 8).size();
+    if (test == "memory_boundaries")  // four buffers of the window and its guards, at most
+        return 4 * (0x12000 + 4 * 0x100);
     return 0;
 }
 
 uint64_t memory_test_card_bytes(const std::string& test, const MemoryTestOptions& options) {
     if (test == "memory_addressing")  // a 64 KiB simulated page per word
         return 0x10000 * alias_offsets(options.memory_size, 8).size();
+    if (test == "memory_boundaries")  // a window of about 72 KiB: two 64 KiB simulated pages
+        return std::min<uint64_t>(options.memory_size, 0x20000);
     return options.memory_size;
 }
 

@@ -248,9 +248,12 @@ MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const
             if (!piece.ok())
                 return fail(out, "C2H", piece.error().message());
             if (!*piece) {
-                if (Clock::now() - last_progress > o.timeout)
-                    return fail(out, "C2H", (*c2h)->name() + " Timeout: no C2H completion for " +
-                                                std::to_string(o.timeout.count()) + " ms");
+                if (Clock::now() - last_progress > o.timeout) {
+                    const std::string what = (*c2h)->name() + " Timeout: no C2H completion for " +
+                                             std::to_string(o.timeout.count()) + " ms";
+                    (*c2h)->report_failure(what);
+                    return fail(out, "C2H", what);
+                }
                 std::this_thread::yield();
                 continue;
             }
@@ -336,9 +339,11 @@ vfio::Result<void> variable_round(xdma::Engine& h2c, xdma::Engine& c2h, const vf
             last_progress = Clock::now();
         auto done = PDT_TRY(c2h.poll());
         if (!done) {
-            if (Clock::now() - last_progress > o.timeout)
-                return vfio::make_error("receive", c2h.name(), ETIMEDOUT,
-                                        "Timeout: no C2H completion for " + std::to_string(o.timeout.count()) + " ms");
+            if (Clock::now() - last_progress > o.timeout) {
+                const std::string what = "Timeout: no C2H completion for " + std::to_string(o.timeout.count()) + " ms";
+                c2h.report_failure(what);
+                return vfio::make_error("receive", c2h.name(), ETIMEDOUT, what);
+            }
             std::this_thread::yield();
             continue;
         }

@@ -59,6 +59,10 @@ public:
     virtual vfio::Result<void> stop() = 0;
     // True while the engine has work queued or running.
     virtual bool busy() const = 0;
+    // The driver gave up on this channel (no completion within its transfer timeout): report
+    // the hardware's state where the implementation can (the XDMA adapter: its engine's
+    // registers decoded, to the process's failure observer). Default: nothing to report.
+    virtual void report_failure(const std::string& /*what*/) {}
 
     // H2C: true when the card checks every word it receives against the span it is told (a
     // mismatch is an error from poll / wait naming the stream byte offset, and completions

@@ -22,7 +22,7 @@
 
 namespace stream_tools {
 
-inline const std::vector<std::string> kDmaBridgeTests{"memory_fixed_buffers", "memory_variable_transfers",
+inline const std::vector<std::string> kDmaBridgeTests{"memory_boundaries", "memory_fixed_buffers", "memory_variable_transfers",
                                                       "memory_host_chunks", "memory_addressing",
                                                       "stream_fixed_buffers", "stream_fixed_buffers_c2h_continuous",
                                                       "stream_variable_transfers"};

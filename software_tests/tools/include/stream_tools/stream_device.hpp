@@ -3,6 +3,8 @@
 // designs (kernel or simulated bus) implement it; so can the edu, CUDA and ET-SoC-1 adapters.
 #pragma once
 
+#include <cerrno>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +16,20 @@
 #include "vfio_access/result.hpp"
 
 namespace stream_tools {
+
+// Waits for the next completion of a loopback's C2H channel. When none comes in time and the
+// H2C channel feeding it has failed (a descriptor or data error), that failure is the cause
+// to report: the C2H timeout is only its symptom. (The H2C completion polled to find out is
+// lost: the caller stops on either error.)
+inline vfio::Result<streams::Completion> wait_loopback(streams::StreamChannel& h2c, streams::StreamChannel& c2h,
+                                                       std::chrono::milliseconds timeout) {
+    auto done = c2h.wait(timeout);
+    if (done.ok() || done.error().code != ETIMEDOUT || !h2c.busy())
+        return done;
+    if (auto h2c_state = h2c.poll(); !h2c_state.ok())
+        return h2c_state.error();
+    return done;
+}
 
 // Data sent on H2C channel h2c comes back on C2H channel c2h.
 struct LoopRoute {

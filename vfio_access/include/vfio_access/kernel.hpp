@@ -10,8 +10,10 @@
 //
 // scan() lists the selected devices bound to vfio-pci, plus any device named by a location
 // filter whatever its driver (so that open() can say why it cannot be used). All devices
-// opened through one KernelBus share one container and so one IOVA allocator; devices of one
-// IOMMU group share the group. Devices keep their group and container alive: a KernelDevice
+// opened through one KernelBus share one container and so one IOVA allocator (one container
+// per IOMMU group with isolate_iommu_groups); devices of one IOMMU group share the group.
+// With options.lock.directory set, open() first takes the device's advisory lock, which the
+// device then holds until it closes. Devices keep their group and container alive: a KernelDevice
 // may outlive the KernelBus that opened it.
 //
 // A KernelBus and its devices are used from one thread at a time (BAR register accesses and
@@ -31,6 +33,7 @@
 #include <vector>
 
 #include "vfio_access/device.hpp"
+#include "vfio_access/device_lock.hpp"
 #include "vfio_access/filter.hpp"
 #include "vfio_access/iommu_info.hpp"
 #include "vfio_access/unique_fd.hpp"
@@ -44,6 +47,12 @@ struct KernelOptions {
     std::string pci_dump_file;                // non-empty: libpci reads this `lspci -x` dump (tests)
     DeviceSelection selection;                // empty: every device
     bool include_unbound = false;             // scan() also lists devices not bound to vfio-pci
+    // open() takes each device's advisory lock first (device_lock.hpp); lock.directory empty:
+    // none is taken.
+    LockOptions lock;
+    // One container per IOMMU group (fpga_sio's --isolate_iommu_groups) instead of one shared
+    // by every group the bus opens: each group's devices then see only their own mappings.
+    bool isolate_iommu_groups = false;
 };
 
 // One device found by the bus scan, with the kernel driver bound to it ("" for none).

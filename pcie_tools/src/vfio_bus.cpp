@@ -12,8 +12,8 @@ namespace {
 
 class VfioConfigBus : public ConfigBus {
 public:
-    VfioConfigBus(std::vector<vfio::DeviceIdentity> bound, std::unique_ptr<ConfigBus> base)
-        : m_bound(std::move(bound)), m_base(std::move(base)) {}
+    VfioConfigBus(vfio::KernelOptions options, std::vector<vfio::DeviceIdentity> bound, std::unique_ptr<ConfigBus> base)
+        : m_kernel(std::move(options)), m_bound(std::move(bound)), m_base(std::move(base)) {}
     std::string name() const override { return "vfio"; }
 
     Result<std::vector<PciAddress>> devices() override {
@@ -65,12 +65,14 @@ private:
 
 }  // namespace
 
-Result<std::unique_ptr<ConfigBus>> open_vfio_bus() {
+Result<std::unique_ptr<ConfigBus>> open_vfio_bus(const vfio::LockOptions& lock) {
     vfio::KernelBus scanner;
     auto bound = PDT_TRY(scanner.scan());
     auto base = open_libpci_bus(false);
-    return std::unique_ptr<ConfigBus>(
-        new VfioConfigBus(std::move(bound), base ? std::move(*base) : std::unique_ptr<ConfigBus>()));
+    vfio::KernelOptions options;
+    options.lock = lock;
+    return std::unique_ptr<ConfigBus>(new VfioConfigBus(std::move(options), std::move(bound),
+                                                        base ? std::move(*base) : std::unique_ptr<ConfigBus>()));
 }
 
 }  // namespace pcie

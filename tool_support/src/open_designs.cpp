@@ -31,13 +31,29 @@ vfio::KernelOptions kernel_options() {
     from_environment("PDT_SYSFS_ROOT", options.sysfs_root);
     from_environment("PDT_PROC_ROOT", options.proc_root);
     from_environment("PDT_PCI_DUMP_FILE", options.pci_dump_file);
+    options.lock.directory = lock_directory();
     return options;
+}
+
+std::string lock_directory() { return vfio::configured_lock_directory(); }
+
+vfio::LockOptions sim_lock_options(std::chrono::milliseconds timeout) {
+    vfio::LockOptions lock;
+    if (const char* text = std::getenv("PDT_LOCK_SIM"); text && std::string(text) == "1") {
+        lock.directory = lock_directory();
+        lock.timeout = timeout;
+    }
+    return lock;
 }
 
 vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selection, const designs::Registry& registry) {
     if (!selection.sim_designs.empty())
-        return std::unique_ptr<vfio::Bus>(PDT_TRY(sim::make_design_bus(selection.sim_designs, registry)));
+        return std::unique_ptr<vfio::Bus>(
+            PDT_TRY(sim::make_design_bus(selection.sim_designs, registry, sim_lock_options(selection.lock_timeout))));
     vfio::KernelOptions options = kernel_options();
+    options.lock.timeout = selection.lock_timeout;
+    options.isolate_iommu_groups = selection.isolate_iommu_groups;
+    options.one_container_for_mappings = selection.one_container_for_mappings;
     for (const vfio::PciAddress& location : selection.locations)
         options.selection.add_location(location);
     return std::unique_ptr<vfio::Bus>(std::make_unique<vfio::KernelBus>(std::move(options)));

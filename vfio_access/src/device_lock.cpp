@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -67,6 +68,17 @@ Result<void> make_lock_directory(const std::string& directory) {
     return errno_error("create lock directory", directory, "set PDT_LOCK_DIR to a writable directory");
 }
 
+// lock_holds(): the holds of this process, and the start of each one still held.
+struct HoldLog {
+    std::mutex mutex;
+    std::vector<LockHold> holds;
+    std::vector<std::chrono::steady_clock::time_point> taken;
+};
+HoldLog& hold_log() {
+    static HoldLog log;
+    return log;
+}
+
 std::string read_record(int fd) {
     char text[512];
     const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
@@ -78,7 +90,7 @@ std::string busy_hint(int fd, const std::string& path, std::chrono::milliseconds
     if (auto holder = parse_lock_record(read_record(fd))) {
         who = "held by " + describe_lock_holder(*holder, unix_now());
         if (::kill(static_cast<pid_t>(holder->pid), 0) != 0 && errno == ESRCH)
-            who += " [that process is gone: a child it started may still hold the lock]";
+            who += " [that process has exited: its record is stale, or a child it started holds the lock]";
     } else {
         who = "held by a process that left no record in " + path;
     }
@@ -159,6 +171,12 @@ std::string default_lock_directory() {
     return "/tmp/pcie-dma-toolkit";
 }
 
+std::string configured_lock_directory() {
+    if (const char* text = std::getenv("PDT_LOCK_DIR"); text && *text)
+        return text;
+    return default_lock_directory();
+}
+
 Result<std::unique_ptr<DeviceLock>> DeviceLock::acquire(const LockOptions& options, const PciAddress& address) {
     PDT_CHECK(make_lock_directory(options.directory));
     const std::string path = options.directory + "/" + options.prefix + address.to_string() + ".lock";
@@ -193,11 +211,34 @@ Result<std::unique_ptr<DeviceLock>> DeviceLock::acquire(const LockOptions& optio
     return std::unique_ptr<DeviceLock>(new DeviceLock(address, path, std::move(fd), writable, waited));
 }
 
+std::vector<LockHold> lock_holds() {
+    HoldLog& log = hold_log();
+    std::lock_guard guard(log.mutex);
+    std::vector<LockHold> holds = log.holds;
+    const auto now = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < holds.size(); ++i)
+        if (!holds[i].released)
+            holds[i].held_s = std::chrono::duration<double>(now - log.taken[i]).count();
+    return holds;
+}
+
 DeviceLock::DeviceLock(PciAddress address, std::string path, UniqueFd fd, bool writable, double waited_s)
     : m_address(address), m_path(std::move(path)), m_fd(std::move(fd)), m_writable(writable), m_waited_s(waited_s),
-      m_taken(std::chrono::steady_clock::now()) {}
+      m_taken(std::chrono::steady_clock::now()) {
+    HoldLog& log = hold_log();
+    std::lock_guard guard(log.mutex);
+    m_hold = log.holds.size();
+    log.holds.push_back(LockHold{m_address, m_path, m_waited_s, 0, false});
+    log.taken.push_back(m_taken);
+}
 
 DeviceLock::~DeviceLock() {
+    {
+        HoldLog& log = hold_log();
+        std::lock_guard guard(log.mutex);
+        log.holds[m_hold].held_s = held_seconds();
+        log.holds[m_hold].released = true;
+    }
     if (m_writable && ::ftruncate(m_fd.get(), 0) != 0) {
         // The record stays; the next holder overwrites it. Closing releases the lock either way.
     }

@@ -45,6 +45,8 @@ Result<std::shared_ptr<Group>> KernelBus::group(int number) {
     std::shared_ptr<Container> c =
         m_options.isolate_iommu_groups ? PDT_TRY(Container::open(m_options.dev_vfio_root)) : PDT_TRY(container());
     std::shared_ptr<Group> g = PDT_TRY(Group::open(m_options, number, c));
+    if (!m_first_group_container)
+        m_first_group_container = g->shared_container();
     std::erase_if(m_groups, [](const auto& entry) { return entry.second.expired(); });
     m_groups.emplace_back(number, g);
     return g;
@@ -67,6 +69,8 @@ Result<std::unique_ptr<KernelDevice>> KernelBus::open_device(const DeviceIdentit
     DeviceIdentity id = identity;
     id.iommu_group = number;
     std::unique_ptr<KernelDevice> device(new KernelDevice(std::move(id), std::move(g), std::move(fd)));
+    if (m_options.one_container_for_mappings && m_first_group_container != g->shared_container())
+        device->m_mappings = m_first_group_container;
     PDT_CHECK(device->load_info());
     device->hold_lock(std::move(lock));
     return device;

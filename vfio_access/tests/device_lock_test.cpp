@@ -260,3 +260,25 @@ TEST_F(DeviceLockTest, KernelBusTakesTheLockBeforeOpeningTheGroup) {
     EXPECT_NE(free.error().code, EBUSY) << free.error().message();
     EXPECT_EQ(read_text(lock_path()), "");  // the failed open released the lock
 }
+
+TEST_F(DeviceLockTest, HoldsAreRecordedWhileHeldAndAfterRelease) {
+    const size_t before = vfio::lock_holds().size();
+    const auto start = std::chrono::steady_clock::now();
+    {
+        auto lock = vfio::DeviceLock::acquire(options, address("0000:03:00.0"));
+        ASSERT_TRUE(lock.ok());
+        ::usleep(50'000);
+        const std::vector<vfio::LockHold> holds = vfio::lock_holds();
+        ASSERT_EQ(holds.size(), before + 1);
+        EXPECT_EQ(holds.back().address, address("0000:03:00.0"));
+        EXPECT_EQ(holds.back().path, options.directory + "/0000:03:00.0.lock");
+        EXPECT_FALSE(holds.back().released);
+        EXPECT_GE(holds.back().held_s, 0.04);
+    }
+    const double scope_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ::usleep(100'000);
+    const vfio::LockHold hold = vfio::lock_holds().back();
+    EXPECT_TRUE(hold.released);
+    EXPECT_GE(hold.held_s, 0.04);
+    EXPECT_LE(hold.held_s, scope_s);  // stopped counting at release, not at this call
+}

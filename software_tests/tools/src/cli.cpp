@@ -6,6 +6,7 @@
 
 #include "stream_tools/link_watch.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
@@ -40,7 +41,13 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
         ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
         ("a32", po::bool_switch(&cli.a32), "IOVAs of the DMA buffers below 4 GiB (a device with a 32-bit DMA mask)")
         ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking")
-        ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text");
+        ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text (with a device_hold line per device)")
+        ("isolate_iommu_groups", po::bool_switch(&cli.isolate_iommu_groups),
+         "one VFIO container per IOMMU group instead of one shared by all (kernel bus only)")
+        ("use_one_container_for_mappings", po::bool_switch(&cli.one_container_for_mappings),
+         "map every device's DMA buffers through the first device's container: with --isolate_iommu_groups the "
+         "other devices' DMA must then fail (tests the isolation; kernel bus only)");
+    tool_support::add_lock_timeout_option(description, cli.lock_timeout);
     add_dma_mode_options(description, cli.engine_mode, cli.completion);
 }
 
@@ -100,6 +107,7 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     options.dma_mask_bits = cli.a32 ? 32 : 64;
     options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
     PDT_TRY(dma_mode_request(cli.engine_mode, cli.completion));  // a usage error before any device opens
+    PDT_TRY(tool_support::parse_lock_timeout(cli.lock_timeout));
     return options;
 }
 
@@ -136,7 +144,10 @@ int run_on_stream_devices(const CommonCli& cli,
     open.modes = *dma_mode_request(cli.engine_mode, cli.completion);  // checked by run_options
     open.dma_mask_bits = options->dma_mask_bits;
     open.progress = cli.json ? &std::cerr : &std::cout;
-    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, {cli.sim_designs, {}}, open.progress, std::cerr);
+    // The lock timeout was checked by run_options.
+    const tool_support::DesignSelection selection{cli.sim_designs, {}, *tool_support::parse_lock_timeout(cli.lock_timeout),
+                                                  cli.isolate_iommu_groups, cli.one_container_for_mappings};
+    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, open.progress, std::cerr);
     if (opened.status != 0) {  // no design, or a device that failed: nothing is tested
         if (opened.status != tool_support::kUsageError)
             std::cout << "Overall FAIL\n";
@@ -162,7 +173,10 @@ int run_on_stream_devices(const CommonCli& cli,
         options->watcher = &*watcher;
     }
     options->test.stop = stop_on_sigint();
-    return body(pointers, *options);
+    const int status = body(pointers, *options);
+    if (cli.json)
+        tool_support::report_device_holds(stdout);
+    return status;
 }
 
 }  // namespace stream_tools

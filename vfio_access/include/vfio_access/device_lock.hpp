@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "vfio_access/pci_address.hpp"
 #include "vfio_access/result.hpp"
@@ -54,6 +55,20 @@ struct LockOptions {
 // /run/lock/pcie-dma-toolkit when /run/lock is writable (shared by every user of the machine),
 // else $XDG_RUNTIME_DIR/pcie-dma-toolkit (this user only), else /tmp/pcie-dma-toolkit.
 std::string default_lock_directory();
+// $PDT_LOCK_DIR when set (tests, or a lab's shared directory), else default_lock_directory().
+std::string configured_lock_directory();
+
+// One period this process held a device's lock, for the tools' records of how long they held
+// each device.
+struct LockHold {
+    PciAddress address;
+    std::string path;
+    double waited_s = 0;  // waiting for another holder before it was taken
+    double held_s = 0;    // from taken to released (to now while still held)
+    bool released = false;
+};
+// Every lock this process has taken, in the order taken (released ones too).
+std::vector<LockHold> lock_holds();
 
 class DeviceLock {
 public:
@@ -79,6 +94,7 @@ private:
     bool m_writable = false;
     double m_waited_s = 0;
     std::chrono::steady_clock::time_point m_taken;
+    size_t m_hold = 0;  // index in lock_holds()
 };
 
 }  // namespace vfio

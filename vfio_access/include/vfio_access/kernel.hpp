@@ -53,6 +53,11 @@ struct KernelOptions {
     // One container per IOMMU group (fpga_sio's --isolate_iommu_groups) instead of one shared
     // by every group the bus opens: each group's devices then see only their own mappings.
     bool isolate_iommu_groups = false;
+    // Every device's DMA mappings (and IOVAs) go through the container of the first group the
+    // bus opened (fpga_sio's --use_one_container_for_mappings). With isolate_iommu_groups, the
+    // devices of other groups then cannot reach their buffers: their DMA must fail, which is
+    // what the option is for (it tests the isolation). Without isolation it changes nothing.
+    bool one_container_for_mappings = false;
 };
 
 // One device found by the bus scan, with the kernel driver bound to it ("" for none).
@@ -132,8 +137,11 @@ private:
     Result<void> load_info();
     std::string object() const { return m_identity.address.to_string(); }
 
+    Container& mapping_container() const;
+
     DeviceIdentity m_identity;
     std::shared_ptr<Group> m_group;  // declared before m_fd: the device fd closes first
+    std::shared_ptr<Container> m_mappings;  // null: the group's container takes the mappings
     UniqueFd m_fd;
     uint32_t m_flags = 0, m_num_regions = 0, m_num_irqs = 0;
     RegionInfo m_config;
@@ -165,6 +173,7 @@ private:
 
     KernelOptions m_options;
     std::shared_ptr<Container> m_container;
+    std::shared_ptr<Container> m_first_group_container;  // for one_container_for_mappings
     std::vector<std::pair<int, std::weak_ptr<Group>>> m_groups;
 };
 

@@ -35,6 +35,9 @@ struct CommonCli {
     bool json = false;
     std::string engine_mode = "auto";  // --engine_mode auto|credits|stop_list
     std::string completion = "auto";   // --completion auto|poll_writeback|completed_count|status|interrupt
+    std::string lock_timeout;          // --lock_timeout seconds ("": 0, fail at once on a busy device)
+    bool isolate_iommu_groups = false; // --isolate_iommu_groups: one VFIO container per IOMMU group
+    bool one_container_for_mappings = false;  // --use_one_container_for_mappings
 };
 
 // Help texts of options several mains share, with their defaults.

@@ -19,6 +19,7 @@
 #include "fake_machine.hpp"
 #include "test_support/run_process.hpp"
 #include "tool_support/device_locks.hpp"
+#include "tool_support/open_designs.hpp"
 #include "vfio_access/device_lock.hpp"
 
 namespace {
@@ -277,4 +278,17 @@ TEST(LockTimeoutOption, ParsesSecondsAndRejectsTheRest) {
         ASSERT_FALSE(parsed.ok()) << bad;
         EXPECT_TRUE(contains(parsed.error().message(), "--lock_timeout")) << parsed.error().message();
     }
+}
+
+TEST(LockDirectory, FollowsPdtLockDir) {
+    ::setenv("PDT_LOCK_DIR", "/tmp/pdt_locks_elsewhere", 1);
+    EXPECT_EQ(tool_support::kernel_options().lock.directory, "/tmp/pdt_locks_elsewhere");
+    EXPECT_TRUE(tool_support::sim_lock_options(1s).directory.empty());  // simulated designs: no lock...
+    ::setenv("PDT_LOCK_SIM", "1", 1);
+    const vfio::LockOptions sim = tool_support::sim_lock_options(1s);  // ...unless asked for
+    EXPECT_EQ(sim.directory, "/tmp/pdt_locks_elsewhere");
+    EXPECT_EQ(sim.timeout, 1s);
+    ::unsetenv("PDT_LOCK_SIM");
+    ::unsetenv("PDT_LOCK_DIR");
+    EXPECT_EQ(tool_support::kernel_options().lock.directory, vfio::default_lock_directory());
 }

@@ -100,7 +100,7 @@ TEST(WorkerPool, ParallelGenerateAndVerifyMatchSerial) {
     const Pattern p(9, 4);
     const size_t count = pattern::BLOCK_WORDS * 5 + 123;
     std::vector<uint32_t> parallel(count), serial(count);
-    pattern::generate(&pool, p, parallel.data(), count, 77);
+    pattern::generate(&pool, p, parallel.data(), count, 77, pattern::Store::NonTemporal);
     p.generate(serial.data(), count, 77);
     EXPECT_EQ(parallel, serial);
     parallel[pattern::BLOCK_WORDS * 3 + 5] ^= 1;
@@ -108,6 +108,21 @@ TEST(WorkerPool, ParallelGenerateAndVerifyMatchSerial) {
     const Mismatch m = pattern::verify(&pool, p, parallel.data(), count, 77);
     EXPECT_EQ(m.bad_words, 2u);
     EXPECT_EQ(m.first_bad_word, 77 + pattern::BLOCK_WORDS + 9);
+}
+
+TEST(Pattern, StreamingStoresWriteTheSameWordsAsCachedOnes) {
+    const Pattern p(3, 1);
+    // Every misalignment of the start and a tail that is not a whole vector, across a segment end.
+    for (size_t skew = 0; skew < 9; ++skew) {
+        std::vector<uint32_t> cached(1000 + skew), streamed(1000 + skew, 0xdeadbeef);
+        const uint64_t first = (uint64_t{1} << 32) - 500;
+        p.generate(cached.data() + skew, 1000 - skew, first);
+        p.generate(streamed.data() + skew, 1000 - skew, first, pattern::Store::NonTemporal);
+        EXPECT_TRUE(std::equal(cached.begin() + skew, cached.begin() + 1000, streamed.begin() + skew)) << skew;
+        for (size_t i = 0; i < skew; ++i)
+            EXPECT_EQ(streamed[i], 0xdeadbeefu) << "wrote before dst at skew " << skew;
+        EXPECT_TRUE(p.verify(streamed.data() + skew, 1000 - skew, first).ok());
+    }
 }
 
 TEST(WorkerPool, ManyCallersShareOnePool) {

@@ -97,7 +97,8 @@ TEST(Report, JsonLines) {
     EXPECT_EQ(code, 1);
     EXPECT_EQ(text,
               "{\"type\":\"total\",\"label\":\"a \\\"b\\\"\",\"bytes\":1000000,\"transfers\":2,\"seconds\":1.000000,"
-              "\"mbytes_per_sec\":1.000,\"verified\":true,\"words_verified\":250000,\"bytes_verified\":1000000}\n"
+              "\"mbytes_per_sec\":1.000,\"verified\":true,\"words_verified\":250000,\"bytes_verified\":1000000,"
+              "\"verified_on_card\":false,\"card_bytes_verified\":0}\n"
               "{\"type\":\"failure\",\"channel\":\"0000:15:00.0 C2H 1\",\"message\":\"data error\","
               "\"stream_byte_offset\":64,\"first_bad_byte_offset\":64,\"expected\":10,\"actual\":11,\"bad_words\":3}\n"
               "{\"type\":\"result\",\"overall\":\"FAIL\",\"bytes_verified\":1000000,\"stopped_by_user\":false,"

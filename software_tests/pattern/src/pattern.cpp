@@ -1,28 +1,18 @@
 #include "pattern/pattern.hpp"
 
+#include "pattern/keyed_word.hpp"
+
 #include <algorithm>
 #include <cstdio>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace pattern {
 namespace {
 
-// SplitMix64 (Steele, Lea, Flood 2014): derives well-spread keys from small integers.
-uint64_t splitmix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-// MurmurHash3 32-bit finaliser: a bijection on 32-bit values with full avalanche.
-inline uint32_t mix(uint32_t h) {
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-}
+using keyed::mix;
 
 // The hot loops. Cloned for AVX-512, AVX2 and baseline x86-64; the loader picks one.
 #if defined(__x86_64__) && !defined(__clang__)
@@ -35,6 +25,42 @@ PDT_VECTOR_CLONES
 void generate_run(uint32_t* __restrict dst, uint32_t count, uint32_t base, uint32_t k1, uint32_t k2) {
     for (uint32_t i = 0; i < count; ++i)
         dst[i] = mix((base + i) ^ k1) + k2;
+}
+
+#if defined(__x86_64__)
+// generate_run with streaming stores (AVX2): 8 words a store once dst is 32-byte aligned.
+// The sfence orders the weakly ordered stores before whatever hands the buffer on.
+__attribute__((target("avx2"))) void generate_run_streaming(uint32_t* dst, uint32_t count, uint32_t base, uint32_t k1,
+                                                            uint32_t k2) {
+    uint32_t i = 0;
+    for (; i < count && (reinterpret_cast<uintptr_t>(dst + i) & 31) != 0; ++i)
+        dst[i] = mix((base + i) ^ k1) + k2;
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i key1 = _mm256_set1_epi32(static_cast<int>(k1)), key2 = _mm256_set1_epi32(static_cast<int>(k2));
+    const __m256i c1 = _mm256_set1_epi32(static_cast<int>(0x85ebca6bu));
+    const __m256i c2 = _mm256_set1_epi32(static_cast<int>(0xc2b2ae35u));
+    for (; i + 8 <= count; i += 8) {
+        __m256i h = _mm256_xor_si256(_mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(base + i)), lanes), key1);
+        h = _mm256_mullo_epi32(_mm256_xor_si256(h, _mm256_srli_epi32(h, 16)), c1);
+        h = _mm256_mullo_epi32(_mm256_xor_si256(h, _mm256_srli_epi32(h, 13)), c2);
+        h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_add_epi32(h, key2));
+    }
+    for (; i < count; ++i)
+        dst[i] = mix((base + i) ^ k1) + k2;
+    _mm_sfence();
+}
+#endif
+
+void generate_run_as(Store store, uint32_t* dst, uint32_t count, uint32_t base, uint32_t k1, uint32_t k2) {
+#if defined(__x86_64__)
+    if (store == Store::NonTemporal && __builtin_cpu_supports("avx2")) {
+        generate_run_streaming(dst, count, base, k1, k2);
+        return;
+    }
+#endif
+    (void)store;
+    generate_run(dst, count, base, k1, k2);
 }
 
 // OR of (actual ^ expected) over the run: zero when every word matches.
@@ -74,11 +100,11 @@ std::string Mismatch::describe(uint64_t base_word) const {
 }
 
 Pattern::Pattern(uint64_t stream, uint64_t pass)
-    : m_stream(stream), m_pass(pass), m_seed(splitmix64(splitmix64(stream) ^ (pass * 0xd1b54a32d192ed03ull))) {}
+    : m_stream(stream), m_pass(pass), m_seed(keyed::seed(stream, pass)) {}
 
 Pattern::SegmentKey Pattern::segment_key(uint32_t segment) const {
-    const uint64_t key = splitmix64(m_seed + segment);
-    return SegmentKey{static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32) | 1u};
+    const keyed::SegmentKey key = keyed::segment_key(m_seed, segment);
+    return SegmentKey{key.k1, key.k2};
 }
 
 uint32_t Pattern::word(uint64_t index) const {
@@ -86,13 +112,13 @@ uint32_t Pattern::word(uint64_t index) const {
     return mix(static_cast<uint32_t>(index) ^ key.k1) + key.k2;
 }
 
-void Pattern::generate(uint32_t* dst, size_t count, uint64_t first) const {
+void Pattern::generate(uint32_t* dst, size_t count, uint64_t first, Store store) const {
     while (count > 0) {
         // A run stays inside one 2^32-word segment and fits the 32-bit loop counter.
         const uint64_t to_segment_end = (uint64_t{1} << 32) - static_cast<uint32_t>(first);
         const uint32_t run = static_cast<uint32_t>(std::min<uint64_t>({count, to_segment_end, 0x80000000u}));
         const SegmentKey key = segment_key(static_cast<uint32_t>(first >> 32));
-        generate_run(dst, run, static_cast<uint32_t>(first), key.k1, key.k2);
+        generate_run_as(store, dst, run, static_cast<uint32_t>(first), key.k1, key.k2);
         dst += run;
         count -= run;
         first += run;

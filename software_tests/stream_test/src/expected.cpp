@@ -160,10 +160,42 @@ public:
     std::optional<uint64_t> expected_bytes(uint64_t) const override { return std::nullopt; }
 };
 
+// The card's own keyed pattern of one stream, whole buffers in order (a GPU generating it).
+class GeneratedExpectation : public Expectation {
+public:
+    explicit GeneratedExpectation(uint64_t stream) : m_pattern(stream, 0) {}
+
+    Checked check(streams::StreamChannel& channel, const streams::Completion& completion, uint64_t rx_bytes,
+                  pattern::WorkerPool* pool) override {
+        if (completion.length != channel.buffer_size())
+            return bad_length(completion.length, completion.end_of_packet, channel.buffer_size(),
+                              completion.end_of_packet, "generated data: whole buffers", rx_bytes);
+        const auto* words = reinterpret_cast<const uint32_t*>(channel.buffer(completion.buffer));
+        const pattern::Mismatch mismatch =
+            pattern::verify(pool, m_pattern, words, completion.length / 4, rx_bytes / 4);
+        if (!mismatch.ok()) {
+            Checked checked = bad(format("data error in buffer %zu at stream byte offset 0x%" PRIx64 ": ",
+                                         completion.buffer, mismatch.first_bad_word * 4) +
+                                      mismatch.describe(rx_bytes / 4),
+                                  mismatch.first_bad_word * 4);
+            checked.mismatch = mismatch;
+            return checked;
+        }
+        return Checked{true, {}, 0, {}, completion.length / 4};
+    }
+    std::optional<uint64_t> expected_bytes(uint64_t) const override { return std::nullopt; }
+
+private:
+    pattern::Pattern m_pattern;
+};
+
 }  // namespace
 
-std::unique_ptr<Expectation> make_expectation(CardFunction function, const Source* source) {
+std::unique_ptr<Expectation> make_expectation(CardFunction function, const Source* source,
+                                              std::optional<uint64_t> generated_stream) {
     switch (function) {
+    case CardFunction::Generated:
+        return generated_stream ? std::make_unique<GeneratedExpectation>(*generated_stream) : nullptr;
     case CardFunction::FixedData: return std::make_unique<FixedDataExpectation>();
     case CardFunction::Crc64: return source ? std::make_unique<Crc64Expectation>(*source) : nullptr;
     case CardFunction::Loopback: return source ? std::make_unique<LoopbackExpectation>(*source) : nullptr;

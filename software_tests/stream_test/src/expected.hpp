@@ -32,8 +32,10 @@ public:
     virtual std::optional<uint64_t> expected_bytes(uint64_t source_bytes) const = 0;
 };
 
-// source may be null for FixedData (the data does not depend on it); for the others null
-// means not verified, and this returns null.
-std::unique_ptr<Expectation> make_expectation(CardFunction function, const Source* source);
+// source may be null for FixedData and Generated (the data does not depend on it; Generated
+// checks the pattern of generated_stream); for the others null means not verified, and this
+// returns null.
+std::unique_ptr<Expectation> make_expectation(CardFunction function, const Source* source,
+                                              std::optional<uint64_t> generated_stream);
 
 }  // namespace stream_test::detail

@@ -109,7 +109,9 @@ int Report::finish(const Summary& summary) {
             text.pop_back();
             text += ",\"verified\":" + std::string(row.verifies ? "true" : "false") +
                     ",\"words_verified\":" + std::to_string(row.words_verified) +
-                    ",\"bytes_verified\":" + std::to_string(row.words_verified * 4) + "}";
+                    ",\"bytes_verified\":" + std::to_string(row.words_verified * 4) +
+                    ",\"verified_on_card\":" + std::string(row.on_card ? "true" : "false") +
+                    ",\"card_bytes_verified\":" + std::to_string(row.card_words_verified * 4) + "}";
             std::fprintf(m_out, "%s\n", text.c_str());
         }
         for (const auto& failure : summary.failures)
@@ -133,6 +135,12 @@ int Report::finish(const Summary& summary) {
         if (row.failure)
             std::fprintf(m_out, "%s Test FAILED: %s %s\n", row.label.c_str(), row.failure->channel.c_str(),
                          row.failure->message.c_str());
+        else if (row.verifies && row.words_verified > 0 && row.on_card)
+            std::fprintf(m_out, "%s Test pattern verified by the card in %" PRIu64 " words (%" PRIu64 " bytes)\n",
+                         row.label.c_str(), row.words_verified, row.words_verified * 4);
+        else if (row.verifies && row.words_verified > 0 && row.function == CardFunction::Generated)
+            std::fprintf(m_out, "%s Card-generated test pattern verified in %" PRIu64 " words (%" PRIu64 " bytes)\n",
+                         row.label.c_str(), row.words_verified, row.words_verified * 4);
         else if (row.verifies && row.words_verified > 0 && row.function == CardFunction::Crc64)
             std::fprintf(m_out, "%s CRC64 results verified in %" PRIu64 " words (%" PRIu64 " bytes, %" PRIu64
                                 " H2C packets)\n",
@@ -147,6 +155,9 @@ int Report::finish(const Summary& summary) {
             std::fprintf(m_out, "%s No data received: nothing verified\n", row.label.c_str());
         else if (row.total.bytes == 0)
             std::fprintf(m_out, "%s No data transferred\n", row.label.c_str());
+        if (!row.failure && row.card_words_verified > 0)
+            std::fprintf(m_out, "%s H2C data also verified by the card in %" PRIu64 " words (%" PRIu64 " bytes)\n",
+                         row.label.c_str(), row.card_words_verified, row.card_words_verified * 4);
     }
     // Failures not tied to a row (for example, a channel that only feeds another row).
     for (const auto& failure : summary.failures) {

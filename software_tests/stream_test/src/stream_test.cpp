@@ -41,6 +41,7 @@ const char* to_string(CardFunction function) {
     case CardFunction::Loopback: return "loopback";
     case CardFunction::Crc64: return "crc64";
     case CardFunction::FixedData: return "fixed_data";
+    case CardFunction::Generated: return "generated";
     }
     return "loopback";
 }
@@ -54,6 +55,9 @@ vfio::Result<size_t> StreamTest::add_sink(streams::StreamChannel& channel, std::
                                 "needs at least one buffer, of a non-zero multiple of 4 bytes");
     if (from && *from >= m_sources.size())
         return vfio::make_error("add stream sink", channel.name(), EINVAL, "unknown source");
+    if (function == CardFunction::Generated && (from || !channel.generated_stream()))
+        return vfio::make_error("add stream sink", channel.name(), EINVAL,
+                                "generated data needs a channel whose card generates a stream, and no source");
     if (function == CardFunction::Crc64 && from &&
         (m_sources[*from]->packet_bytes % 8 != 0 || channel.buffer_size() < 8))
         return vfio::make_error("add stream sink", channel.name(), EINVAL,
@@ -127,6 +131,9 @@ Summary StreamTest::run(Observer& observer) {
     for (auto& sink : m_sinks)
         sink->counter.reset(start);
     observer.on_start();
+    const bool host_verifies = std::any_of(m_sinks.begin(), m_sinks.end(), [](const auto& s) { return s->expect != nullptr; });
+    for (auto& source : m_sources)
+        source->store = host_verifies ? pattern::Store::NonTemporal : pattern::Store::Cached;
     std::vector<std::thread> threads = start_workers(m_sources, m_sinks, shared, m_options, finished, wake);
 
     Summary summary;
@@ -181,7 +188,12 @@ RowTotals StreamTest::totals(const Row& row, const std::vector<Failure>& failure
     totals.total = counter(row).total();
     std::vector<std::string> channels;
     if (row.is_source) {
-        channels.push_back(m_sources[row.index]->channel.name());
+        const Source& source = *m_sources[row.index];
+        channels.push_back(source.channel.name());
+        if (source.channel.checks_h2c_data()) {
+            totals.verifies = totals.on_card = true;
+            totals.words_verified = source.card_words_verified.load();
+        }
     } else {
         const Sink& sink = *m_sinks[row.index];
         channels.push_back(sink.channel.name());
@@ -190,8 +202,10 @@ RowTotals StreamTest::totals(const Row& row, const std::vector<Failure>& failure
             totals.verifies = true;
             totals.words_verified = sink.words_verified.load();
         }
-        if (sink.source != nullptr && row.pair)
+        if (sink.source != nullptr && row.pair) {
             channels.push_back(sink.source->channel.name());
+            totals.card_words_verified = sink.source->card_words_verified.load();
+        }
     }
     // The row's own first failure (a pair row owns its sink's and its source's).
     for (const auto& failure : failures) {

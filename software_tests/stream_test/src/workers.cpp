@@ -73,7 +73,8 @@ bool submit_source_buffer(Source& source, Shared& shared, const Options& options
     auto& channel = source.channel;
     const uint64_t words = source.packet_bytes / 4;
     pattern::generate(options.pool, source.pattern, reinterpret_cast<uint32_t*>(channel.buffer(index)), words,
-                      source.next_word);
+                      source.next_word, source.store);
+    channel.describe(index, streams::PatternSpan{source.pattern.stream(), source.pattern.pass(), source.next_word});
     auto result = channel.submit(index, source.packet_bytes, true);
     if (!result.ok()) {
         shared.fail(channel_failure(channel, "submit: " + result.error().message(), source.next_word * 4));
@@ -130,6 +131,7 @@ void run_source(Source& source, Shared& shared, const Options& options) {
             break;
         }
         completed_bytes += completion.length;
+        source.card_words_verified.fetch_add(completion.card_verified_bytes / 4);
         source.counter.add(completion.length, Clock::now());
         const bool limit_reached =
             options.bytes_per_source && source.bytes_submitted.load() >= *options.bytes_per_source;

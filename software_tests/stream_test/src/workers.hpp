@@ -28,8 +28,14 @@ struct Source {
     streams::StreamChannel& channel;
     pattern::Pattern pattern;
     uint64_t packet_bytes;
+    // How the pattern is written (set by StreamTest::run): through the caches, so the card's DMA
+    // reads it hot, unless the host also verifies received data: then streaming stores leave
+    // the caches to the verifier (on an H200 host: H2D alone 0.996x of the bare copy cached,
+    // 0.83x streaming; both directions 0.60x cached, 0.92x streaming; docs/measurements/).
+    pattern::Store store = pattern::Store::Cached;
     RateCounter counter;
     std::atomic<uint64_t> bytes_submitted{0};
+    std::atomic<uint64_t> card_words_verified{0};  // checked by the card (checks_h2c_data)
     std::atomic<bool> finished{false};
     // Worker state.
     std::deque<size_t> in_flight;  // submitted buffer indices, oldest first
@@ -38,7 +44,7 @@ struct Source {
 
 struct Sink {
     Sink(streams::StreamChannel& c, Source* s, CardFunction f)
-        : channel(c), source(s), function(f), expect(make_expectation(f, s)) {}
+        : channel(c), source(s), function(f), expect(make_expectation(f, s, c.generated_stream())) {}
     streams::StreamChannel& channel;
     Source* source;  // null: no source feeds it
     CardFunction function;

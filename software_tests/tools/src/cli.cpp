@@ -119,6 +119,32 @@ vfio::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& 
     return selectors;
 }
 
+namespace {
+
+// --cuda_device: the GPUs replace the designs (nothing of the PCI bus is opened or written).
+int run_on_cuda_devices(const CommonCli& cli, StreamRunOptions options,
+                        const std::function<int(const std::vector<StreamDevice*>&, const StreamRunOptions&)>& body) {
+    if (!cli.sim_designs.empty() || !cli.device_routing.empty()) {
+        std::cerr << "Error: --cuda_device cannot be combined with --sim_design or --device_routing\n";
+        return 2;
+    }
+    auto devices = open_cuda_stream_devices(cli.cuda, options, stdout);
+    if (!devices.ok()) {
+        std::cerr << "Error: " << devices.error().message() << "\n";
+        if (devices.error().code == EINVAL)
+            return 2;
+        std::cout << "Overall FAIL\n";
+        return 1;
+    }
+    std::vector<StreamDevice*> pointers;
+    for (auto& device : *devices)
+        pointers.push_back(device.get());
+    options.test.stop = stop_on_sigint();
+    return body(pointers, options);
+}
+
+}  // namespace
+
 int run_on_stream_devices(const CommonCli& cli,
                           const std::function<int(const std::vector<StreamDevice*>&, const StreamRunOptions&)>& body) {
     auto options = run_options(cli);
@@ -135,6 +161,8 @@ int run_on_stream_devices(const CommonCli& cli,
         std::cerr << "Error: " << options.error().message() << "\n";
         return 2;
     }
+    if (!cli.cuda.devices.empty())
+        return run_on_cuda_devices(cli, *options, body);
     auto registry = designs::Registry::load(cli.design_files);
     if (!registry.ok()) {
         std::cerr << "Error: " << registry.error().message() << "\n";

@@ -205,6 +205,9 @@ vfio::Result<uint64_t> route_credits(XdmaStreamDevice& device, const LoopRoute& 
     case stream_test::CardFunction::Crc64: return crc64_stream_credits(device, route, options.timeout, out);
     case stream_test::CardFunction::FixedData: return fixed_data_stream_credits(device, route, options.timeout, out);
     case stream_test::CardFunction::Loopback: break;
+    case stream_test::CardFunction::Generated:
+        return vfio::make_error("descriptor credits", device.address().to_string(), EINVAL,
+                                "card-generated data is not a function of an XDMA stream design");
     }
     return stream_credits(device, route, options.timeout.count(), out);
 }

@@ -67,6 +67,10 @@ public:
         case CardFunction::FixedData:
             checked = stream_test::check_fixed_data(data, length, eop, want.length, buffer, m_rx_bytes);
             break;
+        case CardFunction::Generated:  // a GPU's own data: never an XDMA stream design's
+            checked.ok = false;
+            checked.message = "card-generated data is not a function of an XDMA stream design";
+            break;
         }
         if (!checked.ok)
             return checked.message;
@@ -164,7 +168,8 @@ ExpectedPiece continuous_piece(const StreamSubtestOptions& o, const ContinuousPl
         want.packet_word = want.packet_index * (p.h2c_size / 4);
         want.packet_bytes = p.h2c_size;
         break;
-    case CardFunction::FixedData: want.length = p.c2h_size; break;
+    case CardFunction::FixedData:
+    case CardFunction::Generated: want.length = p.c2h_size; break;
     }
     return want;
 }

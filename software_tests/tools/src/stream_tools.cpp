@@ -199,13 +199,16 @@ vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, co
             for (const auto& [s, index] : sources)
                 if (route.c2h == c.channel && s.device == c.device && s.channel == route.h2c)
                     from = index;
-        const stream_test::CardFunction function = c.device->card_function();
-        if (!from && function != stream_test::CardFunction::FixedData)
+        streams::StreamChannel* channel =
+            PDT_TRY(run.open(*c.device, Direction::C2H, c.channel, PDT_TRY(device_buffers(buffers, *c.device))));
+        stream_test::CardFunction function = c.device->card_function();
+        if (!from && channel->generated_stream())  // the card generates this channel's data itself
+            function = stream_test::CardFunction::Generated;
+        if (!from && function != stream_test::CardFunction::FixedData &&
+            function != stream_test::CardFunction::Generated)
             run.report.line(format("Warning: no H2C channel under test feeds %s C2H channel %u: its data is not "
                                    "verified",
                                    c.device->address().to_string().c_str(), c.channel));
-        streams::StreamChannel* channel =
-            PDT_TRY(run.open(*c.device, Direction::C2H, c.channel, PDT_TRY(device_buffers(buffers, *c.device))));
         const size_t sink = PDT_TRY(run.test.add_sink(*channel, from, function));
         run.test.add_sink_row(format("%s C2H channel %u", c.device->address().to_string().c_str(), c.channel), sink);
     }

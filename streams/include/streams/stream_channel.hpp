@@ -1,6 +1,11 @@
 // The stream endpoint seam: one direction of a DMA stream with its registered buffers. The
 // XDMA driver, the edu adapter and the CUDA and ET-SoC-1 adapters implement it; the stream-test
 // drivers in software_tests/ are written once against it.
+//
+// Data is the keyed pattern of pattern/pattern.hpp (words keyed by stream and pass). Most cards
+// only move it; a card that can compute the pattern itself (a GPU) may also check what H2C
+// brought (checks_h2c_data) or generate what C2H sends (generated_stream), so that the host
+// verifies only the direction that ends in its memory.
 #pragma once
 
 #include <chrono>
@@ -19,6 +24,14 @@ struct Completion {
     size_t buffer = 0;           // index of the buffer that completed
     uint64_t length = 0;         // bytes moved (C2H: bytes the card sent into the buffer)
     bool end_of_packet = false;  // C2H: the card ended the packet in this buffer
+    uint64_t card_verified_bytes = 0;  // H2C on a checks_h2c_data channel: bytes the card checked
+};
+
+// Words [first_word, first_word + length / 4) of the keyed pattern (stream, pass).
+struct PatternSpan {
+    uint64_t stream = 0;
+    uint64_t pass = 0;
+    uint64_t first_word = 0;
 };
 
 class StreamChannel {
@@ -46,6 +59,15 @@ public:
     virtual vfio::Result<void> stop() = 0;
     // True while the engine has work queued or running.
     virtual bool busy() const = 0;
+
+    // H2C: true when the card checks every word it receives against the span it is told (a
+    // mismatch is an error from poll / wait naming the stream byte offset, and completions
+    // report card_verified_bytes). The source calls describe() before each submit.
+    virtual bool checks_h2c_data() const { return false; }
+    virtual void describe(size_t /*index*/, const PatternSpan& /*content*/) {}
+    // C2H: the stream whose keyed pattern (pass 0, from word 0 on) the card generates and
+    // sends in order, for a channel fed by no H2C channel; nullopt: the card only forwards.
+    virtual std::optional<uint64_t> generated_stream() const { return std::nullopt; }
 };
 
 }  // namespace streams

@@ -31,6 +31,12 @@ struct Mismatch {
     std::string describe(uint64_t base_word = 0) const;
 };
 
+// How generate writes: through the caches, or with non-temporal (streaming) stores that go
+// to memory without reading the lines first or leaving them dirty in a core's cache. A buffer
+// a device reads by DMA right after wants the latter: reading lines another core holds
+// modified is slow, and those lines evict what the verifier needs.
+enum class Store { Cached, NonTemporal };
+
 class Pattern {
 public:
     Pattern() : Pattern(0, 0) {}
@@ -42,7 +48,7 @@ public:
     // Word `index` of the pattern.
     uint32_t word(uint64_t index) const;
     // Writes words [first, first + count) to dst.
-    void generate(uint32_t* dst, size_t count, uint64_t first) const;
+    void generate(uint32_t* dst, size_t count, uint64_t first, Store store = Store::Cached) const;
     // Checks src against words [first, first + count); counts every bad word.
     Mismatch verify(const uint32_t* src, size_t count, uint64_t first) const;
 

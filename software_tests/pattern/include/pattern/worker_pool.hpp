@@ -38,15 +38,18 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_wake;
     std::deque<std::shared_ptr<Job>> m_jobs;
+    std::atomic<size_t> m_posted{0};  // jobs in m_jobs, read without the lock by spinning workers
     bool m_stopping = false;
     std::vector<std::thread> m_threads;
 };
 
-// Block size for sharing work: big enough to amortise hand-over, small enough to balance.
-inline constexpr size_t BLOCK_WORDS = 64 * 1024;
+// Block size for sharing work: big enough to amortise hand-over, small enough to balance
+// (a 2 MiB buffer is 32 blocks) and to stay in a core's L2 cache.
+inline constexpr size_t BLOCK_WORDS = 16 * 1024;
 
 // Generate / verify a buffer using the pool (pool may be null: then on this thread).
-void generate(WorkerPool* pool, const Pattern& pattern, uint32_t* dst, size_t count, uint64_t first);
+void generate(WorkerPool* pool, const Pattern& pattern, uint32_t* dst, size_t count, uint64_t first,
+              Store store = Store::Cached);
 Mismatch verify(WorkerPool* pool, const Pattern& pattern, const uint32_t* src, size_t count, uint64_t first);
 
 }  // namespace pattern

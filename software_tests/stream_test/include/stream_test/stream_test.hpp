@@ -36,9 +36,11 @@ inline constexpr std::chrono::seconds kDefaultTransferTimeout{60};
 // sink knows what it should receive (src/expected.hpp):
 //   Loopback   the source's packets, byte for byte;
 //   Crc64      one 8-byte packet per source packet, its CRC-64 (pattern/crc64.hpp);
-//   FixedData  zeros in full buffers, never an end of packet, whatever the source sent.
-enum class CardFunction { Loopback, Crc64, FixedData };
-const char* to_string(CardFunction function);  // "loopback", "crc64", "fixed_data"
+//   FixedData  zeros in full buffers, never an end of packet, whatever the source sent;
+//   Generated  no source: the card generates the keyed pattern of the stream the C2H channel
+//              names (StreamChannel::generated_stream, a GPU), whole buffers in order.
+enum class CardFunction { Loopback, Crc64, FixedData, Generated };
+const char* to_string(CardFunction function);  // "loopback", "crc64", "fixed_data", "generated"
 
 struct Options {
     // No completion for this long while work is queued is a failure.
@@ -69,6 +71,8 @@ struct RowTotals {
     bool verifies = false;          // the row has a verifying sink
     uint64_t words_verified = 0;
     CardFunction function = CardFunction::Loopback;  // what its sink checked against
+    bool on_card = false;             // a source row whose words the card checked (checks_h2c_data)
+    uint64_t card_words_verified = 0;  // a pair row: H2C words its card checked before looping back
     std::optional<Failure> failure;
 };
 
@@ -102,7 +106,8 @@ public:
     vfio::Result<size_t> add_source(streams::StreamChannel& channel, uint64_t stream);
     // A sink receives on channel (C2H) and checks what the card function makes of source
     // `from` (whose packet size sets the expected lengths and EOP positions). from = nullopt:
-    // counted, not verified (FixedData: still verified, its data does not depend on a source).
+    // counted, not verified (FixedData: still verified, its data does not depend on a source;
+    // Generated: from must be nullopt and the channel must name its generated_stream).
     // Crc64 needs source packets of a multiple of 8 bytes and sink buffers of at least 8.
     vfio::Result<size_t> add_sink(streams::StreamChannel& channel, std::optional<size_t> from,
                                   CardFunction function = CardFunction::Loopback);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dma_bridge/xdma_ip.hpp"
+#include "stream_tools/cuda_devices.hpp"
 #include "stream_tools/stream_tools.hpp"
 
 namespace stream_tools {
@@ -38,6 +39,7 @@ struct CommonCli {
     std::string lock_timeout;          // --lock_timeout seconds ("": 0, fail at once on a busy device)
     bool isolate_iommu_groups = false; // --isolate_iommu_groups: one VFIO container per IOMMU group
     bool one_container_for_mappings = false;  // --use_one_container_for_mappings
+    CudaCli cuda;                      // --cuda_device and its options (the mains that take them)
 };
 
 // Help texts of options several mains share, with their defaults.

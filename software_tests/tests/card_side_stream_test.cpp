@@ -1,0 +1,173 @@
+// The stream-test driver with cards that compute the keyed pattern themselves (as the CUDA
+// adapter's GPU does): an H2C channel whose card checks what it receives, and a C2H channel
+// whose card generates its own stream. In-memory channels, so these run without a GPU.
+#include <gtest/gtest.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <deque>
+
+#include "pattern/pattern.hpp"
+#include "stream_test/report.hpp"
+#include "stream_test/stream_test.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using streams::Completion;
+using streams::Direction;
+
+// Completes each submit at once; the "card" work happens in submit.
+class CardChannel : public streams::StreamChannel {
+public:
+    CardChannel(Direction direction, std::optional<uint64_t> generates = std::nullopt)
+        : m_direction(direction), m_generates(generates), m_buffers(4, std::vector<uint8_t>(4096)), m_spans(4) {}
+
+    std::optional<uint64_t> corrupt_at;  // stream byte offset the card corrupts (C2H) or misreads (H2C)
+
+    Direction direction() const override { return m_direction; }
+    std::string name() const override { return std::string("card ") + streams::to_string(m_direction); }
+    size_t buffer_count() const override { return m_buffers.size(); }
+    uint64_t buffer_size() const override { return 4096; }
+    uint8_t* buffer(size_t index) override { return m_buffers.at(index).data(); }
+    bool checks_h2c_data() const override { return m_direction == Direction::H2C; }
+    void describe(size_t index, const streams::PatternSpan& span) override { m_spans.at(index) = span; }
+    std::optional<uint64_t> generated_stream() const override { return m_generates; }
+
+    vfio::Result<void> submit(size_t index, uint64_t length, bool) override {
+        auto* words = reinterpret_cast<uint32_t*>(buffer(index));
+        Completion done{index, length, true, 0};
+        if (m_direction == Direction::C2H) {
+            pattern::Pattern(*m_generates, 0).generate(words, length / 4, m_generated / 4);
+            if (corrupt_at && *corrupt_at >= m_generated && *corrupt_at < m_generated + length)
+                buffer(index)[*corrupt_at - m_generated] ^= 1;
+            m_generated += length;
+        } else {
+            const auto& span = m_spans[index];
+            std::vector<uint32_t> seen(words, words + length / 4);
+            if (corrupt_at && *corrupt_at / 4 >= span.first_word && *corrupt_at / 4 < span.first_word + length / 4)
+                seen[*corrupt_at / 4 - span.first_word] ^= 0x100;
+            const auto m = pattern::Pattern(span.stream, span.pass).verify(seen.data(), seen.size(), span.first_word);
+            if (!m.ok()) {
+                char text[96];
+                std::snprintf(text, sizeof text, "card check: data error at stream byte offset 0x%" PRIx64,
+                              m.first_bad_word * 4);
+                m_error = vfio::make_error("check H2C data", name(), EIO, text);
+            }
+            done.card_verified_bytes = length;
+        }
+        m_done.push_back(done);
+        return {};
+    }
+    vfio::Result<std::optional<Completion>> poll() override {
+        if (m_error)
+            return *m_error;
+        if (m_done.empty())
+            return std::optional<Completion>{};
+        const Completion c = m_done.front();
+        m_done.pop_front();
+        return std::optional<Completion>{c};
+    }
+    vfio::Result<Completion> wait(std::chrono::milliseconds) override {
+        auto polled = PDT_TRY(poll());
+        if (!polled)
+            return vfio::make_error("wait", name(), ETIMEDOUT);
+        return *polled;
+    }
+    vfio::Result<void> stop() override {
+        m_done.clear();
+        return {};
+    }
+    bool busy() const override { return !m_done.empty(); }
+
+private:
+    Direction m_direction;
+    std::optional<uint64_t> m_generates;
+    std::vector<std::vector<uint8_t>> m_buffers;
+    std::vector<streams::PatternSpan> m_spans;
+    std::deque<Completion> m_done;
+    std::optional<vfio::Error> m_error;
+    uint64_t m_generated = 0;
+};
+
+stream_test::Options options() {
+    stream_test::Options o;
+    o.transfer_timeout = 2s;
+    o.bytes_per_source = 64 * 4096;
+    o.duration = 200ms;
+    return o;
+}
+
+struct Quiet : stream_test::Observer {
+    void on_interval(const std::vector<std::pair<std::string, stream_test::Interval>>&) override {}
+};
+
+struct Outcome {
+    stream_test::Summary summary;
+    std::string text;
+};
+
+// An H2C source checked by its card and a C2H sink the card feeds with its own stream.
+Outcome run_independent(CardChannel& h2c, CardChannel& c2h) {
+    stream_test::StreamTest test(options());
+    const size_t source = *test.add_source(h2c, 0);
+    test.add_source_row("card H2C channel 0", source);
+    const size_t sink = *test.add_sink(c2h, std::nullopt, stream_test::CardFunction::Generated);
+    test.add_sink_row("card C2H channel 0", sink);
+    Quiet quiet;
+    Outcome run{test.run(quiet), {}};
+    char* text = nullptr;
+    size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    stream_test::Report(out, false).finish(run.summary);
+    std::fclose(out);
+    run.text.assign(text, size);
+    std::free(text);
+    return run;
+}
+
+TEST(CardSideStream, CardCheckedAndCardGeneratedStreamsPassWithTheirCounts) {
+    CardChannel h2c(Direction::H2C), c2h(Direction::C2H, 0x10000);
+    const Outcome run = run_independent(h2c, c2h);
+    ASSERT_TRUE(run.summary.passed()) << run.text;
+    EXPECT_TRUE(run.summary.rows[0].on_card);
+    EXPECT_EQ(run.summary.rows[0].words_verified * 4, 64u * 4096);
+    EXPECT_EQ(run.summary.rows[1].function, stream_test::CardFunction::Generated);
+    EXPECT_EQ(run.summary.rows[1].words_verified * 4, run.summary.rows[1].total.bytes);
+    EXPECT_NE(run.text.find("card H2C channel 0 Test pattern verified by the card in 65536 words (262144 bytes)"),
+              std::string::npos)
+        << run.text;
+    EXPECT_NE(run.text.find("card C2H channel 0 Card-generated test pattern verified in"), std::string::npos)
+        << run.text;
+    EXPECT_NE(run.text.find("Overall PASS"), std::string::npos);
+}
+
+TEST(CardSideStream, AByteTheCardGeneratedWrongFailsNamingItsOffset) {
+    CardChannel h2c(Direction::H2C), c2h(Direction::C2H, 0x10000);
+    c2h.corrupt_at = 0x5003;
+    const Outcome run = run_independent(h2c, c2h);
+    EXPECT_FALSE(run.summary.passed());
+    EXPECT_NE(run.text.find("data error in buffer 1 at stream byte offset 0x5000"), std::string::npos) << run.text;
+    EXPECT_NE(run.text.find("Overall FAIL"), std::string::npos);
+}
+
+TEST(CardSideStream, ACardCheckErrorFailsTheSourceWithTheCardsMessage) {
+    CardChannel h2c(Direction::H2C), c2h(Direction::C2H, 0x10000);
+    h2c.corrupt_at = 0x9009;
+    const Outcome run = run_independent(h2c, c2h);
+    EXPECT_FALSE(run.summary.passed());
+    EXPECT_NE(run.text.find("card check: data error at stream byte offset 0x9008"), std::string::npos) << run.text;
+}
+
+TEST(CardSideStream, GeneratedDataNeedsAGeneratingChannelAndNoSource) {
+    CardChannel h2c(Direction::H2C), plain(Direction::C2H), generating(Direction::C2H, 7);
+    stream_test::StreamTest test(options());
+    const size_t source = *test.add_source(h2c, 0);
+    auto no_stream = test.add_sink(plain, std::nullopt, stream_test::CardFunction::Generated);
+    ASSERT_FALSE(no_stream.ok());
+    EXPECT_NE(no_stream.error().message().find("generated data needs a channel whose card generates a stream"),
+              std::string::npos);
+    EXPECT_FALSE(test.add_sink(generating, source, stream_test::CardFunction::Generated).ok());
+}
+
+}  // namespace

@@ -69,7 +69,7 @@ Result<std::unique_ptr<KernelDevice>> KernelBus::open_device(const DeviceIdentit
     DeviceIdentity id = identity;
     id.iommu_group = number;
     std::unique_ptr<KernelDevice> device(new KernelDevice(std::move(id), std::move(g), std::move(fd)));
-    if (m_options.one_container_for_mappings && m_first_group_container != g->shared_container())
+    if (m_options.one_container_for_mappings && m_first_group_container != device->m_group->shared_container())
         device->m_mappings = m_first_group_container;
     PDT_CHECK(device->load_info());
     device->hold_lock(std::move(lock));

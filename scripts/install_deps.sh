@@ -6,6 +6,7 @@ packages=(
   libpci-dev libpciaccess-dev libboost-program-options-dev libgtest-dev libbenchmark-dev
   nlohmann-json3-dev             # design descriptions (designs/data/*.json) and --json output
   pciutils                       # lspci: the reference our config-space decoder is compared with
+  clang libclang-rt-dev          # libFuzzer targets (fuzz/, scripts/fuzz.sh): clang 14 and its compiler-rt (libFuzzer, ASan, UBSan)
   qemu-system-x86 busybox-static cpio kmod zstd   # the QEMU guest that tests real kernel VFIO
 )
 missing=()

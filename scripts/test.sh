@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what is needed, builds everything with -Werror under ASan/UBSan, and runs every
-# test (labels unit, sim, vm). Exit status is ctest's.
+# Installs what is needed, builds everything with -Werror under ASan/UBSan, runs every test
+# (labels unit, sim, vm), then a fuzz smoke run: each libFuzzer target of fuzz/ built with clang
+# (build-fuzz/) and run for PDT_FUZZ_SECONDS (default 5) seconds; PDT_FUZZ_SECONDS=0 skips it.
+# Exit status: ctest's, else 1 when the fuzz smoke run found a crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
@@ -9,5 +11,11 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPDT_SANITIZE=ON
 cmake --build "$build" -j "$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-cd "$build"
-ctest --output-on-failure --timeout 1500 -j "$(nproc)" "$@"
+status=0
+(cd "$build" && ctest --output-on-failure --timeout 1500 -j "$(nproc)" "$@") || status=$?
+fuzz_seconds=${PDT_FUZZ_SECONDS:-5}
+if [ "$fuzz_seconds" != 0 ]; then
+  echo "Fuzz smoke run: ${fuzz_seconds} s per target (scripts/fuzz.sh)"
+  scripts/fuzz.sh "$fuzz_seconds" || { [ $status -ne 0 ] || status=1; }
+fi
+exit $status

@@ -30,13 +30,15 @@ public:
     const std::string& source() const { return m_source; }
 
     vfio::Result<void> only(std::initializer_list<const char*> allowed) const {
-        for (const auto& [key, value] : m_object.items())
+        for (const auto& item : m_object.items()) {
+            const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture one
             if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; })) {
                 std::string list;
                 for (const char* a : allowed)
                     list += std::string(list.empty() ? "" : ", ") + a;
                 return error(key, "unknown field; expected one of: " + list);
             }
+        }
         return {};
     }
 
@@ -435,6 +437,13 @@ vfio::Result<std::vector<Design>> parse_designs(std::string_view text, const std
         const size_t at = what.find("parse error ");
         return vfio::make_error("parse design file", source, EINVAL,
                                 "invalid JSON " + (at == std::string::npos ? what : what.substr(at + 12)));
+    } catch (const json::exception& e) {
+        // The parser throws out_of_range, not parse_error, for a number beyond a double
+        // ("[json.exception.out_of_range.406] number overflow parsing '65e666'"; found by fuzzing).
+        const std::string what = e.what();
+        const size_t at = what.find("] ");
+        return vfio::make_error("parse design file", source, EINVAL,
+                                "invalid JSON: " + (at == std::string::npos ? what : what.substr(at + 2)));
     }
     std::vector<Design> designs;
     auto add = [&](const std::string& path, const json& value) -> vfio::Result<void> {

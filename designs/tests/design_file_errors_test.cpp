@@ -31,6 +31,15 @@ TEST(DesignFileErrors, InvalidJsonNamesFileAndPosition) {
     EXPECT_NE(message.find("invalid JSON at line 3"), std::string::npos) << message;
 }
 
+// Fuzz regression (fuzz/regressions/fuzz_design_data/number_overflow): nlohmann's parser throws
+// out_of_range, not parse_error, for a number beyond a double; it escaped and terminated the tool.
+TEST(DesignFileErrors, NumberOverflowIsAnErrorNotACrash) {
+    EXPECT_EQ(error_of("\n65e666"),
+              "parse design file my.json: Invalid argument (invalid JSON: number overflow parsing '65e666')");
+    EXPECT_EQ(error_of(design(R"(, "description": 1e400)")),
+              "parse design file my.json: Invalid argument (invalid JSON: number overflow parsing '1e400')");
+}
+
 TEST(DesignFileErrors, MissingRequiredField) {
     EXPECT_EQ(error_of(R"({"name": "d", "match": {"subsystem_vendor_id": 2}})"),
               "parse design file my.json field match.subsystem_device_id: Invalid argument (missing required field)");

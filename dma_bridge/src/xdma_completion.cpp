@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "dma_bridge/xdma_engine.hpp"
+#include "dma_bridge/xdma_writeback.hpp"
 
 namespace xdma {
 
@@ -64,14 +65,15 @@ vfio::Result<uint64_t> Engine::hardware_completed() {
     case CompletionMethod::PollWriteback: {
         const uint32_t wb = std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(m_ring.data() + m_count_wb_offset))
                                 .load(std::memory_order_acquire);
-        if (wb & poll_writeback::ERROR) {
+        const PollWriteback decoded = decode_poll_writeback(wb);
+        if (decoded.error) {
             const uint32_t value = read_status();
             PDT_CHECK(check_status(value, "descriptor write back"));
             return fail(EIO, "Error reported in descriptor write back (no error bit left in status)");
         }
         // 24-bit count: the progress since the last look, with wrap.
         const uint64_t base = list ? m_list_base : 0;
-        return base + extend_count(m_completed - base, wb & poll_writeback::COUNT_MASK, poll_writeback::COUNT_MASK);
+        return base + extend_count(m_completed - base, decoded.count, poll_writeback::COUNT_MASK);
     }
     case CompletionMethod::Interrupt:
         PDT_CHECK(check_status(reg(channel_reg::STATUS_RC), "status (interrupt)"));
@@ -105,19 +107,13 @@ vfio::Result<TransferCompletion> Engine::finish(const Transfer& transfer) {
         C2hStreamWriteback* wb = stream_writeback(index);
         const C2hStreamWriteback record = *wb;
         *wb = C2hStreamWriteback{};
-        if ((record.wb_magic_status >> 16) != C2H_STREAM_WRITEBACK_MAGIC) {
-            char text[96];
-            std::snprintf(text, sizeof text, "Incorrect stream wb_magic_status 0x%08x (expected magic 0x52B4)",
-                          record.wb_magic_status);
-            return fail(EPROTO, text);
-        }
         const uint64_t capacity = std::min<uint64_t>(transfer.length - i * m_options.max_descriptor_length,
                                                      m_options.max_descriptor_length);
-        if (record.length > capacity)
-            return fail(EPROTO, "C2H stream writeback length " + std::to_string(record.length) +
-                                    " exceeds the descriptor length " + std::to_string(capacity));
-        done.length += record.length;
-        done.end_of_packet = (record.wb_magic_status & C2H_STREAM_WRITEBACK_EOP) != 0;
+        const auto decoded = decode_stream_writeback(record, capacity);
+        if (!decoded)
+            return fail(EPROTO, decoded.error().hint);
+        done.length += decoded->length;
+        done.end_of_packet = decoded->end_of_packet;
     }
     return done;
 }

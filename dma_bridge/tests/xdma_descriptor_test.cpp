@@ -5,6 +5,7 @@
 
 #include "dma_bridge/xdma_descriptor.hpp"
 #include "dma_bridge/xdma_registers.hpp"
+#include "dma_bridge/xdma_writeback.hpp"
 
 namespace {
 
@@ -94,4 +95,33 @@ TEST(XdmaDescriptor, CompletedCountsExtendAcrossTheTwentyFourBitWrap) {
     EXPECT_EQ(extend_count(0xFFFFFE, 0x000003, 0xFFFFFF), 0x1000003u) << "wrapped: 5 more";
     EXPECT_EQ(extend_count(0x5FFFFFF0ull, 0xFFFFF5, 0xFFFFFF), 0x5FFFFFF5ull);
     EXPECT_EQ(extend_count(0x1FFFFFFFEull, 1, 0xFFFFFFFF), 0x200000001ull) << "32-bit register wrap";
+}
+
+// The writeback decoding the engine uses (and fuzz_xdma_writeback checks with arbitrary words).
+TEST(XdmaWriteback, PollWritebackSplitsErrorBitAndCount) {
+    const auto ok = xdma::decode_poll_writeback(0x00FFFFFEu);
+    EXPECT_FALSE(ok.error);
+    EXPECT_EQ(ok.count, 0xFFFFFEu);
+    const auto bad = xdma::decode_poll_writeback(0x85000003u);  // bits 30:24 are not count
+    EXPECT_TRUE(bad.error);
+    EXPECT_EQ(bad.count, 3u);
+}
+
+TEST(XdmaWriteback, StreamRecordNeedsMagicAndALengthWithinItsDescriptor) {
+    const auto ok = xdma::decode_stream_writeback({0x52B40001u, 4096}, 4096);
+    ASSERT_TRUE(ok.ok());
+    EXPECT_EQ(ok->length, 4096u);
+    EXPECT_TRUE(ok->end_of_packet);
+    const auto no_eop = xdma::decode_stream_writeback({0x52B40000u, 0}, 4096);
+    ASSERT_TRUE(no_eop.ok());
+    EXPECT_FALSE(no_eop->end_of_packet);
+
+    const auto magic = xdma::decode_stream_writeback({0x12340001u, 8}, 4096);
+    ASSERT_FALSE(magic.ok());
+    EXPECT_EQ(magic.error().code, EPROTO);
+    EXPECT_EQ(magic.error().hint, "Incorrect stream wb_magic_status 0x12340001 (expected magic 0x52B4)");
+    const auto longer = xdma::decode_stream_writeback({0x52B40001u, 4097}, 4096);
+    ASSERT_FALSE(longer.ok());
+    EXPECT_EQ(longer.error().code, EPROTO);
+    EXPECT_EQ(longer.error().hint, "C2H stream writeback length 4097 exceeds the descriptor length 4096");
 }

@@ -1,17 +1,19 @@
 #include "pcie_tools/dump_file.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 namespace pcie {
 namespace {
 
 constexpr size_t kMaxConfig = 4096;
 
-bool all_hex(const std::string& s) {
+bool all_hex(std::string_view s) {
     if (s.empty())
         return false;
     for (char c : s)
@@ -54,10 +56,16 @@ std::optional<PciAddress> device_line(const std::string& line) {
     return *parsed;
 }
 
+unsigned hex_value(char c) {
+    return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+// The bytes of one device, as captured so far (0xff where none was), end one past the highest.
+// Sized for a whole extended space once, so a byte line never reallocates.
 struct Pending {
     PciAddress address;
-    std::vector<uint8_t> bytes;   // grows to the highest captured byte
-    std::vector<bool> present;
+    std::vector<uint8_t> bytes = std::vector<uint8_t>(kMaxConfig, 0xff);
+    size_t end = 0;
 };
 
 }  // namespace
@@ -89,12 +97,16 @@ Result<std::unique_ptr<DumpBus>> DumpBus::parse(const std::string& text, const s
     auto finish = [&]() {
         if (!current)
             return;
-        // Bytes in gaps read as 0xff; the space ends at the last captured byte.
-        std::vector<uint8_t> bytes(current->bytes.size(), 0xff);
-        for (size_t i = 0; i < current->bytes.size(); ++i)
-            if (current->present[i])
-                bytes[i] = current->bytes[i];
-        bus->m_spaces[current->address] = std::make_unique<MemoryConfigSpace>(current->address, std::move(bytes));
+        // A device line with no byte under it (plain `lspci` output) is no config space: skip it,
+        // so such a file is "no device found" with the capture hint, not a space of 0 bytes.
+        if (current->end == 0) {
+            current.reset();
+            return;
+        }
+        // Bytes in gaps read as 0xff (Pending's fill); the space ends at the last captured byte.
+        current->bytes.resize(current->end);
+        bus->m_spaces[current->address] =
+            std::make_unique<MemoryConfigSpace>(current->address, std::move(current->bytes));
         current.reset();
     };
     std::istringstream lines(text);
@@ -110,28 +122,29 @@ Result<std::unique_ptr<DumpBus>> DumpBus::parse(const std::string& text, const s
         }
         if (auto address = device_line(line)) {
             finish();
-            current = Pending{*address, {}, {}};
+            current.emplace();
+            current->address = *address;
             continue;
         }
         const auto colon = line.find(':');
         if (!current || colon == std::string::npos || colon < 2 || colon > 8 || !all_hex(line.substr(0, colon)))
             continue;  // decoded text (lspci -vvv) is ignored, as pciutils does
         size_t offset = std::stoul(line.substr(0, colon), nullptr, 16);
-        std::istringstream bytes(line.substr(colon + 1));
-        std::string byte;
-        while (bytes >> byte) {
+        // Whitespace-separated words, as operator>> splits them, without a stream per line.
+        const std::string_view rest = std::string_view(line).substr(colon + 1);
+        static constexpr const char* kSpace = " \t\v\f\r";
+        for (size_t at = rest.find_first_not_of(kSpace); at != std::string_view::npos;
+             at = rest.find_first_not_of(kSpace, at)) {
+            const std::string_view byte = rest.substr(at, rest.find_first_of(kSpace, at) - at);
+            at += byte.size();
             if (byte.size() != 2 || !all_hex(byte))
                 return vfio::make_error("parse lspci dump", source + ":" + std::to_string(number), EINVAL,
-                                        "bad byte \"" + byte + "\"");
+                                        "bad byte \"" + std::string(byte) + "\"");
             if (offset >= kMaxConfig)
                 return vfio::make_error("parse lspci dump", source + ":" + std::to_string(number), EINVAL,
                                         "offset beyond 4096 bytes of config space");
-            if (current->bytes.size() <= offset) {
-                current->bytes.resize(offset + 1, 0xff);
-                current->present.resize(offset + 1, false);
-            }
-            current->bytes[offset] = static_cast<uint8_t>(std::stoul(byte, nullptr, 16));
-            current->present[offset] = true;
+            current->bytes[offset] = static_cast<uint8_t>(hex_value(byte[0]) * 16 + hex_value(byte[1]));
+            current->end = std::max(current->end, offset + 1);
             ++offset;
         }
     }

@@ -1,11 +1,13 @@
 // --access vfio: functions bound to vfio-pci are read through their VFIO config region (the
 // whole space, no CAP_SYS_ADMIN needed); every other function (the ports above them) through
-// libpci. Opening a VFIO device makes the kernel reset the function, as any VFIO user does.
+// libpci. Opening a VFIO device makes the kernel reset the function, as any VFIO user does,
+// unless a VFIO manager is running: the device then comes from the manager, which keeps it open.
 #include <algorithm>
 #include <map>
 
 #include "pcie_tools/backends.hpp"
 #include "vfio_access/kernel.hpp"
+#include "vfio_manager/client.hpp"
 
 namespace pcie {
 namespace {
@@ -66,11 +68,12 @@ private:
 }  // namespace
 
 Result<std::unique_ptr<ConfigBus>> open_vfio_bus(const vfio::LockOptions& lock) {
-    vfio::KernelBus scanner;
+    vfio::KernelOptions options;
+    options.broker = PDT_TRY(vfio_manager::connect_if_running());
+    options.lock = lock;
+    vfio::KernelBus scanner(options);
     auto bound = PDT_TRY(scanner.scan());
     auto base = open_libpci_bus(false);
-    vfio::KernelOptions options;
-    options.lock = lock;
     return std::unique_ptr<ConfigBus>(new VfioConfigBus(std::move(options), std::move(bound),
                                                         base ? std::move(*base) : std::unique_ptr<ConfigBus>()));
 }

@@ -61,6 +61,20 @@ TEST(DumpFile, NoDeviceIsAnError) {
     EXPECT_EQ(missing.error().code, ENOENT);
 }
 
+// Fuzz regression (fuzz/regressions/fuzz_lspci_dump/device_without_bytes): a device line with
+// no byte line under it became a config space of 0 bytes, which nothing can read.
+TEST(DumpFile, DeviceLineWithoutBytesIsNoDevice) {
+    auto listing = DumpBus::parse("00:00.0 00:H00.0o ", "f.lspci");
+    ASSERT_FALSE(listing.ok());
+    EXPECT_EQ(listing.error().message(),
+              "parse lspci dump f.lspci: No such device (no device found; capture with lspci -xxxx -s <bdf> as root)");
+    auto mixed = DumpBus::parse("00:00.0 Host bridge\n\n01:00.0 x\n00: ee 10 24 70\n", "f.lspci");
+    ASSERT_TRUE(mixed.ok()) << mixed.error().message();
+    const auto devices = (*mixed)->devices().value();
+    ASSERT_EQ(devices.size(), 1u);
+    EXPECT_EQ(devices[0].to_string(), "0000:01:00.0");
+}
+
 TEST(DumpFile, WriterRoundTrips) {
     const auto devices = test::crafted_devices();
     auto bus = DumpBus::parse(test::crafted_dump(devices), "crafted");

@@ -25,7 +25,7 @@ struct Cli {
     std::string min_words = "0x100000000";
     std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count()), host_memory_limit;
     int verify_threads = -1;
-    bool a32 = false, json = false;
+    bool a32 = false, json = false, isolate_iommu_groups = false;
     std::string engine_mode = "auto", completion = "auto";
     std::string lock_timeout;
 };
@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
         ("device_routing", po::value(&cli.device_routing)->composing(),
          "<bdf>[,<master>:<slave>]... AXI4-Stream Switch routes of a device; unlisted master ports disabled")
         ("a32", po::bool_switch(&cli.a32), "IOVAs of every DMA buffer and descriptor ring below 4 GiB (32-bit DMA mask)")
+        ("isolate_iommu_groups", po::bool_switch(&cli.isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself")
         ("stream_mapping_size", po::value(&cli.stream_mapping_size), "<h2c>[,<c2h>] stream host buffer bytes (0x40000000)")
         ("stream_num_descriptors", po::value(&cli.stream_num_descriptors), "<h2c>[,<c2h>] stream buffers (64)")
         ("transfer_length", po::value(&cli.transfer_length), "<h2c>[,<c2h>] bytes per memory_variable_transfers transfer")
@@ -139,7 +140,8 @@ int main(int argc, char** argv) {
             << "Overriding DMA bridge memory window: tests fail if it lies outside the design's memory\n";
     std::ostream& text = cli.json ? std::cerr : std::cout;  // --json: stdout holds only cli.json Lines
     tool_support::OpenedDesigns opened =
-        tool_support::open_designs(*registry, {cli.sim_designs, *locations, *lock_timeout}, &text, std::cerr);
+        tool_support::open_designs(*registry, {cli.sim_designs, *locations, *lock_timeout, cli.isolate_iommu_groups}, &text,
+                                   std::cerr);
     if (opened.found.designs.empty()) {
         if (opened.status != tool_support::kUsageError)
             std::cout << (cli.json ? kNothingOpenedJson : "Overall FAIL\n");

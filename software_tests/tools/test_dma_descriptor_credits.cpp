@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
     line_buffer_stdout();
     std::vector<std::string> devices, routing_texts, sim_designs, design_files;
     std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count());
-    bool a32 = false, json = false;
+    bool a32 = false, json = false, isolate_iommu_groups = false;
     std::string engine_mode = "auto", completion = "auto", lock_timeout_text;
     po::options_description d;
     d.add_options()
@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
         ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file (repeatable)")
         ("transfer_timeout", po::value(&transfer_timeout), transfer_timeout_help())
         ("a32,3", po::bool_switch(&a32), "IOVAs of every DMA buffer and descriptor ring below 4 GiB (32-bit DMA mask)")
+        ("isolate_iommu_groups", po::bool_switch(&isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself")
         ("json", po::bool_switch(&json),
          "JSON Lines on stdout (the text lines go to stderr), ending with a device_hold line per device lock");
     tool_support::add_lock_timeout_option(d, lock_timeout_text);
@@ -76,8 +77,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::ostream& text = json ? std::cerr : std::cout;  // --json: stdout holds only JSON Lines
-    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, {sim_designs, *locations, *lock_timeout}, &text,
-                                                                    std::cerr);
+    tool_support::OpenedDesigns opened = tool_support::open_designs(
+        *registry, {sim_designs, *locations, *lock_timeout, isolate_iommu_groups}, &text, std::cerr);
     if (opened.found.designs.empty()) {
         if (opened.status != tool_support::kUsageError)
             std::cout << (json ? kNothingOpenedJson : "Overall FAIL\n");

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "sim/design_sim.hpp"
+#include "vfio_manager/client.hpp"
 
 namespace tool_support {
 
@@ -52,10 +53,12 @@ vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selecti
             PDT_TRY(sim::make_design_bus(selection.sim_designs, registry, sim_lock_options(selection.lock_timeout))));
     vfio::KernelOptions options = kernel_options();
     options.lock.timeout = selection.lock_timeout;
-    options.isolate_iommu_groups = selection.isolate_iommu_groups;
     options.one_container_for_mappings = selection.one_container_for_mappings;
     for (const vfio::PciAddress& location : selection.locations)
         options.selection.add_location(location);
+    options.isolate_iommu_groups = selection.isolate_iommu_groups;  // a running manager decides for itself
+    // A running VFIO manager owns the groups: the devices then come from it (and stay open).
+    options.broker = PDT_TRY(vfio_manager::connect_if_running());
     return std::unique_ptr<vfio::Bus>(std::make_unique<vfio::KernelBus>(std::move(options)));
 }
 

@@ -32,6 +32,12 @@ IovaAllocator IovaAllocator::unavailable(Error reason) {
     return allocator;
 }
 
+IovaAllocator IovaAllocator::remote(uint64_t page_size, Remote functions) {
+    IovaAllocator allocator({}, page_size);
+    allocator.m_remote = std::make_shared<Remote>(std::move(functions));
+    return allocator;
+}
+
 uint64_t IovaAllocator::round_up(uint64_t size) const { return (size + m_page_size - 1) / m_page_size * m_page_size; }
 
 Result<uint64_t> IovaAllocator::allocate(uint64_t size, unsigned dma_mask_bits) {
@@ -41,6 +47,8 @@ Result<uint64_t> IovaAllocator::allocate(uint64_t size, unsigned dma_mask_bits) 
     const uint64_t limit = mask_limit(dma_mask_bits);
     if (size == 0 || want < size)
         return make_error("allocate IOVA", hex(size) + " bytes", EINVAL, "size must be non-zero");
+    if (m_remote)
+        return m_remote->allocate(want, dma_mask_bits);
     size_t best = m_free.size();
     uint64_t best_unused = ~0ull;
     for (size_t i = 0; i < m_free.size(); ++i) {
@@ -73,6 +81,8 @@ Result<void> IovaAllocator::free(uint64_t iova, uint64_t size) {
     const uint64_t len = round_up(size);
     if (len == 0 || iova % m_page_size != 0 || iova + len - 1 < iova)
         return make_error("free IOVA", hex(iova) + "+" + hex(size), EINVAL, "not a page-aligned allocation");
+    if (m_remote)
+        return m_remote->free(iova, len);
     const IovaRange freed{iova, iova + len - 1};
     auto next = std::lower_bound(m_free.begin(), m_free.end(), freed,
                                  [](const IovaRange& a, const IovaRange& b) { return a.start < b.start; });

@@ -33,6 +33,9 @@ Result<std::shared_ptr<Container>> KernelBus::container() {
 }
 
 Result<ContainerInfo> KernelBus::container_info() {
+    for (auto& [id, weak] : m_brokered_containers)
+        if (std::shared_ptr<Container> brokered = weak.lock())
+            return brokered->info();  // the broker's container of the devices open now
     std::shared_ptr<Container> c = PDT_TRY(container());
     return c->info();
 }
@@ -42,8 +45,9 @@ Result<std::shared_ptr<Group>> KernelBus::group(int number) {
         if (n == number)
             if (std::shared_ptr<Group> g = weak.lock())
                 return g;
+    // Isolated: every group gets a container (and so an IOVA space) of its own.
     std::shared_ptr<Container> c =
-        m_options.isolate_iommu_groups ? PDT_TRY(Container::open(m_options.dev_vfio_root)) : PDT_TRY(container());
+        PDT_TRY(m_options.isolate_iommu_groups ? Container::open(m_options.dev_vfio_root) : container());
     std::shared_ptr<Group> g = PDT_TRY(Group::open(m_options, number, c));
     if (!m_first_group_container)
         m_first_group_container = g->shared_container();
@@ -52,7 +56,45 @@ Result<std::shared_ptr<Group>> KernelBus::group(int number) {
     return g;
 }
 
+Result<std::unique_ptr<KernelDevice>> KernelBus::open_brokered(const DeviceIdentity& identity) {
+    BrokeredDevice got = PDT_TRY(m_options.broker->open_device(identity.address));
+    std::shared_ptr<Container> container;
+    for (auto& [id, weak] : m_brokered_containers)
+        if (id == got.container_id)
+            container = weak.lock();
+    if (!container) {
+        std::shared_ptr<DeviceBroker> broker = m_options.broker;
+        const uint32_t id = got.container_id;
+        IovaAllocator::Remote remote{
+            [broker, id](uint64_t size, unsigned bits) { return broker->allocate_iova(id, size, bits); },
+            [broker, id](uint64_t iova, uint64_t size) { return broker->free_iova(id, iova, size); }};
+        container = Container::adopt(std::move(got.container_fd),
+                                     "VFIO manager container " + std::to_string(id), got.iommu_type,
+                                     IovaAllocator::remote(got.page_size, std::move(remote)));
+        std::erase_if(m_brokered_containers, [](const auto& entry) { return entry.second.expired(); });
+        m_brokered_containers.emplace_back(id, container);
+    }
+    GroupStatus status;
+    status.number = got.iommu_group;
+    status.path = m_options.dev_vfio_root + (got.noiommu ? "/noiommu-" : "/") + std::to_string(got.iommu_group);
+    status.noiommu = got.noiommu;
+    status.viable = true;
+    status.container_was_set = true;
+    DeviceIdentity id = identity;
+    id.iommu_group = got.iommu_group;
+    std::unique_ptr<KernelDevice> device(
+        new KernelDevice(std::move(id), Group::brokered(std::move(status), std::move(container)), std::move(got.device_fd)));
+    PDT_CHECK(device->load_info());
+    return device;
+}
+
 Result<std::unique_ptr<KernelDevice>> KernelBus::open_device(const DeviceIdentity& identity) {
+    if (m_options.broker) {
+        auto brokered = open_brokered(identity);
+        if (brokered || brokered.error().code != ENODEV || brokered.error().operation != "open")
+            return brokered;
+        // Not one of the broker's devices: opened directly below.
+    }
     PDT_CHECK(check_vfio_available(m_options.dev_vfio_root));
     PDT_CHECK(check_bound_to_vfio(m_options.sysfs_root, identity.address));
     int number = identity.iommu_group;

@@ -65,6 +65,18 @@ Result<std::shared_ptr<Container>> Container::open(const std::string& dev_vfio_r
     return container;
 }
 
+std::shared_ptr<Container> Container::adopt(UniqueFd fd, std::string path, int iommu_type, IovaAllocator allocator) {
+    auto container = std::make_shared<Container>();
+    container->m_fd = std::move(fd);
+    container->m_path = std::move(path);
+    container->m_api_version = xioctl(container->fd(), VFIO_GET_API_VERSION, 0ul);
+    container->m_iommu_type = iommu_type;
+    if (iommu_type != VFIO_NOIOMMU_IOMMU)
+        (void)container->load_iommu_info();  // page sizes and IOVA ranges for reports; best effort
+    container->m_allocator = std::move(allocator);  // IOVA still comes from the other process
+    return container;
+}
+
 void Container::forget_iommu() {
     m_iommu_type = 0;
     m_iommu.reset();
@@ -202,6 +214,13 @@ Result<std::shared_ptr<Group>> Group::open(const KernelOptions& options, int num
     group->m_container = std::move(container);
     group->m_attached = true;
     PDT_CHECK(group->m_container->set_iommu(group->m_status.noiommu));
+    return group;
+}
+
+std::shared_ptr<Group> Group::brokered(GroupStatus status, std::shared_ptr<Container> container) {
+    auto group = std::make_shared<Group>();
+    group->m_status = std::move(status);
+    group->m_container = std::move(container);
     return group;
 }
 

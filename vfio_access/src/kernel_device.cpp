@@ -76,6 +76,7 @@ KernelDevice::~KernelDevice() {
 const GroupStatus& KernelDevice::group() const { return m_group->status(); }
 ContainerInfo KernelDevice::container_info() const { return m_group->container().info(); }
 Container& KernelDevice::mapping_container() const { return m_mappings ? *m_mappings : m_group->container(); }
+int KernelDevice::container_fd() const { return m_group->container().fd(); }
 IovaAllocator& KernelDevice::iova_allocator() { return mapping_container().allocator(); }
 
 Result<void> KernelDevice::load_info() {

@@ -16,6 +16,9 @@ int xioctl(int fd, unsigned long request, unsigned long arg);
 class Container {
 public:
     static Result<std::shared_ptr<Container>> open(const std::string& dev_vfio_root);
+    // A container another process (the VFIO manager) set up: its fd, IOMMU model and an
+    // allocator that asks that process for IOVA.
+    static std::shared_ptr<Container> adopt(UniqueFd fd, std::string path, int iommu_type, IovaAllocator allocator);
 
     int fd() const { return m_fd.get(); }
     const std::string& path() const { return m_path; }
@@ -52,6 +55,8 @@ public:
     // Opens <root>/<N> (or noiommu-<N>), checks viability and attaches it to the container.
     static Result<std::shared_ptr<Group>> open(const KernelOptions& options, int number,
                                                std::shared_ptr<Container> container);
+    // A group held by the VFIO manager: no fd here, only its status and container.
+    static std::shared_ptr<Group> brokered(GroupStatus status, std::shared_ptr<Container> container);
     Result<UniqueFd> device_fd(const PciAddress& address);
     const GroupStatus& status() const { return m_status; }
     Container& container() { return *m_container; }

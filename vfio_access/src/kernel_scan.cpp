@@ -24,7 +24,8 @@ namespace {
 thread_local std::jmp_buf* t_pci_jump = nullptr;
 thread_local char t_pci_message[256];
 
-void pci_error_handler(char* format, ...) {
+// noreturn as libpci declares the callback (clang makes it part of the function type).
+__attribute__((noreturn)) void pci_error_handler(char* format, ...) {
     va_list args;
     va_start(args, format);
     std::vsnprintf(t_pci_message, sizeof t_pci_message, format, args);

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "vfio_access/dma.hpp"
 
 using vfio::IovaAllocator;
@@ -74,4 +77,31 @@ TEST(IovaAllocator, ZeroSizeIsRefused) {
 TEST(IovaAllocator, NoRangesMeansNoAllocation) {
     IovaAllocator allocator({}, 4096);
     EXPECT_FALSE(allocator.allocate(4096).ok());
+}
+
+// A remote allocator (the VFIO manager's) gets page-rounded requests with the DMA mask, and
+// its errors reach the caller unchanged.
+TEST(IovaAllocator, RemoteForwardsRoundedRequests) {
+    std::vector<std::string> calls;
+    IovaAllocator::Remote remote{
+        [&](uint64_t size, unsigned bits) -> vfio::Result<uint64_t> {
+            calls.push_back("allocate " + std::to_string(size) + " " + std::to_string(bits));
+            if (size > 8192)
+                return vfio::make_error("allocate IOVA", "manager", ENOSPC, "full");
+            return uint64_t{0x40000};
+        },
+        [&](uint64_t iova, uint64_t size) -> vfio::Result<void> {
+            calls.push_back("free " + std::to_string(iova) + " " + std::to_string(size));
+            return {};
+        }};
+    IovaAllocator allocator = IovaAllocator::remote(4096, remote);
+    auto iova = allocator.allocate(100, 28);
+    ASSERT_TRUE(iova.ok());
+    EXPECT_EQ(*iova, 0x40000u);
+    EXPECT_TRUE(allocator.free(0x40000, 100).ok());
+    auto full = allocator.allocate(3 * 4096, 32);
+    ASSERT_FALSE(full.ok());
+    EXPECT_EQ(full.error().code, ENOSPC);
+    EXPECT_FALSE(allocator.allocate(0).ok());  // refused locally, never sent
+    EXPECT_EQ(calls, (std::vector<std::string>{"allocate 4096 28", "free 262144 4096", "allocate 12288 32"}));
 }

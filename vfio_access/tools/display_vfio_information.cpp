@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "vfio_access/kernel.hpp"
+#include "vfio_manager/client.hpp"
 #include "vfio_report.hpp"
 
 namespace po = boost::program_options;
@@ -90,7 +91,14 @@ int main(int argc, char** argv) {
         return *exit_code;
     const Options& options = std::get<Options>(parsed);
 
-    vfio::KernelBus bus(options.kernel);
+    vfio::KernelOptions kernel = options.kernel;
+    auto manager = vfio_manager::connect_if_running();  // a running VFIO manager owns the groups
+    if (!manager) {
+        std::cerr << "Error: " << manager.error().message() << "\n";
+        return 1;
+    }
+    kernel.broker = *manager;
+    vfio::KernelBus bus(kernel);
     auto ids = bus.scan();
     if (!ids) {
         std::cerr << "Error: " << ids.error().message() << "\n";

@@ -40,10 +40,9 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
         ("transfer_timeout", po::value(&cli.transfer_timeout), transfer_timeout_help())
         ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
         ("a32", po::bool_switch(&cli.a32), "IOVAs of the DMA buffers below 4 GiB (a device with a 32-bit DMA mask)")
+        ("isolate_iommu_groups", po::bool_switch(&cli.isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself")
         ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking")
         ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text (with a device_hold line per device)")
-        ("isolate_iommu_groups", po::bool_switch(&cli.isolate_iommu_groups),
-         "one VFIO container per IOMMU group instead of one shared by all (kernel bus only)")
         ("use_one_container_for_mappings", po::bool_switch(&cli.one_container_for_mappings),
          "map every device's DMA buffers through the first device's container: with --isolate_iommu_groups the "
          "other devices' DMA must then fail (tests the isolation; kernel bus only)");

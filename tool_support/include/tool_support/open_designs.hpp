@@ -54,7 +54,8 @@ std::string lock_directory();
 // on them too (in lock_directory(), files "sim-<bdf>.lock"), as the locking tests do.
 vfio::LockOptions sim_lock_options(std::chrono::milliseconds timeout);
 
-// The bus of the selection: the simulated designs, else the kernel's VFIO devices.
+// The bus of the selection: the simulated designs, else the kernel's VFIO devices (through the
+// VFIO manager when one is running: vfio_manager::connect_if_running()).
 vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selection, const designs::Registry& registry);
 
 // "vfio-pci is not loaded: /dev/vfio does not exist (load it: sudo modprobe vfio-pci)", or the

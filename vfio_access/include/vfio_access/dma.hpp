@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +38,13 @@ public:
     // An allocator that can never allocate: allocate() returns `reason` (e.g. the kernel gave
     // no IOVA ranges, or a no-IOMMU container).
     static IovaAllocator unavailable(Error reason);
+    // An allocator whose ranges are kept by another process (the VFIO manager): allocate()
+    // and free() forward the page-rounded request to these functions.
+    struct Remote {
+        std::function<Result<uint64_t>(uint64_t size, unsigned dma_mask_bits)> allocate;
+        std::function<Result<void>(uint64_t iova, uint64_t size)> free;
+    };
+    static IovaAllocator remote(uint64_t page_size, Remote functions);
 
     // dma_mask_bits: highest address the device can generate is 2^bits - 1.
     Result<uint64_t> allocate(uint64_t size, unsigned dma_mask_bits = 64);
@@ -49,6 +58,7 @@ private:
     std::vector<IovaRange> m_free;  // sorted, non-overlapping, merged
     uint64_t m_page_size = 4096;
     std::optional<Error> m_unavailable;
+    std::shared_ptr<Remote> m_remote;
 };
 
 // Anonymous: private zeroed pages. HugePages: MAP_HUGETLB with the default huge page size,

@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "vfio_access/broker.hpp"
 #include "vfio_access/device.hpp"
 #include "vfio_access/device_lock.hpp"
 #include "vfio_access/filter.hpp"
@@ -48,16 +49,16 @@ struct KernelOptions {
     DeviceSelection selection;                // empty: every device
     bool include_unbound = false;             // scan() also lists devices not bound to vfio-pci
     // open() takes each device's advisory lock first (device_lock.hpp); lock.directory empty:
-    // none is taken.
+    // none is taken. Devices from the broker take none: the manager shares them on purpose.
     LockOptions lock;
-    // One container per IOMMU group (fpga_sio's --isolate_iommu_groups) instead of one shared
-    // by every group the bus opens: each group's devices then see only their own mappings.
-    bool isolate_iommu_groups = false;
+    bool isolate_iommu_groups = false;        // one container per IOMMU group (default: one for all)
     // Every device's DMA mappings (and IOVAs) go through the container of the first group the
     // bus opened (fpga_sio's --use_one_container_for_mappings). With isolate_iommu_groups, the
     // devices of other groups then cannot reach their buffers: their DMA must fail, which is
     // what the option is for (it tests the isolation). Without isolation it changes nothing.
     bool one_container_for_mappings = false;
+    // Set: devices come from this broker (the VFIO manager process) instead of opening groups.
+    std::shared_ptr<DeviceBroker> broker;
 };
 
 // One device found by the bus scan, with the kernel driver bound to it ("" for none).
@@ -130,6 +131,7 @@ public:
     const GroupStatus& group() const;
     ContainerInfo container_info() const;
     int fd() const { return m_fd.get(); }
+    int container_fd() const;  // the fd of the container the device's group is attached to
 
 private:
     friend class KernelBus;
@@ -164,14 +166,17 @@ public:
     Result<std::vector<ScannedDevice>> scan_devices();
     Result<std::unique_ptr<KernelDevice>> open_device(const DeviceIdentity& identity);
     // Opens the container if needed (no group attached: iommu_type 0 until the first open).
+    // With a broker: the container of the first brokered device still open.
     Result<ContainerInfo> container_info();
     const KernelOptions& options() const { return m_options; }
 
 private:
     Result<std::shared_ptr<Container>> container();
     Result<std::shared_ptr<Group>> group(int number);
+    Result<std::unique_ptr<KernelDevice>> open_brokered(const DeviceIdentity& identity);
 
     KernelOptions m_options;
+    std::vector<std::pair<uint32_t, std::weak_ptr<Container>>> m_brokered_containers;
     std::shared_ptr<Container> m_container;
     std::shared_ptr<Container> m_first_group_container;  // for one_container_for_mappings
     std::vector<std::pair<int, std::weak_ptr<Group>>> m_groups;

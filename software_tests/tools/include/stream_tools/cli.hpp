@@ -32,12 +32,12 @@ struct CommonCli {
     std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count());
     std::string host_memory_limit;  // empty: default_host_memory_limit()
     bool a32 = false;
+    bool isolate_iommu_groups = false;
     int verify_threads = -1;  // -1: chosen from the number of cores
     bool json = false;
     std::string engine_mode = "auto";  // --engine_mode auto|credits|stop_list
     std::string completion = "auto";   // --completion auto|poll_writeback|completed_count|status|interrupt
     std::string lock_timeout;          // --lock_timeout seconds ("": 0, fail at once on a busy device)
-    bool isolate_iommu_groups = false; // --isolate_iommu_groups: one VFIO container per IOMMU group
     bool one_container_for_mappings = false;  // --use_one_container_for_mappings
     CudaCli cuda;                      // --cuda_device and its options (the mains that take them)
 };

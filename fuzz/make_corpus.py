@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of fuzz/corpus/ from real data in the repository: the lspci captures of
+pcie_tools/tests/fixtures/, the design files of designs/data/, and hand-written option values.
+Run from the repository root; the output is checked in (keep it small)."""
+import os
+import re
+import struct
+
+FIX = "pcie_tools/tests/fixtures"
+OUT = "fuzz/corpus"
+
+
+def put(target, name, data):
+    os.makedirs(os.path.join(OUT, target), exist_ok=True)
+    with open(os.path.join(OUT, target, name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def spaces(path):
+    """Yields (bdf, bytes) per device of an lspci -x/-xxx/-xxxx capture."""
+    bdf, data = None, bytearray()
+    for line in open(path, encoding="utf-8", errors="replace"):
+        m = re.match(r"^([0-9a-f]{2,6}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7] ", line)
+        if m:
+            if bdf and data:
+                yield bdf, bytes(data)
+            bdf, data = line.split()[0], bytearray()
+            continue
+        m = re.match(r"^([0-9a-f]{2,3}): ((?:[0-9a-f]{2} ?){1,16})$", line.rstrip())
+        if bdf and m:
+            off = int(m.group(1), 16)
+            row = bytes(int(x, 16) for x in m.group(2).split())
+            data[off:off + len(row)] = row
+    if bdf and data:
+        yield bdf, bytes(data)
+
+
+lspci = ["qemu_device_01_00_0.lspci", "qemu_rootport_00_01_0.lspci", "qemu_e1000e_04_00_0.lspci",
+         "h200_idle.lspci", "host_virtio_devices.lspci"]
+for name in lspci:
+    put("fuzz_lspci_dump", name, open(os.path.join(FIX, name), "rb").read())
+# A bridge and the device below it, so the parent walk and the link path run.
+put("fuzz_lspci_dump", "rootport_and_device.lspci",
+    open(os.path.join(FIX, "qemu_rootport_00_01_0.lspci"), "rb").read() + b"\n" +
+    open(os.path.join(FIX, "qemu_device_01_00_0.lspci"), "rb").read())
+
+for name in lspci:
+    for i, (bdf, data) in enumerate(spaces(os.path.join(FIX, name))):
+        if i >= 3:
+            break
+        selector = {64: 0, 256: 1}.get(len(data), 2) | (4 if i == 0 else 0)  # bit 2: JSON too
+        put("fuzz_config_space", f"{name.split('.')[0]}_{i}.bin", bytes([selector]) + data)
+
+for name in sorted(os.listdir("designs/data")):
+    put("fuzz_design_data", name, open(os.path.join("designs/data", name), "rb").read())
+
+for i, text in enumerate(["0000:15:00.0", "15:00.0", "ffff:ff:1f.7", "0000:00:20.0", "10ee", "0x10EE", "0000:0a:00.8"]):
+    put("fuzz_pci_address", f"seed_{i}", text)
+
+options = [(0, "0x100"), (0, "0777"), (0, "42"), (1, "0.5"), (1, "20"), (2, "0000:15:00.0,1"),
+           (3, "0000:15:00.0,0:1,1:0"), (3, "0000:15:00.0"), (4, "0x100000"), (5, "0x1000,0x2000"), (5, "64"),
+           (6, "huge_pages"), (7, "stop_list"), (8, "poll_writeback"), (8, "interrupt")]
+for i, (sel, text) in enumerate(options):
+    put("fuzz_options", f"seed_{i}", bytes([sel]) + text.encode())
+
+# poll writeback word, C2H stream record (magic|EOP, length), capacity, known count, status,
+# next, count, descriptor (control, nxt_adj, magic, length, src, dst, nxt).
+def xdma(wb, magic_status, length, capacity, known, status, nxt, count):
+    desc = struct.pack("<BBHIQQQ", 0x13, 5, 0xAD4B, 4096, 0x1000, 0x2000, 0x3000)
+    return struct.pack("<IIIIQIHH", wb, magic_status, length, capacity, known, status, nxt, count) + desc
+
+put("fuzz_xdma_writeback", "ok", xdma(5, 0x52B40001, 4096, 4096, 3, 0x1, 0, 64))
+put("fuzz_xdma_writeback", "wrap", xdma(0x00000002, 0x52B40000, 100, 4096, 0xFFFFFE, 0x8000_0000, 120, 200))
+put("fuzz_xdma_writeback", "error", xdma(0x80000007, 0x12340001, 8192, 4096, 1 << 40, 0x00F80010, 127, 128))

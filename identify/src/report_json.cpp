@@ -62,6 +62,10 @@ json design_json(const IdentifiedDesign& d) {
                                   {"master_ports", d.axi_switch->routes.size()}, {"routes", routes}};
     }
     j["warnings"] = d.warnings;
+    if (d.device && d.device->lock())  // the advisory device lock (none on simulated designs)
+        j["device_hold"] = {{"lock_file", d.device->lock()->path()},
+                            {"waited_s", d.device->lock()->waited_seconds()},
+                            {"held_s", d.device->lock()->held_seconds()}};
     return j;
 }
 

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "identify/identify.hpp"
+#include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
@@ -20,6 +21,7 @@ struct Options {
     std::vector<std::string> design_files;
     bool json = false;
     bool list_designs = false;
+    std::string lock_timeout;
 };
 
 // Returns the exit status when parsing ends the run (help, usage error).
@@ -31,7 +33,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
         ("sim_design", po::value(&options.sim_designs)->composing(), "identify a simulated instance of this design instead of the kernel's VFIO devices (repeatable)")
         ("design_file", po::value(&options.design_files)->composing(), "add the designs of this JSON file to the built-in ones (repeatable)")
         ("list_designs", po::bool_switch(&options.list_designs), "list the known designs and exit")
-        ("json", po::bool_switch(&options.json), "print JSON instead of text");
+        ("json", po::bool_switch(&options.json), "print JSON instead of text (device_hold: how long each device lock was held)");
+    tool_support::add_lock_timeout_option(desc, options.lock_timeout);
     try {
         po::variables_map vm;
         po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
@@ -77,6 +80,12 @@ int main(int argc, char** argv) {
         return 2;
     }
     selection.locations = *locations;
+    auto lock_timeout = tool_support::parse_lock_timeout(options.lock_timeout);
+    if (!lock_timeout.ok()) {
+        std::cerr << "Error: " << lock_timeout.error().message() << "\n";
+        return 2;
+    }
+    selection.lock_timeout = *lock_timeout;
     auto registry = designs::Registry::load(options.design_files);
     if (!registry) {
         std::cerr << "Error: " << registry.error().message() << "\n";

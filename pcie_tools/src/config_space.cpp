@@ -85,7 +85,7 @@ Result<std::vector<PciAddress>> path_to_root(ConfigBus& bus, const PciAddress& a
     }
 }
 
-Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writable) {
+Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writable, const vfio::LockOptions& lock) {
     if (access == "libpci")
         return open_libpci_bus(writable);
     if (access == "pciaccess")
@@ -100,7 +100,7 @@ Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writ
         if (writable)
             return vfio::make_error("open config space for writing through", "VFIO", ENOTSUP,
                                     "pcie_set_speed writes the port above the device: use --access libpci");
-        return open_vfio_bus();
+        return open_vfio_bus(lock);
     }
     return vfio::make_error("choose config-space access", "\"" + access + "\"", EINVAL,
                             "expected libpci, pciaccess, vfio, dump:<file> or sim");

@@ -67,9 +67,10 @@ private:
 
 }  // namespace
 
-Result<std::unique_ptr<ConfigBus>> open_vfio_bus() {
+Result<std::unique_ptr<ConfigBus>> open_vfio_bus(const vfio::LockOptions& lock) {
     vfio::KernelOptions options;
     options.broker = PDT_TRY(vfio_manager::connect_if_running());
+    options.lock = lock;
     vfio::KernelBus scanner(options);
     auto bound = PDT_TRY(scanner.scan());
     auto base = open_libpci_bus(false);

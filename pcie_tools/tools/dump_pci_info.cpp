@@ -13,13 +13,17 @@ namespace po = boost::program_options;
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     std::string access = "libpci";
+    double lock_timeout = 0;
     std::vector<std::string> devices;
     po::options_description visible("dump_pci_info [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
                                     "Dumps config space of each device and its bridges up to the root; no argument "
                                     "dumps every vendor 10ee device.\nOptions");
     visible.add_options()("help,h", "show this help")(
         "access", po::value(&access)->default_value(access),
-        "config-space access: libpci, pciaccess, vfio (vfio-pci bound functions via their VFIO config region), dump:<lspci -xxxx file>, sim")("json", "print JSON instead of text");
+        "config-space access: libpci, pciaccess, vfio (vfio-pci bound functions via their VFIO config region), dump:<lspci -xxxx file>, sim")("json", "print JSON instead of text")(
+        "lock_timeout", po::value(&lock_timeout),
+        "--access vfio: seconds to wait for a function another process holds (default 0: fail at once, naming the "
+        "holder). Each VFIO open takes an advisory lock per device in $PDT_LOCK_DIR, else /run/lock/pcie-dma-toolkit");
     po::options_description all;
     all.add(visible).add_options()("device", po::value(&devices));
     po::positional_options_description positional;
@@ -39,7 +43,13 @@ int main(int argc, char** argv) {
     if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)
         std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
                      "are readable, so PCI Express capabilities cannot be shown\n";
-    auto bus = pcie::open_bus(access, false);
+    if (!(lock_timeout >= 0 && lock_timeout <= 7 * 24 * 3600.0)) {
+        std::cerr << "dump_pci_info: --lock_timeout " << lock_timeout << ": expected seconds, 0 or more\n";
+        return 2;
+    }
+    const vfio::LockOptions lock{vfio::configured_lock_directory(),
+                                 std::chrono::milliseconds(static_cast<int64_t>(lock_timeout * 1000.0 + 0.5)), ""};
+    auto bus = pcie::open_bus(access, false, lock);
     if (!bus) {
         std::cerr << "dump_pci_info: " << bus.error().message() << "\n";
         return bus.error().code == EINVAL ? 2 : 1;

@@ -210,7 +210,8 @@ int simulated_iommu_group(size_t index) {
 }
 
 vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::string>& design_names,
-                                                      const designs::Registry& registry) {
+                                                      const designs::Registry& registry,
+                                                      const vfio::LockOptions& lock) {
     if (design_names.size() > 20)
         return vfio::make_error("build simulated bus", std::to_string(design_names.size()) + " designs", E2BIG,
                                 "at most 20 simulated designs");
@@ -219,6 +220,8 @@ vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::str
     if (const char* text = std::getenv(kFaultEnvironmentVariable); text && *text)
         faults = PDT_TRY(parse_fault_injections(text));
     auto bus = std::make_unique<SimBus>();
+    vfio::LockOptions sim_lock = lock;
+    sim_lock.prefix = "sim-" + lock.prefix;
     for (size_t i = 0; i < design_names.size(); ++i) {
         const designs::Design* design = registry.find(design_names[i]);
         if (!design) {
@@ -228,8 +231,12 @@ vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::str
             return vfio::make_error("simulate design", design_names[i], ENOENT, "known designs: " + known);
         }
         const vfio::DeviceIdentity identity = simulated_identity(*design, simulated_address(i), simulated_iommu_group(i));
-        bus->add(identity, [copy = *design, identity, faults]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
+        bus->add(identity, [copy = *design, identity, faults, lock = sim_lock]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
+            std::unique_ptr<vfio::DeviceLock> held;
+            if (!lock.directory.empty())
+                held = PDT_TRY(vfio::DeviceLock::acquire(lock, identity.address));
             DesignInstance instance = PDT_TRY(instantiate_design(copy, identity));
+            instance.device->hold_lock(std::move(held));
             if (instance.xdma)
                 for (const FaultInjection& f : faults)
                     instance.xdma->inject(f.direction, f.channel, f.fault);

@@ -5,6 +5,7 @@
 
 #include "stream_tools/cli.hpp"
 #include "stream_tools/crc64_latency.hpp"
+#include "tool_support/device_locks.hpp"
 
 namespace po = boost::program_options;
 using namespace stream_tools;
@@ -25,7 +26,8 @@ int main(int argc, char** argv) {
         ("max_packet_bytes", po::value(&max_packet_bytes),
          "longest H2C packet; lengths double from the design's tdata width (default 0x100000)")
         ("transfer_timeout", po::value(&cli.transfer_timeout), "seconds to wait for one completion (default 60)")
-        ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text");
+        ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text (with a device_hold line per device lock)");
+    tool_support::add_lock_timeout_option(d, cli.lock_timeout);
     if (auto status = parse_command_line(argc, argv, d, "Measures CRC64 stream latency for each packet length."))
         return *status;
     LatencyOptions options;

@@ -10,6 +10,7 @@
 #include "stream_tools/cli.hpp"
 #include "stream_tools/dma_bridge_test.hpp"
 #include "stream_tools/failure_report.hpp"
+#include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
@@ -27,6 +28,7 @@ struct Cli {
     int verify_threads = -1;
     bool a32 = false, json = false, isolate_iommu_groups = false;
     std::string engine_mode = "auto", completion = "auto";
+    std::string lock_timeout;
 };
 
 vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
@@ -112,7 +114,9 @@ int main(int argc, char** argv) {
         ("transfer_timeout", po::value(&cli.transfer_timeout), transfer_timeout_help())
         ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
         ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)")
-        ("json", po::bool_switch(&cli.json), "JSON Lines on stdout (the text lines go to stderr)");
+        ("json", po::bool_switch(&cli.json),
+         "JSON Lines on stdout (the text lines go to stderr), ending with a device_hold line per device lock");
+    tool_support::add_lock_timeout_option(d, cli.lock_timeout);
     add_dma_mode_options(d, cli.engine_mode, cli.completion);
     if (auto status = parse_command_line(argc, argv, d, "Tests the DMA bridge of identified designs."))
         return *status;
@@ -124,8 +128,11 @@ int main(int argc, char** argv) {
         return 2;
     }
     auto registry = designs::Registry::load(cli.design_files);
-    if (!options.ok() || !registry.ok()) {
-        std::cerr << "Error: " << (options.ok() ? registry.error() : options.error()).message() << "\n";
+    auto lock_timeout = tool_support::parse_lock_timeout(cli.lock_timeout);
+    if (!options.ok() || !registry.ok() || !lock_timeout.ok()) {
+        std::cerr << "Error: "
+                  << (!options.ok() ? options.error() : !registry.ok() ? registry.error() : lock_timeout.error()).message()
+                  << "\n";
         return 2;
     }
     options->simulated_card_memory = !cli.sim_designs.empty();
@@ -134,7 +141,8 @@ int main(int argc, char** argv) {
             << "Overriding DMA bridge memory window: tests fail if it lies outside the design's memory\n";
     std::ostream& text = cli.json ? std::cerr : std::cout;  // --json: stdout holds only cli.json Lines
     tool_support::OpenedDesigns opened =
-        tool_support::open_designs(*registry, {cli.sim_designs, *locations, cli.isolate_iommu_groups}, &text, std::cerr);
+        tool_support::open_designs(*registry, {cli.sim_designs, *locations, *lock_timeout, cli.isolate_iommu_groups}, &text,
+                                   std::cerr);
     if (opened.found.designs.empty()) {
         if (opened.status != tool_support::kUsageError)
             std::cout << (cli.json ? kNothingOpenedJson : "Overall FAIL\n");
@@ -142,5 +150,7 @@ int main(int argc, char** argv) {
     }
     report_dma_failures(cli.json ? stderr : stdout);  // registers and AER on a DMA failure
     const int status = run_test_dma_bridge(opened.found.designs, *options, stdout);
+    if (cli.json)
+        tool_support::report_device_holds(stdout);
     return opened.status == 0 ? status : opened.status;
 }

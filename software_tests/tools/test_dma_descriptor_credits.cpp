@@ -6,6 +6,7 @@
 #include "stream_tools/cli.hpp"
 #include "stream_tools/descriptor_credits.hpp"
 #include "stream_tools/failure_report.hpp"
+#include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
@@ -16,7 +17,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> devices, routing_texts, sim_designs, design_files;
     std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count());
     bool a32 = false, json = false, isolate_iommu_groups = false;
-    std::string engine_mode = "auto", completion = "auto";
+    std::string engine_mode = "auto", completion = "auto", lock_timeout_text;
     po::options_description d;
     d.add_options()
         ("device,d", po::value(&devices)->composing(), "only the device at this PCI location (repeatable)")
@@ -26,7 +27,9 @@ int main(int argc, char** argv) {
         ("transfer_timeout", po::value(&transfer_timeout), transfer_timeout_help())
         ("a32,3", po::bool_switch(&a32), "IOVAs of every DMA buffer and descriptor ring below 4 GiB (32-bit DMA mask)")
         ("isolate_iommu_groups", po::bool_switch(&isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself")
-        ("json", po::bool_switch(&json), "JSON Lines on stdout (the text lines go to stderr)");
+        ("json", po::bool_switch(&json),
+         "JSON Lines on stdout (the text lines go to stderr), ending with a device_hold line per device lock");
+    tool_support::add_lock_timeout_option(d, lock_timeout_text);
     add_dma_mode_options(d, engine_mode, completion);
     if (auto status = parse_command_line(argc, argv, d, "Tests XDMA descriptor credits."))
         return *status;
@@ -50,6 +53,11 @@ int main(int argc, char** argv) {
         return 2;
     }
     options.timeout = std::chrono::milliseconds(static_cast<int64_t>(*seconds * 1000.0 + 0.5));
+    auto lock_timeout = tool_support::parse_lock_timeout(lock_timeout_text);
+    if (!lock_timeout.ok()) {
+        std::cerr << "Error: " << lock_timeout.error().message() << "\n";
+        return 2;
+    }
     std::string usage;
     auto locations = tool_support::parse_locations(devices, "--device", usage);
     if (!locations) {
@@ -70,7 +78,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::ostream& text = json ? std::cerr : std::cout;  // --json: stdout holds only JSON Lines
-    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, {sim_designs, *locations, isolate_iommu_groups}, &text, std::cerr);
+    tool_support::OpenedDesigns opened = tool_support::open_designs(
+        *registry, {sim_designs, *locations, *lock_timeout, isolate_iommu_groups}, &text, std::cerr);
     if (opened.found.designs.empty()) {
         if (opened.status != tool_support::kUsageError)
             std::cout << (json ? kNothingOpenedJson : "Overall FAIL\n");
@@ -78,5 +87,7 @@ int main(int argc, char** argv) {
     }
     report_dma_failures(json ? stderr : stdout);  // registers and AER on a DMA failure
     const int status = run_descriptor_credits(opened.found.designs, options, stdout);
+    if (json)
+        tool_support::report_device_holds(stdout);
     return opened.status == 0 ? status : opened.status;
 }

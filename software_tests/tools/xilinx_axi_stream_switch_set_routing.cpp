@@ -8,6 +8,7 @@
 
 #include "stream_tools/cli.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
     stream_tools::line_buffer_stdout();
     std::vector<std::string> routing_texts, sim_designs, design_files;
     bool default_routing = false, force = false, pause = false;
+    std::string lock_timeout_text;
     po::options_description description;
     description.add_options()
         ("device_routing", po::value(&routing_texts)->composing(),
@@ -26,6 +28,7 @@ int main(int argc, char** argv) {
         ("pause_before_vfio_close", po::bool_switch(&pause), "wait for Enter before closing the devices")
         ("sim_design", po::value(&sim_designs)->composing(), "use a simulated instance of this design (repeatable)")
         ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file (repeatable)");
+    tool_support::add_lock_timeout_option(description, lock_timeout_text);
     if (auto status = parse_command_line(argc, argv, description, "Sets AXI4-Stream Switch routes."))
         return *status;
     if (default_routing == !routing_texts.empty()) {
@@ -33,6 +36,11 @@ int main(int argc, char** argv) {
                                                    : "Either default_routing or at least one device_routing option "
                                                      "must be specified")
                   << "\n";
+        return 2;
+    }
+    auto lock_timeout = tool_support::parse_lock_timeout(lock_timeout_text);
+    if (!lock_timeout.ok()) {
+        std::cerr << "Error: " << lock_timeout.error().message() << "\n";
         return 2;
     }
     std::vector<DeviceRouting> routings;
@@ -52,7 +60,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     tool_support::OpenedDesigns opened =
-        tool_support::open_designs(*registry, {sim_designs, locations}, &std::cout, std::cerr);
+        tool_support::open_designs(*registry, {sim_designs, locations, *lock_timeout}, &std::cout, std::cerr);
     if (opened.status == tool_support::kUsageError)
         return opened.status;
     int processed = 0, switches = 0, failed = static_cast<int>(opened.found.failures.size());

@@ -22,12 +22,30 @@ std::optional<std::string> selection_error(const DesignSelection& selection, con
     return std::nullopt;
 }
 
-vfio::KernelOptions kernel_options() { return vfio::kernel_options_from_environment(); }
+vfio::KernelOptions kernel_options() {
+    vfio::KernelOptions options = vfio::kernel_options_from_environment();
+    options.lock.directory = lock_directory();
+    return options;
+}
+
+std::string lock_directory() { return vfio::configured_lock_directory(); }
+
+vfio::LockOptions sim_lock_options(std::chrono::milliseconds timeout) {
+    vfio::LockOptions lock;
+    if (const char* text = std::getenv("PDT_LOCK_SIM"); text && std::string(text) == "1") {
+        lock.directory = lock_directory();
+        lock.timeout = timeout;
+    }
+    return lock;
+}
 
 vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selection, const designs::Registry& registry) {
     if (!selection.sim_designs.empty())
-        return std::unique_ptr<vfio::Bus>(PDT_TRY(sim::make_design_bus(selection.sim_designs, registry)));
+        return std::unique_ptr<vfio::Bus>(
+            PDT_TRY(sim::make_design_bus(selection.sim_designs, registry, sim_lock_options(selection.lock_timeout))));
     vfio::KernelOptions options = kernel_options();
+    options.lock.timeout = selection.lock_timeout;
+    options.one_container_for_mappings = selection.one_container_for_mappings;
     for (const vfio::PciAddress& location : selection.locations)
         options.selection.add_location(location);
     options.isolate_iommu_groups = selection.isolate_iommu_groups;  // a running manager decides for itself

@@ -1,6 +1,7 @@
 // A fake machine for the kernel-bus paths of the tools: an `lspci -x` dump for libpci, a sysfs
 // tree with each device's driver and IOMMU group, and a /dev/vfio that exists or not. The
-// tools read it through PDT_PCI_DUMP_FILE, PDT_SYSFS_ROOT and PDT_DEV_VFIO_ROOT.
+// tools read it through PDT_PCI_DUMP_FILE, PDT_SYSFS_ROOT and PDT_DEV_VFIO_ROOT, and lock its
+// devices in PDT_LOCK_DIR.
 #pragma once
 
 #include <cstdio>
@@ -42,12 +43,15 @@ public:
     void slot(const std::string& name, const std::string& address) const {
         tree.write("sys/bus/pci/slots/" + name + "/address", address + "\n");
     }
+    // Where the tools take their device locks on this machine (never the real /run/lock).
+    std::string lock_dir() const { return tree.path("locks"); }
     // The environment assignments that point a tool at this machine.
     std::string environment() const {
         if (m_dump.empty())
             tree.write("dump.txt", "");
         return "PDT_PCI_DUMP_FILE=" + tree.path("dump.txt") + " PDT_SYSFS_ROOT=" + tree.path("sys") +
-               " PDT_DEV_VFIO_ROOT=" + tree.path("dev/vfio") + " PDT_PROC_ROOT=" + tree.path("proc");
+               " PDT_DEV_VFIO_ROOT=" + tree.path("dev/vfio") + " PDT_PROC_ROOT=" + tree.path("proc") +
+               " PDT_LOCK_DIR=" + lock_dir();
     }
 
     TempTree tree;

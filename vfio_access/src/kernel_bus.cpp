@@ -49,6 +49,8 @@ Result<std::shared_ptr<Group>> KernelBus::group(int number) {
     std::shared_ptr<Container> c =
         PDT_TRY(m_options.isolate_iommu_groups ? Container::open(m_options.dev_vfio_root) : container());
     std::shared_ptr<Group> g = PDT_TRY(Group::open(m_options, number, c));
+    if (!m_first_group_container)
+        m_first_group_container = g->shared_container();
     std::erase_if(m_groups, [](const auto& entry) { return entry.second.expired(); });
     m_groups.emplace_back(number, g);
     return g;
@@ -101,12 +103,18 @@ Result<std::unique_ptr<KernelDevice>> KernelBus::open_device(const DeviceIdentit
     if (number < 0)
         return make_error("open", identity.address.to_string(), ENODEV,
                           "no IOMMU group (enable the IOMMU, e.g. intel_iommu=on, or vfio no-IOMMU mode)");
+    std::unique_ptr<DeviceLock> lock;  // taken before the group opens; released if the open fails
+    if (!m_options.lock.directory.empty())
+        lock = PDT_TRY(DeviceLock::acquire(m_options.lock, identity.address));
     std::shared_ptr<Group> g = PDT_TRY(group(number));
     UniqueFd fd = PDT_TRY(g->device_fd(identity.address));
     DeviceIdentity id = identity;
     id.iommu_group = number;
     std::unique_ptr<KernelDevice> device(new KernelDevice(std::move(id), std::move(g), std::move(fd)));
+    if (m_options.one_container_for_mappings && m_first_group_container != device->m_group->shared_container())
+        device->m_mappings = m_first_group_container;
     PDT_CHECK(device->load_info());
+    device->hold_lock(std::move(lock));
     return device;
 }
 

@@ -75,8 +75,9 @@ KernelDevice::~KernelDevice() {
 
 const GroupStatus& KernelDevice::group() const { return m_group->status(); }
 ContainerInfo KernelDevice::container_info() const { return m_group->container().info(); }
+Container& KernelDevice::mapping_container() const { return m_mappings ? *m_mappings : m_group->container(); }
 int KernelDevice::container_fd() const { return m_group->container().fd(); }
-IovaAllocator& KernelDevice::iova_allocator() { return m_group->container().allocator(); }
+IovaAllocator& KernelDevice::iova_allocator() { return mapping_container().allocator(); }
 
 Result<void> KernelDevice::load_info() {
     vfio_device_info info{};
@@ -175,7 +176,7 @@ Result<Bar*> KernelDevice::bar(unsigned index) {
 }
 
 Result<void> KernelDevice::dma_map(uint64_t iova, void* vaddr, uint64_t size, DmaAccess access) {
-    Container& container = m_group->container();
+    Container& container = mapping_container();
     const std::string where = "IOVA " + hex(iova) + " size " + hex(size) + " for " + object();
     if (container.iommu_type() == VFIO_NOIOMMU_IOMMU)
         return make_error("VFIO_IOMMU_MAP_DMA", where, ENOTSUP, "no-IOMMU mode has no IOMMU mappings");
@@ -204,7 +205,7 @@ Result<uint64_t> KernelDevice::dma_unmap(uint64_t iova, uint64_t size) {
     unmap.argsz = sizeof unmap;
     unmap.iova = iova;
     unmap.size = size;
-    if (xioctl(m_group->container().fd(), VFIO_IOMMU_UNMAP_DMA, &unmap) < 0)
+    if (xioctl(mapping_container().fd(), VFIO_IOMMU_UNMAP_DMA, &unmap) < 0)
         return errno_error("VFIO_IOMMU_UNMAP_DMA", "IOVA " + hex(iova) + " size " + hex(size) + " for " + object());
     return static_cast<uint64_t>(unmap.size);
 }

@@ -60,6 +60,7 @@ public:
     Result<UniqueFd> device_fd(const PciAddress& address);
     const GroupStatus& status() const { return m_status; }
     Container& container() { return *m_container; }
+    const std::shared_ptr<Container>& shared_container() const { return m_container; }
 
 private:
     std::shared_ptr<Container> m_container;  // declared first: the group fd closes first

@@ -24,13 +24,17 @@ std::variant<Options, int> parse_options(int argc, char** argv) {
     po::options_description description("Usage: display_vfio_information [options]\nOptions");
     std::vector<std::string> locations;
     std::string vendor, device_id, subsystem_vendor, subsystem_id;
+    double lock_timeout = 0;
     description.add_options()("help,h", "show this help")
         ("device,d", po::value(&locations)->composing(), "PCI location dddd:bb:dd.f (repeatable)")
         ("vendor", po::value(&vendor), "vendor ID, hex")
         ("device-id", po::value(&device_id), "device ID, hex")
         ("subsystem-vendor", po::value(&subsystem_vendor), "subsystem vendor ID, hex")
         ("subsystem-id", po::value(&subsystem_id), "subsystem device ID, hex")
-        ("json", po::bool_switch(), "print one JSON document instead of text");
+        ("json", po::bool_switch(), "print one JSON document instead of text")
+        ("lock_timeout", po::value(&lock_timeout),
+         "seconds to wait for a device another process holds (default 0: fail at once, naming the holder). Each "
+         "open takes an advisory lock per device in $PDT_LOCK_DIR, else /run/lock/pcie-dma-toolkit");
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(argc, argv).options(description).run(), vm);
@@ -45,6 +49,12 @@ std::variant<Options, int> parse_options(int argc, char** argv) {
     }
     Options options;
     options.json = vm["json"].as<bool>();
+    if (!(lock_timeout >= 0 && lock_timeout <= 7 * 24 * 3600.0)) {
+        std::cerr << "display_vfio_information: --lock_timeout " << lock_timeout << ": expected seconds, 0 or more\n";
+        return 2;
+    }
+    options.kernel.lock.directory = vfio::configured_lock_directory();
+    options.kernel.lock.timeout = std::chrono::milliseconds(static_cast<int64_t>(lock_timeout * 1000.0 + 0.5));
     vfio::DeviceFilter filter;
     const std::pair<const std::string*, std::optional<uint16_t>*> ids[] = {
         {&vendor, &filter.vendor_id}, {&device_id, &filter.device_id},

@@ -14,8 +14,9 @@ namespace pcie {
 Result<std::unique_ptr<ConfigBus>> open_libpci_bus(bool writable);
 Result<std::unique_ptr<ConfigBus>> open_pciaccess_bus(bool writable);
 // Functions bound to vfio-pci through their VFIO config region, all others through libpci.
-// Read-only. Opening a function through VFIO resets it (the kernel does, on every VFIO open).
-Result<std::unique_ptr<ConfigBus>> open_vfio_bus();
+// Read-only. Opening a function through VFIO resets it (the kernel does, on every VFIO open),
+// so each VFIO open first takes the function's advisory lock when lock.directory is set.
+Result<std::unique_ptr<ConfigBus>> open_vfio_bus(const vfio::LockOptions& lock = {});
 
 // The config region of an open VFIO device: the whole space is readable without CAP_SYS_ADMIN.
 class VfioConfigSpace : public ConfigSpace {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "vfio_access/device_lock.hpp"
 #include "vfio_access/pci_address.hpp"
 #include "vfio_access/result.hpp"
 
@@ -73,8 +74,10 @@ public:
 Result<PciAddress> parse_bdf(const std::string& text);
 
 // Opens a bus from an --access value: "libpci", "pciaccess", "dump:<file>", "sim" (a built-in
-// simulated topology). `writable` opens the backend for writes (pcie_set_speed only).
-Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writable);
+// simulated topology). `writable` opens the backend for writes (pcie_set_speed only). "vfio"
+// takes the advisory device lock of each function it opens (vfio_access/device_lock.hpp).
+Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writable,
+                                            const vfio::LockOptions& lock = {});
 
 // The chain of bridges from `address` up to its root port, device first.
 Result<std::vector<PciAddress>> path_to_root(ConfigBus& bus, const PciAddress& address);

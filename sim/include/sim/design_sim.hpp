@@ -42,7 +42,11 @@ int simulated_iommu_group(size_t index);
 
 // One device per named design (a name may repeat), in order. Each open() builds a fresh
 // instance: the state a VFIO open leaves after its function reset. ENOENT for an unknown name.
+// With lock.directory set, each open() first takes the advisory lock of the simulated address
+// (file name prefix "sim-": never a real device's lock), as the kernel bus does; by default
+// simulated devices take no lock.
 vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::string>& design_names,
-                                                      const designs::Registry& registry);
+                                                      const designs::Registry& registry,
+                                                      const vfio::LockOptions& lock = {});
 
 }  // namespace sim

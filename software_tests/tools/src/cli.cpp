@@ -7,6 +7,7 @@
 #include "stream_tools/failure_report.hpp"
 #include "stream_tools/link_watch.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
@@ -42,7 +43,11 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
         ("a32", po::bool_switch(&cli.a32), "IOVAs of the DMA buffers below 4 GiB (a device with a 32-bit DMA mask)")
         ("isolate_iommu_groups", po::bool_switch(&cli.isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself")
         ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)")
-        ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text");
+        ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text (with a device_hold line per device)")
+        ("use_one_container_for_mappings", po::bool_switch(&cli.one_container_for_mappings),
+         "map every device's DMA buffers through the first device's container: with --isolate_iommu_groups the "
+         "other devices' DMA must then fail (tests the isolation; kernel bus only)");
+    tool_support::add_lock_timeout_option(description, cli.lock_timeout);
     add_dma_mode_options(description, cli.engine_mode, cli.completion);
 }
 
@@ -105,6 +110,7 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
                                 "must be in the range 0.." + std::to_string(kMaxVerifyThreads));
     options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
     PDT_TRY(dma_mode_request(cli.engine_mode, cli.completion));  // a usage error before any device opens
+    PDT_TRY(tool_support::parse_lock_timeout(cli.lock_timeout));
     return options;
 }
 
@@ -170,7 +176,10 @@ int run_on_stream_devices(const CommonCli& cli,
     open.dma_mask_bits = options->dma_mask_bits;
     open.progress = cli.json ? &std::cerr : &std::cout;
     report_dma_failures(cli.json ? stderr : stdout);  // registers and AER on a DMA failure
-    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, {cli.sim_designs, {}, cli.isolate_iommu_groups}, open.progress, std::cerr);
+    // The lock timeout was checked by run_options.
+    const tool_support::DesignSelection selection{cli.sim_designs, {}, *tool_support::parse_lock_timeout(cli.lock_timeout),
+                                                  cli.isolate_iommu_groups, cli.one_container_for_mappings};
+    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, open.progress, std::cerr);
     if (opened.status != 0) {  // no design, or a device that failed: nothing is tested
         if (opened.status != tool_support::kUsageError)
             std::cout << "Overall FAIL\n";
@@ -196,7 +205,10 @@ int run_on_stream_devices(const CommonCli& cli,
         options->watcher = &*watcher;
     }
     options->test.stop = stop_on_sigint();
-    return body(pointers, *options);
+    const int status = body(pointers, *options);
+    if (cli.json)
+        tool_support::report_device_holds(stdout);
+    return status;
 }
 
 }  // namespace stream_tools

@@ -11,6 +11,7 @@
 //   return opened.status == 0 ? status : opened.status;       // a failed device fails the run
 #pragma once
 
+#include <chrono>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -27,7 +28,9 @@ namespace tool_support {
 struct DesignSelection {
     std::vector<std::string> sim_designs;     // --sim_design: simulated designs instead of the kernel's
     std::vector<vfio::PciAddress> locations;  // --device: only these locations (empty: all)
-    bool isolate_iommu_groups = false;        // --isolate_iommu_groups: one VFIO container per IOMMU group
+    std::chrono::milliseconds lock_timeout{0};  // --lock_timeout: wait this long for a busy device
+    bool isolate_iommu_groups = false;          // --isolate_iommu_groups: a container per IOMMU group
+    bool one_container_for_mappings = false;    // --use_one_container_for_mappings (kernel bus only)
 };
 
 // Exit status of a usage error.
@@ -41,8 +44,15 @@ std::optional<std::string> selection_error(const DesignSelection& selection, con
 
 // The kernel backend's paths: /dev/vfio, /sys, /proc and libpci's own access, unless the
 // environment names others (PDT_DEV_VFIO_ROOT, PDT_SYSFS_ROOT, PDT_PROC_ROOT, PDT_PCI_DUMP_FILE:
-// an `lspci -x` dump), which tests use to run the tools against a fake machine.
+// an `lspci -x` dump), which tests use to run the tools against a fake machine. Device locks
+// are taken in lock_directory() (timeout 0: set by open_bus from the selection).
 vfio::KernelOptions kernel_options();
+
+// Where the advisory device locks live: PDT_LOCK_DIR, else vfio::default_lock_directory().
+std::string lock_directory();
+// The lock options of simulated designs: none (no lock), unless PDT_LOCK_SIM=1 asks for locks
+// on them too (in lock_directory(), files "sim-<bdf>.lock"), as the locking tests do.
+vfio::LockOptions sim_lock_options(std::chrono::milliseconds timeout);
 
 // The bus of the selection: the simulated designs, else the kernel's VFIO devices (through the
 // VFIO manager when one is running: vfio_manager::connect_if_running()).

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "vfio_access/device_lock.hpp"
 #include "vfio_access/dma.hpp"
 #include "vfio_access/mmio.hpp"
 #include "vfio_access/pci_address.hpp"
@@ -97,6 +98,15 @@ public:
     Result<uint64_t> irq_poll(unsigned vector);
 
     virtual Result<void> reset() = 0;
+
+    // The advisory lock (device_lock.hpp) this process holds on the device, or null when none
+    // was taken (simulated designs, a bus without a lock directory). Held as long as the
+    // device: it is released after the derived device has closed everything.
+    const DeviceLock* lock() const { return m_lock.get(); }
+    void hold_lock(std::unique_ptr<DeviceLock> lock) { m_lock = std::move(lock); }
+
+private:
+    std::unique_ptr<DeviceLock> m_lock;
 };
 
 // A set of devices that can be scanned and opened: the kernel's VFIO devices, or a simulated

@@ -10,8 +10,10 @@
 //
 // scan() lists the selected devices bound to vfio-pci, plus any device named by a location
 // filter whatever its driver (so that open() can say why it cannot be used). All devices
-// opened through one KernelBus share one container and so one IOVA allocator; devices of one
-// IOMMU group share the group. Devices keep their group and container alive: a KernelDevice
+// opened through one KernelBus share one container and so one IOVA allocator (one container
+// per IOMMU group with isolate_iommu_groups); devices of one IOMMU group share the group.
+// With options.lock.directory set, open() first takes the device's advisory lock, which the
+// device then holds until it closes. Devices keep their group and container alive: a KernelDevice
 // may outlive the KernelBus that opened it.
 //
 // A KernelBus and its devices are used from one thread at a time (BAR register accesses and
@@ -32,6 +34,7 @@
 
 #include "vfio_access/broker.hpp"
 #include "vfio_access/device.hpp"
+#include "vfio_access/device_lock.hpp"
 #include "vfio_access/filter.hpp"
 #include "vfio_access/iommu_info.hpp"
 #include "vfio_access/unique_fd.hpp"
@@ -45,7 +48,15 @@ struct KernelOptions {
     std::string pci_dump_file;                // non-empty: libpci reads this `lspci -x` dump (tests)
     DeviceSelection selection;                // empty: every device
     bool include_unbound = false;             // scan() also lists devices not bound to vfio-pci
+    // open() takes each device's advisory lock first (device_lock.hpp); lock.directory empty:
+    // none is taken. Devices from the broker take none: the manager shares them on purpose.
+    LockOptions lock;
     bool isolate_iommu_groups = false;        // one container per IOMMU group (default: one for all)
+    // Every device's DMA mappings (and IOVAs) go through the container of the first group the
+    // bus opened (fpga_sio's --use_one_container_for_mappings). With isolate_iommu_groups, the
+    // devices of other groups then cannot reach their buffers: their DMA must fail, which is
+    // what the option is for (it tests the isolation). Without isolation it changes nothing.
+    bool one_container_for_mappings = false;
     // Set: devices come from this broker (the VFIO manager process) instead of opening groups.
     std::shared_ptr<DeviceBroker> broker;
 };
@@ -132,8 +143,11 @@ private:
     Result<void> load_info();
     std::string object() const { return m_identity.address.to_string(); }
 
+    Container& mapping_container() const;
+
     DeviceIdentity m_identity;
     std::shared_ptr<Group> m_group;  // declared before m_fd: the device fd closes first
+    std::shared_ptr<Container> m_mappings;  // null: the group's container takes the mappings
     UniqueFd m_fd;
     uint32_t m_flags = 0, m_num_regions = 0, m_num_irqs = 0;
     RegionInfo m_config;
@@ -168,6 +182,7 @@ private:
     KernelOptions m_options;
     std::vector<std::pair<uint32_t, std::weak_ptr<Container>>> m_brokered_containers;
     std::shared_ptr<Container> m_container;
+    std::shared_ptr<Container> m_first_group_container;  // for one_container_for_mappings
     std::vector<std::pair<int, std::weak_ptr<Group>>> m_groups;
 };
 

@@ -40,6 +40,8 @@ struct CommonCli {
     bool json = false;
     std::string engine_mode = "auto";  // --engine_mode auto|credits|stop_list
     std::string completion = "auto";   // --completion auto|poll_writeback|completed_count|status|interrupt
+    std::string lock_timeout;          // --lock_timeout seconds ("": 0, fail at once on a busy device)
+    bool one_container_for_mappings = false;  // --use_one_container_for_mappings
     CudaCli cuda;                      // --cuda_device and its options (the mains that take them)
 };
 

@@ -4,25 +4,12 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "vfio_access/json_text.hpp"
+
 namespace tool_support {
 namespace {
 
-std::string json_string(const std::string& text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-            out += escaped;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
+using vfio::json_quote;
 
 }  // namespace
 
@@ -49,8 +36,8 @@ std::string device_hold_json(const vfio::LockHold& hold) {
     char times[96];
     std::snprintf(times, sizeof times, ",\"waited_s\":%.3f,\"held_s\":%.3f,\"released\":%s}", hold.waited_s,
                   hold.held_s, hold.released ? "true" : "false");
-    return "{\"type\":\"device_hold\",\"device\":" + json_string(hold.address.to_string()) +
-           ",\"lock_file\":" + json_string(hold.path) + times;
+    return "{\"type\":\"device_hold\",\"device\":" + json_quote(hold.address.to_string()) +
+           ",\"lock_file\":" + json_quote(hold.path) + times;
 }
 
 void report_device_holds(std::FILE* out) {

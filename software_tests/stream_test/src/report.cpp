@@ -2,6 +2,8 @@
 
 #include <cinttypes>
 
+#include "vfio_access/json_text.hpp"
+
 namespace stream_test {
 
 std::string format_rate_line(const std::string& label, const Interval& interval) {
@@ -13,22 +15,7 @@ std::string format_rate_line(const std::string& label, const Interval& interval)
     return label + text;
 }
 
-std::string json_escape(const std::string& text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-            out += escaped;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
+std::string json_escape(const std::string& text) { return vfio::json_quote(text); }
 
 std::string json_interval(const std::string& type, const std::string& label, const Interval& interval) {
     char text[200];

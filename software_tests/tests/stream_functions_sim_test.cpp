@@ -6,9 +6,7 @@
 
 #include <regex>
 
-#include "identify/identify.hpp"
-#include "sim/design_sim.hpp"
-#include "sim/xdma_model.hpp"
+#include "simulated_design.hpp"
 #include "stream_tools/crc64_latency.hpp"
 #include "stream_tools/descriptor_credits.hpp"
 #include "stream_tools/dma_bridge_test.hpp"
@@ -23,15 +21,9 @@ using stream_tools::StreamRunOptions;
 // One simulated design, identified; device() hands it to the stream tools.
 struct Sim {
     explicit Sim(const char* name) : registry(*designs::Registry::builtin()) {
-        const designs::Design* design = registry.find(name);
-        EXPECT_NE(design, nullptr) << name;
-        auto instance = sim::instantiate_design(*design, sim::simulated_identity(*design, sim::simulated_address(0), 41));
-        EXPECT_TRUE(instance.ok());
-        xdma = instance->xdma;
-        auto identified = identify::identify_device(*instance->device, *design);
-        EXPECT_TRUE(identified.ok());
-        identified->device = std::move(instance->device);
-        designs.push_back(std::move(*identified));
+        auto simulated = test_designs::identify_simulated(registry, name);
+        xdma = simulated.xdma;
+        designs.push_back(std::move(simulated.identified));
     }
     stream_tools::XdmaStreamDevice& device() {
         if (!stream) {

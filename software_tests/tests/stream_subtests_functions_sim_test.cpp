@@ -6,9 +6,7 @@
 
 #include <regex>
 
-#include "identify/identify.hpp"
-#include "sim/design_sim.hpp"
-#include "sim/xdma_model.hpp"
+#include "simulated_design.hpp"
 #include "stream_tools/stream_subtests.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
 
@@ -24,19 +22,13 @@ const Subtest kSubtests[] = {stream_tools::stream_fixed_buffers_c2h_continuous,
 // tdata beats, so the CRC64 packets must be cut to them).
 struct FunctionDesign {
     explicit FunctionDesign(const char* name) : registry(*designs::Registry::builtin()) {
-        const designs::Design* design = registry.find(name);
-        EXPECT_NE(design, nullptr) << name;
-        auto instance = sim::instantiate_design(*design, sim::simulated_identity(*design, sim::simulated_address(0), 41));
-        EXPECT_TRUE(instance.ok());
-        xdma = instance->xdma;
-        auto identified = identify::identify_device(*instance->device, *design);
-        EXPECT_TRUE(identified.ok());
-        identified->device = std::move(instance->device);
-        EXPECT_TRUE(identified->device->enable_bus_master().ok());
-        options.dma_bar = identified->dma_bridge->bar;
+        auto simulated = test_designs::identify_simulated(registry, name);
+        xdma = simulated.xdma;
+        EXPECT_TRUE(simulated.identified.device->enable_bus_master().ok());
+        options.dma_bar = simulated.identified.dma_bridge->bar;
         stream_tools::OpenOptions open;
         open.timeout = 1s;
-        auto made = stream_tools::make_xdma_stream_device(std::move(*identified), open);
+        auto made = stream_tools::make_xdma_stream_device(std::move(simulated.identified), open);
         EXPECT_TRUE(made.ok()) << made.error().message();
         stream = std::move(*made);
         EXPECT_FALSE(stream->routes().empty());

@@ -9,6 +9,7 @@
 #include "identify/identify.hpp"
 #include "sim/design_sim.hpp"
 #include "sim/xdma_model.hpp"
+#include "simulated_design.hpp"
 #include "stream_tools/descriptor_credits.hpp"
 #include "stream_tools/dma_bridge_test.hpp"
 #include "stream_tools/stream_subtests.hpp"
@@ -163,14 +164,9 @@ TEST(SwitchRoutingSim, UpdateWritesCommitsAndReadsBack) {
 
 struct MemoryDesign {
     MemoryDesign() : registry(*designs::Registry::builtin()) {
-        const designs::Design* design = registry.find("XCKU5P_DUAL_QSFP_dma_ram");
-        auto instance = sim::instantiate_design(*design, sim::simulated_identity(*design, sim::simulated_address(0), 41));
-        EXPECT_TRUE(instance.ok());
-        xdma = instance->xdma;
-        auto identified = identify::identify_device(*instance->device, *design);
-        EXPECT_TRUE(identified.ok());
-        identified->device = std::move(instance->device);
-        designs.push_back(std::move(*identified));
+        auto simulated = test_designs::identify_simulated(registry, "XCKU5P_DUAL_QSFP_dma_ram");
+        xdma = simulated.xdma;
+        designs.push_back(std::move(simulated.identified));
     }
     std::string run(const std::string& test, int& code) {
         stream_tools::DmaBridgeTestOptions options;

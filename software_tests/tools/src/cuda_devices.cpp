@@ -77,12 +77,6 @@ private:
     std::map<unsigned, std::shared_ptr<cuda_stream::Loop>> m_loops;
 };
 
-std::string format(const char* fmt, auto... args) {
-    char text[512];
-    std::snprintf(text, sizeof text, fmt, args...);
-    return text;
-}
-
 // The bare cudaMemcpyAsync loop of the same sizes, before the verified run.
 vfio::Result<void> print_reference(const cuda_stream::GpuInfo& info, double seconds, unsigned channels,
                                    cuda_stream::HostMemory memory, const StreamRunOptions& options, std::FILE* out) {

@@ -1,0 +1,87 @@
+// The copy-endpoint seam (namespace measure): a card with memory that the host copies to and
+// from, one copy at a time or several in flight on independent queues. The link measurement
+// tool (measure/) is written once against it; each adapter implements it and knows nothing of
+// the others: the XDMA card-memory path (dma_bridge, real or simulated designs), the CUDA
+// adapter (cudaMemcpyAsync on CUDA streams), the ET-SoC-1 adapter, and a model endpoint with a
+// set rate and latency (sim/) on which the tool's tests recover what was set.
+//
+// Where streams::StreamChannel moves an endless stream, this seam moves one sized copy between
+// a host buffer and a card address, timed from issue to completion: what a sweep, a latency
+// probe or an access-pattern run needs. Data still counts: the tool verifies what it timed
+// (a pattern written to the card and read back), and a run whose check failed reports no rate.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "streams/stream_channel.hpp"
+#include "vfio_access/result.hpp"
+
+namespace measure {
+
+using streams::Direction;  // H2C: host to card; C2H: card to host
+
+// How host memory backs a buffer. Registered buffers are mapped for the card's DMA (VFIO
+// IOMMU map, cudaHostAlloc); Pageable ones are plain memory that an adapter whose driver stages
+// copies itself (CUDA with pageable memory, ET-SoC-1's runtime) may accept.
+enum class HostMemory { Registered, RegisteredHugePages, Pageable };
+inline const char* to_string(HostMemory m) {
+    return m == HostMemory::Registered ? "registered" : m == HostMemory::RegisteredHugePages ? "huge-pages" : "pageable";
+}
+
+class HostBuffer {
+public:
+    virtual ~HostBuffer() = default;
+    virtual uint8_t* data() = 0;
+    virtual uint64_t size() const = 0;
+    virtual HostMemory memory() const = 0;
+};
+
+struct EndpointInfo {
+    std::string name;             // for output lines: "sim model 0", "0000:19:00.0 NVIDIA H200"
+    std::string pci_address;      // the function whose LnkSta the tool reads; empty for a model
+    uint64_t card_memory_bytes = 0;  // the card window copies may address: [0, card_memory_bytes)
+    uint64_t max_copy_bytes = 0;     // the largest one copy may move (the tool splits above it)
+    unsigned queues = 1;             // independent queues (streams, engines); copies on one queue complete in order
+    unsigned max_in_flight = 1;      // copies one queue may hold at once
+    bool can_launch = false;         // runs code on the card: launch_empty is implemented
+    bool driver_stages = false;      // every copy goes through a bounce buffer of the driver (ET-SoC-1)
+};
+
+// A copy issued and not yet waited for. Tickets of one queue complete in issue order.
+struct Ticket {
+    unsigned queue = 0;
+    uint64_t sequence = 0;
+};
+
+class CopyEndpoint {
+public:
+    virtual ~CopyEndpoint() = default;
+
+    virtual const EndpointInfo& info() const = 0;
+
+    // A host buffer the endpoint's copies may use (errors say why a kind is not offered).
+    virtual vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, HostMemory memory) = 0;
+
+    // Starts one copy of `bytes` between host[host_offset..] and card[card_offset..] on a
+    // queue (< info().queues); returns at once. Errors name the endpoint, direction and range.
+    virtual vfio::Result<Ticket> issue(Direction direction, unsigned queue, HostBuffer& host, uint64_t host_offset,
+                                       uint64_t card_offset, uint64_t bytes) = 0;
+    // Blocks until that copy completed; ETIMEDOUT after timeout (the endpoint is then unusable
+    // until reset_queues). A copy the card reported failed is an error naming it.
+    virtual vfio::Result<void> wait(const Ticket& ticket, std::chrono::milliseconds timeout) = 0;
+    // Abandons whatever is queued and leaves every queue idle.
+    virtual vfio::Result<void> reset_queues() = 0;
+
+    // Launches `count` empty kernels (or the card's equivalent) on a queue, all queued at
+    // once, and waits for the last. Only when info().can_launch; else ENOTSUP.
+    virtual vfio::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) {
+        (void)queue, (void)count, (void)timeout;
+        return vfio::make_error("launch", info().name, ENOTSUP, "this endpoint runs no code on the card");
+    }
+};
+
+}  // namespace measure

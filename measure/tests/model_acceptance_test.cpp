@@ -147,14 +147,18 @@ TEST(ModelEndpoint, ASharedLinkSerialisesTheTwoDirections) {
     const uint64_t bytes = 128ull << 10;
     auto host = m->allocate(2 * bytes, HostMemory::Registered);
     ASSERT_TRUE(host);
-    const auto start = Clock::now();
-    auto h = m->issue(Direction::H2C, 0, **host, 0, 0, bytes);
-    auto c = m->issue(Direction::C2H, 1, **host, bytes, bytes, bytes);
-    ASSERT_TRUE(h && c);
-    ASSERT_TRUE(m->wait(*h, std::chrono::milliseconds(1000)));
-    ASSERT_TRUE(m->wait(*c, std::chrono::milliseconds(1000)));
+    std::vector<double> us;  // the median of 9: a preempted try spoils one
+    for (int i = 0; i < 9; ++i) {
+        const auto start = Clock::now();
+        auto h = m->issue(Direction::H2C, 0, **host, 0, 0, bytes);
+        auto c = m->issue(Direction::C2H, 1, **host, bytes, bytes, bytes);
+        ASSERT_TRUE(h && c);
+        ASSERT_TRUE(m->wait(*h, std::chrono::milliseconds(1000)));
+        ASSERT_TRUE(m->wait(*c, std::chrono::milliseconds(1000)));
+        us.push_back(seconds_since(start) * 1e6);
+    }
     // The C2H copy waits for the H2C copy's bytes: latency + twice the data time.
-    expect_within_10(seconds_since(start) * 1e6, kLatency + 2 * static_cast<double>(bytes) / kH2c / 1e3,
+    expect_within_10(median(us), kLatency + 2 * static_cast<double>(bytes) / kH2c / 1e3,
                      "two directions on one link");
 }
 

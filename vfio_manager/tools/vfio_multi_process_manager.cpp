@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "pdt_version/version.hpp"
+
 #include "vfio_manager/server.hpp"
 
 namespace po = boost::program_options;
@@ -26,6 +28,7 @@ std::variant<vfio_manager::ServerOptions, int> parse_options(int argc, char** ar
     std::vector<std::string> locations;
     std::string group;
     description.add_options()("help,h", "show this help")
+        ("version", "print the toolkit version and exit")
         ("isolate_iommu_groups", po::bool_switch(), "one container per IOMMU group (default: one for all)")
         ("once", po::bool_switch(), "shut down the first time the client count drops to 0")
         ("daemon", po::bool_switch(), "run in the background once initialisation succeeded")
@@ -41,6 +44,10 @@ std::variant<vfio_manager::ServerOptions, int> parse_options(int argc, char** ar
     }
     if (vm.count("help")) {
         std::cout << description;
+        return 0;
+    }
+    if (vm.count("version")) {
+        std::cout << pdt_version::version_line(argv[0]) << "\n";
         return 0;
     }
     vfio_manager::ServerOptions options;

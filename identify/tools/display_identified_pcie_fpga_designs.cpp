@@ -43,7 +43,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
         po::notify(vm);
         if (vm.count("help")) {
             std::cout << "Usage: " << argv[0] << " [options]\nIdentifies the FPGA designs on the PCI bus (or simulated "
-                      << "ones) with their DMA bridge channels and peripherals.\n" << desc;
+                      << "ones) with their DMA bridge channels and peripherals.\n\n" << desc;
             return 0;
         }
         if (vm.count("version")) {

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
         po::notify(vm);
         if (vm.count("help")) {
             std::cout << "Usage: " << argv[0] << " [options]\nLists the PCI devices that match a known design, "
-                      << "without opening them.\n" << desc;
+                      << "without opening them.\n\n" << desc;
             return 0;
         }
         if (vm.count("version")) {

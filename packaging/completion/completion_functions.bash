@@ -30,7 +30,7 @@ _pcie_dma_toolkit_design_names() {
             file=${COMP_WORDS[i + 1]}
             [[ $file == = ]] && file=${COMP_WORDS[i + 2]:-}
             file=${file/#\~/$HOME}
-            [[ -r $file ]] && sed -n 's/^[[:space:]]*"name"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' "$file"
+            [[ -r $file ]] && grep -o '"name"[[:space:]]*:[[:space:]]*"[^"]*"' "$file" | sed 's/.*"\([^"]*\)"$/\1/'
         fi
     done
 }

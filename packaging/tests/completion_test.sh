@@ -16,7 +16,7 @@ complete_line() {
   COMP_CWORD=$(($# - 1))
   COMPREPLY=()
   _pcie_dma_toolkit "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
-  printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' '
+  [ ${#COMPREPLY[@]} -eq 0 ] || printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' '
 }
 expect() {
   local want=$1 got
@@ -27,7 +27,7 @@ expect() {
     failures=$((failures + 1))
   fi
 }
-expect "--stream_mapping_size --stream_num_descriptors " "$tool" --stream_m
+expect "--stream_device --stream_mapping_size --stream_num_descriptors " "$tool" --stream_
 expect "TEF1001_dma_stream_crc64 TEF1001_dma_stream_fixed_data TEF1001_dma_stream_loopback " \
        "$tool" --sim_design TEF1001_dma_s
 expect "NiteFury_dma_stream_loopback " "$tool" --sim_design = NiteFury_dma_stream_l

@@ -12,7 +12,7 @@ for tool in "$@"; do
   [ -s "$page" ] || { fail "no man page $page"; continue; }
   [ -s "$page.gz" ] || fail "no compressed man page $page.gz"
   grep -q "^\.TH \"\?${tool^^}\"\? \"\?1\"\? .*pcie-dma-toolkit $version" "$page" || fail "no .TH line with version $version"
-  grep -q "^${tool//_/\\\\?_} \\\\- " "$page" || grep -q "^${tool} \\\\- " "$page" || fail "no NAME line '$tool \\- ...'"
+  grep -q "^$tool \\\\- ." "$page" || fail "no NAME line '$tool \\- ...'"
   for section in SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" EXAMPLES "SEE ALSO"; do
     grep -q "^\.SH \"\?$section\"\?$" "$page" || fail "no section $section"
   done

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> devices;
     po::options_description visible("dump_pci_info [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
                                     "Dumps config space of each device and its bridges up to the root; no argument "
-                                    "dumps every vendor 10ee device.\nOptions");
+                                    "dumps every vendor 10ee device.\n\nOptions");
     visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
         "access", po::value(&access)->default_value(access),
         "config-space access: libpci, pciaccess, vfio (vfio-pci bound functions via their VFIO config region), dump:<lspci -xxxx file>, sim")("json", "print JSON instead of text")(

@@ -35,9 +35,9 @@ int main(int argc, char** argv) {
     po::options_description visible(
         "pcie_set_speed [options] <domain>:<bus>:<dev>.<func> [<new_speed>]\n"
         "new_speed: Target Link Speed code 1..6 (2.5/5/8/16/32/64 GT/s) or a rate such as 8GT/s; default: the "
-        "port's maximum.\nOptions");
-    visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")("access", po::value(&access)->default_value(access),
-                                                       "config-space access: libpci, pciaccess, sim")(
+        "port's maximum.\n\nOptions");
+    visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
+        "access", po::value(&access)->default_value(access), "config-space access: libpci, pciaccess, sim")(
         "timeout-ms", po::value(&timeout_text)->default_value(timeout_text),
         "how long to wait for Link Training to clear, before and after Retrain Link (1..600000)");
     po::options_description all;

@@ -23,7 +23,9 @@ struct Options {
 
 // Returns the options, or the exit code to leave with (0 for --help, 2 for a usage error).
 std::variant<Options, int> parse_options(int argc, char** argv) {
-    po::options_description description("Usage: display_vfio_information [options]\nOptions");
+    po::options_description description(
+        "Usage: display_vfio_information [options]\nShows the VFIO API version and extensions, the IOMMU model of the "
+        "container, and per vfio-pci device its group, flags, regions and interrupts.\n\nOptions");
     std::vector<std::string> locations;
     std::string vendor, device_id, subsystem_vendor, subsystem_id;
     double lock_timeout = 0;

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
         if (arg == "-h" || arg == "--help") {
             std::cout << "Usage: vfio_access_keep_open [dddd:bb:dd.f]...\n"
                          "Opens every device bound to vfio-pci (or the PCI locations given) and holds them open\n"
-                         "until Enter, SIGINT or SIGTERM, so that VFIO resets none of them between other tools' runs.\n"
+                         "until Enter, SIGINT or SIGTERM, so that VFIO resets none of them between other tools' runs.\n\n"
                          "Options:\n"
                          "  -h [ --help ]         show this help\n"
                          "  --version             print the toolkit version and exit\n";

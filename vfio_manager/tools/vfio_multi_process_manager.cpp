@@ -24,7 +24,9 @@ void on_signal(int) { g_stop = true; }
 
 // The options, or the exit code to leave with (0 for --help, 2 for a usage error).
 std::variant<vfio_manager::ServerOptions, int> parse_options(int argc, char** argv, bool& daemon) {
-    po::options_description description("Usage: vfio_multi_process_manager [options]\nOptions");
+    po::options_description description(
+        "Usage: vfio_multi_process_manager [options]\nOwns the IOMMU groups and containers of the devices bound to "
+        "vfio-pci and keeps the devices open, so that the tools share them without VFIO resetting them.\n\nOptions");
     std::vector<std::string> locations;
     std::string group;
     description.add_options()("help,h", "show this help")

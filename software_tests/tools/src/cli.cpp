@@ -79,7 +79,7 @@ std::optional<int> parse_command_line(int argc, char** argv, const po::options_d
         po::store(po::command_line_parser(argc, argv).options(all).run(), vm);
         po::notify(vm);
         if (vm.count("help")) {
-            std::cout << "Usage: " << argv[0] << " [options]\n" << summary << "\n" << all;
+            std::cout << "Usage: " << argv[0] << " [options]\n" << summary << "\n\n" << all;
             return 0;
         }
         if (vm.count("version")) {

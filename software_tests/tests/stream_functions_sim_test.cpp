@@ -3,6 +3,7 @@
 // seam of stream_test), an error the model injects fails the run naming it, and the
 // crc64_stream_latency body measures and verifies every sample.
 #include <gtest/gtest.h>
+#include "printed.hpp"
 
 #include <regex>
 
@@ -52,14 +53,7 @@ StreamRunOptions quick() {
 }
 
 std::string captured(const std::function<int(std::FILE*)>& body, int& code) {
-    char* text = nullptr;
-    size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    code = body(out);
-    std::fclose(out);
-    std::string result(text, size);
-    std::free(text);
-    return result;
+    return test_output::printed_by([&](std::FILE* out) { code = body(out); });
 }
 
 uint64_t verified_words(const std::string& out, const std::string& label) {

@@ -24,7 +24,7 @@ for doc in README.md design_format.md; do
   [ -s "$prefix/share/doc/pcie-dma-toolkit/$doc" ] || fail "no share/doc/pcie-dma-toolkit/$doc"
 done
 # The installed tool, run from elsewhere: the built-in designs are compiled in.
-cd "$(mktemp -d)" || exit 1
+work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT && cd "$work" || exit 1
 out=$(ASAN_OPTIONS=detect_leaks=0 "$prefix/bin/test_dma_bridge_parallel_streams" --sim_design NiteFury_dma_stream_loopback \
         --stream_mapping_size 0x100000 --duration 1 2>&1)
 status=$?
@@ -35,5 +35,5 @@ out=$(PATH="$prefix/bin:$PATH" bash -c '
   COMP_WORDS=(test_dma_bridge --sim_design NiteFury_dma_stream_l); COMP_CWORD=2
   _pcie_dma_toolkit test_dma_bridge; echo "${COMPREPLY[*]}"' _ "$prefix")
 [ "$out" = NiteFury_dma_stream_loopback ] || fail "installed completion of --sim_design NiteFury_dma_stream_l gave '$out'"
-[ $failures -eq 0 ] && echo "PASS: $# tools, $designs designs installed under $prefix; the installed tool passed"
+[ $failures -eq 0 ] && echo "PASS: $# tools, $designs designs installed under $prefix; the installed tool passed" && rm -rf "$prefix"
 [ $failures -eq 0 ]

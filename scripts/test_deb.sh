@@ -65,6 +65,13 @@ echo "Installed with it: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n'
 echo "Tools: $(in_root dpkg -L pcie-dma-toolkit | grep -c '^/usr/bin/.') in /usr/bin," \
      "$(in_root dpkg -L pcie-dma-toolkit | grep -c '^/usr/share/man/man1/.') man pages," \
      "$(in_root dpkg -L pcie-dma-toolkit | grep -c '^/usr/share/pcie-dma-toolkit/designs/.') design files"
+for rule in "$root"/usr/lib/udev/rules.d/*pcie-dma-toolkit*.rules; do
+  [ -e "$rule" ] || continue
+  group=$(grep -o 'GROUP="[^"]*"' "$rule" | head -n 1 | cut -d'"' -f2)
+  [ -z "$group" ] || in_root getent group "$group" > /dev/null ||
+    { echo "FAIL: the postinst did not create the group $group of ${rule##*/}"; exit 1; }
+  echo "udev rule ${rule##*/}: group $group exists ($(in_root getent group "$group"))"
+done
 
 step "man test_dma_bridge_parallel_streams | head -n 20"
 page=$(in_root env MANWIDTH=100 man test_dma_bridge_parallel_streams 2>&1) || { echo "$page"; echo "FAIL: man"; exit 1; }

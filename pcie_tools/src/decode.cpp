@@ -218,6 +218,15 @@ Result<DeviceConfig> decode_device(ConfigSpace& space) {
             d.dsn = DsnInfo{c.offset, static_cast<uint64_t>(high) << 32 | low};
         }
     }
+    if (const Capability* ss = d.caps.find(0x0d); ss && h.header_type == reg::HEADER_TYPE_BRIDGE) {
+        read_into(space, ss->offset + 4u, h.subsystem_vendor_id, problems, "Subsystem Vendor ID");
+        read_into(space, ss->offset + 6u, h.subsystem_id, problems, "Subsystem ID");
+    }
+    d.sections = decode_sections(space, d);
+    for (uint32_t i = 0; i < 64; ++i) {
+        auto byte = space.read8(i);
+        d.header_bytes.push_back(byte ? *byte : 0xff);
+    }
     return d;
 }
 

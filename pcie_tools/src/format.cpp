@@ -140,8 +140,22 @@ Lines format_header(const DeviceConfig& d, const SystemInfo& info) {
     return out;
 }
 
+static const CapSection* find_section(const DeviceConfig& d, const Capability& c) {
+    for (const CapSection& s : d.sections)
+        if (s.cap.offset == c.offset && s.cap.extended == c.extended)
+            return &s;
+    return nullptr;
+}
+
 Lines format_device(const DeviceConfig& d, const SystemInfo& info) {
     Lines out = format_header(d, info);
+    const Lines caps = format_capabilities(d);
+    out.insert(out.end(), caps.begin(), caps.end());
+    return out;
+}
+
+Lines format_capabilities(const DeviceConfig& d) {
+    Lines out;
     auto append = [&out](const Lines& more) { out.insert(out.end(), more.begin(), more.end()); };
     for (const Capability& c : d.caps.standard) {
         if (c.id == reg::CAP_ID_PM && d.pm && d.pm->offset == c.offset)
@@ -152,17 +166,22 @@ Lines format_device(const DeviceConfig& d, const SystemInfo& info) {
             append(format_msix(*d.msix));
         else if (c.id == reg::CAP_ID_EXP && d.express && d.express->offset == c.offset)
             append(format_express(*d.express));
+        else if (const CapSection* s = find_section(d, c))
+            append(s->lines());
         else if (const char* name = capability_name(static_cast<uint8_t>(c.id)))
             out.push_back(fmt("Capabilities: [%x] %s", c.offset, name));
         else
             out.push_back(fmt("Capabilities: [%x] Unknown capability ID %02x", c.offset, c.id));
     }
-    const bool root = d.express && d.express->type() == reg::PortType::RootPort;
+    const bool root = d.express && (d.express->type() == reg::PortType::RootPort ||
+                                    d.express->type() == reg::PortType::RcEventCollector);
     for (const Capability& c : d.caps.extended) {
         if (c.id == reg::EXT_CAP_ID_ERR && d.aer && d.aer->offset == c.offset)
             append(format_aer(*d.aer, root));
         else if (c.id == reg::EXT_CAP_ID_DSN && d.dsn && d.dsn->offset == c.offset)
             out.push_back(format_dsn(*d.dsn));
+        else if (const CapSection* s = find_section(d, c))
+            append(s->lines());
         else if (const char* name = extended_capability_name(c.id))
             out.push_back(fmt("Capabilities: [%x v%u] %s", c.offset, c.version, name));
         else

@@ -8,6 +8,7 @@
 
 #include "pcie_tools/capabilities.hpp"
 #include "pcie_tools/registers.hpp"
+#include "pcie_tools/sections.hpp"
 
 namespace pcie {
 
@@ -91,6 +92,8 @@ struct DeviceConfig {
     std::optional<ExpressInfo> express;
     std::optional<AerInfo> aer;
     std::optional<DsnInfo> dsn;
+    std::vector<CapSection> sections;  // every other capability, lspci's decoding (sections.hpp)
+    std::vector<uint8_t> header_bytes;  // the first 64 bytes as read (lspci-style header lines)
     std::vector<std::string> problems;  // capability walk problems and unreadable registers
 };
 

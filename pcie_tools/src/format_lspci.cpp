@@ -65,35 +65,37 @@ Lines control_status(const Header& h, bool bridge) {
     return out;
 }
 
+// lspci 3.9 walks every BAR register: libpci gives the full address of a 64-bit BAR on its low
+// register and 0 on its high one, which lspci then prints as a register of its own when it is
+// non-zero, typed by its own low bits.
 void bars(const Header& h, unsigned count, Lines& out) {
     const uint16_t cmd = h.u16(4);
+    std::vector<uint64_t> pos(count, 0);
     for (unsigned i = 0; i < count; ++i) {
-        uint32_t low = h.u32(0x10 + 4 * i);
-        if (low == 0xffffffffu)
-            low = 0;
-        if (!low)
+        const uint32_t low = h.u32(0x10 + 4 * i);
+        pos[i] = low == 0xffffffffu ? 0 : low;
+        if (!(low & 1) && ((low >> 1) & 3u) == 2 && i + 1 < count && low != 0xffffffffu) {
+            pos[i] |= static_cast<uint64_t>(h.u32(0x14 + 4 * i)) << 32;
+            ++i;
+        }
+    }
+    for (unsigned i = 0; i < count; ++i) {
+        uint32_t flg = h.u32(0x10 + 4 * i);
+        if (flg == 0xffffffffu)
+            flg = 0;
+        if (!pos[i] && !flg)
             continue;
         std::string line = fmt("\tRegion %u: ", i);
-        if (low & 1) {
-            const uint32_t a = low & ~3u;
-            line += "I/O ports at " + (a || (cmd & 1) ? fmt("%04x", a) : std::string("<unassigned>"));
+        if (flg & 1) {
+            const uint64_t a = pos[i] & ~3ull;
+            line += "I/O ports at " + (a || (cmd & 1) ? fmt("%04" PRIx64, a) : std::string("<unassigned>"));
             if (!(cmd & 1))
                 line += " [disabled]";
         } else {
-            const unsigned type = (low >> 1) & 3u;
-            uint64_t a = low & ~0xfu;
-            uint32_t high = 0;
-            line += "Memory at ";
-            if (type == 2 && i >= count - 1) {
-                line += "<invalid-64bit-slot>";
-            } else {
-                if (type == 2)
-                    high = h.u32(0x10 + 4 * ++i);
-                a |= static_cast<uint64_t>(high) << 32;
-                line += a ? fmt("%08" PRIx64, a) : std::string((low & ~0xfu) || high ? "<ignored>" : "<unassigned>");
-            }
+            const uint64_t a = pos[i] & ~0xfull;
             static const char* types[] = {"32-bit", "low-1M", "64-bit", "type 3"};
-            line += fmt(" (%s, %sprefetchable)", types[type], (low & 8) ? "" : "non-");
+            line += "Memory at " + (a ? fmt("%08" PRIx64, a) : std::string("<unassigned>"));
+            line += fmt(" (%s, %sprefetchable)", types[(flg >> 1) & 3u], (flg & 8) ? "" : "non-");
             if (!(cmd & 2))
                 line += " [disabled]";
         }
@@ -123,14 +125,11 @@ std::string size_text(uint64_t size) {
     return fmt(" [size=%u%s]", static_cast<unsigned>(size), suffix[i]);
 }
 
-void window(const char* name, uint64_t base, uint64_t limit, bool wide, const char* bits, Lines& out) {
-    if (base > limit) {
-        out.push_back(fmt("\t%s: None", name));
-        return;
-    }
-    std::string line = wide ? fmt("\t%s: %016" PRIx64 "-%016" PRIx64, name, base, limit)
-                            : fmt("\t%s: %08" PRIx64 "-%08" PRIx64, name, base, limit);
-    out.push_back(line + size_text(limit - base + 1) + " [" + bits + "]");
+void window(const char* name, uint64_t base, uint64_t limit, const char* digits, const char* bits, Lines& out) {
+    const std::string format = std::string("\t%s: %") + digits + PRIx64 + "-%" + digits + PRIx64;
+    std::string line = fmt(format.c_str(), name, base, limit);
+    line += base > limit ? std::string(" [disabled]") : size_text(limit - base + 1);
+    out.push_back(line + " [" + bits + "]");
 }
 
 void bridge(const Header& h, Lines& out) {
@@ -147,13 +146,13 @@ void bridge(const Header& h, Lines& out) {
             base |= static_cast<uint32_t>(h.u16(0x30)) << 16;
             limit |= static_cast<uint32_t>(h.u16(0x32)) << 16;
         }
-        window("I/O behind bridge", base, limit + 0xfffu, false, io32 ? "32-bit" : "16-bit", out);
+        window("I/O behind bridge", base, limit + 0xfffu, io32 ? "08" : "04", io32 ? "32-bit" : "16-bit", out);
     }
     const uint16_t mem_b = h.u16(0x20), mem_l = h.u16(0x22);
     if ((mem_b & 0xf) || (mem_l & 0xf))
         out.push_back(fmt("\t!!! Unknown memory range types %x/%x", mem_b, mem_l));
     else
-        window("Memory behind bridge", (mem_b & 0xfff0u) << 16, ((mem_l & 0xfff0u) << 16) + 0xfffffu, false, "32-bit", out);
+        window("Memory behind bridge", (mem_b & 0xfff0u) << 16, ((mem_l & 0xfff0u) << 16) + 0xfffffu, "08", "32-bit", out);
     const uint16_t pf_b = h.u16(0x24), pf_l = h.u16(0x26);
     if ((pf_b & 0xf) != (pf_l & 0xf) || (pf_b & 0xf) > 1) {
         out.push_back(fmt("\t!!! Unknown prefetchable memory range types %x/%x", pf_b, pf_l));
@@ -164,7 +163,7 @@ void bridge(const Header& h, Lines& out) {
             base |= static_cast<uint64_t>(h.u32(0x28)) << 32;
             limit |= static_cast<uint64_t>(h.u32(0x2c)) << 32;
         }
-        window("Prefetchable memory behind bridge", base, limit + 0xfffffu, wide, wide ? "64-bit" : "32-bit", out);
+        window("Prefetchable memory behind bridge", base, limit + 0xfffffu, wide ? "016" : "08", wide ? "64-bit" : "32-bit", out);
     }
     const uint16_t s = h.u16(0x1e), c = h.u16(0x3e);
     out.push_back(fmt("\tSecondary status: 66MHz%c FastB2B%c ParErr%c DEVSEL=%s >TAbort%c <TAbort%c <MAbort%c <SERR%c <PERR%c",

@@ -170,6 +170,8 @@ Lines format_device(const DeviceConfig& d, const SystemInfo& info) {
     Lines out = format_header(d, info);
     const Lines caps = format_capabilities(d);
     out.insert(out.end(), caps.begin(), caps.end());
+    for (const std::string& p : d.problems)
+        out.push_back("Warning: " + p);
     return out;
 }
 
@@ -206,8 +208,6 @@ Lines format_capabilities(const DeviceConfig& d) {
         else
             out.push_back(fmt("Capabilities: [%x v%u] Unknown extended capability ID %04x", c.offset, c.version, c.id));
     }
-    for (const std::string& p : d.problems)
-        out.push_back("Warning: " + p);
     return out;
 }
 

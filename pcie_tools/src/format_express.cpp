@@ -114,7 +114,9 @@ void dev_lines(const ExpressInfo& e, Lines& out) {
                       flag(w, 8)));
     line = fmt("\t\t\tRlxdOrd%c ExtTag%c PhantFunc%c AuxPwr%c NoSnoop%c", flag(w, 1u << 4), flag(w, 1u << 8),
                flag(w, 1u << 9), flag(w, 1u << 10), flag(w, 1u << 11));
-    if (flr_type && (c & (1u << 28)))
+    if (t == PortType::PciBridge)
+        line += fmt(" BrConfRtry%c", flag(w, 1u << 15));
+    else if (flr_type && (c & (1u << 28)))
         line += fmt(" FLReset%c", flag(w, 1u << 15));
     out.push_back(line);
     out.push_back(fmt("\t\t\tMaxPayload %u bytes, MaxReadReq %u bytes", e.max_payload(), e.max_read_request()));
@@ -141,7 +143,7 @@ void link_lines(const ExpressInfo& e, Lines& out) {
                       flag(c, 1u << 19), flag(c, 1u << 20), flag(c, 1u << 21), flag(c, 1u << 22)));
     const uint16_t w = e.lnkctl;
     line = fmt("\t\tLnkCtl:\tASPM %s;", aspm_enabled(w & 3));
-    if (t == PortType::RootPort || t == PortType::Endpoint || t == PortType::LegacyEndpoint)
+    if (t == PortType::RootPort || t == PortType::Endpoint || t == PortType::LegacyEndpoint || t == PortType::PciBridge)
         line += fmt(" RCB %u bytes,", (w & reg::EXP_LNKCTL_RCB) ? 128u : 64u);
     line += fmt(" Disabled%c CommClk%c", flag(w, reg::EXP_LNKCTL_LD), flag(w, reg::EXP_LNKCTL_CCC));
     out.push_back(line);

@@ -210,8 +210,21 @@ Lines format_lspci_function(const DeviceConfig& d) {
         bars(h, 6, out);
         rom(h, 0x30, out);
     }
-    for (const std::string& l : format_capabilities(d))
-        out.push_back((l.rfind("Capabilities:", 0) == 0 || l.rfind("Warning:", 0) == 0 ? "\t" : "") + l);
+    Lines caps = format_capabilities(d);
+    // lspci's line where a chain ends irregularly, after the last capability of its list.
+    size_t standard_end = 0;
+    for (size_t i = 0; i < caps.size(); ++i)
+        if (caps[i].rfind("Capabilities: [", 0) == 0 && caps[i].find(' ', 15) > caps[i].find(']'))
+            standard_end = i + 1;
+    while (standard_end < caps.size() && caps[standard_end].rfind("Capabilities: [", 0) != 0)
+        ++standard_end;
+    for (const std::string& end : d.caps.lspci_ends)
+        if (end.find(" v") < end.find(']'))
+            caps.push_back(end);
+        else
+            caps.insert(caps.begin() + static_cast<long>(standard_end++), end);
+    for (const std::string& l : caps)
+        out.push_back((l.rfind("Capabilities:", 0) == 0 ? "\t" : "") + l);
     return out;
 }
 

@@ -8,7 +8,7 @@ namespace pcie {
 
 Text::Text(std::string name, std::string head, std::string indent) : m_name(std::move(name)) {
     m_lines.push_back(indent + head);
-    m_at_start = true;
+    m_at_start = head.empty() || head.back() == '\t' || head.back() == ' ';
 }
 
 void Text::begin_item() {

@@ -74,6 +74,23 @@ void subsystem(CapReader& r, const DeviceConfig& d, CapSection& s) {
     s.title = "Subsystem: " + names.subsystem;
 }
 
+// lspci decodes the virtio structure capabilities (virtio 1.0, section 4.1.4) and names the rest.
+void vendor_specific(CapReader& r, const DeviceConfig& d, CapSection& s) {
+    const uint16_t vendor = d.header.vendor_id, device = d.header.device_id;
+    if (vendor != 0x1af4 || device < 0x1000 || device > 0x107f) {
+        s.title = fmt("Vendor Specific Information: Len=%02x <?>", r.b(2));
+        return;
+    }
+    static const char* types[] = {"<unknown>", "CommonCfg", "Notify", "ISR", "DeviceCfg"};
+    const uint8_t type = r.b(3);
+    s.title = std::string("Vendor Specific Information: VirtIO: ") + (type >= 1 && type <= 4 ? types[type] : types[0]);
+    Text t("VirtIO", "");
+    t.value("BAR", std::to_string(r.b(4)), "=").value("offset", fmt("%08x", r.l(8)), "=").value("size", fmt("%08x", r.l(12)), "=");
+    if (type == 2)
+        t.value("multiplier", fmt("%08x", r.l(16)), "=");
+    s.registers.push_back(t);
+}
+
 }  // namespace
 
 bool decode_standard_section(CapReader& r, const DeviceConfig& d, CapSection& s) {
@@ -106,7 +123,7 @@ bool decode_standard_section(CapReader& r, const DeviceConfig& d, CapSection& s)
             return true;
         }
         case 0x13: advanced_features(r, s); return true;
-        case 0x09: s.title = fmt("Vendor Specific Information: Len=%02x <?>", r.b(2)); return true;
+        case 0x09: vendor_specific(r, d, s); return true;
         case 0x0d: subsystem(r, d, s); return true;
         default: return false;
     }

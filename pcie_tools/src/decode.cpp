@@ -226,8 +226,11 @@ Result<DeviceConfig> decode_device(ConfigSpace& space) {
                 d.express->function0 = d.address.device == 0 && d.address.function == 0;
                 d.express->has_mem_bar = has_memory_bar(h);
             }
-            else
+            else {
                 problems.push_back("<access denied> PCI Express capability: " + e.error().message());
+                if (auto flags = space.read16(c.offset + reg::EXP_FLAGS))
+                    d.express_truncated = ExpressInfo{c.offset, *flags};
+            }
         }
     }
     for (const Capability& c : d.caps.extended) {

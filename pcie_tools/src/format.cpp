@@ -187,6 +187,8 @@ Lines format_capabilities(const DeviceConfig& d) {
             append(format_msix(*d.msix));
         else if (c.id == reg::CAP_ID_EXP && d.express && d.express->offset == c.offset)
             append(format_express(*d.express));
+        else if (c.id == reg::CAP_ID_EXP && d.express_truncated && d.express_truncated->offset == c.offset)
+            out.push_back(format_express_head(*d.express_truncated));
         else if (const CapSection* s = find_section(d, c))
             append(s->lines());
         else if (const char* name = capability_name(static_cast<uint8_t>(c.id)))

@@ -325,13 +325,16 @@ void link2_lines(const ExpressInfo& e, Lines& out) {
 
 }  // namespace
 
-Lines format_express(const ExpressInfo& e) {
-    Lines out;
+std::string format_express_head(const ExpressInfo& e) {
     std::string head = fmt("Capabilities: [%x] Express (v%u) %s", e.offset, e.version(), port_type_name(e.type()));
     if (e.is_downstream_side())
         head += fmt(" (Slot%c)", e.slot() ? '+' : '-');
     head += fmt(", MSI %02x", (e.flags & reg::EXP_FLAGS_IRQ) >> 9);
-    out.push_back(head);
+    return head;
+}
+
+Lines format_express(const ExpressInfo& e) {
+    Lines out{format_express_head(e)};
     dev_lines(e, out);
     if (e.has_link())
         link_lines(e, out);

@@ -22,7 +22,7 @@ std::string requester(uint32_t status) {
 
 void pcix_bridge(CapReader& r, CapSection& s) {
     s.title = "PCI-X bridge device";
-    static const char* freq[] = {"conv", "66MHz", "100MHz", "133MHz", "??4", "??5", "??6", "??7"};
+    static const char* freq[] = {"conv", "66MHz", "100MHz", "133MHz", "?4", "?5", "?6", "?7"};
     const uint16_t sec = r.w(2);
     Text t("Secondary Status", "Secondary Status:");
     t.flag("64bit", bit(sec, 0)).flag("133MHz", bit(sec, 1)).flag("SCD", bit(sec, 2)).flag("USC", bit(sec, 3));

@@ -102,6 +102,9 @@ struct DeviceConfig {
     std::optional<MsiInfo> msi;
     std::optional<MsixInfo> msix;
     std::optional<ExpressInfo> express;
+    // A PCI Express capability whose registers could not all be read: offset and flags only
+    // (lspci then prints its title line alone).
+    std::optional<ExpressInfo> express_truncated;
     std::optional<AerInfo> aer;
     std::optional<DsnInfo> dsn;
     std::vector<CapSection> sections;  // every other capability, lspci's decoding (sections.hpp)

@@ -13,7 +13,8 @@ namespace pcie {
 
 using Lines = std::vector<std::string>;
 
-Lines format_express(const ExpressInfo& e);  // "Capabilities: [40] Express ..." and its registers
+Lines format_express(const ExpressInfo& e);
+std::string format_express_head(const ExpressInfo& e);  // its title line alone  // "Capabilities: [40] Express ..." and its registers
 Lines format_pm(const PmInfo& pm);
 Lines format_msi(const MsiInfo& msi);
 Lines format_msix(const MsixInfo& msix);

@@ -178,7 +178,8 @@ std::string memlock_hint(const MemlockState& state, uint64_t mapping_bytes) {
            bytes_text(mapping_bytes) + " needs " + bytes_text(needed) + " locked in all (" +
            std::to_string(state.locked) + " bytes already locked by this process). Raise it in the shell that "
            "starts the tool: `ulimit -l " + std::to_string(kib) +
-           "` (KiB; above the hard limit `ulimit -H -l` only root may raise it), or for good with a line `@" +
+           "` (KiB, the least for this mapping: the tool's other buffers may need more, and `ulimit -l unlimited` "
+           "saves counting; above the hard limit `ulimit -H -l` only root may raise it), or for good with a line `@" +
            VFIO_USER_GROUP + " - memlock unlimited` in /etc/security/limits.d/pcie-dma.conf and a new login "
            "(systemd services: LimitMEMLOCK=); " + README_SECTION;
 }

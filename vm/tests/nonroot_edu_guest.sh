@@ -13,16 +13,25 @@ in_group tester
 pdt_run vfio-setup-restore vfio-setup restore "$bdf"
 pdt_run vfio-setup-bind vfio-setup bind "$bdf"
 pdt_run ls-dev-vfio ls -ln /dev/vfio
-# as_tester LIMIT_KIB: the edu stream test run by tester, RLIMIT_MEMLOCK set by root first.
-cat > /pdt/bin/as_tester <<EOS
+# as_tester LIMIT_KIB CMD...: CMD run by tester, RLIMIT_MEMLOCK set by root first.
+cat > /pdt/bin/as_tester <<'EOS'
 #!/bin/sh
-ulimit -l "\$1" || exit 125
-exec su -s /bin/sh tester -c 'id; vfio-setup status $bdf; exec /pdt/bin/edu_stream_vm_test --gtest_filter=EduStream.DriverVerifiesEveryByteThroughEdu'
+ulimit -l "$1" || exit 125
+shift
+# busybox su would take the command's options as its own: the command goes in -c whole
+# (its words hold no spaces or quotes).
+exec su -s /bin/sh tester -c "id; exec $*"
 EOS
 chmod 0755 /pdt/bin/as_tester
-pdt_run nonroot-in-group as_tester 65536
+stream_test="/pdt/bin/edu_stream_vm_test --gtest_filter=EduStream.DriverVerifiesEveryByteThroughEdu"
+pdt_run nonroot-status as_tester 65536 vfio-setup status "$bdf"
+# shellcheck disable=SC2086 # $stream_test is a command line
+pdt_run nonroot-in-group as_tester 65536 $stream_test
 in_group ""
-pdt_expect_fail nonroot-without-group 1 as_tester 65536
+# shellcheck disable=SC2086
+pdt_expect_fail nonroot-without-group 1 as_tester 65536 $stream_test
+pdt_expect_fail nonroot-without-group-tool 1 as_tester 65536 display_vfio_information --device "$bdf"
 in_group tester
-pdt_expect_fail nonroot-memlock-zero 1 as_tester 0
+# shellcheck disable=SC2086
+pdt_expect_fail nonroot-memlock-zero 1 as_tester 0 $stream_test
 pdt_run vfio-setup-restore-again vfio-setup restore "$bdf"

@@ -25,6 +25,7 @@ group_of() { basename "$(readlink "$sys/bus/pci/devices/$1/iommu_group")"; }
 on_probe() {
   local d=$sys/bus/pci/devices/$1 override
   [ -e "$d/fake_refuses_vfio" ] && return
+  [ ! -e "$d/fake_no_node" ] || { link_driver "$1" vfio-pci; return; }
   override=$(cat "$d/driver_override")
   if [ -n "$override" ]; then link_driver "$1" "$override"; else link_driver "$1" "$(cat "$d/fake_native")"; fi
   if [ "$override" = vfio-pci ]; then
@@ -34,10 +35,11 @@ on_probe() {
   fi
 }
 on_unbind() {
+  [ ! -e "$sys/bus/pci/devices/$2/fake_sticky" ] || return
   rm -f "$sys/bus/pci/devices/$2/driver"
   [ "$1" != vfio-pci ] || rm -f "$root/dev/vfio/$(group_of "$2")"
 }
-on_bind() { link_driver "$2" "$1"; }
+on_bind() { [ -e "$sys/bus/pci/devices/$2/fake_refuses_bind" ] || link_driver "$2" "$1"; }
 serve() {  # serve FIFO HANDLER ARGS...: each line written to FIFO calls HANDLER ARGS... LINE
   local fifo=$1
   shift
@@ -82,6 +84,12 @@ device 0000:00:1f.3 snd_hda_intel 7 0x040300
 device 0000:06:00.0 "" 10 0x058000
 touch "$sys/bus/pci/devices/0000:06:00.0/fake_refuses_vfio"
 device 0000:07:00.0 xdma 11 0x058000
+for n in 20 21 22 23 24 25; do device "0000:$n:00.0" xdma "$n" 0x058000; done
+touch "$sys/bus/pci/devices/0000:21:00.0/fake_no_node" "$sys/bus/pci/devices/0000:22:00.0/fake_sticky" \
+  "$sys/bus/pci/devices/0000:23:00.0/fake_refuses_bind"
+rm "$sys/bus/pci/devices/0000:20:00.0/iommu_group"
+rm "$sys/bus/pci/devices/0000:24:00.0/driver_override"
+mkdir "$sys/bus/pci/devices/0000:24:00.0/driver_override"  # a write to it fails, even as root
 
 # --- the checks ----------------------------------------------------------------------------
 # check NAME WANT_STATUS WANT_TEXT ARGS...: runs vfio-setup ARGS, wants the exit status and the
@@ -161,9 +169,30 @@ check restore-unrecorded 0 \
 PDT_VFIO_GROUP=no_such_group_pdt check bind-without-group 0 \
   "warning: group no_such_group_pdt does not exist, so only root can open $root/dev/vfio/11" bind 0000:07:00.0
 
+# The failure paths of the steps: each says what failed and, where one exists, the way back.
+check no-iommu-group 1 "0000:20:00.0 has no IOMMU group: turn the IOMMU on (intel_iommu=on or amd_iommu=on" bind 0000:20:00.0
+check node-missing 1 "0000:21:00.0 is bound to vfio-pci but $root/dev/vfio/21 did not appear within 2 s" bind 0000:21:00.0
+check unbind-fails 1 "0000:22:00.0 is still bound to xdma after unbind" bind 0000:22:00.0
+check write-fails 1 "cannot write 'vfio-pci' to $sys/bus/pci/devices/0000:24:00.0/driver_override" bind 0000:24:00.0
+PDT_VFIO_SETUP_STATE=$root/dev/vfio/vfio/state check state-dir-fails 1 "cannot create $root/dev/vfio/vfio/state" \
+  bind 0000:23:00.0
+check bind-for-rebind 0 "bound 0000:23:00.0 to vfio-pci (was: xdma)" bind 0000:23:00.0
+check rebind-fails 1 "0000:23:00.0 did not bind to xdma again (no driver now; see dmesg)" restore 0000:23:00.0
+check status-no-device 1 "no PCI device 0000:09:00.0 in $sys/bus/pci/devices" status 0000:09:00.0
+mv "$sys/bus/pci/drivers/vfio-pci" "$sys/bus/pci/drivers/vfio-pci.off"
+check vfio-pci-missing 1 "the vfio-pci driver is not loaded and 'modprobe vfio-pci' did not load it" bind 0000:25:00.0
+mv "$sys/bus/pci/drivers/vfio-pci.off" "$sys/bus/pci/drivers/vfio-pci"
+check bind-unloaded-driver 0 "bound 0000:25:00.0 to vfio-pci" bind 0000:25:00.0
+echo no_such_driver > "$root/state/0000:25:00.0"
+check restore-unloaded-driver 0 "warning: driver no_such_driver is not loaded (modprobe it); probing all drivers" \
+  restore 0000:25:00.0
+
 printf 'HugePages_Total:       8\nHugePages_Free:        8\nHugepagesize:       2048 kB\n' > "$root/proc/meminfo"
 check hugepages 0 "reserved 8 huge pages of 2048 kB (16 MiB); not kept across reboots" hugepages 8
 expect hugepages-written "$(cat "$root/proc/sys/vm/nr_hugepages")" = 8
+mv "$root/proc/sys/vm/nr_hugepages" "$root/nr_hugepages.saved" && mkdir "$root/proc/sys/vm/nr_hugepages"
+check hugepages-write-fails 1 "cannot write '8' to $root/proc/sys/vm/nr_hugepages" hugepages 8
+rmdir "$root/proc/sys/vm/nr_hugepages" && mv "$root/nr_hugepages.saved" "$root/proc/sys/vm/nr_hugepages"
 check hugepages-short 1 \
   "only 8 of 16 huge pages of 2048 kB reserved: memory is too fragmented; free memory and try again, or reserve them at boot (hugepages=16 on the kernel command line)" \
   hugepages 16

@@ -47,6 +47,15 @@ std::pair<std::string, bool> group_entry(gid_t gid, const std::string& user) {
     return {found->gr_name, listed};
 }
 
+bool user_listed_in(const char* group_name, const std::string& user) {
+    std::vector<char> buffer(65536);
+    group entry{};
+    group* found = nullptr;
+    if (getgrnam_r(group_name, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr)
+        return false;
+    return group_entry(found->gr_gid, user).second;
+}
+
 bool process_holds_group(gid_t gid) {
     if (getegid() == gid)
         return true;
@@ -107,6 +116,7 @@ std::optional<DeviceFileAccess> describe_device_file(const std::string& path) {
     access.listed_in_group = listed;
     access.mode = st.st_mode & 07777u;
     access.process_in_group = process_holds_group(st.st_gid);
+    access.listed_in_user_group = user_listed_in(VFIO_USER_GROUP, access.user);
     return access;
 }
 
@@ -125,7 +135,10 @@ std::string group_permission_hint(const std::string& path, const std::optional<D
                    "` (vfio-setup bind and the udev rule set 0660); " + README_SECTION;
         return facts + ": only " + a.owner + " may open it. As root run " + bind_commands(functions) +
                " (with the udev rule 70-pcie-dma-toolkit-vfio.rules it gives group " + VFIO_USER_GROUP +
-               " read/write), then join that group: " + join_command(VFIO_USER_GROUP, a.user) + "; " + README_SECTION;
+               " read/write)" +
+               (a.listed_in_user_group ? "; user " + a.user + " is in that group already"
+                                       : ", then join that group: " + join_command(VFIO_USER_GROUP, a.user)) +
+               "; " + README_SECTION;
     }
     if (!a.process_in_group && a.listed_in_group)
         return facts + ": user " + a.user + " is a member of group " + a.group +

@@ -17,7 +17,7 @@ using vfio::DeviceFileAccess;
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 DeviceFileAccess file(std::string group, unsigned mode, bool in_process, bool listed) {
-    return DeviceFileAccess{"/dev/vfio/12", "root", std::move(group), mode, "alice", in_process, listed};
+    return DeviceFileAccess{"/dev/vfio/12", "root", std::move(group), mode, "alice", in_process, listed, false};
 }
 
 const std::vector<std::string> k_functions{"0000:01:00.0"};
@@ -28,6 +28,15 @@ TEST(GroupPermissionHint, RootOnlyFileNamesVfioSetupAndTheGroup) {
     EXPECT_TRUE(contains(hint, "`sudo vfio-setup bind 0000:01:00.0`")) << hint;
     EXPECT_TRUE(contains(hint, "`sudo usermod -aG pcie-dma alice`, then log in again")) << hint;
     EXPECT_TRUE(contains(hint, "70-pcie-dma-toolkit-vfio.rules")) << hint;
+}
+
+TEST(GroupPermissionHint, RootOnlyFileForAMemberAsksOnlyForTheBinding) {
+    DeviceFileAccess access = file("root", 0600, true, true);
+    access.listed_in_user_group = true;
+    const std::string hint = vfio::group_permission_hint("/dev/vfio/12", access, k_functions);
+    EXPECT_TRUE(contains(hint, "`sudo vfio-setup bind 0000:01:00.0`")) << hint;
+    EXPECT_TRUE(contains(hint, "user alice is in that group already")) << hint;
+    EXPECT_FALSE(contains(hint, "usermod")) << hint;
 }
 
 TEST(GroupPermissionHint, UserOutsideTheGroupIsToldToJoinIt) {

@@ -26,6 +26,7 @@ struct DeviceFileAccess {
     std::string user;              // the process's user name (or uid)
     bool process_in_group = false; // the process holds `group` (primary or supplementary)
     bool listed_in_group = false;  // the group database lists the user as a member
+    bool listed_in_user_group = false;  // ... as a member of VFIO_USER_GROUP
 };
 
 // stat() of `path`, its owner and group by name, and the calling process's membership.

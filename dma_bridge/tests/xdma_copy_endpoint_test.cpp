@@ -217,11 +217,12 @@ TEST(XdmaCopyEndpoint, OpeningNeedsMemoryMappedChannelsAndCardMemory) {
 }
 
 // The model's link rate (per direction) and latency as timed copies, issue to completion, show
-// them: the best of three 4 MiB copies each way is within 10% of the 50 MB/s set, and a 4 KiB
-// copy on a link with 2 ms latency takes 2 ms plus its 82 us of transfer, within 10%.
-double best_rate(measure::CopyEndpoint& e, measure::HostBuffer& host, Direction d, uint64_t bytes) {
+// them: the best of three 4 MiB copies each way is within 10% of the 50 MB/s set, and the best
+// of twenty 4 KiB copies on a link with 2 ms latency takes 2 ms plus its 82 us of transfer,
+// within 10% (the best of many: on a loaded machine a thread may wake late, never early).
+double best_rate(measure::CopyEndpoint& e, measure::HostBuffer& host, Direction d, uint64_t bytes, int runs = 3) {
     double best = 0;
-    for (int run = 0; run < 3; ++run) {
+    for (int run = 0; run < runs; ++run) {
         const auto start = std::chrono::steady_clock::now();
         auto waited = e.wait(issue(e, d, 0, host, 0, 0, bytes), 5s);
         EXPECT_TRUE(waited.ok()) << waited.error().message();
@@ -248,7 +249,7 @@ TEST(XdmaCopyEndpoint, CopyRatesAndLatencyComeOutAsTheLinkWasSet) {
     ASSERT_NE(l, nullptr);
     auto small = buffer(*l, 0x1000);
     for (Direction d : {Direction::H2C, Direction::C2H}) {
-        const double seconds = 0x1000 / best_rate(*l, *small, d, 0x1000);
+        const double seconds = 0x1000 / best_rate(*l, *small, d, 0x1000, 20);
         EXPECT_NEAR(seconds, 2.082e-3, 0.2e-3) << to_string(d);
     }
 }

@@ -37,6 +37,18 @@ private:
     const void* m_owner;
 };
 
+// Plain memory for the host's own use (the user buffer of a staged copy); never DMA'd.
+class PageableBuffer final : public measure::HostBuffer {
+public:
+    explicit PageableBuffer(uint64_t bytes) : m_data(bytes) {}
+    uint8_t* data() override { return m_data.data(); }
+    uint64_t size() const override { return m_data.size(); }
+    HostMemory memory() const override { return HostMemory::Pageable; }
+
+private:
+    std::vector<uint8_t> m_data;
+};
+
 // One copy issued on a queue and not yet seen completed.
 struct Copy {
     uint64_t sequence = 0;
@@ -109,11 +121,10 @@ vfio::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
 }
 
 vfio::Result<std::unique_ptr<measure::HostBuffer>> XdmaCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
-    if (memory == HostMemory::Pageable)
-        return vfio::make_error("allocate host buffer", m_info.name, ENOTSUP,
-                                "XDMA engines reach only IOMMU-mapped memory: use a registered buffer");
     if (bytes == 0)
         return vfio::make_error("allocate host buffer", m_info.name, EINVAL, "size 0");
+    if (memory == HostMemory::Pageable)
+        return std::unique_ptr<measure::HostBuffer>(std::make_unique<PageableBuffer>(bytes));
     vfio::DmaRegion::Options options;
     options.access = vfio::DmaAccess::DeviceReadWrite;
     options.kind = memory == HostMemory::RegisteredHugePages ? vfio::BufferKind::HugePages : vfio::BufferKind::Anonymous;
@@ -140,6 +151,8 @@ vfio::Result<measure::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsig
     if (queue >= m_queues.size())
         return refuse(EINVAL, "the endpoint has " + std::to_string(m_queues.size()) + " queue(s), numbered from 0");
     auto* registered = dynamic_cast<RegisteredBuffer*>(&host);
+    if (host.memory() == HostMemory::Pageable)
+        return refuse(EINVAL, "the host buffer is pageable: the XDMA engines reach only IOMMU-mapped memory");
     if (registered == nullptr || registered->owner() != this)
         return refuse(EINVAL, "the host buffer was not allocated by this endpoint (not mapped for its DMA)");
     if (bytes == 0)
@@ -254,6 +267,7 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(vfio::De
         return vfio::make_error("open XDMA copy endpoint", object, EINVAL, "the design states no card memory");
     if (config.ring_descriptors == 0 || config.ring_descriptors > MAX_DESCRIPTOR_CREDITS)
         return vfio::make_error("open XDMA copy endpoint", object, EINVAL, "ring_descriptors must be 1..1023");
+    PDT_TRY(device.enable_bus_master());  // the engines fetch descriptors and move data as bus master
     const vfio::RegisterWindow regs = PDT_TRY(dma_registers(device, config.dma_bar, config.register_offset));
     const Channels channels = PDT_TRY(discover(regs, false));
     const unsigned queues = std::min<unsigned>({static_cast<unsigned>(channels.h2c.size()),

@@ -14,7 +14,8 @@
 //   auto endpoint = PDT_TRY(xdma::open_copy_endpoint(device, config));
 //
 // Registered host buffers are vfio::DmaRegions (anonymous or huge pages) mapped for DMA in the
-// device's container; Pageable is refused: the engines reach only IOMMU-mapped memory.
+// device's container. Pageable buffers are plain memory for the host's own use (the user buffer
+// of a staged copy); a copy from or to one is refused: the engines reach only IOMMU-mapped memory.
 #pragma once
 
 #include <chrono>
@@ -43,7 +44,8 @@ struct CopyEndpointConfig {
     std::chrono::milliseconds engine_timeout{10000};
 };
 
-// Discovers the memory-mapped channels and opens an engine pair per queue. ENODEV when the
+// Enables Bus Master in the device's Command register, discovers the memory-mapped channels and
+// opens an engine pair per queue. ENODEV when the
 // design has no memory-mapped H2C and C2H channel; EINVAL when card_memory_size is 0.
 vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config);

@@ -4,8 +4,8 @@
 #   scripts/h200_measure.sh bundle [BUILD_DIR] [BUNDLE_DIR]   # here: binaries + their libraries
 #   scripts/h200_measure.sh run    [BIN_DIR]   [OUT_DIR]      # there: the measurements
 #
-# The device machine has no package registry: `bundle` copies pcie_link_measure,
-# cuda_copy_latency, dump_pci_info and cuda_copy_endpoint_test with the shared libraries they
+# The device machine has no package registry: `bundle` copies pcie_link_measure (which records
+# the dump_pci_info text itself), cuda_copy_latency and cuda_copy_endpoint_test with the shared libraries they
 # load that are not in glibc (libpci, Boost, ...) into BUNDLE_DIR (bin/, lib/, this script), to
 # carry. `run` then, with LD_LIBRARY_PATH=BIN_DIR/../lib:
 #   1. cuda_copy_endpoint_test (the adapter's GPU tests)
@@ -24,7 +24,7 @@ set -uo pipefail
 
 bundle() {
     local build=${1:-build} dest=${2:-build/h200-bundle}
-    local tools="pcie_link_measure cuda_copy_latency dump_pci_info cuda_copy_endpoint_test"
+    local tools="pcie_link_measure cuda_copy_latency cuda_copy_endpoint_test"
     mkdir -p "$dest/bin" "$dest/lib"
     for t in $tools; do
         local f

@@ -27,6 +27,8 @@ Endpoints::Endpoints() {
         "model_corrupt_every", po::value(&m.corrupt_every)->default_value(m.corrupt_every),
         "model fault: flip one byte of every Nth copy (0: never)")(
         "model_pci_address", po::value(&m.pci_address), "model: a function whose LnkSta to read (with --pci_access sim)");
+    add_xdma_options(m_options, m_xdma);
+    add_cuda_options(m_options, m_cuda);
 }
 
 vfio::Result<std::unique_ptr<measure::CopyEndpoint>> Endpoints::open(const std::string& endpoint, std::string& adapter) {
@@ -39,7 +41,15 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> Endpoints::open(const std::
             return std::move(model).error();
         return std::unique_ptr<measure::CopyEndpoint>(std::move(*model));
     }
-    return vfio::make_error("--endpoint", endpoint, EINVAL, "known endpoints: model");
+    if (endpoint == "xdma") {
+        adapter = "xdma";
+        return open_xdma(m_xdma);
+    }
+    if (endpoint == "cuda") {
+        adapter = "cuda";
+        return open_cuda(m_cuda);
+    }
+    return vfio::make_error("--endpoint", endpoint, EINVAL, "known endpoints: model, xdma, cuda");
 }
 
 }  // namespace measure_tool

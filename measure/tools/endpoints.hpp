@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "device_endpoints.hpp"
 #include "measure/copy_endpoint.hpp"
 #include "sim/model_copy_endpoint.hpp"
 
@@ -23,6 +24,8 @@ private:
     boost::program_options::options_description m_options{"Endpoint options"};
     sim::ModelCopyParameters m_model;
     std::string m_model_memory;
+    XdmaCli m_xdma;
+    CudaCli m_cuda;
 };
 
 }  // namespace measure_tool

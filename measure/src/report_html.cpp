@@ -52,7 +52,8 @@ namespace {
 
 const char* kStyle = R"(
 body { font-family: sans-serif; margin: 1.5em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.85em; }
+.wide { overflow-x: auto; }
 th, td { border: 1px solid #bbb; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
 th { background: #eee; }
 td.num { text-align: right; white-space: nowrap; }
@@ -92,6 +93,14 @@ std::string rate_cell(const Interval& gbps) {
     return "<td class=\"num rate\">" + fixed(gbps.mean) + interval + "</td>";
 }
 
+// "257.70 GB" (decimal, as the rates), the exact count in the title.
+std::string bytes_cell(uint64_t bytes) {
+    const double gb = static_cast<double>(bytes) / 1e9;
+    const std::string shown = bytes < 1000000 ? std::to_string(bytes) + " B" : fixed(gb, 2) + " GB";
+    return "<td class=\"num\" title=\"" + std::to_string(bytes) + " bytes\" data-bytes=\"" + std::to_string(bytes) +
+           "\">" + shown + "</td>";
+}
+
 std::vector<std::string> rate_keys(const Report& report) {
     std::vector<std::string> keys = {"H2C/direct", "H2C/staged", "C2H/direct", "C2H/staged"};
     std::vector<std::string> present;
@@ -120,7 +129,7 @@ std::vector<std::string> latency_modes(const Report& report) {
 std::string card_table(const Report& report) {
     const std::vector<std::string> keys = rate_keys(report);
     const std::vector<std::string> modes = latency_modes(report);
-    std::string html = "<table id=\"cards\">\n<tr><th>Card</th><th>Adapter</th><th>Name</th><th>Host</th>"
+    std::string html = "<div class=\"wide\"><table id=\"cards\">\n<tr><th>Card</th><th>Adapter</th><th>Name</th><th>Host</th>"
                        "<th>Link under load</th><th>Runs</th><th>Verdict</th>";
     for (const std::string& key : keys)
         html += "<th>" + html_escape(key) + " large copy, GB/s [99%]</th>";
@@ -148,9 +157,9 @@ std::string card_table(const Report& report) {
                             : "<td class=\"num\">" + fixed(it->p50_us) + " / " + fixed(it->p99_us) + "</td>";
             }
         }
-        html += "<td class=\"num\">" + std::to_string(card.bytes_verified) + "</td></tr>\n";
+        html += bytes_cell(card.bytes_verified) + "</tr>\n";
     }
-    return html + "</table>\n";
+    return html + "</table></div>\n";
 }
 
 std::string plots_section(const std::vector<Plot>& plots) {
@@ -181,12 +190,17 @@ std::string predictions_section(const Report& report) {
     std::string rows;
     for (size_t r = 0; r < report.runs.size(); ++r) {
         const Run& run = report.runs[r];
+        // A failed run measured nothing that counts: its predictions get no measured value and no verdict.
+        const bool failed = run.verdict == "FAIL";
         for (const Prediction& p : run.predictions)
             rows += "<tr><td>" + html_escape(tag_of(report, r)) + "</td><td>" + html_escape(run.file) + "</td><td>" +
                     html_escape(run.predictions_file) + "<br><code>" + html_escape(run.predictions_sha256) +
                     "</code></td><td>" + html_escape(p.name) + "</td><td class=\"num\">" + fixed(p.low, 3) + " .. " +
-                    fixed(p.high, 3) + "</td><td class=\"num\">" + fixed(p.measured_low, 3) + " .. " +
-                    fixed(p.measured_high, 3) + "</td><td>" + verdict_span(p.verdict) + "</td></tr>\n";
+                    fixed(p.high, 3) + "</td>" +
+                    (failed ? "<td class=\"norate\" colspan=\"2\">no rate: the run FAILed</td>"
+                            : "<td class=\"num\">" + fixed(p.measured_low, 3) + " .. " + fixed(p.measured_high, 3) +
+                                  "</td><td>" + verdict_span(p.verdict) + "</td>") +
+                    "</tr>\n";
     }
     if (rows.empty())
         return "<h2>Predictions</h2>\n<p>No run had a predictions file.</p>\n";
@@ -202,6 +216,19 @@ std::string link_line(const LinkState& link) {
            (link.text.empty() ? "" : " (" + link.text + ")");
 }
 
+// One line when the link read the same before, under load and after; else the three.
+std::string link_cell(const Run& run) {
+    const std::string before = link_line(run.before), load = link_line(run.under_load), after = link_line(run.after);
+    std::string html = before == load && load == after
+                           ? html_escape(before) + ", unchanged"
+                           : "before: " + html_escape(before) + "<br>under load: " + html_escape(load) +
+                                 "<br>after: " + html_escape(after);
+    if (!run.link_proof.empty())
+        html += "<br>lowest link that carries the rate: " + html_escape(run.link_proof);
+    return html;
+}
+
+
 std::string context_section(const Report& report) {
     std::string html = "<h2>Runs and their context</h2>\n<table id=\"runs\">\n<tr><th>Card</th><th>Result file</th>"
                        "<th>Started (UTC), duration</th><th>Verdict, bytes verified</th><th>Host</th>"
@@ -215,10 +242,7 @@ std::string context_section(const Report& report) {
                 " cores, NUMA node " + std::to_string(run.numa_node) + "<br>kernel " + html_escape(run.kernel) +
                 "<br><code>" + html_escape(run.kernel_cmdline) + "</code></td><td>" + html_escape(run.iommu_mode) +
                 (run.iommu_page_size ? ", page " + format_bytes(static_cast<uint64_t>(run.iommu_page_size)) : "") +
-                "</td><td>" + html_escape(link_line(run.before)) + "<br>" + html_escape(link_line(run.under_load)) +
-                "<br>" + html_escape(link_line(run.after)) +
-                (run.link_proof.empty() ? "" : "<br>lowest link that carries the rate: " + html_escape(run.link_proof)) +
-                "</td><td><pre>" + html_escape(run.command) + "</pre></td></tr>\n";
+                "</td><td>" + link_cell(run) + "</td><td><pre>" + html_escape(run.command) + "</pre></td></tr>\n";
     }
     return html + "</table>\n";
 }

@@ -21,9 +21,14 @@ namespace {
 
 // Colours per card (a card keeps its colour on every plot); paths differ by point type and dash.
 constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+constexpr const char* kLight[] = {"#7fb2dc", "#ea9192", "#8fd08f", "#c5b0dc", "#ffb873", "#c49c94", "#f1b6da", "#8bdde7"};
 constexpr size_t kMaxCdfPoints = 400;
 
-std::string colour(size_t card) { return kColours[card % (sizeof(kColours) / sizeof(kColours[0]))]; }
+// The staged path and its model in a lighter shade of the card's colour.
+std::string colour(size_t card, bool light = false) {
+    const size_t i = card % (sizeof(kColours) / sizeof(kColours[0]));
+    return light ? kLight[i] : kColours[i];
+}
 
 std::string number(double value) {
     char text[32];
@@ -91,7 +96,7 @@ std::string bandwidth_script(const Report& report, const std::string& direction,
             const bool direct = curve.path == "direct";
             series.push_back({datablock(series.size(), rows),
                               "$d" + std::to_string(series.size()) + " using 1:2:3:4 with yerrorlines lc rgb '" +
-                                  colour(c) + "' lw " + (direct ? "2" : "1.5") + " pt " + (direct ? "7" : "4") +
+                                  colour(c, !direct) + "' lw " + (direct ? "2" : "1.5") + " pt " + (direct ? "7" : "4") +
                                   " ps 0.6 title " + gnuplot_quote(title)});
             titles.push_back(title);
         }
@@ -103,7 +108,7 @@ std::string bandwidth_script(const Report& report, const std::string& direction,
                 rows += std::to_string(bytes) + " " + number(gbps) + "\n";
             const std::string title = card.tag + " staged model";
             series.push_back({datablock(series.size(), rows), "$d" + std::to_string(series.size()) +
-                                                                  " using 1:2 with lines lc rgb '" + colour(c) +
+                                                                  " using 1:2 with lines lc rgb '" + colour(c, true) +
                                                                   "' dt 2 lw 1.5 title " + gnuplot_quote(title)});
             titles.push_back(title);
         }

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     for (const report::Card& card : merged.cards)
-        std::cout << card.tag << " " << card.name << " on " << card.hostname << ": " << card.runs.size() << " runs, "
+        std::cout << card.tag << " " << card.name << " on " << card.hostname << ": " << card.runs.size() << (card.runs.size() == 1 ? " run, " : " runs, ")
                   << card.verdict << ", " << card.bytes_verified << " bytes verified\n";
     std::cout << "Report: " << output << ": " << merged.cards.size() << " cards, " << merged.runs.size()
               << " result files, " << plots->size() << " plots, " << merged.warnings.size() << " warnings\n";

@@ -148,6 +148,7 @@ TEST(ReportHtml, FailedRunShowsFailAndNoRate) {
     EXPECT_NE(row.find("no rate: the data check failed in 1 of 1 runs"), std::string::npos) << row;
     EXPECT_EQ(row.find("class=\"num rate\""), std::string::npos) << row;
     EXPECT_NE(html.find("byte 17 read back 0x00, wrote 0x5a"), std::string::npos);  // its failure, as a warning
+    EXPECT_NE(html.find("no rate: the run FAILed"), std::string::npos);  // its prediction: no measured value
     std::vector<std::string> titles;
     const std::string script = report::bandwidth_script(r, "H2C", titles);
     EXPECT_EQ(script.find("C3"), std::string::npos);

@@ -9,6 +9,8 @@ packages=(
   clang libclang-rt-dev          # libFuzzer targets (fuzz/, scripts/fuzz.sh): clang 14 and its compiler-rt (libFuzzer, ASan, UBSan)
   qemu-system-x86 busybox-static cpio kmod zstd   # the QEMU guest that tests real kernel VFIO
   python3                        # scripts/soak.sh (standard library only)
+  gnuplot-nox                    # pcie_link_report: the SVG plots of the link report
+  chromium                       # the test that renders the link report in headless Chromium
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -56,7 +56,8 @@ table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.85em; }
 .wide { overflow-x: auto; }
 th, td { border: 1px solid #bbb; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
 th { background: #eee; }
-td.num { text-align: right; white-space: nowrap; }
+td.num, td.nowrap { text-align: right; white-space: nowrap; }
+td.nowrap { text-align: left; }
 .PASS, .pass { color: #1a7f37; font-weight: bold; }
 .FAIL, .fail { color: #cf222e; font-weight: bold; }
 .PASS_WITH_WARNINGS, .SKIPPED, .inconclusive { color: #9a6700; font-weight: bold; }
@@ -130,17 +131,17 @@ std::string card_table(const Report& report) {
     const std::vector<std::string> keys = rate_keys(report);
     const std::vector<std::string> modes = latency_modes(report);
     std::string html = "<div class=\"wide\"><table id=\"cards\">\n<tr><th>Card</th><th>Adapter</th><th>Name</th><th>Host</th>"
-                       "<th>Link under load</th><th>Runs</th><th>Verdict</th>";
+                       "<th>Link under load</th><th>Runs</th><th>Verdict</th>";  // then the large-copy rates, the 4 KiB latency
     for (const std::string& key : keys)
-        html += "<th>" + html_escape(key) + " large copy, GB/s [99%]</th>";
+        html += "<th>" + html_escape(key) + " large copy<br>GB/s [99%]</th>";
     for (const std::string& mode : modes)
-        html += "<th>" + html_escape(mode) + " latency p50 / p99, us</th>";
+        html += "<th>" + html_escape(mode) + " latency<br>p50 / p99 us</th>";
     html += "<th>Bytes verified</th></tr>\n";
     for (const Card& card : report.cards) {
         html += "<tr class=\"card\" data-card=\"" + html_escape(card.tag) + "\" data-verdict=\"" +
                 html_escape(card.verdict) + "\"><td>" + html_escape(card.tag) + "</td><td>" +
-                html_escape(card.adapter) + "</td><td>" + html_escape(card.name) + "</td><td>" +
-                html_escape(card.hostname) + "</td><td>" + html_escape(card.link) + "</td><td class=\"num\">" +
+                html_escape(card.adapter) + "</td><td>" + html_escape(card.name) + "</td><td class=\"nowrap\">" +
+                html_escape(card.hostname) + "</td><td class=\"nowrap\">" + html_escape(card.link) + "</td><td class=\"num\">" +
                 std::to_string(card.runs.size()) + "</td><td>" + verdict_span(card.verdict) + "</td>";
         if (!card.rates_shown()) {
             html += "<td class=\"norate\" colspan=\"" + std::to_string(keys.size() + modes.size()) +

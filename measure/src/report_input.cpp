@@ -96,6 +96,8 @@ std::vector<double> numbers_at(const json& object, const std::string& key, const
     std::vector<double> out;
     if (const json* list = array_at(object, key, parent)) {
         for (size_t i = 0; i < list->size(); ++i) {
+            if ((*list)[i].is_null())
+                continue;  // a value not measured (JSON has no NaN)
             if (!(*list)[i].is_number())
                 throw FieldError{item(join(parent, key), i), "expected a number"};
             out.push_back((*list)[i].get<double>());

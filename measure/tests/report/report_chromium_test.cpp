@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <unistd.h>
 
 #include "test_support/run_process.hpp"
 
@@ -39,7 +40,7 @@ std::string find_chromium() {
 test_support::Outcome chromium(const std::string& binary, const std::string& profile,
                                const std::vector<std::string>& extra) {
     std::vector<std::string> args = {"--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + profile,
-                                     "--no-first-run", "--disable-extensions", "--window-size=1400,2600"};
+                                     "--no-first-run", "--disable-extensions", "--disable-dev-shm-usage", "--window-size=1400,2600"};
     args.insert(args.end(), extra.begin(), extra.end());
     test_support::RunOptions options;
     options.stderr_to = test_support::Stderr::separate;  // its D-Bus complaints

@@ -276,3 +276,31 @@ TEST(ReportPlots, GnuplotMakesAnSvgWithTheCurves) {
     ASSERT_FALSE(broken.ok());
     EXPECT_NE(broken.error().message().find("gnuplot failed: "), std::string::npos) << broken.error().message();
 }
+
+TEST(ReportMerge, SingleMedianSkippedRunsAndLinkWarnings) {
+    const std::string point = R"({"direction":"H2C","path":"direct","bytes":1048576,"run_medians_gbps":[1.5,null]})";
+    auto one = report::parse_run(minimal(R"(,"sweep":{"points":[)" + point + R"(]},)"
+                                         R"("link":{"under_load":{"speed":"8GT/s","width":4},"changed":true})"),
+                                 "one.json");
+    ASSERT_TRUE(one.ok()) << one.error().message();
+    auto other = report::parse_run(minimal(R"(,"link":{"under_load":{"speed":"2.5GT/s","width":4}})"), "other.json");
+    ASSERT_TRUE(other.ok()) << other.error().message();
+    auto skipped = report::parse_run(
+        R"({"schema":"pcie_link_measure/1","host":{"hostname":"h2"},"endpoint":{"adapter":"a","name":"n"},)"
+        R"("verdict":"SKIPPED"})",
+        "skipped.json");
+    ASSERT_TRUE(skipped.ok());
+    const report::Report r = report::merge({*one, *other, *skipped});
+    ASSERT_EQ(r.cards.size(), 2u);
+    EXPECT_EQ(r.cards[0].link, "varies");
+    EXPECT_EQ(r.cards[0].verdict, "PASS");
+    EXPECT_EQ(r.cards[1].verdict, "SKIPPED");
+    const report::Interval rate = r.cards[0].large_copy.at("H2C/direct");
+    EXPECT_EQ(rate.n, 1u);  // the null median is no sample
+    EXPECT_FALSE(rate.has_interval);
+    const std::string html = report::render_html(r, {}, "t");
+    EXPECT_NE(html.find("1.50 (1 run, no interval)"), std::string::npos);
+    EXPECT_NE(html.find("one.json: the link changed during the run"), std::string::npos);
+    EXPECT_NE(html.find("C1 m on h: the link differs between runs"), std::string::npos);
+    EXPECT_NE(html.find("8GT/s x4"), std::string::npos);
+}

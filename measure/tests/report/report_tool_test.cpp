@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "test_support/run_process.hpp"
 
@@ -11,8 +12,9 @@ namespace {
 const std::string kTool = PDT_LINK_REPORT;
 const std::string kFixtures = PDT_REPORT_FIXTURES;
 
+// Named per process: two builds may run these tests at once.
 std::string temp_path(const std::string& name) {
-    return (std::filesystem::path(testing::TempDir()) / name).string();
+    return (std::filesystem::path(testing::TempDir()) / (std::to_string(::getpid()) + "_" + name)).string();
 }
 
 test_support::Outcome run(const std::vector<std::string>& args) {

@@ -163,6 +163,20 @@ std::string card_table(const Report& report) {
     return html + "</table></div>\n";
 }
 
+// Per card and curve, the sizes that reach half and 90% of the large-copy rate.
+std::string reach_table(const Report& report) {
+    std::string rows;
+    for (const Card& card : report.cards)
+        for (const auto& [key, sizes] : card.reach)
+            rows += "<tr><td>" + html_escape(card.tag) + "</td><td>" + html_escape(key) + "</td><td class=\"num\">" +
+                    format_bytes(sizes.first) + "</td><td class=\"num\">" + format_bytes(sizes.second) + "</td></tr>\n";
+    if (rows.empty())
+        return {};
+    return "<p>The smallest copy that reaches half and 90% of the large-copy rate (means over the runs):</p>\n"
+           "<table id=\"reach\">\n<tr><th>Card</th><th>Direction/path</th><th>Half</th><th>90%</th></tr>\n" + rows +
+           "</table>\n";
+}
+
 std::string plots_section(const std::vector<Plot>& plots) {
     std::string html = "<h2>Plots</h2>\n";
     if (plots.empty())
@@ -240,7 +254,8 @@ std::string context_section(const Report& report) {
                 "</td><td>" + html_escape(run.started_utc) + "<br>" + fixed(run.duration_s, 1) + " s</td><td>" +
                 verdict_span(run.verdict) + "<br>" + std::to_string(run.bytes_verified) + " bytes</td><td>" +
                 html_escape(run.hostname) + "<br>" + html_escape(run.cpu) + ", " + std::to_string(run.cores) +
-                " cores, NUMA node " + std::to_string(run.numa_node) + "<br>kernel " + html_escape(run.kernel) +
+                " cores, NUMA node " + std::to_string(run.numa_node) +
+                (run.memcpy_gbps > 0 ? "<br>host memcpy " + fixed(run.memcpy_gbps) + " GB/s" : "") + "<br>kernel " + html_escape(run.kernel) +
                 "<br><code>" + html_escape(run.kernel_cmdline) + "</code></td><td>" + html_escape(run.iommu_mode) +
                 (run.iommu_page_size ? ", page " + format_bytes(static_cast<uint64_t>(run.iommu_page_size)) : "") +
                 "</td><td>" + link_cell(run) + "</td><td><pre>" + html_escape(run.command) + "</pre></td></tr>\n";
@@ -270,7 +285,7 @@ std::string render_html(const Report& report, const std::vector<Plot>& plots, co
                        std::to_string(report.cards.size()) + " cards, " + std::to_string(hosts.size()) +
                        " hosts. A card's rate is the mean of its runs' medians at the largest size, with a 99% "
                        "interval; a card with a failed data check shows no rate.</p>\n<h2>Cards</h2>\n";
-    html += card_table(report) + plots_section(plots) + predictions_section(report) + context_section(report) +
+    html += card_table(report) + reach_table(report) + plots_section(plots) + predictions_section(report) + context_section(report) +
             warnings_section(report);
     return html + "</body>\n</html>\n";
 }

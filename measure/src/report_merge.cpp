@@ -50,9 +50,20 @@ void pool_sweep(Card& card, const std::vector<const Run*>& runs) {
             card.curves.push_back(Curve{direction, path, {}});
         card.curves.back().points.push_back(CurvePoint{bytes, mean_ci99(values)});
     }
-    for (const Curve& curve : card.curves)
-        if (!curve.points.empty())
-            card.large_copy[curve.direction + "/" + curve.path] = curve.points.back().gbps;
+    for (const Curve& curve : card.curves) {
+        if (curve.points.empty())
+            continue;
+        const std::string key = curve.direction + "/" + curve.path;
+        const double large = curve.points.back().gbps.mean;
+        card.large_copy[key] = curve.points.back().gbps;
+        auto first_reaching = [&](double fraction) {
+            for (const CurvePoint& p : curve.points)
+                if (p.gbps.mean >= fraction * large)
+                    return p.bytes;
+            return curve.points.back().bytes;
+        };
+        card.reach[key] = {first_reaching(0.5), first_reaching(0.9)};
+    }
     for (const auto& [key, values] : model) {
         if (card.model.empty() || card.model.back().direction != key.first)
             card.model.push_back(ModelCurve{key.first, {}});

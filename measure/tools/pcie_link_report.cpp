@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> inputs;
     po::options_description visible(
         "pcie_link_report --output FILE.html RESULT.json [RESULT.json|DIRECTORY ...]\n"
-        "Merges result files of pcie_link_measure into one HTML page (plots made with gnuplot).\nOptions");
+        "Merges result files of pcie_link_measure into one HTML page (plots made with gnuplot).\n\nOptions");
     visible.add_options()("help,h", "show this help")("output,o", po::value(&output), "the HTML file to write")(
         "title", po::value(&title)->default_value(title), "the page's title")(
         "gnuplot", po::value(&gnuplot)->default_value(gnuplot), "the gnuplot program (searched in PATH)");

@@ -121,6 +121,8 @@ struct Card {
     std::vector<Curve> curves;
     std::vector<ModelCurve> model;
     std::map<std::string, Interval> large_copy;  // "H2C/direct" -> the largest size's interval
+    // "H2C/direct" -> the smallest sizes whose mean reaches half and 90% of the large-copy rate
+    std::map<std::string, std::pair<uint64_t, uint64_t>> reach;
     std::vector<CardLatency> latency;
     bool rates_shown() const { return verdict != "FAIL"; }
 };

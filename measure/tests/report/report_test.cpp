@@ -106,6 +106,8 @@ TEST(ReportMerge, TwoCardsTwoHostsFiveRunsEach) {
     EXPECT_NEAR(h2c.mean, 6.6, 0.1);
     EXPECT_LT(h2c.low, h2c.mean);
     EXPECT_GT(h2c.high, h2c.mean);
+    // size / (11 us + size / 6.6 GB/s) reaches half the rate at 72.6 kB and 90% at 653 kB
+    EXPECT_EQ(xdma.reach.at("H2C/direct"), std::make_pair(uint64_t{128} << 10, uint64_t{1} << 20));
     EXPECT_EQ(xdma.curves.size(), 4u);         // two directions x two paths
     EXPECT_EQ(xdma.curves[0].points.size(), 17u);  // 4 KiB .. 256 MiB
     ASSERT_EQ(xdma.latency.size(), 2u);
@@ -130,6 +132,9 @@ TEST(ReportHtml, OneLinePerCardWithRatesAndLatency) {
     EXPECT_EQ(count(html, "<tr class=\"run\">"), 10u);
     EXPECT_NE(html.find("id=\"predictions\""), std::string::npos);
     EXPECT_NE(html.find("iommu=pt"), std::string::npos);  // the context: kernel command line
+    EXPECT_NE(html.find("<td>C2</td><td>H2C/direct</td><td class=\"num\">512 KiB</td><td class=\"num\">4 MiB</td>"),
+              std::string::npos);
+    EXPECT_NE(html.find("host memcpy 21.00 GB/s"), std::string::npos);
 }
 
 TEST(ReportHtml, FailedRunShowsFailAndNoRate) {

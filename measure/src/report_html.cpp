@@ -118,24 +118,26 @@ std::vector<std::string> rate_keys(const Report& report) {
     return present;
 }
 
-std::vector<std::string> latency_modes(const Report& report) {
-    std::vector<std::string> modes;
+// The latency columns: (direction, mode) pairs in order of appearance.
+using LatencyKey = std::pair<std::string, std::string>;
+std::vector<LatencyKey> latency_modes(const Report& report) {
+    std::vector<LatencyKey> modes;
     for (const Card& card : report.cards)
         for (const CardLatency& latency : card.latency)
-            if (std::find(modes.begin(), modes.end(), latency.mode) == modes.end())
-                modes.push_back(latency.mode);
+            if (std::find(modes.begin(), modes.end(), LatencyKey{latency.direction, latency.mode}) == modes.end())
+                modes.emplace_back(latency.direction, latency.mode);
     return modes;
 }
 
 std::string card_table(const Report& report) {
     const std::vector<std::string> keys = rate_keys(report);
-    const std::vector<std::string> modes = latency_modes(report);
+    const std::vector<LatencyKey> modes = latency_modes(report);
     std::string html = "<div class=\"wide\"><table id=\"cards\">\n<tr><th>Card</th><th>Adapter</th><th>Name</th><th>Host</th>"
                        "<th>Link under load</th><th>Runs</th><th>Verdict</th>";  // then the large-copy rates, the 4 KiB latency
     for (const std::string& key : keys)
         html += "<th>" + html_escape(key) + " large copy<br>GB/s [99%]</th>";
-    for (const std::string& mode : modes)
-        html += "<th>" + html_escape(mode) + " latency<br>p50 / p99 us</th>";
+    for (const auto& [direction, mode] : modes)
+        html += "<th>" + html_escape((direction.empty() ? "" : direction + " ") + mode) + " latency<br>p50 / p99 us</th>";
     html += "<th>Bytes verified</th></tr>\n";
     for (const Card& card : report.cards) {
         html += "<tr class=\"card\" data-card=\"" + html_escape(card.tag) + "\" data-verdict=\"" +
@@ -150,9 +152,10 @@ std::string card_table(const Report& report) {
         } else {
             for (const std::string& key : keys)
                 html += rate_cell(card.large_copy.count(key) ? card.large_copy.at(key) : Interval{});
-            for (const std::string& mode : modes) {
-                auto it = std::find_if(card.latency.begin(), card.latency.end(),
-                                       [&](const CardLatency& l) { return l.mode == mode; });
+            for (const LatencyKey& key : modes) {
+                auto it = std::find_if(card.latency.begin(), card.latency.end(), [&](const CardLatency& l) {
+                    return LatencyKey{l.direction, l.mode} == key;
+                });
                 html += it == card.latency.end()
                             ? "<td class=\"num\">-</td>"
                             : "<td class=\"num\">" + fixed(it->p50_us) + " / " + fixed(it->p99_us) + "</td>";

@@ -2,6 +2,7 @@
 // and an error names the file and the field, so that a hand-edited or truncated file is found.
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -79,6 +80,11 @@ const json* array_at(const json& object, const std::string& key, const std::stri
 }
 
 std::string item(const std::string& parent, size_t index) { return parent + "[" + std::to_string(index) + "]"; }
+
+// A number, or NaN where the field is absent or null (a figure not measured).
+double optional_number_at(const json& object, const std::string& key, const std::string& parent) {
+    return find(object, key) ? number_at(object, key, parent) : std::nan("");
+}
 
 std::vector<std::string> strings_at(const json& object, const std::string& key) {
     std::vector<std::string> out;
@@ -175,6 +181,7 @@ void read_verdict(const json& root, Run& run) {
         throw FieldError{"verdict", "expected PASS, PASS WITH WARNINGS, FAIL or SKIPPED, not \"" + run.verdict + "\""};
     run.warnings = strings_at(root, "warnings");
     run.failures = strings_at(root, "failures");
+    run.skipped = strings_at(root, "skipped");
     run.bytes_verified = count_at(root, "bytes_verified", "");
 }
 
@@ -201,7 +208,8 @@ void read_latency(const json& root, Run& run) {
     if (latency == nullptr)
         return;
     each_object(*latency, "modes", "latency", [&](const json& m, const std::string& path) {
-        run.latency.push_back(LatencyMode{string_at(m, "mode", path, true), numbers_at(m, "samples_us", path)});
+        run.latency.push_back(LatencyMode{string_at(m, "direction", path), string_at(m, "mode", path, true),
+                                          numbers_at(m, "samples_us", path)});
     });
 }
 
@@ -212,9 +220,11 @@ void read_predictions(const json& root, Run& run) {
     run.predictions_file = string_at(*predictions, "file", "predictions");
     run.predictions_sha256 = string_at(*predictions, "sha256", "predictions");
     each_object(*predictions, "results", "predictions", [&](const json& p, const std::string& path) {
-        run.predictions.push_back(Prediction{string_at(p, "name", path, true), number_at(p, "low", path),
-                                             number_at(p, "high", path), number_at(p, "measured_low", path),
-                                             number_at(p, "measured_high", path), string_at(p, "verdict", path, true)});
+        run.predictions.push_back(Prediction{string_at(p, "name", path, true), optional_number_at(p, "low", path),
+                                             optional_number_at(p, "high", path),
+                                             optional_number_at(p, "measured_low", path),
+                                             optional_number_at(p, "measured_high", path),
+                                             string_at(p, "verdict", path, true)});
     });
 }
 

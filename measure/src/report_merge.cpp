@@ -72,15 +72,18 @@ void pool_sweep(Card& card, const std::vector<const Run*>& runs) {
 }
 
 void pool_latency(Card& card, const std::vector<const Run*>& runs) {
-    std::map<std::string, std::vector<double>> samples;
+    std::map<std::pair<std::string, std::string>, std::vector<double>> samples;  // (direction, mode)
     for (const Run* run : runs)
-        for (const LatencyMode& mode : run->latency)
-            samples[mode.mode].insert(samples[mode.mode].end(), mode.samples_us.begin(), mode.samples_us.end());
-    for (auto& [mode, values] : samples) {
+        for (const LatencyMode& mode : run->latency) {
+            std::vector<double>& pooled = samples[{mode.direction, mode.mode}];
+            pooled.insert(pooled.end(), mode.samples_us.begin(), mode.samples_us.end());
+        }
+    for (auto& [key, values] : samples) {
         if (values.empty())
             continue;
         std::sort(values.begin(), values.end());
-        card.latency.push_back(CardLatency{mode, values, percentile(values, 0.50), percentile(values, 0.99)});
+        card.latency.push_back(
+            CardLatency{key.first, key.second, values, percentile(values, 0.50), percentile(values, 0.99)});
     }
 }
 
@@ -140,6 +143,8 @@ Report merge(std::vector<Run> runs) {
             report.warnings.push_back(run.file + ": " + w);
         for (const std::string& f : run.failures)
             report.warnings.push_back(run.file + ": FAIL: " + f);
+        for (const std::string& s : run.skipped)
+            report.warnings.push_back(run.file + ": skipped: " + s);
         if (run.link_changed)
             report.warnings.push_back(run.file + ": the link changed during the run");
     }

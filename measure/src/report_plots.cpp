@@ -136,10 +136,13 @@ std::string latency_script(const Report& report, const std::string& mode, std::v
             rows += number(s.back()) + " 1\n";
             low = std::min(low, s.front());
             high = std::max(high, s.back());
-            const std::string title = report.cards[c].tag + " (" + std::to_string(s.size()) + " samples)";
+            const std::string title = report.cards[c].tag + (latency.direction.empty() ? "" : " " + latency.direction) +
+                                      " (" + std::to_string(s.size()) + " samples)";
+            const bool second = latency.direction == "C2H";  // C2H lighter, dashed
             series.push_back({datablock(series.size(), rows), "$d" + std::to_string(series.size()) +
-                                                                  " using 1:2 with steps lc rgb '" + colour(c) +
-                                                                  "' lw 2 title " + gnuplot_quote(title)});
+                                                                  " using 1:2 with steps lc rgb '" + colour(c, second) +
+                                                                  (second ? "' dt 4" : "'") + " lw 2 title " +
+                                                                  gnuplot_quote(title)});
             titles.push_back(title);
         }
     }

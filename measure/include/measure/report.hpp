@@ -38,13 +38,14 @@ struct ModelPoint {
 };
 
 struct LatencyMode {
-    std::string mode;  // back_to_back | idle_gap
+    std::string direction;  // H2C | C2H; empty when the file does not say
+    std::string mode;       // back_to_back | idle_gap
     std::vector<double> samples_us;
 };
 
 struct Prediction {
     std::string name;
-    double low = 0, high = 0, measured_low = 0, measured_high = 0;
+    double low = 0, high = 0, measured_low = 0, measured_high = 0;  // NaN: not given (null)
     std::string verdict;  // pass | fail | inconclusive
 };
 
@@ -58,7 +59,7 @@ struct Run {
     LinkState before, under_load, after;
     bool link_changed = false;
     std::string verdict;  // PASS | PASS WITH WARNINGS | FAIL | SKIPPED
-    std::vector<std::string> warnings, failures;
+    std::vector<std::string> warnings, failures, skipped;
     uint64_t bytes_verified = 0;
     std::vector<SweepPoint> sweep;
     std::vector<ModelPoint> staged_model;
@@ -104,6 +105,7 @@ struct ModelCurve {
     std::vector<std::pair<uint64_t, double>> points;  // bytes, mean model GB/s over the runs
 };
 struct CardLatency {
+    std::string direction;  // may be empty
     std::string mode;
     std::vector<double> sorted_us;  // every sample of every run of the card
     double p50_us = 0, p99_us = 0;

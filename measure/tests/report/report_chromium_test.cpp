@@ -117,7 +117,9 @@ TEST(ReportChromium, ReportRendersInHeadlessChromium) {
         const std::string plot = figure(dom, std::string("latency-") + mode);
         ASSERT_NE(plot.find("<svg"), std::string::npos) << mode;
         for (const char* card : {"C1", "C2"})
-            EXPECT_GE(points_of_curve(plot, std::string(card) + " (1000 samples)"), 100u) << mode << " " << card;
+            for (const char* direction : {"H2C", "C2H"})
+                EXPECT_GE(points_of_curve(plot, std::string(card) + " " + direction + " (1000 samples)"), 100u)
+                    << mode << " " << card << " " << direction;
     }
 
     const std::string shot = (dir / "report.png").string();

@@ -110,7 +110,9 @@ TEST(ReportMerge, TwoCardsTwoHostsFiveRunsEach) {
     EXPECT_EQ(xdma.reach.at("H2C/direct"), std::make_pair(uint64_t{128} << 10, uint64_t{1} << 20));
     EXPECT_EQ(xdma.curves.size(), 4u);         // two directions x two paths
     EXPECT_EQ(xdma.curves[0].points.size(), 17u);  // 4 KiB .. 256 MiB
-    ASSERT_EQ(xdma.latency.size(), 2u);
+    ASSERT_EQ(xdma.latency.size(), 4u);  // H2C and C2H, back to back and after an idle gap
+    EXPECT_EQ(xdma.latency[0].direction, "C2H");
+    EXPECT_EQ(xdma.latency[0].mode, "back_to_back");
     EXPECT_EQ(xdma.latency[0].sorted_us.size(), 1000u);  // 200 samples x 5 runs
     uint64_t verified = 0;
     for (size_t i : xdma.runs)
@@ -135,6 +137,11 @@ TEST(ReportHtml, OneLinePerCardWithRatesAndLatency) {
     EXPECT_NE(html.find("<td>C2</td><td>H2C/direct</td><td class=\"num\">512 KiB</td><td class=\"num\">4 MiB</td>"),
               std::string::npos);
     EXPECT_NE(html.find("host memcpy 21.00 GB/s"), std::string::npos);
+    EXPECT_NE(html.find("<th>H2C idle_gap latency<br>p50 / p99 us</th>"), std::string::npos);
+    // A prediction whose figure was not measured (null): no number made up for it.
+    EXPECT_NE(html.find("<td>latency.H2C.idle_gap.p99_us</td><td class=\"num\">1.000 .. 100.000</td>"
+                        "<td class=\"num\">- .. -</td><td><span class=\"inconclusive\">inconclusive</span>"),
+              std::string::npos);
 }
 
 TEST(ReportHtml, FailedRunShowsFailAndNoRate) {
@@ -242,8 +249,9 @@ TEST(ReportPlots, ScriptsHaveACurvePerCardDirectionAndPath) {
     EXPECT_NE(script.find("'256 MiB' 268435456"), std::string::npos);
     titles.clear();
     const std::string cdf = report::latency_script(r, "idle_gap", titles);
-    EXPECT_EQ(titles, (std::vector<std::string>{"C1 (1000 samples)", "C2 (1000 samples)"}));
-    EXPECT_LE(count(cdf, "\n"), 2u * 410 + 40);  // at most 400 points a curve
+    EXPECT_EQ(titles, (std::vector<std::string>{"C1 C2H (1000 samples)", "C1 H2C (1000 samples)",
+                                                "C2 C2H (1000 samples)", "C2 H2C (1000 samples)"}));
+    EXPECT_LE(count(cdf, "\n"), 4u * 410 + 40);  // at most 400 points a curve
 }
 
 TEST(ReportPlots, SvgPrologStrippedAndPlotterErrorsPassedOn) {

@@ -9,6 +9,9 @@ packages=(
   clang libclang-rt-dev          # libFuzzer targets (fuzz/, scripts/fuzz.sh): clang 14 and its compiler-rt (libFuzzer, ASan, UBSan)
   qemu-system-x86 busybox-static cpio kmod zstd   # the QEMU guest that tests real kernel VFIO
   python3                        # scripts/soak.sh (standard library only)
+  help2man man-db               # man pages generated from each tool's --help (packaging/man), and man to check them
+  file                           # cpack -G DEB: dpkg-shlibdeps' Depends need file(1) to find the ELF files
+  debootstrap                    # scripts/test_deb.sh: the .deb installed on a clean Debian 12 root
   gnuplot-nox                    # pcie_link_report: the SVG plots of the link report
   chromium                       # the test that renders the link report in headless Chromium
 )

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <algorithm>
 #include <unistd.h>
 
 #include "test_support/run_process.hpp"
@@ -58,7 +58,7 @@ std::string figure(const std::string& dom, const std::string& id) {
 // How many points the longest path drawn in the curve titled `title` has (gnuplot puts each
 // curve in a <g id="gnuplot_plot_N"> with its key text first).
 size_t points_of_curve(const std::string& svg, const std::string& title) {
-    static const std::regex path_data(R"(<path[^>]* d="([^"]*)\")");
+    // Scanned by hand: std::regex recurses per character and overflows the stack on long paths.
     size_t best = 0;
     for (size_t at = svg.find("id=\"gnuplot_plot_"); at != std::string::npos;) {
         const size_t next = svg.find("id=\"gnuplot_plot_", at + 1);
@@ -66,9 +66,15 @@ size_t points_of_curve(const std::string& svg, const std::string& title) {
         at = next;
         if (group.find("<text>" + title + "</text>") == std::string::npos)
             continue;
-        for (std::sregex_iterator it(group.begin(), group.end(), path_data), end; it != end; ++it) {
-            const std::string d = (*it)[1];
-            best = std::max(best, static_cast<size_t>(std::count(d.begin(), d.end(), 'L')) + 1);
+        for (size_t path = group.find("<path"); path != std::string::npos; path = group.find("<path", path + 1)) {
+            const size_t end = group.find('>', path);
+            const size_t d = group.find(" d=\"", path);
+            if (d == std::string::npos || d > end)
+                continue;
+            const size_t close = group.find('"', d + 4);
+            const auto first = group.begin() + static_cast<std::ptrdiff_t>(d + 4);
+            const auto last = group.begin() + static_cast<std::ptrdiff_t>(close);
+            best = std::max(best, static_cast<size_t>(std::count(first, last, 'L')) + 1);
         }
     }
     return best;

@@ -48,20 +48,29 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+// Rates slow enough (tens of milliseconds a copy) that a loaded host's scheduling delays, which
+// add to every copy's time, stay within the tolerance; the median of five copies each.
 TEST(Shapes, StagedRateFollowsDmaAndMemcpyInSeries) {
-    const double dma = 1.0;
-    for (double memcpy : {0.5, 1.0, 3.0}) {
+    const double dma = 0.5;
+    std::vector<double> measured;
+    for (double memcpy : {0.25, 0.5, 1.5}) {
         etsoc1::FakeParameters p;
         p.dma_channel_gbps = p.link_gbps = dma;
         p.memcpy_gbps = memcpy;
         Bench s(p);
         const uint64_t bytes = 8u << 20;
         std::vector<double> rates;
-        for (int i = 0; i < 3; ++i)
+        for (int i = 0; i < 5; ++i)
             rates.push_back(bytes / s.time(Direction::H2C, {{0, 0}}, bytes) / 1e9);
         const double expected = 1.0 / (1.0 / dma + 1.0 / memcpy);
-        EXPECT_NEAR(median(rates), expected, 0.12 * expected) << "memcpy " << memcpy << " GB/s";
+        EXPECT_NEAR(median(rates), expected, 0.15 * expected) << "memcpy " << memcpy << " GB/s";
+        std::printf("staged H2C of 8 MiB, DMA %.2f GB/s, memcpy %.2f GB/s: %.3f GB/s (1/(1/DMA + 1/memcpy) = %.3f)\n",
+                    dma, memcpy, median(rates), expected);
+        measured.push_back(median(rates));
     }
+    EXPECT_LT(measured[0], measured[1]);  // a faster host memcpy stages faster, below the DMA rate
+    EXPECT_LT(measured[1], measured[2]);
+    EXPECT_LT(measured[2], dma);
 }
 
 TEST(Shapes, LatencyAfterAnIdleGapIsSetByTheIdlePollingInterval) {
@@ -80,21 +89,28 @@ TEST(Shapes, LatencyAfterAnIdleGapIsSetByTheIdlePollingInterval) {
     // Uniform over the 500 us sleep: a mean near 250 us, two orders above the copy itself.
     EXPECT_GT(mean_idle, 120.0);
     EXPECT_GT(mean_idle, 100 * wire_us);
+    EXPECT_LT(mean_idle, 2000.0);
     std::printf("4 KiB latency: after a 0-1 ms idle gap mean %.0f us (median %.0f), back to back median %.0f us\n",
                 mean_idle, median(idle), median(busy));
 }
 
 TEST(Shapes, TwoCommandsInOneStreamMoveHalfAsMuchAsOneTwoStreamsAsMuch) {
     etsoc1::FakeParameters p;
-    p.dma_channel_gbps = p.link_gbps = 1.0;
+    p.dma_channel_gbps = p.link_gbps = 0.125;  // slow: tens of milliseconds against host delays
     p.memcpy_gbps = 1e6;  // DMA-only: the seed's no-op bounce copy
     Bench s(p);
     const uint64_t bytes = 4u << 20;
-    const double one = bytes / s.time(Direction::H2C, {{0, 0}}, bytes);
-    const double same = 2 * bytes / s.time(Direction::H2C, {{0, 0}, {0, bytes}}, bytes);
-    const double two = 2 * bytes / s.time(Direction::H2C, {{0, 0}, {1, bytes}}, bytes);
-    EXPECT_NEAR(same / one, 0.5, 0.06);
-    EXPECT_NEAR(two / one, 1.0, 0.1);
+    // Rounds of the three cases, interleaved, and the median of each: a loaded host's scheduling
+    // delays add to single samples and come and go.
+    std::vector<double> ones, sames, twos;
+    for (int i = 0; i < 5; ++i) {
+        ones.push_back(bytes / s.time(Direction::H2C, {{0, 0}}, bytes));
+        sames.push_back(2 * bytes / s.time(Direction::H2C, {{0, 0}, {0, bytes}}, bytes));
+        twos.push_back(2 * bytes / s.time(Direction::H2C, {{0, 0}, {1, bytes}}, bytes));
+    }
+    const double one = median(ones), same = median(sames), two = median(twos);
+    EXPECT_NEAR(same / one, 0.5, 0.08);
+    EXPECT_NEAR(two / one, 1.0, 0.12);
     std::printf("rate ratios to one command: two in one stream %.2f, one in each of two streams %.2f\n", same / one,
                 two / one);
 }

@@ -259,10 +259,14 @@ struct FakeCard::Model {
 
     void respond() {
         std::unique_lock lock(mutex);
+        unsigned empty_polls = 0;
         while (!stopping) {
             advance();
             publish();
-            const auto interval = commands.empty() ? parameters.poll_idle : parameters.poll_busy;
+            // The runtime hints inactivity after a poll that found nothing in flight: one more
+            // short sleep, then the long one (a copy issued back to back is seen at once).
+            empty_polls = commands.empty() ? empty_polls + 1 : 0;
+            const auto interval = empty_polls > 1 ? parameters.poll_idle : parameters.poll_busy;
             lock.unlock();
             std::this_thread::sleep_for(interval);
             lock.lock();

@@ -13,7 +13,8 @@
 //   - the one-stream collision: k host-to-card commands of one stream in DMA at once run at
 //     one_stream_collision^(k-1) of their share (two: half as much as one);
 //   - response polling: completions reach the host when the runtime's response thread next
-//     looks: every poll_busy_us while anything is in flight, every poll_idle_us otherwise;
+//     looks: every poll_busy_us while anything is in flight (and once more after), every
+//     poll_idle_us otherwise;
 //   - injected faults: a copy error (the N-th command completes with a DmaInvalidAddress
 //     stream error and moves nothing), a hung command (never completes: waits time out), and a
 //     corrupted byte (the H2C byte at that offset of all bytes the card received is flipped).

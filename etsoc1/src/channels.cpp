@@ -156,9 +156,18 @@ vfio::Result<Completion> Loop::wait(Direction d, std::chrono::milliseconds timeo
 vfio::Result<void> Loop::stop(Direction d) {
     std::lock_guard lock(m_mutex);
     PDT_CHECK(m_mover->abandon(d));
-    m_entries[at(d)].clear();
-    m_done[at(d)].clear();
-    m_submitted[at(d)] = m_issued[at(d)] = m_done_prefix[at(d)] = 0;
+    // What was abandoned counts as done, so that the other direction still gets what was
+    // completed before (a source stops once drained while its sink still receives); once both
+    // directions are idle, the loop starts afresh.
+    const size_t i = at(d);
+    m_entries[i].clear();
+    m_done[i].clear();
+    m_submitted[i] = m_done_prefix[i] = m_issued[i];
+    if (m_entries[1 - i].empty())
+        for (size_t j = 0; j < 2; ++j) {
+            m_done[j].clear();
+            m_submitted[j] = m_issued[j] = m_done_prefix[j] = 0;
+        }
     return {};
 }
 

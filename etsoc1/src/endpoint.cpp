@@ -32,11 +32,14 @@ public:
     const measure::EndpointInfo& info() const override { return m_info; }
 
     vfio::Result<std::unique_ptr<measure::HostBuffer>> allocate(uint64_t bytes, measure::HostMemory memory) override {
-        if (memory != measure::HostMemory::Pageable)
+        // The runtime has no call to register user memory (removed in 0.3.x): every copy is
+        // staged through its bounce buffer (info().driver_stages). A registered buffer is
+        // therefore the best the card offers, plain memory, and says so (memory() is pageable);
+        // huge pages would change nothing the card sees and are not offered.
+        if (memory == measure::HostMemory::RegisteredHugePages)
             return vfio::make_error("allocate host buffer", m_info.name, ENOTSUP,
-                                    std::string(measure::to_string(memory)) +
-                                        " memory is not offered: the runtime has no call to register user memory "
-                                        "(removed in 0.3.x); every copy is staged through its bounce buffer: use pageable");
+                                    "huge-page memory is not offered: the runtime cannot register user memory "
+                                    "(removed in 0.3.x); every copy is staged through its bounce buffer");
         if (bytes == 0)
             return vfio::make_error("allocate host buffer", m_info.name, EINVAL, "zero bytes");
         return std::unique_ptr<measure::HostBuffer>(std::make_unique<PageableBuffer>(bytes));

@@ -33,7 +33,7 @@ TEST(Etsoc1Measure, StagedRateFollowsDmaAndMemcpyInSeries) {
     for (double memcpy : {0.25, 1.5}) {
         const double dma = 0.5, expected = 1.0 / (1.0 / dma + 1.0 / memcpy);
         const auto j = measure("sweep --etsoc1_fake dma_gbps=0.5,link_gbps=0.5,memcpy_gbps=" + std::to_string(memcpy) +
-                               " --etsoc1_memory 16MiB --min_bytes 8MiB --max_bytes 8MiB --repeats 2 --iterations 3 "
+                               " --etsoc1_memory 16MiB --min_bytes 8MiB --max_bytes 8MiB --repeats 3 --iterations 3 "
                                "--no_staged");
         const double h2c = j["sweep"]["large_copy_gbps"]["H2C/direct"].get<double>();
         EXPECT_NEAR(h2c, expected, 0.15 * expected) << "memcpy " << memcpy;
@@ -57,15 +57,15 @@ TEST(Etsoc1Measure, LatencyAfterAnIdleGapIsSetByThePollingInterval) {
 
 TEST(Etsoc1Measure, TwoCommandsInOneQueueHalfTwoQueuesOne) {
     const auto j = measure("inflight --etsoc1_fake dma_gbps=0.125,link_gbps=0.125,memcpy_gbps=1000000 "
-                           "--etsoc1_memory 16MiB --inflight_sizes 4MiB --repeats 3");
+                           "--etsoc1_memory 16MiB --inflight_sizes 4MiB --repeats 5");
     bool found = false;
     for (const auto& p : j["inflight"]["points"])
         if (p["direction"] == "H2C") {
             found = true;
             const double same = p["two_in_one_queue_ratio"].get<double>();
             const double two = p["one_in_each_of_two_queues_ratio"].get<double>();
-            EXPECT_NEAR(same, 0.5, 0.1);
-            EXPECT_NEAR(two, 1.0, 0.15);
+            EXPECT_NEAR(same, 0.5, 0.15);  // half, told apart from one: a loaded host widens both
+            EXPECT_NEAR(two, 1.0, 0.2);
             std::printf("pcie_link_measure inflight, 4 MiB H2C: two in one queue %.2f, one in each of two %.2f\n",
                         same, two);
         }

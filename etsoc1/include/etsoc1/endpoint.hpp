@@ -1,6 +1,8 @@
 // The ET-SoC-1 as a measure::CopyEndpoint for the link measurement tool: each queue is a card
-// stream, copies are staged by the runtime (host buffers are pageable memory; the runtime has
-// no call to register user memory), and copies larger than one DMA-list command are split.
+// stream, copies are staged by the runtime (host buffers are plain memory, also when registered
+// memory is asked for: the runtime has no call to register user memory, and the buffer's
+// memory() says pageable; huge pages are not offered), and copies larger than one DMA-list
+// command are split.
 #pragma once
 
 #include <memory>

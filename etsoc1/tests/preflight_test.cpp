@@ -76,6 +76,12 @@ TEST(Preflight, WithoutTheRuntimeTheBuildSaysSoAfterTheNodeChecks) {
     auto unbuilt = etsoc1::open_runtime_card(options);
     ASSERT_FALSE(unbuilt.ok());
     EXPECT_NE(unbuilt.error().message().find("this build has no ET-SoC-1 runtime binding"), std::string::npos);
+    TempDir empty;  // the daemon mode opens no device node here
+    options.dev_dir = empty.path;
+    options.socket = etsoc1::kDaemonSocket;
+    auto daemon = etsoc1::open_runtime_card(options);
+    ASSERT_FALSE(daemon.ok());
+    EXPECT_NE(daemon.error().message().find("this build has no ET-SoC-1 runtime binding"), std::string::npos);
 }
 
 TEST(SysfsInfo, ReadsThePciAddressAndLinkOfTheOpsNode) {

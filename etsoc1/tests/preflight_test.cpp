@@ -57,6 +57,8 @@ TEST(Preflight, OtherRefusalsGetTheirOwnMessages) {
     auto reset = etsoc1::preflight(dev.path, [](const std::string& p) { return p.ends_with("et1_ops") ? EPERM : 0; });
     ASSERT_FALSE(reset.ok());
     EXPECT_NE(reset.error().message().find("being reset"), std::string::npos);
+    for (const char* noise : {"et_ops", "etx2_ops", "et2_opsx", "et2_mgmt0", "et123_ops", "eth0"})
+        dev.touch(noise);  // not device nodes of the driver's
     auto fine = etsoc1::preflight(dev.path, [](const std::string&) { return 0; });
     ASSERT_TRUE(fine.ok());
     EXPECT_EQ(fine->ops, (std::vector<int>{0, 1}));

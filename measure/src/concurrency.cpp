@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <latch>
+#include <thread>
 
 #include "measure/subcommands.hpp"
 
@@ -49,8 +51,12 @@ vfio::Result<InflightPoint> inflight_point(CopyEndpoint& ep, Direction d, uint64
     for (unsigned run = 0; run < s.repeats; ++run) {
         std::shuffle(ways.begin(), ways.end(), rng);
         double rate[3] = {0, 0, 0};
-        for (Way w : ways)
-            rate[static_cast<int>(w)] = PDT_TRY(two_copies(ep, d, w, host, bytes, c));
+        for (Way w : ways) {
+            std::vector<double> tries;
+            for (unsigned t = 0; t < std::max(1u, s.tries); ++t)
+                tries.push_back(PDT_TRY(two_copies(ep, d, w, host, bytes, c)));
+            rate[static_cast<int>(w)] = median(tries);
+        }
         single.push_back(rate[0]);
         if (one_queue)
             queue_rates.push_back(rate[1]), queue_ratio.push_back(rate[1] / rate[0]);
@@ -109,34 +115,52 @@ struct BidirRun {
     double h2c = 0, c2h = 0;
 };
 
-// `copies` copies per direction, both directions kept busy: one of each in flight.
+// One direction's copies back to back on its own queue: the median copy's rate.
+vfio::Result<double> one_way(CopyEndpoint& ep, Direction d, unsigned queue, HostBuffer& host, uint64_t card,
+                             uint64_t bytes, unsigned copies, const CommonSettings& c) {
+    std::vector<double> rates;
+    for (unsigned i = 0; i < copies; ++i) {
+        const auto start = Clock::now();
+        PDT_CHECK(copy(ep, d, queue, host, 0, card, bytes, c.timeout));
+        rates.push_back(static_cast<double>(bytes) / seconds_since(start) / 1e9);
+    }
+    return median(rates);
+}
+
+// Both directions at once. With two queues, one thread per direction (the seam allows issue and
+// wait on different queues from different threads); with one queue that holds two copies, one
+// of each in flight, interleaved, so a direction cannot be seen faster than the other's pace.
 vfio::Result<BidirRun> both_ways(CopyEndpoint& ep, HostBuffer& src, HostBuffer& dst, uint64_t bytes, unsigned copies,
                                  const CommonSettings& c) {
-    const unsigned back = ep.info().queues >= 2 ? 1 : 0;
+    if (ep.info().queues >= 2) {
+        vfio::Result<double> back = 0.0;
+        std::latch both_ready(2);  // start together: a thread that starts late would run alone
+        std::thread reader([&] {
+            both_ready.arrive_and_wait();
+            back = one_way(ep, Direction::C2H, 1, dst, bytes, bytes, copies, c);
+        });
+        both_ready.arrive_and_wait();
+        auto forth = one_way(ep, Direction::H2C, 0, src, 0, bytes, copies, c);
+        reader.join();
+        if (!forth)
+            return std::move(forth).error();
+        if (!back)
+            return std::move(back).error();
+        return BidirRun{*forth, *back};
+    }
     const auto start = Clock::now();
     Ticket h = PDT_TRY(ep.issue(Direction::H2C, 0, src, 0, 0, bytes));
-    Ticket r = PDT_TRY(ep.issue(Direction::C2H, back, dst, 0, bytes, bytes));
-    double h_done = 0, r_done = 0;
+    Ticket r = PDT_TRY(ep.issue(Direction::C2H, 0, dst, 0, bytes, bytes));
     for (unsigned i = 0; i < copies; ++i) {
         PDT_CHECK(ep.wait(h, c.timeout));
-        h_done = seconds_since(start);
         if (i + 1 < copies)
             h = PDT_TRY(ep.issue(Direction::H2C, 0, src, 0, 0, bytes));
         PDT_CHECK(ep.wait(r, c.timeout));
-        r_done = seconds_since(start);
         if (i + 1 < copies)
-            r = PDT_TRY(ep.issue(Direction::C2H, back, dst, 0, bytes, bytes));
+            r = PDT_TRY(ep.issue(Direction::C2H, 0, dst, 0, bytes, bytes));
     }
-    const double moved = static_cast<double>(bytes) * copies;
-    return BidirRun{moved / h_done / 1e9, moved / r_done / 1e9};
-}
-
-vfio::Result<double> one_way(CopyEndpoint& ep, Direction d, HostBuffer& host, uint64_t card, uint64_t bytes,
-                             unsigned copies, const CommonSettings& c) {
-    const auto start = Clock::now();
-    for (unsigned i = 0; i < copies; ++i)
-        PDT_CHECK(copy(ep, d, 0, host, 0, card, bytes, c.timeout));
-    return static_cast<double>(bytes) * copies / seconds_since(start) / 1e9;
+    const double rate = static_cast<double>(bytes) * copies / seconds_since(start) / 1e9;
+    return BidirRun{rate, rate};
 }
 
 }  // namespace
@@ -160,8 +184,8 @@ vfio::Result<BidirResult> run_bidir(CopyEndpoint& ep, const BidirSettings& s, co
         const uint64_t to_card = ++key, to_host = ++key;
         fill_pattern(src->data(), bytes, to_card);
         PDT_CHECK(preload_card(ep, *dst, bytes, bytes, to_host, c.timeout));
-        h_alone.push_back(PDT_TRY(one_way(ep, Direction::H2C, *src, 0, bytes, s.copies, c)));
-        r_alone.push_back(PDT_TRY(one_way(ep, Direction::C2H, *dst, bytes, bytes, s.copies, c)));
+        h_alone.push_back(PDT_TRY(one_way(ep, Direction::H2C, 0, *src, 0, bytes, s.copies, c)));
+        r_alone.push_back(PDT_TRY(one_way(ep, Direction::C2H, 0, *dst, bytes, bytes, s.copies, c)));
         std::memset(dst->data(), 0, bytes);
         const BidirRun both = PDT_TRY(both_ways(ep, *src, *dst, bytes, s.copies, c));
         h_both.push_back(both.h2c), r_both.push_back(both.c2h), sum.push_back(both.h2c + both.c2h);
@@ -200,9 +224,13 @@ vfio::Result<LaunchResult> run_launch(CopyEndpoint& ep, const LaunchSettings& s,
     }
     std::vector<double> per_launch;
     for (unsigned run = 0; run < s.repeats; ++run) {
-        const auto start = Clock::now();
-        PDT_CHECK(ep.launch_empty(0, s.queued, c.timeout));
-        per_launch.push_back(seconds_since(start) * 1e6 / s.queued);
+        std::vector<double> tries;
+        for (unsigned t = 0; t < std::max(1u, s.tries); ++t) {
+            const auto start = Clock::now();
+            PDT_CHECK(ep.launch_empty(0, s.queued, c.timeout));
+            tries.push_back(seconds_since(start) * 1e6 / s.queued);
+        }
+        per_launch.push_back(median(tries));
         progress.step(s.queued);
     }
     progress.end();

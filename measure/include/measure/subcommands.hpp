@@ -41,7 +41,7 @@ struct AccessSettings {
     std::vector<std::string> patterns = {"sequential", "random"};
     std::vector<std::string> caches = {"warm", "cold"};
     std::vector<HostMemory> memories = {HostMemory::Registered, HostMemory::RegisteredHugePages};
-    unsigned transfers = 256;  // per point
+    unsigned transfers = 256;  // per point, timed in 8 batches: the median batch's rate
 };
 std::vector<uint64_t> default_access_sizes();
 vfio::Result<AccessResult> run_access(CopyEndpoint& endpoint, const AccessSettings& settings,
@@ -51,6 +51,7 @@ vfio::Result<AccessResult> run_access(CopyEndpoint& endpoint, const AccessSettin
 struct InflightSettings {
     std::vector<uint64_t> sizes = {1ull << 20, 4ull << 20, 16ull << 20, 64ull << 20};
     unsigned repeats = 5;
+    unsigned tries = 3;  // per way per run: the run's figure is their median
 };
 vfio::Result<InflightResult> run_inflight(CopyEndpoint& endpoint, const InflightSettings& settings,
                                           const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
@@ -58,13 +59,14 @@ vfio::Result<InflightResult> run_inflight(CopyEndpoint& endpoint, const Inflight
 
 struct BidirSettings {
     uint64_t bytes = 64ull << 20;
-    unsigned repeats = 5, copies = 4;  // copies per direction per repeat
+    unsigned repeats = 5, copies = 4;  // copies per direction per repeat; a run's rate is its median copy's
 };
 vfio::Result<BidirResult> run_bidir(CopyEndpoint& endpoint, const BidirSettings& settings,
                                     const CommonSettings& common, Progress& progress, uint64_t& bytes_verified);
 
 struct LaunchSettings {
     unsigned samples = 50, queued = 100, repeats = 5;
+    unsigned tries = 3;  // queued batches per run: the run's figure is their median
 };
 // ENOTSUP when the endpoint runs no code on the card (the caller reports SKIPPED).
 vfio::Result<LaunchResult> run_launch(CopyEndpoint& endpoint, const LaunchSettings& settings,

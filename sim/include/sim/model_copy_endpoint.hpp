@@ -9,7 +9,7 @@
 //   start = max(t + latency, link free), end = start + bytes / rate(d) + misses * miss time,
 //   the link is then busy until end, and the copy completes at max(end, q's previous completion).
 // So copies in flight overlap their latencies but share the link's bytes. The bytes are copied
-// at issue; wait() sleeps until the completion time and spins its last 50 us. Keep the set
+// at issue; wait() sleeps until the completion time and spins its last 2 ms. Keep the set
 // rates well below the host's memcpy rate (0.5-2 GB/s) so that the real copy never lags the model.
 #pragma once
 
@@ -85,7 +85,8 @@ private:
     std::unordered_map<uintptr_t, std::list<uintptr_t>::iterator> m_iotlb;
 };
 
-// Sleeps until `deadline` and spins its last 50 us (accurate on a loaded machine).
+// Sleeps until `deadline` and spins its last 2 ms (a sleeping thread wakes late on a
+// loaded machine), with the thread's timer slack set to 1 ns.
 void pace_until(std::chrono::steady_clock::time_point deadline);
 
 }  // namespace sim

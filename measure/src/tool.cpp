@@ -100,12 +100,15 @@ void add_link_proof(RunResult& r) {
     r.link_proof = prove_link(best, load.read ? load.width : 0, load.read ? load.text : "not read");
 }
 
-std::string decide_verdict(RunResult& r, size_t steps) {
+std::string decide_verdict(RunResult& r, size_t steps, const std::string& rates_from) {
     if (!r.failures.empty())
         return "FAIL";
     if (r.skipped.size() == steps)
         return "SKIPPED";
-    if (r.bytes_verified == 0) {
+    if (r.bytes_verified == 0 && !rates_from.empty() && r.ceiling) {
+        r.warnings.push_back("nothing measured in this run: the rate comes from " + rates_from +
+                             ", whose run verified its bytes");
+    } else if (r.bytes_verified == 0) {
         r.failures.push_back("no bytes were verified: nothing was measured with its data checked");
         return "FAIL";
     }
@@ -214,7 +217,8 @@ int run_tool(const ToolOptions& o, CopyEndpoint& endpoint, const std::string& ad
     if (step_failed)  // a failed check or a broken endpoint: the run reports no rates
         r.sweep.reset(), r.latency.reset(), r.access.reset(), r.inflight.reset(), r.bidir.reset(), r.launch.reset(),
             r.link_proof.reset(), r.ceiling.reset();
-    r.verdict = decide_verdict(r, o.steps.size());
+    const bool file_only = o.steps == std::vector<std::string>{"ceiling"} && !o.ceiling_from.empty();
+    r.verdict = decide_verdict(r, o.steps.size(), file_only ? o.ceiling_from : "");
     r.duration_s = seconds_since(start);
     if (o.json)
         out << to_json(r).dump(2) << "\n";

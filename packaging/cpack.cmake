@@ -20,7 +20,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION electronics)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "pcie-dma-toolkit maintainers <maintainers@users.noreply.a-seed-e2caefcb.example>")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "man-db, bash-completion")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "man-db, bash-completion, gnuplot-nox")  # gnuplot: pcie_link_report's plots
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "pciutils")
 set(CPACK_DEBIAN_COMPRESSION_TYPE gzip)
 

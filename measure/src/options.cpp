@@ -70,7 +70,7 @@ struct RawOptions {
 
 po::options_description tool_options(ToolOptions& o, RawOptions& r) {
     po::options_description d("Options");
-    d.add_options()("help,h", "show this help")(
+    d.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
         "endpoint", po::value(&o.endpoint)->default_value(o.endpoint), "what to measure (see the endpoint options)")(
         "json", po::bool_switch(&o.json), "print the result JSON instead of text")(
         "output", po::value(&o.output_dir), "directory for result.json and latency_samples.csv")(
@@ -226,12 +226,13 @@ vfio::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
         return usage("options", e.what());
     }
     std::ostringstream help;
-    help << "pcie_link_measure <sweep|latency|access|inflight|bidir|launch|ceiling|campaign FILE> [options]\n"
-         << "Measures what the host gets over a PCIe link: every byte timed is also verified.\n"
+    help << "Usage: pcie_link_measure <sweep|latency|access|inflight|bidir|launch|ceiling|campaign FILE> [options]\n"
+         << "Measures what the host gets over a PCIe link: every byte timed is also verified.\n\n"
          << visible;
     parsed.help_text = help.str();
-    if (vm.count("help")) {
-        parsed.help = true;
+    if (vm.count("help") || vm.count("version")) {
+        parsed.help = vm.count("help") > 0;
+        parsed.version = !parsed.help;
         return parsed;
     }
     if (o.subcommand.empty())

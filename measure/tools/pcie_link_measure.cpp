@@ -6,6 +6,7 @@
 
 #include "endpoints.hpp"
 #include "measure/tool.hpp"
+#include "pdt_version/version.hpp"
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -18,6 +19,10 @@ int main(int argc, char** argv) {
     }
     if (parsed->help) {
         std::cout << parsed->help_text;
+        return 0;
+    }
+    if (parsed->version) {
+        std::cout << pdt_version::version_line(argv[0]) << "\n";
         return 0;
     }
     const measure::ToolOptions& options = parsed->options;

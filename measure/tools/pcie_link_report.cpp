@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "measure/report.hpp"
+#include "pdt_version/version.hpp"
 
 namespace po = boost::program_options;
 namespace report = measure::report;
@@ -17,9 +18,9 @@ int main(int argc, char** argv) {
     std::string output, title = "PCIe link report", gnuplot = "gnuplot";
     std::vector<std::string> inputs;
     po::options_description visible(
-        "pcie_link_report --output FILE.html RESULT.json [RESULT.json|DIRECTORY ...]\n"
+        "Usage: pcie_link_report --output FILE.html RESULT.json [RESULT.json|DIRECTORY ...]\n"
         "Merges result files of pcie_link_measure into one HTML page (plots made with gnuplot).\n\nOptions");
-    visible.add_options()("help,h", "show this help")("output,o", po::value(&output), "the HTML file to write")(
+    visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")("output,o", po::value(&output), "the HTML file to write")(
         "title", po::value(&title)->default_value(title), "the page's title")(
         "gnuplot", po::value(&gnuplot)->default_value(gnuplot), "the gnuplot program (searched in PATH)");
     po::options_description all;
@@ -36,6 +37,10 @@ int main(int argc, char** argv) {
     }
     if (vm.count("help")) {
         std::cout << visible;
+        return 0;
+    }
+    if (vm.count("version")) {
+        std::cout << pdt_version::version_line(argv[0]) << "\n";
         return 0;
     }
     if (output.empty() || inputs.empty()) {

@@ -253,6 +253,28 @@ const BadInput kMatrix[] = {
      "No available IOMMU groups to manage: no selected device is bound to vfio-pci"},
     {"vfio_multi_process_manager", "no_vfio", "--once", Machine::no_vfio, kFail, "no VFIO support"},
 
+    // pcie_link_measure (the xdma endpoint opens designs as the stream tools do)
+    {"pcie_link_measure", "unknown_option", "--no_such_option", E, kUsage,
+     "pcie_link_measure: pcie_link_measure options: Invalid argument (unrecognised option '--no_such_option')"},
+    {"pcie_link_measure", "malformed_bdf", "sweep --endpoint xdma --device 0000:15:00", E, kUsage,
+     "--device: " BAD_BDF},
+    {"pcie_link_measure", "unknown_subcommand", "sweeps", E, kUsage, "subcommand sweeps: Invalid argument"},
+    {"pcie_link_measure", "unknown_endpoint", "sweep --endpoint bogus", E, kUsage,
+     "known endpoints: model, xdma, cuda, etsoc1"},
+    {"pcie_link_measure", "unknown_design", "sweep --endpoint xdma --sim_design NoSuchDesign", E, kUsage,
+     "Error: --sim_design NoSuchDesign: unknown design"},
+    {"pcie_link_measure", "out_of_range", "sweep --repeats 0", E, kUsage, "--repeats 0: Invalid argument (expected 1 or more)"},
+    {"pcie_link_measure", "no_device", "sweep --endpoint xdma", E, kFail, "no known FPGA design found"},
+    {"pcie_link_measure", "not_bound_to_vfio", "sweep --endpoint xdma --device 0000:15:00.0", Machine::bound_elsewhere,
+     kFail, "not bound to vfio-pci but to xdma"},
+
+    // pcie_link_report (reads result files; takes no PCI location)
+    {"pcie_link_report", "unknown_option", "--no_such_option", E, kUsage,
+     "pcie_link_report: unrecognised option '--no_such_option'"},
+    {"pcie_link_report", "no_output", "{root}/result.json", E, kUsage, "--output FILE.html is required"},
+    {"pcie_link_report", "missing_result_file", "--output {root}/r.html {root}/none.json", E, kFail,
+     "none.json: No such file or directory (give the path of a result JSON written by pcie_link_measure)"},
+
     // vfio_access_keep_open
     {"vfio_access_keep_open", "unknown_option", "--no_such_option", E, kUsage,
      "vfio_access_keep_open: unrecognised option '--no_such_option'"},
@@ -339,7 +361,7 @@ TEST(BadInputMatrixCoverage, EveryToolHasRows) {
     for (const std::string& path : kToolPaths) {
         const std::string tool = std::filesystem::path(path).filename().string();
         EXPECT_TRUE(names[tool].count("unknown_option")) << tool;
-        if (tool != "display_possible_fpga_designs" && tool != "pattern_benchmark") {
+        if (tool != "display_possible_fpga_designs" && tool != "pattern_benchmark" && tool != "pcie_link_report") {
             EXPECT_TRUE(names[tool].count("malformed_bdf")) << tool;
         }
     }

@@ -38,6 +38,7 @@ struct ToolOptions {
 struct ParsedOptions {
     ToolOptions options;
     bool help = false;
+    bool version = false;  // --version: print the toolkit version and exit
     std::string help_text;
 };
 

@@ -96,12 +96,8 @@ Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writ
     }
     if (access == "sim")
         return std::unique_ptr<ConfigBus>(make_demo_topology());
-    if (access == "vfio") {
-        if (writable)
-            return vfio::make_error("open config space for writing through", "VFIO", ENOTSUP,
-                                    "pcie_set_speed writes the port above the device: use --access libpci");
-        return open_vfio_bus(lock);
-    }
+    if (access == "vfio")
+        return open_vfio_bus(lock, writable);
     return vfio::make_error("choose config-space access", "\"" + access + "\"", EINVAL,
                             "expected libpci, pciaccess, vfio, dump:<file> or sim");
 }

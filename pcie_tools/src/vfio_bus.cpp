@@ -1,7 +1,8 @@
 // --access vfio: functions bound to vfio-pci are read through their VFIO config region (the
 // whole space, no CAP_SYS_ADMIN needed); every other function (the ports above them) through
-// libpci. Opening a VFIO device makes the kernel reset the function, as any VFIO user does,
-// unless a VFIO manager is running: the device then comes from the manager, which keeps it open.
+// libpci (writable for pcie_set_speed, which writes only the port above). Opening a VFIO
+// device makes the kernel reset the function, as any VFIO user does, unless a VFIO manager is
+// running: the device then comes from the manager, which keeps it open.
 #include <algorithm>
 #include <map>
 
@@ -67,13 +68,13 @@ private:
 
 }  // namespace
 
-Result<std::unique_ptr<ConfigBus>> open_vfio_bus(const vfio::LockOptions& lock) {
+Result<std::unique_ptr<ConfigBus>> open_vfio_bus(const vfio::LockOptions& lock, bool writable) {
     vfio::KernelOptions options;
     options.broker = PDT_TRY(vfio_manager::connect_if_running());
     options.lock = lock;
     vfio::KernelBus scanner(options);
     auto bound = PDT_TRY(scanner.scan());
-    auto base = open_libpci_bus(false);
+    auto base = open_libpci_bus(writable);
     return std::unique_ptr<ConfigBus>(new VfioConfigBus(std::move(options), std::move(bound),
                                                         base ? std::move(*base) : std::unique_ptr<ConfigBus>()));
 }

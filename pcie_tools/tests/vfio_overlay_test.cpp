@@ -73,5 +73,17 @@ TEST(VfioConfigSpace, ConventionalRegionIs256Bytes) {
     EXPECT_EQ(caps.standard.size(), 1u);
 }
 
+// pcie_set_speed_vfio opens the bus writable, but only the port above (libpci) is written: the
+// VFIO-bound function's config region stays read-only.
+TEST(VfioConfigSpace, RegionIsReadOnlyEvenOnAWritableBus) {
+    auto demo = make_demo_topology();
+    auto device = device_at(PciAddress{0, 1, 0, 0}, demo->find(PciAddress{0, 1, 0, 0})->bytes());
+    VfioConfigSpace space(*device);
+    auto written = space.write16(0x04, 0x0006);
+    ASSERT_FALSE(written.ok());
+    EXPECT_EQ(written.error().code, EROFS);
+    EXPECT_NE(written.error().message().find("read-only"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pcie

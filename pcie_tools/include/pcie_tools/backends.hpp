@@ -13,10 +13,10 @@ namespace pcie {
 // writing needs root and `writable`.
 Result<std::unique_ptr<ConfigBus>> open_libpci_bus(bool writable);
 Result<std::unique_ptr<ConfigBus>> open_pciaccess_bus(bool writable);
-// Functions bound to vfio-pci through their VFIO config region, all others through libpci.
-// Read-only. Opening a function through VFIO resets it (the kernel does, on every VFIO open),
+// Functions bound to vfio-pci through their VFIO config region (read-only), all others through
+// libpci (writable when `writable`: pcie_set_speed_vfio writes the port above). Opening a function through VFIO resets it (the kernel does, on every VFIO open),
 // so each VFIO open first takes the function's advisory lock when lock.directory is set.
-Result<std::unique_ptr<ConfigBus>> open_vfio_bus(const vfio::LockOptions& lock = {});
+Result<std::unique_ptr<ConfigBus>> open_vfio_bus(const vfio::LockOptions& lock = {}, bool writable = false);
 
 // The config region of an open VFIO device: the whole space is readable without CAP_SYS_ADMIN.
 class VfioConfigSpace : public ConfigSpace {

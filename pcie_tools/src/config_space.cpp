@@ -7,7 +7,6 @@
 #include "pcie_tools/backends.hpp"
 #include "pcie_tools/dump_file.hpp"
 #include "pcie_tools/registers.hpp"
-#include "pcie_tools/sim_config.hpp"
 
 namespace pcie {
 
@@ -85,7 +84,8 @@ Result<std::vector<PciAddress>> path_to_root(ConfigBus& bus, const PciAddress& a
     }
 }
 
-Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writable, const vfio::LockOptions& lock) {
+Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writable, const vfio::LockOptions& lock,
+                                            const SimulatedTopology& simulated) {
     if (access == "libpci")
         return open_libpci_bus(writable);
     if (access == "pciaccess")
@@ -94,8 +94,12 @@ Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writ
         auto bus = PDT_TRY(DumpBus::load(access.substr(5)));
         return std::unique_ptr<ConfigBus>(std::move(bus));
     }
-    if (access == "sim")
-        return std::unique_ptr<ConfigBus>(make_demo_topology());
+    if (access == "sim") {
+        if (!simulated)
+            return vfio::make_error("choose config-space access", "\"sim\"", EINVAL,
+                                    "this program has no simulated topology (sim::open_demo_topology)");
+        return simulated();
+    }
     if (access == "vfio")
         return open_vfio_bus(lock, writable);
     return vfio::make_error("choose config-space access", "\"" + access + "\"", EINVAL,

@@ -9,10 +9,12 @@
 #include "pcie_tools/backends.hpp"
 #include "pcie_tools/dump_file.hpp"
 #include "pcie_tools/dump_info.hpp"
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 
 namespace pcie {
 namespace {
+
+using namespace ::sim;
 
 std::vector<std::string> names(const std::vector<PciAddress>& list) {
     std::vector<std::string> out;
@@ -148,7 +150,12 @@ TEST(OsBackends, PciaccessReadsThisMachine) {
 }
 
 TEST(OpenBus, AccessSpecifiers) {
-    EXPECT_TRUE(open_bus("sim", false).ok());
+    EXPECT_TRUE(open_bus("sim", false, {}, ::sim::open_demo_topology).ok());
+    // A program that links no simulated topology says so instead of opening something else.
+    auto no_sim = open_bus("sim", false);
+    ASSERT_FALSE(no_sim.ok());
+    EXPECT_EQ(no_sim.error().code, EINVAL);
+    EXPECT_NE(no_sim.error().message().find("no simulated topology"), std::string::npos);
     auto unknown = open_bus("ecam", false);
     ASSERT_FALSE(unknown.ok());
     EXPECT_EQ(unknown.error().code, EINVAL);

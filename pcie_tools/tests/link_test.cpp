@@ -4,10 +4,12 @@
 #include <thread>
 
 #include "pcie_tools/link.hpp"
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 
 namespace pcie {
 namespace {
+
+using namespace ::sim;
 
 PciAddress at(uint8_t bus, uint8_t dev) { return PciAddress{0, bus, dev, 0}; }
 

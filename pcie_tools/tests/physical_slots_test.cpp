@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 #include "temp_tree.hpp"
 
 namespace pcie {
 namespace {
+
+using namespace ::sim;
 
 PciAddress at(uint8_t bus, uint8_t device) { return PciAddress{0, bus, device, 0}; }
 

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "pcie_tools/retrain.hpp"
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 
 namespace pcie {
 namespace {
+
+using namespace ::sim;
 
 using std::chrono::milliseconds;
 

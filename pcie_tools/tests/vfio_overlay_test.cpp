@@ -4,11 +4,13 @@
 
 #include "pcie_tools/backends.hpp"
 #include "pcie_tools/capabilities.hpp"
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 #include "sim/sim_device.hpp"
 
 namespace pcie {
 namespace {
+
+using namespace ::sim;
 
 std::unique_ptr<sim::SimDevice> device_at(const PciAddress& address, const std::vector<uint8_t>& config) {
     vfio::DeviceIdentity id;
@@ -58,6 +60,8 @@ TEST(OpenDeviceLinkWarning, UnreadablePortIsANoteNotAWarning) {
 
 namespace pcie {
 namespace {
+
+using namespace ::sim;
 
 TEST(VfioConfigSpace, ConventionalRegionIs256Bytes) {
     ConfigBuilder b(0x1234, 0x11e8, 0x00ff00);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pcie_tools/retrain.hpp"
+#include "sim/config_topology.hpp"
 
 // Built several times: as itself (--access defaults to libpci) and under fpga_sio's names, each
 // with its backend as the default (PDT_TOOL_NAME, PDT_DEFAULT_ACCESS; pcie_tools/CMakeLists.txt).
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
     }
     // --access vfio opens the device through VFIO: take its advisory lock first (fail at once when held).
     const vfio::LockOptions lock{vfio::configured_lock_directory(), std::chrono::milliseconds(0), ""};
-    auto bus = pcie::open_bus(access, true, lock);
+    auto bus = pcie::open_bus(access, true, lock, sim::open_demo_topology);
     if (!bus) {
         std::cerr << PDT_TOOL_NAME ": " << bus.error().message() << "\n";
         return bus.error().code == EINVAL ? 2 : 1;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,11 +74,17 @@ public:
 // Parses "dddd:bb:dd.f" or lspci's short "bb:dd.f" (domain 0).
 Result<PciAddress> parse_bdf(const std::string& text);
 
-// Opens a bus from an --access value: "libpci", "pciaccess", "dump:<file>", "sim" (a built-in
-// simulated topology). `writable` opens the backend for writes (pcie_set_speed only). "vfio"
-// takes the advisory device lock of each function it opens (vfio_access/device_lock.hpp).
+// What --access sim opens: the simulated topology lives in sim/ (sim::open_demo_topology),
+// above pcie_tools, so the tool mains hand it in.
+using SimulatedTopology = std::function<std::unique_ptr<ConfigBus>()>;
+
+// Opens a bus from an --access value: "libpci", "pciaccess", "dump:<file>", "sim" (the
+// simulated topology `simulated` makes; EINVAL when none is given). `writable` opens the backend
+// for writes (pcie_set_speed only). "vfio" takes the advisory device lock of each function it
+// opens (vfio_access/device_lock.hpp).
 Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writable,
-                                            const vfio::LockOptions& lock = {});
+                                            const vfio::LockOptions& lock = {},
+                                            const SimulatedTopology& simulated = {});
 
 // The chain of bridges from `address` up to its root port, device first.
 Result<std::vector<PciAddress>> path_to_root(ConfigBus& bus, const PciAddress& address);

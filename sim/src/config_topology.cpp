@@ -1,7 +1,7 @@
-// The simulated topology behind --access sim (see sim_config.hpp).
-#include "pcie_tools/sim_config.hpp"
+// The simulated topology behind --access sim (see config_topology.hpp).
+#include "sim/config_topology.hpp"
 
-namespace pcie {
+namespace sim {
 namespace {
 
 PciAddress at(uint8_t bus, uint8_t device) { return PciAddress{0, bus, device, 0}; }
@@ -89,4 +89,6 @@ std::unique_ptr<SimConfigBus> make_demo_topology() {
     return bus;
 }
 
-}  // namespace pcie
+std::unique_ptr<ConfigBus> open_demo_topology() { return make_demo_topology(); }
+
+}  // namespace sim

@@ -1,11 +1,11 @@
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 
 #include <algorithm>
 #include <cstring>
 
 #include "pcie_tools/capabilities.hpp"
 
-namespace pcie {
+namespace sim {
 
 namespace {
 constexpr uint32_t kSpace = 4096;
@@ -345,4 +345,4 @@ SystemInfo SimConfigBus::system_info(const PciAddress& address) {
     return info;
 }
 
-}  // namespace pcie
+}  // namespace sim

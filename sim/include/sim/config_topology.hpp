@@ -1,4 +1,5 @@
-// A writable simulated config space and a simulated topology. Registers honour their access
+// The simulated PCI topology behind --access sim: a writable simulated config space and a
+// topology of them. Registers honour their access
 // types (read-only, read-write, RW1C) byte by byte and every write is recorded, so tests can
 // prove what a tool wrote. A simulated downstream port models link training: Retrain Link sets
 // Link Training for a number of Link Status reads, then the link comes up at the highest speed
@@ -15,7 +16,17 @@
 #include "pcie_tools/dump_file.hpp"
 #include "pcie_tools/registers.hpp"
 
-namespace pcie {
+// Beside the other simulated devices: sim depends on pcie_tools' config-space seam, never the
+// other way round (pcie_tools' open_backend is handed this topology by the tool mains).
+namespace sim {
+
+namespace reg = pcie::reg;
+using pcie::ConfigBus;
+using pcie::ConfigSpace;
+using pcie::MemoryConfigSpace;
+using pcie::SystemInfo;
+using vfio::PciAddress;
+using vfio::Result;
 
 struct ConfigWrite {
     uint32_t offset = 0;
@@ -143,5 +154,7 @@ private:
 //   0000:00:02.0 root port, 8 GT/s x4, refuses 8 GT/s -> 0000:02:00.0 8 GT/s x4 trained at 2.5 GT/s
 //   0000:00:03.0 root port, 16 GT/s x16 -> 0000:03:00.0 8 GT/s x8 at 8 GT/s x8 (not downgraded)
 std::unique_ptr<SimConfigBus> make_demo_topology();
+// The same, as what pcie::open_bus takes for --access sim.
+std::unique_ptr<ConfigBus> open_demo_topology();
 
-}  // namespace pcie
+}  // namespace sim

@@ -19,7 +19,7 @@ const designs::Registry& registry() {
 
 // A simulated TEF1001 stream design at `address` whose capabilities (status, capability
 // pointer, everything from 0x40) are those of the demo topology's function there.
-std::unique_ptr<vfio::Device> design_with_caps_of(sim::SimConfigBus& topology, const vfio::PciAddress& address) {
+std::unique_ptr<vfio::Device> design_with_caps_of(sim::ConfigTopology& topology, const vfio::PciAddress& address) {
     const designs::Design* design = registry().find("TEF1001_dma_stream_loopback");
     EXPECT_NE(design, nullptr);
     auto instance = sim::instantiate_design(*design, sim::simulated_identity(*design, address, 41), true);
@@ -65,9 +65,9 @@ TEST(DeviceLinkLines, DeviceWithoutExpressCapabilityIsANoteNotAWarning) {
 }
 
 // identify_designs, which every tool opens devices through, prints the check after "Opening".
-std::string identify_progress(pcie::ConfigBus* ports, const vfio::PciAddress& address) {
+std::string identify_progress(pcie::ConfigBackend* ports, const vfio::PciAddress& address) {
     auto topology = sim::make_demo_topology();
-    sim::SimBus bus;
+    sim::DesignBus bus;
     const designs::Design* design = registry().find("TEF1001_dma_stream_loopback");
     bus.add(sim::simulated_identity(*design, address, 41),
             [&topology, address]() -> vfio::Result<std::unique_ptr<vfio::Device>> {

@@ -42,7 +42,7 @@ Result<std::optional<uint32_t>> slot_number(ConfigSpace& space) {
 }
 
 // The first function from `address` up to its root port whose Slot Capabilities name a slot.
-Result<void> find_bridge_slot(ConfigBus& bus, PhysicalSlot& slot) {
+Result<void> find_bridge_slot(ConfigBackend& bus, PhysicalSlot& slot) {
     const auto chain = PDT_TRY(path_to_root(bus, slot.address));
     for (const PciAddress& candidate : chain) {
         ConfigSpace* space = PDT_TRY(bus.open(candidate));
@@ -56,7 +56,7 @@ Result<void> find_bridge_slot(ConfigBus& bus, PhysicalSlot& slot) {
     return {};
 }
 
-Result<PhysicalSlot> describe(ConfigBus& bus, const PciAddress& address, const SlotOptions& options,
+Result<PhysicalSlot> describe(ConfigBackend& bus, const PciAddress& address, const SlotOptions& options,
                               std::vector<std::string>& notes) {
     ConfigSpace* space = PDT_TRY(bus.open(address));
     const DeviceConfig config = PDT_TRY(decode_device(*space));
@@ -104,7 +104,7 @@ int sysfs_numa_node(const std::string& sysfs_root, const PciAddress& address) {
     return node >= 0 ? node : -1;
 }
 
-Result<PhysicalSlotReport> find_physical_slots(ConfigBus& bus, const SlotOptions& options,
+Result<PhysicalSlotReport> find_physical_slots(ConfigBackend& bus, const SlotOptions& options,
                                                const std::optional<std::vector<PciAddress>>& only) {
     PhysicalSlotReport report;
     const std::vector<PciAddress> addresses = only ? *only : PDT_TRY(bus.devices());

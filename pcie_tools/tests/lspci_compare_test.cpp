@@ -46,7 +46,7 @@ Comparison compare_fixture(const std::string& path) {
     const std::string text = test::run_command("lspci -vvv -F '" + path + "' 2>/dev/null", &status);
     EXPECT_EQ(status, 0) << "lspci -vvv -F " << path;
     const test::Devices theirs_all = test::parse_lspci(text);
-    auto bus = DumpBus::load(path);
+    auto bus = DumpBackend::load(path);
     EXPECT_TRUE(bus.ok()) << (bus ? "" : bus.error().message());
     if (!bus)
         return result;

@@ -35,7 +35,7 @@ std::unique_ptr<SimConfigSpace> endpoint(uint8_t bus) {
 }
 
 TEST(PhysicalSlots, FromTheSlotCapabilitiesOfThePortAbove) {
-    SimConfigBus bus;
+    ConfigTopology bus;
     bus.add(port(1, 1, true, 5), "Intel Corporation", "Port with slot 5");
     bus.add(endpoint(1), "Xilinx Corporation", "FPGA");
     bus.add(port(2, 2, true, 0));   // Slot Implemented, but slot number 0: no slot
@@ -75,7 +75,7 @@ TEST(PhysicalSlots, FromSysfsWithTheNumaNode) {
     EXPECT_EQ(sysfs_numa_node(sysfs.root(), at(3, 0)), -1);
     EXPECT_EQ(sysfs_numa_node(sysfs.root(), at(9, 0)), -1);
 
-    SimConfigBus bus;
+    ConfigTopology bus;
     bus.add(port(2, 2, true, 0));
     bus.add(endpoint(2));
     bus.add(port(3, 3, false, 0));
@@ -114,12 +114,12 @@ TEST(PhysicalSlots, OnlyTheSelectedFunctions) {
 }
 
 // A bus whose port above 01:00.0 cannot be read: the function's slot is a note, not a guess.
-class UnreadablePortBus : public SimConfigBus {
+class UnreadablePortBus : public ConfigTopology {
 public:
     Result<ConfigSpace*> open(const PciAddress& address) override {
         if (address == at(0, 1))
             return vfio::make_error("open config space", address.to_string(), EIO, "simulated read failure");
-        return SimConfigBus::open(address);
+        return ConfigTopology::open(address);
     }
 };
 

@@ -44,7 +44,7 @@ TEST(OpenDeviceLinkWarning, HealthyLinkGivesNoWarning) {
 }
 
 TEST(OpenDeviceLinkWarning, UnreadablePortIsANoteNotAWarning) {
-    SimConfigBus ports;  // knows nothing about the port above 0000:01:00.0
+    ConfigTopology ports;  // knows nothing about the port above 0000:01:00.0
     auto demo = make_demo_topology();
     auto device = device_at(PciAddress{0, 1, 0, 0}, demo->find(PciAddress{0, 1, 0, 0})->bytes());
     auto lines = open_device_link_warning(ports, *device);

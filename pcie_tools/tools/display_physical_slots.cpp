@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
         std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
                      "are readable, so slots are found from sysfs only\n";
     const vfio::LockOptions lock{vfio::configured_lock_directory(), std::chrono::milliseconds(0), ""};
-    auto bus = pcie::open_bus(access, false, lock, sim::open_demo_topology);
+    auto bus = pcie::open_backend(access, false, lock, sim::open_demo_topology);
     if (!bus)
         return usage_or_failure(bus.error());
     pcie::SlotOptions options;

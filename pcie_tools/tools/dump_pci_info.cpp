@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     }
     const vfio::LockOptions lock{vfio::configured_lock_directory(),
                                  std::chrono::milliseconds(static_cast<int64_t>(lock_timeout * 1000.0 + 0.5)), ""};
-    auto bus = pcie::open_bus(access, false, lock, sim::open_demo_topology);
+    auto bus = pcie::open_backend(access, false, lock, sim::open_demo_topology);
     if (!bus) {
         std::cerr << PDT_TOOL_NAME ": " << bus.error().message() << "\n";
         return bus.error().code == EINVAL ? 2 : 1;

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     }
     // --access vfio opens the device through VFIO: take its advisory lock first (fail at once when held).
     const vfio::LockOptions lock{vfio::configured_lock_directory(), std::chrono::milliseconds(0), ""};
-    auto bus = pcie::open_bus(access, true, lock, sim::open_demo_topology);
+    auto bus = pcie::open_backend(access, true, lock, sim::open_demo_topology);
     if (!bus) {
         std::cerr << PDT_TOOL_NAME ": " << bus.error().message() << "\n";
         return bus.error().code == EINVAL ? 2 : 1;

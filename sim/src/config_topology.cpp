@@ -54,8 +54,8 @@ std::unique_ptr<SimConfigSpace> endpoint(uint16_t vendor, uint16_t device_id, ui
 
 }  // namespace
 
-std::unique_ptr<SimConfigBus> make_demo_topology() {
-    auto bus = std::make_unique<SimConfigBus>();
+std::unique_ptr<ConfigTopology> make_demo_topology() {
+    auto bus = std::make_unique<ConfigTopology>();
     ConfigBuilder host(0x8086, 0x0100, 0x060000);
     bus->add(host.build(at(0, 0)), "Intel Corporation", "Simulated host bridge");
 
@@ -89,6 +89,6 @@ std::unique_ptr<SimConfigBus> make_demo_topology() {
     return bus;
 }
 
-std::unique_ptr<ConfigBus> open_demo_topology() { return make_demo_topology(); }
+std::unique_ptr<ConfigBackend> open_demo_topology() { return make_demo_topology(); }
 
 }  // namespace sim

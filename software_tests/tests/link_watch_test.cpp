@@ -23,8 +23,8 @@ std::unique_ptr<sim::SimDevice> device_at(const vfio::PciAddress& address, const
 }
 
 stream_tools::LinkLoadWatcher::PortsFactory demo_ports() {
-    return []() -> vfio::Result<std::unique_ptr<pcie::ConfigBus>> {
-        return std::unique_ptr<pcie::ConfigBus>(sim::make_demo_topology());
+    return []() -> vfio::Result<std::unique_ptr<pcie::ConfigBackend>> {
+        return std::unique_ptr<pcie::ConfigBackend>(sim::make_demo_topology());
     };
 }
 
@@ -54,7 +54,7 @@ TEST(LinkLoadWatcher, ReportsDeviceAndPortSpeedAndWidthUnderLoad) {
 TEST(LinkLoadWatcher, PortsBusThatCannotOpenIsReportedPerDevice) {
     auto demo = sim::make_demo_topology();
     auto device = device_at({0, 1, 0, 0}, demo->find({0, 1, 0, 0})->bytes());
-    stream_tools::LinkLoadWatcher watcher({device.get()}, []() -> vfio::Result<std::unique_ptr<pcie::ConfigBus>> {
+    stream_tools::LinkLoadWatcher watcher({device.get()}, []() -> vfio::Result<std::unique_ptr<pcie::ConfigBackend>> {
         return vfio::make_error("open libpci", "sysfs", EACCES, "no access");
     });
     watcher.start();

@@ -78,20 +78,20 @@ TEST_F(KernelScan, ScanReadsIdentityGroupAndDriver) {
 }
 
 TEST_F(KernelScan, BusScanListsVfioBoundSelectedDevices) {
-    vfio::KernelBus bus(options);
+    vfio::KernelDeviceBus bus(options);
     const auto ids = bus.scan();
     ASSERT_TRUE(ids.ok()) << ids.error().message();
     ASSERT_EQ(ids->size(), 1u);
     EXPECT_EQ((*ids)[0].address.to_string(), "0000:00:03.0");
 
     options.include_unbound = true;
-    EXPECT_EQ(vfio::KernelBus(options).scan()->size(), 2u);
+    EXPECT_EQ(vfio::KernelDeviceBus(options).scan()->size(), 2u);
 }
 
 TEST_F(KernelScan, IdentityFilterSelects) {
     options.include_unbound = true;
     options.selection.add_filter({0x8086, {}, {}, {}});
-    const auto ids = vfio::KernelBus(options).scan();
+    const auto ids = vfio::KernelDeviceBus(options).scan();
     ASSERT_TRUE(ids.ok());
     ASSERT_EQ(ids->size(), 1u);
     EXPECT_EQ((*ids)[0].vendor_id, 0x8086);
@@ -99,7 +99,7 @@ TEST_F(KernelScan, IdentityFilterSelects) {
 
 TEST_F(KernelScan, NamedLocationIsListedEvenWhenNotBound) {
     ASSERT_TRUE(options.selection.add_location("0000:00:02.0").ok());
-    vfio::KernelBus bus(options);
+    vfio::KernelDeviceBus bus(options);
     const auto ids = bus.scan();
     ASSERT_TRUE(ids.ok());
     ASSERT_EQ(ids->size(), 1u);
@@ -121,7 +121,7 @@ TEST_F(KernelScan, MissingDumpFileIsAnError) {
 }
 
 TEST_F(KernelScan, MissingDevVfioMeansNoVfioSupport) {
-    vfio::KernelBus bus(options);
+    vfio::KernelDeviceBus bus(options);
     const auto ids = bus.scan();
     ASSERT_TRUE(ids.ok());
     const auto opened = bus.open((*ids)[0]);
@@ -154,7 +154,7 @@ TEST_F(KernelScan, UnreadableContainerNodeIsAPermissionError) {
 
 TEST_F(KernelScan, ContainerThatIsNotVfioFailsTheApiCheck) {
     tree.write("dev/vfio/vfio", "");  // a plain file: VFIO_GET_API_VERSION fails
-    vfio::KernelBus bus(options);
+    vfio::KernelDeviceBus bus(options);
     const auto info = bus.container_info();
     ASSERT_FALSE(info.ok());
     EXPECT_EQ(info.error().operation, "VFIO_GET_API_VERSION");
@@ -189,7 +189,7 @@ TEST_F(KernelScan, DeviceWithoutIommuGroupIsRefused) {
     EXPECT_EQ(vfio::sysfs_iommu_group(options.sysfs_root, address("0000:00:05.0")), -1);
     vfio::DeviceIdentity id;
     id.address = address("0000:00:05.0");
-    const auto opened = vfio::KernelBus(options).open(id);
+    const auto opened = vfio::KernelDeviceBus(options).open(id);
     ASSERT_FALSE(opened.ok());
     EXPECT_NE(opened.error().message().find("no IOMMU group"), std::string::npos) << opened.error().message();
 }

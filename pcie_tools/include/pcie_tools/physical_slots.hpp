@@ -44,7 +44,7 @@ std::string sysfs_physical_slot(const std::string& sysfs_root, const PciAddress&
 int sysfs_numa_node(const std::string& sysfs_root, const PciAddress& address);
 
 // Every function of `bus` (or only those of `only`) that has a slot, in address order.
-Result<PhysicalSlotReport> find_physical_slots(ConfigBus& bus, const SlotOptions& options,
+Result<PhysicalSlotReport> find_physical_slots(ConfigBackend& bus, const SlotOptions& options,
                                                const std::optional<std::vector<PciAddress>>& only = std::nullopt);
 
 // fpga_sio's lines: the identity, "    physical slot from sysfs: <name>", "    physical slot

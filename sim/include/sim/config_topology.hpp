@@ -21,7 +21,7 @@
 namespace sim {
 
 namespace reg = pcie::reg;
-using pcie::ConfigBus;
+using pcie::ConfigBackend;
 using pcie::ConfigSpace;
 using pcie::MemoryConfigSpace;
 using pcie::SystemInfo;
@@ -132,7 +132,7 @@ uint16_t lnksta_value(uint8_t speed, uint8_t width, uint16_t flags = 0);
 // Supported Link Speeds vector for codes 1..max.
 uint32_t lnkcap2_upto(uint8_t max_speed);
 
-class SimConfigBus : public ConfigBus {
+class ConfigTopology : public ConfigBackend {
 public:
     std::string name() const override { return "simulated"; }
     SimConfigSpace* add(std::unique_ptr<SimConfigSpace> space, std::string vendor_name = {},
@@ -153,8 +153,8 @@ private:
 //   0000:00:01.0 root port, 5 GT/s x16 (as seed 004) -> 0000:01:00.0 FPGA 5 GT/s x4 trained at 2.5 GT/s
 //   0000:00:02.0 root port, 8 GT/s x4, refuses 8 GT/s -> 0000:02:00.0 8 GT/s x4 trained at 2.5 GT/s
 //   0000:00:03.0 root port, 16 GT/s x16 -> 0000:03:00.0 8 GT/s x8 at 8 GT/s x8 (not downgraded)
-std::unique_ptr<SimConfigBus> make_demo_topology();
-// The same, as what pcie::open_bus takes for --access sim.
-std::unique_ptr<ConfigBus> open_demo_topology();
+std::unique_ptr<ConfigTopology> make_demo_topology();
+// The same, as what pcie::open_backend takes for --access sim.
+std::unique_ptr<ConfigBackend> open_demo_topology();
 
 }  // namespace sim

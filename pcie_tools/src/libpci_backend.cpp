@@ -39,9 +39,9 @@ private:
     bool m_writable;
 };
 
-class LibpciBus : public ConfigBus {
+class LibpciBackend : public ConfigBackend {
 public:
-    LibpciBus(std::unique_ptr<vfio::PciLibrary> library, bool writable)
+    LibpciBackend(std::unique_ptr<vfio::PciLibrary> library, bool writable)
         : m_library(std::move(library)), m_writable(writable) {}
     std::string name() const override { return "libpci"; }
     Result<std::vector<PciAddress>> devices() override { return m_library->functions(); }
@@ -58,7 +58,7 @@ public:
     Result<std::optional<PciAddress>> parent(const PciAddress& address) override {
         if (auto up = sysfs_parent(address))
             return std::optional<PciAddress>(*up);
-        return ConfigBus::parent(address);
+        return ConfigBackend::parent(address);
     }
     SystemInfo system_info(const PciAddress& address) override {
         SystemInfo info = sysfs_system_info(address);
@@ -89,7 +89,7 @@ private:
 
 }  // namespace
 
-Result<std::unique_ptr<ConfigBus>> open_libpci_bus(bool writable) {
+Result<std::unique_ptr<ConfigBackend>> open_libpci_backend(bool writable) {
     struct stat st {};
     if (::stat("/sys/bus/pci/devices", &st) != 0)
         return vfio::errno_error("open", "/sys/bus/pci/devices", "libpci needs sysfs");
@@ -97,7 +97,7 @@ Result<std::unique_ptr<ConfigBus>> open_libpci_bus(bool writable) {
     options.writable = writable;
     options.sysfs_only = true;
     auto library = PDT_TRY(vfio::PciLibrary::open(options));
-    return std::unique_ptr<ConfigBus>(new LibpciBus(std::move(library), writable));
+    return std::unique_ptr<ConfigBackend>(new LibpciBackend(std::move(library), writable));
 }
 
 }  // namespace pcie

@@ -2,6 +2,7 @@
 // adapter's GPU does): an H2C channel whose card checks what it receives, and a C2H channel
 // whose card generates its own stream. In-memory channels, so these run without a GPU.
 #include <gtest/gtest.h>
+#include "printed.hpp"
 
 #include <cinttypes>
 #include <cstdio>
@@ -116,13 +117,7 @@ Outcome run_independent(CardChannel& h2c, CardChannel& c2h) {
     test.add_sink_row("card C2H channel 0", sink);
     Quiet quiet;
     Outcome run{test.run(quiet), {}};
-    char* text = nullptr;
-    size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    stream_test::Report(out, false).finish(run.summary);
-    std::fclose(out);
-    run.text.assign(text, size);
-    std::free(text);
+    run.text = test_output::printed_by([&](std::FILE* out) { stream_test::Report(out, false).finish(run.summary); });
     return run;
 }
 

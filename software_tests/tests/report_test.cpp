@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include "printed.hpp"
 
 #include "stream_test/rate_counter.hpp"
 #include "stream_test/report.hpp"
@@ -10,14 +11,7 @@ using stream_test::Clock;
 using stream_test::Interval;
 
 std::string capture(const std::function<void(std::FILE*)>& body) {
-    char* text = nullptr;
-    size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    body(out);
-    std::fclose(out);
-    std::string result(text, size);
-    std::free(text);
-    return result;
+    return test_output::printed_by(body);
 }
 
 TEST(Report, RateLineAsFpgaSio) {

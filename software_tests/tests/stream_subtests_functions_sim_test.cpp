@@ -3,6 +3,7 @@
 // function returns (one CRC-64 per H2C packet; zeros for ever), the bytes verified are counted,
 // and a fault the model injects fails the sub-test naming the packet or the stream offset.
 #include <gtest/gtest.h>
+#include "printed.hpp"
 
 #include <regex>
 
@@ -45,14 +46,7 @@ struct FunctionDesign {
         options.timeout = 1s;
     }
     std::string run(Subtest test, stream_tools::MemoryTestResult& result) {
-        char* text = nullptr;
-        size_t size = 0;
-        std::FILE* out = open_memstream(&text, &size);
-        result = test(stream->device(), options, out);
-        std::fclose(out);
-        std::string printed(text, size);
-        std::free(text);
-        return printed;
+        return test_output::printed_by([&](std::FILE* out) { result = test(stream->device(), options, out); });
     }
     designs::Registry registry;
     std::shared_ptr<sim::XdmaModel> xdma;

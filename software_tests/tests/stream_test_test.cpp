@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include "printed.hpp"
 
 #include <thread>
 
@@ -108,13 +109,8 @@ TEST_P(StreamFault, FailsNamingChannelAndFirstBadOffset) {
     EXPECT_FALSE(loop.h2c().busy());
     EXPECT_FALSE(loop.c2h().busy());
     // The report says FAIL, names the channel, and exits 1.
-    char* text = nullptr;
-    size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    EXPECT_EQ(stream_test::Report(out, false).finish(summary), 1);
-    std::fclose(out);
-    const std::string printed(text, size);
-    std::free(text);
+    const std::string printed = test_output::printed_by(
+        [&](std::FILE* out) { EXPECT_EQ(stream_test::Report(out, false).finish(summary), 1); });
     EXPECT_NE(printed.find("Overall FAIL"), std::string::npos) << printed;
     EXPECT_NE(printed.find(std::string("0000:15:00.0 0 -> 1 Test FAILED: ") + c.channel), std::string::npos)
         << printed;
@@ -193,13 +189,9 @@ TEST(StreamTest, NothingSelectedNeverPasses) {
     CountingObserver observer;
     const Summary summary = test.run(observer);
     EXPECT_FALSE(summary.passed());
-    char* text = nullptr;
-    size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    EXPECT_EQ(stream_test::Report(out, false).finish(summary), 1);
-    std::fclose(out);
-    EXPECT_EQ(std::string(text, size), "No stream channels were tested\nOverall FAIL\n");
-    std::free(text);
+    const std::string printed = test_output::printed_by(
+        [&](std::FILE* out) { EXPECT_EQ(stream_test::Report(out, false).finish(summary), 1); });
+    EXPECT_EQ(printed, "No stream channels were tested\nOverall FAIL\n");
 }
 
 TEST(StreamTest, RejectsWrongDirectionAndOddSizes) {

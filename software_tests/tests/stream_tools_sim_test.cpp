@@ -2,6 +2,7 @@
 // tool print Overall FAIL naming the channel (and, for data errors, the first bad offset) and
 // return 1; a stop (as Ctrl-C) drains and leaves every engine of the model idle.
 #include <gtest/gtest.h>
+#include "printed.hpp"
 
 #include <regex>
 #include <thread>
@@ -79,14 +80,9 @@ StreamRunOptions sim_options() {
 }
 
 std::string run_parallel(stream_tools::StreamDevice& device, const StreamRunOptions& options, int& code) {
-    char* text = nullptr;
-    size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    code = stream_tools::run_parallel_streams({&device}, {{device.address(), 0}}, options, out);
-    std::fclose(out);
-    std::string result(text, size);
-    std::free(text);
-    return result;
+    return test_output::printed_by([&](std::FILE* out) {
+        code = stream_tools::run_parallel_streams({&device}, {{device.address(), 0}}, options, out);
+    });
 }
 
 TEST(StreamToolsSim, NiteFuryLoopbackPasses) {
@@ -116,13 +112,9 @@ TEST(StreamToolsSim, StopDrainsAndLeavesEveryEngineIdle) {
         flowed = sim.wait_for_descriptors(sim::XdmaDirection::C2H, 0, 32);
         stop = true;
     });
-    char* text = nullptr;
-    size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    const int code = stream_tools::run_parallel_streams({sim.device.get()}, {}, options, out);
-    std::fclose(out);
-    const std::string printed(text, size);
-    std::free(text);
+    int code = -1;
+    const std::string printed = test_output::printed_by(
+        [&](std::FILE* out) { code = stream_tools::run_parallel_streams({sim.device.get()}, {}, options, out); });
     stopper.join();
     EXPECT_TRUE(flowed) << printed;
     EXPECT_EQ(code, 0) << printed;
@@ -175,14 +167,8 @@ struct MemoryDesign {
         options.memory.max_buffer_size = 0x80000;
         options.memory.transfer_length = 0x60000;
         options.memory.timeout = 1s;
-        char* text = nullptr;
-        size_t size = 0;
-        std::FILE* out = open_memstream(&text, &size);
-        code = stream_tools::run_test_dma_bridge(designs, options, out);
-        std::fclose(out);
-        std::string result(text, size);
-        std::free(text);
-        return result;
+        return test_output::printed_by(
+            [&](std::FILE* out) { code = stream_tools::run_test_dma_bridge(designs, options, out); });
     }
     designs::Registry registry;
     std::shared_ptr<sim::XdmaModel> xdma;
@@ -254,14 +240,7 @@ struct StreamDesign {
     std::string run(stream_tools::MemoryTestResult (*test)(vfio::Device&, const stream_tools::StreamSubtestOptions&,
                                                            std::FILE*),
                     stream_tools::MemoryTestResult& result) {
-        char* text = nullptr;
-        size_t size = 0;
-        std::FILE* out = open_memstream(&text, &size);
-        result = test(*device, options, out);
-        std::fclose(out);
-        std::string printed(text, size);
-        std::free(text);
-        return printed;
+        return test_output::printed_by([&](std::FILE* out) { result = test(*device, options, out); });
     }
     designs::Registry registry;
     std::shared_ptr<sim::XdmaModel> xdma;
@@ -329,13 +308,9 @@ TEST(A32Sim, BuffersAndRingsHonourA32BitDmaMask) {
         options.enabled = {"memory_host_chunks"};
         options.memory.min_words = 0x1000;
         options.memory.dma_mask_bits = bits;
-        char* text = nullptr;
-        size_t size = 0;
-        std::FILE* out = open_memstream(&text, &size);
-        const int code = stream_tools::run_test_dma_bridge(design.designs, options, out);
-        std::fclose(out);
-        const std::string printed(text, size);
-        std::free(text);
+        int code = -1;
+        const std::string printed = test_output::printed_by(
+            [&](std::FILE* out) { code = stream_tools::run_test_dma_bridge(design.designs, options, out); });
         EXPECT_EQ(code, bits == 32 ? 1 : 0) << printed;
         EXPECT_EQ(printed.find("(32-bit DMA mask) is large enough") != std::string::npos, bits == 32) << printed;
 
@@ -359,13 +334,10 @@ TEST(DescriptorCreditsSim, CreditRegisterBehavesAsPg195) {
 TEST(DescriptorCreditsSim, DataErrorFailsWithExitOne) {
     MemoryDesign design;
     design.xdma->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::DataBitFlip);
-    char* text = nullptr;
-    size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    const int code = stream_tools::run_descriptor_credits(design.designs, stream_tools::CreditsOptions{}, out);
-    std::fclose(out);
-    const std::string printed(text, size);
-    std::free(text);
+    int code = -1;
+    const std::string printed = test_output::printed_by([&](std::FILE* out) {
+        code = stream_tools::run_descriptor_credits(design.designs, stream_tools::CreditsOptions{}, out);
+    });
     EXPECT_EQ(code, 1) << printed;
     EXPECT_TRUE(std::regex_search(printed, std::regex("0000:15:00\\.0 verify card memory 0000:15:00\\.0: Input/output "
                                                       "error \\(first bad word 0x[0-9a-f]+ .*, 1 bad words\\)\nTest: FAIL\n")))

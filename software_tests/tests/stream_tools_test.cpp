@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include "printed.hpp"
 
 #include <functional>
 
@@ -14,14 +15,7 @@ using stream_tools::LoopRoute;
 using stream_tools::StreamRunOptions;
 
 std::string capture(const std::function<int(std::FILE*)>& body, int& code) {
-    char* text = nullptr;
-    size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    code = body(out);
-    std::fclose(out);
-    std::string result(text, size);
-    std::free(text);
-    return result;
+    return test_output::printed_by([&](std::FILE* out) { code = body(out); });
 }
 
 StreamRunOptions quick() {

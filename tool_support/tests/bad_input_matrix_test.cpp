@@ -268,6 +268,36 @@ const BadInput kMatrix[] = {
     {"crc64_stream_latency", "no_device", "", E, kFail, "Error: no known FPGA design found on the vfio bus"},
     {"crc64_stream_latency", "not_bound_to_vfio", "", Machine::bound_elsewhere, kFail,
      "is bound to xdma, not vfio-pci; bind it: "},
+
+    // vfio_multi_process_manager (a server: every row must end it before it listens)
+    {"vfio_multi_process_manager", "unknown_option", "--no_such_option", E, kUsage,
+     "vfio_multi_process_manager: unrecognised option '--no_such_option'"},
+    {"vfio_multi_process_manager", "malformed_bdf", "-d 0000:15:00", E, kUsage,
+     "vfio_multi_process_manager: " BAD_BDF},
+    {"vfio_multi_process_manager", "unknown_group", "--allow_group no_such_group_pdt", E, kUsage,
+     "no_such_group_pdt"},
+    {"vfio_multi_process_manager", "no_device", "--once", E, kFail,
+     "Error: start VFIO manager: No such device (No available IOMMU groups to manage: no selected device is bound to "
+     "vfio-pci)"},
+    {"vfio_multi_process_manager", "missing_device", "--once -d 0000:99:00.0", Machine::bound_elsewhere, kFail,
+     "No available IOMMU groups to manage"},
+    {"vfio_multi_process_manager", "not_bound_to_vfio", "--once -d 0000:15:00.0", Machine::bound_elsewhere, kFail,
+     "No available IOMMU groups to manage: no selected device is bound to vfio-pci"},
+    {"vfio_multi_process_manager", "no_vfio", "--once", Machine::no_vfio, kFail, "no VFIO support"},
+
+    // vfio_access_keep_open
+    {"vfio_access_keep_open", "unknown_option", "--no_such_option", E, kUsage,
+     "vfio_access_keep_open: unrecognised option '--no_such_option'"},
+    {"vfio_access_keep_open", "malformed_bdf", "0000:15:00", E, kUsage, "vfio_access_keep_open: " BAD_BDF},
+    {"vfio_access_keep_open", "no_device", "", E, kFail,
+     "Error: no device opened: no PCI device is bound to vfio-pci"},
+    {"vfio_access_keep_open", "missing_device", "0000:99:00.0", E, kFail,
+     "Error: no device opened: no selected PCI device is bound to vfio-pci"},
+    {"vfio_access_keep_open", "not_bound_to_vfio", "0000:15:00.0", Machine::bound_elsewhere, kFail,
+     "not bound to vfio-pci but to xdma"},
+    {"vfio_access_keep_open", "no_vfio", "", Machine::no_vfio, kFail, "no VFIO support"},
+    {"vfio_access_keep_open", "container_no_permission", "", Machine::container_no_permission, kFail,
+     "no read/write permission"},
 };
 
 void build(FakeMachine& machine, Machine kind) {

@@ -51,7 +51,7 @@ public:
             tree.write("dump.txt", "");
         return "PDT_PCI_DUMP_FILE=" + tree.path("dump.txt") + " PDT_SYSFS_ROOT=" + tree.path("sys") +
                " PDT_DEV_VFIO_ROOT=" + tree.path("dev/vfio") + " PDT_PROC_ROOT=" + tree.path("proc") +
-               " PDT_LOCK_DIR=" + lock_dir();
+               " PDT_LOCK_DIR=" + lock_dir() + " PDT_VFIO_MANAGER_SOCKET=" + tree.path("run/vfio_manager.sock");
     }
 
     TempTree tree;

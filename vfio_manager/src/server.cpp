@@ -46,6 +46,7 @@ Server::~Server() {
 }
 
 vfio::Result<std::unique_ptr<Server>> Server::create(ServerOptions options, std::ostream& log) {
+    PDT_CHECK(vfio::check_vfio_available(options.kernel.dev_vfio_root));  // else "not bound" would mislead
     vfio::KernelDeviceBus scanner(options.kernel);
     const std::vector<vfio::ScannedDevice> scanned = PDT_TRY(scanner.scan_devices());
     std::vector<vfio::DeviceIdentity> devices;

@@ -15,12 +15,17 @@
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
-    vfio::KernelOptions options;
+    vfio::KernelOptions options = vfio::kernel_options_from_environment();
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "-h" || arg == "--help") {
             std::cout << "Usage: vfio_access_keep_open [dddd:bb:dd.f]...\n";
             return 0;
+        }
+        if (arg.starts_with("-")) {
+            std::cerr << "vfio_access_keep_open: unrecognised option '" << arg << "'\n"
+                      << "Usage: vfio_access_keep_open [dddd:bb:dd.f]...\n";
+            return 2;
         }
         auto added = options.selection.add_location(arg);
         if (!added) {

@@ -14,8 +14,9 @@ namespace pcie {
 Result<std::unique_ptr<ConfigBackend>> open_libpci_backend(bool writable);
 Result<std::unique_ptr<ConfigBackend>> open_pciaccess_backend(bool writable);
 // Functions bound to vfio-pci through their VFIO config region (read-only), all others through
-// libpci (writable when `writable`: pcie_set_speed_vfio writes the port above). Opening a function through VFIO resets it (the kernel does, on every VFIO open),
-// so each VFIO open first takes the function's advisory lock when lock.directory is set.
+// libpci (writable when `writable`: pcie_set_speed_vfio writes the port above). Opening a
+// function through VFIO resets it (the kernel does, on every VFIO open), so each VFIO open
+// first takes the function's advisory lock when lock.directory is set.
 Result<std::unique_ptr<ConfigBackend>> open_vfio_backend(const vfio::LockOptions& lock = {}, bool writable = false);
 
 // The config region of an open VFIO device: the whole space is readable without CAP_SYS_ADMIN.

@@ -64,7 +64,7 @@ public:
     virtual ~ConfigBackend() = default;
     virtual std::string name() const = 0;
     virtual Result<std::vector<PciAddress>> devices() = 0;
-    // The space stays owned by the bus and valid while the bus lives.
+    // The space stays owned by the backend and valid while the backend lives.
     virtual Result<ConfigSpace*> open(const PciAddress& address) = 0;
     // The bridge above `address` (the type-1 header whose secondary bus is the device's bus),
     // or nullopt for a device on a root bus. The default scans devices().

@@ -7,6 +7,7 @@
 
 #include "temp_tree.hpp"
 #include "vfio_access/kernel.hpp"
+#include "vfio_access/pci_library.hpp"
 
 namespace {
 
@@ -118,6 +119,33 @@ TEST_F(KernelScan, MissingDumpFileIsAnError) {
     ASSERT_FALSE(devices.ok());
     EXPECT_NE(devices.error().message().find("libpci"), std::string::npos) << devices.error().message();
     EXPECT_NE(devices.error().message().find("no_such_dump"), std::string::npos) << devices.error().message();
+}
+
+// The PCI access layer itself: what the scan and pcie_tools' libpci backend rest on.
+TEST_F(KernelScan, PciLibraryReadsTheDumpAndTurnsLibpciFatalErrorsIntoFailures) {
+    vfio::PciLibraryOptions library_options;
+    library_options.dump_file = tree.path("dump.txt");
+    auto library = vfio::PciLibrary::open(library_options);
+    ASSERT_TRUE(library.ok()) << library.error().message();
+    const std::vector<vfio::PciAddress> expected{address("0000:00:02.0"), address("0000:00:03.0")};
+    EXPECT_EQ((*library)->functions(), expected);
+    EXPECT_FALSE((*library)->has(address("0000:00:04.0")));
+    const auto info = (*library)->info(address("0000:00:03.0"));
+    ASSERT_TRUE(info.ok()) << info.error().message();
+    EXPECT_EQ(info->vendor_id, 0x1234);
+    EXPECT_EQ(info->device_id, 0x11e8);
+    EXPECT_EQ(info->revision, 0x10);
+    uint8_t bytes[4] = {};
+    ASSERT_TRUE((*library)->read(address("0000:00:03.0"), 0x2c, bytes, 4));
+    EXPECT_EQ(bytes[0], 0xf4);
+    EXPECT_EQ(bytes[3], 0x11);
+    EXPECT_FALSE((*library)->read(address("0000:00:04.0"), 0, bytes, 4));  // no such function
+    // libpci's dump method reports a write as a fatal error (its callback must not return):
+    // the layer turns it into a failed write, and the process goes on.
+    EXPECT_FALSE((*library)->write(address("0000:00:03.0"), 0x04, bytes, 2));
+    const auto missing = (*library)->info(address("0000:00:04.0"));
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().code, ENODEV);
 }
 
 TEST_F(KernelScan, MissingDevVfioMeansNoVfioSupport) {

@@ -10,6 +10,8 @@
 namespace pcie {
 namespace {
 
+using namespace ::sim;  // ConfigBuilder
+
 TEST(DumpFile, ReadsShortAndLongAddressesAndIgnoresDecodedText) {
     const std::string text =
         "01:00.0 Memory controller: Xilinx Corporation Device 7024\n"

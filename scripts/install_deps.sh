@@ -9,6 +9,10 @@ packages=(
   clang libclang-rt-dev          # libFuzzer targets (fuzz/, scripts/fuzz.sh): clang 14 and its compiler-rt (libFuzzer, ASan, UBSan)
   qemu-system-x86 busybox-static cpio kmod zstd   # the QEMU guest that tests real kernel VFIO
   python3                        # scripts/soak.sh (standard library only)
+  shellcheck                     # lints scripts/vfio-setup and its tests (ctest vfio_setup_shellcheck)
+  help2man man-db               # man pages generated from each tool's --help (packaging/man), and man to check them
+  file                           # cpack -G DEB: dpkg-shlibdeps' Depends need file(1) to find the ELF files
+  debootstrap                    # scripts/test_deb.sh: the .deb installed on a clean Debian 12 root
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds everything with -Werror under ASan/UBSan, runs every test
-# (labels unit, sim, vm), then a fuzz smoke run: each libFuzzer target of fuzz/ built with clang
-# (build-fuzz/) and run for PDT_FUZZ_SECONDS (default 5) seconds; PDT_FUZZ_SECONDS=0 skips it.
-# Exit status: ctest's, else 1 when the fuzz smoke run found a crash.
+# (labels unit, sim, vm), builds the .deb (cpack -G DEB) and checks its contents, then a fuzz
+# smoke run: each libFuzzer target of fuzz/ built with clang (build-fuzz/) and run for
+# PDT_FUZZ_SECONDS (default 5) seconds; PDT_FUZZ_SECONDS=0 skips it.
+# Exit status: ctest's, else 1 when the .deb failed or the fuzz smoke run found a crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
@@ -13,6 +14,17 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
 (cd "$build" && ctest --output-on-failure --timeout 1500 -j "$(nproc)" "$@") || status=$?
+# The Debian package builds (packaging/cpack.cmake) and holds the tools, man pages, completion and
+# designs. This one holds the sanitized binaries: a release package comes from a Release build
+# (docs/packaging.md); scripts/test_deb.sh installs one on a clean Debian 12 (manual step).
+echo "Debian package: cpack -G DEB in $build"
+if (cd "$build" && rm -f pcie-dma-toolkit_*.deb && cpack -G DEB > cpack.log 2>&1); then
+  scripts/tests/deb_contents_test.sh "$(ls "$build"/pcie-dma-toolkit_*.deb)" || { [ $status -ne 0 ] || status=1; }
+else
+  tail -n 30 "$build/cpack.log"
+  echo "FAIL: cpack -G DEB (log $build/cpack.log)"
+  [ $status -ne 0 ] || status=1
+fi
 fuzz_seconds=${PDT_FUZZ_SECONDS:-5}
 if [ "$fuzz_seconds" != 0 ]; then
   echo "Fuzz smoke run: ${fuzz_seconds} s per target (scripts/fuzz.sh)"

@@ -30,6 +30,7 @@ if ldd "$busybox" >/dev/null 2>&1; then
 fi
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/pdt-initramfs.XXXXXX")
+chmod 0755 "$root"  # the guest's /: mktemp made it 0700, which locks out a non-root guest user
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,etc,pdt/bin,pdt/modules,usr/share/misc}
 cp "$busybox" "$root/bin/busybox"

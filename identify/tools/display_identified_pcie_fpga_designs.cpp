@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "identify/identify.hpp"
+#include "pdt_version/version.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
@@ -29,6 +30,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
     po::options_description desc("Options");
     desc.add_options()
         ("help,h", "show this help")
+        ("version", "print the toolkit version and exit")
         ("device,d", po::value(&options.devices)->composing(), "only the device at this PCI location dddd:bb:dd.f (repeatable)")
         ("sim_design", po::value(&options.sim_designs)->composing(), "identify a simulated instance of this design instead of the kernel's VFIO devices (repeatable)")
         ("design_file", po::value(&options.design_files)->composing(), "add the designs of this JSON file to the built-in ones (repeatable)")
@@ -40,7 +42,12 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
         po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
         po::notify(vm);
         if (vm.count("help")) {
-            std::cout << "Usage: " << argv[0] << " [options]\n" << desc;
+            std::cout << "Usage: " << argv[0] << " [options]\nIdentifies the FPGA designs on the PCI bus (or simulated "
+                      << "ones) with their DMA bridge channels and peripherals.\n\n" << desc;
+            return 0;
+        }
+        if (vm.count("version")) {
+            std::cout << pdt_version::version_line(argv[0]) << "\n";
             return 0;
         }
     } catch (const po::error& e) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "pdt_version/version.hpp"
 #include "tool_support/open_designs.hpp"
 #include "tool_support/possible_designs.hpp"
 
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
     po::options_description desc("Options");
     desc.add_options()
         ("help,h", "show this help")
+        ("version", "print the toolkit version and exit")
         ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file to the built-in ones (repeatable)");
     try {
         po::variables_map vm;
@@ -25,7 +27,11 @@ int main(int argc, char** argv) {
         po::notify(vm);
         if (vm.count("help")) {
             std::cout << "Usage: " << argv[0] << " [options]\nLists the PCI devices that match a known design, "
-                      << "without opening them.\n" << desc;
+                      << "without opening them.\n\n" << desc;
+            return 0;
+        }
+        if (vm.count("version")) {
+            std::cout << pdt_version::version_line(argv[0]) << "\n";
             return 0;
         }
     } catch (const po::error& e) {

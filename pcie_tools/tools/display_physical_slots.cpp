@@ -10,6 +10,7 @@
 
 #include "pcie_tools/dump_info.hpp"
 #include "pcie_tools/physical_slots.hpp"
+#include "pdt_version/version.hpp"
 #include "sim/config_topology.hpp"
 
 namespace po = boost::program_options;
@@ -44,8 +45,8 @@ int main(int argc, char** argv) {
     po::options_description visible(
         "display_physical_slots [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
         "Lists the PCI functions that have a physical slot (sysfs, or the Physical Slot Number in the Slot "
-        "Capabilities of the function or a port above it) and their NUMA node; no argument: every function.\nOptions");
-    visible.add_options()("help,h", "show this help")(
+        "Capabilities of the function or a port above it) and their NUMA node; no argument: every function.\n\nOptions");
+    visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
         "access", po::value(&access)->default_value(access),
         "config-space access: libpci, pciaccess, vfio, dump:<lspci -xxxx file>, sim")(
         "sysfs_root", po::value(&sysfs_root),
@@ -65,6 +66,10 @@ int main(int argc, char** argv) {
     }
     if (vm.count("help")) {
         std::cout << visible;
+        return 0;
+    }
+    if (vm.count("version")) {
+        std::cout << pdt_version::version_line(argv[0]) << "\n";
         return 0;
     }
     if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)

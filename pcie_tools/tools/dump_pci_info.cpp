@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "pcie_tools/dump_info.hpp"
+#include "pdt_version/version.hpp"
 #include "sim/config_topology.hpp"
 
 // Built several times: as itself (--access defaults to libpci) and under fpga_sio's names, each
@@ -27,8 +28,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> devices;
     po::options_description visible(PDT_TOOL_NAME " [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
                                     "Dumps config space of each device and its bridges up to the root; no argument "
-                                    "dumps every vendor 10ee device.\nOptions");
-    visible.add_options()("help,h", "show this help")(
+                                    "dumps every vendor 10ee device.\n\nOptions");
+    visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
         "access", po::value(&access)->default_value(access),
         "config-space access: libpci, pciaccess, vfio (vfio-pci bound functions via their VFIO config region), dump:<lspci -xxxx file>, sim")("json", "print JSON instead of text")(
         "lock_timeout", po::value(&lock_timeout),
@@ -47,7 +48,11 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (vm.count("help")) {
-        std::cout << visible;
+        std::cout << "Usage: " << visible;
+        return 0;
+    }
+    if (vm.count("version")) {
+        std::cout << pdt_version::version_line(argv[0]) << "\n";
         return 0;
     }
     if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)

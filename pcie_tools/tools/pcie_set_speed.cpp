@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pcie_tools/retrain.hpp"
+#include "pdt_version/version.hpp"
 #include "sim/config_topology.hpp"
 
 // Built several times: as itself (--access defaults to libpci) and under fpga_sio's names, each
@@ -44,10 +45,11 @@ int main(int argc, char** argv) {
     po::options_description visible(
         PDT_TOOL_NAME " [options] <domain>:<bus>:<dev>.<func> [<new_speed>]\n"
         "new_speed: Target Link Speed code 1..6 (2.5/5/8/16/32/64 GT/s) or a rate such as 8GT/s; default: the "
-        "port's maximum.\nOptions");
-    visible.add_options()("help,h", "show this help")("access", po::value(&access)->default_value(access),
-                                                       "config-space access: libpci, pciaccess, vfio (functions bound to vfio-pci read through their VFIO "
-        "config region, the port above written through libpci), dump:<lspci -xxxx file> (read-only), sim")(
+        "port's maximum.\n\nOptions");
+    visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
+        "access", po::value(&access)->default_value(access),
+        "config-space access: libpci, pciaccess, vfio (functions bound to vfio-pci read through their VFIO config "
+        "region, the port above written through libpci), dump:<lspci -xxxx file> (read-only), sim")(
         "timeout-ms", po::value(&timeout_text)->default_value(timeout_text),
         "how long to wait for Link Training to clear, before and after Retrain Link (1..600000)");
     po::options_description all;
@@ -63,7 +65,11 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (vm.count("help")) {
-        std::cout << visible;
+        std::cout << "Usage: " << visible;
+        return 0;
+    }
+    if (vm.count("version")) {
+        std::cout << pdt_version::version_line(argv[0]) << "\n";
         return 0;
     }
     if (arguments.empty() || arguments.size() > 2) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernel_internal.hpp"
+#include "vfio_access/permission_hint.hpp"
 #include "vfio_access/proc_holders.hpp"
 
 namespace vfio {
@@ -148,17 +149,34 @@ Result<void> Container::load_iommu_info() {
     return {};
 }
 
+std::vector<std::string> group_functions(const std::string& sysfs_root, const std::string& group_path) {
+    const std::string name = fs::path(group_path).filename().string();
+    const size_t digits = name.find_first_of("0123456789");
+    std::vector<std::string> functions;
+    if (digits == std::string::npos)
+        return functions;
+    std::error_code ec;
+    const fs::path dir = fs::path(sysfs_root) / "kernel/iommu_groups" / name.substr(digits) / "devices";
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec))
+        functions.push_back(entry.path().filename().string());
+    std::sort(functions.begin(), functions.end());
+    return functions;
+}
+
 Error group_open_error(const KernelOptions& options, const std::string& path, int code) {
     switch (code) {
     case ENOENT:
         return make_error("open", path, code, path + " does not exist: is the device bound to vfio-pci?");
     case EACCES:
-        return make_error("open", path, code,
-                          "no read/write permission on " + path + " (chmod/chown it, or add a udev rule for vfio)");
+        return make_error("open", path, code, group_permission_hint(path, describe_device_file(path),
+                                                                    group_functions(options.sysfs_root, path)));
     case EBUSY:
         return make_error("open", path, code,
                           describe_file_holders(path, find_file_holders(options.proc_root, path), options.proc_root));
     case EPERM:
+        if (path.find("noiommu-") == std::string::npos)  // an LSM or a device cgroup: as EACCES
+            return make_error("open", path, code, group_permission_hint(path, describe_device_file(path),
+                                                                        group_functions(options.sysfs_root, path)));
         return make_error("open", path, code,
                           "no-IOMMU groups need CAP_SYS_RAWIO: sudo setcap cap_sys_rawio=ep <executable>");
     default:

@@ -188,16 +188,20 @@ Result<void> KernelDevice::dma_map(uint64_t iova, void* vaddr, uint64_t size, Dm
     map.size = size;
     if (xioctl(container.fd(), VFIO_IOMMU_MAP_DMA, &map) < 0) {
         const int code = errno;
-        std::string hint;
-        if (code == ENOMEM)
-            hint = "pinned memory counts against RLIMIT_MEMLOCK (ulimit -l), or the 65535-mapping limit was reached";
-        else if (code == EEXIST)
-            hint = "overlaps an existing mapping";
-        else if (code == EINVAL)
-            hint = "IOVA, address and size must be page aligned and inside the IOVA ranges";
-        return make_error("VFIO_IOMMU_MAP_DMA", where, code, hint);
+        return dma_map_error(where, code, size, current_memlock());
     }
     return {};
+}
+
+Error dma_map_error(const std::string& where, int code, uint64_t size, const MemlockState& memlock) {
+    std::string hint;
+    if (code == ENOMEM)
+        hint = "pinned memory counts against RLIMIT_MEMLOCK: " + memlock_hint(memlock, size);
+    else if (code == EEXIST)
+        hint = "overlaps an existing mapping";
+    else if (code == EINVAL)
+        hint = "IOVA, address and size must be page aligned and inside the IOVA ranges";
+    return make_error("VFIO_IOMMU_MAP_DMA", where, code, hint);
 }
 
 Result<uint64_t> KernelDevice::dma_unmap(uint64_t iova, uint64_t size) {

@@ -110,8 +110,7 @@ Result<void> check_vfio_available(const std::string& dev_vfio_root) {
     if (::access(container.c_str(), F_OK) != 0)
         return make_error("open", container, ENODEV, container + " does not exist: no VFIO support; load the vfio-pci module (modprobe vfio-pci)");
     if (::access(container.c_str(), R_OK | W_OK) != 0)
-        return make_error("open", container, EACCES,
-                          "no read/write permission on " + container + " (vfio-pci not loaded, or run with more privilege)");
+        return make_error("open", container, EACCES, container_permission_hint(container));
     return {};
 }
 

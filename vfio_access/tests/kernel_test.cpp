@@ -228,7 +228,7 @@ TEST_F(KernelScan, GroupOpenErrorsNameTheCause) {
               std::string::npos);
     EXPECT_NE(vfio::group_open_error(options, path, EACCES).message().find("no read/write permission on /dev/vfio/5"),
               std::string::npos);
-    EXPECT_NE(vfio::group_open_error(options, path, EPERM).message().find("cap_sys_rawio"), std::string::npos);
+    EXPECT_NE(vfio::group_open_error(options, "/dev/vfio/noiommu-5", EPERM).message().find("cap_sys_rawio"), std::string::npos);
     tree.symlink("/usr/bin/qemu-system-x86_64", "proc/4242/exe");
     tree.symlink(path, "proc/4242/task/4243/fd/12");
     const vfio::Error busy = vfio::group_open_error(options, path, EBUSY);

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "pdt_version/version.hpp"
+
 #include "vfio_access/kernel.hpp"
 #include "vfio_manager/client.hpp"
 #include "vfio_report.hpp"
@@ -21,11 +23,14 @@ struct Options {
 
 // Returns the options, or the exit code to leave with (0 for --help, 2 for a usage error).
 std::variant<Options, int> parse_options(int argc, char** argv) {
-    po::options_description description("Usage: display_vfio_information [options]\nOptions");
+    po::options_description description(
+        "Usage: display_vfio_information [options]\nShows the VFIO API version and extensions, the IOMMU model of the "
+        "container, and per vfio-pci device its group, flags, regions and interrupts.\n\nOptions");
     std::vector<std::string> locations;
     std::string vendor, device_id, subsystem_vendor, subsystem_id;
     double lock_timeout = 0;
     description.add_options()("help,h", "show this help")
+        ("version", "print the toolkit version and exit")
         ("device,d", po::value(&locations)->composing(), "PCI location dddd:bb:dd.f (repeatable)")
         ("vendor", po::value(&vendor), "vendor ID, hex")
         ("device-id", po::value(&device_id), "device ID, hex")
@@ -45,6 +50,10 @@ std::variant<Options, int> parse_options(int argc, char** argv) {
     }
     if (vm.count("help")) {
         std::cout << description;
+        return 0;
+    }
+    if (vm.count("version")) {
+        std::cout << pdt_version::version_line(argv[0]) << "\n";
         return 0;
     }
     Options options;

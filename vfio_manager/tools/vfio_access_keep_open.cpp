@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "pdt_version/version.hpp"
 #include "vfio_manager/client.hpp"
 #include "vfio_access/kernel.hpp"
 
@@ -19,7 +20,16 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "-h" || arg == "--help") {
-            std::cout << "Usage: vfio_access_keep_open [dddd:bb:dd.f]...\n";
+            std::cout << "Usage: vfio_access_keep_open [dddd:bb:dd.f]...\n"
+                         "Opens every device bound to vfio-pci (or the PCI locations given) and holds them open\n"
+                         "until Enter, SIGINT or SIGTERM, so that VFIO resets none of them between other tools' runs.\n\n"
+                         "Options:\n"
+                         "  -h [ --help ]         show this help\n"
+                         "  --version             print the toolkit version and exit\n";
+            return 0;
+        }
+        if (arg == "--version") {
+            std::cout << pdt_version::version_line(argv[0]) << "\n";
             return 0;
         }
         if (arg.starts_with("-")) {

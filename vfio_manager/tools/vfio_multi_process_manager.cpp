@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "pdt_version/version.hpp"
+
 #include "vfio_manager/server.hpp"
 
 namespace po = boost::program_options;
@@ -22,10 +24,13 @@ void on_signal(int) { g_stop = true; }
 
 // The options, or the exit code to leave with (0 for --help, 2 for a usage error).
 std::variant<vfio_manager::ServerOptions, int> parse_options(int argc, char** argv, bool& daemon) {
-    po::options_description description("Usage: vfio_multi_process_manager [options]\nOptions");
+    po::options_description description(
+        "Usage: vfio_multi_process_manager [options]\nOwns the IOMMU groups and containers of the devices bound to "
+        "vfio-pci and keeps the devices open, so that the tools share them without VFIO resetting them.\n\nOptions");
     std::vector<std::string> locations;
     std::string group;
     description.add_options()("help,h", "show this help")
+        ("version", "print the toolkit version and exit")
         ("isolate_iommu_groups", po::bool_switch(), "one container per IOMMU group (default: one for all)")
         ("once", po::bool_switch(), "shut down the first time the client count drops to 0")
         ("daemon", po::bool_switch(), "run in the background once initialisation succeeded")
@@ -41,6 +46,10 @@ std::variant<vfio_manager::ServerOptions, int> parse_options(int argc, char** ar
     }
     if (vm.count("help")) {
         std::cout << description;
+        return 0;
+    }
+    if (vm.count("version")) {
+        std::cout << pdt_version::version_line(argv[0]) << "\n";
         return 0;
     }
     vfio_manager::ServerOptions options;

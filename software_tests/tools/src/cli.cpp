@@ -4,6 +4,7 @@
 #include <optional>
 #include <thread>
 
+#include "pdt_version/version.hpp"
 #include "stream_tools/failure_report.hpp"
 #include "stream_tools/link_watch.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
@@ -71,14 +72,18 @@ vfio::Result<xdma::ModeRequest> dma_mode_request(const std::string& engine_mode,
 std::optional<int> parse_command_line(int argc, char** argv, const po::options_description& description,
                                       const char* summary) {
     po::options_description all("Options");
-    all.add_options()("help,h", "show this help");
+    all.add_options()("help,h", "show this help")("version", "print the toolkit version and exit");
     all.add(description);
     try {
         po::variables_map vm;
         po::store(po::command_line_parser(argc, argv).options(all).run(), vm);
         po::notify(vm);
         if (vm.count("help")) {
-            std::cout << "Usage: " << argv[0] << " [options]\n" << summary << "\n" << all;
+            std::cout << "Usage: " << argv[0] << " [options]\n" << summary << "\n\n" << all;
+            return 0;
+        }
+        if (vm.count("version")) {
+            std::cout << pdt_version::version_line(argv[0]) << "\n";
             return 0;
         }
     } catch (const po::error& e) {

@@ -37,6 +37,7 @@
 #include "vfio_access/device_lock.hpp"
 #include "vfio_access/filter.hpp"
 #include "vfio_access/iommu_info.hpp"
+#include "vfio_access/permission_hint.hpp"
 #include "vfio_access/unique_fd.hpp"
 
 namespace vfio {
@@ -207,8 +208,14 @@ std::string bind_to_vfio_commands(const PciAddress& address, const std::string& 
 Result<void> check_bound_to_vfio(const std::string& sysfs_root, const PciAddress& address);
 // Errors for a missing <root> ("no VFIO support") or an inaccessible <root>/vfio.
 Result<void> check_vfio_available(const std::string& dev_vfio_root);
-// The error for a group open that failed with `code` (EBUSY walks proc_root for the holder).
+// The PCI addresses in the IOMMU group of a group file (<root>/<N> or noiommu-<N>), sorted.
+std::vector<std::string> group_functions(const std::string& sysfs_root, const std::string& group_path);
+// The error for a group open that failed with `code` (EBUSY walks proc_root for the holder;
+// EACCES, and EPERM on a group that is not no-IOMMU, say which group to join: permission_hint.hpp).
 Error group_open_error(const KernelOptions& options, const std::string& path, int code);
+// The error for VFIO_IOMMU_MAP_DMA of `size` bytes failing with `code` at `where`; ENOMEM names
+// the RLIMIT_MEMLOCK limit `memlock` and the bytes needed.
+Error dma_map_error(const std::string& where, int code, uint64_t size, const MemlockState& memlock);
 // The error for a group that is not viable, naming the group's devices and their drivers.
 Error group_not_viable_error(const std::string& sysfs_root, int group, const std::string& path);
 

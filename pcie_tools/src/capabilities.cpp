@@ -13,6 +13,11 @@ std::string hex(uint32_t value) {
     std::snprintf(text, sizeof text, "%x", value);
     return text;
 }
+std::string hex2(uint32_t value) {
+    char text[16];
+    std::snprintf(text, sizeof text, "%02x", value);
+    return text;
+}
 
 void walk_standard(ConfigSpace& space, CapabilityList& list) {
     auto status = space.read16(reg::STATUS);
@@ -32,10 +37,12 @@ void walk_standard(ConfigSpace& space, CapabilityList& list) {
     while (at) {
         if (at < 0x40) {
             list.problems.push_back("capability pointer 0x" + hex(at) + " points into the header");
+            list.lspci_ends.push_back("Capabilities: [" + hex2(at) + "] <points into the header>");
             return;
         }
         if (!visited.insert(at).second) {
             list.problems.push_back("loop: capability [" + hex(at) + "] visited twice");
+            list.lspci_ends.push_back("Capabilities: [" + hex2(at) + "] <chain looped>");
             return;
         }
         auto header = space.read16(at);
@@ -46,6 +53,7 @@ void walk_standard(ConfigSpace& space, CapabilityList& list) {
         const uint8_t id = static_cast<uint8_t>(*header);
         if (id == 0xff) {
             list.problems.push_back("<chain broken> at [" + hex(at) + "]");
+            list.lspci_ends.push_back("Capabilities: [" + hex2(at) + "] <chain broken>");
             return;
         }
         list.standard.push_back({false, id, 0, static_cast<uint16_t>(at)});
@@ -63,11 +71,13 @@ void walk_extended(ConfigSpace& space, CapabilityList& list) {
             list.problems.push_back("extended capability pointer 0x" + hex(at) + " below 0x100");
             return;
         }
+        auto header = space.read32(at);
         if (!visited.insert(at).second) {
             list.problems.push_back("loop: extended capability [" + hex(at) + "] visited twice");
+            list.lspci_ends.push_back("Capabilities: [" + hex(at) + " v" + std::to_string(header ? (*header >> 16) & 0xf : 0) +
+                                      "] <chain looped>");
             return;
         }
-        auto header = space.read32(at);
         if (!header) {
             if (at != reg::EXT_CAP_START)  // no extended space at all is normal
                 list.problems.push_back("truncated: extended capability [" + hex(at) + "] beyond the readable space");

@@ -102,6 +102,33 @@ void decode_bars(ConfigSpace& space, HeaderInfo& h, std::vector<std::string>& pr
     }
 }
 
+MsiInfo decode_msi(ConfigSpace& space, uint16_t offset, std::vector<std::string>& problems) {
+    MsiInfo msi{offset, 0};
+    read_into(space, offset + reg::MSI_FLAGS, msi.flags, problems, "MSI Message Control");
+    const bool is64 = msi.flags & reg::MSI_FLAGS_64BIT;
+    uint32_t low = 0, high = 0;
+    read_into(space, offset + reg::MSI_ADDRESS_LO, low, problems, "MSI Message Address");
+    if (is64)
+        read_into(space, offset + reg::MSI_ADDRESS_LO + 4u, high, problems, "MSI Message Upper Address");
+    msi.address = static_cast<uint64_t>(high) << 32 | low;
+    const uint32_t data = offset + (is64 ? 0x0cu : 0x08u);
+    read_into(space, data, msi.data, problems, "MSI Message Data");
+    if (msi.flags & reg::MSI_FLAGS_MASKBIT) {
+        read_into(space, data + 4u, msi.mask, problems, "MSI Mask Bits");
+        read_into(space, data + 8u, msi.pending, problems, "MSI Pending Bits");
+    }
+    return msi;
+}
+
+// Any BAR register reading as memory space with a non-zero value (lspci's test, on the raw
+// registers: the upper half of a 64-bit BAR does not count).
+bool has_memory_bar(const HeaderInfo& h) {
+    for (const BarInfo& b : h.bars)
+        if (!b.io)
+            return true;
+    return false;
+}
+
 }  // namespace
 
 Result<ExpressInfo> decode_express(ConfigSpace& space, uint16_t offset) {
@@ -118,6 +145,11 @@ Result<ExpressInfo> decode_express(ConfigSpace& space, uint16_t offset) {
         e.sltcap = PDT_TRY(space.read32(offset + reg::EXP_SLTCAP));
         e.sltctl = PDT_TRY(space.read16(offset + reg::EXP_SLTCTL));
         e.sltsta = PDT_TRY(space.read16(offset + reg::EXP_SLTSTA));
+    }
+    if (e.type() == reg::PortType::RootPort || e.type() == reg::PortType::RcEventCollector) {
+        e.rootctl = PDT_TRY(space.read16(offset + reg::EXP_RTCTL));
+        e.rootcap = PDT_TRY(space.read16(offset + reg::EXP_RTCAP));
+        e.rootsta = PDT_TRY(space.read32(offset + reg::EXP_RTSTA));
     }
     if (e.has_v2()) {
         e.devcap2 = PDT_TRY(space.read32(offset + reg::EXP_DEVCAP2));
@@ -180,9 +212,7 @@ Result<DeviceConfig> decode_device(ConfigSpace& space) {
             read_into(space, c.offset + reg::PM_CTRL, pm.pmcsr, problems, "PMCSR");
             d.pm = pm;
         } else if (c.id == reg::CAP_ID_MSI && !d.msi) {
-            MsiInfo msi{c.offset, 0};
-            read_into(space, c.offset + reg::MSI_FLAGS, msi.flags, problems, "MSI Message Control");
-            d.msi = msi;
+            d.msi = decode_msi(space, c.offset, problems);
         } else if (c.id == reg::CAP_ID_MSIX && !d.msix) {
             MsixInfo x{c.offset, 0, 0, 0};
             read_into(space, c.offset + reg::MSIX_FLAGS, x.flags, problems, "MSI-X Message Control");
@@ -191,10 +221,16 @@ Result<DeviceConfig> decode_device(ConfigSpace& space) {
             d.msix = x;
         } else if (c.id == reg::CAP_ID_EXP && !d.express) {
             auto e = decode_express(space, c.offset);
-            if (e)
+            if (e) {
                 d.express = *e;
-            else
+                d.express->function0 = d.address.device == 0 && d.address.function == 0;
+                d.express->has_mem_bar = has_memory_bar(h);
+            }
+            else {
                 problems.push_back("<access denied> PCI Express capability: " + e.error().message());
+                if (auto flags = space.read16(c.offset + reg::EXP_FLAGS))
+                    d.express_truncated = ExpressInfo{c.offset, *flags};
+            }
         }
     }
     for (const Capability& c : d.caps.extended) {
@@ -210,6 +246,14 @@ Result<DeviceConfig> decode_device(ConfigSpace& space) {
             read_into(space, c.offset + reg::ERR_CAP, a.cap_control, problems, "AERCap");
             for (int i = 0; i < 4; ++i)
                 read_into(space, c.offset + reg::ERR_HEADER_LOG + 4 * i, a.header_log[i], problems, "HeaderLog");
+            const auto type = d.express ? d.express->type() : reg::PortType::Endpoint;
+            a.root = type == reg::PortType::RootPort || type == reg::PortType::RcEventCollector;
+            if (a.root) {
+                read_into(space, c.offset + reg::ERR_ROOT_COMMAND, a.root_command, problems, "RootCmd");
+                read_into(space, c.offset + reg::ERR_ROOT_STATUS, a.root_status, problems, "RootSta");
+                read_into(space, c.offset + reg::ERR_ROOT_COR_SRC, a.cor_source, problems, "ErrorSrc");
+                read_into(space, c.offset + reg::ERR_ROOT_COR_SRC + 2u, a.uncor_source, problems, "ErrorSrc");
+            }
             d.aer = a;
         } else if (c.id == reg::EXT_CAP_ID_DSN && !d.dsn) {
             uint32_t low = 0, high = 0;
@@ -217,6 +261,15 @@ Result<DeviceConfig> decode_device(ConfigSpace& space) {
             read_into(space, c.offset + 8, high, problems, "Device Serial Number");
             d.dsn = DsnInfo{c.offset, static_cast<uint64_t>(high) << 32 | low};
         }
+    }
+    if (const Capability* ss = d.caps.find(0x0d); ss && h.header_type == reg::HEADER_TYPE_BRIDGE) {
+        read_into(space, ss->offset + 4u, h.subsystem_vendor_id, problems, "Subsystem Vendor ID");
+        read_into(space, ss->offset + 6u, h.subsystem_id, problems, "Subsystem ID");
+    }
+    d.sections = decode_sections(space, d);
+    for (uint32_t i = 0; i < 64; ++i) {
+        auto byte = space.read8(i);
+        d.header_bytes.push_back(byte ? *byte : 0xff);
     }
     return d;
 }

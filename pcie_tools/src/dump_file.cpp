@@ -1,4 +1,6 @@
 #include "pcie_tools/dump_file.hpp"
+#include "pcie_tools/registers.hpp"
+#include "pcie_tools/sections.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -167,6 +169,19 @@ Result<ConfigSpace*> DumpBackend::open(const PciAddress& address) {
     if (it == m_spaces.end())
         return vfio::make_error("open config space", address.to_string(), ENODEV, "not in " + m_source);
     return static_cast<ConfigSpace*>(it->second.get());
+}
+
+SystemInfo DumpBackend::system_info(const PciAddress& address) {
+    SystemInfo info;
+    const auto it = m_spaces.find(address);
+    if (it == m_spaces.end())
+        return info;
+    const auto ids = it->second->read32(reg::VENDOR_ID);
+    if (ids) {
+        info.vendor_name = lookup_vendor(static_cast<uint16_t>(*ids));
+        info.device_name = lookup_device(static_cast<uint16_t>(*ids), static_cast<uint16_t>(*ids >> 16));
+    }
+    return info;
 }
 
 std::string format_lspci_dump(const PciAddress& address, const std::vector<uint8_t>& bytes,

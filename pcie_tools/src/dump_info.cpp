@@ -91,6 +91,35 @@ Result<Lines> dump_device(ConfigBackend& bus, const PciAddress& address) {
     return out;
 }
 
+// Every capability in list order; those decoded into sections (sections.hpp) carry lspci's
+// fields: {"registers": {"ACSCap": {"SrcValid": true, ...}, ...}}.
+static nlohmann::json capabilities_json(const DeviceConfig& d) {
+    nlohmann::json caps = nlohmann::json::array();
+    auto section = [&d](const Capability& c) -> const CapSection* {
+        for (const CapSection& s : d.sections)
+            if (s.cap.offset == c.offset && s.cap.extended == c.extended)
+                return &s;
+        return nullptr;
+    };
+    for (const Capability& c : d.caps.standard) {
+        if (const CapSection* s = section(c)) {
+            caps.push_back(s->json());
+            continue;
+        }
+        const char* name = capability_name(static_cast<uint8_t>(c.id));
+        caps.push_back({{"offset", c.offset}, {"id", c.id}, {"name", name ? name : ""}});
+    }
+    for (const Capability& c : d.caps.extended) {
+        if (const CapSection* s = section(c)) {
+            caps.push_back(s->json());
+            continue;
+        }
+        const char* name = extended_capability_name(c.id);
+        caps.push_back({{"offset", c.offset}, {"id", c.id}, {"version", c.version}, {"extended", true}, {"name", name ? name : ""}});
+    }
+    return caps;
+}
+
 nlohmann::json to_json(const DeviceConfig& d, const SystemInfo& info) {
     using nlohmann::json;
     const HeaderInfo& h = d.header;
@@ -116,13 +145,7 @@ nlohmann::json to_json(const DeviceConfig& d, const SystemInfo& info) {
         bars.push_back(jb);
     }
     j["bars"] = bars;
-    json caps = json::array();
-    for (const Capability& c : d.caps.standard)
-        caps.push_back({{"offset", c.offset}, {"id", c.id}, {"name", capability_name(static_cast<uint8_t>(c.id)) ? capability_name(static_cast<uint8_t>(c.id)) : ""}});
-    for (const Capability& c : d.caps.extended)
-        caps.push_back({{"offset", c.offset}, {"id", c.id}, {"version", c.version}, {"extended", true},
-                        {"name", extended_capability_name(c.id) ? extended_capability_name(c.id) : ""}});
-    j["capabilities"] = caps;
+    j["capabilities"] = capabilities_json(d);
     if (d.express) {
         const ExpressInfo& e = *d.express;
         j["express"] = {{"offset", e.offset},
@@ -142,6 +165,12 @@ nlohmann::json to_json(const DeviceConfig& d, const SystemInfo& info) {
                         {"link_training", (e.lnksta & reg::EXP_LNKSTA_LT) != 0},
                         {"aspm_control", e.lnkctl & reg::EXP_LNKCTL_ASPMC},
                         {"target_link_speed", speed_name(e.lnkctl2 & reg::EXP_LNKCTL2_TLS)}};
+        if (e.slot())
+            j["express"].update({{"sltcap", hex(e.sltcap, 8)}, {"sltctl", hex(e.sltctl, 4)}, {"sltsta", hex(e.sltsta, 4)},
+                                 {"slot_number", e.sltcap >> 19}});
+        if (e.type() == reg::PortType::RootPort || e.type() == reg::PortType::RcEventCollector)
+            j["express"].update({{"rootcap", hex(e.rootcap, 4)}, {"rootctl", hex(e.rootctl, 4)}, {"rootsta", hex(e.rootsta, 8)},
+                                 {"pme_requester_id", hex(e.rootsta & 0xffffu, 4)}});
     }
     if (d.aer) {
         const AerInfo& a = *d.aer;
@@ -151,6 +180,10 @@ nlohmann::json to_json(const DeviceConfig& d, const SystemInfo& info) {
                     {"uncorrectable_severity_fatal", aer_uncorrectable_names(a.uncor_sever)},
                     {"correctable_status", aer_correctable_names(a.cor_status)},
                     {"correctable_mask", aer_correctable_names(a.cor_mask)}};
+        if (a.root)
+            j["aer"].update({{"root_command", hex(a.root_command, 8)}, {"root_status", hex(a.root_status, 8)},
+                             {"error_source_correctable", hex(a.cor_source, 4)},
+                             {"error_source_uncorrectable", hex(a.uncor_source, 4)}});
     }
     if (d.dsn)
         j["serial_number"] = hex(static_cast<uint32_t>(d.dsn->serial >> 32), 8) + hex(static_cast<uint32_t>(d.dsn->serial), 8);

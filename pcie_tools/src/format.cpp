@@ -25,13 +25,16 @@ constexpr BitName kUncorrectable[] = {
 constexpr BitName kCorrectable[] = {{0, "RxErr"},   {6, "BadTLP"},          {7, "BadDLLP"},     {8, "Rollover"},
                                     {12, "Timeout"}, {13, "AdvNonFatalErr"}, {14, "CorrIntErr"}, {15, "HeaderOF"}};
 
+// The flags lspci 3.9 prints: the first `count` names of the table.
 template <size_t N>
-std::string flags_line(uint32_t value, const BitName (&names)[N]) {
+std::string flags_line(uint32_t value, const BitName (&names)[N], size_t count) {
     std::string line;
-    for (const BitName& b : names)
-        line += fmt("%s%s%c", line.empty() ? "" : " ", b.name, flag(value, 1u << b.bit));
+    for (size_t i = 0; i < count && i < N; ++i)
+        line += fmt("%s%s%c", line.empty() ? "" : " ", names[i].name, flag(value, 1u << names[i].bit));
     return line;
 }
+constexpr size_t kLspciUncorrectable = 12;  // DLP .. ACSViol
+constexpr size_t kLspciCorrectable = 6;     // RxErr .. AdvNonFatalErr
 
 template <size_t N>
 std::vector<std::string> set_names(uint32_t value, const BitName (&names)[N]) {
@@ -64,9 +67,15 @@ Lines format_pm(const PmInfo& pm) {
 
 Lines format_msi(const MsiInfo& msi) {
     const uint16_t f = msi.flags;
-    return {fmt("Capabilities: [%x] MSI: Enable%c Count=%u/%u Maskable%c 64bit%c", msi.offset,
+    Lines out = {fmt("Capabilities: [%x] MSI: Enable%c Count=%u/%u Maskable%c 64bit%c", msi.offset,
                 flag(f, reg::MSI_FLAGS_ENABLE), 1u << ((f >> 4) & 7), 1u << ((f >> 1) & 7),
-                flag(f, reg::MSI_FLAGS_MASKBIT), flag(f, reg::MSI_FLAGS_64BIT))};
+                flag(f, reg::MSI_FLAGS_MASKBIT), flag(f, reg::MSI_FLAGS_64BIT)),
+            (f & reg::MSI_FLAGS_64BIT ? fmt("\t\tAddress: %016" PRIx64, msi.address)
+                                      : fmt("\t\tAddress: %08x", static_cast<uint32_t>(msi.address))) +
+                fmt("  Data: %04x", msi.data)};
+    if (f & reg::MSI_FLAGS_MASKBIT)
+        out.push_back(fmt("\t\tMasking: %08x  Pending: %08x", msi.mask, msi.pending));
+    return out;
 }
 
 Lines format_msix(const MsixInfo& x) {
@@ -79,18 +88,28 @@ Lines format_msix(const MsixInfo& x) {
 Lines format_aer(const AerInfo& a, bool root_port) {
     (void)root_port;
     const uint32_t c = a.cap_control;
-    return {fmt("Capabilities: [%x v%u] Advanced Error Reporting", a.offset, a.version),
-            "\t\tUESta:\t" + flags_line(a.uncor_status, kUncorrectable),
-            "\t\tUEMsk:\t" + flags_line(a.uncor_mask, kUncorrectable),
-            "\t\tUESvrt:\t" + flags_line(a.uncor_sever, kUncorrectable),
-            "\t\tCESta:\t" + flags_line(a.cor_status, kCorrectable),
-            "\t\tCEMsk:\t" + flags_line(a.cor_mask, kCorrectable),
-            fmt("\t\tAERCap:\tFirst Error Pointer: %02x, ECRCGenCap%c ECRCGenEn%c ECRCChkCap%c ECRCChkEn%c", c & 0x1fu,
-                flag(c, 1u << 5), flag(c, 1u << 6), flag(c, 1u << 7), flag(c, 1u << 8)),
-            fmt("\t\t\tMultHdrRecCap%c MultHdrRecEn%c TLPPfxPres%c HdrLogCap%c", flag(c, 1u << 9), flag(c, 1u << 10),
-                flag(c, 1u << 11), flag(c, 1u << 12)),
-            fmt("\t\tHeaderLog: %08x %08x %08x %08x", a.header_log[0], a.header_log[1], a.header_log[2],
-                a.header_log[3])};
+    Lines out = {fmt("Capabilities: [%x v%u] Advanced Error Reporting", a.offset, a.version),
+                 "\t\tUESta:\t" + flags_line(a.uncor_status, kUncorrectable, kLspciUncorrectable),
+                 "\t\tUEMsk:\t" + flags_line(a.uncor_mask, kUncorrectable, kLspciUncorrectable),
+                 "\t\tUESvrt:\t" + flags_line(a.uncor_sever, kUncorrectable, kLspciUncorrectable),
+                 "\t\tCESta:\t" + flags_line(a.cor_status, kCorrectable, kLspciCorrectable),
+                 "\t\tCEMsk:\t" + flags_line(a.cor_mask, kCorrectable, kLspciCorrectable),
+                 fmt("\t\tAERCap:\tFirst Error Pointer: %02x, ECRCGenCap%c ECRCGenEn%c ECRCChkCap%c ECRCChkEn%c",
+                     c & 0x1fu, flag(c, 1u << 5), flag(c, 1u << 6), flag(c, 1u << 7), flag(c, 1u << 8)),
+                 fmt("\t\t\tMultHdrRecCap%c MultHdrRecEn%c TLPPfxPres%c HdrLogCap%c", flag(c, 1u << 9),
+                     flag(c, 1u << 10), flag(c, 1u << 11), flag(c, 1u << 12)),
+                 fmt("\t\tHeaderLog: %08x %08x %08x %08x", a.header_log[0], a.header_log[1], a.header_log[2],
+                     a.header_log[3])};
+    if (!a.root)
+        return out;
+    const uint32_t cmd = a.root_command, s = a.root_status;
+    out.push_back(fmt("\t\tRootCmd: CERptEn%c NFERptEn%c FERptEn%c", flag(cmd, 1), flag(cmd, 2), flag(cmd, 4)));
+    out.push_back(fmt("\t\tRootSta: CERcvd%c MultCERcvd%c UERcvd%c MultUERcvd%c", flag(s, 1), flag(s, 2), flag(s, 4),
+                      flag(s, 8)));
+    out.push_back(fmt("\t\t\t FirstFatal%c NonFatalMsg%c FatalMsg%c IntMsg %u", flag(s, 0x10), flag(s, 0x20),
+                      flag(s, 0x40), s >> 27));
+    out.push_back(fmt("\t\tErrorSrc: ERR_COR: %04x ERR_FATAL/NONFATAL: %04x", a.cor_source, a.uncor_source));
+    return out;
 }
 
 std::string format_dsn(const DsnInfo& d) {
@@ -140,8 +159,24 @@ Lines format_header(const DeviceConfig& d, const SystemInfo& info) {
     return out;
 }
 
+static const CapSection* find_section(const DeviceConfig& d, const Capability& c) {
+    for (const CapSection& s : d.sections)
+        if (s.cap.offset == c.offset && s.cap.extended == c.extended)
+            return &s;
+    return nullptr;
+}
+
 Lines format_device(const DeviceConfig& d, const SystemInfo& info) {
     Lines out = format_header(d, info);
+    const Lines caps = format_capabilities(d);
+    out.insert(out.end(), caps.begin(), caps.end());
+    for (const std::string& p : d.problems)
+        out.push_back("Warning: " + p);
+    return out;
+}
+
+Lines format_capabilities(const DeviceConfig& d) {
+    Lines out;
     auto append = [&out](const Lines& more) { out.insert(out.end(), more.begin(), more.end()); };
     for (const Capability& c : d.caps.standard) {
         if (c.id == reg::CAP_ID_PM && d.pm && d.pm->offset == c.offset)
@@ -152,24 +187,29 @@ Lines format_device(const DeviceConfig& d, const SystemInfo& info) {
             append(format_msix(*d.msix));
         else if (c.id == reg::CAP_ID_EXP && d.express && d.express->offset == c.offset)
             append(format_express(*d.express));
+        else if (c.id == reg::CAP_ID_EXP && d.express_truncated && d.express_truncated->offset == c.offset)
+            out.push_back(format_express_head(*d.express_truncated));
+        else if (const CapSection* s = find_section(d, c))
+            append(s->lines());
         else if (const char* name = capability_name(static_cast<uint8_t>(c.id)))
             out.push_back(fmt("Capabilities: [%x] %s", c.offset, name));
         else
             out.push_back(fmt("Capabilities: [%x] Unknown capability ID %02x", c.offset, c.id));
     }
-    const bool root = d.express && d.express->type() == reg::PortType::RootPort;
+    const bool root = d.express && (d.express->type() == reg::PortType::RootPort ||
+                                    d.express->type() == reg::PortType::RcEventCollector);
     for (const Capability& c : d.caps.extended) {
         if (c.id == reg::EXT_CAP_ID_ERR && d.aer && d.aer->offset == c.offset)
             append(format_aer(*d.aer, root));
         else if (c.id == reg::EXT_CAP_ID_DSN && d.dsn && d.dsn->offset == c.offset)
             out.push_back(format_dsn(*d.dsn));
+        else if (const CapSection* s = find_section(d, c))
+            append(s->lines());
         else if (const char* name = extended_capability_name(c.id))
             out.push_back(fmt("Capabilities: [%x v%u] %s", c.offset, c.version, name));
         else
             out.push_back(fmt("Capabilities: [%x v%u] Unknown extended capability ID %04x", c.offset, c.version, c.id));
     }
-    for (const std::string& p : d.problems)
-        out.push_back("Warning: " + p);
     return out;
 }
 

@@ -42,10 +42,12 @@ const char* aspm_enabled(unsigned code) {
     return names[code & 3];
 }
 
-std::string link_compare(uint8_t status, uint8_t capable) {
+// lspci's marks: "(overdriven)" on any port type, "(downgraded)" only on the upstream side of
+// a link (a downstream port's own LnkCap says nothing about its partner).
+std::string link_compare(uint8_t status, uint8_t capable, bool downstream_side) {
     if (status > capable)
         return " (overdriven)";
-    if (status != 0 && status < capable)
+    if (status < capable && !downstream_side)
         return " (downgraded)";
     return "";
 }
@@ -112,7 +114,9 @@ void dev_lines(const ExpressInfo& e, Lines& out) {
                       flag(w, 8)));
     line = fmt("\t\t\tRlxdOrd%c ExtTag%c PhantFunc%c AuxPwr%c NoSnoop%c", flag(w, 1u << 4), flag(w, 1u << 8),
                flag(w, 1u << 9), flag(w, 1u << 10), flag(w, 1u << 11));
-    if (flr_type && (c & (1u << 28)))
+    if (t == PortType::PciBridge)
+        line += fmt(" BrConfRtry%c", flag(w, 1u << 15));
+    else if (flr_type && (c & (1u << 28)))
         line += fmt(" FLReset%c", flag(w, 1u << 15));
     out.push_back(line);
     out.push_back(fmt("\t\t\tMaxPayload %u bytes, MaxReadReq %u bytes", e.max_payload(), e.max_read_request()));
@@ -139,19 +143,17 @@ void link_lines(const ExpressInfo& e, Lines& out) {
                       flag(c, 1u << 19), flag(c, 1u << 20), flag(c, 1u << 21), flag(c, 1u << 22)));
     const uint16_t w = e.lnkctl;
     line = fmt("\t\tLnkCtl:\tASPM %s;", aspm_enabled(w & 3));
-    if (t == PortType::RootPort || t == PortType::Endpoint || t == PortType::LegacyEndpoint)
+    if (t == PortType::RootPort || t == PortType::Endpoint || t == PortType::LegacyEndpoint || t == PortType::PciBridge)
         line += fmt(" RCB %u bytes,", (w & reg::EXP_LNKCTL_RCB) ? 128u : 64u);
     line += fmt(" Disabled%c CommClk%c", flag(w, reg::EXP_LNKCTL_LD), flag(w, reg::EXP_LNKCTL_CCC));
     out.push_back(line);
     out.push_back(fmt("\t\t\tExtSynch%c ClockPM%c AutWidDis%c BWInt%c AutBWInt%c", flag(w, 1u << 7), flag(w, 1u << 8),
                       flag(w, 1u << 9), flag(w, 1u << 10), flag(w, 1u << 11)));
     const uint16_t s = e.lnksta;
-    // A port's own LnkCap says nothing about its partner, so only the upstream side of a link
-    // marks "(downgraded)" here; the link summary compares both ends.
-    const bool mark = !e.is_downstream_side();
+    const bool down = e.is_downstream_side() || t == PortType::PcieBridge;
     out.push_back(fmt("\t\tLnkSta:\tSpeed %s%s, Width x%u%s", speed_name_lspci(e.speed()).c_str(),
-                      mark ? link_compare(e.speed(), e.max_speed()).c_str() : "", e.width(),
-                      mark ? link_compare(e.width(), e.max_width()).c_str() : ""));
+                      link_compare(e.speed(), e.max_speed(), down).c_str(), e.width(),
+                      link_compare(e.width(), e.max_width(), down).c_str()));
     out.push_back(fmt("\t\t\tTrErr%c Train%c SlotClk%c DLActive%c BWMgmt%c ABWMgmt%c", flag(s, 1u << 10),
                       flag(s, reg::EXP_LNKSTA_LT), flag(s, reg::EXP_LNKSTA_SLC), flag(s, reg::EXP_LNKSTA_DLLLA),
                       flag(s, reg::EXP_LNKSTA_LBMS), flag(s, reg::EXP_LNKSTA_LABS)));
@@ -163,6 +165,27 @@ void slot_lines(const ExpressInfo& e, Lines& out) {
                       flag(c, 2), flag(c, 4), flag(c, 8), flag(c, 16), flag(c, 64), flag(c, 32)));
     out.push_back(fmt("\t\t\tSlot #%u, PowerLimit %s; Interlock%c NoCompl%c", c >> 19,
                       power_limit((c >> 7) & 0xff, (c >> 15) & 3).c_str(), flag(c, 1u << 17), flag(c, 1u << 18)));
+}
+
+void slot_control_lines(const ExpressInfo& e, Lines& out) {
+    static const char* indicator[] = {"Unknown", "On", "Blink", "Off"};
+    const uint16_t w = e.sltctl, s = e.sltsta;
+    out.push_back(fmt("\t\tSltCtl:\tEnable: AttnBtn%c PwrFlt%c MRL%c PresDet%c CmdCplt%c HPIrq%c LinkChg%c", flag(w, 1),
+                      flag(w, 2), flag(w, 4), flag(w, 8), flag(w, 0x10), flag(w, 0x20), flag(w, 0x1000)));
+    out.push_back(fmt("\t\t\tControl: AttnInd %s, PwrInd %s, Power%c Interlock%c", indicator[(w >> 6) & 3],
+                      indicator[(w >> 8) & 3], flag(w, 0x400), flag(w, 0x800)));
+    out.push_back(fmt("\t\tSltSta:\tStatus: AttnBtn%c PowerFlt%c MRL%c CmdCplt%c PresDet%c Interlock%c", flag(s, 1),
+                      flag(s, 2), flag(s, 0x20), flag(s, 0x10), flag(s, 0x40), flag(s, 0x80)));
+    out.push_back(fmt("\t\t\tChanged: MRL%c PresDet%c LinkState%c", flag(s, 4), flag(s, 8), flag(s, 0x100)));
+}
+
+void root_lines(const ExpressInfo& e, Lines& out) {
+    out.push_back(fmt("\t\tRootCap: CRSVisible%c", flag(e.rootcap, 1)));
+    const uint16_t w = e.rootctl;
+    out.push_back(fmt("\t\tRootCtl: ErrCorrectable%c ErrNon-Fatal%c ErrFatal%c PMEIntEna%c CRSVisible%c", flag(w, 1),
+                      flag(w, 2), flag(w, 4), flag(w, 8), flag(w, 0x10)));
+    out.push_back(fmt("\t\tRootSta: PME ReqID %04x, PMEStatus%c PMEPending%c", e.rootsta & 0xffffu,
+                      flag(e.rootsta, 1u << 16), flag(e.rootsta, 1u << 17)));
 }
 
 void dev2_lines(const ExpressInfo& e, Lines& out) {
@@ -189,16 +212,22 @@ void dev2_lines(const ExpressInfo& e, Lines& out) {
         static const char* cls[] = {"Not Supported", "64byte cachelines", "128byte cachelines", "Reserved"};
         line += fmt(" LN System CLS %s,", cls[(c >> 14) & 3]);
     }
-    if (root || endpoint)
-        line += fmt(" TPHComp%c ExtTPHComp%c", flag(c, 1u << 12), flag(c, 1u << 13));
+    if (root || t == PortType::Endpoint) {
+        static const char* tph[] = {"TPHComp- ExtTPHComp-", "TPHComp+ ExtTPHComp-", "", "TPHComp+ ExtTPHComp+"};
+        line += std::string(" ") + tph[(c >> 12) & 3];
+    }
     if (downstream_side)
         line += fmt(" ARIFwd%c", flag(c, 1u << 5));
     out.push_back(line);
-    if (root)
-        out.push_back(fmt("\t\t\t AtomicOpsCap: Routing%c 32bit%c 64bit%c 128bitCAS%c", flag(c, 1u << 6),
-                          flag(c, 1u << 7), flag(c, 1u << 8), flag(c, 1u << 9)));
-    else if (downstream_side || t == PortType::Upstream)
-        out.push_back(fmt("\t\t\t AtomicOpsCap: Routing%c", flag(c, 1u << 6)));
+    const bool routing = downstream_side || t == PortType::Upstream;
+    if (routing || e.has_mem_bar) {
+        line = "\t\t\t AtomicOpsCap:";
+        if (routing)
+            line += fmt(" Routing%c", flag(c, 1u << 6));
+        if (root || e.has_mem_bar)
+            line += fmt(" 32bit%c 64bit%c 128bitCAS%c", flag(c, 1u << 7), flag(c, 1u << 8), flag(c, 1u << 9));
+        out.push_back(line);
+    }
 
     const uint16_t w = e.devctl2;
     static const char* obff_ctl[] = {"Disabled", "Via message A", "Via message B", "Via WAKE#"};
@@ -208,54 +237,113 @@ void dev2_lines(const ExpressInfo& e, Lines& out) {
     if (downstream_side)
         line += fmt(" ARIFwd%c", flag(w, 1u << 5));
     out.push_back(line);
-    line = "\t\t\t AtomicOpsCtl:";
-    if (endpoint || root)
-        line += fmt(" ReqEn%c", flag(w, 1u << 6));
-    if (downstream_side || t == PortType::Upstream)
-        line += fmt(" EgressBlck%c", flag(w, 1u << 7));
-    out.push_back(line);
+    const bool requester = endpoint || root || t == PortType::RcIntegratedEndpoint;
+    if (requester || routing) {
+        line = "\t\t\t AtomicOpsCtl:";
+        if (requester)
+            line += fmt(" ReqEn%c", flag(w, 1u << 6));
+        if (routing)
+            line += fmt(" EgressBlck%c", flag(w, 1u << 7));
+        out.push_back(line);
+    }
 }
 
-void link2_lines(const ExpressInfo& e, Lines& out) {
+// lspci 3.9's Supported Link Speeds: the range up to the highest speed (the spec forbids gaps);
+// "RsvdP" for 64 GT/s and above, which it does not know.
+std::string lspci_speed_vector(uint32_t lnkcap2) {
+    const uint32_t v = (lnkcap2 >> 1) & 0x7fu;
+    if (v & 0x60)
+        return "RsvdP";
+    for (unsigned s = 5; s >= 2; --s)
+        if (v & (1u << (s - 1)))
+            return "2.5-" + speed_name_lspci(static_cast<uint8_t>(s));
+    return (v & 1) ? "2.5GT/s" : "Unknown";
+}
+
+const char* compliance_preset(unsigned code) {
+    static const char* names[] = {"-6dB de-emphasis, 0dB preshoot",    "-3.5dB de-emphasis, 0dB preshoot",
+                                  "-4.4dB de-emphasis, 0dB preshoot",  "-2.5dB de-emphasis, 0dB preshoot",
+                                  "0dB de-emphasis, 0dB preshoot",     "0dB de-emphasis, 1.9dB preshoot",
+                                  "0dB de-emphasis, 2.5dB preshoot",   "-6.0dB de-emphasis, 3.5dB preshoot",
+                                  "-3.5dB de-emphasis, 3.5dB preshoot", "0dB de-emphasis, 3.5dB preshoot"};
+    return code < 10 ? names[code] : "Reserved";
+}
+
+const char* transmit_margin(unsigned code) {
+    if (code == 0)
+        return "Normal Operating Range";
+    if (code == 1)
+        return "800-1200mV(full-swing)/400-700mV(half-swing)";
+    return code <= 5 ? "200-400mV(full-swing)/100-200mV(half-swing)" : "Unknown";
+}
+
+void link2_control(const ExpressInfo& e, Lines& out) {
     const uint32_t c = e.lnkcap2;
     if (c)
         out.push_back(fmt("\t\tLnkCap2: Supported Link Speeds: %s, Crosslink%c Retimer%c 2Retimers%c DRS%c",
-                          supported_speeds(c & reg::EXP_LNKCAP2_SLS).c_str(), flag(c, 1u << 8), flag(c, 1u << 23),
-                          flag(c, 1u << 24), flag(c, 1u << 31)));
+                          c & 0xc0u ? supported_speeds(c & reg::EXP_LNKCAP2_SLS).c_str() : lspci_speed_vector(c).c_str(),
+                          flag(c, 1u << 8), flag(c, 1u << 23), flag(c, 1u << 24), flag(c, 1u << 31)));
     const uint16_t w = e.lnkctl2;
+    const unsigned target = w & 0xf;
     std::string line = fmt("\t\tLnkCtl2: Target Link Speed: %s, EnterCompliance%c SpeedDis%c",
-                           (w & 0xf) <= 6 ? speed_name_lspci(std::max(w & 0xf, 1)).c_str() : "Unknown",
+                           target <= 6 ? speed_name_lspci(static_cast<uint8_t>(std::max(target, 1u))).c_str() : "Unknown",
                            flag(w, 1u << 4), flag(w, reg::EXP_LNKCTL2_HASD));
     if (e.type() == PortType::Downstream)
         line += fmt(", Selectable De-emphasis: %s", (w & (1u << 6)) ? "-3.5dB" : "-6dB");
     out.push_back(line);
     out.push_back(fmt("\t\t\t Transmit Margin: %s, EnterModifiedCompliance%c ComplianceSOS%c",
-                      ((w >> 7) & 7) == 0 ? "Normal Operating Range" : "Unknown", flag(w, 1u << 10),
-                      flag(w, 1u << 11)));
+                      transmit_margin((w >> 7) & 7), flag(w, 1u << 10), flag(w, 1u << 11)));
+    out.push_back(fmt("\t\t\t Compliance Preset/De-emphasis: %s", compliance_preset(w >> 12)));
+}
+
+void link2_lines(const ExpressInfo& e, Lines& out) {
+    const PortType t = e.type();
+    // lspci shows Link Capabilities/Control 2 of an endpoint only on device 0 function 0.
+    const bool endpoint = t == PortType::Endpoint || t == PortType::LegacyEndpoint;
+    if (!endpoint || e.function0)
+        link2_control(e, out);
     const uint16_t s = e.lnksta2;
     out.push_back(fmt("\t\tLnkSta2: Current De-emphasis Level: %s, EqualizationComplete%c EqualizationPhase1%c",
                       (s & 1) ? "-3.5dB" : "-6dB", flag(s, 2), flag(s, 4)));
     out.push_back(fmt("\t\t\t EqualizationPhase2%c EqualizationPhase3%c LinkEqualizationRequest%c", flag(s, 8),
                       flag(s, 16), flag(s, 32)));
     static const char* crosslink[] = {"unsupported", "Upstream Port", "Downstream Port", "incomplete"};
-    out.push_back(fmt("\t\t\t Retimer%c 2Retimers%c CrosslinkRes: %s, FltMode%c", flag(s, 1u << 6), flag(s, 1u << 7),
-                      crosslink[(s >> 8) & 3], flag(s, 1u << 10)));
+    std::string line = fmt("\t\t\t Retimer%c 2Retimers%c CrosslinkRes: %s", flag(s, 1u << 6), flag(s, 1u << 7),
+                           crosslink[(s >> 8) & 3]);
+    const bool downstream = e.is_downstream_side() || t == PortType::PcieBridge;
+    const uint32_t lnkcap2 = (!endpoint || e.function0) ? e.lnkcap2 : 0;
+    if (downstream && (lnkcap2 & (1u << 31))) {
+        static const char* component[] = {"Link Down - Not Determined", "Link Down - Not Present", "Link Down - Present",
+                                          "Reserved", "Link Up - Present", "Link Up - Present and DRS Received",
+                                          "Reserved", "Reserved"};
+        out.push_back(line + fmt(", DRS%c", flag(s, 1u << 15)));
+        out.push_back(fmt("\t\t\t DownstreamComp: %s", component[(s >> 12) & 7]));
+        return;
+    }
+    out.push_back(line);
 }
 
 }  // namespace
 
-Lines format_express(const ExpressInfo& e) {
-    Lines out;
+std::string format_express_head(const ExpressInfo& e) {
     std::string head = fmt("Capabilities: [%x] Express (v%u) %s", e.offset, e.version(), port_type_name(e.type()));
     if (e.is_downstream_side())
         head += fmt(" (Slot%c)", e.slot() ? '+' : '-');
     head += fmt(", MSI %02x", (e.flags & reg::EXP_FLAGS_IRQ) >> 9);
-    out.push_back(head);
+    return head;
+}
+
+Lines format_express(const ExpressInfo& e) {
+    Lines out{format_express_head(e)};
     dev_lines(e, out);
     if (e.has_link())
         link_lines(e, out);
-    if (e.slot() && e.is_downstream_side())
+    if (e.slot() && e.is_downstream_side()) {
         slot_lines(e, out);
+        slot_control_lines(e, out);
+    }
+    if (e.type() == PortType::RootPort || e.type() == PortType::RcEventCollector)
+        root_lines(e, out);
     if (!e.has_v2())
         return out;
     dev2_lines(e, out);

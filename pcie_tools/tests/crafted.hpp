@@ -22,6 +22,8 @@ std::vector<Crafted> crafted_devices();
 // Broken layouts: capability loop, chain to 0xff, pointer into the header, extended loop,
 // truncated (256-byte) capture of a PCIe device, unknown IDs.
 std::vector<Crafted> broken_devices();
+// Capabilities and function kinds QEMU cannot make: DPC, L1 PM Substates, SR-IOV, PCI-X, ...
+std::vector<Crafted> crafted_capability_devices();
 // All of them as one lspci -xxxx text.
 std::string crafted_dump(const std::vector<Crafted>& devices);
 

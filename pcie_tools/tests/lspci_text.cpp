@@ -1,129 +1,92 @@
 #include "lspci_text.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
 namespace pcie::test {
+
+std::map<std::string, Lines> split_functions(const std::string& output) {
+    std::map<std::string, Lines> functions;
+    std::istringstream in(output);
+    std::string line;
+    Lines* current = nullptr;
+    while (std::getline(in, line)) {
+        if (line.empty()) {
+            current = nullptr;
+            continue;
+        }
+        if (line[0] != '\t' && line[0] != ' ') {
+            current = &functions[line.substr(0, line.find(' '))];
+            current->clear();
+        }
+        if (current)
+            current->push_back(line);
+    }
+    return functions;
+}
+
+std::vector<std::string> tokens(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> out;
+    std::string word;
+    while (in >> word)
+        out.push_back(word);
+    return out;
+}
+
 namespace {
 
-std::string trim(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t");
-    if (b == std::string::npos)
-        return "";
-    const auto e = s.find_last_not_of(" \t");
-    return s.substr(b, e - b + 1);
-}
-
-size_t leading_tabs(const std::string& s) {
-    size_t n = 0;
-    while (n < s.size() && s[n] == '\t')
-        ++n;
+unsigned same_tokens(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    unsigned n = 0;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+        n += a[i] == b[i];
     return n;
-}
-
-bool is_flag(const std::string& word) {
-    return word.size() > 1 && (word.back() == '+' || word.back() == '-');
 }
 
 }  // namespace
 
-Fields parse_fields(const std::string& text) {
-    Fields fields;
-    std::string segment;
-    auto flush = [&fields](const std::string& seg) {
-        std::istringstream words(seg);
-        std::string word, key, value;
-        while (words >> word) {
-            if (is_flag(word)) {
-                fields[word.substr(0, word.size() - 1)] = word.substr(word.size() - 1);
-            } else if (key.empty()) {
-                key = word;
-            } else {
-                value += (value.empty() ? "" : " ") + word;
-            }
+TokenReport compare_tokens(const Lines& theirs, const Lines& ours, const Allowed& allowed) {
+    const size_t n = theirs.size(), m = ours.size();
+    std::vector<std::vector<std::string>> ta(n), tb(m);
+    for (size_t i = 0; i < n; ++i)
+        ta[i] = tokens(theirs[i]);
+    for (size_t j = 0; j < m; ++j)
+        tb[j] = tokens(ours[j]);
+    // best[i][j]: most matched tokens aligning theirs[i..] with ours[j..]
+    std::vector<std::vector<unsigned>> best(n + 1, std::vector<unsigned>(m + 1, 0));
+    for (size_t i = n; i-- > 0;)
+        for (size_t j = m; j-- > 0;) {
+            const unsigned pair = same_tokens(ta[i], tb[j]);
+            best[i][j] = std::max({best[i + 1][j], best[i][j + 1], pair ? pair + best[i + 1][j + 1] : 0u});
         }
-        if (!key.empty()) {
-            std::string name = key;
-            for (int i = 2; fields.count(name); ++i)
-                name = key + "#" + std::to_string(i);
-            fields[name] = value;
+    TokenReport r;
+    size_t i = 0, j = 0;
+    auto record = [&](const std::string& mine, const std::string& their_line, unsigned total, unsigned matched) {
+        r.total += total;
+        r.matched += matched;
+        if (matched == total && (their_line.empty() ? mine.empty() : tokens(mine).size() == total))
+            return;
+        if (!their_line.empty() && allowed && allowed(their_line, mine)) {
+            r.allowed += total - matched;
+            return;
         }
+        r.mismatches.push_back("lspci: " + their_line + "\n  ours:  " + mine);
     };
-    for (char c : text) {
-        if (c == ',' || c == ';' || c == '\n') {
-            flush(segment);
-            segment.clear();
+    while (i < n || j < m) {
+        const unsigned pair = i < n && j < m ? same_tokens(ta[i], tb[j]) : 0;
+        if (i < n && j < m && pair && best[i][j] == pair + best[i + 1][j + 1]) {
+            record(ours[j], theirs[i], static_cast<unsigned>(ta[i].size()), pair);
+            ++i, ++j;
+        } else if (i < n && (j == m || best[i][j] == best[i + 1][j])) {
+            record("", theirs[i], static_cast<unsigned>(ta[i].size()), 0);
+            ++i;
         } else {
-            segment += c;
+            record(ours[j], "", 0, 0);
+            ++j;
         }
     }
-    flush(segment);
-    return fields;
-}
-
-Registers parse_registers(const std::vector<std::string>& lines) {
-    Registers registers;
-    std::string cap;       // offset of the current capability, "" before the first
-    std::string current;   // current register key
-    std::string text;
-    auto finish = [&]() {
-        if (!current.empty() && !registers.count(current))  // a looped chain repeats keys: keep the first
-            registers[current] = parse_fields(text);
-        current.clear();
-        text.clear();
-    };
-    for (const std::string& raw : lines) {
-        const std::string line = trim(raw);
-        const auto at = line.find("Capabilities: [");
-        if (at == 0) {
-            finish();
-            const auto close = line.find(']');
-            cap = line.substr(15, close - 15);
-            const auto space = cap.find(' ');
-            if (space != std::string::npos)
-                cap = cap.substr(0, space);
-            registers.emplace(cap + "/header", Fields{{"text", trim(line.substr(close + 1))}});
-            continue;
-        }
-        if (cap.empty())
-            continue;
-        const size_t tabs = leading_tabs(raw);
-        const auto colon = line.find(':');
-        const bool starts_register = tabs <= 2 && colon != std::string::npos && colon > 0;
-        if (starts_register) {
-            finish();
-            current = cap + "/" + line.substr(0, colon);
-            text = line.substr(colon + 1);
-        } else if (!current.empty()) {
-            text += "\n" + line;
-        }
-    }
-    finish();
-    return registers;
-}
-
-Devices parse_lspci(const std::string& output) {
-    Devices devices;
-    std::istringstream in(output);
-    std::string line, name;
-    std::vector<std::string> lines;
-    auto finish = [&]() {
-        if (!name.empty())
-            devices[name] = parse_registers(lines);
-        lines.clear();
-    };
-    while (std::getline(in, line)) {
-        if (line.empty())
-            continue;
-        if (line[0] != '\t' && line[0] != ' ') {
-            finish();
-            name = line.substr(0, line.find(' '));
-            continue;
-        }
-        lines.push_back(line);
-    }
-    finish();
-    return devices;
+    return r;
 }
 
 std::string run_command(const std::string& command, int* status) {

@@ -1,26 +1,37 @@
-// Test helper: parses lspci -vvv text (and ours, which uses the same layout) into fields per
-// register: "<cap offset>/<register>" -> field -> value. Flags ("ExtTag+") become field "ExtTag"
-// with value "+"; "MaxPayload 256 bytes" becomes field "MaxPayload" with value "256 bytes".
+// Test helper: splits `lspci -vvv` text into functions and compares two renderings of one
+// function token by token (whitespace-separated words, line by line).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace pcie::test {
 
-using Fields = std::map<std::string, std::string>;
-// register key ("54/LnkCap", "54/header") -> fields
-using Registers = std::map<std::string, Fields>;
-// device ("00:01.0") -> registers
-using Devices = std::map<std::string, Registers>;
+using Lines = std::vector<std::string>;
 
-// Fields of one register's text (everything after "Name:" including continuation lines).
-Fields parse_fields(const std::string& text);
-// The capability sections of one device's lines (lines before the first capability ignored).
-Registers parse_registers(const std::vector<std::string>& lines);
-// Whole lspci -vvv output: devices start at lines without leading whitespace.
-Devices parse_lspci(const std::string& output);
+// Whole lspci -vvv output: a function starts at a line without leading whitespace; its lines
+// (title included) until the next blank line. Key: the address as lspci prints it ("00:01.0").
+std::map<std::string, Lines> split_functions(const std::string& output);
+
+std::vector<std::string> tokens(const std::string& line);
+
+// A line of lspci's that may differ from ours, with the reason; `ours` is our aligned line
+// (empty when there is none).
+using Allowed = std::function<bool(const std::string& theirs, const std::string& ours)>;
+
+struct TokenReport {
+    unsigned total = 0;    // tokens lspci printed
+    unsigned matched = 0;  // of those, equal to ours at the same place of the aligned line
+    unsigned allowed = 0;  // in lines the allow-list accepts
+    std::vector<std::string> mismatches;  // "lspci: <line>" / "ours:  <line>" pairs
+};
+
+// Aligns the lines (dynamic programming, maximising matched tokens; lines in order), then
+// compares the tokens of each aligned pair. Every lspci token counts, including those of lines
+// we lack; extra lines of ours are reported too.
+TokenReport compare_tokens(const Lines& theirs, const Lines& ours, const Allowed& allowed);
 
 // Runs a command, returns its stdout; exit status in *status.
 std::string run_command(const std::string& command, int* status);

@@ -22,6 +22,9 @@ struct CapabilityList {
     std::vector<Capability> standard;
     std::vector<Capability> extended;
     std::vector<std::string> problems;  // "<chain broken>", "loop at [48]", "truncated at 0x100", ...
+    // Where a chain ended irregularly, the line lspci prints there ("Capabilities: [40] <chain
+    // looped>"), in list order: standard first.
+    std::vector<std::string> lspci_ends;
 
     const Capability* find(uint8_t id) const;
     const Capability* find_extended(uint16_t id) const;

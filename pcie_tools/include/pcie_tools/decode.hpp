@@ -8,6 +8,7 @@
 
 #include "pcie_tools/capabilities.hpp"
 #include "pcie_tools/registers.hpp"
+#include "pcie_tools/sections.hpp"
 
 namespace pcie {
 
@@ -37,6 +38,9 @@ struct PmInfo {
 };
 struct MsiInfo {
     uint16_t offset = 0, flags = 0;
+    uint64_t address = 0;
+    uint16_t data = 0;
+    uint32_t mask = 0, pending = 0;  // when per-vector masking is capable
 };
 struct MsixInfo {
     uint16_t offset = 0, flags = 0;
@@ -49,6 +53,12 @@ struct ExpressInfo {
     uint32_t devcap = 0, lnkcap = 0, sltcap = 0, devcap2 = 0, lnkcap2 = 0;
     uint16_t devctl = 0, devsta = 0, lnkctl = 0, lnksta = 0, sltctl = 0, sltsta = 0;
     uint16_t devctl2 = 0, devsta2 = 0, lnkctl2 = 0, lnksta2 = 0;
+    uint16_t rootctl = 0, rootcap = 0;  // Root Ports and Root Complex Event Collectors
+    uint32_t rootsta = 0;
+    // Facts of the function lspci uses to choose lines: device/function 0 (LnkCap2/LnkCtl2 of
+    // endpoints) and a memory BAR (AtomicOpsCap completer bits of endpoints).
+    bool function0 = true;
+    bool has_mem_bar = false;
 
     uint8_t version() const { return flags & reg::EXP_FLAGS_VERS; }
     reg::PortType type() const { return static_cast<reg::PortType>((flags & reg::EXP_FLAGS_TYPE) >> 4); }
@@ -73,6 +83,9 @@ struct AerInfo {
     uint8_t version = 0;
     uint32_t uncor_status = 0, uncor_mask = 0, uncor_sever = 0, cor_status = 0, cor_mask = 0, cap_control = 0;
     uint32_t header_log[4] = {};
+    bool root = false;  // Root Port / Root Complex Event Collector: the root error registers below
+    uint32_t root_command = 0, root_status = 0;
+    uint16_t cor_source = 0, uncor_source = 0;
 };
 
 struct DsnInfo {
@@ -89,8 +102,13 @@ struct DeviceConfig {
     std::optional<MsiInfo> msi;
     std::optional<MsixInfo> msix;
     std::optional<ExpressInfo> express;
+    // A PCI Express capability whose registers could not all be read: offset and flags only
+    // (lspci then prints its title line alone).
+    std::optional<ExpressInfo> express_truncated;
     std::optional<AerInfo> aer;
     std::optional<DsnInfo> dsn;
+    std::vector<CapSection> sections;  // every other capability, lspci's decoding (sections.hpp)
+    std::vector<uint8_t> header_bytes;  // the first 64 bytes as read (lspci-style header lines)
     std::vector<std::string> problems;  // capability walk problems and unreadable registers
 };
 

@@ -36,6 +36,8 @@ public:
     std::string name() const override { return "dump " + m_source; }
     Result<std::vector<PciAddress>> devices() override;
     Result<ConfigSpace*> open(const PciAddress& address) override;
+    // Vendor and device names from pci.ids (a dump carries no OS information).
+    SystemInfo system_info(const PciAddress& address) override;
 
 private:
     std::string m_source;

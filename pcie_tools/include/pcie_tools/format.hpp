@@ -13,7 +13,8 @@ namespace pcie {
 
 using Lines = std::vector<std::string>;
 
-Lines format_express(const ExpressInfo& e);  // "Capabilities: [40] Express ..." and its registers
+Lines format_express(const ExpressInfo& e);
+std::string format_express_head(const ExpressInfo& e);  // its title line alone  // "Capabilities: [40] Express ..." and its registers
 Lines format_pm(const PmInfo& pm);
 Lines format_msi(const MsiInfo& msi);
 Lines format_msix(const MsixInfo& msix);
@@ -23,6 +24,11 @@ std::string format_dsn(const DsnInfo& dsn);
 Lines format_header(const DeviceConfig& d, const SystemInfo& info);
 // Everything for one device: header lines, then every capability in list order.
 Lines format_device(const DeviceConfig& d, const SystemInfo& info);
+// Every capability in list order, lspci -vvv's text (tabs included, no leading tab).
+Lines format_capabilities(const DeviceConfig& d);
+// One function the way `lspci -vvv` prints it from a dump file: the title line, the header
+// lines and every capability, each line as lspci has it (tabs included).
+Lines format_lspci_function(const DeviceConfig& d);
 
 // Names of the set bits of an AER status/mask/severity register ("CmpltTO", "UnsupReq", ...).
 std::vector<std::string> aer_uncorrectable_names(uint32_t value);

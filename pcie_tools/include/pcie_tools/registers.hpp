@@ -69,6 +69,7 @@ inline constexpr uint32_t MSI_FLAGS = 0x02;
 inline constexpr uint16_t MSI_FLAGS_ENABLE = 0x0001;
 inline constexpr uint16_t MSI_FLAGS_64BIT = 0x0080;
 inline constexpr uint16_t MSI_FLAGS_MASKBIT = 0x0100;
+inline constexpr uint32_t MSI_ADDRESS_LO = 0x04;
 
 // MSI-X capability.
 inline constexpr uint32_t MSIX_FLAGS = 0x02;
@@ -90,6 +91,8 @@ inline constexpr uint32_t EXP_SLTCAP = 0x14;
 inline constexpr uint32_t EXP_SLTCTL = 0x18;
 inline constexpr uint32_t EXP_SLTSTA = 0x1a;
 inline constexpr uint32_t EXP_RTCTL = 0x1c;
+inline constexpr uint32_t EXP_RTCAP = 0x1e;
+inline constexpr uint32_t EXP_RTSTA = 0x20;
 inline constexpr uint32_t EXP_DEVCAP2 = 0x24;
 inline constexpr uint32_t EXP_DEVCTL2 = 0x28;
 inline constexpr uint32_t EXP_DEVSTA2 = 0x2a;
@@ -150,5 +153,8 @@ inline constexpr uint32_t ERR_COR_STATUS = 0x10;
 inline constexpr uint32_t ERR_COR_MASK = 0x14;
 inline constexpr uint32_t ERR_CAP = 0x18;
 inline constexpr uint32_t ERR_HEADER_LOG = 0x1c;
+inline constexpr uint32_t ERR_ROOT_COMMAND = 0x2c;
+inline constexpr uint32_t ERR_ROOT_STATUS = 0x30;
+inline constexpr uint32_t ERR_ROOT_COR_SRC = 0x34;  // ERR_COR Source ID; ERR_FATAL/NONFATAL at 0x36
 
 }  // namespace pcie::reg

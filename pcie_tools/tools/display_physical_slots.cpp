@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
     std::string sysfs_root;
     std::vector<std::string> devices;
     po::options_description visible(
-        "display_physical_slots [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
+        "Usage: display_physical_slots [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
         "Lists the PCI functions that have a physical slot (sysfs, or the Physical Slot Number in the Slot "
         "Capabilities of the function or a port above it) and their NUMA node; no argument: every function.\n\nOptions");
     visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(

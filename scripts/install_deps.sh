@@ -13,6 +13,8 @@ packages=(
   help2man man-db               # man pages generated from each tool's --help (packaging/man), and man to check them
   file                           # cpack -G DEB: dpkg-shlibdeps' Depends need file(1) to find the ELF files
   debootstrap                    # scripts/test_deb.sh: the .deb installed on a clean Debian 12 root
+  gnuplot-nox                    # pcie_link_report: the SVG plots of the link report
+  chromium                       # the test that renders the link report in headless Chromium
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -64,6 +64,8 @@ __global__ void generate_kernel(uint32_t* data, uint64_t words, uint64_t seed, u
 
 __global__ void corrupt_kernel(uint8_t* data, uint64_t offset) { data[offset] ^= 1u; }
 
+__global__ void empty_kernel() {}
+
 }  // namespace
 
 cudaError_t launch_check(const uint32_t* data, uint64_t words, uint64_t stream, uint64_t pass, uint64_t first_word,
@@ -84,6 +86,15 @@ cudaError_t launch_generate(uint32_t* data, uint64_t words, uint64_t stream, uin
 cudaError_t launch_corrupt(uint8_t* data, uint64_t offset, cudaStream_t cuda_stream) {
     corrupt_kernel<<<1, 1, 0, cuda_stream>>>(data, offset);
     return cudaGetLastError();
+}
+
+cudaError_t launch_empty(unsigned count, cudaStream_t cuda_stream) {
+    for (unsigned i = 0; i < count; ++i) {
+        empty_kernel<<<1, 1, 0, cuda_stream>>>();
+        if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess)
+            return error;
+    }
+    return cudaSuccess;
 }
 
 }  // namespace cuda_stream::detail

@@ -23,5 +23,8 @@ cudaError_t launch_generate(uint32_t* data, uint64_t words, uint64_t stream, uin
                             cudaStream_t cuda_stream);
 // Inverts the low bit of data[offset] (the test-only corruption).
 cudaError_t launch_corrupt(uint8_t* data, uint64_t offset, cudaStream_t cuda_stream);
+// Queues `count` launches of an empty kernel <<<1,1>>> (the launch-overhead probe of the link
+// measurement suite).
+cudaError_t launch_empty(unsigned count, cudaStream_t cuda_stream);
 
 }  // namespace cuda_stream::detail

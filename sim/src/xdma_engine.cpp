@@ -214,7 +214,8 @@ void overrun_c2h(Impl& impl, Channel& ch, const Descriptor& d) {
 }
 
 // Moves the data of ch.current; false when the engine stopped on an error.
-bool move_mm(Impl& impl, Channel& ch) {
+// Moves the current memory-mapped descriptor's data; false when the engine stopped instead.
+bool move_mm_data(Impl& impl, Channel& ch) {
     if (!impl.config.card_memory_present) {
         // Nothing answers the AXI-MM master: the transfer never completes, Run or not.
         ch.hung = ch.stalled = true;
@@ -247,11 +248,34 @@ bool move_mm(Impl& impl, Channel& ch) {
         overrun_c2h(impl, ch, d);
     }
     impl.bytes_moved += d.length;
+    return true;
+}
+
+bool move_mm(Impl& impl, Channel& ch) {
+    if (!move_mm_data(impl, ch))
+        return false;
     complete(impl, ch, false);
     return true;
 }
 
 }  // namespace
+
+bool Impl::start_timed_mm(Channel& ch) {
+    if (!has_work(ch))
+        return false;
+    if (!ch.current && !fetch(*this, ch))
+        return true;
+    if (take_fault(ch, XdmaFault::EngineHang))
+        ch.hung = true;
+    if (ch.hung || take_fault(ch, XdmaFault::EngineStall)) {
+        ch.stalled = true;
+        return false;
+    }
+    move_mm_data(*this, ch);  // an error stops the engine (current reset): progress too
+    return true;
+}
+
+void Impl::complete_timed_mm(Channel& ch) { complete(*this, ch, false); }
 
 bool Impl::advance(Channel& ch) {
     if (!has_work(ch))

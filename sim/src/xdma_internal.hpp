@@ -100,6 +100,8 @@ struct Channel {
     bool irq_pending = false;
     // busy_after_stop: when a stopped engine's Status.busy clears.
     std::optional<std::chrono::steady_clock::time_point> busy_until;
+    // Timed memory-mapped link: when the current descriptor, its data moved, completes.
+    std::optional<std::chrono::steady_clock::time_point> link_done_at;
 };
 
 // AXI-MM card memory, allocated in 64 KiB pages on first write (designs have GiBs of DDR);
@@ -126,6 +128,11 @@ struct Impl {
 
     // Engine (xdma_engine.cpp); all with m_mutex held.
     bool advance(Channel& ch);          // one descriptor or stream chunk; true on progress
+    // Timed memory-mapped link: fetches the next descriptor (unless current) and moves its data;
+    // false when the engine had no work or stalled. A descriptor still current (and not stalled)
+    // afterwards moved and waits for complete_timed_mm.
+    bool start_timed_mm(Channel& ch);
+    void complete_timed_mm(Channel& ch);
     bool has_work(const Channel& ch) const;
     void set_run(Channel& ch, bool run);
     void update_interrupts();
@@ -150,6 +157,8 @@ struct Impl {
     // Thread (xdma_model.cpp).
     void engine_thread();
     size_t step_locked(std::chrono::steady_clock::time_point now, bool throttle);
+    bool timed_mm() const;  // a memory-mapped design with a link rate or latency set
+    bool step_timed_mm(Channel& ch, std::chrono::steady_clock::time_point now);
     void shutdown();
     void notify();
 

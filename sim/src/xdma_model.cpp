@@ -121,6 +121,10 @@ size_t Impl::step_locked(std::chrono::steady_clock::time_point now, bool throttl
     for (size_t k = 0; k < total; ++k) {
         const size_t i = (round_robin + k) % total;
         Channel& ch = i < h2c.size() ? h2c[i] : c2h[i - h2c.size()];
+        if (timed_mm()) {
+            progressed += step_timed_mm(ch, now);
+            continue;
+        }
         const int dir = ch.direction == XdmaDirection::H2C ? 0 : 1;
         if (throttle && link_free_at[dir] > now)
             continue;
@@ -145,9 +149,40 @@ size_t Impl::step_locked(std::chrono::steady_clock::time_point now, bool throttl
     return progressed;
 }
 
+bool Impl::timed_mm() const {
+    return !config.stream && (config.link_bytes_per_second > 0 || config.link_latency.count() > 0);
+}
+
+// A memory-mapped channel on a timed link: the link takes the fetched descriptor when it is free
+// (one direction's channels share it, back to back); its data moves then, and it completes
+// (count, writeback, status) link_latency plus its transfer time later.
+bool Impl::step_timed_mm(Channel& ch, std::chrono::steady_clock::time_point now) {
+    using duration = std::chrono::steady_clock::duration;
+    bool progressed = false;
+    if (ch.link_done_at) {
+        const bool waiting = ch.current && ch.running && !ch.stalled;
+        if (waiting && now < *ch.link_done_at)
+            return false;
+        if (waiting)
+            complete_timed_mm(ch);
+        ch.link_done_at.reset();  // completed, or stopped (Run cleared, reset) before it did
+        progressed = true;
+    }
+    const int dir = ch.direction == XdmaDirection::H2C ? 0 : 1;
+    if (link_free_at[dir] > now || !start_timed_mm(ch))
+        return progressed;
+    if (!ch.current || ch.stalled)
+        return true;  // stopped on an error, or hung with no card memory answering
+    const double seconds =
+        config.link_bytes_per_second > 0 ? static_cast<double>(ch.current->length) / config.link_bytes_per_second : 0;
+    link_free_at[dir] = std::max(link_free_at[dir], now) + std::chrono::duration_cast<duration>(std::chrono::duration<double>(seconds));
+    ch.link_done_at = link_free_at[dir] + std::chrono::duration_cast<duration>(config.link_latency);
+    return true;
+}
+
 void Impl::engine_thread() {
     using clock = std::chrono::steady_clock;
-    const bool throttle = config.link_bytes_per_second > 0;
+    const bool throttle = config.link_bytes_per_second > 0 || timed_mm();
     std::unique_lock lock(mutex);
     while (!stopping) {
         const uint64_t seen = generation;
@@ -163,6 +198,10 @@ void Impl::engine_thread() {
             for (const auto& at : link_free_at)
                 if (at > now)
                     deadline = std::min(deadline, at);
+        for (const auto* channels : {&h2c, &c2h})
+            for (const Channel& ch : *channels)
+                if (ch.link_done_at && *ch.link_done_at > now)
+                    deadline = std::min(deadline, *ch.link_done_at);
         cv.wait_until(lock, deadline, [&] { return stopping || generation != seen; });
     }
 }

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
                               "<bdf>,<h2c_channel>: test only this pair (repeatable)");
     stream_tools::add_common_options(description, cli);
     stream_tools::add_cuda_options(description, cli.cuda);
+    stream_tools::add_etsoc1_options(description, cli.etsoc1);
     cli.cuda.loopback = true;  // each channel's data comes back through GPU memory
     if (auto status = stream_tools::parse_command_line(
             argc, argv, description, "Soak-tests looped-back DMA stream pairs in parallel, verifying every byte."))

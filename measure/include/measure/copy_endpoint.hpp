@@ -52,6 +52,9 @@ struct EndpointInfo {
 };
 
 // A copy issued and not yet waited for. Tickets of one queue complete in issue order.
+// Threads: one thread per queue may issue and wait at the same time as another thread on
+// another queue (bidir runs H2C on queue 0 and C2H on queue 1 this way); one queue is used by
+// one thread at a time.
 struct Ticket {
     unsigned queue = 0;
     uint64_t sequence = 0;

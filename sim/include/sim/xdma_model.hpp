@@ -73,7 +73,12 @@ struct XdmaConfig {
     uint64_t card_memory_base = 0;
     uint64_t card_memory_size = 0;  // AXI-MM designs: bytes of card memory at card_memory_base
     // Link rate per direction in bytes per second; 0 = unthrottled. Gen2 x4 is about 1.6e9.
+    // Memory-mapped designs: a descriptor of n bytes completes (data moved, completion counted)
+    // link_latency + n / rate after the link took it, and holds the link for n / rate, so a copy
+    // timed from issue to completion shows the rate and latency set. Stream designs: the rate
+    // only spaces the chunks (link_latency is not modelled there).
     double link_bytes_per_second = 0;
+    std::chrono::microseconds link_latency{0};
     bool stepped = false;              // no engine thread: engines advance only in step()
     uint64_t block_offset = 0;         // where the DMA register space starts in the BAR
     uint8_t version = 6;               // identifier [7:0]: 6 = 2017.1 and later

@@ -151,6 +151,28 @@ int run_on_cuda_devices(const CommonCli& cli, StreamRunOptions options,
     return body(pointers, options);
 }
 
+// --etsoc1_device: the ET-SoC-1 cards (or the fake) replace the designs.
+int run_on_etsoc1_devices(const CommonCli& cli, StreamRunOptions options,
+                          const std::function<int(const std::vector<StreamDevice*>&, const StreamRunOptions&)>& body) {
+    if (!cli.sim_designs.empty() || !cli.device_routing.empty() || !cli.cuda.devices.empty()) {
+        std::cerr << "Error: --etsoc1_device cannot be combined with --sim_design, --device_routing or --cuda_device\n";
+        return 2;
+    }
+    auto devices = open_etsoc1_stream_devices(cli.etsoc1, options.json ? stderr : stdout);
+    if (!devices.ok()) {
+        std::cerr << "Error: " << devices.error().message() << "\n";
+        if (devices.error().code == EINVAL)
+            return 2;
+        std::cout << "Overall FAIL\n";
+        return 1;
+    }
+    std::vector<StreamDevice*> pointers;
+    for (auto& device : *devices)
+        pointers.push_back(device.get());
+    options.test.stop = stop_on_sigint();
+    return body(pointers, options);
+}
+
 }  // namespace
 
 int run_on_stream_devices(const CommonCli& cli,
@@ -169,6 +191,8 @@ int run_on_stream_devices(const CommonCli& cli,
         std::cerr << "Error: " << options.error().message() << "\n";
         return 2;
     }
+    if (!cli.etsoc1.devices.empty())
+        return run_on_etsoc1_devices(cli, *options, body);
     if (!cli.cuda.devices.empty())
         return run_on_cuda_devices(cli, *options, body);
     auto registry = designs::Registry::load(cli.design_files);

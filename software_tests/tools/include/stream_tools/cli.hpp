@@ -12,6 +12,7 @@
 
 #include "dma_bridge/xdma_ip.hpp"
 #include "stream_tools/cuda_devices.hpp"
+#include "stream_tools/etsoc1_devices.hpp"
 #include "stream_tools/stream_tools.hpp"
 
 namespace stream_tools {
@@ -43,6 +44,7 @@ struct CommonCli {
     std::string lock_timeout;          // --lock_timeout seconds ("": 0, fail at once on a busy device)
     bool one_container_for_mappings = false;  // --use_one_container_for_mappings
     CudaCli cuda;                      // --cuda_device and its options (the mains that take them)
+    Etsoc1Cli etsoc1;                  // --etsoc1_device and its options (the mains that take them)
 };
 
 // Help texts of options several mains share, with their defaults.

@@ -1,0 +1,44 @@
+// An NVIDIA GPU behind the copy-endpoint seam (measure::CopyEndpoint), for the link measurement
+// suite: cudaMemcpyAsync between a host buffer and one device allocation (the "card memory").
+//
+//   queues        CUDA streams (non-blocking), one per queue; copies of a stream complete in order
+//   host memory   Registered: pinned with cudaHostAlloc (the copy engines DMA it directly);
+//                 RegisteredHugePages: 2 MiB huge pages (mmap MAP_HUGETLB) pinned with
+//                 cudaHostRegister; Pageable: plain memory, which the CUDA driver stages through
+//                 its own pinned buffers
+//   issue         cudaMemcpyAsync, then an event recorded behind it; returns at once
+//   wait          polls the event (cudaEventQuery) until it fired or the timeout passed: ETIMEDOUT,
+//                 and the endpoint is unusable until reset_queues (fresh streams and events: CUDA
+//                 cannot cancel queued work, the abandoned copies still complete behind them)
+//   launch_empty  an empty kernel <<<1,1>>> queued `count` times on the queue's stream, waited once
+//   info()        the GPU's PCI address as cudaDeviceGetPCIBusId reports it
+// This header has no CUDA types: users need not compile with the CUDA headers.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cuda_stream/cuda_stream.hpp"
+#include "measure/copy_endpoint.hpp"
+
+namespace cuda_stream {
+
+struct CopyEndpointConfig {
+    int gpu = 0;                                // CUDA ordinal
+    unsigned queues = 4;                        // CUDA streams
+    uint64_t card_memory_bytes = 512ull << 20;  // the device allocation copies address
+    unsigned max_in_flight = 64;                // copies one queue holds at once
+};
+
+// Errors say why: no usable GPU, an ordinal out of range, a device allocation that failed.
+vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(const CopyEndpointConfig& config);
+
+// The reference the latency figures are compared with: `samples` bare cudaMemcpyAsync of
+// `bytes` followed by cudaStreamSynchronize, each timed from the call to the return (seconds),
+// between pinned host memory and the device, on one stream of GPU `gpu`.
+vfio::Result<std::vector<double>> bare_copy_seconds(int gpu, streams::Direction direction, uint64_t bytes,
+                                                    unsigned samples);
+
+}  // namespace cuda_stream

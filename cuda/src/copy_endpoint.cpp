@@ -1,0 +1,346 @@
+#include <cuda_runtime_api.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <optional>
+#include <thread>
+
+#include "cuda_raii.hpp"
+#include "cuda_stream/cuda_copy_endpoint.hpp"
+#include "kernels.hpp"
+
+namespace cuda_stream {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using measure::HostBuffer;
+using measure::Ticket;
+using streams::Direction;
+
+std::string hex(uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+    return text;
+}
+
+// Host memory for the copies: pinned (cudaHostAlloc), huge pages pinned with cudaHostRegister,
+// or plain pageable memory.
+class CudaHostBuffer final : public HostBuffer {
+public:
+    using Release = void (*)(uint8_t*, uint64_t);
+    CudaHostBuffer(uint8_t* data, uint64_t size, uint64_t mapped, measure::HostMemory memory, Release release)
+        : m_data(data), m_size(size), m_mapped(mapped), m_memory(memory), m_release(release) {}
+    CudaHostBuffer(const CudaHostBuffer&) = delete;
+    CudaHostBuffer& operator=(const CudaHostBuffer&) = delete;
+    ~CudaHostBuffer() override { m_release(m_data, m_mapped); }
+    uint8_t* data() override { return m_data; }
+    uint64_t size() const override { return m_size; }
+    measure::HostMemory memory() const override { return m_memory; }
+
+private:
+    uint8_t* m_data;
+    uint64_t m_size, m_mapped;
+    measure::HostMemory m_memory;
+    Release m_release;
+};
+
+constexpr uint64_t kHugePage = 2ull << 20;
+
+vfio::Result<std::unique_ptr<HostBuffer>> allocate_host(uint64_t bytes, measure::HostMemory memory,
+                                                        const std::string& object) {
+    using measure::HostMemory;
+    if (bytes == 0)
+        return vfio::make_error("allocate host buffer", object, EINVAL, "size 0");
+    void* p = nullptr;
+    if (memory == HostMemory::Registered) {
+        PDT_CUDA(cudaHostAlloc(&p, bytes, cudaHostAllocPortable), "cudaHostAlloc", object);
+        return std::unique_ptr<HostBuffer>(std::make_unique<CudaHostBuffer>(
+            static_cast<uint8_t*>(p), bytes, bytes, memory, [](uint8_t* q, uint64_t) { cudaFreeHost(q); }));
+    }
+    if (memory == HostMemory::Pageable) {
+        p = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+        if (p == nullptr)
+            return vfio::make_error("allocate pageable host buffer", object, ENOMEM);
+        return std::unique_ptr<HostBuffer>(std::make_unique<CudaHostBuffer>(
+            static_cast<uint8_t*>(p), bytes, bytes, memory, [](uint8_t* q, uint64_t) { std::free(q); }));
+    }
+    const uint64_t mapped = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+    if (p == MAP_FAILED)
+        return vfio::errno_error("mmap MAP_HUGETLB " + hex(mapped) + " bytes", object,
+                                 "are 2 MiB huge pages reserved? (/proc/sys/vm/nr_hugepages)");
+    if (const cudaError_t error = cudaHostRegister(p, mapped, cudaHostRegisterPortable); error != cudaSuccess) {
+        munmap(p, mapped);
+        return detail::cuda_error("cudaHostRegister of huge pages", object, error);
+    }
+    return std::unique_ptr<HostBuffer>(
+        std::make_unique<CudaHostBuffer>(static_cast<uint8_t*>(p), bytes, mapped, memory, [](uint8_t* q, uint64_t n) {
+            cudaHostUnregister(q);
+            munmap(q, n);
+        }));
+}
+
+struct Pending {
+    uint64_t sequence = 0;
+    detail::Event event;
+};
+
+// One CUDA stream: its copies in issue order, each with an event recorded behind it.
+struct Queue {
+    detail::Stream stream;
+    std::deque<Pending> pending;        // sequences completed_before .. next_sequence - 1
+    std::vector<detail::Event> spare;   // events to record again
+    uint64_t next_sequence = 0;
+    uint64_t completed_before = 0;
+};
+
+class CudaCopyEndpoint final : public measure::CopyEndpoint {
+public:
+    explicit CudaCopyEndpoint(const CopyEndpointConfig& config) : m_config(config) {}
+
+    vfio::Result<void> open();
+    const measure::EndpointInfo& info() const override { return m_info; }
+    vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, measure::HostMemory memory) override {
+        PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
+        return allocate_host(bytes, memory, m_info.name);
+    }
+    vfio::Result<Ticket> issue(Direction direction, unsigned queue, HostBuffer& host, uint64_t host_offset,
+                               uint64_t card_offset, uint64_t bytes) override;
+    vfio::Result<void> wait(const Ticket& ticket, std::chrono::milliseconds timeout) override;
+    vfio::Result<void> reset_queues() override;
+    vfio::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override;
+
+private:
+    vfio::Result<void> make_queue(Queue& q);
+    vfio::Result<void> retire(Queue& q);
+    void retire_through(Queue& q, uint64_t sequence);
+    vfio::Result<void> poll(cudaEvent_t event, Clock::time_point deadline, const std::string& operation,
+                            std::chrono::milliseconds timeout);
+    vfio::Result<void> usable(const std::string& operation) const;
+
+    CopyEndpointConfig m_config;
+    measure::EndpointInfo m_info;
+    detail::DeviceBuffer m_card;
+    std::vector<Queue> m_queues;
+    std::optional<vfio::Error> m_broken;  // a wait timed out or a copy failed: unusable until reset_queues
+};
+
+vfio::Result<void> CudaCopyEndpoint::open() {
+    const GpuInfo gpu = PDT_TRY(gpu_info(m_config.gpu));
+    m_info.name = gpu.pci_bus_id + " " + gpu.name;
+    m_info.pci_address = gpu.pci_bus_id;
+    if (m_config.card_memory_bytes == 0 || m_config.card_memory_bytes > gpu.memory_bytes)
+        return vfio::make_error("open CUDA copy endpoint", m_info.name, EINVAL,
+                                "card memory of " + hex(m_config.card_memory_bytes) + " bytes: expected 1 to the GPU's " +
+                                    hex(gpu.memory_bytes));
+    if (m_config.queues == 0 || m_config.max_in_flight == 0)
+        return vfio::make_error("open CUDA copy endpoint", m_info.name, EINVAL, "queues and max_in_flight must be 1 or more");
+    PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
+    m_card = PDT_TRY(detail::DeviceBuffer::allocate(m_config.card_memory_bytes, m_info.name + " card memory"));
+    m_queues.resize(m_config.queues);
+    for (Queue& q : m_queues)
+        PDT_CHECK(make_queue(q));
+    m_info.card_memory_bytes = m_config.card_memory_bytes;
+    m_info.max_copy_bytes = m_config.card_memory_bytes;
+    m_info.queues = m_config.queues;
+    m_info.max_in_flight = m_config.max_in_flight;
+    m_info.can_launch = true;
+    m_info.driver_stages = false;  // only pageable host memory is staged, by the CUDA driver
+    return {};
+}
+
+vfio::Result<void> CudaCopyEndpoint::make_queue(Queue& q) {
+    q.stream = PDT_TRY(detail::Stream::create(m_info.name));
+    q.pending.clear();
+    q.spare.clear();
+    for (unsigned i = 0; i <= m_config.max_in_flight; ++i)  // one more for launch_empty
+        q.spare.push_back(PDT_TRY(detail::Event::create(m_info.name)));
+    q.completed_before = q.next_sequence;
+    return {};
+}
+
+vfio::Result<void> CudaCopyEndpoint::usable(const std::string& operation) const {
+    if (m_broken)
+        return vfio::make_error(operation, m_info.name, EIO,
+                                "the endpoint is unusable until reset_queues after: " + m_broken->message());
+    return {};
+}
+
+// Every copy of the queue up to and including `sequence` completed (a stream runs in order).
+void CudaCopyEndpoint::retire_through(Queue& q, uint64_t sequence) {
+    while (!q.pending.empty() && q.pending.front().sequence <= sequence) {
+        q.spare.push_back(std::move(q.pending.front().event));
+        q.pending.pop_front();
+    }
+    q.completed_before = std::max(q.completed_before, sequence + 1);
+}
+
+// Takes the copies whose events fired off the front of the queue.
+vfio::Result<void> CudaCopyEndpoint::retire(Queue& q) {
+    while (!q.pending.empty()) {
+        const cudaError_t state = cudaEventQuery(q.pending.front().event.get());
+        if (state == cudaErrorNotReady)
+            return {};
+        if (state != cudaSuccess)
+            return detail::cuda_error("copy " + std::to_string(q.pending.front().sequence) + " of", m_info.name, state);
+        retire_through(q, q.pending.front().sequence);
+    }
+    return {};
+}
+
+vfio::Result<Ticket> CudaCopyEndpoint::issue(Direction direction, unsigned queue, HostBuffer& host,
+                                             uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
+    const std::string operation =
+        std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of";
+    auto refuse = [&](int code, const std::string& why) {
+        return vfio::make_error(operation, m_info.name, code,
+                                hex(bytes) + " bytes, host offset " + hex(host_offset) + ", card range [" +
+                                    hex(card_offset) + ", " + hex(card_offset + bytes) + "): " + why);
+    };
+    PDT_CHECK(usable(operation));
+    if (queue >= m_queues.size())
+        return refuse(EINVAL, "the endpoint has " + std::to_string(m_queues.size()) + " queue(s), numbered from 0");
+    if (bytes == 0)
+        return refuse(EINVAL, "a copy moves at least one byte");
+    if (host_offset > host.size() || bytes > host.size() - host_offset)
+        return refuse(ERANGE, "beyond the host buffer of " + hex(host.size()) + " bytes");
+    if (card_offset > m_info.card_memory_bytes || bytes > m_info.card_memory_bytes - card_offset)
+        return refuse(ERANGE, "beyond the card memory of " + hex(m_info.card_memory_bytes) + " bytes");
+    Queue& q = m_queues[queue];
+    if (auto retired = retire(q); !retired.ok()) {
+        m_broken = retired.error();
+        return retired.error();
+    }
+    if (q.pending.size() >= m_info.max_in_flight)
+        return refuse(EBUSY, std::to_string(q.pending.size()) + " copies already in flight, the most one queue holds");
+    PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
+    uint8_t* card = m_card.data() + card_offset;
+    uint8_t* host_data = host.data() + host_offset;
+    const bool h2d = direction == Direction::H2C;
+    const cudaError_t copied = cudaMemcpyAsync(h2d ? card : host_data, h2d ? host_data : card, bytes,
+                                               h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, q.stream.get());
+    if (copied != cudaSuccess)
+        return refuse(EIO, std::string("cudaMemcpyAsync: ") + cudaGetErrorName(copied) + ": " + cudaGetErrorString(copied));
+    Pending pending{q.next_sequence, std::move(q.spare.back())};
+    q.spare.pop_back();
+    const cudaError_t recorded = cudaEventRecord(pending.event.get(), q.stream.get());
+    if (recorded != cudaSuccess) {
+        q.spare.push_back(std::move(pending.event));
+        m_broken = detail::cuda_error(operation, m_info.name, recorded);
+        return *m_broken;
+    }
+    q.pending.push_back(std::move(pending));
+    return Ticket{queue, q.next_sequence++};
+}
+
+// Polls an event until it fired: spinning first (a 4 KiB copy completes in microseconds),
+// yielding the core after 100 us. A timeout or a failure leaves the endpoint unusable.
+vfio::Result<void> CudaCopyEndpoint::poll(cudaEvent_t event, Clock::time_point deadline, const std::string& operation,
+                                          std::chrono::milliseconds timeout) {
+    const auto spin_until = Clock::now() + std::chrono::microseconds(100);
+    for (;;) {
+        const cudaError_t state = cudaEventQuery(event);
+        if (state == cudaSuccess)
+            return {};
+        if (state != cudaErrorNotReady) {
+            m_broken = vfio::make_error(operation, m_info.name, EIO,
+                                        std::string("the GPU reported it failed: ") + cudaGetErrorName(state) + ": " +
+                                            cudaGetErrorString(state));
+            return *m_broken;
+        }
+        const auto now = Clock::now();
+        if (now >= deadline) {
+            m_broken = vfio::make_error(operation, m_info.name, ETIMEDOUT,
+                                        "not completed within " + std::to_string(timeout.count()) + " ms");
+            return *m_broken;
+        }
+        if (now >= spin_until)
+            std::this_thread::yield();
+    }
+}
+
+vfio::Result<void> CudaCopyEndpoint::wait(const Ticket& ticket, std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    const std::string operation =
+        "wait for copy " + std::to_string(ticket.sequence) + " on queue " + std::to_string(ticket.queue) + " of";
+    PDT_CHECK(usable(operation));
+    if (ticket.queue >= m_queues.size() || ticket.sequence >= m_queues[ticket.queue].next_sequence)
+        return vfio::make_error(operation, m_info.name, EINVAL,
+                                "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
+                                    std::to_string(ticket.queue));
+    Queue& q = m_queues[ticket.queue];
+    if (ticket.sequence < q.completed_before)
+        return {};
+    const Pending& pending = q.pending[ticket.sequence - q.pending.front().sequence];
+    PDT_CHECK(poll(pending.event.get(), deadline, operation, timeout));
+    retire_through(q, ticket.sequence);
+    return {};
+}
+
+// CUDA cannot cancel queued work: each queue gets a fresh stream and events, and the old ones
+// are released by the driver once what they hold completed (cudaStreamDestroy, cudaEventDestroy).
+vfio::Result<void> CudaCopyEndpoint::reset_queues() {
+    PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
+    for (Queue& q : m_queues)
+        PDT_CHECK(make_queue(q));
+    m_broken.reset();
+    return {};
+}
+
+vfio::Result<void> CudaCopyEndpoint::launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    const std::string operation = "launch " + std::to_string(count) + " empty kernel(s) on queue " + std::to_string(queue) + " of";
+    PDT_CHECK(usable(operation));
+    if (queue >= m_queues.size() || count == 0)
+        return vfio::make_error(operation, m_info.name, EINVAL,
+                                "expected a queue below " + std::to_string(m_queues.size()) + " and a count of 1 or more");
+    Queue& q = m_queues[queue];
+    PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
+    PDT_CUDA(detail::launch_empty(count, q.stream.get()), "launch empty kernel", m_info.name);
+    detail::Event& done = q.spare.back();  // one spare more than max_in_flight is kept for this
+    PDT_CUDA(cudaEventRecord(done.get(), q.stream.get()), "cudaEventRecord", m_info.name);
+    PDT_CHECK(poll(done.get(), deadline, operation, timeout));
+    if (q.next_sequence > 0)
+        retire_through(q, q.next_sequence - 1);  // the copies before the kernels completed too
+    return {};
+}
+
+}  // namespace
+
+vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(const CopyEndpointConfig& config) {
+    auto endpoint = std::make_unique<CudaCopyEndpoint>(config);
+    PDT_CHECK(endpoint->open());
+    return std::unique_ptr<measure::CopyEndpoint>(std::move(endpoint));
+}
+
+vfio::Result<std::vector<double>> bare_copy_seconds(int gpu, Direction direction, uint64_t bytes, unsigned samples) {
+    const std::string object = "bare copy reference on GPU " + std::to_string(gpu);
+    PDT_TRY(gpu_info(gpu));
+    if (bytes == 0 || samples == 0)
+        return vfio::make_error("bare copy reference", object, EINVAL, "bytes and samples must be 1 or more");
+    PDT_CUDA(cudaSetDevice(gpu), "cudaSetDevice", object);
+    auto host = PDT_TRY(detail::HostBuffer::allocate(bytes, HostMemory::Pinned, object));
+    auto card = PDT_TRY(detail::DeviceBuffer::allocate(bytes, object));
+    auto stream = PDT_TRY(detail::Stream::create(object));
+    const bool h2d = direction == Direction::H2C;
+    void* dst = h2d ? static_cast<void*>(card.data()) : host.data();
+    const void* src = h2d ? static_cast<const void*>(host.data()) : card.data();
+    const cudaMemcpyKind kind = h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    std::vector<double> seconds;
+    seconds.reserve(samples);
+    for (unsigned i = 0; i < samples + 10; ++i) {  // the first ten warm up and are not kept
+        const auto start = Clock::now();
+        PDT_CUDA(cudaMemcpyAsync(dst, src, bytes, kind, stream.get()), "cudaMemcpyAsync", object);
+        PDT_CUDA(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize", object);
+        if (i >= 10)
+            seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    }
+    return seconds;
+}
+
+}  // namespace cuda_stream

@@ -1,0 +1,284 @@
+#include "dma_bridge/xdma_copy_endpoint.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <deque>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace xdma {
+namespace {
+
+using measure::HostMemory;
+
+std::string hex(uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+    return text;
+}
+
+// A host buffer mapped for DMA in the device's container (registered = IOMMU-mapped).
+class RegisteredBuffer final : public measure::HostBuffer {
+public:
+    RegisteredBuffer(vfio::DmaRegion region, HostMemory memory, const void* owner)
+        : m_region(std::move(region)), m_memory(memory), m_owner(owner) {}
+    uint8_t* data() override { return m_region.data(); }
+    uint64_t size() const override { return m_region.size(); }
+    HostMemory memory() const override { return m_memory; }
+    uint64_t iova() const { return m_region.iova(); }
+    const void* owner() const { return m_owner; }
+
+private:
+    vfio::DmaRegion m_region;
+    HostMemory m_memory;
+    const void* m_owner;
+};
+
+// Plain memory for the host's own use (the user buffer of a staged copy); never DMA'd.
+class PageableBuffer final : public measure::HostBuffer {
+public:
+    explicit PageableBuffer(uint64_t bytes) : m_data(bytes) {}
+    uint8_t* data() override { return m_data.data(); }
+    uint64_t size() const override { return m_data.size(); }
+    HostMemory memory() const override { return HostMemory::Pageable; }
+
+private:
+    std::vector<uint8_t> m_data;
+};
+
+// One copy issued on a queue and not yet seen completed.
+struct Copy {
+    uint64_t sequence = 0;
+    Direction direction = Direction::H2C;
+    uint64_t host_iova = 0, card_address = 0, bytes = 0;
+    bool submitted = false;
+};
+
+struct Queue {
+    std::unique_ptr<Engine> engines[2];  // [0] H2C q, [1] C2H q
+    // Issue order. The submitted copies are a prefix, all of one direction: a copy of the other
+    // direction is submitted only once every earlier copy completed.
+    std::deque<Copy> copies;
+    uint64_t next_sequence = 0;
+    uint64_t completed_before = 0;  // every sequence below this completed
+    Engine& engine(Direction d) { return *engines[d == Direction::H2C ? 0 : 1]; }
+};
+
+class XdmaCopyEndpoint final : public measure::CopyEndpoint {
+public:
+    XdmaCopyEndpoint(vfio::Device& device, const CopyEndpointConfig& config) : m_device(device), m_config(config) {}
+
+    vfio::Result<void> open(unsigned queues);
+    const measure::EndpointInfo& info() const override { return m_info; }
+    vfio::Result<std::unique_ptr<measure::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
+    vfio::Result<measure::Ticket> issue(Direction direction, unsigned queue, measure::HostBuffer& host,
+                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
+    vfio::Result<void> wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) override;
+    vfio::Result<void> reset_queues() override;
+
+private:
+    vfio::Result<void> pump(Queue& queue);
+    vfio::Error issue_error(Direction direction, unsigned queue, uint64_t host_offset, uint64_t card_offset,
+                            uint64_t bytes, int code, const std::string& why) const;
+    vfio::Error timeout_error(unsigned queue, const measure::Ticket& ticket, std::chrono::milliseconds timeout) const;
+
+    vfio::Device& m_device;
+    CopyEndpointConfig m_config;
+    measure::EndpointInfo m_info;
+    std::vector<Queue> m_queues;
+    std::optional<vfio::Error> m_broken;  // a wait timed out: unusable until reset_queues
+};
+
+vfio::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
+    m_queues.resize(queues);
+    for (unsigned q = 0; q < queues; ++q) {
+        for (Direction d : {Direction::H2C, Direction::C2H}) {
+            EngineOptions engine;
+            engine.direction = d;
+            engine.channel = q;
+            engine.stream = false;
+            engine.dma_bar = m_config.dma_bar;
+            engine.register_offset = m_config.register_offset;
+            engine.ring_descriptors = m_config.ring_descriptors;
+            engine.dma_mask_bits = m_config.dma_mask_bits;
+            engine.timeout = m_config.engine_timeout;
+            PDT_TRY(configure_engine(m_device, m_config.ip, m_config.modes, engine));
+            m_queues[q].engines[d == Direction::H2C ? 0 : 1] = PDT_TRY(Engine::open(m_device, engine));
+        }
+    }
+    m_info.name = m_config.name.empty() ? m_device.identity().address.to_string() : m_config.name;
+    m_info.pci_address = m_device.identity().address.to_string();
+    m_info.card_memory_bytes = m_config.card_memory_size;
+    const Engine& h2c = *m_queues[0].engines[0];
+    const uint64_t by_ring = uint64_t{m_config.ring_descriptors} * h2c.options().max_descriptor_length;
+    m_info.max_copy_bytes = std::min(m_config.card_memory_size, by_ring);
+    m_info.queues = queues;
+    m_info.max_in_flight = std::max(1u, std::min(m_config.max_in_flight, m_config.ring_descriptors));
+    return {};
+}
+
+vfio::Result<std::unique_ptr<measure::HostBuffer>> XdmaCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
+    if (bytes == 0)
+        return vfio::make_error("allocate host buffer", m_info.name, EINVAL, "size 0");
+    if (memory == HostMemory::Pageable)
+        return std::unique_ptr<measure::HostBuffer>(std::make_unique<PageableBuffer>(bytes));
+    vfio::DmaRegion::Options options;
+    options.access = vfio::DmaAccess::DeviceReadWrite;
+    options.kind = memory == HostMemory::RegisteredHugePages ? vfio::BufferKind::HugePages : vfio::BufferKind::Anonymous;
+    options.dma_mask_bits = m_config.dma_mask_bits;
+    auto region = PDT_TRY(vfio::DmaRegion::allocate(m_device, bytes, options));
+    return std::unique_ptr<measure::HostBuffer>(std::make_unique<RegisteredBuffer>(std::move(region), memory, this));
+}
+
+vfio::Error XdmaCopyEndpoint::issue_error(Direction direction, unsigned queue, uint64_t host_offset,
+                                          uint64_t card_offset, uint64_t bytes, int code, const std::string& why) const {
+    return vfio::make_error(std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of",
+                            m_info.name, code,
+                            hex(bytes) + " bytes, host offset " + hex(host_offset) + ", card range [" + hex(card_offset) +
+                                ", " + hex(card_offset + bytes) + "): " + why);
+}
+
+vfio::Result<measure::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsigned queue, measure::HostBuffer& host,
+                                                      uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
+    auto refuse = [&](int code, const std::string& why) {
+        return issue_error(direction, queue, host_offset, card_offset, bytes, code, why);
+    };
+    if (m_broken)
+        return refuse(EIO, "the endpoint is unusable until reset_queues after: " + m_broken->message());
+    if (queue >= m_queues.size())
+        return refuse(EINVAL, "the endpoint has " + std::to_string(m_queues.size()) + " queue(s), numbered from 0");
+    auto* registered = dynamic_cast<RegisteredBuffer*>(&host);
+    if (host.memory() == HostMemory::Pageable)
+        return refuse(EINVAL, "the host buffer is pageable: the XDMA engines reach only IOMMU-mapped memory");
+    if (registered == nullptr || registered->owner() != this)
+        return refuse(EINVAL, "the host buffer was not allocated by this endpoint (not mapped for its DMA)");
+    if (bytes == 0)
+        return refuse(EINVAL, "a copy moves at least one byte");
+    if (host_offset > host.size() || bytes > host.size() - host_offset)
+        return refuse(ERANGE, "beyond the host buffer of " + hex(host.size()) + " bytes");
+    if (card_offset > m_info.card_memory_bytes || bytes > m_info.card_memory_bytes - card_offset)
+        return refuse(ERANGE, "beyond the card memory of " + hex(m_info.card_memory_bytes) + " bytes");
+    if (bytes > m_info.max_copy_bytes)
+        return refuse(EINVAL, "more than the " + hex(m_info.max_copy_bytes) + " bytes one copy may move");
+    Queue& q = m_queues[queue];
+    const ChannelInfo& channel = q.engine(direction).info();
+    const uint64_t host_iova = registered->iova() + host_offset, card_address = m_config.card_memory_base + card_offset;
+    if (channel.address_alignment > 1 &&
+        (host_iova % channel.address_alignment != 0 || card_address % channel.address_alignment != 0))
+        return refuse(EINVAL, "the engine's Alignments register asks addresses aligned to " +
+                                  std::to_string(channel.address_alignment) + " bytes");
+    if (channel.length_granularity > 1 && bytes % channel.length_granularity != 0)
+        return refuse(EINVAL, "the engine's Alignments register asks lengths a multiple of " +
+                                  std::to_string(channel.length_granularity) + " bytes");
+    if (q.copies.size() >= m_info.max_in_flight)
+        return refuse(EBUSY, std::to_string(q.copies.size()) + " copies already in flight, the most one queue holds");
+    const measure::Ticket ticket{queue, q.next_sequence++};
+    q.copies.push_back(Copy{ticket.sequence, direction, host_iova, card_address, bytes, false});
+    PDT_CHECK(pump(q));
+    return ticket;
+}
+
+// Takes completions off the engine of the submitted prefix, then submits what may start.
+vfio::Result<void> XdmaCopyEndpoint::pump(Queue& q) {
+    while (!q.copies.empty() && q.copies.front().submitted) {
+        if (!PDT_TRY(q.engine(q.copies.front().direction).poll()))
+            break;
+        q.completed_before = q.copies.front().sequence + 1;
+        q.copies.pop_front();
+    }
+    for (Copy& copy : q.copies) {
+        if (copy.submitted)
+            continue;
+        Engine& engine = q.engine(copy.direction);
+        if (copy.direction != q.copies.front().direction || engine.free_descriptors() < engine.descriptors_for(copy.bytes))
+            break;
+        PDT_TRY(engine.submit_memory(copy.host_iova, copy.card_address, copy.bytes));
+        copy.submitted = true;
+    }
+    return {};
+}
+
+vfio::Error XdmaCopyEndpoint::timeout_error(unsigned queue, const measure::Ticket& ticket,
+                                            std::chrono::milliseconds timeout) const {
+    const Queue& q = m_queues[queue];
+    const Copy& oldest = q.copies.front();
+    const Engine& engine = *q.engines[oldest.direction == Direction::H2C ? 0 : 1];
+    return vfio::make_error("wait for copy " + std::to_string(ticket.sequence) + " on queue " + std::to_string(queue) + " of",
+                            m_info.name, ETIMEDOUT,
+                            "not completed within " + std::to_string(timeout.count()) + " ms; oldest copy " +
+                                std::to_string(oldest.sequence) + " " + to_string(oldest.direction) + " card [" +
+                                hex(oldest.card_address) + ", " + hex(oldest.card_address + oldest.bytes) + ") on " +
+                                engine.name() + ": " + engine.describe_state());
+}
+
+vfio::Result<void> XdmaCopyEndpoint::wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) {
+    if (m_broken)
+        return vfio::make_error("wait for copy of", m_info.name, EIO,
+                                "the endpoint is unusable until reset_queues after: " + m_broken->message());
+    if (ticket.queue >= m_queues.size() || ticket.sequence >= m_queues[ticket.queue].next_sequence)
+        return vfio::make_error("wait for copy of", m_info.name, EINVAL,
+                                "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
+                                    std::to_string(ticket.queue));
+    Queue& q = m_queues[ticket.queue];
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (ticket.sequence >= q.completed_before) {
+        auto pumped = pump(q);
+        if (!pumped.ok())
+            return vfio::make_error("wait for copy " + std::to_string(ticket.sequence) + " on queue " +
+                                        std::to_string(ticket.queue) + " of",
+                                    m_info.name, pumped.error().code, "the card reported it failed: " + pumped.error().message());
+        if (ticket.sequence < q.completed_before)
+            break;
+        if (std::chrono::steady_clock::now() >= deadline) {
+            vfio::Error error = timeout_error(ticket.queue, ticket, timeout);
+            q.engine(q.copies.front().direction).report_failure(error.message());
+            m_broken = error;
+            return error;
+        }
+        std::this_thread::yield();
+    }
+    return {};
+}
+
+vfio::Result<void> XdmaCopyEndpoint::reset_queues() {
+    std::optional<vfio::Error> first;
+    for (Queue& q : m_queues) {
+        for (auto& engine : q.engines)
+            if (auto recovered = engine->recover(); !recovered.ok() && !first)
+                first = recovered.error();
+        q.copies.clear();
+        q.completed_before = q.next_sequence;
+    }
+    if (first)
+        return *first;
+    m_broken.reset();
+    return {};
+}
+
+}  // namespace
+
+vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
+                                                                        const CopyEndpointConfig& config) {
+    const std::string object = config.name.empty() ? device.identity().address.to_string() : config.name;
+    if (config.card_memory_size == 0)
+        return vfio::make_error("open XDMA copy endpoint", object, EINVAL, "the design states no card memory");
+    if (config.ring_descriptors == 0 || config.ring_descriptors > MAX_DESCRIPTOR_CREDITS)
+        return vfio::make_error("open XDMA copy endpoint", object, EINVAL, "ring_descriptors must be 1..1023");
+    PDT_TRY(device.enable_bus_master());  // the engines fetch descriptors and move data as bus master
+    const vfio::RegisterWindow regs = PDT_TRY(dma_registers(device, config.dma_bar, config.register_offset));
+    const Channels channels = PDT_TRY(discover(regs, false));
+    const unsigned queues = std::min<unsigned>({static_cast<unsigned>(channels.h2c.size()),
+                                                static_cast<unsigned>(channels.c2h.size()), config.max_queues});
+    if (queues == 0)
+        return vfio::make_error("open XDMA copy endpoint", object, ENODEV,
+                                "no memory-mapped H2C and C2H channel pair found (" + std::to_string(channels.h2c.size()) +
+                                    " H2C, " + std::to_string(channels.c2h.size()) + " C2H)");
+    auto endpoint = std::make_unique<XdmaCopyEndpoint>(device, config);
+    PDT_CHECK(endpoint->open(queues));
+    return std::unique_ptr<measure::CopyEndpoint>(std::move(endpoint));
+}
+
+}  // namespace xdma

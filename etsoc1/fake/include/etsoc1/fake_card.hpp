@@ -1,0 +1,102 @@
+// etsoc1::FakeCard: one ET-SoC-1 card as the runtime shows it to a program, behind our Card
+// interface. It moves real data (card memory is host memory) and models, with named
+// parameters, what seed 000 measured on three cards through libetrt (etsoc1/README.md):
+//
+//   - staging: every copy goes through the runtime's bounce buffer, one host memcpy thread per
+//     command (a pool of copy_threads) at memcpy_gbps; host-to-card copies before the DMA,
+//     card-to-host after it, so the two run in series;
+//   - DMA: read_channels (host-to-card) and write_channels (card-to-host), one command per
+//     channel, each at dma_channel_gbps, all commands of a direction sharing link_gbps;
+//   - submission queues: streams round-robin over submission_queues in-order queues; a command
+//     whose barrier flag is set waits for every earlier command of its queue; a command with
+//     no free channel holds up its queue;
+//   - the one-stream collision: k host-to-card commands of one stream in DMA at once run at
+//     one_stream_collision^(k-1) of their share (two: half as much as one);
+//   - response polling: completions reach the host when the runtime's response thread next
+//     looks: every poll_busy_us while anything is in flight (and once more after), every
+//     poll_idle_us otherwise;
+//   - injected faults: a copy error (the N-th command completes with a DmaInvalidAddress
+//     stream error and moves nothing), a hung command (never completes: waits time out), and a
+//     corrupted byte (the H2C byte at that offset of all bytes the card received is flipped).
+//
+// The model advances lazily in wall-clock time (an exact fluid model between phase changes),
+// so rates and latencies are what a program measures with a steady clock.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "etsoc1/card.hpp"
+
+namespace etsoc1 {
+
+struct FakeParameters {
+    DmaLimits limits{};                   // hardware's: 128 MiB x 8, 4 read + 4 write channels
+    uint64_t memory_bytes = 32ull << 30;  // reported; allocations are host memory
+    double memcpy_gbps = 10.0;            // the host's bounce-buffer memcpy, per copy thread
+    unsigned copy_threads = 4;            // the runtime's per-device copy pool
+    double dma_channel_gbps = 12.0;       // one DMA channel
+    double link_gbps = 12.0;              // all channels of one direction together
+    unsigned submission_queues = 2;       // the firmware's MM_SQ_COUNT
+    std::chrono::microseconds poll_busy{50};   // kResponsePollingIntervalWithEventsOnFly
+    std::chrono::microseconds poll_idle{500};  // kResponsePollingIntervalNoEventsOnFly
+    double one_stream_collision = 0.5;    // two H2C commands of one stream move this much of one
+    std::chrono::microseconds kernel_time{10};  // an empty kernel on the card
+    // Faults (commands counted from 1 in issue order, both directions and kernels).
+    std::optional<uint64_t> corrupt_h2c_byte;  // flips this byte of all H2C bytes received
+    std::optional<uint64_t> copy_error_command;
+    std::optional<uint64_t> hang_command;
+};
+
+// "key=value,..." with the keys memcpy_gbps, copy_threads, dma_gbps, link_gbps, read_channels,
+// write_channels, node_bytes, nodes, queues, poll_busy_us, poll_idle_us, collision, kernel_us,
+// corrupt_h2c_byte, copy_error_at, hang_at; unknown keys and bad values are EINVAL naming them.
+vfio::Result<FakeParameters> parse_fake_parameters(const std::string& text);
+
+// What the card was asked to do, for tests.
+struct CommandRecord {
+    enum Kind { ToCard, FromCard, Kernel } kind = ToCard;
+    StreamId stream = 0;
+    bool barrier = false;
+    std::vector<uint64_t> node_bytes;
+};
+
+class FakeCard : public Card {
+public:
+    explicit FakeCard(FakeParameters parameters = {});
+    ~FakeCard() override;
+    FakeCard(const FakeCard&) = delete;
+    FakeCard& operator=(const FakeCard&) = delete;
+
+    int device_count() const override { return 1; }
+    vfio::Result<DeviceInfo> info(int device) const override;
+    vfio::Result<DmaLimits> limits(int device) const override;
+    vfio::Result<CardAddress> allocate(int device, uint64_t bytes, uint32_t alignment) override;
+    vfio::Result<void> free(int device, CardAddress address) override;
+    vfio::Result<StreamId> create_stream(int device) override;
+    vfio::Result<void> destroy_stream(StreamId stream) override;
+    vfio::Result<EventId> copy_to_card(StreamId stream, std::span<const Node> nodes, bool barrier) override;
+    vfio::Result<EventId> copy_from_card(StreamId stream, std::span<const Node> nodes, bool barrier) override;
+    vfio::Result<bool> wait_event(EventId event, std::chrono::seconds timeout) override;
+    vfio::Result<bool> wait_stream(StreamId stream, std::chrono::seconds timeout) override;
+    vfio::Result<std::vector<CardError>> drain_errors(StreamId stream) override;
+    vfio::Result<void> abort_stream(StreamId stream) override;
+    bool can_launch() const override { return true; }
+    vfio::Result<EventId> launch_empty(StreamId stream, bool barrier) override;
+
+    const FakeParameters& parameters() const;
+    std::vector<CommandRecord> commands() const;
+    // The most commands of a kind issued and not yet seen complete at once.
+    unsigned max_in_flight(CommandRecord::Kind kind) const;
+
+    struct Model;
+
+private:
+    std::unique_ptr<Model> m;
+};
+
+}  // namespace etsoc1

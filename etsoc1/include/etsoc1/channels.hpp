@@ -1,0 +1,33 @@
+// The ET-SoC-1 as a card with DMA stream channels, behind the neutral seam
+// streams::StreamChannel, so the stream-test drivers that run XDMA, edu and CUDA channels move
+// and verify data through the card's memory. A Loop pairs an H2C and a C2H channel: the n-th
+// H2C buffer is copied into card slot n % slots, and the n-th C2H buffer is copied back from
+// that slot once its H2C copy completed, so the host verifies every byte it sent. Host buffers
+// are plain memory: the runtime stages every copy through its bounce buffer anyway.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "etsoc1/card.hpp"
+#include "etsoc1/transfers.hpp"
+#include "streams/stream_channel.hpp"
+
+namespace etsoc1 {
+
+struct ChannelConfig {
+    int device = 0;
+    unsigned channel = 0;        // names the channels
+    size_t buffer_count = 8;     // host buffers per channel, and card slots of the loop
+    uint64_t buffer_size = 16u << 20;  // a multiple of 4
+    unsigned window = 2;         // copies in flight per direction, each on its own card stream
+};
+
+class Loop;
+// Allocates the loop's card slots and its streams; the card must outlive the loop.
+vfio::Result<std::shared_ptr<Loop>> make_loop(Card& card, const ChannelConfig& config);
+
+vfio::Result<std::unique_ptr<streams::StreamChannel>> open_h2c(std::shared_ptr<Loop> loop);
+vfio::Result<std::unique_ptr<streams::StreamChannel>> open_c2h(std::shared_ptr<Loop> loop);
+
+}  // namespace etsoc1

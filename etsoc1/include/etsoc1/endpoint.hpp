@@ -1,0 +1,27 @@
+// The ET-SoC-1 as a measure::CopyEndpoint for the link measurement tool: each queue is a card
+// stream, copies are staged by the runtime (host buffers are plain memory, also when registered
+// memory is asked for: the runtime has no call to register user memory, and the buffer's
+// memory() says pageable; huge pages are not offered), and copies larger than one DMA-list
+// command are split.
+#pragma once
+
+#include <memory>
+
+#include "etsoc1/card.hpp"
+#include "measure/copy_endpoint.hpp"
+
+namespace etsoc1 {
+
+struct EndpointConfig {
+    int device = 0;
+    unsigned queues = 4;                   // card streams
+    unsigned window = 4;                   // copies in flight per direction (4 DMA channels each)
+    uint64_t card_memory_bytes = 64u << 20;  // the window copies address, allocated on the card
+    bool barrier_to_card = false;          // the flags every command carries
+    bool barrier_from_card = false;
+};
+
+// The card must outlive the endpoint.
+vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_endpoint(Card& card, const EndpointConfig& config);
+
+}  // namespace etsoc1

@@ -1,0 +1,100 @@
+// The adapter's transfer logic, written only against etsoc1::Card: a transfer of any size is
+// split at the card's DMA node limits into commands (each at most max_nodes nodes of at most
+// max_node_bytes); at most `window` commands per direction are in flight, the rest wait their
+// turn; every command carries the barrier flag the configuration gives (never the runtime's
+// per-direction default); after every wait that saw a command complete, the stream's errors
+// are drained, and any error fails the transfer that command belongs to, naming it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "etsoc1/card.hpp"
+#include "streams/stream_channel.hpp"
+
+namespace etsoc1 {
+
+using streams::Direction;
+
+// [host, host + bytes) <-> [card, card + bytes) as commands of whole nodes.
+std::vector<std::vector<Node>> split(const DmaLimits& limits, uint8_t* host, CardAddress card, uint64_t bytes);
+
+struct MoverConfig {
+    int device = 0;
+    unsigned window = 4;             // commands in flight per direction (the card has 4 channels each)
+    unsigned streams_per_direction = 4;  // card streams each direction's commands go round-robin over
+    bool barrier_to_card = false;    // set on every host-to-card command
+    bool barrier_from_card = false;  // set on every card-to-host command (the runtime would default to true)
+};
+
+using TransferId = uint64_t;
+
+class Mover {
+public:
+    // Creates the card streams; destroys them when destroyed.
+    static vfio::Result<std::unique_ptr<Mover>> open(Card& card, MoverConfig config);
+    ~Mover();
+    Mover(const Mover&) = delete;
+    Mover& operator=(const Mover&) = delete;
+
+    const DmaLimits& limits() const { return m_limits; }
+    const MoverConfig& config() const { return m_config; }
+    Card& card() { return m_card; }
+    // The card stream of a direction's index (< streams_per_direction).
+    StreamId stream(Direction direction, unsigned index) const;
+
+    // Queues a transfer and issues what the window allows; returns at once. With a stream
+    // index all its commands go on that stream, else round-robin over the direction's streams.
+    vfio::Result<TransferId> start(Direction direction, uint8_t* host, CardAddress card, uint64_t bytes,
+                                   std::optional<unsigned> stream_index = std::nullopt);
+    // True once every command of the transfer completed (then forgotten); the transfer's error
+    // when the card reported one or a command could not be issued. Never blocks.
+    vfio::Result<bool> done(TransferId transfer);
+    // Blocks (card waits of whole seconds) until done; ETIMEDOUT when no command of the
+    // transfer's direction completed within the timeout.
+    vfio::Result<void> wait(TransferId transfer, std::chrono::milliseconds timeout);
+    // Blocks until any in-flight command completes (or sleeps briefly when none is in flight).
+    vfio::Result<void> wait_progress(std::chrono::milliseconds timeout);
+    // Aborts the direction's streams and forgets its transfers: the direction is idle after.
+    vfio::Result<void> abandon(Direction direction);
+    unsigned in_flight(Direction direction) const;
+
+private:
+    struct Command {
+        TransferId transfer = 0;
+        StreamId stream = 0;
+        std::vector<Node> nodes;
+        EventId event = 0;
+    };
+    struct Transfer {
+        Direction direction = Direction::H2C;
+        size_t outstanding = 0;  // commands not yet complete
+        std::optional<vfio::Error> error;
+    };
+
+    Mover(Card& card, MoverConfig config, DmaLimits limits) : m_card(card), m_config(config), m_limits(limits) {}
+    static size_t at(Direction d) { return d == Direction::H2C ? 0 : 1; }
+    vfio::Result<void> progress();  // with m_mutex held
+    void complete(Direction direction, const Command& command);  // with m_mutex held
+    void fail(TransferId transfer, vfio::Error error);
+    std::optional<std::pair<Direction, EventId>> oldest_in_flight(std::optional<Direction> direction) const;
+
+    Card& m_card;
+    MoverConfig m_config;
+    DmaLimits m_limits;
+    std::vector<StreamId> m_streams[2];
+    unsigned m_next_stream[2] = {0, 0};
+    mutable std::mutex m_mutex;
+    std::deque<Command> m_pending[2];
+    std::deque<Command> m_in_flight[2];
+    std::map<TransferId, Transfer> m_transfers;
+    TransferId m_next_transfer = 1;
+};
+
+}  // namespace etsoc1

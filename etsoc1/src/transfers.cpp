@@ -1,0 +1,212 @@
+// Splitting, the in-flight window, explicit barriers and error draining (transfers.hpp).
+#include "etsoc1/transfers.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace etsoc1 {
+
+std::vector<std::vector<Node>> split(const DmaLimits& limits, uint8_t* host, CardAddress card, uint64_t bytes) {
+    std::vector<std::vector<Node>> commands;
+    uint64_t offset = 0;
+    while (offset < bytes) {
+        std::vector<Node> nodes;
+        while (offset < bytes && nodes.size() < limits.max_nodes) {
+            const uint64_t n = std::min(limits.max_node_bytes, bytes - offset);
+            nodes.push_back(Node{host + offset, card + offset, n});
+            offset += n;
+        }
+        commands.push_back(std::move(nodes));
+    }
+    return commands;
+}
+
+vfio::Result<std::unique_ptr<Mover>> Mover::open(Card& card, MoverConfig config) {
+    const std::string object = "ET-SoC-1 " + std::to_string(config.device);
+    if (card.device_count() <= config.device || config.device < 0)
+        return vfio::make_error("open", object, ENODEV,
+                                "the runtime sees " + std::to_string(card.device_count()) + " card(s)");
+    const DmaLimits limits = PDT_TRY(card.limits(config.device));
+    if (config.window == 0 || config.streams_per_direction == 0 || limits.max_nodes == 0 || limits.max_node_bytes == 0)
+        return vfio::make_error("open", object, EINVAL, "needs a window and streams of at least one, and DMA limits");
+    std::unique_ptr<Mover> mover(new Mover(card, config, limits));
+    for (auto& streams : mover->m_streams)
+        for (unsigned i = 0; i < config.streams_per_direction; ++i)
+            streams.push_back(PDT_TRY(card.create_stream(config.device)));
+    return mover;
+}
+
+Mover::~Mover() {
+    for (Direction d : {Direction::H2C, Direction::C2H})
+        (void)abandon(d);
+    for (auto& streams : m_streams)
+        for (StreamId s : streams)
+            (void)m_card.destroy_stream(s);
+}
+
+StreamId Mover::stream(Direction direction, unsigned index) const {
+    const auto& streams = m_streams[at(direction)];
+    return streams[index % streams.size()];
+}
+
+vfio::Result<TransferId> Mover::start(Direction direction, uint8_t* host, CardAddress card, uint64_t bytes,
+                                      std::optional<unsigned> stream_index) {
+    if (bytes == 0)
+        return vfio::make_error(std::string("start ") + streams::to_string(direction) + " transfer",
+                                "ET-SoC-1 " + std::to_string(m_config.device), EINVAL, "zero bytes");
+    std::lock_guard lock(m_mutex);
+    const TransferId id = m_next_transfer++;
+    auto commands = split(m_limits, host, card, bytes);
+    m_transfers[id] = Transfer{direction, commands.size(), std::nullopt};
+    const size_t d = at(direction);
+    for (auto& nodes : commands) {
+        const unsigned index = stream_index ? *stream_index : m_next_stream[d]++;
+        m_pending[d].push_back(Command{id, stream(direction, index), std::move(nodes), 0});
+    }
+    PDT_CHECK(progress());
+    return id;
+}
+
+void Mover::fail(TransferId transfer, vfio::Error error) {
+    auto t = m_transfers.find(transfer);
+    if (t != m_transfers.end() && !t->second.error)
+        t->second.error = std::move(error);
+}
+
+// A command completed: drain its stream's errors; any fails its transfer.
+void Mover::complete(Direction direction, const Command& command) {
+    auto t = m_transfers.find(command.transfer);
+    if (t != m_transfers.end() && t->second.outstanding > 0)
+        --t->second.outstanding;
+    auto errors = m_card.drain_errors(command.stream);
+    const std::string what = std::string(streams::to_string(direction)) + " copy";
+    const std::string object = "ET-SoC-1 " + std::to_string(m_config.device) + " stream " + std::to_string(command.stream);
+    if (!errors.ok()) {
+        fail(command.transfer, errors.error());
+        return;
+    }
+    if (errors->empty())
+        return;
+    std::string text = "the card reported";
+    for (const CardError& e : *errors)
+        text += " " + e.code + " (" + e.text + ");";
+    text.pop_back();
+    fail(command.transfer, vfio::make_error(what, object, EIO, text));
+}
+
+vfio::Result<void> Mover::progress() {
+    for (Direction direction : {Direction::H2C, Direction::C2H}) {
+        const size_t d = at(direction);
+        auto& flying = m_in_flight[d];
+        for (auto it = flying.begin(); it != flying.end();) {
+            const bool finished = PDT_TRY(m_card.wait_event(it->event, std::chrono::seconds(0)));
+            if (!finished) {
+                ++it;
+                continue;
+            }
+            complete(direction, *it);
+            it = flying.erase(it);
+        }
+        auto& waiting = m_pending[d];
+        while (flying.size() < m_config.window && !waiting.empty()) {
+            Command command = std::move(waiting.front());
+            waiting.pop_front();
+            const bool to_card = direction == Direction::H2C;
+            auto issued = to_card ? m_card.copy_to_card(command.stream, command.nodes, m_config.barrier_to_card)
+                                  : m_card.copy_from_card(command.stream, command.nodes, m_config.barrier_from_card);
+            if (!issued.ok()) {  // the transfer fails; its other commands are dropped
+                fail(command.transfer, issued.error());
+                auto t = m_transfers.find(command.transfer);
+                std::erase_if(waiting, [&](const Command& c) { return c.transfer == command.transfer; });
+                if (t != m_transfers.end())
+                    t->second.outstanding = static_cast<size_t>(std::count_if(
+                        flying.begin(), flying.end(), [&](const Command& c) { return c.transfer == command.transfer; }));
+                continue;
+            }
+            command.event = *issued;
+            flying.push_back(std::move(command));
+        }
+    }
+    return {};
+}
+
+vfio::Result<bool> Mover::done(TransferId transfer) {
+    std::lock_guard lock(m_mutex);
+    PDT_CHECK(progress());
+    auto t = m_transfers.find(transfer);
+    if (t == m_transfers.end())
+        return vfio::make_error("check transfer", "ET-SoC-1 transfer " + std::to_string(transfer), EINVAL,
+                                "unknown or already reported");
+    if (t->second.outstanding > 0)
+        return false;
+    std::optional<vfio::Error> error = std::move(t->second.error);
+    m_transfers.erase(t);
+    if (error)
+        return *error;
+    return true;
+}
+
+std::optional<std::pair<Direction, EventId>> Mover::oldest_in_flight(std::optional<Direction> direction) const {
+    for (Direction d : {Direction::H2C, Direction::C2H})
+        if ((!direction || *direction == d) && !m_in_flight[at(d)].empty())
+            return std::make_pair(d, m_in_flight[at(d)].front().event);
+    return std::nullopt;
+}
+
+vfio::Result<void> Mover::wait(TransferId transfer, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        if (PDT_TRY(done(transfer)))
+            return {};
+        std::optional<std::pair<Direction, EventId>> oldest;
+        {
+            std::lock_guard lock(m_mutex);
+            oldest = oldest_in_flight(m_transfers.at(transfer).direction);
+        }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        const std::string object = "ET-SoC-1 " + std::to_string(m_config.device) + " transfer " + std::to_string(transfer);
+        if (!oldest || left.count() <= 0 ||
+            !PDT_TRY(m_card.wait_event(oldest->second, whole_seconds(left))))
+            return vfio::make_error("wait for the card", object, ETIMEDOUT,
+                                    "no copy completed within " + std::to_string(whole_seconds(timeout).count()) +
+                                        " s (card waits take whole seconds)");
+    }
+}
+
+vfio::Result<void> Mover::wait_progress(std::chrono::milliseconds timeout) {
+    std::optional<std::pair<Direction, EventId>> oldest;
+    {
+        std::lock_guard lock(m_mutex);
+        oldest = oldest_in_flight(std::nullopt);
+    }
+    if (!oldest) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        return {};
+    }
+    if (!PDT_TRY(m_card.wait_event(oldest->second, whole_seconds(timeout))))
+        return vfio::make_error("wait for the card", "ET-SoC-1 " + std::to_string(m_config.device), ETIMEDOUT,
+                                std::string("no ") + streams::to_string(oldest->first) + " copy completed within " +
+                                    std::to_string(whole_seconds(timeout).count()) + " s (card waits take whole seconds)");
+    return {};
+}
+
+vfio::Result<void> Mover::abandon(Direction direction) {
+    std::lock_guard lock(m_mutex);
+    const size_t d = at(direction);
+    if (!m_in_flight[d].empty())
+        for (StreamId s : m_streams[d]) {
+            PDT_CHECK(m_card.abort_stream(s));
+            (void)m_card.drain_errors(s);  // the aborts' own errors
+        }
+    m_in_flight[d].clear();
+    m_pending[d].clear();
+    std::erase_if(m_transfers, [&](const auto& t) { return t.second.direction == direction; });
+    return {};
+}
+
+unsigned Mover::in_flight(Direction direction) const {
+    std::lock_guard lock(m_mutex);
+    return static_cast<unsigned>(m_in_flight[at(direction)].size());
+}
+
+}  // namespace etsoc1

@@ -1,0 +1,81 @@
+// The loopback stream channels on the fake card: what H2C sends comes back on C2H, in order,
+// through card memory; card errors and hung copies come back from poll / wait naming the channel.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+
+#include "etsoc1/channels.hpp"
+#include "etsoc1/fake_card.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Pair {
+    explicit Pair(etsoc1::FakeParameters p = {}, size_t buffers = 4, uint64_t size = 8192) : card(p) {
+        etsoc1::ChannelConfig config;
+        config.buffer_count = buffers;
+        config.buffer_size = size;
+        auto loop = etsoc1::make_loop(card, config);
+        EXPECT_TRUE(loop.ok()) << loop.error().message();
+        h2c = std::move(etsoc1::open_h2c(*loop).value());
+        c2h = std::move(etsoc1::open_c2h(*loop).value());
+    }
+    etsoc1::FakeCard card;
+    std::unique_ptr<streams::StreamChannel> h2c, c2h;
+};
+
+TEST(Channels, DataLoopsBackThroughCardMemoryInOrder) {
+    Pair pair;
+    EXPECT_EQ(pair.h2c->name(), "ET-SoC-1 fake 0 channel 0 H2C");
+    const uint64_t size = pair.h2c->buffer_size();
+    for (int round = 0; round < 3; ++round) {  // more packets than card slots
+        for (size_t i = 0; i < pair.h2c->buffer_count(); ++i) {
+            uint8_t* b = pair.h2c->buffer(i);
+            std::iota(b, b + size, static_cast<uint8_t>(round * 16 + i));
+            ASSERT_TRUE(pair.h2c->submit(i, size - 4 * i, true).ok());
+            ASSERT_TRUE(pair.c2h->submit(i, size, false).ok());
+        }
+        for (size_t i = 0; i < pair.h2c->buffer_count(); ++i) {
+            auto sent = pair.h2c->wait(5000ms);
+            ASSERT_TRUE(sent.ok()) << sent.error().message();
+            EXPECT_EQ(sent->buffer, i);
+            auto got = pair.c2h->wait(5000ms);
+            ASSERT_TRUE(got.ok()) << got.error().message();
+            EXPECT_EQ(got->buffer, i);
+            EXPECT_EQ(got->length, size - 4 * i);
+            EXPECT_EQ(0, std::memcmp(pair.c2h->buffer(i), pair.h2c->buffer(i), got->length)) << "buffer " << i;
+        }
+    }
+    EXPECT_FALSE(pair.h2c->busy());
+    EXPECT_FALSE(pair.c2h->submit(0, 6, false).ok());  // not a multiple of 4
+}
+
+TEST(Channels, ACardErrorFailsTheChannelsWaitNamingIt) {
+    etsoc1::FakeParameters p;
+    p.copy_error_command = 1;
+    Pair pair(p);
+    ASSERT_TRUE(pair.h2c->submit(0, 4096, true).ok());
+    auto r = pair.h2c->wait(5000ms);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message().find("DmaInvalidAddress"), std::string::npos) << r.error().message();
+}
+
+TEST(Channels, AHungCopyTimesOutAndStopLeavesTheChannelIdle) {
+    etsoc1::FakeParameters p;
+    p.hang_command = 1;
+    Pair pair(p);
+    ASSERT_TRUE(pair.h2c->submit(0, 4096, true).ok());
+    ASSERT_TRUE(pair.c2h->submit(0, 4096, false).ok());
+    auto r = pair.c2h->wait(200ms);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, ETIMEDOUT);
+    EXPECT_NE(r.error().message().find("ET-SoC-1 fake 0 channel 0 C2H"), std::string::npos) << r.error().message();
+    EXPECT_TRUE(pair.h2c->stop().ok());
+    EXPECT_TRUE(pair.c2h->stop().ok());
+    EXPECT_FALSE(pair.h2c->busy());
+    EXPECT_FALSE(pair.c2h->busy());
+}
+
+}  // namespace

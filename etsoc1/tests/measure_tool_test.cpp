@@ -1,0 +1,75 @@
+// Seed 000's shapes through the link measurement tool, pcie_link_measure --endpoint etsoc1, on
+// the fake card: the staged rate follows 1/(1/DMA + 1/memcpy), 4 KiB latency after an idle gap
+// is set by the runtime's 500 us polling, and two host-to-card commands in one queue (card
+// stream) move half as much as one, one in each of two queues as much as one. Rates are slow
+// (tens of milliseconds a copy) so that a loaded host's scheduling delays stay small against them.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support/run_process.hpp"
+
+namespace {
+
+using test_support::contains;
+
+nlohmann::json measure(const std::string& args) {
+    test_support::RunOptions o;
+    o.stderr_to = test_support::Stderr::separate;
+    o.stdin_from_null = true;
+    o.timeout = std::chrono::milliseconds(120000);
+    const auto r = test_support::run_process(PCIE_LINK_MEASURE, test_support::words(args + " --endpoint etsoc1 --json"), o);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output << r.err;
+    auto j = nlohmann::json::parse(r.output, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << r.output << r.err;
+    EXPECT_EQ(j["verdict"], "PASS") << r.output;
+    EXPECT_GT(j["bytes_verified"].get<uint64_t>(), 0u);
+    EXPECT_EQ(j["endpoint"]["adapter"], "etsoc1");
+    EXPECT_EQ(j["endpoint"]["driver_stages"], true);
+    return j;
+}
+
+TEST(Etsoc1Measure, StagedRateFollowsDmaAndMemcpyInSeries) {
+    for (double memcpy : {0.25, 1.5}) {
+        const double dma = 0.5, expected = 1.0 / (1.0 / dma + 1.0 / memcpy);
+        const auto j = measure("sweep --etsoc1_fake dma_gbps=0.5,link_gbps=0.5,memcpy_gbps=" + std::to_string(memcpy) +
+                               " --etsoc1_memory 16MiB --min_bytes 8MiB --max_bytes 8MiB --repeats 3 --iterations 3 "
+                               "--no_staged");
+        const double h2c = j["sweep"]["large_copy_gbps"]["H2C/direct"].get<double>();
+        EXPECT_NEAR(h2c, expected, 0.15 * expected) << "memcpy " << memcpy;
+        std::printf("pcie_link_measure sweep, fake DMA %.2f GB/s, memcpy %.2f GB/s: H2C %.3f GB/s, model %.3f\n", dma,
+                    memcpy, h2c, expected);
+    }
+}
+
+TEST(Etsoc1Measure, LatencyAfterAnIdleGapIsSetByThePollingInterval) {
+    const auto j = measure("latency --samples 40 --etsoc1_memory 1MiB");
+    double idle = 0, back = 0;
+    for (const auto& mode : j["latency"]["modes"])
+        if (mode["direction"] == "H2C")
+            (mode["mode"] == "idle_gap" ? idle : back) = mode["p50_us"].get<double>();
+    // A 4 KiB copy is under a microsecond of DMA and memcpy: the wait is the 500 us idle poll's.
+    EXPECT_GT(idle, 120.0);
+    EXPECT_LT(idle, 2000.0);
+    std::printf("pcie_link_measure latency, 4 KiB H2C p50: after an idle gap %.0f us, back to back %.0f us\n", idle,
+                back);
+}
+
+TEST(Etsoc1Measure, TwoCommandsInOneQueueHalfTwoQueuesOne) {
+    const auto j = measure("inflight --etsoc1_fake dma_gbps=0.125,link_gbps=0.125,memcpy_gbps=1000000 "
+                           "--etsoc1_memory 16MiB --inflight_sizes 4MiB --repeats 5");
+    bool found = false;
+    for (const auto& p : j["inflight"]["points"])
+        if (p["direction"] == "H2C") {
+            found = true;
+            const double same = p["two_in_one_queue_ratio"].get<double>();
+            const double two = p["one_in_each_of_two_queues_ratio"].get<double>();
+            EXPECT_NEAR(same, 0.5, 0.15);  // half, told apart from one: a loaded host widens both
+            EXPECT_NEAR(two, 1.0, 0.2);
+            std::printf("pcie_link_measure inflight, 4 MiB H2C: two in one queue %.2f, one in each of two %.2f\n",
+                        same, two);
+        }
+    EXPECT_TRUE(found) << j["inflight"].dump();
+}
+
+}  // namespace

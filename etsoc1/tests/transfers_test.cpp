@@ -1,0 +1,182 @@
+// The adapter logic on the fake card: splitting at the DMA node limits, the in-flight window,
+// explicit barrier flags, error draining after every wait, and whole-second timeouts.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "etsoc1/fake_card.hpp"
+#include "etsoc1/transfers.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using etsoc1::CommandRecord;
+using etsoc1::Direction;
+using etsoc1::FakeCard;
+using etsoc1::FakeParameters;
+using etsoc1::Mover;
+using etsoc1::MoverConfig;
+
+std::vector<uint64_t> sizes(const std::vector<etsoc1::Node>& nodes) {
+    std::vector<uint64_t> s;
+    for (const auto& n : nodes)
+        s.push_back(n.bytes);
+    return s;
+}
+
+TEST(Split, CommandsHoldAtMostMaxNodesOfAtMostMaxNodeBytes) {
+    etsoc1::DmaLimits limits;
+    limits.max_node_bytes = 32u << 20;
+    limits.max_nodes = 4;
+    const uint64_t mib = 1u << 20;
+    auto commands = etsoc1::split(limits, nullptr, 0x1000, 200 * mib);
+    ASSERT_EQ(commands.size(), 2u);
+    EXPECT_EQ(sizes(commands[0]), (std::vector<uint64_t>{32 * mib, 32 * mib, 32 * mib, 32 * mib}));
+    EXPECT_EQ(sizes(commands[1]), (std::vector<uint64_t>{32 * mib, 32 * mib, 8 * mib}));
+    EXPECT_EQ(commands[1][2].card, 0x1000 + 192 * mib);
+    EXPECT_EQ(etsoc1::split(limits, nullptr, 0, 128 * mib).size(), 1u);  // exactly one full command
+    EXPECT_EQ(etsoc1::split(limits, nullptr, 0, 128 * mib + 1).size(), 2u);
+    EXPECT_EQ(sizes(etsoc1::split(limits, nullptr, 0, 1)[0]), std::vector<uint64_t>{1});
+}
+
+struct Fixture {
+    explicit Fixture(FakeParameters p, MoverConfig config = {}) : card(p) {
+        auto opened = Mover::open(card, config);
+        EXPECT_TRUE(opened.ok()) << opened.error().message();
+        mover = std::move(*opened);
+        card_memory = *card.allocate(0, 1u << 20, 64);
+    }
+    FakeCard card;
+    std::unique_ptr<Mover> mover;
+    etsoc1::CardAddress card_memory = 0;
+};
+
+FakeParameters small_nodes() {
+    FakeParameters p;
+    p.limits.max_node_bytes = 4096;
+    p.limits.max_nodes = 2;
+    p.poll_busy = 20us;
+    p.poll_idle = 50us;
+    return p;
+}
+
+TEST(Mover, SplitsAtTheCardsLimitsAndMovesEveryByte) {
+    Fixture f(small_nodes());
+    std::vector<uint8_t> out(20000), back(20000, 0);
+    std::iota(out.begin(), out.end(), 7);
+    auto sent = f.mover->start(Direction::H2C, out.data(), f.card_memory, out.size());
+    ASSERT_TRUE(sent.ok()) << sent.error().message();
+    ASSERT_TRUE(f.mover->wait(*sent, 5000ms).ok());
+    auto got = f.mover->start(Direction::C2H, back.data(), f.card_memory, back.size());
+    ASSERT_TRUE(got.ok());
+    ASSERT_TRUE(f.mover->wait(*got, 5000ms).ok());
+    EXPECT_EQ(out, back);
+    const auto records = f.card.commands();
+    ASSERT_EQ(records.size(), 6u);  // 20000 = 2 x (4096 + 4096) + 3616, each way
+    EXPECT_EQ(records[0].node_bytes, (std::vector<uint64_t>{4096, 4096}));
+    EXPECT_EQ(records[2].node_bytes, std::vector<uint64_t>{3616});
+    EXPECT_EQ(records[5].kind, CommandRecord::FromCard);
+}
+
+TEST(Mover, EveryCommandCarriesTheBarrierFlagsConfiguredNotTheRuntimeDefaults) {
+    for (bool barrier : {false, true}) {
+        MoverConfig config;
+        config.barrier_to_card = barrier;
+        config.barrier_from_card = barrier;  // the runtime would default card-to-host to true
+        Fixture f(small_nodes(), config);
+        std::vector<uint8_t> buffer(3 * 8192);
+        for (Direction d : {Direction::H2C, Direction::C2H}) {
+            auto t = f.mover->start(d, buffer.data(), f.card_memory, buffer.size());
+            ASSERT_TRUE(t.ok());
+            ASSERT_TRUE(f.mover->wait(*t, 5000ms).ok());
+        }
+        const auto records = f.card.commands();
+        ASSERT_EQ(records.size(), 6u);
+        for (const auto& r : records)
+            EXPECT_EQ(r.barrier, barrier) << "command of kind " << r.kind;
+    }
+}
+
+TEST(Mover, KeepsAWindowOfCommandsInFlightPerDirection) {
+    FakeParameters p = small_nodes();
+    p.dma_channel_gbps = p.link_gbps = 0.05;  // slow enough that the window fills
+    MoverConfig config;
+    config.window = 3;
+    Fixture f(p, config);
+    std::vector<uint8_t> buffer(10 * 8192);
+    auto t = f.mover->start(Direction::H2C, buffer.data(), f.card_memory, buffer.size());
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(f.mover->in_flight(Direction::H2C), 3u);
+    ASSERT_TRUE(f.mover->wait(*t, 10000ms).ok());
+    EXPECT_EQ(f.card.max_in_flight(CommandRecord::ToCard), 3u);
+    EXPECT_EQ(f.card.commands().size(), 10u);
+}
+
+TEST(Mover, ErrorsDrainedAfterTheWaitFailTheTransferTheyBelongTo) {
+    FakeParameters p = small_nodes();
+    p.copy_error_command = 2;
+    MoverConfig config;
+    config.window = 1;
+    Fixture f(p, config);
+    std::vector<uint8_t> buffer(4096);
+    std::vector<vfio::Result<void>> results;
+    for (int i = 0; i < 3; ++i) {
+        auto t = f.mover->start(Direction::H2C, buffer.data(), f.card_memory, buffer.size());
+        ASSERT_TRUE(t.ok());
+        results.push_back(f.mover->wait(*t, 5000ms));
+    }
+    EXPECT_TRUE(results[0].ok());
+    ASSERT_FALSE(results[1].ok());
+    EXPECT_EQ(results[1].error().code, EIO);
+    EXPECT_NE(results[1].error().message().find("DmaInvalidAddress (injected copy error on command 2)"),
+              std::string::npos)
+        << results[1].error().message();
+    EXPECT_TRUE(results[2].ok()) << results[2].error().message();
+}
+
+TEST(Mover, AHungCommandTimesOutInWholeSecondsAndAbandonLeavesTheDirectionUsable) {
+    FakeParameters p = small_nodes();
+    p.hang_command = 1;
+    Fixture f(p);
+    std::vector<uint8_t> buffer(4096);
+    auto t = f.mover->start(Direction::H2C, buffer.data(), f.card_memory, buffer.size());
+    ASSERT_TRUE(t.ok());
+    const auto began = std::chrono::steady_clock::now();
+    auto waited = f.mover->wait(*t, 300ms);  // rounds up to a whole second
+    const auto took = std::chrono::steady_clock::now() - began;
+    ASSERT_FALSE(waited.ok());
+    EXPECT_EQ(waited.error().code, ETIMEDOUT);
+    EXPECT_NE(waited.error().message().find("no copy completed within 1 s"), std::string::npos)
+        << waited.error().message();
+    EXPECT_GE(took, 900ms);
+    EXPECT_LT(took, 5s);
+    ASSERT_TRUE(f.mover->abandon(Direction::H2C).ok());
+    EXPECT_EQ(f.mover->in_flight(Direction::H2C), 0u);
+    auto again = f.mover->start(Direction::H2C, buffer.data(), f.card_memory, buffer.size());
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE(f.mover->wait(*again, 5000ms).ok());
+}
+
+TEST(Mover, ACopyOutsideCardAllocationsFailsItsTransferNamingTheRange) {
+    Fixture f(small_nodes());
+    std::vector<uint8_t> buffer(4096);
+    auto t = f.mover->start(Direction::H2C, buffer.data(), 0x10, buffer.size());
+    ASSERT_TRUE(t.ok());
+    auto waited = f.mover->wait(*t, 1000ms);
+    ASSERT_FALSE(waited.ok());
+    EXPECT_EQ(waited.error().code, EFAULT);
+    EXPECT_NE(waited.error().message().find("card range 0x10+0x1000"), std::string::npos) << waited.error().message();
+    EXPECT_FALSE(f.mover->start(Direction::H2C, buffer.data(), f.card_memory, 0).ok());
+}
+
+TEST(Mover, OpeningACardTheRuntimeDoesNotSeeIsAnError) {
+    FakeCard card;
+    MoverConfig config;
+    config.device = 1;
+    auto opened = Mover::open(card, config);
+    ASSERT_FALSE(opened.ok());
+    EXPECT_EQ(opened.error().code, ENODEV);
+    EXPECT_NE(opened.error().message().find("the runtime sees 1 card(s)"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,62 @@
+// pcie_link_measure as a library: its options, and one run (a subcommand or a campaign) on an
+// endpoint, ending in a verdict and an exit status. The main only opens the endpoint.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <map>
+#include <ostream>
+#include <string>
+
+#include "measure/subcommands.hpp"
+
+namespace measure {
+
+struct Threshold {
+    std::string metric;
+    std::optional<double> min, max;
+};
+
+struct ToolOptions {
+    std::string subcommand;     // sweep latency access inflight bidir launch ceiling campaign
+    std::string campaign_file;  // campaign <file.json>
+    std::vector<std::string> steps;  // the subcommands to run (one, or a campaign's)
+    std::vector<Threshold> thresholds;
+    std::string endpoint = "model";
+    bool json = false;
+    std::string output_dir, predictions_file, pci_access = "libpci", command_line;
+    CommonSettings common;
+    SweepSettings sweep;
+    LatencySettings latency;
+    AccessSettings access;
+    InflightSettings inflight;
+    BidirSettings bidir;
+    LaunchSettings launch;
+    CeilingInputs ceiling;
+    std::string ceiling_from;  // a result file whose sweep ceiling reads; empty: a fresh sweep
+};
+
+struct ParsedOptions {
+    ToolOptions options;
+    bool help = false;
+    std::string help_text;
+};
+
+// EINVAL (exit 2) for an unknown option or subcommand, a malformed value, or a campaign file
+// that cannot be read or holds what the tool does not know. `endpoint_options` are the
+// adapters' own (endpoints.cpp).
+vfio::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
+                                          const boost::program_options::options_description& endpoint_options);
+// Sizes: "4096", "4K", "4KiB", "1.5MiB", "64M", "2G" (binary), "1.7GB" (decimal), "65B".
+vfio::Result<uint64_t> parse_size(const std::string& text);
+// "64,128,256" or "0-63" (inclusive range), sizes as parse_size.
+vfio::Result<std::vector<uint64_t>> parse_size_list(const std::string& text);
+// Applies a campaign file's steps, settings and thresholds to `options`.
+vfio::Result<void> apply_campaign(const nlohmann::json& campaign, const std::string& file, ToolOptions& options);
+
+// Runs the steps on the endpoint, prints the human text (or JSON) to `out`, messages to `err`,
+// writes --output, and returns the exit status: 0 PASS / PASS WITH WARNINGS (or SKIPPED beside
+// something measured), 1 FAIL or nothing measured.
+int run_tool(const ToolOptions& options, CopyEndpoint& endpoint, const std::string& adapter, std::ostream& out,
+             std::ostream& err, Progress& progress);
+
+}  // namespace measure

@@ -1,0 +1,242 @@
+// inflight (two copies in one queue, one in each of two queues, one at a time: seed 000
+// section 5), bidir (both directions at once) and launch (seed 000 section 4).
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <latch>
+#include <thread>
+
+#include "measure/subcommands.hpp"
+
+namespace measure {
+namespace {
+
+enum class Way { OneAtATime, OneQueue, TwoQueues };
+
+// Two copies of `bytes` (host and card [0, bytes) and [bytes, 2 bytes)) the way asked; GB/s.
+vfio::Result<double> two_copies(CopyEndpoint& ep, Direction d, Way way, HostBuffer& host, uint64_t bytes,
+                                const CommonSettings& c) {
+    const auto start = Clock::now();
+    if (way == Way::OneAtATime) {
+        PDT_CHECK(copy(ep, d, 0, host, 0, 0, bytes, c.timeout));
+        PDT_CHECK(copy(ep, d, 0, host, bytes, bytes, bytes, c.timeout));
+    } else {
+        const unsigned second = way == Way::OneQueue ? 0 : 1;
+        const Ticket a = PDT_TRY(ep.issue(d, 0, host, 0, 0, bytes));
+        const Ticket b = PDT_TRY(ep.issue(d, second, host, bytes, bytes, bytes));
+        PDT_CHECK(ep.wait(a, c.timeout));
+        PDT_CHECK(ep.wait(b, c.timeout));
+    }
+    return 2.0 * static_cast<double>(bytes) / seconds_since(start) / 1e9;
+}
+
+vfio::Result<InflightPoint> inflight_point(CopyEndpoint& ep, Direction d, uint64_t bytes, const InflightSettings& s,
+                                           const CommonSettings& c, HostBuffer& host, Rng& rng, uint64_t key,
+                                           uint64_t& verified) {
+    const EndpointInfo& info = ep.info();
+    const bool one_queue = info.max_in_flight >= 2 && bytes <= info.max_copy_bytes;
+    const bool two_queues = info.queues >= 2 && bytes <= info.max_copy_bytes;
+    if (d == Direction::H2C) {
+        fill_pattern(host.data(), 2 * bytes, key);
+    } else {
+        PDT_CHECK(preload_card(ep, host, 0, 2 * bytes, key, c.timeout));
+        std::memset(host.data(), 0, 2 * bytes);
+    }
+    std::vector<Way> ways = {Way::OneAtATime};
+    if (one_queue)
+        ways.push_back(Way::OneQueue);
+    if (two_queues)
+        ways.push_back(Way::TwoQueues);
+    std::vector<double> single, queue_rates, queues_rates, queue_ratio, queues_ratio;
+    for (unsigned run = 0; run < s.repeats; ++run) {
+        std::shuffle(ways.begin(), ways.end(), rng);
+        double rate[3] = {0, 0, 0};
+        for (Way w : ways) {
+            std::vector<double> tries;
+            for (unsigned t = 0; t < std::max(1u, s.tries); ++t)
+                tries.push_back(PDT_TRY(two_copies(ep, d, w, host, bytes, c)));
+            rate[static_cast<int>(w)] = median(tries);
+        }
+        single.push_back(rate[0]);
+        if (one_queue)
+            queue_rates.push_back(rate[1]), queue_ratio.push_back(rate[1] / rate[0]);
+        if (two_queues)
+            queues_rates.push_back(rate[2]), queues_ratio.push_back(rate[2] / rate[0]);
+    }
+    if (d == Direction::H2C) {
+        PDT_CHECK(verify_card(ep, host, 0, 2 * bytes, key, c.timeout));
+    } else if (auto at = find_mismatch(host.data(), 2 * bytes, key)) {
+        return check_failure(d, *at, 2 * bytes, info.name + " inflight");
+    }
+    verified += 2 * bytes;
+    InflightPoint p;
+    p.direction = d, p.bytes = bytes, p.one_at_a_time_gbps = mean_ci99(single);
+    if (one_queue)
+        p.one_queue_gbps = mean_ci99(queue_rates), p.one_queue_ratio = mean_ci99(queue_ratio);
+    if (two_queues)
+        p.two_queues_gbps = mean_ci99(queues_rates), p.two_queues_ratio = mean_ci99(queues_ratio);
+    return p;
+}
+
+}  // namespace
+
+vfio::Result<InflightResult> run_inflight(CopyEndpoint& ep, const InflightSettings& s, const CommonSettings& c,
+                                          Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
+    const EndpointInfo& info = ep.info();
+    if (info.max_in_flight < 2 && info.queues < 2)
+        return vfio::make_error("inflight", info.name, ENOTSUP, "one queue that holds one copy: nothing to overlap");
+    std::vector<uint64_t> sizes;
+    for (uint64_t b : s.sizes) {
+        if (b == 0 || 2 * b > info.card_memory_bytes)
+            warnings.push_back("inflight: " + format_bytes(b) + " left out: two copies do not fit the card window");
+        else
+            sizes.push_back(b);
+    }
+    if (sizes.empty() || s.repeats == 0)
+        return vfio::make_error("inflight", info.name, EINVAL, "no size fits the card window twice");
+    auto host = PDT_TRY(ep.allocate(2 * *std::max_element(sizes.begin(), sizes.end()), HostMemory::Registered));
+    InflightResult out;
+    out.repeats = s.repeats;
+    Rng rng(c.seed ^ 0x1f11);
+    uint64_t key = c.seed * 0x9E3779B97F4A7C15ull + 7;
+    progress.begin("inflight", 2 * sizes.size(), 2.0 * sizes.size());
+    for (Direction d : {Direction::H2C, Direction::C2H})
+        for (uint64_t b : sizes) {
+            out.points.push_back(PDT_TRY(inflight_point(ep, d, b, s, c, *host, rng, ++key, verified)));
+            progress.step(1);
+        }
+    progress.end();
+    return out;
+}
+
+namespace {
+
+struct BidirRun {
+    double h2c = 0, c2h = 0;
+};
+
+// One direction's copies back to back on its own queue: the median copy's rate.
+vfio::Result<double> one_way(CopyEndpoint& ep, Direction d, unsigned queue, HostBuffer& host, uint64_t card,
+                             uint64_t bytes, unsigned copies, const CommonSettings& c) {
+    std::vector<double> rates;
+    for (unsigned i = 0; i < copies; ++i) {
+        const auto start = Clock::now();
+        PDT_CHECK(copy(ep, d, queue, host, 0, card, bytes, c.timeout));
+        rates.push_back(static_cast<double>(bytes) / seconds_since(start) / 1e9);
+    }
+    return median(rates);
+}
+
+// Both directions at once. With two queues, one thread per direction (the seam allows issue and
+// wait on different queues from different threads); with one queue that holds two copies, one
+// of each in flight, interleaved, so a direction cannot be seen faster than the other's pace.
+vfio::Result<BidirRun> both_ways(CopyEndpoint& ep, HostBuffer& src, HostBuffer& dst, uint64_t bytes, unsigned copies,
+                                 const CommonSettings& c) {
+    if (ep.info().queues >= 2) {
+        vfio::Result<double> back = 0.0;
+        std::latch both_ready(2);  // start together: a thread that starts late would run alone
+        std::thread reader([&] {
+            both_ready.arrive_and_wait();
+            back = one_way(ep, Direction::C2H, 1, dst, bytes, bytes, copies, c);
+        });
+        both_ready.arrive_and_wait();
+        auto forth = one_way(ep, Direction::H2C, 0, src, 0, bytes, copies, c);
+        reader.join();
+        if (!forth)
+            return std::move(forth).error();
+        if (!back)
+            return std::move(back).error();
+        return BidirRun{*forth, *back};
+    }
+    const auto start = Clock::now();
+    Ticket h = PDT_TRY(ep.issue(Direction::H2C, 0, src, 0, 0, bytes));
+    Ticket r = PDT_TRY(ep.issue(Direction::C2H, 0, dst, 0, bytes, bytes));
+    for (unsigned i = 0; i < copies; ++i) {
+        PDT_CHECK(ep.wait(h, c.timeout));
+        if (i + 1 < copies)
+            h = PDT_TRY(ep.issue(Direction::H2C, 0, src, 0, 0, bytes));
+        PDT_CHECK(ep.wait(r, c.timeout));
+        if (i + 1 < copies)
+            r = PDT_TRY(ep.issue(Direction::C2H, 0, dst, 0, bytes, bytes));
+    }
+    const double rate = static_cast<double>(bytes) * copies / seconds_since(start) / 1e9;
+    return BidirRun{rate, rate};
+}
+
+}  // namespace
+
+vfio::Result<BidirResult> run_bidir(CopyEndpoint& ep, const BidirSettings& s, const CommonSettings& c,
+                                    Progress& progress, uint64_t& verified) {
+    const EndpointInfo& info = ep.info();
+    if (info.queues < 2 && info.max_in_flight < 2)
+        return vfio::make_error("bidir", info.name, ENOTSUP, "one queue that holds one copy: no two directions at once");
+    const uint64_t bytes = std::min({s.bytes, info.max_copy_bytes, info.card_memory_bytes / 2});
+    if (bytes == 0 || s.repeats == 0 || s.copies == 0)
+        return vfio::make_error("bidir", info.name, EINVAL, "copy size, repeats and copies must be 1 or more");
+    auto src = PDT_TRY(ep.allocate(bytes, HostMemory::Registered));
+    auto dst = PDT_TRY(ep.allocate(bytes, HostMemory::Registered));
+    BidirResult out;
+    out.bytes = bytes, out.repeats = s.repeats;
+    std::vector<double> h_alone, r_alone, h_both, r_both, sum;
+    uint64_t key = c.seed * 0xD1B54A32D192ED03ull;
+    progress.begin("bidir", s.repeats, s.repeats);
+    for (unsigned run = 0; run < s.repeats; ++run) {
+        const uint64_t to_card = ++key, to_host = ++key;
+        fill_pattern(src->data(), bytes, to_card);
+        PDT_CHECK(preload_card(ep, *dst, bytes, bytes, to_host, c.timeout));
+        h_alone.push_back(PDT_TRY(one_way(ep, Direction::H2C, 0, *src, 0, bytes, s.copies, c)));
+        r_alone.push_back(PDT_TRY(one_way(ep, Direction::C2H, 0, *dst, bytes, bytes, s.copies, c)));
+        std::memset(dst->data(), 0, bytes);
+        const BidirRun both = PDT_TRY(both_ways(ep, *src, *dst, bytes, s.copies, c));
+        h_both.push_back(both.h2c), r_both.push_back(both.c2h), sum.push_back(both.h2c + both.c2h);
+        if (auto at = find_mismatch(dst->data(), bytes, to_host))
+            return check_failure(Direction::C2H, *at, bytes, info.name + " bidir");
+        PDT_CHECK(verify_card(ep, *dst, 0, bytes, to_card, c.timeout));
+        verified += 2 * bytes;
+        progress.step(1);
+    }
+    progress.end();
+    out.h2c_alone = mean_ci99(h_alone), out.c2h_alone = mean_ci99(r_alone);
+    out.h2c_both = mean_ci99(h_both), out.c2h_both = mean_ci99(r_both), out.sum_both = mean_ci99(sum);
+    return out;
+}
+
+vfio::Result<LaunchResult> run_launch(CopyEndpoint& ep, const LaunchSettings& s, const CommonSettings& c,
+                                      Progress& progress, uint64_t& verified) {
+    if (!ep.info().can_launch)
+        return vfio::make_error("launch", ep.info().name, ENOTSUP, "this endpoint runs no code on the card");
+    // A launch moves no data: one 4 KiB round trip checks that the card behind it works.
+    const uint64_t probe = std::min<uint64_t>(4096, ep.info().card_memory_bytes);
+    auto host = PDT_TRY(ep.allocate(probe, HostMemory::Registered));
+    const uint64_t key = c.seed * 0xA0761D6478BD642Full;
+    fill_pattern(host->data(), probe, key);
+    PDT_CHECK(copy(ep, Direction::H2C, 0, *host, 0, 0, probe, c.timeout));
+    PDT_CHECK(verify_card(ep, *host, 0, probe, key, c.timeout));
+    verified += probe;
+    LaunchResult out;
+    out.samples = s.samples, out.queued = s.queued;
+    progress.begin("launch", s.samples + s.repeats, s.samples + static_cast<double>(s.repeats) * s.queued);
+    for (unsigned i = 0; i < s.samples; ++i) {
+        const auto start = Clock::now();
+        PDT_CHECK(ep.launch_empty(0, 1, c.timeout));
+        out.single_us.push_back(seconds_since(start) * 1e6);
+        progress.step(1);
+    }
+    std::vector<double> per_launch;
+    for (unsigned run = 0; run < s.repeats; ++run) {
+        std::vector<double> tries;
+        for (unsigned t = 0; t < std::max(1u, s.tries); ++t) {
+            const auto start = Clock::now();
+            PDT_CHECK(ep.launch_empty(0, s.queued, c.timeout));
+            tries.push_back(seconds_since(start) * 1e6 / s.queued);
+        }
+        per_launch.push_back(median(tries));
+        progress.step(s.queued);
+    }
+    progress.end();
+    out.single_p50_us = median(out.single_us);
+    out.queued_per_launch_us = mean_ci99(per_launch);
+    return out;
+}
+
+}  // namespace measure

@@ -1,0 +1,253 @@
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "measure/tool.hpp"
+
+namespace po = boost::program_options;
+
+namespace measure {
+namespace {
+
+const std::set<std::string> kSubcommands = {"sweep", "latency", "access", "inflight", "bidir",
+                                            "launch", "ceiling", "campaign"};
+
+vfio::Error usage(const std::string& what, const std::string& hint) {
+    return vfio::make_error("pcie_link_measure", what, EINVAL, hint);
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, sep);)
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
+vfio::Result<Direction> parse_direction(const std::string& text) {
+    if (text == "H2C" || text == "h2c")
+        return Direction::H2C;
+    if (text == "C2H" || text == "c2h")
+        return Direction::C2H;
+    return usage("--access_direction " + text, "expected H2C or C2H");
+}
+
+vfio::Result<std::vector<std::string>> parse_choices(const std::string& option, const std::string& text,
+                                                     const std::set<std::string>& allowed) {
+    std::vector<std::string> out = split(text, ',');
+    if (out.empty())
+        return usage(option + " " + text, "expected a comma-separated list");
+    for (const std::string& c : out)
+        if (!allowed.count(c))
+            return usage(option + " " + c, "not one of the choices");
+    return out;
+}
+
+vfio::Result<std::vector<HostMemory>> parse_memories(const std::string& text) {
+    const auto names = PDT_TRY(parse_choices("--access_memories", text, {"registered", "huge-pages"}));
+    std::vector<HostMemory> out;
+    for (const std::string& n : names)
+        out.push_back(n == "registered" ? HostMemory::Registered : HostMemory::RegisteredHugePages);
+    return out;
+}
+
+std::string command_line(int argc, const char* const* argv) {
+    std::string out;
+    for (int i = 0; i < argc; ++i)
+        out += (i ? " " : "") + std::string(argv[i]);
+    return out;
+}
+
+struct RawOptions {
+    std::string min_bytes, max_bytes, latency_bytes, bidir_bytes, active_bytes;
+    std::string access_sizes, access_offsets, access_windows, access_patterns, access_caches, access_memories,
+        access_direction, inflight_sizes;
+    unsigned repeats = 0;
+    double timeout_s = 10;
+};
+
+po::options_description tool_options(ToolOptions& o, RawOptions& r) {
+    po::options_description d("Options");
+    d.add_options()("help,h", "show this help")(
+        "endpoint", po::value(&o.endpoint)->default_value(o.endpoint), "what to measure (see the endpoint options)")(
+        "json", po::bool_switch(&o.json), "print the result JSON instead of text")(
+        "output", po::value(&o.output_dir), "directory for result.json and latency_samples.csv")(
+        "repeats", po::value(&r.repeats), "runs per measurement (sweep, inflight, bidir, launch; default 5)")(
+        "predictions", po::value(&o.predictions_file), "JSON file of predicted ranges, read and hashed before the run")(
+        "seed", po::value(&o.common.seed)->default_value(o.common.seed), "seed of the random orders, gaps and patterns")(
+        "timeout", po::value(&r.timeout_s)->default_value(r.timeout_s), "seconds one copy may take")(
+        "pci_access", po::value(&o.pci_access)->default_value(o.pci_access),
+        "config-space access for dump_pci_info and LnkSta: libpci, pciaccess, sim")(
+        "min_bytes", po::value(&r.min_bytes), "sweep: smallest size (default 4KiB)")(
+        "max_bytes", po::value(&r.max_bytes), "sweep: largest size (default 256MiB)")(
+        "iterations", po::value(&o.sweep.iterations), "sweep: copies per size per run (default 64 MiB worth, 5-50)")(
+        "no_staged", "sweep: the direct path only")(
+        "samples", po::value(&o.latency.samples), "latency: copies per direction and mode (default 200)")(
+        "latency_bytes", po::value(&r.latency_bytes), "latency: copy size (default 4KiB)")(
+        "max_gap_us", po::value(&o.latency.max_gap_us), "latency: largest idle gap (default 1000)")(
+        "access_direction", po::value(&r.access_direction), "access: H2C (default) or C2H")(
+        "access_sizes", po::value(&r.access_sizes), "access: sizes (default 64B-2KiB powers of two and +-1)")(
+        "access_offsets", po::value(&r.access_offsets), "access: offsets, e.g. 0-63 (default 0)")(
+        "access_windows", po::value(&r.access_windows), "access: host windows (default 4KiB-64MiB doubling)")(
+        "access_patterns", po::value(&r.access_patterns), "access: sequential,random")(
+        "access_caches", po::value(&r.access_caches), "access: warm,cold")(
+        "access_memories", po::value(&r.access_memories), "access: registered,huge-pages")(
+        "access_transfers", po::value(&o.access.transfers), "access: transfers per point (default 256)")(
+        "inflight_sizes", po::value(&r.inflight_sizes), "inflight: sizes (default 1MiB,4MiB,16MiB,64MiB)")(
+        "bidir_bytes", po::value(&r.bidir_bytes), "bidir: copy size (default 64MiB)")(
+        "bidir_copies", po::value(&o.bidir.copies), "bidir: copies per direction per run (default 4)")(
+        "launch_samples", po::value(&o.launch.samples), "launch: single launches timed (default 50)")(
+        "launch_queued", po::value(&o.launch.queued), "launch: kernels queued at once (default 100)")(
+        "from", po::value(&o.ceiling_from), "ceiling: a result file with a sweep (default: a fresh sweep)")(
+        "active_bytes", po::value(&r.active_bytes), "ceiling: active weight bytes per token, e.g. 1.70GiB")(
+        "resident_fraction", po::value(&o.ceiling.resident_fraction), "ceiling: share of them resident on the card")(
+        "host_ram_gbps", po::value(&o.ceiling.host_ram_gbps), "ceiling: host RAM bandwidth (default: measured memcpy)");
+    return d;
+}
+
+vfio::Result<void> apply_raw(const RawOptions& r, const po::variables_map& vm, ToolOptions& o) {
+    if (!r.min_bytes.empty())
+        o.sweep.min_bytes = PDT_TRY(parse_size(r.min_bytes));
+    if (!r.max_bytes.empty())
+        o.sweep.max_bytes = PDT_TRY(parse_size(r.max_bytes));
+    if (!r.latency_bytes.empty())
+        o.latency.bytes = PDT_TRY(parse_size(r.latency_bytes));
+    if (!r.bidir_bytes.empty())
+        o.bidir.bytes = PDT_TRY(parse_size(r.bidir_bytes));
+    if (!r.active_bytes.empty())
+        o.ceiling.active_bytes_per_token = static_cast<double>(PDT_TRY(parse_size(r.active_bytes)));
+    if (!r.access_sizes.empty())
+        o.access.sizes = PDT_TRY(parse_size_list(r.access_sizes));
+    if (!r.access_offsets.empty())
+        o.access.offsets = PDT_TRY(parse_size_list(r.access_offsets));
+    if (!r.access_windows.empty())
+        o.access.windows = PDT_TRY(parse_size_list(r.access_windows));
+    if (!r.access_patterns.empty())
+        o.access.patterns = PDT_TRY(parse_choices("--access_patterns", r.access_patterns, {"sequential", "random"}));
+    if (!r.access_caches.empty())
+        o.access.caches = PDT_TRY(parse_choices("--access_caches", r.access_caches, {"warm", "cold"}));
+    if (!r.access_memories.empty())
+        o.access.memories = PDT_TRY(parse_memories(r.access_memories));
+    if (!r.access_direction.empty())
+        o.access.direction = PDT_TRY(parse_direction(r.access_direction));
+    if (!r.inflight_sizes.empty())
+        o.inflight.sizes = PDT_TRY(parse_size_list(r.inflight_sizes));
+    if (vm.count("no_staged"))
+        o.sweep.staged = false;
+    if (vm.count("repeats")) {
+        if (r.repeats == 0)
+            return usage("--repeats 0", "expected 1 or more");
+        o.sweep.repeats = o.inflight.repeats = o.bidir.repeats = o.launch.repeats = r.repeats;
+    }
+    if (!(r.timeout_s > 0 && r.timeout_s <= 86400))
+        return usage("--timeout " + std::to_string(r.timeout_s), "expected seconds above 0, at most a day");
+    o.common.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(r.timeout_s * 1000)));
+    if (!(o.ceiling.resident_fraction >= 0 && o.ceiling.resident_fraction < 1))
+        return usage("--resident_fraction", "expected a fraction in [0, 1)");
+    if (!(o.latency.max_gap_us >= 0) || o.latency.samples == 0 || o.access.transfers == 0 || o.bidir.copies == 0 ||
+        o.launch.samples == 0 || o.launch.queued == 0)
+        return usage("a count", "samples, transfers, copies and launches must be 1 or more, gaps 0 or more");
+    if (o.sweep.min_bytes == 0 || o.sweep.min_bytes > o.sweep.max_bytes)
+        return usage("--min_bytes/--max_bytes", "expected 1 <= min_bytes <= max_bytes");
+    return {};
+}
+
+vfio::Result<void> read_campaign(ToolOptions& o) {
+    std::ifstream in(o.campaign_file);
+    if (!in)
+        return usage("campaign " + o.campaign_file, "cannot read the file");
+    nlohmann::json campaign;
+    try {
+        campaign = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+        return usage("campaign " + o.campaign_file, std::string("not JSON: ") + e.what());
+    }
+    return apply_campaign(campaign, o.campaign_file, o);
+}
+
+}  // namespace
+
+vfio::Result<uint64_t> parse_size(const std::string& text) {
+    size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        return usage("size " + text, "expected a number of bytes, e.g. 4096, 4KiB, 64MiB");
+    }
+    const std::string unit = text.substr(used);
+    static const std::map<std::string, double> units = {
+        {"", 1}, {"B", 1}, {"K", 1024}, {"KiB", 1024}, {"M", 1 << 20}, {"MiB", 1 << 20}, {"G", 1 << 30},
+        {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
+    const auto it = units.find(unit);
+    if (it == units.end() || !(value >= 0) || value * it->second > 1e15)
+        return usage("size " + text, "expected a number of bytes, e.g. 4096, 4KiB, 64MiB");
+    return static_cast<uint64_t>(std::llround(value * it->second));
+}
+
+vfio::Result<std::vector<uint64_t>> parse_size_list(const std::string& text) {
+    std::vector<uint64_t> out;
+    for (const std::string& item : split(text, ',')) {
+        const auto dash = item.find('-');
+        if (dash == std::string::npos) {
+            out.push_back(PDT_TRY(parse_size(item)));
+            continue;
+        }
+        const uint64_t first = PDT_TRY(parse_size(item.substr(0, dash)));
+        const uint64_t last = PDT_TRY(parse_size(item.substr(dash + 1)));
+        if (last < first || last - first > 4096)
+            return usage("range " + item, "expected first-last with first <= last, at most 4096 values");
+        for (uint64_t v = first; v <= last; ++v)
+            out.push_back(v);
+    }
+    if (out.empty())
+        return usage("list " + text, "expected comma-separated sizes");
+    return out;
+}
+
+vfio::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
+                                          const po::options_description& endpoint_options) {
+    ParsedOptions parsed;
+    ToolOptions& o = parsed.options;
+    RawOptions raw;
+    po::options_description visible = tool_options(o, raw);
+    visible.add(endpoint_options);
+    po::options_description all;
+    all.add(visible).add_options()("subcommand", po::value(&o.subcommand))("file", po::value(&o.campaign_file));
+    po::positional_options_description positional;
+    positional.add("subcommand", 1).add("file", 1);
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        return usage("options", e.what());
+    }
+    std::ostringstream help;
+    help << "pcie_link_measure <sweep|latency|access|inflight|bidir|launch|ceiling|campaign FILE> [options]\n"
+         << "Measures what the host gets over a PCIe link: every byte timed is also verified.\n"
+         << visible;
+    parsed.help_text = help.str();
+    if (vm.count("help")) {
+        parsed.help = true;
+        return parsed;
+    }
+    if (o.subcommand.empty())
+        return usage("subcommand", "expected one of sweep latency access inflight bidir launch ceiling campaign");
+    if (!kSubcommands.count(o.subcommand))
+        return usage("subcommand " + o.subcommand, "not a subcommand of pcie_link_measure");
+    if ((o.subcommand == "campaign") != !o.campaign_file.empty())
+        return usage(o.subcommand, o.subcommand == "campaign" ? "campaign needs a file: campaign <file.json>"
+                                                              : "unexpected argument " + o.campaign_file);
+    PDT_CHECK(apply_raw(raw, vm, o));
+    o.command_line = command_line(argc, argv);
+    if (o.subcommand == "campaign")
+        PDT_CHECK(read_campaign(o));
+    else
+        o.steps = {o.subcommand};
+    return parsed;
+}
+
+}  // namespace measure

@@ -1,0 +1,176 @@
+// sweep: every size, both directions, direct and staged, the variants in a random order in
+// every repeat (seed 000 section 1); the staged model 1 / (1/DMA + 1/memcpy) (section 2).
+#include <algorithm>
+#include <cstring>
+
+#include "measure/subcommands.hpp"
+
+namespace measure {
+namespace {
+
+struct Variant {
+    Direction direction;
+    bool staged;
+};
+
+struct Buffers {
+    std::unique_ptr<HostBuffer> source, check, user;  // registered, registered, pageable (staged)
+};
+
+unsigned iterations_for(const SweepSettings& s, uint64_t bytes) {
+    if (s.iterations)
+        return s.iterations;
+    return static_cast<unsigned>(std::clamp<uint64_t>((64ull << 20) / bytes, 5, 50));
+}
+
+// Times one copy of the variant; `timed` is its seconds.
+vfio::Result<void> timed_copy(CopyEndpoint& ep, const Variant& v, Buffers& b, uint64_t bytes,
+                              const CommonSettings& common, double& timed) {
+    HostBuffer& dma = v.direction == Direction::H2C ? *b.source : *b.check;
+    const auto start = Clock::now();
+    if (v.staged && v.direction == Direction::H2C)
+        std::memcpy(dma.data(), b.user->data(), bytes);
+    PDT_CHECK(copy(ep, v.direction, 0, dma, 0, 0, bytes, common.timeout));
+    if (v.staged && v.direction == Direction::C2H)
+        std::memcpy(b.user->data(), dma.data(), bytes);
+    timed = seconds_since(start);
+    return {};
+}
+
+// One size of one variant in one run: the median rate of its copies, the data checked after.
+vfio::Result<double> run_size(CopyEndpoint& ep, const Variant& v, Buffers& b, uint64_t bytes, unsigned iterations,
+                              const CommonSettings& common, uint64_t key, uint64_t& verified) {
+    const std::string where = ep.info().name + (v.staged ? " staged " : " direct ") + format_bytes(bytes);
+    if (v.direction == Direction::H2C) {
+        fill_pattern((v.staged ? b.user : b.source)->data(), bytes, key);
+    } else {
+        PDT_CHECK(preload_card(ep, *b.source, 0, bytes, key, common.timeout));
+        std::memset((v.staged ? b.user : b.check)->data(), 0, bytes);
+    }
+    std::vector<double> rates;
+    for (unsigned i = 0; i < iterations; ++i) {
+        double seconds = 0;
+        PDT_CHECK(timed_copy(ep, v, b, bytes, common, seconds));
+        rates.push_back(static_cast<double>(bytes) / seconds / 1e9);
+    }
+    if (v.direction == Direction::H2C) {
+        PDT_CHECK(verify_card(ep, *b.check, 0, bytes, key, common.timeout));
+    } else {
+        const uint8_t* got = (v.staged ? b.user : b.check)->data();
+        if (auto at = find_mismatch(got, bytes, key))
+            return check_failure(Direction::C2H, *at, bytes, where);
+    }
+    verified += bytes;
+    return median(rates);
+}
+
+std::string key_of(Direction d, const std::string& path) { return std::string(to_string(d)) + "/" + path; }
+
+}  // namespace
+
+const SweepPoint* SweepResult::largest(Direction direction, const std::string& path) const {
+    const SweepPoint* best = nullptr;
+    for (const SweepPoint& p : points)
+        if (p.direction == direction && p.path == path && (!best || p.bytes > best->bytes))
+            best = &p;
+    return best;
+}
+
+double measure_memcpy_gbps(uint8_t* to, const uint8_t* from, uint64_t bytes, unsigned runs) {
+    std::memcpy(to, from, bytes);  // fault the pages in
+    std::vector<double> rates;
+    for (unsigned i = 0; i < runs; ++i) {
+        const auto start = Clock::now();
+        std::memcpy(to, from, bytes);
+        rates.push_back(static_cast<double>(bytes) / seconds_since(start) / 1e9);
+    }
+    return median(rates);
+}
+
+void summarise_sweep(SweepResult& sweep) {
+    for (Direction d : {Direction::H2C, Direction::C2H})
+        for (const char* path : {"direct", "staged"}) {
+            const SweepPoint* top = sweep.largest(d, path);
+            if (!top)
+                continue;
+            const std::string key = key_of(d, path);
+            sweep.large_copy_gbps[key] = top->rate.mean;
+            for (const SweepPoint& p : sweep.points) {  // points run in ascending size per variant
+                if (p.direction != d || p.path != path)
+                    continue;
+                if (!sweep.half_rate_bytes.count(key) && p.rate.mean >= 0.5 * top->rate.mean)
+                    sweep.half_rate_bytes[key] = p.bytes;
+                if (!sweep.ninety_rate_bytes.count(key) && p.rate.mean >= 0.9 * top->rate.mean)
+                    sweep.ninety_rate_bytes[key] = p.bytes;
+            }
+        }
+    sweep.staged_model.clear();
+    for (const SweepPoint& staged : sweep.points) {
+        if (staged.path != "staged" || sweep.memcpy_gbps <= 0)
+            continue;
+        for (const SweepPoint& direct : sweep.points)
+            if (direct.path == "direct" && direct.direction == staged.direction && direct.bytes == staged.bytes &&
+                direct.rate.mean > 0)
+                sweep.staged_model.push_back({staged.direction, staged.bytes,
+                                              1.0 / (1.0 / direct.rate.mean + 1.0 / sweep.memcpy_gbps),
+                                              staged.rate.mean});
+    }
+}
+
+vfio::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, const CommonSettings& common,
+                                    Progress& progress, uint64_t& verified) {
+    const uint64_t limit = ep.info().card_memory_bytes;
+    if (s.min_bytes == 0 || s.min_bytes > s.max_bytes || s.repeats == 0)
+        return vfio::make_error("sweep", ep.info().name, EINVAL, "sizes must be 1 <= min <= max, repeats >= 1");
+    std::vector<uint64_t> sizes;
+    for (uint64_t b = s.min_bytes; b <= s.max_bytes && b <= limit; b *= 2)
+        sizes.push_back(b);
+    if (sizes.empty())
+        return vfio::make_error("sweep", ep.info().name, EINVAL,
+                                "the card window holds " + std::to_string(limit) + " bytes, less than the smallest size");
+    const uint64_t top = sizes.back();
+    Buffers b;
+    b.source = PDT_TRY(ep.allocate(top, HostMemory::Registered));
+    b.check = PDT_TRY(ep.allocate(top, HostMemory::Registered));
+    if (s.staged)
+        b.user = PDT_TRY(ep.allocate(top, HostMemory::Pageable));
+
+    SweepResult out;
+    out.repeats = s.repeats;
+    if (s.staged) {
+        out.memcpy_bytes = top;
+        out.memcpy_gbps = measure_memcpy_gbps(b.user->data(), b.source->data(), top, 5);
+    }
+    std::vector<Variant> variants = {{Direction::H2C, false}, {Direction::C2H, false}};
+    if (s.staged)
+        variants.insert(variants.end(), {{Direction::H2C, true}, {Direction::C2H, true}});
+    // medians[variant][size][run]
+    std::vector<std::vector<std::vector<double>>> medians(variants.size(), std::vector<std::vector<double>>(sizes.size()));
+    double work = 0;
+    for (uint64_t bytes : sizes)
+        work += static_cast<double>(bytes) * iterations_for(s, bytes);
+    progress.begin("sweep", s.repeats * variants.size() * sizes.size(), work * variants.size() * s.repeats);
+    Rng rng(common.seed);
+    uint64_t key = common.seed * 0x100000001b3ull;
+    for (unsigned run = 0; run < s.repeats; ++run) {
+        std::vector<size_t> order(variants.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::shuffle(order.begin(), order.end(), rng);
+        for (size_t v : order)
+            for (size_t i = 0; i < sizes.size(); ++i) {
+                const unsigned n = iterations_for(s, sizes[i]);
+                medians[v][i].push_back(PDT_TRY(run_size(ep, variants[v], b, sizes[i], n, common, ++key, verified)));
+                progress.step(static_cast<double>(sizes[i]) * n);
+            }
+    }
+    progress.end();
+    for (size_t v = 0; v < variants.size(); ++v)
+        for (size_t i = 0; i < sizes.size(); ++i)
+            out.points.push_back({variants[v].direction, variants[v].staged ? "staged" : "direct", sizes[i],
+                                  medians[v][i], mean_ci99(medians[v][i])});
+    summarise_sweep(out);
+    return out;
+}
+
+}  // namespace measure

@@ -1,0 +1,140 @@
+#include "measure/text.hpp"
+
+#include <cstdio>
+
+#include "measure/copying.hpp"
+
+namespace measure {
+namespace {
+
+std::string num(double v, int digits = 3) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", digits, v);
+    return text;
+}
+
+std::string interval(const MeanInterval& m, const std::string& unit, int digits = 3) {
+    std::string text = num(m.mean, digits) + " " + unit;
+    if (m.low && m.high)
+        text += " (99% CI " + num(*m.low, digits) + "-" + num(*m.high, digits) + ", " + std::to_string(m.count) + " runs)";
+    return text;
+}
+
+std::string padded(const std::string& text, size_t width) {
+    return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+void print_sweep(const SweepResult& s, std::ostream& out) {
+    out << "sweep: mean of " << s.repeats << " run medians per size\n";
+    for (const SweepPoint& p : s.points)
+        out << "  " << padded(format_bytes(p.bytes), 8) << "  " << to_string(p.direction) << "  " << p.path << "  "
+            << interval(p.rate, "GB/s") << "\n";
+    for (const auto& [key, rate] : s.large_copy_gbps) {
+        out << "  " << key << ": large-copy rate " << num(rate) << " GB/s";
+        if (s.half_rate_bytes.count(key))
+            out << "; half of it from " << format_bytes(s.half_rate_bytes.at(key));
+        if (s.ninety_rate_bytes.count(key))
+            out << "; 90% from " << format_bytes(s.ninety_rate_bytes.at(key));
+        out << "\n";
+    }
+    if (s.memcpy_gbps > 0)
+        out << "  host memcpy " << num(s.memcpy_gbps) << " GB/s (" << format_bytes(s.memcpy_bytes) << ")\n";
+    for (const StagedModelPoint& m : s.staged_model)
+        if (m.bytes == s.memcpy_bytes)
+            out << "  " << to_string(m.direction) << " staged " << format_bytes(m.bytes) << ": measured "
+                << num(m.measured_gbps) << " GB/s, model 1/(1/DMA + 1/memcpy) " << num(m.model_gbps) << " GB/s\n";
+}
+
+void print_latency(const LatencyResult& l, std::ostream& out) {
+    out << "latency: " << format_bytes(l.bytes) << " copies, issue to completion (us)\n";
+    for (const LatencyMode& m : l.modes)
+        out << "  " << to_string(m.direction) << " " << m.mode << " (" << m.samples_us.size() << "): p50 " << num(m.p50, 1)
+            << "  p90 " << num(m.p90, 1) << "  p98 " << num(m.p98, 1) << "  p99 " << num(m.p99, 1) << "  p99.9 "
+            << num(m.p999, 1) << "  max " << num(m.max, 1) << "\n";
+}
+
+void print_access(const AccessResult& a, std::ostream& out) {
+    out << "access: " << to_string(a.direction) << ", " << a.in_flight << " in flight\n";
+    for (const AccessPoint& p : a.points)
+        out << "  " << padded(format_bytes(p.bytes), 8) << " +" << p.offset << "  window " << format_bytes(p.window)
+            << "  " << p.pattern << " " << p.cache << " " << p.memory << "  " << num(p.gbps, 4) << " GB/s  ("
+            << num(p.mean_us, 2) << " us each)\n";
+}
+
+void print_inflight(const InflightResult& r, std::ostream& out) {
+    out << "inflight: two copies against one at a time (rate ratios, " << r.repeats << " runs)\n";
+    for (const InflightPoint& p : r.points) {
+        out << "  " << padded(format_bytes(p.bytes), 8) << "  " << to_string(p.direction) << "  one at a time "
+            << interval(p.one_at_a_time_gbps, "GB/s") << "\n";
+        if (p.one_queue_ratio)
+            out << "            two in one queue " << interval(*p.one_queue_ratio, "x") << "\n";
+        if (p.two_queues_ratio)
+            out << "            one in each of two queues " << interval(*p.two_queues_ratio, "x") << "\n";
+    }
+}
+
+void print_bidir(const BidirResult& b, std::ostream& out) {
+    out << "bidir: " << format_bytes(b.bytes) << " copies, both directions at once\n"
+        << "  H2C alone " << interval(b.h2c_alone, "GB/s") << "\n  C2H alone " << interval(b.c2h_alone, "GB/s")
+        << "\n  H2C both " << interval(b.h2c_both, "GB/s") << "\n  C2H both " << interval(b.c2h_both, "GB/s")
+        << "\n  sum " << interval(b.sum_both, "GB/s") << "\n";
+}
+
+void print_launch(const LaunchResult& l, std::ostream& out) {
+    out << "launch: one empty kernel waited for, p50 " << num(l.single_p50_us, 1) << " us (" << l.samples
+        << " launches)\n  " << l.queued << " queued at once: " << interval(l.queued_per_launch_us, "us", 2)
+        << " per launch\n";
+}
+
+void print_ceiling(const CeilingResult& c, std::ostream& out) {
+    out << "ceiling: " << num(c.inputs.active_bytes_per_token / 1e9) << " GB active per token over H2C "
+        << num(c.h2d_gbps) << " GB/s (" << c.source << "): " << num(c.link_ms_per_token, 1) << " ms/token = "
+        << num(c.tokens_per_s, 2) << " tokens/s; " << num(c.tokens_per_s_resident, 2) << " with "
+        << num(100 * c.inputs.resident_fraction, 0) << "% resident\n";
+    if (c.host_ram_gbps > 0)
+        out << "  computing in host RAM instead: " << num(c.host_ram_gbps, 1) << " GB/s (" << c.host_ram_source
+            << ") bounds it at " << num(c.host_ram_tokens_per_s, 1) << " tokens/s\n";
+}
+
+}  // namespace
+
+void print_text(const RunResult& r, std::ostream& out) {
+    out << "pcie_link_measure on " << r.endpoint.name << " (" << r.adapter << ")";
+    if (!r.endpoint.pci_address.empty())
+        out << " at " << r.endpoint.pci_address;
+    out << "\n";
+    if (r.link_before.read)
+        out << "link before: " << r.link_before.text << "\n";
+    if (r.sweep)
+        print_sweep(*r.sweep, out);
+    if (r.latency)
+        print_latency(*r.latency, out);
+    if (r.access)
+        print_access(*r.access, out);
+    if (r.inflight)
+        print_inflight(*r.inflight, out);
+    if (r.bidir)
+        print_bidir(*r.bidir, out);
+    if (r.launch)
+        print_launch(*r.launch, out);
+    if (r.link_proof)
+        out << "link proof: " << num(r.link_proof->measured_gbps) << " GB/s needs at least "
+            << (r.link_proof->lowest.empty() ? "more than any PCIe link" : r.link_proof->lowest) << "; LnkSta under load: "
+            << r.link_proof->lnksta_under_load << "\n";
+    if (r.ceiling)
+        print_ceiling(*r.ceiling, out);
+    if (r.predictions)
+        for (const PredictionResult& p : r.predictions->results)
+            out << "prediction " << p.name << " [" << num(p.low) << ", " << num(p.high) << "]: " << p.verdict
+                << (p.measured_low && p.measured_high
+                        ? " (measured " + num(*p.measured_low) + "-" + num(*p.measured_high) + ")"
+                        : "")
+                << (p.note.empty() ? "" : " " + p.note) << "\n";
+    for (const std::string& w : r.warnings)
+        out << "Warning: " << w << "\n";
+    for (const std::string& f : r.failures)
+        out << "Failure: " << f << "\n";
+    out << "Verdict: " << r.verdict << " (" << r.bytes_verified << " bytes verified)\n";
+}
+
+}  // namespace measure

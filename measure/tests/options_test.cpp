@@ -1,0 +1,66 @@
+#include <gtest/gtest.h>
+
+#include "measure/tool.hpp"
+
+using namespace measure;
+
+namespace {
+vfio::Result<ParsedOptions> parse(std::vector<const char*> args) {
+    args.insert(args.begin(), "pcie_link_measure");
+    boost::program_options::options_description none;
+    return parse_options(static_cast<int>(args.size()), args.data(), none);
+}
+}  // namespace
+
+TEST(Options, Sizes) {
+    EXPECT_EQ(*parse_size("4096"), 4096u);
+    EXPECT_EQ(*parse_size("4KiB"), 4096u);
+    EXPECT_EQ(*parse_size("64M"), 64ull << 20);
+    EXPECT_EQ(*parse_size("1.5MiB"), 3ull << 19);
+    EXPECT_EQ(*parse_size("1.7GB"), 1700000000u);
+    EXPECT_FALSE(parse_size("4 parsecs"));
+    EXPECT_FALSE(parse_size("-1"));
+    EXPECT_EQ(*parse_size_list("0-3,64"), (std::vector<uint64_t>{0, 1, 2, 3, 64}));
+    EXPECT_FALSE(parse_size_list("5-1"));
+}
+
+TEST(Options, ASweepWithItsSettings) {
+    auto p = parse({"sweep", "--min_bytes", "64KiB", "--max_bytes", "1MiB", "--repeats", "3", "--json", "--seed", "9"});
+    ASSERT_TRUE(p) << p.error().message();
+    EXPECT_EQ(p->options.steps, std::vector<std::string>{"sweep"});
+    EXPECT_EQ(p->options.sweep.min_bytes, 65536u);
+    EXPECT_EQ(p->options.sweep.repeats, 3u);
+    EXPECT_EQ(p->options.inflight.repeats, 3u);
+    EXPECT_TRUE(p->options.json);
+    EXPECT_EQ(p->options.common.seed, 9u);
+    EXPECT_EQ(p->options.command_line, "pcie_link_measure sweep --min_bytes 64KiB --max_bytes 1MiB --repeats 3 --json --seed 9");
+}
+
+TEST(Options, UsageErrorsAreEinval) {
+    const std::vector<std::vector<const char*>> bad = {
+        {},
+        {"warp"},
+        {"sweep", "--no_such_option"},
+        {"sweep", "--repeats", "0"},
+        {"sweep", "--min_bytes", "1MiB", "--max_bytes", "4KiB"},
+        {"sweep", "--timeout", "0"},
+        {"sweep", "extra"},
+        {"campaign"},
+        {"access", "--access_patterns", "zigzag"},
+        {"access", "--access_direction", "sideways"},
+        {"ceiling", "--resident_fraction", "1.5"},
+        {"campaign", "/nonexistent/campaign.json"},
+    };
+    for (const auto& args : bad) {
+        auto p = parse(args);
+        ASSERT_FALSE(p) << (args.empty() ? "(none)" : args[0]);
+        EXPECT_EQ(p.error().code, EINVAL);
+    }
+}
+
+TEST(Options, HelpListsTheSubcommands) {
+    auto p = parse({"--help"});
+    ASSERT_TRUE(p);
+    EXPECT_TRUE(p->help);
+    EXPECT_NE(p->help_text.find("sweep|latency|access|inflight|bidir|launch|ceiling|campaign"), std::string::npos);
+}

@@ -1,0 +1,98 @@
+// pcie_link_measure as a user runs it: exit codes, usage errors, JSON, output files, progress
+// quiet when stderr is not a terminal, a campaign file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "test_support/run_process.hpp"
+
+using test_support::contains;
+using test_support::run_process;
+using test_support::words;
+
+namespace {
+
+const std::string kTool = PCIE_LINK_MEASURE;
+const std::string kSmall = "--model_memory 1MiB --model_latency_us 5 --min_bytes 4KiB --max_bytes 64KiB --repeats 2 --iterations 2";
+
+test_support::Outcome measure(const std::string& args, test_support::Stderr to = test_support::Stderr::separate) {
+    test_support::RunOptions o;
+    o.stderr_to = to;
+    o.stdin_from_null = true;
+    o.timeout = std::chrono::milliseconds(60000);
+    return run_process(kTool, words(args), o);
+}
+
+}  // namespace
+
+TEST(PcieLinkMeasure, BadOptionsExitTwo) {
+    for (const std::string args : {"", "warp", "sweep --no_such_option", "sweep --repeats 0", "sweep --endpoint nothing",
+                                   "sweep --model_h2c_gbps 0", "campaign", "sweep --min_bytes lots",
+                                   "sweep --model_memory lots"}) {
+        const auto r = measure(args);
+        EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output << r.err;
+        EXPECT_TRUE(contains(r.err, "pcie_link_measure: ")) << args;
+    }
+    const auto endpoint = measure("sweep --endpoint nothing");
+    EXPECT_TRUE(contains(endpoint.err, "known endpoints: model")) << endpoint.err;
+}
+
+TEST(PcieLinkMeasure, HelpExitsZero) {
+    const auto r = measure("--help");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_TRUE(contains(r.output, "--model_h2c_gbps"));
+    EXPECT_TRUE(contains(r.output, "--predictions"));
+}
+
+TEST(PcieLinkMeasure, SweepTextOneLinePerSizeAndAVerdict) {
+    const auto r = measure("sweep " + kSmall);
+    EXPECT_EQ(r.exit_code, 0) << r.output << r.err;
+    EXPECT_TRUE(contains(r.output, "     4 KiB  H2C  direct  ")) << r.output;
+    EXPECT_TRUE(contains(r.output, "    64 KiB  C2H  staged  ")) << r.output;
+    EXPECT_TRUE(contains(r.output, "H2C/direct: large-copy rate ")) << r.output;
+    EXPECT_TRUE(contains(r.output, "model 1/(1/DMA + 1/memcpy)")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Verdict: PASS (")) << r.output;
+    EXPECT_TRUE(contains(r.output, " bytes verified)"));
+    // stderr is a pipe here, not a terminal: no progress drawn.
+    EXPECT_FALSE(contains(r.err, "\r")) << r.err;
+    EXPECT_FALSE(contains(r.err, "[sweep]")) << r.err;
+}
+
+TEST(PcieLinkMeasure, JsonAndOutputDirectory) {
+    const std::string dir = ::testing::TempDir() + "/pcie_link_measure_out";
+    std::filesystem::remove_all(dir);
+    const auto r = measure("campaign " + std::string(PDT_MEASURE_CAMPAIGN) + " --json --output " + dir +
+                           " --model_memory 1MiB --model_latency_us 5");
+    ASSERT_EQ(r.exit_code, 0) << r.output << r.err;
+    const auto j = nlohmann::json::parse(r.output);
+    EXPECT_EQ(j["schema"], "pcie_link_measure/1");
+    EXPECT_EQ(j["endpoint"]["adapter"], "model");
+    EXPECT_EQ(j["verdict"], "PASS");
+    EXPECT_GT(j["bytes_verified"].get<uint64_t>(), 0u);
+    EXPECT_TRUE(contains(j["command"].get<std::string>(), "campaign "));
+    EXPECT_GT(j["host"]["cores"].get<unsigned>(), 0u);
+    EXPECT_TRUE(j["sweep"]["large_copy_gbps"].contains("H2C/direct"));
+    EXPECT_EQ(j["latency"]["modes"].size(), 4u);
+    EXPECT_EQ(j["latency"]["modes"][0]["samples_us"].size(), 20u);
+    EXPECT_EQ(j, nlohmann::json::parse(std::ifstream(dir + "/result.json")));
+    std::ifstream csv(dir + "/latency_samples.csv");
+    std::string header;
+    std::getline(csv, header);
+    EXPECT_EQ(header, "direction,mode,index,latency_us");
+}
+
+TEST(PcieLinkMeasure, LaunchOnlyOnAnEndpointThatCannotExitsOne) {
+    const auto r = measure("launch");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_TRUE(contains(r.output, "Verdict: SKIPPED")) << r.output;
+    EXPECT_TRUE(contains(r.err, "this endpoint runs no code on the card")) << r.err;
+}
+
+TEST(PcieLinkMeasure, CorruptedCopiesExitOne) {
+    const auto r = measure("sweep " + kSmall + " --model_corrupt_every 5");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "Verdict: FAIL")) << r.output;
+    EXPECT_TRUE(contains(r.err, "data check")) << r.err;
+}

@@ -1,0 +1,114 @@
+#include "device_endpoints.hpp"
+
+#include <iostream>
+
+#include "dma_bridge/xdma_copy_endpoint.hpp"
+#include "measure/tool.hpp"
+#include "stream_tools/cli.hpp"
+#include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/device_locks.hpp"
+#include "tool_support/open_designs.hpp"
+#ifdef PDT_HAVE_CUDA
+#include "cuda_stream/cuda_copy_endpoint.hpp"
+#endif
+
+namespace po = boost::program_options;
+
+namespace measure_tool {
+namespace {
+
+// The XDMA endpoint with the bus and the device it copies through: they live as long as it.
+class OwningEndpoint final : public measure::CopyEndpoint {
+public:
+    OwningEndpoint(tool_support::OpenedDesigns opened) : m_opened(std::move(opened)) {}
+    void attach(std::unique_ptr<measure::CopyEndpoint> inner) { m_inner = std::move(inner); }
+    const measure::EndpointInfo& info() const override { return m_inner->info(); }
+    vfio::Result<std::unique_ptr<measure::HostBuffer>> allocate(uint64_t bytes, measure::HostMemory memory) override {
+        return m_inner->allocate(bytes, memory);
+    }
+    vfio::Result<measure::Ticket> issue(measure::Direction d, unsigned queue, measure::HostBuffer& host,
+                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override {
+        return m_inner->issue(d, queue, host, host_offset, card_offset, bytes);
+    }
+    vfio::Result<void> wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) override {
+        return m_inner->wait(ticket, timeout);
+    }
+    vfio::Result<void> reset_queues() override { return m_inner->reset_queues(); }
+
+private:
+    tool_support::OpenedDesigns m_opened;  // declared first: outlives m_inner
+    std::unique_ptr<measure::CopyEndpoint> m_inner;
+};
+
+const identify::IdentifiedDesign* memory_design(const identify::Identification& found) {
+    for (const identify::IdentifiedDesign& d : found.designs)
+        if (d.dma_bridge && d.dma_bridge->mode == designs::DmaMode::MemoryMapped && d.dma_bridge->memory_size > 0)
+            return &d;
+    return nullptr;
+}
+
+}  // namespace
+
+void add_xdma_options(po::options_description& options, XdmaCli& cli) {
+    options.add_options()("sim_design", po::value(&cli.sim_designs)->composing(),
+                          "xdma: a simulated instance of this design instead of the kernel's devices")(
+        "device", po::value(&cli.devices)->composing(), "xdma: only the device at this PCI location")(
+        "design_file", po::value(&cli.design_files)->composing(), "xdma: add the designs of this JSON file")(
+        "xdma_queues", po::value(&cli.queues)->default_value(cli.queues), "xdma: H2C/C2H engine pairs used at most");
+    tool_support::add_lock_timeout_option(options, cli.lock_timeout);
+    stream_tools::add_dma_mode_options(options, cli.engine_mode, cli.completion);
+}
+
+vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_xdma(const XdmaCli& cli) {
+    std::string usage;
+    auto locations = tool_support::parse_locations(cli.devices, "--device", usage);
+    if (!locations)
+        return vfio::make_error("--device", "xdma endpoint", EINVAL, usage);
+    const auto modes = PDT_TRY(stream_tools::dma_mode_request(cli.engine_mode, cli.completion));
+    const auto lock_timeout = PDT_TRY(tool_support::parse_lock_timeout(cli.lock_timeout));
+    if (cli.queues == 0)
+        return vfio::make_error("--xdma_queues 0", "xdma endpoint", EINVAL, "expected 1 or more");
+    const auto registry = PDT_TRY(designs::Registry::load(cli.design_files));
+    tool_support::OpenedDesigns opened =
+        tool_support::open_designs(registry, {cli.sim_designs, *locations, lock_timeout, false}, nullptr, std::cerr);
+    if (opened.status == tool_support::kUsageError)
+        return vfio::make_error("open xdma endpoint", "--sim_design", EINVAL, "see the error above");
+    const identify::IdentifiedDesign* design = memory_design(opened.found);
+    if (design == nullptr)
+        return vfio::make_error("open xdma endpoint", "the selected devices", ENODEV,
+                                opened.found.designs.empty() ? "no known FPGA design found (see above)"
+                                                             : "no design with a memory-mapped DMA bridge and card memory");
+    xdma::CopyEndpointConfig config;
+    config.name = design->identity.address.to_string() + " " + design->design->name;
+    config.dma_bar = design->dma_bridge->bar;
+    config.card_memory_base = design->dma_bridge->memory_base;
+    config.card_memory_size = design->dma_bridge->memory_size;
+    config.max_queues = cli.queues;
+    config.ip = stream_tools::ip_options(*design);
+    config.modes = modes;
+    vfio::Device& device = *design->device;
+    auto owner = std::make_unique<OwningEndpoint>(std::move(opened));
+    owner->attach(PDT_TRY(xdma::open_copy_endpoint(device, config)));
+    return std::unique_ptr<measure::CopyEndpoint>(std::move(owner));
+}
+
+void add_cuda_options(po::options_description& options, CudaCli& cli) {
+    options.add_options()("cuda_device", po::value(&cli.gpu)->default_value(cli.gpu), "cuda: the GPU's CUDA ordinal")(
+        "cuda_queues", po::value(&cli.queues)->default_value(cli.queues), "cuda: CUDA streams")(
+        "cuda_memory", po::value(&cli.memory)->default_value(cli.memory), "cuda: device memory the copies address");
+}
+
+vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_cuda(const CudaCli& cli) {
+#ifdef PDT_HAVE_CUDA
+    cuda_stream::CopyEndpointConfig config;
+    config.gpu = cli.gpu;
+    config.queues = cli.queues;
+    config.card_memory_bytes = PDT_TRY(measure::parse_size(cli.memory));
+    return cuda_stream::open_copy_endpoint(config);
+#else
+    (void)cli;
+    return vfio::make_error("open cuda endpoint", "--endpoint cuda", ENOTSUP, "this build has no CUDA (nvcc not found)");
+#endif
+}
+
+}  // namespace measure_tool

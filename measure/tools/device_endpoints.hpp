@@ -1,0 +1,39 @@
+// The endpoints of pcie_link_measure on devices: --endpoint xdma (the card memory of an XDMA
+// design, real or --sim_design, through the memory-mapped engines: xdma::open_copy_endpoint) and
+// --endpoint cuda (a GPU: cuda_stream::open_copy_endpoint, built when CUDA is found).
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "measure/copy_endpoint.hpp"
+
+namespace measure_tool {
+
+struct XdmaCli {
+    std::vector<std::string> sim_designs;   // --sim_design
+    std::vector<std::string> devices;       // --device
+    std::vector<std::string> design_files;  // --design_file
+    std::string lock_timeout;
+    std::string engine_mode = "auto";
+    std::string completion = "auto";
+    unsigned queues = 4;  // --xdma_queues: engine pairs used at most
+};
+void add_xdma_options(boost::program_options::options_description& options, XdmaCli& cli);
+// The first identified design with a memory-mapped DMA bridge and card memory (--device picks
+// one). EINVAL for a usage error (an unknown design, a bad --device); ENODEV when none was found
+// (the reasons are on stderr, as every tool prints them).
+vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_xdma(const XdmaCli& cli);
+
+struct CudaCli {
+    int gpu = 0;                       // --cuda_device
+    unsigned queues = 4;               // --cuda_queues
+    std::string memory = "1GiB";       // --cuda_memory: the device allocation copies address
+};
+void add_cuda_options(boost::program_options::options_description& options, CudaCli& cli);
+// ENOTSUP when this build has no CUDA.
+vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_cuda(const CudaCli& cli);
+
+}  // namespace measure_tool

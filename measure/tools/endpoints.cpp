@@ -1,0 +1,99 @@
+#include "endpoints.hpp"
+
+#include <cstdlib>
+
+#include "etsoc1/endpoint.hpp"
+#include "etsoc1/fake_card.hpp"
+#include "etsoc1/runtime_card.hpp"
+
+#include "measure/tool.hpp"
+
+namespace po = boost::program_options;
+
+namespace measure_tool {
+
+Endpoints::Endpoints() {
+    sim::ModelCopyParameters& m = m_model;
+    m_options.add_options()(
+        "model_h2c_gbps", po::value(&m.h2c_gbps)->default_value(m.h2c_gbps), "model: host-to-card rate, GB/s")(
+        "model_c2h_gbps", po::value(&m.c2h_gbps)->default_value(m.c2h_gbps), "model: card-to-host rate, GB/s")(
+        "model_latency_us", po::value(&m.latency_us)->default_value(m.latency_us), "model: fixed latency per copy, us")(
+        "model_queues", po::value(&m.queues)->default_value(m.queues), "model: independent queues")(
+        "model_in_flight", po::value(&m.in_flight)->default_value(m.in_flight), "model: copies in flight per queue")(
+        "model_shared_link", po::bool_switch(&m.shared_link), "model: both directions share one link budget")(
+        "model_launch_us", po::value(&m.launch_us)->default_value(m.launch_us),
+        "model: one empty-kernel launch waited for, us (0: the card runs no code)")(
+        "model_launch_queued_us", po::value(&m.launch_queued_us)->default_value(m.launch_queued_us),
+        "model: each further launch queued behind it, us (0: as --model_launch_us)")(
+        "model_iotlb_entries", po::value(&m.iotlb_entries)->default_value(m.iotlb_entries),
+        "model: IOTLB entries of 4 KiB (0: no IOTLB)")(
+        "model_iotlb_miss_us", po::value(&m.iotlb_miss_us)->default_value(m.iotlb_miss_us),
+        "model: link time per IOTLB miss, us")(
+        "model_memory", po::value(&m_model_memory), "model: card memory (default 256MiB)")(
+        "model_corrupt_every", po::value(&m.corrupt_every)->default_value(m.corrupt_every),
+        "model fault: flip one byte of every Nth copy (0: never)")(
+        "model_pci_address", po::value(&m.pci_address), "model: a function whose LnkSta to read (with --pci_access sim)");
+    add_xdma_options(m_options, m_xdma);
+    add_cuda_options(m_options, m_cuda);
+    m_options.add_options()(
+        "etsoc1_device", po::value(&m_etsoc1_device)->default_value(m_etsoc1_device),
+        "etsoc1: the runtime's card index, or fake (the fake card)")(
+        "etsoc1_fake", po::value(&m_etsoc1_fake),
+        "etsoc1: the fake card's parameters key=value,... (memcpy_gbps, dma_gbps, link_gbps, poll_busy_us, poll_idle_us, "
+        "collision, ...: etsoc1/README.md)")(
+        "etsoc1_socket", po::value(&m_etsoc1_socket), "etsoc1: through the runtime daemon at this socket")(
+        "etsoc1_queues", po::value(&m_etsoc1_queues)->default_value(m_etsoc1_queues), "etsoc1: queues (card streams)")(
+        "etsoc1_window", po::value(&m_etsoc1_window)->default_value(m_etsoc1_window),
+        "etsoc1: copies in flight per direction (the card has 4 DMA channels each)")(
+        "etsoc1_memory", po::value(&m_etsoc1_memory), "etsoc1: card memory the copies address (default 256MiB)");
+}
+
+vfio::Result<std::unique_ptr<measure::CopyEndpoint>> Endpoints::open_etsoc1() {
+    etsoc1::EndpointConfig config;
+    config.queues = m_etsoc1_queues;
+    config.window = m_etsoc1_window;
+    config.card_memory_bytes = m_etsoc1_memory.empty() ? 256u << 20 : PDT_TRY(measure::parse_size(m_etsoc1_memory));
+    if (config.queues == 0 || config.window == 0 || config.window > 4)
+        return vfio::make_error("--etsoc1_queues / --etsoc1_window", "etsoc1", EINVAL,
+                                "at least one queue, and 1..4 copies in flight per direction");
+    if (m_etsoc1_device == "fake") {
+        m_etsoc1_card = std::make_shared<etsoc1::FakeCard>(PDT_TRY(etsoc1::parse_fake_parameters(m_etsoc1_fake)));
+    } else {
+        char* end = nullptr;
+        const long index = std::strtol(m_etsoc1_device.c_str(), &end, 10);
+        if (m_etsoc1_device.empty() || *end != '\0' || index < 0 || index > 63)
+            return vfio::make_error("--etsoc1_device", m_etsoc1_device, EINVAL, "expected a card index 0..63 or fake");
+        config.device = static_cast<int>(index);
+        etsoc1::RuntimeOptions runtime;
+        runtime.socket = m_etsoc1_socket;
+        m_etsoc1_card = PDT_TRY(etsoc1::open_runtime_card(runtime));
+    }
+    return etsoc1::open_endpoint(*m_etsoc1_card, config);
+}
+
+vfio::Result<std::unique_ptr<measure::CopyEndpoint>> Endpoints::open(const std::string& endpoint, std::string& adapter) {
+    if (endpoint == "model") {
+        adapter = "model";
+        if (!m_model_memory.empty())
+            m_model.card_memory_bytes = PDT_TRY(measure::parse_size(m_model_memory));
+        auto model = sim::ModelCopyEndpoint::create(m_model);
+        if (!model)
+            return std::move(model).error();
+        return std::unique_ptr<measure::CopyEndpoint>(std::move(*model));
+    }
+    if (endpoint == "xdma") {
+        adapter = "xdma";
+        return open_xdma(m_xdma);
+    }
+    if (endpoint == "cuda") {
+        adapter = "cuda";
+        return open_cuda(m_cuda);
+    }
+    if (endpoint == "etsoc1") {
+        adapter = "etsoc1";
+        return open_etsoc1();
+    }
+    return vfio::make_error("--endpoint", endpoint, EINVAL, "known endpoints: model, xdma, cuda, etsoc1");
+}
+
+}  // namespace measure_tool

@@ -1,0 +1,42 @@
+// The endpoints pcie_link_measure can open (--endpoint NAME), each with its own options: the
+// one place that knows the adapters. Add an adapter here: its options and one branch in open().
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <memory>
+#include <string>
+
+#include "device_endpoints.hpp"
+#include "etsoc1/card.hpp"
+#include "measure/copy_endpoint.hpp"
+#include "sim/model_copy_endpoint.hpp"
+
+namespace measure_tool {
+
+class Endpoints {
+public:
+    Endpoints();
+    const boost::program_options::options_description& options() const { return m_options; }
+    // The adapter name recorded in the result ("model", "xdma", "cuda", "etsoc1"); EINVAL for an
+    // unknown endpoint (a usage error).
+    vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open(const std::string& endpoint, std::string& adapter);
+
+private:
+    boost::program_options::options_description m_options{"Endpoint options"};
+    vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_etsoc1();
+
+    sim::ModelCopyParameters m_model;
+    std::string m_model_memory;
+    XdmaCli m_xdma;
+    CudaCli m_cuda;
+    // --endpoint etsoc1: a card of the runtime's (index) or the fake, which outlives the endpoint.
+    std::string m_etsoc1_device = "fake";
+    std::string m_etsoc1_fake;
+    std::string m_etsoc1_socket;
+    std::string m_etsoc1_memory;
+    unsigned m_etsoc1_queues = 4;
+    unsigned m_etsoc1_window = 4;
+    std::shared_ptr<etsoc1::Card> m_etsoc1_card;
+};
+
+}  // namespace measure_tool

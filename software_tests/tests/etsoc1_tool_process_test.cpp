@@ -1,0 +1,90 @@
+// --etsoc1_device on the stream tools as a user runs them: on the fake card both tools pass with
+// their bytes verified; each fault the fake injects makes the run FAIL (exit 1) naming it (a
+// corrupted byte by its stream offset); without a card or the runtime the run says why; bad
+// options are usage errors (exit 2).
+#include <gtest/gtest.h>
+
+#include "test_support/run_process.hpp"
+
+namespace {
+
+using test_support::contains;
+
+test_support::Outcome run(const char* tool, std::vector<std::string> args) {
+    std::vector<std::string> all{"--stream_mapping_size", "0x100000", "--stream_num_descriptors", "4",
+                                 "--report_interval", "0.5"};
+    all.insert(all.end(), args.begin(), args.end());
+    return test_support::run_process(tool, all, test_support::RunOptions{});
+}
+
+TEST(Etsoc1ToolProcess, BothStreamToolsPassOnTheFakeCardWithEveryByteVerified) {
+    for (const char* tool : {PARALLEL_STREAMS_TOOL, INDEPENDENT_STREAMS_TOOL}) {
+        const auto r = run(tool, {"--etsoc1_device", "fake", "--etsoc1_channels", "2", "--duration", "1",
+                                  "--etsoc1_fake", "memcpy_gbps=2,dma_gbps=1,link_gbps=2"});
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_TRUE(contains(r.output, "ET-SoC-1 fake 0 (PCI address ffff:00:00.0 made up): staged by a 2 GB/s memcpy, "
+                                       "DMA 1 GB/s per channel (4 read + 4 write)"))
+            << r.output;
+        EXPECT_TRUE(contains(r.output, "Selecting test of ET-SoC-1 fake 0 design")) << r.output;
+        EXPECT_TRUE(contains(r.output, "verified")) << r.output;
+        EXPECT_TRUE(contains(r.output, "Overall PASS")) << r.output;
+    }
+}
+
+TEST(Etsoc1ToolProcess, ACorruptedByteFailsTheRunNamingItsStreamOffset) {
+    for (const char* tool : {PARALLEL_STREAMS_TOOL, INDEPENDENT_STREAMS_TOOL}) {
+        const auto r = run(tool, {"--etsoc1_device", "fake", "--etsoc1_window", "1", "--duration", "2",
+                                  "--etsoc1_fake", "corrupt_h2c_byte=0x52344"});
+        EXPECT_EQ(r.exit_code, 1) << r.output;
+        EXPECT_TRUE(contains(r.output, "at stream byte offset 0x52344")) << r.output;
+        EXPECT_TRUE(contains(r.output, "Overall FAIL")) << r.output;
+        EXPECT_FALSE(contains(r.output, "Overall PASS")) << r.output;
+    }
+}
+
+TEST(Etsoc1ToolProcess, ACopyErrorAndAHungCopyFailTheRunNamingThem) {
+    const auto error = run(PARALLEL_STREAMS_TOOL, {"--etsoc1_device", "fake", "--duration", "2",
+                                                   "--etsoc1_fake", "copy_error_at=5"});
+    EXPECT_EQ(error.exit_code, 1) << error.output;
+    EXPECT_TRUE(contains(error.output, "DmaInvalidAddress (injected copy error on command 5)")) << error.output;
+    EXPECT_TRUE(contains(error.output, "Overall FAIL")) << error.output;
+    const auto hang = run(PARALLEL_STREAMS_TOOL, {"--etsoc1_device", "fake", "--duration", "5", "--transfer_timeout",
+                                                  "1", "--etsoc1_fake", "hang_at=3"});
+    EXPECT_EQ(hang.exit_code, 1) << hang.output;
+    EXPECT_TRUE(contains(hang.output, "timeout: no C2H completion for 1.000 secs")) << hang.output;
+    EXPECT_TRUE(contains(hang.output, "Overall FAIL")) << hang.output;
+}
+
+TEST(Etsoc1ToolProcess, WithoutACardOrTheRuntimeTheRunFailsSayingWhy) {
+    const auto r = run(PARALLEL_STREAMS_TOOL, {"--etsoc1_device", "0", "--duration", "1"});
+    if (r.exit_code == 0)
+        GTEST_SKIP() << "this machine has an ET-SoC-1 card and the runtime";
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "et-soc1.ko") || contains(r.output, "card busy") ||
+                contains(r.output, "this build has no ET-SoC-1 runtime binding"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "Overall FAIL")) << r.output;
+}
+
+TEST(Etsoc1ToolProcess, BadEtsoc1OptionsAreUsageErrors) {
+    const std::vector<std::pair<std::vector<std::string>, const char*>> cases{
+        {{"--etsoc1_channels", "5"}, "etsoc1_channels"},
+        {{"--etsoc1_window", "0"}, "etsoc1_window"},
+        {{"--etsoc1_fake", "speed=3"}, "unknown key"},
+        {{"--etsoc1_fake", "dma_gbps=-1"}, "expected a positive number"},
+        {{"--sim_design", "NiteFury_dma_stream_loopback"}, "cannot be combined with --sim_design"},
+    };
+    for (const auto& [extra, message] : cases) {
+        std::vector<std::string> args{"--etsoc1_device", "fake"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto r = run(PARALLEL_STREAMS_TOOL, args);
+        EXPECT_EQ(r.exit_code, 2) << extra[0] << " " << extra[1] << ": " << r.output;
+        EXPECT_TRUE(contains(r.output, message)) << r.output;
+        EXPECT_FALSE(contains(r.output, "Overall PASS")) << r.output;
+    }
+    const auto bad_index = run(PARALLEL_STREAMS_TOOL, {"--etsoc1_device", "first"});
+    EXPECT_EQ(bad_index.exit_code, 2) << bad_index.output;
+    EXPECT_TRUE(contains(bad_index.output, "etsoc1_device")) << bad_index.output;
+}
+
+}  // namespace

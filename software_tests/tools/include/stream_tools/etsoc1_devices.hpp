@@ -1,0 +1,32 @@
+// The stream tools on Esperanto ET-SoC-1 cards (etsoc1 adapter): --etsoc1_device picks the
+// cards (an index of the runtime's, or `fake` for the fake card with --etsoc1_fake's
+// parameters), which then replace the FPGA designs. Every channel loops back through card
+// memory: what H2C sends, C2H brings back and the host verifies byte for byte.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stream_tools/stream_device.hpp"
+#include "stream_tools/stream_tools.hpp"
+
+namespace stream_tools {
+
+struct Etsoc1Cli {
+    std::vector<std::string> devices;  // --etsoc1_device N|fake (repeatable); empty: not an ET-SoC-1 run
+    std::string channels = "1";        // --etsoc1_channels: loopback channel pairs per card
+    std::string window = "2";          // --etsoc1_window: copies in flight per direction per channel
+    std::string fake;                  // --etsoc1_fake key=value,...: the fake card's parameters
+    std::string socket;                // --etsoc1_socket: through the runtime daemon
+};
+
+void add_etsoc1_options(boost::program_options::options_description& description, Etsoc1Cli& cli);
+
+// Opens the cards as stream devices and prints one line per card to out. Usage errors: EINVAL.
+vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> open_etsoc1_stream_devices(const Etsoc1Cli& cli,
+                                                                                     std::FILE* out);
+
+}  // namespace stream_tools

@@ -1,4 +1,4 @@
-// The lspci -x/-xxx/-xxxx dump parser (pcie::DumpBus, dump_pci_info --access dump:<file>) and
+// The lspci -x/-xxx/-xxxx dump parser (pcie::DumpBackend, dump_pci_info --access dump:<file>) and
 // what dump_pci_info does with what it parsed: open every device, dump the first with its
 // bridges up to the root and its link path, select devices. Properties: a parsed device opens
 // and its space is at most 4096 bytes; errors name the source. (Decoding and formatting of
@@ -8,7 +8,7 @@
 #include "pcie_tools/dump_info.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    const auto bus = pcie::DumpBus::parse(pdt_fuzz::text(data, size), "fuzz.lspci");
+    const auto bus = pcie::DumpBackend::parse(pdt_fuzz::text(data, size), "fuzz.lspci");
     if (!bus) {
         PDT_FUZZ_CHECK(bus.error().message().find("fuzz.lspci") != std::string::npos);
         return 0;

@@ -50,7 +50,7 @@ vfio::KernelOptions edu_options() {
 
 // The device every test uses, opened once (opening resets the function).
 struct Guest {
-    vfio::KernelBus bus{edu_options()};
+    vfio::KernelDeviceBus bus{edu_options()};
     std::unique_ptr<vfio::KernelDevice> device;
     std::optional<EduDevice> edu;
     std::string error;
@@ -435,7 +435,7 @@ int open_only(const char* bdf) {
         std::cout << added.error().message() << "\n";
         return 1;
     }
-    vfio::KernelBus bus(options);
+    vfio::KernelDeviceBus bus(options);
     auto ids = bus.scan();
     if (!ids || ids->empty()) {
         std::cout << (ids ? std::string("no device ") + bdf : ids.error().message()) << "\n";

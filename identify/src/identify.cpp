@@ -124,16 +124,16 @@ namespace {
 // the kernel bus, else none.
 class LinkChecker {
 public:
-    LinkChecker(vfio::Bus& bus, const IdentifyOptions& options)
+    LinkChecker(vfio::DeviceBus& bus, const IdentifyOptions& options)
         : m_ports(options.link_ports), m_progress(options.progress),
-          m_kernel(dynamic_cast<vfio::KernelBus*>(&bus) != nullptr) {}
+          m_kernel(dynamic_cast<vfio::KernelDeviceBus*>(&bus) != nullptr) {}
 
     void check(vfio::Device& device) {
         if (!m_progress || (!m_ports && !m_kernel))
             return;
         if (!m_ports && !m_tried_libpci) {
             m_tried_libpci = true;
-            auto opened = pcie::open_libpci_bus(false);
+            auto opened = pcie::open_libpci_backend(false);
             if (opened)
                 m_libpci = std::move(opened).value();
             else
@@ -147,11 +147,11 @@ public:
     }
 
 private:
-    pcie::ConfigBus* m_ports;
+    pcie::ConfigBackend* m_ports;
     std::ostream* m_progress;
     bool m_kernel;
     bool m_tried_libpci = false;
-    std::unique_ptr<pcie::ConfigBus> m_libpci;
+    std::unique_ptr<pcie::ConfigBackend> m_libpci;
 };
 
 }  // namespace
@@ -163,7 +163,7 @@ std::string candidate_names(const std::vector<const designs::Design*>& candidate
     return names;
 }
 
-vfio::Result<Identification> identify_designs(vfio::Bus& bus, const designs::Registry& registry,
+vfio::Result<Identification> identify_designs(vfio::DeviceBus& bus, const designs::Registry& registry,
                                               const IdentifyOptions& options) {
     const std::vector<vfio::DeviceIdentity> scanned = PDT_TRY(bus.scan());
     Identification result;

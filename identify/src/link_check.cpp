@@ -4,7 +4,7 @@
 
 namespace identify {
 
-std::vector<std::string> device_link_lines(pcie::ConfigBus& ports, vfio::Device& device) {
+std::vector<std::string> device_link_lines(pcie::ConfigBackend& ports, vfio::Device& device) {
     auto lines = pcie::open_device_link_warning(ports, device);
     if (!lines)
         return {"Note: link check of " + device.identity().address.to_string() + ": " + lines.error().message()};

@@ -34,7 +34,7 @@ struct IdentifyRun {
     std::string text;  // progress lines then every design, as the tool prints them
 };
 
-IdentifyRun identify_bus(vfio::Bus& bus, const designs::Registry& reg, std::vector<vfio::PciAddress> locations = {}) {
+IdentifyRun identify_bus(vfio::DeviceBus& bus, const designs::Registry& reg, std::vector<vfio::PciAddress> locations = {}) {
     std::ostringstream progress;
     identify::IdentifyOptions options;
     options.locations = std::move(locations);
@@ -130,7 +130,7 @@ TEST(Identify, LocationFilterAndUnmatchedDevices) {
     EXPECT_EQ(run.found.designs[0].design->name, "XCKU5P_DUAL_QSFP_dma_stream_loopback");
     EXPECT_EQ(run.text.find("Opening device 0000:15:00.0"), std::string::npos) << "filtered devices are not opened";
 
-    sim::SimBus bus;  // a device no design describes is not opened
+    sim::DesignBus bus;  // a device no design describes is not opened
     vfio::DeviceIdentity stranger;
     stranger.address = sim::simulated_address(0);
     stranger.vendor_id = 0x8086;
@@ -147,7 +147,7 @@ TEST(Identify, LocationFilterAndUnmatchedDevices) {
 
 TEST(Identify, DeviceWithoutIommuGroupIsSkippedWithAMessage) {
     const designs::Design& design = *registry().find("NiteFury_dma_stream_loopback");
-    sim::SimBus bus;
+    sim::DesignBus bus;
     bus.add(sim::simulated_identity(design, sim::simulated_address(2), -1),
             []() -> vfio::Result<std::unique_ptr<vfio::Device>> { return vfio::make_error("open", "x", ENODEV); });
     const IdentifyRun run = identify_bus(bus, registry());

@@ -7,7 +7,7 @@
 
 #include "identify/identify.hpp"
 #include "identify/link_check.hpp"
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 #include "sim/design_sim.hpp"
 
 namespace {
@@ -19,7 +19,7 @@ const designs::Registry& registry() {
 
 // A simulated TEF1001 stream design at `address` whose capabilities (status, capability
 // pointer, everything from 0x40) are those of the demo topology's function there.
-std::unique_ptr<vfio::Device> design_with_caps_of(pcie::SimConfigBus& topology, const vfio::PciAddress& address) {
+std::unique_ptr<vfio::Device> design_with_caps_of(sim::ConfigTopology& topology, const vfio::PciAddress& address) {
     const designs::Design* design = registry().find("TEF1001_dma_stream_loopback");
     EXPECT_NE(design, nullptr);
     auto instance = sim::instantiate_design(*design, sim::simulated_identity(*design, address, 41), true);
@@ -34,7 +34,7 @@ std::unique_ptr<vfio::Device> design_with_caps_of(pcie::SimConfigBus& topology, 
 }
 
 TEST(DeviceLinkLines, DowngradedPathWarnsAndNamesThePort) {
-    auto topology = pcie::make_demo_topology();
+    auto topology = sim::make_demo_topology();
     auto device = design_with_caps_of(*topology, vfio::PciAddress{0, 1, 0, 0});
     const auto lines = identify::device_link_lines(*topology, *device);
     ASSERT_GE(lines.size(), 3u);
@@ -47,13 +47,13 @@ TEST(DeviceLinkLines, DowngradedPathWarnsAndNamesThePort) {
 }
 
 TEST(DeviceLinkLines, HealthyPathGivesNothing) {
-    auto topology = pcie::make_demo_topology();
+    auto topology = sim::make_demo_topology();
     auto device = design_with_caps_of(*topology, vfio::PciAddress{0, 3, 0, 0});
     EXPECT_TRUE(identify::device_link_lines(*topology, *device).empty());
 }
 
 TEST(DeviceLinkLines, DeviceWithoutExpressCapabilityIsANoteNotAWarning) {
-    auto topology = pcie::make_demo_topology();
+    auto topology = sim::make_demo_topology();
     const designs::Design* design = registry().find("TEF1001_dma_stream_loopback");
     ASSERT_NE(design, nullptr);
     auto instance = sim::instantiate_design(*design, sim::simulated_identity(*design, {0, 1, 0, 0}, 41), true);
@@ -65,9 +65,9 @@ TEST(DeviceLinkLines, DeviceWithoutExpressCapabilityIsANoteNotAWarning) {
 }
 
 // identify_designs, which every tool opens devices through, prints the check after "Opening".
-std::string identify_progress(pcie::ConfigBus* ports, const vfio::PciAddress& address) {
-    auto topology = pcie::make_demo_topology();
-    sim::SimBus bus;
+std::string identify_progress(pcie::ConfigBackend* ports, const vfio::PciAddress& address) {
+    auto topology = sim::make_demo_topology();
+    sim::DesignBus bus;
     const designs::Design* design = registry().find("TEF1001_dma_stream_loopback");
     bus.add(sim::simulated_identity(*design, address, 41),
             [&topology, address]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
@@ -87,7 +87,7 @@ std::string identify_progress(pcie::ConfigBus* ports, const vfio::PciAddress& ad
 }
 
 TEST(IdentifyDesigns, PrintsTheReducedBandwidthWarningRightAfterOpening) {
-    auto ports = pcie::make_demo_topology();
+    auto ports = sim::make_demo_topology();
     const std::string text = identify_progress(ports.get(), vfio::PciAddress{0, 1, 0, 0});
     EXPECT_EQ(text.rfind("Opening device 0000:01:00.0 (10ee:7024) with IOMMU group 41\n"
                          "Warning: Device device 0000:01:00.0 (10ee:7024) has reduced bandwidth\n"
@@ -99,7 +99,7 @@ TEST(IdentifyDesigns, PrintsTheReducedBandwidthWarningRightAfterOpening) {
 }
 
 TEST(IdentifyDesigns, HealthyLinkPrintsOnlyTheOpeningLine) {
-    auto ports = pcie::make_demo_topology();
+    auto ports = sim::make_demo_topology();
     EXPECT_EQ(identify_progress(ports.get(), vfio::PciAddress{0, 3, 0, 0}),
               "Opening device 0000:03:00.0 (10ee:7024) with IOMMU group 41\n");
 }

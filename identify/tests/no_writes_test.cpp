@@ -73,9 +73,9 @@ private:
 };
 
 // A bus whose devices are the simulated ones wrapped in RecordingDevice.
-class RecordingBus : public vfio::Bus {
+class RecordingBus : public vfio::DeviceBus {
 public:
-    RecordingBus(std::unique_ptr<vfio::Bus> inner, Log& log) : m_inner(std::move(inner)), m_log(log) {}
+    RecordingBus(std::unique_ptr<vfio::DeviceBus> inner, Log& log) : m_inner(std::move(inner)), m_log(log) {}
     std::string name() const override { return "recording"; }
     vfio::Result<std::vector<vfio::DeviceIdentity>> scan() override { return m_inner->scan(); }
     vfio::Result<std::unique_ptr<vfio::Device>> open(const vfio::DeviceIdentity& identity) override {
@@ -84,7 +84,7 @@ public:
     }
 
 private:
-    std::unique_ptr<vfio::Bus> m_inner;
+    std::unique_ptr<vfio::DeviceBus> m_inner;
     Log& m_log;
 };
 

@@ -54,7 +54,7 @@ TEST(Project0, UnknownBoardIdIsSkippedWithAMessage) {
     designs::Registry reg = designs::Registry::builtin().value();
     designs::Design other = *reg.find("Litefury_Project-0");
     other.simulation.registers[0].value = 0x4d495445;  // "MITE": neither board
-    sim::SimBus bus;
+    sim::DesignBus bus;
     const vfio::DeviceIdentity identity = sim::simulated_identity(other, sim::simulated_address(0), 41);
     bus.add(identity, [other, identity]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
         sim::DesignInstance instance = PDT_TRY(sim::instantiate_design(other, identity));

@@ -108,7 +108,7 @@ vfio::Result<std::unique_ptr<DeviceContext>> DeviceContext::open(const std::stri
     c->m_access = access;
     c->m_address_text = pci_address;
     PDT_TRY(pcie::parse_bdf(pci_address));
-    c->m_bus = PDT_TRY(pcie::open_bus(access, false));
+    c->m_bus = PDT_TRY(pcie::open_backend(access, false));
     return c;
 }
 
@@ -140,7 +140,7 @@ LinkState DeviceContext::link() {
 
 void DeviceContext::start_load_monitor() {
     const auto address = pcie::parse_bdf(m_address_text);
-    auto bus = pcie::open_bus(m_access, false);
+    auto bus = pcie::open_backend(m_access, false);
     if (!address || !bus)
         return;
     m_monitor_bus = std::move(*bus);

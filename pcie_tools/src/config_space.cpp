@@ -7,7 +7,6 @@
 #include "pcie_tools/backends.hpp"
 #include "pcie_tools/dump_file.hpp"
 #include "pcie_tools/registers.hpp"
-#include "pcie_tools/sim_config.hpp"
 
 namespace pcie {
 
@@ -47,7 +46,7 @@ Result<void> ConfigSpace::write16(uint32_t offset, uint16_t value) {
     return write(offset, bytes, 2);
 }
 
-Result<std::optional<PciAddress>> ConfigBus::parent(const PciAddress& address) {
+Result<std::optional<PciAddress>> ConfigBackend::parent(const PciAddress& address) {
     const auto all = PDT_TRY(devices());
     for (const PciAddress& candidate : all) {
         if (candidate.domain != address.domain || candidate == address)
@@ -63,7 +62,7 @@ Result<std::optional<PciAddress>> ConfigBus::parent(const PciAddress& address) {
     return std::optional<PciAddress>();
 }
 
-SystemInfo ConfigBus::system_info(const PciAddress&) { return {}; }
+SystemInfo ConfigBackend::system_info(const PciAddress&) { return {}; }
 
 Result<PciAddress> parse_bdf(const std::string& text) {
     if (text.size() == 7)  // bb:dd.f as lspci prints it
@@ -71,7 +70,7 @@ Result<PciAddress> parse_bdf(const std::string& text) {
     return PciAddress::parse(text);
 }
 
-Result<std::vector<PciAddress>> path_to_root(ConfigBus& bus, const PciAddress& address) {
+Result<std::vector<PciAddress>> path_to_root(ConfigBackend& bus, const PciAddress& address) {
     std::vector<PciAddress> chain{address};
     std::set<PciAddress> seen{address};
     for (;;) {
@@ -85,23 +84,34 @@ Result<std::vector<PciAddress>> path_to_root(ConfigBus& bus, const PciAddress& a
     }
 }
 
-Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writable, const vfio::LockOptions& lock) {
+namespace {
+SimulatedTopology& default_simulated_topology() {
+    static SimulatedTopology topology;
+    return topology;
+}
+}  // namespace
+
+void set_default_simulated_topology(SimulatedTopology topology) { default_simulated_topology() = std::move(topology); }
+
+Result<std::unique_ptr<ConfigBackend>> open_backend(const std::string& access, bool writable, const vfio::LockOptions& lock,
+                                            const SimulatedTopology& simulated) {
     if (access == "libpci")
-        return open_libpci_bus(writable);
+        return open_libpci_backend(writable);
     if (access == "pciaccess")
-        return open_pciaccess_bus(writable);
+        return open_pciaccess_backend(writable);
     if (access.rfind("dump:", 0) == 0) {
-        auto bus = PDT_TRY(DumpBus::load(access.substr(5)));
-        return std::unique_ptr<ConfigBus>(std::move(bus));
+        auto bus = PDT_TRY(DumpBackend::load(access.substr(5)));
+        return std::unique_ptr<ConfigBackend>(std::move(bus));
     }
-    if (access == "sim")
-        return std::unique_ptr<ConfigBus>(make_demo_topology());
-    if (access == "vfio") {
-        if (writable)
-            return vfio::make_error("open config space for writing through", "VFIO", ENOTSUP,
-                                    "pcie_set_speed writes the port above the device: use --access libpci");
-        return open_vfio_bus(lock);
+    if (access == "sim") {
+        const SimulatedTopology& topology = simulated ? simulated : default_simulated_topology();
+        if (!topology)
+            return vfio::make_error("choose config-space access", "\"sim\"", EINVAL,
+                                    "this program has no simulated topology (sim::open_demo_topology)");
+        return topology();
     }
+    if (access == "vfio")
+        return open_vfio_backend(lock, writable);
     return vfio::make_error("choose config-space access", "\"" + access + "\"", EINVAL,
                             "expected libpci, pciaccess, vfio, dump:<file> or sim");
 }

@@ -83,7 +83,7 @@ Result<void> MemoryConfigSpace::read(uint32_t offset, void* data, uint32_t lengt
     return {};
 }
 
-Result<std::unique_ptr<DumpBus>> DumpBus::load(const std::string& path) {
+Result<std::unique_ptr<DumpBackend>> DumpBackend::load(const std::string& path) {
     std::ifstream in(path);
     if (!in)
         return vfio::errno_error("open lspci dump", path, "expected the output of lspci -xxxx");
@@ -92,8 +92,8 @@ Result<std::unique_ptr<DumpBus>> DumpBus::load(const std::string& path) {
     return parse(text.str(), path);
 }
 
-Result<std::unique_ptr<DumpBus>> DumpBus::parse(const std::string& text, const std::string& source) {
-    auto bus = std::unique_ptr<DumpBus>(new DumpBus);
+Result<std::unique_ptr<DumpBackend>> DumpBackend::parse(const std::string& text, const std::string& source) {
+    auto bus = std::unique_ptr<DumpBackend>(new DumpBackend);
     bus->m_source = source;
     std::optional<Pending> current;
     auto finish = [&]() {
@@ -157,21 +157,21 @@ Result<std::unique_ptr<DumpBus>> DumpBus::parse(const std::string& text, const s
     return bus;
 }
 
-Result<std::vector<PciAddress>> DumpBus::devices() {
+Result<std::vector<PciAddress>> DumpBackend::devices() {
     std::vector<PciAddress> list;
     for (const auto& [address, space] : m_spaces)
         list.push_back(address);
     return list;
 }
 
-Result<ConfigSpace*> DumpBus::open(const PciAddress& address) {
+Result<ConfigSpace*> DumpBackend::open(const PciAddress& address) {
     const auto it = m_spaces.find(address);
     if (it == m_spaces.end())
         return vfio::make_error("open config space", address.to_string(), ENODEV, "not in " + m_source);
     return static_cast<ConfigSpace*>(it->second.get());
 }
 
-SystemInfo DumpBus::system_info(const PciAddress& address) {
+SystemInfo DumpBackend::system_info(const PciAddress& address) {
     SystemInfo info;
     const auto it = m_spaces.find(address);
     if (it == m_spaces.end())

@@ -26,7 +26,7 @@ std::string description(const DeviceConfig& d) {
 
 }  // namespace
 
-Result<std::vector<PciAddress>> select_devices(ConfigBus& bus, const std::vector<std::string>& arguments) {
+Result<std::vector<PciAddress>> select_devices(ConfigBackend& bus, const std::vector<std::string>& arguments) {
     const auto all = PDT_TRY(bus.devices());
     std::vector<PciAddress> chosen;
     auto add = [&chosen](const PciAddress& a) {
@@ -67,7 +67,7 @@ Result<std::vector<PciAddress>> select_devices(ConfigBus& bus, const std::vector
     return chosen;
 }
 
-Result<Lines> dump_device(ConfigBus& bus, const PciAddress& address) {
+Result<Lines> dump_device(ConfigBackend& bus, const PciAddress& address) {
     const auto chain = PDT_TRY(path_to_root(bus, address));
     Lines out;
     std::string indent;
@@ -190,7 +190,7 @@ nlohmann::json to_json(const DeviceConfig& d, const SystemInfo& info) {
     return j;
 }
 
-Result<nlohmann::json> dump_device_json(ConfigBus& bus, const PciAddress& address) {
+Result<nlohmann::json> dump_device_json(ConfigBackend& bus, const PciAddress& address) {
     using nlohmann::json;
     const auto chain = PDT_TRY(path_to_root(bus, address));
     json path = json::array();

@@ -70,7 +70,7 @@ const LinkHop* PathReport::bottleneck() const {
     return worst;
 }
 
-Result<PathReport> check_link_path(ConfigBus& bus, const PciAddress& device) {
+Result<PathReport> check_link_path(ConfigBackend& bus, const PciAddress& device) {
     PathReport report;
     report.device = device;
     const auto chain = PDT_TRY(path_to_root(bus, device));

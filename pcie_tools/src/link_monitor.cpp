@@ -35,7 +35,7 @@ std::string LinkMonitorSummary::line() const {
     return text;
 }
 
-Result<std::unique_ptr<LinkMonitor>> LinkMonitor::start(ConfigBus& bus, const PciAddress& device,
+Result<std::unique_ptr<LinkMonitor>> LinkMonitor::start(ConfigBackend& bus, const PciAddress& device,
                                                         std::chrono::milliseconds interval) {
     std::unique_ptr<LinkMonitor> monitor(new LinkMonitor);
     monitor->m_interval = interval;

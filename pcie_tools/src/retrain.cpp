@@ -50,7 +50,7 @@ struct Port {
     std::optional<ExpressInfo> below_exp;
 };
 
-Result<Port> find_port(ConfigBus& bus, const PciAddress& address, const Say& say) {
+Result<Port> find_port(ConfigBackend& bus, const PciAddress& address, const Say& say) {
     Port p;
     p.space = PDT_TRY(bus.open(address));
     p.exp = PDT_TRY(read_express(*p.space));
@@ -103,7 +103,7 @@ namespace {
 // One retrain, step by step; every step says what it does before it does it.
 class Retrainer {
 public:
-    Retrainer(ConfigBus& bus, Port p, const RetrainOptions& options, const Say& say)
+    Retrainer(ConfigBackend& bus, Port p, const RetrainOptions& options, const Say& say)
         : m_bus(bus), m_p(std::move(p)), m_port(*m_p.space), m_options(options), m_say(say),
           m_lnkctl(m_p.exp.offset + reg::EXP_LNKCTL), m_lnksta(m_p.exp.offset + reg::EXP_LNKSTA),
           m_lnkctl2(m_p.exp.offset + reg::EXP_LNKCTL2) {
@@ -241,7 +241,7 @@ private:
     }
     uint16_t retrain_value() const { return m_old_lnkctl | reg::EXP_LNKCTL_RL; }
 
-    ConfigBus& m_bus;
+    ConfigBackend& m_bus;
     Port m_p;
     ConfigSpace& m_port;
     const RetrainOptions& m_options;
@@ -253,7 +253,7 @@ private:
 
 }  // namespace
 
-Result<RetrainReport> set_link_speed(ConfigBus& bus, const PciAddress& address, const RetrainOptions& options,
+Result<RetrainReport> set_link_speed(ConfigBackend& bus, const PciAddress& address, const RetrainOptions& options,
                                      const Say& say) {
     Port p = PDT_TRY(find_port(bus, address, say));
     return Retrainer(bus, std::move(p), options, say).run();

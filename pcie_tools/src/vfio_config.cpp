@@ -18,14 +18,14 @@ Result<void> VfioConfigSpace::read(uint32_t offset, void* data, uint32_t length)
     return {};
 }
 
-Result<ConfigSpace*> VfioOverlayBus::open(const PciAddress& address) {
+Result<ConfigSpace*> VfioOverlayBackend::open(const PciAddress& address) {
     if (address == m_space.address())
         return static_cast<ConfigSpace*>(&m_space);
     return m_base.open(address);
 }
 
-Result<std::vector<std::string>> open_device_link_warning(ConfigBus& ports, vfio::Device& device) {
-    VfioOverlayBus bus(ports, device);
+Result<std::vector<std::string>> open_device_link_warning(ConfigBackend& ports, vfio::Device& device) {
+    VfioOverlayBackend bus(ports, device);
     const PathReport report = PDT_TRY(check_link_path(bus, device.identity().address));
     std::vector<std::string> lines = format_link_warning(report, device.identity().description());
     for (const std::string& note : report.notes)

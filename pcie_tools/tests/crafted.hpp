@@ -5,9 +5,11 @@
 #include <utility>
 #include <vector>
 
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 
 namespace pcie::test {
+
+using namespace ::sim;  // ConfigBuilder and the simulated config spaces
 
 struct Crafted {
     std::string name;

@@ -10,6 +10,8 @@
 namespace pcie {
 namespace {
 
+using namespace ::sim;  // ConfigBuilder
+
 TEST(DumpFile, ReadsShortAndLongAddressesAndIgnoresDecodedText) {
     const std::string text =
         "01:00.0 Memory controller: Xilinx Corporation Device 7024\n"
@@ -19,7 +21,7 @@ TEST(DumpFile, ReadsShortAndLongAddressesAndIgnoresDecodedText) {
         "\n"
         "0001:02:03.4 Something\n"
         "00: 86 80 01 01\n";
-    auto bus = DumpBus::parse(text, "inline");
+    auto bus = DumpBackend::parse(text, "inline");
     ASSERT_TRUE(bus.ok()) << bus.error().message();
     const auto devices = (*bus)->devices().value();
     ASSERT_EQ(devices.size(), 2u);
@@ -35,7 +37,7 @@ TEST(DumpFile, ReadsShortAndLongAddressesAndIgnoresDecodedText) {
 }
 
 TEST(DumpFile, GapsReadAsAllOnes) {
-    auto bus = DumpBus::parse("00:1f.3 x\n00: 86 80\n20: 01\n", "inline");
+    auto bus = DumpBackend::parse("00:1f.3 x\n00: 86 80\n20: 01\n", "inline");
     ASSERT_TRUE(bus.ok());
     ConfigSpace* space = (*bus)->open(PciAddress{0, 0, 0x1f, 3}).value();
     EXPECT_EQ(*space->read8(0x10), 0xff);
@@ -43,20 +45,20 @@ TEST(DumpFile, GapsReadAsAllOnes) {
 }
 
 TEST(DumpFile, RejectsBadBytesAndOffsetsBeyond4096) {
-    auto bad = DumpBus::parse("00:00.0 x\n00: 86 8g\n", "f.lspci");
+    auto bad = DumpBackend::parse("00:00.0 x\n00: 86 8g\n", "f.lspci");
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error().code, EINVAL);
     EXPECT_NE(bad.error().message().find("f.lspci:2"), std::string::npos);
-    auto beyond = DumpBus::parse("00:00.0 x\nff8: 00 00 00 00 00 00 00 00 00\n", "f.lspci");
+    auto beyond = DumpBackend::parse("00:00.0 x\nff8: 00 00 00 00 00 00 00 00 00\n", "f.lspci");
     ASSERT_FALSE(beyond.ok());
     EXPECT_NE(beyond.error().message().find("beyond 4096"), std::string::npos);
 }
 
 TEST(DumpFile, NoDeviceIsAnError) {
-    auto none = DumpBus::parse("just text\n", "empty.lspci");
+    auto none = DumpBackend::parse("just text\n", "empty.lspci");
     ASSERT_FALSE(none.ok());
     EXPECT_EQ(none.error().code, ENODEV);
-    auto missing = DumpBus::load("/nonexistent/file.lspci");
+    auto missing = DumpBackend::load("/nonexistent/file.lspci");
     ASSERT_FALSE(missing.ok());
     EXPECT_EQ(missing.error().code, ENOENT);
 }
@@ -64,11 +66,11 @@ TEST(DumpFile, NoDeviceIsAnError) {
 // Fuzz regression (fuzz/regressions/fuzz_lspci_dump/device_without_bytes): a device line with
 // no byte line under it became a config space of 0 bytes, which nothing can read.
 TEST(DumpFile, DeviceLineWithoutBytesIsNoDevice) {
-    auto listing = DumpBus::parse("00:00.0 00:H00.0o ", "f.lspci");
+    auto listing = DumpBackend::parse("00:00.0 00:H00.0o ", "f.lspci");
     ASSERT_FALSE(listing.ok());
     EXPECT_EQ(listing.error().message(),
               "parse lspci dump f.lspci: No such device (no device found; capture with lspci -xxxx -s <bdf> as root)");
-    auto mixed = DumpBus::parse("00:00.0 Host bridge\n\n01:00.0 x\n00: ee 10 24 70\n", "f.lspci");
+    auto mixed = DumpBackend::parse("00:00.0 Host bridge\n\n01:00.0 x\n00: ee 10 24 70\n", "f.lspci");
     ASSERT_TRUE(mixed.ok()) << mixed.error().message();
     const auto devices = (*mixed)->devices().value();
     ASSERT_EQ(devices.size(), 1u);
@@ -77,7 +79,7 @@ TEST(DumpFile, DeviceLineWithoutBytesIsNoDevice) {
 
 TEST(DumpFile, WriterRoundTrips) {
     const auto devices = test::crafted_devices();
-    auto bus = DumpBus::parse(test::crafted_dump(devices), "crafted");
+    auto bus = DumpBackend::parse(test::crafted_dump(devices), "crafted");
     ASSERT_TRUE(bus.ok());
     for (const auto& c : devices) {
         ConfigSpace* space = (*bus)->open(c.address).value();

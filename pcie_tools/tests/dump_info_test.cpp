@@ -9,10 +9,12 @@
 #include "pcie_tools/backends.hpp"
 #include "pcie_tools/dump_file.hpp"
 #include "pcie_tools/dump_info.hpp"
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 
 namespace pcie {
 namespace {
+
+using namespace ::sim;
 
 std::vector<std::string> names(const std::vector<PciAddress>& list) {
     std::vector<std::string> out;
@@ -49,7 +51,7 @@ TEST(SelectDevices, Failures) {
     auto bad_bdf = select_devices(*bus, {"0000:01:20.0"});
     ASSERT_FALSE(bad_bdf.ok());
     EXPECT_EQ(bad_bdf.error().code, EINVAL);
-    SimConfigBus empty;
+    ConfigTopology empty;
     auto no_xilinx = select_devices(empty, {});
     ASSERT_FALSE(no_xilinx.ok());
     EXPECT_EQ(no_xilinx.error().code, ENODEV);
@@ -96,7 +98,7 @@ TEST(DumpDevice, Json) {
 
 // The OS backends, on whatever this machine has. Read-only: a backend opened without write
 // access refuses writes before any system call.
-void check_backend(ConfigBus& bus) {
+void check_backend(ConfigBackend& bus) {
     auto devices = bus.devices();
     ASSERT_TRUE(devices.ok());
     if (devices->empty())
@@ -116,7 +118,7 @@ void check_backend(ConfigBus& bus) {
         // Byte-for-byte the same as an lspci -xxxx capture of the same function.
         const std::string capture =
             test::run_command("lspci -xxxx -s " + a.to_string() + " 2>/dev/null", &status);
-        auto dump = DumpBus::parse(capture, "lspci -xxxx");
+        auto dump = DumpBackend::parse(capture, "lspci -xxxx");
         ASSERT_TRUE(dump.ok());
         ConfigSpace* captured = (*dump)->open(a).value();
         const uint32_t n = std::min(space->size(), captured->size());
@@ -134,7 +136,7 @@ bool have_sysfs_pci() { return std::filesystem::exists("/sys/bus/pci/devices"); 
 TEST(OsBackends, LibpciReadsThisMachine) {
     if (!have_sysfs_pci())
         GTEST_SKIP() << "no /sys/bus/pci";
-    auto bus = open_libpci_bus(false);
+    auto bus = open_libpci_backend(false);
     ASSERT_TRUE(bus.ok()) << bus.error().message();
     check_backend(**bus);
 }
@@ -142,20 +144,28 @@ TEST(OsBackends, LibpciReadsThisMachine) {
 TEST(OsBackends, PciaccessReadsThisMachine) {
     if (!have_sysfs_pci())
         GTEST_SKIP() << "no /sys/bus/pci";
-    auto bus = open_pciaccess_bus(false);
+    auto bus = open_pciaccess_backend(false);
     ASSERT_TRUE(bus.ok()) << bus.error().message();
     check_backend(**bus);
 }
 
-TEST(OpenBus, AccessSpecifiers) {
-    EXPECT_TRUE(open_bus("sim", false).ok());
-    auto unknown = open_bus("ecam", false);
+TEST(OpenBackend, AccessSpecifiers) {
+    EXPECT_TRUE(open_backend("sim", false, {}, ::sim::open_demo_topology).ok());
+    // A program without a simulated topology says so instead of opening something else.
+    set_default_simulated_topology({});
+    auto no_sim = open_backend("sim", false);
+    ASSERT_FALSE(no_sim.ok());
+    EXPECT_EQ(no_sim.error().code, EINVAL);
+    EXPECT_NE(no_sim.error().message().find("no simulated topology"), std::string::npos);
+    // The one sim/ registers (as it does in every program that links its simulated devices).
+    set_default_simulated_topology(::sim::open_demo_topology);
+    auto by_default = open_backend("sim", false);
+    ASSERT_TRUE(by_default.ok());
+    EXPECT_EQ((*by_default)->name(), "simulated");
+    auto unknown = open_backend("ecam", false);
     ASSERT_FALSE(unknown.ok());
     EXPECT_EQ(unknown.error().code, EINVAL);
-    auto vfio_write = open_bus("vfio", true);
-    ASSERT_FALSE(vfio_write.ok());
-    EXPECT_EQ(vfio_write.error().code, ENOTSUP);
-    auto dump = open_bus(std::string("dump:") + PDT_PCIE_FIXTURES + "/qemu_rootport_00_01_0.lspci", false);
+    auto dump = open_backend(std::string("dump:") + PDT_PCIE_FIXTURES + "/qemu_rootport_00_01_0.lspci", false);
     ASSERT_TRUE(dump.ok()) << dump.error().message();
     EXPECT_EQ((*dump)->devices()->size(), 1u);
 }

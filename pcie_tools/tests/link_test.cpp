@@ -4,10 +4,12 @@
 #include <thread>
 
 #include "pcie_tools/link.hpp"
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 
 namespace pcie {
 namespace {
+
+using namespace ::sim;
 
 PciAddress at(uint8_t bus, uint8_t dev) { return PciAddress{0, bus, dev, 0}; }
 
@@ -19,7 +21,7 @@ void wait_rounds(const LinkMonitor& monitor, unsigned rounds) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
-void add_port(SimConfigBus& bus, PciAddress address, reg::PortType type, uint8_t secondary, uint8_t speed,
+void add_port(ConfigTopology& bus, PciAddress address, reg::PortType type, uint8_t secondary, uint8_t speed,
               uint8_t width, uint8_t sta_speed, uint8_t sta_width, uint16_t lnkctl = 0) {
     ConfigBuilder b(0x8086, 0x0101, 0x060400, reg::HEADER_TYPE_BRIDGE);
     b.bridge_buses(address.bus, secondary, secondary);
@@ -36,7 +38,7 @@ void add_port(SimConfigBus& bus, PciAddress address, reg::PortType type, uint8_t
         bus.add(b.build_port(address, PortModel{}));
 }
 
-void add_endpoint(SimConfigBus& bus, PciAddress address, uint8_t speed, uint8_t width, uint8_t sta_speed,
+void add_endpoint(ConfigTopology& bus, PciAddress address, uint8_t speed, uint8_t width, uint8_t sta_speed,
                   uint8_t sta_width) {
     ConfigBuilder b(0x10ee, 0x7024, 0x058000);
     ExpressRegs r;
@@ -75,7 +77,7 @@ TEST(LinkPath, DowngradedLinkNamesThePort) {
 TEST(LinkPath, SlowerPortIsNotAFalseWarning) {
     // 16 GT/s card in an 8 GT/s slot, trained at 8 GT/s: the endpoint-only check of fpga_sio
     // warns; the link is at the best both ends support.
-    SimConfigBus bus;
+    ConfigTopology bus;
     add_port(bus, at(0, 1), reg::PortType::RootPort, 1, 3, 16, 3, 16);
     add_endpoint(bus, at(1, 0), 4, 16, 3, 16);
     auto report = check_link_path(bus, at(1, 0));
@@ -88,7 +90,7 @@ TEST(LinkPath, SlowerPortIsNotAFalseWarning) {
 TEST(LinkPath, UpstreamLinkOfASwitchIsChecked) {
     // root 00:01.0 -> switch upstream 01:00.0 -> downstream 02:01.0 -> endpoint 03:00.0.
     // The endpoint's own link is fine; the switch's link to the root trained at x4 of x16.
-    SimConfigBus bus;
+    ConfigTopology bus;
     add_port(bus, at(0, 1), reg::PortType::RootPort, 1, 4, 16, 4, 4);
     add_port(bus, at(1, 0), reg::PortType::Upstream, 2, 4, 16, 4, 4);
     add_port(bus, at(2, 1), reg::PortType::Downstream, 3, 4, 8, 4, 8);
@@ -110,7 +112,7 @@ TEST(LinkPath, UpstreamLinkOfASwitchIsChecked) {
 
 TEST(LinkPath, SlowerDeviceInFasterSlotIsANoteNotAWarning) {
     // A 2.5 GT/s x1 endpoint under an 8 GT/s x4 root port, as in the QEMU guest (e1000e).
-    SimConfigBus bus;
+    ConfigTopology bus;
     add_port(bus, at(0, 4), reg::PortType::RootPort, 4, 3, 4, 1, 1);
     add_endpoint(bus, at(4, 0), 1, 1, 1, 1);
     auto report = check_link_path(bus, at(4, 0));
@@ -132,7 +134,7 @@ TEST(LinkPath, SlowerDeviceInFasterSlotIsANoteNotAWarning) {
 }
 
 TEST(LinkPath, SpeedDownshiftWithAspmSaysMeasureUnderLoad) {
-    SimConfigBus bus;
+    ConfigTopology bus;
     add_port(bus, at(0, 1), reg::PortType::RootPort, 1, 5, 16, 1, 16, 0x0002);
     add_endpoint(bus, at(1, 0), 5, 16, 1, 16);
     auto report = check_link_path(bus, at(1, 0));
@@ -144,7 +146,7 @@ TEST(LinkPath, SpeedDownshiftWithAspmSaysMeasureUnderLoad) {
 }
 
 TEST(LinkPath, ConventionalDeviceHasNoLinkToCheck) {
-    SimConfigBus bus;
+    ConfigTopology bus;
     add_port(bus, at(0, 1), reg::PortType::RootPort, 1, 3, 4, 3, 4);
     bus.add(ConfigBuilder(0x1234, 0x11e8, 0x00ff00).build(at(1, 0)));
     auto report = check_link_path(bus, at(1, 0));
@@ -156,7 +158,7 @@ TEST(LinkPath, ConventionalDeviceHasNoLinkToCheck) {
 }
 
 TEST(LinkPath, DeviceWithoutPortComparesItsOwnRegisters) {
-    SimConfigBus bus;
+    ConfigTopology bus;
     add_endpoint(bus, at(0, 6), 5, 16, 1, 16);  // as the H200 in a VM: on the root bus
     auto report = check_link_path(bus, at(0, 6));
     ASSERT_TRUE(report.ok());
@@ -215,7 +217,7 @@ TEST(LinkMonitor, SeesARetrainDuringTheRun) {
 }
 
 TEST(LinkMonitor, FailsForAConventionalDevice) {
-    SimConfigBus bus;
+    ConfigTopology bus;
     bus.add(ConfigBuilder(0x1234, 0x11e8, 0x00ff00).build(at(1, 0)));
     auto monitor = LinkMonitor::start(bus, at(1, 0), std::chrono::milliseconds(1));
     ASSERT_FALSE(monitor.ok());

@@ -50,7 +50,7 @@ FixtureResult compare_fixture(const std::string& path) {
     const std::string text = test::run_command("lspci -vvv -F '" + path + "' 2>/dev/null", &status);
     EXPECT_EQ(status, 0) << "lspci -vvv -F " << path;
     const auto theirs_all = test::split_functions(text);
-    auto bus = DumpBus::load(path);
+    auto bus = DumpBackend::load(path);
     EXPECT_TRUE(bus.ok()) << (bus ? "" : bus.error().message());
     if (!bus)
         return result;
@@ -163,7 +163,7 @@ const nlohmann::json* capability(const nlohmann::json& device, const std::string
 // into sections, and the slot, root and AER root registers.
 TEST(LspciCompare, JsonCarriesTheDecodedFields) {
     const auto devices = test::crafted_capability_devices();
-    auto bus = DumpBus::parse(test::crafted_dump(devices), "crafted");
+    auto bus = DumpBackend::parse(test::crafted_dump(devices), "crafted");
     ASSERT_TRUE(bus.ok());
     auto root = dump_device_json(**bus, PciAddress{0, 0, 3, 0});
     ASSERT_TRUE(root.ok()) << root.error().message();

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "pcie_tools/retrain.hpp"
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 
 namespace pcie {
 namespace {
+
+using namespace ::sim;
 
 using std::chrono::milliseconds;
 
@@ -15,7 +17,7 @@ const PciAddress kPort{0, 0, 1, 0};
 const PciAddress kDevice{0, 1, 0, 0};
 
 struct Topology {
-    std::unique_ptr<SimConfigBus> bus = std::make_unique<SimConfigBus>();
+    std::unique_ptr<ConfigTopology> bus = std::make_unique<ConfigTopology>();
     SimDownstreamPort* port = nullptr;
     SimConfigSpace* device = nullptr;
     uint16_t port_cap = 0, device_cap = 0;
@@ -254,7 +256,7 @@ TEST(Retrain, DefaultTargetIsThePortMaximum) {
 }
 
 TEST(Retrain, EndpointWithoutParentFails) {
-    SimConfigBus bus;
+    ConfigTopology bus;
     ConfigBuilder d(0x10ee, 0x7024, 0x058000);
     ExpressRegs dr;
     dr.lnkcap = lnkcap_value(2, 4);
@@ -267,7 +269,7 @@ TEST(Retrain, EndpointWithoutParentFails) {
 }
 
 TEST(Retrain, ConventionalFunctionHasNoLink) {
-    SimConfigBus bus;
+    ConfigTopology bus;
     bus.add(ConfigBuilder(0x1234, 0x11e8, 0x00ff00).build(kDevice));
     auto report = set_link_speed(bus, kDevice, target(2), [](const std::string&) {});
     ASSERT_FALSE(report.ok());

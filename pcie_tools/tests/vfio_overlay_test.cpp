@@ -4,11 +4,13 @@
 
 #include "pcie_tools/backends.hpp"
 #include "pcie_tools/capabilities.hpp"
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 #include "sim/sim_device.hpp"
 
 namespace pcie {
 namespace {
+
+using namespace ::sim;
 
 std::unique_ptr<sim::SimDevice> device_at(const PciAddress& address, const std::vector<uint8_t>& config) {
     vfio::DeviceIdentity id;
@@ -42,7 +44,7 @@ TEST(OpenDeviceLinkWarning, HealthyLinkGivesNoWarning) {
 }
 
 TEST(OpenDeviceLinkWarning, UnreadablePortIsANoteNotAWarning) {
-    SimConfigBus ports;  // knows nothing about the port above 0000:01:00.0
+    ConfigTopology ports;  // knows nothing about the port above 0000:01:00.0
     auto demo = make_demo_topology();
     auto device = device_at(PciAddress{0, 1, 0, 0}, demo->find(PciAddress{0, 1, 0, 0})->bytes());
     auto lines = open_device_link_warning(ports, *device);
@@ -59,6 +61,8 @@ TEST(OpenDeviceLinkWarning, UnreadablePortIsANoteNotAWarning) {
 namespace pcie {
 namespace {
 
+using namespace ::sim;
+
 TEST(VfioConfigSpace, ConventionalRegionIs256Bytes) {
     ConfigBuilder b(0x1234, 0x11e8, 0x00ff00);
     b.add_msi(0x0080);
@@ -71,6 +75,18 @@ TEST(VfioConfigSpace, ConventionalRegionIs256Bytes) {
     auto caps = walk_capabilities(space);
     EXPECT_TRUE(caps.problems.empty());
     EXPECT_EQ(caps.standard.size(), 1u);
+}
+
+// pcie_set_speed_vfio opens the bus writable, but only the port above (libpci) is written: the
+// VFIO-bound function's config region stays read-only.
+TEST(VfioConfigSpace, RegionIsReadOnlyEvenOnAWritableBus) {
+    auto demo = make_demo_topology();
+    auto device = device_at(PciAddress{0, 1, 0, 0}, demo->find(PciAddress{0, 1, 0, 0})->bytes());
+    VfioConfigSpace space(*device);
+    auto written = space.write16(0x04, 0x0006);
+    ASSERT_FALSE(written.ok());
+    EXPECT_EQ(written.error().code, EROFS);
+    EXPECT_NE(written.error().message().find("read-only"), std::string::npos);
 }
 
 }  // namespace

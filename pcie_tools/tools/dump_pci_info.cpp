@@ -8,15 +8,25 @@
 
 #include "pcie_tools/dump_info.hpp"
 #include "pdt_version/version.hpp"
+#include "sim/config_topology.hpp"
+
+// Built several times: as itself (--access defaults to libpci) and under fpga_sio's names, each
+// with its backend as the default (PDT_TOOL_NAME, PDT_DEFAULT_ACCESS; pcie_tools/CMakeLists.txt).
+#ifndef PDT_TOOL_NAME
+#define PDT_TOOL_NAME "dump_pci_info"
+#endif
+#ifndef PDT_DEFAULT_ACCESS
+#define PDT_DEFAULT_ACCESS "libpci"
+#endif
 
 namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
-    std::string access = "libpci";
+    std::string access = PDT_DEFAULT_ACCESS;
     double lock_timeout = 0;
     std::vector<std::string> devices;
-    po::options_description visible("dump_pci_info [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
+    po::options_description visible(PDT_TOOL_NAME " [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
                                     "Dumps config space of each device and its bridges up to the root; no argument "
                                     "dumps every vendor 10ee device.\n\nOptions");
     visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
@@ -34,7 +44,7 @@ int main(int argc, char** argv) {
         po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
         po::notify(vm);
     } catch (const po::error& e) {
-        std::cerr << "dump_pci_info: " << e.what() << "\n" << visible;
+        std::cerr << PDT_TOOL_NAME ": " << e.what() << "\n" << visible;
         return 2;
     }
     if (vm.count("help")) {
@@ -49,19 +59,19 @@ int main(int argc, char** argv) {
         std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
                      "are readable, so PCI Express capabilities cannot be shown\n";
     if (!(lock_timeout >= 0 && lock_timeout <= 7 * 24 * 3600.0)) {
-        std::cerr << "dump_pci_info: --lock_timeout " << lock_timeout << ": expected seconds, 0 or more\n";
+        std::cerr << PDT_TOOL_NAME ": --lock_timeout " << lock_timeout << ": expected seconds, 0 or more\n";
         return 2;
     }
     const vfio::LockOptions lock{vfio::configured_lock_directory(),
                                  std::chrono::milliseconds(static_cast<int64_t>(lock_timeout * 1000.0 + 0.5)), ""};
-    auto bus = pcie::open_bus(access, false, lock);
+    auto bus = pcie::open_backend(access, false, lock, sim::open_demo_topology);
     if (!bus) {
-        std::cerr << "dump_pci_info: " << bus.error().message() << "\n";
+        std::cerr << PDT_TOOL_NAME ": " << bus.error().message() << "\n";
         return bus.error().code == EINVAL ? 2 : 1;
     }
     auto selected = pcie::select_devices(**bus, devices);
     if (!selected) {
-        std::cerr << "dump_pci_info: " << selected.error().message() << "\n";
+        std::cerr << PDT_TOOL_NAME ": " << selected.error().message() << "\n";
         return selected.error().code == EINVAL ? 2 : 1;
     }
     int status = 0;
@@ -78,7 +88,7 @@ int main(int argc, char** argv) {
         }
         auto lines = pcie::dump_device(**bus, address);
         if (!lines) {
-            std::cerr << "dump_pci_info: " << lines.error().message() << "\n";
+            std::cerr << PDT_TOOL_NAME ": " << lines.error().message() << "\n";
             status = 1;
             continue;
         }

@@ -8,6 +8,16 @@
 
 #include "pcie_tools/retrain.hpp"
 #include "pdt_version/version.hpp"
+#include "sim/config_topology.hpp"
+
+// Built several times: as itself (--access defaults to libpci) and under fpga_sio's names, each
+// with its backend as the default (PDT_TOOL_NAME, PDT_DEFAULT_ACCESS; pcie_tools/CMakeLists.txt).
+#ifndef PDT_TOOL_NAME
+#define PDT_TOOL_NAME "pcie_set_speed"
+#endif
+#ifndef PDT_DEFAULT_ACCESS
+#define PDT_DEFAULT_ACCESS "libpci"
+#endif
 
 namespace po = boost::program_options;
 
@@ -29,15 +39,17 @@ std::optional<unsigned> parse_timeout_ms(const std::string& text) {
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
-    std::string access = "libpci";
+    std::string access = PDT_DEFAULT_ACCESS;
     std::vector<std::string> arguments;
     std::string timeout_text = "1000";
     po::options_description visible(
-        "pcie_set_speed [options] <domain>:<bus>:<dev>.<func> [<new_speed>]\n"
+        PDT_TOOL_NAME " [options] <domain>:<bus>:<dev>.<func> [<new_speed>]\n"
         "new_speed: Target Link Speed code 1..6 (2.5/5/8/16/32/64 GT/s) or a rate such as 8GT/s; default: the "
         "port's maximum.\n\nOptions");
     visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
-        "access", po::value(&access)->default_value(access), "config-space access: libpci, pciaccess, sim")(
+        "access", po::value(&access)->default_value(access),
+        "config-space access: libpci, pciaccess, vfio (functions bound to vfio-pci read through their VFIO config "
+        "region, the port above written through libpci), dump:<lspci -xxxx file> (read-only), sim")(
         "timeout-ms", po::value(&timeout_text)->default_value(timeout_text),
         "how long to wait for Link Training to clear, before and after Retrain Link (1..600000)");
     po::options_description all;
@@ -49,7 +61,7 @@ int main(int argc, char** argv) {
         po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
         po::notify(vm);
     } catch (const po::error& e) {
-        std::cerr << "pcie_set_speed: " << e.what() << "\n" << visible;
+        std::cerr << PDT_TOOL_NAME ": " << e.what() << "\n" << visible;
         return 2;
     }
     if (vm.count("help")) {
@@ -61,7 +73,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (arguments.empty() || arguments.size() > 2) {
-        std::cerr << "Usage: pcie_set_speed <domain>:<bus>:<dev>.<func> [<new_speed>]\n";
+        std::cerr << "Usage: " PDT_TOOL_NAME " <domain>:<bus>:<dev>.<func> [<new_speed>]\n";
         return 2;
     }
     auto address = pcie::parse_bdf(arguments[0]);
@@ -71,7 +83,7 @@ int main(int argc, char** argv) {
     }
     const std::optional<unsigned> timeout_ms = parse_timeout_ms(timeout_text);
     if (!timeout_ms) {
-        std::cerr << "pcie_set_speed: invalid --timeout-ms " << timeout_text
+        std::cerr << PDT_TOOL_NAME ": invalid --timeout-ms " << timeout_text
                   << ": expected milliseconds in the range 1.." << kMaxTimeoutMs << "\n";
         return 2;
     }
@@ -85,15 +97,17 @@ int main(int argc, char** argv) {
         }
         options.target_speed = *speed;
     }
-    auto bus = pcie::open_bus(access, true);
+    // --access vfio opens the device through VFIO: take its advisory lock first (fail at once when held).
+    const vfio::LockOptions lock{vfio::configured_lock_directory(), std::chrono::milliseconds(0), ""};
+    auto bus = pcie::open_backend(access, true, lock, sim::open_demo_topology);
     if (!bus) {
-        std::cerr << "pcie_set_speed: " << bus.error().message() << "\n";
+        std::cerr << PDT_TOOL_NAME ": " << bus.error().message() << "\n";
         return bus.error().code == EINVAL ? 2 : 1;
     }
     auto report = pcie::set_link_speed(**bus, *address, options, [](const std::string& line) { std::cout << line << "\n"; });
     if (!report) {
         std::cout.flush();
-        std::cerr << "pcie_set_speed: " << report.error().message() << "\n";
+        std::cerr << PDT_TOOL_NAME ": " << report.error().message() << "\n";
         return 1;
     }
     return report->reached ? 0 : 1;

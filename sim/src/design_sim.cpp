@@ -209,7 +209,7 @@ int simulated_iommu_group(size_t index) {
     return index < 3 ? kSeedGroups[index] : 86 + static_cast<int>(index - 2);
 }
 
-vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::string>& design_names,
+vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::string>& design_names,
                                                       const designs::Registry& registry,
                                                       const vfio::LockOptions& lock) {
     if (design_names.size() > 20)
@@ -219,7 +219,7 @@ vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::str
     std::vector<FaultInjection> faults;
     if (const char* text = std::getenv(kFaultEnvironmentVariable); text && *text)
         faults = PDT_TRY(parse_fault_injections(text));
-    auto bus = std::make_unique<SimBus>();
+    auto bus = std::make_unique<DesignBus>();
     vfio::LockOptions sim_lock = lock;
     sim_lock.prefix = "sim-" + lock.prefix;
     for (size_t i = 0; i < design_names.size(); ++i) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "sim/config_topology.hpp"
 #include "sim/sim_device.hpp"
 
 namespace sim {
@@ -185,20 +186,27 @@ vfio::Result<void> SimDevice::dma_write(uint64_t iova, const void* src, uint64_t
     return m_iommu.write(iova, src, length);
 }
 
-void SimBus::add(vfio::DeviceIdentity identity, Factory factory) { m_devices.emplace_back(identity, std::move(factory)); }
+void DesignBus::add(vfio::DeviceIdentity identity, Factory factory) { m_devices.emplace_back(identity, std::move(factory)); }
 
-vfio::Result<std::vector<vfio::DeviceIdentity>> SimBus::scan() {
+vfio::Result<std::vector<vfio::DeviceIdentity>> DesignBus::scan() {
     std::vector<vfio::DeviceIdentity> identities;
     for (const auto& [identity, factory] : m_devices)
         identities.push_back(identity);
     return identities;
 }
 
-vfio::Result<std::unique_ptr<vfio::Device>> SimBus::open(const vfio::DeviceIdentity& identity) {
+vfio::Result<std::unique_ptr<vfio::Device>> DesignBus::open(const vfio::DeviceIdentity& identity) {
     for (const auto& [known, factory] : m_devices)
         if (known.address == identity.address)
             return factory();
     return vfio::make_error("open simulated device", identity.address.to_string(), ENODEV, "no simulated design at that address");
 }
+
+namespace {
+// pcie_tools' --access sim opens the simulated PCI topology in every program that links the
+// simulated devices (pcie_tools cannot depend on sim, so sim registers it).
+[[maybe_unused]] const bool g_topology_registered =
+    (pcie::set_default_simulated_topology(open_demo_topology), true);
+}  // namespace
 
 }  // namespace sim

@@ -28,7 +28,7 @@ constexpr uint64_t TOTAL_BYTES = PACKETS * BUFFER_SIZE;
 
 // The first edu device bound to vfio-pci, opened once for every test (opening resets it).
 struct Guest {
-    vfio::KernelBus bus{[] {
+    vfio::KernelDeviceBus bus{[] {
         vfio::KernelOptions options;
         vfio::DeviceFilter filter;
         filter.vendor_id = edu::VENDOR_ID;

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 #include "sim/sim_device.hpp"
 #include "stream_tools/link_watch.hpp"
 
@@ -23,8 +23,8 @@ std::unique_ptr<sim::SimDevice> device_at(const vfio::PciAddress& address, const
 }
 
 stream_tools::LinkLoadWatcher::PortsFactory demo_ports() {
-    return []() -> vfio::Result<std::unique_ptr<pcie::ConfigBus>> {
-        return std::unique_ptr<pcie::ConfigBus>(pcie::make_demo_topology());
+    return []() -> vfio::Result<std::unique_ptr<pcie::ConfigBackend>> {
+        return std::unique_ptr<pcie::ConfigBackend>(sim::make_demo_topology());
     };
 }
 
@@ -35,7 +35,7 @@ void wait_rounds(const stream_tools::LinkLoadWatcher& watcher, unsigned rounds) 
 }
 
 TEST(LinkLoadWatcher, ReportsDeviceAndPortSpeedAndWidthUnderLoad) {
-    auto demo = pcie::make_demo_topology();
+    auto demo = sim::make_demo_topology();
     auto slow = device_at({0, 1, 0, 0}, demo->find({0, 1, 0, 0})->bytes());
     auto healthy = device_at({0, 3, 0, 0}, demo->find({0, 3, 0, 0})->bytes());
     stream_tools::LinkLoadWatcher watcher({slow.get(), healthy.get()}, demo_ports(), 1ms);
@@ -52,9 +52,9 @@ TEST(LinkLoadWatcher, ReportsDeviceAndPortSpeedAndWidthUnderLoad) {
 }
 
 TEST(LinkLoadWatcher, PortsBusThatCannotOpenIsReportedPerDevice) {
-    auto demo = pcie::make_demo_topology();
+    auto demo = sim::make_demo_topology();
     auto device = device_at({0, 1, 0, 0}, demo->find({0, 1, 0, 0})->bytes());
-    stream_tools::LinkLoadWatcher watcher({device.get()}, []() -> vfio::Result<std::unique_ptr<pcie::ConfigBus>> {
+    stream_tools::LinkLoadWatcher watcher({device.get()}, []() -> vfio::Result<std::unique_ptr<pcie::ConfigBackend>> {
         return vfio::make_error("open libpci", "sysfs", EACCES, "no access");
     });
     watcher.start();
@@ -65,7 +65,7 @@ TEST(LinkLoadWatcher, PortsBusThatCannotOpenIsReportedPerDevice) {
 }
 
 TEST(LinkLoadWatcher, DeviceWithoutExpressCapabilityIsNotMonitored) {
-    pcie::ConfigBuilder conventional(0x10ee, 0x7024, 0x058000);
+    sim::ConfigBuilder conventional(0x10ee, 0x7024, 0x058000);
     auto device = device_at({0, 1, 0, 0}, conventional.bytes());
     stream_tools::LinkLoadWatcher watcher({device.get()}, demo_ports(), 1ms);
     watcher.start();

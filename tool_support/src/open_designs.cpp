@@ -39,9 +39,9 @@ vfio::LockOptions sim_lock_options(std::chrono::milliseconds timeout) {
     return lock;
 }
 
-vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selection, const designs::Registry& registry) {
+vfio::Result<std::unique_ptr<vfio::DeviceBus>> open_bus(const DesignSelection& selection, const designs::Registry& registry) {
     if (!selection.sim_designs.empty())
-        return std::unique_ptr<vfio::Bus>(
+        return std::unique_ptr<vfio::DeviceBus>(
             PDT_TRY(sim::make_design_bus(selection.sim_designs, registry, sim_lock_options(selection.lock_timeout))));
     vfio::KernelOptions options = kernel_options();
     options.lock.timeout = selection.lock_timeout;
@@ -51,7 +51,7 @@ vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selecti
     options.isolate_iommu_groups = selection.isolate_iommu_groups;  // a running manager decides for itself
     // A running VFIO manager owns the groups: the devices then come from it (and stay open).
     options.broker = PDT_TRY(vfio_manager::connect_if_running());
-    return std::unique_ptr<vfio::Bus>(std::make_unique<vfio::KernelBus>(std::move(options)));
+    return std::unique_ptr<vfio::DeviceBus>(std::make_unique<vfio::KernelDeviceBus>(std::move(options)));
 }
 
 std::optional<std::string> vfio_unavailable(const std::string& dev_vfio_root) {

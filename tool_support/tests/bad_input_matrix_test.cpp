@@ -123,6 +123,38 @@ const BadInput kMatrix[] = {
     {"pcie_set_speed", "missing_device", "--access sim 0000:99:00.0", E, kFail,
      "pcie_set_speed: open config space 0000:99:00.0: No such device (not in the simulated topology)"},
 
+    // display_physical_slots
+    {"display_physical_slots", "unknown_option", "--no_such_option", E, kUsage,
+     "display_physical_slots: unrecognised option '--no_such_option'"},
+    {"display_physical_slots", "malformed_bdf", "--access sim 0000:zz:00.0", E, kUsage,
+     "display_physical_slots: parse PCI address \"0000:zz:00.0\": Invalid argument (non-hex digit; "},
+    {"display_physical_slots", "unknown_access", "--access bogus", E, kUsage,
+     "display_physical_slots: choose config-space access \"bogus\": Invalid argument (expected libpci, pciaccess, vfio, "},
+    {"display_physical_slots", "missing_dump_file", "--access dump:{root}/none.lspci", E, kFail,
+     "none.lspci: No such file or directory (expected the output of lspci -xxxx)"},
+
+    // fpga_sio's names of dump_pci_info and pcie_set_speed: their messages carry the name run.
+    {"dump_pci_info_pciutils", "unknown_option", "--no_such_option", E, kUsage,
+     "dump_pci_info_pciutils: unrecognised option '--no_such_option'"},
+    {"dump_pci_info_pciutils", "malformed_bdf", "--access sim 0000:zz:00.0", E, kUsage,
+     "dump_pci_info_pciutils: parse PCI address \"0000:zz:00.0\": Invalid argument (non-hex digit; "},
+    {"dump_pci_info_libpciaccess", "unknown_option", "--no_such_option", E, kUsage,
+     "dump_pci_info_libpciaccess: unrecognised option '--no_such_option'"},
+    {"dump_pci_info_libpciaccess", "malformed_bdf", "--access sim 0000:zz:00.0", E, kUsage,
+     "dump_pci_info_libpciaccess: parse PCI address \"0000:zz:00.0\": Invalid argument (non-hex digit; "},
+    {"pcie_set_speed_pciutils", "unknown_option", "--no_such_option", E, kUsage,
+     "pcie_set_speed_pciutils: unrecognised option '--no_such_option'"},
+    {"pcie_set_speed_pciutils", "malformed_bdf", "--access sim 0000:01:00", E, kUsage,
+     "Invalid PCI device location 0000:01:00: "},
+    {"pcie_set_speed_libpciaccess", "unknown_option", "--no_such_option", E, kUsage,
+     "pcie_set_speed_libpciaccess: unrecognised option '--no_such_option'"},
+    {"pcie_set_speed_libpciaccess", "malformed_bdf", "--access sim 0000:01:00", E, kUsage,
+     "Invalid PCI device location 0000:01:00: "},
+    {"pcie_set_speed_vfio", "unknown_option", "--no_such_option", E, kUsage,
+     "pcie_set_speed_vfio: unrecognised option '--no_such_option'"},
+    {"pcie_set_speed_vfio", "malformed_bdf", "0000:01:00", E, kUsage, "Invalid PCI device location 0000:01:00: "},
+    {"pcie_set_speed_vfio", "no_bdf", "", E, kUsage, "Usage: pcie_set_speed_vfio "},
+
     // pattern_benchmark
     {"pattern_benchmark", "unknown_option", "--no_such_option", E, kUsage,
      "Error: unrecognised argument '--no_such_option'"},
@@ -357,7 +389,7 @@ TEST(BadInputMatrixCoverage, EveryToolHasRows) {
     std::map<std::string, std::set<std::string>> names;
     for (const BadInput& row : kMatrix)
         names[row.tool].insert(row.name);
-    ASSERT_GE(kToolPaths.size(), 12u);
+    ASSERT_GE(kToolPaths.size(), 18u);
     for (const std::string& path : kToolPaths) {
         const std::string tool = std::filesystem::path(path).filename().string();
         EXPECT_TRUE(names[tool].count("unknown_option")) << tool;

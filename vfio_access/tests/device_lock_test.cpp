@@ -1,5 +1,5 @@
 // Advisory device locks: the holder record, contention between processes (a forked child holds
-// the lock), waiting with a timeout, a dead holder's lock being free, and KernelBus taking the
+// the lock), waiting with a timeout, a dead holder's lock being free, and KernelDeviceBus taking the
 // lock before it opens the group.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -231,7 +231,7 @@ TEST(DefaultLockDirectory, IsNamedForTheToolkit) {
     EXPECT_NE(vfio::default_lock_directory().find("pcie-dma-toolkit"), std::string::npos);
 }
 
-// KernelBus takes the lock after its checks and before the group opens: a busy device fails
+// KernelDeviceBus takes the lock after its checks and before the group opens: a busy device fails
 // with the holder named, a free one gets as far as the (missing) group node.
 TEST_F(DeviceLockTest, KernelBusTakesTheLockBeforeOpeningTheGroup) {
     tree.write("sys/bus/pci/drivers/vfio-pci/.keep", "");
@@ -249,13 +249,13 @@ TEST_F(DeviceLockTest, KernelBusTakesTheLockBeforeOpeningTheGroup) {
     {
         LockHolderProcess holder(options, bdf);
         ASSERT_TRUE(holder.locked());
-        const auto busy = vfio::KernelBus(kernel).open(id);
+        const auto busy = vfio::KernelDeviceBus(kernel).open(id);
         ASSERT_FALSE(busy.ok());
         EXPECT_EQ(busy.error().code, EBUSY);
         EXPECT_NE(busy.error().message().find("pid " + std::to_string(holder.pid())), std::string::npos)
             << busy.error().message();
     }
-    const auto free = vfio::KernelBus(kernel).open(id);
+    const auto free = vfio::KernelDeviceBus(kernel).open(id);
     ASSERT_FALSE(free.ok());  // a plain-file /dev/vfio/vfio: the container cannot open
     EXPECT_NE(free.error().code, EBUSY) << free.error().message();
     EXPECT_EQ(read_text(lock_path()), "");  // the failed open released the lock

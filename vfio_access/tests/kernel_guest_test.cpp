@@ -59,7 +59,7 @@ protected:
         return false;
     }
 
-    vfio::KernelBus bus{edu_options()};
+    vfio::KernelDeviceBus bus{edu_options()};
     std::vector<vfio::DeviceIdentity> ids;
     std::unique_ptr<vfio::KernelDevice> device;
     vfio::RegisterWindow regs;
@@ -184,7 +184,7 @@ TEST_F(KernelGuest, IntxNeedsUnmaskAfterEachInterrupt) {
 }
 
 TEST_F(KernelGuest, BusyGroupNamesTheHolder) {
-    vfio::KernelBus other(edu_options());
+    vfio::KernelDeviceBus other(edu_options());
     const auto second = other.open(ids[0]);
     ASSERT_FALSE(second.ok());
     EXPECT_EQ(second.error().code, EBUSY);

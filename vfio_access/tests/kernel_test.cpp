@@ -7,6 +7,7 @@
 
 #include "temp_tree.hpp"
 #include "vfio_access/kernel.hpp"
+#include "vfio_access/pci_library.hpp"
 
 namespace {
 
@@ -78,20 +79,20 @@ TEST_F(KernelScan, ScanReadsIdentityGroupAndDriver) {
 }
 
 TEST_F(KernelScan, BusScanListsVfioBoundSelectedDevices) {
-    vfio::KernelBus bus(options);
+    vfio::KernelDeviceBus bus(options);
     const auto ids = bus.scan();
     ASSERT_TRUE(ids.ok()) << ids.error().message();
     ASSERT_EQ(ids->size(), 1u);
     EXPECT_EQ((*ids)[0].address.to_string(), "0000:00:03.0");
 
     options.include_unbound = true;
-    EXPECT_EQ(vfio::KernelBus(options).scan()->size(), 2u);
+    EXPECT_EQ(vfio::KernelDeviceBus(options).scan()->size(), 2u);
 }
 
 TEST_F(KernelScan, IdentityFilterSelects) {
     options.include_unbound = true;
     options.selection.add_filter({0x8086, {}, {}, {}});
-    const auto ids = vfio::KernelBus(options).scan();
+    const auto ids = vfio::KernelDeviceBus(options).scan();
     ASSERT_TRUE(ids.ok());
     ASSERT_EQ(ids->size(), 1u);
     EXPECT_EQ((*ids)[0].vendor_id, 0x8086);
@@ -99,7 +100,7 @@ TEST_F(KernelScan, IdentityFilterSelects) {
 
 TEST_F(KernelScan, NamedLocationIsListedEvenWhenNotBound) {
     ASSERT_TRUE(options.selection.add_location("0000:00:02.0").ok());
-    vfio::KernelBus bus(options);
+    vfio::KernelDeviceBus bus(options);
     const auto ids = bus.scan();
     ASSERT_TRUE(ids.ok());
     ASSERT_EQ(ids->size(), 1u);
@@ -120,8 +121,35 @@ TEST_F(KernelScan, MissingDumpFileIsAnError) {
     EXPECT_NE(devices.error().message().find("no_such_dump"), std::string::npos) << devices.error().message();
 }
 
+// The PCI access layer itself: what the scan and pcie_tools' libpci backend rest on.
+TEST_F(KernelScan, PciLibraryReadsTheDumpAndTurnsLibpciFatalErrorsIntoFailures) {
+    vfio::PciLibraryOptions library_options;
+    library_options.dump_file = tree.path("dump.txt");
+    auto library = vfio::PciLibrary::open(library_options);
+    ASSERT_TRUE(library.ok()) << library.error().message();
+    const std::vector<vfio::PciAddress> expected{address("0000:00:02.0"), address("0000:00:03.0")};
+    EXPECT_EQ((*library)->functions(), expected);
+    EXPECT_FALSE((*library)->has(address("0000:00:04.0")));
+    const auto info = (*library)->info(address("0000:00:03.0"));
+    ASSERT_TRUE(info.ok()) << info.error().message();
+    EXPECT_EQ(info->vendor_id, 0x1234);
+    EXPECT_EQ(info->device_id, 0x11e8);
+    EXPECT_EQ(info->revision, 0x10);
+    uint8_t bytes[4] = {};
+    ASSERT_TRUE((*library)->read(address("0000:00:03.0"), 0x2c, bytes, 4));
+    EXPECT_EQ(bytes[0], 0xf4);
+    EXPECT_EQ(bytes[3], 0x11);
+    EXPECT_FALSE((*library)->read(address("0000:00:04.0"), 0, bytes, 4));  // no such function
+    // libpci's dump method reports a write as a fatal error (its callback must not return):
+    // the layer turns it into a failed write, and the process goes on.
+    EXPECT_FALSE((*library)->write(address("0000:00:03.0"), 0x04, bytes, 2));
+    const auto missing = (*library)->info(address("0000:00:04.0"));
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().code, ENODEV);
+}
+
 TEST_F(KernelScan, MissingDevVfioMeansNoVfioSupport) {
-    vfio::KernelBus bus(options);
+    vfio::KernelDeviceBus bus(options);
     const auto ids = bus.scan();
     ASSERT_TRUE(ids.ok());
     const auto opened = bus.open((*ids)[0]);
@@ -154,7 +182,7 @@ TEST_F(KernelScan, UnreadableContainerNodeIsAPermissionError) {
 
 TEST_F(KernelScan, ContainerThatIsNotVfioFailsTheApiCheck) {
     tree.write("dev/vfio/vfio", "");  // a plain file: VFIO_GET_API_VERSION fails
-    vfio::KernelBus bus(options);
+    vfio::KernelDeviceBus bus(options);
     const auto info = bus.container_info();
     ASSERT_FALSE(info.ok());
     EXPECT_EQ(info.error().operation, "VFIO_GET_API_VERSION");
@@ -189,7 +217,7 @@ TEST_F(KernelScan, DeviceWithoutIommuGroupIsRefused) {
     EXPECT_EQ(vfio::sysfs_iommu_group(options.sysfs_root, address("0000:00:05.0")), -1);
     vfio::DeviceIdentity id;
     id.address = address("0000:00:05.0");
-    const auto opened = vfio::KernelBus(options).open(id);
+    const auto opened = vfio::KernelDeviceBus(options).open(id);
     ASSERT_FALSE(opened.ok());
     EXPECT_NE(opened.error().message().find("no IOMMU group"), std::string::npos) << opened.error().message();
 }

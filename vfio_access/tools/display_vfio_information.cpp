@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     kernel.broker = *manager;
-    vfio::KernelBus bus(kernel);
+    vfio::KernelDeviceBus bus(kernel);
     auto ids = bus.scan();
     if (!ids) {
         std::cerr << "Error: " << ids.error().message() << "\n";

@@ -1,4 +1,4 @@
-// What display_vfio_information reports: gathered from a KernelBus, then printed as text lines
+// What display_vfio_information reports: gathered from a KernelDeviceBus, then printed as text lines
 // (fpga_sio's wording) or as JSON. Gathering and formatting are separate so the formats are
 // tested with hand-built reports.
 #pragma once

@@ -54,7 +54,7 @@ bool wait_for_file(const std::string& path, int seconds) {
 }
 
 struct Opened {
-    std::unique_ptr<vfio::KernelBus> bus;
+    std::unique_ptr<vfio::KernelDeviceBus> bus;
     std::unique_ptr<vfio::KernelDevice> device;
 };
 
@@ -67,7 +67,7 @@ vfio::Result<Opened> open(const std::string& bdf, bool required) {
     vfio::DeviceIdentity id;
     id.address = PDT_TRY(vfio::PciAddress::parse(bdf));
     Opened o;
-    o.bus = std::make_unique<vfio::KernelBus>(options);
+    o.bus = std::make_unique<vfio::KernelDeviceBus>(options);
     o.device = PDT_TRY(o.bus->open_device(id));
     return o;
 }
@@ -252,7 +252,7 @@ int master(const std::string& bdf, const std::string& expect) {
 int containers(const std::string& bdf1, const std::string& bdf2, const std::string& mode) {
     vfio::KernelOptions options;
     options.isolate_iommu_groups = mode == "isolated";
-    vfio::KernelBus bus(options);
+    vfio::KernelDeviceBus bus(options);
     std::unique_ptr<vfio::KernelDevice> devices[2];
     uint64_t iova[2];
     const std::string bdfs[2] = {bdf1, bdf2};

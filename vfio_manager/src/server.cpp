@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 struct Server::Domain {
     uint32_t id = 0;
     std::vector<vfio::DeviceIdentity> identities;
-    std::unique_ptr<vfio::KernelBus> bus;
+    std::unique_ptr<vfio::KernelDeviceBus> bus;
     std::vector<std::unique_ptr<vfio::KernelDevice>> devices;  // destroyed before bus
     IovaBook book;
     std::set<uint32_t> users;  // clients that opened a device of this container
@@ -47,7 +47,7 @@ Server::~Server() {
 
 vfio::Result<std::unique_ptr<Server>> Server::create(ServerOptions options, std::ostream& log) {
     PDT_CHECK(vfio::check_vfio_available(options.kernel.dev_vfio_root));  // else "not bound" would mislead
-    vfio::KernelBus scanner(options.kernel);
+    vfio::KernelDeviceBus scanner(options.kernel);
     const std::vector<vfio::ScannedDevice> scanned = PDT_TRY(scanner.scan_devices());
     std::vector<vfio::DeviceIdentity> devices;
     for (const vfio::ScannedDevice& d : scanned)
@@ -91,7 +91,7 @@ vfio::Result<void> Server::open_domain(Domain& domain) {
     domain.bus.reset();
     vfio::KernelOptions kernel = m_options.kernel;
     kernel.broker.reset();
-    domain.bus = std::make_unique<vfio::KernelBus>(kernel);
+    domain.bus = std::make_unique<vfio::KernelDeviceBus>(kernel);
     for (const vfio::DeviceIdentity& id : domain.identities)
         domain.devices.push_back(PDT_TRY(domain.bus->open_device(id)));
     domain.book.attach(domain.devices.empty() ? nullptr : &domain.devices.front()->iova_allocator());

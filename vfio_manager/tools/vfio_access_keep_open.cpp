@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     options.broker = *manager;
     if (*manager)
         std::cout << "Opening devices through the VFIO manager at " << (*manager)->path() << "\n";
-    vfio::KernelBus bus(options);
+    vfio::KernelDeviceBus bus(options);
     auto ids = bus.scan();
     if (!ids) {
         std::cerr << "Error: " << ids.error().message() << "\n";

@@ -18,7 +18,7 @@
 #include "vfio_access/device.hpp"
 
 namespace pcie {
-class ConfigBus;
+class ConfigBackend;
 }
 
 namespace identify {
@@ -86,12 +86,12 @@ struct IdentifyOptions {
     // The bus serving the ports above each opened device, for the reduced-bandwidth check
     // (identify/link_check.hpp) whose lines follow "Opening device" on progress. Null: libpci
     // when `bus` is the kernel's VFIO bus; no check on a simulated bus (it has no ports).
-    pcie::ConfigBus* link_ports = nullptr;
+    pcie::ConfigBackend* link_ports = nullptr;
 };
 
 // Scans the bus, opens each device whose identity matches a design of the registry and
 // identifies it. Fails only when the bus cannot be scanned.
-vfio::Result<Identification> identify_designs(vfio::Bus& bus, const designs::Registry& registry,
+vfio::Result<Identification> identify_designs(vfio::DeviceBus& bus, const designs::Registry& registry,
                                               const IdentifyOptions& options);
 
 // The lines display_identified_pcie_fpga_designs prints for one design (fpga_sio wording).

@@ -9,7 +9,7 @@
 #include "vfio_access/device.hpp"
 
 namespace pcie {
-class ConfigBus;
+class ConfigBackend;
 }
 
 namespace identify {
@@ -18,6 +18,6 @@ namespace identify {
 // link, which port, ASPM / autonomous speed changes when the drop may be a power-saving
 // downshift), then "Note: link check: ..." for what could not be read. Empty for a healthy
 // path. A failure of the check itself becomes a note: the check never stops a tool.
-std::vector<std::string> device_link_lines(pcie::ConfigBus& ports, vfio::Device& device);
+std::vector<std::string> device_link_lines(pcie::ConfigBackend& ports, vfio::Device& device);
 
 }  // namespace identify

@@ -9,7 +9,7 @@
 #include "measure/results.hpp"
 
 namespace pcie {
-class ConfigBus;
+class ConfigBackend;
 class LinkMonitor;
 }  // namespace pcie
 
@@ -35,7 +35,7 @@ public:
 private:
     DeviceContext() = default;
     std::string m_access, m_address_text;
-    std::unique_ptr<pcie::ConfigBus> m_bus, m_monitor_bus;
+    std::unique_ptr<pcie::ConfigBackend> m_bus, m_monitor_bus;
     std::unique_ptr<pcie::LinkMonitor> m_monitor;
 };
 

@@ -11,12 +11,13 @@ namespace pcie {
 
 // libpci with the Linux sysfs method. Reading past offset 64 needs CAP_SYS_ADMIN (root);
 // writing needs root and `writable`.
-Result<std::unique_ptr<ConfigBus>> open_libpci_bus(bool writable);
-Result<std::unique_ptr<ConfigBus>> open_pciaccess_bus(bool writable);
-// Functions bound to vfio-pci through their VFIO config region, all others through libpci.
-// Read-only. Opening a function through VFIO resets it (the kernel does, on every VFIO open),
-// so each VFIO open first takes the function's advisory lock when lock.directory is set.
-Result<std::unique_ptr<ConfigBus>> open_vfio_bus(const vfio::LockOptions& lock = {});
+Result<std::unique_ptr<ConfigBackend>> open_libpci_backend(bool writable);
+Result<std::unique_ptr<ConfigBackend>> open_pciaccess_backend(bool writable);
+// Functions bound to vfio-pci through their VFIO config region (read-only), all others through
+// libpci (writable when `writable`: pcie_set_speed_vfio writes the port above). Opening a
+// function through VFIO resets it (the kernel does, on every VFIO open), so each VFIO open
+// first takes the function's advisory lock when lock.directory is set.
+Result<std::unique_ptr<ConfigBackend>> open_vfio_backend(const vfio::LockOptions& lock = {}, bool writable = false);
 
 // The config region of an open VFIO device: the whole space is readable without CAP_SYS_ADMIN.
 class VfioConfigSpace : public ConfigSpace {
@@ -35,9 +36,9 @@ private:
 // A bus that serves an open VFIO device's config through its config region and every other
 // function (its ports up to the root) through `base`: what a tool that has opened a device
 // gives check_link_path. Read-only.
-class VfioOverlayBus : public ConfigBus {
+class VfioOverlayBackend : public ConfigBackend {
 public:
-    VfioOverlayBus(ConfigBus& base, vfio::Device& device) : m_base(base), m_space(device) {}
+    VfioOverlayBackend(ConfigBackend& base, vfio::Device& device) : m_base(base), m_space(device) {}
     std::string name() const override { return "vfio+" + m_base.name(); }
     Result<std::vector<PciAddress>> devices() override { return m_base.devices(); }
     Result<ConfigSpace*> open(const PciAddress& address) override;
@@ -45,7 +46,7 @@ public:
     SystemInfo system_info(const PciAddress& address) override { return m_base.system_info(address); }
 
 private:
-    ConfigBus& m_base;
+    ConfigBackend& m_base;
     VfioConfigSpace m_space;
 };
 
@@ -53,7 +54,7 @@ private:
 // its VFIO region, its ports up to the root through `ports` (libpci; the ports' PCI Express
 // capabilities need root). Returns the warning (empty when no link on the path is below what
 // both of its ends support) followed by notes on what could not be read.
-Result<std::vector<std::string>> open_device_link_warning(ConfigBus& ports, vfio::Device& device);
+Result<std::vector<std::string>> open_device_link_warning(ConfigBackend& ports, vfio::Device& device);
 
 // What sysfs knows about a function (driver, IOMMU group, slot, NUMA node, BAR sizes).
 SystemInfo sysfs_system_info(const PciAddress& address);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,14 +56,15 @@ struct SystemInfo {
     std::optional<uint64_t> bar_size[6];  // from the OS (sizing a BAR would need a write)
 };
 
-// A set of functions whose config spaces can be opened: the machine's bus through libpci or
-// libpciaccess, a dump file, or a simulated topology.
-class ConfigBus {
+// A config-space access method: a set of functions whose config spaces can be opened -- the
+// machine's through libpci or libpciaccess, a dump file, or a simulated topology. (Not to be
+// confused with vfio::DeviceBus, the device seam, nor sim::DesignBus, the simulated designs.)
+class ConfigBackend {
 public:
-    virtual ~ConfigBus() = default;
+    virtual ~ConfigBackend() = default;
     virtual std::string name() const = 0;
     virtual Result<std::vector<PciAddress>> devices() = 0;
-    // The space stays owned by the bus and valid while the bus lives.
+    // The space stays owned by the backend and valid while the backend lives.
     virtual Result<ConfigSpace*> open(const PciAddress& address) = 0;
     // The bridge above `address` (the type-1 header whose secondary bus is the device's bus),
     // or nullopt for a device on a root bus. The default scans devices().
@@ -73,13 +75,30 @@ public:
 // Parses "dddd:bb:dd.f" or lspci's short "bb:dd.f" (domain 0).
 Result<PciAddress> parse_bdf(const std::string& text);
 
-// Opens a bus from an --access value: "libpci", "pciaccess", "dump:<file>", "sim" (a built-in
-// simulated topology). `writable` opens the backend for writes (pcie_set_speed only). "vfio"
-// takes the advisory device lock of each function it opens (vfio_access/device_lock.hpp).
-Result<std::unique_ptr<ConfigBus>> open_bus(const std::string& access, bool writable,
-                                            const vfio::LockOptions& lock = {});
+// What --access sim opens: the simulated topology lives in sim/ (sim::open_demo_topology),
+// above pcie_tools, so the tool mains hand it in.
+using SimulatedTopology = std::function<std::unique_ptr<ConfigBackend>()>;
+
+// The topology --access sim opens when the caller hands none. sim/ registers its own at start-up
+// whenever a program links its simulated devices (sim_device.cpp): pcie_tools cannot name it.
+void set_default_simulated_topology(SimulatedTopology topology);
+
+// Opens a backend from an --access value: "libpci", "pciaccess", "dump:<file>", "sim" (the
+// simulated topology `simulated` makes, else the default one; EINVAL when there is none).
+// `writable` opens the backend for writes (pcie_set_speed only). "vfio" takes the advisory
+// device lock of each function it opens (vfio_access/device_lock.hpp).
+Result<std::unique_ptr<ConfigBackend>> open_backend(const std::string& access, bool writable,
+                                                    const vfio::LockOptions& lock = {},
+                                                    const SimulatedTopology& simulated = {});
+
+// The names before F11, for branches written against them; new code uses the names above.
+using ConfigBus = ConfigBackend;
+inline Result<std::unique_ptr<ConfigBackend>> open_bus(const std::string& access, bool writable,
+                                                       const vfio::LockOptions& lock = {}) {
+    return open_backend(access, writable, lock);
+}
 
 // The chain of bridges from `address` up to its root port, device first.
-Result<std::vector<PciAddress>> path_to_root(ConfigBus& bus, const PciAddress& address);
+Result<std::vector<PciAddress>> path_to_root(ConfigBackend& bus, const PciAddress& address);
 
 }  // namespace pcie

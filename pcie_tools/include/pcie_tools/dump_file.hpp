@@ -27,11 +27,11 @@ protected:
     std::vector<uint8_t> m_bytes;
 };
 
-class DumpBus : public ConfigBus {
+class DumpBackend : public ConfigBackend {
 public:
-    static Result<std::unique_ptr<DumpBus>> load(const std::string& path);
+    static Result<std::unique_ptr<DumpBackend>> load(const std::string& path);
     // `source` names the text in errors ("file:line").
-    static Result<std::unique_ptr<DumpBus>> parse(const std::string& text, const std::string& source);
+    static Result<std::unique_ptr<DumpBackend>> parse(const std::string& text, const std::string& source);
 
     std::string name() const override { return "dump " + m_source; }
     Result<std::vector<PciAddress>> devices() override;
@@ -47,5 +47,8 @@ private:
 // `lspci -xxxx` text for one function (header line, 16 bytes a line, blank line after).
 std::string format_lspci_dump(const PciAddress& address, const std::vector<uint8_t>& bytes,
                               const std::string& description = "Device");
+
+// The name before F11, for branches written against it.
+using DumpBus = DumpBackend;
 
 }  // namespace pcie

@@ -16,12 +16,12 @@ namespace pcie {
 // Each argument: a BDF ("dddd:bb:dd.f" or "bb:dd.f"), "<vendor>:<device>" or "<vendor>" in hex.
 // No arguments: every device with vendor 0x10ee. EINVAL for an argument that is none of these
 // ("Invalid PCI device ID"); ENODEV when nothing matches.
-Result<std::vector<PciAddress>> select_devices(ConfigBus& bus, const std::vector<std::string>& arguments);
+Result<std::vector<PciAddress>> select_devices(ConfigBackend& bus, const std::vector<std::string>& arguments);
 
 // The text for one selected device: itself, its bridges up to the root, then its link summary
 // and, when a link on the path is downgraded, the reduced-bandwidth warning.
-Result<Lines> dump_device(ConfigBus& bus, const PciAddress& address);
-Result<nlohmann::json> dump_device_json(ConfigBus& bus, const PciAddress& address);
+Result<Lines> dump_device(ConfigBackend& bus, const PciAddress& address);
+Result<nlohmann::json> dump_device_json(ConfigBackend& bus, const PciAddress& address);
 
 nlohmann::json to_json(const DeviceConfig& d, const SystemInfo& info);
 

@@ -52,7 +52,7 @@ struct PathReport {
     const LinkHop* bottleneck() const;
 };
 
-Result<PathReport> check_link_path(ConfigBus& bus, const PciAddress& device);
+Result<PathReport> check_link_path(ConfigBackend& bus, const PciAddress& device);
 
 // "Warning: Device <description> has reduced bandwidth" and the lines that explain it; empty
 // when no link on the path is below what both of its ends support.
@@ -83,7 +83,7 @@ struct LinkMonitorSummary {
 
 class LinkMonitor {
 public:
-    static Result<std::unique_ptr<LinkMonitor>> start(ConfigBus& bus, const PciAddress& device,
+    static Result<std::unique_ptr<LinkMonitor>> start(ConfigBackend& bus, const PciAddress& device,
                                                       std::chrono::milliseconds interval);
     ~LinkMonitor();
     LinkMonitorSummary stop();

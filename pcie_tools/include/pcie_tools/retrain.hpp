@@ -37,7 +37,7 @@ using Say = std::function<void(const std::string&)>;
 
 // Each printed line goes to `say`, what will change always before it is changed. Errors name
 // the register; on a timeout after Retrain Link, Link Control 2 is restored when it was changed.
-Result<RetrainReport> set_link_speed(ConfigBus& bus, const PciAddress& address, const RetrainOptions& options,
+Result<RetrainReport> set_link_speed(ConfigBackend& bus, const PciAddress& address, const RetrainOptions& options,
                                      const Say& say);
 
 // Parses a Target Link Speed argument: "1".."6", or "2.5", "5", "8", "16", "32", "64" with an

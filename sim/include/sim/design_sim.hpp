@@ -45,7 +45,7 @@ int simulated_iommu_group(size_t index);
 // With lock.directory set, each open() first takes the advisory lock of the simulated address
 // (file name prefix "sim-": never a real device's lock), as the kernel bus does; by default
 // simulated devices take no lock.
-vfio::Result<std::unique_ptr<SimBus>> make_design_bus(const std::vector<std::string>& design_names,
+vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::string>& design_names,
                                                       const designs::Registry& registry,
                                                       const vfio::LockOptions& lock = {});
 

@@ -131,7 +131,7 @@ private:
 };
 
 // A simulated bus: devices are created when opened, from factories registered with an identity.
-class SimBus : public vfio::Bus {
+class DesignBus : public vfio::DeviceBus {
 public:
     using Factory = std::function<vfio::Result<std::unique_ptr<vfio::Device>>()>;
     void add(vfio::DeviceIdentity identity, Factory factory);

@@ -230,7 +230,7 @@ int run_on_stream_devices(const CommonCli& cli,
     // On the kernel bus, the link of each device and its port under load (nothing simulated).
     std::optional<LinkLoadWatcher> watcher;
     if (cli.sim_designs.empty()) {
-        watcher.emplace(std::move(vfio_devices), [] { return pcie::open_libpci_bus(false); });
+        watcher.emplace(std::move(vfio_devices), [] { return pcie::open_libpci_backend(false); });
         options->watcher = &*watcher;
     }
     options->test.stop = stop_on_sigint();

@@ -22,7 +22,7 @@ void LinkLoadWatcher::start() {
             continue;
         }
         watch.ports = std::move(ports).value();
-        watch.bus = std::make_unique<pcie::VfioOverlayBus>(*watch.ports, *watch.device);
+        watch.bus = std::make_unique<pcie::VfioOverlayBackend>(*watch.ports, *watch.device);
         auto monitor = pcie::LinkMonitor::start(*watch.bus, watch.device->identity().address, m_interval);
         if (monitor)
             watch.monitor = std::move(monitor).value();

@@ -234,7 +234,7 @@ vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify
 }
 
 vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
-    vfio::Bus& bus, const designs::Registry& registry, const OpenOptions& options) {
+    vfio::DeviceBus& bus, const designs::Registry& registry, const OpenOptions& options) {
     identify::IdentifyOptions identify_options;
     identify_options.locations = options.locations;
     identify_options.progress = options.progress;

@@ -56,7 +56,7 @@ vfio::LockOptions sim_lock_options(std::chrono::milliseconds timeout);
 
 // The bus of the selection: the simulated designs, else the kernel's VFIO devices (through the
 // VFIO manager when one is running: vfio_manager::connect_if_running()).
-vfio::Result<std::unique_ptr<vfio::Bus>> open_bus(const DesignSelection& selection, const designs::Registry& registry);
+vfio::Result<std::unique_ptr<vfio::DeviceBus>> open_bus(const DesignSelection& selection, const designs::Registry& registry);
 
 // "vfio-pci is not loaded: /dev/vfio does not exist (load it: sudo modprobe vfio-pci)", or the
 // permission problem, when the VFIO container node cannot be used; nullopt when it can.
@@ -71,7 +71,7 @@ struct OpenedDesigns {
     // 0: designs identified, none failed; 1: no known design found, the bus could not be
     // scanned, or a device could not be opened or read; 2: usage error (unknown design).
     int status = 0;
-    std::unique_ptr<vfio::Bus> bus;  // declared before `found`: outlives the devices
+    std::unique_ptr<vfio::DeviceBus> bus;  // declared before `found`: outlives the devices
     identify::Identification found;
 };
 

@@ -1,5 +1,5 @@
 // The seam through which another process can own the VFIO groups and containers (the VFIO
-// multi-process manager, vfio_manager/): when KernelOptions::broker is set, KernelBus asks the
+// multi-process manager, vfio_manager/): when KernelOptions::broker is set, KernelDeviceBus asks the
 // broker for each device's fd and its container's fd instead of opening the group itself, and
 // IOVA is allocated and freed by the broker (so mappings from different processes sharing a
 // container never overlap). The device stays open in the broker's process after ours closes
@@ -28,7 +28,7 @@ struct BrokeredDevice {
 class DeviceBroker {
 public:
     virtual ~DeviceBroker() = default;
-    // ENODEV with operation "open": the broker does not manage that device (KernelBus then
+    // ENODEV with operation "open": the broker does not manage that device (KernelDeviceBus then
     // opens it directly, as without a broker).
     virtual Result<BrokeredDevice> open_device(const PciAddress& address) = 0;
     // An IOVA range of `size` bytes (a multiple of the page size) below 2^dma_mask_bits.

@@ -111,9 +111,9 @@ private:
 
 // A set of devices that can be scanned and opened: the kernel's VFIO devices, or a simulated
 // bus of designs. Mains pick one; nothing below the mains can tell which.
-class Bus {
+class DeviceBus {
 public:
-    virtual ~Bus() = default;
+    virtual ~DeviceBus() = default;
     virtual std::string name() const = 0;
     virtual Result<std::vector<DeviceIdentity>> scan() = 0;
     virtual Result<std::unique_ptr<Device>> open(const DeviceIdentity& identity) = 0;

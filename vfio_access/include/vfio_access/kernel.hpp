@@ -3,20 +3,20 @@
 //
 //   vfio::KernelOptions options;                    // paths default to /dev/vfio, /sys, /proc
 //   options.selection.add_filter({.vendor_id = 0x1234, .device_id = 0x11e8});
-//   vfio::KernelBus bus(options);
+//   vfio::KernelDeviceBus bus(options);
 //   auto ids = bus.scan();                          // Result<std::vector<DeviceIdentity>>
 //   auto dev = bus.open(ids->front());              // Result<std::unique_ptr<vfio::Device>>
 //   vfio::Bar* bar0 = PDT_TRY((*dev)->bar(0));
 //
 // scan() lists the selected devices bound to vfio-pci, plus any device named by a location
 // filter whatever its driver (so that open() can say why it cannot be used). All devices
-// opened through one KernelBus share one container and so one IOVA allocator (one container
+// opened through one KernelDeviceBus share one container and so one IOVA allocator (one container
 // per IOMMU group with isolate_iommu_groups); devices of one IOMMU group share the group.
 // With options.lock.directory set, open() first takes the device's advisory lock, which the
 // device then holds until it closes. Devices keep their group and container alive: a KernelDevice
-// may outlive the KernelBus that opened it.
+// may outlive the KernelDeviceBus that opened it.
 //
-// A KernelBus and its devices are used from one thread at a time (BAR register accesses and
+// A KernelDeviceBus and its devices are used from one thread at a time (BAR register accesses and
 // interrupt waits may come from any thread). Release DmaRegions before their device.
 //
 // Every failure is an Error naming the cause: no VFIO support, no permission, device not
@@ -139,7 +139,7 @@ public:
     int container_fd() const;  // the fd of the container the device's group is attached to
 
 private:
-    friend class KernelBus;
+    friend class KernelDeviceBus;
     KernelDevice(DeviceIdentity identity, std::shared_ptr<Group> group, UniqueFd fd);
     Result<void> load_info();
     std::string object() const { return m_identity.address.to_string(); }
@@ -158,10 +158,10 @@ private:
     std::vector<UniqueFd> m_irq_fds;
 };
 
-class KernelBus final : public Bus {
+class KernelDeviceBus final : public DeviceBus {
 public:
-    explicit KernelBus(KernelOptions options = {});
-    ~KernelBus() override;
+    explicit KernelDeviceBus(KernelOptions options = {});
+    ~KernelDeviceBus() override;
 
     std::string name() const override { return "vfio"; }
     Result<std::vector<DeviceIdentity>> scan() override;

@@ -1,4 +1,4 @@
-// A connection to the VFIO manager, used as the KernelBus's DeviceBroker:
+// A connection to the VFIO manager, used as the KernelDeviceBus's DeviceBroker:
 //
 //   auto client = PDT_TRY(vfio_manager::connect_if_running());  // nullptr: no manager
 //   vfio::KernelOptions options;

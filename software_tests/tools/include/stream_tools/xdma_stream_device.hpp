@@ -120,7 +120,7 @@ struct OpenOptions {
 // Identifies the designs on the bus and returns the stream designs with a DMA bridge and at
 // least one loopback route, with their switch routed and bus mastering enabled.
 vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
-    vfio::Bus& bus, const designs::Registry& registry, const OpenOptions& options);
+    vfio::DeviceBus& bus, const designs::Registry& registry, const OpenOptions& options);
 // As above for designs already identified (tool_support::open_designs); takes their devices.
 vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
     std::vector<identify::IdentifiedDesign> designs, const OpenOptions& options);

@@ -1,7 +1,8 @@
 // --access vfio: functions bound to vfio-pci are read through their VFIO config region (the
 // whole space, no CAP_SYS_ADMIN needed); every other function (the ports above them) through
-// libpci. Opening a VFIO device makes the kernel reset the function, as any VFIO user does,
-// unless a VFIO manager is running: the device then comes from the manager, which keeps it open.
+// libpci (writable for pcie_set_speed, which writes only the port above). Opening a VFIO
+// device makes the kernel reset the function, as any VFIO user does, unless a VFIO manager is
+// running: the device then comes from the manager, which keeps it open.
 #include <algorithm>
 #include <map>
 
@@ -12,9 +13,9 @@
 namespace pcie {
 namespace {
 
-class VfioConfigBus : public ConfigBus {
+class VfioBackend : public ConfigBackend {
 public:
-    VfioConfigBus(vfio::KernelOptions options, std::vector<vfio::DeviceIdentity> bound, std::unique_ptr<ConfigBus> base)
+    VfioBackend(vfio::KernelOptions options, std::vector<vfio::DeviceIdentity> bound, std::unique_ptr<ConfigBackend> base)
         : m_kernel(std::move(options)), m_bound(std::move(bound)), m_base(std::move(base)) {}
     std::string name() const override { return "vfio"; }
 
@@ -51,31 +52,31 @@ public:
     Result<std::optional<PciAddress>> parent(const PciAddress& address) override {
         if (auto up = sysfs_parent(address))
             return std::optional<PciAddress>(*up);
-        return ConfigBus::parent(address);
+        return ConfigBackend::parent(address);
     }
     SystemInfo system_info(const PciAddress& address) override {
         return m_base ? m_base->system_info(address) : sysfs_system_info(address);
     }
 
 private:
-    vfio::KernelBus m_kernel;
+    vfio::KernelDeviceBus m_kernel;
     std::vector<vfio::DeviceIdentity> m_bound;
-    std::unique_ptr<ConfigBus> m_base;
+    std::unique_ptr<ConfigBackend> m_base;
     std::map<PciAddress, std::unique_ptr<vfio::Device>> m_devices;
     std::map<PciAddress, std::unique_ptr<VfioConfigSpace>> m_spaces;  // refer to m_devices: destroyed first
 };
 
 }  // namespace
 
-Result<std::unique_ptr<ConfigBus>> open_vfio_bus(const vfio::LockOptions& lock) {
+Result<std::unique_ptr<ConfigBackend>> open_vfio_backend(const vfio::LockOptions& lock, bool writable) {
     vfio::KernelOptions options;
     options.broker = PDT_TRY(vfio_manager::connect_if_running());
     options.lock = lock;
-    vfio::KernelBus scanner(options);
+    vfio::KernelDeviceBus scanner(options);
     auto bound = PDT_TRY(scanner.scan());
-    auto base = open_libpci_bus(false);
-    return std::unique_ptr<ConfigBus>(new VfioConfigBus(std::move(options), std::move(bound),
-                                                        base ? std::move(*base) : std::unique_ptr<ConfigBus>()));
+    auto base = open_libpci_backend(writable);
+    return std::unique_ptr<ConfigBackend>(new VfioBackend(std::move(options), std::move(bound),
+                                                        base ? std::move(*base) : std::unique_ptr<ConfigBackend>()));
 }
 
 }  // namespace pcie

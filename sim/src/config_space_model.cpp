@@ -1,11 +1,11 @@
-#include "pcie_tools/sim_config.hpp"
+#include "sim/config_topology.hpp"
 
 #include <algorithm>
 #include <cstring>
 
 #include "pcie_tools/capabilities.hpp"
 
-namespace pcie {
+namespace sim {
 
 namespace {
 constexpr uint32_t kSpace = 4096;
@@ -300,9 +300,9 @@ std::unique_ptr<SimDownstreamPort> ConfigBuilder::build_port(PciAddress address,
     return std::make_unique<SimDownstreamPort>(address, m_bytes, m_writable, m_rw1c, model);
 }
 
-// ---- SimConfigBus ---------------------------------------------------------------------------
+// ---- ConfigTopology ---------------------------------------------------------------------------
 
-SimConfigSpace* SimConfigBus::add(std::unique_ptr<SimConfigSpace> space, std::string vendor_name,
+SimConfigSpace* ConfigTopology::add(std::unique_ptr<SimConfigSpace> space, std::string vendor_name,
                                   std::string device_name) {
     const PciAddress address = space->address();
     SimConfigSpace* raw = space.get();
@@ -311,31 +311,31 @@ SimConfigSpace* SimConfigBus::add(std::unique_ptr<SimConfigSpace> space, std::st
     return raw;
 }
 
-void SimConfigBus::connect(const PciAddress& port, const PciAddress& device) {
+void ConfigTopology::connect(const PciAddress& port, const PciAddress& device) {
     auto* p = dynamic_cast<SimDownstreamPort*>(find(port));
     if (p)
         p->connect(find(device));
 }
 
-SimConfigSpace* SimConfigBus::find(const PciAddress& address) {
+SimConfigSpace* ConfigTopology::find(const PciAddress& address) {
     const auto it = m_spaces.find(address);
     return it == m_spaces.end() ? nullptr : it->second.get();
 }
 
-Result<std::vector<PciAddress>> SimConfigBus::devices() {
+Result<std::vector<PciAddress>> ConfigTopology::devices() {
     std::vector<PciAddress> list;
     for (const auto& [address, space] : m_spaces)
         list.push_back(address);
     return list;
 }
 
-Result<ConfigSpace*> SimConfigBus::open(const PciAddress& address) {
+Result<ConfigSpace*> ConfigTopology::open(const PciAddress& address) {
     if (SimConfigSpace* space = find(address))
         return static_cast<ConfigSpace*>(space);
     return vfio::make_error("open config space", address.to_string(), ENODEV, "not in the simulated topology");
 }
 
-SystemInfo SimConfigBus::system_info(const PciAddress& address) {
+SystemInfo ConfigTopology::system_info(const PciAddress& address) {
     SystemInfo info;
     const auto it = m_names.find(address);
     if (it != m_names.end()) {
@@ -345,4 +345,4 @@ SystemInfo SimConfigBus::system_info(const PciAddress& address) {
     return info;
 }
 
-}  // namespace pcie
+}  // namespace sim

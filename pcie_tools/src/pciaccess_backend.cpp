@@ -43,15 +43,15 @@ private:
     bool m_writable;
 };
 
-class PciaccessBus : public ConfigBus {
+class PciaccessBackend : public ConfigBackend {
 public:
-    explicit PciaccessBus(bool writable) : m_writable(writable) {
+    explicit PciaccessBackend(bool writable) : m_writable(writable) {
         pci_device_iterator* it = pci_slot_match_iterator_create(nullptr);
         while (pci_device* d = pci_device_next(it))
             m_devices[PciAddress{static_cast<uint16_t>(d->domain), d->bus, d->dev, d->func}] = d;
         pci_iterator_destroy(it);
     }
-    ~PciaccessBus() override {
+    ~PciaccessBackend() override {
         m_spaces.clear();
         pci_system_cleanup();
     }
@@ -84,7 +84,7 @@ public:
     Result<std::optional<PciAddress>> parent(const PciAddress& address) override {
         if (auto up = sysfs_parent(address))
             return std::optional<PciAddress>(*up);
-        return ConfigBus::parent(address);
+        return ConfigBackend::parent(address);
     }
     SystemInfo system_info(const PciAddress& address) override {
         SystemInfo info = sysfs_system_info(address);
@@ -105,11 +105,11 @@ private:
 
 }  // namespace
 
-Result<std::unique_ptr<ConfigBus>> open_pciaccess_bus(bool writable) {
+Result<std::unique_ptr<ConfigBackend>> open_pciaccess_backend(bool writable) {
     const int rc = pci_system_init();
     if (rc != 0)
         return vfio::make_error("pci_system_init", "libpciaccess", rc, "libpciaccess needs sysfs");
-    return std::unique_ptr<ConfigBus>(new PciaccessBus(writable));
+    return std::unique_ptr<ConfigBackend>(new PciaccessBackend(writable));
 }
 
 }  // namespace pcie

@@ -1,4 +1,5 @@
-// A writable simulated config space and a simulated topology. Registers honour their access
+// The simulated PCI topology behind --access sim: a writable simulated config space and a
+// topology of them. Registers honour their access
 // types (read-only, read-write, RW1C) byte by byte and every write is recorded, so tests can
 // prove what a tool wrote. A simulated downstream port models link training: Retrain Link sets
 // Link Training for a number of Link Status reads, then the link comes up at the highest speed
@@ -15,7 +16,17 @@
 #include "pcie_tools/dump_file.hpp"
 #include "pcie_tools/registers.hpp"
 
-namespace pcie {
+// Beside the other simulated devices: sim depends on pcie_tools' config-space seam, never the
+// other way round (pcie_tools' open_backend is handed this topology by the tool mains).
+namespace sim {
+
+namespace reg = pcie::reg;
+using pcie::ConfigBackend;
+using pcie::ConfigSpace;
+using pcie::MemoryConfigSpace;
+using pcie::SystemInfo;
+using vfio::PciAddress;
+using vfio::Result;
 
 struct ConfigWrite {
     uint32_t offset = 0;
@@ -121,7 +132,7 @@ uint16_t lnksta_value(uint8_t speed, uint8_t width, uint16_t flags = 0);
 // Supported Link Speeds vector for codes 1..max.
 uint32_t lnkcap2_upto(uint8_t max_speed);
 
-class SimConfigBus : public ConfigBus {
+class ConfigTopology : public ConfigBackend {
 public:
     std::string name() const override { return "simulated"; }
     SimConfigSpace* add(std::unique_ptr<SimConfigSpace> space, std::string vendor_name = {},
@@ -142,6 +153,8 @@ private:
 //   0000:00:01.0 root port, 5 GT/s x16 (as seed 004) -> 0000:01:00.0 FPGA 5 GT/s x4 trained at 2.5 GT/s
 //   0000:00:02.0 root port, 8 GT/s x4, refuses 8 GT/s -> 0000:02:00.0 8 GT/s x4 trained at 2.5 GT/s
 //   0000:00:03.0 root port, 16 GT/s x16 -> 0000:03:00.0 8 GT/s x8 at 8 GT/s x8 (not downgraded)
-std::unique_ptr<SimConfigBus> make_demo_topology();
+std::unique_ptr<ConfigTopology> make_demo_topology();
+// The same, as what pcie::open_backend takes for --access sim.
+std::unique_ptr<ConfigBackend> open_demo_topology();
 
-}  // namespace pcie
+}  // namespace sim

@@ -1,7 +1,7 @@
-// The simulated topology behind --access sim (see sim_config.hpp).
-#include "pcie_tools/sim_config.hpp"
+// The simulated topology behind --access sim (see config_topology.hpp).
+#include "sim/config_topology.hpp"
 
-namespace pcie {
+namespace sim {
 namespace {
 
 PciAddress at(uint8_t bus, uint8_t device) { return PciAddress{0, bus, device, 0}; }
@@ -54,8 +54,8 @@ std::unique_ptr<SimConfigSpace> endpoint(uint16_t vendor, uint16_t device_id, ui
 
 }  // namespace
 
-std::unique_ptr<SimConfigBus> make_demo_topology() {
-    auto bus = std::make_unique<SimConfigBus>();
+std::unique_ptr<ConfigTopology> make_demo_topology() {
+    auto bus = std::make_unique<ConfigTopology>();
     ConfigBuilder host(0x8086, 0x0100, 0x060000);
     bus->add(host.build(at(0, 0)), "Intel Corporation", "Simulated host bridge");
 
@@ -89,4 +89,6 @@ std::unique_ptr<SimConfigBus> make_demo_topology() {
     return bus;
 }
 
-}  // namespace pcie
+std::unique_ptr<ConfigBackend> open_demo_topology() { return make_demo_topology(); }
+
+}  // namespace sim

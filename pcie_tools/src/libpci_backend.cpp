@@ -1,0 +1,103 @@
+// libpci (pciutils) backend, Linux sysfs method, through the PCI access layer of vfio_access
+// (vfio::PciLibrary: the one wrapper of libpci in the tree).
+#include <sys/stat.h>
+
+#include <map>
+
+#include "pcie_tools/backends.hpp"
+#include "vfio_access/pci_library.hpp"
+
+namespace pcie {
+namespace {
+
+class LibpciSpace : public ConfigSpace {
+public:
+    LibpciSpace(vfio::PciLibrary& library, PciAddress address, uint32_t size, bool writable)
+        : m_library(library), m_address(address), m_size(size), m_writable(writable) {}
+    const PciAddress& address() const override { return m_address; }
+    uint32_t size() const override { return m_size; }
+    Result<void> read(uint32_t offset, void* data, uint32_t length) override {
+        if (offset + length > m_size)
+            return access_error("read config", offset, length, m_size == 64 ? EPERM : EIO,
+                                m_size == 64 ? "only 64 bytes are readable without CAP_SYS_ADMIN; run as root" : "");
+        if (!m_library.read(m_address, offset, data, length))
+            return access_error("read config", offset, length, EIO, "libpci pci_read_block failed");
+        return {};
+    }
+    Result<void> write(uint32_t offset, const void* data, uint32_t length) override {
+        if (!m_writable)
+            return ConfigSpace::write(offset, data, length);
+        if (!m_library.write(m_address, offset, data, length))
+            return access_error("write config", offset, length, EACCES, "writing config space needs root");
+        return {};
+    }
+
+private:
+    vfio::PciLibrary& m_library;
+    PciAddress m_address;
+    uint32_t m_size;
+    bool m_writable;
+};
+
+class LibpciBackend : public ConfigBackend {
+public:
+    LibpciBackend(std::unique_ptr<vfio::PciLibrary> library, bool writable)
+        : m_library(std::move(library)), m_writable(writable) {}
+    std::string name() const override { return "libpci"; }
+    Result<std::vector<PciAddress>> devices() override { return m_library->functions(); }
+    Result<ConfigSpace*> open(const PciAddress& address) override {
+        if (auto it = m_spaces.find(address); it != m_spaces.end())
+            return static_cast<ConfigSpace*>(it->second.get());
+        if (!m_library->has(address))
+            return vfio::make_error("open config space", address.to_string(), ENODEV, "no such PCI function (lspci -D)");
+        auto space = std::make_unique<LibpciSpace>(*m_library, address, probe_size(address), m_writable);
+        ConfigSpace* raw = space.get();
+        m_spaces[address] = std::move(space);
+        return raw;
+    }
+    Result<std::optional<PciAddress>> parent(const PciAddress& address) override {
+        if (auto up = sysfs_parent(address))
+            return std::optional<PciAddress>(*up);
+        return ConfigBackend::parent(address);
+    }
+    SystemInfo system_info(const PciAddress& address) override {
+        SystemInfo info = sysfs_system_info(address);
+        if (auto identity = m_library->info(address)) {
+            info.vendor_name = m_library->vendor_name(identity->vendor_id);
+            info.device_name = m_library->device_name(identity->vendor_id, identity->device_id);
+        }
+        return info;
+    }
+
+private:
+    // 4096 or 256 from the sysfs file size; 64 when the extra bytes are not readable (no
+    // CAP_SYS_ADMIN).
+    uint32_t probe_size(const PciAddress& address) {
+        struct stat st {};
+        uint32_t size = 256;
+        if (::stat(("/sys/bus/pci/devices/" + address.to_string() + "/config").c_str(), &st) == 0 && st.st_size >= 4096)
+            size = 4096;
+        uint8_t probe[4];
+        if (!m_library->read(address, 64, probe, 4))
+            size = 64;
+        return size;
+    }
+    std::unique_ptr<vfio::PciLibrary> m_library;  // declared first: the spaces refer to it
+    bool m_writable;
+    std::map<PciAddress, std::unique_ptr<LibpciSpace>> m_spaces;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ConfigBackend>> open_libpci_backend(bool writable) {
+    struct stat st {};
+    if (::stat("/sys/bus/pci/devices", &st) != 0)
+        return vfio::errno_error("open", "/sys/bus/pci/devices", "libpci needs sysfs");
+    vfio::PciLibraryOptions options;
+    options.writable = writable;
+    options.sysfs_only = true;
+    auto library = PDT_TRY(vfio::PciLibrary::open(options));
+    return std::unique_ptr<ConfigBackend>(new LibpciBackend(std::move(library), writable));
+}
+
+}  // namespace pcie

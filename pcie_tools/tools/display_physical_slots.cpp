@@ -1,0 +1,108 @@
+// display_physical_slots: every PCI function that has a physical slot, from sysfs
+// (/sys/bus/pci/slots/*/address) or from the Slot Capabilities of the function or a port above
+// it, with its NUMA node. Lines as fpga_sio's tool of the same name prints them.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "pcie_tools/dump_info.hpp"
+#include "pcie_tools/physical_slots.hpp"
+#include "pdt_version/version.hpp"
+#include "sim/config_topology.hpp"
+
+namespace po = boost::program_options;
+
+namespace {
+
+// The backends with this machine behind them read its sysfs; dump files and the simulation
+// only a tree named with --sysfs_root.
+std::optional<std::string> sysfs_root_for(const std::string& access, const po::variables_map& vm,
+                                          const std::string& given) {
+    if (vm.count("sysfs_root"))
+        return given;
+    if (access == "libpci" || access == "pciaccess" || access == "vfio") {
+        const char* environment = std::getenv("PDT_SYSFS_ROOT");
+        return std::string(environment && *environment ? environment : "/sys");
+    }
+    return std::nullopt;
+}
+
+int usage_or_failure(const vfio::Error& error) {
+    std::cerr << "display_physical_slots: " << error.message() << "\n";
+    return error.code == EINVAL ? 2 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
+    std::string access = "libpci";
+    std::string sysfs_root;
+    std::vector<std::string> devices;
+    po::options_description visible(
+        "Usage: display_physical_slots [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
+        "Lists the PCI functions that have a physical slot (sysfs, or the Physical Slot Number in the Slot "
+        "Capabilities of the function or a port above it) and their NUMA node; no argument: every function.\n\nOptions");
+    visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
+        "access", po::value(&access)->default_value(access),
+        "config-space access: libpci, pciaccess, vfio, dump:<lspci -xxxx file>, sim")(
+        "sysfs_root", po::value(&sysfs_root),
+        "sysfs tree to read slots and NUMA nodes from (default: $PDT_SYSFS_ROOT, else /sys, for libpci, pciaccess "
+        "and vfio; none for dump: and sim)")("json", "print JSON instead of text");
+    po::options_description all;
+    all.add(visible).add_options()("device", po::value(&devices));
+    po::positional_options_description positional;
+    positional.add("device", -1);
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        std::cerr << "display_physical_slots: " << e.what() << "\n" << visible;
+        return 2;
+    }
+    if (vm.count("help")) {
+        std::cout << visible;
+        return 0;
+    }
+    if (vm.count("version")) {
+        std::cout << pdt_version::version_line(argv[0]) << "\n";
+        return 0;
+    }
+    if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)
+        std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
+                     "are readable, so slots are found from sysfs only\n";
+    const vfio::LockOptions lock{vfio::configured_lock_directory(), std::chrono::milliseconds(0), ""};
+    auto bus = pcie::open_backend(access, false, lock, sim::open_demo_topology);
+    if (!bus)
+        return usage_or_failure(bus.error());
+    pcie::SlotOptions options;
+    options.sysfs_root = sysfs_root_for(access, vm, sysfs_root);
+    std::optional<std::vector<pcie::PciAddress>> only;
+    if (!devices.empty()) {
+        auto selected = pcie::select_devices(**bus, devices);
+        if (!selected)
+            return usage_or_failure(selected.error());
+        only = *selected;
+    }
+    auto report = pcie::find_physical_slots(**bus, options, only);
+    if (!report)
+        return usage_or_failure(report.error());
+    if (vm.count("json")) {
+        std::cout << pcie::physical_slots_json(*report).dump(2) << "\n";
+        return 0;
+    }
+    for (const std::string& note : report->notes)
+        std::cerr << note << "\n";
+    if (report->slots.empty()) {
+        std::cout << "No PCI function has a physical slot (none in sysfs, no Slot Capabilities with a Physical Slot "
+                     "Number)\n";
+        return 0;
+    }
+    for (const std::string& line : pcie::format_physical_slots(*report))
+        std::cout << line << "\n";
+    return 0;
+}

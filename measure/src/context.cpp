@@ -103,12 +103,14 @@ DeviceContext::~DeviceContext() {
 }
 
 vfio::Result<std::unique_ptr<DeviceContext>> DeviceContext::open(const std::string& access,
-                                                                 const std::string& pci_address) {
+                                                                 const std::string& pci_address,
+                                                                 const SimulatedTopology& simulated) {
     std::unique_ptr<DeviceContext> c(new DeviceContext);
     c->m_access = access;
+    c->m_simulated = simulated;
     c->m_address_text = pci_address;
     PDT_TRY(pcie::parse_bdf(pci_address));
-    c->m_bus = PDT_TRY(pcie::open_backend(access, false));
+    c->m_bus = PDT_TRY(pcie::open_backend(access, false, {}, simulated));
     return c;
 }
 
@@ -140,7 +142,7 @@ LinkState DeviceContext::link() {
 
 void DeviceContext::start_load_monitor() {
     const auto address = pcie::parse_bdf(m_address_text);
-    auto bus = pcie::open_backend(m_access, false);
+    auto bus = pcie::open_backend(m_access, false, {}, m_simulated);
     if (!address || !bus)
         return;
     m_monitor_bus = std::move(*bus);

@@ -175,7 +175,7 @@ int run_tool(const ToolOptions& o, CopyEndpoint& endpoint, const std::string& ad
     }
     std::unique_ptr<DeviceContext> device;
     if (!endpoint.info().pci_address.empty()) {
-        auto d = DeviceContext::open(o.pci_access, endpoint.info().pci_address);
+        auto d = DeviceContext::open(o.pci_access, endpoint.info().pci_address, o.simulated_topology);
         if (d) {
             device = std::move(*d);
             r.pci_info_before = device->pci_info();

@@ -9,6 +9,7 @@
 
 #include "measure/sha256.hpp"
 #include "measure/tool.hpp"
+#include "sim/config_topology.hpp"
 #include "sim/model_copy_endpoint.hpp"
 
 using namespace measure;
@@ -132,6 +133,7 @@ TEST_F(ToolRun, DeviceContextThroughTheSimulatedTopology) {
     auto m = model(p);
     ToolOptions o = small_sweep();
     o.pci_access = "sim";
+    o.simulated_topology = sim::open_demo_topology;
     o.json = true;
     o.output_dir = ::testing::TempDir() + "/measure_context_out";
     EXPECT_EQ(run(o, *m), 0) << err.str();

@@ -7,6 +7,7 @@
 #include "endpoints.hpp"
 #include "measure/tool.hpp"
 #include "pdt_version/version.hpp"
+#include "sim/config_topology.hpp"
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -25,7 +26,8 @@ int main(int argc, char** argv) {
         std::cout << pdt_version::version_line(argv[0]) << "\n";
         return 0;
     }
-    const measure::ToolOptions& options = parsed->options;
+    measure::ToolOptions& options = parsed->options;
+    options.simulated_topology = sim::open_demo_topology;
     std::string adapter;
     auto endpoint = endpoints.open(options.endpoint, adapter);
     if (!endpoint) {

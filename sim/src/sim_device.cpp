@@ -202,11 +202,4 @@ vfio::Result<std::unique_ptr<vfio::Device>> DesignBus::open(const vfio::DeviceId
     return vfio::make_error("open simulated device", identity.address.to_string(), ENODEV, "no simulated design at that address");
 }
 
-namespace {
-// pcie_tools' --access sim opens the simulated PCI topology in every program that links the
-// simulated devices (pcie_tools cannot depend on sim, so sim registers it).
-[[maybe_unused]] const bool g_topology_registered =
-    (pcie::set_default_simulated_topology(open_demo_topology), true);
-}  // namespace
-
 }  // namespace sim

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "measure/context.hpp"
 #include "measure/subcommands.hpp"
 
 namespace measure {
@@ -33,6 +34,8 @@ struct ToolOptions {
     LaunchSettings launch;
     CeilingInputs ceiling;
     std::string ceiling_from;  // a result file whose sweep ceiling reads; empty: a fresh sweep
+    // What --pci_access sim opens: the tool main hands in sim's topology (measure cannot name sim).
+    SimulatedTopology simulated_topology;
 };
 
 struct ParsedOptions {

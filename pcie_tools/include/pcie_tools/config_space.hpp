@@ -79,8 +79,8 @@ Result<PciAddress> parse_bdf(const std::string& text);
 // above pcie_tools, so the tool mains hand it in.
 using SimulatedTopology = std::function<std::unique_ptr<ConfigBackend>()>;
 
-// The topology --access sim opens when the caller hands none. sim/ registers its own at start-up
-// whenever a program links its simulated devices (sim_device.cpp): pcie_tools cannot name it.
+// The topology --access sim opens when the caller hands none (none unless a program sets one:
+// the tool mains hand sim::open_demo_topology to open_backend instead).
 void set_default_simulated_topology(SimulatedTopology topology);
 
 // Opens a backend from an --access value: "libpci", "pciaccess", "dump:<file>", "sim" (the

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "pcie_tools/decode.hpp"
 #include "pcie_tools/dump_info.hpp"
+#include "pcie_tools/format.hpp"
 #include "pdt_version/version.hpp"
 #include "sim/config_topology.hpp"
 
@@ -21,6 +23,18 @@
 
 namespace po = boost::program_options;
 
+namespace {
+
+// `lspci -vvv`'s text for one function: the same decoder the lspci comparison test checks
+// token by token against lspci itself.
+vfio::Result<pcie::Lines> lspci_lines(pcie::ConfigBackend& bus, const pcie::PciAddress& address) {
+    pcie::ConfigSpace* space = PDT_TRY(bus.open(address));
+    const pcie::DeviceConfig decoded = PDT_TRY(pcie::decode_device(*space));
+    return pcie::format_lspci_function(decoded);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     std::string access = PDT_DEFAULT_ACCESS;
@@ -32,6 +46,7 @@ int main(int argc, char** argv) {
     visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
         "access", po::value(&access)->default_value(access),
         "config-space access: libpci, pciaccess, vfio (vfio-pci bound functions via their VFIO config region), dump:<lspci -xxxx file>, sim")("json", "print JSON instead of text")(
+        "lspci", "print each function as `lspci -vvv` does (title, header, every capability) instead of fpga_sio's layout")(
         "lock_timeout", po::value(&lock_timeout),
         "--access vfio: seconds to wait for a function another process holds (default 0: fail at once, naming the "
         "holder). Each VFIO open takes an advisory lock per device in $PDT_LOCK_DIR, else /run/lock/pcie-dma-toolkit");
@@ -86,7 +101,7 @@ int main(int argc, char** argv) {
             status = j ? status : 1;
             continue;
         }
-        auto lines = pcie::dump_device(**bus, address);
+        auto lines = vm.count("lspci") ? lspci_lines(**bus, address) : pcie::dump_device(**bus, address);
         if (!lines) {
             std::cerr << PDT_TOOL_NAME ": " << lines.error().message() << "\n";
             status = 1;

@@ -9,13 +9,9 @@
 namespace pcie {
 namespace {
 
-std::string fmt(const char* format, auto... args) {
-    char text[160];
-    std::snprintf(text, sizeof text, format, args...);
-    return text;
-}
-bool bit(uint32_t v, unsigned n) { return (v >> n) & 1u; }
-std::string num(uint64_t v) { return std::to_string(v); }
+using section_text::bit;
+using section_text::fmt;
+using section_text::num;
 
 void acs(CapReader& r, CapSection& s) {
     s.title = "Access Control Services";

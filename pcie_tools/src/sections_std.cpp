@@ -8,13 +8,8 @@
 namespace pcie {
 namespace {
 
-std::string fmt(const char* format, auto... args) {
-    char text[160];
-    std::snprintf(text, sizeof text, format, args...);
-    return text;
-}
-
-bool bit(uint32_t v, unsigned n) { return (v >> n) & 1u; }
+using section_text::bit;
+using section_text::fmt;
 
 std::string requester(uint32_t status) {
     return fmt("%02x:%02x.%u", (status >> 8) & 0xffu, (status >> 3) & 0x1fu, status & 7u);

@@ -153,8 +153,11 @@ vfio::Result<measure::Ticket> ModelCopyEndpoint::issue(Direction direction, unsi
     else
         std::memcpy(host_bytes, card_bytes, bytes);
     ++m_copies;
-    if (m_parameters.corrupt_every && m_copies % m_parameters.corrupt_every == 0)
-        (direction == Direction::H2C ? card_bytes : host_bytes)[bytes / 2] ^= 0x5a;
+    if (m_parameters.corrupt_every && m_copies % m_parameters.corrupt_every == 0) {
+        uint8_t* landed = direction == Direction::H2C ? card_bytes : host_bytes;  // where the copy wrote
+        const uint64_t middle = bytes / 2;
+        landed[middle] = static_cast<uint8_t>(landed[middle] ^ 0x5a);
+    }
 
     const double gbps = direction == Direction::H2C ? m_parameters.h2c_gbps : m_parameters.c2h_gbps;
     const auto transfer = std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(bytes) / gbps)) +

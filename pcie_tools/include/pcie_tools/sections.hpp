@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,18 @@ struct DeviceConfig;
 // Decodes every capability that has no dedicated decoder (PM, MSI, MSI-X, PCI Express, AER and
 // DSN have their own); a capability we do not decode gets lspci's title alone.
 std::vector<CapSection> decode_sections(ConfigSpace& space, const DeviceConfig& d);
+
+// Text helpers the decoders share: printf into a string, bit n of a register, a decimal number.
+namespace section_text {
+template <typename... Args>
+std::string fmt(const char* format, Args... args) {
+    char text[160];
+    std::snprintf(text, sizeof text, format, args...);
+    return text;
+}
+inline bool bit(uint32_t v, unsigned n) { return (v >> n) & 1u; }
+inline std::string num(uint64_t v) { return std::to_string(v); }
+}  // namespace section_text
 
 // Decoders, one file per family (sections_*.cpp). Each returns false for an unknown ID.
 bool decode_standard_section(CapReader& r, const DeviceConfig& d, CapSection& s);

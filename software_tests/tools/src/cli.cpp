@@ -129,14 +129,12 @@ vfio::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& 
 
 namespace {
 
-// --cuda_device: the GPUs replace the designs (nothing of the PCI bus is opened or written).
-int run_on_cuda_devices(const CommonCli& cli, StreamRunOptions options,
-                        const std::function<int(const std::vector<StreamDevice*>&, const StreamRunOptions&)>& body) {
-    if (!cli.sim_designs.empty() || !cli.device_routing.empty()) {
-        std::cerr << "Error: --cuda_device cannot be combined with --sim_design or --device_routing\n";
-        return 2;
-    }
-    auto devices = open_cuda_stream_devices(cli.cuda, options, stdout);
+using StreamBody = std::function<int(const std::vector<StreamDevice*>&, const StreamRunOptions&)>;
+
+// The devices an adapter opened in place of the designs (GPUs, ET-SoC-1 cards): a usage error
+// exits 2, any other failure is Overall FAIL; else the body runs on them until done or Ctrl-C.
+int run_on_opened(vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> devices, StreamRunOptions options,
+                  const StreamBody& body) {
     if (!devices.ok()) {
         std::cerr << "Error: " << devices.error().message() << "\n";
         if (devices.error().code == EINVAL)
@@ -151,26 +149,24 @@ int run_on_cuda_devices(const CommonCli& cli, StreamRunOptions options,
     return body(pointers, options);
 }
 
+// --cuda_device: the GPUs replace the designs (nothing of the PCI bus is opened or written).
+int run_on_cuda_devices(const CommonCli& cli, StreamRunOptions options, const StreamBody& body) {
+    if (!cli.sim_designs.empty() || !cli.device_routing.empty()) {
+        std::cerr << "Error: --cuda_device cannot be combined with --sim_design or --device_routing\n";
+        return 2;
+    }
+    auto devices = open_cuda_stream_devices(cli.cuda, options, stdout);
+    return run_on_opened(std::move(devices), std::move(options), body);
+}
+
 // --etsoc1_device: the ET-SoC-1 cards (or the fake) replace the designs.
-int run_on_etsoc1_devices(const CommonCli& cli, StreamRunOptions options,
-                          const std::function<int(const std::vector<StreamDevice*>&, const StreamRunOptions&)>& body) {
+int run_on_etsoc1_devices(const CommonCli& cli, StreamRunOptions options, const StreamBody& body) {
     if (!cli.sim_designs.empty() || !cli.device_routing.empty() || !cli.cuda.devices.empty()) {
         std::cerr << "Error: --etsoc1_device cannot be combined with --sim_design, --device_routing or --cuda_device\n";
         return 2;
     }
     auto devices = open_etsoc1_stream_devices(cli.etsoc1, options.json ? stderr : stdout);
-    if (!devices.ok()) {
-        std::cerr << "Error: " << devices.error().message() << "\n";
-        if (devices.error().code == EINVAL)
-            return 2;
-        std::cout << "Overall FAIL\n";
-        return 1;
-    }
-    std::vector<StreamDevice*> pointers;
-    for (auto& device : *devices)
-        pointers.push_back(device.get());
-    options.test.stop = stop_on_sigint();
-    return body(pointers, options);
+    return run_on_opened(std::move(devices), std::move(options), body);
 }
 
 }  // namespace

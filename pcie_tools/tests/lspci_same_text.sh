@@ -4,7 +4,10 @@
 set -u
 tool=$1 fixture=$2 bdf=$3
 command -v lspci >/dev/null || { echo "lspci_same_text: lspci (pciutils) is not installed" >&2; exit 1; }
-ours=$("$tool" --lspci --access "dump:$fixture" "$bdf" 2>&1) || { printf '%s\n' "$ours"; exit 1; }
+# stdout only: a sanitizer build may print its summary on stderr at exit.
+err=${TMPDIR:-/tmp}/lspci_same_text.err.$$
+ours=$("$tool" --lspci --access "dump:$fixture" "$bdf" 2>"$err") || { printf '%s\n' "$ours"; cat "$err"; rm -f "$err"; exit 1; }
+rm -f "$err"
 theirs=$(lspci -vvv -F "$fixture" -s "$bdf" 2>/dev/null)
 [ -n "$theirs" ] || { echo "lspci_same_text: lspci printed nothing for $bdf" >&2; exit 1; }
 if [ "$(printf '%s\n' "$ours" | sed 's/[[:space:]]*$//')" != "$(printf '%s\n' "$theirs" | sed 's/[[:space:]]*$//')" ]; then

@@ -63,8 +63,9 @@ public:
     SystemInfo system_info(const PciAddress& address) override {
         SystemInfo info = sysfs_system_info(address);
         if (auto identity = m_library->info(address)) {
-            info.vendor_name = m_library->vendor_name(identity->vendor_id);
-            info.device_name = m_library->device_name(identity->vendor_id, identity->device_id);
+            const vfio::PciIdNames names = vfio::pci_id_names(identity->vendor_id, identity->device_id);
+            info.vendor_name = names.vendor;
+            info.device_name = names.device;
         }
         return info;
     }

@@ -9,6 +9,7 @@ extern "C" {
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 
 #include "vfio_access/pci_library.hpp"
 
@@ -161,26 +162,65 @@ bool PciLibrary::write(const PciAddress& address, uint32_t offset, const void* d
            });
 }
 
-std::string PciLibrary::vendor_name(uint16_t vendor_id) {
-    char name[256];
-    const char* found = nullptr;
-    guarded([&] {
-        found = pci_lookup_name(m_state->access, name, sizeof name, PCI_LOOKUP_VENDOR | PCI_LOOKUP_NO_NUMBERS,
-                                static_cast<int>(vendor_id));
-        return true;
-    });
-    return found != nullptr ? found : "";
+namespace {
+
+// The handle behind pci_id_names: pci_alloc() only (pci_init() would open a bus); the name list
+// loads on the first lookup.
+struct NameDatabase {
+    std::mutex mutex;
+    pci_access* access = nullptr;
+    NameDatabase() {
+        access = pci_alloc();
+        if (access != nullptr) {
+            access->error = on_fatal;
+            access->warning = quiet;
+            access->debug = quiet;
+        }
+    }
+    ~NameDatabase() {
+        if (access != nullptr)
+            guarded([this] {
+                pci_cleanup(access);
+                return true;
+            });
+    }
+    // pci_lookup_name's text for `flags` and its numeric arguments; empty when unknown or on a
+    // fatal libpci error.
+    template <typename... Ids>
+    std::string name(int flags, Ids... ids) {
+        if (access == nullptr)
+            return {};
+        std::lock_guard lock(mutex);
+        char buffer[256];
+        const char* found = nullptr;
+        guarded([&] {
+            found = pci_lookup_name(access, buffer, sizeof buffer, flags, static_cast<int>(ids)...);
+            return true;
+        });
+        return found != nullptr ? found : "";
+    }
+};
+
+NameDatabase& name_database() {
+    static NameDatabase database;
+    return database;
 }
 
-std::string PciLibrary::device_name(uint16_t vendor_id, uint16_t device_id) {
-    char name[256];
-    const char* found = nullptr;
-    guarded([&] {
-        found = pci_lookup_name(m_state->access, name, sizeof name, PCI_LOOKUP_DEVICE | PCI_LOOKUP_NO_NUMBERS,
-                                static_cast<int>(vendor_id), static_cast<int>(device_id));
-        return true;
-    });
-    return found != nullptr ? found : "";
+}  // namespace
+
+PciIdNames pci_id_names(uint16_t vendor_id, uint16_t device_id, uint32_t class_code, uint16_t subsystem_vendor_id,
+                        uint16_t subsystem_device_id) {
+    NameDatabase& db = name_database();
+    const unsigned base_sub = class_code >> 8, prog_if = class_code & 0xffu;
+    PciIdNames n;
+    n.class_name = db.name(PCI_LOOKUP_CLASS, base_sub);
+    n.vendor_device = db.name(PCI_LOOKUP_VENDOR | PCI_LOOKUP_DEVICE, vendor_id, device_id);
+    n.prog_if = db.name(PCI_LOOKUP_PROGIF | PCI_LOOKUP_NO_NUMBERS, base_sub, prog_if);
+    n.vendor = db.name(PCI_LOOKUP_VENDOR | PCI_LOOKUP_NO_NUMBERS, vendor_id);
+    n.device = db.name(PCI_LOOKUP_DEVICE | PCI_LOOKUP_NO_NUMBERS, vendor_id, device_id);
+    n.subsystem = db.name(PCI_LOOKUP_SUBSYSTEM | PCI_LOOKUP_VENDOR | PCI_LOOKUP_DEVICE, vendor_id, device_id,
+                          subsystem_vendor_id, subsystem_device_id);
+    return n;
 }
 
 }  // namespace vfio

@@ -47,15 +47,24 @@ public:
     // byte 64, writes without root or without `writable`, a fatal libpci error).
     bool read(const PciAddress& address, uint32_t offset, void* data, uint32_t length);
     bool write(const PciAddress& address, uint32_t offset, const void* data, uint32_t length);
-    // Names from the PCI ID database; empty when unknown.
-    std::string vendor_name(uint16_t vendor_id);
-    std::string device_name(uint16_t vendor_id, uint16_t device_id);
-
     struct State;
 
 private:
     explicit PciLibrary(std::unique_ptr<State> state);
     std::unique_ptr<State> m_state;
 };
+
+// Names from the PCI ID database (pci.ids) alone, with no bus access, so that functions found
+// by any backend (dump files and simulated topologies included) get lspci's names. One
+// process-wide libpci handle serves them under a lock; a fatal libpci error gives empty names.
+struct PciIdNames {
+    std::string class_name;     // lspci's title class: "PCI bridge", or "Class 0604" when unknown
+    std::string vendor_device;  // lspci's title rest: "Red Hat, Inc. QEMU PCIe Root port" (numbers when unknown)
+    std::string prog_if;        // "Normal decode"; empty when unknown
+    std::string vendor, device;  // empty when unknown
+    std::string subsystem;      // "Red Hat, Inc. Device 0000" (numbers when unknown)
+};
+PciIdNames pci_id_names(uint16_t vendor_id, uint16_t device_id, uint32_t class_code = 0,
+                        uint16_t subsystem_vendor_id = 0xffff, uint16_t subsystem_device_id = 0xffff);
 
 }  // namespace vfio

@@ -42,10 +42,10 @@ void pool_inflight(Card& card, const std::vector<const Run*>& runs) {
     struct Pooled {
         std::vector<Figure> one, one_queue, two_queues;
     };
-    std::map<std::pair<std::string, uint64_t>, Pooled> pooled;
+    std::map<std::tuple<bool, std::string, uint64_t>, Pooled> pooled;  // H2C first, then by size
     for (const Run* run : runs)
         for (const InflightRow& row : run->inflight) {
-            Pooled& p = pooled[{row.direction, row.bytes}];
+            Pooled& p = pooled[{row.direction != "H2C", row.direction, row.bytes}];
             p.one.push_back(row.one_at_a_time_gbps);
             if (row.has_one_queue)
                 p.one_queue.push_back(row.two_in_one_queue_ratio);
@@ -53,8 +53,8 @@ void pool_inflight(Card& card, const std::vector<const Run*>& runs) {
                 p.two_queues.push_back(row.one_in_each_of_two_queues_ratio);
         }
     for (const auto& [key, p] : pooled)
-        card.inflight.push_back(
-            CardInflight{key.first, key.second, over_runs(p.one), over_runs(p.one_queue), over_runs(p.two_queues)});
+        card.inflight.push_back(CardInflight{std::get<1>(key), std::get<2>(key), over_runs(p.one),
+                                             over_runs(p.one_queue), over_runs(p.two_queues)});
 }
 
 void pool_bidir(Card& card, const std::vector<const Run*>& runs) {

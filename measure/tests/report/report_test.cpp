@@ -330,7 +330,10 @@ TEST(ReportSections, AccessInflightAndBidirArePooledPerCard) {
             EXPECT_EQ(curve.points.size(), 18u);  // 63 B .. 2049 B
             EXPECT_EQ(curve.points.front().first, 63u);
         }
-        ASSERT_EQ(card.inflight.size(), 8u);  // 2 directions x 4 sizes
+        ASSERT_EQ(card.inflight.size(), 8u);  // 2 directions x 4 sizes, H2C first
+        EXPECT_EQ(card.inflight.front().direction, "H2C");
+        EXPECT_EQ(card.inflight.back().direction, "C2H");
+        EXPECT_EQ(card.inflight.back().bytes, 64ull << 20);
         EXPECT_EQ(card.inflight[0].one_at_a_time_gbps.n, 5u);
         EXPECT_TRUE(card.inflight[0].two_in_one_queue_ratio.has_interval);
         ASSERT_EQ(card.bidir.size(), 1u);

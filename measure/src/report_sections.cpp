@@ -62,14 +62,15 @@ void pool_bidir(Card& card, const std::vector<const Run*>& runs) {
     for (const Run* run : runs)
         for (const BidirFigures& b : run->bidir)
             by_size[b.bytes].push_back(b);
-    for (const auto& [bytes, all] : by_size) {
-        auto pick = [&](Figure BidirFigures::*member) {
+    for (const auto& entry : by_size) {
+        const std::vector<BidirFigures>& all = entry.second;  // a lambda cannot capture a structured binding (clang 14)
+        auto pick = [&all](Figure BidirFigures::*member) {
             std::vector<Figure> figures;
             for (const BidirFigures& b : all)
                 figures.push_back(b.*member);
             return over_runs(figures);
         };
-        card.bidir.push_back(CardBidir{bytes, pick(&BidirFigures::h2c_alone), pick(&BidirFigures::c2h_alone),
+        card.bidir.push_back(CardBidir{entry.first, pick(&BidirFigures::h2c_alone), pick(&BidirFigures::c2h_alone),
                                        pick(&BidirFigures::h2c_both), pick(&BidirFigures::c2h_both),
                                        pick(&BidirFigures::sum_both)});
     }

@@ -52,7 +52,7 @@ const identify::IdentifiedDesign* memory_design(const identify::Identification& 
 void add_xdma_options(po::options_description& options, XdmaCli& cli) {
     options.add_options()("sim_design", po::value(&cli.sim_designs)->composing(),
                           "xdma: a simulated instance of this design instead of the kernel's devices")(
-        "device", po::value(&cli.devices)->composing(), "xdma: only the device at this PCI location")(
+        "device", po::value(&cli.devices)->composing(), "xdma, edu: only the device at this PCI location")(
         "design_file", po::value(&cli.design_files)->composing(), "xdma: add the designs of this JSON file")(
         "xdma_queues", po::value(&cli.queues)->default_value(cli.queues), "xdma: H2C/C2H engine pairs used at most");
     tool_support::add_lock_timeout_option(options, cli.lock_timeout);

@@ -18,6 +18,18 @@ using measure::Direction;
 using measure::HostMemory;
 using namespace std::chrono_literals;
 
+sim::EduModelOptions delayed(std::chrono::microseconds delay) {
+    sim::EduModelOptions o;
+    o.dma_delay = delay;
+    return o;
+}
+
+sim::EduModelOptions hanging() {
+    sim::EduModelOptions o;
+    o.dma_hangs = true;
+    return o;
+}
+
 struct Endpoint : ::testing::Test {
     void open(sim::EduModelOptions options = {}, CopyEndpointConfig config = {}) {
         sim = sim::make_sim_edu(vfio::PciAddress::parse("0000:01:00.0").value(), options);
@@ -53,7 +65,9 @@ TEST_F(Endpoint, ReportsEdusLimits) {
 }
 
 TEST_F(Endpoint, ASimulatedEduNamesNoFunction) {
-    open({}, {.name = "simulated edu", .report_pci_address = false});
+    CopyEndpointConfig config;
+    config.name = "simulated edu", config.report_pci_address = false;
+    open({}, config);
     EXPECT_EQ(ep->info().name, "simulated edu");
     EXPECT_EQ(ep->info().pci_address, "");
 }
@@ -131,7 +145,7 @@ TEST_F(Endpoint, RefusesOtherQueuesAndBuffersItCannotReach) {
 }
 
 TEST_F(Endpoint, OneCopyAtATime) {
-    open({.dma_delay = 50ms});
+    open(delayed(50ms));
     auto host = buffer();
     auto first = ep->issue(Direction::H2C, 0, *host, 0, 0, 64);
     ASSERT_TRUE(first);
@@ -145,7 +159,7 @@ TEST_F(Endpoint, OneCopyAtATime) {
 }
 
 TEST_F(Endpoint, ASlowTransferTimesOutThenResetLetsItEnd) {
-    open({.dma_delay = 200ms});
+    open(delayed(200ms));
     auto host = buffer();
     auto copy = ep->issue(Direction::C2H, 0, *host, 0, 0, 512);
     ASSERT_TRUE(copy);
@@ -165,7 +179,9 @@ TEST_F(Endpoint, ASlowTransferTimesOutThenResetLetsItEnd) {
 }
 
 TEST_F(Endpoint, AHungEduCannotBeReset) {
-    open({.dma_hangs = true}, {.drain_timeout = 50ms});
+    CopyEndpointConfig config;
+    config.drain_timeout = 50ms;
+    open(hanging(), config);
     auto host = buffer();
     auto copy = ep->issue(Direction::H2C, 0, *host, 0, 0, 512);
     ASSERT_TRUE(copy);
@@ -182,7 +198,7 @@ TEST_F(Endpoint, AHungEduCannotBeReset) {
 // they are clamped to 4095 bytes and said so, every sample is one edu transfer (its delay is the
 // latency), and the bytes are verified.
 TEST_F(Endpoint, LatencyIsClampedToEdusWindowAndShowsItsDelay) {
-    open({.dma_delay = 3ms});
+    open(delayed(3ms));
     std::ostringstream silent;
     measure::Progress progress{silent, false};
     measure::LatencySettings s;
@@ -201,7 +217,7 @@ TEST_F(Endpoint, LatencyIsClampedToEdusWindowAndShowsItsDelay) {
 }
 
 TEST_F(Endpoint, ASweepLeavesOutWhatEduCannotCopy) {
-    open({.dma_delay = 1ms});
+    open(delayed(1ms));
     std::ostringstream silent;
     measure::Progress progress{silent, false};
     measure::SweepSettings s;

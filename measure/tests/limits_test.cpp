@@ -154,7 +154,7 @@ TEST(LimitsTool, AClampedRunPassesWithWarningsAndStatesTheBytesVerified) {
 }
 
 TEST(LimitsTool, AFailedCheckUnderAClampReportsNoRate) {
-    auto m = edu_like(1);  // every copy has a byte flipped
+    auto m = edu_like(2);  // every second copy has a byte flipped (either variant first ends on one)
     ToolOptions o;
     o.steps = {"sweep"};
     o.sweep.repeats = 1, o.sweep.iterations = 3, o.sweep.staged = false;

@@ -42,7 +42,10 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_sim(const EduCli& cli)
     options.dma_delay = std::chrono::microseconds(std::llround(cli.sim_delay_ms * 1000));
     auto owner = std::make_unique<OwningEduEndpoint>();
     owner->sim = sim::make_sim_edu(vfio::PciAddress::parse("0000:01:00.0").value(), options);
-    owner->m_inner = PDT_TRY(edu::open_copy_endpoint(*owner->sim.device, {"simulated edu 0000:01:00.0", false}));
+    edu::CopyEndpointConfig config;
+    config.name = "simulated edu 0000:01:00.0";
+    config.report_pci_address = false;  // no function of this machine to read LnkSta of
+    owner->m_inner = PDT_TRY(edu::open_copy_endpoint(*owner->sim.device, config));
     return std::unique_ptr<measure::CopyEndpoint>(std::move(owner));
 }
 

@@ -138,7 +138,7 @@ vfio::Result<void> EduCopyEndpoint::wait(const measure::Ticket& ticket, std::chr
         m_broken = error;
         return error;
     }
-    m_completed_before = *m_running + 1;
+    m_completed_before = ticket.sequence + 1;  // the one copy in flight
     m_running.reset();
     return {};
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "measure/subcommands.hpp"
+#include "measure/text.hpp"
 #include "measure/tool.hpp"
 #include "sim/model_copy_endpoint.hpp"
 
@@ -167,4 +168,20 @@ TEST(LimitsTool, AFailedCheckUnderAClampReportsNoRate) {
     EXPECT_FALSE(j.contains("sweep"));
     ASSERT_EQ(j["failures"].size(), 1u);
     EXPECT_NE(j["failures"][0].get<std::string>().find("(no rate reported)"), std::string::npos) << j["failures"];
+}
+
+TEST(LimitsText, ARateTooSmallForThreeDecimalsKeepsThreeSignificantDigits) {
+    // edu moves 2 KiB in ~100 ms: 0.0000205 GB/s must not print as 0.000.
+    RunResult r;
+    r.endpoint.name = "edu 0000:01:00.0";
+    r.verdict = "PASS";
+    SweepResult sweep;
+    sweep.repeats = 1;
+    sweep.points.push_back({Direction::H2C, "direct", 2048, {2.05e-5}, MeanInterval{2.05e-5, std::nullopt, std::nullopt, 1}});
+    sweep.points.push_back({Direction::C2H, "direct", 2048, {1.5}, MeanInterval{1.5, std::nullopt, std::nullopt, 1}});
+    r.sweep = sweep;
+    std::ostringstream out;
+    print_text(r, out);
+    EXPECT_NE(out.str().find("     2 KiB  H2C  direct  0.0000205 GB/s\n"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("     2 KiB  C2H  direct  1.500 GB/s\n"), std::string::npos) << out.str();
 }

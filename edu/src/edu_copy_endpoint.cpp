@@ -71,7 +71,8 @@ private:
     measure::EndpointInfo m_info;
     uint64_t m_next_sequence = 0;
     uint64_t m_completed_before = 0;     // every sequence below this completed
-    std::optional<uint64_t> m_running;   // the sequence edu is moving now
+    bool m_busy = false;                 // edu is moving copy m_running
+    uint64_t m_running = 0;
     std::optional<vfio::Error> m_broken;  // a wait timed out: unusable until reset_queues
 };
 
@@ -109,16 +110,17 @@ vfio::Result<measure::Ticket> EduCopyEndpoint::issue(Direction direction, unsign
     if (card_offset > m_info.card_memory_bytes || bytes > m_info.card_memory_bytes - card_offset)
         return refuse(ERANGE, "beyond edu's card window of " + std::to_string(m_info.card_memory_bytes) +
                                   " bytes (QEMU 7.2's edu aborts the VM on a DMA reaching byte 4096 of its buffer)");
-    if (m_running && !m_edu.dma_busy())
-        m_completed_before = *m_running + 1, m_running.reset();
-    if (m_running)
-        return refuse(EBUSY, "copy " + std::to_string(*m_running) + " is still running: edu moves one at a time");
+    if (m_busy && !m_edu.dma_busy())
+        m_completed_before = m_running + 1, m_busy = false;
+    if (m_busy)
+        return refuse(EBUSY, "copy " + std::to_string(m_running) + " is still running: edu moves one at a time");
     const DmaRequest request{direction == Direction::H2C ? DmaDirection::ToEdu : DmaDirection::FromEdu,
                              registered->iova() + host_offset, static_cast<uint32_t>(card_offset),
                              static_cast<uint32_t>(bytes)};
     PDT_CHECK(m_edu.start_dma(request, false));
     m_running = m_next_sequence++;
-    return measure::Ticket{0, *m_running};
+    m_busy = true;
+    return measure::Ticket{0, m_running};
 }
 
 vfio::Result<void> EduCopyEndpoint::wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) {
@@ -139,22 +141,22 @@ vfio::Result<void> EduCopyEndpoint::wait(const measure::Ticket& ticket, std::chr
         return error;
     }
     m_completed_before = ticket.sequence + 1;  // the one copy in flight
-    m_running.reset();
+    m_busy = false;
     return {};
 }
 
 vfio::Result<void> EduCopyEndpoint::reset_queues() {
     // edu cannot abort a transfer: a running one is let end (it does ~100 ms after its command).
     const auto deadline = std::chrono::steady_clock::now() + m_config.drain_timeout;
-    while (m_running && m_edu.dma_busy()) {
+    while (m_busy && m_edu.dma_busy()) {
         if (std::chrono::steady_clock::now() > deadline)
             return vfio::make_error("reset queues of", m_info.name, ETIMEDOUT,
-                                    "copy " + std::to_string(*m_running) + " still running after " +
+                                    "copy " + std::to_string(m_running) + " still running after " +
                                         std::to_string(m_config.drain_timeout.count()) +
                                         " ms (edu cannot abort a transfer)");
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    m_running.reset();
+    m_busy = false;
     m_completed_before = m_next_sequence;
     m_broken.reset();
     return {};

@@ -43,10 +43,19 @@ vfio::Result<LatencyMode> run_mode(CopyEndpoint& ep, Direction d, bool gaps, con
 
 }  // namespace
 
-vfio::Result<LatencyResult> run_latency(CopyEndpoint& ep, const LatencySettings& s, const CommonSettings& common,
-                                        Progress& progress, uint64_t& verified) {
-    if (s.bytes == 0 || s.bytes > ep.info().card_memory_bytes || s.samples == 0)
-        return vfio::make_error("latency", ep.info().name, EINVAL, "copy size must fit the card window, samples >= 1");
+vfio::Result<LatencyResult> run_latency(CopyEndpoint& ep, const LatencySettings& asked, const CommonSettings& common,
+                                        Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
+    const EndpointInfo& info = ep.info();
+    if (asked.bytes == 0 || asked.samples == 0 || info.card_memory_bytes == 0)
+        return vfio::make_error("latency", info.name, EINVAL, "copy size and samples must be 1 or more, and the "
+                                                              "endpoint must have a card window");
+    LatencySettings s = asked;
+    if (s.bytes > info.card_memory_bytes) {  // the endpoint's limit: its largest copy instead, said so
+        s.bytes = info.card_memory_bytes;
+        warnings.push_back("latency: " + format_bytes(asked.bytes) + " copies do not fit the card window of " +
+                           std::to_string(info.card_memory_bytes) + " bytes of " + info.name + ": measured " +
+                           format_bytes(s.bytes) + " copies instead");
+    }
     auto host = PDT_TRY(ep.allocate(s.bytes, HostMemory::Registered));
     LatencyResult out;
     out.bytes = s.bytes;

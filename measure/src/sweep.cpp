@@ -117,17 +117,40 @@ void summarise_sweep(SweepResult& sweep) {
     }
 }
 
+namespace {
+
+// The sizes from min to max, doubling, that fit the endpoint's card window (its limit: no copy
+// reaches beyond it). Larger ones are left out with a warning; when none fits, the sweep
+// measures the window's size alone and says so.
+std::vector<uint64_t> sweep_sizes(const EndpointInfo& info, const SweepSettings& s, std::vector<std::string>& warnings) {
+    std::vector<uint64_t> sizes, left_out;
+    for (uint64_t b = s.min_bytes; b <= s.max_bytes; b *= 2)
+        (b <= info.card_memory_bytes ? sizes : left_out).push_back(b);
+    if (left_out.empty())
+        return sizes;
+    const std::string range = format_bytes(left_out.front()) +
+                              (left_out.size() > 1 ? " to " + format_bytes(left_out.back()) : std::string());
+    const std::string why = "larger than the card window of " + std::to_string(info.card_memory_bytes) + " bytes of " +
+                            info.name;
+    if (sizes.empty()) {
+        sizes.push_back(info.card_memory_bytes);
+        warnings.push_back("sweep: " + range + " " + why + ": measured " + format_bytes(info.card_memory_bytes) +
+                           " copies instead");
+    } else {
+        warnings.push_back("sweep: " + range + " left out: " + why);
+    }
+    return sizes;
+}
+
+}  // namespace
+
 vfio::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, const CommonSettings& common,
-                                    Progress& progress, uint64_t& verified) {
-    const uint64_t limit = ep.info().card_memory_bytes;
+                                    Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
     if (s.min_bytes == 0 || s.min_bytes > s.max_bytes || s.repeats == 0)
         return vfio::make_error("sweep", ep.info().name, EINVAL, "sizes must be 1 <= min <= max, repeats >= 1");
-    std::vector<uint64_t> sizes;
-    for (uint64_t b = s.min_bytes; b <= s.max_bytes && b <= limit; b *= 2)
-        sizes.push_back(b);
-    if (sizes.empty())
-        return vfio::make_error("sweep", ep.info().name, EINVAL,
-                                "the card window holds " + std::to_string(limit) + " bytes, less than the smallest size");
+    if (ep.info().card_memory_bytes == 0)
+        return vfio::make_error("sweep", ep.info().name, EINVAL, "the endpoint reports no card window to copy to");
+    const std::vector<uint64_t> sizes = sweep_sizes(ep.info(), s, warnings);
     const uint64_t top = sizes.back();
     Buffers b;
     b.source = PDT_TRY(ep.allocate(top, HostMemory::Registered));

@@ -1,5 +1,7 @@
 #include "measure/text.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "measure/copying.hpp"
@@ -7,7 +9,11 @@
 namespace measure {
 namespace {
 
+// `digits` decimals; a value too small to show in them (edu's ~0.00002 GB/s) gets three
+// significant digits instead of reading as zero.
 std::string num(double v, int digits = 3) {
+    if (v != 0 && std::fabs(v) < std::pow(10.0, -digits) && std::isfinite(v))
+        digits = std::min(12, 2 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
     char text[64];
     std::snprintf(text, sizeof text, "%.*f", digits, v);
     return text;

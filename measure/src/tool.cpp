@@ -55,7 +55,8 @@ vfio::Result<void> run_ceiling(Run& run) {
     } else {
         if (!run.result.sweep) {
             uint64_t& verified = run.result.bytes_verified;
-            run.result.sweep = PDT_TRY(run_sweep(run.endpoint, run.options.sweep, run.options.common, run.progress, verified));
+            run.result.sweep = PDT_TRY(
+                run_sweep(run.endpoint, run.options.sweep, run.options.common, run.progress, verified, run.result.warnings));
         }
         const auto it = run.result.sweep->large_copy_gbps.find("H2C/direct");
         h2d = it == run.result.sweep->large_copy_gbps.end() ? 0 : it->second;
@@ -71,9 +72,9 @@ vfio::Result<void> run_step(Run& run, const std::string& step) {
     RunResult& r = run.result;
     uint64_t& verified = r.bytes_verified;
     if (step == "sweep")
-        r.sweep = PDT_TRY(run_sweep(run.endpoint, o.sweep, o.common, run.progress, verified));
+        r.sweep = PDT_TRY(run_sweep(run.endpoint, o.sweep, o.common, run.progress, verified, r.warnings));
     else if (step == "latency")
-        r.latency = PDT_TRY(run_latency(run.endpoint, o.latency, o.common, run.progress, verified));
+        r.latency = PDT_TRY(run_latency(run.endpoint, o.latency, o.common, run.progress, verified, r.warnings));
     else if (step == "access")
         r.access = PDT_TRY(run_access(run.endpoint, o.access, o.common, run.progress, verified, r.warnings));
     else if (step == "inflight")

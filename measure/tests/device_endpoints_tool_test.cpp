@@ -1,6 +1,6 @@
 // pcie_link_measure on the device endpoints as a user runs it: --endpoint xdma on a simulated
-// design with card memory (the real driver on the XDMA model), its failures, and --endpoint cuda
-// on a machine without a usable GPU.
+// design with card memory (the real driver on the XDMA model), its failures, --endpoint edu on the
+// register model of QEMU's edu (--edu_sim), and --endpoint cuda on a machine without a usable GPU.
 #include <gtest/gtest.h>
 
 #include "test_support/run_process.hpp"
@@ -78,4 +78,37 @@ TEST(PcieLinkMeasureCuda, NoUsableGpuIsAnErrorThatSaysWhy) {
     EXPECT_TRUE(contains(r.err, "no usable NVIDIA GPU") || contains(r.err, "this build has no CUDA") ||
                 contains(r.err, "numbered from 0"))
         << r.err;
+}
+
+// --endpoint edu on the register model of QEMU's edu (--edu_sim): its 4095-byte window honoured.
+TEST(PcieLinkMeasureEdu, TheDefaultLatencySizeIsClampedToEdusWindowAndSaidSo) {
+    const auto r = measure("latency --endpoint edu --edu_sim --edu_sim_delay_ms 5 --samples 2 --max_gap_us 100");
+    EXPECT_EQ(r.exit_code, 0) << r.output << r.err;
+    EXPECT_TRUE(contains(r.output, "pcie_link_measure on simulated edu 0000:01:00.0 (edu)\n")) << r.output;
+    EXPECT_TRUE(contains(r.output, "latency: 4095 B copies, issue to completion (us)")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Warning: latency: 4 KiB copies do not fit the card window of 4095 bytes of "
+                                   "simulated edu 0000:01:00.0: measured 4095 B copies instead"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "Verdict: PASS WITH WARNINGS (16380 bytes verified)")) << r.output;
+}
+
+TEST(PcieLinkMeasureEdu, ASweepLeavesOutWhatEduCannotCopy) {
+    const auto r = measure("sweep --endpoint edu --edu_sim --edu_sim_delay_ms 1 --min_bytes 2KiB --max_bytes 8KiB "
+                           "--repeats 1 --iterations 2 --no_staged");
+    EXPECT_EQ(r.exit_code, 0) << r.output << r.err;
+    EXPECT_TRUE(contains(r.output, "     2 KiB  C2H  direct  ")) << r.output;
+    EXPECT_FALSE(contains(r.output, "4 KiB  C2H  direct")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Warning: sweep: 4 KiB to 8 KiB left out: larger than the card window of 4095 bytes"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "Verdict: PASS WITH WARNINGS (4096 bytes verified)")) << r.output;
+}
+
+TEST(PcieLinkMeasureEdu, BadEduOptionsAreUsageErrors) {
+    const auto delay = measure("latency --endpoint edu --edu_sim --edu_sim_delay_ms -1");
+    EXPECT_EQ(delay.exit_code, 2) << delay.output << delay.err;
+    EXPECT_TRUE(contains(delay.err, "--edu_sim_delay_ms edu endpoint: Invalid argument (expected 0 to 10000 ms)"))
+        << delay.err;
+    const auto two = measure("latency --endpoint edu --edu_sim --device 0000:01:00.0 --device 0000:02:00.0");
+    EXPECT_EQ(two.exit_code, 2) << two.output << two.err;
+    EXPECT_TRUE(contains(two.err, "give one --device")) << two.err;
 }

@@ -56,7 +56,7 @@ TEST_F(ModelRun, SweepRecoversRatesHalfRateSizeAndStagedModel) {
     auto m = model();
     SweepSettings s;
     s.min_bytes = 4096, s.max_bytes = 256ull << 10, s.repeats = 3, s.iterations = 7;
-    auto r = run_sweep(*m, s, common, progress, verified);
+    auto r = run_sweep(*m, s, common, progress, verified, warnings);
     ASSERT_TRUE(r) << r.error().message();
     // 256 KiB: 20 us of latency against 262 (H2C) or 524 us (C2H) of data.
     expect_within_10(r->large_copy_gbps.at("H2C/direct"), kH2c, "H2C large copy");
@@ -81,7 +81,7 @@ TEST_F(ModelRun, LatencyRecoversTheFixedLatency) {
     auto m = model();
     LatencySettings s;
     s.samples = 60, s.max_gap_us = 200;
-    auto r = run_latency(*m, s, common, progress, verified);
+    auto r = run_latency(*m, s, common, progress, verified, warnings);
     ASSERT_TRUE(r) << r.error().message();
     ASSERT_EQ(r->modes.size(), 4u);
     for (const LatencyMode& mode : r->modes) {

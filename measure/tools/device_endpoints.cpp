@@ -79,7 +79,7 @@ vfio::Result<void> set_sim_link(const XdmaCli& cli, tool_support::DesignSelectio
 void add_xdma_options(po::options_description& options, XdmaCli& cli) {
     options.add_options()("sim_design", po::value(&cli.sim_designs)->composing(),
                           "xdma: a simulated instance of this design instead of the kernel's devices")(
-        "device", po::value(&cli.devices)->composing(), "xdma: only the device at this PCI location")(
+        "device", po::value(&cli.devices)->composing(), "xdma, edu: only the device at this PCI location")(
         "design_file", po::value(&cli.design_files)->composing(), "xdma: add the designs of this JSON file")(
         "xdma_queues", po::value(&cli.queues)->default_value(cli.queues), "xdma: H2C/C2H engine pairs used at most")(
         "sim_rate_gbps", po::value(&cli.sim_rate_gbps)->default_value(cli.sim_rate_gbps),

@@ -34,6 +34,7 @@ Endpoints::Endpoints() {
         "model fault: flip one byte of every Nth copy (0: never)")(
         "model_pci_address", po::value(&m.pci_address), "model: a function whose LnkSta to read (with --pci_access sim)");
     add_xdma_options(m_options, m_xdma);
+    add_edu_options(m_options, m_edu);
     add_cuda_options(m_options, m_cuda);
     m_options.add_options()(
         "etsoc1_device", po::value(&m_etsoc1_device)->default_value(m_etsoc1_device),
@@ -85,6 +86,10 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> Endpoints::open(const std::
         adapter = "xdma";
         return open_xdma(m_xdma);
     }
+    if (endpoint == "edu") {
+        adapter = "edu";
+        return open_edu(m_edu, m_xdma.devices, m_xdma.lock_timeout);
+    }
     if (endpoint == "cuda") {
         adapter = "cuda";
         return open_cuda(m_cuda);
@@ -93,7 +98,7 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> Endpoints::open(const std::
         adapter = "etsoc1";
         return open_etsoc1();
     }
-    return vfio::make_error("--endpoint", endpoint, EINVAL, "known endpoints: model, xdma, cuda, etsoc1");
+    return vfio::make_error("--endpoint", endpoint, EINVAL, "known endpoints: model, xdma, edu, cuda, etsoc1");
 }
 
 }  // namespace measure_tool

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "device_endpoints.hpp"
+#include "edu_endpoint.hpp"
 #include "etsoc1/card.hpp"
 #include "measure/copy_endpoint.hpp"
 #include "sim/model_copy_endpoint.hpp"
@@ -17,7 +18,7 @@ class Endpoints {
 public:
     Endpoints();
     const boost::program_options::options_description& options() const { return m_options; }
-    // The adapter name recorded in the result ("model", "xdma", "cuda", "etsoc1"); EINVAL for an
+    // The adapter name recorded in the result ("model", "xdma", "edu", "cuda", "etsoc1"); EINVAL for an
     // unknown endpoint (a usage error).
     vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open(const std::string& endpoint, std::string& adapter);
 
@@ -28,6 +29,7 @@ private:
     sim::ModelCopyParameters m_model;
     std::string m_model_memory;
     XdmaCli m_xdma;
+    EduCli m_edu;  // with m_xdma's --device and --lock_timeout
     CudaCli m_cuda;
     // --endpoint etsoc1: a card of the runtime's (index) or the fake, which outlives the endpoint.
     std::string m_etsoc1_device = "fake";

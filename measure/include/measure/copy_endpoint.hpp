@@ -1,9 +1,10 @@
 // The copy-endpoint seam (namespace measure): a card with memory that the host copies to and
 // from, one copy at a time or several in flight on independent queues. The link measurement
 // tool (measure/) is written once against it; each adapter implements it and knows nothing of
-// the others: the XDMA card-memory path (dma_bridge, real or simulated designs), the CUDA
-// adapter (cudaMemcpyAsync on CUDA streams), the ET-SoC-1 adapter, and a model endpoint with a
-// set rate and latency (sim/) on which the tool's tests recover what was set.
+// the others: the XDMA card-memory path (dma_bridge, real or simulated designs), QEMU's edu
+// device in the guest (edu/), the CUDA adapter (cudaMemcpyAsync on CUDA streams), the ET-SoC-1
+// adapter, and a model endpoint with a set rate and latency (sim/) on which the tool's tests
+// recover what was set.
 //
 // Where streams::StreamChannel moves an endless stream, this seam moves one sized copy between
 // a host buffer and a card address, timed from issue to completion: what a sweep, a latency
@@ -43,7 +44,10 @@ public:
 struct EndpointInfo {
     std::string name;             // for output lines: "sim model 0", "0000:19:00.0 NVIDIA H200"
     std::string pci_address;      // the function whose LnkSta the tool reads; empty for a model
-    uint64_t card_memory_bytes = 0;  // the card window copies may address: [0, card_memory_bytes)
+    // The card window copies may address: [0, card_memory_bytes). It is the endpoint's limit:
+    // the tool measures no size above it (sweep leaves such sizes out, latency clamps to it; each
+    // says so). QEMU's edu: 4095 bytes.
+    uint64_t card_memory_bytes = 0;
     uint64_t max_copy_bytes = 0;     // the largest one copy may move (the tool splits above it)
     unsigned queues = 1;             // independent queues (streams, engines); copies on one queue complete in order
     unsigned max_in_flight = 1;      // copies one queue may hold at once

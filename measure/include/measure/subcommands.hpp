@@ -18,8 +18,11 @@ struct SweepSettings {
     unsigned iterations = 0;  // copies per size per run; 0: 64 MiB worth, 5 to 50
     bool staged = true;       // also the staged path (memcpy through a bounce buffer)
 };
+// Sizes above the endpoint's card window (info().card_memory_bytes, its limit) are left out with
+// a warning; when none fits, the window's size is measured instead, with a warning.
 vfio::Result<SweepResult> run_sweep(CopyEndpoint& endpoint, const SweepSettings& settings,
-                                    const CommonSettings& common, Progress& progress, uint64_t& bytes_verified);
+                                    const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
+                                    std::vector<std::string>& warnings);
 // The sizes, rates and staged model of a sweep from its points (used by run_sweep; public for tests).
 void summarise_sweep(SweepResult& sweep);
 // Bytes per second of memcpy between two host buffers, the median of `runs`.
@@ -30,8 +33,10 @@ struct LatencySettings {
     unsigned samples = 200;   // per direction and mode
     double max_gap_us = 1000; // idle gap drawn uniformly from [0, max_gap_us]
 };
+// A copy size above the endpoint's card window is clamped to the window, with a warning.
 vfio::Result<LatencyResult> run_latency(CopyEndpoint& endpoint, const LatencySettings& settings,
-                                        const CommonSettings& common, Progress& progress, uint64_t& bytes_verified);
+                                        const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
+                                        std::vector<std::string>& warnings);
 
 struct AccessSettings {
     Direction direction = Direction::H2C;

@@ -1,0 +1,174 @@
+#include "edu/edu_copy_endpoint.hpp"
+
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "vfio_access/dma.hpp"
+
+namespace edu {
+namespace {
+
+using measure::Direction;
+using measure::HostMemory;
+
+// A host buffer mapped for edu's DMA, below its 28-bit DMA mask.
+class RegisteredBuffer final : public measure::HostBuffer {
+public:
+    RegisteredBuffer(vfio::DmaRegion region, HostMemory memory, const void* owner)
+        : m_region(std::move(region)), m_memory(memory), m_owner(owner) {}
+    uint8_t* data() override { return m_region.data(); }
+    uint64_t size() const override { return m_region.size(); }
+    HostMemory memory() const override { return m_memory; }
+    uint64_t iova() const { return m_region.iova(); }
+    const void* owner() const { return m_owner; }
+
+private:
+    vfio::DmaRegion m_region;
+    HostMemory m_memory;
+    const void* m_owner;
+};
+
+// Plain memory for the host's own use (the user buffer of a staged copy); never DMA'd.
+class PageableBuffer final : public measure::HostBuffer {
+public:
+    explicit PageableBuffer(uint64_t bytes) : m_data(bytes) {}
+    uint8_t* data() override { return m_data.data(); }
+    uint64_t size() const override { return m_data.size(); }
+    HostMemory memory() const override { return HostMemory::Pageable; }
+
+private:
+    std::vector<uint8_t> m_data;
+};
+
+class EduCopyEndpoint final : public measure::CopyEndpoint {
+public:
+    EduCopyEndpoint(EduDevice edu, const CopyEndpointConfig& config) : m_edu(std::move(edu)), m_config(config) {
+        m_info.name = config.name.empty() ? m_edu.name() : config.name;
+        if (config.report_pci_address)
+            m_info.pci_address = m_edu.device().identity().address.to_string();
+        m_info.card_memory_bytes = DMA_MAX_END;  // offset + count <= 4095: QEMU 7.2 aborts at byte 4096
+        m_info.max_copy_bytes = DMA_MAX_END;
+        m_info.queues = 1;
+        m_info.max_in_flight = 1;  // edu ignores a command while a transfer runs
+    }
+
+    const measure::EndpointInfo& info() const override { return m_info; }
+    vfio::Result<std::unique_ptr<measure::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
+    vfio::Result<measure::Ticket> issue(Direction direction, unsigned queue, measure::HostBuffer& host,
+                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
+    vfio::Result<void> wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) override;
+    vfio::Result<void> reset_queues() override;
+
+private:
+    vfio::Error unusable(const std::string& operation) const {
+        return vfio::make_error(operation, m_info.name, EIO,
+                                "the endpoint is unusable until reset_queues after: " + m_broken->message());
+    }
+
+    EduDevice m_edu;
+    CopyEndpointConfig m_config;
+    measure::EndpointInfo m_info;
+    uint64_t m_next_sequence = 0;
+    uint64_t m_completed_before = 0;     // every sequence below this completed
+    bool m_busy = false;                 // edu is moving copy m_running
+    uint64_t m_running = 0;
+    std::optional<vfio::Error> m_broken;  // a wait timed out: unusable until reset_queues
+};
+
+vfio::Result<std::unique_ptr<measure::HostBuffer>> EduCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
+    if (bytes == 0)
+        return vfio::make_error("allocate host buffer", m_info.name, EINVAL, "size 0");
+    if (memory == HostMemory::Pageable)
+        return std::unique_ptr<measure::HostBuffer>(std::make_unique<PageableBuffer>(bytes));
+    vfio::DmaRegion::Options options;
+    options.access = vfio::DmaAccess::DeviceReadWrite;
+    options.kind = memory == HostMemory::RegisteredHugePages ? vfio::BufferKind::HugePages : vfio::BufferKind::Anonymous;
+    options.dma_mask_bits = DMA_MASK_BITS;
+    auto region = PDT_TRY(vfio::DmaRegion::allocate(m_edu.device(), bytes, options));
+    return std::unique_ptr<measure::HostBuffer>(std::make_unique<RegisteredBuffer>(std::move(region), memory, this));
+}
+
+vfio::Result<measure::Ticket> EduCopyEndpoint::issue(Direction direction, unsigned queue, measure::HostBuffer& host,
+                                                     uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
+    const std::string operation = std::string("issue ") + to_string(direction) + " copy of " + std::to_string(bytes) +
+                                  " bytes at card offset " + std::to_string(card_offset) + " on";
+    auto refuse = [&](int code, const std::string& why) { return vfio::make_error(operation, m_info.name, code, why); };
+    if (m_broken)
+        return unusable(operation);
+    if (queue != 0)
+        return refuse(EINVAL, "edu has 1 queue, numbered 0 (queue " + std::to_string(queue) + " asked for)");
+    auto* registered = dynamic_cast<RegisteredBuffer*>(&host);
+    if (host.memory() == HostMemory::Pageable)
+        return refuse(EINVAL, "the host buffer is pageable: edu's DMA reaches only IOMMU-mapped memory");
+    if (registered == nullptr || registered->owner() != this)
+        return refuse(EINVAL, "the host buffer was not allocated by this endpoint (not mapped for edu's DMA)");
+    if (bytes == 0)
+        return refuse(EINVAL, "a copy moves at least one byte (QEMU 7.2's edu aborts the VM on a 0-byte DMA)");
+    if (host_offset > host.size() || bytes > host.size() - host_offset)
+        return refuse(ERANGE, "beyond the host buffer of " + std::to_string(host.size()) + " bytes");
+    if (card_offset > m_info.card_memory_bytes || bytes > m_info.card_memory_bytes - card_offset)
+        return refuse(ERANGE, "beyond edu's card window of " + std::to_string(m_info.card_memory_bytes) +
+                                  " bytes (QEMU 7.2's edu aborts the VM on a DMA reaching byte 4096 of its buffer)");
+    if (m_busy && !m_edu.dma_busy())
+        m_completed_before = m_running + 1, m_busy = false;
+    if (m_busy)
+        return refuse(EBUSY, "copy " + std::to_string(m_running) + " is still running: edu moves one at a time");
+    const DmaRequest request{direction == Direction::H2C ? DmaDirection::ToEdu : DmaDirection::FromEdu,
+                             registered->iova() + host_offset, static_cast<uint32_t>(card_offset),
+                             static_cast<uint32_t>(bytes)};
+    PDT_CHECK(m_edu.start_dma(request, false));
+    m_running = m_next_sequence++;
+    m_busy = true;
+    return measure::Ticket{0, m_running};
+}
+
+vfio::Result<void> EduCopyEndpoint::wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) {
+    const std::string operation = "wait for copy " + std::to_string(ticket.sequence) + " of";
+    if (m_broken)
+        return unusable(operation);
+    if (ticket.queue != 0 || ticket.sequence >= m_next_sequence)
+        return vfio::make_error(operation, m_info.name, EINVAL,
+                                "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
+                                    std::to_string(ticket.queue));
+    if (ticket.sequence < m_completed_before)
+        return {};
+    auto waited = m_edu.wait_dma(Wait::Poll, timeout);
+    if (!waited) {
+        vfio::Error error = std::move(waited).error();
+        error.operation = "wait for copy " + std::to_string(ticket.sequence) + ": " + error.operation;
+        m_broken = error;
+        return error;
+    }
+    m_completed_before = ticket.sequence + 1;  // the one copy in flight
+    m_busy = false;
+    return {};
+}
+
+vfio::Result<void> EduCopyEndpoint::reset_queues() {
+    // edu cannot abort a transfer: a running one is let end (it does ~100 ms after its command).
+    const auto deadline = std::chrono::steady_clock::now() + m_config.drain_timeout;
+    while (m_busy && m_edu.dma_busy()) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return vfio::make_error("reset queues of", m_info.name, ETIMEDOUT,
+                                    "copy " + std::to_string(m_running) + " still running after " +
+                                        std::to_string(m_config.drain_timeout.count()) +
+                                        " ms (edu cannot abort a transfer)");
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    m_busy = false;
+    m_completed_before = m_next_sequence;
+    m_broken.reset();
+    return {};
+}
+
+}  // namespace
+
+vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
+                                                                        const CopyEndpointConfig& config) {
+    PDT_TRY(device.enable_bus_master());  // without Bus Master, edu's DMA reads zeros
+    EduDevice edu = PDT_TRY(EduDevice::attach(device));
+    return std::unique_ptr<measure::CopyEndpoint>(std::make_unique<EduCopyEndpoint>(std::move(edu), config));
+}
+
+}  // namespace edu

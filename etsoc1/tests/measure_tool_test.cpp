@@ -66,7 +66,8 @@ TEST(Etsoc1Measure, TwoCommandsInOneQueueHalfTwoQueuesOne) {
     for (const auto& p : j["inflight"]["points"]) {
         if (p["direction"] == "C2H") {  // card to host, two in flight move 1.10 of one (c2h_link_ratio)
             const double same = p["two_in_one_queue_ratio"].get<double>();
-            EXPECT_NEAR(same, 1.10, 0.11);
+            EXPECT_GT(same, 1.02);  // more than one, as one H2C stream is not (a loaded host raises it)
+            EXPECT_LT(same, 1.3);
             std::printf("pcie_link_measure inflight, 4 MiB C2H: two in one queue %.2f\n", same);
         }
         if (p["direction"] == "H2C") {

@@ -145,11 +145,11 @@ TEST(Shapes, TwoCommandsInOneStreamMoveHalfAsMuchAsOneTwoStreamsAsMuch) {
     p.dma_channel_gbps = p.link_gbps = 0.125;  // slow: tens of milliseconds against host delays
     p.memcpy_gbps = 1e6;  // DMA-only: the seed's no-op bounce copy
     Bench s(p);
-    const uint64_t bytes = 4u << 20;
+    const uint64_t bytes = 8u << 20;  // 67 ms a copy: a host delay of a few ms stays small
     // Rounds of the three cases, interleaved, and the median of each: a loaded host's scheduling
     // delays add to single samples and come and go.
     std::vector<double> ones, sames, twos;
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < 7; ++i) {
         ones.push_back(bytes / s.time(Direction::H2C, {{0, 0}}, bytes));
         sames.push_back(2 * bytes / s.time(Direction::H2C, {{0, 0}, {0, bytes}}, bytes));
         twos.push_back(2 * bytes / s.time(Direction::H2C, {{0, 0}, {1, bytes}}, bytes));
@@ -170,9 +170,9 @@ TEST(Shapes, CardToHostGainFollowsItsParameter) {
         p.memcpy_gbps = 1e6;
         p.c2h_link_ratio = ratio;
         Bench s(p);
-        const uint64_t bytes = 4u << 20;
+        const uint64_t bytes = 8u << 20;  // 67 ms a copy: a host delay of a few ms stays small
         std::vector<double> ones, sames;
-        for (int i = 0; i < 5; ++i) {
+        for (int i = 0; i < 7; ++i) {
             ones.push_back(bytes / s.time(Direction::C2H, {{0, 0}}, bytes));
             sames.push_back(2 * bytes / s.time(Direction::C2H, {{0, 0}, {0, bytes}}, bytes));
         }
@@ -193,7 +193,7 @@ TEST(Shapes, CardToHostTwoCommandsInFlightMove110OfOne) {
     ASSERT_EQ(p.c2h_link_ratio, 1.10);  // the seed's figure is the default
     Bench s(p);
     measure::InflightSettings settings;
-    settings.sizes = {4u << 20};
+    settings.sizes = {8u << 20};  // 67 ms a copy
     settings.repeats = 3;
     std::ostringstream quiet;
     measure::Progress progress(quiet, false);
@@ -208,11 +208,13 @@ TEST(Shapes, CardToHostTwoCommandsInFlightMove110OfOne) {
     ASSERT_TRUE(c2h.one_queue_ratio && c2h.two_queues_gbps && h2c.two_queues_gbps);
     const double c2h_two = c2h.one_queue_ratio->mean;
     const double c2h_over_h2c = c2h.one_queue_gbps->mean / h2c.two_queues_gbps->mean;
-    // Within 10% of 1.10, and told apart from 1.0 (what one channel alone would give).
-    EXPECT_NEAR(c2h_two, 1.10, 0.05);
+    // Within 10% of 1.10, and told apart from 1.0 (what one channel alone would give). A loaded
+    // host's delays slow the copies one at a time more than the two in flight: they raise it.
+    EXPECT_GT(c2h_two, 1.04);
+    EXPECT_LT(c2h_two, 1.21);
     EXPECT_NEAR(c2h_over_h2c, 1.10, 0.08);
     EXPECT_NEAR(h2c.one_queue_ratio->mean, 0.5, 0.08);  // the H2C collision is unchanged
-    std::printf("4 MiB, two in flight: C2H %.2f of one; C2H/H2C (two streams) %.2f; H2C one stream %.2f\n", c2h_two,
+    std::printf("8 MiB, two in flight: C2H %.2f of one; C2H/H2C (two streams) %.2f; H2C one stream %.2f\n", c2h_two,
                 c2h_over_h2c, h2c.one_queue_ratio->mean);
 }
 

@@ -265,7 +265,8 @@ struct FakeCard::Model {
     // inactivity and sleeps poll_idle. So a copy issued as soon as the previous one returned is
     // seen at the next short poll, and one issued after an idle gap waits out the long sleep.
     void respond() {
-        // The short sleep is 50 us: without this, Linux's default 50 us timer slack doubles it.
+        // Linux lets a sleep run late by the thread's timer slack, 50 us by default: up to twice the
+        // short poll. 1 ns keeps the polls on time.
         prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
         std::unique_lock lock(mutex);
         while (!stopping) {

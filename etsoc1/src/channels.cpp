@@ -1,10 +1,13 @@
 // The loopback stream channels over the Mover (channels.hpp). Entries queue per direction; the
 // loop issues an H2C copy when its card slot is free (the C2H copy that read it completed) and a
 // C2H copy when the H2C copy that filled its slot completed, ordered on the host: the runtime's
-// barrier would also wait for unrelated commands of the submission queue.
+// barrier would also wait for unrelated commands of the submission queue. A slot whose H2C copy
+// failed is not read back: its C2H entry completes with that copy's error, so the failure is
+// reported by name and never as the data check of a slot the card did not fill.
 #include "etsoc1/channels.hpp"
 
 #include <deque>
+#include <map>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -68,6 +71,7 @@ private:
     std::vector<uint64_t> m_length;  // bytes the H2C copy put in each slot
     uint64_t m_submitted[2] = {0, 0}, m_issued[2] = {0, 0}, m_done_prefix[2] = {0, 0};
     std::set<uint64_t> m_done[2];  // completed sequences past the prefix
+    std::map<uint64_t, vfio::Error> m_failed_h2c;  // H2C sequence -> its copy's error, until C2H takes it
 };
 
 vfio::Result<void> Loop::refresh() {
@@ -76,10 +80,13 @@ vfio::Result<void> Loop::refresh() {
             if (!e.transfer || e.done)
                 continue;
             auto finished = m_mover->done(*e.transfer);
-            if (!finished.ok())
+            if (!finished.ok()) {
                 e.error = finished.error();
-            else if (!*finished)
+                if (d == 0)
+                    m_failed_h2c.emplace(e.sequence, finished.error());
+            } else if (!*finished) {
                 continue;
+            }
             e.done = true;
             m_done[d].insert(e.sequence);
             while (m_done[d].erase(m_done_prefix[d]))
@@ -97,7 +104,18 @@ vfio::Result<void> Loop::pump() {
             ++m_issued[0];
         }
     for (Entry& e : m_entries[1])
-        if (!e.transfer && m_issued[1] < m_done_prefix[0]) {
+        if (!e.transfer && !e.done && m_issued[1] < m_done_prefix[0]) {
+            auto failed = m_failed_h2c.find(m_issued[1]);
+            if (failed != m_failed_h2c.end()) {  // nothing to read back: the H2C copy's error instead
+                e.error = std::move(failed->second);
+                m_failed_h2c.erase(failed);
+                e.done = true;
+                m_done[1].insert(e.sequence);
+                while (m_done[1].erase(m_done_prefix[1]))
+                    ++m_done_prefix[1];
+                ++m_issued[1];
+                continue;
+            }
             const uint64_t sent = m_length[m_issued[1] % slots];
             if (e.length < sent)
                 return vfio::make_error("loop back through the card", name, EINVAL,
@@ -163,11 +181,13 @@ vfio::Result<void> Loop::stop(Direction d) {
     m_entries[i].clear();
     m_done[i].clear();
     m_submitted[i] = m_done_prefix[i] = m_issued[i];
-    if (m_entries[1 - i].empty())
+    if (m_entries[1 - i].empty()) {
+        m_failed_h2c.clear();
         for (size_t j = 0; j < 2; ++j) {
             m_done[j].clear();
             m_submitted[j] = m_issued[j] = m_done_prefix[j] = 0;
         }
+    }
     return {};
 }
 

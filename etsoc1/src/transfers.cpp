@@ -57,20 +57,22 @@ vfio::Result<TransferId> Mover::start(Direction direction, uint8_t* host, CardAd
     std::lock_guard lock(m_mutex);
     const TransferId id = m_next_transfer++;
     auto commands = split(m_limits, host, card, bytes);
-    m_transfers[id] = Transfer{direction, commands.size(), std::nullopt};
+    m_transfers[id] = Transfer{direction, commands.size(), std::nullopt, 0};
     const size_t d = at(direction);
-    for (auto& nodes : commands) {
+    for (size_t part = 0; part < commands.size(); ++part) {
         const unsigned index = stream_index ? *stream_index : m_next_stream[d]++;
-        m_pending[d].push_back(Command{id, stream(direction, index), std::move(nodes), 0});
+        m_pending[d].push_back(Command{id, stream(direction, index), std::move(commands[part]), 0, part});
     }
     PDT_CHECK(progress());
     return id;
 }
 
-void Mover::fail(TransferId transfer, vfio::Error error) {
+void Mover::fail(TransferId transfer, size_t part, vfio::Error error) {
     auto t = m_transfers.find(transfer);
-    if (t != m_transfers.end() && !t->second.error)
+    if (t != m_transfers.end() && (!t->second.error || part < t->second.error_part)) {
         t->second.error = std::move(error);
+        t->second.error_part = part;
+    }
 }
 
 // A command completed: drain its stream's errors; any fails its transfer.
@@ -82,7 +84,7 @@ void Mover::complete(Direction direction, const Command& command) {
     const std::string what = std::string(streams::to_string(direction)) + " copy";
     const std::string object = "ET-SoC-1 " + std::to_string(m_config.device) + " stream " + std::to_string(command.stream);
     if (!errors.ok()) {
-        fail(command.transfer, errors.error());
+        fail(command.transfer, command.part, errors.error());
         return;
     }
     if (errors->empty())
@@ -91,7 +93,7 @@ void Mover::complete(Direction direction, const Command& command) {
     for (const CardError& e : *errors)
         text += " " + e.code + " (" + e.text + ");";
     text.pop_back();
-    fail(command.transfer, vfio::make_error(what, object, EIO, text));
+    fail(command.transfer, command.part, vfio::make_error(what, object, EIO, text));
 }
 
 vfio::Result<void> Mover::progress() {
@@ -115,7 +117,7 @@ vfio::Result<void> Mover::progress() {
             auto issued = to_card ? m_card.copy_to_card(command.stream, command.nodes, m_config.barrier_to_card)
                                   : m_card.copy_from_card(command.stream, command.nodes, m_config.barrier_from_card);
             if (!issued.ok()) {  // the transfer fails; its other commands are dropped
-                fail(command.transfer, issued.error());
+                fail(command.transfer, command.part, issued.error());
                 auto t = m_transfers.find(command.transfer);
                 std::erase_if(waiting, [&](const Command& c) { return c.transfer == command.transfer; });
                 if (t != m_transfers.end())

@@ -62,6 +62,41 @@ TEST(Channels, ACardErrorFailsTheChannelsWaitNamingIt) {
     EXPECT_NE(r.error().message().find("DmaInvalidAddress"), std::string::npos) << r.error().message();
 }
 
+// The slot the failed H2C copy left unwritten is not read back: C2H reports that copy's error by
+// name (never a data check of stale bytes), and the slots before and after it loop back intact.
+TEST(Channels, AFailedH2cCopyIsReportedByNameOnTheC2hSideNotAsItsSlotsData) {
+    etsoc1::FakeParameters p;
+    p.copy_error_command = 2;  // the second H2C copy: buffer 1
+    Pair pair(p);
+    const uint64_t size = pair.h2c->buffer_size();
+    for (size_t i = 0; i < 3; ++i) {
+        std::iota(pair.h2c->buffer(i), pair.h2c->buffer(i) + size, static_cast<uint8_t>(7 * i + 1));
+        ASSERT_TRUE(pair.h2c->submit(i, size, true).ok());
+    }
+    for (size_t i = 0; i < 3; ++i)  // C2H first: the loop, not the caller, orders the two sides
+        ASSERT_TRUE(pair.c2h->submit(i, size, false).ok());
+    for (size_t i = 0; i < 3; ++i) {
+        auto got = pair.c2h->wait(5000ms);
+        if (i == 1) {
+            ASSERT_FALSE(got.ok()) << "buffer 1 came back as data";
+            EXPECT_EQ(got.error().code, EIO);
+            EXPECT_NE(got.error().message().find("H2C copy"), std::string::npos) << got.error().message();
+            EXPECT_NE(got.error().message().find("DmaInvalidAddress (injected copy error on command 2)"),
+                      std::string::npos)
+                << got.error().message();
+            continue;
+        }
+        ASSERT_TRUE(got.ok()) << got.error().message();
+        EXPECT_EQ(got->buffer, i);
+        EXPECT_EQ(0, std::memcmp(pair.c2h->buffer(i), pair.h2c->buffer(i), size)) << "buffer " << i;
+    }
+    for (size_t i = 0; i < 3; ++i) {
+        auto sent = pair.h2c->wait(5000ms);
+        EXPECT_EQ(sent.ok(), i != 1) << i;
+    }
+    EXPECT_EQ(pair.card.commands().size(), 5u);  // three H2C copies, two C2H: buffer 1 was not read back
+}
+
 TEST(Channels, AHungCopyTimesOutAndStopLeavesTheChannelIdle) {
     etsoc1::FakeParameters p;
     p.hang_command = 1;

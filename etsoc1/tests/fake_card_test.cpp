@@ -12,8 +12,11 @@ using etsoc1::FakeCard;
 using etsoc1::Node;
 
 TEST(FakeParameters, ParseNamedParametersAndRejectUnknownOrBadOnes) {
-    auto p = etsoc1::parse_fake_parameters("memcpy_gbps=5,dma_gbps=2.5,poll_idle_us=400,corrupt_h2c_byte=0x40,hang_at=3");
+    auto p = etsoc1::parse_fake_parameters(
+        "memcpy_gbps=5,dma_gbps=2.5,poll_idle_us=400,corrupt_h2c_byte=0x40,hang_at=3,c2h_link_ratio=1.25");
     ASSERT_TRUE(p.ok()) << p.error().message();
+    EXPECT_EQ(p->c2h_link_ratio, 1.25);
+    EXPECT_EQ(etsoc1::FakeParameters{}.c2h_link_ratio, 1.10);  // seed 000 section 5's figure
     EXPECT_EQ(p->memcpy_gbps, 5.0);
     EXPECT_EQ(p->dma_channel_gbps, 2.5);
     EXPECT_EQ(p->poll_idle, 400us);
@@ -22,9 +25,10 @@ TEST(FakeParameters, ParseNamedParametersAndRejectUnknownOrBadOnes) {
     EXPECT_EQ(p->hang_command, 3u);
     EXPECT_TRUE(etsoc1::parse_fake_parameters("").ok());
     const std::vector<std::pair<std::string, std::string>> bad{
-        {"speed=3", "unknown key; the keys are collision, copy_error_at"},
+        {"speed=3", "unknown key; the keys are c2h_link_ratio, collision, copy_error_at"},
         {"memcpy_gbps=fast", "expected a positive number"},
         {"memcpy_gbps=0", "expected a positive number"},
+        {"c2h_link_ratio=-1", "expected a positive number"},
         {"nodes=0", "expected a whole number >= 1"},
         {"hang_at", "expected key=value"},
     };

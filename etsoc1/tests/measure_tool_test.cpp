@@ -1,7 +1,8 @@
 // Seed 000's shapes through the link measurement tool, pcie_link_measure --endpoint etsoc1, on
 // the fake card: the staged rate follows 1/(1/DMA + 1/memcpy), 4 KiB latency after an idle gap
-// is set by the runtime's 500 us polling, and two host-to-card commands in one queue (card
-// stream) move half as much as one, one in each of two queues as much as one. Rates are slow
+// is set by the runtime's 500 us polling (back to back, by the 50 us one), two host-to-card
+// commands in one queue (card stream) move half as much as one, one in each of two queues as
+// much as one, and two card-to-host commands in flight 1.10 of one. Rates are slow
 // (tens of milliseconds a copy) so that a loaded host's scheduling delays stay small against them.
 #include <gtest/gtest.h>
 
@@ -48,9 +49,12 @@ TEST(Etsoc1Measure, LatencyAfterAnIdleGapIsSetByThePollingInterval) {
     for (const auto& mode : j["latency"]["modes"])
         if (mode["direction"] == "H2C")
             (mode["mode"] == "idle_gap" ? idle : back) = mode["p50_us"].get<double>();
-    // A 4 KiB copy is under a microsecond of DMA and memcpy: the wait is the 500 us idle poll's.
+    // A 4 KiB copy is under a microsecond of DMA and memcpy: the wait is the 500 us idle poll's;
+    // back to back, the next 50 us poll's.
     EXPECT_GT(idle, 120.0);
     EXPECT_LT(idle, 2000.0);
+    EXPECT_LT(back, 0.5 * idle);  // a loaded host's wake-up delays add to both (etsoc1_shape_tests: < 0.3)
+    EXPECT_GT(back, 20.0);
     std::printf("pcie_link_measure latency, 4 KiB H2C p50: after an idle gap %.0f us, back to back %.0f us\n", idle,
                 back);
 }
@@ -59,7 +63,13 @@ TEST(Etsoc1Measure, TwoCommandsInOneQueueHalfTwoQueuesOne) {
     const auto j = measure("inflight --etsoc1_fake dma_gbps=0.125,link_gbps=0.125,memcpy_gbps=1000000 "
                            "--etsoc1_memory 16MiB --inflight_sizes 4MiB --repeats 5");
     bool found = false;
-    for (const auto& p : j["inflight"]["points"])
+    for (const auto& p : j["inflight"]["points"]) {
+        if (p["direction"] == "C2H") {  // card to host, two in flight move 1.10 of one (c2h_link_ratio)
+            const double same = p["two_in_one_queue_ratio"].get<double>();
+            EXPECT_GT(same, 1.02);  // more than one, as one H2C stream is not (a loaded host raises it)
+            EXPECT_LT(same, 1.3);
+            std::printf("pcie_link_measure inflight, 4 MiB C2H: two in one queue %.2f\n", same);
+        }
         if (p["direction"] == "H2C") {
             found = true;
             const double same = p["two_in_one_queue_ratio"].get<double>();
@@ -69,6 +79,7 @@ TEST(Etsoc1Measure, TwoCommandsInOneQueueHalfTwoQueuesOne) {
             std::printf("pcie_link_measure inflight, 4 MiB H2C: two in one queue %.2f, one in each of two %.2f\n",
                         same, two);
         }
+    }
     EXPECT_TRUE(found) << j["inflight"].dump();
 }
 

@@ -134,6 +134,51 @@ TEST(Mover, ErrorsDrainedAfterTheWaitFailTheTransferTheyBelongTo) {
     EXPECT_TRUE(results[2].ok()) << results[2].error().message();
 }
 
+// A fake whose first two host-to-card commands both fail, the second seen complete before the
+// first: every drain reports an error naming its stream, and the first command is held back
+// until the Mover has seen the second one done.
+class SecondCompletesFirst : public FakeCard {
+public:
+    using FakeCard::FakeCard;
+    vfio::Result<etsoc1::EventId> copy_to_card(etsoc1::StreamId stream, std::span<const etsoc1::Node> nodes,
+                                               bool barrier) override {
+        auto e = FakeCard::copy_to_card(stream, nodes, barrier);
+        if (e.ok())
+            issued.push_back({*e, stream});
+        return e;
+    }
+    vfio::Result<bool> wait_event(etsoc1::EventId event, std::chrono::seconds timeout) override {
+        if (issued.size() >= 2 && event == issued[0].first && !second_seen)  // held: waits for the second
+            return timeout.count() > 0 ? FakeCard::wait_event(issued[1].first, timeout) : false;
+        auto done = FakeCard::wait_event(event, timeout);
+        if (done.ok() && *done && issued.size() >= 2 && event == issued[1].first)
+            second_seen = true;
+        return done;
+    }
+    vfio::Result<std::vector<etsoc1::CardError>> drain_errors(etsoc1::StreamId stream) override {
+        auto errors = PDT_TRY(FakeCard::drain_errors(stream));
+        errors.push_back({"DmaInvalidAddress", "scripted on stream " + std::to_string(stream)});
+        return errors;
+    }
+    std::vector<std::pair<etsoc1::EventId, etsoc1::StreamId>> issued;
+    bool second_seen = false;
+};
+
+TEST(Mover, OfTwoFailedCommandsOfATransferTheOneIssuedFirstIsReported) {
+    SecondCompletesFirst card(small_nodes());
+    auto mover = std::move(Mover::open(card, MoverConfig{}).value());
+    const auto base = *card.allocate(0, 16384, 64);
+    std::vector<uint8_t> buffer(16384);
+    auto t = mover->start(Direction::H2C, buffer.data(), base, buffer.size());  // two commands of 8 KiB
+    ASSERT_TRUE(t.ok());
+    auto waited = mover->wait(*t, 5000ms);
+    ASSERT_EQ(card.issued.size(), 2u);
+    EXPECT_TRUE(card.second_seen);
+    ASSERT_FALSE(waited.ok());
+    const std::string first = "scripted on stream " + std::to_string(card.issued[0].second);
+    EXPECT_NE(waited.error().message().find(first), std::string::npos) << waited.error().message();
+}
+
 TEST(Mover, AHungCommandTimesOutInWholeSecondsAndAbandonLeavesTheDirectionUsable) {
     FakeParameters p = small_nodes();
     p.hang_command = 1;

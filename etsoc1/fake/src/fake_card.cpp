@@ -13,6 +13,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include <sys/prctl.h>
+
 #include "etsoc1/fake_card.hpp"
 
 namespace etsoc1 {
@@ -197,7 +199,8 @@ struct FakeCard::Model {
                 continue;
             }
             const unsigned sharing = in_dma[c.kind == Kind::ToCard ? 0 : 1];
-            c.rate = std::min(parameters.dma_channel_gbps, parameters.link_gbps / sharing) * 1000.0;
+            const double link = parameters.link_gbps * (c.kind == Kind::FromCard ? parameters.c2h_link_ratio : 1.0);
+            c.rate = std::min(parameters.dma_channel_gbps, link / sharing) * 1000.0;
             if (c.kind == Kind::ToCard) {
                 const auto same = std::count_if(commands.begin(), commands.end(), [&](const Command& o) {
                     return o.phase == Phase::Device && o.kind == Kind::ToCard && o.stream == c.stream;
@@ -257,18 +260,22 @@ struct FakeCard::Model {
         done_unpublished.clear();
     }
 
+    // The runtime's response thread (seed 000 section 3): a poll that found work (a command in
+    // flight, or one it has just published) sleeps poll_busy; a poll that found nothing hints
+    // inactivity and sleeps poll_idle. So a copy issued as soon as the previous one returned is
+    // seen at the next short poll, and one issued after an idle gap waits out the long sleep.
     void respond() {
+        // Linux lets a sleep run late by the thread's timer slack, 50 us by default: up to twice the
+        // short poll. 1 ns keeps the polls on time.
+        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
         std::unique_lock lock(mutex);
-        unsigned empty_polls = 0;
         while (!stopping) {
             advance();
+            const bool found_work = !commands.empty();
             publish();
-            // The runtime hints inactivity after a poll that found nothing in flight: one more
-            // short sleep, then the long one (a copy issued back to back is seen at once).
-            empty_polls = commands.empty() ? empty_polls + 1 : 0;
-            const auto interval = empty_polls > 1 ? parameters.poll_idle : parameters.poll_busy;
+            const auto wake = Clock::now() + (found_work ? parameters.poll_busy : parameters.poll_idle);
             lock.unlock();
-            std::this_thread::sleep_for(interval);
+            std::this_thread::sleep_until(wake);
             lock.lock();
         }
     }

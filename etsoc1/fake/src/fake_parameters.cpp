@@ -55,6 +55,7 @@ const std::map<std::string, Setter>& setters() {
         {"memcpy_gbps", number([](FakeParameters& p, double v) { p.memcpy_gbps = v; })},
         {"dma_gbps", number([](FakeParameters& p, double v) { p.dma_channel_gbps = v; })},
         {"link_gbps", number([](FakeParameters& p, double v) { p.link_gbps = v; })},
+        {"c2h_link_ratio", number([](FakeParameters& p, double v) { p.c2h_link_ratio = v; })},
         {"collision", number([](FakeParameters& p, double v) { p.one_stream_collision = v; })},
         {"copy_threads", count([](FakeParameters& p, uint64_t v) { p.copy_threads = static_cast<unsigned>(v); })},
         {"read_channels", count([](FakeParameters& p, uint64_t v) { p.limits.read_channels = static_cast<unsigned>(v); })},

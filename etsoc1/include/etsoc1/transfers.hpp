@@ -3,7 +3,8 @@
 // max_node_bytes); at most `window` commands per direction are in flight, the rest wait their
 // turn; every command carries the barrier flag the configuration gives (never the runtime's
 // per-direction default); after every wait that saw a command complete, the stream's errors
-// are drained, and any error fails the transfer that command belongs to, naming it.
+// are drained, and any error fails the transfer that command belongs to, naming it (of several,
+// the error of the command issued first, whatever order they completed in).
 #pragma once
 
 #include <chrono>
@@ -71,18 +72,20 @@ private:
         StreamId stream = 0;
         std::vector<Node> nodes;
         EventId event = 0;
+        size_t part = 0;  // the command's place in its transfer
     };
     struct Transfer {
         Direction direction = Direction::H2C;
         size_t outstanding = 0;  // commands not yet complete
         std::optional<vfio::Error> error;
+        size_t error_part = 0;  // the command whose error it is
     };
 
     Mover(Card& card, MoverConfig config, DmaLimits limits) : m_card(card), m_config(config), m_limits(limits) {}
     static size_t at(Direction d) { return d == Direction::H2C ? 0 : 1; }
     vfio::Result<void> progress();  // with m_mutex held
     void complete(Direction direction, const Command& command);  // with m_mutex held
-    void fail(TransferId transfer, vfio::Error error);
+    void fail(TransferId transfer, size_t part, vfio::Error error);  // keeps the earliest part's
     std::optional<std::pair<Direction, EventId>> oldest_in_flight(std::optional<Direction> direction) const;
 
     Card& m_card;

@@ -75,10 +75,11 @@ private:
 std::string describe_fake(const etsoc1::FakeParameters& p) {
     char text[320];
     std::snprintf(text, sizeof text,
-                  "staged by a %.3g GB/s memcpy, DMA %.3g GB/s per channel (%u read + %u write), link %.3g GB/s per "
-                  "direction, polling %lld/%lld us",
+                  "staged by a %.3g GB/s memcpy, DMA %.3g GB/s per channel (%u read + %u write), link %.3g GB/s H2C, "
+                  "%.3g GB/s C2H, polling %lld/%lld us",
                   p.memcpy_gbps, p.dma_channel_gbps, p.limits.read_channels, p.limits.write_channels, p.link_gbps,
-                  static_cast<long long>(p.poll_busy.count()), static_cast<long long>(p.poll_idle.count()));
+                  p.link_gbps * p.c2h_link_ratio, static_cast<long long>(p.poll_busy.count()),
+                  static_cast<long long>(p.poll_idle.count()));
     return text;
 }
 

@@ -6,15 +6,16 @@
 //     command (a pool of copy_threads) at memcpy_gbps; host-to-card copies before the DMA,
 //     card-to-host after it, so the two run in series;
 //   - DMA: read_channels (host-to-card) and write_channels (card-to-host), one command per
-//     channel, each at dma_channel_gbps, all commands of a direction sharing link_gbps;
+//     channel, each at dma_channel_gbps, all commands of a direction sharing link_gbps
+//     (card-to-host: c2h_link_ratio times it, so two card-to-host commands move 1.10 of one);
 //   - submission queues: streams round-robin over submission_queues in-order queues; a command
 //     whose barrier flag is set waits for every earlier command of its queue; a command with
 //     no free channel holds up its queue;
 //   - the one-stream collision: k host-to-card commands of one stream in DMA at once run at
 //     one_stream_collision^(k-1) of their share (two: half as much as one);
 //   - response polling: completions reach the host when the runtime's response thread next
-//     looks: every poll_busy_us while anything is in flight (and once more after), every
-//     poll_idle_us otherwise;
+//     looks: poll_busy after a poll that found a command in flight or completed, poll_idle after
+//     one that found nothing (back-to-back copies complete near 50 us, idle ones near 500 us);
 //   - injected faults: a copy error (the N-th command completes with a DmaInvalidAddress
 //     stream error and moves nothing), a hung command (never completes: waits time out), and a
 //     corrupted byte (the H2C byte at that offset of all bytes the card received is flipped).
@@ -40,7 +41,11 @@ struct FakeParameters {
     double memcpy_gbps = 10.0;            // the host's bounce-buffer memcpy, per copy thread
     unsigned copy_threads = 4;            // the runtime's per-device copy pool
     double dma_channel_gbps = 12.0;       // one DMA channel
-    double link_gbps = 12.0;              // all channels of one direction together
+    double link_gbps = 12.0;              // all channels of one direction together (host-to-card)
+    // Card-to-host, all write channels together carry this times link_gbps: one channel alone
+    // does not fill it, so with the defaults (link_gbps = one channel) two card-to-host commands
+    // in flight move 1.10 of one (seed 000 section 5, E55: 1.10 at 64 MB on both cards).
+    double c2h_link_ratio = 1.10;
     unsigned submission_queues = 2;       // the firmware's MM_SQ_COUNT
     std::chrono::microseconds poll_busy{50};   // kResponsePollingIntervalWithEventsOnFly
     std::chrono::microseconds poll_idle{500};  // kResponsePollingIntervalNoEventsOnFly
@@ -52,9 +57,10 @@ struct FakeParameters {
     std::optional<uint64_t> hang_command;
 };
 
-// "key=value,..." with the keys memcpy_gbps, copy_threads, dma_gbps, link_gbps, read_channels,
-// write_channels, node_bytes, nodes, queues, poll_busy_us, poll_idle_us, collision, kernel_us,
-// corrupt_h2c_byte, copy_error_at, hang_at; unknown keys and bad values are EINVAL naming them.
+// "key=value,..." with the keys memcpy_gbps, copy_threads, dma_gbps, link_gbps, c2h_link_ratio,
+// read_channels, write_channels, node_bytes, nodes, queues, poll_busy_us, poll_idle_us,
+// collision, kernel_us, corrupt_h2c_byte, copy_error_at, hang_at; unknown keys and bad values
+// are EINVAL naming them.
 vfio::Result<FakeParameters> parse_fake_parameters(const std::string& text);
 
 // What the card was asked to do, for tests.

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "pcie_tools/backends.hpp"
+#include "sysfs_backend.hpp"
 #include "vfio_access/pci_library.hpp"
 
 namespace pcie {
@@ -39,7 +39,7 @@ private:
     bool m_writable;
 };
 
-class LibpciBackend : public ConfigBackend {
+class LibpciBackend : public SysfsBackend {
 public:
     LibpciBackend(std::unique_ptr<vfio::PciLibrary> library, bool writable)
         : m_library(std::move(library)), m_writable(writable) {}
@@ -55,11 +55,6 @@ public:
         m_spaces[address] = std::move(space);
         return raw;
     }
-    Result<std::optional<PciAddress>> parent(const PciAddress& address) override {
-        if (auto up = sysfs_parent(address))
-            return std::optional<PciAddress>(*up);
-        return ConfigBackend::parent(address);
-    }
     SystemInfo system_info(const PciAddress& address) override {
         SystemInfo info = sysfs_system_info(address);
         if (auto identity = m_library->info(address)) {
@@ -71,17 +66,10 @@ public:
     }
 
 private:
-    // 4096 or 256 from the sysfs file size; 64 when the extra bytes are not readable (no
-    // CAP_SYS_ADMIN).
+    // 64 when the bytes past the header are not readable (no CAP_SYS_ADMIN), else sysfs's size.
     uint32_t probe_size(const PciAddress& address) {
-        struct stat st {};
-        uint32_t size = 256;
-        if (::stat(("/sys/bus/pci/devices/" + address.to_string() + "/config").c_str(), &st) == 0 && st.st_size >= 4096)
-            size = 4096;
         uint8_t probe[4];
-        if (!m_library->read(address, 64, probe, 4))
-            size = 64;
-        return size;
+        return m_library->read(address, 64, probe, 4) ? sysfs_config_size(address) : 64;
     }
     std::unique_ptr<vfio::PciLibrary> m_library;  // declared first: the spaces refer to it
     bool m_writable;

@@ -1,11 +1,10 @@
 // libpciaccess backend.
 #include <pciaccess.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <map>
 
-#include "pcie_tools/backends.hpp"
+#include "sysfs_backend.hpp"
 
 namespace pcie {
 namespace {
@@ -43,7 +42,7 @@ private:
     bool m_writable;
 };
 
-class PciaccessBackend : public ConfigBackend {
+class PciaccessBackend : public SysfsBackend {
 public:
     explicit PciaccessBackend(bool writable) : m_writable(writable) {
         pci_device_iterator* it = pci_slot_match_iterator_create(nullptr);
@@ -68,23 +67,15 @@ public:
         const auto dev = m_devices.find(address);
         if (dev == m_devices.end())
             return vfio::make_error("open config space", address.to_string(), ENODEV, "no such PCI function (lspci -D)");
-        struct stat st {};
-        uint32_t size = 256;
-        if (::stat(("/sys/bus/pci/devices/" + address.to_string() + "/config").c_str(), &st) == 0 && st.st_size >= 4096)
-            size = 4096;
+        // 64 when the bytes past the header are not readable (no CAP_SYS_ADMIN), else sysfs's size.
         uint8_t probe[4];
         pciaddr_t got = 0;
-        if (pci_device_cfg_read(dev->second, probe, 64, 4, &got) != 0 || got != 4)
-            size = 64;
+        const bool readable = pci_device_cfg_read(dev->second, probe, 64, 4, &got) == 0 && got == 4;
+        const uint32_t size = readable ? sysfs_config_size(address) : 64;
         auto space = std::make_unique<PciaccessSpace>(dev->second, address, size, m_writable);
         ConfigSpace* raw = space.get();
         m_spaces[address] = std::move(space);
         return raw;
-    }
-    Result<std::optional<PciAddress>> parent(const PciAddress& address) override {
-        if (auto up = sysfs_parent(address))
-            return std::optional<PciAddress>(*up);
-        return ConfigBackend::parent(address);
     }
     SystemInfo system_info(const PciAddress& address) override {
         SystemInfo info = sysfs_system_info(address);

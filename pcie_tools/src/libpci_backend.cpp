@@ -10,33 +10,26 @@
 namespace pcie {
 namespace {
 
-class LibpciSpace : public ConfigSpace {
+class LibpciSpace : public SysfsSpace {
 public:
     LibpciSpace(vfio::PciLibrary& library, PciAddress address, uint32_t size, bool writable)
-        : m_library(library), m_address(address), m_size(size), m_writable(writable) {}
-    const PciAddress& address() const override { return m_address; }
-    uint32_t size() const override { return m_size; }
+        : SysfsSpace(address, size, writable), m_library(library) {}
     Result<void> read(uint32_t offset, void* data, uint32_t length) override {
-        if (offset + length > m_size)
-            return access_error("read config", offset, length, m_size == 64 ? EPERM : EIO,
-                                m_size == 64 ? "only 64 bytes are readable without CAP_SYS_ADMIN; run as root" : "");
-        if (!m_library.read(m_address, offset, data, length))
+        PDT_CHECK(check_read(offset, length));
+        if (!m_library.read(address(), offset, data, length))
             return access_error("read config", offset, length, EIO, "libpci pci_read_block failed");
         return {};
     }
     Result<void> write(uint32_t offset, const void* data, uint32_t length) override {
-        if (!m_writable)
+        if (!writable())
             return ConfigSpace::write(offset, data, length);
-        if (!m_library.write(m_address, offset, data, length))
+        if (!m_library.write(address(), offset, data, length))
             return access_error("write config", offset, length, EACCES, "writing config space needs root");
         return {};
     }
 
 private:
     vfio::PciLibrary& m_library;
-    PciAddress m_address;
-    uint32_t m_size;
-    bool m_writable;
 };
 
 class LibpciBackend : public SysfsBackend {

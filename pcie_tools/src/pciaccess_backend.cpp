@@ -9,16 +9,12 @@
 namespace pcie {
 namespace {
 
-class PciaccessSpace : public ConfigSpace {
+class PciaccessSpace : public SysfsSpace {
 public:
     PciaccessSpace(pci_device* dev, PciAddress address, uint32_t size, bool writable)
-        : m_dev(dev), m_address(address), m_size(size), m_writable(writable) {}
-    const PciAddress& address() const override { return m_address; }
-    uint32_t size() const override { return m_size; }
+        : SysfsSpace(address, size, writable), m_dev(dev) {}
     Result<void> read(uint32_t offset, void* data, uint32_t length) override {
-        if (offset + length > m_size)
-            return access_error("read config", offset, length, m_size == 64 ? EPERM : EIO,
-                                m_size == 64 ? "only 64 bytes are readable without CAP_SYS_ADMIN; run as root" : "");
+        PDT_CHECK(check_read(offset, length));
         pciaddr_t got = 0;
         const int rc = pci_device_cfg_read(m_dev, data, offset, length, &got);
         if (rc != 0 || got != length)
@@ -26,7 +22,7 @@ public:
         return {};
     }
     Result<void> write(uint32_t offset, const void* data, uint32_t length) override {
-        if (!m_writable)
+        if (!writable())
             return ConfigSpace::write(offset, data, length);
         pciaddr_t done = 0;
         const int rc = pci_device_cfg_write(m_dev, data, offset, length, &done);
@@ -37,9 +33,6 @@ public:
 
 private:
     pci_device* m_dev;
-    PciAddress m_address;
-    uint32_t m_size;
-    bool m_writable;
 };
 
 class PciaccessBackend : public SysfsBackend {

@@ -66,6 +66,13 @@ uint32_t sysfs_config_size(const PciAddress& address) {
     return ::stat((device_dir(address) + "/config").c_str(), &st) == 0 && st.st_size >= 4096 ? 4096 : 256;
 }
 
+Result<void> SysfsSpace::check_read(uint32_t offset, uint32_t length) const {
+    if (offset + length <= m_size)
+        return {};
+    return access_error("read config", offset, length, m_size == 64 ? EPERM : EIO,
+                        m_size == 64 ? "only 64 bytes are readable without CAP_SYS_ADMIN; run as root" : "");
+}
+
 Result<std::optional<PciAddress>> SysfsBackend::parent(const PciAddress& address) {
     if (auto up = sysfs_parent(address))
         return std::optional<PciAddress>(*up);

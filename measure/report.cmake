@@ -6,6 +6,7 @@ add_library(measure_report
   src/report_merge.cpp
   src/report_plots.cpp
   src/report_html.cpp
+  src/report_sections.cpp
 )
 target_include_directories(measure_report PUBLIC include)
 target_link_libraries(measure_report PUBLIC vfio_access nlohmann_json::nlohmann_json)

@@ -8,6 +8,7 @@ packages=(
   pciutils                       # lspci: the reference our config-space decoder is compared with
   clang libclang-rt-dev          # libFuzzer targets (fuzz/, scripts/fuzz.sh): clang 14 and its compiler-rt (libFuzzer, ASan, UBSan)
   qemu-system-x86 busybox-static cpio kmod zstd   # the QEMU guest that tests real kernel VFIO
+  udev                           # systemd-udevd and udevadm copied into the QEMU guest: vm_nonroot_edu_stream proves our udev rule
   python3                        # scripts/soak.sh (standard library only)
   shellcheck                     # lints scripts/vfio-setup and its tests (ctest vfio_setup_shellcheck)
   help2man man-db               # man pages generated from each tool's --help (packaging/man), and man to check them

@@ -3,11 +3,14 @@
 #   busybox (static) and its applets, the VFIO modules, lspci with its libraries and pci.ids,
 #   the given binaries (in /pdt/bin, on PATH) with every shared library ldd lists plus the
 #   dynamic loader, the guest helper library /pdt/lib.sh, /init and the guest test script.
+#   --udev adds Debian's udev (package udev): udevadm as /bin/udevadm, systemd-udevd beside it
+#   as the package links it (/lib/systemd/systemd-udevd), their libraries and the package's
+#   rules in /lib/udev/rules.d; the guest script starts udevd itself (vm/guest/lib.sh).
 # Usage: build_initramfs.sh --out FILE --kernel-cache DIR --script GUEST_SH [--bin FILE]...
-#                           [--file SRC:DEST]...
+#                           [--file SRC:DEST]... [--udev]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out="" kcache="" script=""
+out="" kcache="" script="" udev=no
 bins=() files=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -16,13 +19,21 @@ while [ $# -gt 0 ]; do
     --script) script=$2; shift 2 ;;
     --bin) bins+=("$2"); shift 2 ;;
     --file) files+=("$2"); shift 2 ;;
+    --udev) udev=yes; shift ;;
     *) echo "build_initramfs: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 [ -n "$out" ] && [ -n "$kcache" ] && [ -n "$script" ] || {
-  echo "usage: build_initramfs.sh --out FILE --kernel-cache DIR --script GUEST_SH [--bin FILE]... [--file SRC:DEST]..." >&2
+  echo "usage: build_initramfs.sh --out FILE --kernel-cache DIR --script GUEST_SH [--bin FILE]... [--file SRC:DEST]... [--udev]" >&2
   exit 2
 }
+# --udev: Debian's udev as installed (PDT_UDEVADM and PDT_UDEV_RULES_DIR name others: tests).
+udevadm=${PDT_UDEVADM:-$(command -v udevadm || echo /usr/bin/udevadm)}
+udev_rules=${PDT_UDEV_RULES_DIR:-/lib/udev/rules.d}
+if [ $udev = yes ] && { [ ! -x "$udevadm" ] || [ ! -d "$udev_rules" ]; }; then
+  echo "build_initramfs: --udev: no $udevadm or no $udev_rules: install Debian's udev (apt-get install udev; scripts/install_deps.sh does)" >&2
+  exit 1
+fi
 busybox=$(command -v busybox) || { echo "build_initramfs: busybox not found (apt-get install busybox-static)" >&2; exit 1; }
 if ldd "$busybox" >/dev/null 2>&1; then
   echo "build_initramfs: $busybox is dynamically linked; install busybox-static" >&2
@@ -58,6 +69,15 @@ if lspci=$(command -v lspci); then
   cp "$lspci" "$root/pdt/bin/lspci"
   copy_libs "$lspci"
   [ -f /usr/share/misc/pci.ids ] && cp /usr/share/misc/pci.ids "$root/usr/share/misc/"
+fi
+if [ $udev = yes ]; then
+  mkdir -p "$root/lib/systemd" "$root/lib/udev/rules.d" "$root/etc/udev/rules.d" "$root/run/udev"
+  cp -L "$udevadm" "$root/bin/udevadm"
+  copy_libs "$udevadm"
+  ln -s /bin/udevadm "$root/lib/systemd/systemd-udevd"
+  cp "$udev_rules"/*.rules "$root/lib/udev/rules.d/"
+  # glibc's own "files" sources: the guest script writes /etc/passwd and /etc/group.
+  printf 'passwd: files\ngroup: files\n' > "$root/etc/nsswitch.conf"
 fi
 for f in "${files[@]}"; do
   src=${f%%:*} dest=${f#*:}

@@ -7,7 +7,9 @@
 #     [ENV <VAR=VALUE>...]       exported to the guest script
 #     [FILES_OUT <dir>]          where files the guest prints with pdt_file/pdt_capture go
 #     [TIMEOUT <seconds>]        the guest's time limit (default 600)
-#     [QEMU_ARGS <arg>...])      extra QEMU arguments (devices)
+#     [QEMU_ARGS <arg>...]       extra QEMU arguments (devices)
+#     [UDEV])                    Debian's udevd and udevadm in the guest (the package udev on the
+#                                host; the guest script starts udevd: pdt_start_udevd)
 # Registers a CTest test (label vm) that builds an initramfs from the freshly built targets,
 # boots the Debian kernel under QEMU and judges the serial log (vm/check_log.sh). Every vm
 # test takes the resource lock "qemu_guest", so guests never run two at a time.
@@ -18,7 +20,7 @@ include_guard(GLOBAL)
 set(PDT_VM_DIR ${CMAKE_CURRENT_LIST_DIR} CACHE INTERNAL "vm/ test harness folder")
 
 function(pdt_add_vm_test name)
-  cmake_parse_arguments(V "" "SCRIPT;TIMEOUT;FILES_OUT"
+  cmake_parse_arguments(V "UDEV" "SCRIPT;TIMEOUT;FILES_OUT"
                         "COMMANDS;TARGETS;FILES;EXPECT;ENV;QEMU_ARGS" ${ARGN})
   if(NOT V_TIMEOUT)
     set(V_TIMEOUT 600)
@@ -45,6 +47,9 @@ function(pdt_add_vm_test name)
   endforeach()
   if(V_FILES_OUT)
     list(APPEND args --files-out ${V_FILES_OUT})
+  endif()
+  if(V_UDEV)
+    list(APPEND args --udev)
   endif()
   if(V_QEMU_ARGS)
     list(APPEND args -- ${V_QEMU_ARGS})

@@ -4,13 +4,13 @@
 # serial log with check_log.sh. The log stays in the work folder for reading.
 # Usage: run_vm_test.sh --name N --workdir DIR (--script GUEST_SH | --cmd 'COMMAND')...
 #          [--bin FILE]... [--file SRC:DEST]... [--expect RE]... [--timeout S]
-#          [--files-out DIR] [--append KERNEL_ARGS] [--env VAR=VALUE]... [-- QEMU_ARGS...]
+#          [--files-out DIR] [--append KERNEL_ARGS] [--env VAR=VALUE]... [--udev] [-- QEMU_ARGS...]
 # --cmd may repeat: each command becomes one "pdt_run" step of a generated guest script.
-# --env exports VAR=VALUE to the guest script.
+# --env exports VAR=VALUE to the guest script. --udev puts Debian's udevd and udevadm in the guest.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 name="" workdir="" script="" limit=600 out="" append=""
-bins=() files=() expects=() cmds=() envs=()
+bins=() files=() expects=() cmds=() envs=() udev=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --name) name=$2; shift 2 ;;
@@ -24,6 +24,7 @@ while [ $# -gt 0 ]; do
     --files-out) out=$2; shift 2 ;;
     --append) append=$2; shift 2 ;;
     --env) envs+=("$2"); shift 2 ;;
+    --udev) udev=(--udev); shift ;;
     --) shift; break ;;
     *) echo "run_vm_test: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -50,7 +51,7 @@ guest_script="$workdir/$name.guest.sh"
 
 initrd="$workdir/$name.cpio.gz"
 "$here/build_initramfs.sh" --out "$initrd" --kernel-cache "$kcache" --script "$guest_script" \
-  ${bins[@]+"${bins[@]}"} ${files[@]+"${files[@]}"}
+  ${bins[@]+"${bins[@]}"} ${files[@]+"${files[@]}"} ${udev[@]+"${udev[@]}"}
 log="$workdir/$name.log"
 qerr="$workdir/$name.qemu-stderr"
 echo "run_vm_test: booting $name (limit ${limit} s), serial log $log"

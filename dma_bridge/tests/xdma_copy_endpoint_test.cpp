@@ -169,6 +169,9 @@ TEST(XdmaCopyEndpoint, ATimeoutIsEtimedoutAndResetQueuesRecovers) {
     auto host = buffer(*e, 0x1000);
     rig.model->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::EngineStall);
     const measure::Ticket t = issue(*e, Direction::H2C, 0, *host, 0, 0x3000, 0x1000);
+    // The stall has hit the engine before the 100 ms run out, so reset_queues() clears it, not
+    // the copy after it (a loaded machine may run the engine thread late).
+    ASSERT_TRUE(xdma_test::fault_applied(*rig.model, sim::XdmaDirection::H2C, 0));
     auto waited = e->wait(t, 100ms);
     ASSERT_FALSE(waited.ok());
     EXPECT_EQ(waited.error().code, ETIMEDOUT);

@@ -31,9 +31,14 @@ struct MemoryRig : Rig {
     }
     // An H2C transfer that must fail; returns the error's message. An error the engine reports
     // is waited for with patience (a loaded machine may not run the model within 200 ms); a
-    // stall is waited for with the engine's own 200 ms timeout (stalled = true).
+    // stall or hang is waited for with the engine's own 200 ms timeout (stalled = true), once
+    // the engine has taken it: had the driver's timeout run out first, recover() would clear
+    // Run before the engine stalled, and the fault would hit a later transfer instead.
     std::string failing_h2c(uint64_t iova, uint64_t card, bool stalled = false) {
         EXPECT_TRUE(h2c->submit_memory(iova, card, 256).ok());
+        if (stalled) {
+            EXPECT_TRUE(fault_applied(*model, XdmaDirection::H2C, 0)) << "the engine did not take the fault in 10 s";
+        }
         auto done = stalled ? h2c->wait() : h2c->wait(kPatience);
         EXPECT_FALSE(done.ok());
         return done.ok() ? std::string() : done.error().message();

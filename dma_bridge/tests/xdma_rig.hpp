@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "dma_bridge/xdma_engine.hpp"
 #include "sim/xdma_model.hpp"
@@ -39,6 +41,19 @@ struct Rig {
     std::unique_ptr<sim::SimDevice> device;
     std::shared_ptr<sim::XdmaModel> model;
 };
+
+// Waits (10 s at most) until the model's engine has applied every fault injected into the
+// channel: a stall or hang then holds the engine before the driver's timeout runs out, however
+// late a loaded machine runs the engine thread. False when it did not within 10 s.
+inline bool fault_applied(const sim::XdmaModel& model, sim::XdmaDirection direction, unsigned channel) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (model.faults_pending(direction, channel) > 0) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+}
 
 inline sim::XdmaConfig memory_design(bool stepped = false) {
     return sim::XdmaConfig{.num_h2c = 2, .num_c2h = 2, .stream = false, .card_memory_base = 0x80000000ull,

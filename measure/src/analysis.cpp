@@ -99,7 +99,7 @@ std::map<std::string, Metric> collect_metrics(const RunResult& r) {
     if (r.access)
         for (const AccessPoint& a : r.access->points)
             m["access." + a.memory + "." + a.pattern + "." + a.cache + "." + std::to_string(a.bytes) + "." +
-              std::to_string(a.offset) + "." + std::to_string(a.window) + ".gbps"] = point(a.gbps);
+              a.offset_text() + "." + std::to_string(a.window) + ".gbps"] = point(a.gbps);
     if (r.inflight)
         for (const InflightPoint& p : r.inflight->points) {
             const std::string stem = "inflight." + std::string(to_string(p.direction)) + "." + std::to_string(p.bytes) + ".";

@@ -89,12 +89,12 @@ po::options_description tool_options(ToolOptions& o, RawOptions& r) {
         "max_gap_us", po::value(&o.latency.max_gap_us), "latency: largest idle gap (default 1000)")(
         "access_direction", po::value(&r.access_direction), "access: H2C (default) or C2H")(
         "access_sizes", po::value(&r.access_sizes), "access: sizes (default 64B-2KiB powers of two and +-1)")(
-        "access_offsets", po::value(&r.access_offsets), "access: offsets, e.g. 0-63 (default 0)")(
+        "access_offsets", po::value(&r.access_offsets), "access: offsets, a point each, e.g. 0-63 (default: one point whose transfers spread over offsets 0-63)")(
         "access_windows", po::value(&r.access_windows), "access: host windows (default 4KiB-64MiB doubling)")(
         "access_patterns", po::value(&r.access_patterns), "access: sequential,random")(
         "access_caches", po::value(&r.access_caches), "access: warm,cold")(
         "access_memories", po::value(&r.access_memories), "access: registered,huge-pages")(
-        "access_transfers", po::value(&o.access.transfers), "access: transfers per point (default 256)")(
+        "access_transfers", po::value(&o.access.transfers), "access: transfers per point, each checked (default 256; a card region each)")(
         "inflight_sizes", po::value(&r.inflight_sizes), "inflight: sizes (default 1MiB,4MiB,16MiB,64MiB)")(
         "bidir_bytes", po::value(&r.bidir_bytes), "bidir: copy size (default 64MiB)")(
         "bidir_copies", po::value(&o.bidir.copies), "bidir: copies per direction per run (default 4)")(

@@ -183,10 +183,12 @@ std::string reach_table(const Report& report) {
 std::string plots_section(const std::vector<Plot>& plots) {
     std::string html = "<h2>Plots</h2>\n";
     if (plots.empty())
-        return html + "<p>No plot: no card has a passing run with a sweep or latency samples.</p>\n";
+        return html + "<p>No plot: no card has a passing run with a sweep, latency samples or an access run.</p>\n";
     html += "<p>Rates: the mean over every run's median at each size, with its 99% Student-t interval as error "
             "bars; the staged model 1 / (1/DMA + 1/memcpy) dashed. Latency: every 4 KiB copy of every run "
-            "pooled.</p>\n";
+            "pooled. Access (pcie-bench): a line per host window (blue the smallest, red the largest) and pattern "
+            "(random dashed); at each transfer size the mean rate over the card's runs, offsets, caches and buffer "
+            "kinds (each point is in the result files).</p>\n";
     for (const Plot& plot : plots) {
         std::string curves;
         for (const std::string& t : plot.curve_titles)
@@ -288,8 +290,8 @@ std::string render_html(const Report& report, const std::vector<Plot>& plots, co
                        std::to_string(report.cards.size()) + " cards, " + std::to_string(hosts.size()) +
                        " hosts. A card's rate is the mean of its runs' medians at the largest size, with a 99% "
                        "interval; a card with a failed data check shows no rate.</p>\n<h2>Cards</h2>\n";
-    html += card_table(report) + reach_table(report) + plots_section(plots) + predictions_section(report) + context_section(report) +
-            warnings_section(report);
+    html += card_table(report) + reach_table(report) + plots_section(plots) + inflight_table(report) +
+            bidir_table(report) + predictions_section(report) + context_section(report) + warnings_section(report);
     return html + "</body>\n</html>\n";
 }
 

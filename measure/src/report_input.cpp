@@ -213,6 +213,63 @@ void read_latency(const json& root, Run& run) {
     });
 }
 
+// "offset": a number, or a text such as "0-63" (a spread of offsets).
+std::string offset_at(const json& object, const std::string& parent) {
+    const json& value = need(object, "offset", parent);
+    if (value.is_number_unsigned())
+        return std::to_string(value.get<uint64_t>());
+    if (!value.is_string())
+        throw FieldError{join(parent, "offset"), "expected a whole number >= 0 or a text such as \"0-63\""};
+    return value.get<std::string>();
+}
+
+void read_access(const json& root, Run& run) {
+    const json* access = object_at(root, "access", "");
+    if (access == nullptr)
+        return;
+    const std::string direction = direction_at(*access, "access");
+    each_object(*access, "points", "access", [&](const json& p, const std::string& path) {
+        run.access.push_back(AccessSample{direction, count_at(p, "bytes", path, true),
+                                          count_at(p, "window_bytes", path, true), offset_at(p, path),
+                                          string_at(p, "pattern", path, true), string_at(p, "cache", path),
+                                          string_at(p, "memory", path), number_at(p, "gbps", path, true)});
+    });
+}
+
+// "<stem>_<unit>" and its "_ci99_low_" / "_ci99_high_" fields; false when the mean is absent.
+bool figure_at(const json& object, const std::string& stem, const std::string& unit, const std::string& parent,
+               Figure& out) {
+    if (!find(object, stem + "_" + unit))
+        return false;
+    out = Figure{number_at(object, stem + "_" + unit, parent), optional_number_at(object, stem + "_ci99_low_" + unit, parent),
+                 optional_number_at(object, stem + "_ci99_high_" + unit, parent)};
+    return true;
+}
+
+void read_concurrency(const json& root, Run& run) {
+    if (const json* inflight = object_at(root, "inflight", ""))
+        each_object(*inflight, "points", "inflight", [&](const json& p, const std::string& path) {
+            InflightRow row{direction_at(p, path), count_at(p, "bytes", path, true), {}, {}, {}, false, false};
+            if (!figure_at(p, "one_at_a_time", "gbps", path, row.one_at_a_time_gbps))
+                throw FieldError{join(path, "one_at_a_time_gbps"), "missing"};
+            row.has_one_queue = figure_at(p, "two_in_one_queue", "ratio", path, row.two_in_one_queue_ratio);
+            row.has_two_queues = figure_at(p, "one_in_each_of_two_queues", "ratio", path,
+                                           row.one_in_each_of_two_queues_ratio);
+            run.inflight.push_back(row);
+        });
+    if (const json* bidir = object_at(root, "bidir", "")) {
+        BidirFigures b;
+        b.bytes = count_at(*bidir, "bytes", "bidir", true);
+        const std::pair<const char*, Figure*> figures[] = {{"h2c_alone", &b.h2c_alone}, {"c2h_alone", &b.c2h_alone},
+                                                           {"h2c_both", &b.h2c_both},   {"c2h_both", &b.c2h_both},
+                                                           {"sum_both", &b.sum_both}};
+        for (const auto& [stem, figure] : figures)
+            if (!figure_at(*bidir, stem, "gbps", "bidir", *figure))
+                throw FieldError{std::string("bidir.") + stem + "_gbps", "missing"};
+        run.bidir.push_back(b);
+    }
+}
+
 void read_predictions(const json& root, Run& run) {
     const json* predictions = object_at(root, "predictions", "");
     if (predictions == nullptr)
@@ -250,6 +307,8 @@ vfio::Result<Run> parse_run(std::string_view text, const std::string& file) {
         read_verdict(root, run);
         read_sweep(root, run);
         read_latency(root, run);
+        read_access(root, run);
+        read_concurrency(root, run);
         read_predictions(root, run);
         return run;
     } catch (const FieldError& e) {

@@ -119,6 +119,7 @@ Card make_card(const std::vector<Run>& all, const std::vector<size_t>& indices, 
     }
     pool_sweep(card, runs);
     pool_latency(card, runs);
+    pool_sections(card, runs);
     return card;
 }
 

@@ -1,5 +1,6 @@
 // The report's plots: gnuplot scripts (data inline as datablocks) run through a Plotter; the
 // real one starts gnuplot as a child process (`set terminal svg`) and reads the SVG it prints.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -156,6 +157,58 @@ std::string latency_script(const Report& report, const std::string& mode, std::v
     return script + join_plot(series);
 }
 
+namespace {
+
+// From blue (the smallest window) to red (the largest).
+std::string window_colour(size_t index, size_t count) {
+    const double t = count > 1 ? static_cast<double>(index) / static_cast<double>(count - 1) : 0;
+    char text[8];
+    std::snprintf(text, sizeof(text), "#%02x%02x%02x", static_cast<unsigned>(0x1f + t * (0xd6 - 0x1f)),
+                  static_cast<unsigned>(0x77 - t * (0x77 - 0x27)), static_cast<unsigned>(0xb4 - t * (0xb4 - 0x28)));
+    return text;
+}
+
+}  // namespace
+
+std::string access_script(const Card& card, const std::string& direction, std::vector<std::string>& titles) {
+    std::vector<uint64_t> windows;
+    for (const AccessCurve& curve : card.access)
+        if (curve.direction == direction && std::find(windows.begin(), windows.end(), curve.window) == windows.end())
+            windows.push_back(curve.window);
+    std::sort(windows.begin(), windows.end());
+    std::vector<Series> series;
+    uint64_t low = UINT64_MAX, high = 0;
+    for (const AccessCurve& curve : card.access) {
+        if (curve.direction != direction || curve.points.empty())
+            continue;
+        std::string rows;
+        for (const auto& [bytes, gbps] : curve.points) {
+            rows += std::to_string(bytes) + " " + number(gbps) + "\n";
+            low = std::min(low, bytes);
+            high = std::max(high, bytes);
+        }
+        const size_t w = static_cast<size_t>(std::find(windows.begin(), windows.end(), curve.window) - windows.begin());
+        const bool random = curve.pattern == "random";
+        const std::string title = format_bytes(curve.window) + " " + curve.pattern;
+        series.push_back({datablock(series.size(), rows), "$d" + std::to_string(series.size()) +
+                                                              " using 1:2 with linespoints lc rgb '" +
+                                                              window_colour(w, windows.size()) + "' lw 1.5 pt " +
+                                                              (random ? "4 dt 2" : "7") + " ps 0.5 title " +
+                                                              gnuplot_quote(title)});
+        titles.push_back(title);
+    }
+    if (series.empty())
+        return {};
+    uint64_t first_tic = 1;
+    while (first_tic * 2 <= low)
+        first_tic *= 2;
+    return header(card.tag + " " + direction + " access: rate against transfer size, a line per host window and pattern",
+                  "transfer size", "GB/s") +
+           "set logscale x 2\nset xrange [" + number(static_cast<double>(low) * 0.8) + ":" +
+           number(static_cast<double>(high) * 1.25) + "]\nset key outside right top font 'sans,9'\n" +
+           size_tics(first_tic, high) + join_plot(series);
+}
+
 vfio::Result<std::vector<Plot>> make_plots(const Report& report, const Plotter& plotter) {
     std::vector<Plot> plots;
     auto add = [&](const std::string& id, const std::string& title, const std::string& script,
@@ -180,6 +233,14 @@ vfio::Result<std::vector<Plot>> make_plots(const Report& report, const Plotter& 
         const std::string script = latency_script(report, mode, titles);
         PDT_CHECK(add(std::string("latency-") + mode, std::string("Latency CDF, ") + mode, script, titles));
     }
+    for (const Card& card : report.cards)
+        for (const char* direction : {"H2C", "C2H"}) {
+            std::vector<std::string> titles;
+            const std::string script = access_script(card, direction, titles);
+            PDT_CHECK(add("access-" + card.tag + "-" + direction,
+                          card.tag + " " + direction + " access (pcie-bench): rate against transfer size", script,
+                          titles));
+        }
     return plots;
 }
 

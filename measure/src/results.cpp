@@ -32,8 +32,9 @@ json latency_json(const LatencyResult& l) {
 json access_json(const AccessResult& a) {
     json points = json::array();
     for (const AccessPoint& p : a.points)
-        points.push_back({{"bytes", p.bytes}, {"offset", p.offset}, {"window_bytes", p.window}, {"pattern", p.pattern},
-                          {"cache", p.cache}, {"memory", p.memory}, {"transfers", p.transfers}, {"gbps", p.gbps},
+        points.push_back({{"bytes", p.bytes}, {"offset", p.offset_spread ? json("0-63") : json(p.offset)},
+                          {"window_bytes", p.window}, {"pattern", p.pattern}, {"cache", p.cache}, {"memory", p.memory},
+                          {"transfers", p.transfers}, {"bytes_verified", p.bytes_verified}, {"gbps", p.gbps},
                           {"mean_us", p.mean_us}});
     return {{"direction", to_string(a.direction)}, {"in_flight", a.in_flight}, {"points", points}};
 }

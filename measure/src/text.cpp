@@ -54,9 +54,9 @@ void print_latency(const LatencyResult& l, std::ostream& out) {
 }
 
 void print_access(const AccessResult& a, std::ostream& out) {
-    out << "access: " << to_string(a.direction) << ", " << a.in_flight << " in flight\n";
+    out << "access: " << to_string(a.direction) << ", " << a.in_flight << " in flight, every transfer's bytes checked\n";
     for (const AccessPoint& p : a.points)
-        out << "  " << padded(format_bytes(p.bytes), 8) << " +" << p.offset << "  window " << format_bytes(p.window)
+        out << "  " << padded(format_bytes(p.bytes), 8) << " +" << p.offset_text() << "  window " << format_bytes(p.window)
             << "  " << p.pattern << " " << p.cache << " " << p.memory << "  " << num(p.gbps, 4) << " GB/s  ("
             << num(p.mean_us, 2) << " us each)\n";
 }

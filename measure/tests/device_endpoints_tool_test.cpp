@@ -60,6 +60,17 @@ TEST(PcieLinkMeasureXdma, AStalledEngineIsATimeoutAndAFail) {
     EXPECT_TRUE(contains(r.output, "FAIL")) << r.output;
 }
 
+TEST(PcieLinkMeasureXdma, TheSimulatedLinkOptionsNeedASimulatedDesignAndSaneValues) {
+    // (The set link's figures: sim_link_tool_test.cpp.)
+    for (const std::string& args : {std::string("sweep --endpoint xdma --sim_rate_gbps 1"), "sweep " + kXdma + " --sim_latency_us 1.5",
+                                   "sweep " + kXdma + " --sim_rate_gbps -1"}) {
+        const auto r = measure(args);
+        EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output << r.err;
+        EXPECT_TRUE(contains(r.err, "--sim_")) << args << "\n" << r.err;
+    }
+    EXPECT_TRUE(contains(measure("sweep --endpoint xdma --sim_rate_gbps 1").err, "give --sim_design NAME"));
+}
+
 TEST(PcieLinkMeasureCuda, NoUsableGpuIsAnErrorThatSaysWhy) {
     const auto r = measure("sweep --endpoint cuda --cuda_device 99");
     EXPECT_EQ(r.exit_code, 1) << r.output << r.err;

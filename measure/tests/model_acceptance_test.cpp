@@ -98,7 +98,7 @@ TEST_F(ModelRun, AccessFindsTheIotlbCost) {
     p.iotlb_entries = 16, p.iotlb_miss_us = 40, p.in_flight = 1;
     auto m = model(p);
     AccessSettings s;
-    s.sizes = {2048}, s.windows = {16384, 1ull << 20}, s.patterns = {"random"}, s.caches = {"warm"};
+    s.sizes = {2048}, s.offsets = {0}, s.windows = {16384, 1ull << 20}, s.patterns = {"random"}, s.caches = {"warm"};
     s.memories = {HostMemory::Registered}, s.transfers = 150;
     auto r = run_access(*m, s, common, progress, verified, warnings);
     ASSERT_TRUE(r) << r.error().message();

@@ -96,3 +96,21 @@ TEST(PcieLinkMeasure, CorruptedCopiesExitOne) {
     EXPECT_TRUE(contains(r.output, "Verdict: FAIL")) << r.output;
     EXPECT_TRUE(contains(r.err, "data check")) << r.err;
 }
+
+TEST(PcieLinkMeasure, AccessChecksEveryTransferAndACorruptOneFailsWithNoRate) {
+    const std::string access = "access --model_memory 1MiB --model_latency_us 2 --access_sizes 64,257 "
+                               "--access_windows 4KiB,64KiB --access_memories registered --access_caches warm "
+                               "--access_transfers 32";
+    const auto good = measure(access);
+    EXPECT_EQ(good.exit_code, 0) << good.output << good.err;
+    EXPECT_TRUE(contains(good.output, "every transfer's bytes checked")) << good.output;
+    EXPECT_TRUE(contains(good.output, "    64 B +0-63  window 4 KiB  sequential warm registered  ")) << good.output;
+    // 2 sizes x 2 windows x 2 patterns, 32 transfers each: (64 + 257) x 32 x 4 bytes.
+    EXPECT_TRUE(contains(good.output, "Verdict: PASS (41088 bytes verified)")) << good.output;
+    const auto bad = measure(access + " --model_corrupt_every 13");
+    EXPECT_EQ(bad.exit_code, 1) << bad.output;
+    EXPECT_TRUE(contains(bad.output, "Verdict: FAIL")) << bad.output;
+    EXPECT_FALSE(contains(bad.output, "GB/s")) << bad.output;
+    EXPECT_TRUE(contains(bad.err, "H2C data check")) << bad.err;
+    EXPECT_TRUE(contains(bad.err, "access transfer 13 of 32")) << bad.err;
+}

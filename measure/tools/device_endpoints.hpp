@@ -20,6 +20,8 @@ struct XdmaCli {
     std::string engine_mode = "auto";
     std::string completion = "auto";
     unsigned queues = 4;  // --xdma_queues: engine pairs used at most
+    double sim_rate_gbps = 0;     // --sim_rate_gbps: the simulated design's link rate per direction (0: unthrottled)
+    double sim_latency_us = 0;    // --sim_latency_us: its latency per descriptor, whole microseconds
 };
 void add_xdma_options(boost::program_options::options_description& options, XdmaCli& cli);
 // The first identified design with a memory-mapped DMA bridge and card memory (--device picks

@@ -61,6 +61,11 @@ Text& Text::tight() {
     return *this;
 }
 
+Text& Text::continues_line() {
+    m_continues = true;
+    return *this;
+}
+
 Lines Text::lines() const { return m_lines; }
 
 Lines CapSection::lines() const {
@@ -70,9 +75,14 @@ Lines CapSection::lines() const {
     else
         std::snprintf(head, sizeof head, "Capabilities: [%02x] ", cap.offset);
     Lines out{head + title};
-    for (const Text& t : registers)
-        for (const std::string& l : t.lines())
-            out.push_back(l);
+    for (const Text& t : registers) {
+        const Lines lines = t.lines();
+        for (size_t i = 0; i < lines.size(); ++i)
+            if (i == 0 && t.continues())
+                out.back() += lines[i];
+            else
+                out.push_back(lines[i]);
+    }
     return out;
 }
 
@@ -119,7 +129,8 @@ CapSection decode_one(ConfigSpace& space, const DeviceConfig& d, const Capabilit
     CapSection s;
     s.cap = c;
     CapReader r(space, c.offset);
-    const bool known = c.extended ? (decode_extended_section(r, d, s) || decode_extended_section2(r, d, s))
+    const bool known = c.extended ? (decode_extended_section(r, d, s) || decode_extended_section2(r, d, s) ||
+                                                  decode_extended_section3(r, d, s))
                                   : decode_standard_section(r, d, s);
     if (!known) {
         char text[64];

@@ -200,8 +200,14 @@ bool decode_extended_section(CapReader& r, const DeviceConfig& d, CapSection& s)
         }
         case 0x0023: {
             const uint32_t h1 = r.l(4), h2 = r.w(8);
-            s.title = fmt("Designated Vendor-Specific: Vendor=%04x ID=%04x Rev=%u Len=%u <?>", h1 & 0xffffu, h2,
-                          (h1 >> 16) & 0xfu, h1 >> 20);
+            const unsigned vendor = h1 & 0xffffu, rev = (h1 >> 16) & 0xfu, length = h1 >> 20;
+            s.title = fmt("Designated Vendor-Specific: Vendor=%04x ID=%04x Rev=%u Len=%u", vendor, h2, rev, length);
+            if (vendor != 0x1e98 || length < 16) {
+                s.title += " <?>";
+                return true;
+            }
+            s.title += ": CXL";
+            decode_cxl_dvsec(r, s, static_cast<uint16_t>(h2), rev, length);
             return true;
         }
         default: break;

@@ -1,5 +1,6 @@
 // Standard (type 0x34 list) capabilities other than PM, MSI, MSI-X and PCI Express, in lspci's
-// words: PCI-X, Slot ID, Debug port, SATA, Advanced Features, Vendor Specific, Subsystem.
+// words: PCI-X, Slot ID, Debug port, SATA, Advanced Features, Vendor Specific, Subsystem, Vital
+// Product Data and Enhanced Allocation.
 #include <cstdio>
 
 #include "pcie_tools/decode.hpp"
@@ -86,6 +87,67 @@ void vendor_specific(CapReader& r, const DeviceConfig& d, CapSection& s) {
     s.registers.push_back(t);
 }
 
+// The VPD data is read through the VPD Address/Data registers (a config write per dword); no
+// backend does that (a dump file cannot), so, like lspci -F, the data is "Not readable".
+void vpd(CapSection& s) {
+    s.title = "Vital Product Data";
+    s.registers.push_back(Text("VPD", "").shown("Not readable"));
+}
+
+std::string ea_property(unsigned p, bool secondary) {
+    static const char* names[] = {"memory space, non-prefetchable", "memory space, prefetchable", "I/O space",
+                                  "VF memory space, prefetchable", "VF memory space, non-prefetchable",
+                                  "allocation behind bridge, non-prefetchable memory",
+                                  "allocation behind bridge, prefetchable memory", "allocation behind bridge, I/O space"};
+    if (p < 8)
+        return names[p];
+    if (p == 0xfd)
+        return "memory space resource unavailable for use";
+    if (p == 0xfe)
+        return "I/O space resource unavailable for use";
+    if (p == 0xff)
+        return secondary ? "entry unavailable for use, PrimaryProperties should be used" : "entry unavailable for use";
+    return fmt("[%02x]", p);
+}
+
+std::string ea_bei(unsigned bei) {
+    if (bei <= 5)
+        return "BAR " + std::to_string(bei);
+    if (bei >= 9 && bei <= 14)
+        return "VF-BAR " + std::to_string(bei - 9);
+    return bei == 6 ? "resource behind function" : bei == 7 ? "not indicated" : bei == 8 ? "expansion ROM" : "reserved";
+}
+
+// Enhanced Allocation (PCI Local Bus 3.0 ECN "Enhanced Allocation", PCIe 6.0 section 7.8.5):
+// entries of a header dword, Base and MaxOffset, each with an optional upper dword (bit 1).
+void enhanced_allocation(CapReader& r, const DeviceConfig& d, CapSection& s) {
+    const unsigned entries = r.w(2) & 0x3fu;
+    uint32_t at = 4;
+    s.title = fmt("Enhanced Allocation (EA): NumEntries=%u", entries);
+    if (d.header.header_type == reg::HEADER_TYPE_BRIDGE) {
+        s.title += fmt(", secondary=%u, subordinate=%u", r.b(4), r.b(5));
+        at = 8;
+    }
+    for (unsigned i = 0; i < entries; ++i) {
+        const uint32_t header = r.l(at), base = r.l(at + 4), max_offset = r.l(at + 8);
+        const unsigned size = header & 7u;
+        const std::string name = "Entry " + std::to_string(i);
+        Text t(name, name + ": ");
+        t.flag("Enable", bit(header, 31)).flag("Writable", bit(header, 30)).value("EntrySize", std::to_string(size), "=");
+        t.line("\t\t\t ").value("BAR Equivalent Indicator", ea_bei((header >> 4) & 0xfu), ": ");
+        t.line("\t\t\t ").value("PrimaryProperties", ea_property((header >> 8) & 0xffu, false), ": ");
+        t.line("\t\t\t ").value("SecondaryProperties", ea_property((header >> 16) & 0xffu, true), ": ");
+        uint32_t high_at = at + 12;
+        const std::string base_high = bit(base, 1) ? fmt("%x", r.l(high_at)) : "";
+        high_at += bit(base, 1) ? 4 : 0;
+        const std::string max_high = bit(max_offset, 1) ? fmt("%x", r.l(high_at)) : "";
+        t.line("\t\t\t ").value("Base", base_high + fmt("%08x", base & ~3u), ": ");
+        t.line("\t\t\t ").value("MaxOffset", max_high + fmt("%08x", max_offset | 3u), ": ");
+        s.registers.push_back(t);
+        at += 4 + 4 * size;
+    }
+}
+
 }  // namespace
 
 bool decode_standard_section(CapReader& r, const DeviceConfig& d, CapSection& s) {
@@ -120,6 +182,8 @@ bool decode_standard_section(CapReader& r, const DeviceConfig& d, CapSection& s)
         case 0x13: advanced_features(r, s); return true;
         case 0x09: vendor_specific(r, d, s); return true;
         case 0x0d: subsystem(r, d, s); return true;
+        case 0x03: vpd(s); return true;
+        case 0x14: enhanced_allocation(r, d, s); return true;
         default: return false;
     }
 }

@@ -24,6 +24,8 @@ std::vector<Crafted> crafted_devices();
 std::vector<Crafted> broken_devices();
 // Capabilities and function kinds QEMU cannot make: DPC, L1 PM Substates, SR-IOV, PCI-X, ...
 std::vector<Crafted> crafted_capability_devices();
+// CXL DVSECs, Multicast, Root Complex Link Declaration, Enhanced Allocation and VPD.
+std::vector<Crafted> crafted_cxl_devices();
 // All of them as one lspci -xxxx text.
 std::string crafted_dump(const std::vector<Crafted>& devices);
 

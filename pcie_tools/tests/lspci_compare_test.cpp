@@ -6,6 +6,7 @@
 // allow-list below accepts it, with its reason.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -37,6 +38,13 @@ bool allowed(const std::string& theirs, const std::string& ours) {
     // capability there, we stop the walk and say so.
     if (std::regex_search(theirs, std::regex("^\tCapabilities: \\[[0-3][0-9a-f]\\] ")))
         return ours.find("<points into the header>") != std::string::npos;
+    // CXL Extensions DVSEC for Ports: lspci 3.9 labels the Alternate Memory Base/Limit
+    // "AlternateBus" (a second time), and tests bits 1 and 3 of the Port Power Management
+    // Initialization Status for PMComplete, where CXL 2.0 section 8.1.5 defines bit 0.
+    if (std::regex_search(theirs, std::regex("^\t\tAlternateBus:\t[0-9a-f]{4}-[0-9a-f]{4}$")))
+        return ours == std::regex_replace(theirs, std::regex("AlternateBus"), "AlternateMem");
+    if (theirs.rfind("\t\tCXLPortSta:\tPMComplete", 0) == 0)
+        return ours.rfind("\t\tCXLPortSta:\tPMComplete", 0) == 0;
     return false;
 }
 
@@ -115,8 +123,12 @@ TEST(LspciCompare, EveryTokenOfCraftedSpaces) {
     devices.insert(devices.end(), broken.begin(), broken.end());
     const auto more = test::crafted_capability_devices();
     devices.insert(devices.end(), more.begin(), more.end());
+    const auto cxl = test::crafted_cxl_devices();
+    devices.insert(devices.end(), cxl.begin(), cxl.end());
     const fs::path path = fs::temp_directory_path() / ("pcie_crafted_" + std::to_string(::getpid()) + ".lspci");
     std::ofstream(path) << test::crafted_dump(devices);
+    if (const char* keep = std::getenv("PDT_CRAFTED_DUMP"))  // to look at both texts by hand
+        fs::copy_file(path, keep, fs::copy_options::overwrite_existing);
     const FixtureResult r = compare_fixture(path.string());
     fs::remove(path);
     EXPECT_GT(r.total, 1000u);
@@ -144,6 +156,15 @@ TEST(LspciCompare, DetectsDifferences) {
                              allowed);
     EXPECT_TRUE(r.mismatches.empty());
     EXPECT_EQ(r.allowed, 1u);
+    // The CXL port allowances accept lspci's label and bit only, not another range.
+    r = test::compare_tokens({"\t\tAlternateBus:\td000-d0f0"}, {"\t\tAlternateMem:\td000-d0f0"}, allowed);
+    EXPECT_TRUE(r.mismatches.empty());
+    r = test::compare_tokens({"\t\tAlternateBus:\td000-d0f0"}, {"\t\tAlternateMem:\td000-d0ff"}, allowed);
+    EXPECT_FALSE(r.mismatches.empty());
+    r = test::compare_tokens({"\t\tCXLPortSta:\tPMComplete-"}, {"\t\tCXLPortSta:\tPMComplete+"}, allowed);
+    EXPECT_TRUE(r.mismatches.empty());
+    r = test::compare_tokens({"\t\tCXLPortSta:\tPMComplete-"}, {"\t\tCXLPortCtl:\tPMComplete+"}, allowed);
+    EXPECT_FALSE(r.mismatches.empty());
 }
 
 }  // namespace
@@ -187,6 +208,50 @@ TEST(LspciCompare, JsonCarriesTheDecodedFields) {
     EXPECT_EQ(sriov->at("registers").at("VFs").at("Total VFs"), "8");
     EXPECT_EQ(capability(e, "L1 PM Substates")->at("registers").at("L1SubCtl1").at("LTR1.2_Threshold"), "163840ns");
     EXPECT_EQ(capability(e, "PCI Advanced Features")->at("registers").at("AFCap").at("FLR"), true);
+}
+
+// The same for CXL's DVSECs, Multicast, Root Complex Link Declaration, Enhanced Allocation and VPD.
+TEST(LspciCompare, JsonCarriesCxlMulticastLinkAndAllocationFields) {
+    auto bus = DumpBackend::parse(test::crafted_dump(test::crafted_cxl_devices()), "crafted");
+    ASSERT_TRUE(bus.ok());
+    auto mem = dump_device_json(**bus, PciAddress{0, 0x51, 0, 0});
+    ASSERT_TRUE(mem.ok()) << mem.error().message();
+    const nlohmann::json& m = mem->at("path").at(0);
+    const nlohmann::json* cxl = capability(m, "Designated Vendor-Specific: Vendor=1e98 ID=0000");
+    ASSERT_NE(cxl, nullptr);
+    EXPECT_EQ(cxl->at("registers").at("CXLCap").at("Mem HW Init"), true);
+    EXPECT_EQ(cxl->at("registers").at("CXLCap").at("HDMCount"), "1");
+    EXPECT_EQ(cxl->at("registers").at("Cache Size").at("Cache Size"), "00040000");
+    EXPECT_EQ(cxl->at("registers").at("Range1").at("value"), "0000001000000000-00000010ffffffff");
+    EXPECT_EQ(cxl->at("registers").at("Range1").at("timeout"), "4s");
+    const nlohmann::json* locator = capability(m, "Designated Vendor-Specific: Vendor=1e98 ID=0008");
+    ASSERT_NE(locator, nullptr);
+    EXPECT_EQ(locator->at("registers").at("Block2").at("ID"), "CXL device registers");
+    EXPECT_EQ(locator->at("registers").at("Block2").at("offset"), "0000000000010000");
+    const nlohmann::json* mc = capability(m, "Multicast");
+    ASSERT_NE(mc, nullptr);
+    EXPECT_EQ(mc->at("registers").at("McastCap").at("WindowSz"), "12 (4096 bytes)");
+    EXPECT_EQ(mc->at("registers").at("McastCtl").at("NumGroups"), "16");
+    EXPECT_EQ(capability(m, "Vital Product Data")->at("registers").at("VPD").at("value"), "Not readable");
+    auto port = dump_device_json(**bus, PciAddress{0, 0x50, 1, 0});
+    ASSERT_TRUE(port.ok()) << port.error().message();
+    const nlohmann::json& p = port->at("path").at(0);
+    const nlohmann::json* link = capability(p, "Root Complex Link");
+    ASSERT_NE(link, nullptr);
+    EXPECT_EQ(link->at("registers").at("Desc").at("EltType"), "Egress");
+    EXPECT_EQ(link->at("registers").at("Link1").at("LinkType"), "Config");
+    EXPECT_EQ(link->at("registers").at("Link1").at("value"), "05:1c.2");
+    EXPECT_EQ(capability(p, "Multicast")->at("registers").at("McastOverlayBAR").at("OverlaySize"), "12 (4096 bytes)");
+    const nlohmann::json* ext = capability(p, "Designated Vendor-Specific: Vendor=1e98 ID=0003");
+    ASSERT_NE(ext, nullptr);
+    EXPECT_EQ(ext->at("registers").at("AlternateMem").at("value"), "d000-d0f0");
+    auto rciep = dump_device_json(**bus, PciAddress{0, 0, 0x1c, 0});
+    ASSERT_TRUE(rciep.ok()) << rciep.error().message();
+    const nlohmann::json* ea = capability(rciep->at("path").at(0), "Enhanced Allocation (EA): NumEntries=3");
+    ASSERT_NE(ea, nullptr);
+    EXPECT_EQ(ea->at("registers").at("Entry 1").at("Base"), "4000000000");
+    EXPECT_EQ(ea->at("registers").at("Entry 2").at("PrimaryProperties"), "memory space resource unavailable for use");
+    EXPECT_EQ(ea->at("registers").at("Entry 2").at("Enable"), false);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ failures=0
 sys=$root/sys
 export PDT_SYSFS_ROOT=$sys PDT_DEV_VFIO_ROOT=$root/dev/vfio PDT_PROC_ROOT=$root/proc
 export PDT_VFIO_SETUP_STATE=$root/state PDT_VFIO_GROUP PDT_VFIO_SETUP_WAIT=2 PDT_VFIO_SETUP_UID=0
+export PDT_UDEV_CONTROL=$root/run/udev/control  # absent: no udevd runs, until the udev checks
 PDT_VFIO_GROUP=$(id -gn)  # a group the test user may chgrp to
 
 # --- the fake kernel -----------------------------------------------------------------------
@@ -84,7 +85,7 @@ device 0000:00:1f.3 snd_hda_intel 7 0x040300
 device 0000:06:00.0 "" 10 0x058000
 touch "$sys/bus/pci/devices/0000:06:00.0/fake_refuses_vfio"
 device 0000:07:00.0 xdma 11 0x058000
-for n in 20 21 22 23 24 25; do device "0000:$n:00.0" xdma "$n" 0x058000; done
+for n in 20 21 22 23 24 25 26 27 28; do device "0000:$n:00.0" xdma "$n" 0x058000; done
 touch "$sys/bus/pci/devices/0000:21:00.0/fake_no_node" "$sys/bus/pci/devices/0000:22:00.0/fake_sticky" \
   "$sys/bus/pci/devices/0000:23:00.0/fake_refuses_bind"
 rm "$sys/bus/pci/devices/0000:20:00.0/iommu_group"
@@ -142,6 +143,9 @@ expect bind-driver "$(driver 0000:01:00.0)" = vfio-pci
 expect bind-override "$(cat "$sys/bus/pci/devices/0000:01:00.0/driver_override")" = vfio-pci
 expect bind-records-driver "$(cat "$root/state/0000:01:00.0")" = xdma
 expect bind-group-access "$(stat -c '%G %a' "$root/dev/vfio/5")" = "$PDT_VFIO_GROUP 660"
+check bind-says-who-set-access 0 \
+  "$root/dev/vfio/5: group $PDT_VFIO_GROUP, mode 0660 (set by vfio-setup, as the udev rule 70-pcie-dma-toolkit-vfio.rules would)" \
+  bind 0000:01:00.0
 check bind-again 0 "0000:01:00.0 is already bound to vfio-pci, IOMMU group 5" bind 0000:01:00.0
 check status 0 "0000:01:00.0 10ee:9038 class 0x058000 vfio-pci, IOMMU group 5, $root/dev/vfio/5 " status
 check status-original 0 "original driver xdma" status 0000:01:00.0
@@ -186,6 +190,32 @@ check bind-unloaded-driver 0 "bound 0000:25:00.0 to vfio-pci" bind 0000:25:00.0
 echo no_such_driver > "$root/state/0000:25:00.0"
 check restore-unloaded-driver 0 "warning: driver no_such_driver is not loaded (modprobe it); probing all drivers" \
   restore 0000:25:00.0
+
+# udevd runs (its control file exists): the node's group and mode are the udev rule's. A fake
+# udevadm logs its calls; its "settle" applies the rule when fake_udev_rule exists, and fails
+# when fake_settle_fails exists.
+mkdir -p "$root/run/udev" "$root/bin"
+: > "$PDT_UDEV_CONTROL"
+cat > "$root/bin/udevadm" <<EOF
+#!/bin/sh
+echo "\$*" >> "$root/udevadm.calls"
+[ "\$1" = settle ] || exit 0
+[ ! -e "$root/fake_udev_rule" ] || for n in "$root"/dev/vfio/[0-9]*; do chgrp "$PDT_VFIO_GROUP" "\$n"; chmod 0660 "\$n"; done
+[ ! -e "$root/fake_settle_fails" ]
+EOF
+chmod 0755 "$root/bin/udevadm"
+touch "$root/fake_udev_rule"
+PATH=$root/bin:$PATH check udev-rule-applied 0 \
+  "$root/dev/vfio/26: group $PDT_VFIO_GROUP, mode 0660 (from the udev rule 70-pcie-dma-toolkit-vfio.rules)" bind 0000:26:00.0
+expect udev-settle-called "$(cat "$root/udevadm.calls")" = "settle --timeout=2"
+rm "$root/fake_udev_rule"
+PATH=$root/bin:$PATH check udev-rule-missing 0 \
+  "warning: udev runs but $root/dev/vfio/27 is $(id -un):$(id -gn) 600, not group $PDT_VFIO_GROUP mode 660: the udev rule 70-pcie-dma-toolkit-vfio.rules did not apply" \
+  bind 0000:27:00.0
+expect udev-rule-missing-set-here "$(stat -c '%G %a' "$root/dev/vfio/27")" = "$PDT_VFIO_GROUP 660"
+touch "$root/fake_udev_rule" "$root/fake_settle_fails"
+PATH=$root/bin:$PATH check udev-settle-fails 0 "warning: 'udevadm settle' did not finish within 2 s" bind 0000:28:00.0
+rm -f "$PDT_UDEV_CONTROL" "$root/fake_udev_rule" "$root/fake_settle_fails"
 
 printf 'HugePages_Total:       8\nHugePages_Free:        8\nHugepagesize:       2048 kB\n' > "$root/proc/meminfo"
 check hugepages 0 "reserved 8 huge pages of 2048 kB (16 MiB); not kept across reboots" hugepages 8

@@ -141,7 +141,7 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design) 
 }
 
 vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
-                                               bool xdma_stepped) {
+                                               bool xdma_stepped, const SimulatedLink& link) {
     const auto sizes = simulated_bar_sizes(design);
     std::vector<std::shared_ptr<SimBar>> bars(sizes.empty() ? 0 : sizes.rbegin()->first + 1);
     for (const auto& [index, size] : sizes)
@@ -185,6 +185,8 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
         config.card_memory_base = memory.base;
         config.card_memory_size = memory.size;
         config.stepped = xdma_stepped;
+        config.link_bytes_per_second = link.bytes_per_second;
+        config.link_latency = link.latency;
         config.stream_function = stream_function(bridge.stream_function);
         config.stream_tdata_bytes = bridge.stream_tdata_bytes.value_or(config.stream_tdata_bytes);
         config.stream_fifo_bytes = design.simulation.stream_fifo_bytes.value_or(config.stream_fifo_bytes);
@@ -211,7 +213,7 @@ int simulated_iommu_group(size_t index) {
 
 vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::string>& design_names,
                                                       const designs::Registry& registry,
-                                                      const vfio::LockOptions& lock) {
+                                                      const vfio::LockOptions& lock, const SimulatedLink& link) {
     if (design_names.size() > 20)
         return vfio::make_error("build simulated bus", std::to_string(design_names.size()) + " designs", E2BIG,
                                 "at most 20 simulated designs");
@@ -231,11 +233,11 @@ vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::
             return vfio::make_error("simulate design", design_names[i], ENOENT, "known designs: " + known);
         }
         const vfio::DeviceIdentity identity = simulated_identity(*design, simulated_address(i), simulated_iommu_group(i));
-        bus->add(identity, [copy = *design, identity, faults, lock = sim_lock]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
+        bus->add(identity, [copy = *design, identity, faults, lock = sim_lock, link]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
             std::unique_ptr<vfio::DeviceLock> held;
             if (!lock.directory.empty())
                 held = PDT_TRY(vfio::DeviceLock::acquire(lock, identity.address));
-            DesignInstance instance = PDT_TRY(instantiate_design(copy, identity));
+            DesignInstance instance = PDT_TRY(instantiate_design(copy, identity, false, link));
             instance.device->hold_lock(std::move(held));
             if (instance.xdma)
                 for (const FaultInjection& f : faults)

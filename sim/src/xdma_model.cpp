@@ -348,6 +348,12 @@ uint64_t XdmaModel::descriptors_processed(XdmaDirection direction, unsigned chan
     return ch ? ch->processed : 0;
 }
 
+size_t XdmaModel::faults_pending(XdmaDirection direction, unsigned channel) const {
+    std::lock_guard lock(m_impl->mutex);
+    const auto* ch = m_impl->channel(direction, channel);
+    return ch ? ch->faults.size() : 0;
+}
+
 bool XdmaModel::busy(XdmaDirection direction, unsigned channel) const {
     std::lock_guard lock(m_impl->mutex);
     auto* ch = m_impl->channel(direction, channel);

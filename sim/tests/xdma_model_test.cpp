@@ -190,6 +190,24 @@ TEST(XdmaModel, OverrunOneByteWritesTheByteAfterTheBlock) {
     EXPECT_EQ(rig.host[0x2000 + 65], 0x5A);
 }
 
+// faults_pending: an injected fault counts until the engine applies it (here: an EngineHang
+// when the engine takes its descriptor); other channels and unknown channels hold none.
+TEST(XdmaModel, FaultsPendingUntilTheEngineAppliesThem) {
+    Rig rig({.card_memory_base = 0x8000, .card_memory_size = 0x1000});
+    rig.model->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::EngineHang);
+    EXPECT_EQ(rig.model->faults_pending(sim::XdmaDirection::H2C, 0), 1u);
+    EXPECT_EQ(rig.model->faults_pending(sim::XdmaDirection::C2H, 0), 0u);
+    EXPECT_EQ(rig.model->faults_pending(sim::XdmaDirection::H2C, 7), 0u) << "no such channel";
+    rig.descriptor(0, 0x13, 64, kIova + 0x1000, 0x8100, 0);
+    rig.regs.write64(0x4080, kIova);
+    EXPECT_EQ(rig.model->run_until_idle(), 0u) << "Run not set: nothing taken";
+    EXPECT_EQ(rig.model->faults_pending(sim::XdmaDirection::H2C, 0), 1u);
+    rig.regs.write32(0x0004, kIeStopped | 1u);
+    rig.model->run_until_idle();
+    EXPECT_EQ(rig.model->faults_pending(sim::XdmaDirection::H2C, 0), 0u);
+    EXPECT_TRUE(rig.model->busy(sim::XdmaDirection::H2C, 0)) << "hung";
+}
+
 TEST(XdmaModel, FaultNamesParseForTheEnvironmentSeam) {
     for (sim::XdmaFault fault : sim::all_faults())
         EXPECT_EQ(sim::parse_fault_name(sim::fault_name(fault)), fault);

@@ -42,7 +42,8 @@ vfio::LockOptions sim_lock_options(std::chrono::milliseconds timeout) {
 vfio::Result<std::unique_ptr<vfio::DeviceBus>> open_bus(const DesignSelection& selection, const designs::Registry& registry) {
     if (!selection.sim_designs.empty())
         return std::unique_ptr<vfio::DeviceBus>(
-            PDT_TRY(sim::make_design_bus(selection.sim_designs, registry, sim_lock_options(selection.lock_timeout))));
+            PDT_TRY(sim::make_design_bus(selection.sim_designs, registry, sim_lock_options(selection.lock_timeout),
+                                         {selection.sim_link_bytes_per_second, selection.sim_link_latency})));
     vfio::KernelOptions options = kernel_options();
     options.lock.timeout = selection.lock_timeout;
     options.one_container_for_mappings = selection.one_container_for_mappings;

@@ -71,3 +71,18 @@ pdt_dmesg_grep() { dmesg | grep -E "$1"; }
 
 pdt_count() { [ -f "$PDT_STATE/$1" ] && wc -l < "$PDT_STATE/$1" || echo 0; }
 pdt_summary() { pdt_marker "DONE pass=$(pdt_count pass) fail=$(pdt_count fail)"; }
+
+# pdt_start_udevd [NAME]: starts Debian's systemd-udevd (a guest built with --udev / UDEV) as a
+# daemon and waits (10 s at most) for its control socket, which udevadm and libudev look for. A
+# step of its own: PASS NAME (default udevd-start), or FAIL NAME saying why.
+pdt_start_udevd() {
+  local i=0 name=${1:-udevd-start}
+  pdt_marker "BEGIN $name: /lib/systemd/systemd-udevd --daemon"
+  /lib/systemd/systemd-udevd --daemon || { pdt_fail "$name" "systemd-udevd --daemon exited with status $?"; return 1; }
+  while [ ! -S /run/udev/control ]; do
+    i=$((i + 1))
+    [ $i -le 100 ] || { pdt_fail "$name" "no /run/udev/control 10 s after systemd-udevd --daemon"; return 1; }
+    sleep 0.1
+  done
+  pdt_pass "$name"
+}

@@ -49,6 +49,34 @@ struct Prediction {
     std::string verdict;  // pass | fail | inconclusive
 };
 
+// access (pcie-bench): one point as the file gives it.
+struct AccessSample {
+    std::string direction;
+    uint64_t bytes = 0, window = 0;
+    std::string offset;  // "0", "63", or "0-63" (the transfers spread over the offsets)
+    std::string pattern, cache, memory;
+    double gbps = 0;
+};
+
+// A figure of the file with its 99% interval (NaN where the file gives null).
+struct Figure {
+    double mean = 0, low = 0, high = 0;
+};
+
+// inflight: one size and direction; a way the endpoint could not do is absent (present false).
+struct InflightRow {
+    std::string direction;
+    uint64_t bytes = 0;
+    Figure one_at_a_time_gbps, two_in_one_queue_ratio, one_in_each_of_two_queues_ratio;
+    bool has_one_queue = false, has_two_queues = false;
+};
+
+// bidir: each direction alone and both at once, and the sum.
+struct BidirFigures {
+    uint64_t bytes = 0;
+    Figure h2c_alone, c2h_alone, h2c_both, c2h_both, sum_both;
+};
+
 struct Run {
     std::string file;  // the path it was read from
     std::string command, started_utc;
@@ -65,6 +93,9 @@ struct Run {
     std::vector<ModelPoint> staged_model;
     double memcpy_gbps = 0;
     std::vector<LatencyMode> latency;
+    std::vector<AccessSample> access;
+    std::vector<InflightRow> inflight;
+    std::vector<BidirFigures> bidir;  // none or one
     std::string predictions_file, predictions_sha256;
     std::vector<Prediction> predictions;
     std::string link_proof;  // "Gen4 x4"; empty when absent
@@ -111,6 +142,25 @@ struct CardLatency {
     double p50_us = 0, p99_us = 0;
 };
 
+// access of a card: one line per direction, window and pattern; at each transfer size the mean
+// rate over its runs, offsets, caches and buffer kinds.
+struct AccessCurve {
+    std::string direction, pattern;
+    uint64_t window = 0;
+    std::vector<std::pair<uint64_t, double>> points;  // bytes, GB/s; ascending bytes
+};
+// A figure over a card's runs: the mean of the runs' means with a 99% interval; one run: its
+// own interval from the file.
+struct CardInflight {
+    std::string direction;
+    uint64_t bytes = 0;
+    Interval one_at_a_time_gbps, two_in_one_queue_ratio, one_in_each_of_two_queues_ratio;  // n 0: absent
+};
+struct CardBidir {
+    uint64_t bytes = 0;
+    Interval h2c_alone, c2h_alone, h2c_both, c2h_both, sum_both;
+};
+
 struct Card {
     std::string tag;  // "C1", "C2" ... in order of first appearance; labels the plots
     std::string adapter, name, pci_address, hostname;
@@ -126,6 +176,9 @@ struct Card {
     // "H2C/direct" -> the smallest sizes whose mean reaches half and 90% of the large-copy rate
     std::map<std::string, std::pair<uint64_t, uint64_t>> reach;
     std::vector<CardLatency> latency;
+    std::vector<AccessCurve> access;
+    std::vector<CardInflight> inflight;
+    std::vector<CardBidir> bidir;
     bool rates_shown() const { return verdict != "FAIL"; }
 };
 
@@ -137,6 +190,8 @@ struct Report {
 
 // Groups runs into cards (adapter, name, PCI address and host) and pools their samples.
 Report merge(std::vector<Run> runs);
+// The access, inflight and bidir figures of a card's runs (report_sections.cpp; used by merge).
+void pool_sections(Card& card, const std::vector<const Run*>& runs);
 
 // ---- Plots (report_plots.cpp) ----
 
@@ -155,6 +210,8 @@ Plotter gnuplot_plotter(const std::string& gnuplot_path = "gnuplot");
 // The gnuplot scripts (exposed for tests) and the plots made from them.
 std::string bandwidth_script(const Report& report, const std::string& direction, std::vector<std::string>& titles);
 std::string latency_script(const Report& report, const std::string& mode, std::vector<std::string>& titles);
+// One card's access lines in one direction (empty when it has none).
+std::string access_script(const Card& card, const std::string& direction, std::vector<std::string>& titles);
 vfio::Result<std::vector<Plot>> make_plots(const Report& report, const Plotter& plotter);
 
 // ---- HTML (report_html.cpp) ----
@@ -165,5 +222,10 @@ std::string gnuplot_quote(std::string_view text);
 // "4 KiB", "256 MiB", "3 B".
 std::string format_bytes(uint64_t bytes);
 std::string render_html(const Report& report, const std::vector<Plot>& plots, const std::string& title);
+// The inflight (ratios) and bidir (each direction and the sum) tables; empty when no card has them.
+std::string inflight_table(const Report& report);
+std::string bidir_table(const Report& report);
+// "1.23 [1.20, 1.26]", "1.23 (1 run, no interval)", "-".
+std::string interval_text(const Interval& value, int decimals = 2);
 
 }  // namespace measure::report

@@ -55,6 +55,9 @@ struct AccessPoint {
     std::string pattern, cache, memory;  // sequential|random, warm|cold, registered|huge-pages
     unsigned transfers = 0;
     double gbps = 0, mean_us = 0;
+    bool offset_spread = false;   // the transfers spread over offsets 0-63 (`offset` unused)
+    uint64_t bytes_verified = 0;  // every transfer's bytes: bytes x transfers
+    std::string offset_text() const { return offset_spread ? "0-63" : std::to_string(offset); }
 };
 
 struct AccessResult {

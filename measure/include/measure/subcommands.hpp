@@ -36,12 +36,13 @@ vfio::Result<LatencyResult> run_latency(CopyEndpoint& endpoint, const LatencySet
 struct AccessSettings {
     Direction direction = Direction::H2C;
     std::vector<uint64_t> sizes;    // empty: 64 B to 2 KiB by powers of two, and one byte either side
-    std::vector<uint64_t> offsets;  // empty: 0
+    std::vector<uint64_t> offsets;  // a point per offset; empty: one point, transfer i at offset (41 i) mod 64
     std::vector<uint64_t> windows;  // empty: 4 KiB to 64 MiB, doubling
     std::vector<std::string> patterns = {"sequential", "random"};
     std::vector<std::string> caches = {"warm", "cold"};
     std::vector<HostMemory> memories = {HostMemory::Registered, HostMemory::RegisteredHugePages};
-    unsigned transfers = 256;  // per point, timed in 8 batches: the median batch's rate
+    unsigned transfers = 256;  // per point, timed in 8 batches: the median batch's rate; every
+                               // transfer's bytes checked (a card region each: transfers x size fit the card)
 };
 std::vector<uint64_t> default_access_sizes();
 vfio::Result<AccessResult> run_access(CopyEndpoint& endpoint, const AccessSettings& settings,

@@ -1,6 +1,7 @@
 // Acceptance (issue 11): the report renders in headless Chromium. The page made from the sample
 // result files is loaded by chromium --headless; the DOM it dumps must hold the cards table and,
-// in every plot, an SVG curve with a data path for each card whose runs passed. Skips only
+// in every plot, an SVG curve with a data path for each card whose runs passed (bandwidth,
+// latency CDF, access), and the inflight and bidir tables. Skips only
 // when chromium is not installed (scripts/install_deps.sh installs it, so CI runs it).
 #include <gtest/gtest.h>
 
@@ -128,6 +129,27 @@ TEST(ReportChromium, ReportRendersInHeadlessChromium) {
                     << mode << " " << card << " " << direction;
     }
 
+    // access: a plot per passing card (the samples have H2C only), a line per window and pattern
+    // with a point at each of the 18 transfer sizes; none for the FAIL card.
+    for (const char* card : {"C1", "C2"}) {
+        const std::string plot = figure(dom, std::string("access-") + card + "-H2C");
+        ASSERT_NE(plot.find("<svg"), std::string::npos) << card;
+        for (const char* window : {"4 KiB", "64 KiB", "1 MiB", "64 MiB"})
+            for (const char* pattern : {"sequential", "random"})
+                EXPECT_GE(points_of_curve(plot, std::string(window) + " " + pattern), 18u)
+                    << card << " " << window << " " << pattern;
+    }
+    EXPECT_EQ(dom.find("id=\"access-C3-"), std::string::npos) << "a FAIL card has no access plot";
+    // inflight and bidir: tables with a row per passing card's size, none for the FAIL card.
+    for (const char* table : {"inflight", "bidir"}) {
+        ASSERT_NE(dom.find(std::string("<table id=\"") + table + "\">"), std::string::npos) << table;
+        for (const char* card : {"C1", "C2"})
+            EXPECT_NE(dom.find(std::string("<tr class=\"") + table + "\" data-card=\"" + card + "\">"),
+                      std::string::npos)
+                << table << " " << card;
+        EXPECT_EQ(dom.find(std::string("<tr class=\"") + table + "\" data-card=\"C3\">"), std::string::npos);
+    }
+
     const std::string shot = (dir / "report.png").string();
     const auto screenshot = chromium(binary, (dir / "profile").string(), {"--screenshot=" + shot, "file://" + page});
     ASSERT_EQ(screenshot.exit_code, 0) << screenshot.err;
@@ -135,7 +157,7 @@ TEST(ReportChromium, ReportRendersInHeadlessChromium) {
     char magic[8] = {};
     png.read(magic, sizeof(magic));
     EXPECT_EQ(std::string(magic + 1, 3), "PNG");
-    EXPECT_GT(fs::file_size(shot), 50000u);  // a page of tables and four plots, not a blank one
+    EXPECT_GT(fs::file_size(shot), 50000u);  // a page of tables and six plots, not a blank one
     if (!std::getenv("PDT_KEEP_REPORT"))
         fs::remove_all(dir);
 }

@@ -262,8 +262,10 @@ TEST(ReportPlots, SvgPrologStrippedAndPlotterErrorsPassedOn) {
         return std::string("<?xml version=\"1.0\"?>\n<svg id=\"s\"></svg>\n");
     });
     ASSERT_TRUE(plots.ok());
-    EXPECT_EQ(calls, 4u);
-    ASSERT_EQ(plots->size(), 4u);
+    EXPECT_EQ(calls, 6u);  // bandwidth H2C and C2H, latency twice, access of C1 and C2 (H2C only)
+    ASSERT_EQ(plots->size(), 6u);
+    EXPECT_EQ((*plots)[4].id, "access-C1-H2C");
+    EXPECT_EQ((*plots)[5].id, "access-C2-H2C");
     EXPECT_EQ((*plots)[0].id, "bandwidth-H2C");
     EXPECT_EQ((*plots)[0].svg.rfind("<svg", 0), 0u);
     auto no_svg = report::make_plots(r, [](const std::string&) -> vfio::Result<std::string> { return std::string("x"); });
@@ -278,7 +280,7 @@ TEST(ReportPlots, GnuplotMakesAnSvgWithTheCurves) {
     const report::Report r = load(two_cards());
     auto plots = report::make_plots(r, report::gnuplot_plotter());
     ASSERT_TRUE(plots.ok()) << plots.error().message();
-    ASSERT_EQ(plots->size(), 4u);
+    ASSERT_EQ(plots->size(), 6u);
     for (const report::Plot& plot : *plots) {
         EXPECT_EQ(plot.svg.rfind("<svg", 0), 0u) << plot.id;
         EXPECT_EQ(count(plot.svg, "id=\"gnuplot_plot_"), plot.curve_titles.size()) << plot.id;
@@ -316,4 +318,89 @@ TEST(ReportMerge, SingleMedianSkippedRunsAndLinkWarnings) {
     EXPECT_NE(html.find("one.json: the link changed during the run"), std::string::npos);
     EXPECT_NE(html.find("C1 m on h: the link differs between runs"), std::string::npos);
     EXPECT_NE(html.find("8GT/s x4"), std::string::npos);
+}
+
+TEST(ReportSections, AccessInflightAndBidirArePooledPerCard) {
+    const report::Report r = load(two_cards());
+    ASSERT_EQ(r.cards.size(), 2u);
+    for (const report::Card& card : r.cards) {
+        ASSERT_EQ(card.access.size(), 8u) << card.tag;  // 4 windows x 2 patterns, H2C
+        for (const report::AccessCurve& curve : card.access) {
+            EXPECT_EQ(curve.direction, "H2C");
+            EXPECT_EQ(curve.points.size(), 18u);  // 63 B .. 2049 B
+            EXPECT_EQ(curve.points.front().first, 63u);
+        }
+        ASSERT_EQ(card.inflight.size(), 8u);  // 2 directions x 4 sizes, H2C first
+        EXPECT_EQ(card.inflight.front().direction, "H2C");
+        EXPECT_EQ(card.inflight.back().direction, "C2H");
+        EXPECT_EQ(card.inflight.back().bytes, 64ull << 20);
+        EXPECT_EQ(card.inflight[0].one_at_a_time_gbps.n, 5u);
+        EXPECT_TRUE(card.inflight[0].two_in_one_queue_ratio.has_interval);
+        ASSERT_EQ(card.bidir.size(), 1u);
+        EXPECT_EQ(card.bidir[0].bytes, 64ull << 20);
+        const double both = card.bidir[0].h2c_both.mean + card.bidir[0].c2h_both.mean;
+        EXPECT_NEAR(card.bidir[0].sum_both.mean, both, 0.03 * both);  // each drawn with 1% noise
+    }
+    // The xdma card: 6.6 + 6.9 GB/s alone, 90% of each both at once.
+    EXPECT_NEAR(r.cards[0].bidir[0].sum_both.mean, 0.9 * 13.5, 0.2);
+    std::vector<std::string> titles;
+    const std::string script = report::access_script(r.cards[0], "H2C", titles);
+    EXPECT_EQ(titles.size(), 8u);
+    EXPECT_EQ(titles.front(), "4 KiB random");
+    EXPECT_EQ(titles.back(), "64 MiB sequential");
+    EXPECT_NE(script.find("'2 KiB' 2048"), std::string::npos) << script;
+    EXPECT_EQ(count(script, "dt 2"), 4u);  // random dashed
+    titles.clear();
+    EXPECT_EQ(report::access_script(r.cards[0], "C2H", titles), "");
+}
+
+TEST(ReportSections, TablesShowEveryPassingCardAndNoFailedOne) {
+    std::vector<std::string> files = two_cards();
+    files.push_back(kFixtures + "/failed/model_failed.json");  // has the sections: they must not show
+    const report::Report r = load(files);
+    ASSERT_EQ(r.cards.size(), 3u);
+    EXPECT_TRUE(r.cards[2].access.empty() && r.cards[2].inflight.empty() && r.cards[2].bidir.empty());
+    const std::string inflight = report::inflight_table(r), bidir = report::bidir_table(r);
+    EXPECT_EQ(count(inflight, "<tr class=\"inflight\" data-card=\"C1\""), 8u);
+    EXPECT_EQ(count(inflight, "<tr class=\"inflight\" data-card=\"C2\""), 8u);
+    EXPECT_EQ(count(bidir, "<tr class=\"bidir\" data-card=\"C1\""), 1u);
+    EXPECT_EQ(inflight.find("C3"), std::string::npos);
+    EXPECT_EQ(bidir.find("C3"), std::string::npos);
+    const std::string html = report::render_html(r, {}, "t");
+    EXPECT_NE(html.find("<table id=\"inflight\">"), std::string::npos);
+    EXPECT_NE(html.find("<table id=\"bidir\">"), std::string::npos);
+    EXPECT_NE(html.find("<td class=\"num\">64 MiB</td>"), std::string::npos);
+}
+
+TEST(ReportSections, OneRunShowsTheFilesOwnIntervalAndAbsentWaysADash) {
+    auto run = report::parse_run(
+        minimal(R"(,"inflight":{"points":[{"direction":"C2H","bytes":1048576,"one_at_a_time_gbps":2.0,)"
+                R"("one_at_a_time_ci99_low_gbps":1.9,"one_at_a_time_ci99_high_gbps":2.1}]},)"
+                R"("bidir":{"bytes":4096,"h2c_alone_gbps":1,"c2h_alone_gbps":1,"h2c_both_gbps":1,"c2h_both_gbps":1,)"
+                R"("sum_both_gbps":2,"sum_both_ci99_low_gbps":null},)"
+                R"("access":{"direction":"C2H","points":[{"bytes":64,"offset":3,"window_bytes":4096,)"
+                R"("pattern":"random","gbps":0.5}]})"),
+        "one.json");
+    ASSERT_TRUE(run.ok()) << run.error().message();
+    ASSERT_EQ(run->access.size(), 1u);
+    EXPECT_EQ(run->access[0].offset, "3");
+    EXPECT_EQ(run->access[0].direction, "C2H");
+    const report::Report r = report::merge({*run});
+    const std::string inflight = report::inflight_table(r), bidir = report::bidir_table(r);
+    EXPECT_NE(inflight.find("2.00 [1.90, 2.10]"), std::string::npos) << inflight;
+    EXPECT_NE(inflight.find("<td class=\"num\">-</td>"), std::string::npos) << inflight;  // no two-queue ways
+    EXPECT_NE(bidir.find("2.00 (1 run, no interval)"), std::string::npos) << bidir;
+}
+
+TEST(ReportSections, MalformedSectionsNameTheField) {
+    EXPECT_EQ(error_of(minimal(R"(,"access":{"direction":"H2C","points":[{"bytes":64,"offset":true,)"
+                               R"("window_bytes":4096,"pattern":"random","gbps":1}]})")),
+              "read result file r.json: Invalid argument (field access.points[0].offset: expected a whole number >= 0 "
+              "or a text such as \"0-63\")");
+    EXPECT_EQ(error_of(minimal(R"(,"access":{"direction":"up","points":[]})")),
+              "read result file r.json: Invalid argument (field access.direction: expected H2C or C2H, not \"up\")");
+    EXPECT_EQ(error_of(minimal(R"(,"inflight":{"points":[{"direction":"H2C","bytes":1}]})")),
+              "read result file r.json: Invalid argument (field inflight.points[0].one_at_a_time_gbps: missing)");
+    EXPECT_EQ(error_of(minimal(R"(,"bidir":{"bytes":1,"h2c_alone_gbps":"fast"})")),
+              "read result file r.json: Invalid argument (field bidir.h2c_alone_gbps: expected a number)");
 }

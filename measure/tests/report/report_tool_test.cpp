@@ -78,7 +78,7 @@ TEST(ReportTool, WritesOnePageForTwoCardsAndAFailedOne) {
         << outcome.output;
     EXPECT_NE(outcome.output.find("C3 sim model 0 on labhost-a: 1 run, FAIL, 0 bytes verified"), std::string::npos)
         << outcome.output;
-    EXPECT_NE(outcome.output.find("Report: " + out + ": 3 cards, 11 result files, 4 plots"), std::string::npos)
+    EXPECT_NE(outcome.output.find("Report: " + out + ": 3 cards, 11 result files, 6 plots"), std::string::npos)
         << outcome.output;
     std::ifstream in(out);
     const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

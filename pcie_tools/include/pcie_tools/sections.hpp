@@ -30,6 +30,10 @@ public:
     Text& raw(const std::string& text);                                // punctuation, no field
     Text& line(const std::string& indent = "\t\t\t");                  // continuation line
     Text& tight();  // the next item follows without a space
+    // This register's first line continues the previous register's last line (lspci prints
+    // Multicast's McastCtl on the McastCap line for endpoints).
+    Text& continues_line();
+    bool continues() const { return m_continues; }
 
     const std::string& name() const { return m_name; }
     Lines lines() const;
@@ -40,6 +44,7 @@ private:
     std::string m_name;
     Lines m_lines;
     bool m_at_start = true;
+    bool m_continues = false;
     nlohmann::json m_fields = nlohmann::json::object();
 };
 
@@ -89,6 +94,9 @@ inline std::string num(uint64_t v) { return std::to_string(v); }
 bool decode_standard_section(CapReader& r, const DeviceConfig& d, CapSection& s);
 bool decode_extended_section(CapReader& r, const DeviceConfig& d, CapSection& s);
 bool decode_extended_section2(CapReader& r, const DeviceConfig& d, CapSection& s);
+bool decode_extended_section3(CapReader& r, const DeviceConfig& d, CapSection& s);
+// CXL's DVSECs (DVSEC Vendor ID 1E98h), after the title; `id`, `rev`, `length` from the DVSEC headers.
+void decode_cxl_dvsec(CapReader& r, CapSection& s, uint16_t id, unsigned rev, unsigned length);
 
 // PCI ID database names (pci.ids through libpci); empty when unknown or unavailable.
 struct PciNames {

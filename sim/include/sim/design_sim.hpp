@@ -3,6 +3,7 @@
 // and the XDMA model in the DMA BAR), and a simulated bus of such devices.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,14 @@ struct DesignInstance {
     std::shared_ptr<AxiStreamSwitchBlock> axi_switch;  // null unless the fabric has a switch
 };
 
+// The link every simulated XDMA instance has (XdmaConfig::link_bytes_per_second and
+// link_latency: a rate per direction and a fixed latency per descriptor); zero: unthrottled.
+// Tools set it from --sim_rate_gbps and --sim_latency_us (pcie_link_measure).
+struct SimulatedLink {
+    double bytes_per_second = 0;
+    std::chrono::microseconds latency{0};
+};
+
 // The PCI identity a simulated instance of `design` has at `address`.
 vfio::DeviceIdentity simulated_identity(const designs::Design& design, const vfio::PciAddress& address,
                                         int iommu_group);
@@ -31,9 +40,10 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design);
 
 // Builds the simulated device. Unclaimed BAR space reads all-ones (bit 31 set), as undefined
 // AXI reads did on the measured designs. xdma_stepped: the XDMA engines advance only in
-// XdmaModel::step() (deterministic tests) instead of on their own thread.
+// XdmaModel::step() (deterministic tests) instead of on their own thread. `link`: the XDMA
+// model's link rate and latency.
 vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
-                                               bool xdma_stepped = false);
+                                               bool xdma_stepped = false, const SimulatedLink& link = {});
 
 // Where make_design_bus places the n-th design: seed 004's 0000:15:00.0, 0000:2d:00.0,
 // 0000:36:00.0 with IOMMU groups 41, 85, 86, then further buses.
@@ -44,9 +54,10 @@ int simulated_iommu_group(size_t index);
 // instance: the state a VFIO open leaves after its function reset. ENOENT for an unknown name.
 // With lock.directory set, each open() first takes the advisory lock of the simulated address
 // (file name prefix "sim-": never a real device's lock), as the kernel bus does; by default
-// simulated devices take no lock.
+// simulated devices take no lock. `link`: every instance's XDMA link (default unthrottled).
 vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::string>& design_names,
                                                       const designs::Registry& registry,
-                                                      const vfio::LockOptions& lock = {});
+                                                      const vfio::LockOptions& lock = {},
+                                                      const SimulatedLink& link = {});
 
 }  // namespace sim

@@ -204,6 +204,10 @@ public:
     // model was created, and whether the channel is busy.
     uint64_t descriptors_processed(XdmaDirection direction, unsigned channel) const;
     bool busy(XdmaDirection direction, unsigned channel) const;
+    // Faults injected into a channel that its engine has not applied yet. A test whose verdict
+    // needs the fault to have hit the engine (a hang, before the driver clears Run) waits for 0:
+    // the engine thread runs when the machine lets it, not within a driver's timeout.
+    size_t faults_pending(XdmaDirection direction, unsigned channel) const;
 
 private:
     XdmaModel(SimDevice& device, XdmaConfig config);

@@ -31,6 +31,10 @@ struct DesignSelection {
     std::chrono::milliseconds lock_timeout{0};  // --lock_timeout: wait this long for a busy device
     bool isolate_iommu_groups = false;          // --isolate_iommu_groups: a container per IOMMU group
     bool one_container_for_mappings = false;    // --use_one_container_for_mappings (kernel bus only)
+    // The XDMA link of the simulated designs (sim::SimulatedLink): bytes per second per direction
+    // and latency per descriptor; 0: unthrottled (pcie_link_measure --sim_rate_gbps, --sim_latency_us).
+    double sim_link_bytes_per_second = 0;
+    std::chrono::microseconds sim_link_latency{0};
 };
 
 // Exit status of a usage error.

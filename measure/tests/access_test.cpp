@@ -1,0 +1,147 @@
+// access checks every transfer's bytes (not only the last of a point), covers the offsets 0-63
+// by default, and keeps C2H transfers of a batch apart so that each can be checked. The model
+// endpoint moves real bytes; a recording wrapper sees every copy the subcommand issues.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+#include "measure/subcommands.hpp"
+#include "sim/model_copy_endpoint.hpp"
+
+using namespace measure;
+
+namespace {
+
+sim::ModelCopyParameters fast(unsigned corrupt_every = 0) {
+    sim::ModelCopyParameters p;
+    p.h2c_gbps = p.c2h_gbps = 2.0, p.latency_us = 1, p.in_flight = 2;
+    p.card_memory_bytes = 1ull << 20;
+    p.corrupt_every = corrupt_every;
+    return p;
+}
+
+// Forwards to the model and records the host offset and size of every copy issued.
+class Recording final : public CopyEndpoint {
+public:
+    explicit Recording(const sim::ModelCopyParameters& p) : m_model(sim::ModelCopyEndpoint::create(p).value()) {}
+    const EndpointInfo& info() const override { return m_model->info(); }
+    vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override {
+        return m_model->allocate(bytes, memory);
+    }
+    vfio::Result<Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset, uint64_t card_offset,
+                               uint64_t bytes) override {
+        issued.push_back({host_offset, bytes});
+        return m_model->issue(d, queue, host, host_offset, card_offset, bytes);
+    }
+    vfio::Result<void> wait(const Ticket& t, std::chrono::milliseconds timeout) override { return m_model->wait(t, timeout); }
+    vfio::Result<void> reset_queues() override { return m_model->reset_queues(); }
+    std::vector<std::pair<uint64_t, uint64_t>> issued;  // host offset, bytes
+
+private:
+    std::unique_ptr<sim::ModelCopyEndpoint> m_model;
+};
+
+AccessSettings one_point(Direction d, uint64_t bytes, uint64_t window, unsigned transfers) {
+    AccessSettings s;
+    s.direction = d;
+    s.sizes = {bytes}, s.windows = {window}, s.patterns = {"sequential"}, s.caches = {"warm"};
+    s.memories = {HostMemory::Registered}, s.transfers = transfers;
+    return s;
+}
+
+struct Access : ::testing::Test {
+    std::ostringstream silent;
+    Progress progress{silent, false};
+    CommonSettings common;
+    uint64_t verified = 0;
+    std::vector<std::string> warnings;
+    vfio::Result<AccessResult> run(CopyEndpoint& ep, const AccessSettings& s) {
+        return run_access(ep, s, common, progress, verified, warnings);
+    }
+};
+
+}  // namespace
+
+TEST_F(Access, ACorruptedH2cTransferBeforeTheLastIsFound) {
+    // The model flips a byte of its 5th copy: the 5th timed transfer of 16 (H2C has no preload).
+    Recording ep(fast(5));
+    auto r = run(ep, one_point(Direction::H2C, 64, 4096, 16));
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, EIO);
+    EXPECT_NE(r.error().message().find("H2C data check"), std::string::npos) << r.error().message();
+    EXPECT_NE(r.error().message().find("access transfer 5 of 16"), std::string::npos) << r.error().message();
+    EXPECT_NE(r.error().message().find("failed at byte 32 of 64"), std::string::npos) << r.error().message();
+}
+
+TEST_F(Access, ACorruptedC2hTransferIsFoundAfterItsBatch) {
+    // Copy 1 preloads the card regions; copy 5 is the 4th timed transfer.
+    Recording ep(fast(5));
+    auto r = run(ep, one_point(Direction::C2H, 100, 8192, 16));
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, EIO);
+    EXPECT_NE(r.error().message().find("C2H data check"), std::string::npos) << r.error().message();
+    EXPECT_NE(r.error().message().find("access transfer 4 of 16"), std::string::npos) << r.error().message();
+}
+
+TEST_F(Access, EveryTransfersBytesCountAsVerified) {
+    for (Direction d : {Direction::H2C, Direction::C2H}) {
+        Recording ep(fast());
+        AccessSettings s = one_point(d, 257, 65536, 40);
+        s.sizes = {63, 257}, s.caches = {"warm", "cold"};
+        verified = 0;
+        auto r = run(ep, s);
+        ASSERT_TRUE(r) << r.error().message();
+        ASSERT_EQ(r->points.size(), 4u);
+        uint64_t expected = 0;
+        for (const AccessPoint& p : r->points) {
+            EXPECT_EQ(p.bytes_verified, p.bytes * 40);
+            expected += p.bytes_verified;
+        }
+        EXPECT_EQ(verified, expected) << to_string(d);
+    }
+}
+
+TEST_F(Access, ByDefaultEachPointSpreadsItsTransfersOverOffsets0To63) {
+    Recording ep(fast());
+    AccessSettings s = one_point(Direction::H2C, 64, 1ull << 20, 128);
+    s.patterns = {"random"};
+    auto r = run(ep, s);
+    ASSERT_TRUE(r) << r.error().message();
+    ASSERT_EQ(r->points.size(), 1u);
+    EXPECT_TRUE(r->points[0].offset_spread);
+    EXPECT_EQ(r->points[0].offset_text(), "0-63");
+    std::set<uint64_t> offsets;
+    for (const auto& [host_offset, bytes] : ep.issued)
+        if (bytes == 64)
+            offsets.insert(host_offset % 128);  // slots of 64 + 63 bytes rounded up: 128
+    EXPECT_EQ(offsets.size(), 64u);
+    EXPECT_EQ(*offsets.rbegin(), 63u);
+}
+
+TEST_F(Access, GivenOffsetsAreAPointEach) {
+    Recording ep(fast());
+    AccessSettings s = one_point(Direction::C2H, 65, 4096, 16);
+    s.offsets = {0, 1, 63};
+    auto r = run(ep, s);
+    ASSERT_TRUE(r) << r.error().message();
+    ASSERT_EQ(r->points.size(), 3u);
+    EXPECT_EQ(r->points[2].offset_text(), "63");
+    EXPECT_FALSE(r->points[2].offset_spread);
+}
+
+TEST_F(Access, C2hInAWindowOfOneSlotChecksEachTransfer) {
+    // 2049 B (+63 for the spread) fill a 4 KiB window's one slot: every batch holds one transfer.
+    Recording ep(fast());
+    auto r = run(ep, one_point(Direction::C2H, 2049, 4096, 24));
+    ASSERT_TRUE(r) << r.error().message();
+    EXPECT_EQ(verified, 2049u * 24);
+}
+
+TEST_F(Access, TransfersThatDoNotFitTheCardAreAUsageError) {
+    Recording ep(fast());
+    auto r = run(ep, one_point(Direction::H2C, 2048, 4096, 1024));  // 2 MiB of regions, 1 MiB card
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, EINVAL);
+    EXPECT_NE(r.error().message().find("give fewer --access_transfers"), std::string::npos) << r.error().message();
+}

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "cuda_stream/cuda_copy_endpoint.hpp"
+#include "tool_support/command_line.hpp"
 
 namespace po = boost::program_options;
 using streams::Direction;
@@ -118,18 +119,8 @@ int main(int argc, char** argv) {
         "bytes", po::value(&o.bytes)->default_value(o.bytes), "copy size")(
         "samples", po::value(&o.samples)->default_value(o.samples), "copies timed per direction")(
         "limit_us", po::value(&o.limit_us)->default_value(o.limit_us), "largest median difference that passes");
-    po::variables_map vm;
-    try {
-        po::store(po::parse_command_line(argc, argv, d), vm);
-        po::notify(vm);
-    } catch (const std::exception& e) {
-        std::cerr << "cuda_copy_latency: " << e.what() << "\n";
-        return 2;
-    }
-    if (vm.count("help")) {
-        std::cout << d;
-        return 0;
-    }
+    if (auto status = tool_support::parse_command_line(argc, argv, {d, tool_support::message_usage("cuda_copy_latency: ")}))
+        return *status;
     if (o.bytes == 0 || o.samples == 0) {
         std::cerr << "cuda_copy_latency: --bytes and --samples must be 1 or more\n";
         return 2;

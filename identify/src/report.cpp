@@ -2,15 +2,12 @@
 #include <string>
 
 #include "identify/identify.hpp"
+#include "vfio_access/format.hpp"
 
 namespace identify {
 namespace {
 
-std::string format(const char* fmt, auto... args) {
-    char text[160];
-    std::snprintf(text, sizeof text, fmt, args...);
-    return text;
-}
+using vfio::format;
 
 std::string dma_bridge_lines(const DmaBridgeInfo& dma) {
     std::string text = dma.mode == designs::DmaMode::Stream

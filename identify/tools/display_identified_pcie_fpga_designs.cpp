@@ -3,12 +3,11 @@
 // peripherals and AXI4-Stream Switch routes. Read-only: safe while DMA runs.
 // Exit status: 0 designs identified, 1 none found, a device failed or a known design's DMA
 // bridge could not be read, 2 usage error.
-#include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
 
 #include "identify/identify.hpp"
-#include "pdt_version/version.hpp"
+#include "tool_support/command_line.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
@@ -28,33 +27,18 @@ struct Options {
 // Returns the exit status when parsing ends the run (help, usage error).
 std::optional<int> parse_options(int argc, char** argv, Options& options) {
     po::options_description desc("Options");
+    tool_support::add_help_and_version(desc);
     desc.add_options()
-        ("help,h", "show this help")
-        ("version", "print the toolkit version and exit")
         ("device,d", po::value(&options.devices)->composing(), "only the device at this PCI location dddd:bb:dd.f (repeatable)")
         ("sim_design", po::value(&options.sim_designs)->composing(), "identify a simulated instance of this design instead of the kernel's VFIO devices (repeatable)")
         ("design_file", po::value(&options.design_files)->composing(), "add the designs of this JSON file to the built-in ones (repeatable)")
         ("list_designs", po::bool_switch(&options.list_designs), "list the known designs and exit")
         ("json", po::bool_switch(&options.json), "print JSON instead of text (device_hold: how long each device lock was held)");
     tool_support::add_lock_timeout_option(desc, options.lock_timeout);
-    try {
-        po::variables_map vm;
-        po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-        po::notify(vm);
-        if (vm.count("help")) {
-            std::cout << "Usage: " << argv[0] << " [options]\nIdentifies the FPGA designs on the PCI bus (or simulated "
-                      << "ones) with their DMA bridge channels and peripherals.\n\n" << desc;
-            return 0;
-        }
-        if (vm.count("version")) {
-            std::cout << pdt_version::version_line(argv[0]) << "\n";
-            return 0;
-        }
-    } catch (const po::error& e) {
-        std::cerr << "Error: " << e.what() << "\nUsage: " << argv[0] << " [options] (--help for the list)\n";
-        return 2;
-    }
-    return std::nullopt;
+    return tool_support::parse_command_line(
+        argc, argv,
+        {desc, tool_support::fpga_sio_usage(argv[0], "Identifies the FPGA designs on the PCI bus (or simulated ones) "
+                                                     "with their DMA bridge channels and peripherals.")});
 }
 
 void list_designs(const designs::Registry& registry) {

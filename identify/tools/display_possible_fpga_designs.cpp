@@ -3,11 +3,10 @@
 // when it is not vfio-pci, the commands that bind it. Run it before binding, or to see why the
 // other tools find nothing.
 // Exit status: 0 matching devices listed, 1 none matches (or the bus cannot be listed), 2 usage error.
-#include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
 
-#include "pdt_version/version.hpp"
+#include "tool_support/command_line.hpp"
 #include "tool_support/open_designs.hpp"
 #include "tool_support/possible_designs.hpp"
 
@@ -17,27 +16,13 @@ int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     std::vector<std::string> design_files;
     po::options_description desc("Options");
+    tool_support::add_help_and_version(desc);
     desc.add_options()
-        ("help,h", "show this help")
-        ("version", "print the toolkit version and exit")
         ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file to the built-in ones (repeatable)");
-    try {
-        po::variables_map vm;
-        po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-        po::notify(vm);
-        if (vm.count("help")) {
-            std::cout << "Usage: " << argv[0] << " [options]\nLists the PCI devices that match a known design, "
-                      << "without opening them.\n\n" << desc;
-            return 0;
-        }
-        if (vm.count("version")) {
-            std::cout << pdt_version::version_line(argv[0]) << "\n";
-            return 0;
-        }
-    } catch (const po::error& e) {
-        std::cerr << "Error: " << e.what() << "\nUsage: " << argv[0] << " [options] (--help for the list)\n";
-        return 2;
-    }
+    const auto usage =
+        tool_support::fpga_sio_usage(argv[0], "Lists the PCI devices that match a known design, without opening them.");
+    if (auto status = tool_support::parse_command_line(argc, argv, {desc, usage}))
+        return *status;
     auto registry = designs::Registry::load(design_files);
     if (!registry.ok()) {
         std::cerr << "Error: " << registry.error().message() << "\n";

@@ -2,13 +2,12 @@
 // files of pcie_link_measure (several runs, cards and hosts) into one self-contained HTML page.
 // Exit 0 when the page was written, 1 when a result file is missing or malformed or gnuplot
 // failed, 2 for a usage error.
-#include <boost/program_options.hpp>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "measure/report.hpp"
-#include "pdt_version/version.hpp"
+#include "tool_support/command_line.hpp"
 
 namespace po = boost::program_options;
 namespace report = measure::report;
@@ -20,29 +19,13 @@ int main(int argc, char** argv) {
     po::options_description visible(
         "Usage: pcie_link_report --output FILE.html RESULT.json [RESULT.json|DIRECTORY ...]\n"
         "Merges result files of pcie_link_measure into one HTML page (plots made with gnuplot).\n\nOptions");
-    visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")("output,o", po::value(&output), "the HTML file to write")(
+    tool_support::add_help_and_version(visible);
+    visible.add_options()("output,o", po::value(&output), "the HTML file to write")(
         "title", po::value(&title)->default_value(title), "the page's title")(
         "gnuplot", po::value(&gnuplot)->default_value(gnuplot), "the gnuplot program (searched in PATH)");
-    po::options_description all;
-    all.add(visible).add_options()("input", po::value(&inputs));
-    po::positional_options_description positional;
-    positional.add("input", -1);
-    po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        std::cerr << "pcie_link_report: " << e.what() << "\n" << visible;
-        return 2;
-    }
-    if (vm.count("help")) {
-        std::cout << visible;
-        return 0;
-    }
-    if (vm.count("version")) {
-        std::cout << pdt_version::version_line(argv[0]) << "\n";
-        return 0;
-    }
+    if (auto status = tool_support::parse_command_line(
+            argc, argv, {visible, tool_support::tool_usage("pcie_link_report"), &inputs, "input"}))
+        return *status;
     if (output.empty() || inputs.empty()) {
         std::cerr << "pcie_link_report: " << (output.empty() ? "--output FILE.html is required" : "no result file given")
                   << "\nUsage: pcie_link_report --output FILE.html RESULT.json [RESULT.json|DIRECTORY ...]\n";

@@ -2,17 +2,14 @@
 #include <cstdio>
 
 #include "pcie_tools/format.hpp"
+#include "vfio_access/format.hpp"
 
 namespace pcie {
 namespace {
 
 char flag(uint32_t value, uint32_t mask) { return (value & mask) ? '+' : '-'; }
 
-std::string fmt(const char* format, auto... args) {
-    char text[320];
-    std::snprintf(text, sizeof text, format, args...);
-    return text;
-}
+using vfio::format;
 
 struct BitName {
     unsigned bit;
@@ -30,7 +27,7 @@ template <size_t N>
 std::string flags_line(uint32_t value, const BitName (&names)[N], size_t count) {
     std::string line;
     for (size_t i = 0; i < count && i < N; ++i)
-        line += fmt("%s%s%c", line.empty() ? "" : " ", names[i].name, flag(value, 1u << names[i].bit));
+        line += format("%s%s%c", line.empty() ? "" : " ", names[i].name, flag(value, 1u << names[i].bit));
     return line;
 }
 constexpr size_t kLspciUncorrectable = 12;  // DLP .. ACSViol
@@ -46,7 +43,7 @@ std::vector<std::string> set_names(uint32_t value, const BitName (&names)[N]) {
 }
 
 std::string name_or(const std::string& name, const char* fallback, uint16_t id) {
-    return name.empty() ? fmt("%s %04x", fallback, id) : name;
+    return name.empty() ? format("%s %04x", fallback, id) : name;
 }
 
 }  // namespace
@@ -57,81 +54,81 @@ std::vector<std::string> aer_correctable_names(uint32_t value) { return set_name
 Lines format_pm(const PmInfo& pm) {
     static const unsigned aux_ma[] = {0, 55, 100, 160, 220, 270, 320, 375};
     const uint16_t c = pm.pmc, s = pm.pmcsr;
-    return {fmt("Capabilities: [%x] Power Management version %u", pm.offset, c & 7u),
-            fmt("\t\tFlags: PMEClk%c DSI%c D1%c D2%c AuxCurrent=%umA PME(D0%c,D1%c,D2%c,D3hot%c,D3cold%c)",
+    return {format("Capabilities: [%x] Power Management version %u", pm.offset, c & 7u),
+            format("\t\tFlags: PMEClk%c DSI%c D1%c D2%c AuxCurrent=%umA PME(D0%c,D1%c,D2%c,D3hot%c,D3cold%c)",
                 flag(c, 1u << 3), flag(c, 1u << 5), flag(c, 1u << 9), flag(c, 1u << 10), aux_ma[(c >> 6) & 7],
                 flag(c, 1u << 11), flag(c, 1u << 12), flag(c, 1u << 13), flag(c, 1u << 14), flag(c, 1u << 15)),
-            fmt("\t\tStatus: D%u NoSoftRst%c PME-Enable%c DSel=%u DScale=%u PME%c", s & 3u, flag(s, 1u << 3),
+            format("\t\tStatus: D%u NoSoftRst%c PME-Enable%c DSel=%u DScale=%u PME%c", s & 3u, flag(s, 1u << 3),
                 flag(s, 1u << 8), (s >> 9) & 15u, (s >> 13) & 3u, flag(s, 1u << 15))};
 }
 
 Lines format_msi(const MsiInfo& msi) {
     const uint16_t f = msi.flags;
-    Lines out = {fmt("Capabilities: [%x] MSI: Enable%c Count=%u/%u Maskable%c 64bit%c", msi.offset,
+    Lines out = {format("Capabilities: [%x] MSI: Enable%c Count=%u/%u Maskable%c 64bit%c", msi.offset,
                 flag(f, reg::MSI_FLAGS_ENABLE), 1u << ((f >> 4) & 7), 1u << ((f >> 1) & 7),
                 flag(f, reg::MSI_FLAGS_MASKBIT), flag(f, reg::MSI_FLAGS_64BIT)),
-            (f & reg::MSI_FLAGS_64BIT ? fmt("\t\tAddress: %016" PRIx64, msi.address)
-                                      : fmt("\t\tAddress: %08x", static_cast<uint32_t>(msi.address))) +
-                fmt("  Data: %04x", msi.data)};
+            (f & reg::MSI_FLAGS_64BIT ? format("\t\tAddress: %016" PRIx64, msi.address)
+                                      : format("\t\tAddress: %08x", static_cast<uint32_t>(msi.address))) +
+                format("  Data: %04x", msi.data)};
     if (f & reg::MSI_FLAGS_MASKBIT)
-        out.push_back(fmt("\t\tMasking: %08x  Pending: %08x", msi.mask, msi.pending));
+        out.push_back(format("\t\tMasking: %08x  Pending: %08x", msi.mask, msi.pending));
     return out;
 }
 
 Lines format_msix(const MsixInfo& x) {
-    return {fmt("Capabilities: [%x] MSI-X: Enable%c Count=%u Masked%c", x.offset, flag(x.flags, reg::MSIX_FLAGS_ENABLE),
+    return {format("Capabilities: [%x] MSI-X: Enable%c Count=%u Masked%c", x.offset, flag(x.flags, reg::MSIX_FLAGS_ENABLE),
                 (x.flags & reg::MSIX_FLAGS_QSIZE) + 1u, flag(x.flags, reg::MSIX_FLAGS_MASKALL)),
-            fmt("\t\tVector table: BAR=%u offset=%08x", x.table & 7u, x.table & ~7u),
-            fmt("\t\tPBA: BAR=%u offset=%08x", x.pba & 7u, x.pba & ~7u)};
+            format("\t\tVector table: BAR=%u offset=%08x", x.table & 7u, x.table & ~7u),
+            format("\t\tPBA: BAR=%u offset=%08x", x.pba & 7u, x.pba & ~7u)};
 }
 
 Lines format_aer(const AerInfo& a, bool root_port) {
     (void)root_port;
     const uint32_t c = a.cap_control;
-    Lines out = {fmt("Capabilities: [%x v%u] Advanced Error Reporting", a.offset, a.version),
+    Lines out = {format("Capabilities: [%x v%u] Advanced Error Reporting", a.offset, a.version),
                  "\t\tUESta:\t" + flags_line(a.uncor_status, kUncorrectable, kLspciUncorrectable),
                  "\t\tUEMsk:\t" + flags_line(a.uncor_mask, kUncorrectable, kLspciUncorrectable),
                  "\t\tUESvrt:\t" + flags_line(a.uncor_sever, kUncorrectable, kLspciUncorrectable),
                  "\t\tCESta:\t" + flags_line(a.cor_status, kCorrectable, kLspciCorrectable),
                  "\t\tCEMsk:\t" + flags_line(a.cor_mask, kCorrectable, kLspciCorrectable),
-                 fmt("\t\tAERCap:\tFirst Error Pointer: %02x, ECRCGenCap%c ECRCGenEn%c ECRCChkCap%c ECRCChkEn%c",
+                 format("\t\tAERCap:\tFirst Error Pointer: %02x, ECRCGenCap%c ECRCGenEn%c ECRCChkCap%c ECRCChkEn%c",
                      c & 0x1fu, flag(c, 1u << 5), flag(c, 1u << 6), flag(c, 1u << 7), flag(c, 1u << 8)),
-                 fmt("\t\t\tMultHdrRecCap%c MultHdrRecEn%c TLPPfxPres%c HdrLogCap%c", flag(c, 1u << 9),
+                 format("\t\t\tMultHdrRecCap%c MultHdrRecEn%c TLPPfxPres%c HdrLogCap%c", flag(c, 1u << 9),
                      flag(c, 1u << 10), flag(c, 1u << 11), flag(c, 1u << 12)),
-                 fmt("\t\tHeaderLog: %08x %08x %08x %08x", a.header_log[0], a.header_log[1], a.header_log[2],
+                 format("\t\tHeaderLog: %08x %08x %08x %08x", a.header_log[0], a.header_log[1], a.header_log[2],
                      a.header_log[3])};
     if (!a.root)
         return out;
     const uint32_t cmd = a.root_command, s = a.root_status;
-    out.push_back(fmt("\t\tRootCmd: CERptEn%c NFERptEn%c FERptEn%c", flag(cmd, 1), flag(cmd, 2), flag(cmd, 4)));
-    out.push_back(fmt("\t\tRootSta: CERcvd%c MultCERcvd%c UERcvd%c MultUERcvd%c", flag(s, 1), flag(s, 2), flag(s, 4),
+    out.push_back(format("\t\tRootCmd: CERptEn%c NFERptEn%c FERptEn%c", flag(cmd, 1), flag(cmd, 2), flag(cmd, 4)));
+    out.push_back(format("\t\tRootSta: CERcvd%c MultCERcvd%c UERcvd%c MultUERcvd%c", flag(s, 1), flag(s, 2), flag(s, 4),
                       flag(s, 8)));
-    out.push_back(fmt("\t\t\t FirstFatal%c NonFatalMsg%c FatalMsg%c IntMsg %u", flag(s, 0x10), flag(s, 0x20),
+    out.push_back(format("\t\t\t FirstFatal%c NonFatalMsg%c FatalMsg%c IntMsg %u", flag(s, 0x10), flag(s, 0x20),
                       flag(s, 0x40), s >> 27));
-    out.push_back(fmt("\t\tErrorSrc: ERR_COR: %04x ERR_FATAL/NONFATAL: %04x", a.cor_source, a.uncor_source));
+    out.push_back(format("\t\tErrorSrc: ERR_COR: %04x ERR_FATAL/NONFATAL: %04x", a.cor_source, a.uncor_source));
     return out;
 }
 
 std::string format_dsn(const DsnInfo& d) {
-    std::string text = fmt("Capabilities: [%x v1] Device Serial Number ", d.offset);
+    std::string text = format("Capabilities: [%x v1] Device Serial Number ", d.offset);
     for (int i = 7; i >= 0; --i)
-        text += fmt(i ? "%02x-" : "%02x", static_cast<unsigned>((d.serial >> (8 * i)) & 0xff));
+        text += format(i ? "%02x-" : "%02x", static_cast<unsigned>((d.serial >> (8 * i)) & 0xff));
     return text;
 }
 
 Lines format_header(const DeviceConfig& d, const SystemInfo& info) {
     const HeaderInfo& h = d.header;
     Lines out;
-    out.push_back(fmt("domain=%04x bus=%02x dev=%02x func=%02x rev=%02x", d.address.domain, d.address.bus,
+    out.push_back(format("domain=%04x bus=%02x dev=%02x func=%02x rev=%02x", d.address.domain, d.address.bus,
                       d.address.device, d.address.function, h.revision));
-    std::string ids = fmt("vendor_id=%04x (%s) device_id=%04x (%s)", h.vendor_id,
+    std::string ids = format("vendor_id=%04x (%s) device_id=%04x (%s)", h.vendor_id,
                           name_or(info.vendor_name, "Vendor", h.vendor_id).c_str(), h.device_id,
                           name_or(info.device_name, "Device", h.device_id).c_str());
     if (h.header_type == reg::HEADER_TYPE_NORMAL)
-        ids += fmt(" subvendor_id=%04x subdevice_id=%04x", h.subsystem_vendor_id, h.subsystem_id);
+        ids += format(" subvendor_id=%04x subdevice_id=%04x", h.subsystem_vendor_id, h.subsystem_id);
     out.push_back(ids);
     if (info.iommu_group >= 0)
-        out.push_back(fmt("iommu_group=%d", info.iommu_group));
+        out.push_back(format("iommu_group=%d", info.iommu_group));
     if (!info.driver.empty())
         out.push_back("driver=" + info.driver);
     if (!info.module.empty())
@@ -139,22 +136,22 @@ Lines format_header(const DeviceConfig& d, const SystemInfo& info) {
     if (!info.physical_slot.empty())
         out.push_back("physical_slot=" + info.physical_slot);
     if (info.numa_node >= 0)
-        out.push_back(fmt("numa_node=%d", info.numa_node));
+        out.push_back(format("numa_node=%d", info.numa_node));
     const uint16_t c = h.command, s = h.status;
-    out.push_back(fmt("control: I/O%c Mem%c BusMaster%c ParErr%c SERR%c DisINTx%c", flag(c, reg::COMMAND_IO),
+    out.push_back(format("control: I/O%c Mem%c BusMaster%c ParErr%c SERR%c DisINTx%c", flag(c, reg::COMMAND_IO),
                       flag(c, reg::COMMAND_MEMORY), flag(c, reg::COMMAND_MASTER), flag(c, reg::COMMAND_PARITY),
                       flag(c, reg::COMMAND_SERR), flag(c, reg::COMMAND_INTX_DISABLE)));
-    out.push_back(fmt("status: INTx%c <ParErr%c >TAbort%c <TAbort%c <MAbort%c >SERR%c DetParErr%c",
+    out.push_back(format("status: INTx%c <ParErr%c >TAbort%c <TAbort%c <MAbort%c >SERR%c DetParErr%c",
                       flag(s, reg::STATUS_INTERRUPT), flag(s, reg::STATUS_PARITY), flag(s, reg::STATUS_SIG_TARGET_ABORT),
                       flag(s, reg::STATUS_REC_TARGET_ABORT), flag(s, reg::STATUS_REC_MASTER_ABORT),
                       flag(s, reg::STATUS_SIG_SYSTEM_ERROR), flag(s, reg::STATUS_DETECTED_PARITY)));
     if (h.header_type == reg::HEADER_TYPE_BRIDGE)
-        out.push_back(fmt("bus: primary=%02x secondary=%02x subordinate=%02x", h.primary_bus, h.secondary_bus,
+        out.push_back(format("bus: primary=%02x secondary=%02x subordinate=%02x", h.primary_bus, h.secondary_bus,
                           h.subordinate_bus));
     for (const BarInfo& b : h.bars) {
         const auto size = b.size ? b.size : info.bar_size[b.index];
-        out.push_back(fmt("bar[%u] base_addr=%" PRIx64 " size=%s is_IO=%d is_prefetchable=%d is_64=%d", b.index, b.base,
-                          size ? fmt("%" PRIx64, *size).c_str() : "unknown", b.io, b.prefetchable, b.is_64));
+        out.push_back(format("bar[%u] base_addr=%" PRIx64 " size=%s is_IO=%d is_prefetchable=%d is_64=%d", b.index, b.base,
+                          size ? format("%" PRIx64, *size).c_str() : "unknown", b.io, b.prefetchable, b.is_64));
     }
     return out;
 }
@@ -192,9 +189,9 @@ Lines format_capabilities(const DeviceConfig& d) {
         else if (const CapSection* s = find_section(d, c))
             append(s->lines());
         else if (const char* name = capability_name(static_cast<uint8_t>(c.id)))
-            out.push_back(fmt("Capabilities: [%x] %s", c.offset, name));
+            out.push_back(format("Capabilities: [%x] %s", c.offset, name));
         else
-            out.push_back(fmt("Capabilities: [%x] Unknown capability ID %02x", c.offset, c.id));
+            out.push_back(format("Capabilities: [%x] Unknown capability ID %02x", c.offset, c.id));
     }
     const bool root = d.express && (d.express->type() == reg::PortType::RootPort ||
                                     d.express->type() == reg::PortType::RcEventCollector);
@@ -206,9 +203,9 @@ Lines format_capabilities(const DeviceConfig& d) {
         else if (const CapSection* s = find_section(d, c))
             append(s->lines());
         else if (const char* name = extended_capability_name(c.id))
-            out.push_back(fmt("Capabilities: [%x v%u] %s", c.offset, c.version, name));
+            out.push_back(format("Capabilities: [%x v%u] %s", c.offset, c.version, name));
         else
-            out.push_back(fmt("Capabilities: [%x v%u] Unknown extended capability ID %04x", c.offset, c.version, c.id));
+            out.push_back(format("Capabilities: [%x v%u] Unknown extended capability ID %04x", c.offset, c.version, c.id));
     }
     return out;
 }

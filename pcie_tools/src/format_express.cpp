@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "pcie_tools/format.hpp"
+#include "vfio_access/format.hpp"
 
 namespace pcie {
 namespace {
@@ -11,11 +12,7 @@ using reg::PortType;
 
 char flag(uint32_t value, uint32_t mask) { return (value & mask) ? '+' : '-'; }
 
-std::string fmt(const char* format, auto... args) {
-    char text[256];
-    std::snprintf(text, sizeof text, format, args...);
-    return text;
-}
+using vfio::format;
 
 const char* latency_l0s(unsigned code) {
     static const char* names[] = {"<64ns", "<128ns", "<256ns", "<512ns", "<1us", "<2us", "<4us", "unlimited"};
@@ -30,7 +27,7 @@ std::string power_limit(unsigned value, unsigned scale) {
     static const double scales[] = {1.0, 0.1, 0.01, 0.001};
     if (scale == 0 && value >= 0xf0)  // F0h = 250 W, then 25 W a step (PCIe 6.0)
         return std::to_string(250 + 25 * (value - 0xf0)) + "W";
-    return fmt("%gW", value * scales[scale & 3]);
+    return format("%gW", value * scales[scale & 3]);
 }
 
 const char* aspm_support(unsigned code) {
@@ -94,34 +91,34 @@ void dev_lines(const ExpressInfo& e, Lines& out) {
     const PortType t = e.type();
     const bool endpoint = t == PortType::Endpoint || t == PortType::LegacyEndpoint;
     const uint32_t c = e.devcap;
-    std::string line = fmt("\t\tDevCap:\tMaxPayload %u bytes, PhantFunc %u", 128u << (c & 7), (1u << ((c >> 3) & 3)) - 1);
+    std::string line = format("\t\tDevCap:\tMaxPayload %u bytes, PhantFunc %u", 128u << (c & 7), (1u << ((c >> 3) & 3)) - 1);
     if (endpoint)
-        line += fmt(", Latency L0s %s, L1 %s", latency_l0s(c >> 6), latency_l1(c >> 9));
+        line += format(", Latency L0s %s, L1 %s", latency_l0s(c >> 6), latency_l1(c >> 9));
     out.push_back(line);
-    line = fmt("\t\t\tExtTag%c", flag(c, 1u << 5));
+    line = format("\t\t\tExtTag%c", flag(c, 1u << 5));
     if (endpoint || t == PortType::Upstream || t == PortType::PciBridge)
-        line += fmt(" AttnBtn%c AttnInd%c PwrInd%c", flag(c, 1u << 12), flag(c, 1u << 13), flag(c, 1u << 14));
-    line += fmt(" RBE%c", flag(c, 1u << 15));
+        line += format(" AttnBtn%c AttnInd%c PwrInd%c", flag(c, 1u << 12), flag(c, 1u << 13), flag(c, 1u << 14));
+    line += format(" RBE%c", flag(c, 1u << 15));
     const bool flr_type = endpoint || t == PortType::RcIntegratedEndpoint;
     if (flr_type)
-        line += fmt(" FLReset%c", flag(c, 1u << 28));
+        line += format(" FLReset%c", flag(c, 1u << 28));
     if (t == PortType::Endpoint || t == PortType::Upstream || t == PortType::PciBridge)
         line += " SlotPowerLimit " + power_limit((c >> 18) & 0xff, (c >> 26) & 3);
     out.push_back(line);
 
     const uint16_t w = e.devctl;
-    out.push_back(fmt("\t\tDevCtl:\tCorrErr%c NonFatalErr%c FatalErr%c UnsupReq%c", flag(w, 1), flag(w, 2), flag(w, 4),
+    out.push_back(format("\t\tDevCtl:\tCorrErr%c NonFatalErr%c FatalErr%c UnsupReq%c", flag(w, 1), flag(w, 2), flag(w, 4),
                       flag(w, 8)));
-    line = fmt("\t\t\tRlxdOrd%c ExtTag%c PhantFunc%c AuxPwr%c NoSnoop%c", flag(w, 1u << 4), flag(w, 1u << 8),
+    line = format("\t\t\tRlxdOrd%c ExtTag%c PhantFunc%c AuxPwr%c NoSnoop%c", flag(w, 1u << 4), flag(w, 1u << 8),
                flag(w, 1u << 9), flag(w, 1u << 10), flag(w, 1u << 11));
     if (t == PortType::PciBridge)
-        line += fmt(" BrConfRtry%c", flag(w, 1u << 15));
+        line += format(" BrConfRtry%c", flag(w, 1u << 15));
     else if (flr_type && (c & (1u << 28)))
-        line += fmt(" FLReset%c", flag(w, 1u << 15));
+        line += format(" FLReset%c", flag(w, 1u << 15));
     out.push_back(line);
-    out.push_back(fmt("\t\t\tMaxPayload %u bytes, MaxReadReq %u bytes", e.max_payload(), e.max_read_request()));
+    out.push_back(format("\t\t\tMaxPayload %u bytes, MaxReadReq %u bytes", e.max_payload(), e.max_read_request()));
     const uint16_t s = e.devsta;
-    out.push_back(fmt("\t\tDevSta:\tCorrErr%c NonFatalErr%c FatalErr%c UnsupReq%c AuxPwr%c TransPend%c", flag(s, 1),
+    out.push_back(format("\t\tDevSta:\tCorrErr%c NonFatalErr%c FatalErr%c UnsupReq%c AuxPwr%c TransPend%c", flag(s, 1),
                       flag(s, 2), flag(s, 4), flag(s, 8), flag(s, 16), flag(s, 32)));
 }
 
@@ -129,62 +126,62 @@ void link_lines(const ExpressInfo& e, Lines& out) {
     const PortType t = e.type();
     const uint32_t c = e.lnkcap;
     const unsigned aspm = (c >> 10) & 3;
-    std::string line = fmt("\t\tLnkCap:\tPort #%u, Speed %s, Width x%u, ASPM %s", c >> 24,
+    std::string line = format("\t\tLnkCap:\tPort #%u, Speed %s, Width x%u, ASPM %s", c >> 24,
                            speed_name_lspci(e.max_speed()).c_str(), e.max_width(), aspm_support(aspm));
     if (aspm) {
         line += ", Exit Latency";
         if (aspm & 1)
-            line += fmt(" L0s %s", latency_l0s(c >> 12));
+            line += format(" L0s %s", latency_l0s(c >> 12));
         if (aspm & 2)
-            line += fmt("%s L1 %s", (aspm & 1) ? "," : "", latency_l1(c >> 15));
+            line += format("%s L1 %s", (aspm & 1) ? "," : "", latency_l1(c >> 15));
     }
     out.push_back(line);
-    out.push_back(fmt("\t\t\tClockPM%c Surprise%c LLActRep%c BwNot%c ASPMOptComp%c", flag(c, 1u << 18),
+    out.push_back(format("\t\t\tClockPM%c Surprise%c LLActRep%c BwNot%c ASPMOptComp%c", flag(c, 1u << 18),
                       flag(c, 1u << 19), flag(c, 1u << 20), flag(c, 1u << 21), flag(c, 1u << 22)));
     const uint16_t w = e.lnkctl;
-    line = fmt("\t\tLnkCtl:\tASPM %s;", aspm_enabled(w & 3));
+    line = format("\t\tLnkCtl:\tASPM %s;", aspm_enabled(w & 3));
     if (t == PortType::RootPort || t == PortType::Endpoint || t == PortType::LegacyEndpoint || t == PortType::PciBridge)
-        line += fmt(" RCB %u bytes,", (w & reg::EXP_LNKCTL_RCB) ? 128u : 64u);
-    line += fmt(" Disabled%c CommClk%c", flag(w, reg::EXP_LNKCTL_LD), flag(w, reg::EXP_LNKCTL_CCC));
+        line += format(" RCB %u bytes,", (w & reg::EXP_LNKCTL_RCB) ? 128u : 64u);
+    line += format(" Disabled%c CommClk%c", flag(w, reg::EXP_LNKCTL_LD), flag(w, reg::EXP_LNKCTL_CCC));
     out.push_back(line);
-    out.push_back(fmt("\t\t\tExtSynch%c ClockPM%c AutWidDis%c BWInt%c AutBWInt%c", flag(w, 1u << 7), flag(w, 1u << 8),
+    out.push_back(format("\t\t\tExtSynch%c ClockPM%c AutWidDis%c BWInt%c AutBWInt%c", flag(w, 1u << 7), flag(w, 1u << 8),
                       flag(w, 1u << 9), flag(w, 1u << 10), flag(w, 1u << 11)));
     const uint16_t s = e.lnksta;
     const bool down = e.is_downstream_side() || t == PortType::PcieBridge;
-    out.push_back(fmt("\t\tLnkSta:\tSpeed %s%s, Width x%u%s", speed_name_lspci(e.speed()).c_str(),
+    out.push_back(format("\t\tLnkSta:\tSpeed %s%s, Width x%u%s", speed_name_lspci(e.speed()).c_str(),
                       link_compare(e.speed(), e.max_speed(), down).c_str(), e.width(),
                       link_compare(e.width(), e.max_width(), down).c_str()));
-    out.push_back(fmt("\t\t\tTrErr%c Train%c SlotClk%c DLActive%c BWMgmt%c ABWMgmt%c", flag(s, 1u << 10),
+    out.push_back(format("\t\t\tTrErr%c Train%c SlotClk%c DLActive%c BWMgmt%c ABWMgmt%c", flag(s, 1u << 10),
                       flag(s, reg::EXP_LNKSTA_LT), flag(s, reg::EXP_LNKSTA_SLC), flag(s, reg::EXP_LNKSTA_DLLLA),
                       flag(s, reg::EXP_LNKSTA_LBMS), flag(s, reg::EXP_LNKSTA_LABS)));
 }
 
 void slot_lines(const ExpressInfo& e, Lines& out) {
     const uint32_t c = e.sltcap;
-    out.push_back(fmt("\t\tSltCap:\tAttnBtn%c PwrCtrl%c MRL%c AttnInd%c PwrInd%c HotPlug%c Surprise%c", flag(c, 1),
+    out.push_back(format("\t\tSltCap:\tAttnBtn%c PwrCtrl%c MRL%c AttnInd%c PwrInd%c HotPlug%c Surprise%c", flag(c, 1),
                       flag(c, 2), flag(c, 4), flag(c, 8), flag(c, 16), flag(c, 64), flag(c, 32)));
-    out.push_back(fmt("\t\t\tSlot #%u, PowerLimit %s; Interlock%c NoCompl%c", c >> 19,
+    out.push_back(format("\t\t\tSlot #%u, PowerLimit %s; Interlock%c NoCompl%c", c >> 19,
                       power_limit((c >> 7) & 0xff, (c >> 15) & 3).c_str(), flag(c, 1u << 17), flag(c, 1u << 18)));
 }
 
 void slot_control_lines(const ExpressInfo& e, Lines& out) {
     static const char* indicator[] = {"Unknown", "On", "Blink", "Off"};
     const uint16_t w = e.sltctl, s = e.sltsta;
-    out.push_back(fmt("\t\tSltCtl:\tEnable: AttnBtn%c PwrFlt%c MRL%c PresDet%c CmdCplt%c HPIrq%c LinkChg%c", flag(w, 1),
+    out.push_back(format("\t\tSltCtl:\tEnable: AttnBtn%c PwrFlt%c MRL%c PresDet%c CmdCplt%c HPIrq%c LinkChg%c", flag(w, 1),
                       flag(w, 2), flag(w, 4), flag(w, 8), flag(w, 0x10), flag(w, 0x20), flag(w, 0x1000)));
-    out.push_back(fmt("\t\t\tControl: AttnInd %s, PwrInd %s, Power%c Interlock%c", indicator[(w >> 6) & 3],
+    out.push_back(format("\t\t\tControl: AttnInd %s, PwrInd %s, Power%c Interlock%c", indicator[(w >> 6) & 3],
                       indicator[(w >> 8) & 3], flag(w, 0x400), flag(w, 0x800)));
-    out.push_back(fmt("\t\tSltSta:\tStatus: AttnBtn%c PowerFlt%c MRL%c CmdCplt%c PresDet%c Interlock%c", flag(s, 1),
+    out.push_back(format("\t\tSltSta:\tStatus: AttnBtn%c PowerFlt%c MRL%c CmdCplt%c PresDet%c Interlock%c", flag(s, 1),
                       flag(s, 2), flag(s, 0x20), flag(s, 0x10), flag(s, 0x40), flag(s, 0x80)));
-    out.push_back(fmt("\t\t\tChanged: MRL%c PresDet%c LinkState%c", flag(s, 4), flag(s, 8), flag(s, 0x100)));
+    out.push_back(format("\t\t\tChanged: MRL%c PresDet%c LinkState%c", flag(s, 4), flag(s, 8), flag(s, 0x100)));
 }
 
 void root_lines(const ExpressInfo& e, Lines& out) {
-    out.push_back(fmt("\t\tRootCap: CRSVisible%c", flag(e.rootcap, 1)));
+    out.push_back(format("\t\tRootCap: CRSVisible%c", flag(e.rootcap, 1)));
     const uint16_t w = e.rootctl;
-    out.push_back(fmt("\t\tRootCtl: ErrCorrectable%c ErrNon-Fatal%c ErrFatal%c PMEIntEna%c CRSVisible%c", flag(w, 1),
+    out.push_back(format("\t\tRootCtl: ErrCorrectable%c ErrNon-Fatal%c ErrFatal%c PMEIntEna%c CRSVisible%c", flag(w, 1),
                       flag(w, 2), flag(w, 4), flag(w, 8), flag(w, 0x10)));
-    out.push_back(fmt("\t\tRootSta: PME ReqID %04x, PMEStatus%c PMEPending%c", e.rootsta & 0xffffu,
+    out.push_back(format("\t\tRootSta: PME ReqID %04x, PMEStatus%c PMEPending%c", e.rootsta & 0xffffu,
                       flag(e.rootsta, 1u << 16), flag(e.rootsta, 1u << 17)));
 }
 
@@ -194,56 +191,56 @@ void dev2_lines(const ExpressInfo& e, Lines& out) {
     const bool downstream_side = root || t == PortType::Downstream;
     const bool endpoint = t == PortType::Endpoint || t == PortType::LegacyEndpoint;
     const uint32_t c = e.devcap2;
-    out.push_back(fmt("\t\tDevCap2: Completion Timeout: %s, TimeoutDis%c NROPrPrP%c LTR%c", completion_timeout_range(c),
+    out.push_back(format("\t\tDevCap2: Completion Timeout: %s, TimeoutDis%c NROPrPrP%c LTR%c", completion_timeout_range(c),
                       flag(c, 1u << 4), flag(c, 1u << 10), flag(c, 1u << 11)));
     static const char* obff_cap[] = {"Not Supported", "Via message", "Via WAKE#", "Via message/WAKE#"};
-    std::string line = fmt("\t\t\t 10BitTagComp%c 10BitTagReq%c OBFF %s, ExtFmt%c EETLPPrefix%c", flag(c, 1u << 16),
+    std::string line = format("\t\t\t 10BitTagComp%c 10BitTagReq%c OBFF %s, ExtFmt%c EETLPPrefix%c", flag(c, 1u << 16),
                            flag(c, 1u << 17), obff_cap[(c >> 18) & 3], flag(c, 1u << 20), flag(c, 1u << 21));
     if (c & (1u << 21)) {
         const unsigned prefixes = (c >> 22) & 3;
-        line += fmt(", MaxEETLPPrefixes %u", prefixes ? prefixes : 4);
+        line += format(", MaxEETLPPrefixes %u", prefixes ? prefixes : 4);
     }
     out.push_back(line);
     static const char* epr[] = {"Not Supported", "Dev Specific", "Form Factor Dev Specific", "Reserved"};
-    out.push_back(fmt("\t\t\t EmergencyPowerReduction %s, EmergencyPowerReductionInit%c", epr[(c >> 24) & 3],
+    out.push_back(format("\t\t\t EmergencyPowerReduction %s, EmergencyPowerReductionInit%c", epr[(c >> 24) & 3],
                       flag(c, 1u << 26)));
-    line = fmt("\t\t\t FRS%c", flag(c, 1u << 31));
+    line = format("\t\t\t FRS%c", flag(c, 1u << 31));
     if (root) {
         static const char* cls[] = {"Not Supported", "64byte cachelines", "128byte cachelines", "Reserved"};
-        line += fmt(" LN System CLS %s,", cls[(c >> 14) & 3]);
+        line += format(" LN System CLS %s,", cls[(c >> 14) & 3]);
     }
     if (root || t == PortType::Endpoint) {
         static const char* tph[] = {"TPHComp- ExtTPHComp-", "TPHComp+ ExtTPHComp-", "", "TPHComp+ ExtTPHComp+"};
         line += std::string(" ") + tph[(c >> 12) & 3];
     }
     if (downstream_side)
-        line += fmt(" ARIFwd%c", flag(c, 1u << 5));
+        line += format(" ARIFwd%c", flag(c, 1u << 5));
     out.push_back(line);
     const bool routing = downstream_side || t == PortType::Upstream;
     if (routing || e.has_mem_bar) {
         line = "\t\t\t AtomicOpsCap:";
         if (routing)
-            line += fmt(" Routing%c", flag(c, 1u << 6));
+            line += format(" Routing%c", flag(c, 1u << 6));
         if (root || e.has_mem_bar)
-            line += fmt(" 32bit%c 64bit%c 128bitCAS%c", flag(c, 1u << 7), flag(c, 1u << 8), flag(c, 1u << 9));
+            line += format(" 32bit%c 64bit%c 128bitCAS%c", flag(c, 1u << 7), flag(c, 1u << 8), flag(c, 1u << 9));
         out.push_back(line);
     }
 
     const uint16_t w = e.devctl2;
     static const char* obff_ctl[] = {"Disabled", "Via message A", "Via message B", "Via WAKE#"};
-    line = fmt("\t\tDevCtl2: Completion Timeout: %s, TimeoutDis%c LTR%c 10BitTagReq%c OBFF %s,",
+    line = format("\t\tDevCtl2: Completion Timeout: %s, TimeoutDis%c LTR%c 10BitTagReq%c OBFF %s,",
                completion_timeout_value(w), flag(w, 1u << 4), flag(w, 1u << 10), flag(w, 1u << 12),
                obff_ctl[(w >> 13) & 3]);
     if (downstream_side)
-        line += fmt(" ARIFwd%c", flag(w, 1u << 5));
+        line += format(" ARIFwd%c", flag(w, 1u << 5));
     out.push_back(line);
     const bool requester = endpoint || root || t == PortType::RcIntegratedEndpoint;
     if (requester || routing) {
         line = "\t\t\t AtomicOpsCtl:";
         if (requester)
-            line += fmt(" ReqEn%c", flag(w, 1u << 6));
+            line += format(" ReqEn%c", flag(w, 1u << 6));
         if (routing)
-            line += fmt(" EgressBlck%c", flag(w, 1u << 7));
+            line += format(" EgressBlck%c", flag(w, 1u << 7));
         out.push_back(line);
     }
 }
@@ -280,20 +277,20 @@ const char* transmit_margin(unsigned code) {
 void link2_control(const ExpressInfo& e, Lines& out) {
     const uint32_t c = e.lnkcap2;
     if (c)
-        out.push_back(fmt("\t\tLnkCap2: Supported Link Speeds: %s, Crosslink%c Retimer%c 2Retimers%c DRS%c",
+        out.push_back(format("\t\tLnkCap2: Supported Link Speeds: %s, Crosslink%c Retimer%c 2Retimers%c DRS%c",
                           c & 0xc0u ? supported_speeds(c & reg::EXP_LNKCAP2_SLS).c_str() : lspci_speed_vector(c).c_str(),
                           flag(c, 1u << 8), flag(c, 1u << 23), flag(c, 1u << 24), flag(c, 1u << 31)));
     const uint16_t w = e.lnkctl2;
     const unsigned target = w & 0xf;
-    std::string line = fmt("\t\tLnkCtl2: Target Link Speed: %s, EnterCompliance%c SpeedDis%c",
+    std::string line = format("\t\tLnkCtl2: Target Link Speed: %s, EnterCompliance%c SpeedDis%c",
                            target <= 6 ? speed_name_lspci(static_cast<uint8_t>(std::max(target, 1u))).c_str() : "Unknown",
                            flag(w, 1u << 4), flag(w, reg::EXP_LNKCTL2_HASD));
     if (e.type() == PortType::Downstream)
-        line += fmt(", Selectable De-emphasis: %s", (w & (1u << 6)) ? "-3.5dB" : "-6dB");
+        line += format(", Selectable De-emphasis: %s", (w & (1u << 6)) ? "-3.5dB" : "-6dB");
     out.push_back(line);
-    out.push_back(fmt("\t\t\t Transmit Margin: %s, EnterModifiedCompliance%c ComplianceSOS%c",
+    out.push_back(format("\t\t\t Transmit Margin: %s, EnterModifiedCompliance%c ComplianceSOS%c",
                       transmit_margin((w >> 7) & 7), flag(w, 1u << 10), flag(w, 1u << 11)));
-    out.push_back(fmt("\t\t\t Compliance Preset/De-emphasis: %s", compliance_preset(w >> 12)));
+    out.push_back(format("\t\t\t Compliance Preset/De-emphasis: %s", compliance_preset(w >> 12)));
 }
 
 void link2_lines(const ExpressInfo& e, Lines& out) {
@@ -303,12 +300,12 @@ void link2_lines(const ExpressInfo& e, Lines& out) {
     if (!endpoint || e.function0)
         link2_control(e, out);
     const uint16_t s = e.lnksta2;
-    out.push_back(fmt("\t\tLnkSta2: Current De-emphasis Level: %s, EqualizationComplete%c EqualizationPhase1%c",
+    out.push_back(format("\t\tLnkSta2: Current De-emphasis Level: %s, EqualizationComplete%c EqualizationPhase1%c",
                       (s & 1) ? "-3.5dB" : "-6dB", flag(s, 2), flag(s, 4)));
-    out.push_back(fmt("\t\t\t EqualizationPhase2%c EqualizationPhase3%c LinkEqualizationRequest%c", flag(s, 8),
+    out.push_back(format("\t\t\t EqualizationPhase2%c EqualizationPhase3%c LinkEqualizationRequest%c", flag(s, 8),
                       flag(s, 16), flag(s, 32)));
     static const char* crosslink[] = {"unsupported", "Upstream Port", "Downstream Port", "incomplete"};
-    std::string line = fmt("\t\t\t Retimer%c 2Retimers%c CrosslinkRes: %s", flag(s, 1u << 6), flag(s, 1u << 7),
+    std::string line = format("\t\t\t Retimer%c 2Retimers%c CrosslinkRes: %s", flag(s, 1u << 6), flag(s, 1u << 7),
                            crosslink[(s >> 8) & 3]);
     const bool downstream = e.is_downstream_side() || t == PortType::PcieBridge;
     const uint32_t lnkcap2 = (!endpoint || e.function0) ? e.lnkcap2 : 0;
@@ -316,8 +313,8 @@ void link2_lines(const ExpressInfo& e, Lines& out) {
         static const char* component[] = {"Link Down - Not Determined", "Link Down - Not Present", "Link Down - Present",
                                           "Reserved", "Link Up - Present", "Link Up - Present and DRS Received",
                                           "Reserved", "Reserved"};
-        out.push_back(line + fmt(", DRS%c", flag(s, 1u << 15)));
-        out.push_back(fmt("\t\t\t DownstreamComp: %s", component[(s >> 12) & 7]));
+        out.push_back(line + format(", DRS%c", flag(s, 1u << 15)));
+        out.push_back(format("\t\t\t DownstreamComp: %s", component[(s >> 12) & 7]));
         return;
     }
     out.push_back(line);
@@ -326,10 +323,10 @@ void link2_lines(const ExpressInfo& e, Lines& out) {
 }  // namespace
 
 std::string format_express_head(const ExpressInfo& e) {
-    std::string head = fmt("Capabilities: [%x] Express (v%u) %s", e.offset, e.version(), port_type_name(e.type()));
+    std::string head = format("Capabilities: [%x] Express (v%u) %s", e.offset, e.version(), port_type_name(e.type()));
     if (e.is_downstream_side())
-        head += fmt(" (Slot%c)", e.slot() ? '+' : '-');
-    head += fmt(", MSI %02x", (e.flags & reg::EXP_FLAGS_IRQ) >> 9);
+        head += format(" (Slot%c)", e.slot() ? '+' : '-');
+    head += format(", MSI %02x", (e.flags & reg::EXP_FLAGS_IRQ) >> 9);
     return head;
 }
 

@@ -4,42 +4,35 @@
 
 #include <map>
 
-#include "pcie_tools/backends.hpp"
+#include "sysfs_backend.hpp"
 #include "vfio_access/pci_library.hpp"
 
 namespace pcie {
 namespace {
 
-class LibpciSpace : public ConfigSpace {
+class LibpciSpace : public SysfsSpace {
 public:
     LibpciSpace(vfio::PciLibrary& library, PciAddress address, uint32_t size, bool writable)
-        : m_library(library), m_address(address), m_size(size), m_writable(writable) {}
-    const PciAddress& address() const override { return m_address; }
-    uint32_t size() const override { return m_size; }
+        : SysfsSpace(address, size, writable), m_library(library) {}
     Result<void> read(uint32_t offset, void* data, uint32_t length) override {
-        if (offset + length > m_size)
-            return access_error("read config", offset, length, m_size == 64 ? EPERM : EIO,
-                                m_size == 64 ? "only 64 bytes are readable without CAP_SYS_ADMIN; run as root" : "");
-        if (!m_library.read(m_address, offset, data, length))
+        PDT_CHECK(check_read(offset, length));
+        if (!m_library.read(address(), offset, data, length))
             return access_error("read config", offset, length, EIO, "libpci pci_read_block failed");
         return {};
     }
     Result<void> write(uint32_t offset, const void* data, uint32_t length) override {
-        if (!m_writable)
+        if (!writable())
             return ConfigSpace::write(offset, data, length);
-        if (!m_library.write(m_address, offset, data, length))
+        if (!m_library.write(address(), offset, data, length))
             return access_error("write config", offset, length, EACCES, "writing config space needs root");
         return {};
     }
 
 private:
     vfio::PciLibrary& m_library;
-    PciAddress m_address;
-    uint32_t m_size;
-    bool m_writable;
 };
 
-class LibpciBackend : public ConfigBackend {
+class LibpciBackend : public SysfsBackend {
 public:
     LibpciBackend(std::unique_ptr<vfio::PciLibrary> library, bool writable)
         : m_library(std::move(library)), m_writable(writable) {}
@@ -55,11 +48,6 @@ public:
         m_spaces[address] = std::move(space);
         return raw;
     }
-    Result<std::optional<PciAddress>> parent(const PciAddress& address) override {
-        if (auto up = sysfs_parent(address))
-            return std::optional<PciAddress>(*up);
-        return ConfigBackend::parent(address);
-    }
     SystemInfo system_info(const PciAddress& address) override {
         SystemInfo info = sysfs_system_info(address);
         if (auto identity = m_library->info(address)) {
@@ -71,17 +59,10 @@ public:
     }
 
 private:
-    // 4096 or 256 from the sysfs file size; 64 when the extra bytes are not readable (no
-    // CAP_SYS_ADMIN).
+    // 64 when the bytes past the header are not readable (no CAP_SYS_ADMIN), else sysfs's size.
     uint32_t probe_size(const PciAddress& address) {
-        struct stat st {};
-        uint32_t size = 256;
-        if (::stat(("/sys/bus/pci/devices/" + address.to_string() + "/config").c_str(), &st) == 0 && st.st_size >= 4096)
-            size = 4096;
         uint8_t probe[4];
-        if (!m_library->read(address, 64, probe, 4))
-            size = 64;
-        return size;
+        return m_library->read(address, 64, probe, 4) ? sysfs_config_size(address) : 64;
     }
     std::unique_ptr<vfio::PciLibrary> m_library;  // declared first: the spaces refer to it
     bool m_writable;

@@ -1,4 +1,5 @@
 #include "pcie_tools/link.hpp"
+#include "vfio_access/format.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,11 +7,7 @@
 namespace pcie {
 namespace {
 
-std::string fmt(const char* format, auto... args) {
-    char text[320];
-    std::snprintf(text, sizeof text, format, args...);
-    return text;
-}
+using vfio::format;
 
 bool is_link_below_side(reg::PortType t) {
     return t == reg::PortType::Endpoint || t == reg::PortType::LegacyEndpoint || t == reg::PortType::Upstream ||
@@ -134,7 +131,7 @@ std::vector<std::string> format_link_warning(const PathReport& report, const std
         if (h.downgraded() && !first)
             first = &h;
     out.push_back("Warning: Device " + description + " has reduced bandwidth");
-    out.push_back(fmt("Max width x%u speed %s. Negotiated width x%u speed %s", first->capable_width,
+    out.push_back(format("Max width x%u speed %s. Negotiated width x%u speed %s", first->capable_width,
                       speed_name(first->capable_speed).c_str(), first->width, speed_name(first->speed).c_str()));
     for (const LinkHop& h : report.hops) {
         if (!h.downgraded())
@@ -182,7 +179,7 @@ std::vector<std::string> format_link_summary(const PathReport& report) {
                           rate(h.port->max_speed(), h.port->max_width()) + ", status " +
                           rate(h.port->speed(), h.port->width()));
         const unsigned mps = h.below.max_payload();
-        out.push_back(fmt("  bandwidth per direction: %.2f GB/s after encoding, ~%.2f GB/s payload at this function's MaxPayload %u "
+        out.push_back(format("  bandwidth per direction: %.2f GB/s after encoding, ~%.2f GB/s payload at this function's MaxPayload %u "
                           "(capable: %.2f GB/s, ~%.2f GB/s)",
                           encoded_bandwidth(h.speed, h.width), payload_bandwidth(h.speed, h.width, mps), mps,
                           encoded_bandwidth(h.capable_speed, h.capable_width),

@@ -1,25 +1,20 @@
 // libpciaccess backend.
 #include <pciaccess.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <map>
 
-#include "pcie_tools/backends.hpp"
+#include "sysfs_backend.hpp"
 
 namespace pcie {
 namespace {
 
-class PciaccessSpace : public ConfigSpace {
+class PciaccessSpace : public SysfsSpace {
 public:
     PciaccessSpace(pci_device* dev, PciAddress address, uint32_t size, bool writable)
-        : m_dev(dev), m_address(address), m_size(size), m_writable(writable) {}
-    const PciAddress& address() const override { return m_address; }
-    uint32_t size() const override { return m_size; }
+        : SysfsSpace(address, size, writable), m_dev(dev) {}
     Result<void> read(uint32_t offset, void* data, uint32_t length) override {
-        if (offset + length > m_size)
-            return access_error("read config", offset, length, m_size == 64 ? EPERM : EIO,
-                                m_size == 64 ? "only 64 bytes are readable without CAP_SYS_ADMIN; run as root" : "");
+        PDT_CHECK(check_read(offset, length));
         pciaddr_t got = 0;
         const int rc = pci_device_cfg_read(m_dev, data, offset, length, &got);
         if (rc != 0 || got != length)
@@ -27,7 +22,7 @@ public:
         return {};
     }
     Result<void> write(uint32_t offset, const void* data, uint32_t length) override {
-        if (!m_writable)
+        if (!writable())
             return ConfigSpace::write(offset, data, length);
         pciaddr_t done = 0;
         const int rc = pci_device_cfg_write(m_dev, data, offset, length, &done);
@@ -38,12 +33,9 @@ public:
 
 private:
     pci_device* m_dev;
-    PciAddress m_address;
-    uint32_t m_size;
-    bool m_writable;
 };
 
-class PciaccessBackend : public ConfigBackend {
+class PciaccessBackend : public SysfsBackend {
 public:
     explicit PciaccessBackend(bool writable) : m_writable(writable) {
         pci_device_iterator* it = pci_slot_match_iterator_create(nullptr);
@@ -68,23 +60,15 @@ public:
         const auto dev = m_devices.find(address);
         if (dev == m_devices.end())
             return vfio::make_error("open config space", address.to_string(), ENODEV, "no such PCI function (lspci -D)");
-        struct stat st {};
-        uint32_t size = 256;
-        if (::stat(("/sys/bus/pci/devices/" + address.to_string() + "/config").c_str(), &st) == 0 && st.st_size >= 4096)
-            size = 4096;
+        // 64 when the bytes past the header are not readable (no CAP_SYS_ADMIN), else sysfs's size.
         uint8_t probe[4];
         pciaddr_t got = 0;
-        if (pci_device_cfg_read(dev->second, probe, 64, 4, &got) != 0 || got != 4)
-            size = 64;
+        const bool readable = pci_device_cfg_read(dev->second, probe, 64, 4, &got) == 0 && got == 4;
+        const uint32_t size = readable ? sysfs_config_size(address) : 64;
         auto space = std::make_unique<PciaccessSpace>(dev->second, address, size, m_writable);
         ConfigSpace* raw = space.get();
         m_spaces[address] = std::move(space);
         return raw;
-    }
-    Result<std::optional<PciAddress>> parent(const PciAddress& address) override {
-        if (auto up = sysfs_parent(address))
-            return std::optional<PciAddress>(*up);
-        return ConfigBackend::parent(address);
     }
     SystemInfo system_info(const PciAddress& address) override {
         SystemInfo info = sysfs_system_info(address);

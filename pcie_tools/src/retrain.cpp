@@ -1,4 +1,5 @@
 #include "pcie_tools/retrain.hpp"
+#include "vfio_access/format.hpp"
 
 #include <cstdio>
 #include <thread>
@@ -8,11 +9,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string fmt(const char* format, auto... args) {
-    char text[320];
-    std::snprintf(text, sizeof text, format, args...);
-    return text;
-}
+using vfio::format;
 
 std::string speeds_list(uint32_t vector) {
     std::string list;
@@ -37,7 +34,7 @@ Result<uint16_t> wait_training_clear(ConfigSpace& port, uint32_t lnksta, const R
             return status;
         if (Clock::now() >= deadline)
             return port.access_error("wait for Link Training to clear", lnksta, 2, ETIMEDOUT,
-                                     fmt("Link Status %04X still has Link Training set %s, after %lld ms", status, when,
+                                     format("Link Status %04X still has Link Training set %s, after %lld ms", status, when,
                                          static_cast<long long>(options.timeout.count())));
         std::this_thread::sleep_for(options.poll);
     }
@@ -61,7 +58,7 @@ Result<Port> find_port(ConfigBackend& bus, const PciAddress& address, const Say&
             return vfio::make_error("get parent bridge for", address.to_string(), ENODEV,
                                     "Failed to get parent bridge for target device; Retrain Link exists only on "
                                     "Root and Downstream Ports");
-        say(fmt("%s is an %s: Retrain Link exists only in the port above it, %s", address.to_string().c_str(),
+        say(format("%s is an %s: Retrain Link exists only in the port above it, %s", address.to_string().c_str(),
                 port_type_name(type), parent->to_string().c_str()));
         p.below = address;
         p.below_exp = p.exp;
@@ -128,11 +125,11 @@ private:
         const uint8_t revision = PDT_TRY(m_port.read8(reg::REVISION_ID));
         const uint16_t vendor = PDT_TRY(m_port.read16(reg::VENDOR_ID));
         const uint16_t device = PDT_TRY(m_port.read16(reg::DEVICE_ID));
-        m_say(fmt("Operating on device %s vendor_id=%04x (%s) device_id=%04x (%s) revision_id=%02x",
+        m_say(format("Operating on device %s vendor_id=%04x (%s) device_id=%04x (%s) revision_id=%02x",
                   m_port.address().to_string().c_str(), vendor,
                   info.vendor_name.empty() ? "?" : info.vendor_name.c_str(), device,
                   info.device_name.empty() ? "?" : info.device_name.c_str(), revision));
-        m_say(fmt("Link capabilities: %08X Max link speed %s max link width x%u", m_p.exp.lnkcap,
+        m_say(format("Link capabilities: %08X Max link speed %s max link width x%u", m_p.exp.lnkcap,
                   speed_name(m_p.exp.max_speed()).c_str(), m_p.exp.max_width()));
         m_report.lnksta_before = PDT_TRY(m_port.read16(m_lnksta));
         say_status(m_report.lnksta_before);
@@ -162,15 +159,15 @@ private:
         m_new_lnkctl2 = static_cast<uint16_t>((m_report.lnkctl2_before & ~reg::EXP_LNKCTL2_TLS) | m_report.target);
         m_old_lnkctl = PDT_TRY(m_port.read16(m_lnkctl));
         const uint8_t old_target = m_report.lnkctl2_before & reg::EXP_LNKCTL2_TLS;
-        m_say(fmt("Original link control 2: %04X", m_report.lnkctl2_before));
-        m_say(fmt("Original target link speed: %u (%s)", old_target, speed_name(old_target).c_str()));
-        m_say(fmt("New target link speed: %u (%s)", m_report.target, speed_name(m_report.target).c_str()));
-        m_say(fmt("New link control 2: %04X", m_new_lnkctl2));
+        m_say(format("Original link control 2: %04X", m_report.lnkctl2_before));
+        m_say(format("Original target link speed: %u (%s)", old_target, speed_name(old_target).c_str()));
+        m_say(format("New target link speed: %u (%s)", m_report.target, speed_name(m_report.target).c_str()));
+        m_say(format("New link control 2: %04X", m_new_lnkctl2));
         const std::string lnkctl2_change =
             m_new_lnkctl2 == m_report.lnkctl2_before
                 ? "nothing to Link Control 2 (target unchanged)"
-                : fmt("Link Control 2 (0x%03x) %04X -> %04X", m_lnkctl2, m_report.lnkctl2_before, m_new_lnkctl2);
-        m_say(fmt("Will write %s and Link Control (0x%03x) %04X -> %04X (Retrain Link)", lnkctl2_change.c_str(),
+                : format("Link Control 2 (0x%03x) %04X -> %04X", m_lnkctl2, m_report.lnkctl2_before, m_new_lnkctl2);
+        m_say(format("Will write %s and Link Control (0x%03x) %04X -> %04X (Retrain Link)", lnkctl2_change.c_str(),
                   m_lnkctl, m_old_lnkctl, retrain_value()));
         return {};
     }
@@ -185,24 +182,24 @@ private:
         if ((m_report.lnkctl2_after & reg::EXP_LNKCTL2_TLS) == m_report.target)
             return {};
         m_report.lnkctl2_rejected = true;
-        m_say(fmt("Link control 2 write not accepted: reads back %04X", m_report.lnkctl2_after));
+        m_say(format("Link control 2 write not accepted: reads back %04X", m_report.lnkctl2_after));
         if (m_report.lnkctl2_after != m_report.lnkctl2_before) {
             PDT_CHECK(m_port.write16(m_lnkctl2, m_report.lnkctl2_before));
             m_report.lnkctl2_after = PDT_TRY(m_port.read16(m_lnkctl2));
             m_report.lnkctl2_restored = true;
-            m_say(fmt("Restored link control 2: %04X", m_report.lnkctl2_after));
+            m_say(format("Restored link control 2: %04X", m_report.lnkctl2_after));
         }
         return {};
     }
 
     Result<void> retrain() {
-        m_say(fmt("Triggering link retraining by changing link control %04X -> %04X", m_old_lnkctl, retrain_value()));
+        m_say(format("Triggering link retraining by changing link control %04X -> %04X", m_old_lnkctl, retrain_value()));
         PDT_CHECK(m_port.write16(m_lnkctl, retrain_value()));
         std::this_thread::sleep_for(m_options.poll);
         auto after = wait_training_clear(m_port, m_lnksta, m_options, "after Retrain Link");
         if (!after) {
             if (m_report.lnkctl2_after != m_report.lnkctl2_before && m_port.write16(m_lnkctl2, m_report.lnkctl2_before))
-                m_say(fmt("Restored link control 2: %04X", m_report.lnkctl2_before));
+                m_say(format("Restored link control 2: %04X", m_report.lnkctl2_before));
             return std::move(after).error();
         }
         m_report.lnksta_after = *after;
@@ -220,7 +217,7 @@ private:
             ConfigSpace* below = PDT_TRY(m_bus.open(*m_p.below));
             auto status = below->read16(m_p.below_exp->offset + reg::EXP_LNKSTA);
             if (status && *status != 0xffff)
-                m_say(fmt("Device %s link status: %04X (%s x%u)", m_p.below->to_string().c_str(), *status,
+                m_say(format("Device %s link status: %04X (%s x%u)", m_p.below->to_string().c_str(), *status,
                           speed_name(*status & reg::EXP_LNKSTA_CLS).c_str(), (*status & reg::EXP_LNKSTA_NLW) >> 4));
         }
         m_report.reached = m_report.speed_after == m_report.target;
@@ -229,15 +226,15 @@ private:
             m_say(target + " reached");
         else
             m_say(target + " NOT reached: link at " + speed_name(m_report.speed_after) +
-                  fmt(" x%u", m_report.width_after) +
+                  format(" x%u", m_report.width_after) +
                   (m_report.lnkctl2_rejected ? " (the port did not accept the Target Link Speed)" : ""));
         return {};
     }
 
     void say_status(uint16_t status) {
-        m_say(fmt("Link status: %04X", status));
+        m_say(format("Link status: %04X", status));
         m_say("Current link speed: " + speed_name(status & reg::EXP_LNKSTA_CLS) +
-              fmt(" width x%u", (status & reg::EXP_LNKSTA_NLW) >> 4));
+              format(" width x%u", (status & reg::EXP_LNKSTA_NLW) >> 4));
     }
     uint16_t retrain_value() const { return m_old_lnkctl | reg::EXP_LNKCTL_RL; }
 

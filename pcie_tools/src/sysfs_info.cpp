@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cinttypes>
@@ -5,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "pcie_tools/backends.hpp"
+#include "sysfs_backend.hpp"
 
 namespace pcie {
 namespace fs = std::filesystem;
@@ -58,6 +59,24 @@ std::optional<PciAddress> sysfs_parent(const PciAddress& address) {
     if (!parent)
         return std::nullopt;
     return *parent;
+}
+
+uint32_t sysfs_config_size(const PciAddress& address) {
+    struct stat st {};
+    return ::stat((device_dir(address) + "/config").c_str(), &st) == 0 && st.st_size >= 4096 ? 4096 : 256;
+}
+
+Result<void> SysfsSpace::check_read(uint32_t offset, uint32_t length) const {
+    if (offset + length <= m_size)
+        return {};
+    return access_error("read config", offset, length, m_size == 64 ? EPERM : EIO,
+                        m_size == 64 ? "only 64 bytes are readable without CAP_SYS_ADMIN; run as root" : "");
+}
+
+Result<std::optional<PciAddress>> SysfsBackend::parent(const PciAddress& address) {
+    if (auto up = sysfs_parent(address))
+        return std::optional<PciAddress>(*up);
+    return ConfigBackend::parent(address);
 }
 
 }  // namespace pcie

@@ -6,14 +6,14 @@
 #include <algorithm>
 #include <map>
 
-#include "pcie_tools/backends.hpp"
+#include "sysfs_backend.hpp"
 #include "vfio_access/kernel.hpp"
 #include "vfio_manager/client.hpp"
 
 namespace pcie {
 namespace {
 
-class VfioBackend : public ConfigBackend {
+class VfioBackend : public SysfsBackend {
 public:
     VfioBackend(vfio::KernelOptions options, std::vector<vfio::DeviceIdentity> bound, std::unique_ptr<ConfigBackend> base)
         : m_kernel(std::move(options)), m_bound(std::move(bound)), m_base(std::move(base)) {}
@@ -47,12 +47,6 @@ public:
             return m_base->open(address);
         return vfio::make_error("open config space", address.to_string(), ENODEV,
                                 "not bound to vfio-pci, and libpci could not be opened");
-    }
-
-    Result<std::optional<PciAddress>> parent(const PciAddress& address) override {
-        if (auto up = sysfs_parent(address))
-            return std::optional<PciAddress>(*up);
-        return ConfigBackend::parent(address);
     }
     SystemInfo system_info(const PciAddress& address) override {
         return m_base ? m_base->system_info(address) : sysfs_system_info(address);

@@ -3,15 +3,14 @@
 // it, with its NUMA node. Lines as fpga_sio's tool of the same name prints them.
 #include <unistd.h>
 
-#include <boost/program_options.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "pcie_tools/dump_info.hpp"
 #include "pcie_tools/physical_slots.hpp"
-#include "pdt_version/version.hpp"
 #include "sim/config_topology.hpp"
+#include "tool_support/command_line.hpp"
 
 namespace po = boost::program_options;
 
@@ -30,10 +29,7 @@ std::optional<std::string> sysfs_root_for(const std::string& access, const po::v
     return std::nullopt;
 }
 
-int usage_or_failure(const vfio::Error& error) {
-    std::cerr << "display_physical_slots: " << error.message() << "\n";
-    return error.code == EINVAL ? 2 : 1;
-}
+int usage_or_failure(const vfio::Error& error) { return tool_support::report_error("display_physical_slots", error); }
 
 }  // namespace
 
@@ -46,32 +42,17 @@ int main(int argc, char** argv) {
         "Usage: display_physical_slots [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
         "Lists the PCI functions that have a physical slot (sysfs, or the Physical Slot Number in the Slot "
         "Capabilities of the function or a port above it) and their NUMA node; no argument: every function.\n\nOptions");
-    visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
+    tool_support::add_help_and_version(visible);
+    visible.add_options()(
         "access", po::value(&access)->default_value(access),
         "config-space access: libpci, pciaccess, vfio, dump:<lspci -xxxx file>, sim")(
         "sysfs_root", po::value(&sysfs_root),
         "sysfs tree to read slots and NUMA nodes from (default: $PDT_SYSFS_ROOT, else /sys, for libpci, pciaccess "
         "and vfio; none for dump: and sim)")("json", "print JSON instead of text");
-    po::options_description all;
-    all.add(visible).add_options()("device", po::value(&devices));
-    po::positional_options_description positional;
-    positional.add("device", -1);
     po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        std::cerr << "display_physical_slots: " << e.what() << "\n" << visible;
-        return 2;
-    }
-    if (vm.count("help")) {
-        std::cout << visible;
-        return 0;
-    }
-    if (vm.count("version")) {
-        std::cout << pdt_version::version_line(argv[0]) << "\n";
-        return 0;
-    }
+    if (auto status = tool_support::parse_command_line(
+            argc, argv, {visible, tool_support::tool_usage("display_physical_slots"), &devices, "device"}, &vm))
+        return *status;
     if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)
         std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
                      "are readable, so slots are found from sysfs only\n";

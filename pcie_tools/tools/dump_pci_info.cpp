@@ -2,15 +2,14 @@
 // link summary of the whole path. Arguments as fpga_sio's: BDFs, vendor:device or vendor IDs.
 #include <unistd.h>
 
-#include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
 
 #include "pcie_tools/decode.hpp"
 #include "pcie_tools/dump_info.hpp"
 #include "pcie_tools/format.hpp"
-#include "pdt_version/version.hpp"
 #include "sim/config_topology.hpp"
+#include "tool_support/command_line.hpp"
 
 // Built several times: as itself (--access defaults to libpci) and under fpga_sio's names, each
 // with its backend as the default (PDT_TOOL_NAME, PDT_DEFAULT_ACCESS; pcie_tools/CMakeLists.txt).
@@ -43,33 +42,18 @@ int main(int argc, char** argv) {
     po::options_description visible(PDT_TOOL_NAME " [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
                                     "Dumps config space of each device and its bridges up to the root; no argument "
                                     "dumps every vendor 10ee device.\n\nOptions");
-    visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
+    tool_support::add_help_and_version(visible);
+    visible.add_options()(
         "access", po::value(&access)->default_value(access),
         "config-space access: libpci, pciaccess, vfio (vfio-pci bound functions via their VFIO config region), dump:<lspci -xxxx file>, sim")("json", "print JSON instead of text")(
         "lspci", "print each function as `lspci -vvv` does (title, header, every capability) instead of fpga_sio's layout")(
         "lock_timeout", po::value(&lock_timeout),
         "--access vfio: seconds to wait for a function another process holds (default 0: fail at once, naming the "
         "holder). Each VFIO open takes an advisory lock per device in $PDT_LOCK_DIR, else /run/lock/pcie-dma-toolkit");
-    po::options_description all;
-    all.add(visible).add_options()("device", po::value(&devices));
-    po::positional_options_description positional;
-    positional.add("device", -1);
     po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        std::cerr << PDT_TOOL_NAME ": " << e.what() << "\n" << visible;
-        return 2;
-    }
-    if (vm.count("help")) {
-        std::cout << "Usage: " << visible;
-        return 0;
-    }
-    if (vm.count("version")) {
-        std::cout << pdt_version::version_line(argv[0]) << "\n";
-        return 0;
-    }
+    if (auto status = tool_support::parse_command_line(
+            argc, argv, {visible, tool_support::tool_usage(PDT_TOOL_NAME, "Usage: "), &devices, "device"}, &vm))
+        return *status;
     if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)
         std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
                      "are readable, so PCI Express capabilities cannot be shown\n";
@@ -80,15 +64,11 @@ int main(int argc, char** argv) {
     const vfio::LockOptions lock{vfio::configured_lock_directory(),
                                  std::chrono::milliseconds(static_cast<int64_t>(lock_timeout * 1000.0 + 0.5)), ""};
     auto bus = pcie::open_backend(access, false, lock, sim::open_demo_topology);
-    if (!bus) {
-        std::cerr << PDT_TOOL_NAME ": " << bus.error().message() << "\n";
-        return bus.error().code == EINVAL ? 2 : 1;
-    }
+    if (!bus)
+        return tool_support::report_error(PDT_TOOL_NAME, bus.error());
     auto selected = pcie::select_devices(**bus, devices);
-    if (!selected) {
-        std::cerr << PDT_TOOL_NAME ": " << selected.error().message() << "\n";
-        return selected.error().code == EINVAL ? 2 : 1;
-    }
+    if (!selected)
+        return tool_support::report_error(PDT_TOOL_NAME, selected.error());
     int status = 0;
     nlohmann::json out = nlohmann::json::array();
     for (const pcie::PciAddress& address : *selected) {

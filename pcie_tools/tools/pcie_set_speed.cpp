@@ -1,14 +1,13 @@
 // pcie_set_speed <bdf> [speed]: set the Target Link Speed of a link and retrain it from the
 // port that owns it; exit 1 when the link did not reach the target.
-#include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>
 
 #include "pcie_tools/retrain.hpp"
-#include "pdt_version/version.hpp"
 #include "sim/config_topology.hpp"
+#include "tool_support/command_line.hpp"
 
 // Built several times: as itself (--access defaults to libpci) and under fpga_sio's names, each
 // with its backend as the default (PDT_TOOL_NAME, PDT_DEFAULT_ACCESS; pcie_tools/CMakeLists.txt).
@@ -46,32 +45,16 @@ int main(int argc, char** argv) {
         PDT_TOOL_NAME " [options] <domain>:<bus>:<dev>.<func> [<new_speed>]\n"
         "new_speed: Target Link Speed code 1..6 (2.5/5/8/16/32/64 GT/s) or a rate such as 8GT/s; default: the "
         "port's maximum.\n\nOptions");
-    visible.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
+    tool_support::add_help_and_version(visible);
+    visible.add_options()(
         "access", po::value(&access)->default_value(access),
         "config-space access: libpci, pciaccess, vfio (functions bound to vfio-pci read through their VFIO config "
         "region, the port above written through libpci), dump:<lspci -xxxx file> (read-only), sim")(
         "timeout-ms", po::value(&timeout_text)->default_value(timeout_text),
         "how long to wait for Link Training to clear, before and after Retrain Link (1..600000)");
-    po::options_description all;
-    all.add(visible).add_options()("argument", po::value(&arguments));
-    po::positional_options_description positional;
-    positional.add("argument", -1);
-    po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        std::cerr << PDT_TOOL_NAME ": " << e.what() << "\n" << visible;
-        return 2;
-    }
-    if (vm.count("help")) {
-        std::cout << "Usage: " << visible;
-        return 0;
-    }
-    if (vm.count("version")) {
-        std::cout << pdt_version::version_line(argv[0]) << "\n";
-        return 0;
-    }
+    if (auto status = tool_support::parse_command_line(
+            argc, argv, {visible, tool_support::tool_usage(PDT_TOOL_NAME, "Usage: "), &arguments, "argument"}))
+        return *status;
     if (arguments.empty() || arguments.size() > 2) {
         std::cerr << "Usage: " PDT_TOOL_NAME " <domain>:<bus>:<dev>.<func> [<new_speed>]\n";
         return 2;
@@ -100,10 +83,8 @@ int main(int argc, char** argv) {
     // --access vfio opens the device through VFIO: take its advisory lock first (fail at once when held).
     const vfio::LockOptions lock{vfio::configured_lock_directory(), std::chrono::milliseconds(0), ""};
     auto bus = pcie::open_backend(access, true, lock, sim::open_demo_topology);
-    if (!bus) {
-        std::cerr << PDT_TOOL_NAME ": " << bus.error().message() << "\n";
-        return bus.error().code == EINVAL ? 2 : 1;
-    }
+    if (!bus)
+        return tool_support::report_error(PDT_TOOL_NAME, bus.error());
     auto report = pcie::set_link_speed(**bus, *address, options, [](const std::string& line) { std::cout << line << "\n"; });
     if (!report) {
         std::cout.flush();

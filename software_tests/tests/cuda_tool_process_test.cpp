@@ -3,20 +3,17 @@
 // verified. Bad GPU options are usage errors (exit 2) either way.
 #include <gtest/gtest.h>
 
-#include "test_support/run_process.hpp"
+#include "tool_run.hpp"
 
 namespace {
 
 using test_support::contains;
-
-test_support::Outcome run(const char* tool, std::vector<std::string> args) {
-    return test_support::run_process(tool, args, test_support::RunOptions{});
-}
+using tool_run::run_tool;
 
 TEST(CudaToolProcess, AGpuRunPassesWithBytesVerifiedOrFailsSayingWhyThereIsNone) {
     for (const char* tool : {PARALLEL_STREAMS_TOOL, INDEPENDENT_STREAMS_TOOL}) {
-        const auto r = run(tool, {"--cuda_device", "0", "--duration", "1", "--cuda_reference_secs", "0.2",
-                                  "--stream_mapping_size", "0x800000", "--stream_num_descriptors", "4"});
+        const auto r = run_tool(tool, {"--cuda_device", "0", "--duration", "1", "--cuda_reference_secs", "0.2",
+                                       "--stream_mapping_size", "0x800000", "--stream_num_descriptors", "4"});
         if (r.exit_code == 0) {  // a machine with an NVIDIA GPU
             EXPECT_TRUE(contains(r.output, "Bare cudaMemcpyAsync reference on ")) << r.output;
             EXPECT_TRUE(contains(r.output, "verified")) << r.output;
@@ -33,7 +30,7 @@ TEST(CudaToolProcess, AGpuRunPassesWithBytesVerifiedOrFailsSayingWhyThereIsNone)
 }
 
 TEST(CudaToolProcess, BadGpuOptionsAreUsageErrors) {
-    const std::vector<std::pair<std::vector<std::string>, const char*>> cases{
+    tool_run::expect_usage_errors(PARALLEL_STREAMS_TOOL, {"--cuda_device", "0"}, {
         {{"--cuda_corrupt", "x2c,1"}, "expected h2c|c2h,<stream byte offset>"},
         {{"--cuda_corrupt", "h2c,lots"}, "cuda_corrupt"},
         {{"--cuda_channels", "0"}, "cuda_channels"},
@@ -41,15 +38,7 @@ TEST(CudaToolProcess, BadGpuOptionsAreUsageErrors) {
         {{"--cuda_host_memory", "managed"}, "expected pinned or pageable"},
         {{"--cuda_reference_secs", "-1"}, "cuda_reference_secs"},
         {{"--sim_design", "NiteFury_dma_stream_loopback"}, "cannot be combined with --sim_design"},
-    };
-    for (const auto& [extra, message] : cases) {
-        std::vector<std::string> args{"--cuda_device", "0"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        const auto r = run(PARALLEL_STREAMS_TOOL, args);
-        EXPECT_EQ(r.exit_code, 2) << extra[0] << " " << extra[1] << ": " << r.output;
-        EXPECT_TRUE(contains(r.output, message)) << r.output;
-        EXPECT_FALSE(contains(r.output, "Overall PASS")) << r.output;
-    }
+    });
 }
 
 }  // namespace

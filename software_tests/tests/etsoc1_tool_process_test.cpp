@@ -4,17 +4,17 @@
 // options are usage errors (exit 2).
 #include <gtest/gtest.h>
 
-#include "test_support/run_process.hpp"
+#include "tool_run.hpp"
 
 namespace {
 
 using test_support::contains;
 
-test_support::Outcome run(const char* tool, std::vector<std::string> args) {
-    std::vector<std::string> all{"--stream_mapping_size", "0x100000", "--stream_num_descriptors", "4",
-                                 "--report_interval", "0.5"};
-    all.insert(all.end(), args.begin(), args.end());
-    return test_support::run_process(tool, all, test_support::RunOptions{});
+const std::vector<std::string> kSmall{"--stream_mapping_size", "0x100000", "--stream_num_descriptors", "4",
+                                      "--report_interval", "0.5"};
+
+test_support::Outcome run(const char* tool, const std::vector<std::string>& args) {
+    return tool_run::run_tool(tool, tool_run::with(kSmall, args));
 }
 
 TEST(Etsoc1ToolProcess, BothStreamToolsPassOnTheFakeCardWithEveryByteVerified) {
@@ -74,21 +74,13 @@ TEST(Etsoc1ToolProcess, WithoutACardOrTheRuntimeTheRunFailsSayingWhy) {
 }
 
 TEST(Etsoc1ToolProcess, BadEtsoc1OptionsAreUsageErrors) {
-    const std::vector<std::pair<std::vector<std::string>, const char*>> cases{
+    tool_run::expect_usage_errors(PARALLEL_STREAMS_TOOL, tool_run::with(kSmall, {"--etsoc1_device", "fake"}), {
         {{"--etsoc1_channels", "5"}, "etsoc1_channels"},
         {{"--etsoc1_window", "0"}, "etsoc1_window"},
         {{"--etsoc1_fake", "speed=3"}, "unknown key"},
         {{"--etsoc1_fake", "dma_gbps=-1"}, "expected a positive number"},
         {{"--sim_design", "NiteFury_dma_stream_loopback"}, "cannot be combined with --sim_design"},
-    };
-    for (const auto& [extra, message] : cases) {
-        std::vector<std::string> args{"--etsoc1_device", "fake"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        const auto r = run(PARALLEL_STREAMS_TOOL, args);
-        EXPECT_EQ(r.exit_code, 2) << extra[0] << " " << extra[1] << ": " << r.output;
-        EXPECT_TRUE(contains(r.output, message)) << r.output;
-        EXPECT_FALSE(contains(r.output, "Overall PASS")) << r.output;
-    }
+    });
     const auto bad_index = run(PARALLEL_STREAMS_TOOL, {"--etsoc1_device", "first"});
     EXPECT_EQ(bad_index.exit_code, 2) << bad_index.output;
     EXPECT_TRUE(contains(bad_index.output, "etsoc1_device")) << bad_index.output;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "test_support/run_process.hpp"
+#include "tool_run.hpp"
 
 namespace {
 
@@ -19,25 +19,11 @@ using namespace std::chrono_literals;
 
 using test_support::contains;
 using test_support::Outcome;  // output: stdout and stderr together
-
-// Runs the tool; with interrupt_once set, sends SIGINT once what it printed satisfies it.
-Outcome run_tool(const char* tool, std::vector<std::string> args,
-                 std::function<bool(const std::string&)> interrupt_once = {}, bool stdout_only = false) {
-    test_support::RunOptions options;
-    options.interrupt_once = std::move(interrupt_once);
-    options.timeout = std::chrono::minutes(5);  // an event that never comes fails, not hangs
-    if (stdout_only)
-        options.stderr_to = test_support::Stderr::discard;
-    return test_support::run_process(tool, args, options);
-}
+using tool_run::run_tool;
+using tool_run::with;
 
 const std::vector<std::string> kSmall{"--stream_mapping_size", "0x100000", "--stream_num_descriptors", "16",
                                       "--report_interval", "0.3", "--transfer_timeout", "2"};
-
-std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
-    args.insert(args.end(), more.begin(), more.end());
-    return args;
-}
 
 TEST(StreamToolProcess, CtrlCPrintsTotalsAndPasses) {
     const Outcome r = run_tool(PARALLEL_STREAMS_TOOL,

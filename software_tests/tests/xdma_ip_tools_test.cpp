@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "test_support/run_process.hpp"
+#include "tool_run.hpp"
 
 namespace {
 
 using test_support::contains;
 using test_support::Outcome;  // output: stdout and stderr together
 
-Outcome run_tool(const char* tool, std::vector<std::string> args) { return test_support::run_process(tool, args); }
+using tool_run::run_tool;
 
 size_t count(const std::string& text, const std::string& part) {
     size_t n = 0;

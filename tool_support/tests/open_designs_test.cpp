@@ -4,24 +4,10 @@
 
 #include <sstream>
 
-#include "fake_machine.hpp"
+#include "fake_kernel.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace {
-
-const designs::Registry& registry() {
-    static const designs::Registry r = designs::Registry::builtin().value();
-    return r;
-}
-
-vfio::KernelOptions fake_options(const FakeMachine& machine) {
-    vfio::KernelOptions options;
-    options.pci_dump_file = machine.tree.path("dump.txt");
-    options.sysfs_root = machine.tree.path("sys");
-    options.dev_vfio_root = machine.tree.path("dev/vfio");
-    options.proc_root = machine.tree.path("proc");
-    return options;
-}
 
 // 10ee:7024 subsystem 0002:0007: TEF1001_dma_stream_loopback.
 const FakeDevice kTef1001{"0000:15:00.0", 0x10ee, 0x7024, 0x0002, 0x0007, "xdma", 41};
@@ -32,7 +18,7 @@ const FakeDevice kNic{"0000:02:00.0", 0x8086, 0x100e, 0x8086, 0x001e, "e1000", 7
 TEST(ExplainNoDesign, VfioNotLoadedIsNamedWithTheCommand) {
     FakeMachine machine;
     machine.add(kNic);
-    const auto causes = tool_support::explain_no_design(fake_options(machine), registry(), {});
+    const auto causes = tool_support::explain_no_design(fake_kernel_options(machine), builtin_registry(), {});
     ASSERT_EQ(causes.size(), 2u);
     EXPECT_EQ(causes[0], "vfio-pci is not loaded: " + machine.tree.path("dev/vfio") +
                              " does not exist (load it: sudo modprobe vfio-pci)");
@@ -44,7 +30,7 @@ TEST(ExplainNoDesign, DeviceBoundToAnotherDriverNamesItAndTheBindCommands) {
     machine.add(kNic);
     machine.add(kTef1001);
     machine.load_vfio();
-    const auto causes = tool_support::explain_no_design(fake_options(machine), registry(), {});
+    const auto causes = tool_support::explain_no_design(fake_kernel_options(machine), builtin_registry(), {});
     ASSERT_EQ(causes.size(), 1u);
     EXPECT_EQ(causes[0],
               "device 0000:15:00.0 (10ee:7024) (design TEF1001_dma_stream_loopback) is bound to xdma, not vfio-pci; "
@@ -59,7 +45,7 @@ TEST(ExplainNoDesign, UnboundDeviceNeedsNoUnbind) {
     unbound.driver = "";
     machine.add(unbound);
     machine.load_vfio();
-    const auto causes = tool_support::explain_no_design(fake_options(machine), registry(), {});
+    const auto causes = tool_support::explain_no_design(fake_kernel_options(machine), builtin_registry(), {});
     ASSERT_EQ(causes.size(), 1u);
     EXPECT_NE(causes[0].find("is bound to no driver, not vfio-pci; bind it: echo vfio-pci | sudo tee"), std::string::npos)
         << causes[0];
@@ -70,7 +56,7 @@ TEST(ExplainNoDesign, LocationsLimitTheDevicesConsidered) {
     FakeMachine machine;
     machine.add(kTef1001);
     machine.load_vfio();
-    const auto causes = tool_support::explain_no_design(fake_options(machine), registry(),
+    const auto causes = tool_support::explain_no_design(fake_kernel_options(machine), builtin_registry(),
                                                         {vfio::PciAddress::parse("0000:16:00.0").value()});
     ASSERT_EQ(causes.size(), 1u);
     EXPECT_EQ(causes[0], "no PCI device at the given locations matches a known design (1 PCI devices listed)");
@@ -79,16 +65,16 @@ TEST(ExplainNoDesign, LocationsLimitTheDevicesConsidered) {
 TEST(ExplainNoDesign, UnreadableDumpIsNamed) {
     FakeMachine machine;
     machine.load_vfio();
-    vfio::KernelOptions options = fake_options(machine);
+    vfio::KernelOptions options = fake_kernel_options(machine);
     options.pci_dump_file = machine.tree.path("no_such_dump");
-    const auto causes = tool_support::explain_no_design(options, registry(), {});
+    const auto causes = tool_support::explain_no_design(options, builtin_registry(), {});
     ASSERT_EQ(causes.size(), 1u);
     EXPECT_EQ(causes[0].rfind("cannot list the PCI devices: ", 0), 0u) << causes[0];
 }
 
 TEST(OpenDesigns, UnknownSimDesignIsAUsageError) {
     std::ostringstream progress, errors;
-    const auto opened = tool_support::open_designs(registry(), {{"NoSuchDesign"}, {}}, &progress, errors);
+    const auto opened = tool_support::open_designs(builtin_registry(), {{"NoSuchDesign"}, {}}, &progress, errors);
     EXPECT_EQ(opened.status, 2);
     EXPECT_EQ(errors.str(), "Error: " + tool_support::unknown_design_message("NoSuchDesign") + "\n");
     EXPECT_EQ(progress.str(), "");
@@ -98,7 +84,7 @@ TEST(OpenDesigns, UnknownSimDesignIsAUsageError) {
 TEST(OpenDesigns, SimulatedDesignsAreIdentified) {
     std::ostringstream progress, errors;
     const auto opened =
-        tool_support::open_designs(registry(), {{"TEF1001_dma_stream_loopback"}, {}}, &progress, errors);
+        tool_support::open_designs(builtin_registry(), {{"TEF1001_dma_stream_loopback"}, {}}, &progress, errors);
     EXPECT_EQ(opened.status, 0) << errors.str();
     ASSERT_EQ(opened.found.designs.size(), 1u);
     EXPECT_EQ(opened.found.designs[0].design->name, "TEF1001_dma_stream_loopback");
@@ -109,7 +95,7 @@ TEST(OpenDesigns, SimulatedDesignsAreIdentified) {
 TEST(OpenDesigns, NothingAtTheLocationsIsFailureWithTheBus) {
     std::ostringstream errors;
     const auto opened = tool_support::open_designs(
-        registry(), {{"TEF1001_dma_stream_loopback"}, {vfio::PciAddress::parse("0000:99:00.0").value()}}, nullptr,
+        builtin_registry(), {{"TEF1001_dma_stream_loopback"}, {vfio::PciAddress::parse("0000:99:00.0").value()}}, nullptr,
         errors);
     EXPECT_EQ(opened.status, 1);
     EXPECT_EQ(errors.str(), "Error: no known FPGA design found on the simulated bus at the given --device locations\n");
@@ -122,7 +108,7 @@ TEST(OpenDesigns, KernelBusWithoutVfioSaysSo) {
     ::setenv("PDT_SYSFS_ROOT", machine.tree.path("sys").c_str(), 1);
     ::setenv("PDT_DEV_VFIO_ROOT", machine.tree.path("dev/vfio").c_str(), 1);
     std::ostringstream errors;
-    const auto opened = tool_support::open_designs(registry(), {}, nullptr, errors);
+    const auto opened = tool_support::open_designs(builtin_registry(), {}, nullptr, errors);
     ::unsetenv("PDT_PCI_DUMP_FILE");
     ::unsetenv("PDT_SYSFS_ROOT");
     ::unsetenv("PDT_DEV_VFIO_ROOT");

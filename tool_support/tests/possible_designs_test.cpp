@@ -6,23 +6,10 @@
 #include <sstream>
 
 #include "test_support/run_process.hpp"
-#include "fake_machine.hpp"
+#include "fake_kernel.hpp"
 #include "tool_support/possible_designs.hpp"
 
 namespace {
-
-const designs::Registry& registry() {
-    static const designs::Registry r = designs::Registry::builtin().value();
-    return r;
-}
-
-vfio::KernelOptions fake_options(const FakeMachine& machine) {
-    vfio::KernelOptions options;
-    options.pci_dump_file = machine.tree.path("dump.txt");
-    options.sysfs_root = machine.tree.path("sys");
-    options.dev_vfio_root = machine.tree.path("dev/vfio");
-    return options;
-}
 
 // out: stdout; err: stderr.
 using ToolRun = test_support::Outcome;
@@ -46,7 +33,7 @@ void add_three(FakeMachine& machine) {
 TEST(PossibleDesigns, ListsMatchingDevicesWithDriverAndSlot) {
     FakeMachine machine;
     add_three(machine);
-    const auto found = tool_support::possible_designs(fake_options(machine), registry());
+    const auto found = tool_support::possible_designs(fake_kernel_options(machine), builtin_registry());
     ASSERT_TRUE(found.ok()) << found.error().message();
     ASSERT_EQ(found->size(), 2u);
     EXPECT_EQ(tool_support::possible_design_line((*found)[0]),
@@ -66,7 +53,7 @@ TEST(PossibleDesigns, NoIommuGroupIsSaidAsFpgaSioSaysIt) {
     tool_support::PossibleDesign possible;
     possible.device.identity.address = vfio::PciAddress::parse("0000:15:00.0").value();
     possible.device.identity.iommu_group = -1;
-    possible.candidates = {registry().find("TEF1001_dma_stream_loopback")};
+    possible.candidates = {builtin_registry().find("TEF1001_dma_stream_loopback")};
     EXPECT_EQ(tool_support::possible_design_line(possible),
               "PCI device 0000:15:00.0  Design name TEF1001_dma_stream_loopback  No IOMMU group set, won't be able to "
               "open device using VFIO");

@@ -6,8 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "pdt_version/version.hpp"
-
+#include "tool_support/command_line.hpp"
 #include "vfio_access/kernel.hpp"
 #include "vfio_manager/client.hpp"
 #include "vfio_report.hpp"
@@ -29,8 +28,8 @@ std::variant<Options, int> parse_options(int argc, char** argv) {
     std::vector<std::string> locations;
     std::string vendor, device_id, subsystem_vendor, subsystem_id;
     double lock_timeout = 0;
-    description.add_options()("help,h", "show this help")
-        ("version", "print the toolkit version and exit")
+    tool_support::add_help_and_version(description);
+    description.add_options()
         ("device,d", po::value(&locations)->composing(), "PCI location dddd:bb:dd.f (repeatable)")
         ("vendor", po::value(&vendor), "vendor ID, hex")
         ("device-id", po::value(&device_id), "device ID, hex")
@@ -41,21 +40,9 @@ std::variant<Options, int> parse_options(int argc, char** argv) {
          "seconds to wait for a device another process holds (default 0: fail at once, naming the holder). Each "
          "open takes an advisory lock per device in $PDT_LOCK_DIR, else /run/lock/pcie-dma-toolkit");
     po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(argc, argv).options(description).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        std::cerr << "display_vfio_information: " << e.what() << "\n" << description;
-        return 2;
-    }
-    if (vm.count("help")) {
-        std::cout << description;
-        return 0;
-    }
-    if (vm.count("version")) {
-        std::cout << pdt_version::version_line(argv[0]) << "\n";
-        return 0;
-    }
+    if (auto status = tool_support::parse_command_line(
+            argc, argv, {description, tool_support::tool_usage("display_vfio_information")}, &vm))
+        return *status;
     Options options;
     options.json = vm["json"].as<bool>();
     if (!(lock_timeout >= 0 && lock_timeout <= 7 * 24 * 3600.0)) {

@@ -11,8 +11,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "pdt_version/version.hpp"
-
+#include "tool_support/command_line.hpp"
 #include "vfio_manager/server.hpp"
 
 namespace po = boost::program_options;
@@ -29,29 +28,17 @@ std::variant<vfio_manager::ServerOptions, int> parse_options(int argc, char** ar
         "vfio-pci and keeps the devices open, so that the tools share them without VFIO resetting them.\n\nOptions");
     std::vector<std::string> locations;
     std::string group;
-    description.add_options()("help,h", "show this help")
-        ("version", "print the toolkit version and exit")
+    tool_support::add_help_and_version(description);
+    description.add_options()
         ("isolate_iommu_groups", po::bool_switch(), "one container per IOMMU group (default: one for all)")
         ("once", po::bool_switch(), "shut down the first time the client count drops to 0")
         ("daemon", po::bool_switch(), "run in the background once initialisation succeeded")
         ("allow_group", po::value(&group), "also serve clients whose primary group is this group")
         ("device,d", po::value(&locations)->composing(), "manage only this PCI location dddd:bb:dd.f (repeatable)");
     po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(argc, argv).options(description).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        std::cerr << "vfio_multi_process_manager: " << e.what() << "\n" << description;
-        return 2;
-    }
-    if (vm.count("help")) {
-        std::cout << description;
-        return 0;
-    }
-    if (vm.count("version")) {
-        std::cout << pdt_version::version_line(argv[0]) << "\n";
-        return 0;
-    }
+    if (auto status = tool_support::parse_command_line(
+            argc, argv, {description, tool_support::tool_usage("vfio_multi_process_manager")}, &vm))
+        return *status;
     vfio_manager::ServerOptions options;
     options.isolate_iommu_groups = vm["isolate_iommu_groups"].as<bool>();
     options.once = vm["once"].as<bool>();

@@ -6,15 +6,12 @@
 
 #include "pattern/crc64.hpp"
 #include "workers.hpp"
+#include "vfio_access/format.hpp"
 
 namespace stream_test {
 namespace {
 
-std::string format(const char* fmt, auto... args) {
-    char text[320];
-    std::snprintf(text, sizeof text, fmt, args...);
-    return text;
-}
+using vfio::format;
 
 PieceCheck bad(std::string message, uint64_t offset) { return PieceCheck{false, std::move(message), offset, {}, 0}; }
 
@@ -80,11 +77,7 @@ uint64_t expected_crc64(pattern::WorkerPool* pool, const pattern::Pattern& patte
 namespace stream_test::detail {
 namespace {
 
-std::string format(const char* fmt, auto... args) {
-    char text[320];
-    std::snprintf(text, sizeof text, fmt, args...);
-    return text;
-}
+using vfio::format;
 
 Checked bad(std::string message, uint64_t offset) { return Checked{false, std::move(message), offset, {}, 0}; }
 

@@ -1,4 +1,5 @@
 #include "workers.hpp"
+#include "vfio_access/format.hpp"
 
 #include <cerrno>
 #include <cinttypes>
@@ -10,11 +11,7 @@ namespace {
 // How long one wait for a completion blocks before the worker looks at stop / abort again.
 constexpr std::chrono::milliseconds WAIT_SLICE{20};
 
-std::string format(const char* fmt, auto... args) {
-    char text[256];
-    std::snprintf(text, sizeof text, fmt, args...);
-    return text;
-}
+using vfio::format;
 
 Failure channel_failure(const streams::StreamChannel& channel, std::string message, uint64_t byte_offset) {
     return Failure{channel.name(), std::move(message), byte_offset, std::nullopt};

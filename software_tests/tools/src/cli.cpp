@@ -4,10 +4,10 @@
 #include <optional>
 #include <thread>
 
-#include "pdt_version/version.hpp"
 #include "stream_tools/failure_report.hpp"
 #include "stream_tools/link_watch.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/command_line.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
@@ -72,25 +72,9 @@ vfio::Result<xdma::ModeRequest> dma_mode_request(const std::string& engine_mode,
 std::optional<int> parse_command_line(int argc, char** argv, const po::options_description& description,
                                       const char* summary) {
     po::options_description all("Options");
-    all.add_options()("help,h", "show this help")("version", "print the toolkit version and exit");
+    tool_support::add_help_and_version(all);
     all.add(description);
-    try {
-        po::variables_map vm;
-        po::store(po::command_line_parser(argc, argv).options(all).run(), vm);
-        po::notify(vm);
-        if (vm.count("help")) {
-            std::cout << "Usage: " << argv[0] << " [options]\n" << summary << "\n\n" << all;
-            return 0;
-        }
-        if (vm.count("version")) {
-            std::cout << pdt_version::version_line(argv[0]) << "\n";
-            return 0;
-        }
-    } catch (const po::error& e) {
-        std::cerr << "Error: " << e.what() << "\nUsage: " << argv[0] << " [options] (--help for the list)\n";
-        return 2;
-    }
-    return std::nullopt;
+    return tool_support::parse_command_line(argc, argv, {all, tool_support::fpga_sio_usage(argv[0], summary)});
 }
 
 vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {

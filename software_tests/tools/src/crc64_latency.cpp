@@ -7,6 +7,7 @@
 
 #include "pattern/crc64.hpp"
 #include "stream_test/report.hpp"
+#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 namespace {
@@ -14,11 +15,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kResultBytes = 8;
 
-std::string text(const char* fmt, auto... args) {
-    char buffer[512];
-    std::snprintf(buffer, sizeof buffer, fmt, args...);
-    return buffer;
-}
+using vfio::format;
 
 struct Measured {
     std::vector<double> latencies_us;  // sorted
@@ -48,7 +45,7 @@ vfio::Result<Measured> measure(StreamDevice& device, const LoopRoute& route, uin
         std::memcpy(&actual, c2h->buffer(0), sizeof actual);
         if (result.length != kResultBytes || !result.end_of_packet || actual != expected)
             return vfio::make_error("check CRC64 result", c2h->name(), EIO,
-                                    text("%" PRIu64 "-byte packet, sample %" PRIu64 ": length %" PRIu64
+                                    format("%" PRIu64 "-byte packet, sample %" PRIu64 ": length %" PRIu64
                                          " EOP %d CRC64 0x%016" PRIx64 ", expected length 8 EOP 1 CRC64 0x%016" PRIx64,
                                          length, i, result.length, result.end_of_packet ? 1 : 0, actual, expected));
         ++measured.verified;
@@ -62,22 +59,22 @@ vfio::Result<Measured> measure(StreamDevice& device, const LoopRoute& route, uin
 }
 
 std::string latency_line(uint64_t length, const std::vector<double>& sorted) {
-    std::string line = text("%7" PRIu64 " len bytes latencies (us):", length);
+    std::string line = format("%7" PRIu64 " len bytes latencies (us):", length);
     for (double p : kLatencyPercentiles)
-        line += text(" %7.3f (%g')", percentile(sorted, p), p);
+        line += format(" %7.3f (%g')", percentile(sorted, p), p);
     return line;
 }
 
 std::string latency_json(const StreamDevice& device, const LoopRoute& route, uint64_t length, const Measured& m) {
     std::string percentiles;
     for (double p : kLatencyPercentiles)
-        percentiles += text("%s\"%g\":%.3f", percentiles.empty() ? "" : ",", p, percentile(m.latencies_us, p));
-    return text("{\"type\":\"latency\",\"design\":%s,\"device\":\"%s\",\"h2c\":%u,\"c2h\":%u,\"packet_bytes\":%" PRIu64
+        percentiles += format("%s\"%g\":%.3f", percentiles.empty() ? "" : ",", p, percentile(m.latencies_us, p));
+    return format("{\"type\":\"latency\",\"design\":%s,\"device\":\"%s\",\"h2c\":%u,\"c2h\":%u,\"packet_bytes\":%" PRIu64
                 ",\"samples\":%zu,\"crc64_verified\":%" PRIu64 ",\"latency_us\":{",
                 stream_test::json_escape(device.design_name()).c_str(), device.address().to_string().c_str(),
                 route.h2c, route.c2h, length, m.latencies_us.size(), m.verified) +
            percentiles +
-           text("},\"min_us\":%.3f,\"max_us\":%.3f}", m.latencies_us.front(), m.latencies_us.back());
+           format("},\"min_us\":%.3f,\"max_us\":%.3f}", m.latencies_us.front(), m.latencies_us.back());
 }
 
 struct Totals {
@@ -95,7 +92,7 @@ void test_route(StreamDevice& device, const LoopRoute& route, const LatencyOptio
     for (uint64_t length = device.packet_granularity(); length <= options.max_packet_bytes; length <<= 1) {
         auto measured = measure(device, route, length, options, sequence);
         if (!measured.ok()) {
-            totals.failures.push_back(text("  %s H2C %u -> C2H %u failure : %s", device.address().to_string().c_str(),
+            totals.failures.push_back(format("  %s H2C %u -> C2H %u failure : %s", device.address().to_string().c_str(),
                                            route.h2c, route.c2h, measured.error().message().c_str()));
             if (!options.json)
                 std::fprintf(out, "%s\n", totals.failures.back().c_str());

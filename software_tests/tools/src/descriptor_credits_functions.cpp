@@ -10,6 +10,7 @@
 #include "pattern/pattern.hpp"
 #include "stream_tools/descriptor_credits.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
+#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 namespace {
@@ -20,11 +21,7 @@ constexpr uint64_t kMessages = 3 * kRing;
 constexpr uint64_t kCrcBytes = 8;
 constexpr int kPoison = 0xA5;  // fixed data is zeros: a page never written fails
 
-std::string text(const char* fmt, auto... args) {
-    char buffer[320];
-    std::snprintf(buffer, sizeof buffer, fmt, args...);
-    return buffer;
-}
+using vfio::format;
 
 }  // namespace
 
@@ -55,17 +52,17 @@ vfio::Result<uint64_t> crc64_stream_credits(XdmaStreamDevice& device, const Loop
             ++h2c_done;
         const streams::Completion piece = PDT_TRY(wait_loopback(*h2c, *c2h, timeout));
         ++descriptors;
-        const std::string where = text("message %" PRIu64 " (%" PRIu64 " bytes)", received, length_of(received));
+        const std::string where = format("message %" PRIu64 " (%" PRIu64 " bytes)", received, length_of(received));
         if (piece.length != kCrcBytes || !piece.end_of_packet)
             return vfio::make_error("receive", c2h->name(), EIO,
-                                    where + text(": length %" PRIu64 " EOP %d, expected one 8-byte CRC64 result "
+                                    where + format(": length %" PRIu64 " EOP %d, expected one 8-byte CRC64 result "
                                                  "with EOP",
                                                  piece.length, piece.end_of_packet ? 1 : 0));
         uint64_t actual;
         std::memcpy(&actual, c2h->buffer(piece.buffer), sizeof actual);
         if (actual != expected.front())
             return vfio::make_error("receive", c2h->name(), EIO,
-                                    where + text(": CRC64 0x%016" PRIx64 ", expected 0x%016" PRIx64, actual,
+                                    where + format(": CRC64 0x%016" PRIx64 ", expected 0x%016" PRIx64, actual,
                                                  expected.front()));
         expected.pop_front();
         ++received;
@@ -109,16 +106,16 @@ vfio::Result<uint64_t> fixed_data_stream_credits(XdmaStreamDevice& device, const
             ++h2c_done;
         const streams::Completion piece = PDT_TRY(wait_loopback(*h2c, *c2h, timeout));
         const auto* words = reinterpret_cast<const uint32_t*>(c2h->buffer(piece.buffer));
-        const std::string where = text("C2H descriptor %" PRIu64, received);
+        const std::string where = format("C2H descriptor %" PRIu64, received);
         if (piece.length != kPage || piece.end_of_packet)
             return vfio::make_error("receive", c2h->name(), EIO,
-                                    where + text(": length %" PRIu64 " EOP %d, expected length %" PRIu64
+                                    where + format(": length %" PRIu64 " EOP %d, expected length %" PRIu64
                                                  " EOP 0 (fixed data)",
                                                  piece.length, piece.end_of_packet ? 1 : 0, kPage));
         for (uint64_t i = 0; i < kPage / 4; ++i)
             if (words[i] != 0)
                 return vfio::make_error("receive", c2h->name(), EIO,
-                                        where + text(": word %" PRIu64 " is 0x%08" PRIx32 ", expected 0 (fixed data)",
+                                        where + format(": word %" PRIu64 " is 0x%08" PRIx32 ", expected 0 (fixed data)",
                                                      i, words[i]));
         ++received;
         std::memset(c2h->buffer(piece.buffer), kPoison, kPage);

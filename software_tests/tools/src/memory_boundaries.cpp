@@ -5,16 +5,15 @@
 #include <cinttypes>
 #include <numeric>
 
+#include "test_failure.hpp"
+#include "vfio_access/format.hpp"
+
 namespace stream_tools {
 namespace {
 
 constexpr uint64_t kLargestSize = 0x10000;  // sizes go to one byte past 64 KiB
 
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-    return text;
-}
+using vfio::hex;
 
 uint64_t round_up(uint64_t value, uint64_t unit) { return (value + unit - 1) / unit * unit; }
 
@@ -46,15 +45,6 @@ uint8_t data_byte(uint64_t test_case, uint64_t j) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return static_cast<uint8_t>((z ^ (z >> 31)) >> (8 * (j & 7)));
-}
-
-MemoryTestResult fail(std::FILE* out, const std::string& direction, const std::string& message) {
-    std::fprintf(out, "TEST FAIL:\n  %s failure : %s\n", direction.c_str(), message.c_str());
-    return MemoryTestResult{false, direction + " failure : " + message};
-}
-
-const char* direction_of(const vfio::Error& error) {
-    return (error.operation + " " + error.object).find("H2C") != std::string::npos ? "H2C" : "C2H";
 }
 
 uint64_t channel_unit(CardDma& dma) {
@@ -226,7 +216,7 @@ MemoryTestResult memory_boundaries(vfio::Device& device, CardDma& dma, const Mem
                                          })->length).c_str(),
                  offsets.c_str(), g, dma.h2c().options().channel, dma.c2h().options().channel);
     if (cases.empty())
-        return fail(out, "H2C", "card memory of " + hex(options.memory_size) + " bytes holds no boundary transfer with its guard bands");
+        return test_failure(out, "H2C", "card memory of " + hex(options.memory_size) + " bytes holds no boundary transfer with its guard bands");
     const uint64_t host_bytes = window + 2 * g;
     const auto read_only = vfio::DmaRegion::Options{vfio::DmaAccess::DeviceRead, options.buffer_kind, options.dma_mask_bits};
     const auto write_only = vfio::DmaRegion::Options{vfio::DmaAccess::DeviceWrite, options.buffer_kind, options.dma_mask_bits};
@@ -236,17 +226,17 @@ MemoryTestResult memory_boundaries(vfio::Device& device, CardDma& dma, const Mem
     auto c2h_check = vfio::DmaRegion::allocate(device, host_bytes + 2 * g + unit, write_only);
     for (auto* r : {&h2c_data, &h2c_guard, &c2h_data, &c2h_check})
         if (!r->ok())
-            return fail(out, r == &h2c_data || r == &h2c_guard ? "H2C" : "C2H", r->error().message());
+            return test_failure(out, r == &h2c_data || r == &h2c_guard ? "H2C" : "C2H", r->error().message());
     Buffers buffers{std::move(*h2c_data), std::move(*h2c_guard), std::move(*c2h_data), std::move(*c2h_check)};
     BoundaryRun run(dma, options, unit, buffers);
     if (auto learned = run.learn_window(device, window); !learned.ok()) {
         (void)dma.stop();
-        return fail(out, "C2H", learned.error().message());
+        return test_failure(out, "C2H", learned.error().message());
     }
     uint64_t verified = 0;
     for (size_t i = 0; i < cases.size(); ++i) {
         if (auto failure = run.run(i, cases[i]))
-            return fail(out, failure->first, failure->second);
+            return test_failure(out, failure->first, failure->second);
         verified += cases[i].length;
     }
     std::fprintf(out, "TEST PASS\n");

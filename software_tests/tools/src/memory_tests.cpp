@@ -6,22 +6,15 @@
 #include <cinttypes>
 
 #include "pattern/worker_pool.hpp"
+#include "test_failure.hpp"
+#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-    return text;
-}
-
-MemoryTestResult fail(std::FILE* out, const std::string& direction, const std::string& message) {
-    std::fprintf(out, "TEST FAIL:\n  %s failure : %s\n", direction.c_str(), message.c_str());
-    return MemoryTestResult{false, direction + " failure : " + message};
-}
+using vfio::hex;
 
 MemoryTestResult pass(std::FILE* out, uint64_t bytes_verified) {
     std::fprintf(out, "TEST PASS\n");
@@ -44,11 +37,6 @@ std::string data_error(const pattern::Mismatch& m, uint64_t memory_base) {
     return "card address " + hex(memory_base + m.first_bad_word * 4) + " " + m.describe();
 }
 
-// The engine a DMA error names ("H2C 0 transfer", "0000:15:00.0 C2H 1").
-const char* direction_of(const vfio::Error& error) {
-    return (error.operation + " " + error.object).find("H2C") != std::string::npos ? "H2C" : "C2H";
-}
-
 // Host window of memory_variable_transfers: whole H2C transfers, at least max_buffer_size and
 // the C2H transfer length, at most the card window.
 uint64_t variable_window(uint64_t bytes, uint64_t length, uint64_t c2h_length, uint64_t max_buffer_size) {
@@ -64,10 +52,10 @@ MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const Mem
                                    std::FILE* out) {
     auto h2c = vfio::DmaRegion::allocate(device, window, region(vfio::DmaAccess::DeviceRead, options));
     if (!h2c.ok())
-        return fail(out, "H2C", h2c.error().message());
+        return test_failure(out, "H2C", h2c.error().message());
     auto c2h = vfio::DmaRegion::allocate(device, window, region(vfio::DmaAccess::DeviceWrite, options));
     if (!c2h.ok())
-        return fail(out, "C2H", c2h.error().message());
+        return test_failure(out, "C2H", c2h.error().message());
     const uint64_t words = bytes / 4;
     const uint64_t passes = std::max<uint64_t>(1, (options.min_words + words - 1) / words);
     TransferTiming populate("populate test pattern", bytes), dma_timing("host-to-card and card-to-host DMA", bytes),
@@ -87,7 +75,7 @@ MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const Mem
                 done = dma.read(*c2h, plan(options.memory_base + at, part, c2h_length));
             if (!done.ok()) {
                 (void)dma.stop();
-                return fail(out, direction_of(done.error()), done.error().message());
+                return test_failure(out, direction_of(done.error()), done.error().message());
             }
             auto t2 = Clock::now();
             const pattern::Mismatch m = pattern::verify(options.pool, pat, reinterpret_cast<const uint32_t*>(c2h->data()),
@@ -96,7 +84,7 @@ MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const Mem
             fill_time += t1 - t0;
             dma_time += t2 - t1;
             if (!m.ok())
-                return fail(out, "C2H", "pass " + std::to_string(p) + ": " + data_error(m, options.memory_base));
+                return test_failure(out, "C2H", "pass " + std::to_string(p) + ": " + data_error(m, options.memory_base));
         }
         populate.add(fill_time);
         dma_timing.add(dma_time);
@@ -114,12 +102,21 @@ std::string channels(const CardDma& dma) {
 
 }  // namespace
 
+const char* direction_of(const vfio::Error& error) {
+    return (error.operation + " " + error.object).find("H2C") != std::string::npos ? "H2C" : "C2H";
+}
+
+MemoryTestResult test_failure(std::FILE* out, const std::string& direction, const std::string& message) {
+    std::fprintf(out, "TEST FAIL:\n  %s failure : %s\n", direction.c_str(), message.c_str());
+    return MemoryTestResult{false, direction + " failure : " + message};
+}
+
 MemoryTestResult memory_fixed_buffers(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
                                       std::FILE* out) {
     const uint64_t size = std::min(options.max_buffer_size, options.memory_size) & ~uint64_t{3};
     const uint64_t count = size ? options.memory_size / size : 0;
     if (count == 0)
-        return fail(out, "H2C", "card memory smaller than 4 bytes");
+        return test_failure(out, "H2C", "card memory smaller than 4 bytes");
     std::fprintf(out, "Testing using %" PRIu64 " buffers of size %s bytes, %s\n", count, hex(size).c_str(),
                  channels(dma).c_str());
     return round_trip_passes(device, dma, options, count * size, size, size, size, out);
@@ -131,7 +128,7 @@ MemoryTestResult memory_variable_transfers(vfio::Device& device, CardDma& dma, c
     const uint64_t length = std::min(options.transfer_length, bytes);
     const uint64_t c2h_length = std::min(options.c2h_transfer_length ? options.c2h_transfer_length : length, bytes);
     if (length == 0)
-        return fail(out, "H2C", "card memory smaller than 4 bytes");
+        return test_failure(out, "H2C", "card memory smaller than 4 bytes");
     for (xdma::Engine* e : {&dma.h2c(), &dma.c2h()}) {
         const uint64_t l = e == &dma.h2c() ? length : c2h_length;
         const size_t transfers = static_cast<size_t>((bytes + l - 1) / l);
@@ -147,14 +144,14 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
                                     std::FILE* out) {
     const uint64_t chunk = (options.memory_size / std::max(1u, options.host_buffer_divisor)) & ~uint64_t{3};
     if (chunk == 0)
-        return fail(out, "H2C", "host buffer (card memory / host_buffer_divisor) smaller than 4 bytes");
+        return test_failure(out, "H2C", "host buffer (card memory / host_buffer_divisor) smaller than 4 bytes");
     const uint64_t count = options.memory_size / chunk;
     std::fprintf(out, "Testing using host buffer of size %s bytes for %" PRIu64 " chunks, %s\n", hex(chunk).c_str(),
                  count, channels(dma).c_str());
     auto h2c = vfio::DmaRegion::allocate(device, chunk, region(vfio::DmaAccess::DeviceRead, options));
     auto c2h = vfio::DmaRegion::allocate(device, chunk, region(vfio::DmaAccess::DeviceWrite, options));
     if (!h2c.ok() || !c2h.ok())
-        return fail(out, h2c.ok() ? "C2H" : "H2C", (h2c.ok() ? c2h.error() : h2c.error()).message());
+        return test_failure(out, h2c.ok() ? "C2H" : "H2C", (h2c.ok() ? c2h.error() : h2c.error()).message());
     const pattern::Pattern pat(1, 0);
     const uint64_t words = chunk / 4;
     TransferTiming populate("populate test pattern", chunk), write("host-to-card DMA", chunk),
@@ -167,7 +164,7 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
         populate.add(t1 - t0);
         if (auto done = dma.write(*h2c, {Chunk{0, options.memory_base + i * chunk, chunk}}); !done.ok()) {
             (void)dma.stop();
-            return fail(out, "H2C", done.error().message());
+            return test_failure(out, "H2C", done.error().message());
         }
         write.add(Clock::now() - t1);
     }
@@ -176,7 +173,7 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
         auto t0 = Clock::now();
         if (auto done = dma.read(*c2h, {Chunk{0, options.memory_base + i * chunk, chunk}}); !done.ok()) {
             (void)dma.stop();
-            return fail(out, "C2H", done.error().message());
+            return test_failure(out, "C2H", done.error().message());
         }
         auto t1 = Clock::now();
         read.add(t1 - t0);
@@ -184,7 +181,7 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
             pattern::verify(options.pool, pat, reinterpret_cast<const uint32_t*>(c2h->data()), words, i * words);
         verify.add(Clock::now() - t1);
         if (!m.ok())
-            return fail(out, "C2H", data_error(m, options.memory_base));
+            return test_failure(out, "C2H", data_error(m, options.memory_base));
     }
     std::fprintf(out, "%s%s%s%s", populate.report().c_str(), write.report().c_str(), read.report().c_str(),
                  verify.report().c_str());
@@ -244,7 +241,7 @@ MemoryTestResult memory_addressing(vfio::Device& device, CardDma& dma, const Mem
     auto h2c = vfio::DmaRegion::allocate(device, bytes, region(vfio::DmaAccess::DeviceRead, options));
     auto c2h = vfio::DmaRegion::allocate(device, bytes, region(vfio::DmaAccess::DeviceWrite, options));
     if (!h2c.ok() || !c2h.ok())
-        return fail(out, h2c.ok() ? "C2H" : "H2C", (h2c.ok() ? c2h.error() : h2c.error()).message());
+        return test_failure(out, h2c.ok() ? "C2H" : "H2C", (h2c.ok() ? c2h.error() : h2c.error()).message());
     // Distinct values, different on every run: a value left by an earlier run cannot pass.
     const pattern::Pattern pat(2, static_cast<uint64_t>(Clock::now().time_since_epoch().count()));
     pat.generate(reinterpret_cast<uint32_t*>(h2c->data()), bytes / 4, 0);
@@ -252,11 +249,11 @@ MemoryTestResult memory_addressing(vfio::Device& device, CardDma& dma, const Mem
     for (size_t i = 0; i < offsets.size(); ++i)
         chunks.push_back(Chunk{i * word, options.memory_base + offsets[i], word});
     if (auto done = dma.write(*h2c, chunks); !done.ok())
-        return fail(out, "H2C", done.error().message());
+        return test_failure(out, "H2C", done.error().message());
     if (auto done = dma.read(*c2h, chunks); !done.ok())
-        return fail(out, "C2H", done.error().message());
+        return test_failure(out, "C2H", done.error().message());
     if (auto problem = analyse_aliasing(offsets, h2c->data(), c2h->data(), word))
-        return fail(out, "C2H", *problem);
+        return test_failure(out, "C2H", *problem);
     return pass(out, bytes);
 }
 

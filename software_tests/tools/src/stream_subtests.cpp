@@ -9,6 +9,8 @@
 #include "continuous_ring.hpp"
 #include "dma_bridge/xdma_engine.hpp"
 #include "stream_test/expected_data.hpp"
+#include "test_failure.hpp"
+#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 namespace {
@@ -16,16 +18,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using stream_test::CardFunction;
 
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-    return text;
-}
-
-MemoryTestResult fail(std::FILE* out, const std::string& direction, const std::string& message) {
-    std::fprintf(out, "TEST FAIL:\n  %s failure : %s\n", direction.c_str(), message.c_str());
-    return MemoryTestResult{false, direction + " failure : " + message, 0};
-}
+using vfio::hex;
 
 vfio::DmaRegion::Options region(vfio::DmaAccess access, const StreamSubtestOptions& o) {
     return vfio::DmaRegion::Options{access, o.buffer_kind, o.dma_mask_bits};
@@ -208,19 +201,19 @@ MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const
                  o.c2h_channel);
     std::fflush(out);
     if (!p.problem.empty())
-        return fail(out, p.direction, p.problem);
+        return test_failure(out, p.direction, p.problem);
     const uint64_t per_packet = (p.h2c_size + 0x0FFFFFBF) / 0x0FFFFFC0;  // descriptors of the default max length
     auto h2c = stream_engine(device, o, xdma::Direction::H2C,
                              static_cast<unsigned>(std::min<uint64_t>(1023, p.packets * per_packet)));
     if (!h2c.ok())
-        return fail(out, "H2C", h2c.error().message());
+        return test_failure(out, "H2C", h2c.error().message());
     auto h2c_data = vfio::DmaRegion::allocate(device, p.h2c_size * o.h2c_buffers, region(vfio::DmaAccess::DeviceRead, o));
     if (!h2c_data.ok())
-        return fail(out, "H2C", h2c_data.error().message());
+        return test_failure(out, "H2C", h2c_data.error().message());
     const bool free_running = o.function == CardFunction::FixedData;
     auto c2h = detail::ContinuousRing::open(device, o, p.c2h_size, free_running);
     if (!c2h.ok())
-        return fail(out, "C2H", c2h.error().message());
+        return test_failure(out, "C2H", c2h.error().message());
     if (free_running)  // a buffer never written fails; not again later, as the engine may be writing it
         std::memset((*c2h)->buffer(0), stream_test::kFixedDataPoison, (*c2h)->data_bytes());
     else
@@ -236,23 +229,23 @@ MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const
             pattern::generate(o.pool, pat, reinterpret_cast<uint32_t*>(buffer), p.h2c_size / 4, tx_word);
             tx_word += p.h2c_size / 4;
             if (auto sent = (*h2c)->submit_stream(h2c_data->iova() + k * p.h2c_size, p.h2c_size, true); !sent.ok())
-                return fail(out, "H2C", sent.error().message());
+                return test_failure(out, "H2C", sent.error().message());
         }
         if (free_running && rx_bytes == 0)
             (*c2h)->start();
         auto last_progress = Clock::now();
         for (uint64_t received = 0; received < p.receive;) {
             if (auto done = (*h2c)->poll(); !done.ok())
-                return fail(out, "H2C", done.error().message());
+                return test_failure(out, "H2C", done.error().message());
             auto piece = (*c2h)->poll();
             if (!piece.ok())
-                return fail(out, "C2H", piece.error().message());
+                return test_failure(out, "C2H", piece.error().message());
             if (!*piece) {
                 if (Clock::now() - last_progress > o.timeout) {
                     const std::string what = (*c2h)->name() + " Timeout: no C2H completion for " +
                                              std::to_string(o.timeout.count()) + " ms";
                     (*c2h)->report_failure(what);
-                    return fail(out, "C2H", what);
+                    return test_failure(out, "C2H", what);
                 }
                 std::this_thread::yield();
                 continue;
@@ -260,18 +253,18 @@ MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const
             last_progress = Clock::now();
             const auto [index, length, eop] = **piece;
             if (auto problem = checker.check((*c2h)->buffer(index), length, eop, continuous_piece(o, p, rx_bytes), index))
-                return fail(out, "C2H", (*c2h)->name() + " " + *problem);
+                return test_failure(out, "C2H", (*c2h)->name() + " " + *problem);
             (*c2h)->release(index);
             rx_bytes += length;
             received += length;
         }
         while ((*h2c)->transfers_in_flight() > 0)
             if (auto done = (*h2c)->wait(); !done.ok())
-                return fail(out, "H2C", done.error().message());
+                return test_failure(out, "H2C", done.error().message());
         timing.add(Clock::now() - t0);
     }
     if (auto stopped = (*c2h)->stop(); !stopped.ok())
-        return fail(out, "C2H", stopped.error().message());
+        return test_failure(out, "C2H", stopped.error().message());
     (void)(*h2c)->stop();
     std::fprintf(out, "%s%s%sTEST PASS\n", timing.report().c_str(), overwritten_line(**c2h, p.c2h_size).c_str(),
                  checker.report().c_str());
@@ -374,20 +367,20 @@ MemoryTestResult stream_variable_transfers(vfio::Device& device, const StreamSub
                  o.c2h_channel);
     std::fflush(out);
     if (r.h2c_length == 0 || r.c2h_length == 0)
-        return fail(out, "H2C", "transfer_length and stream_mapping_size must be at least " + std::to_string(granule) +
+        return test_failure(out, "H2C", "transfer_length and stream_mapping_size must be at least " + std::to_string(granule) +
                                     " bytes");
     if (o.function == CardFunction::Crc64 && r.c2h_length < stream_test::kCrc64ResultBytes)
-        return fail(out, "C2H", "a C2H transfer length of " + hex(r.c2h_length) + " bytes cannot hold a CRC64 result");
+        return test_failure(out, "C2H", "a C2H transfer length of " + hex(r.c2h_length) + " bytes cannot hold a CRC64 result");
     auto h2c = stream_engine(device, o, xdma::Direction::H2C, 64);
     if (!h2c.ok())
-        return fail(out, "H2C", h2c.error().message());
+        return test_failure(out, "H2C", h2c.error().message());
     auto c2h = stream_engine(device, o, xdma::Direction::C2H, 64);
     if (!c2h.ok())
-        return fail(out, "C2H", c2h.error().message());
+        return test_failure(out, "C2H", c2h.error().message());
     auto h2c_data = vfio::DmaRegion::allocate(device, r.bytes, region(vfio::DmaAccess::DeviceRead, o));
     auto c2h_data = vfio::DmaRegion::allocate(device, r.bytes, region(vfio::DmaAccess::DeviceWrite, o));
     if (!h2c_data.ok() || !c2h_data.ok())
-        return fail(out, h2c_data.ok() ? "C2H" : "H2C", (h2c_data.ok() ? c2h_data.error() : h2c_data.error()).message());
+        return test_failure(out, h2c_data.ok() ? "C2H" : "H2C", (h2c_data.ok() ? c2h_data.error() : h2c_data.error()).message());
     const pattern::Pattern pat(6, 0);
     PieceChecker checker(o, pat);
     TransferTiming timing("host-to-card and card-to-host DMA", r.bytes);
@@ -399,7 +392,7 @@ MemoryTestResult stream_variable_transfers(vfio::Device& device, const StreamSub
         if (!done.ok()) {
             (void)(*h2c)->stop();
             (void)(*c2h)->stop();
-            return fail(out, done.error().object.find("H2C") != std::string::npos ? "H2C" : "C2H",
+            return test_failure(out, done.error().object.find("H2C") != std::string::npos ? "H2C" : "C2H",
                         done.error().message());
         }
         timing.add(Clock::now() - t0);

@@ -7,17 +7,14 @@
 #include <optional>
 
 #include "stream_test/report.hpp"
+#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 namespace {
 
 using streams::Direction;
 
-std::string format(const char* fmt, auto... args) {
-    char text[512];
-    std::snprintf(text, sizeof text, fmt, args...);
-    return text;
-}
+using vfio::format;
 
 std::string selecting_line(const StreamDevice& device) {
     return format("Selecting test of %s design PCI device %s IOMMU group %d", device.design_name().c_str(),

@@ -7,6 +7,17 @@
 
 namespace vfio {
 
+// printf into a string, of any length (the messages and report lines of every module).
+template <typename... Args>
+std::string format(const char* fmt, Args... args) {
+    const int length = std::snprintf(nullptr, 0, fmt, args...);
+    if (length <= 0)
+        return {};
+    std::string text(static_cast<size_t>(length), '\0');
+    std::snprintf(text.data(), text.size() + 1, fmt, args...);
+    return text;
+}
+
 // "0x1f": the form addresses, sizes and register values take in error messages.
 inline std::string hex(uint64_t value) {
     char text[24];

@@ -1,0 +1,70 @@
+#include "tool_support/command_line.hpp"
+
+#include <iostream>
+
+#include "pdt_version/version.hpp"
+
+namespace po = boost::program_options;
+
+namespace tool_support {
+
+void add_help_and_version(po::options_description& options) {
+    options.add_options()("help,h", "show this help")("version", "print the toolkit version and exit");
+}
+
+Usage fpga_sio_usage(const std::string& program, const std::string& summary) {
+    return Usage{"Usage: " + program + " [options]\n" + summary + "\n\n", "Error: ",
+                 "Usage: " + program + " [options] (--help for the list)\n", false};
+}
+
+Usage tool_usage(const std::string& tool, const std::string& help_head) {
+    return Usage{help_head, tool + ": ", "", true};
+}
+
+Usage message_usage(const std::string& error_prefix) { return Usage{"", error_prefix, "", false}; }
+
+namespace {
+
+void parse(int argc, char** argv, const CommandLine& line, po::variables_map& values) {
+    if (!line.arguments) {
+        po::store(po::command_line_parser(argc, argv).options(line.options).run(), values);
+        return;
+    }
+    po::options_description all;
+    all.add(line.options).add_options()(line.arguments_name.c_str(), po::value(line.arguments));
+    po::positional_options_description positional;
+    positional.add(line.arguments_name.c_str(), -1);
+    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), values);
+}
+
+}  // namespace
+
+std::optional<int> parse_command_line(int argc, char** argv, const CommandLine& line, po::variables_map* values) {
+    po::variables_map own;
+    po::variables_map& vm = values ? *values : own;
+    try {
+        parse(argc, argv, line, vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        std::cerr << line.usage.error_prefix << e.what() << "\n" << line.usage.error_tail;
+        if (line.usage.options_after_error)
+            std::cerr << line.options;
+        return 2;
+    }
+    if (vm.count("help")) {
+        std::cout << line.usage.help_head << line.options;
+        return 0;
+    }
+    if (vm.count("version")) {
+        std::cout << pdt_version::version_line(argv[0]) << "\n";
+        return 0;
+    }
+    return std::nullopt;
+}
+
+int report_error(const std::string& tool, const vfio::Error& error) {
+    std::cerr << tool << ": " << error.message() << "\n";
+    return error.code == EINVAL ? 2 : 1;
+}
+
+}  // namespace tool_support

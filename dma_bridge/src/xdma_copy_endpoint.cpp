@@ -1,4 +1,5 @@
 #include "dma_bridge/xdma_copy_endpoint.hpp"
+#include "measure/vfio_host_buffers.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -19,35 +20,6 @@ std::string hex(uint64_t value) {
     std::snprintf(text, sizeof text, "0x%" PRIx64, value);
     return text;
 }
-
-// A host buffer mapped for DMA in the device's container (registered = IOMMU-mapped).
-class RegisteredBuffer final : public measure::HostBuffer {
-public:
-    RegisteredBuffer(vfio::DmaRegion region, HostMemory memory, const void* owner)
-        : m_region(std::move(region)), m_memory(memory), m_owner(owner) {}
-    uint8_t* data() override { return m_region.data(); }
-    uint64_t size() const override { return m_region.size(); }
-    HostMemory memory() const override { return m_memory; }
-    uint64_t iova() const { return m_region.iova(); }
-    const void* owner() const { return m_owner; }
-
-private:
-    vfio::DmaRegion m_region;
-    HostMemory m_memory;
-    const void* m_owner;
-};
-
-// Plain memory for the host's own use (the user buffer of a staged copy); never DMA'd.
-class PageableBuffer final : public measure::HostBuffer {
-public:
-    explicit PageableBuffer(uint64_t bytes) : m_data(bytes) {}
-    uint8_t* data() override { return m_data.data(); }
-    uint64_t size() const override { return m_data.size(); }
-    HostMemory memory() const override { return HostMemory::Pageable; }
-
-private:
-    std::vector<uint8_t> m_data;
-};
 
 // One copy issued on a queue and not yet seen completed.
 struct Copy {
@@ -121,16 +93,7 @@ vfio::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
 }
 
 vfio::Result<std::unique_ptr<measure::HostBuffer>> XdmaCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
-    if (bytes == 0)
-        return vfio::make_error("allocate host buffer", m_info.name, EINVAL, "size 0");
-    if (memory == HostMemory::Pageable)
-        return std::unique_ptr<measure::HostBuffer>(std::make_unique<PageableBuffer>(bytes));
-    vfio::DmaRegion::Options options;
-    options.access = vfio::DmaAccess::DeviceReadWrite;
-    options.kind = memory == HostMemory::RegisteredHugePages ? vfio::BufferKind::HugePages : vfio::BufferKind::Anonymous;
-    options.dma_mask_bits = m_config.dma_mask_bits;
-    auto region = PDT_TRY(vfio::DmaRegion::allocate(m_device, bytes, options));
-    return std::unique_ptr<measure::HostBuffer>(std::make_unique<RegisteredBuffer>(std::move(region), memory, this));
+    return measure::allocate_vfio_buffer(m_device, bytes, memory, m_config.dma_mask_bits, this, m_info.name);
 }
 
 vfio::Error XdmaCopyEndpoint::issue_error(Direction direction, unsigned queue, uint64_t host_offset,
@@ -150,10 +113,10 @@ vfio::Result<measure::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsig
         return refuse(EIO, "the endpoint is unusable until reset_queues after: " + m_broken->message());
     if (queue >= m_queues.size())
         return refuse(EINVAL, "the endpoint has " + std::to_string(m_queues.size()) + " queue(s), numbered from 0");
-    auto* registered = dynamic_cast<RegisteredBuffer*>(&host);
+    const measure::RegisteredBuffer* registered = measure::registered_by(host, this);
     if (host.memory() == HostMemory::Pageable)
         return refuse(EINVAL, "the host buffer is pageable: the XDMA engines reach only IOMMU-mapped memory");
-    if (registered == nullptr || registered->owner() != this)
+    if (registered == nullptr)
         return refuse(EINVAL, "the host buffer was not allocated by this endpoint (not mapped for its DMA)");
     if (bytes == 0)
         return refuse(EINVAL, "a copy moves at least one byte");

@@ -4,6 +4,7 @@
 #include <thread>
 #include <vector>
 
+#include "measure/vfio_host_buffers.hpp"
 #include "vfio_access/dma.hpp"
 
 namespace edu {
@@ -11,35 +12,6 @@ namespace {
 
 using measure::Direction;
 using measure::HostMemory;
-
-// A host buffer mapped for edu's DMA, below its 28-bit DMA mask.
-class RegisteredBuffer final : public measure::HostBuffer {
-public:
-    RegisteredBuffer(vfio::DmaRegion region, HostMemory memory, const void* owner)
-        : m_region(std::move(region)), m_memory(memory), m_owner(owner) {}
-    uint8_t* data() override { return m_region.data(); }
-    uint64_t size() const override { return m_region.size(); }
-    HostMemory memory() const override { return m_memory; }
-    uint64_t iova() const { return m_region.iova(); }
-    const void* owner() const { return m_owner; }
-
-private:
-    vfio::DmaRegion m_region;
-    HostMemory m_memory;
-    const void* m_owner;
-};
-
-// Plain memory for the host's own use (the user buffer of a staged copy); never DMA'd.
-class PageableBuffer final : public measure::HostBuffer {
-public:
-    explicit PageableBuffer(uint64_t bytes) : m_data(bytes) {}
-    uint8_t* data() override { return m_data.data(); }
-    uint64_t size() const override { return m_data.size(); }
-    HostMemory memory() const override { return HostMemory::Pageable; }
-
-private:
-    std::vector<uint8_t> m_data;
-};
 
 class EduCopyEndpoint final : public measure::CopyEndpoint {
 public:
@@ -77,16 +49,7 @@ private:
 };
 
 vfio::Result<std::unique_ptr<measure::HostBuffer>> EduCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
-    if (bytes == 0)
-        return vfio::make_error("allocate host buffer", m_info.name, EINVAL, "size 0");
-    if (memory == HostMemory::Pageable)
-        return std::unique_ptr<measure::HostBuffer>(std::make_unique<PageableBuffer>(bytes));
-    vfio::DmaRegion::Options options;
-    options.access = vfio::DmaAccess::DeviceReadWrite;
-    options.kind = memory == HostMemory::RegisteredHugePages ? vfio::BufferKind::HugePages : vfio::BufferKind::Anonymous;
-    options.dma_mask_bits = DMA_MASK_BITS;
-    auto region = PDT_TRY(vfio::DmaRegion::allocate(m_edu.device(), bytes, options));
-    return std::unique_ptr<measure::HostBuffer>(std::make_unique<RegisteredBuffer>(std::move(region), memory, this));
+    return measure::allocate_vfio_buffer(m_edu.device(), bytes, memory, DMA_MASK_BITS, this, m_info.name);
 }
 
 vfio::Result<measure::Ticket> EduCopyEndpoint::issue(Direction direction, unsigned queue, measure::HostBuffer& host,
@@ -98,10 +61,10 @@ vfio::Result<measure::Ticket> EduCopyEndpoint::issue(Direction direction, unsign
         return unusable(operation);
     if (queue != 0)
         return refuse(EINVAL, "edu has 1 queue, numbered 0 (queue " + std::to_string(queue) + " asked for)");
-    auto* registered = dynamic_cast<RegisteredBuffer*>(&host);
+    const measure::RegisteredBuffer* registered = measure::registered_by(host, this);
     if (host.memory() == HostMemory::Pageable)
         return refuse(EINVAL, "the host buffer is pageable: edu's DMA reaches only IOMMU-mapped memory");
-    if (registered == nullptr || registered->owner() != this)
+    if (registered == nullptr)
         return refuse(EINVAL, "the host buffer was not allocated by this endpoint (not mapped for edu's DMA)");
     if (bytes == 0)
         return refuse(EINVAL, "a copy moves at least one byte (QEMU 7.2's edu aborts the VM on a 0-byte DMA)");

@@ -6,6 +6,7 @@
 
 #include "dma_bridge/xdma_copy_endpoint.hpp"
 #include "measure/tool.hpp"
+#include "owning_endpoint.hpp"
 #include "stream_tools/cli.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
 #include "tool_support/device_locks.hpp"
@@ -18,29 +19,6 @@ namespace po = boost::program_options;
 
 namespace measure_tool {
 namespace {
-
-// The XDMA endpoint with the bus and the device it copies through: they live as long as it.
-class OwningEndpoint final : public measure::CopyEndpoint {
-public:
-    OwningEndpoint(tool_support::OpenedDesigns opened) : m_opened(std::move(opened)) {}
-    void attach(std::unique_ptr<measure::CopyEndpoint> inner) { m_inner = std::move(inner); }
-    const measure::EndpointInfo& info() const override { return m_inner->info(); }
-    vfio::Result<std::unique_ptr<measure::HostBuffer>> allocate(uint64_t bytes, measure::HostMemory memory) override {
-        return m_inner->allocate(bytes, memory);
-    }
-    vfio::Result<measure::Ticket> issue(measure::Direction d, unsigned queue, measure::HostBuffer& host,
-                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override {
-        return m_inner->issue(d, queue, host, host_offset, card_offset, bytes);
-    }
-    vfio::Result<void> wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) override {
-        return m_inner->wait(ticket, timeout);
-    }
-    vfio::Result<void> reset_queues() override { return m_inner->reset_queues(); }
-
-private:
-    tool_support::OpenedDesigns m_opened;  // declared first: outlives m_inner
-    std::unique_ptr<measure::CopyEndpoint> m_inner;
-};
 
 const identify::IdentifiedDesign* memory_design(const identify::Identification& found) {
     for (const identify::IdentifiedDesign& d : found.designs)
@@ -122,8 +100,8 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_xdma(const XdmaCli& cl
     config.ip = stream_tools::ip_options(*design);
     config.modes = modes;
     vfio::Device& device = *design->device;
-    auto owner = std::make_unique<OwningEndpoint>(std::move(opened));
-    owner->attach(PDT_TRY(xdma::open_copy_endpoint(device, config)));
+    auto owner = std::make_unique<OwningEndpoint<tool_support::OpenedDesigns>>(std::move(opened));
+    owner->inner = PDT_TRY(xdma::open_copy_endpoint(device, config));
     return std::unique_ptr<measure::CopyEndpoint>(std::move(owner));
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "edu/edu_copy_endpoint.hpp"
+#include "owning_endpoint.hpp"
 #include "sim/edu_model.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
@@ -12,28 +13,13 @@ namespace po = boost::program_options;
 namespace measure_tool {
 namespace {
 
-// The edu endpoint with what it copies through: the bus and device, or the simulated edu.
-class OwningEduEndpoint final : public measure::CopyEndpoint {
-public:
-    const measure::EndpointInfo& info() const override { return m_inner->info(); }
-    vfio::Result<std::unique_ptr<measure::HostBuffer>> allocate(uint64_t bytes, measure::HostMemory memory) override {
-        return m_inner->allocate(bytes, memory);
-    }
-    vfio::Result<measure::Ticket> issue(measure::Direction d, unsigned queue, measure::HostBuffer& host,
-                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override {
-        return m_inner->issue(d, queue, host, host_offset, card_offset, bytes);
-    }
-    vfio::Result<void> wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) override {
-        return m_inner->wait(ticket, timeout);
-    }
-    vfio::Result<void> reset_queues() override { return m_inner->reset_queues(); }
-
-    // Declared before m_inner: they outlive it.
+// What the edu endpoint copies through: the bus and device, or the simulated edu.
+struct EduOwned {
     std::unique_ptr<vfio::KernelDeviceBus> bus;
     std::unique_ptr<vfio::KernelDevice> device;
     sim::SimEdu sim;
-    std::unique_ptr<measure::CopyEndpoint> m_inner;
 };
+using OwningEduEndpoint = OwningEndpoint<EduOwned>;
 
 vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_sim(const EduCli& cli) {
     if (!(cli.sim_delay_ms >= 0 && cli.sim_delay_ms <= 10000))
@@ -41,11 +27,11 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_sim(const EduCli& cli)
     sim::EduModelOptions options;
     options.dma_delay = std::chrono::microseconds(std::llround(cli.sim_delay_ms * 1000));
     auto owner = std::make_unique<OwningEduEndpoint>();
-    owner->sim = sim::make_sim_edu(vfio::PciAddress::parse("0000:01:00.0").value(), options);
+    owner->owned.sim = sim::make_sim_edu(vfio::PciAddress::parse("0000:01:00.0").value(), options);
     edu::CopyEndpointConfig config;
     config.name = "simulated edu 0000:01:00.0";
     config.report_pci_address = false;  // no function of this machine to read LnkSta of
-    owner->m_inner = PDT_TRY(edu::open_copy_endpoint(*owner->sim.device, config));
+    owner->inner = PDT_TRY(edu::open_copy_endpoint(*owner->owned.sim.device, config));
     return std::unique_ptr<measure::CopyEndpoint>(std::move(owner));
 }
 
@@ -78,16 +64,16 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_edu(const EduCli& cli,
     for (const vfio::PciAddress& location : *locations)
         options.selection.add_location(location);
     auto owner = std::make_unique<OwningEduEndpoint>();
-    owner->bus = std::make_unique<vfio::KernelDeviceBus>(options);
-    const auto found = PDT_TRY(owner->bus->scan());
+    owner->owned.bus = std::make_unique<vfio::KernelDeviceBus>(options);
+    const auto found = PDT_TRY(owner->owned.bus->scan());
     if (found.empty()) {
         const std::string where = locations->empty() ? "1234:11e8" : locations->front().to_string();
         if (auto why = tool_support::vfio_unavailable(options.dev_vfio_root))
             return vfio::make_error("open edu endpoint", where, ENODEV, *why);
         return vfio::make_error("open edu endpoint", where, ENODEV, "no edu device (1234:11e8) bound to vfio-pci there");
     }
-    owner->device = PDT_TRY(owner->bus->open_device(found.front()));
-    owner->m_inner = PDT_TRY(edu::open_copy_endpoint(*owner->device, {}));
+    owner->owned.device = PDT_TRY(owner->owned.bus->open_device(found.front()));
+    owner->inner = PDT_TRY(edu::open_copy_endpoint(*owner->owned.device, {}));
     return std::unique_ptr<measure::CopyEndpoint>(std::move(owner));
 }
 

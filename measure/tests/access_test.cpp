@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "subcommand_fixture.hpp"
 #include "measure/subcommands.hpp"
 #include "sim/model_copy_endpoint.hpp"
 
@@ -50,12 +51,7 @@ AccessSettings one_point(Direction d, uint64_t bytes, uint64_t window, unsigned 
     return s;
 }
 
-struct Access : ::testing::Test {
-    std::ostringstream silent;
-    Progress progress{silent, false};
-    CommonSettings common;
-    uint64_t verified = 0;
-    std::vector<std::string> warnings;
+struct Access : SubcommandTest {
     vfio::Result<AccessResult> run(CopyEndpoint& ep, const AccessSettings& s) {
         return run_access(ep, s, common, progress, verified, warnings);
     }

@@ -7,6 +7,7 @@
 
 #include <sstream>
 
+#include "subcommand_fixture.hpp"
 #include "measure/subcommands.hpp"
 #include "measure/text.hpp"
 #include "measure/tool.hpp"
@@ -44,13 +45,7 @@ std::string joined(const std::vector<std::string>& lines) {
     return out;
 }
 
-struct Limits : ::testing::Test {
-    std::ostringstream silent;
-    Progress progress{silent, false};
-    CommonSettings common;
-    uint64_t verified = 0;
-    std::vector<std::string> warnings;
-};
+struct Limits : SubcommandTest {};
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "subcommand_fixture.hpp"
 #include "measure/analysis.hpp"
 #include "measure/subcommands.hpp"
 #include "measure/tool.hpp"
@@ -43,13 +44,7 @@ void expect_within_10(double measured, double expected, const std::string& what)
     EXPECT_NEAR(measured, expected, 0.1 * expected) << what;
 }
 
-struct ModelRun : ::testing::Test {
-    std::ostringstream silent;
-    Progress progress{silent, false};
-    CommonSettings common;
-    uint64_t verified = 0;
-    std::vector<std::string> warnings;
-};
+struct ModelRun : SubcommandTest {};
 
 }  // namespace
 

@@ -5,8 +5,6 @@
 namespace pcie::test {
 namespace {
 
-PciAddress at(uint8_t bus, uint8_t dev) { return PciAddress{0, bus, dev, 0}; }
-
 ExpressRegs express(reg::PortType type, uint32_t devcap, uint16_t devctl, uint32_t lnkcap, uint16_t lnkctl,
                     uint16_t lnksta) {
     ExpressRegs r;

@@ -1,6 +1,8 @@
 // Test helper: crafted config spaces (well-formed and broken) built with ConfigBuilder.
 #pragma once
 
+#include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,5 +30,17 @@ std::vector<Crafted> crafted_capability_devices();
 std::vector<Crafted> crafted_cxl_devices();
 // All of them as one lspci -xxxx text.
 std::string crafted_dump(const std::vector<Crafted>& devices);
+
+// Function `fn` of device `dev` on bus `bus`, domain 0.
+inline PciAddress at(uint8_t bus, uint8_t dev, uint8_t fn = 0) { return PciAddress{0, bus, dev, fn}; }
+
+// A capability body from little-endian dwords.
+inline std::vector<uint8_t> dwords(std::initializer_list<uint32_t> values) {
+    std::vector<uint8_t> out;
+    for (uint32_t v : values)
+        for (int i = 0; i < 4; ++i)
+            out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+    return out;
+}
 
 }  // namespace pcie::test

@@ -5,21 +5,8 @@
 // Register values are ones the PCIe 6.0 base specification allows (chapter 7 layouts).
 #include "crafted.hpp"
 
-#include <initializer_list>
-
 namespace pcie::test {
 namespace {
-
-PciAddress at(uint8_t bus, uint8_t dev, uint8_t fn = 0) { return PciAddress{0, bus, dev, fn}; }
-
-// A capability body from little-endian dwords.
-std::vector<uint8_t> dwords(std::initializer_list<uint32_t> values) {
-    std::vector<uint8_t> out;
-    for (uint32_t v : values)
-        for (int i = 0; i < 4; ++i)
-            out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-    return out;
-}
 
 ExpressRegs gen4_endpoint() {
     ExpressRegs r;

@@ -3,22 +3,10 @@
 // Allocation and Vital Product Data, on a CXL memory device, a CXL root port, a switch
 // downstream port, an integrated endpoint and a legacy endpoint. Values stay within what the
 // specifications define (lspci 3.9 indexes its tables with some fields unchecked).
-#include <initializer_list>
-
 #include "crafted.hpp"
 
 namespace pcie::test {
 namespace {
-
-PciAddress at(uint8_t bus, uint8_t dev) { return PciAddress{0, bus, dev, 0}; }
-
-std::vector<uint8_t> dwords(std::initializer_list<uint32_t> values) {
-    std::vector<uint8_t> out;
-    for (uint32_t v : values)
-        for (int i = 0; i < 4; ++i)
-            out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-    return out;
-}
 
 // A CXL DVSEC body (after the extended capability header): DVSEC Header 1 and 2, then the
 // registers from offset 0Ah, given as dwords from offset 08h whose low half is the DVSEC ID.

@@ -17,6 +17,8 @@
 #   4. inflight, bidir, launch
 # Each step writes its result.json (and latency_samples.csv) under OUT_DIR/<step>/, its text to
 # OUT_DIR/<step>.txt; summary.txt collects the verdicts and figures; OUT_DIR.tar.gz at the end.
+# A step that fails is reported "FAILED (exit N)", with no timing; `run` then exits 1 and its
+# last line names every failed step ("FAILED steps: sweep (exit 1) ...").
 # Nothing here writes the GPU's config space: dump_pci_info and LnkSta are read through libpci.
 # Environment: GPU (CUDA ordinal, default 0), REPEATS (default 5), EXTRA (more options for every
 # pcie_link_measure run, e.g. "--cuda_queues 2").
@@ -55,35 +57,64 @@ run() {
     note "# $(date -u +%FT%TZ) on $(hostname): $(nproc) cores, GPU $gpu, $repeats repeats"
     command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,pci.bus_id,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv | tee -a "$summary"
 
-    note "## cuda_copy_endpoint_test"
-    "$unit" >"$out/cuda_copy_endpoint_test.txt" 2>&1
-    note "exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/cuda_copy_endpoint_test.txt" | tr '\n' ' '))"
+    # A failed step is reported as FAILED with its exit code, never with a timing, and the run
+    # exits 1 naming every failed step.
+    local failed=()
+    # verdict NAME RC SECONDS: sets said to "exit 0 in 12.3 s", or to "FAILED (exit 2)" and
+    # records NAME as failed (not in a $(...): that would record it in a subshell).
+    local said=""
+    verdict() {
+        if [ "$2" -eq 0 ]; then
+            said=$(awk -v s="$3" 'BEGIN { printf "exit 0 in %.1f s", s }')
+        else
+            failed+=("$1 (exit $2)")
+            said="FAILED (exit $2)"
+        fi
+    }
+    elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; }
 
-    # step NAME SUBCOMMAND ARGS...: one pcie_link_measure run, timed, its verdict and figures.
+    local start rc secs
+    start=$(date +%s.%N)
+    "$unit" >"$out/cuda_copy_endpoint_test.txt" 2>&1
+    rc=$?
+    secs=$(elapsed "$start")
+    verdict cuda_copy_endpoint_test "$rc" "$secs"
+    note "## cuda_copy_endpoint_test: $said" \
+        "($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/cuda_copy_endpoint_test.txt" | tr '\n' ' '))"
+
+    # step NAME SUBCOMMAND ARGS...: one pcie_link_measure run, timed, its verdict and figures;
+    # returns its exit code and leaves its seconds in step_secs.
+    local step_secs=0
     step() {
         local name=$1
         shift
-        local start end rc
-        start=$(date +%s.%N)
+        local begin code
+        begin=$(date +%s.%N)
         # shellcheck disable=SC2086
         "$measure" "$@" --endpoint cuda --cuda_device "$gpu" --output "$out/$name" $extra >"$out/$name.txt" 2>&1
-        rc=$?
-        end=$(date +%s.%N)
-        note "## $name: exit $rc in $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s: pcie_link_measure $*"
+        code=$?
+        step_secs=$(elapsed "$begin")
+        verdict "$name" "$code" "$step_secs"
+        note "## $name: $said: pcie_link_measure $*"
         grep -E "PASS|FAIL|SKIPPED|WARN|Error|error" "$out/$name.txt" | head -20 | tee -a "$summary"
-        return $rc
+        return "$code"
     }
-    local start end
-    start=$(date +%s.%N)
-    step sweep sweep --repeats "$repeats"
-    end=$(date +%s.%N)
-    note "$(awk -v a="$start" -v b="$end" 'BEGIN { s = b - a; printf "full sweep took %.1f s: %s 60 s\n", s, s < 60 ? "under" : "NOT under" }')"
+    if step sweep sweep --repeats "$repeats"; then
+        note "$(awk -v s="$step_secs" 'BEGIN { printf "full sweep took %.1f s: %s 60 s\n", s, s < 60 ? "under" : "NOT under" }')"
+    else
+        note "full sweep FAILED: no timing"
+    fi
     grep -E "large|half|90%|memcpy|staged|Gen[0-9]" "$out/sweep.txt" | head -30 | tee -a "$summary"
 
     step latency latency --samples 1000
     grep -E "p50|p99" "$out/latency.txt" | head -8 | tee -a "$summary"
-    note "## cuda_copy_latency: the endpoint against the bare call, one process"
-    "$latency" --cuda_device "$gpu" --bytes 4096 --samples 2000 2>&1 | tee "$out/cuda_copy_latency.txt" | tee -a "$summary"
+    start=$(date +%s.%N)
+    "$latency" --cuda_device "$gpu" --bytes 4096 --samples 2000 >"$out/cuda_copy_latency.txt" 2>&1
+    rc=$?
+    secs=$(elapsed "$start")
+    verdict cuda_copy_latency "$rc" "$secs"
+    note "## cuda_copy_latency: $said: the endpoint against the bare call, one process"
+    tee -a "$summary" <"$out/cuda_copy_latency.txt"
 
     step inflight inflight --repeats "$repeats"
     grep -iE "ratio|queue" "$out/inflight.txt" | head -12 | tee -a "$summary"
@@ -92,11 +123,21 @@ run() {
     step launch launch --repeats "$repeats"
     grep -iE "launch|kernel" "$out/launch.txt" | head -8 | tee -a "$summary"
 
-    tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")" && note "results: $out.tar.gz"
+    if tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")"; then
+        note "results: $out.tar.gz"
+    else
+        failed+=("tar (exit $?)")
+        note "results: tar FAILED, the files are under $out"
+    fi
+    if [ "${#failed[@]}" -gt 0 ]; then
+        note "FAILED steps: ${failed[*]}"
+        return 1
+    fi
+    note "every step passed"
 }
 
 case ${1:-} in
     bundle) shift; bundle "$@" ;;
     run) shift; run "$@" ;;
-    *) sed -n '2,22p' "$0"; exit 2 ;;
+    *) sed -n '2,24p' "$0"; exit 2 ;;
 esac

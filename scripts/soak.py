@@ -29,8 +29,8 @@ DESIGNS = [
     "XCKU5P_SINGLE_QSFP_dma_stream_loopback",
 ]
 
-DATA_ERROR = (r"data error in buffer \d+ at stream byte offset 0x[0-9a-f]+: first bad word 0x[0-9a-f]+ "
-              r"\(byte offset 0x[0-9a-f]+\) expected 0x[0-9a-f]{8} actual 0x[0-9a-f]{8}, \d+ bad words")
+DATA_ERROR = (r"transfer \d+: data error in buffer \d+ at buffer offset 0x[0-9a-f]+, stream offset 0x[0-9a-f]+: "
+              r"expected 0x[0-9a-f]{8} actual 0x[0-9a-f]{8}, \d+ bad words")
 # PDT_SIM_FAULT value -> what the failing pair's "Test FAILED: <bdf> <channel> ..." line must say.
 FAULTS = [
     ("data_bit_flip@H2C0", DATA_ERROR),
@@ -39,7 +39,7 @@ FAULTS = [
     ("drop_packet@H2C0", DATA_ERROR),
     ("duplicate_packet@H2C0", DATA_ERROR),
     ("reorder_packet@H2C0", DATA_ERROR),
-    ("short_c2h_length@C2H0", r"C2H completion length \d+ EOP \d, expected length \d+"),
+    ("short_c2h_length@C2H0", r"transfer \d+: C2H completion length \d+ EOP \d, expected length \d+"),
     ("engine_stall@H2C0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs"),
     ("engine_stall@C2H0", r"timeout: no (H2C|C2H) completion for \d+\.\d+ secs"),
     ("descriptor_read_error@H2C0", r"wait: "),
@@ -215,6 +215,11 @@ def report_run(run):
           f"{run.bytes_verified:>14} bytes verified  RSS first/last/peak {mib(first)}/{mib(last)}/{mib(peak)} MiB  "
           + ",".join(d.replace("_dma_stream_loopback", "") for d in run.designs)
           + (f"  PDT_SIM_FAULT={run.fault}" if run.fault else ""), flush=True)
+    if run.verdict in ("MISREPORTED", "UNEXPECTED-FAIL"):
+        # what the tool said instead, so that a failure seen only in CI explains itself
+        said = [l for l in run.output.splitlines() if "FAIL" in l or "rror" in l or "ERROR" in l][:6]
+        for line in said or run.output.splitlines()[-6:]:
+            print(f"          tool: {line}", flush=True)
 
 
 def summarize_clean(runs, limit_kib):

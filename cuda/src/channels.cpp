@@ -14,6 +14,7 @@
 #include "cuda_raii.hpp"
 #include "cuda_stream/cuda_stream.hpp"
 #include "kernels.hpp"
+#include "lie.hpp"
 #include "pattern/pattern.hpp"
 
 namespace cuda_stream {
@@ -27,6 +28,13 @@ struct Entry {
     size_t index = 0;
     uint64_t length = 0;
     bool issued = false;
+    uint64_t transfer = 0;  // its number among the channel's transfers, from 1 (once issued)
+};
+
+// A tail completes_early held back, and the transfer it belongs to.
+struct Tail {
+    detail::HeldBackTail copy;
+    uint64_t transfer = 0;
 };
 
 }  // namespace
@@ -62,7 +70,8 @@ class CudaChannel : public streams::StreamChannel {
 public:
     CudaChannel(const ChannelConfig& config, Direction direction, std::shared_ptr<Loop> loop, std::string name)
         : m_config(config), m_direction(direction), m_loop(std::move(loop)), m_name(std::move(name)),
-          m_spans(config.buffer_count) {}
+          m_spans(config.buffer_count),
+          m_lie_transfers(config.lie_transfers ? config.lie_transfers : std::make_shared<LieCounter>(0)) {}
     ~CudaChannel() override {
         (void)stop();
         if (m_loop) {
@@ -113,6 +122,11 @@ private:
     vfio::Result<void> issue_c2h(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
     vfio::Result<void> corrupt_if_inside(uint8_t* slot, uint64_t stream_byte, uint64_t length, Direction direction,
                                          cudaStream_t stream);
+    // The entry's copy between host buffer and slot, as the test-only lie allows (config.lie).
+    vfio::Result<void> copy(Entry& entry, void* dst, const void* src, cudaMemcpyKind kind, cudaStream_t stream,
+                            const char* operation);
+    // Copies the held-back tails of the transfers poll handed over (completes_early).
+    vfio::Result<void> land_tails(cudaStream_t stream);
     vfio::Result<void> record(cudaEvent_t event, cudaStream_t stream);
     vfio::Result<void> wait_for(cudaStream_t stream, cudaEvent_t event);
     vfio::Result<streams::Completion> complete(const Entry& entry);
@@ -134,6 +148,10 @@ private:
     detail::CheckResult* m_device_results = nullptr;  // as the GPU addresses it
     std::deque<Entry> m_queue;
     uint64_t m_generated_words = 0;  // C2H independent: the next word of the generated stream
+    std::shared_ptr<LieCounter> m_lie_transfers;  // the transfers the lie counts (a device's channels share it)
+    uint64_t m_transfers = 0;                     // this channel's transfers issued
+    uint64_t m_handed_over = 0;                   // transfers 1..this were handed over by poll
+    std::deque<Tail> m_tails;                     // completes_early: held back, in transfer order
 };
 
 vfio::Result<void> Loop::pump() {
@@ -217,6 +235,32 @@ vfio::Result<void> CudaChannel::wait_for(cudaStream_t stream, cudaEvent_t event)
     return {};
 }
 
+vfio::Result<void> CudaChannel::copy(Entry& entry, void* dst, const void* src, cudaMemcpyKind kind,
+                                     cudaStream_t stream, const char* operation) {
+    PDT_CHECK(land_tails(stream));  // the next transfer starts: what was held back lands first
+    entry.transfer = ++m_transfers;
+    const detail::LieSplit split =
+        m_config.lie.kind == streams::Lie::Kind::None ? detail::LieSplit{entry.length, 0}
+                                           : detail::split_copy(m_config.lie, m_lie_transfers->fetch_add(1) + 1,
+                                                                entry.length);
+    if (split.now > 0)
+        PDT_CUDA(cudaMemcpyAsync(dst, src, split.now, kind, stream), operation, m_name);
+    if (split.held_back > 0)
+        m_tails.push_back(Tail{{static_cast<uint8_t*>(dst) + split.now, static_cast<const uint8_t*>(src) + split.now,
+                                split.held_back, kind},
+                               entry.transfer});
+    return {};
+}
+
+vfio::Result<void> CudaChannel::land_tails(cudaStream_t stream) {
+    while (!m_tails.empty() && m_tails.front().transfer <= m_handed_over) {
+        const detail::HeldBackTail& t = m_tails.front().copy;
+        PDT_CUDA(cudaMemcpyAsync(t.dst, t.src, t.bytes, t.kind, stream), "cudaMemcpyAsync of a held-back tail", m_name);
+        m_tails.pop_front();
+    }
+    return {};
+}
+
 vfio::Result<void> CudaChannel::corrupt_if_inside(uint8_t* slot, uint64_t stream_byte, uint64_t length,
                                                   Direction direction, cudaStream_t stream) {
     const auto& c = m_config.corruption;
@@ -234,8 +278,7 @@ vfio::Result<void> CudaChannel::issue_h2c(Entry& entry, uint8_t* slot, cudaEvent
     cudaStream_t copy = m_stream.get(), kernel = m_kernel_stream.get();
     if (after != nullptr)
         PDT_CHECK(wait_for(copy, after));
-    PDT_CUDA(cudaMemcpyAsync(slot, m_host[entry.index].data(), entry.length, cudaMemcpyHostToDevice, copy),
-             "cudaMemcpyAsync H2D", m_name);
+    PDT_CHECK(this->copy(entry, slot, m_host[entry.index].data(), cudaMemcpyHostToDevice, copy, "cudaMemcpyAsync H2D"));
     PDT_CHECK(corrupt_if_inside(slot, span.first_word * 4, entry.length, Direction::H2C, copy));
     PDT_CHECK(record(m_handed[entry.index].get(), copy));
     PDT_CHECK(wait_for(kernel, m_handed[entry.index].get()));
@@ -263,8 +306,7 @@ vfio::Result<void> CudaChannel::issue_c2h(Entry& entry, uint8_t* slot, cudaEvent
     }
     if (after != nullptr)
         PDT_CHECK(wait_for(copy, after));
-    PDT_CUDA(cudaMemcpyAsync(m_host[entry.index].data(), slot, entry.length, cudaMemcpyDeviceToHost, copy),
-             "cudaMemcpyAsync D2H", m_name);
+    PDT_CHECK(this->copy(entry, m_host[entry.index].data(), slot, cudaMemcpyDeviceToHost, copy, "cudaMemcpyAsync D2H"));
     if (done != nullptr)
         PDT_CHECK(record(done, copy));
     return record(m_events[entry.index].get(), copy);
@@ -277,9 +319,12 @@ vfio::Result<streams::Completion> CudaChannel::complete(const Entry& entry) {
     const detail::CheckResult& r = m_results[entry.index];
     if (r.bad_words != 0) {
         const pattern::Mismatch mismatch{r.bad_words, r.first_bad_word, r.expected, r.actual};
-        char where[96];
-        std::snprintf(where, sizeof where, "GPU check: data error at stream byte offset 0x%" PRIx64 ": ",
-                      static_cast<uint64_t>(r.first_bad_word * 4));
+        const uint64_t at = r.first_bad_word * 4, first = m_spans[entry.index].first_word * 4;
+        char where[160];
+        std::snprintf(where, sizeof where,
+                      "GPU check: data error at stream byte offset 0x%" PRIx64 " (transfer %" PRIu64
+                      " of the channel, byte 0x%" PRIx64 " of its %" PRIu64 "): ",
+                      at, entry.transfer, at - first, entry.length);
         return vfio::make_error("check H2D data", m_name, EIO, where + mismatch.describe());
     }
     completion.card_verified_bytes = entry.length;
@@ -297,6 +342,7 @@ vfio::Result<std::optional<streams::Completion>> CudaChannel::poll() {
     if (state != cudaSuccess)
         return cuda_error("cudaEventQuery", m_name, state);
     m_queue.pop_front();
+    m_handed_over = entry.transfer;
     return std::optional<streams::Completion>{PDT_TRY(complete(entry))};
 }
 
@@ -321,6 +367,7 @@ vfio::Result<void> CudaChannel::stop() {
     const cudaError_t kernel_error = cudaStreamSynchronize(m_kernel_stream.get());
     error = error != cudaSuccess ? error : kernel_error;
     m_queue.clear();
+    m_tails.clear();  // held-back tails of transfers a stop abandoned never land
     if (error != cudaSuccess)
         return cuda_error("cudaStreamSynchronize", m_name, error);
     return {};

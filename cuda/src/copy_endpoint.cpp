@@ -13,47 +13,48 @@
 #include "cuda_raii.hpp"
 #include "cuda_stream/cuda_copy_endpoint.hpp"
 #include "kernels.hpp"
+#include "lie.hpp"
+#include "vfio_access/format.hpp"
 
 namespace cuda_stream {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using measure::HostBuffer;
-using measure::Ticket;
+using streams::HostBuffer;
+using streams::Ticket;
 using streams::Direction;
 
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-    return text;
-}
+using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
 
 // Host memory for the copies: pinned (cudaHostAlloc), huge pages pinned with cudaHostRegister,
 // or plain pageable memory.
 class CudaHostBuffer final : public HostBuffer {
 public:
     using Release = void (*)(uint8_t*, uint64_t);
-    CudaHostBuffer(uint8_t* data, uint64_t size, uint64_t mapped, measure::HostMemory memory, Release release)
+    CudaHostBuffer(uint8_t* data, uint64_t size, uint64_t mapped, streams::HostMemory memory, Release release)
         : m_data(data), m_size(size), m_mapped(mapped), m_memory(memory), m_release(release) {}
     CudaHostBuffer(const CudaHostBuffer&) = delete;
     CudaHostBuffer& operator=(const CudaHostBuffer&) = delete;
     ~CudaHostBuffer() override { m_release(m_data, m_mapped); }
     uint8_t* data() override { return m_data; }
     uint64_t size() const override { return m_size; }
-    measure::HostMemory memory() const override { return m_memory; }
+    streams::HostMemory memory() const override { return m_memory; }
+    // Expires when the buffer is gone (a held-back tail then never lands).
+    std::weak_ptr<char> alive() const { return m_alive; }
 
 private:
     uint8_t* m_data;
     uint64_t m_size, m_mapped;
-    measure::HostMemory m_memory;
+    streams::HostMemory m_memory;
     Release m_release;
+    std::shared_ptr<char> m_alive = std::make_shared<char>(0);
 };
 
 constexpr uint64_t kHugePage = 2ull << 20;
 
-vfio::Result<std::unique_ptr<HostBuffer>> allocate_host(uint64_t bytes, measure::HostMemory memory,
+vfio::Result<std::unique_ptr<HostBuffer>> allocate_host(uint64_t bytes, streams::HostMemory memory,
                                                         const std::string& object) {
-    using measure::HostMemory;
+    using streams::HostMemory;
     if (bytes == 0)
         return vfio::make_error("allocate host buffer", object, EINVAL, "size 0");
     void* p = nullptr;
@@ -97,15 +98,24 @@ struct Queue {
     std::vector<detail::Event> spare;   // events to record again
     uint64_t next_sequence = 0;
     uint64_t completed_before = 0;
+    uint64_t reported_before = 0;  // every sequence below this was reported complete by wait
 };
 
-class CudaCopyEndpoint final : public measure::CopyEndpoint {
+// A tail completes_early held back: its copy, and the copy it belongs to.
+struct Tail {
+    detail::HeldBackTail copy;
+    unsigned queue = 0;
+    uint64_t sequence = 0;
+    std::weak_ptr<char> host_alive;  // the host buffer's
+};
+
+class CudaCopyEndpoint final : public streams::CopyEndpoint {
 public:
     explicit CudaCopyEndpoint(const CopyEndpointConfig& config) : m_config(config) {}
 
     vfio::Result<void> open();
-    const measure::EndpointInfo& info() const override { return m_info; }
-    vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, measure::HostMemory memory) override {
+    const streams::EndpointInfo& info() const override { return m_info; }
+    vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, streams::HostMemory memory) override {
         PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
         return allocate_host(bytes, memory, m_info.name);
     }
@@ -122,12 +132,19 @@ private:
     vfio::Result<void> poll(cudaEvent_t event, Clock::time_point deadline, const std::string& operation,
                             std::chrono::milliseconds timeout);
     vfio::Result<void> usable(const std::string& operation) const;
+    // The copy as the test-only lie allows (config.lie): cudaMemcpyAsync of what it moves now.
+    cudaError_t lying_copy(void* dst, const void* src, uint64_t bytes, cudaMemcpyKind kind, unsigned queue,
+                           HostBuffer& host);
+    // Copies, on `stream`, the held-back tails of copies a wait reported complete (completes_early).
+    cudaError_t land_tails(cudaStream_t stream);
 
     CopyEndpointConfig m_config;
-    measure::EndpointInfo m_info;
+    streams::EndpointInfo m_info;
     detail::DeviceBuffer m_card;
     std::vector<Queue> m_queues;
     std::optional<vfio::Error> m_broken;  // a wait timed out or a copy failed: unusable until reset_queues
+    uint64_t m_lie_transfers = 0;         // copies the lie counted, both directions, every queue
+    std::vector<Tail> m_tails;            // completes_early: held back until the next issue
 };
 
 vfio::Result<void> CudaCopyEndpoint::open() {
@@ -222,8 +239,12 @@ vfio::Result<Ticket> CudaCopyEndpoint::issue(Direction direction, unsigned queue
     uint8_t* card = m_card.data() + card_offset;
     uint8_t* host_data = host.data() + host_offset;
     const bool h2d = direction == Direction::H2C;
-    const cudaError_t copied = cudaMemcpyAsync(h2d ? card : host_data, h2d ? host_data : card, bytes,
-                                               h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, q.stream.get());
+    const cudaError_t copied =
+        m_config.lie.kind == streams::Lie::Kind::None
+            ? cudaMemcpyAsync(h2d ? card : host_data, h2d ? host_data : card, bytes,
+                              h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, q.stream.get())
+            : lying_copy(h2d ? card : host_data, h2d ? host_data : card, bytes,
+                         h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, queue, host);
     if (copied != cudaSuccess)
         return refuse(EIO, std::string("cudaMemcpyAsync: ") + cudaGetErrorName(copied) + ": " + cudaGetErrorString(copied));
     Pending pending{q.next_sequence, std::move(q.spare.back())};
@@ -274,12 +295,48 @@ vfio::Result<void> CudaCopyEndpoint::wait(const Ticket& ticket, std::chrono::mil
                                 "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
                                     std::to_string(ticket.queue));
     Queue& q = m_queues[ticket.queue];
-    if (ticket.sequence < q.completed_before)
-        return {};
-    const Pending& pending = q.pending[ticket.sequence - q.pending.front().sequence];
-    PDT_CHECK(poll(pending.event.get(), deadline, operation, timeout));
-    retire_through(q, ticket.sequence);
+    if (ticket.sequence >= q.completed_before) {
+        const Pending& pending = q.pending[ticket.sequence - q.pending.front().sequence];
+        PDT_CHECK(poll(pending.event.get(), deadline, operation, timeout));
+        retire_through(q, ticket.sequence);
+    }
+    q.reported_before = std::max(q.reported_before, ticket.sequence + 1);
     return {};
+}
+
+cudaError_t CudaCopyEndpoint::lying_copy(void* dst, const void* src, uint64_t bytes, cudaMemcpyKind kind,
+                                         unsigned queue, HostBuffer& host) {
+    cudaStream_t stream = m_queues[queue].stream.get();
+    if (const cudaError_t landed = land_tails(stream); landed != cudaSuccess)
+        return landed;
+    const detail::LieSplit split = detail::split_copy(m_config.lie, ++m_lie_transfers, bytes);
+    if (split.now > 0)
+        if (const cudaError_t copied = cudaMemcpyAsync(dst, src, split.now, kind, stream); copied != cudaSuccess)
+            return copied;
+    if (split.held_back > 0) {
+        const auto* owned = dynamic_cast<const CudaHostBuffer*>(&host);  // another's buffer: never lands
+        m_tails.push_back(Tail{{static_cast<uint8_t*>(dst) + split.now, static_cast<const uint8_t*>(src) + split.now,
+                                split.held_back, kind},
+                               queue, m_queues[queue].next_sequence,
+                               owned ? owned->alive() : std::weak_ptr<char>()});
+    }
+    return cudaSuccess;
+}
+
+cudaError_t CudaCopyEndpoint::land_tails(cudaStream_t stream) {
+    for (auto it = m_tails.begin(); it != m_tails.end();) {
+        if (m_queues[it->queue].reported_before <= it->sequence) {
+            ++it;
+            continue;
+        }
+        if (!it->host_alive.expired())
+            if (const cudaError_t copied = cudaMemcpyAsync(it->copy.dst, it->copy.src, it->copy.bytes, it->copy.kind,
+                                                           stream);
+                copied != cudaSuccess)
+                return copied;
+        it = m_tails.erase(it);
+    }
+    return cudaSuccess;
 }
 
 // CUDA cannot cancel queued work: each queue gets a fresh stream and events, and the old ones
@@ -288,6 +345,7 @@ vfio::Result<void> CudaCopyEndpoint::reset_queues() {
     PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
     for (Queue& q : m_queues)
         PDT_CHECK(make_queue(q));
+    m_tails.clear();  // held-back tails of abandoned copies never land
     m_broken.reset();
     return {};
 }
@@ -312,10 +370,10 @@ vfio::Result<void> CudaCopyEndpoint::launch_empty(unsigned queue, unsigned count
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(const CopyEndpointConfig& config) {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(const CopyEndpointConfig& config) {
     auto endpoint = std::make_unique<CudaCopyEndpoint>(config);
     PDT_CHECK(endpoint->open());
-    return std::unique_ptr<measure::CopyEndpoint>(std::move(endpoint));
+    return std::unique_ptr<streams::CopyEndpoint>(std::move(endpoint));
 }
 
 vfio::Result<std::vector<double>> bare_copy_seconds(int gpu, Direction direction, uint64_t bytes, unsigned samples) {

@@ -1,4 +1,4 @@
-// The CUDA copy endpoint (measure::CopyEndpoint) on a real GPU (label gpu). Without one, every
+// The CUDA copy endpoint (streams::CopyEndpoint) on a real GPU (label gpu). Without one, every
 // GPU test skips and says why; NoGpuIsAnErrorThatSaysWhy checks the error the tool prints.
 #include <gtest/gtest.h>
 
@@ -7,19 +7,13 @@
 #include <iostream>
 
 #include "cuda_stream/cuda_copy_endpoint.hpp"
+#include "require_gpu.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
-using measure::HostMemory;
+using streams::HostMemory;
 using streams::Direction;
-
-#define REQUIRE_GPU()                                                  \
-    do {                                                               \
-        auto count = cuda_stream::gpu_count();                         \
-        if (!count.ok())                                               \
-            GTEST_SKIP() << "no NVIDIA GPU usable: " << count.error().message(); \
-    } while (0)
 
 void fill(uint8_t* data, uint64_t bytes, uint64_t seed) {
     uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
@@ -29,7 +23,7 @@ void fill(uint8_t* data, uint64_t bytes, uint64_t seed) {
     }
 }
 
-std::unique_ptr<measure::CopyEndpoint> open(uint64_t card = 64ull << 20, unsigned queues = 2) {
+std::unique_ptr<streams::CopyEndpoint> open(uint64_t card = 64ull << 20, unsigned queues = 2) {
     cuda_stream::CopyEndpointConfig config;
     config.card_memory_bytes = card;
     config.queues = queues;
@@ -39,17 +33,17 @@ std::unique_ptr<measure::CopyEndpoint> open(uint64_t card = 64ull << 20, unsigne
     return e.ok() ? std::move(*e) : nullptr;
 }
 
-std::unique_ptr<measure::HostBuffer> buffer(measure::CopyEndpoint& e, uint64_t bytes, HostMemory memory) {
+std::unique_ptr<streams::HostBuffer> buffer(streams::CopyEndpoint& e, uint64_t bytes, HostMemory memory) {
     auto b = e.allocate(bytes, memory);
     EXPECT_TRUE(b.ok()) << b.error().message();
     return b.ok() ? std::move(*b) : nullptr;
 }
 
-measure::Ticket issue(measure::CopyEndpoint& e, Direction d, unsigned queue, measure::HostBuffer& host,
+streams::Ticket issue(streams::CopyEndpoint& e, Direction d, unsigned queue, streams::HostBuffer& host,
                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     auto t = e.issue(d, queue, host, host_offset, card_offset, bytes);
     EXPECT_TRUE(t.ok()) << t.error().message();
-    return t.ok() ? *t : measure::Ticket{};
+    return t.ok() ? *t : streams::Ticket{};
 }
 
 TEST(CudaCopyEndpoint, NoGpuIsAnErrorThatSaysWhy) {
@@ -96,7 +90,7 @@ TEST(CudaCopyEndpoint, APatternGoesToTheCardAndBackInEveryHostMemory) {
         for (unsigned q = 0; q < info.queues; ++q) {
             std::memset(in->data(), 0, bytes);
             issue(*e, Direction::H2C, q, **out, 0, (8ull << 20) * q + 4097, bytes);
-            const measure::Ticket back = issue(*e, Direction::C2H, q, *in, 0, (8ull << 20) * q + 4097, bytes);
+            const streams::Ticket back = issue(*e, Direction::C2H, q, *in, 0, (8ull << 20) * q + 4097, bytes);
             auto waited = e->wait(back, 10s);
             ASSERT_TRUE(waited.ok()) << waited.error().message();
             EXPECT_EQ(std::memcmp((*out)->data(), in->data(), bytes), 0) << to_string(memory) << ", queue " << q;
@@ -113,7 +107,7 @@ TEST(CudaCopyEndpoint, QueueOrderHoldsAcrossDirections) {
     auto got = buffer(*e, 2 * n, HostMemory::Registered);
     fill(a->data(), n, 1);
     fill(b->data(), n, 2);
-    std::vector<measure::Ticket> tickets;
+    std::vector<streams::Ticket> tickets;
     tickets.push_back(issue(*e, Direction::H2C, 1, *a, 0, 0, n));
     tickets.push_back(issue(*e, Direction::C2H, 1, *got, 0, 0, n));
     tickets.push_back(issue(*e, Direction::H2C, 1, *b, 0, 0, n));  // overwrites what the read before it must see
@@ -125,7 +119,7 @@ TEST(CudaCopyEndpoint, QueueOrderHoldsAcrossDirections) {
     EXPECT_EQ(std::memcmp(got->data() + n, b->data(), n), 0);
 }
 
-void expect_refused(const vfio::Result<measure::Ticket>& t, const std::string& name, int code, const std::string& text) {
+void expect_refused(const vfio::Result<streams::Ticket>& t, const std::string& name, int code, const std::string& text) {
     ASSERT_FALSE(t.ok());
     EXPECT_EQ(t.error().code, code) << t.error().message();
     EXPECT_NE(t.error().message().find(name), std::string::npos) << t.error().message();
@@ -145,7 +139,7 @@ TEST(CudaCopyEndpoint, BadRangesAreRefusedNamingTheEndpointAndRange) {
                    "beyond the host buffer of 0x2000 bytes");
     expect_refused(e->issue(Direction::H2C, 2, *host, 0, 0, 0x10), name, EINVAL, "2 queue(s), numbered from 0");
     expect_refused(e->issue(Direction::H2C, 0, *host, 0, 0, 0), name, EINVAL, "at least one byte");
-    auto none = e->wait(measure::Ticket{0, 5}, 0ms);
+    auto none = e->wait(streams::Ticket{0, 5}, 0ms);
     ASSERT_FALSE(none.ok());
     EXPECT_EQ(none.error().code, EINVAL) << none.error().message();
     auto empty = e->launch_empty(0, 0, 1s);
@@ -158,7 +152,7 @@ TEST(CudaCopyEndpoint, InFlightCopiesAreBoundedPerQueue) {
     auto e = open(256ull << 20, 1);
     ASSERT_NE(e, nullptr);
     auto host = buffer(*e, 32ull << 20, HostMemory::Registered);
-    std::vector<measure::Ticket> tickets;
+    std::vector<streams::Ticket> tickets;
     // 8 copies of 32 MiB take milliseconds: the ninth finds all eight in flight.
     for (unsigned i = 0; i < e->info().max_in_flight; ++i)
         tickets.push_back(issue(*e, Direction::H2C, 0, *host, 0, (32ull << 20) * i, 32ull << 20));
@@ -174,7 +168,7 @@ TEST(CudaCopyEndpoint, ATimeoutIsEtimedoutAndResetQueuesRecovers) {
     auto e = open(256ull << 20, 1);
     ASSERT_NE(e, nullptr);
     auto host = buffer(*e, 256ull << 20, HostMemory::Registered);
-    const measure::Ticket slow = issue(*e, Direction::C2H, 0, *host, 0, 0, 256ull << 20);  // ~5 ms at 55 GB/s
+    const streams::Ticket slow = issue(*e, Direction::C2H, 0, *host, 0, 0, 256ull << 20);  // ~5 ms at 55 GB/s
     auto waited = e->wait(slow, 0ms);
     ASSERT_FALSE(waited.ok());
     EXPECT_EQ(waited.error().code, ETIMEDOUT) << waited.error().message();
@@ -186,7 +180,7 @@ TEST(CudaCopyEndpoint, ATimeoutIsEtimedoutAndResetQueuesRecovers) {
     ASSERT_TRUE(e->reset_queues().ok());
     fill(host->data(), 4096, 9);
     issue(*e, Direction::H2C, 0, *host, 0, 1 << 20, 4096);
-    const measure::Ticket back = issue(*e, Direction::C2H, 0, *host, 8192, 1 << 20, 4096);
+    const streams::Ticket back = issue(*e, Direction::C2H, 0, *host, 8192, 1 << 20, 4096);
     ASSERT_TRUE(e->wait(back, 10s).ok());
     EXPECT_EQ(std::memcmp(host->data(), host->data() + 8192, 4096), 0);
 }
@@ -196,7 +190,7 @@ TEST(CudaCopyEndpoint, EmptyKernelsLaunchAndWaitBehindTheQueuesCopies) {
     auto e = open();
     ASSERT_NE(e, nullptr);
     auto host = buffer(*e, 16ull << 20, HostMemory::Registered);
-    const measure::Ticket copy = issue(*e, Direction::H2C, 0, *host, 0, 0, 16ull << 20);
+    const streams::Ticket copy = issue(*e, Direction::H2C, 0, *host, 0, 0, 16ull << 20);
     auto launched = e->launch_empty(0, 100, 10s);
     ASSERT_TRUE(launched.ok()) << launched.error().message();
     EXPECT_TRUE(e->wait(copy, 0ms).ok()) << "the copy queued before the kernels completed before them";

@@ -6,25 +6,12 @@
 
 #include "cuda_stream/cuda_stream.hpp"
 #include "pattern/pattern.hpp"
+#include "require_gpu.hpp"
 #include "stream_test/stream_test.hpp"
 
 namespace {
 
 using streams::Direction;
-
-bool has_gpu(std::string* why = nullptr) {
-    auto count = cuda_stream::gpu_count();
-    if (!count.ok() && why != nullptr)
-        *why = count.error().message();
-    return count.ok();
-}
-
-#define REQUIRE_GPU()                                        \
-    do {                                                     \
-        std::string why;                                     \
-        if (!has_gpu(&why))                                  \
-            GTEST_SKIP() << "no NVIDIA GPU usable: " << why; \
-    } while (0)
 
 cuda_stream::ChannelConfig config(unsigned channel = 0, size_t count = 4, uint64_t size = 1 << 20) {
     cuda_stream::ChannelConfig c;

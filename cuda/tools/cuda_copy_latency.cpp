@@ -9,9 +9,11 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <vector>
 
 #include "cuda_stream/cuda_copy_endpoint.hpp"
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/device_options.hpp"
 
 namespace po = boost::program_options;
 using streams::Direction;
@@ -46,15 +48,15 @@ void fill(uint8_t* data, uint64_t bytes, uint64_t seed) {
     }
 }
 
-vfio::Result<void> copy(measure::CopyEndpoint& e, Direction d, measure::HostBuffer& host, uint64_t host_offset,
+vfio::Result<void> copy(streams::CopyEndpoint& e, Direction d, streams::HostBuffer& host, uint64_t host_offset,
                         uint64_t bytes) {
     const auto ticket = PDT_TRY(e.issue(d, 0, host, host_offset, 0, bytes));
     return e.wait(ticket, std::chrono::seconds(10));
 }
 
 // Samples of one direction through the endpoint; the data is checked after the last one.
-vfio::Result<std::vector<double>> endpoint_us(measure::CopyEndpoint& e, Direction d, const Options& o, bool& good) {
-    auto host = PDT_TRY(e.allocate(2 * o.bytes, measure::HostMemory::Registered));
+vfio::Result<std::vector<double>> endpoint_us(streams::CopyEndpoint& e, Direction d, const Options& o, bool& good) {
+    auto host = PDT_TRY(e.allocate(2 * o.bytes, streams::HostMemory::Registered));
     uint8_t* sent = host->data();
     uint8_t* got = host->data() + o.bytes;
     fill(sent, o.bytes, d == Direction::H2C ? 1 : 2);
@@ -114,13 +116,21 @@ vfio::Result<bool> run(const Options& o) {
 
 int main(int argc, char** argv) {
     Options o;
+    std::vector<int> gpus;
     po::options_description d("cuda_copy_latency options");
-    d.add_options()("help,h", "show this help")("cuda_device", po::value(&o.gpu)->default_value(o.gpu), "CUDA ordinal")(
+    cli::add_help_and_version(d);
+    cli::add_cuda_device_option(d, gpus);  // one GPU; none given: 0
+    d.add_options()(
         "bytes", po::value(&o.bytes)->default_value(o.bytes), "copy size")(
         "samples", po::value(&o.samples)->default_value(o.samples), "copies timed per direction")(
         "limit_us", po::value(&o.limit_us)->default_value(o.limit_us), "largest median difference that passes");
-    if (auto status = tool_support::parse_command_line(argc, argv, {d, tool_support::message_usage("cuda_copy_latency: ")}))
+    if (auto status = cli::parse_command_line(argc, argv, {d, cli::message_usage("cuda_copy_latency: ")}))
         return *status;
+    if (gpus.size() > 1) {
+        std::cerr << "cuda_copy_latency: --cuda_device: one GPU at a time\n";
+        return 2;
+    }
+    o.gpu = gpus.empty() ? 0 : gpus.front();
     if (o.bytes == 0 || o.samples == 0) {
         std::cerr << "cuda_copy_latency: --bytes and --samples must be 1 or more\n";
         return 2;

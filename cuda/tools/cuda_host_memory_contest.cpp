@@ -15,7 +15,7 @@
 
 #include "cuda_stream/cuda_stream.hpp"
 #include "pattern/pattern.hpp"
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
 
 namespace {
 
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
                                                                         "seconds per phase (default 4)")(
         "region_mib", po::value(&region_mib), "MiB each host thread writes and reads per pass (default 64)")(
         "buffer_mib", po::value(&buffer_mib), "MiB per copy of the bare loop, 8 in flight (default 8)");
-    if (auto status = tool_support::parse_command_line(argc, argv, {description, tool_support::message_usage("Error: ")}))
+    if (auto status = cli::parse_command_line(argc, argv, {description, cli::message_usage("Error: ")}))
         return *status;
     if (threads == 0 || seconds <= 0 || region_mib == 0 || buffer_mib == 0) {
         std::cerr << "Error: --threads, --seconds, --region_mib and --buffer_mib must be positive\n";

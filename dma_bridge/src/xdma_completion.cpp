@@ -24,7 +24,7 @@ std::string Engine::diagnostics(uint32_t status_value) const {
 
 // Latches and returns an error naming the channel, the cause and the engine state. An
 // identifier of all-ones means the device is gone, whatever the symptom was.
-vfio::Error Engine::fail(int code, std::string what) {
+vfio::Error Engine::fail(int code, std::string what, const std::string& after) {
     const uint32_t id = reg(channel_reg::IDENTIFIER);
     if (id == 0xFFFFFFFFu) {
         code = ENODEV;
@@ -34,7 +34,7 @@ vfio::Error Engine::fail(int code, std::string what) {
     vfio::Error error = vfio::make_error(std::string(to_string(m_options.direction)) + " " +
                                              std::to_string(m_options.channel) + " transfer",
                                          m_device.identity().address.to_string(), code,
-                                         what + ": " + diagnostics(status_value));
+                                         what + ": " + diagnostics(status_value) + (after.empty() ? "" : "; " + after));
     if (code != EINVAL)
         m_failure = error;
     if (code != EINVAL && code != ETIMEDOUT)  // wait() decides whether its timeout is a failure
@@ -87,14 +87,20 @@ vfio::Result<uint64_t> Engine::hardware_completed() {
         const uint64_t base = list ? m_list_base : 0;
         return base + extend_count(m_completed - base, decoded.count, poll_writeback::COUNT_MASK);
     }
-    case CompletionMethod::Interrupt:
-        PDT_CHECK(check_status(reg(channel_reg::STATUS_RC), "status (interrupt)"));
+    case CompletionMethod::Interrupt: {
+        const uint32_t logged = reg(channel_reg::STATUS_RC);
+        m_list_stopped_seen = m_list_stopped_seen || (logged & status::descriptor_stopped);
+        PDT_CHECK(check_status(logged, "status (interrupt)"));
         [[fallthrough]];
+    }
     case CompletionMethod::CompletedCountRegister: {
         count = reg(channel_reg::COMPLETED_DESCRIPTOR_COUNT);
         std::atomic_thread_fence(std::memory_order_acquire);
         const uint64_t base = list ? m_list_base : 0;
-        return base + extend_count(m_completed - base, count, 0xFFFFFFFFu);
+        const uint64_t completed = base + extend_count(m_completed - base, count, 0xFFFFFFFFu);
+        if (list && m_list_count > 0 && completed < m_list_base + m_list_count)
+            return checked_count(completed);
+        return completed;
     }
     case CompletionMethod::StatusRegister: {
         const uint32_t value = read_status();
@@ -106,6 +112,59 @@ vfio::Result<uint64_t> Engine::hardware_completed() {
     }
     }
     return m_completed;
+}
+
+bool Engine::stopped_at_stop(uint32_t value) const {
+    return !(value & status::busy) && !(value & status::errors) &&
+           ((value & status::descriptor_stopped) || m_list_stopped_seen);
+}
+
+// A list's Completed Descriptor Count (0x48) short of the list. Once it has not moved for 1 ms
+// while Status says the engine stopped at the list's STOP (descriptor_stopped, busy clear, no
+// error; read before the count again), the IP does not count completed descriptors. With
+// --completion auto the engine completes by Status from then on (PG195: a stopped list is
+// complete), with a warning; a forced method is left to the timeout, which says why.
+vfio::Result<uint64_t> Engine::checked_count(uint64_t completed) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!m_count_seen_at || completed != m_count_seen) {
+        m_count_seen = completed;
+        m_count_seen_at = now;
+        return completed;
+    }
+    if (now - *m_count_seen_at < std::chrono::milliseconds(1) || !stopped_at_stop(read_status()))
+        return completed;
+    const uint32_t count = reg(channel_reg::COMPLETED_DESCRIPTOR_COUNT);
+    const uint64_t again = m_list_base + extend_count(m_completed - m_list_base, count, 0xFFFFFFFFu);
+    if (again != completed || m_options.completion != CompletionMethod::CompletedCountRegister ||
+        !m_options.completion_auto)
+        return again;
+    warn("Completed Descriptor Count (0x48) reads " + std::to_string(count) + " after a list of " +
+         std::to_string(m_list_count) +
+         " descriptors stopped at its STOP (Status descriptor_stopped, busy clear): the XDMA IP does not count "
+         "completed descriptors; completing by Status from now on (--completion status)");
+    m_options.completion = CompletionMethod::StatusRegister;
+    return m_list_base + m_list_count;
+}
+
+std::string Engine::count_diagnosis() const {
+    const bool reads_count = m_options.completion == CompletionMethod::CompletedCountRegister ||
+                             m_options.completion == CompletionMethod::Interrupt;
+    if (!reads_count || m_transfers.empty())
+        return {};
+    const uint32_t value = read_status();
+    const uint32_t count = reg(channel_reg::COMPLETED_DESCRIPTOR_COUNT);
+    if (m_options.mode == RunMode::StopList && m_list_count > 0 && count < m_list_count && stopped_at_stop(value))
+        return "Completed Descriptor Count (0x48) reads " + std::to_string(count) + " of the " +
+               std::to_string(m_list_count) +
+               " descriptors of a list while Status says the engine stopped at its STOP (descriptor_stopped, busy "
+               "clear): the XDMA IP does not count completed descriptors; use --completion status";
+    if (m_options.mode == RunMode::Credits && count < m_started && (value & status::busy) &&
+        !(value & status::errors) && sgdma(sgdma_reg::DESCRIPTOR_CREDITS) == 0)
+        return "Completed Descriptor Count (0x48) reads " + std::to_string(count) + " of " +
+               std::to_string(m_started) +
+               " descriptors with every credit taken (Descriptor Credits reads 0): if their data arrived, the XDMA IP "
+               "does not count completed descriptors; use --engine_mode stop_list --completion status";
+    return {};
 }
 
 vfio::Result<TransferCompletion> Engine::finish(const Transfer& transfer) {
@@ -182,7 +241,7 @@ vfio::Result<TransferCompletion> Engine::wait(std::chrono::milliseconds timeout)
         const auto now = std::chrono::steady_clock::now();
         if (now >= deadline) {
             const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
-            vfio::Error error = fail(ETIMEDOUT, "Timeout after " + std::to_string(ms) + " ms");
+            vfio::Error error = fail(ETIMEDOUT, "Timeout after " + std::to_string(ms) + " ms", count_diagnosis());
             m_failure.reset();  // the caller decides: wait longer, or recover()
             if (timeout >= m_options.timeout)  // the whole transfer timeout: a failure (shorter: a slice)
                 report_failure(error.message());

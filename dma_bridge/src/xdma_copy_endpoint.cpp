@@ -1,5 +1,6 @@
 #include "dma_bridge/xdma_copy_endpoint.hpp"
-#include "measure/vfio_host_buffers.hpp"
+#include "streams/vfio_host_buffers.hpp"
+#include "vfio_access/format.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -13,13 +14,9 @@
 namespace xdma {
 namespace {
 
-using measure::HostMemory;
+using streams::HostMemory;
 
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-    return text;
-}
+using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
 
 // One copy issued on a queue and not yet seen completed.
 struct Copy {
@@ -39,29 +36,30 @@ struct Queue {
     Engine& engine(Direction d) { return *engines[d == Direction::H2C ? 0 : 1]; }
 };
 
-class XdmaCopyEndpoint final : public measure::CopyEndpoint {
+class XdmaCopyEndpoint final : public streams::CopyEndpoint {
 public:
     XdmaCopyEndpoint(vfio::Device& device, const CopyEndpointConfig& config) : m_device(device), m_config(config) {}
 
     vfio::Result<void> open(unsigned queues);
-    const measure::EndpointInfo& info() const override { return m_info; }
-    vfio::Result<std::unique_ptr<measure::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
-    vfio::Result<measure::Ticket> issue(Direction direction, unsigned queue, measure::HostBuffer& host,
+    const streams::EndpointInfo& info() const override { return m_info; }
+    vfio::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
+    vfio::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
-    vfio::Result<void> wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) override;
+    vfio::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     vfio::Result<void> reset_queues() override;
 
 private:
     vfio::Result<void> pump(Queue& queue);
     vfio::Error issue_error(Direction direction, unsigned queue, uint64_t host_offset, uint64_t card_offset,
                             uint64_t bytes, int code, const std::string& why) const;
-    vfio::Error timeout_error(unsigned queue, const measure::Ticket& ticket, std::chrono::milliseconds timeout) const;
+    vfio::Error timeout_error(unsigned queue, const streams::Ticket& ticket, std::chrono::milliseconds timeout) const;
 
     vfio::Device& m_device;
     CopyEndpointConfig m_config;
-    measure::EndpointInfo m_info;
+    streams::EndpointInfo m_info;
     std::vector<Queue> m_queues;
     std::optional<vfio::Error> m_broken;  // a wait timed out: unusable until reset_queues
+    unsigned m_dma_mask_bits = 64;
 };
 
 vfio::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
@@ -89,11 +87,17 @@ vfio::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
     m_info.max_copy_bytes = std::min(m_config.card_memory_size, by_ring);
     m_info.queues = queues;
     m_info.max_in_flight = std::max(1u, std::min(m_config.max_in_flight, m_config.ring_descriptors));
+    m_info.engine_mode = option_name(h2c.options().mode);
+    m_info.completion = option_name(h2c.options().completion);
+    // Host buffers within every engine's DMA mask (a sane Alignments address_bits lowers it).
+    for (Queue& queue : m_queues)
+        for (const auto& engine : queue.engines)
+            m_dma_mask_bits = std::min(m_dma_mask_bits, engine->dma_mask_bits());
     return {};
 }
 
-vfio::Result<std::unique_ptr<measure::HostBuffer>> XdmaCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
-    return measure::allocate_vfio_buffer(m_device, bytes, memory, m_config.dma_mask_bits, this, m_info.name);
+vfio::Result<std::unique_ptr<streams::HostBuffer>> XdmaCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
+    return streams::allocate_vfio_buffer(m_device, bytes, memory, m_dma_mask_bits, this, m_info.name);
 }
 
 vfio::Error XdmaCopyEndpoint::issue_error(Direction direction, unsigned queue, uint64_t host_offset,
@@ -104,7 +108,7 @@ vfio::Error XdmaCopyEndpoint::issue_error(Direction direction, unsigned queue, u
                                 ", " + hex(card_offset + bytes) + "): " + why);
 }
 
-vfio::Result<measure::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsigned queue, measure::HostBuffer& host,
+vfio::Result<streams::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     auto refuse = [&](int code, const std::string& why) {
         return issue_error(direction, queue, host_offset, card_offset, bytes, code, why);
@@ -113,7 +117,7 @@ vfio::Result<measure::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsig
         return refuse(EIO, "the endpoint is unusable until reset_queues after: " + m_broken->message());
     if (queue >= m_queues.size())
         return refuse(EINVAL, "the endpoint has " + std::to_string(m_queues.size()) + " queue(s), numbered from 0");
-    const measure::RegisteredBuffer* registered = measure::registered_by(host, this);
+    const streams::RegisteredBuffer* registered = streams::registered_by(host, this);
     if (host.memory() == HostMemory::Pageable)
         return refuse(EINVAL, "the host buffer is pageable: the XDMA engines reach only IOMMU-mapped memory");
     if (registered == nullptr)
@@ -138,7 +142,7 @@ vfio::Result<measure::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsig
                                   std::to_string(channel.length_granularity) + " bytes");
     if (q.copies.size() >= m_info.max_in_flight)
         return refuse(EBUSY, std::to_string(q.copies.size()) + " copies already in flight, the most one queue holds");
-    const measure::Ticket ticket{queue, q.next_sequence++};
+    const streams::Ticket ticket{queue, q.next_sequence++};
     q.copies.push_back(Copy{ticket.sequence, direction, host_iova, card_address, bytes, false});
     PDT_CHECK(pump(q));
     return ticket;
@@ -164,7 +168,7 @@ vfio::Result<void> XdmaCopyEndpoint::pump(Queue& q) {
     return {};
 }
 
-vfio::Error XdmaCopyEndpoint::timeout_error(unsigned queue, const measure::Ticket& ticket,
+vfio::Error XdmaCopyEndpoint::timeout_error(unsigned queue, const streams::Ticket& ticket,
                                             std::chrono::milliseconds timeout) const {
     const Queue& q = m_queues[queue];
     const Copy& oldest = q.copies.front();
@@ -177,7 +181,7 @@ vfio::Error XdmaCopyEndpoint::timeout_error(unsigned queue, const measure::Ticke
                                 engine.name() + ": " + engine.describe_state());
 }
 
-vfio::Result<void> XdmaCopyEndpoint::wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) {
+vfio::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
     if (m_broken)
         return vfio::make_error("wait for copy of", m_info.name, EIO,
                                 "the endpoint is unusable until reset_queues after: " + m_broken->message());
@@ -223,7 +227,7 @@ vfio::Result<void> XdmaCopyEndpoint::reset_queues() {
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config) {
     const std::string object = config.name.empty() ? device.identity().address.to_string() : config.name;
     if (config.card_memory_size == 0)
@@ -241,7 +245,7 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(vfio::De
                                     " H2C, " + std::to_string(channels.c2h.size()) + " C2H)");
     auto endpoint = std::make_unique<XdmaCopyEndpoint>(device, config);
     PDT_CHECK(endpoint->open(queues));
-    return std::unique_ptr<measure::CopyEndpoint>(std::move(endpoint));
+    return std::unique_ptr<streams::CopyEndpoint>(std::move(endpoint));
 }
 
 }  // namespace xdma

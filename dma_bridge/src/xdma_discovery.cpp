@@ -124,6 +124,7 @@ vfio::Result<std::vector<ChannelInfo>> discover(const vfio::RegisterWindow& regs
         info.address_alignment = (alignments >> 16) & 0xFF;
         info.length_granularity = (alignments >> 8) & 0xFF;
         info.address_bits = alignments & 0xFF;
+        info.alignments = alignments;
         channels.push_back(info);
     }
     return channels;
@@ -134,6 +135,28 @@ vfio::Result<Channels> discover(const vfio::RegisterWindow& regs, bool stream) {
     channels.h2c = PDT_TRY(discover(regs, Direction::H2C, stream));
     channels.c2h = PDT_TRY(discover(regs, Direction::C2H, stream));
     return channels;
+}
+
+CheckedAlignments check_alignments(const ChannelInfo& info, unsigned requested_mask_bits) {
+    CheckedAlignments checked{info.address_alignment, info.length_granularity, info.address_bits, {}};
+    char reg[64];
+    std::snprintf(reg, sizeof reg, "Alignments register (0x4C) reads 0x%08x: ", info.alignments);
+    auto power_of_two = [](unsigned v) { return v != 0 && (v & (v - 1)) == 0; };
+    for (auto [name, field] : {std::pair{"address_alignment", &checked.address_alignment},
+                               std::pair{"length_granularity", &checked.length_granularity}}) {
+        if (power_of_two(*field))
+            continue;
+        checked.warnings.push_back(std::string(reg) + name + " " + std::to_string(*field) +
+                                   " is not a power of two; ignored, assuming 64 bytes (the widest XDMA datapath)");
+        *field = 64;
+    }
+    if (info.address_bits < 32 || info.address_bits > 64) {
+        checked.warnings.push_back(std::string(reg) + "address_bits " + std::to_string(info.address_bits) +
+                                   " makes no sense (a PCIe DMA engine has 32 to 64); ignored, using a " +
+                                   std::to_string(requested_mask_bits) + "-bit DMA mask");
+        checked.address_bits = requested_mask_bits;
+    }
+    return checked;
 }
 
 std::string describe(const ChannelInfo& info) {

@@ -1,5 +1,6 @@
 // XDMA engine: open, (re)initialise, submit (credits ring or STOP-terminated lists), stop.
 #include "dma_bridge/xdma_engine.hpp"
+#include "dma_bridge/xdma_register_dump.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -54,6 +55,15 @@ vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineO
                                 "the design has " + std::to_string(channels.size()) + " " + to_string(options.direction) +
                                     (options.stream ? " stream" : " memory-mapped") + " channels");
     engine->m_info = channels[options.channel];
+    // The Alignments register checked for sense (PG195 channel register 0x4C); a sane
+    // address_bits below the mask asked for lowers the engine's DMA mask.
+    const CheckedAlignments checked = check_alignments(engine->m_info, options.dma_mask_bits);
+    engine->m_info.address_alignment = checked.address_alignment;
+    engine->m_info.length_granularity = checked.length_granularity;
+    engine->m_info.address_bits = checked.address_bits;
+    engine->m_dma_mask_bits = std::min(options.dma_mask_bits, checked.address_bits);
+    for (const std::string& warning : checked.warnings)
+        engine->warn(warning);
     // Pieces of a split transfer must keep the Alignments register's address alignment and
     // length granularity (PG195 channel Alignments, 0x4C).
     const uint32_t unit = std::lcm(std::max(engine->m_info.address_alignment, 1u),
@@ -85,9 +95,15 @@ vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineO
     engine->m_count_wb_offset = round_up(n * sizeof(Descriptor), kAlign);
     engine->m_stream_wb_offset = engine->m_count_wb_offset + kAlign;
     const size_t size = engine->m_stream_wb_offset + round_up(n * sizeof(C2hStreamWriteback), kAlign);
-    engine->m_ring = PDT_TRY(vfio::DmaRegion::allocate(
-        device, size, vfio::DmaRegion::Options{vfio::DmaAccess::DeviceReadWrite, vfio::BufferKind::Anonymous,
-                                               options.dma_mask_bits}));
+    auto ring = vfio::DmaRegion::allocate(device, size, vfio::DmaRegion::Options{vfio::DmaAccess::DeviceReadWrite,
+                                                                                 vfio::BufferKind::Anonymous,
+                                                                                 engine->m_dma_mask_bits});
+    if (!ring && engine->m_dma_mask_bits < options.dma_mask_bits)
+        return vfio::make_error("open XDMA engine", object, ring.error().code,
+                                ring.error().message() + " (the DMA mask is the " +
+                                    std::to_string(engine->m_dma_mask_bits) +
+                                    " address_bits of the channel's Alignments register, 0x4C)");
+    engine->m_ring = PDT_TRY(std::move(ring));
     PDT_CHECK(engine->initialise());
     return engine;
 }
@@ -156,10 +172,13 @@ vfio::Result<void> Engine::initialise() {
     if (m_options.completion == CompletionMethod::PollWriteback)
         ctl |= control::pollmode_wb_enable;
     set_reg(CONTROL, ctl);
+    m_control = ctl;
     if ((ctl & control::pollmode_wb_enable) && !(reg(CONTROL) & control::pollmode_wb_enable))
         return vfio::make_error("initialise XDMA engine", name(), ENOTSUP,
-                                "Control.pollmode_wb_enable (bit 26) reads back 0: the XDMA IP has no poll-mode "
-                                "writeback; use --completion completed_count, status or interrupt");
+                                std::string("Control.pollmode_wb_enable (bit 26) reads back 0: the XDMA IP has no "
+                                            "poll-mode writeback; use --completion completed_count, ") +
+                                    (m_options.mode == RunMode::StopList ? "status" : "status (with --engine_mode stop_list)") +
+                                    ", interrupt (where the IP's interrupts work) or auto");
     set_reg(INTERRUPT_ENABLE_MASK, interrupt ? (error_enables | event) : 0);
     if (interrupt) {
         const uint32_t vector_reg = irq + irq_reg::CHANNEL_VECTOR_NUMBER + (m_irq_source / 4) * 4;
@@ -187,9 +206,39 @@ vfio::Result<void> Engine::initialise() {
         set_sgdma(sgdma_reg::DESCRIPTOR_HIGH_ADDRESS, static_cast<uint32_t>(descriptor_iova(0) >> 32));
         set_sgdma(sgdma_reg::DESCRIPTOR_ADJACENT, 0);
         std::atomic_thread_fence(std::memory_order_release);
-        set_reg(CONTROL_W1S, control::run);
+        PDT_CHECK(start_engine());
     }
     return {};
+}
+
+// Sets Control.run with the W1S alias (PG195 channel register 0x08) and reads Control back. An
+// IP on which Run does not stick after W1S gets a plain write of Control (0x04) with Run set,
+// then and on every later start, and one warning. Run that sticks neither way fails.
+vfio::Result<void> Engine::start_engine() {
+    using namespace channel_reg;
+    if (!m_control_w1s_ignored) {
+        set_reg(CONTROL_W1S, control::run);
+        const uint32_t value = reg(CONTROL);
+        if (value & control::run)
+            return {};
+        m_control_w1s_ignored = true;
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "Control reads back 0x%08x after a write of Run to the Control W1S alias (0x08): Run did not "
+                      "stick; starting the engine with a write of Control (0x04) instead",
+                      value);
+        warn(text);
+    }
+    set_reg(CONTROL, m_control | control::run);
+    if (!(reg(CONTROL) & control::run))
+        return fail(EIO, "Control.run reads back 0 after a write of Control W1S (0x08) and of Control (0x04): "
+                         "the engine cannot be started");
+    return {};
+}
+
+void Engine::warn(std::string text) {
+    notify_warning(name(), text);
+    m_warnings.push_back(std::move(text));
 }
 
 void Engine::write_descriptor(size_t index, const Piece& piece, uint64_t next, unsigned adjacent) {
@@ -199,13 +248,27 @@ void Engine::write_descriptor(size_t index, const Piece& piece, uint64_t next, u
 
 // Every descriptor against the channel's Alignments register (PG195 0x4C): source and
 // destination addresses a multiple of the address alignment, the length a multiple of the
-// length granularity. A C2H stream descriptor's source is its writeback record, not data.
+// length granularity, the host side within the DMA mask (address_bits). A C2H stream
+// descriptor's source is its writeback record, not data.
 vfio::Result<void> Engine::check_pieces(const std::vector<Piece>& pieces) {
     const uint64_t align = std::max(m_info.address_alignment, 1u), granularity = std::max(m_info.length_granularity, 1u);
-    if (align == 1 && granularity == 1)
-        return {};
+    const uint64_t limit = m_dma_mask_bits >= 64 ? ~0ull : (1ull << m_dma_mask_bits) - 1;
     for (size_t i = 0; i < pieces.size(); ++i) {
         const Piece& p = pieces[i];
+        const uint64_t host = m_options.direction == Direction::H2C ? p.src : p.dst;
+        if (host > limit || (p.length > 0 && p.length - 1 > limit - host)) {
+            char hint[220];
+            const std::string why = m_dma_mask_bits < m_options.dma_mask_bits
+                                        ? "Alignments register address_bits " + std::to_string(m_info.address_bits)
+                                        : std::string("the engine's dma_mask_bits");
+            std::snprintf(hint, sizeof hint,
+                          "descriptor %zu of the transfer: host address 0x%llx + 0x%x bytes reaches beyond the %u-bit "
+                          "DMA mask (%s)",
+                          i, static_cast<unsigned long long>(host), p.length, m_dma_mask_bits, why.c_str());
+            return vfio::make_error("submit XDMA transfer", name(), EINVAL, hint);
+        }
+        if (align == 1 && granularity == 1)
+            continue;
         const char* what = nullptr;
         const char* rule = "address alignment";
         uint64_t value = 0, requirement = align;
@@ -353,6 +416,8 @@ vfio::Result<void> Engine::start_list() {
     }
     m_list_base = m_started;
     m_list_count = k;
+    m_list_stopped_seen = false;
+    m_count_seen_at.reset();
     m_started += k;
     m_counters.descriptors_started += k;
     ++m_counters.lists_started;
@@ -364,8 +429,7 @@ vfio::Result<void> Engine::start_list() {
     set_reg(channel_reg::CONTROL_W1C, control::run);
     if (m_options.completion == CompletionMethod::Interrupt)
         (void)reg(channel_reg::STATUS_RC);  // re-arm: the previous list's stop is logged
-    set_reg(channel_reg::CONTROL_W1S, control::run);
-    return {};
+    return start_engine();
 }
 
 vfio::Result<void> Engine::stop() {

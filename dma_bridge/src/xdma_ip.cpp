@@ -7,7 +7,8 @@
 //    "Descriptor Credits" register (0x8C) read back 0 and ignore writes. Setting the channel's
 //    credit-mode bit with W1S and reading 0x6020 tells the two apart.
 //  - Without poll-mode writeback the Control register's pollmode_wb_enable (bit 26, "Channel
-//    Control" table) is not implemented and reads back 0 after W1S.
+//    Control" table) is not implemented and reads back 0 after W1S. It is tried again with a
+//    plain write of Control, which tells an IP whose Control W1S alias does not work apart.
 //  - Both are register writes only. They are made on an idle channel (Status.busy clear, Run
 //    clear) with its descriptor fetch halted (SGDMA Common "Descriptor Control" halt bit, W1S
 //    0x6014), so no descriptor is fetched and no data moves; every bit touched is put back.
@@ -18,15 +19,12 @@
 #include "dma_bridge/xdma_ip.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "vfio_access/format.hpp"
 
 namespace xdma {
 namespace {
-
-vfio::Error bad_option(const std::string& option, const std::string& text, const std::string& hint) {
-    return vfio::make_error("parse option --" + option, "\"" + text + "\"", EINVAL, hint);
-}
 
 // "stated in the design data" or "read back 0 by the register probe".
 std::string why_not(const std::optional<bool>& stated, const char* probe_text) {
@@ -44,48 +42,25 @@ unsigned irq_source(const vfio::RegisterWindow& regs, Direction direction, unsig
 
 }  // namespace
 
-vfio::Result<EngineModeRequest> parse_engine_mode(const std::string& text) {
-    if (text == "auto")
-        return EngineModeRequest::Auto;
-    if (text == "credits")
-        return EngineModeRequest::Credits;
-    if (text == "stop_list")
-        return EngineModeRequest::StopList;
-    return bad_option("engine_mode", text, "one of auto, credits, stop_list");
-}
+const char* to_string(EngineModeRequest request) { return vfio::spelling(request, kEngineModeSpellings); }
 
-vfio::Result<CompletionRequest> parse_completion(const std::string& text) {
-    if (text == "auto")
-        return CompletionRequest::Auto;
-    if (text == "poll_writeback")
-        return CompletionRequest::PollWriteback;
-    if (text == "completed_count")
-        return CompletionRequest::CompletedCount;
-    if (text == "status")
-        return CompletionRequest::Status;
-    if (text == "interrupt")
-        return CompletionRequest::Interrupt;
-    return bad_option("completion", text, "one of auto, poll_writeback, completed_count, status, interrupt");
-}
+const char* to_string(CompletionRequest request) { return vfio::spelling(request, kCompletionSpellings); }
 
-const char* to_string(EngineModeRequest request) {
-    switch (request) {
-    case EngineModeRequest::Auto: return "auto";
-    case EngineModeRequest::Credits: return "credits";
-    case EngineModeRequest::StopList: return "stop_list";
+const char* option_name(RunMode mode) { return mode == RunMode::Credits ? "credits" : "stop_list"; }
+
+const char* option_name(CompletionMethod method) {
+    switch (method) {
+    case CompletionMethod::PollWriteback: return "poll_writeback";
+    case CompletionMethod::CompletedCountRegister: return "completed_count";
+    case CompletionMethod::StatusRegister: return "status";
+    case CompletionMethod::Interrupt: return "interrupt";
     }
     return "?";
 }
 
-const char* to_string(CompletionRequest request) {
-    switch (request) {
-    case CompletionRequest::Auto: return "auto";
-    case CompletionRequest::PollWriteback: return "poll_writeback";
-    case CompletionRequest::CompletedCount: return "completed_count";
-    case CompletionRequest::Status: return "status";
-    case CompletionRequest::Interrupt: return "interrupt";
-    }
-    return "?";
+std::string describe(const Modes& modes, bool stream) {
+    return std::string(stream ? "stream" : "memory-mapped") + ", engine mode " + option_name(modes.mode) +
+           ", completion " + option_name(modes.completion) + " (" + modes.basis + ")";
 }
 
 vfio::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction direction, unsigned channel) {
@@ -116,8 +91,13 @@ vfio::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction dire
 
     regs.write32(ch + channel_reg::CONTROL_W1S, control::pollmode_wb_enable);
     probed.poll_mode_writeback = (regs.read32(ch + channel_reg::CONTROL) & control::pollmode_wb_enable) != 0;
-    if (!(control_value & control::pollmode_wb_enable))
+    if (!probed.poll_mode_writeback) {  // an IP whose W1S alias does not work: a plain write tells
+        regs.write32(ch + channel_reg::CONTROL, control_value | control::pollmode_wb_enable);
+        probed.poll_mode_writeback = (regs.read32(ch + channel_reg::CONTROL) & control::pollmode_wb_enable) != 0;
+        regs.write32(ch + channel_reg::CONTROL, control_value);
+    } else if (!(control_value & control::pollmode_wb_enable)) {
         regs.write32(ch + channel_reg::CONTROL_W1C, control::pollmode_wb_enable);
+    }
 
     const uint64_t irq = block_offset(target::IRQ_BLOCK);
     const unsigned source = irq_source(regs, direction, channel);
@@ -144,13 +124,16 @@ vfio::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_
         return vfio::make_error("choose XDMA " + option, object, EINVAL, hint);
     };
     std::optional<ProbedIp> probed;
-    const bool need_probe = !stated.descriptor_credits || !stated.poll_mode_writeback ||
-                            (request.completion == CompletionRequest::Interrupt && !stated.interrupts);
-    if (need_probe) {
+    auto probe = [&]() -> vfio::Result<void> {
         const vfio::RegisterWindow regs = PDT_TRY(dma_registers(device, dma_bar, register_offset));
         PDT_CHECK(check_engine_blocks(regs, direction, channel));
         probed = PDT_TRY(probe_ip(regs, direction, channel));
-    }
+        return {};
+    };
+    const bool need_probe = !stated.descriptor_credits || !stated.poll_mode_writeback ||
+                            (request.completion == CompletionRequest::Interrupt && !stated.interrupts);
+    if (need_probe)
+        PDT_CHECK(probe());
     const bool credits = stated.descriptor_credits.value_or(probed && probed->descriptor_credits);
     const bool writeback = stated.poll_mode_writeback.value_or(probed && probed->poll_mode_writeback);
     Modes modes;
@@ -171,20 +154,50 @@ vfio::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_
     case EngineModeRequest::Auto: modes.mode = credits ? RunMode::Credits : RunMode::StopList; break;
     }
 
+    // Interrupt completion works when the IP's interrupt path is usable (stated, else probed)
+    // and the device offers MSI or MSI-X vectors.
+    auto interrupts_usable = [&] {
+        if (!stated.interrupts && !probed && !probe().ok())
+            return false;
+        if (!stated.interrupts.value_or(probed && probed->interrupts))
+            return false;
+        auto msi = device.irq_info(vfio::IrqIndex::Msi);
+        auto msix = device.irq_info(vfio::IrqIndex::Msix);
+        return (msi.ok() && msi->count > 0) || (msix.ok() && msix->count > 0);
+    };
+    // Every --completion value that works on this IP but the refused one, for a refusal:
+    // "poll_writeback, completed_count, status (with --engine_mode stop_list), interrupt or auto".
+    auto working = [&](CompletionRequest refused) {
+        std::vector<std::string> names;
+        if (writeback && refused != CompletionRequest::PollWriteback)
+            names.push_back("poll_writeback");
+        if (refused != CompletionRequest::CompletedCount)
+            names.push_back("completed_count");
+        if (refused != CompletionRequest::Status)
+            names.push_back(modes.mode == RunMode::StopList ? "status" : "status (with --engine_mode stop_list)");
+        if (refused != CompletionRequest::Interrupt && interrupts_usable())
+            names.push_back("interrupt");
+        std::string text;
+        for (const std::string& name : names)
+            text += (text.empty() ? "" : ", ") + name;
+        return text + " or auto";
+    };
+
     switch (request.completion) {
     case CompletionRequest::PollWriteback:
         if (!writeback)
             return refuse("completion", "--completion poll_writeback: the IP has no poll-mode writeback (" +
                                             why_not(stated.poll_mode_writeback,
                                                     "Control.pollmode_wb_enable read back 0") +
-                                            "); use completed_count, status or auto");
+                                            "); use " + working(request.completion));
         modes.completion = CompletionMethod::PollWriteback;
         break;
     case CompletionRequest::CompletedCount: modes.completion = CompletionMethod::CompletedCountRegister; break;
     case CompletionRequest::Status:
         if (modes.mode != RunMode::StopList)
             return refuse("completion", "--completion status needs STOP-terminated lists: the engine runs a "
-                                        "credits ring that never stops; add --engine_mode stop_list");
+                                        "credits ring that never stops; add --engine_mode stop_list, or use " +
+                                            working(request.completion));
         modes.completion = CompletionMethod::StatusRegister;
         break;
     case CompletionRequest::Interrupt: {
@@ -194,12 +207,13 @@ vfio::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_
                                                             ? "the design data states the XDMA IP's interrupts are not usable"
                                                             : "the IRQ block's Channel Interrupt Enable Mask reads back 0, "
                                                               "the XDMA IP's interrupts are not usable") +
-                                            "; use completed_count or auto");
+                                            "; use " + working(request.completion));
         auto msi = device.irq_info(vfio::IrqIndex::Msi);
         auto msix = device.irq_info(vfio::IrqIndex::Msix);
         if ((!msi.ok() || msi->count == 0) && (!msix.ok() || msix->count == 0))
             return refuse("completion", "--completion interrupt: the device offers no MSI or MSI-X vectors" +
-                                            (msi.ok() ? std::string() : " (" + msi.error().message() + ")"));
+                                            (msi.ok() ? std::string() : " (" + msi.error().message() + ")") +
+                                            "; use " + working(request.completion));
         modes.completion = CompletionMethod::Interrupt;
         break;
     }
@@ -216,6 +230,7 @@ vfio::Result<Modes> configure_engine(vfio::Device& device, const IpOptions& stat
                                              options.channel, stated, request));
     options.mode = modes.mode;
     options.completion = modes.completion;
+    options.completion_auto = request.completion == CompletionRequest::Auto;
     if (modes.completion == CompletionMethod::Interrupt) {
         const unsigned vectors = PDT_TRY(enable_msi(device));
         options.msi_vector = msi_vector_for(options.direction, options.channel, vectors);

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <mutex>
+#include <set>
 
 namespace xdma {
 namespace {
@@ -158,6 +159,34 @@ void notify_failure(const FailureReport& report) {
     }
     if (observer)
         observer(report);
+}
+
+namespace {
+std::mutex g_warning_mutex;
+WarningObserver g_warning_observer;
+std::set<std::string> g_warned;  // the default's lines already printed
+}  // namespace
+
+void set_warning_observer(WarningObserver observer) {
+    std::lock_guard lock(g_warning_mutex);
+    g_warning_observer = std::move(observer);
+}
+
+void notify_warning(const std::string& engine, const std::string& text) {
+    WarningObserver observer;
+    {
+        std::lock_guard lock(g_warning_mutex);
+        observer = g_warning_observer;
+        if (!observer) {
+            const std::string line = "Warning: " + engine + ": " + text + "\n";
+            if (g_warned.insert(line).second) {
+                std::fputs(line.c_str(), stderr);
+                std::fflush(stderr);
+            }
+            return;
+        }
+    }
+    observer(engine, text);
 }
 
 }  // namespace xdma

@@ -16,10 +16,6 @@ vfio::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio:
                                 std::to_string(options.buffer_count) + " buffers of " + std::to_string(per_buffer) +
                                     " descriptors exceed the 1023 descriptors an engine can have in flight");
     std::unique_ptr<XdmaStreamChannel> channel(new XdmaStreamChannel(options));
-    const auto access = options.direction == Direction::H2C ? vfio::DmaAccess::DeviceRead : vfio::DmaAccess::DeviceWrite;
-    channel->m_buffers = PDT_TRY(vfio::DmaRegion::allocate(
-        device, options.buffer_size * options.buffer_count, vfio::DmaRegion::Options{access, options.buffer_kind, options.dma_mask_bits}));
-
     EngineOptions engine;
     engine.direction = options.direction;
     engine.channel = options.channel;
@@ -28,12 +24,18 @@ vfio::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio:
     engine.register_offset = options.register_offset;
     engine.mode = options.mode;
     engine.completion = options.completion;
+    engine.completion_auto = options.completion_auto;
     engine.ring_descriptors = static_cast<unsigned>(per_buffer * options.buffer_count);
     engine.max_descriptor_length = options.max_descriptor_length;
     engine.dma_mask_bits = options.dma_mask_bits;
     engine.timeout = options.timeout;
     engine.msi_vector = options.msi_vector;
     channel->m_engine = PDT_TRY(Engine::open(device, engine));
+    // The buffers within the engine's DMA mask (its Alignments address_bits, when lower).
+    const auto access = options.direction == Direction::H2C ? vfio::DmaAccess::DeviceRead : vfio::DmaAccess::DeviceWrite;
+    channel->m_buffers = PDT_TRY(vfio::DmaRegion::allocate(
+        device, options.buffer_size * options.buffer_count,
+        vfio::DmaRegion::Options{access, options.buffer_kind, channel->m_engine->dma_mask_bits()}));
     const unsigned align = channel->m_engine->info().address_alignment;
     if (align > 1 && options.buffer_size % align != 0)
         return vfio::make_error("create XDMA stream channel", object, EINVAL,

@@ -1,4 +1,4 @@
-// The XDMA card-memory copy endpoint (measure::CopyEndpoint) against the XDMA model: a pattern to
+// The XDMA card-memory copy endpoint (streams::CopyEndpoint) against the XDMA model: a pattern to
 // the card and back, queue ordering, several copies in flight, bad ranges, a card-reported
 // failure, a timeout, and copy rates that come out as the model's link rate was set.
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 namespace {
 
 using namespace std::chrono_literals;
-using measure::HostMemory;
+using streams::HostMemory;
 using streams::Direction;
 using xdma_test::Rig;
 
@@ -26,23 +26,23 @@ xdma::CopyEndpointConfig endpoint_config(uint64_t card_memory_size = 0x100000) {
     return c;
 }
 
-std::unique_ptr<measure::CopyEndpoint> open(Rig& rig, const xdma::CopyEndpointConfig& config = endpoint_config()) {
+std::unique_ptr<streams::CopyEndpoint> open(Rig& rig, const xdma::CopyEndpointConfig& config = endpoint_config()) {
     auto endpoint = xdma::open_copy_endpoint(*rig.device, config);
     EXPECT_TRUE(endpoint.ok()) << endpoint.error().message();
     return endpoint.ok() ? std::move(endpoint).value() : nullptr;
 }
 
-std::unique_ptr<measure::HostBuffer> buffer(measure::CopyEndpoint& endpoint, uint64_t bytes) {
+std::unique_ptr<streams::HostBuffer> buffer(streams::CopyEndpoint& endpoint, uint64_t bytes) {
     auto b = endpoint.allocate(bytes, HostMemory::Registered);
     EXPECT_TRUE(b.ok()) << b.error().message();
     return b.ok() ? std::move(b).value() : nullptr;
 }
 
-measure::Ticket issue(measure::CopyEndpoint& e, Direction d, unsigned queue, measure::HostBuffer& host,
+streams::Ticket issue(streams::CopyEndpoint& e, Direction d, unsigned queue, streams::HostBuffer& host,
                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     auto t = e.issue(d, queue, host, host_offset, card_offset, bytes);
     EXPECT_TRUE(t.ok()) << t.error().message();
-    return t.ok() ? *t : measure::Ticket{};
+    return t.ok() ? *t : streams::Ticket{};
 }
 
 TEST(XdmaCopyEndpoint, APatternGoesToTheCardAndBack) {
@@ -55,12 +55,14 @@ TEST(XdmaCopyEndpoint, APatternGoesToTheCardAndBack) {
     EXPECT_EQ(e->info().name, "0000:15:00.0 test_design");
     EXPECT_GT(e->info().max_in_flight, 1u);
     EXPECT_FALSE(e->info().can_launch);
+    EXPECT_EQ(e->info().engine_mode, "credits");  // what pcie_link_measure prints (text and JSON)
+    EXPECT_EQ(e->info().completion, "poll_writeback");
     for (unsigned q = 0; q < e->info().queues; ++q) {
         auto out = buffer(*e, 0x10000), in = buffer(*e, 0x10000);
         xdma_test::fill(out->data(), 0x10000, 11 + q);
         issue(*e, Direction::H2C, q, *out, 0, 0x20000 * q + 0x1000, 0x10000);
         // Not waited for: the queue keeps the card-to-host copy behind the host-to-card one.
-        const measure::Ticket back = issue(*e, Direction::C2H, q, *in, 0, 0x20000 * q + 0x1000, 0x10000);
+        const streams::Ticket back = issue(*e, Direction::C2H, q, *in, 0, 0x20000 * q + 0x1000, 0x10000);
         auto waited = e->wait(back, 2s);
         ASSERT_TRUE(waited.ok()) << waited.error().message();
         EXPECT_EQ(std::memcmp(out->data(), in->data(), 0x10000), 0) << "queue " << q;
@@ -78,10 +80,10 @@ TEST(XdmaCopyEndpoint, CopiesOfOneDirectionAreInFlightTogetherTheOtherWaitsItsTu
     ASSERT_NE(e, nullptr);
     auto host = buffer(*e, 0x8000);
     xdma_test::fill(host->data(), 0x4000, 5);
-    std::vector<measure::Ticket> writes;
+    std::vector<streams::Ticket> writes;
     for (unsigned i = 0; i < 8; ++i)
         writes.push_back(issue(*e, Direction::H2C, 0, *host, i * 0x800, i * 0x800, 0x800));
-    const measure::Ticket read = issue(*e, Direction::C2H, 0, *host, 0x4000, 0, 0x4000);
+    const streams::Ticket read = issue(*e, Direction::C2H, 0, *host, 0x4000, 0, 0x4000);
     rig.model->run_until_idle();
     EXPECT_EQ(rig.model->descriptors_processed(sim::XdmaDirection::H2C, 0), 8u) << "all eight were in flight at once";
     EXPECT_EQ(rig.model->descriptors_processed(sim::XdmaDirection::C2H, 0), 0u) << "the read started before the writes completed";
@@ -103,13 +105,13 @@ TEST(XdmaCopyEndpoint, QueueOrderHoldsAcrossDirections) {
     issue(*e, Direction::H2C, 1, *a, 0, 0, 0x4000);
     issue(*e, Direction::C2H, 1, *got, 0, 0, 0x4000);
     issue(*e, Direction::H2C, 1, *b, 0, 0, 0x4000);  // overwrites what the read before it must see
-    const measure::Ticket last = issue(*e, Direction::C2H, 1, *got, 0x4000, 0, 0x4000);
+    const streams::Ticket last = issue(*e, Direction::C2H, 1, *got, 0x4000, 0, 0x4000);
     ASSERT_TRUE(e->wait(last, 2s).ok());
     EXPECT_EQ(std::memcmp(got->data(), a->data(), 0x4000), 0);
     EXPECT_EQ(std::memcmp(got->data() + 0x4000, b->data(), 0x4000), 0);
 }
 
-void expect_refused(const vfio::Result<measure::Ticket>& t, int code, const std::string& text) {
+void expect_refused(const vfio::Result<streams::Ticket>& t, int code, const std::string& text) {
     ASSERT_FALSE(t.ok());
     EXPECT_EQ(t.error().code, code) << t.error().message();
     EXPECT_NE(t.error().message().find("0000:15:00.0 test_design"), std::string::npos) << t.error().message();
@@ -141,7 +143,7 @@ TEST(XdmaCopyEndpoint, BadRangesAreRefusedNamingTheEndpointAndRange) {
     EXPECT_EQ((*pageable)->memory(), HostMemory::Pageable);
     expect_refused(e->issue(Direction::C2H, 0, **pageable, 0, 0, 0x10), EINVAL,
                    "pageable: the XDMA engines reach only IOMMU-mapped memory");
-    auto never = e->wait(measure::Ticket{0, 99}, 10ms);
+    auto never = e->wait(streams::Ticket{0, 99}, 10ms);
     ASSERT_FALSE(never.ok());
     EXPECT_EQ(never.error().code, EINVAL);
     EXPECT_NE(never.error().message().find("no copy 99 was issued on queue 0"), std::string::npos);
@@ -162,13 +164,22 @@ TEST(XdmaCopyEndpoint, UnalignedCopiesAreRefusedWhereTheEngineNeedsAlignment) {
     EXPECT_TRUE(e->wait(issue(*e, Direction::H2C, 0, *host, 0x40, 0x40, 0x100), 2s).ok());
 }
 
+// An endpoint on the memory design and a host buffer of 0x1000 bytes, with `fault` injected into the engine of
+// `channel` in `direction`.
+struct FaultedEndpoint {
+    FaultedEndpoint(sim::XdmaDirection direction, unsigned channel, sim::XdmaFault fault) {
+        rig.model->inject(direction, channel, fault);
+    }
+    Rig rig{xdma_test::memory_design()};
+    std::unique_ptr<streams::CopyEndpoint> e = open(rig);
+    std::unique_ptr<streams::HostBuffer> host = e ? buffer(*e, 0x1000) : nullptr;
+};
+
 TEST(XdmaCopyEndpoint, ATimeoutIsEtimedoutAndResetQueuesRecovers) {
-    Rig rig(xdma_test::memory_design());
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
-    auto host = buffer(*e, 0x1000);
-    rig.model->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::EngineStall);
-    const measure::Ticket t = issue(*e, Direction::H2C, 0, *host, 0, 0x3000, 0x1000);
+    FaultedEndpoint faulted(sim::XdmaDirection::H2C, 0, sim::XdmaFault::EngineStall);
+    ASSERT_NE(faulted.e, nullptr);
+    auto& [rig, e, host] = faulted;
+    const streams::Ticket t = issue(*e, Direction::H2C, 0, *host, 0, 0x3000, 0x1000);
     // The stall has hit the engine before the 100 ms run out, so reset_queues() clears it, not
     // the copy after it (a loaded machine may run the engine thread late).
     ASSERT_TRUE(xdma_test::fault_applied(*rig.model, sim::XdmaDirection::H2C, 0));
@@ -193,11 +204,9 @@ TEST(XdmaCopyEndpoint, ATimeoutIsEtimedoutAndResetQueuesRecovers) {
 }
 
 TEST(XdmaCopyEndpoint, ACopyTheCardReportsFailedIsAnErrorNamingIt) {
-    Rig rig(xdma_test::memory_design());
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
-    auto host = buffer(*e, 0x1000);
-    rig.model->inject(sim::XdmaDirection::C2H, 1, sim::XdmaFault::DescriptorReadError);
+    FaultedEndpoint faulted(sim::XdmaDirection::C2H, 1, sim::XdmaFault::DescriptorReadError);
+    ASSERT_NE(faulted.e, nullptr);
+    auto& [rig, e, host] = faulted;
     auto waited = e->wait(issue(*e, Direction::C2H, 1, *host, 0, 0, 0x1000), 2s);
     ASSERT_FALSE(waited.ok());
     EXPECT_NE(waited.error().code, ETIMEDOUT);
@@ -226,7 +235,7 @@ TEST(XdmaCopyEndpoint, OpeningNeedsMemoryMappedChannelsAndCardMemory) {
 // of ten 4 KiB copies on a link with 50 ms latency takes 50 ms plus its 82 us of transfer,
 // within 10% (the best of many: on a loaded machine a thread may wake late, never early; with
 // a 2 ms latency, every one of twenty copies came out 2 ms late while a compiler ran).
-double best_rate(measure::CopyEndpoint& e, measure::HostBuffer& host, Direction d, uint64_t bytes, int runs = 3) {
+double best_rate(streams::CopyEndpoint& e, streams::HostBuffer& host, Direction d, uint64_t bytes, int runs = 3) {
     double best = 0;
     for (int run = 0; run < runs; ++run) {
         const auto start = std::chrono::steady_clock::now();

@@ -7,9 +7,6 @@
 #include "xdma_rig.hpp"
 
 using namespace xdma_test;
-using xdma::CompletionMethod;
-using xdma::Direction;
-using xdma::RunMode;
 
 TEST(XdmaDiscovery, CountsChannelsAndReportsAlignments) {
     Rig rig(memory_design(true));
@@ -99,6 +96,13 @@ protected:
             ASSERT_TRUE(rig.device->irq_enable(vfio::IrqIndex::Msi, 8).ok());
         }
     }
+    // Both engines of channel 1 in the modes under test (MSI enabled where they complete by interrupt) and a source
+    // and a destination buffer of 0x4000 bytes.
+    Loop loop(Rig& rig, bool stream) {
+        enable_msi(rig);
+        return {rig.engine(options(Direction::H2C, stream)), rig.engine(options(Direction::C2H, stream)),
+                rig.region(0x4000, vfio::DmaAccess::DeviceRead), rig.region(0x4000, vfio::DmaAccess::DeviceWrite)};
+    }
     void expect_interrupts(const xdma::Engine& e) {
         if (std::get<1>(GetParam()) == CompletionMethod::Interrupt) {
             EXPECT_GT(e.counters().interrupts, 0u) << "completion came by MSI";
@@ -108,12 +112,8 @@ protected:
 
 TEST_P(XdmaTransfer, MemoryMappedRoundTrip) {
     Rig rig(memory_design());
-    enable_msi(rig);
-    auto h2c = rig.engine(options(Direction::H2C, false));
-    auto c2h = rig.engine(options(Direction::C2H, false));
+    auto [h2c, c2h, src, dst] = loop(rig, false);
     ASSERT_TRUE(h2c && c2h);
-    auto src = rig.region(0x4000, vfio::DmaAccess::DeviceRead);
-    auto dst = rig.region(0x4000, vfio::DmaAccess::DeviceWrite);
     for (int round = 0; round < 3; ++round) {
         const uint64_t length = 1000 + round * 700;  // 4..11 descriptors of 256 bytes
         const uint64_t card = 0x80000000ull + 0x1000 * round + 3;
@@ -137,12 +137,8 @@ TEST_P(XdmaTransfer, MemoryMappedRoundTrip) {
 
 TEST_P(XdmaTransfer, StreamLoopbackWithSeveralTransfersInFlight) {
     Rig rig(stream_design());
-    enable_msi(rig);
-    auto h2c = rig.engine(options(Direction::H2C, true));
-    auto c2h = rig.engine(options(Direction::C2H, true));
+    auto [h2c, c2h, src, dst] = loop(rig, true);
     ASSERT_TRUE(h2c && c2h);
-    auto src = rig.region(0x4000, vfio::DmaAccess::DeviceRead);
-    auto dst = rig.region(0x4000, vfio::DmaAccess::DeviceWrite);
     const uint64_t sizes[3] = {200, 256, 64};  // one descriptor each on C2H (buffers of 256)
     uint64_t offset = 0;
     for (int i = 0; i < 3; ++i) {  // arm receive before transmit

@@ -11,8 +11,6 @@ using namespace xdma_test;
 using namespace std::chrono_literals;
 using sim::XdmaDirection;
 using sim::XdmaFault;
-using xdma::Direction;
-using xdma::RunMode;
 
 namespace {
 
@@ -54,8 +52,6 @@ struct MemoryRig : Rig {
     std::unique_ptr<xdma::Engine> h2c, c2h;
     vfio::DmaRegion src, dst;
 };
-
-bool has(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 

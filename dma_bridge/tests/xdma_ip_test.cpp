@@ -7,15 +7,8 @@
 #include "xdma_rig.hpp"
 
 using namespace xdma_test;
-using xdma::CompletionMethod;
-using xdma::CompletionRequest;
-using xdma::Direction;
-using xdma::EngineModeRequest;
-using xdma::RunMode;
 
 namespace {
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 vfio::Result<xdma::Modes> choose(vfio::Device& device, const xdma::IpOptions& stated, xdma::ModeRequest request,
                                  Direction direction = Direction::H2C) {
@@ -24,17 +17,16 @@ vfio::Result<xdma::Modes> choose(vfio::Device& device, const xdma::IpOptions& st
 
 }  // namespace
 
-TEST(XdmaIpOptions, ParsesTheOptionSpellings) {
-    EXPECT_EQ(*xdma::parse_engine_mode("stop_list"), EngineModeRequest::StopList);
-    EXPECT_EQ(*xdma::parse_engine_mode("credits"), EngineModeRequest::Credits);
-    EXPECT_EQ(*xdma::parse_completion("completed_count"), CompletionRequest::CompletedCount);
-    EXPECT_EQ(*xdma::parse_completion("interrupt"), CompletionRequest::Interrupt);
-    auto bad = xdma::parse_engine_mode("stoplist");
-    ASSERT_FALSE(bad.ok());
-    EXPECT_EQ(bad.error().message(), "parse option --engine_mode \"stoplist\": Invalid argument (one of auto, credits, stop_list)");
-    auto bad_completion = xdma::parse_completion("poll");
-    ASSERT_FALSE(bad_completion.ok());
-    EXPECT_TRUE(has(bad_completion.error().hint, "poll_writeback, completed_count, status, interrupt"));
+// The tables the command-line layer parses with: each request spelt once, and printed back the same.
+TEST(XdmaIpOptions, EachRequestHasOneSpellingThatPrintsBack) {
+    for (const auto& s : xdma::kEngineModeSpellings)
+        EXPECT_STREQ(xdma::to_string(s.value), s.name);
+    for (const auto& s : xdma::kCompletionSpellings)
+        EXPECT_STREQ(xdma::to_string(s.value), s.name);
+    EXPECT_STREQ(xdma::to_string(EngineModeRequest::StopList), "stop_list");
+    EXPECT_STREQ(xdma::to_string(CompletionRequest::CompletedCount), "completed_count");
+    EXPECT_EQ(std::size(xdma::kEngineModeSpellings), 3u);
+    EXPECT_EQ(std::size(xdma::kCompletionSpellings), 5u);
 }
 
 TEST(XdmaIpOptions, ProbeOfAFullIpFindsCreditsAndWritebackAndRestoresRegisters) {
@@ -246,17 +238,16 @@ const IpCase kIpCases[] = {
      CompletionMethod::Interrupt},
 };
 
-struct IpRig {
-    IpRig(const IpCase& c, bool stream) {
-        bar = std::make_shared<sim::SimBar>(c.bar_size);
-        device = std::make_unique<sim::SimDevice>(identity(), std::vector<std::shared_ptr<sim::SimBar>>{bar});
-        sim::XdmaConfig config = stream ? stream_design() : memory_design();
-        config.descriptor_credits = c.credits;
-        config.poll_mode_writeback = c.writeback;
-        config.interrupts = c.interrupts;
-        model = sim::XdmaModel::attach(*device, *bar, config);
-        EXPECT_TRUE(device->enable_bus_master().ok());
-    }
+sim::XdmaConfig ip_design(const IpCase& c, bool stream) {
+    sim::XdmaConfig config = stream ? stream_design() : memory_design();
+    config.descriptor_credits = c.credits;
+    config.poll_mode_writeback = c.writeback;
+    config.interrupts = c.interrupts;
+    return config;
+}
+
+struct IpRig : Rig {
+    IpRig(const IpCase& c, bool stream) : Rig(ip_design(c, stream), c.bar_size) {}
     std::unique_ptr<xdma::Engine> open(const IpCase& c, Direction d, unsigned channel, bool stream) {
         xdma::EngineOptions o{.direction = d, .channel = channel, .stream = stream, .ring_descriptors = 32};
         if (!stream)
@@ -268,13 +259,21 @@ struct IpRig {
             return nullptr;
         EXPECT_EQ(o.mode, c.expected_mode) << modes->basis;
         EXPECT_EQ(o.completion, c.expected_completion) << modes->basis;
-        auto e = xdma::Engine::open(*device, o);
-        EXPECT_TRUE(e.ok()) << e.error().message();
-        return e.ok() ? std::move(e).value() : nullptr;
+        return engine(o);
     }
-    std::shared_ptr<sim::SimBar> bar;
-    std::unique_ptr<sim::SimDevice> device;
-    std::shared_ptr<sim::XdmaModel> model;
+    // Both engines of `channel` and buffers of `size` bytes. Memory opens H2C first, a stream C2H first: the
+    // second engine's modes are probed with the first one open.
+    Loop loop(const IpCase& c, unsigned channel, bool stream, uint64_t size) {
+        Loop l;
+        if (stream)
+            l.c2h = open(c, Direction::C2H, channel, true);
+        l.h2c = open(c, Direction::H2C, channel, stream);
+        if (!stream)
+            l.c2h = open(c, Direction::C2H, channel, false);
+        l.src = region(size, vfio::DmaAccess::DeviceRead);
+        l.dst = region(size, vfio::DmaAccess::DeviceWrite);
+        return l;
+    }
 };
 
 }  // namespace
@@ -284,23 +283,19 @@ class XdmaIpConfiguration : public ::testing::TestWithParam<IpCase> {};
 TEST_P(XdmaIpConfiguration, ProbedModesMoveMemoryMappedData) {
     const IpCase& c = GetParam();
     IpRig rig(c, false);
-    auto h2c = rig.open(c, Direction::H2C, 1, false);
-    auto c2h = rig.open(c, Direction::C2H, 1, false);
+    auto [h2c, c2h, src, dst] = rig.loop(c, 1, false, 0x3000);
     ASSERT_TRUE(h2c && c2h);
-    auto src = vfio::DmaRegion::allocate(*rig.device, 0x3000, vfio::DmaAccess::DeviceRead);
-    auto dst = vfio::DmaRegion::allocate(*rig.device, 0x3000, vfio::DmaAccess::DeviceWrite);
-    ASSERT_TRUE(src.ok() && dst.ok());
     for (int round = 0; round < 4; ++round) {  // lists restart (stop list), the ring goes on (credits)
         const uint64_t length = 0x800 + 0x700 * round;
-        fill(src->data(), length, round);
-        std::memset(dst->data(), 0, length);
-        ASSERT_TRUE(h2c->submit_memory(src->iova(), 0x80000000ull + round * 0x100, length).ok());
+        fill(src.data(), length, round);
+        std::memset(dst.data(), 0, length);
+        ASSERT_TRUE(h2c->submit_memory(src.iova(), 0x80000000ull + round * 0x100, length).ok());
         auto w = h2c->wait();
         ASSERT_TRUE(w.ok()) << w.error().message();
-        ASSERT_TRUE(c2h->submit_memory(dst->iova(), 0x80000000ull + round * 0x100, length).ok());
+        ASSERT_TRUE(c2h->submit_memory(dst.iova(), 0x80000000ull + round * 0x100, length).ok());
         auto r = c2h->wait();
         ASSERT_TRUE(r.ok()) << r.error().message();
-        EXPECT_EQ(std::memcmp(src->data(), dst->data(), length), 0) << "round " << round;
+        EXPECT_EQ(std::memcmp(src.data(), dst.data(), length), 0) << "round " << round;
     }
     if (c.expected_completion == CompletionMethod::Interrupt) {
         EXPECT_GT(h2c->counters().interrupts + c2h->counters().interrupts, 0u) << "completions came by MSI";
@@ -311,24 +306,20 @@ TEST_P(XdmaIpConfiguration, ProbedModesMoveMemoryMappedData) {
 TEST_P(XdmaIpConfiguration, ProbedModesLoopAStream) {
     const IpCase& c = GetParam();
     IpRig rig(c, true);
-    auto c2h = rig.open(c, Direction::C2H, 0, true);
-    auto h2c = rig.open(c, Direction::H2C, 0, true);
+    auto [h2c, c2h, src, dst] = rig.loop(c, 0, true, 0x2000);
     ASSERT_TRUE(h2c && c2h);
-    auto src = vfio::DmaRegion::allocate(*rig.device, 0x2000, vfio::DmaAccess::DeviceRead);
-    auto dst = vfio::DmaRegion::allocate(*rig.device, 0x2000, vfio::DmaAccess::DeviceWrite);
-    ASSERT_TRUE(src.ok() && dst.ok());
     for (int round = 0; round < 3; ++round) {
         const uint64_t length = 0x1000 + 0x400 * round;
-        fill(src->data(), length, 10 + round);
-        ASSERT_TRUE(c2h->submit_stream(dst->iova(), 0x2000, false).ok());
-        ASSERT_TRUE(h2c->submit_stream(src->iova(), length, true).ok());
+        fill(src.data(), length, 10 + round);
+        ASSERT_TRUE(c2h->submit_stream(dst.iova(), 0x2000, false).ok());
+        ASSERT_TRUE(h2c->submit_stream(src.iova(), length, true).ok());
         auto sent = h2c->wait();
         ASSERT_TRUE(sent.ok()) << sent.error().message();
         auto got = c2h->wait();
         ASSERT_TRUE(got.ok()) << got.error().message();
         EXPECT_EQ(got->length, length);
         EXPECT_TRUE(got->end_of_packet);
-        EXPECT_EQ(std::memcmp(src->data(), dst->data(), length), 0) << "round " << round;
+        EXPECT_EQ(std::memcmp(src.data(), dst.data(), length), 0) << "round " << round;
     }
     EXPECT_TRUE(rig.model->violations().empty()) << rig.model->violations().front().what;
 }

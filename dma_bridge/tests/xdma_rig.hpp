@@ -5,12 +5,23 @@
 
 #include <chrono>
 #include <cstring>
+#include <string>
 #include <thread>
 
 #include "dma_bridge/xdma_engine.hpp"
+#include "dma_bridge/xdma_ip.hpp"
 #include "sim/xdma_model.hpp"
 
 namespace xdma_test {
+
+// The driver's names the tests use unqualified (a test file says `using namespace xdma_test`).
+using xdma::CompletionMethod;
+using xdma::CompletionRequest;
+using xdma::Direction;
+using xdma::EngineModeRequest;
+using xdma::RunMode;
+
+inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 inline vfio::DeviceIdentity identity() {
     vfio::DeviceIdentity id;
@@ -21,8 +32,8 @@ inline vfio::DeviceIdentity identity() {
 }
 
 struct Rig {
-    explicit Rig(sim::XdmaConfig config) {
-        bar = std::make_shared<sim::SimBar>(0x10000);
+    explicit Rig(sim::XdmaConfig config, uint64_t bar_size = 0x10000) {
+        bar = std::make_shared<sim::SimBar>(bar_size);
         device = std::make_unique<sim::SimDevice>(identity(), std::vector<std::shared_ptr<sim::SimBar>>{bar});
         model = sim::XdmaModel::attach(*device, *bar, config);
         EXPECT_TRUE(device->enable_bus_master().ok());
@@ -40,6 +51,12 @@ struct Rig {
     std::shared_ptr<sim::SimBar> bar;
     std::unique_ptr<sim::SimDevice> device;
     std::shared_ptr<sim::XdmaModel> model;
+};
+
+// Both engines of one channel and a source and a destination buffer to move data through them.
+struct Loop {
+    std::unique_ptr<xdma::Engine> h2c, c2h;
+    vfio::DmaRegion src, dst;
 };
 
 // Waits (10 s at most) until the model's engine has applied every fault injected into the

@@ -4,16 +4,16 @@
 #include <thread>
 #include <vector>
 
-#include "measure/vfio_host_buffers.hpp"
+#include "streams/vfio_host_buffers.hpp"
 #include "vfio_access/dma.hpp"
 
 namespace edu {
 namespace {
 
-using measure::Direction;
-using measure::HostMemory;
+using streams::Direction;
+using streams::HostMemory;
 
-class EduCopyEndpoint final : public measure::CopyEndpoint {
+class EduCopyEndpoint final : public streams::CopyEndpoint {
 public:
     EduCopyEndpoint(EduDevice edu, const CopyEndpointConfig& config) : m_edu(std::move(edu)), m_config(config) {
         m_info.name = config.name.empty() ? m_edu.name() : config.name;
@@ -25,11 +25,11 @@ public:
         m_info.max_in_flight = 1;  // edu ignores a command while a transfer runs
     }
 
-    const measure::EndpointInfo& info() const override { return m_info; }
-    vfio::Result<std::unique_ptr<measure::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
-    vfio::Result<measure::Ticket> issue(Direction direction, unsigned queue, measure::HostBuffer& host,
+    const streams::EndpointInfo& info() const override { return m_info; }
+    vfio::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
+    vfio::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
-    vfio::Result<void> wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) override;
+    vfio::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     vfio::Result<void> reset_queues() override;
 
 private:
@@ -40,7 +40,7 @@ private:
 
     EduDevice m_edu;
     CopyEndpointConfig m_config;
-    measure::EndpointInfo m_info;
+    streams::EndpointInfo m_info;
     uint64_t m_next_sequence = 0;
     uint64_t m_completed_before = 0;     // every sequence below this completed
     bool m_busy = false;                 // edu is moving copy m_running
@@ -48,11 +48,11 @@ private:
     std::optional<vfio::Error> m_broken;  // a wait timed out: unusable until reset_queues
 };
 
-vfio::Result<std::unique_ptr<measure::HostBuffer>> EduCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
-    return measure::allocate_vfio_buffer(m_edu.device(), bytes, memory, DMA_MASK_BITS, this, m_info.name);
+vfio::Result<std::unique_ptr<streams::HostBuffer>> EduCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
+    return streams::allocate_vfio_buffer(m_edu.device(), bytes, memory, DMA_MASK_BITS, this, m_info.name);
 }
 
-vfio::Result<measure::Ticket> EduCopyEndpoint::issue(Direction direction, unsigned queue, measure::HostBuffer& host,
+vfio::Result<streams::Ticket> EduCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                      uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     const std::string operation = std::string("issue ") + to_string(direction) + " copy of " + std::to_string(bytes) +
                                   " bytes at card offset " + std::to_string(card_offset) + " on";
@@ -61,7 +61,7 @@ vfio::Result<measure::Ticket> EduCopyEndpoint::issue(Direction direction, unsign
         return unusable(operation);
     if (queue != 0)
         return refuse(EINVAL, "edu has 1 queue, numbered 0 (queue " + std::to_string(queue) + " asked for)");
-    const measure::RegisteredBuffer* registered = measure::registered_by(host, this);
+    const streams::RegisteredBuffer* registered = streams::registered_by(host, this);
     if (host.memory() == HostMemory::Pageable)
         return refuse(EINVAL, "the host buffer is pageable: edu's DMA reaches only IOMMU-mapped memory");
     if (registered == nullptr)
@@ -83,10 +83,10 @@ vfio::Result<measure::Ticket> EduCopyEndpoint::issue(Direction direction, unsign
     PDT_CHECK(m_edu.start_dma(request, false));
     m_running = m_next_sequence++;
     m_busy = true;
-    return measure::Ticket{0, m_running};
+    return streams::Ticket{0, m_running};
 }
 
-vfio::Result<void> EduCopyEndpoint::wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) {
+vfio::Result<void> EduCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
     const std::string operation = "wait for copy " + std::to_string(ticket.sequence) + " of";
     if (m_broken)
         return unusable(operation);
@@ -127,11 +127,11 @@ vfio::Result<void> EduCopyEndpoint::reset_queues() {
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config) {
     PDT_TRY(device.enable_bus_master());  // without Bus Master, edu's DMA reads zeros
     EduDevice edu = PDT_TRY(EduDevice::attach(device));
-    return std::unique_ptr<measure::CopyEndpoint>(std::make_unique<EduCopyEndpoint>(std::move(edu), config));
+    return std::unique_ptr<streams::CopyEndpoint>(std::make_unique<EduCopyEndpoint>(std::move(edu), config));
 }
 
 }  // namespace edu

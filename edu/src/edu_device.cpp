@@ -1,4 +1,5 @@
 #include "edu/edu_device.hpp"
+#include "vfio_access/format.hpp"
 
 #include <cstdio>
 #include <thread>
@@ -7,11 +8,7 @@ namespace edu {
 
 namespace {
 
-std::string hex(uint64_t value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
+using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
 
 }  // namespace
 

@@ -141,6 +141,11 @@ vfio::Result<void> EduLoopback::pump() {
             m_in_edu.reset();
         }
     }
+    // A received buffer is not the device's until poll handed it over: edu starts nothing before,
+    // so that a device whose last bytes land when it starts its next transfer cannot fill them
+    // in between the completion and the caller's check (docs/verification.md, completes_early).
+    if (!m_c2h->m_done.empty())
+        return {};
     if (m_in_edu && !m_c2h->m_queued.empty()) {
         Job job = m_c2h->m_queued.front();
         m_c2h->m_queued.pop_front();

@@ -14,8 +14,8 @@
 namespace edu {
 namespace {
 
-using measure::Direction;
-using measure::HostMemory;
+using streams::Direction;
+using streams::HostMemory;
 using namespace std::chrono_literals;
 
 sim::EduModelOptions delayed(std::chrono::microseconds delay) {
@@ -37,7 +37,7 @@ struct Endpoint : ::testing::Test {
         ASSERT_TRUE(opened) << opened.error().message();
         ep = std::move(*opened);
     }
-    std::unique_ptr<measure::HostBuffer> buffer(uint64_t bytes = 4095) {
+    std::unique_ptr<streams::HostBuffer> buffer(uint64_t bytes = 4095) {
         auto b = ep->allocate(bytes, HostMemory::Registered);
         EXPECT_TRUE(b) << b.error().message();
         return b ? std::move(*b) : nullptr;
@@ -49,12 +49,12 @@ struct Endpoint : ::testing::Test {
         }
     }
     sim::SimEdu sim;
-    std::unique_ptr<measure::CopyEndpoint> ep;
+    std::unique_ptr<streams::CopyEndpoint> ep;
 };
 
 TEST_F(Endpoint, ReportsEdusLimits) {
     open();
-    const measure::EndpointInfo& info = ep->info();
+    const streams::EndpointInfo& info = ep->info();
     EXPECT_EQ(info.name, "edu 0000:01:00.0");
     EXPECT_EQ(info.pci_address, "0000:01:00.0");
     EXPECT_EQ(info.card_memory_bytes, 4095u);
@@ -213,7 +213,7 @@ TEST_F(Endpoint, LatencyIsClampedToEdusWindowAndShowsItsDelay) {
                            "measured 4095 B copies instead");
     for (const measure::LatencyMode& m : r->modes)
         EXPECT_GE(m.p50, 3000.0) << m.mode;
-    EXPECT_EQ(verified, 4u * 4095);
+    EXPECT_EQ(verified, 4u * 3u * 4095) << "every timed copy: 4 modes x 3 samples";
 }
 
 TEST_F(Endpoint, ASweepLeavesOutWhatEduCannotCopy) {
@@ -229,7 +229,7 @@ TEST_F(Endpoint, ASweepLeavesOutWhatEduCannotCopy) {
     EXPECT_EQ(r->points.size(), 2u * 4);
     ASSERT_EQ(warnings.size(), 1u);
     EXPECT_EQ(warnings[0], "sweep: 4 KiB to 8 KiB left out: larger than the card window of 4095 bytes of edu 0000:01:00.0");
-    EXPECT_EQ(verified, 4u * (1024 + 2048));
+    EXPECT_EQ(verified, 2u * 4u * (1024 + 2048)) << "every timed copy: 4 variants x 2 copies";
 }
 
 }  // namespace

@@ -26,6 +26,14 @@ vfio::DmaRegion region(vfio::Device& device, uint64_t size, vfio::DmaAccess acce
     return std::move(r).value();
 }
 
+// `result` is an error with `code` whose message contains `text`.
+template <typename Result>
+void expect_error(const Result& result, int code, const std::string& text) {
+    ASSERT_FALSE(result.ok()) << "expected an error containing \"" << text << "\"";
+    EXPECT_EQ(result.error().code, code) << result.error().message();
+    EXPECT_NE(result.error().message().find(text), std::string::npos) << result.error().message();
+}
+
 struct Fixture : ::testing::Test {
     void open(EduModelOptions options = {}) {
         sim = make_sim_edu(address(), options);
@@ -54,9 +62,7 @@ TEST_F(Fixture, AttachReadsIdentification) {
 TEST(EduAttach, WrongIdentificationIsNamed) {
     SimEdu sim = make_sim_edu(address(), {.identification = 0x12345678});
     auto attached = EduDevice::attach(*sim.device);
-    ASSERT_FALSE(attached.ok());
-    EXPECT_EQ(attached.error().code, ENODEV);
-    EXPECT_NE(attached.error().message().find("edu 0000:01:00.0 BAR0 IDENTIFICATION"), std::string::npos);
+    ASSERT_NO_FATAL_FAILURE(expect_error(attached, ENODEV, "edu 0000:01:00.0 BAR0 IDENTIFICATION"));
     EXPECT_NE(attached.error().message().find("read 0x12345678"), std::string::npos);
 }
 
@@ -69,9 +75,7 @@ TEST_F(Fixture, LivenessReadsInverse) {
 TEST_F(Fixture, BrokenLivenessIsReported) {
     open({.broken_liveness = true});
     auto result = edu->check_liveness(0x0000ffff);
-    ASSERT_FALSE(result.ok());
-    EXPECT_EQ(result.error().code, EIO);
-    EXPECT_NE(result.error().message().find("wrote 0xffff, read 0xffff, expected 0xffff0000"), std::string::npos);
+    expect_error(result, EIO, "wrote 0xffff, read 0xffff, expected 0xffff0000");
 }
 
 TEST_F(Fixture, Factorial) {
@@ -85,9 +89,7 @@ TEST(EduValidate, Qemu72Limits) {
     EXPECT_TRUE(validate({DmaDirection::ToEdu, 0x10000, 0, 4095}, "edu").ok());
     EXPECT_TRUE(validate({DmaDirection::ToEdu, 0x10000, 4094, 1}, "edu").ok());
     auto empty = validate({DmaDirection::ToEdu, 0x10000, 0, 0}, "edu");
-    ASSERT_FALSE(empty.ok());
-    EXPECT_EQ(empty.error().code, EINVAL);
-    EXPECT_NE(empty.error().message().find("count 0"), std::string::npos);
+    ASSERT_NO_FATAL_FAILURE(expect_error(empty, EINVAL, "count 0"));
     for (DmaRequest r : {DmaRequest{DmaDirection::FromEdu, 0x10000, 0, 4096}, DmaRequest{DmaDirection::FromEdu, 0x10000, 1, 4095},
                          DmaRequest{DmaDirection::FromEdu, 0x10000, 4095, 1}, DmaRequest{DmaDirection::FromEdu, 0x10000, 5000, 1}}) {
         auto end = validate(r, "edu");
@@ -133,9 +135,7 @@ INSTANTIATE_TEST_SUITE_P(Edu, RoundTrip, ::testing::Values(Wait::Poll, Wait::Msi
 TEST_F(Fixture, MsiWaitNeedsEnabledMsi) {
     open();
     auto r = edu->dma_to_edu(0x10000, 0, 16, Wait::Msi);
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, EINVAL);
-    EXPECT_NE(r.error().message().find("without enable_msi()"), std::string::npos);
+    expect_error(r, EINVAL, "without enable_msi()");
 }
 
 TEST_F(Fixture, BusyEngineRefusesSecondStart) {
@@ -143,18 +143,14 @@ TEST_F(Fixture, BusyEngineRefusesSecondStart) {
     auto buf = region(*sim.device, 4096, vfio::DmaAccess::DeviceRead);
     ASSERT_TRUE(edu->start_dma({DmaDirection::ToEdu, buf.iova(), 0, 16}, false).ok());
     auto second = edu->start_dma({DmaDirection::ToEdu, buf.iova(), 0, 16}, false);
-    ASSERT_FALSE(second.ok());
-    EXPECT_EQ(second.error().code, EBUSY);
-    EXPECT_NE(second.error().message().find("edu 0000:01:00.0 BAR0 DMA_CMD"), std::string::npos);
+    expect_error(second, EBUSY, "edu 0000:01:00.0 BAR0 DMA_CMD");
 }
 
 TEST_F(Fixture, HungTransferTimesOutPolling) {
     open({.dma_hangs = true});
     auto buf = region(*sim.device, 4096, vfio::DmaAccess::DeviceRead);
     auto r = edu->dma_to_edu(buf.iova(), 0, 16, Wait::Poll, 20ms);
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, ETIMEDOUT);
-    EXPECT_NE(r.error().message().find("START still set after 20 ms"), std::string::npos);
+    expect_error(r, ETIMEDOUT, "START still set after 20 ms");
 }
 
 TEST_F(Fixture, HungTransferTimesOutWaitingForMsi) {
@@ -162,9 +158,7 @@ TEST_F(Fixture, HungTransferTimesOutWaitingForMsi) {
     ASSERT_TRUE(edu->enable_msi().ok());
     auto buf = region(*sim.device, 4096, vfio::DmaAccess::DeviceRead);
     auto r = edu->dma_to_edu(buf.iova(), 0, 16, Wait::Msi, 20ms);
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, ETIMEDOUT);
-    EXPECT_NE(r.error().message().find("no MSI within 20 ms; DMA_CMD 0x5"), std::string::npos) << r.error().message();
+    expect_error(r, ETIMEDOUT, "no MSI within 20 ms; DMA_CMD 0x5");
 }
 
 TEST_F(Fixture, MsiWithoutDmaIrqStatusIsAnError) {
@@ -173,9 +167,7 @@ TEST_F(Fixture, MsiWithoutDmaIrqStatusIsAnError) {
     auto buf = region(*sim.device, 4096, vfio::DmaAccess::DeviceRead);
     ASSERT_TRUE(edu->start_dma({DmaDirection::ToEdu, buf.iova(), 0, 16}, true).ok());
     auto r = edu->wait_dma(Wait::Msi, 1s);
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, EIO);
-    EXPECT_NE(r.error().message().find("without DMA_IRQ 0x100"), std::string::npos);
+    expect_error(r, EIO, "without DMA_IRQ 0x100");
 }
 
 TEST_F(Fixture, IrqRaiseAndAcknowledge) {

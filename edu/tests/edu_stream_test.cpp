@@ -10,8 +10,6 @@
 namespace edu {
 namespace {
 
-using sim::EduModel;
-using sim::EduModelOptions;
 using sim::SimEdu;
 using sim::make_sim_edu;
 

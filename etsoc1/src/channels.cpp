@@ -3,7 +3,9 @@
 // C2H copy when the H2C copy that filled its slot completed, ordered on the host: the runtime's
 // barrier would also wait for unrelated commands of the submission queue. A slot whose H2C copy
 // failed is not read back: its C2H entry completes with that copy's error, so the failure is
-// reported by name and never as the data check of a slot the card did not fill.
+// reported by name and never as the data check of a slot the card did not fill. A slot is read
+// back in other pieces than it was written, last piece first (split_last_first), so that bytes
+// the runtime staged for the write and the card never moved come back at the wrong places.
 #include "etsoc1/channels.hpp"
 
 #include <deque>
@@ -72,6 +74,7 @@ private:
     uint64_t m_submitted[2] = {0, 0}, m_issued[2] = {0, 0}, m_done_prefix[2] = {0, 0};
     std::set<uint64_t> m_done[2];  // completed sequences past the prefix
     std::map<uint64_t, vfio::Error> m_failed_h2c;  // H2C sequence -> its copy's error, until C2H takes it
+    bool m_stopped[2] = {false, false};  // stopped since its last submit
 };
 
 vfio::Result<void> Loop::refresh() {
@@ -122,7 +125,8 @@ vfio::Result<void> Loop::pump() {
                                         "C2H buffer of " + std::to_string(e.length) + " bytes is smaller than the " +
                                             std::to_string(sent) + "-byte H2C packet");
             e.length = sent;
-            e.transfer = PDT_TRY(m_mover->start(Direction::C2H, buffer(Direction::C2H, e.index), slot(m_issued[1]), sent));
+            e.transfer = PDT_TRY(m_mover->start(Direction::C2H, buffer(Direction::C2H, e.index), slot(m_issued[1]), sent,
+                                                std::nullopt, Chunking::LastPieceFirst));
             ++m_issued[1];
         }
     return {};
@@ -135,6 +139,7 @@ vfio::Result<void> Loop::submit(Direction d, size_t index, uint64_t length) {
                                     ": needs a buffer index below " + std::to_string(config.buffer_count) +
                                     " and a non-zero multiple of 4 bytes up to the buffer size");
     std::lock_guard lock(m_mutex);
+    m_stopped[at(d)] = false;
     m_entries[at(d)].push_back(Entry{index, length, m_submitted[at(d)]++, std::nullopt, false, std::nullopt});
     PDT_CHECK(refresh());
     return pump();
@@ -176,12 +181,15 @@ vfio::Result<void> Loop::stop(Direction d) {
     PDT_CHECK(m_mover->abandon(d));
     // What was abandoned counts as done, so that the other direction still gets what was
     // completed before (a source stops once drained while its sink still receives); once both
-    // directions are idle, the loop starts afresh.
+    // directions are idle, the loop starts afresh. A C2H side with no entry between two
+    // buffers is not idle while slots the H2C side filled wait to be read back: only its own
+    // stop gives those up.
     const size_t i = at(d);
     m_entries[i].clear();
     m_done[i].clear();
     m_submitted[i] = m_done_prefix[i] = m_issued[i];
-    if (m_entries[1 - i].empty()) {
+    m_stopped[i] = true;
+    if (m_entries[1 - i].empty() && (m_stopped[1] || m_issued[1] >= m_issued[0])) {
         m_failed_h2c.clear();
         for (size_t j = 0; j < 2; ++j) {
             m_done[j].clear();

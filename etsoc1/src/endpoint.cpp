@@ -7,45 +7,45 @@ namespace etsoc1 {
 
 namespace {
 
-class PageableBuffer : public measure::HostBuffer {
+class PageableBuffer : public streams::HostBuffer {
 public:
     explicit PageableBuffer(uint64_t bytes) : m_bytes(new uint8_t[bytes]), m_size(bytes) {}
     uint8_t* data() override { return m_bytes.get(); }
     uint64_t size() const override { return m_size; }
-    measure::HostMemory memory() const override { return measure::HostMemory::Pageable; }
+    streams::HostMemory memory() const override { return streams::HostMemory::Pageable; }
 
 private:
     std::unique_ptr<uint8_t[]> m_bytes;
     uint64_t m_size;
 };
 
-class Endpoint : public measure::CopyEndpoint {
+class Endpoint : public streams::CopyEndpoint {
 public:
     Endpoint(Card& card, EndpointConfig config, std::unique_ptr<Mover> mover, CardAddress base,
-             measure::EndpointInfo info)
+             streams::EndpointInfo info)
         : m_card(card), m_config(config), m_mover(std::move(mover)), m_base(base), m_info(std::move(info)) {}
     ~Endpoint() override {
         m_mover.reset();
         (void)m_card.free(m_config.device, m_base);
     }
 
-    const measure::EndpointInfo& info() const override { return m_info; }
+    const streams::EndpointInfo& info() const override { return m_info; }
 
-    vfio::Result<std::unique_ptr<measure::HostBuffer>> allocate(uint64_t bytes, measure::HostMemory memory) override {
+    vfio::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, streams::HostMemory memory) override {
         // The runtime has no call to register user memory (removed in 0.3.x): every copy is
         // staged through its bounce buffer (info().driver_stages). A registered buffer is
         // therefore the best the card offers, plain memory, and says so (memory() is pageable);
         // huge pages would change nothing the card sees and are not offered.
-        if (memory == measure::HostMemory::RegisteredHugePages)
+        if (memory == streams::HostMemory::RegisteredHugePages)
             return vfio::make_error("allocate host buffer", m_info.name, ENOTSUP,
                                     "huge-page memory is not offered: the runtime cannot register user memory "
                                     "(removed in 0.3.x); every copy is staged through its bounce buffer");
         if (bytes == 0)
             return vfio::make_error("allocate host buffer", m_info.name, EINVAL, "zero bytes");
-        return std::unique_ptr<measure::HostBuffer>(std::make_unique<PageableBuffer>(bytes));
+        return std::unique_ptr<streams::HostBuffer>(std::make_unique<PageableBuffer>(bytes));
     }
 
-    vfio::Result<measure::Ticket> issue(Direction direction, unsigned queue, measure::HostBuffer& host,
+    vfio::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override {
         if (queue >= m_info.queues || bytes == 0 || host_offset > host.size() || bytes > host.size() - host_offset ||
             card_offset > m_info.card_memory_bytes || bytes > m_info.card_memory_bytes - card_offset)
@@ -55,10 +55,10 @@ public:
                                         " bytes: outside the buffer, the card window or the queues");
         const TransferId id = PDT_TRY(
             m_mover->start(direction, host.data() + host_offset, m_base + card_offset, bytes, queue));
-        return measure::Ticket{queue, id};
+        return streams::Ticket{queue, id};
     }
 
-    vfio::Result<void> wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) override {
+    vfio::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override {
         return m_mover->wait(ticket.sequence, timeout);
     }
 
@@ -70,7 +70,7 @@ public:
     // `count` empty kernels, each with the barrier (one at a time on the card), waited for the last.
     vfio::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override {
         if (!m_info.can_launch)
-            return measure::CopyEndpoint::launch_empty(queue, count, timeout);
+            return streams::CopyEndpoint::launch_empty(queue, count, timeout);
         const StreamId stream = m_mover->stream(Direction::H2C, queue);
         EventId last = 0;
         for (unsigned i = 0; i < count; ++i)
@@ -90,12 +90,12 @@ private:
     EndpointConfig m_config;
     std::unique_ptr<Mover> m_mover;
     CardAddress m_base;
-    measure::EndpointInfo m_info;
+    streams::EndpointInfo m_info;
 };
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_endpoint(Card& card, const EndpointConfig& config) {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_endpoint(Card& card, const EndpointConfig& config) {
     MoverConfig mover_config;
     mover_config.device = config.device;
     mover_config.window = config.window;
@@ -104,7 +104,7 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_endpoint(Card& card, c
     mover_config.barrier_from_card = config.barrier_from_card;
     auto mover = PDT_TRY(Mover::open(card, mover_config));
     const DeviceInfo device = PDT_TRY(card.info(config.device));
-    measure::EndpointInfo info;
+    streams::EndpointInfo info;
     info.name = device.name;
     info.pci_address = device.pci_address;
     info.card_memory_bytes = config.card_memory_bytes;
@@ -114,7 +114,7 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_endpoint(Card& card, c
     info.can_launch = card.can_launch();
     info.driver_stages = true;
     const CardAddress base = PDT_TRY(card.allocate(config.device, config.card_memory_bytes, 4096));
-    return std::unique_ptr<measure::CopyEndpoint>(
+    return std::unique_ptr<streams::CopyEndpoint>(
         std::make_unique<Endpoint>(card, config, std::move(mover), base, std::move(info)));
 }
 

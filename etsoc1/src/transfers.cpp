@@ -21,6 +21,30 @@ std::vector<std::vector<Node>> split(const DmaLimits& limits, uint8_t* host, Car
     return commands;
 }
 
+std::vector<std::vector<Node>> split_last_first(const DmaLimits& limits, uint8_t* host, CardAddress card,
+                                                uint64_t bytes) {
+    const uint64_t most = limits.max_node_bytes;
+    std::vector<Node> pieces;
+    if (bytes > 4 && bytes <= 2 * most) {  // halves; neither over the limit
+        const uint64_t first = std::max(std::min(most, std::max<uint64_t>(4, bytes / 2 / 4 * 4)),
+                                        bytes > most ? bytes - most : 0);
+        pieces = {Node{host, card, first}, Node{host + first, card + first, bytes - first}};
+    } else {
+        for (uint64_t offset = 0; offset < bytes;) {
+            const uint64_t n = std::min(most, bytes - offset);
+            pieces.push_back(Node{host + offset, card + offset, n});
+            offset += n;
+        }
+    }
+    std::vector<std::vector<Node>> commands;
+    for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
+        if (commands.empty() || commands.back().size() == limits.max_nodes)
+            commands.emplace_back();
+        commands.back().push_back(*it);
+    }
+    return commands;
+}
+
 vfio::Result<std::unique_ptr<Mover>> Mover::open(Card& card, MoverConfig config) {
     const std::string object = "ET-SoC-1 " + std::to_string(config.device);
     if (card.device_count() <= config.device || config.device < 0)
@@ -50,13 +74,14 @@ StreamId Mover::stream(Direction direction, unsigned index) const {
 }
 
 vfio::Result<TransferId> Mover::start(Direction direction, uint8_t* host, CardAddress card, uint64_t bytes,
-                                      std::optional<unsigned> stream_index) {
+                                      std::optional<unsigned> stream_index, Chunking chunking) {
     if (bytes == 0)
         return vfio::make_error(std::string("start ") + streams::to_string(direction) + " transfer",
                                 "ET-SoC-1 " + std::to_string(m_config.device), EINVAL, "zero bytes");
     std::lock_guard lock(m_mutex);
     const TransferId id = m_next_transfer++;
-    auto commands = split(m_limits, host, card, bytes);
+    auto commands = chunking == Chunking::InOrder ? split(m_limits, host, card, bytes)
+                                                  : split_last_first(m_limits, host, card, bytes);
     m_transfers[id] = Transfer{direction, commands.size(), std::nullopt, 0};
     const size_t d = at(direction);
     for (size_t part = 0; part < commands.size(); ++part) {
@@ -163,7 +188,10 @@ vfio::Result<void> Mover::wait(TransferId transfer, std::chrono::milliseconds ti
         std::optional<std::pair<Direction, EventId>> oldest;
         {
             std::lock_guard lock(m_mutex);
-            oldest = oldest_in_flight(m_transfers.at(transfer).direction);
+            const Transfer& t = m_transfers.at(transfer);
+            if (t.outstanding == 0)  // another thread's progress() reaped its last command since
+                continue;
+            oldest = oldest_in_flight(t.direction);
         }
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         const std::string object = "ET-SoC-1 " + std::to_string(m_config.device) + " transfer " + std::to_string(transfer);

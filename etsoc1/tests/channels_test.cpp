@@ -1,5 +1,7 @@
 // The loopback stream channels on the fake card: what H2C sends comes back on C2H, in order,
-// through card memory; card errors and hung copies come back from poll / wait naming the channel.
+// through card memory; card errors and hung copies come back from poll / wait naming the channel;
+// the stream test's data check over the loop passes on the honest fake and fails on each lying one
+// (docs/verification.md), one card slot or several.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -7,6 +9,7 @@
 
 #include "etsoc1/channels.hpp"
 #include "etsoc1/fake_card.hpp"
+#include "stream_test/stream_test.hpp"
 
 namespace {
 
@@ -111,6 +114,88 @@ TEST(Channels, AHungCopyTimesOutAndStopLeavesTheChannelIdle) {
     EXPECT_TRUE(pair.c2h->stop().ok());
     EXPECT_FALSE(pair.h2c->busy());
     EXPECT_FALSE(pair.c2h->busy());
+}
+
+// A source stops once its last copy completed, and its sink may be between two buffers then (it
+// took the previous one and has not yet submitted the next): the slot is still read back.
+TEST(Channels, AnH2cStopWhileTheC2hSideHasNoBufferStillLetsItReadTheSlotBack) {
+    Pair pair({}, 1);
+    const uint64_t size = pair.h2c->buffer_size();
+    std::iota(pair.h2c->buffer(0), pair.h2c->buffer(0) + size, static_cast<uint8_t>(3));
+    ASSERT_TRUE(pair.h2c->submit(0, size, true).ok());
+    ASSERT_TRUE(pair.h2c->wait(5000ms).ok());
+    ASSERT_TRUE(pair.h2c->stop().ok());
+    ASSERT_TRUE(pair.c2h->submit(0, size, false).ok());
+    auto got = pair.c2h->wait(5000ms);
+    ASSERT_TRUE(got.ok()) << got.error().message();
+    EXPECT_EQ(got->length, size);
+    EXPECT_EQ(0, std::memcmp(pair.c2h->buffer(0), pair.h2c->buffer(0), size));
+    ASSERT_TRUE(pair.c2h->stop().ok());  // both stopped: the loop starts afresh
+    ASSERT_TRUE(pair.h2c->submit(0, size, true).ok());
+    ASSERT_TRUE(pair.c2h->submit(0, size, false).ok());
+    EXPECT_TRUE(pair.c2h->wait(5000ms).ok());
+}
+
+struct Quiet : stream_test::Observer {
+    void on_interval(const std::vector<std::pair<std::string, stream_test::Interval>>&) override {}
+};
+
+constexpr uint64_t kPacket = 8192;
+constexpr uint64_t kPackets = 24;
+
+// The stream test's loopback pair (test_dma_bridge_parallel_streams' check) over the fake's loop.
+stream_test::Summary loop_stream(etsoc1::FakeParameters p, size_t buffers) {
+    Pair pair(p, buffers, kPacket);
+    stream_test::Options options;
+    options.transfer_timeout = 5000ms;
+    options.bytes_per_source = kPackets * kPacket;
+    stream_test::StreamTest test(options);
+    const size_t source = *test.add_source(*pair.h2c, 0);
+    const size_t sink = *test.add_sink(*pair.c2h, source);
+    test.add_pair_row("fake 0 -> 0", sink);
+    Quiet quiet;
+    return test.run(quiet);
+}
+
+TEST(Channels, AStreamOverTheHonestFakePassesWithEveryByteVerified) {
+    for (size_t buffers : {1u, 4u}) {
+        const auto summary = loop_stream({}, buffers);
+        EXPECT_TRUE(summary.passed()) << buffers << " buffers: "
+                                      << (summary.failures.empty() ? "" : summary.failures[0].message);
+        ASSERT_EQ(summary.rows.size(), 1u);
+        EXPECT_EQ(summary.rows[0].words_verified, kPackets * kPacket / 4) << buffers << " buffers";
+    }
+}
+
+// One card slot (--stream_num_descriptors 1): the H2C and C2H copies alternate, so the first bad
+// byte is known. Where the C2H copy read the slot in one piece, each of these would pass.
+TEST(Channels, AStreamOverEachLyingFakeFailsItsDataCheckOnTheC2hChannel) {
+    struct Case {
+        const char* name;
+        etsoc1::FakeParameters p;
+        uint64_t first_bad;  // stream byte offset, with one slot
+    };
+    std::vector<Case> cases(3);
+    cases[0] = {"moves_nothing", {}, 0};  // the host's first half got the staged second half
+    cases[0].p.moves_nothing = true;
+    cases[1] = {"stale_after=2", {}, kPacket};  // packet 0 moved (copies 1 and 2), packet 1 did not
+    cases[1].p.stale_after = 2;
+    cases[2] = {"completes_early", {}, kPacket / 2 - 64};  // the first half's last 64 bytes: stale bounce bytes
+    cases[2].p.completes_early = true;
+    for (const Case& c : cases)
+        for (size_t buffers : {1u, 4u}) {
+            const auto summary = loop_stream(c.p, buffers);
+            EXPECT_FALSE(summary.passed()) << c.name << ", " << buffers << " buffers";
+            ASSERT_FALSE(summary.failures.empty()) << c.name << ", " << buffers << " buffers";
+            const auto& failure = summary.failures[0];
+            EXPECT_EQ(failure.channel, "ET-SoC-1 fake 0 channel 0 C2H") << c.name;
+            EXPECT_NE(failure.message.find("data error"), std::string::npos) << c.name << ": " << failure.message;
+            ASSERT_TRUE(failure.mismatch.has_value()) << c.name << ": " << failure.message;
+            if (buffers == 1) {
+                EXPECT_EQ(failure.stream_byte_offset, c.first_bad) << c.name << ": " << failure.message;
+                EXPECT_EQ(failure.mismatch->first_bad_word * 4, c.first_bad) << c.name;
+            }
+        }
 }
 
 }  // namespace

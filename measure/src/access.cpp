@@ -4,11 +4,13 @@
 //
 // Every transfer's bytes are checked, outside the timed batches: each transfer has a card region
 // of its own (transfer i at card offset i x the slot size), so that
-//   H2C: after the point, the card regions are read back in one copy and each is compared with
-//        the window bytes its transfer read;
-//   C2H: the card regions hold the pattern (one untimed copy first) and, after each batch, each
-//        transfer's window bytes are compared with its region's; a C2H batch holds at most as
-//        many transfers as the window has slots, so that none overwrote another before its check.
+//   H2C: after the point, the card regions are read back (into poison, in two copies, the last
+//        piece first: docs/verification.md) and each is compared with the window bytes its
+//        transfer read;
+//   C2H: the card regions hold the pattern (written in two copies, the last piece first) and,
+//        after each batch, each transfer's window bytes are compared with its region's; before
+//        the batch they hold poison; a C2H batch holds at most as many transfers as the window
+//        has slots, so that none overwrote another before its check.
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -116,7 +118,8 @@ vfio::Result<double> time_batch(CopyEndpoint& ep, Direction d, HostBuffer& host,
 
 // Transfer i's bytes as they arrived against what it was given.
 vfio::Result<void> check_transfer(CopyEndpoint& ep, Direction d, const uint8_t* arrived, const uint8_t* sent,
-                                  uint64_t bytes, size_t i, size_t transfers, uint64_t host_offset) {
+                                  uint64_t bytes, size_t i, size_t transfers, uint64_t host_offset,
+                                  uint64_t card_offset) {
     if (std::memcmp(arrived, sent, bytes) == 0)
         return {};
     uint64_t at = 0;
@@ -124,18 +127,26 @@ vfio::Result<void> check_transfer(CopyEndpoint& ep, Direction d, const uint8_t* 
         ++at;
     return check_failure(d, at, bytes, ep.info().name + " access transfer " + std::to_string(i + 1) + " of " +
                                            std::to_string(transfers) + " (window offset " +
-                                           std::to_string(host_offset) + ")");
+                                           std::to_string(host_offset) + ", card offset " +
+                                           std::to_string(card_offset) + ")");
+}
+
+// Poison (rule 2): the complement of what the bytes must become.
+void poison_from(uint8_t* to, const uint8_t* expected, uint64_t bytes) {
+    for (uint64_t b = 0; b < bytes; ++b)
+        to[b] = static_cast<uint8_t>(~expected[b]);
 }
 
 // H2C: every transfer's card region read back in one copy and compared with the window.
 vfio::Result<void> check_h2c(CopyEndpoint& ep, const Plan& plan, HostBuffer& host, HostBuffer& scratch, uint64_t bytes,
                              uint64_t card_stride, const CommonSettings& c) {
     const size_t transfers = plan.host.size();
-    std::memset(scratch.data(), 0, transfers * card_stride);
-    PDT_CHECK(copy(ep, Direction::C2H, 0, scratch, 0, 0, transfers * card_stride, c.timeout));
+    for (size_t i = 0; i < transfers; ++i)
+        poison_from(scratch.data() + i * card_stride, host.data() + plan.host[i], bytes);
+    PDT_CHECK(copy_last_piece_first(ep, Direction::C2H, scratch, 0, 0, transfers * card_stride, c.timeout));
     for (size_t i = 0; i < transfers; ++i)
         PDT_CHECK(check_transfer(ep, Direction::H2C, scratch.data() + i * card_stride, host.data() + plan.host[i], bytes,
-                                 i, transfers, plan.host[i]));
+                                 i, transfers, plan.host[i], i * card_stride));
     return {};
 }
 
@@ -145,7 +156,7 @@ vfio::Result<void> check_c2h_batch(CopyEndpoint& ep, const Plan& plan, size_t fi
                                    HostBuffer& scratch, const Point& p, uint64_t card_stride) {
     for (size_t i = first; i < end; ++i) {
         PDT_CHECK(check_transfer(ep, Direction::C2H, host.data() + plan.host[i], scratch.data() + i * card_stride,
-                                 p.bytes, i, plan.host.size(), plan.host[i]));
+                                 p.bytes, i, plan.host.size(), plan.host[i], i * card_stride));
         if (p.cache == "cold")
             make_cold(host.data() + plan.host[i], p.bytes);
     }
@@ -173,6 +184,12 @@ vfio::Result<AccessPoint> run_point(CopyEndpoint& ep, Direction d, const Point& 
     std::vector<double> batch_seconds;
     size_t first = 0;
     for (size_t end : plan.batch_ends) {
+        if (d == Direction::C2H)  // the batch's slots hold poison, and are as cold as the point asks
+            for (size_t i = first; i < end; ++i) {
+                poison_from(host.data() + plan.host[i], scratch.data() + i * card_stride, p.bytes);
+                if (p.cache == "cold")
+                    make_cold(host.data() + plan.host[i], p.bytes);
+            }
         batch_seconds.push_back(PDT_TRY(time_batch(ep, d, host, plan, first, end, p.bytes, card_stride, c)));
         if (d == Direction::C2H)
             PDT_CHECK(check_c2h_batch(ep, plan, first, end, host, scratch, p, card_stride));

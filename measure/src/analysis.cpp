@@ -155,7 +155,7 @@ PredictionResult judge(const Prediction& p, const std::map<std::string, Metric>&
     }
     r.measured_low = it->second.low, r.measured_high = it->second.high;
     if (!it->second.low || !it->second.high) {
-        r.note = "no 99% interval (fewer than 2 runs)";
+        r.note = "no 99% interval (fewer than 3 runs)";
         return r;
     }
     if (*r.measured_low >= p.low && *r.measured_high <= p.high)

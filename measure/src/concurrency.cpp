@@ -13,35 +13,36 @@ namespace {
 
 enum class Way { OneAtATime, OneQueue, TwoQueues };
 
-// Two copies of `bytes` (host and card [0, bytes) and [bytes, 2 bytes)) the way asked; GB/s.
-vfio::Result<double> two_copies(CopyEndpoint& ep, Direction d, Way way, HostBuffer& host, uint64_t bytes,
-                                const CommonSettings& c) {
+const char* way_name(Way w) { return w == Way::OneAtATime ? "one at a time" : w == Way::OneQueue ? "one queue" : "two queues"; }
+
+// Two copies of `bytes` (host and card [0, bytes) and [bytes, 2 bytes)) the way asked, each with
+// its own key, prepared before and checked after the timing (docs/verification.md); GB/s.
+vfio::Result<double> two_copies(CopyEndpoint& ep, Direction d, Way way, HostBuffer& host, HostBuffer& scratch,
+                                uint64_t bytes, const CommonSettings& c, uint64_t& key, const CopyName& name) {
+    const auto slots = keyed_slots(2, bytes, 0, key);
+    PDT_CHECK(prepare_batch(ep, d, host, scratch, slots, bytes, c.timeout));
     const auto start = Clock::now();
     if (way == Way::OneAtATime) {
-        PDT_CHECK(copy(ep, d, 0, host, 0, 0, bytes, c.timeout));
-        PDT_CHECK(copy(ep, d, 0, host, bytes, bytes, bytes, c.timeout));
+        PDT_CHECK(copy(ep, d, 0, host, slots[0].host_offset, slots[0].card_offset, bytes, c.timeout));
+        PDT_CHECK(copy(ep, d, 0, host, slots[1].host_offset, slots[1].card_offset, bytes, c.timeout));
     } else {
         const unsigned second = way == Way::OneQueue ? 0 : 1;
-        const Ticket a = PDT_TRY(ep.issue(d, 0, host, 0, 0, bytes));
-        const Ticket b = PDT_TRY(ep.issue(d, second, host, bytes, bytes, bytes));
+        const Ticket a = PDT_TRY(ep.issue(d, 0, host, slots[0].host_offset, slots[0].card_offset, bytes));
+        const Ticket b = PDT_TRY(ep.issue(d, second, host, slots[1].host_offset, slots[1].card_offset, bytes));
         PDT_CHECK(ep.wait(a, c.timeout));
         PDT_CHECK(ep.wait(b, c.timeout));
     }
-    return 2.0 * static_cast<double>(bytes) / seconds_since(start) / 1e9;
+    const double rate = 2.0 * static_cast<double>(bytes) / seconds_since(start) / 1e9;
+    PDT_CHECK(check_batch(ep, d, host, scratch, slots, bytes, c.timeout, name));
+    return rate;
 }
 
 vfio::Result<InflightPoint> inflight_point(CopyEndpoint& ep, Direction d, uint64_t bytes, const InflightSettings& s,
-                                           const CommonSettings& c, HostBuffer& host, Rng& rng, uint64_t key,
-                                           uint64_t& verified) {
+                                           const CommonSettings& c, HostBuffer& host, HostBuffer& scratch, Rng& rng,
+                                           uint64_t& key, uint64_t& verified) {
     const EndpointInfo& info = ep.info();
     const bool one_queue = info.max_in_flight >= 2 && bytes <= info.max_copy_bytes;
     const bool two_queues = info.queues >= 2 && bytes <= info.max_copy_bytes;
-    if (d == Direction::H2C) {
-        fill_pattern(host.data(), 2 * bytes, key);
-    } else {
-        PDT_CHECK(preload_card(ep, host, 0, 2 * bytes, key, c.timeout));
-        std::memset(host.data(), 0, 2 * bytes);
-    }
     std::vector<Way> ways = {Way::OneAtATime};
     if (one_queue)
         ways.push_back(Way::OneQueue);
@@ -53,8 +54,12 @@ vfio::Result<InflightPoint> inflight_point(CopyEndpoint& ep, Direction d, uint64
         double rate[3] = {0, 0, 0};
         for (Way w : ways) {
             std::vector<double> tries;
-            for (unsigned t = 0; t < std::max(1u, s.tries); ++t)
-                tries.push_back(PDT_TRY(two_copies(ep, d, w, host, bytes, c)));
+            const std::string what = info.name + " inflight " + format_bytes(bytes) + " " + way_name(w) + " run " +
+                                     std::to_string(run + 1);
+            for (unsigned t = 0; t < std::max(1u, s.tries); ++t) {
+                tries.push_back(PDT_TRY(two_copies(ep, d, w, host, scratch, bytes, c, key, CopyName{what, 2 * t + 1, 0})));
+                verified += 2 * bytes;
+            }
             rate[static_cast<int>(w)] = median(tries);
         }
         single.push_back(rate[0]);
@@ -63,12 +68,6 @@ vfio::Result<InflightPoint> inflight_point(CopyEndpoint& ep, Direction d, uint64
         if (two_queues)
             queues_rates.push_back(rate[2]), queues_ratio.push_back(rate[2] / rate[0]);
     }
-    if (d == Direction::H2C) {
-        PDT_CHECK(verify_card(ep, host, 0, 2 * bytes, key, c.timeout));
-    } else if (auto at = find_mismatch(host.data(), 2 * bytes, key)) {
-        return check_failure(d, *at, 2 * bytes, info.name + " inflight");
-    }
-    verified += 2 * bytes;
     InflightPoint p;
     p.direction = d, p.bytes = bytes, p.one_at_a_time_gbps = mean_ci99(single);
     if (one_queue)
@@ -87,14 +86,16 @@ vfio::Result<InflightResult> run_inflight(CopyEndpoint& ep, const InflightSettin
         return vfio::make_error("inflight", info.name, ENOTSUP, "one queue that holds one copy: nothing to overlap");
     std::vector<uint64_t> sizes;
     for (uint64_t b : s.sizes) {
-        if (b == 0 || 2 * b > info.card_memory_bytes)
+        if (b == 0 || (b + 63) / 64 * 64 + b > info.card_memory_bytes)
             warnings.push_back("inflight: " + format_bytes(b) + " left out: two copies do not fit the card window");
         else
             sizes.push_back(b);
     }
     if (sizes.empty() || s.repeats == 0)
         return vfio::make_error("inflight", info.name, EINVAL, "no size fits the card window twice");
-    auto host = PDT_TRY(ep.allocate(2 * *std::max_element(sizes.begin(), sizes.end()), HostMemory::Registered));
+    const uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
+    auto host = PDT_TRY(ep.allocate(2 * ((largest + 63) / 64 * 64), HostMemory::Registered));
+    auto scratch = PDT_TRY(ep.allocate(largest, HostMemory::Registered));
     InflightResult out;
     out.repeats = s.repeats;
     Rng rng(c.seed ^ 0x1f11);
@@ -102,7 +103,7 @@ vfio::Result<InflightResult> run_inflight(CopyEndpoint& ep, const InflightSettin
     progress.begin("inflight", 2 * sizes.size(), 2.0 * sizes.size());
     for (Direction d : {Direction::H2C, Direction::C2H})
         for (uint64_t b : sizes) {
-            out.points.push_back(PDT_TRY(inflight_point(ep, d, b, s, c, *host, rng, ++key, verified)));
+            out.points.push_back(PDT_TRY(inflight_point(ep, d, b, s, c, *host, *scratch, rng, key, verified)));
             progress.step(1);
         }
     progress.end();
@@ -115,32 +116,44 @@ struct BidirRun {
     double h2c = 0, c2h = 0;
 };
 
-// One direction's copies back to back on its own queue: the median copy's rate.
-vfio::Result<double> one_way(CopyEndpoint& ep, Direction d, unsigned queue, HostBuffer& host, uint64_t card,
-                             uint64_t bytes, unsigned copies, const CommonSettings& c) {
+// The host buffers of one direction: the copies' own, and a scratch one for preloads and
+// read-backs, each of `bytes`.
+struct WayBuffers {
+    std::unique_ptr<HostBuffer> data, scratch;
+};
+
+// One direction's copies back to back on its own queue, each with its own key, prepared before
+// and checked after its timing (docs/verification.md): the median copy's rate.
+vfio::Result<double> one_way(CopyEndpoint& ep, Direction d, unsigned queue, WayBuffers& b, uint64_t card,
+                             uint64_t bytes, unsigned copies, const CommonSettings& c, uint64_t& key,
+                             const std::string& what) {
     std::vector<double> rates;
     for (unsigned i = 0; i < copies; ++i) {
+        const auto slots = keyed_slots(1, bytes, card, key);
+        PDT_CHECK(prepare_batch(ep, d, *b.data, *b.scratch, slots, bytes, c.timeout, queue));
         const auto start = Clock::now();
-        PDT_CHECK(copy(ep, d, queue, host, 0, card, bytes, c.timeout));
+        PDT_CHECK(copy(ep, d, queue, *b.data, 0, card, bytes, c.timeout));
         rates.push_back(static_cast<double>(bytes) / seconds_since(start) / 1e9);
+        PDT_CHECK(check_batch(ep, d, *b.data, *b.scratch, slots, bytes, c.timeout, CopyName{what, i + 1, copies}, queue));
     }
     return median(rates);
 }
 
 // Both directions at once. With two queues, one thread per direction (the seam allows issue and
 // wait on different queues from different threads); with one queue that holds two copies, one
-// of each in flight, interleaved, so a direction cannot be seen faster than the other's pace.
-vfio::Result<BidirRun> both_ways(CopyEndpoint& ep, HostBuffer& src, HostBuffer& dst, uint64_t bytes, unsigned copies,
-                                 const CommonSettings& c) {
+// of each in flight, each pair timed from issue to the later completion, so a direction cannot
+// be seen faster than the other's pace. Every copy is checked, outside its timing.
+vfio::Result<BidirRun> both_ways(CopyEndpoint& ep, WayBuffers& src, WayBuffers& dst, uint64_t bytes, unsigned copies,
+                                 const CommonSettings& c, uint64_t& h2c_key, uint64_t& c2h_key, const std::string& what) {
     if (ep.info().queues >= 2) {
         vfio::Result<double> back = 0.0;
         std::latch both_ready(2);  // start together: a thread that starts late would run alone
         std::thread reader([&] {
             both_ready.arrive_and_wait();
-            back = one_way(ep, Direction::C2H, 1, dst, bytes, bytes, copies, c);
+            back = one_way(ep, Direction::C2H, 1, dst, bytes, bytes, copies, c, c2h_key, what + " C2H");
         });
         both_ready.arrive_and_wait();
-        auto forth = one_way(ep, Direction::H2C, 0, src, 0, bytes, copies, c);
+        auto forth = one_way(ep, Direction::H2C, 0, src, 0, bytes, copies, c, h2c_key, what + " H2C");
         reader.join();
         if (!forth)
             return std::move(forth).error();
@@ -148,18 +161,23 @@ vfio::Result<BidirRun> both_ways(CopyEndpoint& ep, HostBuffer& src, HostBuffer& 
             return std::move(back).error();
         return BidirRun{*forth, *back};
     }
-    const auto start = Clock::now();
-    Ticket h = PDT_TRY(ep.issue(Direction::H2C, 0, src, 0, 0, bytes));
-    Ticket r = PDT_TRY(ep.issue(Direction::C2H, 0, dst, 0, bytes, bytes));
+    double seconds = 0;
     for (unsigned i = 0; i < copies; ++i) {
-        PDT_CHECK(ep.wait(h, c.timeout));
-        if (i + 1 < copies)
-            h = PDT_TRY(ep.issue(Direction::H2C, 0, src, 0, 0, bytes));
-        PDT_CHECK(ep.wait(r, c.timeout));
-        if (i + 1 < copies)
-            r = PDT_TRY(ep.issue(Direction::C2H, 0, dst, 0, bytes, bytes));
+        const auto h = keyed_slots(1, bytes, 0, h2c_key), r = keyed_slots(1, bytes, bytes, c2h_key);
+        PDT_CHECK(prepare_batch(ep, Direction::H2C, *src.data, *src.scratch, h, bytes, c.timeout));
+        PDT_CHECK(prepare_batch(ep, Direction::C2H, *dst.data, *dst.scratch, r, bytes, c.timeout));
+        const auto start = Clock::now();
+        const Ticket forth = PDT_TRY(ep.issue(Direction::H2C, 0, *src.data, 0, 0, bytes));
+        const Ticket back = PDT_TRY(ep.issue(Direction::C2H, 0, *dst.data, 0, bytes, bytes));
+        PDT_CHECK(ep.wait(forth, c.timeout));
+        PDT_CHECK(ep.wait(back, c.timeout));
+        seconds += seconds_since(start);
+        PDT_CHECK(check_batch(ep, Direction::H2C, *src.data, *src.scratch, h, bytes, c.timeout,
+                              CopyName{what + " H2C", i + 1, copies}));
+        PDT_CHECK(check_batch(ep, Direction::C2H, *dst.data, *dst.scratch, r, bytes, c.timeout,
+                              CopyName{what + " C2H", i + 1, copies}));
     }
-    const double rate = static_cast<double>(bytes) * copies / seconds_since(start) / 1e9;
+    const double rate = static_cast<double>(bytes) * copies / seconds / 1e9;
     return BidirRun{rate, rate};
 }
 
@@ -173,26 +191,20 @@ vfio::Result<BidirResult> run_bidir(CopyEndpoint& ep, const BidirSettings& s, co
     const uint64_t bytes = std::min({s.bytes, info.max_copy_bytes, info.card_memory_bytes / 2});
     if (bytes == 0 || s.repeats == 0 || s.copies == 0)
         return vfio::make_error("bidir", info.name, EINVAL, "copy size, repeats and copies must be 1 or more");
-    auto src = PDT_TRY(ep.allocate(bytes, HostMemory::Registered));
-    auto dst = PDT_TRY(ep.allocate(bytes, HostMemory::Registered));
+    WayBuffers src{PDT_TRY(ep.allocate(bytes, HostMemory::Registered)), PDT_TRY(ep.allocate(bytes, HostMemory::Registered))};
+    WayBuffers dst{PDT_TRY(ep.allocate(bytes, HostMemory::Registered)), PDT_TRY(ep.allocate(bytes, HostMemory::Registered))};
     BidirResult out;
     out.bytes = bytes, out.repeats = s.repeats;
     std::vector<double> h_alone, r_alone, h_both, r_both, sum;
-    uint64_t key = c.seed * 0xD1B54A32D192ED03ull;
+    uint64_t h2c_key = c.seed * 0xD1B54A32D192ED03ull, c2h_key = h2c_key ^ 0x5555555555555555ull;
     progress.begin("bidir", s.repeats, s.repeats);
     for (unsigned run = 0; run < s.repeats; ++run) {
-        const uint64_t to_card = ++key, to_host = ++key;
-        fill_pattern(src->data(), bytes, to_card);
-        PDT_CHECK(preload_card(ep, *dst, bytes, bytes, to_host, c.timeout));
-        h_alone.push_back(PDT_TRY(one_way(ep, Direction::H2C, 0, *src, 0, bytes, s.copies, c)));
-        r_alone.push_back(PDT_TRY(one_way(ep, Direction::C2H, 0, *dst, bytes, bytes, s.copies, c)));
-        std::memset(dst->data(), 0, bytes);
-        const BidirRun both = PDT_TRY(both_ways(ep, *src, *dst, bytes, s.copies, c));
+        const std::string what = info.name + " bidir run " + std::to_string(run + 1);
+        h_alone.push_back(PDT_TRY(one_way(ep, Direction::H2C, 0, src, 0, bytes, s.copies, c, h2c_key, what + " H2C alone")));
+        r_alone.push_back(PDT_TRY(one_way(ep, Direction::C2H, 0, dst, bytes, bytes, s.copies, c, c2h_key, what + " C2H alone")));
+        const BidirRun both = PDT_TRY(both_ways(ep, src, dst, bytes, s.copies, c, h2c_key, c2h_key, what + " both"));
         h_both.push_back(both.h2c), r_both.push_back(both.c2h), sum.push_back(both.h2c + both.c2h);
-        if (auto at = find_mismatch(dst->data(), bytes, to_host))
-            return check_failure(Direction::C2H, *at, bytes, info.name + " bidir");
-        PDT_CHECK(verify_card(ep, *dst, 0, bytes, to_card, c.timeout));
-        verified += 2 * bytes;
+        verified += 4 * bytes * s.copies;
         progress.step(1);
     }
     progress.end();
@@ -205,14 +217,22 @@ vfio::Result<LaunchResult> run_launch(CopyEndpoint& ep, const LaunchSettings& s,
                                       Progress& progress, uint64_t& verified) {
     if (!ep.info().can_launch)
         return vfio::make_error("launch", ep.info().name, ENOTSUP, "this endpoint runs no code on the card");
-    // A launch moves no data: one 4 KiB round trip checks that the card behind it works.
+    // A launch moves no data: a 4 KiB round trip before and after the launches checks that the
+    // card behind them moves data, then and still.
     const uint64_t probe = std::min<uint64_t>(4096, ep.info().card_memory_bytes);
     auto host = PDT_TRY(ep.allocate(probe, HostMemory::Registered));
-    const uint64_t key = c.seed * 0xA0761D6478BD642Full;
-    fill_pattern(host->data(), probe, key);
-    PDT_CHECK(copy(ep, Direction::H2C, 0, *host, 0, 0, probe, c.timeout));
-    PDT_CHECK(verify_card(ep, *host, 0, probe, key, c.timeout));
-    verified += probe;
+    auto scratch = PDT_TRY(ep.allocate(probe, HostMemory::Registered));
+    uint64_t key = c.seed * 0xA0761D6478BD642Full;
+    const auto round_trip = [&](const char* when) -> vfio::Result<void> {
+        const auto slots = keyed_slots(1, probe, 0, key);
+        PDT_CHECK(prepare_batch(ep, Direction::H2C, *host, *scratch, slots, probe, c.timeout));
+        PDT_CHECK(copy(ep, Direction::H2C, 0, *host, 0, 0, probe, c.timeout));
+        PDT_CHECK(check_batch(ep, Direction::H2C, *host, *scratch, slots, probe, c.timeout,
+                              CopyName{ep.info().name + " launch probe " + when, 1, 1}));
+        verified += probe;
+        return {};
+    };
+    PDT_CHECK(round_trip("before"));
     LaunchResult out;
     out.samples = s.samples, out.queued = s.queued;
     progress.begin("launch", s.samples + s.repeats, s.samples + static_cast<double>(s.repeats) * s.queued);
@@ -234,6 +254,7 @@ vfio::Result<LaunchResult> run_launch(CopyEndpoint& ep, const LaunchSettings& s,
         progress.step(s.queued);
     }
     progress.end();
+    PDT_CHECK(round_trip("after"));
     out.single_p50_us = median(out.single_us);
     out.queued_per_launch_us = mean_ci99(per_launch);
     return out;

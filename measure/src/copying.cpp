@@ -1,6 +1,7 @@
 #include "measure/copying.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 
@@ -70,25 +71,112 @@ std::optional<uint64_t> find_mismatch(const uint8_t* data, uint64_t bytes, uint6
     return std::nullopt;
 }
 
+void fill_poison(uint8_t* data, uint64_t bytes, uint64_t key) {
+    fill_pattern(data, bytes, key);
+    for (uint64_t i = 0; i < bytes; ++i)
+        data[i] = static_cast<uint8_t>(~data[i]);
+}
+
 vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const std::string& where) {
     return vfio::make_error(std::string(to_string(direction)) + " data check", where, EIO,
                             "failed at byte " + std::to_string(at) + " of " + std::to_string(bytes) +
                                 ": the bytes read back differ from the pattern written");
 }
 
+vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const CopyName& name,
+                          uint64_t host_offset, uint64_t card_offset) {
+    std::string where = name.what;
+    if (name.number)
+        where += " copy " + std::to_string(name.number) + (name.count ? " of " + std::to_string(name.count) : "");
+    char offsets[96];
+    std::snprintf(offsets, sizeof offsets, " (host buffer offset %llu, card offset 0x%llx)",
+                  static_cast<unsigned long long>(host_offset + at), static_cast<unsigned long long>(card_offset + at));
+    return vfio::make_error(std::string(to_string(direction)) + " data check", where, EIO,
+                            "failed at byte " + std::to_string(at) + " of " + std::to_string(bytes) + offsets +
+                                ": the bytes read back differ from the pattern written");
+}
+
+uint64_t split_point(uint64_t bytes) { return bytes < 128 ? 0 : bytes / 2 / 64 * 64; }
+
+vfio::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direction, HostBuffer& host,
+                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
+                                         std::chrono::milliseconds timeout, unsigned queue) {
+    const uint64_t cut = split_point(bytes);
+    PDT_CHECK(copy(endpoint, direction, queue, host, host_offset + cut, card_offset + cut, bytes - cut, timeout));
+    if (cut == 0)
+        return {};
+    return copy(endpoint, direction, queue, host, host_offset, card_offset, cut, timeout);
+}
+
 vfio::Result<void> preload_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
                                 uint64_t key, std::chrono::milliseconds timeout) {
     fill_pattern(scratch.data(), bytes, key);
-    return copy(endpoint, Direction::H2C, 0, scratch, 0, card_offset, bytes, timeout);
+    return copy_last_piece_first(endpoint, Direction::H2C, scratch, 0, card_offset, bytes, timeout);
 }
+
+namespace {
+
+// The card's bytes at card_offset, read back through poisoned `scratch` in two pieces.
+vfio::Result<std::optional<uint64_t>> read_back(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset,
+                                                uint64_t bytes, uint64_t key, std::chrono::milliseconds timeout,
+                                                unsigned queue = 0) {
+    fill_poison(scratch.data(), bytes, key);
+    PDT_CHECK(copy_last_piece_first(endpoint, Direction::C2H, scratch, 0, card_offset, bytes, timeout, queue));
+    return find_mismatch(scratch.data(), bytes, key);
+}
+
+}  // namespace
 
 vfio::Result<void> verify_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
                                uint64_t key, std::chrono::milliseconds timeout) {
-    std::memset(scratch.data(), 0, bytes);
-    PDT_CHECK(copy(endpoint, Direction::C2H, 0, scratch, 0, card_offset, bytes, timeout));
-    if (auto at = find_mismatch(scratch.data(), bytes, key))
-        return check_failure(Direction::H2C, *at, bytes, endpoint.info().name + " card offset " +
-                                                             std::to_string(card_offset));
+    if (auto at = PDT_TRY(read_back(endpoint, scratch, card_offset, bytes, key, timeout)))
+        return check_failure(Direction::H2C, *at, bytes, endpoint.info().name + " card offset " + std::to_string(card_offset));
+    return {};
+}
+
+std::vector<KeyedSlot> keyed_slots(uint64_t count, uint64_t bytes, uint64_t card_base, uint64_t& key) {
+    const uint64_t stride = (bytes + 63) / 64 * 64;
+    std::vector<KeyedSlot> slots(count);
+    for (uint64_t i = 0; i < count; ++i)
+        slots[i] = KeyedSlot{i * stride, card_base + i * stride, ++key};
+    return slots;
+}
+
+uint64_t slots_that_fit(uint64_t wanted, uint64_t bytes, uint64_t host_bytes, uint64_t card_base, uint64_t card_bytes) {
+    const uint64_t stride = (bytes + 63) / 64 * 64;
+    const auto fit = [&](uint64_t room) { return room < bytes ? 0 : 1 + (room - bytes) / stride; };
+    const uint64_t card_room = card_bytes > card_base ? card_bytes - card_base : 0;
+    return std::max<uint64_t>(1, std::min({wanted, fit(host_bytes), fit(card_room)}));
+}
+
+vfio::Result<void> prepare_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
+                                 const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
+                                 unsigned queue) {
+    for (const KeyedSlot& slot : slots) {
+        if (direction == Direction::H2C) {
+            fill_pattern(data.data() + slot.host_offset, bytes, slot.key);
+        } else {
+            fill_pattern(scratch.data(), bytes, slot.key);
+            PDT_CHECK(copy_last_piece_first(endpoint, Direction::H2C, scratch, 0, slot.card_offset, bytes, timeout, queue));
+            fill_poison(data.data() + slot.host_offset, bytes, slot.key);
+        }
+    }
+    return {};
+}
+
+vfio::Result<void> check_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
+                               const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
+                               const CopyName& name, unsigned queue) {
+    for (size_t i = 0; i < slots.size(); ++i) {
+        const CopyName copy_name{name.what, name.number + i, name.count};
+        const KeyedSlot& slot = slots[i];
+        if (direction == Direction::H2C) {
+            if (auto at = PDT_TRY(read_back(endpoint, scratch, slot.card_offset, bytes, slot.key, timeout, queue)))
+                return check_failure(direction, *at, bytes, copy_name, slot.host_offset, slot.card_offset);
+        } else if (auto at = find_mismatch(data.data() + slot.host_offset, bytes, slot.key)) {
+            return check_failure(direction, *at, bytes, copy_name, slot.host_offset, slot.card_offset);
+        }
+    }
     return {};
 }
 

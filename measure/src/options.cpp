@@ -3,6 +3,8 @@
 #include <set>
 #include <sstream>
 
+#include "cli/command_line.hpp"
+#include "cli/device_options.hpp"
 #include "measure/tool.hpp"
 
 namespace po = boost::program_options;
@@ -65,19 +67,23 @@ struct RawOptions {
     std::string access_sizes, access_offsets, access_windows, access_patterns, access_caches, access_memories,
         access_direction, inflight_sizes;
     unsigned repeats = 0;
-    double timeout_s = 10;
+    std::string transfer_timeout = "10";
+    std::string old_timeout;  // --timeout: the older name of --transfer_timeout, kept for scripts
+    std::vector<std::string> words;  // the subcommand and the campaign file
 };
 
 po::options_description tool_options(ToolOptions& o, RawOptions& r) {
     po::options_description d("Options");
-    d.add_options()("help,h", "show this help")("version", "print the toolkit version and exit")(
-        "endpoint", po::value(&o.endpoint)->default_value(o.endpoint), "what to measure (see the endpoint options)")(
-        "json", po::bool_switch(&o.json), "print the result JSON instead of text")(
+    cli::add_help_and_version(d);
+    d.add_options()("endpoint", po::value(&o.endpoint)->default_value(o.endpoint),
+                    "what to measure (see the endpoint options)");
+    cli::add_json_option(d, o.json, cli::JsonForm::Document);
+    cli::add_transfer_timeout_option(d, r.transfer_timeout);
+    d.add_options()(
         "output", po::value(&o.output_dir), "directory for result.json and latency_samples.csv")(
         "repeats", po::value(&r.repeats), "runs per measurement (sweep, inflight, bidir, launch; default 5)")(
         "predictions", po::value(&o.predictions_file), "JSON file of predicted ranges, read and hashed before the run")(
         "seed", po::value(&o.common.seed)->default_value(o.common.seed), "seed of the random orders, gaps and patterns")(
-        "timeout", po::value(&r.timeout_s)->default_value(r.timeout_s), "seconds one copy may take")(
         "pci_access", po::value(&o.pci_access)->default_value(o.pci_access),
         "config-space access for dump_pci_info and LnkSta: libpci, pciaccess, sim")(
         "min_bytes", po::value(&r.min_bytes), "sweep: smallest size (default 4KiB)")(
@@ -141,9 +147,11 @@ vfio::Result<void> apply_raw(const RawOptions& r, const po::variables_map& vm, T
             return usage("--repeats 0", "expected 1 or more");
         o.sweep.repeats = o.inflight.repeats = o.bidir.repeats = o.launch.repeats = r.repeats;
     }
-    if (!(r.timeout_s > 0 && r.timeout_s <= 86400))
-        return usage("--timeout " + std::to_string(r.timeout_s), "expected seconds above 0, at most a day");
-    o.common.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(r.timeout_s * 1000)));
+    const std::string& timeout = r.old_timeout.empty() ? r.transfer_timeout : r.old_timeout;
+    const double seconds = PDT_TRY(vfio::parse_seconds("transfer_timeout", timeout));
+    if (seconds > 86400)
+        return usage("--transfer_timeout " + timeout, "expected seconds above 0, at most a day");
+    o.common.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
     if (!(o.ceiling.resident_fraction >= 0 && o.ceiling.resident_fraction < 1))
         return usage("--resident_fraction", "expected a fraction in [0, 1)");
     if (!(o.latency.max_gap_us >= 0) || o.latency.samples == 0 || o.access.transfers == 0 || o.bidir.copies == 0 ||
@@ -169,44 +177,6 @@ vfio::Result<void> read_campaign(ToolOptions& o) {
 
 }  // namespace
 
-vfio::Result<uint64_t> parse_size(const std::string& text) {
-    size_t used = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception&) {
-        return usage("size " + text, "expected a number of bytes, e.g. 4096, 4KiB, 64MiB");
-    }
-    const std::string unit = text.substr(used);
-    static const std::map<std::string, double> units = {
-        {"", 1}, {"B", 1}, {"K", 1024}, {"KiB", 1024}, {"M", 1 << 20}, {"MiB", 1 << 20}, {"G", 1 << 30},
-        {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
-    const auto it = units.find(unit);
-    if (it == units.end() || !(value >= 0) || value * it->second > 1e15)
-        return usage("size " + text, "expected a number of bytes, e.g. 4096, 4KiB, 64MiB");
-    return static_cast<uint64_t>(std::llround(value * it->second));
-}
-
-vfio::Result<std::vector<uint64_t>> parse_size_list(const std::string& text) {
-    std::vector<uint64_t> out;
-    for (const std::string& item : split(text, ',')) {
-        const auto dash = item.find('-');
-        if (dash == std::string::npos) {
-            out.push_back(PDT_TRY(parse_size(item)));
-            continue;
-        }
-        const uint64_t first = PDT_TRY(parse_size(item.substr(0, dash)));
-        const uint64_t last = PDT_TRY(parse_size(item.substr(dash + 1)));
-        if (last < first || last - first > 4096)
-            return usage("range " + item, "expected first-last with first <= last, at most 4096 values");
-        for (uint64_t v = first; v <= last; ++v)
-            out.push_back(v);
-    }
-    if (out.empty())
-        return usage("list " + text, "expected comma-separated sizes");
-    return out;
-}
-
 vfio::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
                                           const po::options_description& endpoint_options) {
     ParsedOptions parsed;
@@ -215,23 +185,22 @@ vfio::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
     po::options_description visible = tool_options(o, raw);
     visible.add(endpoint_options);
     po::options_description all;
-    all.add(visible).add_options()("subcommand", po::value(&o.subcommand))("file", po::value(&o.campaign_file));
-    po::positional_options_description positional;
-    positional.add("subcommand", 1).add("file", 1);
+    all.add(visible).add_options()("timeout", po::value(&raw.old_timeout));  // not in --help
     po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        return usage("options", e.what());
-    }
+    const auto request = cli::parse_arguments(argc, argv, {all, cli::Usage{}, &raw.words, "subcommand"}, vm);
+    if (!request)
+        return usage("options", request.error().hint);
+    if (raw.words.size() > 2)
+        return usage("argument " + raw.words[2], "expected a subcommand and at most a campaign file");
+    o.subcommand = raw.words.empty() ? "" : raw.words[0];
+    o.campaign_file = raw.words.size() > 1 ? raw.words[1] : "";
     std::ostringstream help;
     help << "Usage: pcie_link_measure <sweep|latency|access|inflight|bidir|launch|ceiling|campaign FILE> [options]\n"
          << "Measures what the host gets over a PCIe link: every byte timed is also verified.\n\n"
          << visible;
     parsed.help_text = help.str();
-    if (vm.count("help") || vm.count("version")) {
-        parsed.help = vm.count("help") > 0;
+    if (*request != cli::Request::Run) {
+        parsed.help = *request == cli::Request::Help;
         parsed.version = !parsed.help;
         return parsed;
     }

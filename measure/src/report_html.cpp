@@ -89,9 +89,7 @@ std::string verdict_span(const std::string& verdict) {
 std::string rate_cell(const Interval& gbps) {
     if (gbps.n == 0)
         return "<td class=\"num\">-</td>";
-    const std::string interval =
-        gbps.has_interval ? " [" + fixed(gbps.low) + ", " + fixed(gbps.high) + "]" : " (1 run, no interval)";
-    return "<td class=\"num rate\">" + fixed(gbps.mean) + interval + "</td>";
+    return "<td class=\"num rate\">" + interval_text(gbps) + "</td>";
 }
 
 // "257.70 GB" (decimal, as the rates), the exact count in the title.

@@ -1,6 +1,7 @@
 // The report's access, inflight and bidir sections: each card's figures pooled over its runs
 // (access: a line per direction, window and pattern; inflight and bidir: the mean of the runs'
 // means with a 99% interval) and the tables of inflight ratios and of both directions at once.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <tuple>
@@ -33,9 +34,9 @@ Interval over_runs(const std::vector<Figure>& figures) {
             means.push_back(f.mean);
         return mean_ci99(means);
     }
-    const Figure& f = figures.front();
+    const Figure& f = figures.front();  // a file of an older tool may give a bound below 0
     const bool has = std::isfinite(f.low) && std::isfinite(f.high);
-    return Interval{f.mean, has ? f.low : f.mean, has ? f.high : f.mean, 1, has};
+    return Interval{f.mean, has ? std::max(0.0, f.low) : f.mean, has ? f.high : f.mean, 1, has};
 }
 
 void pool_inflight(Card& card, const std::vector<const Run*>& runs) {
@@ -100,8 +101,9 @@ std::string interval_text(const Interval& value, int decimals) {
         std::snprintf(text, sizeof(text), "%.*f", decimals, v);
         return std::string(text);
     };
-    return fixed(value.mean) +
-           (value.has_interval ? " [" + fixed(value.low) + ", " + fixed(value.high) + "]" : " (1 run, no interval)");
+    if (value.has_interval)
+        return fixed(value.mean) + " [" + fixed(value.low) + ", " + fixed(value.high) + "]";
+    return fixed(value.mean) + " (" + std::to_string(value.n) + (value.n == 1 ? " run" : " runs") + ", no interval)";
 }
 
 std::string inflight_table(const Report& report) {

@@ -1,5 +1,6 @@
 // The statistics the report's merge needs: a mean with its 99% Student-t interval (seed 000's
 // method: the mean of the runs' medians) and percentiles of pooled latency samples.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -32,14 +33,14 @@ Interval mean_ci99(const std::vector<double>& values) {
         return out;
     out.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
     out.low = out.high = out.mean;
-    if (values.size() < 2)
+    if (values.size() < kMinIntervalRuns)
         return out;
     double squares = 0;
     for (double v : values)
         squares += (v - out.mean) * (v - out.mean);
     const double n = static_cast<double>(values.size());
     const double half = t_quantile_995(values.size() - 1) * std::sqrt(squares / (n - 1)) / std::sqrt(n);
-    out.low = out.mean - half;
+    out.low = std::max(0.0, out.mean - half);  // rates and ratios are >= 0
     out.high = out.mean + half;
     out.has_interval = true;
     return out;

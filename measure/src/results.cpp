@@ -129,6 +129,10 @@ json to_json(const RunResult& r) {
                      {"card_memory_bytes", e.card_memory_bytes}, {"max_copy_bytes", e.max_copy_bytes},
                      {"queues", e.queues}, {"max_in_flight", e.max_in_flight}, {"can_launch", e.can_launch},
                      {"driver_stages", e.driver_stages}};
+    if (!e.engine_mode.empty()) {
+        j["endpoint"]["engine_mode"] = e.engine_mode;
+        j["endpoint"]["completion"] = e.completion;
+    }
     j["link"] = {{"before", link_json(r.link_before)}, {"under_load", link_json(r.link_under_load)},
                  {"after", link_json(r.link_after)}, {"changed", r.link_changed}};
     j["pci_info_before"] = r.pci_info_before;

@@ -42,14 +42,14 @@ MeanInterval mean_ci99(const std::vector<double>& values) {
     for (double v : values)
         sum += v;
     out.mean = sum / values.size();
-    if (values.size() < 2)
+    if (values.size() < kMinIntervalCount)
         return out;
     double squares = 0;
     for (double v : values)
         squares += (v - out.mean) * (v - out.mean);
     const double sd = std::sqrt(squares / (values.size() - 1));
     const double half = student_t_99(out.count - 1) * sd / std::sqrt(static_cast<double>(values.size()));
-    out.low = out.mean - half;
+    out.low = std::max(0.0, out.mean - half);  // every figure measured is >= 0
     out.high = out.mean + half;
     return out;
 }

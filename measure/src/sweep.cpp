@@ -23,44 +23,51 @@ unsigned iterations_for(const SweepSettings& s, uint64_t bytes) {
     return static_cast<unsigned>(std::clamp<uint64_t>((64ull << 20) / bytes, 5, 50));
 }
 
-// Times one copy of the variant; `timed` is its seconds.
-vfio::Result<void> timed_copy(CopyEndpoint& ep, const Variant& v, Buffers& b, uint64_t bytes,
+// Times copy `slot` of the variant; `timed` is its seconds.
+vfio::Result<void> timed_copy(CopyEndpoint& ep, const Variant& v, Buffers& b, const KeyedSlot& slot, uint64_t bytes,
                               const CommonSettings& common, double& timed) {
     HostBuffer& dma = v.direction == Direction::H2C ? *b.source : *b.check;
+    uint8_t* dma_bytes = dma.data() + slot.host_offset;
     const auto start = Clock::now();
     if (v.staged && v.direction == Direction::H2C)
-        std::memcpy(dma.data(), b.user->data(), bytes);
-    PDT_CHECK(copy(ep, v.direction, 0, dma, 0, 0, bytes, common.timeout));
+        std::memcpy(dma_bytes, b.user->data() + slot.host_offset, bytes);
+    PDT_CHECK(copy(ep, v.direction, 0, dma, slot.host_offset, slot.card_offset, bytes, common.timeout));
     if (v.staged && v.direction == Direction::C2H)
-        std::memcpy(b.user->data(), dma.data(), bytes);
+        std::memcpy(b.user->data() + slot.host_offset, dma_bytes, bytes);
     timed = seconds_since(start);
     return {};
 }
 
-// One size of one variant in one run: the median rate of its copies, the data checked after.
+// One size of one variant in one run: the median rate of its copies. Every copy has its own key
+// and is checked (docs/verification.md): the copies go in batches of as many slots as the host
+// buffers and the card window hold, each batch prepared before and checked after its timing.
 vfio::Result<double> run_size(CopyEndpoint& ep, const Variant& v, Buffers& b, uint64_t bytes, unsigned iterations,
-                              const CommonSettings& common, uint64_t key, uint64_t& verified) {
-    const std::string where = ep.info().name + (v.staged ? " staged " : " direct ") + format_bytes(bytes);
-    if (v.direction == Direction::H2C) {
-        fill_pattern((v.staged ? b.user : b.source)->data(), bytes, key);
-    } else {
-        PDT_CHECK(preload_card(ep, *b.source, 0, bytes, key, common.timeout));
-        std::memset((v.staged ? b.user : b.check)->data(), 0, bytes);
-    }
+                              const CommonSettings& common, unsigned run, uint64_t& key, uint64_t& verified) {
+    const CopyName name{ep.info().name + " sweep " + (v.staged ? "staged " : "direct ") + format_bytes(bytes) +
+                            " run " + std::to_string(run + 1),
+                        1, iterations};
+    // The copies' host side (where the pattern starts or must arrive) and a scratch buffer that
+    // no timed copy of this variant touches (preloads, read-backs).
+    HostBuffer& data = v.staged ? *b.user : v.direction == Direction::H2C ? *b.source : *b.check;
+    HostBuffer& scratch = v.direction == Direction::H2C ? *b.check : *b.source;
+    const uint64_t per_batch = slots_that_fit(iterations, bytes, b.source->size(), 0, ep.info().card_memory_bytes);
     std::vector<double> rates;
-    for (unsigned i = 0; i < iterations; ++i) {
-        double seconds = 0;
-        PDT_CHECK(timed_copy(ep, v, b, bytes, common, seconds));
-        rates.push_back(static_cast<double>(bytes) / seconds / 1e9);
+    for (unsigned done = 0; done < iterations;) {
+        const auto slots = keyed_slots(std::min<uint64_t>(per_batch, iterations - done), bytes, 0, key);
+        PDT_CHECK(prepare_batch(ep, v.direction, data, scratch, slots, bytes, common.timeout));
+        if (v.staged && v.direction == Direction::C2H)
+            for (const KeyedSlot& slot : slots)  // the DMA buffer too: a copy that lands nowhere leaves poison
+                fill_poison(b.check->data() + slot.host_offset, bytes, slot.key);
+        for (const KeyedSlot& slot : slots) {
+            double seconds = 0;
+            PDT_CHECK(timed_copy(ep, v, b, slot, bytes, common, seconds));
+            rates.push_back(static_cast<double>(bytes) / seconds / 1e9);
+        }
+        PDT_CHECK(check_batch(ep, v.direction, data, scratch, slots, bytes, common.timeout,
+                              CopyName{name.what, done + 1, iterations}));
+        verified += bytes * slots.size();
+        done += static_cast<unsigned>(slots.size());
     }
-    if (v.direction == Direction::H2C) {
-        PDT_CHECK(verify_card(ep, *b.check, 0, bytes, key, common.timeout));
-    } else {
-        const uint8_t* got = (v.staged ? b.user : b.check)->data();
-        if (auto at = find_mismatch(got, bytes, key))
-            return check_failure(Direction::C2H, *at, bytes, where);
-    }
-    verified += bytes;
     return median(rates);
 }
 
@@ -183,7 +190,7 @@ vfio::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, co
         for (size_t v : order)
             for (size_t i = 0; i < sizes.size(); ++i) {
                 const unsigned n = iterations_for(s, sizes[i]);
-                medians[v][i].push_back(PDT_TRY(run_size(ep, variants[v], b, sizes[i], n, common, ++key, verified)));
+                medians[v][i].push_back(PDT_TRY(run_size(ep, variants[v], b, sizes[i], n, common, run, key, verified)));
                 progress.step(static_cast<double>(sizes[i]) * n);
             }
     }

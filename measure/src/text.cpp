@@ -22,7 +22,9 @@ std::string num(double v, int digits = 3) {
 std::string interval(const MeanInterval& m, const std::string& unit, int digits = 3) {
     std::string text = num(m.mean, digits) + " " + unit;
     if (m.low && m.high)
-        text += " (99% CI " + num(*m.low, digits) + "-" + num(*m.high, digits) + ", " + std::to_string(m.count) + " runs)";
+        text += " (99% CI " + num(*m.low, digits) + ".." + num(*m.high, digits) + ", " + std::to_string(m.count) + " runs)";
+    else if (m.count > 1)
+        text += " (" + std::to_string(m.count) + " runs, no interval)";
     return text;
 }
 
@@ -109,6 +111,9 @@ void print_text(const RunResult& r, std::ostream& out) {
     if (!r.endpoint.pci_address.empty())
         out << " at " << r.endpoint.pci_address;
     out << "\n";
+    if (!r.endpoint.engine_mode.empty())
+        out << r.adapter << " engines: engine mode " << r.endpoint.engine_mode << ", completion "
+            << r.endpoint.completion << "\n";
     if (r.link_before.read)
         out << "link before: " << r.link_before.text << "\n";
     if (r.sweep)

@@ -64,7 +64,7 @@ TEST(Predictions, PassFailInconclusive) {
     const PredictionResult straddle = judge({"a", 5, 7}, metrics());
     EXPECT_EQ(straddle.verdict, "inconclusive");
     EXPECT_EQ(straddle.note, "the interval straddles the range");
-    EXPECT_EQ(judge({"b", 4, 6}, metrics()).note, "no 99% interval (fewer than 2 runs)");
+    EXPECT_EQ(judge({"b", 4, 6}, metrics()).note, "no 99% interval (fewer than 3 runs)");
     const PredictionResult missing = judge({"c", 4, 6}, metrics());
     EXPECT_EQ(missing.verdict, "inconclusive");
     EXPECT_EQ(missing.note, "not measured in this run");

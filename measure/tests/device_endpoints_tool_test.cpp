@@ -3,25 +3,18 @@
 // register model of QEMU's edu (--edu_sim), and --endpoint cuda on a machine without a usable GPU.
 #include <gtest/gtest.h>
 
-#include "test_support/run_process.hpp"
+#include "link_measure_tool.hpp"
 
 using test_support::contains;
-using test_support::run_process;
-using test_support::words;
 
 namespace {
 
-const std::string kTool = PCIE_LINK_MEASURE;
 const std::string kXdma = "--endpoint xdma --sim_design NiteFury_dma_ddr3 --pci_access sim";
 const std::string kSmall = " --min_bytes 4KiB --max_bytes 256KiB --repeats 2 --iterations 3";
 
 test_support::Outcome measure(const std::string& args, std::vector<std::string> environment = {}) {
-    test_support::RunOptions o;
-    o.stderr_to = test_support::Stderr::separate;
-    o.stdin_from_null = true;
-    o.environment = std::move(environment);
-    o.timeout = std::chrono::milliseconds(120000);
-    return run_process(kTool, words(args), o);
+    return run_link_measure(args, std::chrono::milliseconds(120000), test_support::Stderr::separate,
+                            std::move(environment));
 }
 
 }  // namespace
@@ -33,6 +26,19 @@ TEST(PcieLinkMeasureXdma, SweepOnASimulatedDesignPassesWithBytesVerified) {
     EXPECT_TRUE(contains(r.output, "   256 KiB  C2H  staged  ")) << r.output;
     EXPECT_TRUE(contains(r.output, "Verdict: PASS")) << r.output;
     EXPECT_TRUE(contains(r.output, " bytes verified)")) << r.output;
+}
+
+// The engines' run mode and completion method, in text and in the JSON's endpoint object.
+TEST(PcieLinkMeasureXdma, TheEngineModeAndCompletionArePrintedInTextAndJson) {
+    const auto text = measure("latency " + kXdma + " --repeats 2");
+    EXPECT_EQ(text.exit_code, 0) << text.output << text.err;
+    EXPECT_TRUE(contains(text.output, "(xdma) at 0000:15:00.0\nxdma engines: engine mode credits, completion "
+                                      "poll_writeback\n"))
+        << text.output;
+    const auto json = measure("latency " + kXdma + " --repeats 2 --json --engine_mode stop_list --completion status");
+    EXPECT_EQ(json.exit_code, 0) << json.output << json.err;
+    EXPECT_TRUE(contains(json.output, "\"engine_mode\": \"stop_list\"")) << json.output;
+    EXPECT_TRUE(contains(json.output, "\"completion\": \"status\"")) << json.output;
 }
 
 TEST(PcieLinkMeasureXdma, InflightUsesTheDesignsEnginePairs) {
@@ -89,7 +95,7 @@ TEST(PcieLinkMeasureEdu, TheDefaultLatencySizeIsClampedToEdusWindowAndSaidSo) {
     EXPECT_TRUE(contains(r.output, "Warning: latency: 4 KiB copies do not fit the card window of 4095 bytes of "
                                    "simulated edu 0000:01:00.0: measured 4095 B copies instead"))
         << r.output;
-    EXPECT_TRUE(contains(r.output, "Verdict: PASS WITH WARNINGS (16380 bytes verified)")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Verdict: PASS WITH WARNINGS (32760 bytes verified)")) << r.output;
 }
 
 TEST(PcieLinkMeasureEdu, ASweepLeavesOutWhatEduCannotCopy) {
@@ -100,7 +106,7 @@ TEST(PcieLinkMeasureEdu, ASweepLeavesOutWhatEduCannotCopy) {
     EXPECT_FALSE(contains(r.output, "4 KiB  C2H  direct")) << r.output;
     EXPECT_TRUE(contains(r.output, "Warning: sweep: 4 KiB to 8 KiB left out: larger than the card window of 4095 bytes"))
         << r.output;
-    EXPECT_TRUE(contains(r.output, "Verdict: PASS WITH WARNINGS (4096 bytes verified)")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Verdict: PASS WITH WARNINGS (8192 bytes verified)")) << r.output;
 }
 
 TEST(PcieLinkMeasureEdu, BadEduOptionsAreUsageErrors) {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "test_support/run_process.hpp"
+#include "link_measure_tool.hpp"
 
 using test_support::contains;
 
@@ -21,11 +21,7 @@ const std::string kDesign = "--endpoint xdma --sim_design NiteFury_dma_ddr3 --pc
 double copy_us(double bytes, double latency_us, double gbps = 0.2) { return latency_us + bytes / (gbps * 1e3); }
 
 nlohmann::json measure(const std::string& args) {
-    test_support::RunOptions o;
-    o.stderr_to = test_support::Stderr::separate;
-    o.stdin_from_null = true;
-    o.timeout = std::chrono::milliseconds(120000);
-    const auto r = test_support::run_process(PCIE_LINK_MEASURE, test_support::words(args + " " + kDesign), o);
+    const auto r = run_link_measure(args + " " + kDesign, std::chrono::milliseconds(120000));
     EXPECT_EQ(r.exit_code, 0) << r.output << r.err;
     return r.exit_code == 0 ? nlohmann::json::parse(r.output) : nlohmann::json::object();
 }

@@ -52,6 +52,26 @@ TEST(Stats, OneRunHasNoInterval) {
     EXPECT_FALSE(m.high);
 }
 
+// Two runs: t_0.995(1) = 63.657 would give 11 -/+ 46 GB/s ("-35.064-56.997" on an H200).
+TEST(Stats, TwoRunsHaveNoInterval) {
+    const MeanInterval m = mean_ci99({10.0, 12.0});
+    EXPECT_DOUBLE_EQ(m.mean, 11);
+    EXPECT_EQ(m.count, 2u);
+    EXPECT_FALSE(m.low);
+    EXPECT_FALSE(m.high);
+}
+
+TEST(Stats, TheLowerBoundNeverGoesBelowZero) {
+    // mean 1.0, sd 1.5588, t(2) 9.925: 1.0 -/+ 8.93, clamped at 0 below.
+    const MeanInterval m = mean_ci99({0.1, 0.1, 2.8});
+    ASSERT_TRUE(m.low && m.high);
+    EXPECT_EQ(*m.low, 0.0);
+    EXPECT_NEAR(*m.high, 1.0 + 9.925 * 1.5588 / std::sqrt(3.0), 1e-3);
+    const MeanInterval tight = mean_ci99({5, 5.1, 5.2});  // far from 0: not clamped
+    ASSERT_TRUE(tight.low);
+    EXPECT_GT(*tight.low, 4.0);
+}
+
 TEST(Sha256, KnownVectors) {
     EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

@@ -6,23 +6,16 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "test_support/run_process.hpp"
+#include "link_measure_tool.hpp"
 
 using test_support::contains;
-using test_support::run_process;
-using test_support::words;
 
 namespace {
 
-const std::string kTool = PCIE_LINK_MEASURE;
 const std::string kSmall = "--model_memory 1MiB --model_latency_us 5 --min_bytes 4KiB --max_bytes 64KiB --repeats 2 --iterations 2";
 
 test_support::Outcome measure(const std::string& args, test_support::Stderr to = test_support::Stderr::separate) {
-    test_support::RunOptions o;
-    o.stderr_to = to;
-    o.stdin_from_null = true;
-    o.timeout = std::chrono::milliseconds(60000);
-    return run_process(kTool, words(args), o);
+    return run_link_measure(args, std::chrono::milliseconds(60000), to);
 }
 
 }  // namespace

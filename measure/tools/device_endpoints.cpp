@@ -8,6 +8,7 @@
 #include "measure/tool.hpp"
 #include "owning_endpoint.hpp"
 #include "stream_tools/cli.hpp"
+#include "stream_tools/cuda_devices.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
@@ -55,26 +56,26 @@ vfio::Result<void> set_sim_link(const XdmaCli& cli, tool_support::DesignSelectio
 }  // namespace
 
 void add_xdma_options(po::options_description& options, XdmaCli& cli) {
-    options.add_options()("sim_design", po::value(&cli.sim_designs)->composing(),
-                          "xdma: a simulated instance of this design instead of the kernel's devices")(
-        "device", po::value(&cli.devices)->composing(), "xdma, edu: only the device at this PCI location")(
-        "design_file", po::value(&cli.design_files)->composing(), "xdma: add the designs of this JSON file")(
+    cli::add_sim_design_option(options, cli.sim_designs);
+    cli::add_device_option(options, cli.devices);
+    cli::add_design_file_option(options, cli.design_files);
+    options.add_options()(
         "xdma_queues", po::value(&cli.queues)->default_value(cli.queues), "xdma: H2C/C2H engine pairs used at most")(
         "sim_rate_gbps", po::value(&cli.sim_rate_gbps)->default_value(cli.sim_rate_gbps),
         "xdma with --sim_design: the simulated link's rate per direction, GB/s (0: unthrottled)")(
         "sim_latency_us", po::value(&cli.sim_latency_us)->default_value(cli.sim_latency_us),
         "xdma with --sim_design: the simulated link's latency per descriptor, whole us");
-    tool_support::add_lock_timeout_option(options, cli.lock_timeout);
-    stream_tools::add_dma_mode_options(options, cli.engine_mode, cli.completion);
+    cli::add_lock_timeout_option(options, cli.lock_timeout);
+    cli::add_xdma_mode_options(options, cli.modes);
 }
 
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_xdma(const XdmaCli& cli) {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaCli& cli) {
     std::string usage;
     auto locations = tool_support::parse_locations(cli.devices, "--device", usage);
     if (!locations)
         return vfio::make_error("--device", "xdma endpoint", EINVAL, usage);
-    const auto modes = PDT_TRY(stream_tools::dma_mode_request(cli.engine_mode, cli.completion));
-    const auto lock_timeout = PDT_TRY(tool_support::parse_lock_timeout(cli.lock_timeout));
+    const auto modes = PDT_TRY(stream_tools::dma_mode_request(cli.modes));
+    const auto lock_timeout = PDT_TRY(cli::parse_lock_timeout(cli.lock_timeout));
     if (cli.queues == 0)
         return vfio::make_error("--xdma_queues 0", "xdma endpoint", EINVAL, "expected 1 or more");
     const auto registry = PDT_TRY(designs::Registry::load(cli.design_files));
@@ -102,24 +103,30 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_xdma(const XdmaCli& cl
     vfio::Device& device = *design->device;
     auto owner = std::make_unique<OwningEndpoint<tool_support::OpenedDesigns>>(std::move(opened));
     owner->inner = PDT_TRY(xdma::open_copy_endpoint(device, config));
-    return std::unique_ptr<measure::CopyEndpoint>(std::move(owner));
+    return std::unique_ptr<streams::CopyEndpoint>(std::move(owner));
 }
 
 void add_cuda_options(po::options_description& options, CudaCli& cli) {
-    options.add_options()("cuda_device", po::value(&cli.gpu)->default_value(cli.gpu), "cuda: the GPU's CUDA ordinal")(
+    cli::add_cuda_device_option(options, cli.gpus);
+    options.add_options()(
         "cuda_queues", po::value(&cli.queues)->default_value(cli.queues), "cuda: CUDA streams")(
         "cuda_memory", po::value(&cli.memory)->default_value(cli.memory), "cuda: device memory the copies address");
+    cli::add_lie_option(options, "cuda_lie", "cuda: GPU", cli.lie);
 }
 
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_cuda(const CudaCli& cli) {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaCli& cli) {
+    const streams::Lie lie = PDT_TRY(streams::parse_lie("option --cuda_lie", cli.lie));  // a usage error first
 #ifdef PDT_HAVE_CUDA
     cuda_stream::CopyEndpointConfig config;
-    config.gpu = cli.gpu;
+    config.lie = lie;
+    if (cli.gpus.size() > 1)
+        return vfio::make_error("--cuda_device", "cuda endpoint", EINVAL, "pcie_link_measure measures one GPU");
+    config.gpu = cli.gpus.empty() ? 0 : cli.gpus.front();
     config.queues = cli.queues;
     config.card_memory_bytes = PDT_TRY(measure::parse_size(cli.memory));
     return cuda_stream::open_copy_endpoint(config);
 #else
-    (void)cli;
+    (void)cli, (void)lie;
     return vfio::make_error("open cuda endpoint", "--endpoint cuda", ENOTSUP, "this build has no CUDA (nvcc not found)");
 #endif
 }

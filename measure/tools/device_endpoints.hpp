@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "measure/copy_endpoint.hpp"
+#include "cli/device_options.hpp"
+#include "streams/copy_endpoint.hpp"
 
 namespace measure_tool {
 
@@ -17,8 +18,7 @@ struct XdmaCli {
     std::vector<std::string> devices;       // --device
     std::vector<std::string> design_files;  // --design_file
     std::string lock_timeout;
-    std::string engine_mode = "auto";
-    std::string completion = "auto";
+    cli::XdmaModeText modes;  // --engine_mode, --completion
     unsigned queues = 4;  // --xdma_queues: engine pairs used at most
     double sim_rate_gbps = 0;     // --sim_rate_gbps: the simulated design's link rate per direction (0: unthrottled)
     double sim_latency_us = 0;    // --sim_latency_us: its latency per descriptor, whole microseconds
@@ -27,15 +27,16 @@ void add_xdma_options(boost::program_options::options_description& options, Xdma
 // The first identified design with a memory-mapped DMA bridge and card memory (--device picks
 // one). EINVAL for a usage error (an unknown design, a bad --device); ENODEV when none was found
 // (the reasons are on stderr, as every tool prints them).
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_xdma(const XdmaCli& cli);
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaCli& cli);
 
 struct CudaCli {
-    int gpu = 0;                       // --cuda_device
+    std::vector<int> gpus;             // --cuda_device: one GPU (none given: 0)
     unsigned queues = 4;               // --cuda_queues
     std::string memory = "1GiB";       // --cuda_memory: the device allocation copies address
+    std::string lie;                   // --cuda_lie: a test fault (streams::parse_lie)
 };
 void add_cuda_options(boost::program_options::options_description& options, CudaCli& cli);
 // ENOTSUP when this build has no CUDA.
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_cuda(const CudaCli& cli);
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaCli& cli);
 
 }  // namespace measure_tool

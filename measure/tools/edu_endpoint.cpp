@@ -21,7 +21,7 @@ struct EduOwned {
 };
 using OwningEduEndpoint = OwningEndpoint<EduOwned>;
 
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_sim(const EduCli& cli) {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_sim(const EduCli& cli) {
     if (!(cli.sim_delay_ms >= 0 && cli.sim_delay_ms <= 10000))
         return vfio::make_error("--edu_sim_delay_ms", "edu endpoint", EINVAL, "expected 0 to 10000 ms");
     sim::EduModelOptions options;
@@ -32,7 +32,7 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_sim(const EduCli& cli)
     config.name = "simulated edu 0000:01:00.0";
     config.report_pci_address = false;  // no function of this machine to read LnkSta of
     owner->inner = PDT_TRY(edu::open_copy_endpoint(*owner->owned.sim.device, config));
-    return std::unique_ptr<measure::CopyEndpoint>(std::move(owner));
+    return std::unique_ptr<streams::CopyEndpoint>(std::move(owner));
 }
 
 }  // namespace
@@ -44,7 +44,7 @@ void add_edu_options(po::options_description& options, EduCli& cli) {
         "edu: the simulated edu's delay from DMA command to transfer (QEMU's edu: 100 ms)");
 }
 
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_edu(const EduCli& cli, const std::vector<std::string>& devices,
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduCli& cli, const std::vector<std::string>& devices,
                                                              const std::string& lock_timeout) {
     std::string usage;
     auto locations = tool_support::parse_locations(devices, "--device", usage);
@@ -52,7 +52,7 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_edu(const EduCli& cli,
         return vfio::make_error("--device", "edu endpoint", EINVAL, usage);
     if (locations->size() > 1)
         return vfio::make_error("--device", "edu endpoint", EINVAL, "the edu endpoint measures one device: give one --device");
-    const auto timeout = PDT_TRY(tool_support::parse_lock_timeout(lock_timeout));
+    const auto timeout = PDT_TRY(cli::parse_lock_timeout(lock_timeout));
     if (cli.sim)
         return open_sim(cli);
     vfio::KernelOptions options = tool_support::kernel_options();
@@ -74,7 +74,7 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_edu(const EduCli& cli,
     }
     owner->owned.device = PDT_TRY(owner->owned.bus->open_device(found.front()));
     owner->inner = PDT_TRY(edu::open_copy_endpoint(*owner->owned.device, {}));
-    return std::unique_ptr<measure::CopyEndpoint>(std::move(owner));
+    return std::unique_ptr<streams::CopyEndpoint>(std::move(owner));
 }
 
 }  // namespace measure_tool

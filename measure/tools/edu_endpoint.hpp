@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/copy_endpoint.hpp"
+#include "streams/copy_endpoint.hpp"
 
 namespace measure_tool {
 
@@ -20,7 +20,7 @@ struct EduCli {
 void add_edu_options(boost::program_options::options_description& options, EduCli& cli);
 // `devices` and `lock_timeout` are the shared --device and --lock_timeout. EINVAL for a usage
 // error (a bad --device, more than one); ENODEV when no edu is bound to vfio-pci there.
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_edu(const EduCli& cli, const std::vector<std::string>& devices,
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduCli& cli, const std::vector<std::string>& devices,
                                                              const std::string& lock_timeout);
 
 }  // namespace measure_tool

@@ -1,7 +1,5 @@
 #include "endpoints.hpp"
 
-#include <cstdlib>
-
 #include "etsoc1/endpoint.hpp"
 #include "etsoc1/fake_card.hpp"
 #include "etsoc1/runtime_card.hpp"
@@ -33,23 +31,19 @@ Endpoints::Endpoints() {
         "model_corrupt_every", po::value(&m.corrupt_every)->default_value(m.corrupt_every),
         "model fault: flip one byte of every Nth copy (0: never)")(
         "model_pci_address", po::value(&m.pci_address), "model: a function whose LnkSta to read (with --pci_access sim)");
+    cli::add_lie_option(m_options, "model_lie", "model: XDMA model", m_model_lie);
     add_xdma_options(m_options, m_xdma);
     add_edu_options(m_options, m_edu);
     add_cuda_options(m_options, m_cuda);
+    cli::add_etsoc1_options(m_options, m_etsoc1);
     m_options.add_options()(
-        "etsoc1_device", po::value(&m_etsoc1_device)->default_value(m_etsoc1_device),
-        "etsoc1: the runtime's card index, or fake (the fake card)")(
-        "etsoc1_fake", po::value(&m_etsoc1_fake),
-        "etsoc1: the fake card's parameters key=value,... (memcpy_gbps, dma_gbps, link_gbps, poll_busy_us, poll_idle_us, "
-        "collision, ...: etsoc1/README.md)")(
-        "etsoc1_socket", po::value(&m_etsoc1_socket), "etsoc1: through the runtime daemon at this socket")(
         "etsoc1_queues", po::value(&m_etsoc1_queues)->default_value(m_etsoc1_queues), "etsoc1: queues (card streams)")(
         "etsoc1_window", po::value(&m_etsoc1_window)->default_value(m_etsoc1_window),
         "etsoc1: copies in flight per direction (the card has 4 DMA channels each)")(
         "etsoc1_memory", po::value(&m_etsoc1_memory), "etsoc1: card memory the copies address (default 256MiB)");
 }
 
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> Endpoints::open_etsoc1() {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> Endpoints::open_etsoc1() {
     etsoc1::EndpointConfig config;
     config.queues = m_etsoc1_queues;
     config.window = m_etsoc1_window;
@@ -57,30 +51,31 @@ vfio::Result<std::unique_ptr<measure::CopyEndpoint>> Endpoints::open_etsoc1() {
     if (config.queues == 0 || config.window == 0 || config.window > 4)
         return vfio::make_error("--etsoc1_queues / --etsoc1_window", "etsoc1", EINVAL,
                                 "at least one queue, and 1..4 copies in flight per direction");
-    if (m_etsoc1_device == "fake") {
-        m_etsoc1_card = std::make_shared<etsoc1::FakeCard>(PDT_TRY(etsoc1::parse_fake_parameters(m_etsoc1_fake)));
+    if (m_etsoc1.devices.size() > 1)
+        return vfio::make_error("--etsoc1_device", "etsoc1 endpoint", EINVAL, "pcie_link_measure measures one card");
+    const std::string device = m_etsoc1.devices.empty() ? "fake" : m_etsoc1.devices.front();
+    if (device == "fake") {
+        m_etsoc1_card = std::make_shared<etsoc1::FakeCard>(PDT_TRY(etsoc1::parse_fake_parameters(m_etsoc1.fake)));
     } else {
-        char* end = nullptr;
-        const long index = std::strtol(m_etsoc1_device.c_str(), &end, 10);
-        if (m_etsoc1_device.empty() || *end != '\0' || index < 0 || index > 63)
-            return vfio::make_error("--etsoc1_device", m_etsoc1_device, EINVAL, "expected a card index 0..63 or fake");
-        config.device = static_cast<int>(index);
+        config.device = static_cast<int>(PDT_TRY(vfio::parse_number("etsoc1_device", device, 0, 63)));
         etsoc1::RuntimeOptions runtime;
-        runtime.socket = m_etsoc1_socket;
+        runtime.socket = m_etsoc1.socket;
         m_etsoc1_card = PDT_TRY(etsoc1::open_runtime_card(runtime));
     }
     return etsoc1::open_endpoint(*m_etsoc1_card, config);
 }
 
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> Endpoints::open(const std::string& endpoint, std::string& adapter) {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> Endpoints::open(const std::string& endpoint, std::string& adapter) {
     if (endpoint == "model") {
         adapter = "model";
         if (!m_model_memory.empty())
             m_model.card_memory_bytes = PDT_TRY(measure::parse_size(m_model_memory));
+        if (!m_model_lie.empty())
+            m_model.lie = PDT_TRY(streams::parse_lie("option --model_lie", m_model_lie));
         auto model = sim::ModelCopyEndpoint::create(m_model);
         if (!model)
             return std::move(model).error();
-        return std::unique_ptr<measure::CopyEndpoint>(std::move(*model));
+        return std::unique_ptr<streams::CopyEndpoint>(std::move(*model));
     }
     if (endpoint == "xdma") {
         adapter = "xdma";

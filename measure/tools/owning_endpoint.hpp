@@ -4,31 +4,31 @@
 
 #include <memory>
 
-#include "measure/copy_endpoint.hpp"
+#include "streams/copy_endpoint.hpp"
 
 namespace measure_tool {
 
 template <typename Owned>
-class OwningEndpoint final : public measure::CopyEndpoint {
+class OwningEndpoint final : public streams::CopyEndpoint {
 public:
     OwningEndpoint() = default;
     explicit OwningEndpoint(Owned from) : owned(std::move(from)) {}
 
-    const measure::EndpointInfo& info() const override { return inner->info(); }
-    vfio::Result<std::unique_ptr<measure::HostBuffer>> allocate(uint64_t bytes, measure::HostMemory memory) override {
+    const streams::EndpointInfo& info() const override { return inner->info(); }
+    vfio::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, streams::HostMemory memory) override {
         return inner->allocate(bytes, memory);
     }
-    vfio::Result<measure::Ticket> issue(measure::Direction d, unsigned queue, measure::HostBuffer& host,
+    vfio::Result<streams::Ticket> issue(streams::Direction d, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override {
         return inner->issue(d, queue, host, host_offset, card_offset, bytes);
     }
-    vfio::Result<void> wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) override {
+    vfio::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override {
         return inner->wait(ticket, timeout);
     }
     vfio::Result<void> reset_queues() override { return inner->reset_queues(); }
 
     Owned owned;
-    std::unique_ptr<measure::CopyEndpoint> inner;
+    std::unique_ptr<streams::CopyEndpoint> inner;
 };
 
 }  // namespace measure_tool

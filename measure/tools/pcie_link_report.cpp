@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "measure/report.hpp"
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
 
 namespace po = boost::program_options;
 namespace report = measure::report;
@@ -19,12 +19,12 @@ int main(int argc, char** argv) {
     po::options_description visible(
         "Usage: pcie_link_report --output FILE.html RESULT.json [RESULT.json|DIRECTORY ...]\n"
         "Merges result files of pcie_link_measure into one HTML page (plots made with gnuplot).\n\nOptions");
-    tool_support::add_help_and_version(visible);
+    cli::add_help_and_version(visible);
     visible.add_options()("output,o", po::value(&output), "the HTML file to write")(
         "title", po::value(&title)->default_value(title), "the page's title")(
         "gnuplot", po::value(&gnuplot)->default_value(gnuplot), "the gnuplot program (searched in PATH)");
-    if (auto status = tool_support::parse_command_line(
-            argc, argv, {visible, tool_support::tool_usage("pcie_link_report"), &inputs, "input"}))
+    if (auto status = cli::parse_command_line(
+            argc, argv, {visible, cli::tool_usage("pcie_link_report"), &inputs, "input"}))
         return *status;
     if (output.empty() || inputs.empty()) {
         std::cerr << "pcie_link_report: " << (output.empty() ? "--output FILE.html is required" : "no result file given")

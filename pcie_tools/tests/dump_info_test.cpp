@@ -133,21 +133,18 @@ void check_backend(ConfigBackend& bus) {
 
 bool have_sysfs_pci() { return std::filesystem::exists("/sys/bus/pci/devices"); }
 
-TEST(OsBackends, LibpciReadsThisMachine) {
+// Opens an OS backend read-only with `open` and checks it (skipped where this machine has no /sys/bus/pci).
+void check_os_backend(Result<std::unique_ptr<ConfigBackend>> (*open)(bool writable)) {
     if (!have_sysfs_pci())
         GTEST_SKIP() << "no /sys/bus/pci";
-    auto bus = open_libpci_backend(false);
+    auto bus = open(false);
     ASSERT_TRUE(bus.ok()) << bus.error().message();
     check_backend(**bus);
 }
 
-TEST(OsBackends, PciaccessReadsThisMachine) {
-    if (!have_sysfs_pci())
-        GTEST_SKIP() << "no /sys/bus/pci";
-    auto bus = open_pciaccess_backend(false);
-    ASSERT_TRUE(bus.ok()) << bus.error().message();
-    check_backend(**bus);
-}
+TEST(OsBackends, LibpciReadsThisMachine) { check_os_backend(open_libpci_backend); }
+
+TEST(OsBackends, PciaccessReadsThisMachine) { check_os_backend(open_pciaccess_backend); }
 
 TEST(OpenBackend, AccessSpecifiers) {
     EXPECT_TRUE(open_backend("sim", false, {}, ::sim::open_demo_topology).ok());

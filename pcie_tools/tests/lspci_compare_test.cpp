@@ -180,78 +180,76 @@ const nlohmann::json* capability(const nlohmann::json& device, const std::string
     return nullptr;
 }
 
+// What --json says of the function at `address` itself (the first entry of its path). Where it cannot be dumped,
+// a failure with the error, and an empty object that fails the test at its first field.
+nlohmann::json function_json(ConfigBackend& bus, const PciAddress& address) {
+    auto dumped = dump_device_json(bus, address);
+    EXPECT_TRUE(dumped.ok()) << dumped.error().message();
+    return dumped.ok() ? dumped->at("path").at(0) : nlohmann::json::object();
+}
+
+// The decoded registers of the capability of `device` whose name starts with `name_prefix`. Where it has none, a
+// failure naming it, and an empty object that fails the test at its first register.
+const nlohmann::json& registers(const nlohmann::json& device, const std::string& name_prefix) {
+    static const nlohmann::json none = nlohmann::json::object();
+    const nlohmann::json* c = capability(device, name_prefix);
+    EXPECT_NE(c, nullptr) << "no capability " << name_prefix;
+    return c ? c->at("registers") : none;
+}
+
 // --json carries the fields lspci decodes, register by register, for the capabilities decoded
 // into sections, and the slot, root and AER root registers.
 TEST(LspciCompare, JsonCarriesTheDecodedFields) {
     const auto devices = test::crafted_capability_devices();
     auto bus = DumpBackend::parse(test::crafted_dump(devices), "crafted");
     ASSERT_TRUE(bus.ok());
-    auto root = dump_device_json(**bus, PciAddress{0, 0, 3, 0});
-    ASSERT_TRUE(root.ok()) << root.error().message();
-    const nlohmann::json& port = root->at("path").at(0);
-    const nlohmann::json* acs = capability(port, "Access Control Services");
-    ASSERT_NE(acs, nullptr);
-    EXPECT_EQ(acs->at("registers").at("ACSCap").at("SrcValid"), true);
-    EXPECT_EQ(acs->at("registers").at("ACSCap").at("EgressCtrl"), false);
-    const nlohmann::json* dpc = capability(port, "Downstream Port Containment");
-    ASSERT_NE(dpc, nullptr);
-    EXPECT_EQ(dpc->at("registers").at("DpcCap").at("INT Msg"), "#4");
-    EXPECT_EQ(dpc->at("registers").at("Source").at("value"), "0100");
+    const nlohmann::json port = function_json(**bus, PciAddress{0, 0, 3, 0});
+    const nlohmann::json& acs = registers(port, "Access Control Services");
+    EXPECT_EQ(acs.at("ACSCap").at("SrcValid"), true);
+    EXPECT_EQ(acs.at("ACSCap").at("EgressCtrl"), false);
+    const nlohmann::json& dpc = registers(port, "Downstream Port Containment");
+    EXPECT_EQ(dpc.at("DpcCap").at("INT Msg"), "#4");
+    EXPECT_EQ(dpc.at("Source").at("value"), "0100");
     EXPECT_EQ(port.at("express").at("slot_number"), 3u);
     EXPECT_EQ(port.at("express").at("pme_requester_id"), "0300");
     EXPECT_EQ(port.at("aer").at("error_source_correctable"), "2100");
-    auto ep = dump_device_json(**bus, PciAddress{0, 0x20, 0, 0});
-    ASSERT_TRUE(ep.ok()) << ep.error().message();
-    const nlohmann::json& e = ep->at("path").at(0);
-    const nlohmann::json* sriov = capability(e, "Single Root I/O Virtualization");
-    ASSERT_NE(sriov, nullptr);
-    EXPECT_EQ(sriov->at("registers").at("VFs").at("Total VFs"), "8");
-    EXPECT_EQ(capability(e, "L1 PM Substates")->at("registers").at("L1SubCtl1").at("LTR1.2_Threshold"), "163840ns");
-    EXPECT_EQ(capability(e, "PCI Advanced Features")->at("registers").at("AFCap").at("FLR"), true);
+    const nlohmann::json e = function_json(**bus, PciAddress{0, 0x20, 0, 0});
+    EXPECT_EQ(registers(e, "Single Root I/O Virtualization").at("VFs").at("Total VFs"), "8");
+    EXPECT_EQ(registers(e, "L1 PM Substates").at("L1SubCtl1").at("LTR1.2_Threshold"), "163840ns");
+    EXPECT_EQ(registers(e, "PCI Advanced Features").at("AFCap").at("FLR"), true);
 }
 
 // The same for CXL's DVSECs, Multicast, Root Complex Link Declaration, Enhanced Allocation and VPD.
 TEST(LspciCompare, JsonCarriesCxlMulticastLinkAndAllocationFields) {
     auto bus = DumpBackend::parse(test::crafted_dump(test::crafted_cxl_devices()), "crafted");
     ASSERT_TRUE(bus.ok());
-    auto mem = dump_device_json(**bus, PciAddress{0, 0x51, 0, 0});
-    ASSERT_TRUE(mem.ok()) << mem.error().message();
-    const nlohmann::json& m = mem->at("path").at(0);
-    const nlohmann::json* cxl = capability(m, "Designated Vendor-Specific: Vendor=1e98 ID=0000");
-    ASSERT_NE(cxl, nullptr);
-    EXPECT_EQ(cxl->at("registers").at("CXLCap").at("Mem HW Init"), true);
-    EXPECT_EQ(cxl->at("registers").at("CXLCap").at("HDMCount"), "1");
-    EXPECT_EQ(cxl->at("registers").at("Cache Size").at("Cache Size"), "00040000");
-    EXPECT_EQ(cxl->at("registers").at("Range1").at("value"), "0000001000000000-00000010ffffffff");
-    EXPECT_EQ(cxl->at("registers").at("Range1").at("timeout"), "4s");
-    const nlohmann::json* locator = capability(m, "Designated Vendor-Specific: Vendor=1e98 ID=0008");
-    ASSERT_NE(locator, nullptr);
-    EXPECT_EQ(locator->at("registers").at("Block2").at("ID"), "CXL device registers");
-    EXPECT_EQ(locator->at("registers").at("Block2").at("offset"), "0000000000010000");
-    const nlohmann::json* mc = capability(m, "Multicast");
-    ASSERT_NE(mc, nullptr);
-    EXPECT_EQ(mc->at("registers").at("McastCap").at("WindowSz"), "12 (4096 bytes)");
-    EXPECT_EQ(mc->at("registers").at("McastCtl").at("NumGroups"), "16");
-    EXPECT_EQ(capability(m, "Vital Product Data")->at("registers").at("VPD").at("value"), "Not readable");
-    auto port = dump_device_json(**bus, PciAddress{0, 0x50, 1, 0});
-    ASSERT_TRUE(port.ok()) << port.error().message();
-    const nlohmann::json& p = port->at("path").at(0);
-    const nlohmann::json* link = capability(p, "Root Complex Link");
-    ASSERT_NE(link, nullptr);
-    EXPECT_EQ(link->at("registers").at("Desc").at("EltType"), "Egress");
-    EXPECT_EQ(link->at("registers").at("Link1").at("LinkType"), "Config");
-    EXPECT_EQ(link->at("registers").at("Link1").at("value"), "05:1c.2");
-    EXPECT_EQ(capability(p, "Multicast")->at("registers").at("McastOverlayBAR").at("OverlaySize"), "12 (4096 bytes)");
-    const nlohmann::json* ext = capability(p, "Designated Vendor-Specific: Vendor=1e98 ID=0003");
-    ASSERT_NE(ext, nullptr);
-    EXPECT_EQ(ext->at("registers").at("AlternateMem").at("value"), "d000-d0f0");
-    auto rciep = dump_device_json(**bus, PciAddress{0, 0, 0x1c, 0});
-    ASSERT_TRUE(rciep.ok()) << rciep.error().message();
-    const nlohmann::json* ea = capability(rciep->at("path").at(0), "Enhanced Allocation (EA): NumEntries=3");
-    ASSERT_NE(ea, nullptr);
-    EXPECT_EQ(ea->at("registers").at("Entry 1").at("Base"), "4000000000");
-    EXPECT_EQ(ea->at("registers").at("Entry 2").at("PrimaryProperties"), "memory space resource unavailable for use");
-    EXPECT_EQ(ea->at("registers").at("Entry 2").at("Enable"), false);
+    const nlohmann::json m = function_json(**bus, PciAddress{0, 0x51, 0, 0});
+    const nlohmann::json& cxl = registers(m, "Designated Vendor-Specific: Vendor=1e98 ID=0000");
+    EXPECT_EQ(cxl.at("CXLCap").at("Mem HW Init"), true);
+    EXPECT_EQ(cxl.at("CXLCap").at("HDMCount"), "1");
+    EXPECT_EQ(cxl.at("Cache Size").at("Cache Size"), "00040000");
+    EXPECT_EQ(cxl.at("Range1").at("value"), "0000001000000000-00000010ffffffff");
+    EXPECT_EQ(cxl.at("Range1").at("timeout"), "4s");
+    const nlohmann::json& locator = registers(m, "Designated Vendor-Specific: Vendor=1e98 ID=0008");
+    EXPECT_EQ(locator.at("Block2").at("ID"), "CXL device registers");
+    EXPECT_EQ(locator.at("Block2").at("offset"), "0000000000010000");
+    const nlohmann::json& mc = registers(m, "Multicast");
+    EXPECT_EQ(mc.at("McastCap").at("WindowSz"), "12 (4096 bytes)");
+    EXPECT_EQ(mc.at("McastCtl").at("NumGroups"), "16");
+    EXPECT_EQ(registers(m, "Vital Product Data").at("VPD").at("value"), "Not readable");
+    const nlohmann::json p = function_json(**bus, PciAddress{0, 0x50, 1, 0});
+    const nlohmann::json& link = registers(p, "Root Complex Link");
+    EXPECT_EQ(link.at("Desc").at("EltType"), "Egress");
+    EXPECT_EQ(link.at("Link1").at("LinkType"), "Config");
+    EXPECT_EQ(link.at("Link1").at("value"), "05:1c.2");
+    EXPECT_EQ(registers(p, "Multicast").at("McastOverlayBAR").at("OverlaySize"), "12 (4096 bytes)");
+    EXPECT_EQ(registers(p, "Designated Vendor-Specific: Vendor=1e98 ID=0003").at("AlternateMem").at("value"),
+              "d000-d0f0");
+    const nlohmann::json rciep = function_json(**bus, PciAddress{0, 0, 0x1c, 0});
+    const nlohmann::json& ea = registers(rciep, "Enhanced Allocation (EA): NumEntries=3");
+    EXPECT_EQ(ea.at("Entry 1").at("Base"), "4000000000");
+    EXPECT_EQ(ea.at("Entry 2").at("PrimaryProperties"), "memory space resource unavailable for use");
+    EXPECT_EQ(ea.at("Entry 2").at("Enable"), false);
 }
 
 }  // namespace

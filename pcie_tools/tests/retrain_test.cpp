@@ -3,6 +3,9 @@
 // at a time, with no RW1C side effects.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <optional>
+
 #include "pcie_tools/retrain.hpp"
 #include "sim/config_topology.hpp"
 
@@ -146,36 +149,41 @@ TEST(Retrain, SimulatedSpaceShowsWhatA32BitWriteWouldDo) {
         << "the model must clear RW1C bits written as 1, or the test above proves nothing";
 }
 
-TEST(Retrain, RefusedSpeedIsReportedAndLinkControl2Restored) {
-    PortModel model;
-    model.refused_speeds = 1u << 3;
+// Asks a port of `model` (both ends 8 GT/s capable, trained at 2.5 GT/s, Link Control 2 at 0001) for 8 GT/s through
+// `address`, which the port does not take: the report says Link Control 2 was rejected and the target not reached,
+// Link Control 2 reads 0001 again, the tool said each of `said_lines` and only the link registers were written.
+// Returns the report for more checks (none where set_link_speed failed).
+std::optional<RetrainReport> expect_eight_gts_rejected(const PortModel& model, const PciAddress& address,
+                                                       std::initializer_list<const char*> said_lines) {
     Topology t = make(model, 3, 3, 0x0001);
     Said said;
-    auto report = set_link_speed(*t.bus, kDevice, target(3), said.say());
-    ASSERT_TRUE(report.ok()) << report.error().message();
+    auto report = set_link_speed(*t.bus, address, target(3), said.say());
+    EXPECT_TRUE(report.ok()) << report.error().message();
+    if (!report.ok())
+        return std::nullopt;
     EXPECT_TRUE(report->lnkctl2_rejected);
     EXPECT_FALSE(report->reached);
     EXPECT_EQ(t.port->peek16(t.port_cap + reg::EXP_LNKCTL2), 0x0001);
-    EXPECT_TRUE(said.has("Link control 2 write not accepted: reads back 0001"));
-    EXPECT_TRUE(said.has("Target link speed 8 GT/s NOT reached: link at 2.5 GT/s x4"));
+    for (const char* line : said_lines)
+        EXPECT_TRUE(said.has(line)) << line;
     expect_only_link_registers_written(t, 0x0040);
+    return *report;
+}
+
+TEST(Retrain, RefusedSpeedIsReportedAndLinkControl2Restored) {
+    PortModel model;
+    model.refused_speeds = 1u << 3;
+    expect_eight_gts_rejected(model, kDevice, {"Link control 2 write not accepted: reads back 0001",
+                                               "Target link speed 8 GT/s NOT reached: link at 2.5 GT/s x4"});
 }
 
 TEST(Retrain, PartialAcceptanceIsRestored) {
     // A port that latches 5 GT/s when asked for 8 GT/s: Link Control 2 is put back as it was.
     PortModel model;
     model.latch_max_speed = 2;
-    Topology t = make(model, 3, 3, 0x0001);
-    Said said;
-    auto report = set_link_speed(*t.bus, kPort, target(3), said.say());
-    ASSERT_TRUE(report.ok()) << report.error().message();
-    EXPECT_TRUE(report->lnkctl2_rejected);
+    auto report = expect_eight_gts_rejected(model, kPort, {"reads back 0002", "Restored link control 2: 0001"});
+    ASSERT_TRUE(report);
     EXPECT_TRUE(report->lnkctl2_restored);
-    EXPECT_FALSE(report->reached);
-    EXPECT_EQ(t.port->peek16(t.port_cap + reg::EXP_LNKCTL2), 0x0001);
-    EXPECT_TRUE(said.has("reads back 0002"));
-    EXPECT_TRUE(said.has("Restored link control 2: 0001"));
-    expect_only_link_registers_written(t, 0x0040);
 }
 
 TEST(Retrain, AcceptedEightGtsTrainsAtEightGts) {

@@ -16,24 +16,26 @@ struct Space : SysfsSpace {
     Result<void> read(uint32_t offset, void*, uint32_t length) override { return check_read(offset, length); }
 };
 
-TEST(SysfsSpace, PastTheUnprivilegedBytesIsEperm) {
-    Space space(kNowhere, 64, false);
-    EXPECT_TRUE(space.read(60, nullptr, 4).ok());
-    const auto past = space.read(64, nullptr, 4);
-    ASSERT_FALSE(past.ok());
-    EXPECT_EQ(past.error().code, EPERM);
-    EXPECT_NE(past.error().message().find("only 64 bytes are readable without CAP_SYS_ADMIN; run as root"),
-              std::string::npos)
-        << past.error().message();
+// A read-only space of `size` readable bytes reads its last four, and refuses four bytes at `offset` with `code`.
+// Returns the refusal's message ("" where the read succeeded).
+std::string refused_read(uint32_t size, uint32_t offset, int code) {
+    Space space(kNowhere, size, false);
+    EXPECT_TRUE(space.read(size - 4, nullptr, 4).ok());
+    const auto past = space.read(offset, nullptr, 4);
+    EXPECT_FALSE(past.ok());
+    if (past.ok())
+        return "";
+    EXPECT_EQ(past.error().code, code);
+    return past.error().message();
 }
 
-TEST(SysfsSpace, PastTheEndIsEio) {
-    Space space(kNowhere, 256, false);
-    EXPECT_TRUE(space.read(252, nullptr, 4).ok());
-    const auto past = space.read(254, nullptr, 4);
-    ASSERT_FALSE(past.ok());
-    EXPECT_EQ(past.error().code, EIO);
+TEST(SysfsSpace, PastTheUnprivilegedBytesIsEperm) {
+    const std::string message = refused_read(64, 64, EPERM);
+    EXPECT_NE(message.find("only 64 bytes are readable without CAP_SYS_ADMIN; run as root"), std::string::npos)
+        << message;
 }
+
+TEST(SysfsSpace, PastTheEndIsEio) { refused_read(256, 254, EIO); }
 
 // A bus whose scan fails: SysfsBackend falls back to it for a function sysfs does not know.
 struct UnlistedBus : SysfsBackend {

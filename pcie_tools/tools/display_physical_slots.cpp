@@ -10,7 +10,8 @@
 #include "pcie_tools/dump_info.hpp"
 #include "pcie_tools/physical_slots.hpp"
 #include "sim/config_topology.hpp"
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/device_options.hpp"
 
 namespace po = boost::program_options;
 
@@ -29,7 +30,7 @@ std::optional<std::string> sysfs_root_for(const std::string& access, const po::v
     return std::nullopt;
 }
 
-int usage_or_failure(const vfio::Error& error) { return tool_support::report_error("display_physical_slots", error); }
+int usage_or_failure(const vfio::Error& error) { return cli::report_error("display_physical_slots", error); }
 
 }  // namespace
 
@@ -42,16 +43,18 @@ int main(int argc, char** argv) {
         "Usage: display_physical_slots [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
         "Lists the PCI functions that have a physical slot (sysfs, or the Physical Slot Number in the Slot "
         "Capabilities of the function or a port above it) and their NUMA node; no argument: every function.\n\nOptions");
-    tool_support::add_help_and_version(visible);
+    cli::add_help_and_version(visible);
     visible.add_options()(
         "access", po::value(&access)->default_value(access),
         "config-space access: libpci, pciaccess, vfio, dump:<lspci -xxxx file>, sim")(
         "sysfs_root", po::value(&sysfs_root),
         "sysfs tree to read slots and NUMA nodes from (default: $PDT_SYSFS_ROOT, else /sys, for libpci, pciaccess "
-        "and vfio; none for dump: and sim)")("json", "print JSON instead of text");
+        "and vfio; none for dump: and sim)");
+    bool json = false;
+    cli::add_json_option(visible, json, cli::JsonForm::Document);
     po::variables_map vm;
-    if (auto status = tool_support::parse_command_line(
-            argc, argv, {visible, tool_support::tool_usage("display_physical_slots"), &devices, "device"}, &vm))
+    if (auto status = cli::parse_command_line(
+            argc, argv, {visible, cli::tool_usage("display_physical_slots"), &devices, "device"}, &vm))
         return *status;
     if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)
         std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
@@ -72,7 +75,7 @@ int main(int argc, char** argv) {
     auto report = pcie::find_physical_slots(**bus, options, only);
     if (!report)
         return usage_or_failure(report.error());
-    if (vm.count("json")) {
+    if (json) {
         std::cout << pcie::physical_slots_json(*report).dump(2) << "\n";
         return 0;
     }

@@ -9,7 +9,8 @@
 #include "pcie_tools/dump_info.hpp"
 #include "pcie_tools/format.hpp"
 #include "sim/config_topology.hpp"
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/device_options.hpp"
 
 // Built several times: as itself (--access defaults to libpci) and under fpga_sio's names, each
 // with its backend as the default (PDT_TOOL_NAME, PDT_DEFAULT_ACCESS; pcie_tools/CMakeLists.txt).
@@ -37,42 +38,40 @@ vfio::Result<pcie::Lines> lspci_lines(pcie::ConfigBackend& bus, const pcie::PciA
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
     std::string access = PDT_DEFAULT_ACCESS;
-    double lock_timeout = 0;
+    std::string lock_timeout;
     std::vector<std::string> devices;
     po::options_description visible(PDT_TOOL_NAME " [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
                                     "Dumps config space of each device and its bridges up to the root; no argument "
                                     "dumps every vendor 10ee device.\n\nOptions");
-    tool_support::add_help_and_version(visible);
+    cli::add_help_and_version(visible);
     visible.add_options()(
         "access", po::value(&access)->default_value(access),
-        "config-space access: libpci, pciaccess, vfio (vfio-pci bound functions via their VFIO config region), dump:<lspci -xxxx file>, sim")("json", "print JSON instead of text")(
-        "lspci", "print each function as `lspci -vvv` does (title, header, every capability) instead of fpga_sio's layout")(
-        "lock_timeout", po::value(&lock_timeout),
-        "--access vfio: seconds to wait for a function another process holds (default 0: fail at once, naming the "
-        "holder). Each VFIO open takes an advisory lock per device in $PDT_LOCK_DIR, else /run/lock/pcie-dma-toolkit");
+        "config-space access: libpci, pciaccess, vfio (vfio-pci bound functions via their VFIO config region), dump:<lspci -xxxx file>, sim")(
+        "lspci", "print each function as `lspci -vvv` does (title, header, every capability) instead of fpga_sio's layout");
+    bool json = false;
+    cli::add_json_option(visible, json, cli::JsonForm::Document);
+    cli::add_lock_timeout_option(visible, lock_timeout);  // --access vfio
     po::variables_map vm;
-    if (auto status = tool_support::parse_command_line(
-            argc, argv, {visible, tool_support::tool_usage(PDT_TOOL_NAME, "Usage: "), &devices, "device"}, &vm))
+    if (auto status = cli::parse_command_line(
+            argc, argv, {visible, cli::tool_usage(PDT_TOOL_NAME, "Usage: "), &devices, "device"}, &vm))
         return *status;
     if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)
         std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
                      "are readable, so PCI Express capabilities cannot be shown\n";
-    if (!(lock_timeout >= 0 && lock_timeout <= 7 * 24 * 3600.0)) {
-        std::cerr << PDT_TOOL_NAME ": --lock_timeout " << lock_timeout << ": expected seconds, 0 or more\n";
-        return 2;
-    }
-    const vfio::LockOptions lock{vfio::configured_lock_directory(),
-                                 std::chrono::milliseconds(static_cast<int64_t>(lock_timeout * 1000.0 + 0.5)), ""};
+    const auto lock_wait = cli::parse_lock_timeout(lock_timeout);
+    if (!lock_wait)
+        return cli::report_error(PDT_TOOL_NAME, lock_wait.error());
+    const vfio::LockOptions lock{vfio::configured_lock_directory(), *lock_wait, ""};
     auto bus = pcie::open_backend(access, false, lock, sim::open_demo_topology);
     if (!bus)
-        return tool_support::report_error(PDT_TOOL_NAME, bus.error());
+        return cli::report_error(PDT_TOOL_NAME, bus.error());
     auto selected = pcie::select_devices(**bus, devices);
     if (!selected)
-        return tool_support::report_error(PDT_TOOL_NAME, selected.error());
+        return cli::report_error(PDT_TOOL_NAME, selected.error());
     int status = 0;
     nlohmann::json out = nlohmann::json::array();
     for (const pcie::PciAddress& address : *selected) {
-        if (vm.count("json")) {
+        if (json) {
             auto j = pcie::dump_device_json(**bus, address);
             if (j)
                 out.push_back(*j);
@@ -91,7 +90,7 @@ int main(int argc, char** argv) {
             std::cout << line << "\n";
         std::cout << "\n";
     }
-    if (vm.count("json"))
+    if (json)
         std::cout << out.dump(2) << "\n";
     return status;
 }

@@ -7,7 +7,7 @@
 
 #include "pcie_tools/retrain.hpp"
 #include "sim/config_topology.hpp"
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
 
 // Built several times: as itself (--access defaults to libpci) and under fpga_sio's names, each
 // with its backend as the default (PDT_TOOL_NAME, PDT_DEFAULT_ACCESS; pcie_tools/CMakeLists.txt).
@@ -45,15 +45,15 @@ int main(int argc, char** argv) {
         PDT_TOOL_NAME " [options] <domain>:<bus>:<dev>.<func> [<new_speed>]\n"
         "new_speed: Target Link Speed code 1..6 (2.5/5/8/16/32/64 GT/s) or a rate such as 8GT/s; default: the "
         "port's maximum.\n\nOptions");
-    tool_support::add_help_and_version(visible);
+    cli::add_help_and_version(visible);
     visible.add_options()(
         "access", po::value(&access)->default_value(access),
         "config-space access: libpci, pciaccess, vfio (functions bound to vfio-pci read through their VFIO config "
         "region, the port above written through libpci), dump:<lspci -xxxx file> (read-only), sim")(
         "timeout-ms", po::value(&timeout_text)->default_value(timeout_text),
         "how long to wait for Link Training to clear, before and after Retrain Link (1..600000)");
-    if (auto status = tool_support::parse_command_line(
-            argc, argv, {visible, tool_support::tool_usage(PDT_TOOL_NAME, "Usage: "), &arguments, "argument"}))
+    if (auto status = cli::parse_command_line(
+            argc, argv, {visible, cli::tool_usage(PDT_TOOL_NAME, "Usage: "), &arguments, "argument"}))
         return *status;
     if (arguments.empty() || arguments.size() > 2) {
         std::cerr << "Usage: " PDT_TOOL_NAME " <domain>:<bus>:<dev>.<func> [<new_speed>]\n";
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     const vfio::LockOptions lock{vfio::configured_lock_directory(), std::chrono::milliseconds(0), ""};
     auto bus = pcie::open_backend(access, true, lock, sim::open_demo_topology);
     if (!bus)
-        return tool_support::report_error(PDT_TOOL_NAME, bus.error());
+        return cli::report_error(PDT_TOOL_NAME, bus.error());
     auto report = pcie::set_link_speed(**bus, *address, options, [](const std::string& line) { std::cout << line << "\n"; });
     if (!report) {
         std::cout.flush();

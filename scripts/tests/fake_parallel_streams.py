@@ -7,10 +7,10 @@ import sys
 import time
 
 MESSAGES = {
-    "data_bit_flip": "data error in buffer 3 at stream byte offset 0x1000: first bad word 0x10 (byte offset 0x40) "
+    "data_bit_flip": "transfer 2: data error in buffer 3 at buffer offset 0x40, stream offset 0x1040: "
                    "expected 0x00000001 actual 0x00000003, 1 bad words",
     "drop_packet": None, "duplicate_packet": None, "reorder_packet": None,
-    "short_c2h_length": "C2H completion length 4092 EOP 1, expected length 4096",
+    "short_c2h_length": "transfer 1: C2H completion length 4092 EOP 1, expected length 4096",
     "engine_stall": "timeout: no H2C completion for 0.500 secs",
     "engine_hang": "timeout: no H2C completion for 0.500 secs\n0000:36:00.0 H2C 0 still busy after stop",
     "descriptor_read_error": "wait: H2C 0 0000:36:00.0: Input/output error",

@@ -218,9 +218,9 @@ vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::
         return vfio::make_error("build simulated bus", std::to_string(design_names.size()) + " designs", E2BIG,
                                 "at most 20 simulated designs");
     // Test-only: faults named in PDT_SIM_FAULT go into every instance's XDMA model (xdma_model.hpp).
-    std::vector<FaultInjection> faults;
+    FaultPlan faults;
     if (const char* text = std::getenv(kFaultEnvironmentVariable); text && *text)
-        faults = PDT_TRY(parse_fault_injections(text));
+        faults = PDT_TRY(parse_fault_plan(text));
     auto bus = std::make_unique<DesignBus>();
     vfio::LockOptions sim_lock = lock;
     sim_lock.prefix = "sim-" + lock.prefix;
@@ -239,9 +239,12 @@ vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::
                 held = PDT_TRY(vfio::DeviceLock::acquire(lock, identity.address));
             DesignInstance instance = PDT_TRY(instantiate_design(copy, identity, false, link));
             instance.device->hold_lock(std::move(held));
-            if (instance.xdma)
-                for (const FaultInjection& f : faults)
+            if (instance.xdma) {
+                for (const FaultInjection& f : faults.injections)
                     instance.xdma->inject(f.direction, f.channel, f.fault);
+                if (faults.lie)
+                    instance.xdma->set_lie(faults.lie);
+            }
             return std::unique_ptr<vfio::Device>(std::move(instance.device));
         });
     }

@@ -1,12 +1,16 @@
 #include "sim/edu_model.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
-#include "edu/edu_device.hpp"
+#include "edu_spec.hpp"
 
 namespace sim {
 
-using namespace edu;  // the register map the adapter also uses
+using namespace edu_spec;  // the register map from QEMU's spec (edu_spec.hpp), not the adapter's
 
 uint64_t EduModel::read(uint64_t offset, unsigned width) {
     if (offset < 0x80 && width != 4)
@@ -48,6 +52,7 @@ void EduModel::write(uint64_t offset, unsigned width, uint64_t value) {
     case reg::DMA_CMD:
         if (!running && (value & DMA_CMD_START)) {
             m_cmd = value;
+            land_tail();  // the engine starts its next transfer
             if (!m_options.dma_hangs) {
                 lock.unlock();
                 if (m_timer.joinable())
@@ -94,6 +99,7 @@ void EduModel::reset() {
     std::lock_guard lock(m_mutex);
     m_liveness = m_factorial = m_irq_status = 0;
     m_src = m_dst = m_count = m_cmd = 0;
+    m_tail.reset();  // bytes held back by completes_early never land
 }
 
 void EduModel::raise(uint32_t bits) {
@@ -110,16 +116,50 @@ void EduModel::run_dma() {
     // QEMU 7.2 checks with a half-open range and hw_error()s: count 0, or reaching byte 4095.
     if (edu_address < DMA_BUFFER_ADDRESS || m_count == 0 || offset + m_count >= DMA_BUFFER_SIZE) {
         ++m_qemu72_aborts;
-    } else if (to_ram) {
-        (void)m_device.dma_write(host, m_buffer.data() + offset, m_count);  // edu ignores faults
     } else {
-        (void)m_device.dma_read(host, m_buffer.data() + offset, m_count);
+        const uint64_t moved = bytes_moved_now(m_count);
+        if (moved > 0 && to_ram)
+            (void)m_device.dma_write(host, m_buffer.data() + offset, moved);  // edu ignores faults
+        else if (moved > 0)
+            (void)m_device.dma_read(host, m_buffer.data() + offset, moved);
+        if (m_options.lie.kind == streams::Lie::Kind::CompletesEarly)
+            hold_back_tail(to_ram, host, offset, moved);
     }
     ++m_transfers;
     const bool irq = (m_cmd & DMA_CMD_IRQ) != 0;
     m_cmd &= ~uint64_t{DMA_CMD_START};
     if (irq)
         raise(DMA_IRQ);
+}
+
+uint64_t EduModel::bytes_moved_now(uint64_t count) const {
+    switch (m_options.lie.kind) {
+    case streams::Lie::Kind::None: return count;
+    case streams::Lie::Kind::MovesNothing: return 0;
+    case streams::Lie::Kind::StaleAfter: return m_options.lie.moves(m_transfers) ? count : 0;
+    case streams::Lie::Kind::CompletesEarly: return count - std::min(streams::kLateTailBytes, count);
+    }
+    return count;
+}
+
+// The held-back bytes are taken now (what the engine had in flight) and land at the next command.
+void EduModel::hold_back_tail(bool to_ram, uint64_t host, uint64_t offset, uint64_t moved) {
+    Tail tail{to_ram, host + moved, offset + moved, std::vector<uint8_t>(m_count - moved)};
+    if (to_ram)
+        std::memcpy(tail.bytes.data(), m_buffer.data() + tail.offset, tail.bytes.size());
+    else
+        (void)m_device.dma_read(tail.host, tail.bytes.data(), tail.bytes.size());
+    m_tail = std::move(tail);
+}
+
+void EduModel::land_tail() {
+    if (!m_tail)
+        return;
+    if (m_tail->to_ram)
+        (void)m_device.dma_write(m_tail->host, m_tail->bytes.data(), m_tail->bytes.size());
+    else
+        std::memcpy(m_buffer.data() + m_tail->offset, m_tail->bytes.data(), m_tail->bytes.size());
+    m_tail.reset();
 }
 
 SimEdu& SimEdu::operator=(SimEdu&& other) noexcept {

@@ -11,8 +11,8 @@
 namespace sim {
 namespace {
 
-using measure::Direction;
-using measure::HostMemory;
+using streams::Direction;
+using streams::HostMemory;
 
 constexpr uint64_t kPage = 4096;
 // A sleeping thread wakes late by 50 us (timer slack) to milliseconds (a loaded machine); the
@@ -20,7 +20,7 @@ constexpr uint64_t kPage = 4096;
 constexpr int64_t kSpinUs = 2000;
 constexpr uint64_t kHugePage = 2ull << 20;
 
-class ModelHostBuffer : public measure::HostBuffer {
+class ModelHostBuffer : public streams::HostBuffer {
 public:
     ModelHostBuffer(uint8_t* data, uint64_t size, uint64_t mapped, HostMemory memory)
         : m_data(data), m_size(size), m_mapped(mapped), m_memory(memory) {}
@@ -33,8 +33,11 @@ public:
     uint8_t* data() override { return m_data; }
     uint64_t size() const override { return m_size; }
     HostMemory memory() const override { return m_memory; }
+    // Expires with the buffer (a late tail of a lying card never lands in freed memory).
+    std::weak_ptr<void> alive() const { return m_alive; }
 
 private:
+    std::shared_ptr<void> m_alive = std::make_shared<int>(0);
     uint8_t* m_data;
     uint64_t m_size, m_mapped;
     HostMemory m_memory;
@@ -82,7 +85,7 @@ vfio::Result<std::unique_ptr<ModelCopyEndpoint>> ModelCopyEndpoint::create(const
     return endpoint;
 }
 
-vfio::Result<std::unique_ptr<measure::HostBuffer>> ModelCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
+vfio::Result<std::unique_ptr<streams::HostBuffer>> ModelCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
     if (bytes == 0)
         return vfio::make_error("allocate host buffer", m_info.name, EINVAL, "0 bytes");
     if (memory == HostMemory::RegisteredHugePages) {
@@ -91,13 +94,13 @@ vfio::Result<std::unique_ptr<measure::HostBuffer>> ModelCopyEndpoint::allocate(u
         if (p == MAP_FAILED)
             return vfio::errno_error("allocate huge-page host buffer", m_info.name,
                                      "reserve 2 MiB huge pages first (sysctl vm.nr_hugepages)");
-        return std::unique_ptr<measure::HostBuffer>(
+        return std::unique_ptr<streams::HostBuffer>(
             std::make_unique<ModelHostBuffer>(static_cast<uint8_t*>(p), bytes, mapped, memory));
     }
     void* p = std::aligned_alloc(kPage, (bytes + kPage - 1) / kPage * kPage);
     if (!p)
         return vfio::make_error("allocate host buffer", m_info.name, ENOMEM, std::to_string(bytes) + " bytes");
-    return std::unique_ptr<measure::HostBuffer>(std::make_unique<ModelHostBuffer>(static_cast<uint8_t*>(p), bytes, 0, memory));
+    return std::unique_ptr<streams::HostBuffer>(std::make_unique<ModelHostBuffer>(static_cast<uint8_t*>(p), bytes, 0, memory));
 }
 
 vfio::Error ModelCopyEndpoint::copy_error(Direction direction, unsigned queue, uint64_t host_offset,
@@ -132,7 +135,7 @@ unsigned ModelCopyEndpoint::iotlb_misses(const uint8_t* host, uint64_t bytes) {
     return misses;
 }
 
-vfio::Result<measure::Ticket> ModelCopyEndpoint::issue(Direction direction, unsigned queue, measure::HostBuffer& host,
+vfio::Result<streams::Ticket> ModelCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     const auto issued = Clock::now();
     if (queue >= m_parameters.queues)
@@ -148,10 +151,11 @@ vfio::Result<measure::Ticket> ModelCopyEndpoint::issue(Direction direction, unsi
                           "the queue already holds " + std::to_string(m_parameters.in_flight) + " copies");
     uint8_t* host_bytes = host.data() + host_offset;
     uint8_t* card_bytes = m_card.get() + card_offset;
+    land_late(direction == Direction::C2H);
     if (direction == Direction::H2C)
-        std::memcpy(card_bytes, host_bytes, bytes);
+        move(card_bytes, host_bytes, bytes, host, false);
     else
-        std::memcpy(host_bytes, card_bytes, bytes);
+        move(host_bytes, card_bytes, bytes, host, true);
     ++m_copies;
     if (m_parameters.corrupt_every && m_copies % m_parameters.corrupt_every == 0) {
         uint8_t* landed = direction == Direction::H2C ? card_bytes : host_bytes;  // where the copy wrote
@@ -169,10 +173,44 @@ vfio::Result<measure::Ticket> ModelCopyEndpoint::issue(Direction direction, unsi
     m_last_completion[queue] = completion;
     const uint64_t sequence = m_next_sequence[queue]++;
     m_pending[queue].push_back({sequence, completion});
-    return measure::Ticket{queue, sequence};
+    return streams::Ticket{queue, sequence};
 }
 
-vfio::Result<void> ModelCopyEndpoint::wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) {
+void ModelCopyEndpoint::move(uint8_t* to, const uint8_t* from, uint64_t bytes, streams::HostBuffer& host,
+                             bool to_host) {
+    const streams::Lie& lie = m_parameters.lie;
+    if (!lie.moves(m_copies))
+        return;
+    const uint64_t late = lie.late_tail() ? std::min(bytes, streams::kLateTailBytes) : 0;
+    std::memcpy(to, from, bytes - late);
+    if (late == 0)
+        return;
+    LateTail tail{to + bytes - late, std::vector<uint8_t>(from + bytes - late, from + bytes), {}, to_host,
+                  Clock::now() + lie.late_by};
+    if (to_host) {
+        const auto* buffer = dynamic_cast<ModelHostBuffer*>(&host);
+        if (!buffer) {  // not ours: no way to know it outlives the tail, so it lands now
+            std::memcpy(tail.to, tail.bytes.data(), late);
+            return;
+        }
+        tail.host_alive = buffer->alive();
+    }
+    m_late.push_back(std::move(tail));
+}
+
+void ModelCopyEndpoint::land_late(bool to_host) {
+    std::vector<LateTail> other;
+    const auto now = Clock::now();
+    for (LateTail& tail : m_late) {
+        if (tail.to_host != to_host || tail.due > now)
+            other.push_back(std::move(tail));
+        else if (!to_host || !tail.host_alive.expired())
+            std::memcpy(tail.to, tail.bytes.data(), tail.bytes.size());
+    }
+    m_late = std::move(other);
+}
+
+vfio::Result<void> ModelCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
     Clock::time_point completion;
     {
         std::lock_guard<std::mutex> lock(m_mutex);

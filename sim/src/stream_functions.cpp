@@ -185,7 +185,7 @@ void fill_fixed_data(Impl& impl, Channel& ch) {
     const uint64_t n = std::min<uint64_t>(d.length - ch.current_filled, kPiece);
     std::vector<uint8_t> zeros(n, 0);
     flip_bit(impl, ch, zeros);
-    (void)impl.device.dma_write(d.dst_adr + ch.current_filled, zeros.data(), n);
+    deliver(impl, ch, false, d.dst_adr + ch.current_filled, zeros.data(), n);
     impl.bytes_moved += n;
     ch.current_filled += n;
     if (ch.current_filled == d.length)
@@ -207,7 +207,7 @@ void move_c2h_stream(Impl& impl, Channel& ch) {
         std::vector<uint8_t> piece(chunk.data.begin() + static_cast<long>(chunk.consumed),
                                    chunk.data.begin() + static_cast<long>(chunk.consumed + n));
         flip_bit(impl, ch, piece);
-        (void)impl.device.dma_write(d.dst_adr + ch.current_filled, piece.data(), n);
+        deliver(impl, ch, false, d.dst_adr + ch.current_filled, piece.data(), n);
         chunk.consumed += n;
         ch.input_bytes -= n;
         impl.bytes_moved += n;

@@ -66,6 +66,7 @@ void Impl::set_run(Channel& ch, bool run) {
         ch.stalled = false;
         ch.current.reset();
         ch.current_filled = 0;
+        ch.held = HeldTail{};
         abort_stream_packet(ch);
     }
 }
@@ -101,6 +102,7 @@ namespace {
 
 // Fetches the descriptor at ch.next_descriptor; false when the engine stopped on an error.
 bool fetch(Impl& impl, Channel& ch) {
+    land_late(impl, ch);  // completes_early: the last transfer's tail lands as the next one starts
     const uint64_t at = ch.next_descriptor;
     uint8_t raw[32];
     if (at % 32 != 0) {
@@ -166,6 +168,7 @@ void flip_bit(Impl& impl, Channel& ch, std::vector<uint8_t>& data) {
 // Completes ch.current: count, writebacks, STOP.
 void complete(Impl& impl, Channel& ch, bool eop) {
     const Descriptor d = *ch.current;
+    end_transfer(impl, ch);
     if (impl.config.stream && ch.direction == XdmaDirection::C2H && !(ch.control & kControlStreamWbDisable)) {
         uint32_t length = static_cast<uint32_t>(ch.current_filled);
         if (impl.take_fault(ch, XdmaFault::ShortC2hLength))
@@ -233,7 +236,7 @@ bool move_mm_data(Impl& impl, Channel& ch) {
             return false;
         }
         flip_bit(impl, ch, data);
-        impl.card_memory.write(d.dst_adr - impl.config.card_memory_base, data.data(), d.length);
+        deliver(impl, ch, true, d.dst_adr - impl.config.card_memory_base, data.data(), d.length);
         overrun_h2c(impl, ch, d);
     } else {
         if (!card_range(impl.config, d.src_adr, d.length)) {
@@ -244,7 +247,7 @@ bool move_mm_data(Impl& impl, Channel& ch) {
         flip_bit(impl, ch, data);
         // A C2H write the IOMMU blocks is a posted write: the engine does not see it (the
         // IOMMU logs the fault), as on hardware.
-        (void)impl.device.dma_write(d.dst_adr, data.data(), d.length);
+        deliver(impl, ch, false, d.dst_adr, data.data(), d.length);
         overrun_c2h(impl, ch, d);
     }
     impl.bytes_moved += d.length;

@@ -42,7 +42,8 @@ vfio::Error bad_spec(const std::string& item, const std::string& why) {
     for (XdmaFault fault : all_faults())
         names += (names.empty() ? "" : ", ") + std::string(fault_name(fault));
     return vfio::make_error(std::string("parse ") + kFaultEnvironmentVariable, item, EINVAL,
-                            why + " (syntax <name>[@<H2C|C2H><channel>]; names: " + names + ")");
+                            why + " (syntax <name>[@<H2C|C2H><channel>]; names: " + names +
+                                ", or one lie: moves_nothing, stale_after=N, completes_early)");
 }
 
 vfio::Result<FaultInjection> parse_one(const std::string& item) {
@@ -64,19 +65,29 @@ vfio::Result<FaultInjection> parse_one(const std::string& item) {
 
 }  // namespace
 
-vfio::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text) {
-    std::vector<FaultInjection> injections;
+vfio::Result<FaultPlan> parse_fault_plan(const std::string& text) {
+    FaultPlan plan;
     size_t start = 0;
     while (start <= text.size()) {
         const size_t comma = text.find(',', start);
         const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (!item.empty())
-            injections.push_back(PDT_TRY(parse_one(item)));
+        if (item.empty()) {
+        } else if (streams::is_lie(item)) {
+            if (plan.lie)
+                return bad_spec(item, "a second lie (one of moves_nothing, stale_after=N, completes_early at most)");
+            plan.lie = PDT_TRY(streams::parse_lie(kFaultEnvironmentVariable, item));
+        } else {
+            plan.injections.push_back(PDT_TRY(parse_one(item)));
+        }
         if (comma == std::string::npos)
             break;
         start = comma + 1;
     }
-    return injections;
+    return plan;
+}
+
+vfio::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text) {
+    return PDT_TRY(parse_fault_plan(text)).injections;
 }
 
 }  // namespace sim

@@ -63,6 +63,14 @@ struct StreamChunk {
     bool eop = false;
 };
 
+// completes_early (xdma_lies.cpp): the last bytes of a transfer, held back from its destination.
+struct HeldTail {
+    bool card = false;     // card memory offset, else a host IOVA
+    uint64_t address = 0;
+    std::vector<uint8_t> bytes;
+    std::chrono::steady_clock::time_point due;  // lands at the first transfer started after this
+};
+
 struct Channel {
     XdmaDirection direction = XdmaDirection::H2C;
     unsigned index = 0;
@@ -96,6 +104,8 @@ struct Channel {
     uint64_t packet_bytes = 0;           // Crc64: bytes of the packet so far
     std::optional<std::vector<uint8_t>> held_packet;  // H2C stream: ReorderPacket
     std::vector<XdmaFault> faults;
+    HeldTail held;                       // completes_early: the current transfer's tail
+    std::vector<HeldTail> late;          // completes_early: tails that land at the next transfer
     uint64_t processed = 0;
     bool irq_pending = false;
     // busy_after_stop: when a stopped engine's Status.busy clears.
@@ -174,6 +184,8 @@ struct Impl {
     std::vector<Channel> h2c, c2h;
     CardMemory card_memory;
     uint64_t bytes_moved = 0;  // data bytes the engines moved (throttle accounting)
+    streams::Lie lie;               // test-only: the engines lie (xdma_lies.cpp)
+    uint64_t lie_transfers = 0;  // descriptors completed, every channel: what stale_after counts
     // SGDMA common block.
     uint32_t descriptor_control = 0;   // halt bits: H2C [3:0], C2H [19:16]
     uint32_t credit_mode_enable = 0;   // H2C [3:0], C2H [19:16]
@@ -197,6 +209,12 @@ struct Impl {
 void stop_with_error(Impl& impl, Channel& ch, uint32_t bits);
 void complete(Impl& impl, Channel& ch, bool eop);
 void flip_bit(Impl& impl, Channel& ch, std::vector<uint8_t>& data);
+// Lying engines (xdma_lies.cpp): every data write to a destination goes through deliver();
+// complete() calls end_transfer(), and fetching the next descriptor land_late().
+void raw_write(Impl& impl, bool card, uint64_t address, const uint8_t* data, uint64_t n);
+void deliver(Impl& impl, Channel& ch, bool card, uint64_t address, const uint8_t* data, uint64_t n);
+void end_transfer(Impl& impl, Channel& ch);
+void land_late(Impl& impl, Channel& ch);
 // Moves part of the current H2C stream descriptor; false when nothing could move (stalled).
 bool move_h2c_stream(Impl& impl, Channel& ch);
 // Fills the current C2H descriptor from the stream input; completes it when full or at EOP.

@@ -330,6 +330,21 @@ void XdmaModel::inject(XdmaDirection direction, unsigned channel, XdmaFault faul
     m_impl->notify();
 }
 
+void XdmaModel::set_lie(streams::Lie lie) {
+    {
+        std::lock_guard lock(m_impl->mutex);
+        m_impl->lie = lie;
+        m_impl->lie_transfers = 0;
+        ++m_impl->generation;
+    }
+    m_impl->notify();
+}
+
+streams::Lie XdmaModel::lie() const {
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->lie;
+}
+
 void XdmaModel::clear_faults() {
     std::lock_guard lock(m_impl->mutex);
     for (auto* list : {&m_impl->h2c, &m_impl->c2h})

@@ -52,7 +52,7 @@ uint32_t Impl::read32(uint64_t offset) {
             update_interrupts();
             return value;
         }
-        case 0x48: return ch->completed_count;
+        case 0x48: return config.completed_count_reads_zero ? 0 : ch->completed_count;
         case 0x4C:
             return uint32_t{config.address_alignment} << 16 | uint32_t{config.length_granularity} << 8 |
                    config.address_bits;
@@ -126,7 +126,9 @@ void Impl::write32(uint64_t offset, uint32_t value) {
         Channel* ch = channel(target == kTargetH2cChannel ? XdmaDirection::H2C : XdmaDirection::C2H, index);
         if (!ch)
             return;
-        if (reg >= 0x04 && reg <= 0x0C) {
+        if (reg == 0x08 && config.control_w1s_ignored) {
+            // an IP whose Control W1S alias does not work: Run does not stick
+        } else if (reg >= 0x04 && reg <= 0x0C) {
             uint32_t control = ch->control;
             rw_w1s_w1c(control, (reg - 0x04) / 4, value);
             if (!config.poll_mode_writeback)

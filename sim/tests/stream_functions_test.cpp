@@ -8,36 +8,21 @@
 #include "designs/registry.hpp"
 #include "sim/design_sim.hpp"
 #include "sim/xdma_model.hpp"
+#include "xdma_register_rig.hpp"
 
 namespace {
 
-constexpr uint64_t kIova = 0x100000;
+using xdma_register_test::kIova;
 constexpr uint32_t kStopCompleted = 0x03, kStopCompletedEop = 0x13;
 
-struct Rig {
-    explicit Rig(sim::XdmaConfig config) {
-        config.stepped = true;
-        config.stream = true;
-        vfio::DeviceIdentity id;
-        id.address = *vfio::PciAddress::parse("0000:01:00.0");
-        id.vendor_id = 0x10ee;
-        id.device_id = 0x7024;
-        bar = std::make_shared<sim::SimBar>(0x10000);
-        device = std::make_unique<sim::SimDevice>(id, std::vector<std::shared_ptr<sim::SimBar>>{bar});
-        model = sim::XdmaModel::attach(*device, *bar, config);
-        EXPECT_TRUE(device->enable_bus_master().ok());
-        regs = *device->bar(0).value()->window(0, 0x10000, vfio::Access64::SplitLowHigh);
-        EXPECT_TRUE(device->dma_map(kIova, host.data(), host.size(), vfio::DmaAccess::DeviceReadWrite).ok());
-    }
-    void descriptor(size_t at, uint32_t control, uint32_t length, uint64_t src, uint64_t dst) {
-        const uint32_t word0 = 0xAD4Bu << 16 | control;
-        const uint64_t next = 0;
-        std::memcpy(&host[at], &word0, 4);
-        std::memcpy(&host[at + 4], &length, 4);
-        std::memcpy(&host[at + 8], &src, 8);
-        std::memcpy(&host[at + 16], &dst, 8);
-        std::memcpy(&host[at + 24], &next, 8);
-    }
+sim::XdmaConfig streaming(sim::XdmaConfig config) {
+    config.stream = true;
+    return config;
+}
+
+// The stream design's model with 256 KiB of host memory.
+struct Rig : xdma_register_test::RegisterRig<0x40000> {
+    explicit Rig(sim::XdmaConfig config) : RegisterRig(streaming(config)) {}
     // H2C 0: one EOP descriptor of `length` bytes from host offset 0x10000.
     void start_h2c(uint32_t length) {
         descriptor(0, kStopCompletedEop, length, kIova + 0x10000, 0);
@@ -55,11 +40,6 @@ struct Rig {
         std::memcpy(wb, &host[0x3800], 8);
         return wb[word];
     }
-    std::shared_ptr<sim::SimBar> bar;
-    std::unique_ptr<sim::SimDevice> device;
-    std::shared_ptr<sim::XdmaModel> model;
-    vfio::RegisterWindow regs;
-    std::vector<uint8_t> host = std::vector<uint8_t>(0x40000);
 };
 
 // CRC-64 written out bit by bit: register XOR 64-bit little-endian word, 64 reflected shifts.

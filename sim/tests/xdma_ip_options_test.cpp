@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "sim/xdma_model.hpp"
+#include "xdma_register_rig.hpp"
 
 namespace {
 
@@ -24,7 +25,7 @@ bool eventually(Condition happened, std::chrono::milliseconds most = std::chrono
     return true;
 }
 
-constexpr uint64_t kIova = 0x100000;
+using xdma_register_test::kIova;
 // Control bits (PG195 H2C/C2H Channel Control 0x04).
 constexpr uint32_t kRun = 1u << 0, kIeStopped = 1u << 1, kIeCompleted = 1u << 2, kIeAlign = 1u << 3,
                    kIeLength = 1u << 5, kIeIdle = 1u << 6, kPollWb = 1u << 26;
@@ -34,28 +35,8 @@ constexpr uint32_t kBusy = 1u << 0, kStopped = 1u << 1, kCompleted = 1u << 2, kA
 // Descriptor control.
 constexpr uint32_t kDescStop = 0x01, kDescCompleted = 0x02, kDescEop = 0x10;
 
-struct Rig {
-    explicit Rig(sim::XdmaConfig config, uint64_t bar_size = 0x10000) {
-        config.stepped = true;
-        vfio::DeviceIdentity id;
-        id.address = *vfio::PciAddress::parse("0000:01:00.0");
-        id.vendor_id = 0x10ee;
-        id.device_id = 0x7024;
-        bar = std::make_shared<sim::SimBar>(bar_size);
-        device = std::make_unique<sim::SimDevice>(id, std::vector<std::shared_ptr<sim::SimBar>>{bar});
-        model = sim::XdmaModel::attach(*device, *bar, config);
-        EXPECT_TRUE(device->enable_bus_master().ok());
-        regs = *device->bar(0).value()->window(0, bar_size, vfio::Access64::SplitLowHigh);
-        EXPECT_TRUE(device->dma_map(kIova, host, sizeof host, vfio::DmaAccess::DeviceReadWrite).ok());
-    }
-    void descriptor(size_t at, uint32_t control, uint32_t length, uint64_t src, uint64_t dst, uint64_t nxt) {
-        const uint32_t word0 = 0xAD4Bu << 16 | control;
-        std::memcpy(host + at, &word0, 4);
-        std::memcpy(host + at + 4, &length, 4);
-        std::memcpy(host + at + 8, &src, 8);
-        std::memcpy(host + at + 16, &dst, 8);
-        std::memcpy(host + at + 24, &nxt, 8);
-    }
+struct Rig : xdma_register_test::RegisterRig<0x4000> {
+    using RegisterRig::RegisterRig;
     // H2C 0: two descriptors of 64 bytes from host 0x1000 to card 0x0, the second with STOP.
     void h2c_list_of_two() {
         for (int i = 0; i < 128; ++i)
@@ -69,11 +50,6 @@ struct Rig {
         std::memcpy(&wb, host + 0x3000, 4);
         return wb;
     }
-    std::shared_ptr<sim::SimBar> bar;
-    std::unique_ptr<sim::SimDevice> device;
-    std::shared_ptr<sim::XdmaModel> model;
-    vfio::RegisterWindow regs;
-    alignas(4096) uint8_t host[0x4000] = {};
 };
 
 bool card_equals_host(Rig& rig, uint64_t card, size_t host_offset, size_t length) {

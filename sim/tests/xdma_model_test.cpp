@@ -2,43 +2,17 @@
 // descriptors, independent of the driver in dma_bridge/.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "sim/xdma_model.hpp"
+#include "xdma_register_rig.hpp"
 
 namespace {
 
-struct Rig {
-    explicit Rig(sim::XdmaConfig config) {
-        config.stepped = true;
-        vfio::DeviceIdentity id;
-        id.address = *vfio::PciAddress::parse("0000:01:00.0");
-        id.vendor_id = 0x10ee;
-        id.device_id = 0x7024;
-        bar = std::make_shared<sim::SimBar>(0x10000);
-        device = std::make_unique<sim::SimDevice>(id, std::vector<std::shared_ptr<sim::SimBar>>{bar});
-        model = sim::XdmaModel::attach(*device, *bar, config);
-        EXPECT_TRUE(device->enable_bus_master().ok());
-        regs = *device->bar(0).value()->window(0, 0x10000, vfio::Access64::SplitLowHigh);
-        EXPECT_TRUE(device->dma_map(0x100000, host, sizeof host, vfio::DmaAccess::DeviceReadWrite).ok());
-    }
-    // Descriptor at host offset `at`.
-    void descriptor(size_t at, uint32_t control, uint32_t length, uint64_t src, uint64_t dst, uint64_t nxt) {
-        const uint32_t word0 = 0xAD4Bu << 16 | control;
-        std::memcpy(host + at, &word0, 4);
-        std::memcpy(host + at + 4, &length, 4);
-        std::memcpy(host + at + 8, &src, 8);
-        std::memcpy(host + at + 16, &dst, 8);
-        std::memcpy(host + at + 24, &nxt, 8);
-    }
-    std::shared_ptr<sim::SimBar> bar;
-    std::unique_ptr<sim::SimDevice> device;
-    std::shared_ptr<sim::XdmaModel> model;
-    vfio::RegisterWindow regs;
-    alignas(4096) uint8_t host[0x4000] = {};
-};
+using xdma_register_test::kIova;
+using Rig = xdma_register_test::RegisterRig<0x4000>;
 
-constexpr uint64_t kIova = 0x100000;
 // Control ie_* bits (PG195): a Status bit is logged only when its ie_* bit is set.
 constexpr uint32_t kIeStopped = 1u << 1, kIeCompleted = 1u << 2, kIeAlign = 1u << 3, kIeMagic = 1u << 4,
                    kIeLength = 1u << 5, kIeAll = 0x00FFFE7E;
@@ -225,4 +199,98 @@ TEST(XdmaModel, FaultNamesParseForTheEnvironmentSeam) {
     bad = sim::parse_fault_injections("bad_magic@X2C0");
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.error().message().find("bad channel 'X2C0'"), std::string::npos) << bad.error().message();
+}
+
+namespace {
+
+// One memory-mapped descriptor of `length` bytes on channel 0 of `direction`, run to STOP.
+void run_one(Rig& rig, bool h2c, uint32_t length, uint64_t host_offset, uint64_t card) {
+    const uint64_t host = kIova + host_offset;
+    rig.descriptor(0, 0x13, length, h2c ? host : card, h2c ? card : host, 0);
+    const uint64_t channel = h2c ? 0x0000 : 0x1000, sgdma = h2c ? 0x4080 : 0x5080;
+    rig.regs.write32(channel + 0x0004, 0);  // Run falls: the next write is a rising edge
+    rig.regs.write64(sgdma, kIova);
+    rig.regs.write32(channel + 0x0004, kIeStopped | kIeCompleted | 1u);
+    rig.model->run_until_idle();
+}
+
+sim::XdmaConfig memory_config() { return {.card_memory_base = 0x8000, .card_memory_size = 0x1000}; }
+
+}  // namespace
+
+TEST(XdmaModel, MovesNothingCompletesEveryTransferAndMovesNoByte) {
+    Rig rig(memory_config());
+    rig.model->set_lie({streams::Lie::Kind::MovesNothing, 0});
+    for (int i = 0; i < 256; ++i)
+        rig.host[0x1000 + i] = static_cast<uint8_t>(i + 1);
+    run_one(rig, true, 256, 0x1000, 0x8100);
+    EXPECT_EQ(rig.regs.read32(0x0048), 1u) << "completed, as an honest engine";
+    EXPECT_EQ(rig.regs.read32(0x0040), 0x6u) << "descriptor stopped | completed, not busy";
+    uint8_t card[256];
+    ASSERT_TRUE(rig.model->card_read(0x8100, card, 256));
+    EXPECT_EQ(std::count(card, card + 256, 0), 256) << "card memory as it was";
+    ASSERT_TRUE(rig.model->card_write(0x8200, rig.host + 0x1000, 256));
+    std::memset(rig.host + 0x2000, 0xEE, 256);
+    run_one(rig, false, 256, 0x2000, 0x8200);
+    EXPECT_EQ(rig.regs.read32(0x1048), 1u);
+    EXPECT_EQ(std::count(rig.host + 0x2000, rig.host + 0x2100, 0xEE), 256) << "host memory as it was";
+}
+
+TEST(XdmaModel, StaleAfterMovesTheFirstTransfersOnly) {
+    Rig rig(memory_config());
+    rig.model->set_lie({streams::Lie::Kind::StaleAfter, 1});
+    std::memset(rig.host + 0x1000, 0x11, 64);
+    run_one(rig, true, 64, 0x1000, 0x8100);
+    std::memset(rig.host + 0x1000, 0x22, 64);
+    run_one(rig, true, 64, 0x1000, 0x8100);
+    EXPECT_EQ(rig.regs.read32(0x0048), 1u) << "the second completed too";
+    uint8_t card[64];
+    ASSERT_TRUE(rig.model->card_read(0x8100, card, 64));
+    EXPECT_EQ(std::count(card, card + 64, 0x11), 64) << "the first transfer's bytes: the second moved none";
+}
+
+TEST(XdmaModel, CompletesEarlyLandsTheLastBytesAtTheNextTransfer) {
+    Rig rig(memory_config());
+    rig.model->set_lie({streams::Lie::Kind::CompletesEarly, 0, std::chrono::milliseconds(0)});
+    std::memset(rig.host + 0x1000, 0x33, 256);
+    run_one(rig, true, 256, 0x1000, 0x8100);
+    EXPECT_EQ(rig.regs.read32(0x0040), 0x6u) << "reported complete";
+    uint8_t card[256];
+    ASSERT_TRUE(rig.model->card_read(0x8100, card, 256));
+    EXPECT_EQ(std::count(card, card + 192, 0x33), 192);
+    EXPECT_EQ(std::count(card + 192, card + 256, 0), 64) << "the last 64 bytes have not landed";
+    run_one(rig, true, 32, 0x1000, 0x8400);  // the channel's next transfer starts (late_by 0)
+    ASSERT_TRUE(rig.model->card_read(0x8100, card, 256));
+    EXPECT_EQ(std::count(card, card + 256, 0x33), 256) << "landed when the next transfer started";
+    ASSERT_TRUE(rig.model->card_read(0x8400, card, 32));
+    EXPECT_EQ(std::count(card, card + 32, 0), 32) << "a transfer shorter than 64 bytes lands late whole";
+}
+
+TEST(XdmaModel, LiesParseForTheEnvironmentSeam) {
+    auto plan = sim::parse_fault_plan("stale_after=3,data_bit_flip");
+    ASSERT_TRUE(plan.ok()) << plan.error().message();
+    EXPECT_EQ(plan->lie.kind, streams::Lie::Kind::StaleAfter);
+    EXPECT_EQ(plan->lie.stale_after, 3u);
+    ASSERT_EQ(plan->injections.size(), 1u);
+    EXPECT_EQ(sim::parse_fault_plan("moves_nothing")->lie.kind, streams::Lie::Kind::MovesNothing);
+    EXPECT_EQ(sim::parse_fault_plan("completes_early")->lie.kind, streams::Lie::Kind::CompletesEarly);
+    EXPECT_FALSE(sim::parse_fault_plan("bad_magic")->lie) << "no lie named";
+    for (const char* bad : {"stale_after=", "stale_after=x", "stale_after=-1", "moves_nothing,completes_early"}) {
+        auto r = sim::parse_fault_plan(bad);
+        ASSERT_FALSE(r.ok()) << bad;
+        EXPECT_EQ(r.error().code, EINVAL) << bad;
+        EXPECT_NE(r.error().message().find("stale_after=N"), std::string::npos) << r.error().message();
+    }
+    EXPECT_EQ(streams::to_string(streams::parse_lie("x", "stale_after=7").value()), "stale_after=7");
+}
+
+TEST(XdmaModel, CompletesEarlyHoldsTheTailPastABusyEnginesNextTransfer) {
+    Rig rig(memory_config());
+    rig.model->set_lie({streams::Lie::Kind::CompletesEarly, 0});  // late_by 200 ms
+    std::memset(rig.host + 0x1000, 0x44, 128);
+    run_one(rig, true, 128, 0x1000, 0x8100);
+    run_one(rig, true, 128, 0x1000, 0x8200);  // at once: an engine kept busy
+    uint8_t card[128];
+    ASSERT_TRUE(rig.model->card_read(0x8100, card, 128));
+    EXPECT_EQ(std::count(card + 64, card + 128, 0), 64) << "not landed within 200 ms of its completion";
 }

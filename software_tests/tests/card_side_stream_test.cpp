@@ -25,6 +25,13 @@ public:
         : m_direction(direction), m_generates(generates), m_buffers(4, std::vector<uint8_t>(4096)), m_spans(4) {}
 
     std::optional<uint64_t> corrupt_at;  // stream byte offset the card corrupts (C2H) or misreads (H2C)
+    bool moves_nothing = false;          // C2H: completes every transfer and writes nothing
+    // C2H: fill buffer i with the pattern the card generates for it on the first pass (stale
+    // bytes that happen to be right: only a poison before each submit makes them fail).
+    void prefill() {
+        for (size_t i = 0; i < m_buffers.size(); ++i)
+            pattern::Pattern(*m_generates, 0).generate(reinterpret_cast<uint32_t*>(buffer(i)), 1024, i * 1024);
+    }
 
     Direction direction() const override { return m_direction; }
     std::string name() const override { return std::string("card ") + streams::to_string(m_direction); }
@@ -38,7 +45,9 @@ public:
     vfio::Result<void> submit(size_t index, uint64_t length, bool) override {
         auto* words = reinterpret_cast<uint32_t*>(buffer(index));
         Completion done{index, length, true, 0};
-        if (m_direction == Direction::C2H) {
+        if (m_direction == Direction::C2H && moves_nothing) {
+            m_generated += length;
+        } else if (m_direction == Direction::C2H) {
             pattern::Pattern(*m_generates, 0).generate(words, length / 4, m_generated / 4);
             if (corrupt_at && *corrupt_at >= m_generated && *corrupt_at < m_generated + length)
                 buffer(index)[*corrupt_at - m_generated] ^= 1;
@@ -113,7 +122,7 @@ Outcome run_independent(CardChannel& h2c, CardChannel& c2h) {
     stream_test::StreamTest test(options());
     const size_t source = *test.add_source(h2c, 0);
     test.add_source_row("card H2C channel 0", source);
-    const size_t sink = *test.add_sink(c2h, std::nullopt, stream_test::CardFunction::Generated);
+    const size_t sink = *test.add_sink(c2h, std::nullopt, streams::CardFunction::Generated);
     test.add_sink_row("card C2H channel 0", sink);
     Quiet quiet;
     Outcome run{test.run(quiet), {}};
@@ -127,7 +136,7 @@ TEST(CardSideStream, CardCheckedAndCardGeneratedStreamsPassWithTheirCounts) {
     ASSERT_TRUE(run.summary.passed()) << run.text;
     EXPECT_TRUE(run.summary.rows[0].on_card);
     EXPECT_EQ(run.summary.rows[0].words_verified * 4, 64u * 4096);
-    EXPECT_EQ(run.summary.rows[1].function, stream_test::CardFunction::Generated);
+    EXPECT_EQ(run.summary.rows[1].function, streams::CardFunction::Generated);
     EXPECT_EQ(run.summary.rows[1].words_verified * 4, run.summary.rows[1].total.bytes);
     EXPECT_NE(run.text.find("card H2C channel 0 Test pattern verified by the card in 65536 words (262144 bytes)"),
               std::string::npos)
@@ -142,7 +151,25 @@ TEST(CardSideStream, AByteTheCardGeneratedWrongFailsNamingItsOffset) {
     c2h.corrupt_at = 0x5003;
     const Outcome run = run_independent(h2c, c2h);
     EXPECT_FALSE(run.summary.passed());
-    EXPECT_NE(run.text.find("data error in buffer 1 at stream byte offset 0x5000"), std::string::npos) << run.text;
+    EXPECT_NE(run.text.find("card C2H transfer 6: data error in buffer 1 at buffer offset 0x0, stream offset 0x5000: "),
+              std::string::npos)
+        << run.text;
+    EXPECT_NE(run.text.find("Overall FAIL"), std::string::npos);
+}
+
+// A card that generates nothing into buffers that already hold the right first-pass bytes: the
+// sink's poison before every submit makes transfer 1 fail (without it, 4 transfers would pass).
+TEST(CardSideStream, AGeneratingCardThatMovesNothingFailsOnTransfer1) {
+    CardChannel h2c(Direction::H2C), c2h(Direction::C2H, 0x10000);
+    c2h.moves_nothing = true;
+    c2h.prefill();
+    const Outcome run = run_independent(h2c, c2h);
+    EXPECT_FALSE(run.summary.passed());
+    EXPECT_EQ(run.summary.rows[1].words_verified, 0u);
+    EXPECT_NE(run.text.find("card C2H transfer 1: data error in buffer 0 at buffer offset 0x0, stream offset 0x0: "),
+              std::string::npos)
+        << run.text;
+    EXPECT_NE(run.text.find(", 1024 bad words\n"), std::string::npos) << run.text;
     EXPECT_NE(run.text.find("Overall FAIL"), std::string::npos);
 }
 
@@ -158,11 +185,11 @@ TEST(CardSideStream, GeneratedDataNeedsAGeneratingChannelAndNoSource) {
     CardChannel h2c(Direction::H2C), plain(Direction::C2H), generating(Direction::C2H, 7);
     stream_test::StreamTest test(options());
     const size_t source = *test.add_source(h2c, 0);
-    auto no_stream = test.add_sink(plain, std::nullopt, stream_test::CardFunction::Generated);
+    auto no_stream = test.add_sink(plain, std::nullopt, streams::CardFunction::Generated);
     ASSERT_FALSE(no_stream.ok());
     EXPECT_NE(no_stream.error().message().find("generated data needs a channel whose card generates a stream"),
               std::string::npos);
-    EXPECT_FALSE(test.add_sink(generating, source, stream_test::CardFunction::Generated).ok());
+    EXPECT_FALSE(test.add_sink(generating, source, streams::CardFunction::Generated).ok());
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ TEST(Etsoc1ToolProcess, ACorruptedByteFailsTheRunNamingItsStreamOffset) {
         const auto r = run(tool, {"--etsoc1_device", "fake", "--etsoc1_window", "1", "--duration", "2",
                                   "--etsoc1_fake", "corrupt_h2c_byte=0x52344"});
         EXPECT_EQ(r.exit_code, 1) << r.output;
-        EXPECT_TRUE(contains(r.output, "at stream byte offset 0x52344")) << r.output;
+        EXPECT_TRUE(contains(r.output, "stream offset 0x52344")) << r.output;
         EXPECT_TRUE(contains(r.output, "Overall FAIL")) << r.output;
         EXPECT_FALSE(contains(r.output, "Overall PASS")) << r.output;
     }

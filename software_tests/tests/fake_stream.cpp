@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "pattern/pattern.hpp"
+
 namespace fake {
 
 class FakeChannel : public streams::StreamChannel {
@@ -21,6 +23,8 @@ public:
             return vfio::make_error("submit", m_name, EINVAL);
         std::lock_guard lock(m_loop.m_mutex);
         queued.push_back(Queued{index, length, end_of_packet});
+        if (m_direction == streams::Direction::C2H)
+            m_loop.c2h_submitted(index);
         m_loop.pump();
         m_loop.m_changed.notify_all();
         return {};
@@ -48,6 +52,10 @@ public:
             return {};
         queued.clear();
         completed.clear();
+        if (m_direction == streams::Direction::C2H) {
+            m_loop.m_late.reset();
+            m_loop.m_awaiting_resubmit.reset();
+        }
         stops++;
         return {};
     }
@@ -98,6 +106,11 @@ FakeLoopback::FakeLoopback(LoopbackConfig config) : m_config(std::move(config)) 
     m_c2h = std::make_unique<FakeChannel>(*this, streams::Direction::C2H,
                                           m_config.bdf + " C2H " + std::to_string(m_config.c2h_channel),
                                           c2h_buffers, c2h_size);
+    if (m_config.c2h_prefill_stream) {
+        const pattern::Pattern prefill(*m_config.c2h_prefill_stream, 0);
+        for (size_t i = 0; i < c2h_buffers; ++i)
+            prefill.generate(reinterpret_cast<uint32_t*>(m_c2h->buffer(i)), c2h_size / 4, i * (c2h_size / 4));
+    }
 }
 
 FakeLoopback::~FakeLoopback() = default;
@@ -151,10 +164,36 @@ void FakeLoopback::move_h2c() {
     }
 }
 
+void FakeLoopback::c2h_submitted(size_t buffer) {
+    if (m_awaiting_resubmit == buffer)
+        m_awaiting_resubmit.reset();
+}
+
+// What the C2H side writes of one transfer into a buffer, as its lie allows.
+void FakeLoopback::write_c2h(size_t buffer, const uint8_t* data, size_t length) {
+    if (m_config.lie == Lie::MovesNothing)
+        return;
+    size_t now = length;
+    if (m_config.lie == Lie::CompletesEarly) {
+        now = length > 64 ? length - 64 : 0;
+        m_late = Late{buffer, now, std::vector<uint8_t>(data + now, data + length)};
+        m_awaiting_resubmit = buffer;
+    }
+    std::memcpy(m_c2h->buffer(buffer), data, now);
+}
+
 // Packets fill C2H buffers in order; a packet longer than a buffer spans several.
 void FakeLoopback::move_c2h() {
     auto& c2h = *m_c2h;
     while (!m_stalled && !m_fifo.empty() && !c2h.queued.empty()) {
+        if (m_config.lie == Lie::CompletesEarly) {
+            if (m_awaiting_resubmit)
+                return;  // the next transfer starts once the last one's buffer is queued again
+            if (m_late) {  // it starts: the last transfer's last bytes land now
+                std::memcpy(c2h.buffer(m_late->buffer) + m_late->offset, m_late->bytes.data(), m_late->bytes.size());
+                m_late.reset();
+            }
+        }
         if (m_error_pending) {
             m_error_pending = false;
             c2h.error = true;
@@ -166,7 +205,7 @@ void FakeLoopback::move_c2h() {
         c2h.queued.pop_front();
         const size_t length = std::min<size_t>(queued.length, packet.data.size() - packet.consumed);
         if (!packet.stale)
-            std::memcpy(c2h.buffer(queued.index), packet.data.data() + packet.consumed, length);
+            write_c2h(queued.index, packet.data.data() + packet.consumed, length);
         packet.consumed += length;
         const bool eop = packet.consumed == packet.data.size();
         c2h.completed.push_back(streams::Completion{queued.index, length, eop});

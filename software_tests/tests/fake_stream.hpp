@@ -1,6 +1,7 @@
 // An in-memory loopback pair of stream channels for tests of the stream-test driver: what
 // the H2C channel sends comes back, packet by packet, on the C2H channel. One fault can be
-// injected at a chosen packet, to prove the driver catches each kind of error.
+// injected at a chosen packet, to prove the driver catches each kind of error, and the C2H
+// side can lie on every transfer as docs/verification.md defines (Lie).
 #pragma once
 
 #include <condition_variable>
@@ -28,6 +29,15 @@ enum class Fault {
     WaitError,    // the C2H channel reports an error instead of this packet
 };
 
+// How the C2H side lies on every transfer: it completes each on time, with the right length
+// and end of packet, and
+//   MovesNothing    writes no byte of it into the buffer;
+//   CompletesEarly  writes all but its last 64 bytes (all of a shorter piece): those land only
+//                   when the C2H side starts its next transfer, which it does once the buffer of
+//                   the previous completion is queued again (so every completion is checked
+//                   before its last bytes land, and they then land in a buffer queued again).
+enum class Lie { None, MovesNothing, CompletesEarly };
+
 struct LoopbackConfig {
     std::string bdf = "0000:15:00.0";
     unsigned h2c_channel = 0;
@@ -40,6 +50,12 @@ struct LoopbackConfig {
     uint64_t fault_packet = 3;      // 0-based index of the H2C packet the fault hits
     size_t fifo_packets = 2;        // packets in flight between the two sides
     bool stop_leaves_busy = false;  // a broken stop(): the C2H channel keeps its queued buffers
+    Lie lie = Lie::None;
+    // C2H buffer i starts out holding the pattern of this stream (pass 0) from word
+    // i * c2h_buffer_size / 4 on: what a loopback of that stream puts there on the first pass
+    // through the ring. Stale bytes that happen to be right: only a poison before the submit
+    // makes a lying C2H side fail on its first transfer.
+    std::optional<uint64_t> c2h_prefill_stream;
 };
 
 class FakeChannel;
@@ -64,6 +80,8 @@ private:
     void move_h2c();
     void move_c2h();
     void deliver(Packet packet);
+    void write_c2h(size_t buffer, const uint8_t* data, size_t length);
+    void c2h_submitted(size_t buffer);
 
     LoopbackConfig m_config;
     std::mutex m_mutex;
@@ -72,6 +90,13 @@ private:
     std::unique_ptr<FakeChannel> m_c2h;
     std::deque<Packet> m_fifo;
     std::optional<Packet> m_held;  // Reorder: the packet waiting for its successor
+    struct Late {  // CompletesEarly: the last bytes of the last C2H transfer, not landed yet
+        size_t buffer;
+        size_t offset;
+        std::vector<uint8_t> bytes;
+    };
+    std::optional<Late> m_late;
+    std::optional<size_t> m_awaiting_resubmit;  // CompletesEarly: the buffer of the last transfer
     uint64_t m_packets = 0;
     bool m_stalled = false;
     bool m_error_pending = false;

@@ -1,10 +1,10 @@
-// A StreamDevice of fake loopback pairs, for tests of the stream tools without a model.
+// A streams::StreamDevice of fake loopback pairs, for tests of the stream tools without a model.
 #pragma once
 
 #include <map>
 
 #include "fake_stream.hpp"
-#include "stream_tools/stream_device.hpp"
+#include "streams/stream_device.hpp"
 
 namespace fake {
 
@@ -31,9 +31,9 @@ private:
     streams::StreamChannel& m_target;
 };
 
-class FakeStreamDevice : public stream_tools::StreamDevice {
+class FakeStreamDevice : public streams::StreamDevice {
 public:
-    FakeStreamDevice(std::string bdf, std::string design, int group, std::vector<stream_tools::LoopRoute> routes,
+    FakeStreamDevice(std::string bdf, std::string design, int group, std::vector<streams::LoopRoute> routes,
                      unsigned channels, LoopbackConfig faults = {})
         : m_bdf(std::move(bdf)), m_design(std::move(design)), m_group(group), m_routes(std::move(routes)),
           m_channels(channels), m_faults(faults) {}
@@ -43,10 +43,10 @@ public:
     int iommu_group() const override { return m_group; }
     unsigned h2c_channels() const override { return m_channels; }
     unsigned c2h_channels() const override { return m_channels; }
-    std::vector<stream_tools::LoopRoute> routes() const override { return m_routes; }
+    std::vector<streams::LoopRoute> routes() const override { return m_routes; }
 
     vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
-                                                                       const stream_tools::ChannelBuffers& buffers) override {
+                                                                       const streams::ChannelBuffers& buffers) override {
         if (channel >= m_channels || fail_open)
             return vfio::make_error("open channel", m_bdf, ENODEV);
         for (const auto& route : m_routes) {
@@ -80,7 +80,7 @@ public:
 private:
     std::string m_bdf, m_design;
     int m_group;
-    std::vector<stream_tools::LoopRoute> m_routes;
+    std::vector<streams::LoopRoute> m_routes;
     unsigned m_channels;
     LoopbackConfig m_faults;
     std::map<unsigned, std::unique_ptr<FakeLoopback>> m_loops;

@@ -51,7 +51,8 @@ const char* const kHang = "Timeout waiting to become idle after clearing Run bit
 const char* const kDescError = "descriptor error reported in .*desc_error\\(unsupported request\\)";
 const char* const kMagic = "magic_stopped: a descriptor's magic was not 0xAD4B";
 const char* const kBitFlip = "expected 0x[0-9a-f]{8} actual 0x[0-9a-f]{8}, 1 bad words";
-const char* const kStreamData = "C2H 1 data error in buffer [0-9]+ at stream byte offset 0x[0-9a-f]+: .*, 4096 bad words";
+const char* const kStreamData = "C2H 1 transfer [0-9]+: data error in buffer [0-9]+ at buffer offset 0x[0-9a-f]+, "
+                                "stream offset 0x[0-9a-f]+: .*, 4096 bad words";
 const char* const kShortStream = "C2H completion length 16380 EOP 1, expected length 16384 EOP 1";
 const char* const kCrcValue = "length 8 EOP 1 CRC64 0x[0-9a-f]{16}, expected length 8 EOP 1 CRC64";
 

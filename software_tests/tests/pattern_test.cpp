@@ -71,11 +71,29 @@ TEST(Pattern, VerifyReportsFirstBadWordAndCount) {
     EXPECT_EQ(m.first_bad_word, 8000u);
     EXPECT_EQ(m.expected, p.word(8000));
     EXPECT_EQ(m.actual, p.word(8000) ^ 0x100);
-    EXPECT_EQ(m.describe(1000), "first bad word 0x1b58 (byte offset 0x6d60) expected 0x" +
-                                    [&] { char t[9]; std::snprintf(t, 9, "%08x", p.word(8000)); return std::string(t); }() +
-                                    " actual 0x" +
-                                    [&] { char t[9]; std::snprintf(t, 9, "%08x", p.word(8000) ^ 0x100); return std::string(t); }() +
-                                    ", 3 bad words");
+    const auto hex8 = [](uint32_t v) { char t[9]; std::snprintf(t, 9, "%08x", v); return std::string(t); };
+    const std::string words_part =
+        ": expected 0x" + hex8(p.word(8000)) + " actual 0x" + hex8(p.word(8000) ^ 0x100) + ", 3 bad words";
+    // Each form names the one offset it gives: never a bare "byte offset".
+    EXPECT_EQ(m.describe(), "first bad word at pattern offset 0x7d00" + words_part);
+    EXPECT_EQ(m.describe(1000), "first bad word at pattern offset 0x7d00 (0x6d60 past 0xfa0)" + words_part);
+    EXPECT_EQ(m.describe(1000, "buffer"), "first bad word at buffer offset 0x6d60" + words_part);
+}
+
+// The poison differs from the pattern in every word (and in every bit), whichever store
+// writes it and whether or not a pool shares the work.
+TEST(Pattern, PoisonDiffersFromThePatternInEveryWord) {
+    const Pattern p(3, 1);
+    pattern::WorkerPool pool(2);
+    for (const auto store : {pattern::Store::Cached, pattern::Store::NonTemporal}) {
+        std::vector<uint32_t> words(3 * pattern::BLOCK_WORDS + 5);
+        pattern::poison(&pool, p, words.data() + 1, words.size() - 1, 77, store);
+        const Mismatch m = p.verify(words.data() + 1, words.size() - 1, 77);
+        EXPECT_EQ(m.bad_words, words.size() - 1);
+        for (size_t i = 1; i < words.size(); ++i)
+            ASSERT_EQ(words[i], ~p.word(77 + i - 1)) << i;
+        EXPECT_EQ(words[0], 0u);  // nothing outside the range
+    }
 }
 
 TEST(Pattern, ZeroFilledBufferFails) {

@@ -100,23 +100,83 @@ TEST(Report, JsonLines) {
 }
 
 TEST(RateCounter, IntervalsStartAtThePreviousLastCompletion) {
+    constexpr uint64_t MiB = 1 << 20;
     const auto t0 = Clock::now();
     stream_test::RateCounter counter(t0);
-    counter.add(100, t0 + 1s);
-    counter.add(100, t0 + 2s);
+    counter.add(MiB, t0 + 1s);
+    counter.add(MiB, t0 + 2s);
     const Interval first = counter.take_interval();
-    EXPECT_EQ(first.bytes, 200u);
+    EXPECT_EQ(first.bytes, 2 * MiB);
     EXPECT_DOUBLE_EQ(first.seconds, 2.0);
-    counter.add(50, t0 + 5s);
+    EXPECT_FALSE(first.too_short);
+    counter.add(2 * MiB, t0 + 5s);
     const Interval second = counter.take_interval();
-    EXPECT_EQ(second.bytes, 50u);
+    EXPECT_EQ(second.bytes, 2 * MiB);
     EXPECT_DOUBLE_EQ(second.seconds, 3.0);
     EXPECT_EQ(counter.take_interval().bytes, 0u);
     const Interval total = counter.total();
-    EXPECT_EQ(total.bytes, 250u);
+    EXPECT_EQ(total.bytes, 4 * MiB);
     EXPECT_EQ(total.transfers, 3u);
     EXPECT_DOUBLE_EQ(total.seconds, 5.0);
-    EXPECT_NEAR(total.mbytes_per_sec(), 250.0 / 5.0 / 1e6, 1e-12);
+    EXPECT_NEAR(total.mbytes_per_sec(), 4.0 * MiB / 5.0 / 1e6, 1e-12);
+}
+
+// An interval under 10 ms or under 1 MiB gives no rate: a periodic one stays open and is
+// counted in the next; the final part interval is marked.
+TEST(RateCounter, AnIntervalTooShortForARateIsCarriedIntoTheNext) {
+    constexpr uint64_t MiB = 1 << 20;
+    const auto t0 = Clock::now();
+    stream_test::RateCounter counter(t0);
+    counter.add(MiB, t0 + 1s);
+    EXPECT_FALSE(counter.take_interval().too_short);
+    counter.add(64 * MiB, t0 + 1s + 2ms);  // 64 MiB in 2 ms: 33 GB/s, not a figure to print
+    const Interval short_one = counter.take_interval();
+    EXPECT_TRUE(short_one.too_short);
+    EXPECT_TRUE(short_one.carried);
+    EXPECT_EQ(short_one.bytes, 64 * MiB);
+    counter.add(MiB, t0 + 2s);
+    const Interval next = counter.take_interval();
+    EXPECT_FALSE(next.too_short);
+    EXPECT_EQ(next.bytes, 65 * MiB);  // the carried bytes and time are in it
+    EXPECT_DOUBLE_EQ(next.seconds, 1.0);
+    counter.add(4096, t0 + 3s);  // a whole second, but 4 KiB: too few bytes
+    const Interval few = counter.take_interval();
+    EXPECT_TRUE(few.too_short);
+    EXPECT_TRUE(few.carried);
+    counter.add(2 * MiB, t0 + 4s);
+    EXPECT_EQ(counter.take_interval().bytes, 2 * MiB + 4096);
+    counter.add(8 * MiB, t0 + 4s + 1700us);  // the final part interval: 8 MiB in 1.7 ms
+    const Interval last = counter.take_interval(true);
+    EXPECT_TRUE(last.too_short);
+    EXPECT_FALSE(last.carried);
+    EXPECT_EQ(last.bytes, 8 * MiB);
+    EXPECT_EQ(counter.take_interval(true).bytes, 0u);  // the last interval was closed
+    EXPECT_EQ(counter.total().bytes, 76 * MiB + 4096);
+}
+
+TEST(Report, AnIntervalTooShortForARatePrintsNoRate) {
+    Interval last{134217728, 8, 0.0017};
+    last.too_short = true;
+    EXPECT_EQ(stream_test::format_rate_line("0000:00:06.0 0 -> 0", last),
+              "0000:00:06.0 0 -> 0 134217728 bytes in 0.001700 secs: too short for a rate (under 10 ms or 1 MiB)");
+    EXPECT_EQ(stream_test::json_interval("interval", "x", last),
+              "{\"type\":\"interval\",\"label\":\"x\",\"bytes\":134217728,\"transfers\":8,\"seconds\":0.001700,"
+              "\"mbytes_per_sec\":null,\"too_short\":true}");
+    last.carried = true;
+    EXPECT_EQ(stream_test::format_rate_line("x", last),
+              "x 134217728 bytes in 0.001700 secs: too short for a rate (under 10 ms or 1 MiB), carried into the next "
+              "interval");
+    EXPECT_TRUE(stream_test::json_interval("interval", "x", last).ends_with(
+        "\"mbytes_per_sec\":null,\"too_short\":true,\"carried\":true}"));
+}
+
+TEST(Report, FailureJsonNamesTheTransfer) {
+    stream_test::Failure failure{"0000:15:00.0 C2H 1", "transfer 3: data error", 8256, pattern::Mismatch{1, 2064, 1, 2},
+                                 3};
+    EXPECT_EQ(stream_test::json_failure(failure),
+              "{\"type\":\"failure\",\"channel\":\"0000:15:00.0 C2H 1\",\"message\":\"transfer 3: data error\","
+              "\"transfer\":3,\"stream_byte_offset\":8256,\"first_bad_byte_offset\":8256,\"expected\":1,"
+              "\"actual\":2,\"bad_words\":1}");
 }
 
 }  // namespace

@@ -112,7 +112,8 @@ TEST(StreamFunctionsSim, FixedDataErrorFails) {
         [&](std::FILE* f) { return stream_tools::run_independent_streams({&sim.device()}, {}, {}, quick(), f); },
         code);
     EXPECT_EQ(code, 1) << out;
-    EXPECT_TRUE(out.find("fixed data error in buffer 0 at stream byte offset 0x0: word 0x00000001, expected 0 (1 bad "
+    EXPECT_TRUE(out.find("transfer 1: fixed data error in buffer 0 at buffer offset 0x0, stream offset 0x0: word 0x00000001, "
+                         "expected 0 (1 bad "
                          "words)") != std::string::npos)
         << out;
 }

@@ -64,7 +64,7 @@ uint64_t number(const std::string& out, const std::string& pattern) {
 TEST(StreamSubtestsFunctionsSim, Crc64EveryResultVerifiedAndCounted) {
     for (Subtest test : kSubtests) {
         FunctionDesign design("TEF1001_dma_stream_crc64");  // 16-byte tdata
-        ASSERT_EQ(design.options.function, stream_test::CardFunction::Crc64);
+        ASSERT_EQ(design.options.function, streams::CardFunction::Crc64);
         stream_tools::MemoryTestResult result;
         const std::string out = design.run(test, result);
         EXPECT_TRUE(result.passed) << out;
@@ -84,7 +84,7 @@ TEST(StreamSubtestsFunctionsSim, Crc64EveryResultVerifiedAndCounted) {
 TEST(StreamSubtestsFunctionsSim, FixedDataEveryByteVerifiedAndCounted) {
     for (Subtest test : kSubtests) {
         FunctionDesign design("NiteFury_dma_stream_fixed_data");
-        ASSERT_EQ(design.options.function, stream_test::CardFunction::FixedData);
+        ASSERT_EQ(design.options.function, streams::CardFunction::FixedData);
         stream_tools::MemoryTestResult result;
         const std::string out = design.run(test, result);
         EXPECT_TRUE(result.passed) << out;
@@ -132,7 +132,7 @@ TEST(StreamSubtestsFunctionsSim, FixedDataErrorNamesTheOffset) {
     const std::string out = design.run(stream_tools::stream_variable_transfers, result);
     EXPECT_FALSE(result.passed) << out;
     EXPECT_TRUE(out.ends_with("TEST FAIL:\n  C2H failure : receive 0000:15:00.0 C2H 0: Input/output error (fixed data "
-                              "error in buffer 0 at stream byte offset 0x0: word 0x00000001, expected 0 (1 bad "
+                              "error in buffer 0 at buffer offset 0x0, stream offset 0x0: word 0x00000001, expected 0 (1 bad "
                               "words))\n"))
         << out;
 }
@@ -148,7 +148,7 @@ TEST(StreamSubtestsFunctionsSim, FixedDataErrorFailsTheContinuousRing) {
     const std::string out = design.run(stream_tools::stream_fixed_buffers_c2h_continuous, result);
     EXPECT_FALSE(result.passed) << out;
     EXPECT_TRUE(std::regex_search(out, std::regex("TEST FAIL:\n  C2H failure : 0000:15:00\\.0 C2H 0 fixed data error in "
-                                                  "buffer [0-9]+ at stream byte offset 0x0: word 0x00000001, expected "
+                                                  "buffer [0-9]+ at buffer offset 0x0, stream offset 0x0: word 0x00000001, expected "
                                                   "0 \\([0-9]+ bad words\\)\n$")))
         << out;
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include "printed.hpp"
 
+#include <cstdio>
 #include <thread>
 
 #include "fake_stream.hpp"
@@ -12,6 +13,7 @@ namespace {
 using namespace std::chrono_literals;
 using fake::Fault;
 using fake::FakeLoopback;
+using fake::Lie;
 using fake::LoopbackConfig;
 using stream_test::Interval;
 using stream_test::Options;
@@ -104,6 +106,16 @@ TEST_P(StreamFault, FailsNamingChannelAndFirstBadOffset) {
         ASSERT_TRUE(failure.mismatch.has_value()) << failure.message;
         EXPECT_EQ(failure.mismatch->first_bad_word * 4, static_cast<uint64_t>(c.bad_byte_offset));
         EXPECT_EQ(failure.stream_byte_offset, static_cast<uint64_t>(c.bad_byte_offset));
+        // One 4 KiB packet per transfer: the transfer, the buffer and both offsets are named.
+        const uint64_t transfer = static_cast<uint64_t>(c.bad_byte_offset) / 4096 + 1;
+        EXPECT_EQ(failure.transfer, transfer);
+        char where[160];
+        std::snprintf(where, sizeof where,
+                      "transfer %llu: data error in buffer %llu at buffer offset 0x%llx, stream offset 0x%llx: ",
+                      static_cast<unsigned long long>(transfer), static_cast<unsigned long long>((transfer - 1) % 8),
+                      static_cast<unsigned long long>(c.bad_byte_offset % 4096),
+                      static_cast<unsigned long long>(c.bad_byte_offset));
+        EXPECT_TRUE(failure.message.starts_with(where)) << failure.message;
     }
     ASSERT_TRUE(summary.rows[0].failure.has_value());
     EXPECT_FALSE(loop.h2c().busy());
@@ -131,6 +143,86 @@ INSTANTIATE_TEST_SUITE_P(
                       FaultCase{Fault::Stall, "0000:15:00.0 ", "completion for 0.300 secs", -1},
                       FaultCase{Fault::WaitError, "0000:15:00.0 C2H 1", "injected fault", -1}),
     [](const auto& info) { return std::to_string(static_cast<int>(info.param.fault)); });
+
+// A C2H side that lies on every transfer (docs/verification.md) fails on its first transfer,
+// though each buffer starts out holding exactly the bytes its first transfer should bring: the
+// sink poisons every buffer before every submit. Without the poison these stale bytes pass
+// the first pass through the 8-buffer ring, and the failure comes at transfer 9.
+struct LieCase {
+    Lie lie;
+    uint64_t bad_offset;  // in the buffer (and the stream: transfer 1 starts the stream)
+    uint64_t bad_words;
+};
+
+class LyingSink : public ::testing::TestWithParam<LieCase> {};
+
+TEST_P(LyingSink, FailsOnTheFirstTransferNamingItAndTheOffset) {
+    const LieCase c = GetParam();
+    LoopbackConfig config;
+    config.lie = c.lie;
+    config.c2h_prefill_stream = 0;  // the stream run_pair's source sends
+    FakeLoopback loop(config);
+    CountingObserver observer;
+    Options options = quick_options();
+    options.duration = 5s;  // the lie, not the duration, must end the run
+    const Summary summary = run_pair(loop, options, observer);
+    EXPECT_FALSE(summary.passed());
+    ASSERT_FALSE(summary.failures.empty());
+    const auto& failure = summary.failures.front();
+    EXPECT_EQ(failure.channel, "0000:15:00.0 C2H 1");
+    EXPECT_EQ(failure.transfer, 1u) << failure.message;
+    ASSERT_TRUE(failure.mismatch.has_value()) << failure.message;
+    EXPECT_EQ(failure.mismatch->first_bad_word * 4, c.bad_offset);
+    EXPECT_EQ(failure.mismatch->bad_words, c.bad_words);
+    EXPECT_EQ(summary.rows[0].words_verified, 0u);
+    char where[120];
+    std::snprintf(where, sizeof where, "transfer 1: data error in buffer 0 at buffer offset 0x%llx, stream offset 0x%llx: ",
+                  static_cast<unsigned long long>(c.bad_offset), static_cast<unsigned long long>(c.bad_offset));
+    EXPECT_TRUE(failure.message.starts_with(where)) << failure.message;
+    const std::string printed = test_output::printed_by(
+        [&](std::FILE* out) { EXPECT_EQ(stream_test::Report(out, false).finish(summary), 1); });
+    EXPECT_NE(printed.find(std::string("0000:15:00.0 0 -> 1 Test FAILED: 0000:15:00.0 C2H 1 ") + where),
+              std::string::npos)
+        << printed;
+    EXPECT_EQ(printed.find("Overall PASS"), std::string::npos) << printed;
+    const std::string json = test_output::printed_by(
+        [&](std::FILE* out) { EXPECT_EQ(stream_test::Report(out, true).finish(summary), 1); });
+    EXPECT_NE(json.find("\"channel\":\"0000:15:00.0 C2H 1\",\"message\":\"transfer 1: "), std::string::npos) << json;
+    EXPECT_NE(json.find(",\"transfer\":1,"), std::string::npos) << json;
+}
+
+INSTANTIATE_TEST_SUITE_P(Lies, LyingSink,
+                         ::testing::Values(LieCase{Lie::MovesNothing, 0, 1024},
+                                           LieCase{Lie::CompletesEarly, 4096 - 64, 16}),
+                         [](const auto& info) {
+                             return info.param.lie == Lie::MovesNothing ? std::string("moves_nothing")
+                                                                        : std::string("completes_early");
+                         });
+
+// The same lying C2H sides with honest stale bytes gone (buffers start zeroed): still FAIL.
+TEST(StreamTest, LyingSinkFailsWithZeroedBuffersToo) {
+    for (const Lie lie : {Lie::MovesNothing, Lie::CompletesEarly}) {
+        LoopbackConfig config;
+        config.lie = lie;
+        FakeLoopback loop(config);
+        CountingObserver observer;
+        const Summary summary = run_pair(loop, quick_options(), observer);
+        EXPECT_FALSE(summary.passed());
+        ASSERT_FALSE(summary.failures.empty());
+        EXPECT_EQ(summary.failures.front().transfer, 1u) << summary.failures.front().message;
+    }
+}
+
+// The honest fake with the same stale-but-right bytes passes: the poison costs no false FAIL.
+TEST(StreamTest, PrefilledHonestSinkPasses) {
+    LoopbackConfig config;
+    config.c2h_prefill_stream = 0;
+    FakeLoopback loop(config);
+    CountingObserver observer;
+    const Summary summary = run_pair(loop, quick_options(), observer);
+    EXPECT_TRUE(summary.passed());
+    EXPECT_EQ(summary.rows[0].words_verified * 4, summary.rows[0].total.bytes);
+}
 
 // Stops the run, as Ctrl-C does, at the first report of data that flowed: an event, not a delay.
 struct StopOnData : CountingObserver {

@@ -79,7 +79,7 @@ StreamRunOptions sim_options() {
     return options;
 }
 
-std::string run_parallel(stream_tools::StreamDevice& device, const StreamRunOptions& options, int& code) {
+std::string run_parallel(streams::StreamDevice& device, const StreamRunOptions& options, int& code) {
     return test_output::printed_by([&](std::FILE* out) {
         code = stream_tools::run_parallel_streams({&device}, {{device.address(), 0}}, options, out);
     });
@@ -201,7 +201,8 @@ TEST(TestDmaBridgeSim, DataErrorFailsWithCardAddress) {
     const std::string out = design.run("memory_fixed_buffers", code);
     EXPECT_EQ(code, 1) << out;
     EXPECT_TRUE(std::regex_search(out, std::regex("TEST FAIL:\n  C2H failure : pass 0: card address 0x[0-9a-f]+ "
-                                                  "first bad word 0x[0-9a-f]+ \\(byte offset 0x[0-9a-f]+\\) expected "
+                                                  "\\(host buffer offset 0x[0-9a-f]+\\) first bad word at pattern offset 0x[0-9a-f]+: "
+                                                  "expected "
                                                   "0x[0-9a-f]{8} actual 0x[0-9a-f]{8}, 1 bad words\n")))
         << out;
     EXPECT_TRUE(out.ends_with("Overall FAIL\n")) << out;
@@ -340,7 +341,7 @@ TEST(DescriptorCreditsSim, DataErrorFailsWithExitOne) {
     });
     EXPECT_EQ(code, 1) << printed;
     EXPECT_TRUE(std::regex_search(printed, std::regex("0000:15:00\\.0 verify card memory 0000:15:00\\.0: Input/output "
-                                                      "error \\(first bad word 0x[0-9a-f]+ .*, 1 bad words\\)\nTest: FAIL\n")))
+                                                      "error \\(first bad word at pattern offset 0x[0-9a-f]+: .*, 1 bad words\\)\nTest: FAIL\n")))
         << printed;
     EXPECT_TRUE(printed.ends_with("Overall FAIL\n")) << printed;
 }
@@ -364,8 +365,8 @@ TEST(SwitchRouting, Policy) {
     d = decide_routing(straight, defaults, std::vector<stream_tools::SwitchRoute>{{0, 0}, {1, 1}}, false);
     EXPECT_FALSE(d.write);
     EXPECT_EQ(stream_tools::loop_routes(defaults, 2, 2),
-              (std::vector<stream_tools::LoopRoute>{{0, 1}, {1, 0}}));
-    EXPECT_EQ(stream_tools::loop_routes(SwitchRoutes{std::nullopt, 3u}, 2, 2), std::vector<stream_tools::LoopRoute>{});
+              (std::vector<streams::LoopRoute>{{0, 1}, {1, 0}}));
+    EXPECT_EQ(stream_tools::loop_routes(SwitchRoutes{std::nullopt, 3u}, 2, 2), std::vector<streams::LoopRoute>{});
 }
 
 struct ModelFault {
@@ -403,8 +404,8 @@ TEST_P(StreamToolsSimFault, OverallFailNamesChannelAndOffset) {
 }
 
 constexpr const char* DATA_ERROR =
-    "data error in buffer [0-9]+ at stream byte offset 0x[0-9a-f]+: first bad word 0x[0-9a-f]+ \\(byte offset "
-    "0x[0-9a-f]+\\) expected 0x[0-9a-f]{8} actual 0x[0-9a-f]{8}, [0-9]+ bad words";
+    "transfer [0-9]+: data error in buffer [0-9]+ at buffer offset 0x[0-9a-f]+, stream offset 0x[0-9a-f]+: expected "
+    "0x[0-9a-f]{8} actual 0x[0-9a-f]{8}, [0-9]+ bad words";
 
 INSTANTIATE_TEST_SUITE_P(
     ModelFaults, StreamToolsSimFault,
@@ -415,7 +416,7 @@ INSTANTIATE_TEST_SUITE_P(
         ModelFault{sim::XdmaDirection::H2C, 0, sim::XdmaFault::DuplicatePacket, "0000:36:00\\.0 C2H 1", DATA_ERROR},
         ModelFault{sim::XdmaDirection::H2C, 0, sim::XdmaFault::ReorderPacket, "0000:36:00\\.0 C2H 1", DATA_ERROR},
         ModelFault{sim::XdmaDirection::C2H, 1, sim::XdmaFault::ShortC2hLength, "0000:36:00\\.0 C2H 1",
-                   "C2H completion length [0-9]+ EOP 1, expected length [0-9]+"},
+                   "transfer [0-9]+: C2H completion length [0-9]+ EOP 1, expected length [0-9]+"},
         ModelFault{sim::XdmaDirection::H2C, 0, sim::XdmaFault::EngineStall, "0000:36:00\\.0 (H2C 0|C2H 1)",
                    "timeout: no (H2C|C2H) completion for 0\\.500 secs"},
         ModelFault{sim::XdmaDirection::C2H, 1, sim::XdmaFault::EngineStall, "0000:36:00\\.0 (H2C 0|C2H 1)",

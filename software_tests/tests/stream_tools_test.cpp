@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "fake_stream_device.hpp"
+#include "stream_tools/cli.hpp"
 #include "stream_tools/stream_tools.hpp"
 
 namespace {
@@ -11,7 +12,7 @@ namespace {
 using namespace std::chrono_literals;
 using fake::FakeStreamDevice;
 using stream_tools::ChannelSelector;
-using stream_tools::LoopRoute;
+using streams::LoopRoute;
 using stream_tools::StreamRunOptions;
 
 std::string capture(const std::function<int(std::FILE*)>& body, int& code) {
@@ -33,7 +34,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 struct Devices {
     FakeStreamDevice tef{"0000:15:00.0", "TEF1001_dma_stream_loopback", 41, {{0, 1}, {1, 0}}, 2};
     FakeStreamDevice ku{"0000:2d:00.0", "XCKU5P_DUAL_QSFP_dma_stream_loopback", 85, {{0, 1}, {1, 0}, {2, 3}, {3, 2}}, 4};
-    std::vector<stream_tools::StreamDevice*> all() { return {&tef, &ku}; }
+    std::vector<streams::StreamDevice*> all() { return {&tef, &ku}; }
 };
 
 TEST(ParallelStreams, AllRoutesPrintFpgaSioLinesAndPass) {
@@ -113,8 +114,8 @@ TEST(ParallelStreams, DataFaultFailsWithChannelAndOffset) {
         [&](std::FILE* f) { return stream_tools::run_parallel_streams({&device}, {}, options, f); }, code);
     EXPECT_EQ(code, 1);
     // Packet 6 of 8 KiB buffers: word 5 is bad, stream byte offset 6 * 0x2000 + 20 = 0xc014.
-    EXPECT_TRUE(contains(out, "0000:36:00.0 0 -> 1 Test FAILED: 0000:36:00.0 C2H 1 data error in buffer 2 at stream "
-                              "byte offset 0xc014: first bad word 0x5 (byte offset 0x14) expected 0x"))
+    EXPECT_TRUE(contains(out, "0000:36:00.0 0 -> 1 Test FAILED: 0000:36:00.0 C2H 1 transfer 7: data error in buffer 2 "
+                              "at buffer offset 0x14, stream offset 0xc014: expected 0x"))
         << out;
     EXPECT_TRUE(contains(out, ", 1 bad words\n")) << out;
     EXPECT_TRUE(out.ends_with("Overall FAIL\n")) << out;
@@ -212,8 +213,27 @@ TEST(StreamToolOptions, DeviceRouting) {
     EXPECT_FALSE(stream_tools::parse_device_routing("device_routing", "0000:01:00.0,0-1").ok());
     EXPECT_EQ(stream_tools::parse_device_routing("device_routing", "0000:01:00.0,0:1,0:2").error().hint,
               "master port 0 routed twice");
-    EXPECT_EQ(*stream_tools::parse_buffer_allocation("huge_pages"), stream_tools::BufferAllocation::HugePages);
+    EXPECT_EQ(*stream_tools::parse_buffer_allocation("huge_pages"), streams::BufferAllocation::HugePages);
     EXPECT_FALSE(stream_tools::parse_buffer_allocation("stack").ok());
+}
+
+// --engine_mode and --completion are parsed here, by the command-line layer; the driver gets the
+// typed xdma::ModeRequest.
+TEST(StreamToolOptions, EngineModeAndCompletion) {
+    const auto request = stream_tools::dma_mode_request({.engine_mode = "stop_list", .completion = "completed_count"});
+    ASSERT_TRUE(request.ok()) << request.error().message();
+    EXPECT_EQ(request->mode, xdma::EngineModeRequest::StopList);
+    EXPECT_EQ(request->completion, xdma::CompletionRequest::CompletedCount);
+    EXPECT_EQ(stream_tools::dma_mode_request({.engine_mode = "credits", .completion = "interrupt"})->completion,
+              xdma::CompletionRequest::Interrupt);
+    const auto defaults = stream_tools::dma_mode_request({});
+    ASSERT_TRUE(defaults.ok());
+    EXPECT_EQ(defaults->mode, xdma::EngineModeRequest::Auto);
+    EXPECT_EQ(defaults->completion, xdma::CompletionRequest::Auto);
+    EXPECT_EQ(stream_tools::dma_mode_request({.engine_mode = "stoplist"}).error().message(),
+              "parse option --engine_mode \"stoplist\": Invalid argument (one of auto, credits, stop_list)");
+    EXPECT_EQ(stream_tools::dma_mode_request({.completion = "poll"}).error().hint,
+              "one of auto, poll_writeback, completed_count, status, interrupt");
 }
 
 }  // namespace

@@ -294,7 +294,7 @@ TEST(ToolOptions, OneTransferTimeoutDefault) {
         for (const char c : r.output)
             if (!std::isspace(static_cast<unsigned char>(c)) || (!help.empty() && help.back() != ' '))
                 help += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
-        EXPECT_TRUE(contains(help, "seconds without a completion that fail the test (default 60)")) << tool << help;
+        EXPECT_TRUE(contains(help, "seconds without a completion that fail the run (default 60)")) << tool << help;
     }
 }
 

@@ -13,21 +13,19 @@ using namespace stream_tools;
 int main(int argc, char** argv) {
     line_buffer_stdout();
     CommonCli cli;
-    cli.transfer_timeout = "60";
     std::string samples = "100000", max_packet_bytes = "0x100000";
     po::options_description d;
+    cli::add_sim_design_option(d, cli.sim_designs);
+    cli::add_design_file_option(d, cli.design_files);
     d.add_options()
-        ("sim_design", po::value(&cli.sim_designs)->composing(),
-         "test a simulated instance of this design instead of the kernel's VFIO devices (repeatable)")
-        ("design_file", po::value(&cli.design_files)->composing(), "add the designs of this JSON file (repeatable)")
         ("device_routing", po::value(&cli.device_routing)->composing(),
          "<bdf>[,<master>:<slave>]... AXI4-Stream Switch routes of a device; unlisted master ports disabled")
         ("samples", po::value(&samples), "latency samples per packet length (default 100000, as fpga_sio)")
         ("max_packet_bytes", po::value(&max_packet_bytes),
-         "longest H2C packet; lengths double from the design's tdata width (default 0x100000)")
-        ("transfer_timeout", po::value(&cli.transfer_timeout), "seconds to wait for one completion (default 60)")
-        ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text (with a device_hold line per device lock)");
-    tool_support::add_lock_timeout_option(d, cli.lock_timeout);
+         "longest H2C packet; lengths double from the design's tdata width (default 0x100000)");
+    cli::add_transfer_timeout_option(d, cli.transfer_timeout);
+    cli::add_json_option(d, cli.json, cli::JsonForm::Lines);
+    cli::add_lock_timeout_option(d, cli.lock_timeout);
     if (auto status = parse_command_line(argc, argv, d, "Measures CRC64 stream latency for each packet length."))
         return *status;
     LatencyOptions options;
@@ -41,7 +39,7 @@ int main(int argc, char** argv) {
         }
     options.samples = *parsed_samples;
     options.max_packet_bytes = *parsed_max;
-    return run_on_stream_devices(cli, [&](const std::vector<StreamDevice*>& devices, const StreamRunOptions& run) {
+    return run_on_stream_devices(cli, [&](const std::vector<streams::StreamDevice*>& devices, const StreamRunOptions& run) {
         options.timeout = run.test.transfer_timeout;
         return run_crc64_latency(devices, options, stdout);
     });

@@ -27,7 +27,7 @@ struct Cli {
     std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count()), host_memory_limit;
     int verify_threads = -1;
     bool a32 = false, json = false, isolate_iommu_groups = false;
-    std::string engine_mode = "auto", completion = "auto";
+    cli::XdmaModeText modes;
     std::string lock_timeout;
 };
 
@@ -58,10 +58,9 @@ vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     common.verify_threads = cli.verify_threads;
     common.a32 = cli.a32;
     common.json = cli.json;
-    common.engine_mode = cli.engine_mode;
-    common.completion = cli.completion;
+    common.modes = cli.modes;
     o.stream = PDT_TRY(run_options(common));
-    o.modes = PDT_TRY(dma_mode_request(common.engine_mode, common.completion));
+    o.modes = PDT_TRY(dma_mode_request(common.modes));
     o.c2h_mapping_size = mapping.second;
     o.stream_axi_width_bytes = PDT_TRY(parse_number("stream_axi_width_bytes", cli.stream_axi_width_bytes, 4, 4096));
     if (o.stream_axi_width_bytes % 4 != 0)
@@ -70,8 +69,8 @@ vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     o.c2h_num_descriptors = descriptors.second;
     o.memory.timeout = o.stream.test.transfer_timeout;
     o.memory.dma_mask_bits = o.stream.dma_mask_bits;
-    o.memory.buffer_kind = o.stream.allocation == BufferAllocation::HugePages      ? vfio::BufferKind::HugePages
-                           : o.stream.allocation == BufferAllocation::SharedMemory ? vfio::BufferKind::SharedMemory
+    o.memory.buffer_kind = o.stream.allocation == streams::BufferAllocation::HugePages      ? vfio::BufferKind::HugePages
+                           : o.stream.allocation == streams::BufferAllocation::SharedMemory ? vfio::BufferKind::SharedMemory
                                                                                    : vfio::BufferKind::Anonymous;
     for (const std::string& text : cli.device_routing)
         o.routing.push_back(PDT_TRY(parse_device_routing("device_routing", text)));
@@ -90,10 +89,10 @@ int main(int argc, char** argv) {
     line_buffer_stdout();
     Cli cli;
     po::options_description d;
+    cli::add_device_option(d, cli.devices);
+    cli::add_sim_design_option(d, cli.sim_designs);
+    cli::add_design_file_option(d, cli.design_files);
     d.add_options()
-        ("device", po::value(&cli.devices)->composing(), "only the device at this PCI location (repeatable)")
-        ("sim_design", po::value(&cli.sim_designs)->composing(), "test a simulated instance of this design (repeatable)")
-        ("design_file", po::value(&cli.design_files)->composing(), "add the designs of this JSON file (repeatable)")
         ("max_buffer_size", po::value(&cli.max_buffer_size), "buffer bytes for memory_fixed_buffers (default 0x8000000)")
         ("max_channel_combinations", po::value(&cli.max_channel_combinations), "H2C x C2H pairs tested at most (16)")
         ("buffer_allocation", po::value(&cli.buffer_allocation), "heap, shared_memory or huge_pages")
@@ -111,13 +110,12 @@ int main(int argc, char** argv) {
         ("dma_bridge_memory_size_bytes", po::value(&cli.memory_size), "override the card memory size")
         ("enabled_tests", po::value(&cli.enabled_tests), "comma-separated subset of the tests")
         ("min_words", po::value(&cli.min_words), "words each test moves at least (default 2^32, every LCG value)")
-        ("transfer_timeout", po::value(&cli.transfer_timeout), transfer_timeout_help())
         ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
-        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)")
-        ("json", po::bool_switch(&cli.json),
-         "JSON Lines on stdout (the text lines go to stderr), ending with a device_hold line per device lock");
-    tool_support::add_lock_timeout_option(d, cli.lock_timeout);
-    add_dma_mode_options(d, cli.engine_mode, cli.completion);
+        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)");
+    cli::add_transfer_timeout_option(d, cli.transfer_timeout);
+    cli::add_json_option(d, cli.json, cli::JsonForm::Lines);
+    cli::add_lock_timeout_option(d, cli.lock_timeout);
+    cli::add_xdma_mode_options(d, cli.modes);
     if (auto status = parse_command_line(argc, argv, d, "Tests the DMA bridge of identified designs."))
         return *status;
     auto options = convert(cli);
@@ -128,7 +126,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     auto registry = designs::Registry::load(cli.design_files);
-    auto lock_timeout = tool_support::parse_lock_timeout(cli.lock_timeout);
+    auto lock_timeout = cli::parse_lock_timeout(cli.lock_timeout);
     if (!options.ok() || !registry.ok() || !lock_timeout.ok()) {
         std::cerr << "Error: "
                   << (!options.ok() ? options.error() : !registry.ok() ? registry.error() : lock_timeout.error()).message()

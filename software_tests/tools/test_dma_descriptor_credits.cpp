@@ -17,26 +17,26 @@ int main(int argc, char** argv) {
     std::vector<std::string> devices, routing_texts, sim_designs, design_files;
     std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count());
     bool a32 = false, json = false, isolate_iommu_groups = false;
-    std::string engine_mode = "auto", completion = "auto", lock_timeout_text;
+    cli::XdmaModeText mode_text;
+    std::string lock_timeout_text;
     po::options_description d;
+    cli::add_device_option(d, devices);
+    d.add_options()("device_routing,s", po::value(&routing_texts)->composing(), "<bdf>[,<master>:<slave>]... switch routes");
+    cli::add_sim_design_option(d, sim_designs);
+    cli::add_design_file_option(d, design_files);
+    cli::add_transfer_timeout_option(d, transfer_timeout);
     d.add_options()
-        ("device,d", po::value(&devices)->composing(), "only the device at this PCI location (repeatable)")
-        ("device_routing,s", po::value(&routing_texts)->composing(), "<bdf>[,<master>:<slave>]... switch routes")
-        ("sim_design", po::value(&sim_designs)->composing(), "test a simulated instance of this design (repeatable)")
-        ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file (repeatable)")
-        ("transfer_timeout", po::value(&transfer_timeout), transfer_timeout_help())
         ("a32,3", po::bool_switch(&a32), "IOVAs of every DMA buffer and descriptor ring below 4 GiB (32-bit DMA mask)")
-        ("isolate_iommu_groups", po::bool_switch(&isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself")
-        ("json", po::bool_switch(&json),
-         "JSON Lines on stdout (the text lines go to stderr), ending with a device_hold line per device lock");
-    tool_support::add_lock_timeout_option(d, lock_timeout_text);
-    add_dma_mode_options(d, engine_mode, completion);
+        ("isolate_iommu_groups", po::bool_switch(&isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself");
+    cli::add_json_option(d, json, cli::JsonForm::Lines);
+    cli::add_lock_timeout_option(d, lock_timeout_text);
+    cli::add_xdma_mode_options(d, mode_text);
     if (auto status = parse_command_line(argc, argv, d, "Tests XDMA descriptor credits."))
         return *status;
     CreditsOptions options;
     options.json = json;
     options.dma_mask_bits = a32 ? 32 : 64;
-    auto modes = dma_mode_request(engine_mode, completion);
+    auto modes = dma_mode_request(mode_text);
     if (!modes.ok()) {
         std::cerr << "Error: " << modes.error().message() << "\n";
         return 2;
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     options.timeout = std::chrono::milliseconds(static_cast<int64_t>(*seconds * 1000.0 + 0.5));
-    auto lock_timeout = tool_support::parse_lock_timeout(lock_timeout_text);
+    auto lock_timeout = cli::parse_lock_timeout(lock_timeout_text);
     if (!lock_timeout.ok()) {
         std::cerr << "Error: " << lock_timeout.error().message() << "\n";
         return 2;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "stream_tools/cli.hpp"
+#include "cli/device_options.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
@@ -25,10 +26,10 @@ int main(int argc, char** argv) {
          "<bdf>[,<master>:<slave>]...: routes for this device; unlisted master ports are disabled (repeatable)")
         ("default_routing", po::bool_switch(&default_routing), "the design's default routes on every device with a switch")
         ("force_update", po::bool_switch(&force), "write and commit the routes even when unchanged")
-        ("pause_before_vfio_close", po::bool_switch(&pause), "wait for Enter before closing the devices")
-        ("sim_design", po::value(&sim_designs)->composing(), "use a simulated instance of this design (repeatable)")
-        ("design_file", po::value(&design_files)->composing(), "add the designs of this JSON file (repeatable)");
-    tool_support::add_lock_timeout_option(description, lock_timeout_text);
+        ("pause_before_vfio_close", po::bool_switch(&pause), "wait for Enter before closing the devices");
+    cli::add_sim_design_option(description, sim_designs);
+    cli::add_design_file_option(description, design_files);
+    cli::add_lock_timeout_option(description, lock_timeout_text);
     if (auto status = parse_command_line(argc, argv, description, "Sets AXI4-Stream Switch routes."))
         return *status;
     if (default_routing == !routing_texts.empty()) {
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
                   << "\n";
         return 2;
     }
-    auto lock_timeout = tool_support::parse_lock_timeout(lock_timeout_text);
+    auto lock_timeout = cli::parse_lock_timeout(lock_timeout_text);
     if (!lock_timeout.ok()) {
         std::cerr << "Error: " << lock_timeout.error().message() << "\n";
         return 2;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
 #include <grp.h>
@@ -212,6 +213,12 @@ Outcome run_process(const std::string& path, const std::vector<std::string>& arg
         outcome.output = text.str();
     }
     return outcome;
+}
+
+std::string no_quarantine_environment() {
+    const char* own = std::getenv("ASAN_OPTIONS");
+    const std::string options = own && *own ? std::string(own) + ":" : std::string();
+    return "ASAN_OPTIONS=" + options + "quarantine_size_mb=0";
 }
 
 }  // namespace test_support

@@ -271,10 +271,10 @@ TEST(DeviceHoldJson, NamesTheDeviceFileAndTimes) {
 }
 
 TEST(LockTimeoutOption, ParsesSecondsAndRejectsTheRest) {
-    EXPECT_EQ(tool_support::parse_lock_timeout("").value(), 0ms);
-    EXPECT_EQ(tool_support::parse_lock_timeout("2.5").value(), 2500ms);
+    EXPECT_EQ(cli::parse_lock_timeout("").value(), 0ms);
+    EXPECT_EQ(cli::parse_lock_timeout("2.5").value(), 2500ms);
     for (const char* bad : {"-1", "x", "1s", "inf", "nan"}) {
-        auto parsed = tool_support::parse_lock_timeout(bad);
+        auto parsed = cli::parse_lock_timeout(bad);
         ASSERT_FALSE(parsed.ok()) << bad;
         EXPECT_TRUE(contains(parsed.error().message(), "--lock_timeout")) << parsed.error().message();
     }

@@ -39,34 +39,37 @@ TEST(GroupPermissionHint, RootOnlyFileForAMemberAsksOnlyForTheBinding) {
     EXPECT_FALSE(contains(hint, "usermod")) << hint;
 }
 
-TEST(GroupPermissionHint, UserOutsideTheGroupIsToldToJoinIt) {
-    const std::string hint = vfio::group_permission_hint("/dev/vfio/12", file("pcie-dma", 0660, false, false), k_functions);
-    EXPECT_TRUE(contains(hint, "(owner root, group pcie-dma, mode 0660): user alice is not in group pcie-dma: "
-                               "`sudo usermod -aG pcie-dma alice`, then log in again"))
-        << hint;
+// The hint for a device file that one thing keeps alice from opening, and what it tells her to do.
+struct HintCase {
+    const char* name;
+    DeviceFileAccess access;
+    const char* says;
+};
+
+const HintCase k_hint_cases[] = {
+    {"UserOutsideTheGroupIsToldToJoinIt", file("pcie-dma", 0660, false, false),
+     "(owner root, group pcie-dma, mode 0660): user alice is not in group pcie-dma: "
+     "`sudo usermod -aG pcie-dma alice`, then log in again"},
+    {"AnotherGrantingGroupIsTheOneToJoin", file("kvm", 0660, false, false),
+     "user alice is not in group kvm: `sudo usermod -aG kvm alice`"},
+    {"MemberSinceThisLoginIsToldToLogInAgain", file("pcie-dma", 0660, false, true),
+     "user alice is a member of group pcie-dma but this process started before joining it: "
+     "log in again (or run `newgrp pcie-dma`)"},
+    {"GroupWithoutReadWriteIsToldToChmod", file("pcie-dma", 0640, true, true),
+     "group pcie-dma lacks read/write: `sudo chmod 0660 /dev/vfio/12`"},
+    {"RefusedDespiteTheGroupNamesSecurityModules", file("pcie-dma", 0660, true, true),
+     "user alice holds group pcie-dma, yet the open was refused: a security module"},
+};
+
+class GroupPermissionHintCase : public ::testing::TestWithParam<HintCase> {};
+
+TEST_P(GroupPermissionHintCase, SaysWhatToDo) {
+    const std::string hint = vfio::group_permission_hint("/dev/vfio/12", GetParam().access, k_functions);
+    EXPECT_TRUE(contains(hint, GetParam().says)) << hint;
 }
 
-TEST(GroupPermissionHint, AnotherGrantingGroupIsTheOneToJoin) {
-    const std::string hint = vfio::group_permission_hint("/dev/vfio/12", file("kvm", 0660, false, false), k_functions);
-    EXPECT_TRUE(contains(hint, "user alice is not in group kvm: `sudo usermod -aG kvm alice`")) << hint;
-}
-
-TEST(GroupPermissionHint, MemberSinceThisLoginIsToldToLogInAgain) {
-    const std::string hint = vfio::group_permission_hint("/dev/vfio/12", file("pcie-dma", 0660, false, true), k_functions);
-    EXPECT_TRUE(contains(hint, "user alice is a member of group pcie-dma but this process started before joining it: "
-                               "log in again (or run `newgrp pcie-dma`)"))
-        << hint;
-}
-
-TEST(GroupPermissionHint, GroupWithoutReadWriteIsToldToChmod) {
-    const std::string hint = vfio::group_permission_hint("/dev/vfio/12", file("pcie-dma", 0640, true, true), k_functions);
-    EXPECT_TRUE(contains(hint, "group pcie-dma lacks read/write: `sudo chmod 0660 /dev/vfio/12`")) << hint;
-}
-
-TEST(GroupPermissionHint, RefusedDespiteTheGroupNamesSecurityModules) {
-    const std::string hint = vfio::group_permission_hint("/dev/vfio/12", file("pcie-dma", 0660, true, true), k_functions);
-    EXPECT_TRUE(contains(hint, "user alice holds group pcie-dma, yet the open was refused: a security module")) << hint;
-}
+INSTANTIATE_TEST_SUITE_P(GroupPermissionHint, GroupPermissionHintCase, ::testing::ValuesIn(k_hint_cases),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 TEST(GroupPermissionHint, UnknownFileStillSaysWhatToDo) {
     const std::string hint = vfio::group_permission_hint("/dev/vfio/12", std::nullopt, {});

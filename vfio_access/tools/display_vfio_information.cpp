@@ -6,7 +6,8 @@
 #include <cstdio>
 #include <iostream>
 
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/device_options.hpp"
 #include "vfio_access/kernel.hpp"
 #include "vfio_manager/client.hpp"
 #include "vfio_report.hpp"
@@ -27,30 +28,25 @@ std::variant<Options, int> parse_options(int argc, char** argv) {
         "container, and per vfio-pci device its group, flags, regions and interrupts.\n\nOptions");
     std::vector<std::string> locations;
     std::string vendor, device_id, subsystem_vendor, subsystem_id;
-    double lock_timeout = 0;
-    tool_support::add_help_and_version(description);
+    std::string lock_timeout;
+    Options options;
+    cli::add_help_and_version(description);
+    cli::add_device_option(description, locations);
     description.add_options()
-        ("device,d", po::value(&locations)->composing(), "PCI location dddd:bb:dd.f (repeatable)")
         ("vendor", po::value(&vendor), "vendor ID, hex")
         ("device-id", po::value(&device_id), "device ID, hex")
         ("subsystem-vendor", po::value(&subsystem_vendor), "subsystem vendor ID, hex")
-        ("subsystem-id", po::value(&subsystem_id), "subsystem device ID, hex")
-        ("json", po::bool_switch(), "print one JSON document instead of text")
-        ("lock_timeout", po::value(&lock_timeout),
-         "seconds to wait for a device another process holds (default 0: fail at once, naming the holder). Each "
-         "open takes an advisory lock per device in $PDT_LOCK_DIR, else /run/lock/pcie-dma-toolkit");
-    po::variables_map vm;
-    if (auto status = tool_support::parse_command_line(
-            argc, argv, {description, tool_support::tool_usage("display_vfio_information")}, &vm))
+        ("subsystem-id", po::value(&subsystem_id), "subsystem device ID, hex");
+    cli::add_json_option(description, options.json, cli::JsonForm::Document);
+    cli::add_lock_timeout_option(description, lock_timeout);
+    if (auto status = cli::parse_command_line(
+            argc, argv, {description, cli::tool_usage("display_vfio_information")}))
         return *status;
-    Options options;
-    options.json = vm["json"].as<bool>();
-    if (!(lock_timeout >= 0 && lock_timeout <= 7 * 24 * 3600.0)) {
-        std::cerr << "display_vfio_information: --lock_timeout " << lock_timeout << ": expected seconds, 0 or more\n";
-        return 2;
-    }
+    const auto lock_wait = cli::parse_lock_timeout(lock_timeout);
+    if (!lock_wait)
+        return cli::report_error("display_vfio_information", lock_wait.error());
     options.kernel.lock.directory = vfio::configured_lock_directory();
-    options.kernel.lock.timeout = std::chrono::milliseconds(static_cast<int64_t>(lock_timeout * 1000.0 + 0.5));
+    options.kernel.lock.timeout = *lock_wait;
     vfio::DeviceFilter filter;
     const std::pair<const std::string*, std::optional<uint16_t>*> ids[] = {
         {&vendor, &filter.vendor_id}, {&device_id, &filter.device_id},

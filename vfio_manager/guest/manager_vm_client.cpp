@@ -32,14 +32,11 @@
 #include "vfio_access/kernel.hpp"
 #include "vfio_manager/client.hpp"
 #include "vfio_manager/transport.hpp"
+#include "vfio_access/format.hpp"
 
 namespace {
 
-std::string hex(uint64_t v) {
-    char t[24];
-    std::snprintf(t, sizeof t, "0x%llx", static_cast<unsigned long long>(v));
-    return t;
-}
+using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
 
 int fail(const std::string& what) {
     std::cout << "manager-client FAIL: " << what << std::endl;

@@ -1,4 +1,5 @@
 #include "vfio_manager/iova_book.hpp"
+#include "vfio_access/format.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,11 +9,7 @@
 namespace vfio_manager {
 namespace {
 
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
+using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
 
 }  // namespace
 

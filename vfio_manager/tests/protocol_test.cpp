@@ -53,21 +53,24 @@ TEST(VfioManagerProtocol, HeaderErrorsAreNamed) {
     const std::vector<uint8_t> good = encode({1, Status{}});
     EXPECT_NE(decode_error({}).find("0 bytes, shorter than the 16-byte header"), std::string::npos);
     EXPECT_NE(decode_error({good.begin(), good.begin() + 15}).find("shorter than the 16-byte header"), std::string::npos);
-    auto bad = good;
-    bad[0] = 'X';
-    EXPECT_NE(decode_error(bad).find("bad magic"), std::string::npos);
-    bad = good;
-    bad[4] = 2;
-    EXPECT_NE(decode_error(bad).find("protocol version 2, this build speaks version 1"), std::string::npos);
-    bad = good;
-    bad[6] = 9;
-    EXPECT_NE(decode_error(bad).find("unknown message type 9"), std::string::npos);
-    bad = good;
-    bad[6] = 0;
-    EXPECT_NE(decode_error(bad).find("unknown message type 0"), std::string::npos);
-    bad = good;
-    bad[8] = 1;
-    EXPECT_NE(decode_error(bad).find("payload length field 1 but 0 payload bytes received"), std::string::npos);
+    // One header byte of a good message changed, and what the decoder says of it.
+    const struct {
+        size_t offset;
+        uint8_t value;
+        const char* error;
+    } patches[] = {
+        {0, 'X', "bad magic"},
+        {4, 2, "protocol version 2, this build speaks version 1"},
+        {6, 9, "unknown message type 9"},
+        {6, 0, "unknown message type 0"},
+        {8, 1, "payload length field 1 but 0 payload bytes received"},
+    };
+    for (const auto& patch : patches) {
+        auto bad = good;
+        bad[patch.offset] = patch.value;
+        EXPECT_NE(decode_error(bad).find(patch.error), std::string::npos)
+            << "byte " << patch.offset << " set to " << int{patch.value};
+    }
     std::vector<uint8_t> huge(k_max_message + 1, 0);
     EXPECT_NE(decode_error(huge).find("longer than 4096"), std::string::npos);
     EXPECT_FALSE(decode(nullptr, 0).ok());

@@ -10,33 +10,24 @@
 #include <cstdio>
 #include <iostream>
 
-#include "pdt_version/version.hpp"
+#include "cli/command_line.hpp"
 #include "vfio_manager/client.hpp"
 #include "vfio_access/kernel.hpp"
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
     vfio::KernelOptions options = vfio::kernel_options_from_environment();
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "-h" || arg == "--help") {
-            std::cout << "Usage: vfio_access_keep_open [dddd:bb:dd.f]...\n"
-                         "Opens every device bound to vfio-pci (or the PCI locations given) and holds them open\n"
-                         "until Enter, SIGINT or SIGTERM, so that VFIO resets none of them between other tools' runs.\n\n"
-                         "Options:\n"
-                         "  -h [ --help ]         show this help\n"
-                         "  --version             print the toolkit version and exit\n";
-            return 0;
-        }
-        if (arg == "--version") {
-            std::cout << pdt_version::version_line(argv[0]) << "\n";
-            return 0;
-        }
-        if (arg.starts_with("-")) {
-            std::cerr << "vfio_access_keep_open: unrecognised option '" << arg << "'\n"
-                      << "Usage: vfio_access_keep_open [dddd:bb:dd.f]...\n";
-            return 2;
-        }
+    boost::program_options::options_description description("Options");
+    cli::add_help_and_version(description);
+    std::vector<std::string> locations;
+    const auto usage = cli::tool_usage("vfio_access_keep_open",
+                                       "Usage: vfio_access_keep_open [dddd:bb:dd.f]...\n"
+                                       "Opens every device bound to vfio-pci (or the PCI locations given) and holds "
+                                       "them open\nuntil Enter, SIGINT or SIGTERM, so that VFIO resets none of them "
+                                       "between other tools' runs.\n\n");
+    if (auto status = cli::parse_command_line(argc, argv, {description, usage, &locations, "device"}))
+        return *status;
+    for (const std::string& arg : locations) {
         auto added = options.selection.add_location(arg);
         if (!added) {
             std::cerr << "vfio_access_keep_open: " << added.error().message() << "\n";

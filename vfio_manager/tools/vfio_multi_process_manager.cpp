@@ -11,7 +11,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
+#include "cli/device_options.hpp"
 #include "vfio_manager/server.hpp"
 
 namespace po = boost::program_options;
@@ -28,16 +29,16 @@ std::variant<vfio_manager::ServerOptions, int> parse_options(int argc, char** ar
         "vfio-pci and keeps the devices open, so that the tools share them without VFIO resetting them.\n\nOptions");
     std::vector<std::string> locations;
     std::string group;
-    tool_support::add_help_and_version(description);
+    cli::add_help_and_version(description);
     description.add_options()
         ("isolate_iommu_groups", po::bool_switch(), "one container per IOMMU group (default: one for all)")
         ("once", po::bool_switch(), "shut down the first time the client count drops to 0")
         ("daemon", po::bool_switch(), "run in the background once initialisation succeeded")
-        ("allow_group", po::value(&group), "also serve clients whose primary group is this group")
-        ("device,d", po::value(&locations)->composing(), "manage only this PCI location dddd:bb:dd.f (repeatable)");
+        ("allow_group", po::value(&group), "also serve clients whose primary group is this group");
+    cli::add_device_option(description, locations);
     po::variables_map vm;
-    if (auto status = tool_support::parse_command_line(
-            argc, argv, {description, tool_support::tool_usage("vfio_multi_process_manager")}, &vm))
+    if (auto status = cli::parse_command_line(
+            argc, argv, {description, cli::tool_usage("vfio_multi_process_manager")}, &vm))
         return *status;
     vfio_manager::ServerOptions options;
     options.isolate_iommu_groups = vm["isolate_iommu_groups"].as<bool>();

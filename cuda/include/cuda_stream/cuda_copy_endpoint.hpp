@@ -1,4 +1,4 @@
-// An NVIDIA GPU behind the copy-endpoint seam (measure::CopyEndpoint), for the link measurement
+// An NVIDIA GPU behind the copy-endpoint seam (streams::CopyEndpoint), for the link measurement
 // suite: cudaMemcpyAsync between a host buffer and one device allocation (the "card memory").
 //
 //   queues        CUDA streams (non-blocking), one per queue; copies of a stream complete in order
@@ -12,6 +12,8 @@
 //                 cannot cancel queued work, the abandoned copies still complete behind them)
 //   launch_empty  an empty kernel <<<1,1>>> queued `count` times on the queue's stream, waited once
 //   info()        the GPU's PCI address as cudaDeviceGetPCIBusId reports it
+//   lie           a test fault (config.lie): completes_early copies a copy's held-back tail at the
+//                 next issue after a wait saw the copy complete, unless its host buffer is gone
 // This header has no CUDA types: users need not compile with the CUDA headers.
 #pragma once
 
@@ -21,7 +23,7 @@
 #include <vector>
 
 #include "cuda_stream/cuda_stream.hpp"
-#include "measure/copy_endpoint.hpp"
+#include "streams/copy_endpoint.hpp"
 
 namespace cuda_stream {
 
@@ -30,10 +32,11 @@ struct CopyEndpointConfig {
     unsigned queues = 4;                        // CUDA streams
     uint64_t card_memory_bytes = 512ull << 20;  // the device allocation copies address
     unsigned max_in_flight = 64;                // copies one queue holds at once
+    streams::Lie lie;  // a test-only lie (streams/lie.hpp): copies counted over both directions and every queue
 };
 
 // Errors say why: no usable GPU, an ordinal out of range, a device allocation that failed.
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(const CopyEndpointConfig& config);
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(const CopyEndpointConfig& config);
 
 // The reference the latency figures are compared with: `samples` bare cudaMemcpyAsync of
 // `bytes` followed by cudaStreamSynchronize, each timed from the call to the return (seconds),

@@ -15,11 +15,13 @@
 // This header has no CUDA types: users need not compile with the CUDA headers.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "streams/lie.hpp"
 #include "streams/stream_channel.hpp"
 #include "vfio_access/result.hpp"
 
@@ -46,6 +48,13 @@ struct Corruption {
     uint64_t stream_byte_offset = 0;
 };
 
+// The test-only lie (streams/lie.hpp, docs/verification.md, the run must FAIL): copies complete
+// as usual, their events recorded, but do not move (all of) the data. Transfers are counted from
+// 1 over both directions of every channel that shares the counter (a stream device: all of its
+// channels); completes_early's tail is copied when the channel's (endpoint's) next transfer
+// starts after the completion was handed over, or never.
+using LieCounter = std::atomic<uint64_t>;
+
 struct ChannelConfig {
     int gpu = 0;
     unsigned channel = 0;        // names the channel and (C2H) its generated stream
@@ -53,6 +62,8 @@ struct ChannelConfig {
     uint64_t buffer_size = 16u << 20;  // a multiple of 4
     HostMemory memory = HostMemory::Pinned;
     std::optional<Corruption> corruption;
+    streams::Lie lie;
+    std::shared_ptr<LieCounter> lie_transfers;  // shared by a device's channels; null: the channel's own
 };
 
 // The stream a C2H channel generates when no H2C channel feeds it.

@@ -1,4 +1,4 @@
-// The XDMA card-memory path behind the copy-endpoint seam (measure::CopyEndpoint): copies between
+// The XDMA card-memory path behind the copy-endpoint seam (streams::CopyEndpoint): copies between
 // IOMMU-mapped host buffers and the card's AXI memory through the memory-mapped H2C / C2H engines
 // of a design (PG195 "AXI4 Memory Mapped" channels), with the same driver (xdma::Engine) the
 // memory tests use. It runs on a real device or on the simulated XDMA model unchanged.
@@ -23,7 +23,7 @@
 #include <string>
 
 #include "dma_bridge/xdma_ip.hpp"
-#include "measure/copy_endpoint.hpp"
+#include "streams/copy_endpoint.hpp"
 #include "vfio_access/device.hpp"
 
 namespace xdma {
@@ -47,7 +47,7 @@ struct CopyEndpointConfig {
 // Enables Bus Master in the device's Command register, discovers the memory-mapped channels and
 // opens an engine pair per queue. ENODEV when the
 // design has no memory-mapped H2C and C2H channel; EINVAL when card_memory_size is 0.
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config);
 
 }  // namespace xdma

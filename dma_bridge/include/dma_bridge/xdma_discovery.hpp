@@ -23,7 +23,22 @@ struct ChannelInfo {
     unsigned address_alignment = 1;
     unsigned length_granularity = 1;
     unsigned address_bits = 64;
+    uint32_t alignments = 0x00010140;  // the register as read (discover keeps its fields raw)
 };
+
+// The Alignments register (PG195 channel register 0x4C) checked for sense, as an engine uses
+// it. An address_alignment or length_granularity that is not a power of two (0 included) is
+// ignored and 64 bytes assumed: the widest XDMA datapath (512 bits), which every XDMA IP
+// accepts. An address_bits outside 32..64 is ignored (a PCIe function addresses 32 bits at
+// least, descriptors carry 64): the engine keeps the DMA mask it was given. Each ignored field
+// gets a warning naming the register, the field and its value.
+struct CheckedAlignments {
+    unsigned address_alignment = 1;
+    unsigned length_granularity = 1;
+    unsigned address_bits = 64;  // sane: the register's; else requested_mask_bits
+    std::vector<std::string> warnings;
+};
+CheckedAlignments check_alignments(const ChannelInfo& info, unsigned requested_mask_bits);
 
 struct Channels {
     std::vector<ChannelInfo> h2c;

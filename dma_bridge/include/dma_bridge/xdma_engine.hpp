@@ -17,8 +17,15 @@
 // reads back 0 (xdma_ip.hpp chooses modes the IP has). A restart after a STOP list waits for
 // Status.busy to clear first (PG195), up to options.idle_wait, without blocking poll().
 // Every descriptor honours the channel's Alignments register: addresses a multiple of its
-// address alignment, lengths of its length granularity (refused with EINVAL otherwise);
-// max_descriptor_length is rounded down so that splitting keeps both.
+// address alignment, lengths of its length granularity, host addresses within its address_bits
+// (refused with EINVAL otherwise); max_descriptor_length is rounded down so that splitting keeps
+// both. A field that makes no sense is ignored with a warning (check_alignments).
+//
+// IPs that behave unlike PG195 within reason are driven anyway, each with one warning per engine
+// (xdma::notify_warning, warnings()): Run that does not stick after a write to the Control W1S
+// alias is set with a plain write of Control; a Completed Descriptor Count that stays short of
+// a list Status says has stopped at its STOP is diagnosed (in the timeout message), and with
+// EngineOptions::completion_auto the engine completes by Status instead.
 //
 // Errors are latched: after one, submit/poll/wait return it until recover() (stop, wait for
 // idle, reinitialise) makes the channel usable again, abandoning what was in flight.
@@ -50,13 +57,19 @@ struct EngineOptions {
     uint64_t register_offset = 0;  // of the DMA register space inside dma_bar
     RunMode mode = RunMode::Credits;
     CompletionMethod completion = CompletionMethod::PollWriteback;
+    // The completion method was chosen (--completion auto), not forced: on STOP-terminated lists
+    // the engine may fall back from the Completed Descriptor Count register to Status completion
+    // when it sees that the IP does not count (configure_engine sets it).
+    bool completion_auto = false;
     unsigned ring_descriptors = 64;  // descriptors in flight at most: 1..1023
     // Longest descriptor; longer transfers are split. PG195's field holds 2^28 - 1; the default
     // keeps every piece a multiple of 64 bytes (fpga_sio's 0x0FFFFFC0).
     uint32_t max_descriptor_length = 0x0FFFFFC0;
     std::chrono::milliseconds timeout{10000};  // wait() default and the progress deadline
     unsigned msi_vector = 0;                   // CompletionMethod::Interrupt
-    unsigned dma_mask_bits = 64;               // IOVA width of the ring and writebacks (A32: 32)
+    // IOVA width of the ring and writebacks (A32: 32); a sane Alignments address_bits below it
+    // lowers it (dma_mask_bits()).
+    unsigned dma_mask_bits = 64;
     // stop(), and a restart after a STOP-terminated list, wait this long for Status.busy to clear.
     std::chrono::milliseconds idle_wait{1000};
 };
@@ -111,6 +124,11 @@ public:
     size_t descriptors_for(uint64_t length) const;
     bool busy() const { return !m_transfers.empty(); }
     const EngineCounters& counters() const { return m_counters; }
+    // The engine's DMA mask: EngineOptions::dma_mask_bits, lowered to a sane Alignments
+    // address_bits. Host buffers for its transfers should be allocated with it.
+    unsigned dma_mask_bits() const { return m_dma_mask_bits; }
+    // The warnings this engine gave (also sent to xdma::notify_warning), oldest first.
+    const std::vector<std::string>& warnings() const { return m_warnings; }
     uint32_t read_status() const;  // Status (0x40), not clearing it
     // "status 0x00000001 (busy) completed_descriptor_count=..." for error messages.
     std::string describe_state() const { return diagnostics(read_status()); }
@@ -145,7 +163,13 @@ private:
     vfio::Result<uint64_t> hardware_completed();  // descriptors completed so far (sequence)
     vfio::Result<TransferCompletion> finish(const Transfer& transfer);
     vfio::Result<void> check_status(uint32_t status_value, const char* source);
-    vfio::Error fail(int code, std::string what);
+    vfio::Error fail(int code, std::string what, const std::string& after = {});
+    vfio::Result<void> start_engine();  // sets Control.run (W1S, else a plain write)
+    void warn(std::string text);
+    // The completed count of a list, checked against Status when it stops short (xdma_completion.cpp).
+    vfio::Result<uint64_t> checked_count(uint64_t completed);
+    bool stopped_at_stop(uint32_t status_value) const;
+    std::string count_diagnosis() const;  // for a timeout: why the count may be the IP's fault
     std::string diagnostics(uint32_t status_value) const;
     uint32_t reg(uint32_t offset) const { return m_regs.read32(m_channel_base + offset); }
     void set_reg(uint32_t offset, uint32_t value) const { m_regs.write32(m_channel_base + offset, value); }
@@ -178,6 +202,13 @@ private:
     bool m_stopped = false;  // stop() left Run clear: submit reinitialises
     std::optional<std::chrono::steady_clock::time_point> m_restart_deadline;  // StopList: busy after STOP
     EngineCounters m_counters;
+    uint32_t m_control = 0;              // Control as initialise() wrote it, without Run
+    bool m_control_w1s_ignored = false;  // Run did not stick after W1S: plain writes of Control
+    unsigned m_dma_mask_bits = 64;
+    std::vector<std::string> m_warnings;
+    bool m_list_stopped_seen = false;  // descriptor_stopped read (clear-on-read) since the list started
+    uint64_t m_count_seen = 0;         // the count as last read, and since when it has not moved
+    std::optional<std::chrono::steady_clock::time_point> m_count_seen_at;
 };
 
 }  // namespace xdma

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "dma_bridge/xdma_engine.hpp"
+#include "vfio_access/spellings.hpp"
 
 namespace xdma {
 
@@ -31,10 +32,22 @@ struct ModeRequest {
     EngineModeRequest mode = EngineModeRequest::Auto;
     CompletionRequest completion = CompletionRequest::Auto;
 };
-vfio::Result<EngineModeRequest> parse_engine_mode(const std::string& text);
-vfio::Result<CompletionRequest> parse_completion(const std::string& text);
+// The spellings of the requests, for the command-line layer to parse (vfio::parse_spelling) and
+// for progress lines: the driver itself takes the typed request, never option text.
+inline constexpr vfio::Spelling<EngineModeRequest> kEngineModeSpellings[] = {
+    {EngineModeRequest::Auto, "auto"}, {EngineModeRequest::Credits, "credits"}, {EngineModeRequest::StopList, "stop_list"}};
+inline constexpr vfio::Spelling<CompletionRequest> kCompletionSpellings[] = {
+    {CompletionRequest::Auto, "auto"},
+    {CompletionRequest::PollWriteback, "poll_writeback"},
+    {CompletionRequest::CompletedCount, "completed_count"},
+    {CompletionRequest::Status, "status"},
+    {CompletionRequest::Interrupt, "interrupt"}};
 const char* to_string(EngineModeRequest request);  // the option spelling
 const char* to_string(CompletionRequest request);
+// What an engine runs, in the options' spelling: "credits" / "stop_list"; "poll_writeback",
+// "completed_count", "status", "interrupt".
+const char* option_name(RunMode mode);
+const char* option_name(CompletionMethod method);
 
 // What register read-back shows the IP implements.
 struct ProbedIp {
@@ -53,6 +66,10 @@ struct Modes {
     CompletionMethod completion = CompletionMethod::PollWriteback;
     std::string basis;  // "stated" / "probed" per option, for progress lines
 };
+// The line every DMA tool prints for its engines: "memory-mapped, engine mode credits, completion
+// poll_writeback (descriptor credits yes (probed), poll-mode writeback yes (probed))".
+std::string describe(const Modes& modes, bool stream);
+
 // Resolves the request against the IP. An explicit choice the IP cannot do is EINVAL naming
 // the option and why (stated in the design data, or read back as 0). Auto picks credits when
 // the IP has them, else STOP-terminated lists; poll-mode writeback when the IP has it, else

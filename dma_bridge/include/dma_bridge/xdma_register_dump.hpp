@@ -47,4 +47,12 @@ void notify_failure(const FailureReport& report);
 // Whether an observer is installed (a report need not be built otherwise).
 bool failure_observed();
 
+// Warnings of the driver: an IP that behaves unlike PG195 but can still be driven (a fallback
+// was taken), or a register value that makes no sense and was ignored. engine: "0000:15:00.0
+// H2C 0". Without an observer each distinct warning goes to stderr once per process, as
+// "Warning: <engine>: <text>". Process-wide; an empty function restores the default.
+using WarningObserver = std::function<void(const std::string& engine, const std::string& text)>;
+void set_warning_observer(WarningObserver observer);
+void notify_warning(const std::string& engine, const std::string& text);
+
 }  // namespace xdma

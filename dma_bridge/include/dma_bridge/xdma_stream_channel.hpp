@@ -25,11 +25,12 @@ struct StreamChannelOptions {
     uint64_t buffer_size = 0x10000;
     RunMode mode = RunMode::Credits;
     CompletionMethod completion = CompletionMethod::PollWriteback;
+    bool completion_auto = false;  // EngineOptions::completion_auto
     unsigned msi_vector = 0;  // CompletionMethod::Interrupt; enable MSI on the device first
     uint32_t max_descriptor_length = 0x0FFFFFC0;
     std::chrono::milliseconds timeout{10000};
     vfio::BufferKind buffer_kind = vfio::BufferKind::Anonymous;
-    unsigned dma_mask_bits = 64;
+    unsigned dma_mask_bits = 64;  // lowered by the engine's (Engine::dma_mask_bits) for the buffers
 };
 
 class XdmaStreamChannel : public streams::StreamChannel {

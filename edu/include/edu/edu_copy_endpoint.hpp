@@ -1,9 +1,9 @@
-// QEMU's edu device behind the copy-endpoint seam (measure::CopyEndpoint), so that the link
+// QEMU's edu device behind the copy-endpoint seam (streams::CopyEndpoint), so that the link
 // measurement tool runs on it in the QEMU guest: host to card is a DMA from host memory into
 // edu's buffer, card to host the other way (edu's DMA engine, through the guest's IOMMU).
 //
 //   auto endpoint = PDT_TRY(edu::open_copy_endpoint(device, {}));  // sets Bus Master, checks edu
-//   measure::copy(*endpoint, measure::Direction::H2C, 0, *host, 0, 0, 4095, timeout);
+//   measure::copy(*endpoint, streams::Direction::H2C, 0, *host, 0, 0, 4095, timeout);
 //
 // The card is edu's 4 KiB DMA buffer, less its last byte: QEMU 7.2 aborts the whole VM on a DMA
 // of 0 bytes or one that reaches the buffer's end (edu_device.hpp). So info() reports a card
@@ -18,7 +18,7 @@
 #include <string>
 
 #include "edu/edu_device.hpp"
-#include "measure/copy_endpoint.hpp"
+#include "streams/copy_endpoint.hpp"
 
 namespace edu {
 
@@ -31,7 +31,7 @@ struct CopyEndpointConfig {
 
 // Sets Bus Master (edu DMA reads zeros without it), attaches the edu (ENODEV when BAR0 is no
 // edu's) and returns the endpoint. The device must outlive the endpoint.
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config);
 
 }  // namespace edu

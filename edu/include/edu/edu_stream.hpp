@@ -1,7 +1,8 @@
 // A loopback stream pair over one edu device, behind the stream endpoint seam: the H2C
 // channel DMAs each submitted buffer into edu's 4 KiB buffer, the C2H channel DMAs it back
 // into its own buffers. One DMA engine serves both, in order: a packet sent H2C must be
-// received C2H before the next H2C transfer may overwrite the edu buffer. Completion is
+// received C2H before the next H2C transfer may overwrite the edu buffer, and a received C2H
+// buffer is handed over by poll before edu starts another transfer. Completion is
 // detected by polling DMA_CMD (edu's transfers run ~100 ms after the command: functional
 // tests only, no bandwidth figures).
 #pragma once

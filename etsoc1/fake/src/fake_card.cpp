@@ -1,7 +1,9 @@
 // The fake card's model: commands pass through phases (staging on a copy thread, waiting in a
 // submission queue, DMA on a channel, unstaging) whose progress is a fluid model in wall-clock
 // microseconds; a response thread publishes finished commands at the runtime's polling
-// intervals. Data moves for real when a command's DMA starts.
+// intervals. Data moves for real (data_path.hpp): host -> bounce buffer when a host-to-card
+// command's staging ends, bounce <-> card when a copy's DMA starts, bounce -> host when a
+// card-to-host command's unstaging ends.
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
@@ -15,6 +17,7 @@
 
 #include <sys/prctl.h>
 
+#include "data_path.hpp"
 #include "etsoc1/fake_card.hpp"
 
 namespace etsoc1 {
@@ -29,6 +32,8 @@ enum class Phase { WaitCopyThread, Staging, InQueue, Device, Unstaging, Finished
 struct Command {
     EventId event = 0;
     uint64_t number = 0;  // 1-based, issue order
+    uint64_t copy = 0;    // 1-based among copy commands (both directions), issue order; 0: a kernel
+    uint64_t bounce = 0;  // where its nodes are staged (copies)
     Kind kind = Kind::ToCard;
     StreamId stream = 0;
     unsigned queue = 0;
@@ -51,9 +56,10 @@ constexpr CardAddress kCardBase = 0x80000000ull;
 }  // namespace
 
 struct FakeCard::Model {
-    explicit Model(FakeParameters p) : parameters(std::move(p)), start(Clock::now()) {}
+    explicit Model(FakeParameters p) : parameters(std::move(p)), data(parameters), start(Clock::now()) {}
 
     FakeParameters parameters;
+    DataPath data;  // refers to parameters
     Clock::time_point start;
     mutable std::mutex mutex;
     std::condition_variable published;
@@ -71,7 +77,7 @@ struct FakeCard::Model {
     EventId next_event = 1;
     StreamId next_stream = 1;
     uint64_t issued = 0;
-    uint64_t h2c_bytes_moved = 0;
+    uint64_t copies = 0;
     std::vector<CommandRecord> records;
     unsigned max_in_flight[3] = {0, 0, 0};
 
@@ -120,23 +126,17 @@ struct FakeCard::Model {
     }
 
     // The DMA starts: the bytes move (the host buffer stays valid until the event completes).
-    void move_data(Command& c) {
-        if (c.failed)
+    void start_dma(Command& c) {
+        if (c.kind == Kind::Kernel)
             return;
-        for (const Node& n : c.nodes) {
-            if (allocations.empty() || !check_range(n.card, n.bytes).ok())
-                continue;  // freed while in flight: nothing to move into
-            uint8_t* card = card_bytes(n.card);
-            if (c.kind == Kind::FromCard) {
-                std::memcpy(n.host, card, n.bytes);
-                continue;
-            }
-            std::memcpy(card, n.host, n.bytes);
-            const auto& corrupt = parameters.corrupt_h2c_byte;
-            if (corrupt && *corrupt >= h2c_bytes_moved && *corrupt < h2c_bytes_moved + n.bytes)
-                card[*corrupt - h2c_bytes_moved] ^= 0x5a;
-            h2c_bytes_moved += n.bytes;
-        }
+        const CardMemory memory = [this](CardAddress address, uint64_t bytes) -> uint8_t* {
+            return !allocations.empty() && check_range(address, bytes).ok() ? card_bytes(address) : nullptr;
+        };
+        data.dma(c.kind == Kind::ToCard, c.nodes, c.bounce, c.copy, c.failed, memory);
+    }
+    void forget(const Command& c) {
+        if (c.kind != Kind::Kernel)
+            data.bounce().release(c.bounce);
     }
 
     // Submission-queue heads start when their barrier and a channel allow (one pass per queue).
@@ -163,7 +163,7 @@ struct FakeCard::Model {
                 head->phase = Phase::Device;
                 head->remaining = head->kind == Kind::Kernel ? static_cast<double>(parameters.kernel_time.count())
                                                              : static_cast<double>(head->bytes);
-                move_data(*head);
+                start_dma(*head);
                 changed = true;
             }
         }
@@ -212,10 +212,14 @@ struct FakeCard::Model {
 
     void finish_phase(Command& c) {
         if (c.phase == Phase::Staging) {
+            data.stage(c.nodes, c.bounce);
             enter_queue(c);
         } else if (c.phase == Phase::Device && c.kind == Kind::FromCard) {
             c.phase = Phase::WaitCopyThread;  // unstaging waits for a copy thread
         } else {
+            if (c.phase == Phase::Unstaging && !c.failed)
+                data.unstage(c.nodes, c.bounce);
+            forget(c);
             c.phase = Phase::Finished;
             if (c.failed)
                 errors[c.stream].push_back(CardError{"DmaInvalidAddress", "injected copy error on command " +
@@ -320,6 +324,10 @@ vfio::Result<EventId> FakeCard::Model::issue(Kind kind, StreamId stream, std::sp
     c.nodes.assign(nodes.begin(), nodes.end());
     c.event = next_event++;
     c.number = ++issued;
+    if (kind != Kind::Kernel) {
+        c.copy = ++copies;
+        c.bounce = data.bounce().reserve(c.bytes);
+    }
     c.hung = parameters.hang_command && *parameters.hang_command == c.number;
     c.failed = parameters.copy_error_command && *parameters.copy_error_command == c.number;
     records.push_back(std::move(record));
@@ -373,7 +381,7 @@ vfio::Result<CardAddress> FakeCard::allocate(int device, uint64_t bytes, uint32_
     if (bytes == 0 || address + size - kCardBase > m->parameters.memory_bytes)
         return vfio::make_error("allocate card memory", "ET-SoC-1 fake 0", ENOMEM,
                                 std::to_string(bytes) + " bytes do not fit the card's memory");
-    m->allocations[address] = Allocation{std::unique_ptr<uint8_t[]>(new uint8_t[size]), size};
+    m->allocations[address] = Allocation{std::unique_ptr<uint8_t[]>(new uint8_t[size]()), size};  // zeros
     m->next_address = address + size;
     return address;
 }
@@ -439,6 +447,8 @@ vfio::Result<void> FakeCard::abort_stream(StreamId stream) {
         if (c.stream != stream)
             return false;
         m->errors[stream].push_back(CardError{"DmaErrorAborted", "command " + std::to_string(c.number) + " aborted"});
+        if (c.phase != Phase::Finished)  // a finished command gave its bounce range back already
+            m->forget(c);
         return true;
     });
     m->published.notify_all();
@@ -453,6 +463,18 @@ std::vector<CommandRecord> FakeCard::commands() const {
 unsigned FakeCard::max_in_flight(CommandRecord::Kind kind) const {
     std::lock_guard lock(m->mutex);
     return m->max_in_flight[kind];
+}
+
+vfio::Result<std::vector<uint8_t>> FakeCard::card_memory(CardAddress address, uint64_t bytes) const {
+    std::lock_guard lock(m->mutex);
+    PDT_CHECK(m->check_range(address, bytes));
+    const uint8_t* from = m->card_bytes(address);
+    return std::vector<uint8_t>(from, from + bytes);
+}
+
+uint64_t FakeCard::bounce_bytes() const {
+    std::lock_guard lock(m->mutex);
+    return m->data.bounce().size();
 }
 
 }  // namespace etsoc1

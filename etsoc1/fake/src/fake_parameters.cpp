@@ -5,6 +5,7 @@
 #include <map>
 
 #include "etsoc1/fake_card.hpp"
+#include "vfio_access/numbers.hpp"
 
 namespace etsoc1 {
 
@@ -24,12 +25,16 @@ vfio::Result<double> positive(const std::string& item, const std::string& value)
 }
 
 vfio::Result<uint64_t> whole(const std::string& item, const std::string& value, uint64_t lowest) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long v = std::strtoull(value.c_str(), &end, 0);
-    if (value.empty() || value[0] == '-' || *end != '\0' || errno != 0 || v < lowest)
+    auto v = vfio::parse_number("etsoc1_fake", value, lowest, UINT64_MAX);
+    if (!v.ok())
         return bad(item, "expected a whole number >= " + std::to_string(lowest));
-    return static_cast<uint64_t>(v);
+    return *v;
+}
+
+vfio::Result<bool> flag(const std::string& item, const std::string& value) {
+    if (value != "0" && value != "1")
+        return bad(item, "expected 0 or 1");
+    return value == "1";
 }
 
 using Setter = std::function<vfio::Result<void>(FakeParameters&, const std::string& item, const std::string& value)>;
@@ -45,6 +50,14 @@ template <typename F>
 Setter count(F set, uint64_t lowest = 1) {
     return [set, lowest](FakeParameters& p, const std::string& item, const std::string& value) -> vfio::Result<void> {
         set(p, PDT_TRY(whole(item, value, lowest)));
+        return {};
+    };
+}
+
+template <typename F>
+Setter boolean(F set) {
+    return [set](FakeParameters& p, const std::string& item, const std::string& value) -> vfio::Result<void> {
+        set(p, PDT_TRY(flag(item, value)));
         return {};
     };
 }
@@ -69,6 +82,9 @@ const std::map<std::string, Setter>& setters() {
         {"corrupt_h2c_byte", count([](FakeParameters& p, uint64_t v) { p.corrupt_h2c_byte = v; }, 0)},
         {"copy_error_at", count([](FakeParameters& p, uint64_t v) { p.copy_error_command = v; })},
         {"hang_at", count([](FakeParameters& p, uint64_t v) { p.hang_command = v; })},
+        {"moves_nothing", boolean([](FakeParameters& p, bool v) { p.moves_nothing = v; })},
+        {"stale_after", count([](FakeParameters& p, uint64_t v) { p.stale_after = v; }, 0)},
+        {"completes_early", boolean([](FakeParameters& p, bool v) { p.completes_early = v; })},
     };
     return table;
 }

@@ -3,7 +3,11 @@
 // and verify data through the card's memory. A Loop pairs an H2C and a C2H channel: the n-th
 // H2C buffer is copied into card slot n % slots, and the n-th C2H buffer is copied back from
 // that slot once its H2C copy completed, so the host verifies every byte it sent. Host buffers
-// are plain memory: the runtime stages every copy through its bounce buffer anyway.
+// are plain memory: the runtime stages every copy through its bounce buffer anyway. The C2H
+// copy reads the slot in other pieces than the H2C copy wrote it, last piece first (halves,
+// second half first, for a slot up to two DMA nodes: split_last_first), so that a card that
+// moves nothing and leaves the H2C bytes in the reused bounce buffer fails the data check
+// (docs/verification.md rule 3) instead of handing them straight back.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The ET-SoC-1 as a measure::CopyEndpoint for the link measurement tool: each queue is a card
+// The ET-SoC-1 as a streams::CopyEndpoint for the link measurement tool: each queue is a card
 // stream, copies are staged by the runtime (host buffers are plain memory, also when registered
 // memory is asked for: the runtime has no call to register user memory, and the buffer's
 // memory() says pageable; huge pages are not offered), and copies larger than one DMA-list
@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "etsoc1/card.hpp"
-#include "measure/copy_endpoint.hpp"
+#include "streams/copy_endpoint.hpp"
 
 namespace etsoc1 {
 
@@ -22,6 +22,6 @@ struct EndpointConfig {
 };
 
 // The card must outlive the endpoint.
-vfio::Result<std::unique_ptr<measure::CopyEndpoint>> open_endpoint(Card& card, const EndpointConfig& config);
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_endpoint(Card& card, const EndpointConfig& config);
 
 }  // namespace etsoc1

@@ -26,6 +26,17 @@ using streams::Direction;
 // [host, host + bytes) <-> [card, card + bytes) as commands of whole nodes.
 std::vector<std::vector<Node>> split(const DmaLimits& limits, uint8_t* host, CardAddress card, uint64_t bytes);
 
+// The same range in other pieces, for reading back what split wrote (docs/verification.md rule
+// 3): in halves (a multiple of 4 bytes first) when it fits two nodes, else in nodes of the
+// limit; issued last piece first, packed into commands of max_nodes nodes. A card path that
+// hands back the bytes it staged for the write (a reused bounce buffer that the DMA never
+// refilled) then puts them at the wrong places. A range of 4 bytes or fewer stays one node.
+std::vector<std::vector<Node>> split_last_first(const DmaLimits& limits, uint8_t* host, CardAddress card,
+                                                uint64_t bytes);
+
+// How a transfer is cut into commands: split, or split_last_first.
+enum class Chunking { InOrder, LastPieceFirst };
+
 struct MoverConfig {
     int device = 0;
     unsigned window = 4;             // commands in flight per direction (the card has 4 channels each)
@@ -53,7 +64,8 @@ public:
     // Queues a transfer and issues what the window allows; returns at once. With a stream
     // index all its commands go on that stream, else round-robin over the direction's streams.
     vfio::Result<TransferId> start(Direction direction, uint8_t* host, CardAddress card, uint64_t bytes,
-                                   std::optional<unsigned> stream_index = std::nullopt);
+                                   std::optional<unsigned> stream_index = std::nullopt,
+                                   Chunking chunking = Chunking::InOrder);
     // True once every command of the transfer completed (then forgotten); the transfer's error
     // when the card reported one or a command could not be issued. Never blocks.
     vfio::Result<bool> done(TransferId transfer);

@@ -7,8 +7,10 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <string>
+#include <vector>
 
-#include "measure/copy_endpoint.hpp"
+#include "measure/endpoint.hpp"
 
 namespace measure {
 
@@ -35,17 +37,65 @@ vfio::Result<void> copy(CopyEndpoint& endpoint, Direction direction, unsigned qu
 void fill_pattern(uint8_t* data, uint64_t bytes, uint64_t key);
 // The offset of the first byte that differs from the pattern, or nullopt.
 std::optional<uint64_t> find_mismatch(const uint8_t* data, uint64_t bytes, uint64_t key);
+// Poison (docs/verification.md rule 2): the bitwise complement of the pattern of `key`, so that
+// every byte of a destination that a copy did not fill differs from what the copy should bring.
+void fill_poison(uint8_t* data, uint64_t bytes, uint64_t key);
 
-// "H2C data check failed at byte 123 of 4096 (card offset 0)": the failure of a run whose
-// rate must not be reported.
+// "H2C data check ... failed at byte 123 of 4096": the failure of a run whose rate must not be
+// reported.
 vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const std::string& where);
 
-// Writes the pattern to card[card_offset..+bytes] through `scratch` (untimed), for C2H checks.
+// Which copy a check was for (rule 6): "sim model 0 sweep direct 4 KiB run 1", copy 17 of 50.
+struct CopyName {
+    std::string what;
+    uint64_t number = 0;  // from 1
+    uint64_t count = 0;   // 0: not said
+};
+// "... copy 17 of 50: failed at byte 32 of 4096 (host buffer offset 69664, card offset
+// 0x11020)": the offset within the copy, within the host buffer and on the card.
+vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const CopyName& name,
+                          uint64_t host_offset, uint64_t card_offset);
+
+// Writes the pattern to card[card_offset..+bytes] through `scratch` (untimed), for C2H checks:
+// in two copies, the last piece first (rule 3), so that a path that hands back a reused bounce
+// buffer's bytes gives them at the wrong places.
 vfio::Result<void> preload_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
                                 uint64_t key, std::chrono::milliseconds timeout);
-// Reads card[card_offset..+bytes] back through `scratch` and checks it against the pattern.
+// Reads card[card_offset..+bytes] back through `scratch`, poisoned first and read in two copies
+// the last piece first (rule 2 and 3), and checks it against the pattern.
 vfio::Result<void> verify_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
                                uint64_t key, std::chrono::milliseconds timeout);
+// One copy in two pieces, the last piece first (rule 3), on `queue`.
+vfio::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direction, HostBuffer& host,
+                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
+                                         std::chrono::milliseconds timeout, unsigned queue = 0);
+// Where a copy of `bytes` is cut for rule 3: half, rounded down to 64 bytes; 0 (one piece)
+// below 128 bytes.
+uint64_t split_point(uint64_t bytes);
+
+// A batch of timed copies of one size, each with its own key (rule 1) and its own host and card
+// slot, so that copies back to back stay back to back and are all checked after the batch.
+struct KeyedSlot {
+    uint64_t host_offset = 0, card_offset = 0, key = 0;
+};
+// `count` slots of `bytes`, 64-byte aligned, from host offset 0 and card offset `card_base`;
+// keys key+1, key+2, ... (key is advanced past them).
+std::vector<KeyedSlot> keyed_slots(uint64_t count, uint64_t bytes, uint64_t card_base, uint64_t& key);
+// How many slots of `bytes` fit both a host buffer of `host_bytes` and the card's
+// [card_base, card_bytes), at most `wanted` and at least 1.
+uint64_t slots_that_fit(uint64_t wanted, uint64_t bytes, uint64_t host_bytes, uint64_t card_base, uint64_t card_bytes);
+// Before the batch: H2C, each slot of `data` (the copies' source) holds its key's pattern; C2H,
+// each card slot holds it (through `scratch`, by preload_card) and each slot of `data` (the
+// copies' destination) holds poison.
+// The preloads and read-backs run on `queue`.
+vfio::Result<void> prepare_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
+                                 const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
+                                 unsigned queue = 0);
+// After it: H2C, each card slot read back through `scratch` (verify_card); C2H, each slot of
+// `data` compared with its key's pattern. Slot i is copy `name.number + i`.
+vfio::Result<void> check_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
+                               const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
+                               const CopyName& name, unsigned queue = 0);
 
 std::string format_bytes(uint64_t bytes);  // "4 KiB", "256 MiB", "65 B"
 

@@ -108,8 +108,13 @@ vfio::Result<std::vector<Run>> load_runs(const std::vector<std::string>& paths);
 
 // ---- Statistics of the merge (report_stats.cpp) ----
 
-// Mean with a two-sided 99% Student-t interval; n == 1 gives low == high == mean and no
-// interval (has_interval false); n == 0 is empty.
+// The fewest runs a 99% interval is given from (with 2, t_0.995(1) = 63.657 gives bounds such
+// as "-35.06 .. 57.00" GB/s that mean nothing).
+inline constexpr size_t kMinIntervalRuns = 3;
+
+// Mean with a two-sided 99% Student-t interval, its lower bound clamped at 0; below
+// kMinIntervalRuns values low == high == mean and no interval (has_interval false); n == 0 is
+// empty.
 struct Interval {
     double mean = 0, low = 0, high = 0;
     size_t n = 0;
@@ -225,7 +230,7 @@ std::string render_html(const Report& report, const std::vector<Plot>& plots, co
 // The inflight (ratios) and bidir (each direction and the sum) tables; empty when no card has them.
 std::string inflight_table(const Report& report);
 std::string bidir_table(const Report& report);
-// "1.23 [1.20, 1.26]", "1.23 (1 run, no interval)", "-".
+// "1.23 [1.20, 1.26]", "1.23 (1 run, no interval)", "1.23 (2 runs, no interval)", "-".
 std::string interval_text(const Interval& value, int decimals = 2);
 
 }  // namespace measure::report

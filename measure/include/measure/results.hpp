@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/copy_endpoint.hpp"
+#include "measure/endpoint.hpp"
 #include "measure/stats.hpp"
 
 namespace measure {

@@ -17,9 +17,15 @@ double percentile(std::vector<double> samples, double p);
 // The two-sided 99% quantile of Student's t with `df` degrees of freedom (t_0.995).
 double student_t_99(unsigned df);
 
+// The fewest values a 99% interval is given from: from 2, t_0.995(1) = 63.657 makes it a
+// figure that means nothing (a lower bound of -35 GB/s for a mean of 11 GB/s).
+inline constexpr unsigned kMinIntervalCount = 3;
+
 struct MeanInterval {
     double mean = 0;
-    // The 99% interval of the mean, mean -/+ t_0.995(n-1) * s / sqrt(n); empty below 2 values.
+    // The 99% interval of the mean, mean -/+ t_0.995(n-1) * s / sqrt(n), the lower bound
+    // clamped at 0 (every figure measured is a rate, a time or a ratio); empty below
+    // kMinIntervalCount values: print the mean with its count alone ("(n=2, no interval)").
     std::optional<double> low, high;
     unsigned count = 0;
 };

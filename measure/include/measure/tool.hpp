@@ -8,6 +8,7 @@
 #include <string>
 
 #include "measure/context.hpp"
+#include "vfio_access/numbers.hpp"
 #include "measure/subcommands.hpp"
 
 namespace measure {
@@ -50,10 +51,9 @@ struct ParsedOptions {
 // adapters' own (endpoints.cpp).
 vfio::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
                                           const boost::program_options::options_description& endpoint_options);
-// Sizes: "4096", "4K", "4KiB", "1.5MiB", "64M", "2G" (binary), "1.7GB" (decimal), "65B".
-vfio::Result<uint64_t> parse_size(const std::string& text);
-// "64,128,256" or "0-63" (inclusive range), sizes as parse_size.
-vfio::Result<std::vector<uint64_t>> parse_size_list(const std::string& text);
+// The base's size parsers (vfio_access/numbers.hpp): "4KiB", "1.5MiB", "0-63,64".
+using vfio::parse_size;
+using vfio::parse_size_list;
 // Applies a campaign file's steps, settings and thresholds to `options`.
 vfio::Result<void> apply_campaign(const nlohmann::json& campaign, const std::string& file, ToolOptions& options);
 

@@ -41,6 +41,12 @@ std::string error_of(std::string_view text) {
     return run.ok() ? "(parsed)" : run.error().message();
 }
 
+// `html` holds each of `parts`.
+void expect_parts(const std::string& html, std::initializer_list<const char*> parts) {
+    for (const char* part : parts)
+        EXPECT_NE(html.find(part), std::string::npos) << part;
+}
+
 size_t count(const std::string& text, const std::string& what) {
     size_t n = 0;
     for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
@@ -59,14 +65,28 @@ std::string card_row(const std::string& html, const std::string& tag) {
 TEST(ReportStats, MeanWithStudentT99Interval) {
     const report::Interval i = report::mean_ci99({1, 2, 3, 4, 5});
     EXPECT_DOUBLE_EQ(i.mean, 3.0);
-    // s = sqrt(2.5), t(0.995, 4) = 4.604: half-width 4.604 * 1.5811 / 2.2361 = 3.2555
+    // s = sqrt(2.5), t(0.995, 4) = 4.604: half-width 4.604 * 1.5811 / 2.2361 = 3.2555; the
+    // lower bound 3 - 3.2555 is clamped at 0.
     EXPECT_NEAR(i.high - i.mean, 3.2555, 1e-3);
-    EXPECT_NEAR(i.mean - i.low, 3.2555, 1e-3);
+    EXPECT_EQ(i.low, 0.0);
+    const report::Interval far = report::mean_ci99({11, 12, 13, 14, 15});
+    EXPECT_NEAR(far.mean - far.low, 3.2555, 1e-3);
     EXPECT_TRUE(i.has_interval);
     const report::Interval one = report::mean_ci99({7.5});
     EXPECT_FALSE(one.has_interval);
     EXPECT_EQ(one.low, 7.5);
     EXPECT_EQ(report::mean_ci99({}).n, 0u);
+    // Two runs give no interval (t(1) = 63.657: "-35.064-56.997 GB/s"), the mean and the count.
+    const report::Interval two = report::mean_ci99({10.0, 12.0});
+    EXPECT_FALSE(two.has_interval);
+    EXPECT_EQ(two.n, 2u);
+    EXPECT_EQ(report::interval_text(two), "11.00 (2 runs, no interval)");
+    EXPECT_EQ(report::interval_text(one), "7.50 (1 run, no interval)");
+    // The lower bound never goes below 0: 1.0 -/+ 8.93 shows as [0.00, 9.93].
+    const report::Interval wide = report::mean_ci99({0.1, 0.1, 2.8});
+    EXPECT_TRUE(wide.has_interval);
+    EXPECT_EQ(wide.low, 0.0);
+    EXPECT_EQ(report::interval_text(wide), "1.00 [0.00, 9.93]");
     EXPECT_DOUBLE_EQ(report::t_quantile_995(1), 63.657);
     EXPECT_DOUBLE_EQ(report::t_quantile_995(45), 2.704);
     EXPECT_DOUBLE_EQ(report::t_quantile_995(100000), 2.576);
@@ -132,16 +152,16 @@ TEST(ReportHtml, OneLinePerCardWithRatesAndLatency) {
     EXPECT_TRUE(std::regex_search(row, std::regex(R"(>5[0-9]\.[0-9]{2} \[5[0-9]\.[0-9]{2}, 5[0-9]\.[0-9]{2}\]<)")))
         << row;
     EXPECT_EQ(count(html, "<tr class=\"run\">"), 10u);
-    EXPECT_NE(html.find("id=\"predictions\""), std::string::npos);
-    EXPECT_NE(html.find("iommu=pt"), std::string::npos);  // the context: kernel command line
-    EXPECT_NE(html.find("<td>C2</td><td>H2C/direct</td><td class=\"num\">512 KiB</td><td class=\"num\">4 MiB</td>"),
-              std::string::npos);
-    EXPECT_NE(html.find("host memcpy 21.00 GB/s"), std::string::npos);
-    EXPECT_NE(html.find("<th>H2C idle_gap latency<br>p50 / p99 us</th>"), std::string::npos);
-    // A prediction whose figure was not measured (null): no number made up for it.
-    EXPECT_NE(html.find("<td>latency.H2C.idle_gap.p99_us</td><td class=\"num\">1.000 .. 100.000</td>"
-                        "<td class=\"num\">- .. -</td><td><span class=\"inconclusive\">inconclusive</span>"),
-              std::string::npos);
+    expect_parts(html, {
+        "id=\"predictions\"",
+        "iommu=pt",  // the context: kernel command line
+        "<td>C2</td><td>H2C/direct</td><td class=\"num\">512 KiB</td><td class=\"num\">4 MiB</td>",
+        "host memcpy 21.00 GB/s",
+        "<th>H2C idle_gap latency<br>p50 / p99 us</th>",
+        // A prediction whose figure was not measured (null): no number made up for it.
+        "<td>latency.H2C.idle_gap.p99_us</td><td class=\"num\">1.000 .. 100.000</td>"
+        "<td class=\"num\">- .. -</td><td><span class=\"inconclusive\">inconclusive</span>",
+    });
 }
 
 TEST(ReportHtml, FailedRunShowsFailAndNoRate) {
@@ -190,11 +210,13 @@ TEST(ReportHtml, EscapesTextFromResultFiles) {
     EXPECT_EQ(html.find("<img"), std::string::npos);
     EXPECT_EQ(html.find("<i>"), std::string::npos);
     EXPECT_EQ(html.find("<b>"), std::string::npos);
-    EXPECT_NE(html.find("h&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
-    EXPECT_NE(html.find("&lt;img src=x onerror=alert(2)&gt;"), std::string::npos);
-    EXPECT_NE(html.find("a=&quot;1&quot; &amp; b"), std::string::npos);
-    EXPECT_NE(html.find("<title>title &lt;&amp;&gt;</title>"), std::string::npos);
-    EXPECT_NE(html.find("&lt;dir&gt;/r.json: &lt;i&gt;w&lt;/i&gt;"), std::string::npos);
+    expect_parts(html, {
+        "h&lt;script&gt;alert(1)&lt;/script&gt;",
+        "&lt;img src=x onerror=alert(2)&gt;",
+        "a=&quot;1&quot; &amp; b",
+        "<title>title &lt;&amp;&gt;</title>",
+        "&lt;dir&gt;/r.json: &lt;i&gt;w&lt;/i&gt;",
+    });
 }
 
 TEST(ReportInput, MalformedFilesNameTheField) {
@@ -314,10 +336,8 @@ TEST(ReportMerge, SingleMedianSkippedRunsAndLinkWarnings) {
     EXPECT_EQ(rate.n, 1u);  // the null median is no sample
     EXPECT_FALSE(rate.has_interval);
     const std::string html = report::render_html(r, {}, "t");
-    EXPECT_NE(html.find("1.50 (1 run, no interval)"), std::string::npos);
-    EXPECT_NE(html.find("one.json: the link changed during the run"), std::string::npos);
-    EXPECT_NE(html.find("C1 m on h: the link differs between runs"), std::string::npos);
-    EXPECT_NE(html.find("8GT/s x4"), std::string::npos);
+    expect_parts(html, {"1.50 (1 run, no interval)", "one.json: the link changed during the run",
+                        "C1 m on h: the link differs between runs", "8GT/s x4"});
 }
 
 TEST(ReportSections, AccessInflightAndBidirArePooledPerCard) {
@@ -367,9 +387,7 @@ TEST(ReportSections, TablesShowEveryPassingCardAndNoFailedOne) {
     EXPECT_EQ(inflight.find("C3"), std::string::npos);
     EXPECT_EQ(bidir.find("C3"), std::string::npos);
     const std::string html = report::render_html(r, {}, "t");
-    EXPECT_NE(html.find("<table id=\"inflight\">"), std::string::npos);
-    EXPECT_NE(html.find("<table id=\"bidir\">"), std::string::npos);
-    EXPECT_NE(html.find("<td class=\"num\">64 MiB</td>"), std::string::npos);
+    expect_parts(html, {"<table id=\"inflight\">", "<table id=\"bidir\">", "<td class=\"num\">64 MiB</td>"});
 }
 
 TEST(ReportSections, OneRunShowsTheFilesOwnIntervalAndAbsentWaysADash) {

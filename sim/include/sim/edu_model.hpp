@@ -11,9 +11,13 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "sim/sim_device.hpp"
+#include "streams/lie.hpp"
 
 namespace sim {
 
@@ -23,6 +27,8 @@ struct EduModelOptions {
     std::chrono::microseconds dma_delay{2000};  // from the command write to the transfer
     bool dma_hangs = false;        // the transfer never runs
     bool irq_without_status = false;  // completion MSI sent without setting DMA_IRQ
+    streams::Lie lie{};            // a test-only lie (streams/lie.hpp): transfers counted from 1 over both
+                                   // directions; completes_early lands the tail at the next command
 };
 
 class EduModel : public RegisterBlock {
@@ -40,8 +46,19 @@ public:
     unsigned transfers() const;
 
 private:
+    // The bytes completes_early holds back: where they go, and what they are.
+    struct Tail {
+        bool to_ram = false;
+        uint64_t host = 0;    // to_ram: the host address
+        uint64_t offset = 0;  // !to_ram: the offset in m_buffer
+        std::vector<uint8_t> bytes;
+    };
     void timer();
     void run_dma();  // with m_mutex held
+    // The bytes of this transfer that move before it completes (the lie's choice); with m_mutex held.
+    uint64_t bytes_moved_now(uint64_t count) const;
+    void hold_back_tail(bool to_ram, uint64_t host, uint64_t offset, uint64_t moved);  // with m_mutex held
+    void land_tail();  // with m_mutex held
     void raise(uint32_t bits);
 
     SimDevice& m_device;
@@ -50,6 +67,7 @@ private:
     uint32_t m_liveness = 0, m_factorial = 0, m_irq_status = 0;
     uint64_t m_src = 0, m_dst = 0, m_count = 0, m_cmd = 0;
     unsigned m_qemu72_aborts = 0, m_transfers = 0;
+    std::optional<Tail> m_tail;  // completes_early: held back until the next command
     mutable std::mutex m_mutex;
     std::condition_variable m_cancel;
     bool m_stopping = false;

@@ -23,7 +23,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "measure/copy_endpoint.hpp"
+#include "streams/copy_endpoint.hpp"
+#include "streams/lie.hpp"
 
 namespace sim {
 
@@ -43,17 +44,18 @@ struct ModelCopyParameters {
     uint64_t card_memory_bytes = 256ull << 20;
     uint64_t max_copy_bytes = 0;     // 0: card_memory_bytes
     uint64_t corrupt_every = 0;      // fault: flip one byte of every Nth copy (0: never)
+    streams::Lie lie;                   // test-only: the card lies (docs/verification.md); a transfer is a copy
 };
 
-class ModelCopyEndpoint : public measure::CopyEndpoint {
+class ModelCopyEndpoint : public streams::CopyEndpoint {
 public:
     static vfio::Result<std::unique_ptr<ModelCopyEndpoint>> create(const ModelCopyParameters& parameters);
 
-    const measure::EndpointInfo& info() const override { return m_info; }
-    vfio::Result<std::unique_ptr<measure::HostBuffer>> allocate(uint64_t bytes, measure::HostMemory memory) override;
-    vfio::Result<measure::Ticket> issue(measure::Direction direction, unsigned queue, measure::HostBuffer& host,
+    const streams::EndpointInfo& info() const override { return m_info; }
+    vfio::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, streams::HostMemory memory) override;
+    vfio::Result<streams::Ticket> issue(streams::Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
-    vfio::Result<void> wait(const measure::Ticket& ticket, std::chrono::milliseconds timeout) override;
+    vfio::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     vfio::Result<void> reset_queues() override;
     vfio::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override;
 
@@ -68,12 +70,24 @@ private:
         Clock::time_point completion;
     };
     explicit ModelCopyEndpoint(const ModelCopyParameters& parameters);
-    vfio::Error copy_error(measure::Direction direction, unsigned queue, uint64_t host_offset, uint64_t card_offset,
+    vfio::Error copy_error(streams::Direction direction, unsigned queue, uint64_t host_offset, uint64_t card_offset,
                            uint64_t bytes, int code, const std::string& hint) const;
     unsigned iotlb_misses(const uint8_t* host, uint64_t bytes);
+    // Moves a copy's bytes as the lie allows; completes_early holds back its tail in m_late
+    // until a copy of the same direction (its engine's next transfer) is issued late_by after.
+    void move(uint8_t* to, const uint8_t* from, uint64_t bytes, streams::HostBuffer& host, bool to_host);
+    void land_late(bool to_host);
+    struct LateTail {
+        uint8_t* to = nullptr;
+        std::vector<uint8_t> bytes;
+        std::weak_ptr<void> host_alive;  // a host destination: its buffer still exists
+        bool to_host = false;
+        Clock::time_point due;           // lands at the first copy issued after this
+    };
+    std::vector<LateTail> m_late;
 
     ModelCopyParameters m_parameters;
-    measure::EndpointInfo m_info;
+    streams::EndpointInfo m_info;
     std::unique_ptr<uint8_t[]> m_card;
     std::mutex m_mutex;
     Clock::time_point m_link_free[2];

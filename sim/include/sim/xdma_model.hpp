@@ -46,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "streams/lie.hpp"
 #include "sim/sim_device.hpp"
 
 namespace sim {
@@ -108,6 +109,17 @@ struct XdmaConfig {
     // transfer of a memory-mapped engine never completes; the engine stays busy, Run cleared or
     // not, until a device reset.
     bool card_memory_present = true;
+    // IPs that behave unlike this model but within reason (the driver must cope and say so):
+    //  - control_w1s_ignored: writes to the Control W1S alias (0x08) are ignored, so Run (and
+    //    any other bit) reads back 0 after a W1S of it; Control (0x04) and W1C (0x0C) work.
+    //  - completed_count_reads_zero: the Completed Descriptor Count register (0x48) reads 0
+    //    for ever, while Status (descriptor_stopped, busy) and the poll-mode writeback still
+    //    report progress.
+    //  - The Alignments register (0x4C) reads address_alignment, length_granularity and
+    //    address_bits as set above, even values no IP reports (address_bits 6, alignment 0); the
+    //    engine enforces an alignment or granularity above 1 as set, and none for 0 or 1.
+    bool control_w1s_ignored = false;
+    bool completed_count_reads_zero = false;
 };
 
 enum class XdmaDirection { H2C, C2H };
@@ -143,8 +155,15 @@ struct FaultInjection {
 // TEST-ONLY seam: the tools read the environment variable PDT_SIM_FAULT when they build a
 // simulated bus (--sim_design), so that a fault can be injected into a tool running as a
 // process. Syntax: <name>[@<H2C|C2H><channel>] [, ...], e.g. "engine_stall@C2H0,data_bit_flip".
-// Without a channel: C2H 0 for short_c2h_length, else H2C 0. Never read for real hardware.
+// Without a channel: C2H 0 for short_c2h_length, else H2C 0. One item may instead name a lie of
+// the whole model (streams/lie.hpp): moves_nothing, stale_after=N or completes_early, e.g.
+// "stale_after=3". Never read for real hardware.
 inline constexpr const char* kFaultEnvironmentVariable = "PDT_SIM_FAULT";
+struct FaultPlan {
+    std::vector<FaultInjection> injections;  // one-shot faults
+    streams::Lie lie;                           // the model's lie, if one is named
+};
+vfio::Result<FaultPlan> parse_fault_plan(const std::string& text);
 vfio::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text);
 
 // A check the model made on the driver's programming that hardware would leave undefined
@@ -198,6 +217,10 @@ public:
     // Fault injection (thread safe). clear_faults() drops faults not yet applied.
     void inject(XdmaDirection direction, unsigned channel, XdmaFault fault);
     void clear_faults();
+    // TEST-ONLY: every engine lies from now on (docs/verification.md); transfers are the
+    // descriptors completed on any channel, counted from this call.
+    void set_lie(streams::Lie lie);
+    streams::Lie lie() const;
     std::vector<XdmaViolation> violations() const;
 
     // Observability for tests: descriptors the engine of a channel has completed since the

@@ -22,21 +22,22 @@ using keyed::mix;
 #endif
 
 PDT_VECTOR_CLONES
-void generate_run(uint32_t* __restrict dst, uint32_t count, uint32_t base, uint32_t k1, uint32_t k2) {
+void generate_run(uint32_t* __restrict dst, uint32_t count, uint32_t base, uint32_t k1, uint32_t k2, uint32_t flip) {
     for (uint32_t i = 0; i < count; ++i)
-        dst[i] = mix((base + i) ^ k1) + k2;
+        dst[i] = (mix((base + i) ^ k1) + k2) ^ flip;
 }
 
 #if defined(__x86_64__)
 // generate_run with streaming stores (AVX2): 8 words a store once dst is 32-byte aligned.
 // The sfence orders the weakly ordered stores before whatever hands the buffer on.
 __attribute__((target("avx2"))) void generate_run_streaming(uint32_t* dst, uint32_t count, uint32_t base, uint32_t k1,
-                                                            uint32_t k2) {
+                                                            uint32_t k2, uint32_t flip) {
     uint32_t i = 0;
     for (; i < count && (reinterpret_cast<uintptr_t>(dst + i) & 31) != 0; ++i)
-        dst[i] = mix((base + i) ^ k1) + k2;
+        dst[i] = (mix((base + i) ^ k1) + k2) ^ flip;
     const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i key1 = _mm256_set1_epi32(static_cast<int>(k1)), key2 = _mm256_set1_epi32(static_cast<int>(k2));
+    const __m256i flips = _mm256_set1_epi32(static_cast<int>(flip));
     const __m256i c1 = _mm256_set1_epi32(static_cast<int>(0x85ebca6bu));
     const __m256i c2 = _mm256_set1_epi32(static_cast<int>(0xc2b2ae35u));
     for (; i + 8 <= count; i += 8) {
@@ -44,23 +45,25 @@ __attribute__((target("avx2"))) void generate_run_streaming(uint32_t* dst, uint3
         h = _mm256_mullo_epi32(_mm256_xor_si256(h, _mm256_srli_epi32(h, 16)), c1);
         h = _mm256_mullo_epi32(_mm256_xor_si256(h, _mm256_srli_epi32(h, 13)), c2);
         h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
-        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_add_epi32(h, key2));
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_xor_si256(_mm256_add_epi32(h, key2), flips));
     }
     for (; i < count; ++i)
-        dst[i] = mix((base + i) ^ k1) + k2;
+        dst[i] = (mix((base + i) ^ k1) + k2) ^ flip;
     _mm_sfence();
 }
 #endif
 
-void generate_run_as(Store store, uint32_t* dst, uint32_t count, uint32_t base, uint32_t k1, uint32_t k2) {
+// flip: 0 writes the pattern, ~0u its bitwise complement (the poison).
+void generate_run_as(Store store, uint32_t* dst, uint32_t count, uint32_t base, uint32_t k1, uint32_t k2,
+                     uint32_t flip) {
 #if defined(__x86_64__)
     if (store == Store::NonTemporal && __builtin_cpu_supports("avx2")) {
-        generate_run_streaming(dst, count, base, k1, k2);
+        generate_run_streaming(dst, count, base, k1, k2, flip);
         return;
     }
 #endif
     (void)store;
-    generate_run(dst, count, base, k1, k2);
+    generate_run(dst, count, base, k1, k2, flip);
 }
 
 // OR of (actual ^ expected) over the run: zero when every word matches.
@@ -89,13 +92,20 @@ void Mismatch::merge(const Mismatch& other) {
     bad_words += other.bad_words;
 }
 
-std::string Mismatch::describe(uint64_t base_word) const {
-    char text[200];
-    const uint64_t word = first_bad_word - base_word;
-    std::snprintf(text, sizeof text,
-                  "first bad word 0x%llx (byte offset 0x%llx) expected 0x%08x actual 0x%08x, %llu bad words",
-                  static_cast<unsigned long long>(word), static_cast<unsigned long long>(word * 4),
-                  expected, actual, static_cast<unsigned long long>(bad_words));
+std::string Mismatch::describe(uint64_t base_word, std::string_view offset_of) const {
+    char text[240];
+    const auto hex = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+    char where[120];
+    if (!offset_of.empty())
+        std::snprintf(where, sizeof where, "%.*s offset 0x%llx", static_cast<int>(offset_of.size()), offset_of.data(),
+                      hex((first_bad_word - base_word) * 4));
+    else if (base_word == 0)
+        std::snprintf(where, sizeof where, "pattern offset 0x%llx", hex(first_bad_word * 4));
+    else
+        std::snprintf(where, sizeof where, "pattern offset 0x%llx (0x%llx past 0x%llx)", hex(first_bad_word * 4),
+                      hex((first_bad_word - base_word) * 4), hex(base_word * 4));
+    std::snprintf(text, sizeof text, "first bad word at %s: expected 0x%08x actual 0x%08x, %llu bad words", where,
+                  expected, actual, hex(bad_words));
     return text;
 }
 
@@ -113,12 +123,20 @@ uint32_t Pattern::word(uint64_t index) const {
 }
 
 void Pattern::generate(uint32_t* dst, size_t count, uint64_t first, Store store) const {
+    fill(dst, count, first, store, 0);
+}
+
+void Pattern::poison(uint32_t* dst, size_t count, uint64_t first, Store store) const {
+    fill(dst, count, first, store, ~0u);
+}
+
+void Pattern::fill(uint32_t* dst, size_t count, uint64_t first, Store store, uint32_t flip) const {
     while (count > 0) {
         // A run stays inside one 2^32-word segment and fits the 32-bit loop counter.
         const uint64_t to_segment_end = (uint64_t{1} << 32) - static_cast<uint32_t>(first);
         const uint32_t run = static_cast<uint32_t>(std::min<uint64_t>({count, to_segment_end, 0x80000000u}));
         const SegmentKey key = segment_key(static_cast<uint32_t>(first >> 32));
-        generate_run_as(store, dst, run, static_cast<uint32_t>(first), key.k1, key.k2);
+        generate_run_as(store, dst, run, static_cast<uint32_t>(first), key.k1, key.k2, flip);
         dst += run;
         count -= run;
         first += run;

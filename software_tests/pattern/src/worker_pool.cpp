@@ -105,6 +105,18 @@ void generate(WorkerPool* pool, const Pattern& pattern, uint32_t* dst, size_t co
     });
 }
 
+void poison(WorkerPool* pool, const Pattern& pattern, uint32_t* dst, size_t count, uint64_t first, Store store) {
+    const size_t blocks = (count + BLOCK_WORDS - 1) / BLOCK_WORDS;
+    if (pool == nullptr || blocks <= 1) {
+        pattern.poison(dst, count, first, store);
+        return;
+    }
+    pool->parallel_for(blocks, [&](size_t block) {
+        const size_t offset = block * BLOCK_WORDS;
+        pattern.poison(dst + offset, std::min(BLOCK_WORDS, count - offset), first + offset, store);
+    });
+}
+
 Mismatch verify(WorkerPool* pool, const Pattern& pattern, const uint32_t* src, size_t count, uint64_t first) {
     const size_t blocks = (count + BLOCK_WORDS - 1) / BLOCK_WORDS;
     if (pool == nullptr || blocks <= 1)

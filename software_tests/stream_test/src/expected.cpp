@@ -1,8 +1,10 @@
 #include "expected.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 
 #include "pattern/crc64.hpp"
 #include "workers.hpp"
@@ -39,9 +41,11 @@ PieceCheck check_fixed_data(const uint8_t* data, uint64_t length, bool eop, uint
         }
     if (mismatch.ok())
         return PieceCheck{true, {}, 0, {}, count};
-    PieceCheck checked = bad(format("fixed data error in buffer %zu at stream byte offset 0x%" PRIx64
-                                    ": word 0x%08" PRIx32 ", expected 0 (%" PRIu64 " bad words)",
-                                    buffer, mismatch.first_bad_word * 4, mismatch.actual, mismatch.bad_words),
+    PieceCheck checked = bad(format("fixed data error in buffer %zu at buffer offset 0x%" PRIx64
+                                    ", stream offset 0x%" PRIx64 ": word 0x%08" PRIx32 ", expected 0 (%" PRIu64
+                                    " bad words)",
+                                    buffer, mismatch.first_bad_word * 4 - rx_bytes, mismatch.first_bad_word * 4,
+                                    mismatch.actual, mismatch.bad_words),
                              mismatch.first_bad_word * 4);
     checked.mismatch = mismatch;
     return checked;
@@ -86,25 +90,43 @@ Checked bad_length(uint64_t length, bool eop, uint64_t expected_length, bool exp
     return bad_piece_length(length, eop, expected_length, expected_eop, what, offset);
 }
 
-// Every word of a received buffer against `pattern` from stream byte rx_bytes on.
+// Every word of a received buffer against `pattern` from stream byte rx_bytes on. The message
+// names both offsets of the first bad word: in the buffer (the transfer) and in the stream.
 Checked check_words(streams::StreamChannel& channel, const streams::Completion& completion, uint64_t rx_bytes,
                     const pattern::Pattern& pattern, pattern::WorkerPool* pool) {
     const auto* words = reinterpret_cast<const uint32_t*>(channel.buffer(completion.buffer));
     const pattern::Mismatch mismatch = pattern::verify(pool, pattern, words, completion.length / 4, rx_bytes / 4);
     if (mismatch.ok())
         return Checked{true, {}, 0, {}, completion.length / 4};
-    Checked checked = bad(format("data error in buffer %zu at stream byte offset 0x%" PRIx64 ": ", completion.buffer,
-                                 mismatch.first_bad_word * 4) +
-                              mismatch.describe(rx_bytes / 4),
-                          mismatch.first_bad_word * 4);
+    const uint64_t stream_offset = mismatch.first_bad_word * 4;
+    Checked checked = bad(format("data error in buffer %zu at buffer offset 0x%" PRIx64 ", stream offset 0x%" PRIx64
+                                 ": expected 0x%08" PRIx32 " actual 0x%08" PRIx32 ", %" PRIu64 " bad words",
+                                 completion.buffer, stream_offset - rx_bytes, stream_offset, mismatch.expected,
+                                 mismatch.actual, mismatch.bad_words),
+                          stream_offset);
     checked.mismatch = mismatch;
     return checked;
+}
+
+// The complement of `pattern` over the `bytes` a buffer is planned to receive from stream
+// byte `at` on (non-temporal: the device overwrites it, the verifier reads it after).
+void poison_words(uint8_t* buffer, uint64_t bytes, uint64_t at, const pattern::Pattern& pattern,
+                  pattern::WorkerPool* pool) {
+    pattern::poison(pool, pattern, reinterpret_cast<uint32_t*>(buffer), bytes / 4, at / 4, pattern::Store::NonTemporal);
 }
 
 // The source's packets come back whole, cut into C2H buffers.
 class LoopbackExpectation : public Expectation {
 public:
     explicit LoopbackExpectation(const Source& source) : m_source(source) {}
+
+    // The piece this buffer receives: up to the end of the packet it falls in.
+    void prepare(uint8_t* buffer, uint64_t size, pattern::WorkerPool* pool) override {
+        const uint64_t packet = m_source.packet_bytes;
+        const uint64_t length = std::min(packet - m_planned % packet, size);
+        poison_words(buffer, length, m_planned, m_source.pattern, pool);
+        m_planned += length;
+    }
 
     Checked check(streams::StreamChannel& channel, const streams::Completion& completion, uint64_t rx_bytes,
                   pattern::WorkerPool* pool) override {
@@ -121,6 +143,7 @@ public:
 
 private:
     const Source& m_source;
+    uint64_t m_planned = 0;  // stream byte the next prepared buffer receives
 };
 
 // One 8-byte CRC-64 result per source packet, recomputed from the regenerated packet.
@@ -128,11 +151,22 @@ class Crc64Expectation : public Expectation {
 public:
     explicit Crc64Expectation(const Source& source) : m_source(source), m_packet(source.packet_bytes / 4) {}
 
+    // The CRC this buffer receives is computed now, kept for check(), and its complement fills
+    // the result's 8 bytes.
+    void prepare(uint8_t* buffer, uint64_t size, pattern::WorkerPool* pool) override {
+        const uint64_t crc = crc_of(m_planned_packet, pool);
+        m_planned.push_back({m_planned_packet++, crc});
+        const uint64_t poison = ~crc;
+        std::memcpy(buffer, &poison, std::min<uint64_t>(sizeof poison, size));
+    }
+
     Checked check(streams::StreamChannel& channel, const streams::Completion& completion, uint64_t rx_bytes,
                   pattern::WorkerPool* pool) override {
         const uint64_t index = rx_bytes / kCrc64ResultBytes;
-        const uint64_t expected =
-            expected_crc64(pool, m_source.pattern, index * m_packet.size(), m_packet.size(), m_packet);
+        const bool planned = !m_planned.empty() && m_planned.front().first == index;
+        const uint64_t expected = planned ? m_planned.front().second : crc_of(index, pool);
+        if (!m_planned.empty())
+            m_planned.pop_front();  // one prepared buffer per completion, in order
         return check_crc64(channel.buffer(completion.buffer), completion.length, completion.end_of_packet, expected,
                            completion.buffer, index, m_source.packet_bytes, rx_bytes);
     }
@@ -141,14 +175,23 @@ public:
     }
 
 private:
+    uint64_t crc_of(uint64_t packet_index, pattern::WorkerPool* pool) {
+        return expected_crc64(pool, m_source.pattern, packet_index * m_packet.size(), m_packet.size(), m_packet);
+    }
+
     const Source& m_source;
     std::vector<uint32_t> m_packet;
+    // (H2C packet, its CRC) of each prepared buffer not checked yet, in queue order.
+    std::deque<std::pair<uint64_t, uint64_t>> m_planned;
+    uint64_t m_planned_packet = 0;  // the H2C packet whose CRC the next prepared buffer receives
 };
 
 // Zeros in full buffers, never an end of packet.
 class FixedDataExpectation : public Expectation {
 public:
-    void prepare(uint8_t* buffer, uint64_t size) override { std::memset(buffer, kFixedDataPoison, size); }
+    void prepare(uint8_t* buffer, uint64_t size, pattern::WorkerPool*) override {
+        std::memset(buffer, kFixedDataPoison, size);
+    }
 
     Checked check(streams::StreamChannel& channel, const streams::Completion& completion, uint64_t rx_bytes,
                   pattern::WorkerPool*) override {
@@ -163,6 +206,11 @@ class GeneratedExpectation : public Expectation {
 public:
     explicit GeneratedExpectation(uint64_t stream) : m_pattern(stream, 0) {}
 
+    void prepare(uint8_t* buffer, uint64_t size, pattern::WorkerPool* pool) override {
+        poison_words(buffer, size, m_planned, m_pattern, pool);
+        m_planned += size;
+    }
+
     Checked check(streams::StreamChannel& channel, const streams::Completion& completion, uint64_t rx_bytes,
                   pattern::WorkerPool* pool) override {
         if (completion.length != channel.buffer_size())
@@ -174,6 +222,7 @@ public:
 
 private:
     pattern::Pattern m_pattern;
+    uint64_t m_planned = 0;
 };
 
 }  // namespace

@@ -2,8 +2,11 @@
 // between the stream-test driver and the card function of a design (private to stream_test).
 //   Loopback   the source's packets, byte for byte, cut into C2H buffers, EOP on the last piece;
 //   Crc64      one 8-byte packet per source packet: its CRC-64 (pattern/crc64.hpp);
-//   FixedData  full buffers of zeros without EOP, whatever the source sent; each buffer is
-//              filled with non-zero bytes before it is queued, so one never written fails.
+//   FixedData  full buffers of zeros without EOP, whatever the source sent;
+//   Generated  the keyed pattern of the channel's generated_stream, whole buffers in order.
+// Every buffer is poisoned before every submit (docs/verification.md, rule 2): filled with
+// what the expected data cannot be where it lands (the complement of the pattern, of the CRC,
+// non-zero bytes for zeros), so a completion that wrote nothing, or not its last bytes, fails.
 #pragma once
 
 #include <memory>
@@ -23,8 +26,9 @@ using Checked = PieceCheck;  // the result of checking one completion
 class Expectation {
 public:
     virtual ~Expectation() = default;
-    // Called on a buffer before it is queued (again) to the channel.
-    virtual void prepare(uint8_t* /*buffer*/, uint64_t /*size*/) {}
+    // Called on every buffer before it is queued (again) to the channel, in the order they are
+    // queued (the order they complete in): poisons what the buffer is planned to receive.
+    virtual void prepare(uint8_t* buffer, uint64_t size, pattern::WorkerPool* pool) = 0;
     // Checks one completion; rx_bytes: what the sink received before it.
     virtual Checked check(streams::StreamChannel& channel, const streams::Completion& completion,
                           uint64_t rx_bytes, pattern::WorkerPool* pool) = 0;

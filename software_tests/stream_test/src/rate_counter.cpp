@@ -18,12 +18,16 @@ void RateCounter::add(uint64_t bytes, Clock::time_point when) {
         m_last = when;
 }
 
-Interval RateCounter::take_interval() {
+Interval RateCounter::take_interval(bool last) {
     std::lock_guard lock(m_mutex);
     Interval interval;
     interval.bytes = m_bytes - m_interval_bytes;
     interval.transfers = m_transfers - m_interval_transfers;
     interval.seconds = std::chrono::duration<double>(m_last - m_interval_start).count();
+    interval.too_short = interval.bytes > 0 && (interval.seconds < kMinRateSeconds || interval.bytes < kMinRateBytes);
+    interval.carried = interval.too_short && !last;
+    if (interval.carried)
+        return interval;  // still open: the next interval starts where this one did
     m_interval_start = m_last;
     m_interval_bytes = m_bytes;
     m_interval_transfers = m_transfers;

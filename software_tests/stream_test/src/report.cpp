@@ -9,25 +9,38 @@ namespace stream_test {
 std::string format_rate_line(const std::string& label, const Interval& interval) {
     if (interval.bytes == 0)
         return label + " No completed transfers";
-    char text[160];
-    std::snprintf(text, sizeof text, " %.3f Mbytes/sec (%" PRIu64 " bytes in %.6f secs)", interval.mbytes_per_sec(),
-                  interval.bytes, interval.seconds);
+    char text[200];
+    if (interval.too_short)
+        std::snprintf(text, sizeof text, " %" PRIu64 " bytes in %.6f secs: too short for a rate (under %.0f ms or %" PRIu64
+                                         " MiB)%s",
+                      interval.bytes, interval.seconds, kMinRateSeconds * 1000, kMinRateBytes >> 20,
+                      interval.carried ? ", carried into the next interval" : "");
+    else
+        std::snprintf(text, sizeof text, " %.3f Mbytes/sec (%" PRIu64 " bytes in %.6f secs)",
+                      interval.mbytes_per_sec(), interval.bytes, interval.seconds);
     return label + text;
 }
 
 std::string json_escape(const std::string& text) { return vfio::json_quote(text); }
 
 std::string json_interval(const std::string& type, const std::string& label, const Interval& interval) {
-    char text[200];
+    char text[240];
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.3f", interval.mbytes_per_sec());
     std::snprintf(text, sizeof text,
-                  ",\"bytes\":%" PRIu64 ",\"transfers\":%" PRIu64 ",\"seconds\":%.6f,\"mbytes_per_sec\":%.3f}",
-                  interval.bytes, interval.transfers, interval.seconds, interval.mbytes_per_sec());
+                  ",\"bytes\":%" PRIu64 ",\"transfers\":%" PRIu64 ",\"seconds\":%.6f,\"mbytes_per_sec\":%s%s}",
+                  interval.bytes, interval.transfers, interval.seconds, interval.too_short ? "null" : rate,
+                  !interval.too_short  ? ""
+                  : interval.carried ? ",\"too_short\":true,\"carried\":true"
+                                     : ",\"too_short\":true");
     return "{\"type\":" + json_escape(type) + ",\"label\":" + json_escape(label) + text;
 }
 
 std::string json_failure(const Failure& failure) {
     std::string out = "{\"type\":\"failure\",\"channel\":" + json_escape(failure.channel) +
                       ",\"message\":" + json_escape(failure.message);
+    if (failure.transfer)
+        out += ",\"transfer\":" + std::to_string(*failure.transfer);
     if (failure.stream_byte_offset)
         out += ",\"stream_byte_offset\":" + std::to_string(*failure.stream_byte_offset);
     if (failure.mismatch) {

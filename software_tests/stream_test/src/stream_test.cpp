@@ -36,16 +36,6 @@ vfio::Result<size_t> StreamTest::add_source(streams::StreamChannel& channel, uin
     return m_sources.size() - 1;
 }
 
-const char* to_string(CardFunction function) {
-    switch (function) {
-    case CardFunction::Loopback: return "loopback";
-    case CardFunction::Crc64: return "crc64";
-    case CardFunction::FixedData: return "fixed_data";
-    case CardFunction::Generated: return "generated";
-    }
-    return "loopback";
-}
-
 vfio::Result<size_t> StreamTest::add_sink(streams::StreamChannel& channel, std::optional<size_t> from,
                                           CardFunction function) {
     if (channel.direction() != streams::Direction::C2H)
@@ -79,10 +69,10 @@ RateCounter& StreamTest::counter(const Row& row) {
     return row.is_source ? m_sources.at(row.index)->counter : m_sinks.at(row.index)->counter;
 }
 
-std::vector<std::pair<std::string, Interval>> StreamTest::take_intervals() {
+std::vector<std::pair<std::string, Interval>> StreamTest::take_intervals(bool last) {
     std::vector<std::pair<std::string, Interval>> intervals;
     for (const auto& row : m_rows)
-        intervals.emplace_back(row.label, counter(row).take_interval());
+        intervals.emplace_back(row.label, counter(row).take_interval(last));
     return intervals;
 }
 
@@ -96,7 +86,7 @@ std::vector<std::thread> start_workers(std::vector<std::unique_ptr<Source>>& sou
                                        std::condition_variable& wake) {
     for (auto& sink : sinks)
         if (!shared.abort.load())
-            detail::start_sink(*sink, shared);
+            detail::start_sink(*sink, shared, options);
     for (auto& source : sources)
         if (!shared.abort.load())
             detail::start_source(*source, shared, options);
@@ -160,7 +150,7 @@ Summary StreamTest::run(Observer& observer) {
         thread.join();
 
     // The part interval since the last report (as fpga_sio prints after Ctrl-C).
-    auto last = take_intervals();
+    auto last = take_intervals(true);
     bool any = false;
     for (const auto& [label, interval] : last)
         any = any || interval.bytes > 0;

@@ -140,11 +140,11 @@ void run_source(Source& source, Shared& shared, const Options& options) {
     source.finished.store(true);
 }
 
-bool start_sink(Sink& sink, Shared& shared) {
+bool start_sink(Sink& sink, Shared& shared, const Options& options) {
     auto& channel = sink.channel;
     for (size_t i = 0; i < channel.buffer_count(); ++i) {
         if (sink.expect)
-            sink.expect->prepare(channel.buffer(i), channel.buffer_size());
+            sink.expect->prepare(channel.buffer(i), channel.buffer_size(), options.pool);
         auto result = channel.submit(i, channel.buffer_size(), false);
         if (!result.ok()) {
             shared.fail(channel_failure(channel, "submit: " + result.error().message(), 0));
@@ -157,21 +157,33 @@ bool start_sink(Sink& sink, Shared& shared) {
 
 namespace {
 
-// Checks one C2H completion: a valid length, then what the card function should have sent.
-bool check_received(Sink& sink, Shared& shared, const Options& options, const streams::Completion& completion) {
+// A failure of the sink's transfer `transfer` (its completions counted from 1): the message
+// starts "transfer <n>: ".
+Failure transfer_failure(const Sink& sink, uint64_t transfer, const std::string& message, uint64_t byte_offset) {
+    Failure failure = channel_failure(sink.channel, format("transfer %" PRIu64 ": ", transfer) + message, byte_offset);
+    failure.transfer = transfer;
+    return failure;
+}
+
+// Checks one C2H completion, the sink's transfer `transfer`: a valid length, then what the
+// card function should have sent.
+bool check_received(Sink& sink, Shared& shared, const Options& options, const streams::Completion& completion,
+                    uint64_t transfer) {
     auto& channel = sink.channel;
     const uint64_t length = completion.length;
     if (length == 0 || length > channel.buffer_size() || length % 4 != 0) {
-        shared.fail(channel_failure(channel, format("C2H completion length %" PRIu64 " invalid (buffer %" PRIu64 ")",
-                                                    length, channel.buffer_size()),
-                                    sink.rx_bytes));
+        shared.fail(transfer_failure(sink, transfer,
+                                     format("C2H completion length %" PRIu64 " invalid (buffer %zu of %" PRIu64
+                                            " bytes)",
+                                            length, completion.buffer, channel.buffer_size()),
+                                     sink.rx_bytes));
         return false;
     }
     if (!sink.expect)
         return true;
     Checked checked = sink.expect->check(channel, completion, sink.rx_bytes, options.pool);
     if (!checked.ok) {
-        Failure failure = channel_failure(channel, checked.message, checked.stream_byte_offset);
+        Failure failure = transfer_failure(sink, transfer, checked.message, checked.stream_byte_offset);
         failure.mismatch = checked.mismatch;
         shared.fail(std::move(failure));
         return false;
@@ -204,13 +216,14 @@ void run_sink(Sink& sink, Shared& shared, const Options& options) {
             break;
         if (waited == Waited::Nothing)
             continue;
+        ++sink.transfers;
         if (!check_order(channel, shared, sink.in_flight, completion, sink.rx_bytes) ||
-            !check_received(sink, shared, options, completion))
+            !check_received(sink, shared, options, completion, sink.transfers))
             break;
         sink.rx_bytes += completion.length;
         sink.counter.add(completion.length, Clock::now());
-        if (sink.expect)
-            sink.expect->prepare(channel.buffer(completion.buffer), channel.buffer_size());
+        if (sink.expect)  // poisoned before every submit (docs/verification.md, rule 2)
+            sink.expect->prepare(channel.buffer(completion.buffer), channel.buffer_size(), options.pool);
         auto result = channel.submit(completion.buffer, channel.buffer_size(), false);
         if (!result.ok()) {
             shared.fail(channel_failure(channel, "submit: " + result.error().message(), sink.rx_bytes));

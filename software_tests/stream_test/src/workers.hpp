@@ -54,11 +54,12 @@ struct Sink {
     std::atomic<bool> finished{false};
     std::deque<size_t> in_flight;
     uint64_t rx_bytes = 0;
+    uint64_t transfers = 0;  // completions taken, the one being checked included
 };
 
 // Queue every buffer of the channel; false (after recording a failure) on error.
 bool start_source(Source& source, Shared& shared, const Options& options);
-bool start_sink(Sink& sink, Shared& shared);
+bool start_sink(Sink& sink, Shared& shared, const Options& options);
 // Run until drained, stopped or failed; the channel is stopped on return.
 void run_source(Source& source, Shared& shared, const Options& options);
 void run_sink(Sink& sink, Shared& shared, const Options& options);

@@ -7,7 +7,7 @@
 #include "stream_tools/failure_report.hpp"
 #include "stream_tools/link_watch.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
@@ -15,22 +15,15 @@ namespace po = boost::program_options;
 
 namespace stream_tools {
 
-const char* transfer_timeout_help() {
-    static const std::string text = "seconds without a completion that fail the test (default " +
-                                    std::to_string(stream_test::kDefaultTransferTimeout.count()) + ")";
-    return text.c_str();
-}
-
 const char* host_memory_limit_help() {
     return "host DMA buffer bytes a run may allocate at once; a run that needs more fails before it starts "
            "(default: half of this machine's memory)";
 }
 
 void add_common_options(po::options_description& description, CommonCli& cli) {
+    cli::add_sim_design_option(description, cli.sim_designs);
+    cli::add_design_file_option(description, cli.design_files);
     description.add_options()
-        ("sim_design", po::value(&cli.sim_designs)->composing(),
-         "test a simulated instance of this design instead of the kernel's VFIO devices (repeatable)")
-        ("design_file", po::value(&cli.design_files)->composing(), "add the designs of this JSON file (repeatable)")
         ("device_routing", po::value(&cli.device_routing)->composing(),
          "<bdf>[,<master>:<slave>]... AXI4-Stream Switch routes of a device; unlisted master ports disabled")
         ("buffer_allocation", po::value(&cli.buffer_allocation), "heap (default), shared_memory or huge_pages")
@@ -39,42 +32,32 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
         ("stream_num_descriptors", po::value(&cli.stream_num_descriptors), "buffers (descriptors) per channel, 1..1023 (default 64)")
         ("duration", po::value(&cli.duration), "stop after this many seconds, as Ctrl-C does (default: run until Ctrl-C)")
         ("report_interval", po::value(&cli.report_interval), "seconds between rate lines (default 10)")
-        ("transfer_timeout", po::value(&cli.transfer_timeout), transfer_timeout_help())
         ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
         ("a32", po::bool_switch(&cli.a32), "IOVAs of the DMA buffers below 4 GiB (a device with a 32-bit DMA mask)")
         ("isolate_iommu_groups", po::bool_switch(&cli.isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself")
         ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)")
-        ("json", po::bool_switch(&cli.json), "print JSON Lines instead of text (with a device_hold line per device)")
         ("use_one_container_for_mappings", po::bool_switch(&cli.one_container_for_mappings),
          "map every device's DMA buffers through the first device's container: with --isolate_iommu_groups the "
          "other devices' DMA must then fail (tests the isolation; kernel bus only)");
-    tool_support::add_lock_timeout_option(description, cli.lock_timeout);
-    add_dma_mode_options(description, cli.engine_mode, cli.completion);
+    cli::add_transfer_timeout_option(description, cli.transfer_timeout);
+    cli::add_json_option(description, cli.json, cli::JsonForm::Lines);
+    cli::add_lock_timeout_option(description, cli.lock_timeout);
+    cli::add_xdma_mode_options(description, cli.modes);
 }
 
-void add_dma_mode_options(po::options_description& description, std::string& engine_mode, std::string& completion) {
-    description.add_options()
-        ("engine_mode", po::value(&engine_mode),
-         "auto (default: credits when the XDMA IP has them, else stop_list), credits, or stop_list "
-         "(STOP-terminated descriptor lists)")
-        ("completion", po::value(&completion),
-         "auto (default: poll_writeback when the IP has it, else completed_count), poll_writeback, "
-         "completed_count, status (stop_list only) or interrupt (MSI)");
-}
-
-vfio::Result<xdma::ModeRequest> dma_mode_request(const std::string& engine_mode, const std::string& completion) {
+vfio::Result<xdma::ModeRequest> dma_mode_request(const cli::XdmaModeText& modes) {
     xdma::ModeRequest request;
-    request.mode = PDT_TRY(xdma::parse_engine_mode(engine_mode));
-    request.completion = PDT_TRY(xdma::parse_completion(completion));
+    request.mode = PDT_TRY(vfio::parse_spelling("engine_mode", modes.engine_mode, xdma::kEngineModeSpellings));
+    request.completion = PDT_TRY(vfio::parse_spelling("completion", modes.completion, xdma::kCompletionSpellings));
     return request;
 }
 
 std::optional<int> parse_command_line(int argc, char** argv, const po::options_description& description,
                                       const char* summary) {
     po::options_description all("Options");
-    tool_support::add_help_and_version(all);
+    cli::add_help_and_version(all);
     all.add(description);
-    return tool_support::parse_command_line(argc, argv, {all, tool_support::fpga_sio_usage(argv[0], summary)});
+    return cli::parse_command_line(argc, argv, {all, cli::fpga_sio_usage(argv[0], summary)});
 }
 
 vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
@@ -98,8 +81,8 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
         return vfio::make_error("parse option --verify_threads", "\"" + std::to_string(cli.verify_threads) + "\"", EINVAL,
                                 "must be in the range 0.." + std::to_string(kMaxVerifyThreads));
     options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
-    PDT_TRY(dma_mode_request(cli.engine_mode, cli.completion));  // a usage error before any device opens
-    PDT_TRY(tool_support::parse_lock_timeout(cli.lock_timeout));
+    PDT_TRY(dma_mode_request(cli.modes));  // a usage error before any device opens
+    PDT_TRY(cli::parse_lock_timeout(cli.lock_timeout));
     return options;
 }
 
@@ -113,11 +96,11 @@ vfio::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& 
 
 namespace {
 
-using StreamBody = std::function<int(const std::vector<StreamDevice*>&, const StreamRunOptions&)>;
+using StreamBody = std::function<int(const std::vector<streams::StreamDevice*>&, const StreamRunOptions&)>;
 
 // The devices an adapter opened in place of the designs (GPUs, ET-SoC-1 cards): a usage error
 // exits 2, any other failure is Overall FAIL; else the body runs on them until done or Ctrl-C.
-int run_on_opened(vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> devices, StreamRunOptions options,
+int run_on_opened(vfio::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> devices, StreamRunOptions options,
                   const StreamBody& body) {
     if (!devices.ok()) {
         std::cerr << "Error: " << devices.error().message() << "\n";
@@ -126,7 +109,7 @@ int run_on_opened(vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> devic
         std::cout << "Overall FAIL\n";
         return 1;
     }
-    std::vector<StreamDevice*> pointers;
+    std::vector<streams::StreamDevice*> pointers;
     for (auto& device : *devices)
         pointers.push_back(device.get());
     options.test.stop = stop_on_sigint();
@@ -156,7 +139,7 @@ int run_on_etsoc1_devices(const CommonCli& cli, StreamRunOptions options, const 
 }  // namespace
 
 int run_on_stream_devices(const CommonCli& cli,
-                          const std::function<int(const std::vector<StreamDevice*>&, const StreamRunOptions&)>& body) {
+                          const std::function<int(const std::vector<streams::StreamDevice*>&, const StreamRunOptions&)>& body) {
     auto options = run_options(cli);
     OpenOptions open;
     for (const std::string& text : cli.device_routing) {
@@ -181,12 +164,12 @@ int run_on_stream_devices(const CommonCli& cli,
         return 2;
     }
     open.timeout = options->test.transfer_timeout;
-    open.modes = *dma_mode_request(cli.engine_mode, cli.completion);  // checked by run_options
+    open.modes = *dma_mode_request(cli.modes);  // checked by run_options
     open.dma_mask_bits = options->dma_mask_bits;
     open.progress = cli.json ? &std::cerr : &std::cout;
     report_dma_failures(cli.json ? stderr : stdout);  // registers and AER on a DMA failure
     // The lock timeout was checked by run_options.
-    const tool_support::DesignSelection selection{cli.sim_designs, {}, *tool_support::parse_lock_timeout(cli.lock_timeout),
+    const tool_support::DesignSelection selection{cli.sim_designs, {}, *cli::parse_lock_timeout(cli.lock_timeout),
                                                   cli.isolate_iommu_groups, cli.one_container_for_mappings};
     tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, open.progress, std::cerr);
     if (opened.status != 0) {  // no design, or a device that failed: nothing is tested
@@ -201,7 +184,7 @@ int run_on_stream_devices(const CommonCli& cli,
         return 1;
     }
     std::cout.flush();
-    std::vector<StreamDevice*> pointers;
+    std::vector<streams::StreamDevice*> pointers;
     std::vector<vfio::Device*> vfio_devices;
     for (auto& device : *devices) {
         pointers.push_back(device.get());

@@ -23,10 +23,10 @@ struct Measured {
 };
 
 // One packet length on one route: samples + 1 round trips, each CRC checked.
-vfio::Result<Measured> measure(StreamDevice& device, const LoopRoute& route, uint64_t length,
+vfio::Result<Measured> measure(streams::StreamDevice& device, const streams::LoopRoute& route, uint64_t length,
                                const LatencyOptions& options, uint64_t& sequence) {
-    auto h2c = PDT_TRY(device.open_channel(streams::Direction::H2C, route.h2c, ChannelBuffers{1, length}));
-    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, ChannelBuffers{1, kResultBytes}));
+    auto h2c = PDT_TRY(device.open_channel(streams::Direction::H2C, route.h2c, streams::ChannelBuffers{1, length}));
+    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, streams::ChannelBuffers{1, kResultBytes}));
     auto* words = reinterpret_cast<uint64_t*>(h2c->buffer(0));
     for (uint64_t w = 0; w < length / 8; ++w)
         words[w] = sequence = pattern::lcg64_next(sequence);
@@ -38,7 +38,7 @@ vfio::Result<Measured> measure(StreamDevice& device, const LoopRoute& route, uin
         const auto start = Clock::now();
         PDT_CHECK(c2h->submit(0, kResultBytes, false));
         PDT_CHECK(h2c->submit(0, length, true));
-        const streams::Completion result = PDT_TRY(wait_loopback(*h2c, *c2h, options.timeout));
+        const streams::Completion result = PDT_TRY(streams::wait_loopback(*h2c, *c2h, options.timeout));
         (void)PDT_TRY(h2c->wait(options.timeout));
         const auto stop = Clock::now();
         uint64_t actual;
@@ -65,7 +65,7 @@ std::string latency_line(uint64_t length, const std::vector<double>& sorted) {
     return line;
 }
 
-std::string latency_json(const StreamDevice& device, const LoopRoute& route, uint64_t length, const Measured& m) {
+std::string latency_json(const streams::StreamDevice& device, const streams::LoopRoute& route, uint64_t length, const Measured& m) {
     std::string percentiles;
     for (double p : kLatencyPercentiles)
         percentiles += format("%s\"%g\":%.3f", percentiles.empty() ? "" : ",", p, percentile(m.latencies_us, p));
@@ -82,7 +82,7 @@ struct Totals {
     std::vector<std::string> failures;
 };
 
-void test_route(StreamDevice& device, const LoopRoute& route, const LatencyOptions& options, uint64_t& sequence,
+void test_route(streams::StreamDevice& device, const streams::LoopRoute& route, const LatencyOptions& options, uint64_t& sequence,
                 Totals& totals, std::FILE* out) {
     ++totals.routes;
     if (!options.json)
@@ -121,13 +121,13 @@ double percentile(const std::vector<double>& sorted, double p) {
     return sorted[index];
 }
 
-int run_crc64_latency(const std::vector<StreamDevice*>& devices, const LatencyOptions& options, std::FILE* out) {
+int run_crc64_latency(const std::vector<streams::StreamDevice*>& devices, const LatencyOptions& options, std::FILE* out) {
     Totals totals;
     uint64_t sequence = 0;  // one repeatable sequence for the whole run
-    for (StreamDevice* device : devices) {
-        if (device->card_function() != stream_test::CardFunction::Crc64)
+    for (streams::StreamDevice* device : devices) {
+        if (device->card_function() != streams::CardFunction::Crc64)
             continue;
-        for (const LoopRoute& route : device->routes())
+        for (const streams::LoopRoute& route : device->routes())
             test_route(*device, route, options, sequence, totals, out);
     }
     std::string reason;

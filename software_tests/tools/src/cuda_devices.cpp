@@ -25,12 +25,13 @@ int iommu_group_of(const std::string& bdf) {
     return std::atoi(path.substr(path.rfind('/') + 1).c_str());
 }
 
-class CudaStreamDevice : public StreamDevice {
+class CudaStreamDevice : public streams::StreamDevice {
 public:
     CudaStreamDevice(cuda_stream::GpuInfo info, vfio::PciAddress address, unsigned channels,
-                     cuda_stream::HostMemory memory, std::optional<cuda_stream::Corruption> corruption, bool loopback)
+                     cuda_stream::HostMemory memory, std::optional<cuda_stream::Corruption> corruption,
+                     streams::Lie lie, bool loopback)
         : m_info(std::move(info)), m_address(address), m_channels(channels), m_memory(memory),
-          m_corruption(corruption), m_loopback(loopback), m_group(iommu_group_of(m_info.pci_bus_id)) {}
+          m_corruption(corruption), m_lie(lie), m_loopback(loopback), m_group(iommu_group_of(m_info.pci_bus_id)) {}
 
     std::string design_name() const override { return "CUDA " + m_info.name; }
     vfio::PciAddress address() const override { return m_address; }
@@ -39,15 +40,15 @@ public:
     unsigned c2h_channels() const override { return m_channels; }
     // Loopback (parallel streams): channel i comes back on channel i through GPU memory.
     // Independent streams: no route, so the GPU generates each C2H channel's own stream.
-    std::vector<LoopRoute> routes() const override {
-        std::vector<LoopRoute> routes;
+    std::vector<streams::LoopRoute> routes() const override {
+        std::vector<streams::LoopRoute> routes;
         for (unsigned i = 0; m_loopback && i < m_channels; ++i)
-            routes.push_back(LoopRoute{i, i});
+            routes.push_back(streams::LoopRoute{i, i});
         return routes;
     }
 
     vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(Direction direction, unsigned channel,
-                                                                       const ChannelBuffers& buffers) override {
+                                                                       const streams::ChannelBuffers& buffers) override {
         cuda_stream::ChannelConfig config;
         config.gpu = m_info.ordinal;
         config.channel = channel;
@@ -55,6 +56,8 @@ public:
         config.buffer_size = buffers.size;
         config.memory = m_memory;
         config.corruption = m_corruption;
+        config.lie = m_lie;
+        config.lie_transfers = m_lie_transfers;  // one count over every channel of the GPU
         std::shared_ptr<cuda_stream::Loop> loop;
         if (m_loopback) {
             auto& shared = m_loops[channel];
@@ -72,6 +75,8 @@ private:
     unsigned m_channels;
     cuda_stream::HostMemory m_memory;
     std::optional<cuda_stream::Corruption> m_corruption;
+    streams::Lie m_lie;
+    std::shared_ptr<cuda_stream::LieCounter> m_lie_transfers = std::make_shared<cuda_stream::LieCounter>(0);
     bool m_loopback;
     int m_group;
     std::map<unsigned, std::shared_ptr<cuda_stream::Loop>> m_loops;
@@ -107,7 +112,7 @@ vfio::Result<void> print_reference(const cuda_stream::GpuInfo& info, double seco
 
 bool cuda_built() { return true; }
 
-vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> open_cuda_stream_devices(const CudaCli& cli,
+vfio::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_stream_devices(const CudaCli& cli,
                                                                                    const StreamRunOptions& options,
                                                                                    std::FILE* out) {
     const CudaRunOptions o = PDT_TRY(cuda_run_options(cli));
@@ -115,13 +120,14 @@ vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> open_cuda_stream_device
     std::optional<cuda_stream::Corruption> corruption;
     if (o.corrupt)
         corruption = cuda_stream::Corruption{o.corrupt->first ? Direction::H2C : Direction::C2H, o.corrupt->second};
-    std::vector<std::unique_ptr<StreamDevice>> devices;
+    std::vector<std::unique_ptr<streams::StreamDevice>> devices;
     for (int ordinal : cli.devices) {
         const cuda_stream::GpuInfo info = PDT_TRY(cuda_stream::gpu_info(ordinal));
         const vfio::PciAddress address = PDT_TRY(vfio::PciAddress::parse(info.pci_bus_id));
         PDT_CHECK(print_reference(info, o.reference_seconds, o.channels, memory, options, out));
         devices.push_back(
-            std::make_unique<CudaStreamDevice>(info, address, o.channels, memory, corruption, cli.loopback));
+            std::make_unique<CudaStreamDevice>(info, address, o.channels, memory, corruption, o.lie,
+                                               cli.loopback));
     }
     return devices;
 }

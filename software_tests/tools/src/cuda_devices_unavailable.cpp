@@ -7,7 +7,7 @@ namespace stream_tools {
 
 bool cuda_built() { return false; }
 
-vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> open_cuda_stream_devices(const CudaCli& cli,
+vfio::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_stream_devices(const CudaCli& cli,
                                                                                    const StreamRunOptions&,
                                                                                    std::FILE*) {
     PDT_TRY(cuda_run_options(cli));  // usage errors first, as in a CUDA build

@@ -4,14 +4,14 @@
 #include <cstdint>
 
 #include "stream_tools/options.hpp"
+#include "cli/device_options.hpp"
 
 namespace stream_tools {
 
 void add_cuda_options(boost::program_options::options_description& description, CudaCli& cli) {
     namespace po = boost::program_options;
+    cli::add_cuda_device_option(description, cli.devices);
     description.add_options()
-        ("cuda_device", po::value(&cli.devices)->composing(),
-         "run on this NVIDIA GPU (CUDA ordinal, repeatable) instead of FPGA designs")
         ("cuda_channels", po::value(&cli.channels), "GPU: channels (CUDA streams) per direction, 1..16 (default 1)")
         ("cuda_host_memory", po::value(&cli.host_memory),
          "GPU: pinned (default: the copy engines DMA the buffers directly) or pageable (staged by the driver)")
@@ -19,6 +19,7 @@ void add_cuda_options(boost::program_options::options_description& description, 
          "GPU: seconds per mode of the bare cudaMemcpyAsync reference run first (default 2; 0: none)")
         ("cuda_corrupt", po::value(&cli.corrupt),
          "GPU test fault: h2c|c2h,<stream byte offset>: corrupt that byte on the GPU (the run must FAIL)");
+    cli::add_lie_option(description, "cuda_lie", "GPU", cli.lie);
 }
 
 vfio::Result<CudaRunOptions> cuda_run_options(const CudaCli& cli) {
@@ -39,6 +40,7 @@ vfio::Result<CudaRunOptions> cuda_run_options(const CudaCli& cli) {
         o.corrupt = std::make_pair(direction == "h2c",
                                    PDT_TRY(parse_number("cuda_corrupt", cli.corrupt.substr(comma + 1), 0, UINT64_MAX)));
     }
+    o.lie = PDT_TRY(streams::parse_lie("option --cuda_lie", cli.lie));
     return o;
 }
 

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "dma_bridge/xdma_discovery.hpp"
-#include "dma_bridge/xdma_registers.hpp"
+#include "dma_bridge/xdma_credit_register_check.hpp"
 #include "pattern/pattern.hpp"
 #include "stream_tools/card_dma.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
@@ -14,10 +14,6 @@ namespace {
 
 constexpr unsigned kRing = 1023;  // the most descriptors the credit register can release
 constexpr uint64_t kPage = 4096;
-
-vfio::Error credit_error(const std::string& what) {
-    return vfio::make_error("Descriptor Credits register test", "H2C 0", EIO, what);
-}
 
 }  // namespace
 
@@ -40,40 +36,7 @@ vfio::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma
 }
 
 vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar) {
-    using namespace xdma;
-    const vfio::RegisterWindow regs = PDT_TRY(dma_registers(device, dma_bar));
-    const uint64_t channel = block_offset(target::H2C_CHANNEL, 0);
-    const uint64_t sgdma = block_offset(target::H2C_SGDMA, 0);
-    const uint64_t common = block_offset(target::SGDMA_COMMON);
-    const uint32_t bit = sgdma_common_reg::channel_bit(Direction::H2C, 0);
-    if (regs.read32(channel + channel_reg::STATUS) & status::busy)
-        return vfio::make_error("Descriptor Credits register test", "H2C 0", EBUSY, "the channel is busy");
-    // Halt descriptor fetch, so Run with credits fetches nothing.
-    regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1S, bit);
-    regs.write32(channel + channel_reg::CONTROL_W1S, control::run);
-    std::optional<vfio::Error> failure;
-    for (uint32_t k = 1; k < kRing && !failure; ++k) {
-        regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1S, bit);
-        uint32_t expected = 0;
-        if (const uint32_t first = regs.read32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS) & 0x3FF; first != 0)
-            failure = credit_error("credits read " + std::to_string(first) + " after enabling credit mode, expected 0");
-        while (!failure && expected + k <= kRing) {
-            regs.write32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS, k);
-            expected += k;
-            const uint32_t read = regs.read32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS) & 0x3FF;
-            if (read != expected)
-                failure = credit_error("adding " + std::to_string(k) + " at a time: read " + std::to_string(read) +
-                                       ", expected " + std::to_string(expected));
-        }
-        regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1C, bit);
-        if (const uint32_t left = regs.read32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS) & 0x3FF; !failure && left != 0)
-            failure = credit_error("disabling credit mode left " + std::to_string(left) + " credits");
-    }
-    regs.write32(channel + channel_reg::CONTROL_W1C, control::run);
-    regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1C, bit);
-    if (failure)
-        return *failure;
-    return {};
+    return xdma::check_descriptor_credit_register(PDT_TRY(xdma::dma_registers(device, dma_bar)));
 }
 
 namespace {
@@ -139,12 +102,12 @@ vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const 
 }
 
 // Stream designs: growing messages through one loopback route.
-vfio::Result<uint64_t> stream_credits(XdmaStreamDevice& device, const LoopRoute& route, int64_t options_timeout,
+vfio::Result<uint64_t> stream_credits(XdmaStreamDevice& device, const streams::LoopRoute& route, int64_t options_timeout,
                                   std::FILE* out) {
     const uint64_t first_words = kPage / 4 - 1, messages = 3 * kRing;
     const uint64_t longest = (first_words + messages - 1) * 4;
-    auto h2c = PDT_TRY(device.open_channel(streams::Direction::H2C, route.h2c, ChannelBuffers{16, (longest + 63) & ~63ull}));
-    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, ChannelBuffers{kRing, kPage}));
+    auto h2c = PDT_TRY(device.open_channel(streams::Direction::H2C, route.h2c, streams::ChannelBuffers{16, (longest + 63) & ~63ull}));
+    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, streams::ChannelBuffers{kRing, kPage}));
     for (size_t i = 0; i < kRing; ++i)
         PDT_CHECK(c2h->submit(i, kPage, false));
     const pattern::Pattern pat(4, 0);
@@ -162,7 +125,7 @@ vfio::Result<uint64_t> stream_credits(XdmaStreamDevice& device, const LoopRoute&
         }
         if (h2c_done < h2c_queued && PDT_TRY(h2c->poll()))
             ++h2c_done;
-        auto piece = PDT_TRY(wait_loopback(*h2c, *c2h, std::chrono::milliseconds(options_timeout)));
+        auto piece = PDT_TRY(streams::wait_loopback(*h2c, *c2h, std::chrono::milliseconds(options_timeout)));
         ++descriptors;
         const uint64_t expected = std::min(kPage, length_of(message) - in_message);
         const bool eop = in_message + expected == length_of(message);
@@ -217,13 +180,13 @@ ChannelResult with_outcome(ChannelResult result, const vfio::Result<uint64_t>& o
 
 // One route, as the design's card function needs: loopback messages, CRC64 messages, or the
 // fixed-data sink and source (descriptor_credits_functions.cpp).
-vfio::Result<uint64_t> route_credits(XdmaStreamDevice& device, const LoopRoute& route, const CreditsOptions& options,
+vfio::Result<uint64_t> route_credits(XdmaStreamDevice& device, const streams::LoopRoute& route, const CreditsOptions& options,
                                      std::FILE* out) {
     switch (device.card_function()) {
-    case stream_test::CardFunction::Crc64: return crc64_stream_credits(device, route, options.timeout, out);
-    case stream_test::CardFunction::FixedData: return fixed_data_stream_credits(device, route, options.timeout, out);
-    case stream_test::CardFunction::Loopback: break;
-    case stream_test::CardFunction::Generated:
+    case streams::CardFunction::Crc64: return crc64_stream_credits(device, route, options.timeout, out);
+    case streams::CardFunction::FixedData: return fixed_data_stream_credits(device, route, options.timeout, out);
+    case streams::CardFunction::Loopback: break;
+    case streams::CardFunction::Generated:
         return vfio::make_error("descriptor credits", device.address().to_string(), EINVAL,
                                 "card-generated data is not a function of an XDMA stream design");
     }
@@ -246,6 +209,10 @@ std::vector<ChannelResult> test_design(identify::IdentifiedDesign& design, const
         return {failed(base, credits.error())};
     if (auto registers = credit_register_test(*design.device, design.dma_bridge->bar); !registers.ok())
         return {failed(base, registers.error())};
+    const auto modes = describe_engine_modes(design, {xdma::EngineModeRequest::Credits, options.modes.completion});
+    if (!modes.ok())
+        return {failed(base, modes.error())};
+    std::fprintf(out, "%s\n", modes->c_str());
     if (design.dma_bridge->mode == designs::DmaMode::MemoryMapped) {
         ChannelResult result = base;
         result.h2c = result.c2h = 0;
@@ -268,7 +235,7 @@ std::vector<ChannelResult> test_design(identify::IdentifiedDesign& design, const
         return {result};
     }
     std::vector<ChannelResult> results;
-    for (const LoopRoute& route : (*device)->routes()) {
+    for (const streams::LoopRoute& route : (*device)->routes()) {
         ChannelResult result = base;
         result.h2c = route.h2c;
         result.c2h = route.c2h;

@@ -25,14 +25,14 @@ using vfio::format;
 
 }  // namespace
 
-vfio::Result<uint64_t> crc64_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
+vfio::Result<uint64_t> crc64_stream_credits(XdmaStreamDevice& device, const streams::LoopRoute& route,
                                         std::chrono::milliseconds timeout, std::FILE* out) {
     // Message m: (page / beat - 1 + m) tdata beats, so most messages are longer than a page.
     const uint64_t beat = device.packet_granularity(), first_beats = kPage / beat - 1;
     const auto length_of = [&](uint64_t m) { return (first_beats + m) * beat; };
     auto h2c = PDT_TRY(device.open_channel(streams::Direction::H2C, route.h2c,
-                                           ChannelBuffers{16, length_of(kMessages - 1)}));
-    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, ChannelBuffers{kRing, kPage}));
+                                           streams::ChannelBuffers{16, length_of(kMessages - 1)}));
+    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, streams::ChannelBuffers{kRing, kPage}));
     for (size_t i = 0; i < kRing; ++i)
         PDT_CHECK(c2h->submit(i, kPage, false));
     std::deque<uint64_t> expected;  // the CRC of each message sent and not yet received
@@ -50,7 +50,7 @@ vfio::Result<uint64_t> crc64_stream_credits(XdmaStreamDevice& device, const Loop
         }
         if (h2c_done < h2c_queued && PDT_TRY(h2c->poll()))
             ++h2c_done;
-        const streams::Completion piece = PDT_TRY(wait_loopback(*h2c, *c2h, timeout));
+        const streams::Completion piece = PDT_TRY(streams::wait_loopback(*h2c, *c2h, timeout));
         ++descriptors;
         const std::string where = format("message %" PRIu64 " (%" PRIu64 " bytes)", received, length_of(received));
         if (piece.length != kCrcBytes || !piece.end_of_packet)
@@ -76,13 +76,13 @@ vfio::Result<uint64_t> crc64_stream_credits(XdmaStreamDevice& device, const Loop
     return received * kCrcBytes;
 }
 
-vfio::Result<uint64_t> fixed_data_stream_credits(XdmaStreamDevice& device, const LoopRoute& route,
+vfio::Result<uint64_t> fixed_data_stream_credits(XdmaStreamDevice& device, const streams::LoopRoute& route,
                                              std::chrono::milliseconds timeout, std::FILE* out) {
     const uint64_t first_words = kPage / 4 - 1;
     const auto length_of = [&](uint64_t m) { return (first_words + m) * 4; };
     auto h2c = PDT_TRY(device.open_channel(streams::Direction::H2C, route.h2c,
-                                           ChannelBuffers{16, (length_of(kMessages - 1) + 63) & ~63ull}));
-    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, ChannelBuffers{kRing, kPage}));
+                                           streams::ChannelBuffers{16, (length_of(kMessages - 1) + 63) & ~63ull}));
+    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, streams::ChannelBuffers{kRing, kPage}));
     for (size_t i = 0; i < kRing; ++i) {
         std::memset(c2h->buffer(i), kPoison, kPage);
         PDT_CHECK(c2h->submit(i, kPage, false));
@@ -104,7 +104,7 @@ vfio::Result<uint64_t> fixed_data_stream_credits(XdmaStreamDevice& device, const
         }
         if (h2c_done < sent && PDT_TRY(h2c->poll()))
             ++h2c_done;
-        const streams::Completion piece = PDT_TRY(wait_loopback(*h2c, *c2h, timeout));
+        const streams::Completion piece = PDT_TRY(streams::wait_loopback(*h2c, *c2h, timeout));
         const auto* words = reinterpret_cast<const uint32_t*>(c2h->buffer(piece.buffer));
         const std::string where = format("C2H descriptor %" PRIu64, received);
         if (piece.length != kPage || piece.end_of_packet)

@@ -8,15 +8,12 @@
 #include "stream_tools/memory_boundaries.hpp"
 #include "stream_tools/stream_subtests.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
+#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 namespace {
 
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-    return text;
-}
+using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
 
 bool enabled(const DmaBridgeTestOptions& options, const std::string& test) {
     return options.enabled.empty() || options.enabled.count(test) != 0;
@@ -85,12 +82,13 @@ using MemoryTest = MemoryTestResult (*)(vfio::Device&, CardDma&, const MemoryTes
 
 // One memory test on every channel pair (the first only for memory_addressing).
 void run_memory_test(identify::IdentifiedDesign& design, const std::string& name, MemoryTest test,
-                     const MemoryTestOptions& memory, const DmaBridgeTestOptions& options, std::FILE* out,
-                     std::vector<ChannelResult>& results) {
+                     const MemoryTestOptions& memory, const DmaBridgeTestOptions& options, const std::string& modes,
+                     std::FILE* out, std::vector<ChannelResult>& results) {
     const unsigned h2c = design.dma_bridge->num_h2c(), c2h = design.dma_bridge->num_c2h();
     const unsigned most = name == "memory_addressing" ? 1 : options.max_channel_combinations;
     unsigned combinations = 0;
     design_header(design, memory.memory_size, out);
+    std::fprintf(out, "%s\n", modes.c_str());  // after fpga_sio's header
     if (over_host_limit(design, name, memory_test_host_bytes(name, memory),
                         options.simulated_card_memory ? memory_test_card_bytes(name, memory) : 0, memory_way_out(name),
                         options, out, results))
@@ -127,26 +125,25 @@ void run_memory_test(identify::IdentifiedDesign& design, const std::string& name
     }
 }
 
-// The engine modes line (not fpga_sio's modes only); false, with a failed result, when the IP
-// cannot do what --engine_mode / --completion ask.
-bool print_engine_modes(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options,
-                        const std::string& tests, std::FILE* out, std::vector<ChannelResult>& results) {
+// The engine modes line every run prints; nullopt, with a failed result, when the IP cannot do
+// what --engine_mode / --completion ask.
+std::optional<std::string> engine_modes(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options,
+                                        const std::string& tests, std::FILE* out, std::vector<ChannelResult>& results) {
     auto modes = describe_engine_modes(design, options.modes);
     if (!modes.ok()) {
         ChannelResult result = result_for(design, tests);
         result.failure = modes.error().message();
         std::fprintf(out, "TEST FAIL:\n  %s\n", result.failure->c_str());
         results.push_back(result);
-        return false;
+        return std::nullopt;
     }
-    if (!modes->empty())
-        std::fprintf(out, "%s\n", modes->c_str());
-    return true;
+    return *modes;
 }
 
 void run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, std::FILE* out,
                        std::vector<ChannelResult>& results) {
-    if (!print_engine_modes(design, options, "memory", out, results))
+    const auto modes = engine_modes(design, options, "memory", out, results);
+    if (!modes)
         return;
     const MemoryTestOptions memory = memory_options(design, options);
     // memory_boundaries first: short, and its guard bands see an engine that writes out of
@@ -158,19 +155,19 @@ void run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOp
                                                         {"memory_addressing", memory_addressing}};
     for (const auto& [name, test] : tests)
         if (enabled(options, name))
-            run_memory_test(design, name, test, memory, options, out, results);
+            run_memory_test(design, name, test, memory, options, *modes, out, results);
 }
 
 // One loopback route: a fixed amount of data (min_words) through it, checked in full.
 ChannelResult run_stream_route(XdmaStreamDevice& device, ChannelResult result, const DmaBridgeTestOptions& options,
                                std::FILE* out) {
     const uint64_t h2c_whole = (options.stream.mapping_size / options.stream.num_descriptors) & ~uint64_t{3};
-    const ChannelBuffers h2c_buffers{options.stream.num_descriptors,
+    const streams::ChannelBuffers h2c_buffers{options.stream.num_descriptors,
                                      h2c_whole - h2c_whole % device.packet_granularity(),  // CRC64: whole tdata beats
                                      options.stream.allocation};
-    const stream_test::CardFunction function = device.card_function();
+    const streams::CardFunction function = device.card_function();
     const uint64_t c2h_whole = (options.c2h_mapping_size / options.c2h_num_descriptors) & ~uint64_t{3};
-    const ChannelBuffers c2h_buffers{options.c2h_num_descriptors,
+    const streams::ChannelBuffers c2h_buffers{options.c2h_num_descriptors,
                                      c2h_whole - c2h_whole % options.stream_axi_width_bytes,  // whole stream beats
                                      options.stream.allocation};
     const unsigned h = *result.h2c, c = *result.c2h;
@@ -219,7 +216,7 @@ ChannelResult run_stream_route(XdmaStreamDevice& device, ChannelResult result, c
         result.bytes_verified = row.words_verified * 4;
         std::fprintf(out, "%sTEST PASS\n",
                      verified_lines(function, row.words_verified,
-                                    function == stream_test::CardFunction::Crc64 ? row.words_verified / 2 : 0,
+                                    function == streams::CardFunction::Crc64 ? row.words_verified / 2 : 0,
                                     row.words_verified / 2 * h2c_buffers.size)
                          .c_str());
     } else {
@@ -241,7 +238,7 @@ std::string enabled_stream_tests(const DmaBridgeTestOptions& options) {
     return names;
 }
 
-StreamSubtestOptions subtest_options(const DmaBridgeTestOptions& options, unsigned bar, const LoopRoute& route) {
+StreamSubtestOptions subtest_options(const DmaBridgeTestOptions& options, unsigned bar, const streams::LoopRoute& route) {
     StreamSubtestOptions o;
     o.dma_bar = bar;
     o.h2c_channel = route.h2c;
@@ -272,8 +269,10 @@ ChannelResult with(ChannelResult result, const MemoryTestResult& outcome) {
 void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOptions& options, std::FILE* out,
                        std::vector<ChannelResult>& results) {
     ChannelResult base = result_for(design, enabled_stream_tests(options));
-    if (!print_engine_modes(design, options, enabled_stream_tests(options), out, results))
+    const auto modes = engine_modes(design, options, enabled_stream_tests(options), out, results);
+    if (!modes)
         return;
+    std::fprintf(out, "%s\n", modes->c_str());
     if (over_host_limit(design, enabled_stream_tests(options), options.stream.mapping_size + options.c2h_mapping_size, 0,
                         "lower --stream_mapping_size, or raise the limit", options, out, results))
         return;
@@ -298,7 +297,7 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
         results.push_back(base);
         return;
     }
-    for (const LoopRoute& route : (*device)->routes()) {
+    for (const streams::LoopRoute& route : (*device)->routes()) {
         ChannelResult result = base;
         result.h2c = route.h2c;
         result.c2h = route.c2h;

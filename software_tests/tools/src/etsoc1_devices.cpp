@@ -13,23 +13,15 @@ namespace stream_tools {
 
 void add_etsoc1_options(boost::program_options::options_description& description, Etsoc1Cli& cli) {
     namespace po = boost::program_options;
+    cli::add_etsoc1_options(description, cli);
     description.add_options()
-        ("etsoc1_device", po::value(&cli.devices)->composing(),
-         "run on this Esperanto ET-SoC-1 card (the runtime's index, repeatable) or `fake` (the fake card) instead of "
-         "FPGA designs")
         ("etsoc1_channels", po::value(&cli.channels), "ET-SoC-1: loopback channel pairs per card, 1..4 (default 1)")
-        ("etsoc1_window", po::value(&cli.window), "ET-SoC-1: copies in flight per direction per channel, 1..4 (default 2)")
-        ("etsoc1_fake", po::value(&cli.fake),
-         "ET-SoC-1 fake card parameters key=value,... (memcpy_gbps, dma_gbps, link_gbps, poll_busy_us, poll_idle_us, "
-         "collision, ...; faults corrupt_h2c_byte, copy_error_at, hang_at: see etsoc1/README.md)")
-        ("etsoc1_socket", po::value(&cli.socket),
-         "ET-SoC-1: use the runtime daemon at this socket (e.g. /var/run/et_runtime/pcie.sock) instead of opening the "
-         "card in this process");
+        ("etsoc1_window", po::value(&cli.window), "ET-SoC-1: copies in flight per direction per channel, 1..4 (default 2)");
 }
 
 namespace {
 
-class Etsoc1StreamDevice : public StreamDevice {
+class Etsoc1StreamDevice : public streams::StreamDevice {
 public:
     Etsoc1StreamDevice(std::shared_ptr<etsoc1::Card> card, int index, etsoc1::DeviceInfo info, vfio::PciAddress address,
                        unsigned channels, unsigned window)
@@ -41,15 +33,15 @@ public:
     int iommu_group() const override { return -1; }  // the runtime's driver, not VFIO
     unsigned h2c_channels() const override { return m_channels; }
     unsigned c2h_channels() const override { return m_channels; }
-    std::vector<LoopRoute> routes() const override {
-        std::vector<LoopRoute> routes;
+    std::vector<streams::LoopRoute> routes() const override {
+        std::vector<streams::LoopRoute> routes;
         for (unsigned i = 0; i < m_channels; ++i)
-            routes.push_back(LoopRoute{i, i});
+            routes.push_back(streams::LoopRoute{i, i});
         return routes;
     }
 
     vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
-                                                                       const ChannelBuffers& buffers) override {
+                                                                       const streams::ChannelBuffers& buffers) override {
         auto& loop = m_loops[channel];
         if (!loop) {
             etsoc1::ChannelConfig config;
@@ -85,7 +77,7 @@ std::string describe_fake(const etsoc1::FakeParameters& p) {
 
 }  // namespace
 
-vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> open_etsoc1_stream_devices(const Etsoc1Cli& cli,
+vfio::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_etsoc1_stream_devices(const Etsoc1Cli& cli,
                                                                                      std::FILE* out) {
     const auto channels = static_cast<unsigned>(PDT_TRY(parse_number("etsoc1_channels", cli.channels, 1, 4)));
     const auto window = static_cast<unsigned>(PDT_TRY(parse_number("etsoc1_window", cli.window, 1, 4)));
@@ -97,7 +89,7 @@ vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> open_etsoc1_stream_devi
             ++fakes;
         else
             indices.push_back(static_cast<int>(PDT_TRY(parse_number("etsoc1_device", text, 0, 63))));
-    std::vector<std::unique_ptr<StreamDevice>> devices;
+    std::vector<std::unique_ptr<streams::StreamDevice>> devices;
     for (size_t i = 0; i < fakes; ++i) {
         auto card = std::make_shared<etsoc1::FakeCard>(fake);
         etsoc1::DeviceInfo info = PDT_TRY(card->info(0));

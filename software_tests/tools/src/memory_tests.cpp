@@ -13,6 +13,9 @@ namespace stream_tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// Poison: a DMA that wrote nothing leaves words of 0xA5A5A5A5, which a pattern word matches by
+// chance only (one in 2^32), so no unwritten run of words verifies.
+constexpr int kPoisonByte = 0xA5;
 
 using vfio::hex;
 
@@ -33,8 +36,11 @@ std::vector<Chunk> plan(uint64_t base, uint64_t bytes, uint64_t length) {
     return chunks;
 }
 
-std::string data_error(const pattern::Mismatch& m, uint64_t memory_base) {
-    return "card address " + hex(memory_base + m.first_bad_word * 4) + " " + m.describe();
+// The first bad word by card address and by its offset in the host buffer, which holds the card
+// bytes from `buffer_card_offset` on.
+std::string data_error(const pattern::Mismatch& m, uint64_t memory_base, uint64_t buffer_card_offset) {
+    return "card address " + hex(memory_base + m.first_bad_word * 4) + " (host buffer offset " +
+           hex(m.first_bad_word * 4 - buffer_card_offset) + ") " + m.describe();
 }
 
 // Host window of memory_variable_transfers: whole H2C transfers, at least max_buffer_size and
@@ -43,6 +49,10 @@ uint64_t variable_window(uint64_t bytes, uint64_t length, uint64_t c2h_length, u
     const uint64_t wanted = std::max({length, c2h_length, max_buffer_size});
     return std::min(bytes, (wanted + length - 1) / length * length);
 }
+
+// Before every card-to-host DMA its destination holds poison (docs/verification.md): a DMA that
+// completes without writing, or without its last bytes, leaves words no pattern word equals.
+void poison(vfio::DmaRegion& destination, uint64_t bytes) { std::memset(destination.data(), kPoisonByte, bytes); }
 
 // Passes of fill / DMA / verify over `bytes` of card memory, `window` bytes of it at a time
 // (the host buffers hold one window), in `length` (H2C) and `c2h_length` chunks. The pattern's
@@ -66,6 +76,7 @@ MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const Mem
         for (uint64_t at = 0; at < bytes; at += window) {
             const uint64_t part = std::min(window, bytes - at), part_words = part / 4;
             auto* h2c_words = reinterpret_cast<uint32_t*>(h2c->data());
+            poison(*c2h, part);  // what the card-to-host DMA does not write stays poison
             auto t0 = Clock::now();
             pattern::generate(options.pool, pat, h2c_words, part_words, at / 4);
             auto t1 = Clock::now();
@@ -84,7 +95,7 @@ MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const Mem
             fill_time += t1 - t0;
             dma_time += t2 - t1;
             if (!m.ok())
-                return test_failure(out, "C2H", "pass " + std::to_string(p) + ": " + data_error(m, options.memory_base));
+                return test_failure(out, "C2H", "pass " + std::to_string(p) + ": " + data_error(m, options.memory_base, at));
         }
         populate.add(fill_time);
         dma_timing.add(dma_time);
@@ -170,6 +181,7 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
     }
     // ...then read all of it back: an address the memory does not decode shows up here.
     for (uint64_t i = 0; i < count; ++i) {
+        poison(*c2h, chunk);
         auto t0 = Clock::now();
         if (auto done = dma.read(*c2h, {Chunk{0, options.memory_base + i * chunk, chunk}}); !done.ok()) {
             (void)dma.stop();
@@ -181,7 +193,7 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
             pattern::verify(options.pool, pat, reinterpret_cast<const uint32_t*>(c2h->data()), words, i * words);
         verify.add(Clock::now() - t1);
         if (!m.ok())
-            return test_failure(out, "C2H", data_error(m, options.memory_base));
+            return test_failure(out, "C2H", "chunk " + std::to_string(i) + ": " + data_error(m, options.memory_base, i * chunk));
     }
     std::fprintf(out, "%s%s%s%s", populate.report().c_str(), write.report().c_str(), read.report().c_str(),
                  verify.report().c_str());

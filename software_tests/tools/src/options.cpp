@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "vfio_access/spellings.hpp"
+
 namespace stream_tools {
 namespace {
 
@@ -13,30 +15,6 @@ vfio::Error bad(const std::string& option, const std::string& text, const std::s
 }
 
 }  // namespace
-
-vfio::Result<uint64_t> parse_number(const std::string& option, const std::string& text, uint64_t min, uint64_t max) {
-    if (text.empty() || text[0] == '-' || text[0] == '+' || text[0] == ' ')
-        return bad(option, text, "expected an unsigned number");
-    errno = 0;
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(text.c_str(), &end, 0);
-    if (errno != 0 || end == text.c_str() || *end != '\0')
-        return bad(option, text, "expected an unsigned number (0x.. hex, 0.. octal, or decimal)");
-    if (value < min || value > max)
-        return bad(option, text, "must be in the range " + std::to_string(min) + ".." + std::to_string(max));
-    return static_cast<uint64_t>(value);
-}
-
-vfio::Result<double> parse_seconds(const std::string& option, const std::string& text) {
-    char* end = nullptr;
-    errno = 0;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || errno != 0 || *end != '\0' || !std::isfinite(value) || value <= 0.0)
-        return bad(option, text, "expected a positive number of seconds");
-    if (value > kMaxSeconds)  // as milliseconds it must fit in 64 bits
-        return bad(option, text, "must be at most " + std::to_string(static_cast<uint64_t>(kMaxSeconds)) + " seconds");
-    return value;
-}
 
 vfio::Result<ChannelSelector> parse_channel_selector(const std::string& option, const std::string& text) {
     const auto comma = text.find(',');
@@ -97,14 +75,12 @@ vfio::Result<std::pair<uint64_t, uint64_t>> parse_number_pair(const std::string&
     return std::pair{h2c, c2h};
 }
 
-vfio::Result<BufferAllocation> parse_buffer_allocation(const std::string& text) {
-    if (text == "heap")
-        return BufferAllocation::Heap;
-    if (text == "shared_memory")
-        return BufferAllocation::SharedMemory;
-    if (text == "huge_pages")
-        return BufferAllocation::HugePages;
-    return bad("buffer_allocation", text, "one of heap, shared_memory, huge_pages");
+vfio::Result<streams::BufferAllocation> parse_buffer_allocation(const std::string& text) {
+    using streams::BufferAllocation;
+    static constexpr vfio::Spelling<BufferAllocation> kAllocations[] = {
+        {BufferAllocation::Heap, "heap"}, {BufferAllocation::SharedMemory, "shared_memory"},
+        {BufferAllocation::HugePages, "huge_pages"}};
+    return vfio::parse_spelling("buffer_allocation", text, kAllocations);
 }
 
 }  // namespace stream_tools

@@ -6,7 +6,7 @@
 #include <memory>
 #include <thread>
 
-#include "continuous_ring.hpp"
+#include "dma_bridge/xdma_continuous_ring.hpp"
 #include "dma_bridge/xdma_engine.hpp"
 #include "stream_test/expected_data.hpp"
 #include "test_failure.hpp"
@@ -16,7 +16,7 @@ namespace stream_tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using stream_test::CardFunction;
+using streams::CardFunction;
 
 using vfio::hex;
 
@@ -89,7 +89,8 @@ private:
         const pattern::Mismatch m = pattern::verify(m_o.pool, m_pat, reinterpret_cast<const uint32_t*>(data),
                                                     static_cast<size_t>(length / 4), want.piece_word);
         if (!m.ok())
-            return {false, "stream byte offset " + hex(offset) + ": " + m.describe(), offset, m, 0};
+            return {false, "piece at stream byte offset " + hex(offset) + ": " + m.describe(want.piece_word, "piece"),
+                    offset, m, 0};
         return {true, {}, 0, {}, length / 4};
     }
 
@@ -167,7 +168,12 @@ ExpectedPiece continuous_piece(const StreamSubtestOptions& o, const ContinuousPl
     return want;
 }
 
-std::string overwritten_line(const detail::ContinuousRing& ring, uint64_t c2h_size) {
+// The continuous ring's typed settings from the subtest's options.
+xdma::ContinuousRingSettings ring_settings(const StreamSubtestOptions& o) {
+    return {o.dma_bar, o.c2h_channel, o.c2h_buffers, o.buffer_kind, o.dma_mask_bits};
+}
+
+std::string overwritten_line(const xdma::ContinuousRing& ring, uint64_t c2h_size) {
     if (ring.overwritten() == 0)
         return {};
     return std::to_string(ring.overwritten()) + " C2H buffers (" + hex(ring.overwritten() * c2h_size) +
@@ -211,7 +217,7 @@ MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const
     if (!h2c_data.ok())
         return test_failure(out, "H2C", h2c_data.error().message());
     const bool free_running = o.function == CardFunction::FixedData;
-    auto c2h = detail::ContinuousRing::open(device, o, p.c2h_size, free_running);
+    auto c2h = xdma::ContinuousRing::open(device, ring_settings(o), p.c2h_size, free_running);
     if (!c2h.ok())
         return test_failure(out, "C2H", c2h.error().message());
     if (free_running)  // a buffer never written fails; not again later, as the engine may be writing it

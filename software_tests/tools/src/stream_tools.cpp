@@ -16,12 +16,12 @@ using streams::Direction;
 
 using vfio::format;
 
-std::string selecting_line(const StreamDevice& device) {
+std::string selecting_line(const streams::StreamDevice& device) {
     return format("Selecting test of %s design PCI device %s IOMMU group %d", device.design_name().c_str(),
                   device.address().to_string().c_str(), device.iommu_group());
 }
 
-bool selected(const std::vector<ChannelSelector>& selectors, const StreamDevice& device, unsigned channel) {
+bool selected(const std::vector<ChannelSelector>& selectors, const streams::StreamDevice& device, unsigned channel) {
     if (selectors.empty())
         return true;
     return std::any_of(selectors.begin(), selectors.end(), [&](const ChannelSelector& s) {
@@ -31,7 +31,7 @@ bool selected(const std::vector<ChannelSelector>& selectors, const StreamDevice&
 
 // A selector that matches nothing is an error: the user asked for a channel that is not there.
 std::optional<std::string> unmatched(const std::vector<ChannelSelector>& selectors,
-                                     const std::vector<std::pair<StreamDevice*, unsigned>>& chosen, const char* what) {
+                                     const std::vector<std::pair<streams::StreamDevice*, unsigned>>& chosen, const char* what) {
     for (const auto& s : selectors) {
         const bool found = std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) {
             return c.first->address() == s.address && c.second == s.channel;
@@ -43,8 +43,8 @@ std::optional<std::string> unmatched(const std::vector<ChannelSelector>& selecto
 }
 
 // Buffers per channel: mapping_size split over the descriptors, a multiple of 4 bytes.
-vfio::Result<ChannelBuffers> channel_buffers(const StreamRunOptions& options) {
-    ChannelBuffers buffers{options.num_descriptors, (options.mapping_size / options.num_descriptors) & ~uint64_t{3},
+vfio::Result<streams::ChannelBuffers> channel_buffers(const StreamRunOptions& options) {
+    streams::ChannelBuffers buffers{options.num_descriptors, (options.mapping_size / options.num_descriptors) & ~uint64_t{3},
                            options.allocation};
     if (buffers.size == 0)
         return vfio::make_error("size stream buffers", "--stream_mapping_size", EINVAL,
@@ -53,15 +53,15 @@ vfio::Result<ChannelBuffers> channel_buffers(const StreamRunOptions& options) {
 }
 
 // Buffers for one device: H2C packets a multiple of what its card function needs.
-vfio::Result<ChannelBuffers> device_buffers(const ChannelBuffers& buffers, const StreamDevice& device) {
-    ChannelBuffers sized = buffers;
+vfio::Result<streams::ChannelBuffers> device_buffers(const streams::ChannelBuffers& buffers, const streams::StreamDevice& device) {
+    streams::ChannelBuffers sized = buffers;
     const uint64_t granularity = device.packet_granularity();
     sized.size -= sized.size % granularity;
     if (sized.size == 0)
         return vfio::make_error("size stream buffers", device.design_name(), EINVAL,
                                 format("its %s stream needs buffers of a multiple of %" PRIu64
                                        " bytes: raise --stream_mapping_size",
-                                       stream_test::to_string(device.card_function()), granularity));
+                                       streams::to_string(device.card_function()), granularity));
     return sized;
 }
 
@@ -76,8 +76,8 @@ struct Run {
           }()),
           report(out, options.json), watcher(options.watcher) {}
 
-    vfio::Result<streams::StreamChannel*> open(StreamDevice& device, Direction direction, unsigned channel,
-                                               const ChannelBuffers& buffers) {
+    vfio::Result<streams::StreamChannel*> open(streams::StreamDevice& device, Direction direction, unsigned channel,
+                                               const streams::ChannelBuffers& buffers) {
         auto opened = PDT_TRY(device.open_channel(direction, channel, buffers));
         channels.push_back(std::move(opened));
         return channels.back().get();
@@ -102,7 +102,7 @@ struct Run {
 };
 
 // The host buffers of `channels` channels must fit --host_memory_limit; checked before any opens.
-std::optional<std::string> over_host_limit(const StreamRunOptions& options, const ChannelBuffers& buffers,
+std::optional<std::string> over_host_limit(const StreamRunOptions& options, const streams::ChannelBuffers& buffers,
                                            size_t channels) {
     const uint64_t needed = channels * buffers.count * buffers.size;
     if (options.host_memory_limit == 0 || needed <= options.host_memory_limit)
@@ -113,7 +113,7 @@ std::optional<std::string> over_host_limit(const StreamRunOptions& options, cons
                   channels, buffers.count * buffers.size, needed, options.host_memory_limit);
 }
 
-std::string using_line(const StreamRunOptions& options, const ChannelBuffers& buffers) {
+std::string using_line(const StreamRunOptions& options, const streams::ChannelBuffers& buffers) {
     return format("Using num_descriptors=%zu bytes_per_buffer=0x%" PRIx64 " data_mapping_size_words=0x%" PRIx64,
                   buffers.count, buffers.size, options.mapping_size / 4);
 }
@@ -122,13 +122,13 @@ std::string using_line(const StreamRunOptions& options, const ChannelBuffers& bu
 
 namespace {
 
-using Pair = std::pair<StreamDevice*, LoopRoute>;
+using Pair = std::pair<streams::StreamDevice*, streams::LoopRoute>;
 
-vfio::Result<void> add_pairs(Run& run, const std::vector<Pair>& pairs, const ChannelBuffers& buffers) {
+vfio::Result<void> add_pairs(Run& run, const std::vector<Pair>& pairs, const streams::ChannelBuffers& buffers) {
     uint64_t stream = 0;
     for (const auto& [device, route] : pairs) {
         run.report.line(selecting_line(*device) + format(" H2C channel %u C2H channel %u", route.h2c, route.c2h));
-        const ChannelBuffers sized = PDT_TRY(device_buffers(buffers, *device));
+        const streams::ChannelBuffers sized = PDT_TRY(device_buffers(buffers, *device));
         streams::StreamChannel* h2c = PDT_TRY(run.open(*device, Direction::H2C, route.h2c, sized));
         streams::StreamChannel* c2h = PDT_TRY(run.open(*device, Direction::C2H, route.c2h, sized));
         const size_t source = PDT_TRY(run.test.add_source(*h2c, stream++));
@@ -141,7 +141,7 @@ vfio::Result<void> add_pairs(Run& run, const std::vector<Pair>& pairs, const Cha
 
 }  // namespace
 
-int run_parallel_streams(const std::vector<StreamDevice*>& devices, const std::vector<ChannelSelector>& selectors,
+int run_parallel_streams(const std::vector<streams::StreamDevice*>& devices, const std::vector<ChannelSelector>& selectors,
                          const StreamRunOptions& options, std::FILE* out) {
     Run run(options, out);
     auto buffers = channel_buffers(options);
@@ -150,9 +150,9 @@ int run_parallel_streams(const std::vector<StreamDevice*>& devices, const std::v
     run.report.line(using_line(options, *buffers));
 
     std::vector<Pair> pairs;
-    std::vector<std::pair<StreamDevice*, unsigned>> chosen;
-    for (StreamDevice* device : devices)
-        for (const LoopRoute& route : device->routes())
+    std::vector<std::pair<streams::StreamDevice*, unsigned>> chosen;
+    for (streams::StreamDevice* device : devices)
+        for (const streams::LoopRoute& route : device->routes())
             if (selected(selectors, *device, route.h2c)) {
                 pairs.emplace_back(device, route);
                 chosen.emplace_back(device, route.h2c);
@@ -171,18 +171,18 @@ int run_parallel_streams(const std::vector<StreamDevice*>& devices, const std::v
 namespace {
 
 struct Channel {
-    StreamDevice* device;
+    streams::StreamDevice* device;
     unsigned channel;
 };
 
 // Sources first (H2C rows), then sinks verified against the source routed to them.
 vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, const std::vector<Channel>& c2h,
-                                   const ChannelBuffers& buffers) {
+                                   const streams::ChannelBuffers& buffers) {
     std::vector<std::pair<Channel, size_t>> sources;
     uint64_t stream = 0;
     for (const Channel& c : h2c) {
         run.report.line(selecting_line(*c.device) + format(" H2C channel %u", c.channel));
-        const ChannelBuffers sized = PDT_TRY(device_buffers(buffers, *c.device));
+        const streams::ChannelBuffers sized = PDT_TRY(device_buffers(buffers, *c.device));
         streams::StreamChannel* channel = PDT_TRY(run.open(*c.device, Direction::H2C, c.channel, sized));
         const size_t source = PDT_TRY(run.test.add_source(*channel, stream++));
         run.test.add_source_row(format("%s H2C channel %u", c.device->address().to_string().c_str(), c.channel),
@@ -192,17 +192,17 @@ vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, co
     for (const Channel& c : c2h) {
         run.report.line(selecting_line(*c.device) + format(" C2H channel %u", c.channel));
         std::optional<size_t> from;
-        for (const LoopRoute& route : c.device->routes())
+        for (const streams::LoopRoute& route : c.device->routes())
             for (const auto& [s, index] : sources)
                 if (route.c2h == c.channel && s.device == c.device && s.channel == route.h2c)
                     from = index;
         streams::StreamChannel* channel =
             PDT_TRY(run.open(*c.device, Direction::C2H, c.channel, PDT_TRY(device_buffers(buffers, *c.device))));
-        stream_test::CardFunction function = c.device->card_function();
+        streams::CardFunction function = c.device->card_function();
         if (!from && channel->generated_stream())  // the card generates this channel's data itself
-            function = stream_test::CardFunction::Generated;
-        if (!from && function != stream_test::CardFunction::FixedData &&
-            function != stream_test::CardFunction::Generated)
+            function = streams::CardFunction::Generated;
+        if (!from && function != streams::CardFunction::FixedData &&
+            function != streams::CardFunction::Generated)
             run.report.line(format("Warning: no H2C channel under test feeds %s C2H channel %u: its data is not "
                                    "verified",
                                    c.device->address().to_string().c_str(), c.channel));
@@ -214,7 +214,7 @@ vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, co
 
 }  // namespace
 
-int run_independent_streams(const std::vector<StreamDevice*>& devices, const std::vector<ChannelSelector>& h2c,
+int run_independent_streams(const std::vector<streams::StreamDevice*>& devices, const std::vector<ChannelSelector>& h2c,
                             const std::vector<ChannelSelector>& c2h, const StreamRunOptions& options,
                             std::FILE* out) {
     Run run(options, out);
@@ -226,8 +226,8 @@ int run_independent_streams(const std::vector<StreamDevice*>& devices, const std
     // With only one direction selected, the other direction is not tested.
     const bool any = !h2c.empty() || !c2h.empty();
     std::vector<Channel> sources, sinks;
-    std::vector<std::pair<StreamDevice*, unsigned>> chosen_h2c, chosen_c2h;
-    for (StreamDevice* device : devices) {
+    std::vector<std::pair<streams::StreamDevice*, unsigned>> chosen_h2c, chosen_c2h;
+    for (streams::StreamDevice* device : devices) {
         for (unsigned ch = 0; ch < device->h2c_channels(); ++ch)
             if ((!any && h2c.empty()) || (!h2c.empty() && selected(h2c, *device, ch))) {
                 sources.push_back(Channel{device, ch});

@@ -79,22 +79,22 @@ vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& desi
     return update;
 }
 
-stream_test::CardFunction card_function(const designs::DmaBridge& bridge) {
+streams::CardFunction card_function(const designs::DmaBridge& bridge) {
     switch (bridge.stream_function) {
-    case designs::StreamFunction::Loopback: return stream_test::CardFunction::Loopback;
-    case designs::StreamFunction::Crc64: return stream_test::CardFunction::Crc64;
-    case designs::StreamFunction::FixedData: return stream_test::CardFunction::FixedData;
+    case designs::StreamFunction::Loopback: return streams::CardFunction::Loopback;
+    case designs::StreamFunction::Crc64: return streams::CardFunction::Crc64;
+    case designs::StreamFunction::FixedData: return streams::CardFunction::FixedData;
     }
-    return stream_test::CardFunction::Loopback;
+    return streams::CardFunction::Loopback;
 }
 
-stream_test::CardFunction XdmaStreamDevice::card_function() const {
+streams::CardFunction XdmaStreamDevice::card_function() const {
     return m_design.design->dma_bridge ? stream_tools::card_function(*m_design.design->dma_bridge)
-                                       : stream_test::CardFunction::Loopback;
+                                       : streams::CardFunction::Loopback;
 }
 
 uint64_t XdmaStreamDevice::packet_granularity() const {
-    if (card_function() != stream_test::CardFunction::Crc64)
+    if (card_function() != streams::CardFunction::Crc64)
         return 4;
     return std::max<uint64_t>(8, m_design.design->dma_bridge->stream_tdata_bytes.value_or(8));
 }
@@ -122,11 +122,11 @@ SwitchRoutes identity_routes(unsigned num_h2c, unsigned num_c2h) {
     return routes;
 }
 
-std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c, unsigned num_c2h) {
-    std::vector<LoopRoute> loops;
+std::vector<streams::LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c, unsigned num_c2h) {
+    std::vector<streams::LoopRoute> loops;
     for (unsigned m = 0; m < routes.size(); ++m)
         if (routes[m] && *routes[m] < num_h2c && m < num_c2h)
-            loops.push_back(LoopRoute{*routes[m], m});
+            loops.push_back(streams::LoopRoute{*routes[m], m});
     std::sort(loops.begin(), loops.end());
     return loops;
 }
@@ -139,24 +139,22 @@ vfio::Result<std::string> describe_engine_modes(const identify::IdentifiedDesign
     const auto direction = design.dma_bridge->num_h2c() > 0 ? xdma::Direction::H2C : xdma::Direction::C2H;
     const xdma::Modes modes = PDT_TRY(
         xdma::choose_modes(*design.device, design.dma_bridge->bar, 0, direction, 0, ip_options(design), request));
-    if (modes.mode == xdma::RunMode::Credits && modes.completion == xdma::CompletionMethod::PollWriteback)
-        return std::string();
-    return "Device " + bdf + " XDMA engines: " + xdma::to_string(modes.mode) + ", " +
-           xdma::to_string(modes.completion) + " (" + modes.basis + ")";
+    return "Device " + bdf + " XDMA engines: " +
+           xdma::describe(modes, design.dma_bridge->mode == designs::DmaMode::Stream);
 }
 
-XdmaStreamDevice::XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<LoopRoute> routes,
+XdmaStreamDevice::XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<streams::LoopRoute> routes,
                                    std::chrono::milliseconds timeout, unsigned dma_mask_bits, xdma::ModeRequest modes)
     : m_design(std::move(design)), m_routes(std::move(routes)), m_timeout(timeout), m_dma_mask_bits(dma_mask_bits),
       m_modes(modes) {}
 
 namespace {
 
-vfio::BufferKind buffer_kind(BufferAllocation allocation) {
+vfio::BufferKind buffer_kind(streams::BufferAllocation allocation) {
     switch (allocation) {
-    case BufferAllocation::SharedMemory: return vfio::BufferKind::SharedMemory;
-    case BufferAllocation::HugePages: return vfio::BufferKind::HugePages;
-    case BufferAllocation::Heap: break;
+    case streams::BufferAllocation::SharedMemory: return vfio::BufferKind::SharedMemory;
+    case streams::BufferAllocation::HugePages: return vfio::BufferKind::HugePages;
+    case streams::BufferAllocation::Heap: break;
     }
     return vfio::BufferKind::Anonymous;
 }
@@ -165,7 +163,7 @@ vfio::BufferKind buffer_kind(BufferAllocation allocation) {
 
 vfio::Result<std::unique_ptr<streams::StreamChannel>> XdmaStreamDevice::open_channel(streams::Direction direction,
                                                                                      unsigned channel,
-                                                                                     const ChannelBuffers& buffers) {
+                                                                                     const streams::ChannelBuffers& buffers) {
     xdma::StreamChannelOptions options;
     options.direction = direction == streams::Direction::H2C ? xdma::Direction::H2C : xdma::Direction::C2H;
     options.channel = channel;
@@ -179,6 +177,7 @@ vfio::Result<std::unique_ptr<streams::StreamChannel>> XdmaStreamDevice::open_cha
     PDT_TRY(xdma::configure_engine(*m_design.device, ip_options(m_design), m_modes, engine));
     options.mode = engine.mode;
     options.completion = engine.completion;
+    options.completion_auto = engine.completion_auto;
     options.msi_vector = engine.msi_vector;
     options.dma_mask_bits = m_dma_mask_bits;
     auto opened = PDT_TRY(xdma::XdmaStreamChannel::create(*m_design.device, options));
@@ -227,7 +226,7 @@ vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify
     const std::string modes = PDT_TRY(describe_engine_modes(design, options.modes));
     if (options.progress && !modes.empty())
         *options.progress << modes << "\n";
-    std::vector<LoopRoute> loops =
+    std::vector<streams::LoopRoute> loops =
         loop_routes(routes, design.dma_bridge->num_h2c(), design.dma_bridge->num_c2h());
     return std::make_unique<XdmaStreamDevice>(std::move(design), std::move(loops), options.timeout,
                                               options.dma_mask_bits, options.modes);

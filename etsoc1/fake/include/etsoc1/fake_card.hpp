@@ -1,10 +1,16 @@
 // etsoc1::FakeCard: one ET-SoC-1 card as the runtime shows it to a program, behind our Card
-// interface. It moves real data (card memory is host memory) and models, with named
-// parameters, what seed 000 measured on three cards through libetrt (etsoc1/README.md):
+// interface. It moves real data (card memory is host memory, zeros when allocated) and models,
+// with named parameters, what seed 000 measured on three cards through libetrt
+// (etsoc1/README.md):
 //
-//   - staging: every copy goes through the runtime's bounce buffer, one host memcpy thread per
-//     command (a pool of copy_threads) at memcpy_gbps; host-to-card copies before the DMA,
-//     card-to-host after it, so the two run in series;
+//   - staging: every copy goes through one host bounce buffer per card, reused, as the
+//     runtime's CmaManager does: a command's nodes are staged one after the other in the
+//     lowest free range of the buffer (from offset 0 whenever no other command is in flight),
+//     which it holds until it completes; the buffer grows when no free range holds a command.
+//     Host-to-card: the copy thread's memcpy host -> bounce when staging ends, then the DMA
+//     bounce -> card when it starts. Card-to-host: the DMA card -> bounce when it starts, then
+//     the memcpy bounce -> host when unstaging ends. One host memcpy thread per command (a pool
+//     of copy_threads) at memcpy_gbps, in series with the DMA;
 //   - DMA: read_channels (host-to-card) and write_channels (card-to-host), one command per
 //     channel, each at dma_channel_gbps, all commands of a direction sharing link_gbps
 //     (card-to-host: c2h_link_ratio times it, so two card-to-host commands move 1.10 of one);
@@ -17,8 +23,23 @@
 //     looks: poll_busy after a poll that found a command in flight or completed, poll_idle after
 //     one that found nothing (back-to-back copies complete near 50 us, idle ones near 500 us);
 //   - injected faults: a copy error (the N-th command completes with a DmaInvalidAddress
-//     stream error and moves nothing), a hung command (never completes: waits time out), and a
-//     corrupted byte (the H2C byte at that offset of all bytes the card received is flipped).
+//     stream error and moves nothing: its DMA and its unstaging do not happen), a hung command
+//     (never completes: waits time out), and a corrupted byte (the H2C byte at that offset of
+//     all bytes the card received is flipped);
+//   - lying devices (docs/verification.md), each completing every command on time with no
+//     error, copy commands counted from 1 in issue order over both directions (kernels do not
+//     count); the staging memcpys between host and bounce buffer always happen, as the
+//     runtime's daemon does with its fake device:
+//       moves_nothing=1    the DMA between bounce buffer and card moves no byte;
+//       stale_after=N      the first N copy commands move data, every later one moves none;
+//       completes_early=1  a copy command's DMA writes its last node but for the node's last 64
+//                          bytes (all of a shorter node); those bytes reach the DMA's destination
+//                          (card memory, or for card-to-host the bounce buffer, whose stale bytes
+//                          the unstaging then hands to the host) only when the next copy command
+//                          starts its DMA, just after that command's own bytes moved; or never.
+//     A read-back of the region just written, in one command of the same nodes, hands the
+//     staged bytes straight back from the bounce buffer under moves_nothing: rule 3 of
+//     docs/verification.md is what catches it.
 //
 // The model advances lazily in wall-clock time (an exact fluid model between phase changes),
 // so rates and latencies are what a program measures with a steady clock.
@@ -55,12 +76,17 @@ struct FakeParameters {
     std::optional<uint64_t> corrupt_h2c_byte;  // flips this byte of all H2C bytes received
     std::optional<uint64_t> copy_error_command;
     std::optional<uint64_t> hang_command;
+    // Lies (see above).
+    bool moves_nothing = false;
+    std::optional<uint64_t> stale_after;
+    bool completes_early = false;
 };
 
 // "key=value,..." with the keys memcpy_gbps, copy_threads, dma_gbps, link_gbps, c2h_link_ratio,
 // read_channels, write_channels, node_bytes, nodes, queues, poll_busy_us, poll_idle_us,
-// collision, kernel_us, corrupt_h2c_byte, copy_error_at, hang_at; unknown keys and bad values
-// are EINVAL naming them.
+// collision, kernel_us, corrupt_h2c_byte, copy_error_at, hang_at, moves_nothing (0 or 1),
+// stale_after (a whole number >= 0), completes_early (0 or 1); unknown keys and bad values are
+// EINVAL naming them.
 vfio::Result<FakeParameters> parse_fake_parameters(const std::string& text);
 
 // What the card was asked to do, for tests.
@@ -98,6 +124,10 @@ public:
     std::vector<CommandRecord> commands() const;
     // The most commands of a kind issued and not yet seen complete at once.
     unsigned max_in_flight(CommandRecord::Kind kind) const;
+    // What card memory holds now (for tests: the host cannot read a real card's memory).
+    vfio::Result<std::vector<uint8_t>> card_memory(CardAddress address, uint64_t bytes) const;
+    // The bounce buffer's size: its high-water mark of bytes staged at once.
+    uint64_t bounce_bytes() const;
 
     struct Model;
 

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace pattern {
 
@@ -27,8 +28,14 @@ struct Mismatch {
     bool ok() const { return bad_words == 0; }
     // Adds `other` (a later block) to this one, keeping the earliest first mismatch.
     void merge(const Mismatch& other);
-    // "first bad word 0x<idx> (byte offset 0x<off>) expected 0x<e> actual 0x<a>, <n> bad words"
-    std::string describe(uint64_t base_word = 0) const;
+    // "first bad word at <where>: expected 0x<e> actual 0x<a>, <n> bad words", where <where>
+    // names the one offset it gives:
+    //   offset_of given: "<offset_of> offset 0x<(first_bad_word - base_word) * 4>"
+    //     (describe(rx_word, "buffer"): "buffer offset 0x40");
+    //   otherwise the pattern offset, first_bad_word * 4 (the index passed to verify, in
+    //   bytes): "pattern offset 0x<o>", and with a base_word "pattern offset 0x<o> (0x<r> past
+    //   0x<base_word * 4>)".
+    std::string describe(uint64_t base_word = 0, std::string_view offset_of = {}) const;
 };
 
 // How generate writes: through the caches, or with non-temporal (streaming) stores that go
@@ -49,6 +56,9 @@ public:
     uint32_t word(uint64_t index) const;
     // Writes words [first, first + count) to dst.
     void generate(uint32_t* dst, size_t count, uint64_t first, Store store = Store::Cached) const;
+    // Writes the bitwise complement of words [first, first + count): a poison in which every
+    // word differs from the pattern there, so a destination a copy did not fill fails.
+    void poison(uint32_t* dst, size_t count, uint64_t first, Store store = Store::Cached) const;
     // Checks src against words [first, first + count); counts every bad word.
     Mismatch verify(const uint32_t* src, size_t count, uint64_t first) const;
 
@@ -58,6 +68,7 @@ private:
         uint32_t k2;
     };
     SegmentKey segment_key(uint32_t segment) const;
+    void fill(uint32_t* dst, size_t count, uint64_t first, Store store, uint32_t flip) const;
 
     uint64_t m_stream;
     uint64_t m_pass;

@@ -50,6 +50,9 @@ inline constexpr size_t BLOCK_WORDS = 16 * 1024;
 // Generate / verify a buffer using the pool (pool may be null: then on this thread).
 void generate(WorkerPool* pool, const Pattern& pattern, uint32_t* dst, size_t count, uint64_t first,
               Store store = Store::Cached);
+// Pattern::poison using the pool.
+void poison(WorkerPool* pool, const Pattern& pattern, uint32_t* dst, size_t count, uint64_t first,
+            Store store = Store::Cached);
 Mismatch verify(WorkerPool* pool, const Pattern& pattern, const uint32_t* src, size_t count, uint64_t first);
 
 }  // namespace pattern

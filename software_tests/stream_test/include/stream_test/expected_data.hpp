@@ -1,6 +1,7 @@
 // The checks behind the expected-data seam (src/expected.hpp), on one received C2H piece, for
 // any driver: the stream-test driver's sinks and test_dma_bridge's sub-tests, which hold their
-// own buffers and packet plans. Each names the buffer and the stream byte offset it fails at.
+// own buffers and packet plans. A data error names the buffer and the first bad word's offset
+// both in the buffer and in the sink's stream ("at buffer offset 0x40, stream offset 0x11040").
 #pragma once
 
 #include <cstddef>

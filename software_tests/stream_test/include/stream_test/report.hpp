@@ -7,6 +7,9 @@
 //   Overall PASS
 // JSON Lines: one object per row per interval {"type":"interval",...}, one per row at the
 // end {"type":"total",...}, failures {"type":"failure",...}, then {"type":"result",...}.
+// An interval too short for a rate (rate_counter.hpp) prints no rate:
+//   0000:15:00.0 0 -> 1 4096 bytes in 0.001700 secs: too short for a rate (under 10 ms or 1 MiB)
+// and in JSON "mbytes_per_sec":null,"too_short":true (,"carried":true while it stays open).
 #pragma once
 
 #include <cstdio>

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "streams/stream_channel.hpp"
+#include "streams/stream_device.hpp"
 #include "pattern/pattern.hpp"
 #include "pattern/worker_pool.hpp"
 #include "stream_test/rate_counter.hpp"
@@ -32,15 +33,9 @@ namespace stream_test {
 // TRANSFER_TIMEOUT_SECS), needed by U200 DDR4 unaligned ECC read-modify-write.
 inline constexpr std::chrono::seconds kDefaultTransferTimeout{60};
 
-// What the card does between a source and the sink it feeds (designs::StreamFunction), so a
-// sink knows what it should receive (src/expected.hpp):
-//   Loopback   the source's packets, byte for byte;
-//   Crc64      one 8-byte packet per source packet, its CRC-64 (pattern/crc64.hpp);
-//   FixedData  zeros in full buffers, never an end of packet, whatever the source sent;
-//   Generated  no source: the card generates the keyed pattern of the stream the C2H channel
-//              names (StreamChannel::generated_stream, a GPU), whole buffers in order.
-enum class CardFunction { Loopback, Crc64, FixedData, Generated };
-const char* to_string(CardFunction function);  // "loopback", "crc64", "fixed_data", "generated"
+// What the card does between a source and the sink it feeds: the stream device seam's
+// (streams/stream_device.hpp), which src/expected.hpp turns into what a sink checks.
+using streams::CardFunction;
 
 struct Options {
     // No completion for this long while work is queued is a failure.
@@ -56,13 +51,17 @@ struct Options {
     pattern::WorkerPool* pool = nullptr;
 };
 
-// A failure, with what the user needs to find it: the channel, where in the stream, and for
-// data errors the first bad word (expected vs actual) and the count of bad words.
+// A failure, with what the user needs to find it: the channel, the transfer, where in the
+// stream, and for data errors the first bad word (expected vs actual) and the count of bad
+// words. A data error's message gives the first bad word's offset in the buffer and in the
+// stream: "transfer 17: data error in buffer 3 at buffer offset 0x40, stream offset 0x11040:
+// expected 0x... actual 0x..., 5 bad words".
 struct Failure {
     std::string channel;         // StreamChannel::name()
     std::string message;         // one line
     std::optional<uint64_t> stream_byte_offset;
     std::optional<pattern::Mismatch> mismatch;  // data errors; first_bad_word is a stream word index
+    std::optional<uint64_t> transfer = std::nullopt;  // a C2H check's failure: the completion's number on the channel, from 1
 };
 
 struct RowTotals {
@@ -129,7 +128,7 @@ private:
     };
     RateCounter& counter(const Row& row);
     RowTotals totals(const Row& row, const std::vector<Failure>& failures);
-    std::vector<std::pair<std::string, Interval>> take_intervals();
+    std::vector<std::pair<std::string, Interval>> take_intervals(bool last = false);
 
     Options m_options;
     std::vector<std::unique_ptr<detail::Source>> m_sources;

@@ -14,6 +14,7 @@
 #include "stream_tools/cuda_devices.hpp"
 #include "stream_tools/etsoc1_devices.hpp"
 #include "stream_tools/stream_tools.hpp"
+#include "cli/device_options.hpp"
 
 namespace stream_tools {
 
@@ -39,24 +40,19 @@ struct CommonCli {
     bool isolate_iommu_groups = false;
     int verify_threads = -1;  // -1: chosen from the number of cores; at most kMaxVerifyThreads
     bool json = false;
-    std::string engine_mode = "auto";  // --engine_mode auto|credits|stop_list
-    std::string completion = "auto";   // --completion auto|poll_writeback|completed_count|status|interrupt
+    cli::XdmaModeText modes;  // --engine_mode, --completion
     std::string lock_timeout;          // --lock_timeout seconds ("": 0, fail at once on a busy device)
     bool one_container_for_mappings = false;  // --use_one_container_for_mappings
     CudaCli cuda;                      // --cuda_device and its options (the mains that take them)
     Etsoc1Cli etsoc1;                  // --etsoc1_device and its options (the mains that take them)
 };
 
-// Help texts of options several mains share, with their defaults.
-const char* transfer_timeout_help();
+// The --host_memory_limit help text (the stream tools and test_dma_bridge).
 const char* host_memory_limit_help();
 
 void add_common_options(boost::program_options::options_description& description, CommonCli& cli);
-// --engine_mode and --completion, for the DMA tool mains that do not take every common option.
-void add_dma_mode_options(boost::program_options::options_description& description, std::string& engine_mode,
-                          std::string& completion);
-// Both parsed; errors are usage errors naming the option.
-vfio::Result<xdma::ModeRequest> dma_mode_request(const std::string& engine_mode, const std::string& completion);
+// --engine_mode and --completion parsed; errors are usage errors naming the option.
+vfio::Result<xdma::ModeRequest> dma_mode_request(const cli::XdmaModeText& modes);
 
 // Parses argv into description; returns an exit status when the run ends here (--help: 0,
 // usage error: 2, with the message on stderr).
@@ -71,6 +67,6 @@ vfio::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& 
 // Opens the stream designs and calls body with them; returns body's exit status, 1 when the
 // devices cannot be opened, 2 for a usage error. Ctrl-C (SIGINT) stops the run in body.
 int run_on_stream_devices(const CommonCli& cli,
-                          const std::function<int(const std::vector<StreamDevice*>&, const StreamRunOptions&)>& body);
+                          const std::function<int(const std::vector<streams::StreamDevice*>&, const StreamRunOptions&)>& body);
 
 }  // namespace stream_tools

@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "stream_tools/stream_device.hpp"
+#include "streams/stream_device.hpp"
 
 namespace stream_tools {
 
@@ -29,6 +29,6 @@ double percentile(const std::vector<double>& sorted, double p);
 
 // Prints fpga_sio's lines (or JSON Lines); returns the exit status: 0 when every sample of
 // every length on every CRC64 route was verified, 1 on a failure or when nothing was tested.
-int run_crc64_latency(const std::vector<StreamDevice*>& devices, const LatencyOptions& options, std::FILE* out);
+int run_crc64_latency(const std::vector<streams::StreamDevice*>& devices, const LatencyOptions& options, std::FILE* out);
 
 }  // namespace stream_tools

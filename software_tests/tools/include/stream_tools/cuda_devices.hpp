@@ -13,7 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "stream_tools/stream_device.hpp"
+#include "streams/lie.hpp"
+#include "streams/stream_device.hpp"
 #include "stream_tools/stream_tools.hpp"
 
 namespace stream_tools {
@@ -24,6 +25,7 @@ struct CudaCli {
     std::string host_memory = "pinned";  // --cuda_host_memory pinned|pageable
     std::string reference_seconds = "2"; // --cuda_reference_secs: per mode of the bare loop; 0: none
     std::string corrupt;                 // --cuda_corrupt h2c|c2h,<stream byte offset> (a test fault)
+    std::string lie;                     // --cuda_lie (cli::add_lie_option): a test fault
     bool loopback = false;               // set by the main: loop C2H back from H2C through the GPU
 };
 
@@ -35,6 +37,7 @@ struct CudaRunOptions {
     bool pinned = true;
     double reference_seconds = 2;  // 0: no reference run
     std::optional<std::pair<bool, uint64_t>> corrupt;  // (h2c?, stream byte offset)
+    streams::Lie lie;
 };
 vfio::Result<CudaRunOptions> cuda_run_options(const CudaCli& cli);
 
@@ -43,7 +46,7 @@ bool cuda_built();
 
 // Opens the GPUs as stream devices and prints the bare reference to out (text) or stderr (JSON).
 // Errors: 2-style usage errors have EINVAL; no GPU, no CUDA build: ENODEV.
-vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> open_cuda_stream_devices(const CudaCli& cli,
+vfio::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_stream_devices(const CudaCli& cli,
                                                                                    const StreamRunOptions& options,
                                                                                    std::FILE* out);
 

@@ -10,23 +10,22 @@
 #include <string>
 #include <vector>
 
-#include "stream_tools/stream_device.hpp"
+#include "streams/stream_device.hpp"
 #include "stream_tools/stream_tools.hpp"
+#include "cli/device_options.hpp"
 
 namespace stream_tools {
 
-struct Etsoc1Cli {
-    std::vector<std::string> devices;  // --etsoc1_device N|fake (repeatable); empty: not an ET-SoC-1 run
+// The card selection (devices empty: not an ET-SoC-1 run) and the stream tools' own options.
+struct Etsoc1Cli : cli::Etsoc1Selection {
     std::string channels = "1";        // --etsoc1_channels: loopback channel pairs per card
     std::string window = "2";          // --etsoc1_window: copies in flight per direction per channel
-    std::string fake;                  // --etsoc1_fake key=value,...: the fake card's parameters
-    std::string socket;                // --etsoc1_socket: through the runtime daemon
 };
 
 void add_etsoc1_options(boost::program_options::options_description& description, Etsoc1Cli& cli);
 
 // Opens the cards as stream devices and prints one line per card to out. Usage errors: EINVAL.
-vfio::Result<std::vector<std::unique_ptr<StreamDevice>>> open_etsoc1_stream_devices(const Etsoc1Cli& cli,
+vfio::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_etsoc1_stream_devices(const Etsoc1Cli& cli,
                                                                                      std::FILE* out);
 
 }  // namespace stream_tools

@@ -8,17 +8,16 @@
 #include <utility>
 #include <vector>
 
+#include "streams/stream_device.hpp"
+#include "vfio_access/numbers.hpp"
 #include "vfio_access/pci_address.hpp"
 #include "vfio_access/result.hpp"
 
 namespace stream_tools {
 
-// "<number>" in C notation, within [min, max]; errors name the option.
-vfio::Result<uint64_t> parse_number(const std::string& option, const std::string& text, uint64_t min, uint64_t max);
-// The longest time parse_seconds accepts (about 31 years).
-inline constexpr double kMaxSeconds = 1e9;
-// "--duration 20", "--report_interval 0.5": a positive number of seconds, at most kMaxSeconds.
-vfio::Result<double> parse_seconds(const std::string& option, const std::string& text);
+// The base's number parsers (vfio_access/numbers.hpp), by the names the stream tools use.
+using vfio::parse_number;
+using vfio::parse_seconds;
 
 // "<bdf>,<channel>" (--stream_device, --h2c_stream_device, --c2h_stream_device).
 struct ChannelSelector {
@@ -50,7 +49,6 @@ vfio::Result<std::pair<uint64_t, uint64_t>> parse_number_pair(const std::string&
                                                                uint64_t min, uint64_t max);
 
 // --buffer_allocation heap|shared_memory|huge_pages.
-enum class BufferAllocation { Heap, SharedMemory, HugePages };
-vfio::Result<BufferAllocation> parse_buffer_allocation(const std::string& text);
+vfio::Result<streams::BufferAllocation> parse_buffer_allocation(const std::string& text);
 
 }  // namespace stream_tools

@@ -46,14 +46,14 @@ struct StreamSubtestOptions {
     pattern::WorkerPool* pool = nullptr;
     xdma::IpOptions ip;       // what the design states about its XDMA IP
     xdma::ModeRequest modes;  // --engine_mode, --completion of the xdma::Engine channels
-    stream_test::CardFunction function = stream_test::CardFunction::Loopback;  // what the card returns
+    streams::CardFunction function = streams::CardFunction::Loopback;  // what the card returns
     uint64_t packet_granularity = 4;  // H2C packets are multiples of it (crc64: the tdata width)
 };
 
 // What a stream test verified, as it prints it before TEST PASS: for crc64 first "CRC64 verified
 // for <n> H2C packets (<b> bytes)", then "<Test pattern|CRC64 results|Fixed data> verified in <w>
 // words"; each line ends with a newline.
-std::string verified_lines(stream_test::CardFunction function, uint64_t words, uint64_t h2c_packets,
+std::string verified_lines(streams::CardFunction function, uint64_t words, uint64_t h2c_packets,
                            uint64_t h2c_bytes);
 
 // Each prints its "Testing ..." line, the timing blocks and TEST PASS / TEST FAIL to out.

@@ -1,5 +1,5 @@
 // The bodies of test_dma_bridge_parallel_streams and test_dma_bridge_independent_streams,
-// written against StreamDevice so the mains only parse options and pick a bus.
+// written against streams::StreamDevice so the mains only parse options and pick a bus.
 #pragma once
 
 #include <atomic>
@@ -9,7 +9,7 @@
 
 #include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
-#include "stream_tools/stream_device.hpp"
+#include "streams/stream_device.hpp"
 
 namespace stream_tools {
 
@@ -26,7 +26,7 @@ public:
 struct StreamRunOptions {
     size_t num_descriptors = 64;           // --stream_num_descriptors
     uint64_t mapping_size = 0x40000000;    // --stream_mapping_size, bytes per direction per channel
-    BufferAllocation allocation = BufferAllocation::Heap;
+    streams::BufferAllocation allocation = streams::BufferAllocation::Heap;
     unsigned verify_threads = 0;           // pattern worker threads besides the channel threads
     bool json = false;
     uint64_t host_memory_limit = 0;        // --host_memory_limit: host buffer bytes at most (0: none)
@@ -37,12 +37,12 @@ struct StreamRunOptions {
 
 // Every enabled route of every device (or those --stream_device selects) as a loopback pair.
 // Prints fpga_sio's lines (or JSON Lines) to out; returns the exit code (0 PASS, 1 FAIL).
-int run_parallel_streams(const std::vector<StreamDevice*>& devices, const std::vector<ChannelSelector>& selectors,
+int run_parallel_streams(const std::vector<streams::StreamDevice*>& devices, const std::vector<ChannelSelector>& selectors,
                          const StreamRunOptions& options, std::FILE* out);
 
 // Every H2C and C2H channel as an independent stream (or those selected). Each C2H channel
 // is verified against the H2C channel routed to it when that channel is under test.
-int run_independent_streams(const std::vector<StreamDevice*>& devices, const std::vector<ChannelSelector>& h2c,
+int run_independent_streams(const std::vector<streams::StreamDevice*>& devices, const std::vector<ChannelSelector>& h2c,
                             const std::vector<ChannelSelector>& c2h, const StreamRunOptions& options,
                             std::FILE* out);
 

@@ -1,4 +1,4 @@
-// StreamDevice for identified XDMA stream designs (kernel VFIO or simulated bus): AXI4-Stream
+// streams::StreamDevice for identified XDMA stream designs (kernel VFIO or simulated bus): AXI4-Stream
 // Switch routing with fpga_sio's policy, loopback routes, and xdma::XdmaStreamChannel channels.
 #pragma once
 
@@ -12,7 +12,7 @@
 #include "identify/identify.hpp"
 #include "stream_test/stream_test.hpp"
 #include "stream_tools/options.hpp"
-#include "stream_tools/stream_device.hpp"
+#include "streams/stream_device.hpp"
 
 namespace stream_tools {
 
@@ -32,11 +32,11 @@ inline xdma::IpOptions ip_options(const identify::IdentifiedDesign& design) {
     return xdma::IpOptions{ip.descriptor_credits, ip.poll_mode_writeback, ip.interrupts};
 }
 
-// "Device 0000:15:00.0 XDMA engines: stop-list, completed descriptor count register (descriptor
-// credits no (stated), poll-mode writeback yes (probed))": the modes the design's engines will
-// use (xdma::choose_modes on its first H2C channel, else its first C2H channel); empty for
-// fpga_sio's way (credits, poll-mode writeback), so fpga_sio's output stays as it was. Fails as
-// choose_modes does, e.g. for an explicit choice the IP cannot do.
+// "Device 0000:15:00.0 XDMA engines: memory-mapped, engine mode stop_list, completion
+// completed_count (descriptor credits no (stated), poll-mode writeback yes (probed))": the modes
+// the design's engines will use (xdma::choose_modes on its first H2C channel, else its first C2H
+// channel), which every DMA tool prints. Fails as choose_modes does, e.g. for an explicit choice
+// the IP cannot do.
 vfio::Result<std::string> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request);
 
 // Routing of one design: routes[m] is the slave port feeding master port m (nullopt: off).
@@ -73,7 +73,7 @@ vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& desi
                                                 bool force);
 
 // What the design's card does with its streams (dma_bridge.stream_function).
-stream_test::CardFunction card_function(const designs::DmaBridge& bridge);
+streams::CardFunction card_function(const designs::DmaBridge& bridge);
 
 // The design table's default routes as SwitchRoutes of `ports` master ports.
 SwitchRoutes default_switch_routes(const designs::Design& design, uint8_t revision);
@@ -81,27 +81,27 @@ SwitchRoutes default_switch_routes(const designs::Design& design, uint8_t revisi
 // card function is not a loopback: CRC64, fixed data).
 SwitchRoutes identity_routes(unsigned num_h2c, unsigned num_c2h);
 // Loopback pairs of a routing, ordered by H2C channel.
-std::vector<LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c, unsigned num_c2h);
+std::vector<streams::LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned num_h2c, unsigned num_c2h);
 
-class XdmaStreamDevice : public StreamDevice {
+class XdmaStreamDevice : public streams::StreamDevice {
 public:
-    XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<LoopRoute> routes,
+    XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<streams::LoopRoute> routes,
                      std::chrono::milliseconds timeout, unsigned dma_mask_bits = 64, xdma::ModeRequest modes = {});
     std::string design_name() const override { return m_design.design->name; }
     vfio::PciAddress address() const override { return m_design.identity.address; }
     int iommu_group() const override { return m_design.identity.iommu_group; }
     unsigned h2c_channels() const override { return m_design.dma_bridge->num_h2c(); }
     unsigned c2h_channels() const override { return m_design.dma_bridge->num_c2h(); }
-    std::vector<LoopRoute> routes() const override { return m_routes; }
-    stream_test::CardFunction card_function() const override;
+    std::vector<streams::LoopRoute> routes() const override { return m_routes; }
+    streams::CardFunction card_function() const override;
     uint64_t packet_granularity() const override;
     vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
-                                                                       const ChannelBuffers& buffers) override;
+                                                                       const streams::ChannelBuffers& buffers) override;
     vfio::Device& device() { return *m_design.device; }
 
 private:
     identify::IdentifiedDesign m_design;
-    std::vector<LoopRoute> m_routes;
+    std::vector<streams::LoopRoute> m_routes;
     std::chrono::milliseconds m_timeout;
     unsigned m_dma_mask_bits;
     xdma::ModeRequest m_modes;

@@ -3,9 +3,9 @@
 // error (exit 2) worded as the tool has always worded it:
 //
 //   po::options_description options("Options");
-//   tool_support::add_help_and_version(options);
+//   cli::add_help_and_version(options);
 //   options.add_options()("json", po::bool_switch(&json), "print JSON instead of text");
-//   if (auto status = tool_support::parse_command_line(argc, argv, {options, tool_support::fpga_sio_usage(argv[0], "Lists ...")}))
+//   if (auto status = cli::parse_command_line(argc, argv, {options, cli::fpga_sio_usage(argv[0], "Lists ...")}))
 //       return *status;
 #pragma once
 
@@ -17,7 +17,7 @@
 
 #include "vfio_access/result.hpp"
 
-namespace tool_support {
+namespace cli {
 
 // --help (-h) and --version, the first options of every tool.
 void add_help_and_version(boost::program_options::options_description& options);
@@ -52,6 +52,14 @@ struct CommandLine {
     std::string arguments_name;
 };
 
+// What a command line asks, for a caller that prints the help and its errors itself
+// (pcie_link_measure, whose library is tested parsing without printing).
+enum class Request { Run, Help, Version };
+// Parses argv into the options' variables and `values`; `line.usage` is not used. A malformed
+// command line is EINVAL, its hint the parser's message.
+vfio::Result<Request> parse_arguments(int argc, const char* const* argv, const CommandLine& line,
+                                      boost::program_options::variables_map& values);
+
 // Parses argv into the options' variables (and `values`, when given). Returns the exit status
 // when the run ends here: 0 after --help or --version, 2 after a usage error (the message on
 // stderr); nullopt when the tool goes on.
@@ -62,4 +70,4 @@ std::optional<int> parse_command_line(int argc, char** argv, const CommandLine& 
 // usage error (EINVAL), else 1.
 int report_error(const std::string& tool, const vfio::Error& error);
 
-}  // namespace tool_support
+}  // namespace cli

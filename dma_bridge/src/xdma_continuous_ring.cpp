@@ -1,4 +1,4 @@
-#include "continuous_ring.hpp"
+#include "dma_bridge/xdma_continuous_ring.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -9,27 +9,20 @@
 #include "dma_bridge/xdma_descriptor.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_register_dump.hpp"
+#include "vfio_access/format.hpp"
 
-namespace stream_tools::detail {
-namespace {
+namespace xdma {
 
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-    return text;
-}
+using vfio::hex;
 
-}  // namespace
-
-vfio::Result<std::unique_ptr<ContinuousRing>> ContinuousRing::open(vfio::Device& device, const StreamSubtestOptions& o,
+vfio::Result<std::unique_ptr<ContinuousRing>> ContinuousRing::open(vfio::Device& device, const ContinuousRingSettings& o,
                                                                    uint64_t size, bool free_running) {
-    using namespace xdma;
     auto ring = std::unique_ptr<ContinuousRing>(new ContinuousRing(device, PDT_TRY(dma_registers(device, o.dma_bar))));
     ring->m_channel_index = o.c2h_channel;
     ring->m_channel = block_offset(target::C2H_CHANNEL, o.c2h_channel);
     ring->m_sgdma = block_offset(target::C2H_SGDMA, o.c2h_channel);
     ring->m_bit = sgdma_common_reg::channel_bit(Direction::C2H, o.c2h_channel);
-    ring->m_count = o.c2h_buffers;
+    ring->m_count = o.buffers;
     ring->m_size = size;
     ring->m_free_running = free_running;
     ring->m_name = device.identity().address.to_string() + " C2H " + std::to_string(o.c2h_channel);
@@ -42,20 +35,19 @@ vfio::Result<std::unique_ptr<ContinuousRing>> ContinuousRing::open(vfio::Device&
                                 "Attempting to initialise when DMA channel busy");
     const vfio::DmaRegion::Options table_options{vfio::DmaAccess::DeviceReadWrite, o.buffer_kind, o.dma_mask_bits};
     const vfio::DmaRegion::Options data_options{vfio::DmaAccess::DeviceWrite, o.buffer_kind, o.dma_mask_bits};
-    const uint64_t table = o.c2h_buffers * (sizeof(Descriptor) + sizeof(C2hStreamWriteback));
+    const uint64_t table = o.buffers * (sizeof(Descriptor) + sizeof(C2hStreamWriteback));
     ring->m_ring = PDT_TRY(vfio::DmaRegion::allocate(device, table, table_options));
-    ring->m_data = PDT_TRY(vfio::DmaRegion::allocate(device, size * o.c2h_buffers, data_options));
+    ring->m_data = PDT_TRY(vfio::DmaRegion::allocate(device, size * o.buffers, data_options));
     return ring;
 }
 
-uint64_t ContinuousRing::descriptor_iova(size_t i) const { return m_ring.iova() + i * sizeof(xdma::Descriptor); }
+uint64_t ContinuousRing::descriptor_iova(size_t i) const { return m_ring.iova() + i * sizeof(Descriptor); }
 
 uint64_t ContinuousRing::writeback_iova(size_t i) const {
-    return m_ring.iova() + m_count * sizeof(xdma::Descriptor) + i * sizeof(xdma::C2hStreamWriteback);
+    return m_ring.iova() + m_count * sizeof(Descriptor) + i * sizeof(C2hStreamWriteback);
 }
 
 void ContinuousRing::start() {
-    using namespace xdma;
     const uint64_t common = block_offset(target::SGDMA_COMMON);
     set(channel_reg::CONTROL_W1C, control::run);
     (void)reg(channel_reg::STATUS_RC);
@@ -71,17 +63,27 @@ void ContinuousRing::start() {
     m_regs.write32(m_sgdma + sgdma_reg::DESCRIPTOR_LOW_ADDRESS, static_cast<uint32_t>(descriptor_iova(0)));
     m_regs.write32(m_sgdma + sgdma_reg::DESCRIPTOR_HIGH_ADDRESS, static_cast<uint32_t>(descriptor_iova(0) >> 32));
     m_regs.write32(m_sgdma + sgdma_reg::DESCRIPTOR_ADJACENT, 0);
-    set(channel_reg::CONTROL, control::ie_desc_error | control::ie_read_error | control::ie_magic_stopped |
-                                  control::ie_align_mismatch | control::ie_invalid_length);
+    const uint32_t ctl = control::ie_desc_error | control::ie_read_error | control::ie_magic_stopped |
+                         control::ie_align_mismatch | control::ie_invalid_length;
+    set(channel_reg::CONTROL, ctl);
     std::atomic_thread_fence(std::memory_order_release);
     set(channel_reg::CONTROL_W1S, control::run);
+    if (const uint32_t value = reg(channel_reg::CONTROL); !(value & control::run)) {
+        // An IP on which Run does not stick after W1S, as Engine handles it.
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "Control reads back 0x%08x after a write of Run to the Control W1S alias (0x08): Run did not "
+                      "stick; starting the engine with a write of Control (0x04) instead",
+                      value);
+        notify_warning(m_name, text);
+        set(channel_reg::CONTROL, ctl | control::run);
+    }
     m_consumed = 0;
     m_overwritten = 0;
     m_running = true;
 }
 
 vfio::Result<std::optional<ContinuousRing::Piece>> ContinuousRing::poll() {
-    using namespace xdma;
     const uint32_t status_value = reg(channel_reg::STATUS);
     if (status_value & status::errors) {
         vfio::Error error = vfio::make_error("receive", m_name, EIO,
@@ -116,17 +118,17 @@ vfio::Result<std::optional<ContinuousRing::Piece>> ContinuousRing::poll() {
 void ContinuousRing::release(size_t index) {
     if (m_free_running)
         return;
-    std::memset(m_ring.data() + m_count * sizeof(xdma::Descriptor) + index * sizeof(xdma::C2hStreamWriteback), 0,
-                sizeof(xdma::C2hStreamWriteback));
+    std::memset(m_ring.data() + m_count * sizeof(Descriptor) + index * sizeof(C2hStreamWriteback), 0,
+                sizeof(C2hStreamWriteback));
 }
 
 vfio::Result<void> ContinuousRing::stop() {
     if (!m_running)
         return {};
     m_running = false;
-    set(xdma::channel_reg::CONTROL_W1C, xdma::control::run);
+    set(channel_reg::CONTROL_W1C, control::run);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-    while (reg(xdma::channel_reg::STATUS) & xdma::status::busy) {
+    while (reg(channel_reg::STATUS) & status::busy) {
         if (std::chrono::steady_clock::now() > deadline)
             return vfio::make_error("stop", m_name, ETIMEDOUT, "Timeout waiting to become idle after clearing Run bit");
         std::this_thread::yield();
@@ -134,15 +136,11 @@ vfio::Result<void> ContinuousRing::stop() {
     return {};
 }
 
-}  // namespace stream_tools::detail
-
-namespace stream_tools::detail {
-
 void ContinuousRing::report_failure(const std::string& what) const {
-    if (!xdma::failure_observed())
+    if (!failure_observed())
         return;
-    xdma::notify_failure(xdma::FailureReport{
-        m_name, what, xdma::dump_channel_registers(m_regs, xdma::Direction::C2H, m_channel_index), &m_device});
+    notify_failure(FailureReport{
+        m_name, what, dump_channel_registers(m_regs, Direction::C2H, m_channel_index), &m_device});
 }
 
-}  // namespace stream_tools::detail
+}  // namespace xdma

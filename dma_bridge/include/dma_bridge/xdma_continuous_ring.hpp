@@ -1,4 +1,4 @@
-// A C2H stream channel in PG195 continuous mode (private to stream_tools): descriptor credit
+// A C2H stream channel in PG195 continuous mode (namespace xdma): descriptor credit
 // mode disabled on the channel, a ring of fixed buffers whose descriptors link in a circle with
 // no STOP; once Run is set the engine follows the ring for ever. Software learns of completions
 // from the Completed Descriptor Count register (reset by the rising edge of Run) and reads
@@ -14,11 +14,19 @@
 #include <optional>
 #include <string>
 
-#include "stream_tools/stream_subtests.hpp"
 #include "vfio_access/device.hpp"
 #include "vfio_access/dma.hpp"
 
-namespace stream_tools::detail {
+namespace xdma {
+
+// Typed settings of a ring (the tools fill them from their options).
+struct ContinuousRingSettings {
+    unsigned dma_bar = 0;      // the BAR of the DMA/Bridge Subsystem's registers
+    unsigned c2h_channel = 0;  // the C2H stream channel
+    size_t buffers = 0;        // descriptors (and buffers) in the ring
+    vfio::BufferKind buffer_kind = vfio::BufferKind::Anonymous;
+    unsigned dma_mask_bits = 64;
+};
 
 class ContinuousRing {
 public:
@@ -28,7 +36,7 @@ public:
         bool end_of_packet = false;
     };
 
-    static vfio::Result<std::unique_ptr<ContinuousRing>> open(vfio::Device& device, const StreamSubtestOptions& o,
+    static vfio::Result<std::unique_ptr<ContinuousRing>> open(vfio::Device& device, const ContinuousRingSettings& o,
                                                              uint64_t size, bool free_running);
     ~ContinuousRing() { (void)stop(); }
 
@@ -66,4 +74,4 @@ private:
     vfio::DmaRegion m_ring, m_data;
 };
 
-}  // namespace stream_tools::detail
+}  // namespace xdma

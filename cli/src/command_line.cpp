@@ -1,12 +1,13 @@
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
 
+#include <cerrno>
 #include <iostream>
 
 #include "pdt_version/version.hpp"
 
 namespace po = boost::program_options;
 
-namespace tool_support {
+namespace cli {
 
 void add_help_and_version(po::options_description& options) {
     options.add_options()("help,h", "show this help")("version", "print the toolkit version and exit");
@@ -25,7 +26,7 @@ Usage message_usage(const std::string& error_prefix) { return Usage{"", error_pr
 
 namespace {
 
-void parse(int argc, char** argv, const CommandLine& line, po::variables_map& values) {
+void parse(int argc, const char* const* argv, const CommandLine& line, po::variables_map& values) {
     if (!line.arguments) {
         po::store(po::command_line_parser(argc, argv).options(line.options).run(), values);
         return;
@@ -39,25 +40,32 @@ void parse(int argc, char** argv, const CommandLine& line, po::variables_map& va
 
 }  // namespace
 
+vfio::Result<Request> parse_arguments(int argc, const char* const* argv, const CommandLine& line,
+                                      po::variables_map& values) {
+    try {
+        parse(argc, argv, line, values);
+        po::notify(values);
+    } catch (const po::error& e) {
+        return vfio::make_error("parse command line", "", EINVAL, e.what());
+    }
+    if (values.count("help"))
+        return Request::Help;
+    return values.count("version") ? Request::Version : Request::Run;
+}
+
 std::optional<int> parse_command_line(int argc, char** argv, const CommandLine& line, po::variables_map* values) {
     po::variables_map own;
-    po::variables_map& vm = values ? *values : own;
-    try {
-        parse(argc, argv, line, vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        std::cerr << line.usage.error_prefix << e.what() << "\n" << line.usage.error_tail;
+    const auto request = parse_arguments(argc, argv, line, values ? *values : own);
+    if (!request) {
+        std::cerr << line.usage.error_prefix << request.error().hint << "\n" << line.usage.error_tail;
         if (line.usage.options_after_error)
             std::cerr << line.options;
         return 2;
     }
-    if (vm.count("help")) {
-        std::cout << line.usage.help_head << line.options;
-        return 0;
-    }
-    if (vm.count("version")) {
-        std::cout << pdt_version::version_line(argv[0]) << "\n";
-        return 0;
+    switch (*request) {
+    case Request::Help: std::cout << line.usage.help_head << line.options; return 0;
+    case Request::Version: std::cout << pdt_version::version_line(argv[0]) << "\n"; return 0;
+    case Request::Run: break;
     }
     return std::nullopt;
 }
@@ -67,4 +75,4 @@ int report_error(const std::string& tool, const vfio::Error& error) {
     return error.code == EINVAL ? 2 : 1;
 }
 
-}  // namespace tool_support
+}  // namespace cli

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "measure/copy_endpoint.hpp"
+#include "streams/copy_endpoint.hpp"
 #include "vfio_access/dma.hpp"
 
-namespace measure {
+namespace streams {
 
 class RegisteredBuffer final : public HostBuffer {
 public:
@@ -65,4 +65,4 @@ inline const RegisteredBuffer* registered_by(const HostBuffer& host, const void*
     return registered != nullptr && registered->owner() == owner ? registered : nullptr;
 }
 
-}  // namespace measure
+}  // namespace streams

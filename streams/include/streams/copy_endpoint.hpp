@@ -1,4 +1,4 @@
-// The copy-endpoint seam (namespace measure): a card with memory that the host copies to and
+// The copy-endpoint seam (namespace streams): a card with memory that the host copies to and
 // from, one copy at a time or several in flight on independent queues. The link measurement
 // tool (measure/) is written once against it; each adapter implements it and knows nothing of
 // the others: the XDMA card-memory path (dma_bridge, real or simulated designs), QEMU's edu
@@ -21,9 +21,7 @@
 #include "streams/stream_channel.hpp"
 #include "vfio_access/result.hpp"
 
-namespace measure {
-
-using streams::Direction;  // H2C: host to card; C2H: card to host
+namespace streams {
 
 // How host memory backs a buffer. Registered buffers are mapped for the card's DMA (VFIO
 // IOMMU map, cudaHostAlloc); Pageable ones are plain memory that an adapter whose driver stages
@@ -53,6 +51,9 @@ struct EndpointInfo {
     unsigned max_in_flight = 1;      // copies one queue may hold at once
     bool can_launch = false;         // runs code on the card: launch_empty is implemented
     bool driver_stages = false;      // every copy goes through a bounce buffer of the driver (ET-SoC-1)
+    // DMA engines the adapter drives itself (XDMA): their run mode and completion method as the
+    // --engine_mode and --completion options spell them ("credits", "poll_writeback"); else empty.
+    std::string engine_mode, completion;
 };
 
 // A copy issued and not yet waited for. Tickets of one queue complete in issue order.
@@ -91,4 +92,4 @@ public:
     }
 };
 
-}  // namespace measure
+}  // namespace streams

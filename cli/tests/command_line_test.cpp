@@ -1,6 +1,6 @@
-// tool_support::parse_command_line: --help, --version and usage errors worded each tool's way,
+// cli::parse_command_line: --help, --version and usage errors worded each tool's way,
 // the words that are no option, and report_error's exit status.
-#include "tool_support/command_line.hpp"
+#include "cli/command_line.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,10 +20,10 @@ struct Parsed {
 };
 
 // Parses `words` (argv[0] is "/usr/bin/tool") with --json, --count N and `usage`.
-Parsed parse(std::vector<std::string> words, const tool_support::Usage& usage, std::vector<std::string>* arguments = nullptr,
+Parsed parse(std::vector<std::string> words, const cli::Usage& usage, std::vector<std::string>* arguments = nullptr,
              po::variables_map* values = nullptr) {
     po::options_description options("Options");
-    tool_support::add_help_and_version(options);
+    cli::add_help_and_version(options);
     unsigned count = 1;
     options.add_options()("json", "print JSON")("count", po::value(&count), "how many");
     words.insert(words.begin(), "/usr/bin/tool");
@@ -34,7 +34,7 @@ Parsed parse(std::vector<std::string> words, const tool_support::Usage& usage, s
     std::streambuf* const cout = std::cout.rdbuf(out.rdbuf());
     std::streambuf* const cerr = std::cerr.rdbuf(err.rdbuf());
     Parsed parsed;
-    parsed.status = tool_support::parse_command_line(static_cast<int>(argv.size()), argv.data(),
+    parsed.status = cli::parse_command_line(static_cast<int>(argv.size()), argv.data(),
                                                      {options, usage, arguments, "argument"}, values);
     std::cout.rdbuf(cout);
     std::cerr.rdbuf(cerr);
@@ -45,7 +45,7 @@ Parsed parse(std::vector<std::string> words, const tool_support::Usage& usage, s
 
 std::string options_text() {
     po::options_description options("Options");
-    tool_support::add_help_and_version(options);
+    cli::add_help_and_version(options);
     options.add_options()("json", "print JSON")("count", po::value<unsigned>(), "how many");
     std::ostringstream text;
     text << options;
@@ -53,50 +53,50 @@ std::string options_text() {
 }
 
 TEST(CommandLine, FpgaSioWordingOfAUsageError) {
-    const Parsed p = parse({"--bogus"}, tool_support::fpga_sio_usage("/usr/bin/tool", "Does things."));
+    const Parsed p = parse({"--bogus"}, cli::fpga_sio_usage("/usr/bin/tool", "Does things."));
     EXPECT_EQ(p.status, 2);
     EXPECT_EQ(p.err, "Error: unrecognised option '--bogus'\nUsage: /usr/bin/tool [options] (--help for the list)\n");
     EXPECT_EQ(p.out, "");
 }
 
 TEST(CommandLine, FpgaSioWordingOfHelp) {
-    const Parsed p = parse({"--help"}, tool_support::fpga_sio_usage("/usr/bin/tool", "Does things."));
+    const Parsed p = parse({"--help"}, cli::fpga_sio_usage("/usr/bin/tool", "Does things."));
     EXPECT_EQ(p.status, 0);
     EXPECT_EQ(p.out, "Usage: /usr/bin/tool [options]\nDoes things.\n\n" + options_text());
     EXPECT_EQ(p.err, "");
 }
 
 TEST(CommandLine, ToolWordingPrintsTheOptionsAfterAUsageError) {
-    const Parsed p = parse({"--count", "many"}, tool_support::tool_usage("tool"));
+    const Parsed p = parse({"--count", "many"}, cli::tool_usage("tool"));
     EXPECT_EQ(p.status, 2);
     EXPECT_EQ(p.err, "tool: the argument ('many') for option '--count' is invalid\n" + options_text());
 }
 
 TEST(CommandLine, ToolWordingOfHelpWithAHead) {
-    EXPECT_EQ(parse({"-h"}, tool_support::tool_usage("tool", "Usage: ")).out, "Usage: " + options_text());
-    EXPECT_EQ(parse({"-h"}, tool_support::tool_usage("tool")).out, options_text());
+    EXPECT_EQ(parse({"-h"}, cli::tool_usage("tool", "Usage: ")).out, "Usage: " + options_text());
+    EXPECT_EQ(parse({"-h"}, cli::tool_usage("tool")).out, options_text());
 }
 
 TEST(CommandLine, MessageWordingIsTheMessageAlone) {
-    const Parsed p = parse({"--count"}, tool_support::message_usage("Error: "));
+    const Parsed p = parse({"--count"}, cli::message_usage("Error: "));
     EXPECT_EQ(p.status, 2);
     EXPECT_EQ(p.err, "Error: the required argument for option '--count' is missing\n");
 }
 
 TEST(CommandLine, VersionPrintsTheVersionLine) {
-    const Parsed p = parse({"--version"}, tool_support::tool_usage("tool"));
+    const Parsed p = parse({"--version"}, cli::tool_usage("tool"));
     EXPECT_EQ(p.status, 0);
     EXPECT_EQ(p.out, pdt_version::version_line("tool") + "\n");
 }
 
 TEST(CommandLine, HelpComesBeforeVersion) {
-    EXPECT_EQ(parse({"--version", "--help"}, tool_support::tool_usage("tool")).out, options_text());
+    EXPECT_EQ(parse({"--version", "--help"}, cli::tool_usage("tool")).out, options_text());
 }
 
 TEST(CommandLine, OptionsAndArgumentsGoOn) {
     std::vector<std::string> arguments;
     po::variables_map values;
-    const Parsed p = parse({"0000:15:00.0", "--json", "10ee", "--argument", "8086"}, tool_support::tool_usage("tool"),
+    const Parsed p = parse({"0000:15:00.0", "--json", "10ee", "--argument", "8086"}, cli::tool_usage("tool"),
                            &arguments, &values);
     EXPECT_EQ(p.status, std::nullopt);
     EXPECT_EQ(p.out + p.err, "");
@@ -107,8 +107,8 @@ TEST(CommandLine, OptionsAndArgumentsGoOn) {
 TEST(CommandLine, ReportErrorExits2ForAUsageErrorElse1) {
     std::ostringstream err;
     std::streambuf* const cerr = std::cerr.rdbuf(err.rdbuf());
-    const int usage = tool_support::report_error("tool", vfio::make_error("parse", "x", EINVAL, "bad"));
-    const int failure = tool_support::report_error("tool", vfio::make_error("open", "y", ENODEV, "gone"));
+    const int usage = cli::report_error("tool", vfio::make_error("parse", "x", EINVAL, "bad"));
+    const int failure = cli::report_error("tool", vfio::make_error("open", "y", ENODEV, "gone"));
     std::cerr.rdbuf(cerr);
     EXPECT_EQ(usage, 2);
     EXPECT_EQ(failure, 1);

@@ -1,0 +1,95 @@
+#include "cli/device_options.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace po = boost::program_options;
+
+namespace cli {
+
+void add_sim_design_option(po::options_description& options, std::vector<std::string>& designs) {
+    options.add_options()("sim_design", po::value(&designs)->composing(),
+                          "a simulated instance of this design instead of the kernel's VFIO devices (repeatable)");
+}
+
+void add_design_file_option(po::options_description& options, std::vector<std::string>& files) {
+    options.add_options()("design_file", po::value(&files)->composing(),
+                          "add the designs of this JSON file to the built-in ones (repeatable)");
+}
+
+void add_device_option(po::options_description& options, std::vector<std::string>& locations) {
+    options.add_options()("device,d", po::value(&locations)->composing(),
+                          "only the device at this PCI location dddd:bb:dd.f (repeatable)");
+}
+
+void add_lie_option(po::options_description& options, const char* name, const std::string& what, std::string& text) {
+    const std::string help = what + " test fault (the run must FAIL): moves_nothing, stale_after=N or completes_early: "
+                             "transfers complete as usual but move no data / none after the first N (both directions) "
+                             "/ complete before their last 64 bytes land (docs/verification.md)";
+    options.add_options()(name, po::value(&text), help.c_str());
+}
+
+void add_cuda_device_option(po::options_description& options, std::vector<int>& gpus) {
+    options.add_options()("cuda_device", po::value(&gpus)->composing(),
+                          "run on this NVIDIA GPU (CUDA ordinal, repeatable) instead of FPGA designs");
+}
+
+void add_etsoc1_options(po::options_description& options, Etsoc1Selection& selection) {
+    options.add_options()
+        ("etsoc1_device", po::value(&selection.devices)->composing(),
+         "run on this Esperanto ET-SoC-1 card (the runtime's index, repeatable) or `fake` (the fake card) instead of "
+         "FPGA designs")
+        ("etsoc1_fake", po::value(&selection.fake),
+         "ET-SoC-1 fake card parameters key=value,... (memcpy_gbps, dma_gbps, link_gbps, poll_busy_us, poll_idle_us, "
+         "collision, ...; faults corrupt_h2c_byte, copy_error_at, hang_at; lies moves_nothing=1, stale_after=N, "
+         "completes_early=1 (docs/verification.md): see etsoc1/README.md)")
+        ("etsoc1_socket", po::value(&selection.socket),
+         "ET-SoC-1: use the runtime daemon at this socket (e.g. /var/run/et_runtime/pcie.sock) instead of opening the "
+         "card in this process");
+}
+
+void add_xdma_mode_options(po::options_description& options, XdmaModeText& modes) {
+    options.add_options()
+        ("engine_mode", po::value(&modes.engine_mode),
+         "auto (default: credits when the XDMA IP has them, else stop_list), credits, or stop_list "
+         "(STOP-terminated descriptor lists)")
+        ("completion", po::value(&modes.completion),
+         "auto (default: poll_writeback when the IP has it, else completed_count), poll_writeback, "
+         "completed_count, status (stop_list only) or interrupt (MSI)");
+}
+
+void add_json_option(po::options_description& options, bool& json, JsonForm form) {
+    options.add_options()("json", po::bool_switch(&json),
+                          form == JsonForm::Lines
+                              ? "print JSON Lines instead of text: one object per line as the run goes "
+                                "(docs/tools/common.md)"
+                              : "print one JSON document instead of text");
+}
+
+void add_transfer_timeout_option(po::options_description& options, std::string& seconds) {
+    const std::string help = "seconds without a completion that fail the run (default " + seconds + ")";
+    options.add_options()("transfer_timeout", po::value(&seconds), help.c_str());  // Boost copies the text
+}
+
+void add_lock_timeout_option(po::options_description& options, std::string& seconds) {
+    options.add_options()("lock_timeout", po::value(&seconds),
+                          "seconds to wait for a device another process holds (default 0: fail at once, naming the "
+                          "holder's user, PID, tool and since when). Every tool takes an advisory lock per device in "
+                          "$PDT_LOCK_DIR, else /run/lock/pcie-dma-toolkit; --sim_design designs take none");
+}
+
+vfio::Result<std::chrono::milliseconds> parse_lock_timeout(const std::string& text) {
+    if (text.empty())
+        return std::chrono::milliseconds(0);
+    char* end = nullptr;
+    errno = 0;
+    const double seconds = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0' || errno != 0 || !std::isfinite(seconds) || seconds < 0 ||
+        seconds > 7 * 24 * 3600.0)
+        return vfio::make_error("parse option --lock_timeout", text, EINVAL,
+                                "expected seconds to wait for a busy device, 0 or more");
+    return std::chrono::milliseconds(static_cast<int64_t>(std::llround(seconds * 1000.0)));
+}
+
+}  // namespace cli

@@ -1,0 +1,163 @@
+// The shared options (cli/device_options.hpp): each one parses into its variable, says its
+// meaning and default in --help the same way in every tool, and rejects what it must;
+// cli::parse_arguments reports help, version and malformed command lines without printing.
+#include "cli/device_options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "cli/command_line.hpp"
+
+namespace po = boost::program_options;
+
+namespace {
+
+// Everything a tool could take, filled by one parse.
+struct Taken {
+    std::vector<std::string> sim_designs, design_files, devices;
+    std::vector<int> gpus;
+    cli::Etsoc1Selection etsoc1;
+    cli::XdmaModeText modes;
+    bool json = false;
+    std::string transfer_timeout = "60", lock_timeout;
+    po::options_description options{"Options", 1000, 500};  // one line per option: the texts are found whole
+
+    Taken() {
+        cli::add_help_and_version(options);
+        cli::add_sim_design_option(options, sim_designs);
+        cli::add_design_file_option(options, design_files);
+        cli::add_device_option(options, devices);
+        cli::add_cuda_device_option(options, gpus);
+        cli::add_etsoc1_options(options, etsoc1);
+        cli::add_xdma_mode_options(options, modes);
+        cli::add_json_option(options, json, cli::JsonForm::Lines);
+        cli::add_transfer_timeout_option(options, transfer_timeout);
+        cli::add_lock_timeout_option(options, lock_timeout);
+    }
+
+    vfio::Result<cli::Request> parse(std::vector<std::string> words, std::vector<std::string>* arguments = nullptr) {
+        words.insert(words.begin(), "tool");
+        std::vector<const char*> argv;
+        for (const std::string& word : words)
+            argv.push_back(word.c_str());
+        po::variables_map values;
+        return cli::parse_arguments(static_cast<int>(argv.size()), argv.data(),
+                                    {options, cli::Usage{}, arguments, "word"}, values);
+    }
+
+    std::string help() const {
+        std::ostringstream text;
+        text << options;
+        return text.str();
+    }
+};
+
+TEST(DeviceOptions, EachOptionParsesIntoItsVariable) {
+    Taken t;
+    const auto r = t.parse({"--sim_design", "A", "--sim_design", "B", "--design_file", "f.json", "-d", "0000:01:00.0",
+                            "--device", "0000:02:00.0", "--cuda_device", "0", "--cuda_device", "1", "--etsoc1_device",
+                            "fake", "--etsoc1_fake", "dma_gbps=2", "--etsoc1_socket", "/run/s.sock", "--engine_mode",
+                            "credits", "--completion", "interrupt", "--json", "--transfer_timeout", "5",
+                            "--lock_timeout", "0.5"});
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    EXPECT_EQ(*r, cli::Request::Run);
+    EXPECT_EQ(t.sim_designs, (std::vector<std::string>{"A", "B"}));
+    EXPECT_EQ(t.design_files, (std::vector<std::string>{"f.json"}));
+    EXPECT_EQ(t.devices, (std::vector<std::string>{"0000:01:00.0", "0000:02:00.0"}));
+    EXPECT_EQ(t.gpus, (std::vector<int>{0, 1}));
+    EXPECT_EQ(t.etsoc1.devices, (std::vector<std::string>{"fake"}));
+    EXPECT_EQ(t.etsoc1.fake, "dma_gbps=2");
+    EXPECT_EQ(t.etsoc1.socket, "/run/s.sock");
+    EXPECT_EQ(t.modes.engine_mode, "credits");
+    EXPECT_EQ(t.modes.completion, "interrupt");
+    EXPECT_TRUE(t.json);
+    EXPECT_EQ(t.transfer_timeout, "5");
+    EXPECT_EQ(t.lock_timeout, "0.5");
+}
+
+TEST(DeviceOptions, DefaultsStayWhenNotGiven) {
+    Taken t;
+    ASSERT_TRUE(t.parse({}).ok());
+    EXPECT_TRUE(t.sim_designs.empty() && t.gpus.empty() && t.etsoc1.devices.empty());
+    EXPECT_EQ(t.modes.engine_mode, "auto");
+    EXPECT_EQ(t.modes.completion, "auto");
+    EXPECT_FALSE(t.json);
+    EXPECT_EQ(t.transfer_timeout, "60");
+}
+
+TEST(DeviceOptions, HelpSaysEachMeaningOnce) {
+    const std::string help = Taken().help();
+    for (const char* text : {"a simulated instance of this design instead of the kernel's VFIO devices (repeatable)",
+                             "add the designs of this JSON file to the built-in ones (repeatable)",
+                             "only the device at this PCI location dddd:bb:dd.f (repeatable)",
+                             "run on this NVIDIA GPU (CUDA ordinal, repeatable)", "--etsoc1_socket",
+                             "(STOP-terminated descriptor lists)", "print JSON Lines instead of text",
+                             "seconds without a completion that fail the run (default 60)", "$PDT_LOCK_DIR"}) {
+        EXPECT_NE(help.find(text), std::string::npos) << text << "\n" << help;
+        EXPECT_EQ(help.find(text), help.rfind(text)) << text;
+    }
+    EXPECT_NE(help.find("-d [ --device ]"), std::string::npos) << help;
+}
+
+TEST(DeviceOptions, JsonHelpNamesItsForm) {
+    bool json = false;
+    po::options_description lines, document;
+    cli::add_json_option(lines, json, cli::JsonForm::Lines);
+    cli::add_json_option(document, json, cli::JsonForm::Document);
+    std::ostringstream a, b;
+    a << lines;
+    b << document;
+    EXPECT_NE(a.str().find("JSON Lines"), std::string::npos) << a.str();
+    EXPECT_NE(b.str().find("one JSON document"), std::string::npos) << b.str();
+}
+
+TEST(DeviceOptions, TransferTimeoutHelpShowsTheToolsDefault) {
+    std::string seconds = "10";
+    po::options_description options;
+    cli::add_transfer_timeout_option(options, seconds);
+    std::ostringstream text;
+    text << options;
+    EXPECT_NE(text.str().find("(default 10)"), std::string::npos) << text.str();
+}
+
+TEST(DeviceOptions, LockTimeoutParsesSecondsAndRejectsTheRestNamingTheOption) {
+    EXPECT_EQ(*cli::parse_lock_timeout(""), std::chrono::milliseconds(0));
+    EXPECT_EQ(*cli::parse_lock_timeout("0.5"), std::chrono::milliseconds(500));
+    EXPECT_EQ(*cli::parse_lock_timeout("2"), std::chrono::milliseconds(2000));
+    for (const char* bad : {"-1", "soon", "1s", "700000", "nan"}) {
+        const auto r = cli::parse_lock_timeout(bad);
+        ASSERT_FALSE(r.ok()) << bad;
+        EXPECT_EQ(r.error().code, EINVAL) << bad;
+        EXPECT_NE(r.error().message().find("--lock_timeout"), std::string::npos) << r.error().message();
+    }
+}
+
+TEST(ParseArguments, HelpAndVersionAreRequestsNotRuns) {
+    EXPECT_EQ(*Taken().parse({"--help"}), cli::Request::Help);
+    EXPECT_EQ(*Taken().parse({"-h"}), cli::Request::Help);
+    EXPECT_EQ(*Taken().parse({"--version"}), cli::Request::Version);
+}
+
+TEST(ParseArguments, AMalformedCommandLineIsEinvalWithTheParsersMessage) {
+    const auto unknown = Taken().parse({"--bogus"});
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_EQ(unknown.error().code, EINVAL);
+    EXPECT_EQ(unknown.error().hint, "unrecognised option '--bogus'");
+    const auto not_a_number = Taken().parse({"--cuda_device", "first"});
+    ASSERT_FALSE(not_a_number.ok());
+    EXPECT_NE(not_a_number.error().hint.find("cuda_device"), std::string::npos) << not_a_number.error().hint;
+    const auto missing = Taken().parse({"--sim_design"});
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().hint.find("sim_design"), std::string::npos) << missing.error().hint;
+}
+
+TEST(ParseArguments, WordsThatAreNoOptionGoToTheArguments) {
+    Taken t;
+    std::vector<std::string> words;
+    ASSERT_TRUE(t.parse({"sweep", "--json", "file.json"}, &words).ok());
+    EXPECT_EQ(words, (std::vector<std::string>{"sweep", "file.json"}));
+    EXPECT_TRUE(t.json);
+}
+
+}  // namespace

@@ -1,0 +1,55 @@
+// The Descriptor Credits register check (xdma_credit_register_check.hpp).
+#include "dma_bridge/xdma_credit_register_check.hpp"
+
+#include <optional>
+#include <string>
+
+#include "dma_bridge/xdma_registers.hpp"
+
+namespace xdma {
+namespace {
+
+constexpr uint32_t kRing = 1023;  // the most descriptors the credit register can release
+
+vfio::Error credit_error(const std::string& what) {
+    return vfio::make_error("Descriptor Credits register test", "H2C 0", EIO, what);
+}
+
+}  // namespace
+
+vfio::Result<void> check_descriptor_credit_register(const vfio::RegisterWindow& regs) {
+    const uint64_t channel = block_offset(target::H2C_CHANNEL, 0);
+    const uint64_t sgdma = block_offset(target::H2C_SGDMA, 0);
+    const uint64_t common = block_offset(target::SGDMA_COMMON);
+    const uint32_t bit = sgdma_common_reg::channel_bit(Direction::H2C, 0);
+    if (regs.read32(channel + channel_reg::STATUS) & status::busy)
+        return vfio::make_error("Descriptor Credits register test", "H2C 0", EBUSY, "the channel is busy");
+    // Halt descriptor fetch, so Run with credits fetches nothing.
+    regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1S, bit);
+    regs.write32(channel + channel_reg::CONTROL_W1S, control::run);
+    std::optional<vfio::Error> failure;
+    for (uint32_t k = 1; k < kRing && !failure; ++k) {
+        regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1S, bit);
+        uint32_t expected = 0;
+        if (const uint32_t first = regs.read32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS) & 0x3FF; first != 0)
+            failure = credit_error("credits read " + std::to_string(first) + " after enabling credit mode, expected 0");
+        while (!failure && expected + k <= kRing) {
+            regs.write32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS, k);
+            expected += k;
+            const uint32_t read = regs.read32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS) & 0x3FF;
+            if (read != expected)
+                failure = credit_error("adding " + std::to_string(k) + " at a time: read " + std::to_string(read) +
+                                       ", expected " + std::to_string(expected));
+        }
+        regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1C, bit);
+        if (const uint32_t left = regs.read32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS) & 0x3FF; !failure && left != 0)
+            failure = credit_error("disabling credit mode left " + std::to_string(left) + " credits");
+    }
+    regs.write32(channel + channel_reg::CONTROL_W1C, control::run);
+    regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1C, bit);
+    if (failure)
+        return *failure;
+    return {};
+}
+
+}  // namespace xdma

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Checks every include of the project against the floors of docs/architecture.md.
+
+  check_layers.py [--root DIR] [--doc FILE] [--graph]
+
+Reads the ```layers``` block (floor N: module ...) and the ```exceptions``` block
+(from-file -> to-file: why) of the architecture document, then every #include "..." of every
+C/C++/CUDA source outside the tests. An include from module A to module B is allowed when B
+stands on a lower floor than A, or when it is listed as an exception. Exit 0 when every include
+keeps the rules, 1 naming each one that does not (file:line, the include, the rule), 2 on a
+document or usage error. --graph also prints every include between two modules with its count.
+Python 3 standard library only.
+"""
+import argparse
+import collections
+import os
+import re
+import sys
+
+SOURCES = (".cpp", ".hpp", ".h", ".cu", ".cuh")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def is_test(path):
+    parts = path.split("/")
+    return (parts[0] in ("fuzz", "build") or parts[0].startswith("build") or "tests" in parts
+            or path.endswith("_test.cpp") or parts[:2] == ["etsoc1", "standin"])
+
+
+def module(path):
+    """The module (room) a file belongs to: docs/architecture.md, "A module is ..."."""
+    parts = path.split("/")
+    top = parts[0]
+    if len(parts) > 2 and parts[1] in ("tools", "bench", "guest") and top != "software_tests":
+        return "tools"
+    if top == "software_tests" and len(parts) > 1:
+        if parts[1] == "tools":
+            return "software_tests/stream_tools" if len(parts) > 2 and parts[2] in ("include", "src") else "tools"
+        if parts[1] == "bench":
+            return "tools"
+        return "software_tests/" + parts[1]
+    return top
+
+
+def read_doc(doc):
+    text = open(doc).read()
+    blocks = dict(re.findall(r"```(layers|exceptions)\n(.*?)```", text, re.S))
+    if "layers" not in blocks or "exceptions" not in blocks:
+        raise ValueError(f"{doc}: needs a ```layers``` and an ```exceptions``` block")
+    floors = {}
+    for line in blocks["layers"].splitlines():
+        m = re.fullmatch(r"floor (\d+): (.+)", line.strip())
+        if not m:
+            raise ValueError(f"{doc}: bad layers line {line!r} (floor N: module ...)")
+        for name in m.group(2).split():
+            if name in floors:
+                raise ValueError(f"{doc}: module {name} on two floors")
+            floors[name] = int(m.group(1))
+    exceptions = {}
+    for line in blocks["exceptions"].splitlines():
+        if not line.strip():
+            continue
+        m = re.fullmatch(r"(\S+) -> (\S+): (.+)", line.strip())
+        if not m:
+            raise ValueError(f"{doc}: bad exceptions line {line!r} (from-file -> to-file: why)")
+        exceptions[(m.group(1), m.group(2))] = m.group(3)
+    if len(exceptions) > 3:
+        raise ValueError(f"{doc}: {len(exceptions)} exceptions; at most 3 are allowed")
+    return floors, exceptions
+
+
+def sources(root):
+    found = []
+    for directory, dirs, files in os.walk(root):
+        rel = os.path.relpath(directory, root)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (rel == "." and (
+            d.startswith("build") or d.startswith("wt-") or d in ("shared", "vm"))))
+        for f in sorted(files):
+            if f.endswith(SOURCES):
+                found.append(os.path.normpath(os.path.join(rel, f)))
+    return found
+
+
+def resolve(path, header, files, by_include):
+    """The file an include names: beside the includer, else under some module's include/."""
+    beside = os.path.normpath(os.path.join(os.path.dirname(path), header))
+    if beside in files:
+        return beside
+    return by_include.get(header)
+
+
+def check(root, doc):
+    floors, exceptions = read_doc(doc)
+    all_files = sources(root)
+    files = set(all_files)
+    by_include = {}
+    for f in all_files:
+        parts = f.split("/")
+        if "include" in parts:
+            by_include.setdefault("/".join(parts[parts.index("include") + 1:]), f)
+    edges = collections.Counter()
+    problems = []
+    unknown = set()
+    used_exceptions = set()
+    for f in all_files:
+        if is_test(f):
+            continue
+        a = module(f)
+        for number, line in enumerate(open(os.path.join(root, f), errors="replace"), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            target = resolve(f, m.group(1), files, by_include)
+            if target is None or is_test(target):
+                continue
+            b = module(target)
+            if a == b:
+                continue
+            edges[(a, b)] += 1
+            for name in (a, b):
+                if name not in floors:
+                    unknown.add(name)
+            if a not in floors or b not in floors:
+                continue
+            if floors[b] > floors[a]:
+                rule = f"runs up: {a} (floor {floors[a]}) includes {b} (floor {floors[b]})"
+            elif floors[b] == floors[a]:
+                rule = f"runs sideways: {a} and {b} stand side by side on floor {floors[a]}"
+            else:
+                continue
+            if (f, target) in exceptions:  # an exception counts only where a rule needs it
+                used_exceptions.add((f, target))
+                continue
+            problems.append(f'{f}:{number}: #include "{m.group(1)}" ({target}) {rule}')
+    for name in sorted(unknown):
+        problems.append(f"module {name} stands on no floor of {os.path.relpath(doc, root)}")
+    for pair in sorted(set(exceptions) - used_exceptions):
+        problems.append(f"exception {pair[0]} -> {pair[1]} is no longer needed: remove it")
+    return edges, problems
+
+
+def main():
+    p = argparse.ArgumentParser(description="check every include against docs/architecture.md")
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    p.add_argument("--root", default=here)
+    p.add_argument("--doc", help="the architecture document (default ROOT/docs/architecture.md)")
+    p.add_argument("--graph", action="store_true", help="print the includes between modules")
+    a = p.parse_args()
+    doc = a.doc or os.path.join(a.root, "docs", "architecture.md")
+    try:
+        edges, problems = check(a.root, doc)
+    except (OSError, ValueError) as e:
+        print(f"check_layers: {e}", file=sys.stderr)
+        return 2
+    if a.graph:
+        for (x, y), n in sorted(edges.items()):
+            print(f"{x} -> {y} ({n})")
+    for line in problems:
+        print(line)
+    modules = sorted({m for e in edges for m in e})
+    print(f"layers: {len(modules)} modules, {len(edges)} arrows between them, "
+          + (f"{len(problems)} broken rule(s)" if problems else "every include keeps the floors"))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

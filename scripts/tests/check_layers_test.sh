@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# scripts/check_layers.py: the tree keeps docs/architecture.md's floors, and the check fails,
+# naming the include and the rule, on a tree that breaks them: an adapter that includes the
+# link measurement (runs up), an adapter that includes another (sideways), a module on no floor,
+# and a stale exception.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+check=$root/scripts/check_layers.py
+fail() { echo "FAIL: $*"; exit 1; }
+out=$(python3 "$check" --root "$root") || fail "the tree breaks its floors: $out"
+echo "$out" | tail -1
+work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/docs" "$work/streams/include/streams" "$work/edu/src" "$work/cuda/src" "$work/measure/include/measure"
+cp "$root/docs/architecture.md" "$work/docs/"
+echo '#pragma once' > "$work/streams/include/streams/seam.hpp"
+echo '#pragma once' > "$work/measure/include/measure/stats.hpp"
+echo '#pragma once' > "$work/cuda/src/gpu.hpp"
+printf '#include "streams/seam.hpp"\n' > "$work/edu/src/ok.cpp"
+out=$(python3 "$check" --root "$work") || fail "a tree that keeps the floors failed: $out"
+printf '#include "streams/seam.hpp"\n#include "measure/stats.hpp"\n' > "$work/edu/src/up.cpp"
+out=$(python3 "$check" --root "$work"); rc=$?
+[ $rc -eq 1 ] || fail "an include running up: exit $rc, expected 1"
+grep -q 'edu/src/up.cpp:2: #include "measure/stats.hpp" .* runs up: edu (floor 4) includes measure (floor 5)' <<<"$out" ||
+  fail "the include running up is not named: $out"
+rm "$work/edu/src/up.cpp"
+printf '#include "../../cuda/src/gpu.hpp"\n' > "$work/edu/src/side.cpp"
+out=$(python3 "$check" --root "$work"); rc=$?
+[ $rc -eq 1 ] && grep -q 'runs sideways: edu and cuda stand side by side on floor 4' <<<"$out" ||
+  fail "a sideways include: exit $rc: $out"
+rm "$work/edu/src/side.cpp"
+mkdir -p "$work/newmod/src" && printf '#include "streams/seam.hpp"\n' > "$work/newmod/src/a.cpp"
+out=$(python3 "$check" --root "$work"); rc=$?
+[ $rc -eq 1 ] && grep -q 'module newmod stands on no floor' <<<"$out" || fail "a module on no floor: exit $rc: $out"
+rm -r "$work/newmod"
+python3 - "$work/docs/architecture.md" <<'P'
+import sys
+p = sys.argv[1]
+s = open(p).read().replace("```exceptions\n```", "```exceptions\nedu/src/ok.cpp -> streams/include/streams/seam.hpp: none\n```")
+open(p, "w").write(s)
+P
+out=$(python3 "$check" --root "$work"); rc=$?
+[ $rc -eq 1 ] && grep -q 'exception edu/src/ok.cpp -> streams/include/streams/seam.hpp is no longer needed' <<<"$out" ||
+  fail "a stale exception: exit $rc: $out"
+echo "PASS: check_layers keeps the floors and names each broken rule"

@@ -1,0 +1,223 @@
+// The lying-device matrix (docs/verification.md): every DMA tool and every pcie_link_measure
+// subcommand, each run a real process, on every device that lies (moves_nothing, stale_after=N,
+// completes_early) of every model and fake that runs without hardware: the XDMA model
+// (PDT_SIM_FAULT), the model copy endpoint (--model_lie) and the ET-SoC-1 fake (--etsoc1_fake,
+// which also stages every copy through one reused bounce buffer). Each lying run must exit 1,
+// print no PASS, and name the channel or endpoint, the transfer and the first bad offset; the
+// same run on the honest device must pass with bytes verified. A PASS on a lying device fails
+// the test. The data_bit_flip rows: a one-shot bit flip in any copy, timed or not, fails every
+// DMA tool and every pcie_link_measure subcommand on the XDMA model, naming the copy and the
+// offset.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_support/run_process.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// How a device is told to lie, per family.
+enum class Family { XdmaModel, ModelEndpoint, Etsoc1Fake };
+
+struct Lie {
+    const char* name;      // docs/verification.md's spelling
+    const char* xdma;      // PDT_SIM_FAULT value
+    const char* etsoc1;    // --etsoc1_fake parameter
+};
+const Lie kLies[] = {{"moves_nothing", "moves_nothing", "moves_nothing=1"},
+                     {"stale_after=3", "stale_after=3", "stale_after=3"},
+                     {"completes_early", "completes_early", "completes_early=1"}};
+
+struct ToolRun {
+    std::string label;                  // "parallel_streams on the XDMA model"
+    const char* tool;                   // executable
+    std::vector<std::string> args;      // honest run
+    Family family;
+    const char* names;                  // regular expression: channel, transfer and offset named
+};
+
+// "0000:15:00.0 C2H 1 transfer 3: data error ... buffer offset 0x.., stream offset 0x..", or
+// the ET-SoC-1 fake's "ET-SoC-1 fake 0 channel 0 C2H transfer 2: ...".
+const char* const kStreamNames =
+    "((H2C|C2H) ?[0-9]|channel [0-9]+ (H2C|C2H)).*(transfer|completion|message|sample|packet) [0-9]+.*offset";
+const char* const kMeasureNames = "data check.*(copy|transfer) [0-9]+( of [0-9]+)?.*failed at byte [0-9]+ of [0-9]+";
+
+std::vector<std::string> measure_args(const std::string& subcommand, std::vector<std::string> endpoint) {
+    std::vector<std::string> a{subcommand};
+    if (subcommand == "sweep")
+        a.insert(a.end(), {"--min_bytes", "4KiB", "--max_bytes", "64KiB", "--repeats", "1", "--iterations", "5"});
+    else if (subcommand == "latency")
+        a.insert(a.end(), {"--latency_bytes", "4KiB", "--samples", "20", "--max_gap_us", "100"});
+    else if (subcommand == "access_h2c" || subcommand == "access_c2h")
+        a = {"access", "--access_direction", subcommand.substr(7), "--access_sizes", "64,100", "--access_windows",
+             "4KiB", "--access_transfers", "16", "--access_patterns", "sequential", "--access_caches", "warm",
+             "--access_memories", "registered"};
+    else if (subcommand == "inflight")
+        a.insert(a.end(), {"--inflight_sizes", "64KiB", "--repeats", "1"});
+    else if (subcommand == "bidir")
+        a.insert(a.end(), {"--bidir_bytes", "64KiB", "--bidir_copies", "3", "--repeats", "1"});
+    a.insert(a.end(), endpoint.begin(), endpoint.end());
+    return a;
+}
+
+std::vector<ToolRun> runs() {
+    std::vector<ToolRun> out;
+    const auto stream = [&](const char* design, const char* descriptors = "16") {
+        return std::vector<std::string>{"--sim_design", design, "--stream_mapping_size", "0x40000",
+                                        "--stream_num_descriptors", descriptors, "--duration", "0.5",
+                                        "--report_interval", "0.25", "--transfer_timeout", "2"};
+    };
+    out.push_back({"test_dma_bridge on the XDMA model", TEST_DMA_BRIDGE_TOOL,
+                   {"--sim_design", "TEF1001_dma_ddr3", "--transfer_timeout", "2", "--stream_mapping_size", "0x40000",
+                    "--stream_num_descriptors", "16", "--min_words", "0x10000", "--max_buffer_size", "0x40000",
+                    "--transfer_length", "0x30000", "--max_channel_combinations", "1",
+                    "--dma_bridge_memory_size_bytes", "0x100000"},
+                   Family::XdmaModel,
+                   "(H2C|C2H) failure : .*card (address|byte) 0x[0-9a-f]+.*host (buffer )?offset 0x[0-9a-f]+"});
+    out.push_back({"parallel_streams on the XDMA model", PARALLEL_STREAMS_TOOL,
+                   stream("TEF1001_dma_stream_loopback"), Family::XdmaModel, kStreamNames});
+    out.push_back({"independent_streams on the XDMA model", INDEPENDENT_STREAMS_TOOL,
+                   stream("TEF1001_dma_stream_loopback"), Family::XdmaModel, kStreamNames});
+    out.push_back({"parallel_streams, one descriptor, on the XDMA model", PARALLEL_STREAMS_TOOL,
+                   stream("TEF1001_dma_stream_loopback", "1"), Family::XdmaModel,
+                   kStreamNames});
+    out.push_back({"descriptor_credits on the XDMA model", DESCRIPTOR_CREDITS_TOOL,
+                   {"--sim_design", "TEF1001_dma_stream_loopback", "--transfer_timeout", "2"}, Family::XdmaModel,
+                   kStreamNames});
+    out.push_back({"crc64_stream_latency on the XDMA model", CRC64_LATENCY_TOOL,
+                   {"--sim_design", "TEF1001_dma_stream_crc64", "--transfer_timeout", "2", "--samples", "20",
+                    "--max_packet_bytes", "0x1000"},
+                   Family::XdmaModel, "(H2C|C2H) [0-9].*sample [0-9]+: length [0-9]+ EOP [01] CRC64 0x[0-9a-f]+, expected"});
+    for (const char* tool : {PARALLEL_STREAMS_TOOL, INDEPENDENT_STREAMS_TOOL})
+        for (const char* descriptors : {"16", "1"})
+            out.push_back({std::string(tool).substr(std::string(tool).rfind('/') + 1) + ", " + descriptors +
+                               " descriptor(s), on the ET-SoC-1 fake",
+                           tool,
+                           {"--etsoc1_device", "fake", "--duration", "0.5", "--report_interval", "0.25",
+                            "--stream_num_descriptors", descriptors, "--transfer_timeout", "2",
+                            "--stream_mapping_size", "0x40000"},  // transfers enough for stale_after=3
+                           Family::Etsoc1Fake, kStreamNames});
+    for (const char* subcommand : {"sweep", "latency", "access_h2c", "access_c2h", "inflight", "bidir"}) {
+        out.push_back({std::string("pcie_link_measure ") + subcommand + " on the XDMA model", PCIE_LINK_MEASURE,
+                       measure_args(subcommand, {"--endpoint", "xdma", "--sim_design", "TEF1001_dma_ddr3", "--transfer_timeout", "2"}),
+                       Family::XdmaModel, kMeasureNames});
+        out.push_back({std::string("pcie_link_measure ") + subcommand + " on the model endpoint", PCIE_LINK_MEASURE,
+                       measure_args(subcommand, {"--endpoint", "model", "--model_h2c_gbps", "2", "--model_c2h_gbps", "2",
+                                                 "--model_latency_us", "5", "--transfer_timeout", "2"}),
+                       Family::ModelEndpoint, kMeasureNames});
+        out.push_back({std::string("pcie_link_measure ") + subcommand + " on the ET-SoC-1 fake", PCIE_LINK_MEASURE,
+                       measure_args(subcommand, {"--endpoint", "etsoc1", "--etsoc1_device", "fake", "--transfer_timeout", "5"}),
+                       Family::Etsoc1Fake, kMeasureNames});
+    }
+    return out;
+}
+
+struct Cell {
+    const ToolRun* run;
+    std::string lie;  // "" for the honest device, else the lie's name or "data_bit_flip"
+    test_support::Outcome outcome;
+};
+
+// The run's command line with the lie applied, and its environment.
+void apply(const Cell& c, std::vector<std::string>& args, std::vector<std::string>& environment) {
+    args = c.run->args;
+    if (c.lie.empty())
+        return;
+    const Lie* lie = nullptr;
+    for (const Lie& l : kLies)
+        if (c.lie == l.name)
+            lie = &l;
+    if (c.lie == "data_bit_flip") {
+        environment.push_back("PDT_SIM_FAULT=data_bit_flip");
+        return;
+    }
+    switch (c.run->family) {
+    case Family::XdmaModel: environment.push_back(std::string("PDT_SIM_FAULT=") + lie->xdma); break;
+    case Family::ModelEndpoint: args.insert(args.end(), {"--model_lie", lie->name}); break;
+    case Family::Etsoc1Fake: args.insert(args.end(), {"--etsoc1_fake", lie->etsoc1}); break;
+    }
+}
+
+bool says_pass(const std::string& out) {
+    return test_support::contains(out, "Overall PASS") || test_support::contains(out, "Verdict: PASS") ||
+           test_support::contains(out, "\"verdict\":\"PASS\"");
+}
+
+std::string judge(const Cell& c) {
+    const std::string& out = c.outcome.output;
+    if (c.lie.empty())
+        return c.outcome.exit_code == 0 && says_pass(out) ? "" : "the honest device did not pass: exit " +
+                                                                     std::to_string(c.outcome.exit_code);
+    if (c.outcome.exit_code != 1 || says_pass(out))
+        return "exit " + std::to_string(c.outcome.exit_code) + (says_pass(out) ? " with PASS" : "");
+    if (!std::regex_search(out, std::regex(c.run->names)))
+        return std::string("no line naming the channel, transfer and offset (/") + c.run->names + "/)";
+    return "";
+}
+
+TEST(LyingDeviceMatrix, EveryToolFailsOnEveryLyingDevice) {
+    const std::vector<ToolRun> all = runs();
+    std::vector<Cell> cells;
+    for (const ToolRun& r : all) {
+        cells.push_back({&r, "", {}});
+        for (const Lie& lie : kLies)
+            cells.push_back({&r, lie.name, {}});
+        if (r.family == Family::XdmaModel)  // the one-shot fault: every DMA tool and subcommand
+            cells.push_back({&r, "data_bit_flip", {}});
+    }
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < cells.size();) {
+            Cell& c = cells[i];
+            test_support::RunOptions options;
+            std::vector<std::string> args;
+            apply(c, args, options.environment);
+            options.timeout = 120s;
+            options.stdin_from_null = true;
+            c.outcome = test_support::run_process(c.run->tool, args, options);
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2; ++i)
+        threads.emplace_back(worker);
+    for (auto& t : threads)
+        t.join();
+    size_t failed_as_they_must = 0;
+    for (const Cell& c : cells) {
+        const std::string problem = judge(c);
+        EXPECT_EQ(problem, "") << c.run->label << (c.lie.empty() ? " (honest)" : " lying: " + c.lie) << "\n"
+                               << c.outcome.output;
+        failed_as_they_must += !c.lie.empty() && problem.empty();
+    }
+    std::printf("lying-device matrix: %zu runs, %zu lying runs failed as they must\n", cells.size(), failed_as_they_must);
+}
+
+Cell cell(const ToolRun& r, const std::string& lie, int exit_code, const std::string& output) {
+    Cell c{&r, lie, {}};
+    c.outcome.exit_code = exit_code;
+    c.outcome.output = output;
+    return c;
+}
+
+// The judge catches each way a cell can go wrong.
+TEST(LyingDeviceMatrix, JudgeRejectsWrongOutcomes) {
+    const ToolRun r{"sweep", "tool", {}, Family::ModelEndpoint, kMeasureNames};
+    const std::string named =
+        "FAIL: C2H data check: sim model 0 sweep direct 4 KiB run 1 copy 3 of 5: failed at byte 0 of 4096\n";
+    EXPECT_EQ(judge(cell(r, "moves_nothing", 1, named + "Verdict: FAIL\n")), "");
+    EXPECT_NE(judge(cell(r, "moves_nothing", 0, "Verdict: PASS (4096 bytes verified)\n")), "");
+    EXPECT_NE(judge(cell(r, "moves_nothing", 1, named + "Verdict: PASS\n")), "") << "PASS printed";
+    EXPECT_NE(judge(cell(r, "moves_nothing", 1, "FAIL: timeout\nVerdict: FAIL\n")), "") << "nothing named";
+    EXPECT_NE(judge(cell(r, "moves_nothing", test_support::kTimedOut, named)), "");
+    EXPECT_EQ(judge(cell(r, "", 0, "Verdict: PASS (4096 bytes verified)\n")), "");
+    EXPECT_NE(judge(cell(r, "", 1, named + "Verdict: FAIL\n")), "");
+}
+
+}  // namespace

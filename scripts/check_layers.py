@@ -3,10 +3,11 @@
 
   check_layers.py [--root DIR] [--doc FILE] [--graph]
 
-Reads the ```layers``` block (floor N: module ...) and the ```exceptions``` block
-(from-file -> to-file: why) of the architecture document, then every #include "..." of every
-C/C++/CUDA source outside the tests. An include from module A to module B is allowed when B
-stands on a lower floor than A, or when it is listed as an exception. Exit 0 when every include
+Reads the ```layers``` block (floor N: module ...), the ```exceptions``` block
+(from-file -> to-file: why) and the ```private``` block (header: module) of the architecture
+document, then every #include "..." of every C/C++/CUDA source outside the tests. An include
+from module A to module B is allowed when B stands on a lower floor than A, or when it is listed
+as an exception; a private header (the XDMA registers and descriptors) only from its own module. Exit 0 when every include
 keeps the rules, 1 naming each one that does not (file:line, the include, the rule), 2 on a
 document or usage error. --graph also prints every include between two modules with its count.
 Python 3 standard library only.
@@ -44,7 +45,7 @@ def module(path):
 
 def read_doc(doc):
     text = open(doc).read()
-    blocks = dict(re.findall(r"```(layers|exceptions)\n(.*?)```", text, re.S))
+    blocks = dict(re.findall(r"```(layers|exceptions|private)\n(.*?)```", text, re.S))
     if "layers" not in blocks or "exceptions" not in blocks:
         raise ValueError(f"{doc}: needs a ```layers``` and an ```exceptions``` block")
     floors = {}
@@ -66,7 +67,15 @@ def read_doc(doc):
         exceptions[(m.group(1), m.group(2))] = m.group(3)
     if len(exceptions) > 3:
         raise ValueError(f"{doc}: {len(exceptions)} exceptions; at most 3 are allowed")
-    return floors, exceptions
+    private = {}
+    for line in blocks.get("private", "").splitlines():
+        if not line.strip():
+            continue
+        m = re.fullmatch(r"(\S+): (\S+)", line.strip())
+        if not m:
+            raise ValueError(f"{doc}: bad private line {line!r} (header-file: module)")
+        private[m.group(1)] = m.group(2)
+    return floors, exceptions, private
 
 
 def sources(root):
@@ -90,7 +99,7 @@ def resolve(path, header, files, by_include):
 
 
 def check(root, doc):
-    floors, exceptions = read_doc(doc)
+    floors, exceptions, private = read_doc(doc)
     all_files = sources(root)
     files = set(all_files)
     by_include = {}
@@ -114,6 +123,8 @@ def check(root, doc):
             if target is None or is_test(target):
                 continue
             b = module(target)
+            if target in private and private[target] != a:
+                problems.append(f'{f}:{number}: #include "{m.group(1)}" ({target}) is private to {private[target]}')
             if a == b:
                 continue
             edges[(a, b)] += 1
@@ -132,6 +143,8 @@ def check(root, doc):
                 used_exceptions.add((f, target))
                 continue
             problems.append(f'{f}:{number}: #include "{m.group(1)}" ({target}) {rule}')
+    for header in sorted(set(private) - files):
+        problems.append(f"private header {header} does not exist: correct {os.path.relpath(doc, root)}")
     for name in sorted(unknown):
         problems.append(f"module {name} stands on no floor of {os.path.relpath(doc, root)}")
     for pair in sorted(set(exceptions) - used_exceptions):

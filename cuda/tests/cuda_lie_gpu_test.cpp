@@ -139,8 +139,14 @@ const std::vector<std::vector<std::string>> kSubcommands = {
     {"bidir", "--bidir_bytes", "1MiB", "--bidir_copies", "2", "--repeats", "1"},
     {"access", "--access_sizes", "64,2048", "--access_windows", "64KiB", "--access_transfers", "16",
      "--access_memories", "registered", "--access_caches", "warm", "--access_patterns", "sequential"},
+    {"access", "--access_direction", "C2H", "--access_sizes", "64,2048", "--access_windows", "64KiB",
+     "--access_transfers", "16", "--access_memories", "registered", "--access_caches", "warm", "--access_patterns",
+     "sequential"},
+    {"launch", "--launch_samples", "5", "--launch_queued", "5", "--repeats", "1"},  // its 4 KiB round trips
+    {"ceiling", "--min_bytes", "4KiB", "--max_bytes", "1MiB", "--repeats", "1", "--iterations", "3"},
 };
-const std::vector<std::string> kEndpointArgs = {"--endpoint", "cuda", "--cuda_memory", "64MiB", "--timeout", "20"};
+const std::vector<std::string> kEndpointArgs = {"--endpoint", "cuda", "--cuda_memory", "64MiB", "--transfer_timeout",
+                                                "20"};
 
 TEST(CudaLieTools, PcieLinkMeasurePassesWithoutALie) {
     REQUIRE_GPU();

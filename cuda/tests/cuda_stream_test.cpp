@@ -7,7 +7,7 @@
 #include "cuda_stream/cuda_stream.hpp"
 #include "pattern/pattern.hpp"
 #include "require_gpu.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 
 namespace {
 

@@ -315,7 +315,8 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
     PDT_CHECK(f.only({"device_id", "revision", "class_code", "user_access_timestamp", "bar_sizes",
                       "axi_stream_switch_implemented", "dna_words", "stream_fifo_bytes", "xdma_ip",
                       "busy_after_stop_us", "subsystem_vendor_id", "subsystem_device_id", "address_alignment",
-                      "length_granularity", "registers"}));
+                      "length_granularity", "address_bits", "control_w1s_ignored", "completed_count_reads_zero",
+                      "registers"}));
     Simulation s;
     s.device_id = static_cast<uint16_t>(PDT_TRY(f.number_or("device_id", 0xffff, s.device_id)));
     s.revision = static_cast<uint8_t>(PDT_TRY(f.number_or("revision", 0xff, 0)));
@@ -363,6 +364,13 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
         if (*value == 0 || (*value & (*value - 1)) != 0)
             return f.error(key, "a power of two from 1 to 128 bytes (got " + std::to_string(*value) + ")");
     }
+    // IPs unlike the model but within reason (sim::XdmaConfig): the Alignments register's
+    // address_bits as read, however bogus, and the two register quirks.
+    s.address_bits = static_cast<unsigned>(PDT_TRY(f.number_or("address_bits", 255, s.address_bits)));
+    for (auto [key, value] : {std::pair{"control_w1s_ignored", &s.control_w1s_ignored},
+                              std::pair{"completed_count_reads_zero", &s.completed_count_reads_zero}})
+        if (f.has(key))
+            *value = PDT_TRY(f.boolean(key));
     if (f.has("registers")) {
         const json& list = f.at("registers");
         if (!list.is_array())

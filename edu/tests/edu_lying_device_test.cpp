@@ -11,7 +11,7 @@
 #include "edu/edu_stream.hpp"
 #include "measure/subcommands.hpp"
 #include "sim/edu_model.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 
 namespace edu {
 namespace {

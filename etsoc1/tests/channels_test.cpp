@@ -9,7 +9,7 @@
 
 #include "etsoc1/channels.hpp"
 #include "etsoc1/fake_card.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 
 namespace {
 

@@ -125,10 +125,8 @@ vfio::Result<void> check_transfer(CopyEndpoint& ep, Direction d, const uint8_t* 
     uint64_t at = 0;
     while (at < bytes && arrived[at] == sent[at])
         ++at;
-    return check_failure(d, at, bytes, ep.info().name + " access transfer " + std::to_string(i + 1) + " of " +
-                                           std::to_string(transfers) + " (window offset " +
-                                           std::to_string(host_offset) + ", card offset " +
-                                           std::to_string(card_offset) + ")");
+    return check_failure(d, at, bytes, CopyName{ep.info().name + " access", i + 1, transfers}, host_offset,
+                         card_offset);
 }
 
 // Poison (rule 2): the complement of what the bytes must become.

@@ -77,12 +77,6 @@ void fill_poison(uint8_t* data, uint64_t bytes, uint64_t key) {
         data[i] = static_cast<uint8_t>(~data[i]);
 }
 
-vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const std::string& where) {
-    return vfio::make_error(std::string(to_string(direction)) + " data check", where, EIO,
-                            "failed at byte " + std::to_string(at) + " of " + std::to_string(bytes) +
-                                ": the bytes read back differ from the pattern written");
-}
-
 vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const CopyName& name,
                           uint64_t host_offset, uint64_t card_offset) {
     std::string where = name.what;
@@ -126,13 +120,6 @@ vfio::Result<std::optional<uint64_t>> read_back(CopyEndpoint& endpoint, HostBuff
 }
 
 }  // namespace
-
-vfio::Result<void> verify_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
-                               uint64_t key, std::chrono::milliseconds timeout) {
-    if (auto at = PDT_TRY(read_back(endpoint, scratch, card_offset, bytes, key, timeout)))
-        return check_failure(Direction::H2C, *at, bytes, endpoint.info().name + " card offset " + std::to_string(card_offset));
-    return {};
-}
 
 std::vector<KeyedSlot> keyed_slots(uint64_t count, uint64_t bytes, uint64_t card_base, uint64_t& key) {
     const uint64_t stride = (bytes + 63) / 64 * 64;

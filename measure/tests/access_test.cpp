@@ -71,7 +71,7 @@ TEST_F(Access, ACorruptedH2cTransferBeforeTheLastIsFound) {
     // The model flips a byte of its 5th copy: the 5th timed transfer of 16 (H2C has no preload).
     Recording ep(fast(5));
     auto r = run(ep, one_point(Direction::H2C, 64, 4096, 16));
-    expect_error(r, EIO, {"H2C data check", "access transfer 5 of 16", "failed at byte 32 of 64"});
+    expect_error(r, EIO, {"H2C data check", "access copy 5 of 16", "failed at byte 32 of 64"});
 }
 
 TEST_F(Access, ACorruptedC2hTransferIsFoundAfterItsBatch) {
@@ -79,7 +79,7 @@ TEST_F(Access, ACorruptedC2hTransferIsFoundAfterItsBatch) {
     // timed transfer.
     Recording ep(fast(5));
     auto r = run(ep, one_point(Direction::C2H, 100, 8192, 16));
-    expect_error(r, EIO, {"C2H data check", "access transfer 3 of 16"});
+    expect_error(r, EIO, {"C2H data check", "access copy 3 of 16"});
 }
 
 TEST_F(Access, EveryTransfersBytesCountAsVerified) {

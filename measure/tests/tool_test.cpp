@@ -2,6 +2,7 @@
 // quiet when stderr is not a terminal, a campaign file.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -105,5 +106,29 @@ TEST(PcieLinkMeasure, AccessChecksEveryTransferAndACorruptOneFailsWithNoRate) {
     EXPECT_TRUE(contains(bad.output, "Verdict: FAIL")) << bad.output;
     EXPECT_FALSE(contains(bad.output, "GB/s")) << bad.output;
     EXPECT_TRUE(contains(bad.err, "H2C data check")) << bad.err;
-    EXPECT_TRUE(contains(bad.err, "access transfer 13 of 32")) << bad.err;
+    EXPECT_TRUE(contains(bad.err, "access copy 13 of 32")) << bad.err;
+}
+
+// F14: `latency --json` counts every timed copy as verified, no more and no less: the bytes
+// verified are the copy size times every sample of every mode, on each endpoint kind that runs
+// without hardware (the model, the simulated XDMA, the simulated edu, the ET-SoC-1 fake).
+TEST(PcieLinkMeasure, LatencyJsonVerifiesEveryTimedCopy) {
+    for (const std::string endpoint : {"--endpoint model --model_memory 1MiB --model_latency_us 5",
+                                       "--endpoint xdma --sim_design TEF1001_dma_ddr3",
+                                       "--endpoint edu --edu_sim --edu_sim_delay_ms 0.05",
+                                       "--endpoint etsoc1 --etsoc1_device fake"}) {
+        const auto r = measure("latency --latency_bytes 2KiB --samples 25 --max_gap_us 50 --json " + endpoint);
+        EXPECT_EQ(r.exit_code, 0) << endpoint << "\n" << r.output << r.err;
+        const auto j = nlohmann::json::parse(r.output, nullptr, false);
+        ASSERT_FALSE(j.is_discarded()) << r.output;
+        uint64_t timed = 0;
+        for (const auto& mode : j["latency"]["modes"])
+            timed += mode["samples_us"].size() * j["latency"]["bytes"].get<uint64_t>();
+        EXPECT_EQ(j["latency"]["modes"].size(), 4u) << endpoint;  // H2C and C2H, back to back and after a gap
+        EXPECT_EQ(timed, 4u * 25 * 2048) << endpoint;
+        EXPECT_EQ(j["bytes_verified"].get<uint64_t>(), timed) << endpoint;
+        std::printf("latency --json %s: %llu bytes verified, %llu bytes timed\n", endpoint.c_str(),
+                    static_cast<unsigned long long>(j["bytes_verified"].get<uint64_t>()),
+                    static_cast<unsigned long long>(timed));
+    }
 }

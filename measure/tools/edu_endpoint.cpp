@@ -26,6 +26,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_sim(const EduCli& cli)
         return vfio::make_error("--edu_sim_delay_ms", "edu endpoint", EINVAL, "expected 0 to 10000 ms");
     sim::EduModelOptions options;
     options.dma_delay = std::chrono::microseconds(std::llround(cli.sim_delay_ms * 1000));
+    options.lie = cli.sim_lie;
     auto owner = std::make_unique<OwningEduEndpoint>();
     owner->owned.sim = sim::make_sim_edu(vfio::PciAddress::parse("0000:01:00.0").value(), options);
     edu::CopyEndpointConfig config;

@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "streams/copy_endpoint.hpp"
+#include "streams/lie.hpp"
 
 namespace measure_tool {
 
 struct EduCli {
     bool sim = false;          // --edu_sim
     double sim_delay_ms = 100;  // --edu_sim_delay_ms: the model's delay from command to transfer
+    streams::Lie sim_lie{};     // --model_lie with --edu_sim (test only): how the model lies
 };
 void add_edu_options(boost::program_options::options_description& options, EduCli& cli);
 // `devices` and `lock_timeout` are the shared --device and --lock_timeout. EINVAL for a usage

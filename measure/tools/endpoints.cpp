@@ -31,7 +31,7 @@ Endpoints::Endpoints() {
         "model_corrupt_every", po::value(&m.corrupt_every)->default_value(m.corrupt_every),
         "model fault: flip one byte of every Nth copy (0: never)")(
         "model_pci_address", po::value(&m.pci_address), "model: a function whose LnkSta to read (with --pci_access sim)");
-    cli::add_lie_option(m_options, "model_lie", "model: XDMA model", m_model_lie);
+    cli::add_lie_option(m_options, "model_lie", "model and edu (--edu_sim): the simulated endpoint's", m_model_lie);
     add_xdma_options(m_options, m_xdma);
     add_edu_options(m_options, m_edu);
     add_cuda_options(m_options, m_cuda);
@@ -83,6 +83,10 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> Endpoints::open(const std::
     }
     if (endpoint == "edu") {
         adapter = "edu";
+        if (!m_model_lie.empty() && !m_edu.sim)
+            return vfio::make_error("--model_lie", "edu endpoint", EINVAL, "a lie is for the simulated edu: add --edu_sim");
+        if (!m_model_lie.empty())
+            m_edu.sim_lie = PDT_TRY(streams::parse_lie("option --model_lie", m_model_lie));
         return open_edu(m_edu, m_xdma.devices, m_xdma.lock_timeout);
     }
     if (endpoint == "cuda") {

@@ -2,7 +2,7 @@
 # scripts/check_layers.py: the tree keeps docs/architecture.md's floors, and the check fails,
 # naming the include and the rule, on a tree that breaks them: an adapter that includes the
 # link measurement (runs up), an adapter that includes another (sideways), a module on no floor,
-# and a stale exception.
+# an XDMA register header included outside dma_bridge (private), and a stale exception.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 check=$root/scripts/check_layers.py
@@ -15,6 +15,9 @@ cp "$root/docs/architecture.md" "$work/docs/"
 echo '#pragma once' > "$work/streams/include/streams/seam.hpp"
 echo '#pragma once' > "$work/measure/include/measure/stats.hpp"
 echo '#pragma once' > "$work/cuda/src/gpu.hpp"
+mkdir -p "$work/dma_bridge/include/dma_bridge" "$work/dma_bridge/src"
+echo '#pragma once' > "$work/dma_bridge/include/dma_bridge/xdma_registers.hpp"
+echo '#pragma once' > "$work/dma_bridge/include/dma_bridge/xdma_descriptor.hpp"
 printf '#include "streams/seam.hpp"\n' > "$work/edu/src/ok.cpp"
 out=$(python3 "$check" --root "$work") || fail "a tree that keeps the floors failed: $out"
 printf '#include "streams/seam.hpp"\n#include "measure/stats.hpp"\n' > "$work/edu/src/up.cpp"
@@ -32,6 +35,12 @@ mkdir -p "$work/newmod/src" && printf '#include "streams/seam.hpp"\n' > "$work/n
 out=$(python3 "$check" --root "$work"); rc=$?
 [ $rc -eq 1 ] && grep -q 'module newmod stands on no floor' <<<"$out" || fail "a module on no floor: exit $rc: $out"
 rm -r "$work/newmod"
+printf '#include "dma_bridge/xdma_registers.hpp"\n' > "$work/dma_bridge/src/engine.cpp"
+printf '#include "streams/seam.hpp"\n#include "dma_bridge/xdma_descriptor.hpp"\n' > "$work/measure/private.cpp"
+out=$(python3 "$check" --root "$work"); rc=$?
+[ $rc -eq 1 ] && grep -q 'measure/private.cpp:2: #include "dma_bridge/xdma_descriptor.hpp" .* is private to dma_bridge' <<<"$out" &&
+  ! grep -q 'dma_bridge/src/engine.cpp' <<<"$out" || fail "a private header included from another module: exit $rc: $out"
+rm "$work/measure/private.cpp"
 python3 - "$work/docs/architecture.md" <<'P'
 import sys
 p = sys.argv[1]

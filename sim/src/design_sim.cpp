@@ -95,7 +95,7 @@ XdmaStreamFunction stream_function(designs::StreamFunction function) {
 
 // The IP options the simulated XDMA implements: simulation.xdma_ip, else what dma_bridge.xdma_ip
 // states, else on (as fpga_sio's designs); the busy time after a stop; no memory behind an
-// enumeration-only bridge; the Alignments register.
+// enumeration-only bridge; the Alignments register; the register quirks.
 void apply_xdma_ip(const designs::Design& design, XdmaConfig& config) {
     const designs::XdmaIpOptions& stated = design.dma_bridge->xdma_ip;
     const designs::XdmaIpOptions& simulated = design.simulation.xdma_ip;
@@ -107,6 +107,9 @@ void apply_xdma_ip(const designs::Design& design, XdmaConfig& config) {
     config.card_memory_present = design.dma_bridge->memory_present;
     config.address_alignment = static_cast<uint8_t>(design.simulation.address_alignment);
     config.length_granularity = static_cast<uint8_t>(design.simulation.length_granularity);
+    config.address_bits = static_cast<uint8_t>(design.simulation.address_bits);
+    config.control_w1s_ignored = design.simulation.control_w1s_ignored;
+    config.completed_count_reads_zero = design.simulation.completed_count_reads_zero;
 }
 
 }  // namespace

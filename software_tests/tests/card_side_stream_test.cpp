@@ -10,7 +10,7 @@
 
 #include "pattern/pattern.hpp"
 #include "stream_test/report.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "edu/edu_device.hpp"
 #include "edu/edu_stream.hpp"
 #include "stream_test/report.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 #include "vfio_access/kernel.hpp"
 
 namespace {

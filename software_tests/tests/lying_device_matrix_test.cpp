@@ -1,8 +1,9 @@
 // The lying-device matrix (docs/verification.md): every DMA tool and every pcie_link_measure
 // subcommand, each run a real process, on every device that lies (moves_nothing, stale_after=N,
 // completes_early) of every model and fake that runs without hardware: the XDMA model
-// (PDT_SIM_FAULT), the model copy endpoint (--model_lie) and the ET-SoC-1 fake (--etsoc1_fake,
-// which also stages every copy through one reused bounce buffer). Each lying run must exit 1,
+// (PDT_SIM_FAULT), the model copy endpoint and the edu register model (--model_lie) and the
+// ET-SoC-1 fake (--etsoc1_fake, which also stages every copy through one reused bounce buffer).
+// (The CUDA adapter's --cuda_lie has its matrix in cuda/tests/cuda_lie_gpu_test.cpp: GPU only.) Each lying run must exit 1,
 // print no PASS, and name the channel or endpoint, the transfer and the first bad offset; the
 // same run on the honest device must pass with bytes verified. A PASS on a lying device fails
 // the test. The data_bit_flip rows: a one-shot bit flip in any copy, timed or not, fails every
@@ -12,10 +13,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "test_support/run_process.hpp"
 
@@ -24,7 +29,7 @@ namespace {
 using namespace std::chrono_literals;
 
 // How a device is told to lie, per family.
-enum class Family { XdmaModel, ModelEndpoint, Etsoc1Fake };
+enum class Family { XdmaModel, ModelEndpoint, EduModel, Etsoc1Fake };
 
 struct Lie {
     const char* name;      // docs/verification.md's spelling
@@ -47,22 +52,54 @@ struct ToolRun {
 // the ET-SoC-1 fake's "ET-SoC-1 fake 0 channel 0 C2H transfer 2: ...".
 const char* const kStreamNames =
     "((H2C|C2H) ?[0-9]|channel [0-9]+ (H2C|C2H)).*(transfer|completion|message|sample|packet) [0-9]+.*offset";
-const char* const kMeasureNames = "data check.*(copy|transfer) [0-9]+( of [0-9]+)?.*failed at byte [0-9]+ of [0-9]+";
+// test_dma_bridge: the transfer by its length and card address, and the bad byte's card address
+// and host buffer offset ("C2H failure : pass 0: card address 0x40 (host buffer offset 0x40; byte
+// 0x40 of the C2H transfer of 0x30000 bytes at card address 0x0) ...", "... guard band: card byte
+// 0x3f in the guard band before the transfer of 0x1 bytes at card 0x40 host offset 0x0 ...").
+const char* const kBridgeNames = "(H2C|C2H) failure : .*(host (buffer )?offset 0x[0-9a-f]+.* bytes at card (address )?"
+                                 "0x[0-9a-f]+|bytes at card (address )?0x[0-9a-f]+.*(host|buffer) offset 0x[0-9a-f]+)";
+// pcie_link_measure: "C2H data check sim model 0 sweep direct 4 KiB run 1 copy 3 of 5: failed at
+// byte 0 of 4096 (host buffer offset 12288, card offset 0x3000)": the direction and endpoint,
+// the copy, and the bad byte within the copy, the host buffer and the card.
+const char* const kMeasureNames = "(H2C|C2H) data check .*copy [0-9]+( of [0-9]+)?: .*failed at byte [0-9]+ of [0-9]+ "
+                                  "\\(host buffer offset [0-9]+, card offset 0x[0-9a-f]+\\)";
 
-std::vector<std::string> measure_args(const std::string& subcommand, std::vector<std::string> endpoint) {
+// A campaign of two steps, sized for every endpoint (edu's window is 4095 bytes).
+const std::filesystem::path kCampaign =
+    std::filesystem::temp_directory_path() / ("pdt_lying_campaign_" + std::to_string(getpid()) + ".json");
+
+std::string campaign_file() {
+    const std::filesystem::path& path = kCampaign;
+    std::ofstream(path) << R"({"steps": [{"subcommand": "latency", "bytes": "2KiB", "samples": 10, "max_gap_us": 100},
+                                         {"subcommand": "sweep", "min_bytes": "1KiB", "max_bytes": "2KiB",
+                                          "iterations": 5, "repeats": 1}]})";
+    return path.string();
+}
+
+// One subcommand's settings; `small`: every copy within edu's 4095-byte window.
+std::vector<std::string> measure_args(const std::string& subcommand, std::vector<std::string> endpoint,
+                                      bool small = false) {
+    const char* const bytes = small ? "2KiB" : "64KiB";
     std::vector<std::string> a{subcommand};
-    if (subcommand == "sweep")
-        a.insert(a.end(), {"--min_bytes", "4KiB", "--max_bytes", "64KiB", "--repeats", "1", "--iterations", "5"});
+    if (subcommand == "sweep" || subcommand == "ceiling")
+        a.insert(a.end(), {"--min_bytes", small ? "1KiB" : "4KiB", "--max_bytes", bytes, "--repeats", "1",
+                           "--iterations", "5"});
+    if (subcommand == "ceiling")
+        a.insert(a.end(), {"--active_bytes", "1GiB"});
     else if (subcommand == "latency")
-        a.insert(a.end(), {"--latency_bytes", "4KiB", "--samples", "20", "--max_gap_us", "100"});
+        a.insert(a.end(), {"--latency_bytes", small ? "2KiB" : "4KiB", "--samples", "20", "--max_gap_us", "100"});
     else if (subcommand == "access_h2c" || subcommand == "access_c2h")
         a = {"access", "--access_direction", subcommand.substr(7), "--access_sizes", "64,100", "--access_windows",
-             "4KiB", "--access_transfers", "16", "--access_patterns", "sequential", "--access_caches", "warm",
-             "--access_memories", "registered"};
+             small ? "2KiB" : "4KiB", "--access_transfers", "16", "--access_patterns", "sequential", "--access_caches",
+             "warm", "--access_memories", "registered"};
     else if (subcommand == "inflight")
-        a.insert(a.end(), {"--inflight_sizes", "64KiB", "--repeats", "1"});
+        a.insert(a.end(), {"--inflight_sizes", bytes, "--repeats", "1"});
     else if (subcommand == "bidir")
-        a.insert(a.end(), {"--bidir_bytes", "64KiB", "--bidir_copies", "3", "--repeats", "1"});
+        a.insert(a.end(), {"--bidir_bytes", bytes, "--bidir_copies", "3", "--repeats", "1"});
+    else if (subcommand == "launch")
+        a.insert(a.end(), {"--launch_samples", "5", "--launch_queued", "5", "--repeats", "1"});
+    else if (subcommand == "campaign")
+        a.push_back(campaign_file());
     a.insert(a.end(), endpoint.begin(), endpoint.end());
     return a;
 }
@@ -80,7 +117,7 @@ std::vector<ToolRun> runs() {
                     "--transfer_length", "0x30000", "--max_channel_combinations", "1",
                     "--dma_bridge_memory_size_bytes", "0x100000"},
                    Family::XdmaModel,
-                   "(H2C|C2H) failure : .*card (address|byte) 0x[0-9a-f]+.*host (buffer )?offset 0x[0-9a-f]+"});
+                   kBridgeNames});
     out.push_back({"parallel_streams on the XDMA model", PARALLEL_STREAMS_TOOL,
                    stream("TEF1001_dma_stream_loopback"), Family::XdmaModel, kStreamNames});
     out.push_back({"independent_streams on the XDMA model", INDEPENDENT_STREAMS_TOOL,
@@ -104,15 +141,30 @@ std::vector<ToolRun> runs() {
                             "--stream_num_descriptors", descriptors, "--transfer_timeout", "2",
                             "--stream_mapping_size", "0x40000"},  // transfers enough for stale_after=3
                            Family::Etsoc1Fake, kStreamNames});
-    for (const char* subcommand : {"sweep", "latency", "access_h2c", "access_c2h", "inflight", "bidir"}) {
-        out.push_back({std::string("pcie_link_measure ") + subcommand + " on the XDMA model", PCIE_LINK_MEASURE,
-                       measure_args(subcommand, {"--endpoint", "xdma", "--sim_design", "TEF1001_dma_ddr3", "--transfer_timeout", "2"}),
-                       Family::XdmaModel, kMeasureNames});
-        out.push_back({std::string("pcie_link_measure ") + subcommand + " on the model endpoint", PCIE_LINK_MEASURE,
+    // Every subcommand; launch where the endpoint runs code on the card (the model endpoint with a
+    // launch time, the ET-SoC-1 fake), not on the XDMA model or edu; inflight and bidir where two
+    // copies can be in flight (not on edu, which skips them).
+    for (const std::string subcommand :
+         {"sweep", "latency", "access_h2c", "access_c2h", "inflight", "bidir", "launch", "ceiling", "campaign"}) {
+        const std::string name = "pcie_link_measure " + subcommand;
+        const bool launch = subcommand == "launch";
+        if (!launch) {
+            out.push_back({name + " on the XDMA model", PCIE_LINK_MEASURE,
+                           measure_args(subcommand, {"--endpoint", "xdma", "--sim_design", "TEF1001_dma_ddr3",
+                                                     "--transfer_timeout", "2"}),
+                           Family::XdmaModel, kMeasureNames});
+            if (subcommand != "inflight" && subcommand != "bidir")  // edu runs one copy at a time
+                out.push_back({name + " on the edu model", PCIE_LINK_MEASURE,
+                              measure_args(subcommand, {"--endpoint", "edu", "--edu_sim", "--edu_sim_delay_ms",
+                                                        "0.05", "--transfer_timeout", "2"}, true),
+                              Family::EduModel, kMeasureNames});
+        }
+        out.push_back({name + " on the model endpoint", PCIE_LINK_MEASURE,
                        measure_args(subcommand, {"--endpoint", "model", "--model_h2c_gbps", "2", "--model_c2h_gbps", "2",
-                                                 "--model_latency_us", "5", "--transfer_timeout", "2"}),
+                                                 "--model_latency_us", "5", "--model_launch_us", "5",
+                                                 "--transfer_timeout", "2"}),
                        Family::ModelEndpoint, kMeasureNames});
-        out.push_back({std::string("pcie_link_measure ") + subcommand + " on the ET-SoC-1 fake", PCIE_LINK_MEASURE,
+        out.push_back({name + " on the ET-SoC-1 fake", PCIE_LINK_MEASURE,
                        measure_args(subcommand, {"--endpoint", "etsoc1", "--etsoc1_device", "fake", "--transfer_timeout", "5"}),
                        Family::Etsoc1Fake, kMeasureNames});
     }
@@ -134,13 +186,14 @@ void apply(const Cell& c, std::vector<std::string>& args, std::vector<std::strin
     for (const Lie& l : kLies)
         if (c.lie == l.name)
             lie = &l;
-    if (c.lie == "data_bit_flip") {
-        environment.push_back("PDT_SIM_FAULT=data_bit_flip");
+    if (c.lie.starts_with("data_bit_flip")) {
+        environment.push_back("PDT_SIM_FAULT=" + c.lie);
         return;
     }
     switch (c.run->family) {
     case Family::XdmaModel: environment.push_back(std::string("PDT_SIM_FAULT=") + lie->xdma); break;
-    case Family::ModelEndpoint: args.insert(args.end(), {"--model_lie", lie->name}); break;
+    case Family::ModelEndpoint:
+    case Family::EduModel: args.insert(args.end(), {"--model_lie", lie->name}); break;
     case Family::Etsoc1Fake: args.insert(args.end(), {"--etsoc1_fake", lie->etsoc1}); break;
     }
 }
@@ -169,8 +222,9 @@ TEST(LyingDeviceMatrix, EveryToolFailsOnEveryLyingDevice) {
         cells.push_back({&r, "", {}});
         for (const Lie& lie : kLies)
             cells.push_back({&r, lie.name, {}});
-        if (r.family == Family::XdmaModel)  // the one-shot fault: every DMA tool and subcommand
-            cells.push_back({&r, "data_bit_flip", {}});
+        if (r.family == Family::XdmaModel)  // the one-shot fault in each direction: every DMA tool and subcommand
+            for (const char* flip : {"data_bit_flip", "data_bit_flip@C2H0"})
+                cells.push_back({&r, flip, {}});
     }
     std::atomic<size_t> next{0};
     auto worker = [&] {
@@ -189,6 +243,7 @@ TEST(LyingDeviceMatrix, EveryToolFailsOnEveryLyingDevice) {
         threads.emplace_back(worker);
     for (auto& t : threads)
         t.join();
+    std::filesystem::remove(kCampaign);
     size_t failed_as_they_must = 0;
     for (const Cell& c : cells) {
         const std::string problem = judge(c);
@@ -210,11 +265,15 @@ Cell cell(const ToolRun& r, const std::string& lie, int exit_code, const std::st
 TEST(LyingDeviceMatrix, JudgeRejectsWrongOutcomes) {
     const ToolRun r{"sweep", "tool", {}, Family::ModelEndpoint, kMeasureNames};
     const std::string named =
-        "FAIL: C2H data check: sim model 0 sweep direct 4 KiB run 1 copy 3 of 5: failed at byte 0 of 4096\n";
+        "Failure: sweep: C2H data check sim model 0 sweep direct 4 KiB run 1 copy 3 of 5: Input/output error (failed at "
+        "byte 0 of 4096 (host buffer offset 12288, card offset 0x3000): the bytes read back differ)\n";
     EXPECT_EQ(judge(cell(r, "moves_nothing", 1, named + "Verdict: FAIL\n")), "");
     EXPECT_NE(judge(cell(r, "moves_nothing", 0, "Verdict: PASS (4096 bytes verified)\n")), "");
     EXPECT_NE(judge(cell(r, "moves_nothing", 1, named + "Verdict: PASS\n")), "") << "PASS printed";
     EXPECT_NE(judge(cell(r, "moves_nothing", 1, "FAIL: timeout\nVerdict: FAIL\n")), "") << "nothing named";
+    const std::string no_offsets = "Failure: sweep: C2H data check m copy 3 of 5: Input/output error (failed at byte 0 of 4096)\n";
+    EXPECT_NE(judge(cell(r, "moves_nothing", 1, no_offsets)), "")
+        << "no offsets in the host buffer and on the card";
     EXPECT_NE(judge(cell(r, "moves_nothing", test_support::kTimedOut, named)), "");
     EXPECT_EQ(judge(cell(r, "", 0, "Verdict: PASS (4096 bytes verified)\n")), "");
     EXPECT_NE(judge(cell(r, "", 1, named + "Verdict: FAIL\n")), "");

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "stream_tools/card_dma.hpp"
 #include "stream_tools/memory_tests.hpp"
@@ -74,18 +76,32 @@ TEST(MemoryAddressing, WordsAsWideAsTheAlignmentsNeed) {
     EXPECT_EQ(problem->rfind("card offset 0xa8 read 0x", 0), 0u) << *problem;
 }
 
-TEST(TransferTiming, ReportsMinMeanMaxAsFpgaSio) {
-    stream_tools::TransferTiming timing("populate test pattern", 1000000);
-    timing.add(1ms);
-    timing.add(2ms);
-    timing.add(4ms);
-    EXPECT_EQ(timing.report(), "populate test pattern timing for 3 transfers of 1000000 bytes:\n"
-                               "Min = 250.000000 (Mbytes/sec)\n"
-                               "Mean = 428.571429 (Mbytes/sec)\n"
-                               "Max = 1000.000000 (Mbytes/sec)\n");
-    stream_tools::TransferTiming once("verify test pattern", 1000000);
-    once.add(2ms);
-    EXPECT_EQ(once.report(), "verify test pattern timing for 1 transfers of 1000000 bytes:\nMean = 500.000000 (Mbytes/sec)\n");
+// fpga_sio's Min / Mean / Max lines (Min and Max only from two transfers on); F14: no rate from
+// an interval under 10 ms or 1 MiB, the figure says what was measured instead.
+TEST(TransferTiming, ReportsMinMeanMaxAsFpgaSioAndNoRateOverTooShortAnInterval) {
+    struct Case {
+        uint64_t bytes;
+        std::vector<std::chrono::milliseconds> times;
+        const char* figures;
+    };
+    const Case cases[] = {
+        {10000000, {10ms, 20ms, 40ms},
+         "Min = 250.000000 (Mbytes/sec)\nMean = 428.571429 (Mbytes/sec)\nMax = 1000.000000 (Mbytes/sec)\n"},
+        {10000000, {20ms}, "Mean = 500.000000 (Mbytes/sec)\n"},
+        {10000000, {5ms, 20ms},
+         "Min = 500.000000 (Mbytes/sec)\nMean = 800.000000 (Mbytes/sec)\n"
+         "Max: too short for a rate (10000000 bytes in 0.005000 s)\n"},
+        {4096, std::vector<std::chrono::milliseconds>(1000, 20ms),
+         "Min: too short for a rate (4096 bytes in 0.020000 s)\nMean = 0.204800 (Mbytes/sec)\n"
+         "Max: too short for a rate (4096 bytes in 0.020000 s)\n"},
+    };
+    for (const Case& c : cases) {
+        stream_tools::TransferTiming timing("host-to-card DMA", c.bytes);
+        for (auto t : c.times)
+            timing.add(t);
+        EXPECT_EQ(timing.report(), "host-to-card DMA timing for " + std::to_string(c.times.size()) + " transfers of " +
+                                       std::to_string(c.bytes) + " bytes:\n" + c.figures);
+    }
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include "simulated_design.hpp"
 #include "stream_tools/crc64_latency.hpp"
 #include "stream_tools/descriptor_credits.hpp"
-#include "stream_tools/dma_bridge_test.hpp"
+#include "stream_tools/dma_bridge_suite.hpp"
 #include "stream_tools/stream_tools.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
 

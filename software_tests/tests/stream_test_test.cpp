@@ -6,7 +6,7 @@
 
 #include "fake_stream.hpp"
 #include "stream_test/report.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 
 namespace {
 

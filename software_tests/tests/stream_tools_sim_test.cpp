@@ -12,7 +12,7 @@
 #include "sim/xdma_model.hpp"
 #include "simulated_design.hpp"
 #include "stream_tools/descriptor_credits.hpp"
-#include "stream_tools/dma_bridge_test.hpp"
+#include "stream_tools/dma_bridge_suite.hpp"
 #include "stream_tools/stream_subtests.hpp"
 #include "stream_tools/stream_tools.hpp"
 #include "stream_tools/xdma_stream_device.hpp"
@@ -201,7 +201,8 @@ TEST(TestDmaBridgeSim, DataErrorFailsWithCardAddress) {
     const std::string out = design.run("memory_fixed_buffers", code);
     EXPECT_EQ(code, 1) << out;
     EXPECT_TRUE(std::regex_search(out, std::regex("TEST FAIL:\n  C2H failure : pass 0: card address 0x[0-9a-f]+ "
-                                                  "\\(host buffer offset 0x[0-9a-f]+\\) first bad word at pattern offset 0x[0-9a-f]+: "
+                                                  "\\(host buffer offset 0x[0-9a-f]+; byte 0x[0-9a-f]+ of the C2H transfer of 0x[0-9a-f]+ bytes at card "
+                                                  "address 0x[0-9a-f]+\\) first bad word at pattern offset 0x[0-9a-f]+: "
                                                   "expected "
                                                   "0x[0-9a-f]{8} actual 0x[0-9a-f]{8}, 1 bad words\n")))
         << out;

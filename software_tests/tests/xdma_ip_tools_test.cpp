@@ -6,6 +6,8 @@
 // with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -93,6 +95,33 @@ TEST_P(XdmaIpTools, ParallelStreamsVerifyData) {
     EXPECT_TRUE(contains(r.output, "Overall PASS")) << r.output;
 }
 
+// --json: every DMA tool's JSON names the engine mode and completion method it chose, as its
+// text does (an IP without poll-mode writeback: credits, completed_count).
+TEST(XdmaIpToolsJson, EveryDmaToolNamesTheEngineModesItChose) {
+    const std::string chosen = "\"engine_mode\":\"credits\",\"completion\":\"completed_count\"";
+    const std::vector<std::string> streams{"--design_file", XDMA_IP_DESIGNS, "--sim_design", "ipcfg_no_poll_wb_stream",
+                                           "--stream_mapping_size", "0x100000", "--stream_num_descriptors", "16",
+                                           "--duration", "0.3", "--transfer_timeout", "5", "--json"};
+    for (const char* tool : {PARALLEL_STREAMS_TOOL, INDEPENDENT_STREAMS_TOOL}) {
+        const Outcome r = run_tool(tool, streams);
+        EXPECT_EQ(r.exit_code, 0) << tool << "\n" << r.output;
+        EXPECT_TRUE(contains(r.output, "{\"type\":\"selected\",\"device\":\"0000:15:00.0\",\"design\":"
+                                       "\"ipcfg_no_poll_wb_stream\",\"channels\":\"H2C channel 0")) << tool << "\n" << r.output;
+        EXPECT_TRUE(contains(r.output, chosen + "}")) << tool << "\n" << r.output;
+    }
+    for (const char* name : {"ipcfg_no_poll_wb_stream", "ipcfg_no_poll_wb_mm"}) {
+        const Outcome bridge = run_tool(TEST_DMA_BRIDGE_TOOL, design(name, {"--json"}));
+        EXPECT_EQ(bridge.exit_code, 0) << bridge.output;
+        EXPECT_TRUE(contains(bridge.output, "{\"type\":\"total\",\"device\":\"0000:15:00.0\"")) << bridge.output;
+        EXPECT_EQ(count(bridge.output, "{\"type\":\"total\""), count(bridge.output, chosen + ",\"bytes_verified\":"))
+            << "every total line names the modes\n" << bridge.output;
+    }
+    const Outcome credits = run_tool(DESCRIPTOR_CREDITS_TOOL, {"--design_file", XDMA_IP_DESIGNS, "--sim_design",
+                                                               "ipcfg_no_poll_wb_mm", "--json"});
+    EXPECT_EQ(credits.exit_code, 0) << credits.output;
+    EXPECT_TRUE(contains(credits.output, chosen + ",\"bytes_verified\":")) << credits.output;
+}
+
 INSTANTIATE_TEST_SUITE_P(EachIp, XdmaIpTools, ::testing::ValuesIn(kConfigurations),
                          [](const auto& info) { return std::string(info.param.name); });
 
@@ -175,6 +204,59 @@ TEST(XdmaIpToolsAlignments, AlignedTransfersPassAndAnUnalignedOneIsRefusedNaming
                                            "of the transfer: length 0x1008 is not a multiple of the channel's length "
                                            "granularity of 64 bytes (Alignments register))"))
         << unaligned.output;
+}
+
+}  // namespace
+
+namespace {
+
+// IPs that behave unlike the model but within PG195's reason (F14 item 3): each memory-mapped
+// test passes with its bytes verified, and the driver's diagnosis is printed once per engine as
+// a "Warning:" line naming the register.
+struct Quirk {
+    const char* design;
+    const char* warning;  // a part of the Warning: line
+    const char* modes;    // what the engine modes line names
+};
+
+const Quirk kQuirks[] = {
+    {"ipcfg_w1s_ignored_mm",
+     "Run did not stick; starting the engine with a write of Control (0x04) instead",
+     "engine mode credits, completion poll_writeback"},
+    {"ipcfg_count_zero_mm",
+     "the XDMA IP does not count completed descriptors; completing by Status from now on (--completion status)",
+     "engine mode stop_list, completion completed_count"},
+    {"ipcfg_bogus_alignments_mm",
+     "address_bits 6 makes no sense (a PCIe DMA engine has 32 to 64); ignored, using a 64-bit DMA mask",
+     "engine mode credits, completion poll_writeback"},
+};
+
+TEST(XdmaIpToolsQuirks, EachQuirkIsDiagnosedOnceAndTheMemoryTestsPass) {
+    for (const Quirk& q : kQuirks) {
+        const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, design(q.design, {"--enabled_tests", "memory_fixed_buffers"}));
+        EXPECT_EQ(r.exit_code, 0) << q.design << "\n" << r.output;
+        EXPECT_TRUE(contains(r.output, q.modes)) << q.design << "\n" << r.output;
+        EXPECT_TRUE(contains(r.output, "Warning: ")) << q.design << "\n" << r.output;
+        EXPECT_TRUE(contains(r.output, q.warning)) << q.design << "\n" << r.output;
+        EXPECT_LE(count(r.output, q.warning), 4u) << "once per engine (2 H2C, 2 C2H)\n" << r.output;
+        EXPECT_TRUE(contains(r.output, "Overall PASS")) << q.design << "\n" << r.output;
+        const size_t at = r.output.find("Warning: ");
+        if (at != std::string::npos)
+            std::printf("%s: %s\n", q.design, r.output.substr(at, r.output.find('\n', at) - at).c_str());
+    }
+}
+
+// A forced completion method on an IP whose count stays 0 is not overridden: the run fails
+// with the diagnosis in the timeout's message, naming the method that would work.
+TEST(XdmaIpToolsQuirks, AForcedCompletedCountOnAnIpThatDoesNotCountFailsSayingWhy) {
+    std::vector<std::string> args = design("ipcfg_count_zero_mm", {"--enabled_tests", "memory_fixed_buffers",
+                                                                    "--completion", "completed_count"});
+    args[std::find(args.begin(), args.end(), "--transfer_timeout") - args.begin() + 1] = "1";  // a short timeout
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, args);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "the XDMA IP does not count completed descriptors; use --completion status"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "Overall FAIL")) << r.output;
 }
 
 }  // namespace

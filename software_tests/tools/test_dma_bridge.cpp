@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "stream_tools/cli.hpp"
-#include "stream_tools/dma_bridge_test.hpp"
+#include "stream_tools/dma_bridge_suite.hpp"
 #include "stream_tools/failure_report.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"

@@ -147,6 +147,13 @@ struct Simulation {
     // in bytes that every descriptor must keep (1 = none, an IP with unaligned transfers).
     unsigned address_alignment = 1;
     unsigned length_granularity = 1;
+    // The Alignments register's address_bits [7:0] as the simulated IP reads it (64: a 64-bit
+    // IP; any other value is shown as read, 6 included, for the driver's sense check).
+    unsigned address_bits = 64;
+    // IPs unlike the model within reason: the Control W1S alias (0x08) ignored, so Run reads
+    // back 0 after a W1S; the Completed Descriptor Count (0x48) reading 0 for ever.
+    bool control_w1s_ignored = false;
+    bool completed_count_reads_zero = false;
     // The subsystem IDs a simulated instance gets when match gives "any" (default 10ee:0007,
     // the XDMA IP's default).
     uint16_t subsystem_vendor_id = 0x10ee;

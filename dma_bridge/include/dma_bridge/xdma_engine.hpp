@@ -130,8 +130,12 @@ public:
     // The warnings this engine gave (also sent to xdma::notify_warning), oldest first.
     const std::vector<std::string>& warnings() const { return m_warnings; }
     uint32_t read_status() const;  // Status (0x40), not clearing it
-    // "status 0x00000001 (busy) completed_descriptor_count=..." for error messages.
-    std::string describe_state() const { return diagnostics(read_status()); }
+    // "status 0x00000001 (busy) completed_descriptor_count=..." for error messages, and where a
+    // stopped list's count stays short, why: the IP may not count (count_diagnosis).
+    std::string describe_state() const {
+        const std::string why = count_diagnosis();
+        return diagnostics(read_status()) + (why.empty() ? "" : ": " + why);
+    }
     // The channel's registers decoded with PG195's names (xdma_register_dump.hpp).
     std::vector<std::string> register_dump() const;
     // Tells the process's failure observer (xdma::set_failure_observer) that this engine failed,

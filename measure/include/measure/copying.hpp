@@ -41,10 +41,6 @@ std::optional<uint64_t> find_mismatch(const uint8_t* data, uint64_t bytes, uint6
 // every byte of a destination that a copy did not fill differs from what the copy should bring.
 void fill_poison(uint8_t* data, uint64_t bytes, uint64_t key);
 
-// "H2C data check ... failed at byte 123 of 4096": the failure of a run whose rate must not be
-// reported.
-vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const std::string& where);
-
 // Which copy a check was for (rule 6): "sim model 0 sweep direct 4 KiB run 1", copy 17 of 50.
 struct CopyName {
     std::string what;
@@ -61,10 +57,6 @@ vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, cons
 // buffer's bytes gives them at the wrong places.
 vfio::Result<void> preload_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
                                 uint64_t key, std::chrono::milliseconds timeout);
-// Reads card[card_offset..+bytes] back through `scratch`, poisoned first and read in two copies
-// the last piece first (rule 2 and 3), and checks it against the pattern.
-vfio::Result<void> verify_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
-                               uint64_t key, std::chrono::milliseconds timeout);
 // One copy in two pieces, the last piece first (rule 3), on `queue`.
 vfio::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direction, HostBuffer& host,
                                          uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
@@ -91,7 +83,7 @@ uint64_t slots_that_fit(uint64_t wanted, uint64_t bytes, uint64_t host_bytes, ui
 vfio::Result<void> prepare_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
                                  const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
                                  unsigned queue = 0);
-// After it: H2C, each card slot read back through `scratch` (verify_card); C2H, each slot of
+// After it: H2C, each card slot read back through `scratch`, poisoned first and read in two copies the last piece first (rules 2 and 3); C2H, each slot of
 // `data` compared with its key's pattern. Slot i is copy `name.number + i`.
 vfio::Result<void> check_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
                                const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,

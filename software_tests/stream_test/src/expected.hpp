@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "stream_test/expected_data.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 
 namespace stream_test::detail {
 

@@ -88,6 +88,13 @@ void Report::line(const std::string& text) {
     }
 }
 
+void Report::json_line(const std::string& object) {
+    if (m_json) {
+        std::fprintf(m_out, "%s\n", object.c_str());
+        std::fflush(m_out);
+    }
+}
+
 int Report::abort(const std::string& reason) {
     if (m_json)
         std::fprintf(m_out, "{\"type\":\"error\",\"message\":%s}\n{\"type\":\"result\",\"overall\":\"FAIL\","

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "expected.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 
 namespace stream_test::detail {
 

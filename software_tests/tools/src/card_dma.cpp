@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <thread>
 
+#include "stream_test/rate_counter.hpp"
+#include "vfio_access/format.hpp"
+
 namespace stream_tools {
 
 vfio::Result<CardDma> CardDma::open(vfio::Device& device, const Options& options) {
@@ -120,23 +123,27 @@ void TransferTiming::add(std::chrono::nanoseconds elapsed) {
     m_max = std::max(m_max, elapsed);
 }
 
+// One figure of the report: "Mean = 428.571429 (Mbytes/sec)", or, over an interval too short to
+// mean anything (under 10 ms or 1 MiB, as the stream tools' intervals), no rate but what was
+// measured: "Max: too short for a rate (4096 bytes in 0.000003 s)".
+std::string TransferTiming::figure(const char* name, uint64_t bytes, std::chrono::nanoseconds t) {
+    const double seconds = static_cast<double>(t.count()) / 1e9;
+    if (seconds < stream_test::kMinRateSeconds || bytes < stream_test::kMinRateBytes)
+        return vfio::format("%s: too short for a rate (%" PRIu64 " bytes in %.6f s)\n", name, bytes, seconds);
+    return vfio::format("%s = %.6f (Mbytes/sec)\n", name, static_cast<double>(bytes) / seconds / 1e6);
+}
+
 std::string TransferTiming::report() const {
-    auto rate = [&](std::chrono::nanoseconds t) {
-        return t.count() > 0 ? static_cast<double>(m_bytes) / (static_cast<double>(t.count()) / 1e9) / 1e6 : 0.0;
-    };
-    char text[512];
-    int used = std::snprintf(text, sizeof text, "%s timing for %" PRIu64 " transfers of %" PRIu64 " bytes:\n",
-                             m_name.c_str(), m_count, m_bytes);
+    std::string text = vfio::format("%s timing for %" PRIu64 " transfers of %" PRIu64 " bytes:\n", m_name.c_str(),
+                                    m_count, m_bytes);
     if (m_count == 0)
         return text;
     // Min rate from the longest time, Max rate from the shortest.
     if (m_count > 1)
-        used += std::snprintf(text + used, sizeof text - used, "Min = %.6f (Mbytes/sec)\n", rate(m_max));
-    const double mean = static_cast<double>(m_bytes) * static_cast<double>(m_count) /
-                        (static_cast<double>(m_total.count()) / 1e9) / 1e6;
-    used += std::snprintf(text + used, sizeof text - used, "Mean = %.6f (Mbytes/sec)\n", mean);
+        text += figure("Min", m_bytes, m_max);
+    text += figure("Mean", m_bytes * m_count, m_total);
     if (m_count > 1)
-        std::snprintf(text + used, sizeof text - used, "Max = %.6f (Mbytes/sec)\n", rate(m_min));
+        text += figure("Max", m_bytes, m_min);
     return text;
 }
 

@@ -69,10 +69,14 @@ std::string latency_json(const streams::StreamDevice& device, const streams::Loo
     std::string percentiles;
     for (double p : kLatencyPercentiles)
         percentiles += format("%s\"%g\":%.3f", percentiles.empty() ? "" : ",", p, percentile(m.latencies_us, p));
-    return format("{\"type\":\"latency\",\"design\":%s,\"device\":\"%s\",\"h2c\":%u,\"c2h\":%u,\"packet_bytes\":%" PRIu64
+    std::string engines;
+    if (const auto chosen = device.engines())
+        engines = ",\"engine_mode\":" + stream_test::json_escape(chosen->engine_mode) +
+                  ",\"completion\":" + stream_test::json_escape(chosen->completion);
+    return format("{\"type\":\"latency\",\"design\":%s,\"device\":\"%s\",\"h2c\":%u,\"c2h\":%u%s,\"packet_bytes\":%" PRIu64
                 ",\"samples\":%zu,\"crc64_verified\":%" PRIu64 ",\"latency_us\":{",
                 stream_test::json_escape(device.design_name()).c_str(), device.address().to_string().c_str(),
-                route.h2c, route.c2h, length, m.latencies_us.size(), m.verified) +
+                route.h2c, route.c2h, engines.c_str(), length, m.latencies_us.size(), m.verified) +
            percentiles +
            format("},\"min_us\":%.3f,\"max_us\":%.3f}", m.latencies_us.front(), m.latencies_us.back());
 }

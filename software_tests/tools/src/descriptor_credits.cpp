@@ -196,7 +196,7 @@ vfio::Result<uint64_t> route_credits(XdmaStreamDevice& device, const streams::Lo
 // Every result of one design: the register test's failure, the memory rings, or each route.
 std::vector<ChannelResult> test_design(identify::IdentifiedDesign& design, const CreditsOptions& options,
                                        std::FILE* out) {
-    const ChannelResult base = credits_result(design);
+    ChannelResult base = credits_result(design);
     const unsigned h2c = design.dma_bridge->num_h2c(), c2h = design.dma_bridge->num_c2h();
     if (h2c == 0 || c2h == 0) {
         ChannelResult result = base;
@@ -212,7 +212,8 @@ std::vector<ChannelResult> test_design(identify::IdentifiedDesign& design, const
     const auto modes = describe_engine_modes(design, {xdma::EngineModeRequest::Credits, options.modes.completion});
     if (!modes.ok())
         return {failed(base, modes.error())};
-    std::fprintf(out, "%s\n", modes->c_str());
+    std::fprintf(out, "%s\n", modes->line.c_str());
+    base.engines = modes->choice;
     if (design.dma_bridge->mode == designs::DmaMode::MemoryMapped) {
         ChannelResult result = base;
         result.h2c = result.c2h = 0;

@@ -4,8 +4,9 @@
 #include <bit>
 #include <cinttypes>
 #include <numeric>
+#include <vector>
 
-#include "test_failure.hpp"
+#include "subtest_failure.hpp"
 #include "vfio_access/format.hpp"
 
 namespace stream_tools {
@@ -88,17 +89,36 @@ public:
     BoundaryRun(CardDma& dma, const MemoryTestOptions& options, uint64_t unit, Buffers& buffers)
         : m_dma(dma), m_options(options), m_guard(boundary_guard_bytes(unit)), m_unit(unit), m_b(buffers) {}
 
-    // Reads the window once, so that every byte the checks read has a known value.
+    // Reads the window twice, so that every byte the cases read has a known value: each read into
+    // a destination between host guard bands, the first prefilled with host guard bytes, the
+    // second with their complement, and the two compared byte by byte. A read that moved nothing
+    // leaves the two prefills, a flipped bit one read: either differs, so the bytes learnt are
+    // verified like those of every other transfer of the test.
     vfio::Result<void> learn_window(vfio::Device& device, uint64_t window) {
-        auto region = PDT_TRY(vfio::DmaRegion::allocate(
-            device, window + 2 * m_guard,
-            vfio::DmaRegion::Options{vfio::DmaAccess::DeviceWrite, m_options.buffer_kind, m_options.dma_mask_bits}));
-        for (uint64_t i = 0; i < region.size(); ++i)
-            region.data()[i] = host_guard(i);
-        PDT_CHECK(m_dma.read(region, {Chunk{m_guard, m_options.memory_base, window}}));
-        if (auto bad = check_host_guards(region.data(), m_guard, window, m_guard, "the window read"); !bad.empty())
-            return vfio::make_error("memory_boundaries", "C2H", EIO, bad);
-        m_shadow.assign(region.data() + m_guard, region.data() + m_guard + window);
+        const std::string what = "the window read of " + hex(window) + " bytes at card address " +
+                                 hex(m_options.memory_base);
+        std::vector<uint8_t> reads[2];
+        for (int n = 0; n < 2; ++n) {
+            auto region = PDT_TRY(vfio::DmaRegion::allocate(
+                device, window + 2 * m_guard,
+                vfio::DmaRegion::Options{vfio::DmaAccess::DeviceWrite, m_options.buffer_kind, m_options.dma_mask_bits}));
+            for (uint64_t i = 0; i < region.size(); ++i) {
+                const bool inside = i >= m_guard && i < m_guard + window;
+                region.data()[i] = static_cast<uint8_t>(n == 1 && inside ? ~host_guard(i) : host_guard(i));
+            }
+            PDT_CHECK(m_dma.read(region, {Chunk{m_guard, m_options.memory_base, window}}));
+            if (auto bad = check_host_guards(region.data(), m_guard, window, m_guard, what); !bad.empty())
+                return vfio::make_error("memory_boundaries", "C2H", EIO, bad);
+            reads[n].assign(region.data() + m_guard, region.data() + m_guard + window);
+        }
+        for (uint64_t i = 0; i < window; ++i)
+            if (reads[0][i] != reads[1][i])
+                return vfio::make_error("memory_boundaries", "C2H", EIO,
+                                        "two reads of the window differ at card address " +
+                                            hex(m_options.memory_base + i) + ": " + hex(reads[0][i]) + " then " +
+                                            hex(reads[1][i]) + " (byte " + hex(i) + " of " + what +
+                                            ", host buffer offset " + hex(m_guard + i) + ")");
+        m_shadow = std::move(reads[0]);
         return {};
     }
 

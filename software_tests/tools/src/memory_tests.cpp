@@ -6,7 +6,7 @@
 #include <cinttypes>
 
 #include "pattern/worker_pool.hpp"
-#include "test_failure.hpp"
+#include "subtest_failure.hpp"
 #include "vfio_access/format.hpp"
 
 namespace stream_tools {
@@ -36,11 +36,16 @@ std::vector<Chunk> plan(uint64_t base, uint64_t bytes, uint64_t length) {
     return chunks;
 }
 
-// The first bad word by card address and by its offset in the host buffer, which holds the card
-// bytes from `buffer_card_offset` on.
-std::string data_error(const pattern::Mismatch& m, uint64_t memory_base, uint64_t buffer_card_offset) {
-    return "card address " + hex(memory_base + m.first_bad_word * 4) + " (host buffer offset " +
-           hex(m.first_bad_word * 4 - buffer_card_offset) + ") " + m.describe();
+// The first bad word by card address, by its offset in the host buffer, which holds the card
+// bytes from `buffer_card_offset` on, and by its offset in the C2H transfer that brought it (the
+// buffer is read in transfers of `transfer_bytes`).
+std::string data_error(const pattern::Mismatch& m, uint64_t memory_base, uint64_t buffer_card_offset,
+                       uint64_t transfer_bytes) {
+    const uint64_t in_buffer = m.first_bad_word * 4 - buffer_card_offset;
+    const uint64_t transfer_start = in_buffer / transfer_bytes * transfer_bytes;
+    return "card address " + hex(memory_base + m.first_bad_word * 4) + " (host buffer offset " + hex(in_buffer) +
+           "; byte " + hex(in_buffer - transfer_start) + " of the C2H transfer of " + hex(transfer_bytes) +
+           " bytes at card address " + hex(memory_base + buffer_card_offset + transfer_start) + ") " + m.describe();
 }
 
 // Host window of memory_variable_transfers: whole H2C transfers, at least max_buffer_size and
@@ -95,7 +100,8 @@ MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const Mem
             fill_time += t1 - t0;
             dma_time += t2 - t1;
             if (!m.ok())
-                return test_failure(out, "C2H", "pass " + std::to_string(p) + ": " + data_error(m, options.memory_base, at));
+                return test_failure(out, "C2H", "pass " + std::to_string(p) + ": " +
+                                    data_error(m, options.memory_base, at, c2h_length));
         }
         populate.add(fill_time);
         dma_timing.add(dma_time);
@@ -193,7 +199,8 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
             pattern::verify(options.pool, pat, reinterpret_cast<const uint32_t*>(c2h->data()), words, i * words);
         verify.add(Clock::now() - t1);
         if (!m.ok())
-            return test_failure(out, "C2H", "chunk " + std::to_string(i) + ": " + data_error(m, options.memory_base, i * chunk));
+            return test_failure(out, "C2H", "chunk " + std::to_string(i) + ": " +
+                                data_error(m, options.memory_base, i * chunk, chunk));
     }
     std::fprintf(out, "%s%s%s%s", populate.report().c_str(), write.report().c_str(), read.report().c_str(),
                  verify.report().c_str());

@@ -9,7 +9,7 @@
 #include "dma_bridge/xdma_continuous_ring.hpp"
 #include "dma_bridge/xdma_engine.hpp"
 #include "stream_test/expected_data.hpp"
-#include "test_failure.hpp"
+#include "subtest_failure.hpp"
 #include "vfio_access/format.hpp"
 
 namespace stream_tools {

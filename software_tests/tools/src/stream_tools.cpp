@@ -82,6 +82,18 @@ struct Run {
         channels.push_back(std::move(opened));
         return channels.back().get();
     }
+    // "Selecting test of ... <channels>" in text mode; in JSON mode a "selected" line with the
+    // device, its design, the channels and the engine modes its adapter chose.
+    void select(const streams::StreamDevice& device, const std::string& channels) {
+        using stream_test::json_escape;
+        report.line(selecting_line(device) + " " + channels);
+        std::string json = "{\"type\":\"selected\",\"device\":" + json_escape(device.address().to_string()) +
+                           ",\"design\":" + json_escape(device.design_name()) + ",\"channels\":" + json_escape(channels);
+        if (const auto engines = device.engines())
+            json += ",\"engine_mode\":" + json_escape(engines->engine_mode) +
+                    ",\"completion\":" + json_escape(engines->completion);
+        report.json_line(json + "}");
+    }
     int fail(const std::string& message) { return report.abort(message); }
     int run() {
         report.line("Press Ctrl-C to stop test");
@@ -127,7 +139,7 @@ using Pair = std::pair<streams::StreamDevice*, streams::LoopRoute>;
 vfio::Result<void> add_pairs(Run& run, const std::vector<Pair>& pairs, const streams::ChannelBuffers& buffers) {
     uint64_t stream = 0;
     for (const auto& [device, route] : pairs) {
-        run.report.line(selecting_line(*device) + format(" H2C channel %u C2H channel %u", route.h2c, route.c2h));
+        run.select(*device, format("H2C channel %u C2H channel %u", route.h2c, route.c2h));
         const streams::ChannelBuffers sized = PDT_TRY(device_buffers(buffers, *device));
         streams::StreamChannel* h2c = PDT_TRY(run.open(*device, Direction::H2C, route.h2c, sized));
         streams::StreamChannel* c2h = PDT_TRY(run.open(*device, Direction::C2H, route.c2h, sized));
@@ -181,7 +193,7 @@ vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, co
     std::vector<std::pair<Channel, size_t>> sources;
     uint64_t stream = 0;
     for (const Channel& c : h2c) {
-        run.report.line(selecting_line(*c.device) + format(" H2C channel %u", c.channel));
+        run.select(*c.device, format("H2C channel %u", c.channel));
         const streams::ChannelBuffers sized = PDT_TRY(device_buffers(buffers, *c.device));
         streams::StreamChannel* channel = PDT_TRY(run.open(*c.device, Direction::H2C, c.channel, sized));
         const size_t source = PDT_TRY(run.test.add_source(*channel, stream++));
@@ -190,7 +202,7 @@ vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, co
         sources.emplace_back(c, source);
     }
     for (const Channel& c : c2h) {
-        run.report.line(selecting_line(*c.device) + format(" C2H channel %u", c.channel));
+        run.select(*c.device, format("C2H channel %u", c.channel));
         std::optional<size_t> from;
         for (const streams::LoopRoute& route : c.device->routes())
             for (const auto& [s, index] : sources)

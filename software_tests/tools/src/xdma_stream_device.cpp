@@ -131,7 +131,7 @@ std::vector<streams::LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned
     return loops;
 }
 
-vfio::Result<std::string> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request) {
+vfio::Result<EngineModes> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request) {
     const std::string bdf = design.identity.address.to_string();
     if (!design.device || !design.dma_bridge)
         return vfio::make_error("choose XDMA engine modes", bdf, ENODEV, "no open device with a DMA bridge");
@@ -139,14 +139,16 @@ vfio::Result<std::string> describe_engine_modes(const identify::IdentifiedDesign
     const auto direction = design.dma_bridge->num_h2c() > 0 ? xdma::Direction::H2C : xdma::Direction::C2H;
     const xdma::Modes modes = PDT_TRY(
         xdma::choose_modes(*design.device, design.dma_bridge->bar, 0, direction, 0, ip_options(design), request));
-    return "Device " + bdf + " XDMA engines: " +
-           xdma::describe(modes, design.dma_bridge->mode == designs::DmaMode::Stream);
+    return EngineModes{"Device " + bdf + " XDMA engines: " +
+                           xdma::describe(modes, design.dma_bridge->mode == designs::DmaMode::Stream),
+                       {xdma::option_name(modes.mode), xdma::option_name(modes.completion)}};
 }
 
 XdmaStreamDevice::XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<streams::LoopRoute> routes,
-                                   std::chrono::milliseconds timeout, unsigned dma_mask_bits, xdma::ModeRequest modes)
+                                   std::chrono::milliseconds timeout, unsigned dma_mask_bits, xdma::ModeRequest modes,
+                                   std::optional<streams::EngineChoice> chosen)
     : m_design(std::move(design)), m_routes(std::move(routes)), m_timeout(timeout), m_dma_mask_bits(dma_mask_bits),
-      m_modes(modes) {}
+      m_modes(modes), m_chosen(std::move(chosen)) {}
 
 namespace {
 
@@ -223,13 +225,13 @@ vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify
         routes = identity_routes(design.dma_bridge->num_h2c(), design.dma_bridge->num_c2h());
     if (PDT_TRY(design.device->enable_bus_master()) && options.progress)
         *options.progress << "Enabled bus master for " << bdf << "\n";
-    const std::string modes = PDT_TRY(describe_engine_modes(design, options.modes));
-    if (options.progress && !modes.empty())
-        *options.progress << modes << "\n";
+    const EngineModes modes = PDT_TRY(describe_engine_modes(design, options.modes));
+    if (options.progress)
+        *options.progress << modes.line << "\n";
     std::vector<streams::LoopRoute> loops =
         loop_routes(routes, design.dma_bridge->num_h2c(), design.dma_bridge->num_c2h());
     return std::make_unique<XdmaStreamDevice>(std::move(design), std::move(loops), options.timeout,
-                                              options.dma_mask_bits, options.modes);
+                                              options.dma_mask_bits, options.modes, modes.choice);
 }
 
 vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(

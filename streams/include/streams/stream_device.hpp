@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,12 @@ struct ChannelBuffers {
     BufferAllocation allocation = BufferAllocation::Heap;
 };
 
+// How a device's DMA engines run, where its adapter chooses (XDMA): the run mode and completion
+// method as the --engine_mode and --completion options spell them ("credits", "poll_writeback").
+struct EngineChoice {
+    std::string engine_mode, completion;
+};
+
 class StreamDevice {
 public:
     virtual ~StreamDevice() = default;
@@ -79,6 +86,8 @@ public:
     virtual std::vector<LoopRoute> routes() const = 0;
     virtual CardFunction card_function() const { return CardFunction::Loopback; }
     virtual uint64_t packet_granularity() const { return 4; }
+    // The engine modes the adapter chose when it opened the device; nullopt where it has no choice.
+    virtual std::optional<EngineChoice> engines() const { return std::nullopt; }
     virtual vfio::Result<std::unique_ptr<StreamChannel>> open_channel(Direction direction, unsigned channel,
                                                                       const ChannelBuffers& buffers) = 0;
 };

@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <string>
 
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 
 namespace stream_test {
 
@@ -35,6 +35,8 @@ public:
     int abort(const std::string& reason);
     // A plain line in text mode (nothing in JSON mode).
     void line(const std::string& text);
+    // A JSON object's line in JSON mode (nothing in text mode).
+    void json_line(const std::string& object);
 
 private:
     std::FILE* m_out;

@@ -10,7 +10,7 @@
 
 #include "dma_bridge/xdma_engine.hpp"
 #include "dma_bridge/xdma_ip.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 #include "vfio_access/dma.hpp"
 
 namespace stream_tools {
@@ -63,11 +63,13 @@ public:
     TransferTiming(std::string name, uint64_t bytes_per_transfer) : m_name(std::move(name)), m_bytes(bytes_per_transfer) {}
     void add(std::chrono::nanoseconds elapsed);
     // "<name> timing for <N> transfers of <bytes> bytes:" then Min / Mean / Max lines
-    // "= <x> (Mbytes/sec)"; Min and Max only when N > 1.
+    // "= <x> (Mbytes/sec)"; Min and Max only when N > 1. A figure over under 10 ms or 1 MiB is
+    // "<Min|Mean|Max>: too short for a rate (<bytes> bytes in <s> s)".
     std::string report() const;
     uint64_t count() const { return m_count; }
 
 private:
+    static std::string figure(const char* name, uint64_t bytes, std::chrono::nanoseconds t);
     std::string m_name;
     uint64_t m_bytes;
     uint64_t m_count = 0;

@@ -17,7 +17,7 @@
 
 #include "dma_bridge/xdma_ip.hpp"
 #include "identify/identify.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 #include "stream_tools/options.hpp"
 #include "stream_tools/verdict.hpp"
 

@@ -20,7 +20,7 @@
 
 #include "pattern/pattern.hpp"
 #include "pattern/worker_pool.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 #include "stream_tools/card_dma.hpp"
 
 namespace stream_tools {

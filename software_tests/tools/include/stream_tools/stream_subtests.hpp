@@ -26,7 +26,7 @@
 #include <cstdio>
 
 #include "dma_bridge/xdma_ip.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 #include "stream_tools/memory_tests.hpp"
 #include "vfio_access/device.hpp"
 

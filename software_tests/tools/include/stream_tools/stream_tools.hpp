@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 #include "stream_tools/options.hpp"
 #include "streams/stream_device.hpp"
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "streams/stream_device.hpp"
+
 namespace stream_tools {
 
 // What one test verified on one channel pair of one design (or why it could not run).
@@ -17,11 +19,13 @@ struct ChannelResult {
     std::optional<unsigned> h2c, c2h;
     uint64_t bytes_verified = 0;
     std::optional<std::string> failure;  // nullopt: passed
+    streams::EngineChoice engines;       // the XDMA engine modes it ran with (empty: none chosen)
 };
 
 // "<bdf> <design> <test>[ H2C channel h C2H channel c]: <n> bytes verified" or ": FAIL: <why>".
 std::string describe(const ChannelResult& result);
-// {"type":"total","device":...,"bytes_verified":n,"result":"PASS"|"FAIL"[,"reason":...]}.
+// {"type":"total","device":...[,"engine_mode":...,"completion":...],"bytes_verified":n,
+//  "result":"PASS"|"FAIL"[,"reason":...]}.
 std::string json_total(const ChannelResult& result);
 
 // Where the verdict goes: fpga_sio's text lines, and JSON Lines when json is set (then the

@@ -10,7 +10,7 @@
 
 #include "dma_bridge/xdma_ip.hpp"
 #include "identify/identify.hpp"
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 #include "stream_tools/options.hpp"
 #include "streams/stream_device.hpp"
 
@@ -35,9 +35,13 @@ inline xdma::IpOptions ip_options(const identify::IdentifiedDesign& design) {
 // "Device 0000:15:00.0 XDMA engines: memory-mapped, engine mode stop_list, completion
 // completed_count (descriptor credits no (stated), poll-mode writeback yes (probed))": the modes
 // the design's engines will use (xdma::choose_modes on its first H2C channel, else its first C2H
-// channel), which every DMA tool prints. Fails as choose_modes does, e.g. for an explicit choice
-// the IP cannot do.
-vfio::Result<std::string> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request);
+// channel), which every DMA tool prints, and the choice itself (for --json). Fails as choose_modes
+// does, e.g. for an explicit choice the IP cannot do.
+struct EngineModes {
+    std::string line;
+    streams::EngineChoice choice;
+};
+vfio::Result<EngineModes> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request);
 
 // Routing of one design: routes[m] is the slave port feeding master port m (nullopt: off).
 using SwitchRoutes = std::vector<std::optional<unsigned>>;
@@ -86,7 +90,8 @@ std::vector<streams::LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned
 class XdmaStreamDevice : public streams::StreamDevice {
 public:
     XdmaStreamDevice(identify::IdentifiedDesign design, std::vector<streams::LoopRoute> routes,
-                     std::chrono::milliseconds timeout, unsigned dma_mask_bits = 64, xdma::ModeRequest modes = {});
+                     std::chrono::milliseconds timeout, unsigned dma_mask_bits = 64, xdma::ModeRequest modes = {},
+                     std::optional<streams::EngineChoice> chosen = std::nullopt);
     std::string design_name() const override { return m_design.design->name; }
     vfio::PciAddress address() const override { return m_design.identity.address; }
     int iommu_group() const override { return m_design.identity.iommu_group; }
@@ -95,6 +100,7 @@ public:
     std::vector<streams::LoopRoute> routes() const override { return m_routes; }
     streams::CardFunction card_function() const override;
     uint64_t packet_granularity() const override;
+    std::optional<streams::EngineChoice> engines() const override { return m_chosen; }
     vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
                                                                        const streams::ChannelBuffers& buffers) override;
     vfio::Device& device() { return *m_design.device; }
@@ -105,6 +111,7 @@ private:
     std::chrono::milliseconds m_timeout;
     unsigned m_dma_mask_bits;
     xdma::ModeRequest m_modes;
+    std::optional<streams::EngineChoice> m_chosen;
 };
 
 struct OpenOptions {

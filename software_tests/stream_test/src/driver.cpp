@@ -1,4 +1,4 @@
-#include "stream_test/stream_test.hpp"
+#include "stream_test/driver.hpp"
 
 #include <algorithm>
 #include <condition_variable>

@@ -1,4 +1,4 @@
-#include "stream_tools/dma_bridge_test.hpp"
+#include "stream_tools/dma_bridge_suite.hpp"
 
 #include <cinttypes>
 #include <memory>
@@ -127,7 +127,7 @@ void run_memory_test(identify::IdentifiedDesign& design, const std::string& name
 
 // The engine modes line every run prints; nullopt, with a failed result, when the IP cannot do
 // what --engine_mode / --completion ask.
-std::optional<std::string> engine_modes(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options,
+std::optional<EngineModes> engine_modes(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options,
                                         const std::string& tests, std::FILE* out, std::vector<ChannelResult>& results) {
     auto modes = describe_engine_modes(design, options.modes);
     if (!modes.ok()) {
@@ -138,6 +138,12 @@ std::optional<std::string> engine_modes(const identify::IdentifiedDesign& design
         return std::nullopt;
     }
     return *modes;
+}
+
+// The results since `first` ran with `choice` (their --json total lines say so).
+void stamp_engines(std::vector<ChannelResult>& results, size_t first, const streams::EngineChoice& choice) {
+    for (size_t i = first; i < results.size(); ++i)
+        results[i].engines = choice;
 }
 
 void run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, std::FILE* out,
@@ -153,9 +159,11 @@ void run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOp
                                                         {"memory_variable_transfers", memory_variable_transfers},
                                                         {"memory_host_chunks", memory_host_chunks},
                                                         {"memory_addressing", memory_addressing}};
+    const size_t first = results.size();
     for (const auto& [name, test] : tests)
         if (enabled(options, name))
-            run_memory_test(design, name, test, memory, options, *modes, out, results);
+            run_memory_test(design, name, test, memory, options, modes->line, out, results);
+    stamp_engines(results, first, modes->choice);
 }
 
 // One loopback route: a fixed amount of data (min_words) through it, checked in full.
@@ -272,7 +280,8 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
     const auto modes = engine_modes(design, options, enabled_stream_tests(options), out, results);
     if (!modes)
         return;
-    std::fprintf(out, "%s\n", modes->c_str());
+    std::fprintf(out, "%s\n", modes->line.c_str());
+    base.engines = modes->choice;
     if (over_host_limit(design, enabled_stream_tests(options), options.stream.mapping_size + options.c2h_mapping_size, 0,
                         "lower --stream_mapping_size, or raise the limit", options, out, results))
         return;

@@ -5,9 +5,10 @@
 #   scripts/device/gpu_tests.sh bundle [BUILD_DIR] [BUNDLE_DIR]   # here, after a build
 #   scripts/device/gpu_tests.sh run    [BUNDLE_DIR] [OUT_DIR]     # there, in the checkout's root
 #
-# `bundle` copies the GPU test binaries, the tools they run as processes, and the shared
-# libraries they load that are not glibc or the CUDA driver, with a manifest of where each
-# binary lay (the tests name the tools by their build paths). `run` puts every binary back at
+# `bundle` copies the GPU test binaries, the tools they run as processes (without their debug
+# information), and the shared libraries they load that are not glibc or the CUDA driver, with a
+# manifest of where each binary lay (the tests name the tools by their build paths). A sanitized
+# bundle is about 180 MB: compress it to carry it (zstd -19 brings it to about 30 MB). `run` puts every binary back at
 # that path, points the source tree's path at this checkout where it differs (the tools read
 # the design data from it), and runs each test binary; OUT_DIR gets one log per binary and
 # summary.txt. Sanitized builds run with protect_shadow_gap=0 (the CUDA driver maps the shadow
@@ -28,7 +29,7 @@ bundle() {
         local f
         f=$(find "$build" -name "$t" -type f -perm -u+x | head -1)
         [ -n "$f" ] || { echo "gpu_tests.sh: $t not found under $build (build it first)" >&2; return 1; }
-        cp "$f" "$dest/bin/" && echo "$t $f" >>"$dest/manifest"
+        cp "$f" "$dest/bin/" && strip --strip-debug "$dest/bin/$t" && echo "$t $f" >>"$dest/manifest"
         ldd "$f" | awk '/=> \// { print $3 }' | grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libcuda)\.so' |
             while read -r lib; do cp -nL "$lib" "$dest/lib/"; done
     done

@@ -143,7 +143,8 @@ const std::vector<std::vector<std::string>> kSubcommands = {
      "--access_transfers", "16", "--access_memories", "registered", "--access_caches", "warm", "--access_patterns",
      "sequential"},
     {"launch", "--launch_samples", "5", "--launch_queued", "5", "--repeats", "1"},  // its 4 KiB round trips
-    {"ceiling", "--min_bytes", "4KiB", "--max_bytes", "1MiB", "--repeats", "1", "--iterations", "3"},
+    {"ceiling", "--min_bytes", "4KiB", "--max_bytes", "1MiB", "--repeats", "1", "--iterations", "3", "--active_bytes",
+     "1GiB"},
 };
 const std::vector<std::string> kEndpointArgs = {"--endpoint", "cuda", "--cuda_memory", "64MiB", "--transfer_timeout",
                                                 "20"};

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -217,6 +218,12 @@ vfio::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
         PDT_CHECK(read_campaign(o));
     else
         o.steps = {o.subcommand};
+    // A ceiling without its model's input is a usage error before any copy, not a failure after
+    // the sweep it would run.
+    const bool ceiling = std::find(o.steps.begin(), o.steps.end(), "ceiling") != o.steps.end();
+    if (ceiling && !(o.ceiling.active_bytes_per_token > 0))
+        return usage("ceiling", "needs --active_bytes (campaign: \"active_bytes\"), the active weight bytes per token, "
+                                "e.g. 1.70GiB");
     return parsed;
 }
 

@@ -146,12 +146,16 @@ TEST_F(ModelRun, BidirRecoversEachDirectionAndTheSum) {
     const double h2c = copy_gbps(s.bytes, kH2c), c2h = copy_gbps(s.bytes, kC2h);
     const auto near = [](double measured, double expected) { return std::abs(measured - expected) <= 0.1 * expected; };
     // Two threads spin at once here: on a loaded 2-core machine one can be stalled for a whole
-    // run, so a second attempt is allowed; the figures of the last attempt are checked.
+    // run (CI's full suite: C2H both ways 0.41 against 0.46 once), so up to three attempts; the
+    // figures of the last attempt are checked.
     auto r = run_bidir(*m, s, common, progress, verified);
     ASSERT_TRUE(r) << r.error().message();
-    if (!near(r->h2c_both.mean, h2c) || !near(r->c2h_both.mean, c2h) || !near(r->h2c_alone.mean, h2c))
+    for (int attempt = 2; attempt <= 3 && (!near(r->h2c_both.mean, h2c) || !near(r->c2h_both.mean, c2h) ||
+                                           !near(r->h2c_alone.mean, h2c) || !near(r->sum_both.mean, h2c + c2h));
+         ++attempt) {
         r = run_bidir(*m, s, common, progress, verified);
-    ASSERT_TRUE(r) << r.error().message();
+        ASSERT_TRUE(r) << r.error().message();
+    }
     expect_within_10(r->h2c_alone.mean, h2c, "H2C alone");
     expect_within_10(r->h2c_both.mean, h2c, "H2C both ways");
     expect_within_10(r->c2h_both.mean, c2h, "C2H both ways");

@@ -24,7 +24,7 @@ test_support::Outcome measure(const std::string& args, test_support::Stderr to =
 TEST(PcieLinkMeasure, BadOptionsExitTwo) {
     for (const std::string args : {"", "warp", "sweep --no_such_option", "sweep --repeats 0", "sweep --endpoint nothing",
                                    "sweep --model_h2c_gbps 0", "campaign", "sweep --min_bytes lots",
-                                   "sweep --model_memory lots"}) {
+                                   "sweep --model_memory lots", "ceiling"}) {
         const auto r = measure(args);
         EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output << r.err;
         EXPECT_TRUE(contains(r.err, "pcie_link_measure: ")) << args;

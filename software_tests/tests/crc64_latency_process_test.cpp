@@ -41,6 +41,7 @@ TEST(Crc64LatencyProcess, JsonLines) {
     EXPECT_EQ(run.exit_code, 0) << run.output;
     EXPECT_TRUE(std::regex_search(run.output, std::regex("\\{\"type\":\"latency\",\"design\":\"VD100_dma_stream_crc64\","
                                                          "\"device\":\"0000:15:00.0\",\"h2c\":0,\"c2h\":0,"
+                                                         "\"engine_mode\":\"credits\",\"completion\":\"poll_writeback\","
                                                          "\"packet_bytes\":32,\"samples\":10,\"crc64_verified\":11,"
                                                          "\"latency_us\":\\{\"50\":[0-9.]+,\"75\":[0-9.]+,\"99\":[0-9.]+,"
                                                          "\"99.999\":[0-9.]+\\},\"min_us\":[0-9.]+,\"max_us\":[0-9.]+\\}\n")))

@@ -130,7 +130,11 @@ TEST(ParallelStreams, JsonLines) {
     const std::string out =
         capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), {}, options, f); }, code);
     EXPECT_EQ(code, 0);
-    EXPECT_TRUE(out.starts_with("{\"type\":\"interval\",\"label\":\"0000:15:00.0 0 -> 1\"")) << out;
+    // One "selected" line per channel pair (the fake devices choose no XDMA engine modes), then
+    // the intervals.
+    EXPECT_TRUE(out.starts_with("{\"type\":\"selected\",\"device\":\"0000:15:00.0\",\"design\":")) << out;
+    EXPECT_TRUE(contains(out, ",\"channels\":\"H2C channel 0 C2H channel 1\"}\n")) << out;
+    EXPECT_TRUE(contains(out, "}\n{\"type\":\"interval\",\"label\":\"0000:15:00.0 0 -> 1\"")) << out;
     EXPECT_TRUE(contains(out, "{\"type\":\"total\",\"label\":\"0000:2d:00.0 3 -> 2\"")) << out;
     EXPECT_TRUE(contains(out, "{\"type\":\"result\",\"overall\":\"PASS\",\"bytes_verified\":")) << out;
     EXPECT_FALSE(contains(out, "\"bytes_verified\":0,\"stopped_by_user\"")) << out;

@@ -1,8 +1,11 @@
 #include "cli/device_options.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+
+#include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
 
@@ -49,6 +52,16 @@ void add_etsoc1_options(po::options_description& options, Etsoc1Selection& selec
          "card in this process");
 }
 
+vfio::Result<Etsoc1Cards> parse_etsoc1_devices(const std::vector<std::string>& devices) {
+    Etsoc1Cards cards;
+    for (const std::string& text : devices)
+        if (text == "fake")
+            ++cards.fakes;
+        else
+            cards.indices.push_back(static_cast<int>(PDT_TRY(vfio::parse_number("etsoc1_device", text, 0, 63))));
+    return cards;
+}
+
 void add_xdma_mode_options(po::options_description& options, XdmaModeText& modes) {
     options.add_options()
         ("engine_mode", po::value(&modes.engine_mode),
@@ -70,6 +83,13 @@ void add_json_option(po::options_description& options, bool& json, JsonForm form
 void add_transfer_timeout_option(po::options_description& options, std::string& seconds) {
     const std::string help = "seconds without a completion that fail the run (default " + seconds + ")";
     options.add_options()("transfer_timeout", po::value(&seconds), help.c_str());  // Boost copies the text
+}
+
+vfio::Result<std::chrono::milliseconds> parse_transfer_timeout(const std::string& text) {
+    const double seconds = PDT_TRY(vfio::parse_seconds("transfer_timeout", text));
+    if (seconds > 86400)
+        return vfio::make_error("parse option --transfer_timeout", text, EINVAL, "expected seconds above 0, at most a day");
+    return std::chrono::milliseconds(std::max<int64_t>(1, std::llround(seconds * 1000.0)));
 }
 
 void add_lock_timeout_option(po::options_description& options, std::string& seconds) {

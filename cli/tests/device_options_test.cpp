@@ -133,6 +133,37 @@ TEST(DeviceOptions, LockTimeoutParsesSecondsAndRejectsTheRestNamingTheOption) {
     }
 }
 
+// One reading of --transfer_timeout for every tool: seconds above 0, at most a day, to the
+// nearest millisecond and at least one.
+TEST(DeviceOptions, TransferTimeoutParsesSecondsAndRejectsTheRestNamingTheOption) {
+    EXPECT_EQ(*cli::parse_transfer_timeout("10"), std::chrono::milliseconds(10000));
+    EXPECT_EQ(*cli::parse_transfer_timeout("0.0004"), std::chrono::milliseconds(1));
+    EXPECT_EQ(*cli::parse_transfer_timeout("2.0006"), std::chrono::milliseconds(2001));
+    EXPECT_EQ(*cli::parse_transfer_timeout("86400"), std::chrono::milliseconds(86400000));
+    for (const char* bad : {"0", "-1", "", "soon", "1s", "86401", "nan"}) {
+        const auto r = cli::parse_transfer_timeout(bad);
+        ASSERT_FALSE(r.ok()) << bad;
+        EXPECT_EQ(r.error().code, EINVAL) << bad;
+        EXPECT_NE(r.error().message().find("transfer_timeout"), std::string::npos) << r.error().message();
+    }
+}
+
+// --etsoc1_device: fakes counted, runtime indices kept in order, anything else refused naming
+// the option (the stream tools and pcie_link_measure read it alike).
+TEST(DeviceOptions, Etsoc1DevicesAreFakesAndRuntimeIndices) {
+    const auto cards = cli::parse_etsoc1_devices({"fake", "3", "fake", "0"});
+    ASSERT_TRUE(cards.ok()) << cards.error().message();
+    EXPECT_EQ(cards->fakes, 2u);
+    EXPECT_EQ(cards->indices, (std::vector<int>{3, 0}));
+    EXPECT_EQ(cli::parse_etsoc1_devices({})->fakes, 0u);
+    for (const char* bad : {"64", "-1", "Fake", "card0", ""}) {
+        const auto r = cli::parse_etsoc1_devices({bad});
+        ASSERT_FALSE(r.ok()) << bad;
+        EXPECT_EQ(r.error().code, EINVAL) << bad;
+        EXPECT_NE(r.error().message().find("etsoc1_device"), std::string::npos) << r.error().message();
+    }
+}
+
 TEST(ParseArguments, HelpAndVersionAreRequestsNotRuns) {
     EXPECT_EQ(*Taken().parse({"--help"}), cli::Request::Help);
     EXPECT_EQ(*Taken().parse({"-h"}), cli::Request::Help);

@@ -69,7 +69,6 @@ struct RawOptions {
         access_direction, inflight_sizes;
     unsigned repeats = 0;
     std::string transfer_timeout = "10";
-    std::string old_timeout;  // --timeout: the older name of --transfer_timeout, kept for scripts
     std::vector<std::string> words;  // the subcommand and the campaign file
 };
 
@@ -148,11 +147,7 @@ vfio::Result<void> apply_raw(const RawOptions& r, const po::variables_map& vm, T
             return usage("--repeats 0", "expected 1 or more");
         o.sweep.repeats = o.inflight.repeats = o.bidir.repeats = o.launch.repeats = r.repeats;
     }
-    const std::string& timeout = r.old_timeout.empty() ? r.transfer_timeout : r.old_timeout;
-    const double seconds = PDT_TRY(vfio::parse_seconds("transfer_timeout", timeout));
-    if (seconds > 86400)
-        return usage("--transfer_timeout " + timeout, "expected seconds above 0, at most a day");
-    o.common.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
+    o.common.timeout = PDT_TRY(cli::parse_transfer_timeout(r.transfer_timeout));
     if (!(o.ceiling.resident_fraction >= 0 && o.ceiling.resident_fraction < 1))
         return usage("--resident_fraction", "expected a fraction in [0, 1)");
     if (!(o.latency.max_gap_us >= 0) || o.latency.samples == 0 || o.access.transfers == 0 || o.bidir.copies == 0 ||
@@ -186,7 +181,7 @@ vfio::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
     po::options_description visible = tool_options(o, raw);
     visible.add(endpoint_options);
     po::options_description all;
-    all.add(visible).add_options()("timeout", po::value(&raw.old_timeout));  // not in --help
+    all.add(visible);
     po::variables_map vm;
     const auto request = cli::parse_arguments(argc, argv, {all, cli::Usage{}, &raw.words, "subcommand"}, vm);
     if (!request)

@@ -60,7 +60,7 @@ TEST(PcieLinkMeasureXdma, AStreamDesignHasNoCardMemoryToMeasure) {
 }
 
 TEST(PcieLinkMeasureXdma, AStalledEngineIsATimeoutAndAFail) {
-    const auto r = measure("latency " + kXdma + " --samples 5 --timeout 0.3", {"PDT_SIM_FAULT=engine_stall@H2C0"});
+    const auto r = measure("latency " + kXdma + " --samples 5 --transfer_timeout 0.3", {"PDT_SIM_FAULT=engine_stall@H2C0"});
     EXPECT_EQ(r.exit_code, 1) << r.output << r.err;
     EXPECT_TRUE(contains(r.output + r.err, "not completed within 300 ms")) << r.output << r.err;
     EXPECT_TRUE(contains(r.output, "FAIL")) << r.output;

@@ -43,7 +43,7 @@ TEST(Options, UsageErrorsAreEinval) {
         {"sweep", "--no_such_option"},
         {"sweep", "--repeats", "0"},
         {"sweep", "--min_bytes", "1MiB", "--max_bytes", "4KiB"},
-        {"sweep", "--timeout", "0"},
+        {"sweep", "--transfer_timeout", "0"},
         {"sweep", "extra"},
         {"campaign"},
         {"access", "--access_patterns", "zigzag"},

@@ -53,11 +53,11 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> Endpoints::open_etsoc1() {
                                 "at least one queue, and 1..4 copies in flight per direction");
     if (m_etsoc1.devices.size() > 1)
         return vfio::make_error("--etsoc1_device", "etsoc1 endpoint", EINVAL, "pcie_link_measure measures one card");
-    const std::string device = m_etsoc1.devices.empty() ? "fake" : m_etsoc1.devices.front();
-    if (device == "fake") {
+    const cli::Etsoc1Cards cards = PDT_TRY(cli::parse_etsoc1_devices(m_etsoc1.devices));
+    if (cards.indices.empty()) {  // --etsoc1_device fake, or none given
         m_etsoc1_card = std::make_shared<etsoc1::FakeCard>(PDT_TRY(etsoc1::parse_fake_parameters(m_etsoc1.fake)));
     } else {
-        config.device = static_cast<int>(PDT_TRY(vfio::parse_number("etsoc1_device", device, 0, 63)));
+        config.device = cards.indices.front();
         etsoc1::RuntimeOptions runtime;
         runtime.socket = m_etsoc1.socket;
         m_etsoc1_card = PDT_TRY(etsoc1::open_runtime_card(runtime));

@@ -47,12 +47,12 @@ int main(int argc, char** argv) {
         return 2;
     }
     options.modes = *modes;
-    auto seconds = parse_seconds("transfer_timeout", transfer_timeout);
-    if (!seconds.ok()) {
-        std::cerr << "Error: " << seconds.error().message() << "\n";
+    auto timeout = cli::parse_transfer_timeout(transfer_timeout);
+    if (!timeout.ok()) {
+        std::cerr << "Error: " << timeout.error().message() << "\n";
         return 2;
     }
-    options.timeout = std::chrono::milliseconds(static_cast<int64_t>(*seconds * 1000.0 + 0.5));
+    options.timeout = *timeout;
     auto lock_timeout = cli::parse_lock_timeout(lock_timeout_text);
     if (!lock_timeout.ok()) {
         std::cerr << "Error: " << lock_timeout.error().message() << "\n";

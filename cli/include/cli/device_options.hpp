@@ -46,6 +46,13 @@ struct Etsoc1Selection {
     std::string socket;                // --etsoc1_socket: through the runtime daemon
 };
 void add_etsoc1_options(boost::program_options::options_description& options, Etsoc1Selection& selection);
+// What --etsoc1_device names: how many fake cards, and the runtime's card indices (0..63), in
+// the order given. EINVAL naming --etsoc1_device for anything else.
+struct Etsoc1Cards {
+    size_t fakes = 0;
+    std::vector<int> indices;
+};
+vfio::Result<Etsoc1Cards> parse_etsoc1_devices(const std::vector<std::string>& devices);
 
 // --engine_mode auto|credits|stop_list and --completion auto|poll_writeback|completed_count|
 // status|interrupt, as given (stream_tools::dma_mode_request reads them into the driver's typed xdma::ModeRequest).
@@ -63,6 +70,9 @@ void add_json_option(boost::program_options::options_description& options, bool&
 // --transfer_timeout SECONDS; `seconds` holds the tool's default, which the help text shows.
 void add_transfer_timeout_option(boost::program_options::options_description& options, std::string& seconds);
 
+// "<seconds>" > 0 (fractions allowed), at most a day, to the nearest millisecond (at least 1);
+// errors name --transfer_timeout. Every tool's one reading of the option.
+vfio::Result<std::chrono::milliseconds> parse_transfer_timeout(const std::string& text);
 // --lock_timeout SECONDS (the advisory device locks of vfio_access/device_lock.hpp).
 void add_lock_timeout_option(boost::program_options::options_description& options, std::string& seconds);
 // "<seconds>" >= 0 (fractions allowed), at most a week; "" is 0. Errors name --lock_timeout.

@@ -73,7 +73,7 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     if (!cli.duration.empty())
         options.test.duration = seconds(PDT_TRY(parse_seconds("duration", cli.duration)));
     options.test.report_interval = seconds(PDT_TRY(parse_seconds("report_interval", cli.report_interval)));
-    options.test.transfer_timeout = seconds(PDT_TRY(parse_seconds("transfer_timeout", cli.transfer_timeout)));
+    options.test.transfer_timeout = PDT_TRY(cli::parse_transfer_timeout(cli.transfer_timeout));
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     options.host_memory_limit = PDT_TRY(parse_host_memory_limit(cli.host_memory_limit));
     options.dma_mask_bits = cli.a32 ? 32 : 64;

@@ -82,13 +82,7 @@ vfio::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_etsoc1_st
     const auto channels = static_cast<unsigned>(PDT_TRY(parse_number("etsoc1_channels", cli.channels, 1, 4)));
     const auto window = static_cast<unsigned>(PDT_TRY(parse_number("etsoc1_window", cli.window, 1, 4)));
     const etsoc1::FakeParameters fake = PDT_TRY(etsoc1::parse_fake_parameters(cli.fake));
-    std::vector<int> indices;
-    size_t fakes = 0;
-    for (const std::string& text : cli.devices)
-        if (text == "fake")
-            ++fakes;
-        else
-            indices.push_back(static_cast<int>(PDT_TRY(parse_number("etsoc1_device", text, 0, 63))));
+    const auto [fakes, indices] = PDT_TRY(cli::parse_etsoc1_devices(cli.devices));
     std::vector<std::unique_ptr<streams::StreamDevice>> devices;
     for (size_t i = 0; i < fakes; ++i) {
         auto card = std::make_shared<etsoc1::FakeCard>(fake);

@@ -7,6 +7,7 @@
 #include "dma_bridge/xdma_engine.hpp"
 #include "dma_bridge/xdma_register_dump.hpp"
 #include "dma_bridge/xdma_writeback.hpp"
+#include "dma_bridge/xdma_registers.hpp"
 
 namespace xdma {
 

@@ -9,6 +9,7 @@
 #include "dma_bridge/xdma_descriptor.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_register_dump.hpp"
+#include "dma_bridge/xdma_registers.hpp"
 #include "vfio_access/format.hpp"
 
 namespace xdma {

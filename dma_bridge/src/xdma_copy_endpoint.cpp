@@ -1,4 +1,5 @@
 #include "dma_bridge/xdma_copy_endpoint.hpp"
+#include "dma_bridge/xdma_registers.hpp"
 #include "streams/vfio_host_buffers.hpp"
 #include "vfio_access/format.hpp"
 

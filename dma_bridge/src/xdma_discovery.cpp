@@ -1,4 +1,5 @@
 #include "dma_bridge/xdma_discovery.hpp"
+#include "dma_bridge/xdma_registers.hpp"
 
 #include <algorithm>
 #include <cstdio>

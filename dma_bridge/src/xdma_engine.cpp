@@ -1,6 +1,7 @@
 // XDMA engine: open, (re)initialise, submit (credits ring or STOP-terminated lists), stop.
 #include "dma_bridge/xdma_engine.hpp"
 #include "dma_bridge/xdma_register_dump.hpp"
+#include "dma_bridge/xdma_registers.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -17,6 +17,7 @@
 //    the channel's bit with the channel's own Interrupt Enable Mask (0x90) still 0, so nothing
 //    can be raised. Interrupt completion also needs MSI vectors on the device.
 #include "dma_bridge/xdma_ip.hpp"
+#include "dma_bridge/xdma_registers.hpp"
 
 #include <algorithm>
 #include <vector>

@@ -1,5 +1,6 @@
 // Decoded XDMA register dumps (PG195 register and field names) and the failure observer.
 #include "dma_bridge/xdma_register_dump.hpp"
+#include "dma_bridge/xdma_registers.hpp"
 
 #include <cinttypes>
 #include <cstdio>

@@ -1,4 +1,5 @@
 #include "dma_bridge/xdma_stream_channel.hpp"
+#include "dma_bridge/xdma_registers.hpp"
 
 namespace xdma {
 

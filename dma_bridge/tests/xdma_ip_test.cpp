@@ -2,6 +2,7 @@
 // small DMA BARs, the Alignments register on every descriptor, decoded status on timeouts.
 #include <chrono>
 
+#include "dma_bridge/xdma_registers.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_ip.hpp"
 #include "xdma_rig.hpp"

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "dma_bridge/xdma_registers.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_ip.hpp"
 #include "dma_bridge/xdma_register_dump.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dma_bridge/xdma_registers.hpp"
+#include "dma_bridge/xdma_direction.hpp"
 #include "vfio_access/device.hpp"
 
 namespace xdma {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "dma_bridge/xdma_registers.hpp"
+#include "dma_bridge/xdma_direction.hpp"
 #include "vfio_access/device.hpp"
 #include "vfio_access/mmio.hpp"
 

@@ -5,11 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "streams/stream_channel.hpp"
+#include "dma_bridge/xdma_direction.hpp"
 
 namespace xdma {
-
-using Direction = streams::Direction;
 
 // Address = target [15:12] | channel [11:8] | byte offset [7:0].
 namespace target {

@@ -3,15 +3,12 @@
 #include <cstdio>
 
 #include "measure/tool.hpp"
+#include "vfio_access/format.hpp"
 
 namespace measure {
 namespace {
 
-std::string fixed(double v, int digits) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", digits, v);
-    return text;
-}
+std::string fixed(double v, int digits) { return vfio::format("%.*f", digits, v); }
 
 Metric point(double v) { return {v, v, v}; }
 Metric interval(const MeanInterval& m) { return {m.mean, m.low, m.high}; }

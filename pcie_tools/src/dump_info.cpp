@@ -4,15 +4,12 @@
 #include <cstdio>
 
 #include "pcie_tools/link.hpp"
+#include "vfio_access/format.hpp"
 
 namespace pcie {
 namespace {
 
-std::string hex(uint32_t value, int digits) {
-    char text[16];
-    std::snprintf(text, sizeof text, "%0*x", digits, value);
-    return text;
-}
+std::string hex(uint32_t value, int digits) { return vfio::format("%0*x", digits, value); }
 
 std::optional<uint16_t> parse_id(const std::string& text) {
     if (text.empty() || text.size() > 4 || text.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)

@@ -126,30 +126,37 @@ Result<RegionInfo> KernelDevice::region_info(uint32_t index) const {
     return region;
 }
 
-Result<void> KernelDevice::config_read(uint32_t offset, void* data, uint32_t size) {
-    const std::string where = "PCI region 7 (CONFIG) of " + object() + " offset " + hex(offset);
-    if (offset > m_config.size || size > m_config.size - offset)
-        return make_error("config read", where, ERANGE, "config region is " + hex(m_config.size) + " bytes");
-    const ssize_t got = ::pread(fd(), data, size, static_cast<off_t>(m_config.offset + offset));
-    if (got < 0)
-        return errno_error("config read", where);
-    if (static_cast<uint32_t>(got) != size)
-        return make_error("config read", where, EIO,
-                          "read of " + std::to_string(size) + " bytes only read " + std::to_string(got));
+namespace {
+
+// One access of the config region (VFIO_PCI_CONFIG_REGION_INDEX) of `device`: a range check,
+// then the whole size moved by io (pread or pwrite at the region's file offset), or an error
+// naming the operation.
+template <typename Io>
+Result<void> config_io(const char* operation, const std::string& device, const RegionInfo& config, uint32_t offset,
+                       uint32_t size, Io io) {
+    const std::string where = "PCI region 7 (CONFIG) of " + device + " offset " + hex(offset);
+    if (offset > config.size || size > config.size - offset)
+        return make_error(operation, where, ERANGE, "config region is " + hex(config.size) + " bytes");
+    const ssize_t moved = io(size, static_cast<off_t>(config.offset + offset));
+    if (moved < 0)
+        return errno_error(operation, where);
+    if (static_cast<uint32_t>(moved) != size)
+        return make_error(operation, where, EIO,
+                          std::string(operation) + " of " + std::to_string(size) + " bytes moved only " +
+                              std::to_string(moved));
     return {};
 }
 
+}  // namespace
+
+Result<void> KernelDevice::config_read(uint32_t offset, void* data, uint32_t size) {
+    return config_io("config read", object(), m_config, offset, size,
+                     [&](uint32_t n, off_t at) { return ::pread(fd(), data, n, at); });
+}
+
 Result<void> KernelDevice::config_write(uint32_t offset, const void* data, uint32_t size) {
-    const std::string where = "PCI region 7 (CONFIG) of " + object() + " offset " + hex(offset);
-    if (offset > m_config.size || size > m_config.size - offset)
-        return make_error("config write", where, ERANGE, "config region is " + hex(m_config.size) + " bytes");
-    const ssize_t put = ::pwrite(fd(), data, size, static_cast<off_t>(m_config.offset + offset));
-    if (put < 0)
-        return errno_error("config write", where);
-    if (static_cast<uint32_t>(put) != size)
-        return make_error("config write", where, EIO,
-                          "write of " + std::to_string(size) + " bytes only wrote " + std::to_string(put));
-    return {};
+    return config_io("config write", object(), m_config, offset, size,
+                     [&](uint32_t n, off_t at) { return ::pwrite(fd(), data, n, at); });
 }
 
 Result<Bar*> KernelDevice::bar(unsigned index) {

@@ -1,5 +1,7 @@
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "sim/sim_device.hpp"
 
@@ -45,41 +47,48 @@ vfio::Result<void> SimIommu::fault(uint64_t iova, uint64_t length, bool write, c
                             std::string("IOMMU fault: ") + reason);
 }
 
+namespace {
+
+// Walks [iova, iova + length) over the mappings, handing each mapped piece to
+// copy(host address, offset in the transfer, bytes). The first byte that is unmapped, or mapped
+// without the access the transfer needs, stops the walk: its IOVA and why are returned.
+template <typename Mappings, typename Copy>
+std::optional<std::pair<uint64_t, const char*>> walk(const Mappings& mappings, uint64_t iova, uint64_t length,
+                                                     bool write, Copy copy) {
+    for (uint64_t done = 0; done < length;) {
+        const uint64_t at = iova + done;
+        auto it = mappings.upper_bound(at);
+        if (it == mappings.begin() || std::prev(it)->first + std::prev(it)->second.size <= at)
+            return std::pair{at, "unmapped"};
+        const auto& [base, m] = *std::prev(it);
+        if (write ? !vfio::allows_write(m.access) : !vfio::allows_read(m.access))
+            return std::pair{at, write ? "not writable by the device" : "not readable by the device"};
+        const uint64_t chunk = std::min(length - done, base + m.size - at);
+        copy(m.vaddr + (at - base), done, chunk);
+        done += chunk;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 vfio::Result<void> SimIommu::read(uint64_t iova, void* dst, uint64_t length) {
     std::shared_lock lock(m_mutex);
     uint8_t* out = static_cast<uint8_t*>(dst);
-    uint64_t done = 0;
-    while (done < length) {
-        const uint64_t at = iova + done;
-        auto it = m_mappings.upper_bound(at);
-        if (it == m_mappings.begin() || std::prev(it)->first + std::prev(it)->second.size <= at)
-            return fault(at, length - done, false, "unmapped");
-        const auto& [base, m] = *std::prev(it);
-        if (!vfio::allows_read(m.access))
-            return fault(at, length - done, false, "not readable by the device");
-        const uint64_t chunk = std::min(length - done, base + m.size - at);
-        std::memcpy(out + done, m.vaddr + (at - base), chunk);
-        done += chunk;
-    }
+    const auto stop = walk(m_mappings, iova, length, false,
+                           [&](const uint8_t* host, uint64_t done, uint64_t n) { std::memcpy(out + done, host, n); });
+    if (stop)
+        return fault(stop->first, iova + length - stop->first, false, stop->second);
     return {};
 }
 
 vfio::Result<void> SimIommu::write(uint64_t iova, const void* src, uint64_t length) {
     std::shared_lock lock(m_mutex);
     const uint8_t* in = static_cast<const uint8_t*>(src);
-    uint64_t done = 0;
-    while (done < length) {
-        const uint64_t at = iova + done;
-        auto it = m_mappings.upper_bound(at);
-        if (it == m_mappings.begin() || std::prev(it)->first + std::prev(it)->second.size <= at)
-            return fault(at, length - done, true, "unmapped");
-        const auto& [base, m] = *std::prev(it);
-        if (!vfio::allows_write(m.access))
-            return fault(at, length - done, true, "not writable by the device");
-        const uint64_t chunk = std::min(length - done, base + m.size - at);
-        std::memcpy(m.vaddr + (at - base), in + done, chunk);
-        done += chunk;
-    }
+    const auto stop = walk(m_mappings, iova, length, true,
+                           [&](uint8_t* host, uint64_t done, uint64_t n) { std::memcpy(host, in + done, n); });
+    if (stop)
+        return fault(stop->first, iova + length - stop->first, true, stop->second);
     return {};
 }
 

@@ -36,6 +36,12 @@ std::string json_interval(const std::string& type, const std::string& label, con
     return "{\"type\":" + json_escape(type) + ",\"label\":" + json_escape(label) + text;
 }
 
+std::string json_engine_fields(const std::optional<streams::EngineChoice>& engines) {
+    if (!engines || engines->engine_mode.empty())
+        return {};
+    return ",\"engine_mode\":" + json_escape(engines->engine_mode) + ",\"completion\":" + json_escape(engines->completion);
+}
+
 std::string json_failure(const Failure& failure) {
     std::string out = "{\"type\":\"failure\",\"channel\":" + json_escape(failure.channel) +
                       ",\"message\":" + json_escape(failure.message);

@@ -69,10 +69,7 @@ std::string latency_json(const streams::StreamDevice& device, const streams::Loo
     std::string percentiles;
     for (double p : kLatencyPercentiles)
         percentiles += format("%s\"%g\":%.3f", percentiles.empty() ? "" : ",", p, percentile(m.latencies_us, p));
-    std::string engines;
-    if (const auto chosen = device.engines())
-        engines = ",\"engine_mode\":" + stream_test::json_escape(chosen->engine_mode) +
-                  ",\"completion\":" + stream_test::json_escape(chosen->completion);
+    const std::string engines = stream_test::json_engine_fields(device.engines());
     return format("{\"type\":\"latency\",\"design\":%s,\"device\":\"%s\",\"h2c\":%u,\"c2h\":%u%s,\"packet_bytes\":%" PRIu64
                 ",\"samples\":%zu,\"crc64_verified\":%" PRIu64 ",\"latency_us\":{",
                 stream_test::json_escape(device.design_name()).c_str(), device.address().to_string().c_str(),

@@ -89,10 +89,7 @@ struct Run {
         report.line(selecting_line(device) + " " + channels);
         std::string json = "{\"type\":\"selected\",\"device\":" + json_escape(device.address().to_string()) +
                            ",\"design\":" + json_escape(device.design_name()) + ",\"channels\":" + json_escape(channels);
-        if (const auto engines = device.engines())
-            json += ",\"engine_mode\":" + json_escape(engines->engine_mode) +
-                    ",\"completion\":" + json_escape(engines->completion);
-        report.json_line(json + "}");
+        report.json_line(json + stream_test::json_engine_fields(device.engines()) + "}");
     }
     int fail(const std::string& message) { return report.abort(message); }
     int run() {

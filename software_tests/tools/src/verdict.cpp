@@ -23,9 +23,7 @@ std::string json_total(const ChannelResult& r) {
                        json_escape(r.design) + ",\"test\":" + json_escape(r.test);
     if (r.h2c && r.c2h)
         text += ",\"h2c_channel\":" + std::to_string(*r.h2c) + ",\"c2h_channel\":" + std::to_string(*r.c2h);
-    if (!r.engines.engine_mode.empty())
-        text += ",\"engine_mode\":" + json_escape(r.engines.engine_mode) +
-                ",\"completion\":" + json_escape(r.engines.completion);
+    text += stream_test::json_engine_fields(r.engines);
     text += ",\"bytes_verified\":" + std::to_string(r.bytes_verified);
     if (r.failure || r.bytes_verified == 0)
         return text + ",\"result\":\"FAIL\",\"reason\":" + json_escape(r.failure.value_or("no bytes verified")) + "}";

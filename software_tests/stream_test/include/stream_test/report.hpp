@@ -24,6 +24,9 @@ std::string format_rate_line(const std::string& label, const Interval& interval)
 std::string json_interval(const std::string& type, const std::string& label, const Interval& interval);
 std::string json_failure(const Failure& failure);
 std::string json_escape(const std::string& text);
+// ',"engine_mode":"credits","completion":"poll_writeback"': the engine modes a device's adapter
+// chose, as the tools' JSON lines name them (total, selected, latency); "" where none were.
+std::string json_engine_fields(const std::optional<streams::EngineChoice>& engines);
 
 class Report : public Observer {
 public:

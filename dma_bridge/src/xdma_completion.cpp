@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "dma_bridge/xdma_descriptor.hpp"
 #include "dma_bridge/xdma_engine.hpp"
 #include "dma_bridge/xdma_register_dump.hpp"
 #include "dma_bridge/xdma_writeback.hpp"

@@ -1,5 +1,6 @@
 // XDMA engine: open, (re)initialise, submit (credits ring or STOP-terminated lists), stop.
 #include "dma_bridge/xdma_engine.hpp"
+#include "dma_bridge/xdma_descriptor.hpp"
 #include "dma_bridge/xdma_register_dump.hpp"
 #include "dma_bridge/xdma_registers.hpp"
 
@@ -119,6 +120,8 @@ Engine::~Engine() {
 uint64_t Engine::writeback_iova(size_t index) const {
     return m_ring.iova() + m_stream_wb_offset + index * sizeof(C2hStreamWriteback);
 }
+
+uint64_t Engine::descriptor_iova(size_t index) const { return m_ring.iova() + index * sizeof(Descriptor); }
 
 C2hStreamWriteback* Engine::stream_writeback(size_t index) const {
     return reinterpret_cast<C2hStreamWriteback*>(m_ring.data() + m_stream_wb_offset) + index;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <tuple>
 
+#include "dma_bridge/xdma_descriptor.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
 #include "xdma_rig.hpp"
 

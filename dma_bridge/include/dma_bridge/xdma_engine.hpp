@@ -38,11 +38,12 @@
 #include <string>
 #include <vector>
 
-#include "dma_bridge/xdma_descriptor.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
 #include "vfio_access/dma.hpp"
 
 namespace xdma {
+
+struct C2hStreamWriteback;  // xdma_descriptor.hpp, the driver's own
 
 enum class RunMode { Credits, StopList };
 enum class CompletionMethod { PollWriteback, CompletedCountRegister, StatusRegister, Interrupt };
@@ -179,7 +180,7 @@ private:
     void set_reg(uint32_t offset, uint32_t value) const { m_regs.write32(m_channel_base + offset, value); }
     uint32_t sgdma(uint32_t offset) const { return m_regs.read32(m_sgdma_base + offset); }
     void set_sgdma(uint32_t offset, uint32_t value) const { m_regs.write32(m_sgdma_base + offset, value); }
-    uint64_t descriptor_iova(size_t index) const { return m_ring.iova() + index * sizeof(Descriptor); }
+    uint64_t descriptor_iova(size_t index) const;
     uint64_t writeback_iova(size_t index) const;
     C2hStreamWriteback* stream_writeback(size_t index) const;
     bool c2h_stream() const { return m_info.stream && m_options.direction == Direction::C2H; }

@@ -36,7 +36,7 @@ def module(path):
         return "tools"
     if top == "software_tests" and len(parts) > 1:
         if parts[1] == "tools":
-            return "software_tests/stream_tools" if len(parts) > 2 and parts[2] in ("include", "src") else "tools"
+            return "tools"
         if parts[1] == "bench":
             return "tools"
         return "software_tests/" + parts[1]

@@ -116,4 +116,17 @@ TEST(Etsoc1Measure, TwoCommandsInOneQueueHalfTwoQueuesOne) {
     EXPECT_TRUE(found) << j["inflight"].dump();
 }
 
+// --etsoc1_window has one meaning in every tool (copies in flight per direction on the card,
+// 1..4) and one parser: out of range is a usage error naming the option.
+TEST(Etsoc1Measure, WindowOutOfRangeIsAUsageError) {
+    for (const char* window : {"0", "5", "two"}) {
+        test_support::RunOptions o;
+        o.stdin_from_null = true;
+        const auto r = test_support::run_process(
+            PCIE_LINK_MEASURE, {"sweep", "--endpoint", "etsoc1", "--etsoc1_window", window}, o);
+        EXPECT_EQ(r.exit_code, 2) << window << "\n" << r.output;
+        EXPECT_TRUE(contains(r.output, "parse option --etsoc1_window")) << r.output;
+    }
+}
+
 }  // namespace

@@ -4,14 +4,14 @@
 #include <cstdio>
 #include <iostream>
 
-#include "endpoints.hpp"
 #include "measure/tool.hpp"
 #include "pdt_version/version.hpp"
 #include "sim/config_topology.hpp"
+#include "tool_support/copy_endpoints.hpp"
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
-    measure_tool::Endpoints endpoints;
+    tool_support::CopyEndpoints endpoints;
     auto parsed = measure::parse_options(argc, argv, endpoints.options());
     if (!parsed) {
         std::cerr << "pcie_link_measure: " << parsed.error().message() << "\n"

@@ -77,6 +77,8 @@ TEST(Etsoc1ToolProcess, BadEtsoc1OptionsAreUsageErrors) {
     tool_run::expect_usage_errors(PARALLEL_STREAMS_TOOL, tool_run::with(kSmall, {"--etsoc1_device", "fake"}), {
         {{"--etsoc1_channels", "5"}, "etsoc1_channels"},
         {{"--etsoc1_window", "0"}, "etsoc1_window"},
+        {{"--etsoc1_window", "5"}, "etsoc1_window"},
+        {{"--etsoc1_channels", "3", "--etsoc1_window", "2"}, "each of the 3 channels needs a copy in flight"},
         {{"--etsoc1_fake", "speed=3"}, "unknown key"},
         {{"--etsoc1_fake", "dma_gbps=-1"}, "expected a positive number"},
         {{"--sim_design", "NiteFury_dma_stream_loopback"}, "cannot be combined with --sim_design"},

@@ -12,7 +12,7 @@
 #include "stream_tools/descriptor_credits.hpp"
 #include "stream_tools/dma_bridge_suite.hpp"
 #include "stream_tools/stream_tools.hpp"
-#include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/xdma_stream_devices.hpp"
 
 namespace {
 
@@ -26,11 +26,11 @@ struct Sim {
         xdma = simulated.xdma;
         designs.push_back(std::move(simulated.identified));
     }
-    stream_tools::XdmaStreamDevice& device() {
+    tool_support::XdmaStreamDevice& device() {
         if (!stream) {
-            stream_tools::OpenOptions options;
+            tool_support::OpenOptions options;
             options.timeout = 10s;  // generous: a loaded 2-core machine under ASan (no test here expects a timeout)
-            auto made = stream_tools::make_xdma_stream_device(std::move(designs[0]), options);
+            auto made = tool_support::make_xdma_stream_device(std::move(designs[0]), options);
             EXPECT_TRUE(made.ok()) << made.error().message();
             stream = std::move(*made);
         }
@@ -39,7 +39,7 @@ struct Sim {
     designs::Registry registry;
     std::shared_ptr<sim::XdmaModel> xdma;
     std::vector<identify::IdentifiedDesign> designs;
-    std::unique_ptr<stream_tools::XdmaStreamDevice> stream;
+    std::unique_ptr<tool_support::XdmaStreamDevice> stream;
 };
 
 StreamRunOptions quick() {

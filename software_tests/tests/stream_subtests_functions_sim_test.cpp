@@ -9,7 +9,7 @@
 
 #include "simulated_design.hpp"
 #include "stream_tools/stream_subtests.hpp"
-#include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/xdma_stream_devices.hpp"
 
 namespace {
 
@@ -27,9 +27,9 @@ struct FunctionDesign {
         xdma = simulated.xdma;
         EXPECT_TRUE(simulated.identified.device->enable_bus_master().ok());
         options.dma_bar = simulated.identified.dma_bridge->bar;
-        stream_tools::OpenOptions open;
+        tool_support::OpenOptions open;
         open.timeout = 1s;
-        auto made = stream_tools::make_xdma_stream_device(std::move(simulated.identified), open);
+        auto made = tool_support::make_xdma_stream_device(std::move(simulated.identified), open);
         EXPECT_TRUE(made.ok()) << made.error().message();
         stream = std::move(*made);
         EXPECT_FALSE(stream->routes().empty());
@@ -50,7 +50,7 @@ struct FunctionDesign {
     }
     designs::Registry registry;
     std::shared_ptr<sim::XdmaModel> xdma;
-    std::unique_ptr<stream_tools::XdmaStreamDevice> stream;
+    std::unique_ptr<tool_support::XdmaStreamDevice> stream;
     stream_tools::StreamSubtestOptions options;
 };
 

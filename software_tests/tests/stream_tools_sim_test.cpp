@@ -15,7 +15,7 @@
 #include "stream_tools/dma_bridge_suite.hpp"
 #include "stream_tools/stream_subtests.hpp"
 #include "stream_tools/stream_tools.hpp"
-#include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/xdma_stream_devices.hpp"
 
 namespace {
 
@@ -37,9 +37,9 @@ struct SimDesign {
         auto identified = identify::identify_device(*instance->device, *design);
         EXPECT_TRUE(identified.ok()) << identified.error().message();
         identified->device = std::move(instance->device);
-        stream_tools::OpenOptions options;
+        tool_support::OpenOptions options;
         options.timeout = 500ms;
-        auto made = stream_tools::make_xdma_stream_device(std::move(*identified), options);
+        auto made = tool_support::make_xdma_stream_device(std::move(*identified), options);
         EXPECT_TRUE(made.ok()) << made.error().message();
         device = std::move(*made);
     }
@@ -66,7 +66,7 @@ struct SimDesign {
 
     designs::Registry m_registry;
     std::shared_ptr<sim::XdmaModel> xdma;
-    std::unique_ptr<stream_tools::XdmaStreamDevice> device;
+    std::unique_ptr<tool_support::XdmaStreamDevice> device;
 };
 
 StreamRunOptions sim_options() {
@@ -136,22 +136,22 @@ TEST(SwitchRoutingSim, UpdateWritesCommitsAndReadsBack) {
     auto identified = identify::identify_device(*instance->device, *design);
     ASSERT_TRUE(identified.ok());
     identified->device = std::move(instance->device);
-    const stream_tools::SwitchRoutes straight{0u, 1u};
-    auto update = stream_tools::update_switch_routes(*identified, straight, false);
+    const tool_support::SwitchRoutes straight{0u, 1u};
+    auto update = tool_support::update_switch_routes(*identified, straight, false);
     ASSERT_TRUE(update.ok()) << update.error().message();
     EXPECT_EQ(update->line, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes updated");
     EXPECT_EQ(switch_block->committed_routes(), straight);
     const unsigned commits = switch_block->commits();
-    update = stream_tools::update_switch_routes(*identified, straight, false);
+    update = tool_support::update_switch_routes(*identified, straight, false);
     EXPECT_EQ(update->line, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes unchanged");
     EXPECT_EQ(switch_block->commits(), commits);
-    update = stream_tools::update_switch_routes(*identified, straight, true);
+    update = tool_support::update_switch_routes(*identified, straight, true);
     EXPECT_EQ(update->line, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes update forced");
     EXPECT_EQ(switch_block->commits(), commits + 1);
-    const stream_tools::SwitchRoutes one_off{std::nullopt, 0u};
-    ASSERT_TRUE(stream_tools::update_switch_routes(*identified, one_off, false).ok());
+    const tool_support::SwitchRoutes one_off{std::nullopt, 0u};
+    ASSERT_TRUE(tool_support::update_switch_routes(*identified, one_off, false).ok());
     EXPECT_EQ(switch_block->committed_routes(), one_off);
-    EXPECT_EQ(stream_tools::describe_routes(one_off), "master 1 <- slave 0");
+    EXPECT_EQ(tool_support::describe_routes(one_off), "master 1 <- slave 0");
 }
 
 struct MemoryDesign {
@@ -348,8 +348,8 @@ TEST(DescriptorCreditsSim, DataErrorFailsWithExitOne) {
 }
 
 TEST(SwitchRouting, Policy) {
-    using stream_tools::decide_routing;
-    using stream_tools::SwitchRoutes;
+    using tool_support::decide_routing;
+    using tool_support::SwitchRoutes;
     const SwitchRoutes off{std::nullopt, std::nullopt}, defaults{1u, 0u}, straight{0u, 1u};
     // After a VFIO reset every port is off: the defaults are written.
     auto d = decide_routing(off, defaults, std::nullopt, false);
@@ -360,14 +360,14 @@ TEST(SwitchRouting, Policy) {
     EXPECT_FALSE(d.write);
     EXPECT_EQ(d.routes, straight);
     // Command-line routing is applied when it differs; unlisted masters are disabled.
-    d = decide_routing(straight, defaults, std::vector<stream_tools::SwitchRoute>{{1, 0}}, false);
+    d = decide_routing(straight, defaults, std::vector<tool_support::SwitchRoute>{{1, 0}}, false);
     EXPECT_TRUE(d.write);
     EXPECT_EQ(d.routes, (SwitchRoutes{std::nullopt, 0u}));
-    d = decide_routing(straight, defaults, std::vector<stream_tools::SwitchRoute>{{0, 0}, {1, 1}}, false);
+    d = decide_routing(straight, defaults, std::vector<tool_support::SwitchRoute>{{0, 0}, {1, 1}}, false);
     EXPECT_FALSE(d.write);
-    EXPECT_EQ(stream_tools::loop_routes(defaults, 2, 2),
+    EXPECT_EQ(tool_support::loop_routes(defaults, 2, 2),
               (std::vector<streams::LoopRoute>{{0, 1}, {1, 0}}));
-    EXPECT_EQ(stream_tools::loop_routes(SwitchRoutes{std::nullopt, 3u}, 2, 2), std::vector<streams::LoopRoute>{});
+    EXPECT_EQ(tool_support::loop_routes(SwitchRoutes{std::nullopt, 3u}, 2, 2), std::vector<streams::LoopRoute>{});
 }
 
 struct ModelFault {

@@ -210,7 +210,7 @@ TEST(StreamToolOptions, Selectors) {
 TEST(StreamToolOptions, DeviceRouting) {
     const auto r = stream_tools::parse_device_routing("device_routing", "0000:01:00.0,0:1,1:0");
     ASSERT_TRUE(r.ok());
-    EXPECT_EQ(r->routes, (std::vector<stream_tools::SwitchRoute>{{0, 1}, {1, 0}}));
+    EXPECT_EQ(r->routes, (std::vector<tool_support::SwitchRoute>{{0, 1}, {1, 0}}));
     const auto none = stream_tools::parse_device_routing("device_routing", "0000:01:00.0");
     ASSERT_TRUE(none.ok());
     EXPECT_TRUE(none->routes.empty());

@@ -1,16 +1,17 @@
-#include "endpoints.hpp"
+#include "copy_endpoint_adapters.hpp"
 
 #include "etsoc1/endpoint.hpp"
 #include "etsoc1/fake_card.hpp"
 #include "etsoc1/runtime_card.hpp"
 
-#include "measure/tool.hpp"
+#include "tool_support/stream_devices.hpp"
+#include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
 
-namespace measure_tool {
+namespace tool_support {
 
-Endpoints::Endpoints() {
+CopyEndpoints::CopyEndpoints() {
     sim::ModelCopyParameters& m = m_model;
     m_options.add_options()(
         "model_h2c_gbps", po::value(&m.h2c_gbps)->default_value(m.h2c_gbps), "model: host-to-card rate, GB/s")(
@@ -38,19 +39,17 @@ Endpoints::Endpoints() {
     cli::add_etsoc1_options(m_options, m_etsoc1);
     m_options.add_options()(
         "etsoc1_queues", po::value(&m_etsoc1_queues)->default_value(m_etsoc1_queues), "etsoc1: queues (card streams)")(
-        "etsoc1_window", po::value(&m_etsoc1_window)->default_value(m_etsoc1_window),
-        "etsoc1: copies in flight per direction (the card has 4 DMA channels each)")(
         "etsoc1_memory", po::value(&m_etsoc1_memory), "etsoc1: card memory the copies address (default 256MiB)");
+    add_etsoc1_window_option(m_options, m_etsoc1_window);
 }
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> Endpoints::open_etsoc1() {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open_etsoc1() {
     etsoc1::EndpointConfig config;
     config.queues = m_etsoc1_queues;
-    config.window = m_etsoc1_window;
-    config.card_memory_bytes = m_etsoc1_memory.empty() ? 256u << 20 : PDT_TRY(measure::parse_size(m_etsoc1_memory));
-    if (config.queues == 0 || config.window == 0 || config.window > 4)
-        return vfio::make_error("--etsoc1_queues / --etsoc1_window", "etsoc1", EINVAL,
-                                "at least one queue, and 1..4 copies in flight per direction");
+    config.window = PDT_TRY(etsoc1_window(m_etsoc1_window));
+    config.card_memory_bytes = m_etsoc1_memory.empty() ? 256u << 20 : PDT_TRY(vfio::parse_size(m_etsoc1_memory));
+    if (config.queues == 0)
+        return vfio::make_error("--etsoc1_queues", "etsoc1", EINVAL, "at least one queue");
     if (m_etsoc1.devices.size() > 1)
         return vfio::make_error("--etsoc1_device", "etsoc1 endpoint", EINVAL, "pcie_link_measure measures one card");
     const cli::Etsoc1Cards cards = PDT_TRY(cli::parse_etsoc1_devices(m_etsoc1.devices));
@@ -65,11 +64,11 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> Endpoints::open_etsoc1() {
     return etsoc1::open_endpoint(*m_etsoc1_card, config);
 }
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> Endpoints::open(const std::string& endpoint, std::string& adapter) {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const std::string& endpoint, std::string& adapter) {
     if (endpoint == "model") {
         adapter = "model";
         if (!m_model_memory.empty())
-            m_model.card_memory_bytes = PDT_TRY(measure::parse_size(m_model_memory));
+            m_model.card_memory_bytes = PDT_TRY(vfio::parse_size(m_model_memory));
         if (!m_model_lie.empty())
             m_model.lie = PDT_TRY(streams::parse_lie("option --model_lie", m_model_lie));
         auto model = sim::ModelCopyEndpoint::create(m_model);
@@ -100,4 +99,4 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> Endpoints::open(const std::
     return vfio::make_error("--endpoint", endpoint, EINVAL, "known endpoints: model, xdma, edu, cuda, etsoc1");
 }
 
-}  // namespace measure_tool
+}  // namespace tool_support

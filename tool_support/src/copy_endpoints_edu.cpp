@@ -1,4 +1,4 @@
-#include "edu_endpoint.hpp"
+#include "copy_endpoint_adapters.hpp"
 
 #include <cmath>
 
@@ -10,7 +10,7 @@
 
 namespace po = boost::program_options;
 
-namespace measure_tool {
+namespace tool_support {
 namespace {
 
 // What the edu endpoint copies through: the bus and device, or the simulated edu.
@@ -21,7 +21,7 @@ struct EduOwned {
 };
 using OwningEduEndpoint = OwningEndpoint<EduOwned>;
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_sim(const EduCli& cli) {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_sim(const EduEndpointCli& cli) {
     if (!(cli.sim_delay_ms >= 0 && cli.sim_delay_ms <= 10000))
         return vfio::make_error("--edu_sim_delay_ms", "edu endpoint", EINVAL, "expected 0 to 10000 ms");
     sim::EduModelOptions options;
@@ -38,14 +38,14 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_sim(const EduCli& cli)
 
 }  // namespace
 
-void add_edu_options(po::options_description& options, EduCli& cli) {
+void add_edu_options(po::options_description& options, EduEndpointCli& cli) {
     options.add_options()("edu_sim", po::bool_switch(&cli.sim),
                           "edu: a simulated edu (register model) instead of the kernel's device")(
         "edu_sim_delay_ms", po::value(&cli.sim_delay_ms)->default_value(cli.sim_delay_ms),
         "edu: the simulated edu's delay from DMA command to transfer (QEMU's edu: 100 ms)");
 }
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduCli& cli, const std::vector<std::string>& devices,
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduEndpointCli& cli, const std::vector<std::string>& devices,
                                                              const std::string& lock_timeout) {
     std::string usage;
     auto locations = tool_support::parse_locations(devices, "--device", usage);
@@ -78,4 +78,4 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduCli& cli,
     return std::unique_ptr<streams::CopyEndpoint>(std::move(owner));
 }
 
-}  // namespace measure_tool
+}  // namespace tool_support

@@ -1,15 +1,14 @@
-#include "device_endpoints.hpp"
+#include "copy_endpoint_adapters.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 
 #include "dma_bridge/xdma_copy_endpoint.hpp"
-#include "measure/tool.hpp"
 #include "owning_endpoint.hpp"
-#include "stream_tools/cli.hpp"
-#include "stream_tools/cuda_devices.hpp"
-#include "stream_tools/xdma_stream_device.hpp"
+#include "vfio_access/numbers.hpp"
+#include "tool_support/stream_devices.hpp"
+#include "tool_support/xdma_stream_devices.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 #ifdef PDT_HAVE_CUDA
@@ -18,7 +17,7 @@
 
 namespace po = boost::program_options;
 
-namespace measure_tool {
+namespace tool_support {
 namespace {
 
 const identify::IdentifiedDesign* memory_design(const identify::Identification& found) {
@@ -36,7 +35,7 @@ std::string short_number(double value) {
 
 // --sim_rate_gbps and --sim_latency_us on the selection; EINVAL when they are out of range or
 // given without --sim_design (a real card's link is what it is).
-vfio::Result<void> set_sim_link(const XdmaCli& cli, tool_support::DesignSelection& selection) {
+vfio::Result<void> set_sim_link(const XdmaEndpointCli& cli, DesignSelection& selection) {
     if (cli.sim_rate_gbps == 0 && cli.sim_latency_us == 0)
         return {};
     if (cli.sim_designs.empty())
@@ -55,7 +54,7 @@ vfio::Result<void> set_sim_link(const XdmaCli& cli, tool_support::DesignSelectio
 
 }  // namespace
 
-void add_xdma_options(po::options_description& options, XdmaCli& cli) {
+void add_xdma_options(po::options_description& options, XdmaEndpointCli& cli) {
     cli::add_sim_design_option(options, cli.sim_designs);
     cli::add_device_option(options, cli.devices);
     cli::add_design_file_option(options, cli.design_files);
@@ -69,20 +68,20 @@ void add_xdma_options(po::options_description& options, XdmaCli& cli) {
     cli::add_xdma_mode_options(options, cli.modes);
 }
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaCli& cli) {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpointCli& cli) {
     std::string usage;
-    auto locations = tool_support::parse_locations(cli.devices, "--device", usage);
+    auto locations = parse_locations(cli.devices, "--device", usage);
     if (!locations)
         return vfio::make_error("--device", "xdma endpoint", EINVAL, usage);
-    const auto modes = PDT_TRY(stream_tools::dma_mode_request(cli.modes));
+    const auto modes = PDT_TRY(dma_mode_request(cli.modes));
     const auto lock_timeout = PDT_TRY(cli::parse_lock_timeout(cli.lock_timeout));
     if (cli.queues == 0)
         return vfio::make_error("--xdma_queues 0", "xdma endpoint", EINVAL, "expected 1 or more");
     const auto registry = PDT_TRY(designs::Registry::load(cli.design_files));
-    tool_support::DesignSelection selection{cli.sim_designs, *locations, lock_timeout, false};
+    DesignSelection selection{cli.sim_designs, *locations, lock_timeout, false};
     PDT_CHECK(set_sim_link(cli, selection));
-    tool_support::OpenedDesigns opened = tool_support::open_designs(registry, selection, nullptr, std::cerr);
-    if (opened.status == tool_support::kUsageError)
+    OpenedDesigns opened = open_designs(registry, selection, nullptr, std::cerr);
+    if (opened.status == kUsageError)
         return vfio::make_error("open xdma endpoint", "--sim_design", EINVAL, "see the error above");
     const identify::IdentifiedDesign* design = memory_design(opened.found);
     if (design == nullptr)
@@ -98,23 +97,23 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaCli& cl
     config.card_memory_base = design->dma_bridge->memory_base;
     config.card_memory_size = design->dma_bridge->memory_size;
     config.max_queues = cli.queues;
-    config.ip = stream_tools::ip_options(*design);
+    config.ip = ip_options(*design);
     config.modes = modes;
     vfio::Device& device = *design->device;
-    auto owner = std::make_unique<OwningEndpoint<tool_support::OpenedDesigns>>(std::move(opened));
+    auto owner = std::make_unique<OwningEndpoint<OpenedDesigns>>(std::move(opened));
     owner->inner = PDT_TRY(xdma::open_copy_endpoint(device, config));
     return std::unique_ptr<streams::CopyEndpoint>(std::move(owner));
 }
 
-void add_cuda_options(po::options_description& options, CudaCli& cli) {
+void add_cuda_options(po::options_description& options, CudaEndpointCli& cli) {
     cli::add_cuda_device_option(options, cli.gpus);
     options.add_options()(
         "cuda_queues", po::value(&cli.queues)->default_value(cli.queues), "cuda: CUDA streams")(
         "cuda_memory", po::value(&cli.memory)->default_value(cli.memory), "cuda: device memory the copies address");
-    cli::add_lie_option(options, "cuda_lie", "cuda: GPU", cli.lie);
+    add_cuda_lie_option(options, cli.lie);
 }
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaCli& cli) {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaEndpointCli& cli) {
     const streams::Lie lie = PDT_TRY(streams::parse_lie("option --cuda_lie", cli.lie));  // a usage error first
 #ifdef PDT_HAVE_CUDA
     cuda_stream::CopyEndpointConfig config;
@@ -123,7 +122,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaCli& cl
         return vfio::make_error("--cuda_device", "cuda endpoint", EINVAL, "pcie_link_measure measures one GPU");
     config.gpu = cli.gpus.empty() ? 0 : cli.gpus.front();
     config.queues = cli.queues;
-    config.card_memory_bytes = PDT_TRY(measure::parse_size(cli.memory));
+    config.card_memory_bytes = PDT_TRY(vfio::parse_size(cli.memory));
     return cuda_stream::open_copy_endpoint(config);
 #else
     (void)cli, (void)lie;
@@ -131,4 +130,4 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaCli& cl
 #endif
 }
 
-}  // namespace measure_tool
+}  // namespace tool_support

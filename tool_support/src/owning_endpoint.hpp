@@ -6,7 +6,7 @@
 
 #include "streams/copy_endpoint.hpp"
 
-namespace measure_tool {
+namespace tool_support {
 
 template <typename Owned>
 class OwningEndpoint final : public streams::CopyEndpoint {
@@ -31,4 +31,4 @@ public:
     std::unique_ptr<streams::CopyEndpoint> inner;
 };
 
-}  // namespace measure_tool
+}  // namespace tool_support

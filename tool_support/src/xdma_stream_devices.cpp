@@ -1,10 +1,11 @@
-#include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/xdma_stream_devices.hpp"
 
 #include <algorithm>
 
 #include "dma_bridge/xdma_stream_channel.hpp"
+#include "vfio_access/spellings.hpp"
 
-namespace stream_tools {
+namespace tool_support {
 
 RoutingDecision decide_routing(const SwitchRoutes& current, const SwitchRoutes& defaults,
                                const std::optional<std::vector<SwitchRoute>>& requested, bool force) {
@@ -89,7 +90,7 @@ streams::CardFunction card_function(const designs::DmaBridge& bridge) {
 }
 
 streams::CardFunction XdmaStreamDevice::card_function() const {
-    return m_design.design->dma_bridge ? stream_tools::card_function(*m_design.design->dma_bridge)
+    return m_design.design->dma_bridge ? tool_support::card_function(*m_design.design->dma_bridge)
                                        : streams::CardFunction::Loopback;
 }
 
@@ -129,6 +130,13 @@ std::vector<streams::LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned
             loops.push_back(streams::LoopRoute{*routes[m], m});
     std::sort(loops.begin(), loops.end());
     return loops;
+}
+
+vfio::Result<xdma::ModeRequest> dma_mode_request(const cli::XdmaModeText& modes) {
+    xdma::ModeRequest request;
+    request.mode = PDT_TRY(vfio::parse_spelling("engine_mode", modes.engine_mode, xdma::kEngineModeSpellings));
+    request.completion = PDT_TRY(vfio::parse_spelling("completion", modes.completion, xdma::kCompletionSpellings));
+    return request;
 }
 
 vfio::Result<EngineModes> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request) {
@@ -259,4 +267,4 @@ vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_de
     return devices;
 }
 
-}  // namespace stream_tools
+}  // namespace tool_support

@@ -1,4 +1,5 @@
 #include "vfio_access/numbers.hpp"
+#include "vfio_access/option_error.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,10 +10,6 @@
 
 namespace vfio {
 namespace {
-
-Error bad_option(const std::string& option, const std::string& text, const std::string& hint) {
-    return make_error("parse option --" + option, "\"" + text + "\"", EINVAL, hint);
-}
 
 Error bad_size(const std::string& what, const std::string& text, const std::string& hint) {
     return make_error("parse " + what, "\"" + text + "\"", EINVAL, hint);
@@ -26,14 +23,14 @@ bool starts_with_digit(const std::string& text) {
 
 Result<uint64_t> parse_number(const std::string& option, const std::string& text, uint64_t min, uint64_t max) {
     if (!starts_with_digit(text) || text[0] == '.')
-        return bad_option(option, text, "expected an unsigned number");
+        return option_error(option, text, "expected an unsigned number");
     errno = 0;
     char* end = nullptr;
     const unsigned long long value = std::strtoull(text.c_str(), &end, 0);
     if (errno != 0 || end == text.c_str() || *end != '\0')
-        return bad_option(option, text, "expected an unsigned number (0x.. hex, 0.. octal, or decimal)");
+        return option_error(option, text, "expected an unsigned number (0x.. hex, 0.. octal, or decimal)");
     if (value < min || value > max)
-        return bad_option(option, text, "must be in the range " + std::to_string(min) + ".." + std::to_string(max));
+        return option_error(option, text, "must be in the range " + std::to_string(min) + ".." + std::to_string(max));
     return static_cast<uint64_t>(value);
 }
 
@@ -42,9 +39,9 @@ Result<double> parse_seconds(const std::string& option, const std::string& text)
     errno = 0;
     const double value = std::strtod(text.c_str(), &end);
     if (!starts_with_digit(text) || errno != 0 || *end != '\0' || !std::isfinite(value) || value <= 0.0)
-        return bad_option(option, text, "expected a positive number of seconds");
+        return option_error(option, text, "expected a positive number of seconds");
     if (value > kMaxSeconds)
-        return bad_option(option, text,
+        return option_error(option, text,
                           "must be at most " + std::to_string(static_cast<uint64_t>(kMaxSeconds)) + " seconds");
     return value;
 }

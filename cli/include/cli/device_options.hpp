@@ -55,7 +55,7 @@ struct Etsoc1Cards {
 vfio::Result<Etsoc1Cards> parse_etsoc1_devices(const std::vector<std::string>& devices);
 
 // --engine_mode auto|credits|stop_list and --completion auto|poll_writeback|completed_count|
-// status|interrupt, as given (stream_tools::dma_mode_request reads them into the driver's typed xdma::ModeRequest).
+// status|interrupt, as given (tool_support::dma_mode_request reads them into the driver's typed xdma::ModeRequest).
 struct XdmaModeText {
     std::string engine_mode = "auto";
     std::string completion = "auto";

@@ -6,7 +6,6 @@
 
 #include "stream_tools/failure_report.hpp"
 #include "stream_tools/link_watch.hpp"
-#include "stream_tools/xdma_stream_device.hpp"
 #include "cli/command_line.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
@@ -43,13 +42,6 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
     cli::add_json_option(description, cli.json, cli::JsonForm::Lines);
     cli::add_lock_timeout_option(description, cli.lock_timeout);
     cli::add_xdma_mode_options(description, cli.modes);
-}
-
-vfio::Result<xdma::ModeRequest> dma_mode_request(const cli::XdmaModeText& modes) {
-    xdma::ModeRequest request;
-    request.mode = PDT_TRY(vfio::parse_spelling("engine_mode", modes.engine_mode, xdma::kEngineModeSpellings));
-    request.completion = PDT_TRY(vfio::parse_spelling("completion", modes.completion, xdma::kCompletionSpellings));
-    return request;
 }
 
 std::optional<int> parse_command_line(int argc, char** argv, const po::options_description& description,
@@ -94,111 +86,51 @@ vfio::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& 
     return selectors;
 }
 
-namespace {
-
-using StreamBody = std::function<int(const std::vector<streams::StreamDevice*>&, const StreamRunOptions&)>;
-
-// The devices an adapter opened in place of the designs (GPUs, ET-SoC-1 cards): a usage error
-// exits 2, any other failure is Overall FAIL; else the body runs on them until done or Ctrl-C.
-int run_on_opened(vfio::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> devices, StreamRunOptions options,
-                  const StreamBody& body) {
-    if (!devices.ok()) {
-        std::cerr << "Error: " << devices.error().message() << "\n";
-        if (devices.error().code == EINVAL)
-            return 2;
-        std::cout << "Overall FAIL\n";
-        return 1;
-    }
-    std::vector<streams::StreamDevice*> pointers;
-    for (auto& device : *devices)
-        pointers.push_back(device.get());
-    options.test.stop = stop_on_sigint();
-    return body(pointers, options);
-}
-
-// --cuda_device: the GPUs replace the designs (nothing of the PCI bus is opened or written).
-int run_on_cuda_devices(const CommonCli& cli, StreamRunOptions options, const StreamBody& body) {
-    if (!cli.sim_designs.empty() || !cli.device_routing.empty()) {
-        std::cerr << "Error: --cuda_device cannot be combined with --sim_design or --device_routing\n";
-        return 2;
-    }
-    auto devices = open_cuda_stream_devices(cli.cuda, options, stdout);
-    return run_on_opened(std::move(devices), std::move(options), body);
-}
-
-// --etsoc1_device: the ET-SoC-1 cards (or the fake) replace the designs.
-int run_on_etsoc1_devices(const CommonCli& cli, StreamRunOptions options, const StreamBody& body) {
-    if (!cli.sim_designs.empty() || !cli.device_routing.empty() || !cli.cuda.devices.empty()) {
-        std::cerr << "Error: --etsoc1_device cannot be combined with --sim_design, --device_routing or --cuda_device\n";
-        return 2;
-    }
-    auto devices = open_etsoc1_stream_devices(cli.etsoc1, options.json ? stderr : stdout);
-    return run_on_opened(std::move(devices), std::move(options), body);
-}
-
-}  // namespace
-
 int run_on_stream_devices(const CommonCli& cli,
                           const std::function<int(const std::vector<streams::StreamDevice*>&, const StreamRunOptions&)>& body) {
     auto options = run_options(cli);
-    OpenOptions open;
+    tool_support::StreamDeviceRequest request;
     for (const std::string& text : cli.device_routing) {
         auto routing = parse_device_routing("device_routing", text);
         if (!routing.ok()) {
             std::cerr << "Error: " << routing.error().message() << "\n";
             return 2;
         }
-        open.routing.push_back(*routing);
+        request.routing.push_back(*routing);
     }
     if (!options.ok()) {
         std::cerr << "Error: " << options.error().message() << "\n";
         return 2;
     }
-    if (!cli.etsoc1.devices.empty())
-        return run_on_etsoc1_devices(cli, *options, body);
-    if (!cli.cuda.devices.empty())
-        return run_on_cuda_devices(cli, *options, body);
-    auto registry = designs::Registry::load(cli.design_files);
-    if (!registry.ok()) {
-        std::cerr << "Error: " << registry.error().message() << "\n";
-        return 2;
-    }
-    open.timeout = options->test.transfer_timeout;
-    open.modes = *dma_mode_request(cli.modes);  // checked by run_options
-    open.dma_mask_bits = options->dma_mask_bits;
-    open.progress = cli.json ? &std::cerr : &std::cout;
+    request.design_files = cli.design_files;
+    // The modes and the lock timeout were checked by run_options.
+    request.designs = {cli.sim_designs, {}, *cli::parse_lock_timeout(cli.lock_timeout), cli.isolate_iommu_groups,
+                       cli.one_container_for_mappings};
+    request.modes = *dma_mode_request(cli.modes);
+    request.cuda = cli.cuda;
+    request.etsoc1 = cli.etsoc1;
+    const tool_support::StreamDeviceUse use{options->num_descriptors, options->mapping_size,
+                                            options->test.transfer_timeout, options->dma_mask_bits, cli.json};
     report_dma_failures(cli.json ? stderr : stdout);  // registers and AER on a DMA failure
-    // The lock timeout was checked by run_options.
-    const tool_support::DesignSelection selection{cli.sim_designs, {}, *cli::parse_lock_timeout(cli.lock_timeout),
-                                                  cli.isolate_iommu_groups, cli.one_container_for_mappings};
-    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, open.progress, std::cerr);
-    if (opened.status != 0) {  // no design, or a device that failed: nothing is tested
+    tool_support::OpenedStreamDevices opened = tool_support::open_stream_devices(request, use, std::cerr);
+    if (opened.status != 0) {
         if (opened.status != tool_support::kUsageError)
             std::cout << "Overall FAIL\n";
         return opened.status;
     }
-    auto devices = open_xdma_stream_devices(std::move(opened.found.designs), open);
-    if (!devices.ok()) {
-        std::cerr << "Error: " << devices.error().message() << "\n";
-        std::cout << "Overall FAIL\n";
-        return 1;
-    }
     std::cout.flush();
     std::vector<streams::StreamDevice*> pointers;
-    std::vector<vfio::Device*> vfio_devices;
-    for (auto& device : *devices) {
+    for (auto& device : opened.devices)
         pointers.push_back(device.get());
-        vfio_devices.push_back(&device->device());
-    }
     // On the kernel bus, the link of each device and its port under load (nothing simulated).
     std::optional<LinkLoadWatcher> watcher;
-    if (cli.sim_designs.empty()) {
-        watcher.emplace(std::move(vfio_devices), [] { return pcie::open_libpci_backend(false); });
+    if (!opened.kernel_devices.empty()) {
+        watcher.emplace(opened.kernel_devices, [] { return pcie::open_libpci_backend(false); });
         options->watcher = &*watcher;
     }
     options->test.stop = stop_on_sigint();
     const int status = body(pointers, *options);
-    if (cli.json)
+    if (cli.json && cli.cuda.devices.empty() && cli.etsoc1.devices.empty())
         tool_support::report_device_holds(stdout);
     return status;
 }

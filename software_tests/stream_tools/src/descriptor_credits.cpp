@@ -7,7 +7,7 @@
 #include "dma_bridge/xdma_credit_register_check.hpp"
 #include "pattern/pattern.hpp"
 #include "stream_tools/card_dma.hpp"
-#include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/xdma_stream_devices.hpp"
 
 namespace stream_tools {
 namespace {
@@ -59,7 +59,7 @@ vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const 
     dma_options.dma_bar = design.dma_bridge->bar;
     dma_options.ring_descriptors = kRing;
     dma_options.timeout = options.timeout;
-    dma_options.ip = ip_options(design);
+    dma_options.ip = tool_support::ip_options(design);
     dma_options.modes = options.modes;
     dma_options.modes.mode = xdma::EngineModeRequest::Credits;
     dma_options.dma_mask_bits = options.dma_mask_bits;
@@ -102,7 +102,7 @@ vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const 
 }
 
 // Stream designs: growing messages through one loopback route.
-vfio::Result<uint64_t> stream_credits(XdmaStreamDevice& device, const streams::LoopRoute& route, int64_t options_timeout,
+vfio::Result<uint64_t> stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route, int64_t options_timeout,
                                   std::FILE* out) {
     const uint64_t first_words = kPage / 4 - 1, messages = 3 * kRing;
     const uint64_t longest = (first_words + messages - 1) * 4;
@@ -180,7 +180,7 @@ ChannelResult with_outcome(ChannelResult result, const vfio::Result<uint64_t>& o
 
 // One route, as the design's card function needs: loopback messages, CRC64 messages, or the
 // fixed-data sink and source (descriptor_credits_functions.cpp).
-vfio::Result<uint64_t> route_credits(XdmaStreamDevice& device, const streams::LoopRoute& route, const CreditsOptions& options,
+vfio::Result<uint64_t> route_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route, const CreditsOptions& options,
                                      std::FILE* out) {
     switch (device.card_function()) {
     case streams::CardFunction::Crc64: return crc64_stream_credits(device, route, options.timeout, out);
@@ -204,12 +204,12 @@ std::vector<ChannelResult> test_design(identify::IdentifiedDesign& design, const
                          ": no H2C x C2H channel pair to test";
         return {result};
     }
-    if (auto credits = require_descriptor_credits(*design.device, design.dma_bridge->bar, ip_options(design));
+    if (auto credits = require_descriptor_credits(*design.device, design.dma_bridge->bar, tool_support::ip_options(design));
         !credits.ok())
         return {failed(base, credits.error())};
     if (auto registers = credit_register_test(*design.device, design.dma_bridge->bar); !registers.ok())
         return {failed(base, registers.error())};
-    const auto modes = describe_engine_modes(design, {xdma::EngineModeRequest::Credits, options.modes.completion});
+    const auto modes = tool_support::describe_engine_modes(design, {xdma::EngineModeRequest::Credits, options.modes.completion});
     if (!modes.ok())
         return {failed(base, modes.error())};
     std::fprintf(out, "%s\n", modes->line.c_str());
@@ -221,13 +221,13 @@ std::vector<ChannelResult> test_design(identify::IdentifiedDesign& design, const
             return {failed(result, bm.error())};
         return {with_outcome(result, memory_credits(design, options, out))};
     }
-    OpenOptions open;
+    tool_support::OpenOptions open;
     open.routing = options.routing;
     open.timeout = options.timeout;
     open.dma_mask_bits = options.dma_mask_bits;
     open.modes = options.modes;
     open.modes.mode = xdma::EngineModeRequest::Credits;
-    auto device = make_xdma_stream_device(std::move(design), open);
+    auto device = tool_support::make_xdma_stream_device(std::move(design), open);
     if (!device.ok())
         return {failed(base, device.error())};
     if ((*device)->routes().empty()) {

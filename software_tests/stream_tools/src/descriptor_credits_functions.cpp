@@ -9,7 +9,7 @@
 #include "pattern/crc64.hpp"
 #include "pattern/pattern.hpp"
 #include "stream_tools/descriptor_credits.hpp"
-#include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/xdma_stream_devices.hpp"
 #include "vfio_access/format.hpp"
 
 namespace stream_tools {
@@ -25,7 +25,7 @@ using vfio::format;
 
 }  // namespace
 
-vfio::Result<uint64_t> crc64_stream_credits(XdmaStreamDevice& device, const streams::LoopRoute& route,
+vfio::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                         std::chrono::milliseconds timeout, std::FILE* out) {
     // Message m: (page / beat - 1 + m) tdata beats, so most messages are longer than a page.
     const uint64_t beat = device.packet_granularity(), first_beats = kPage / beat - 1;
@@ -76,7 +76,7 @@ vfio::Result<uint64_t> crc64_stream_credits(XdmaStreamDevice& device, const stre
     return received * kCrcBytes;
 }
 
-vfio::Result<uint64_t> fixed_data_stream_credits(XdmaStreamDevice& device, const streams::LoopRoute& route,
+vfio::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                              std::chrono::milliseconds timeout, std::FILE* out) {
     const uint64_t first_words = kPage / 4 - 1;
     const auto length_of = [&](uint64_t m) { return (first_words + m) * 4; };

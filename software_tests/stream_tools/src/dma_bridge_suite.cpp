@@ -7,7 +7,7 @@
 #include "stream_test/report.hpp"
 #include "stream_tools/memory_boundaries.hpp"
 #include "stream_tools/stream_subtests.hpp"
-#include "stream_tools/xdma_stream_device.hpp"
+#include "tool_support/xdma_stream_devices.hpp"
 #include "vfio_access/format.hpp"
 
 namespace stream_tools {
@@ -107,7 +107,7 @@ void run_memory_test(identify::IdentifiedDesign& design, const std::string& name
             dma_options.timeout = memory.timeout;
             dma_options.dma_mask_bits = memory.dma_mask_bits;
             dma_options.ring_descriptors = name == "memory_variable_transfers" ? 1023 : 64;
-            dma_options.ip = ip_options(design);
+            dma_options.ip = tool_support::ip_options(design);
             dma_options.modes = options.modes;
             auto dma = CardDma::open(*design.device, dma_options);
             if (!dma.ok()) {
@@ -127,9 +127,9 @@ void run_memory_test(identify::IdentifiedDesign& design, const std::string& name
 
 // The engine modes line every run prints; nullopt, with a failed result, when the IP cannot do
 // what --engine_mode / --completion ask.
-std::optional<EngineModes> engine_modes(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options,
+std::optional<tool_support::EngineModes> engine_modes(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options,
                                         const std::string& tests, std::FILE* out, std::vector<ChannelResult>& results) {
-    auto modes = describe_engine_modes(design, options.modes);
+    auto modes = tool_support::describe_engine_modes(design, options.modes);
     if (!modes.ok()) {
         ChannelResult result = result_for(design, tests);
         result.failure = modes.error().message();
@@ -167,7 +167,7 @@ void run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOp
 }
 
 // One loopback route: a fixed amount of data (min_words) through it, checked in full.
-ChannelResult run_stream_route(XdmaStreamDevice& device, ChannelResult result, const DmaBridgeTestOptions& options,
+ChannelResult run_stream_route(tool_support::XdmaStreamDevice& device, ChannelResult result, const DmaBridgeTestOptions& options,
                                std::FILE* out) {
     const uint64_t h2c_whole = (options.stream.mapping_size / options.stream.num_descriptors) & ~uint64_t{3};
     const streams::ChannelBuffers h2c_buffers{options.stream.num_descriptors,
@@ -286,13 +286,13 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
                         "lower --stream_mapping_size, or raise the limit", options, out, results))
         return;
     const unsigned bar = design.dma_bridge->bar;
-    const xdma::IpOptions ip = ip_options(design);
-    OpenOptions open;
+    const xdma::IpOptions ip = tool_support::ip_options(design);
+    tool_support::OpenOptions open;
     open.modes = options.modes;
     open.timeout = options.stream.test.transfer_timeout;
     open.routing = options.routing;
     open.dma_mask_bits = options.stream.dma_mask_bits;
-    auto device = make_xdma_stream_device(std::move(design), open);
+    auto device = tool_support::make_xdma_stream_device(std::move(design), open);
     if (!device.ok()) {
         base.failure = "H2C failure : " + device.error().message();
         std::fprintf(out, "TEST FAIL:\n  %s\n", base.failure->c_str());

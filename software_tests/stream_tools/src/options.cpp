@@ -5,51 +5,19 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "vfio_access/option_error.hpp"
 #include "vfio_access/spellings.hpp"
 
 namespace stream_tools {
-namespace {
-
-vfio::Error bad(const std::string& option, const std::string& text, const std::string& hint) {
-    return vfio::make_error("parse option --" + option, "\"" + text + "\"", EINVAL, hint);
-}
-
-}  // namespace
-
 vfio::Result<ChannelSelector> parse_channel_selector(const std::string& option, const std::string& text) {
     const auto comma = text.find(',');
     if (comma == std::string::npos)
-        return bad(option, text, "expected <domain>:<bus>:<dev>.<func>,<channel>");
+        return vfio::option_error(option, text, "expected <domain>:<bus>:<dev>.<func>,<channel>");
     auto address = vfio::PciAddress::parse(text.substr(0, comma));
     if (!address.ok())
-        return bad(option, text, address.error().message());
+        return vfio::option_error(option, text, address.error().message());
     const uint64_t channel = PDT_TRY(parse_number(option, text.substr(comma + 1), 0, 3));
     return ChannelSelector{*address, static_cast<unsigned>(channel)};
-}
-
-vfio::Result<DeviceRouting> parse_device_routing(const std::string& option, const std::string& text) {
-    DeviceRouting routing;
-    size_t start = 0;
-    size_t comma = text.find(',');
-    auto address = vfio::PciAddress::parse(text.substr(0, comma));
-    if (!address.ok())
-        return bad(option, text, address.error().message());
-    routing.address = *address;
-    while (comma != std::string::npos) {
-        start = comma + 1;
-        comma = text.find(',', start);
-        const std::string route = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        const auto colon = route.find(':');
-        if (colon == std::string::npos)
-            return bad(option, text, "each route is <master>:<slave>");
-        const uint64_t master = PDT_TRY(parse_number(option, route.substr(0, colon), 0, 15));
-        const uint64_t slave = PDT_TRY(parse_number(option, route.substr(colon + 1), 0, 15));
-        for (const auto& existing : routing.routes)
-            if (existing.master == master)
-                return bad(option, text, "master port " + std::to_string(master) + " routed twice");
-        routing.routes.push_back(SwitchRoute{static_cast<unsigned>(master), static_cast<unsigned>(slave)});
-    }
-    return routing;
 }
 
 vfio::Result<uint64_t> parse_host_memory_limit(const std::string& text) {

@@ -1,22 +1,52 @@
-// The endpoints pcie_link_measure can open (--endpoint NAME), each with its own options: the
-// one place that knows the adapters. Add an adapter here: its options and one branch in open().
+// The registry of copy endpoints: what pcie_link_measure's command line names (--endpoint NAME
+// and its options), opened as streams::CopyEndpoint in one call. The model (sim), the card memory
+// of an XDMA design (dma_bridge, real or --sim_design), QEMU's edu (edu, real or simulated), a
+// GPU (cuda) and an ET-SoC-1 card (etsoc1). Add an adapter here: its options and one branch in
+// open(). The stream devices' registry is tool_support/stream_devices.hpp.
 #pragma once
 
 #include <boost/program_options.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "device_endpoints.hpp"
-#include "edu_endpoint.hpp"
+#include "cli/device_options.hpp"
 #include "etsoc1/card.hpp"
 #include "streams/copy_endpoint.hpp"
+#include "streams/lie.hpp"
 #include "sim/model_copy_endpoint.hpp"
 
-namespace measure_tool {
+namespace tool_support {
 
-class Endpoints {
+// --endpoint xdma: the card memory of an XDMA design (real or --sim_design) through its
+// memory-mapped engines.
+struct XdmaEndpointCli {
+    std::vector<std::string> sim_designs;   // --sim_design
+    std::vector<std::string> devices;       // --device
+    std::vector<std::string> design_files;  // --design_file
+    std::string lock_timeout;
+    cli::XdmaModeText modes;  // --engine_mode, --completion
+    unsigned queues = 4;  // --xdma_queues: engine pairs used at most
+    double sim_rate_gbps = 0;     // --sim_rate_gbps: the simulated design's link rate per direction (0: unthrottled)
+    double sim_latency_us = 0;    // --sim_latency_us: its latency per descriptor, whole microseconds
+};
+// --endpoint cuda: a GPU (built when CMake finds CUDA).
+struct CudaEndpointCli {
+    std::vector<int> gpus;             // --cuda_device: one GPU (none given: 0)
+    unsigned queues = 4;               // --cuda_queues
+    std::string memory = "1GiB";       // --cuda_memory: the device allocation copies address
+    std::string lie;                   // --cuda_lie (add_cuda_lie_option): a test fault
+};
+// --endpoint edu: QEMU's edu bound to vfio-pci, or the simulated edu (--edu_sim).
+struct EduEndpointCli {
+    bool sim = false;          // --edu_sim
+    double sim_delay_ms = 100;  // --edu_sim_delay_ms: the model's delay from command to transfer
+    streams::Lie sim_lie{};     // --model_lie with --edu_sim (test only): how the model lies
+};
+
+class CopyEndpoints {
 public:
-    Endpoints();
+    CopyEndpoints();
     const boost::program_options::options_description& options() const { return m_options; }
     // The adapter name recorded in the result ("model", "xdma", "edu", "cuda", "etsoc1"); EINVAL for an
     // unknown endpoint (a usage error).
@@ -29,16 +59,16 @@ private:
     sim::ModelCopyParameters m_model;
     std::string m_model_memory;
     std::string m_model_lie;  // --model_lie (test only)
-    XdmaCli m_xdma;
-    EduCli m_edu;  // with m_xdma's --device and --lock_timeout
-    CudaCli m_cuda;
+    XdmaEndpointCli m_xdma;
+    EduEndpointCli m_edu;  // with m_xdma's --device and --lock_timeout
+    CudaEndpointCli m_cuda;
     // --endpoint etsoc1: one card of the runtime's (index) or the fake (none given: the fake),
     // which outlives the endpoint.
     cli::Etsoc1Selection m_etsoc1;
     std::string m_etsoc1_memory;
     unsigned m_etsoc1_queues = 4;
-    unsigned m_etsoc1_window = 4;
+    std::string m_etsoc1_window;  // --etsoc1_window (add_etsoc1_window_option)
     std::shared_ptr<etsoc1::Card> m_etsoc1_card;
 };
 
-}  // namespace measure_tool
+}  // namespace tool_support

@@ -11,10 +11,11 @@
 #include "dma_bridge/xdma_ip.hpp"
 #include "identify/identify.hpp"
 #include "stream_test/driver.hpp"
-#include "stream_tools/options.hpp"
+#include "cli/device_options.hpp"
+#include "tool_support/switch_routes.hpp"
 #include "streams/stream_device.hpp"
 
-namespace stream_tools {
+namespace tool_support {
 
 // AXI4-Stream Switch (PG085) registers, relative to the switch's base.
 namespace axis_switch {
@@ -41,6 +42,9 @@ struct EngineModes {
     std::string line;
     streams::EngineChoice choice;
 };
+// --engine_mode and --completion parsed; errors are usage errors (EINVAL) naming the option.
+vfio::Result<xdma::ModeRequest> dma_mode_request(const cli::XdmaModeText& modes);
+
 vfio::Result<EngineModes> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request);
 
 // Routing of one design: routes[m] is the slave port feeding master port m (nullopt: off).
@@ -136,4 +140,4 @@ vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_de
 vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify::IdentifiedDesign design,
                                                                         const OpenOptions& options);
 
-}  // namespace stream_tools
+}  // namespace tool_support

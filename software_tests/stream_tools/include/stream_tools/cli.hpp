@@ -1,6 +1,6 @@
 // Command-line plumbing shared by the stream tool mains: the options they have in common,
-// their conversion (usage errors exit 2), and opening the XDMA stream designs of the bus the
-// options choose (--sim_design designs, else the kernel's VFIO devices).
+// their conversion (usage errors exit 2), and running a tool's body on the stream devices the
+// adapter registry opens for them (tool_support/stream_devices.hpp).
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -10,11 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "dma_bridge/xdma_ip.hpp"
-#include "stream_tools/cuda_devices.hpp"
-#include "stream_tools/etsoc1_devices.hpp"
-#include "stream_tools/stream_tools.hpp"
 #include "cli/device_options.hpp"
+#include "stream_tools/stream_tools.hpp"
+#include "tool_support/stream_devices.hpp"
+#include "tool_support/xdma_stream_devices.hpp"
 
 namespace stream_tools {
 
@@ -43,16 +42,16 @@ struct CommonCli {
     cli::XdmaModeText modes;  // --engine_mode, --completion
     std::string lock_timeout;          // --lock_timeout seconds ("": 0, fail at once on a busy device)
     bool one_container_for_mappings = false;  // --use_one_container_for_mappings
-    CudaCli cuda;                      // --cuda_device and its options (the mains that take them)
-    Etsoc1Cli etsoc1;                  // --etsoc1_device and its options (the mains that take them)
+    tool_support::CudaStreamCli cuda;      // --cuda_device and its options (the mains that take them)
+    tool_support::Etsoc1StreamCli etsoc1;  // --etsoc1_device and its options (the mains that take them)
 };
 
 // The --host_memory_limit help text (the stream tools and test_dma_bridge).
 const char* host_memory_limit_help();
 
 void add_common_options(boost::program_options::options_description& description, CommonCli& cli);
-// --engine_mode and --completion parsed; errors are usage errors naming the option.
-vfio::Result<xdma::ModeRequest> dma_mode_request(const cli::XdmaModeText& modes);
+// --engine_mode and --completion (tool_support/xdma_stream_devices.hpp).
+using tool_support::dma_mode_request;
 
 // Parses argv into description; returns an exit status when the run ends here (--help: 0,
 // usage error: 2, with the message on stderr).
@@ -64,8 +63,9 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli);
 vfio::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& option,
                                                              const std::vector<std::string>& texts);
 
-// Opens the stream designs and calls body with them; returns body's exit status, 1 when the
-// devices cannot be opened, 2 for a usage error. Ctrl-C (SIGINT) stops the run in body.
+// Opens the stream devices the command line names (tool_support::open_stream_devices) and calls
+// body with them; returns body's exit status, 1 when the devices cannot be opened, 2 for a usage
+// error. Ctrl-C (SIGINT) stops the run in body.
 int run_on_stream_devices(const CommonCli& cli,
                           const std::function<int(const std::vector<streams::StreamDevice*>&, const StreamRunOptions&)>& body);
 

@@ -21,6 +21,10 @@
 #include "stream_tools/options.hpp"
 #include "stream_tools/verdict.hpp"
 
+namespace tool_support {
+class XdmaStreamDevice;
+}  // namespace tool_support
+
 namespace stream_tools {
 
 vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar);
@@ -33,16 +37,15 @@ struct CreditsOptions {
     xdma::ModeRequest modes;  // the run mode is always credits; --completion applies
 };
 
-class XdmaStreamDevice;
 // Stream designs whose card is not a loopback (descriptor_credits_functions.cpp), per route:
 // CRC64 designs: 3 x 1023 messages of 64-bit LCG words growing one tdata beat at a time from
 // just under a page, each answered by one 8-byte C2H packet checked against its CRC-64;
 // fixed-data designs: as many messages into the H2C sink, and 3 x 1023 C2H pages checked to
 // be zeros without EOP (each page holds non-zero bytes before it is credited).
 // Each returns the C2H bytes it verified (8 per CRC64 result; the zero pages).
-vfio::Result<uint64_t> crc64_stream_credits(XdmaStreamDevice& device, const streams::LoopRoute& route,
+vfio::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                         std::chrono::milliseconds timeout, std::FILE* out);
-vfio::Result<uint64_t> fixed_data_stream_credits(XdmaStreamDevice& device, const streams::LoopRoute& route,
+vfio::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                              std::chrono::milliseconds timeout, std::FILE* out);
 
 // Whether the design's XDMA IP has descriptor credits: as its design data states, else by

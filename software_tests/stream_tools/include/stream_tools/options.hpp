@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "streams/stream_device.hpp"
+#include "tool_support/switch_routes.hpp"
 #include "vfio_access/numbers.hpp"
 #include "vfio_access/pci_address.hpp"
 #include "vfio_access/result.hpp"
@@ -26,18 +27,10 @@ struct ChannelSelector {
 };
 vfio::Result<ChannelSelector> parse_channel_selector(const std::string& option, const std::string& text);
 
-// "<bdf>[,<master>:<slave>]..." (--device_routing): routes of an AXI4-Stream Switch; master
-// ports feed C2H channels, slave ports come from H2C channels; unlisted masters are disabled.
-struct SwitchRoute {
-    unsigned master = 0;
-    unsigned slave = 0;
-    auto operator<=>(const SwitchRoute&) const = default;
-};
-struct DeviceRouting {
-    vfio::PciAddress address;
-    std::vector<SwitchRoute> routes;
-};
-vfio::Result<DeviceRouting> parse_device_routing(const std::string& option, const std::string& text);
+// --device_routing (tool_support/switch_routes.hpp), by the names the stream tools use.
+using tool_support::DeviceRouting;
+using tool_support::parse_device_routing;
+using tool_support::SwitchRoute;
 
 // --host_memory_limit: "" is default_host_memory_limit(), else a number of bytes >= 4096.
 vfio::Result<uint64_t> parse_host_memory_limit(const std::string& text);

@@ -1,0 +1,27 @@
+// The copy endpoints on devices, each with its options (tool_support/copy_endpoints.hpp holds
+// their settings): --endpoint xdma (xdma::open_copy_endpoint on the first identified design
+// with a memory-mapped DMA bridge and card memory), cuda (cuda_stream::open_copy_endpoint) and
+// edu (edu::open_copy_endpoint on the kernel's device or the register model).
+#pragma once
+
+#include "tool_support/copy_endpoints.hpp"
+
+namespace tool_support {
+
+void add_xdma_options(boost::program_options::options_description& options, XdmaEndpointCli& cli);
+// EINVAL for a usage error (an unknown design, a bad --device); ENODEV when none was found
+// (the reasons are on stderr, as every tool prints them).
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpointCli& cli);
+
+void add_cuda_options(boost::program_options::options_description& options, CudaEndpointCli& cli);
+// ENOTSUP when this build has no CUDA.
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaEndpointCli& cli);
+
+void add_edu_options(boost::program_options::options_description& options, EduEndpointCli& cli);
+// `devices` and `lock_timeout` are the shared --device and --lock_timeout. EINVAL for a usage
+// error (a bad --device, more than one); ENODEV when no edu is bound to vfio-pci there.
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduEndpointCli& cli,
+                                                             const std::vector<std::string>& devices,
+                                                             const std::string& lock_timeout);
+
+}  // namespace tool_support

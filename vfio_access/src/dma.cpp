@@ -11,28 +11,18 @@
 #include <utility>
 
 #include "vfio_access/device.hpp"
+#include "vfio_access/spellings.hpp"
 
 namespace vfio {
 
-const char* to_string(DmaAccess access) {
-    switch (access) {
-    case DmaAccess::DeviceRead: return "device-read";
-    case DmaAccess::DeviceWrite: return "device-write";
-    case DmaAccess::DeviceReadWrite: return "device-read-write";
-    }
-    return "?";
-}
-
-const char* to_string(BufferKind kind) {
-    switch (kind) {
-    case BufferKind::Anonymous: return "anonymous";
-    case BufferKind::HugePages: return "huge pages";
-    case BufferKind::SharedMemory: return "shared memory";
-    }
-    return "?";
-}
-
 namespace {
+
+constexpr Spelling<DmaAccess> kAccessNames[] = {{DmaAccess::DeviceRead, "device-read"},
+                                                {DmaAccess::DeviceWrite, "device-write"},
+                                                {DmaAccess::DeviceReadWrite, "device-read-write"}};
+constexpr Spelling<BufferKind> kKindNames[] = {{BufferKind::Anonymous, "anonymous"},
+                                               {BufferKind::HugePages, "huge pages"},
+                                               {BufferKind::SharedMemory, "shared memory"}};
 
 std::string bytes_text(uint64_t size) { return std::to_string(size) + " bytes"; }
 
@@ -54,6 +44,10 @@ long long meminfo_value(const std::string& path, const std::string& key) {
 }
 
 }  // namespace
+
+const char* to_string(DmaAccess access) { return spelling(access, kAccessNames); }
+
+const char* to_string(BufferKind kind) { return spelling(kind, kKindNames); }
 
 Result<uint64_t> default_huge_page_size(const std::string& meminfo_path) {
     const long long kib = meminfo_value(meminfo_path, "Hugepagesize:");

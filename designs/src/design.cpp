@@ -2,45 +2,53 @@
 
 #include <cstdio>
 
+#include "vfio_access/spellings.hpp"
+
 namespace designs {
 
 const char* to_string(DmaMode mode) { return mode == DmaMode::Stream ? "stream" : "memory_mapped"; }
 
-const char* to_string(StreamFunction function) {
-    switch (function) {
-    case StreamFunction::Loopback: return "loopback";
-    case StreamFunction::Crc64: return "crc64";
-    case StreamFunction::FixedData: return "fixed_data";
-    }
-    return "loopback";
+namespace {
+
+constexpr vfio::Spelling<StreamFunction> kStreamFunctionNames[] = {
+    {StreamFunction::Loopback, "loopback"}, {StreamFunction::Crc64, "crc64"}, {StreamFunction::FixedData, "fixed_data"}};
+
+// Each peripheral type's JSON spelling and its name in text, a row a type.
+struct PeripheralNames {
+    PeripheralType type;
+    const char* json;
+    const char* display;
+};
+constexpr PeripheralNames kPeripheralNames[] = {
+    {PeripheralType::QuadSpi, "quad_spi", "Quad SPI"},
+    {PeripheralType::Xadc, "xadc", "XADC"},
+    {PeripheralType::Sysmon, "sysmon", "SYSMON"},
+    {PeripheralType::Iic, "iic", "IIC"},
+    {PeripheralType::BitBangedI2cGpio, "bit_banged_i2c_gpio", "bit-banged I2C GPIO"},
+    {PeripheralType::AxiStreamSwitch, "axi_stream_switch", "AXI4-Stream Switch"},
+    {PeripheralType::UserAccessTimestamp, "user_access_timestamp", "User access build timestamp"},
+    {PeripheralType::UltrascaleDna, "ultrascale_dna", "UltraScale DNA"},
+};
+
+const PeripheralNames* names_of(PeripheralType type) {
+    for (const PeripheralNames& names : kPeripheralNames)
+        if (names.type == type)
+            return &names;
+    return nullptr;
 }
 
+}  // namespace
+
+const char* to_string(StreamFunction function) { return vfio::spelling(function, kStreamFunctionNames); }
+
 const char* json_name(PeripheralType type) {
-    switch (type) {
-    case PeripheralType::QuadSpi: return "quad_spi";
-    case PeripheralType::Xadc: return "xadc";
-    case PeripheralType::Sysmon: return "sysmon";
-    case PeripheralType::Iic: return "iic";
-    case PeripheralType::BitBangedI2cGpio: return "bit_banged_i2c_gpio";
-    case PeripheralType::AxiStreamSwitch: return "axi_stream_switch";
-    case PeripheralType::UserAccessTimestamp: return "user_access_timestamp";
-    case PeripheralType::UltrascaleDna: return "ultrascale_dna";
-    }
-    return "?";
+    const PeripheralNames* names = names_of(type);
+    return names ? names->json : "?";
 }
 
 const char* display_name(PeripheralType type) {
-    switch (type) {
-    case PeripheralType::QuadSpi: return "Quad SPI";
-    case PeripheralType::Xadc: return "XADC";
-    case PeripheralType::Sysmon: return "SYSMON";
-    case PeripheralType::Iic: return "IIC";
-    case PeripheralType::BitBangedI2cGpio: return "bit-banged I2C GPIO";
-    case PeripheralType::AxiStreamSwitch: return "AXI4-Stream Switch";
-    case PeripheralType::UserAccessTimestamp: return "User access build timestamp";
-    case PeripheralType::UltrascaleDna: return "UltraScale DNA";
-    }
-    return "?";
+    const PeripheralNames* names = names_of(type);
+    return names ? names->display : "?";
 }
 
 uint64_t register_frame_size(PeripheralType type, unsigned master_ports) {

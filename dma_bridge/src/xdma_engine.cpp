@@ -17,18 +17,40 @@ namespace {
 constexpr size_t kAlign = 64;
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
+// Each run mode and completion method in text and in the options' spelling, a row a value.
+template <typename E>
+struct Names {
+    E value;
+    const char* text;
+    const char* option;
+};
+constexpr Names<RunMode> kRunModeNames[] = {{RunMode::Credits, "credits", "credits"},
+                                            {RunMode::StopList, "stop-list", "stop_list"}};
+constexpr Names<CompletionMethod> kCompletionNames[] = {
+    {CompletionMethod::PollWriteback, "poll-mode writeback", "poll_writeback"},
+    {CompletionMethod::CompletedCountRegister, "completed descriptor count register", "completed_count"},
+    {CompletionMethod::StatusRegister, "status register", "status"},
+    {CompletionMethod::Interrupt, "interrupt", "interrupt"}};
+
+// The `column` of `value`'s row; "?" for a value the table lacks.
+template <typename E, size_t N>
+const char* name_of(E value, const Names<E> (&table)[N], const char* Names<E>::*column) {
+    for (const Names<E>& names : table)
+        if (names.value == value)
+            return names.*column;
+    return "?";
+}
+
 }  // namespace
 
-const char* to_string(RunMode mode) { return mode == RunMode::Credits ? "credits" : "stop-list"; }
+const char* to_string(RunMode mode) { return name_of(mode, kRunModeNames, &Names<RunMode>::text); }
 
-const char* to_string(CompletionMethod method) {
-    switch (method) {
-    case CompletionMethod::PollWriteback: return "poll-mode writeback";
-    case CompletionMethod::CompletedCountRegister: return "completed descriptor count register";
-    case CompletionMethod::StatusRegister: return "status register";
-    case CompletionMethod::Interrupt: return "interrupt";
-    }
-    return "?";
+const char* to_string(CompletionMethod method) { return name_of(method, kCompletionNames, &Names<CompletionMethod>::text); }
+
+const char* option_name(RunMode mode) { return name_of(mode, kRunModeNames, &Names<RunMode>::option); }
+
+const char* option_name(CompletionMethod method) {
+    return name_of(method, kCompletionNames, &Names<CompletionMethod>::option);
 }
 
 std::string Engine::name() const {

@@ -47,18 +47,6 @@ const char* to_string(EngineModeRequest request) { return vfio::spelling(request
 
 const char* to_string(CompletionRequest request) { return vfio::spelling(request, kCompletionSpellings); }
 
-const char* option_name(RunMode mode) { return mode == RunMode::Credits ? "credits" : "stop_list"; }
-
-const char* option_name(CompletionMethod method) {
-    switch (method) {
-    case CompletionMethod::PollWriteback: return "poll_writeback";
-    case CompletionMethod::CompletedCountRegister: return "completed_count";
-    case CompletionMethod::StatusRegister: return "status";
-    case CompletionMethod::Interrupt: return "interrupt";
-    }
-    return "?";
-}
-
 std::string describe(const Modes& modes, bool stream) {
     return std::string(stream ? "stream" : "memory-mapped") + ", engine mode " + option_name(modes.mode) +
            ", completion " + option_name(modes.completion) + " (" + modes.basis + ")";

@@ -49,6 +49,10 @@ enum class RunMode { Credits, StopList };
 enum class CompletionMethod { PollWriteback, CompletedCountRegister, StatusRegister, Interrupt };
 const char* to_string(RunMode mode);
 const char* to_string(CompletionMethod method);
+// What an engine runs, in the options' spelling: "credits" / "stop_list"; "poll_writeback",
+// "completed_count", "status", "interrupt".
+const char* option_name(RunMode mode);
+const char* option_name(CompletionMethod method);
 
 struct EngineOptions {
     Direction direction = Direction::H2C;

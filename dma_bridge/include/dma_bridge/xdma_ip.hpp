@@ -44,10 +44,6 @@ inline constexpr vfio::Spelling<CompletionRequest> kCompletionSpellings[] = {
     {CompletionRequest::Interrupt, "interrupt"}};
 const char* to_string(EngineModeRequest request);  // the option spelling
 const char* to_string(CompletionRequest request);
-// What an engine runs, in the options' spelling: "credits" / "stop_list"; "poll_writeback",
-// "completed_count", "status", "interrupt".
-const char* option_name(RunMode mode);
-const char* option_name(CompletionMethod method);
 
 // What register read-back shows the IP implements.
 struct ProbedIp {

@@ -1,10 +1,9 @@
 #include "designs/registry.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "design_parser.hpp"
+#include "vfio_access/text_file.hpp"
 
 namespace designs {
 
@@ -23,14 +22,9 @@ vfio::Result<Registry> Registry::load(const std::vector<std::string>& design_fil
 }
 
 vfio::Result<void> Registry::add_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
-        return vfio::errno_error("open design file", path, "--design_file takes a readable JSON file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-        return vfio::errno_error("read design file", path);
-    return add_text(text.str(), path, false);
+    const std::string text = PDT_TRY(vfio::read_text_file(path, "open design file", "read design file",
+                                                          "--design_file takes a readable JSON file"));
+    return add_text(text, path, false);
 }
 
 vfio::Result<void> Registry::add_text(std::string_view text, const std::string& source, bool builtin) {

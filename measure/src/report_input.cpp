@@ -4,11 +4,10 @@
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "measure/report.hpp"
+#include "vfio_access/text_file.hpp"
 
 namespace measure::report {
 
@@ -319,14 +318,9 @@ vfio::Result<Run> parse_run(std::string_view text, const std::string& file) {
 namespace {
 
 vfio::Result<Run> load_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return vfio::errno_error("read result file", path, "give the path of a result JSON written by pcie_link_measure");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-        return vfio::errno_error("read result file", path);
-    return parse_run(text.str(), path);
+    const std::string text = PDT_TRY(vfio::read_text_file(path, "read result file", "read result file",
+                                                          "give the path of a result JSON written by pcie_link_measure"));
+    return parse_run(text, path);
 }
 
 }  // namespace

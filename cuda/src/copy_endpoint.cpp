@@ -222,12 +222,8 @@ vfio::Result<Ticket> CudaCopyEndpoint::issue(Direction direction, unsigned queue
     PDT_CHECK(usable(operation));
     if (queue >= m_queues.size())
         return refuse(EINVAL, "the endpoint has " + std::to_string(m_queues.size()) + " queue(s), numbered from 0");
-    if (bytes == 0)
-        return refuse(EINVAL, "a copy moves at least one byte");
-    if (host_offset > host.size() || bytes > host.size() - host_offset)
-        return refuse(ERANGE, "beyond the host buffer of " + hex(host.size()) + " bytes");
-    if (card_offset > m_info.card_memory_bytes || bytes > m_info.card_memory_bytes - card_offset)
-        return refuse(ERANGE, "beyond the card memory of " + hex(m_info.card_memory_bytes) + " bytes");
+    if (auto refusal = streams::range_refusal(m_info, host, host_offset, card_offset, bytes))
+        return refuse(refusal->code, refusal->why);
     Queue& q = m_queues[queue];
     if (auto retired = retire(q); !retired.ok()) {
         m_broken = retired.error();

@@ -123,12 +123,8 @@ vfio::Result<streams::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsig
         return refuse(EINVAL, "the host buffer is pageable: the XDMA engines reach only IOMMU-mapped memory");
     if (registered == nullptr)
         return refuse(EINVAL, "the host buffer was not allocated by this endpoint (not mapped for its DMA)");
-    if (bytes == 0)
-        return refuse(EINVAL, "a copy moves at least one byte");
-    if (host_offset > host.size() || bytes > host.size() - host_offset)
-        return refuse(ERANGE, "beyond the host buffer of " + hex(host.size()) + " bytes");
-    if (card_offset > m_info.card_memory_bytes || bytes > m_info.card_memory_bytes - card_offset)
-        return refuse(ERANGE, "beyond the card memory of " + hex(m_info.card_memory_bytes) + " bytes");
+    if (auto refusal = streams::range_refusal(m_info, host, host_offset, card_offset, bytes))
+        return refuse(refusal->code, refusal->why);
     if (bytes > m_info.max_copy_bytes)
         return refuse(EINVAL, "more than the " + hex(m_info.max_copy_bytes) + " bytes one copy may move");
     Queue& q = m_queues[queue];

@@ -12,6 +12,7 @@
 // (a pattern written to the card and read back), and a run whose check failed reports no rate.
 #pragma once
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -19,6 +20,7 @@
 #include <string>
 
 #include "streams/stream_channel.hpp"
+#include "vfio_access/format.hpp"
 #include "vfio_access/result.hpp"
 
 namespace streams {
@@ -91,5 +93,23 @@ public:
         return vfio::make_error("launch", info().name, ENOTSUP, "this endpoint runs no code on the card");
     }
 };
+
+// For implementations of issue(): why a copy of `bytes` between host[host_offset..] and
+// card[card_offset..] cannot be made, worded as the endpoints report it: no byte (EINVAL), past
+// the end of the host buffer or of the card memory in `info` (ERANGE). Nothing when it fits.
+struct CopyRefusal {
+    int code;
+    std::string why;
+};
+inline std::optional<CopyRefusal> range_refusal(const EndpointInfo& info, const HostBuffer& host,
+                                                uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
+    if (bytes == 0)
+        return CopyRefusal{EINVAL, "a copy moves at least one byte"};
+    if (host_offset > host.size() || bytes > host.size() - host_offset)
+        return CopyRefusal{ERANGE, "beyond the host buffer of " + vfio::hex(host.size()) + " bytes"};
+    if (card_offset > info.card_memory_bytes || bytes > info.card_memory_bytes - card_offset)
+        return CopyRefusal{ERANGE, "beyond the card memory of " + vfio::hex(info.card_memory_bytes) + " bytes"};
+    return std::nullopt;
+}
 
 }  // namespace streams

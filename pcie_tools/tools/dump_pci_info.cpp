@@ -13,13 +13,7 @@
 #include "cli/device_options.hpp"
 
 // Built several times: as itself (--access defaults to libpci) and under fpga_sio's names, each
-// with its backend as the default (PDT_TOOL_NAME, PDT_DEFAULT_ACCESS; pcie_tools/CMakeLists.txt).
-#ifndef PDT_TOOL_NAME
-#define PDT_TOOL_NAME "dump_pci_info"
-#endif
-#ifndef PDT_DEFAULT_ACCESS
-#define PDT_DEFAULT_ACCESS "libpci"
-#endif
+// with its backend as the default (PDT_TOOL_NAME, PDT_DEFAULT_ACCESS: pcie_tools/CMakeLists.txt).
 
 namespace po = boost::program_options;
 

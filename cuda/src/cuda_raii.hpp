@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "cuda_stream/cuda_stream.hpp"
 #include "vfio_access/result.hpp"
@@ -69,40 +70,30 @@ private:
     std::unique_ptr<uint8_t, Free> m_data;
 };
 
-class Stream {
+// A CUDA stream or event: created with its flags, destroyed with its owner.
+template <typename Raw, cudaError_t (*kCreate)(Raw*, unsigned), unsigned kFlags, cudaError_t (*kDestroy)(Raw),
+          const char* kOperation>
+class Handle {
 public:
-    static vfio::Result<Stream> create(const std::string& object) {
-        cudaStream_t s = nullptr;
-        PDT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate", object);
-        Stream stream;
-        stream.m_stream.reset(s);
-        return stream;
+    static vfio::Result<Handle> create(const std::string& object) {
+        Raw raw = nullptr;
+        PDT_CUDA(kCreate(&raw, kFlags), kOperation, object);
+        Handle handle;
+        handle.m_raw.reset(raw);
+        return handle;
     }
-    cudaStream_t get() const { return m_stream.get(); }
+    Raw get() const { return m_raw.get(); }
 
 private:
     struct Destroy {
-        void operator()(cudaStream_t s) const { cudaStreamDestroy(s); }
+        void operator()(Raw raw) const { kDestroy(raw); }
     };
-    std::unique_ptr<CUstream_st, Destroy> m_stream;
+    std::unique_ptr<std::remove_pointer_t<Raw>, Destroy> m_raw;
 };
 
-class Event {
-public:
-    static vfio::Result<Event> create(const std::string& object) {
-        cudaEvent_t e = nullptr;
-        PDT_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate", object);
-        Event event;
-        event.m_event.reset(e);
-        return event;
-    }
-    cudaEvent_t get() const { return m_event.get(); }
-
-private:
-    struct Destroy {
-        void operator()(cudaEvent_t e) const { cudaEventDestroy(e); }
-    };
-    std::unique_ptr<CUevent_st, Destroy> m_event;
-};
+inline constexpr char kStreamCreate[] = "cudaStreamCreate";
+inline constexpr char kEventCreate[] = "cudaEventCreate";
+using Stream = Handle<cudaStream_t, cudaStreamCreateWithFlags, cudaStreamNonBlocking, cudaStreamDestroy, kStreamCreate>;
+using Event = Handle<cudaEvent_t, cudaEventCreateWithFlags, cudaEventDisableTiming, cudaEventDestroy, kEventCreate>;
 
 }  // namespace cuda_stream::detail

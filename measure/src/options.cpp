@@ -114,22 +114,17 @@ po::options_description tool_options(ToolOptions& o, RawOptions& r) {
 }
 
 vfio::Result<void> apply_raw(const RawOptions& r, const po::variables_map& vm, ToolOptions& o) {
-    if (!r.min_bytes.empty())
-        o.sweep.min_bytes = PDT_TRY(parse_size(r.min_bytes));
-    if (!r.max_bytes.empty())
-        o.sweep.max_bytes = PDT_TRY(parse_size(r.max_bytes));
-    if (!r.latency_bytes.empty())
-        o.latency.bytes = PDT_TRY(parse_size(r.latency_bytes));
-    if (!r.bidir_bytes.empty())
-        o.bidir.bytes = PDT_TRY(parse_size(r.bidir_bytes));
+    // Each option given (its text not empty) is parsed in this order, so the first bad one is named.
+    for (auto [text, size] : {std::pair{&r.min_bytes, &o.sweep.min_bytes}, std::pair{&r.max_bytes, &o.sweep.max_bytes},
+                              std::pair{&r.latency_bytes, &o.latency.bytes}, std::pair{&r.bidir_bytes, &o.bidir.bytes}})
+        if (!text->empty())
+            *size = PDT_TRY(parse_size(*text));
     if (!r.active_bytes.empty())
         o.ceiling.active_bytes_per_token = static_cast<double>(PDT_TRY(parse_size(r.active_bytes)));
-    if (!r.access_sizes.empty())
-        o.access.sizes = PDT_TRY(parse_size_list(r.access_sizes));
-    if (!r.access_offsets.empty())
-        o.access.offsets = PDT_TRY(parse_size_list(r.access_offsets));
-    if (!r.access_windows.empty())
-        o.access.windows = PDT_TRY(parse_size_list(r.access_windows));
+    for (auto [text, list] : {std::pair{&r.access_sizes, &o.access.sizes}, std::pair{&r.access_offsets, &o.access.offsets},
+                              std::pair{&r.access_windows, &o.access.windows}})
+        if (!text->empty())
+            *list = PDT_TRY(parse_size_list(*text));
     if (!r.access_patterns.empty())
         o.access.patterns = PDT_TRY(parse_choices("--access_patterns", r.access_patterns, {"sequential", "random"}));
     if (!r.access_caches.empty())

@@ -93,38 +93,43 @@ void WorkerPool::parallel_for(size_t count, const std::function<void(size_t)>& t
     m_jobs.erase(kept, m_jobs.end());
 }
 
-void generate(WorkerPool* pool, const Pattern& pattern, uint32_t* dst, size_t count, uint64_t first, Store store) {
-    const size_t blocks = (count + BLOCK_WORDS - 1) / BLOCK_WORDS;
+namespace {
+
+size_t block_count(size_t count) { return (count + BLOCK_WORDS - 1) / BLOCK_WORDS; }
+
+// Runs work(block, offset, words) over `count` words: a block of BLOCK_WORDS a task on the
+// pool, or all of them as block 0 on this thread without a pool or for one block.
+template <typename Work>
+void in_blocks(WorkerPool* pool, size_t count, const Work& work) {
+    const size_t blocks = block_count(count);
     if (pool == nullptr || blocks <= 1) {
-        pattern.generate(dst, count, first, store);
+        work(0, 0, count);
         return;
     }
     pool->parallel_for(blocks, [&](size_t block) {
         const size_t offset = block * BLOCK_WORDS;
-        pattern.generate(dst + offset, std::min(BLOCK_WORDS, count - offset), first + offset, store);
+        work(block, offset, std::min(BLOCK_WORDS, count - offset));
+    });
+}
+
+}  // namespace
+
+void generate(WorkerPool* pool, const Pattern& pattern, uint32_t* dst, size_t count, uint64_t first, Store store) {
+    in_blocks(pool, count, [&](size_t, size_t offset, size_t words) {
+        pattern.generate(dst + offset, words, first + offset, store);
     });
 }
 
 void poison(WorkerPool* pool, const Pattern& pattern, uint32_t* dst, size_t count, uint64_t first, Store store) {
-    const size_t blocks = (count + BLOCK_WORDS - 1) / BLOCK_WORDS;
-    if (pool == nullptr || blocks <= 1) {
-        pattern.poison(dst, count, first, store);
-        return;
-    }
-    pool->parallel_for(blocks, [&](size_t block) {
-        const size_t offset = block * BLOCK_WORDS;
-        pattern.poison(dst + offset, std::min(BLOCK_WORDS, count - offset), first + offset, store);
+    in_blocks(pool, count, [&](size_t, size_t offset, size_t words) {
+        pattern.poison(dst + offset, words, first + offset, store);
     });
 }
 
 Mismatch verify(WorkerPool* pool, const Pattern& pattern, const uint32_t* src, size_t count, uint64_t first) {
-    const size_t blocks = (count + BLOCK_WORDS - 1) / BLOCK_WORDS;
-    if (pool == nullptr || blocks <= 1)
-        return pattern.verify(src, count, first);
-    std::vector<Mismatch> results(blocks);
-    pool->parallel_for(blocks, [&](size_t block) {
-        const size_t offset = block * BLOCK_WORDS;
-        results[block] = pattern.verify(src + offset, std::min(BLOCK_WORDS, count - offset), first + offset);
+    std::vector<Mismatch> results(std::max<size_t>(block_count(count), 1));
+    in_blocks(pool, count, [&](size_t block, size_t offset, size_t words) {
+        results[block] = pattern.verify(src + offset, words, first + offset);
     });
     Mismatch total;
     for (const auto& result : results)

@@ -37,31 +37,29 @@ const json& need(const json& object, const std::string& key, const std::string& 
     return *value;
 }
 
-std::string string_at(const json& object, const std::string& key, const std::string& parent, bool required = false) {
+// The field `key` of `object` as a T, which `is_type` must accept (else a FieldError saying
+// `expected`); absent or null: T{}, or a "missing" FieldError when required.
+template <typename T>
+T typed_at(const json& object, const std::string& key, const std::string& parent, bool required,
+           bool (json::*is_type)() const noexcept, const char* expected) {
     const json* value = required ? &need(object, key, parent) : find(object, key);
     if (value == nullptr)
-        return {};
-    if (!value->is_string())
-        throw FieldError{join(parent, key), "expected a string"};
-    return value->get<std::string>();
+        return T{};
+    if (!(value->*is_type)())
+        throw FieldError{join(parent, key), expected};
+    return value->get<T>();
+}
+
+std::string string_at(const json& object, const std::string& key, const std::string& parent, bool required = false) {
+    return typed_at<std::string>(object, key, parent, required, &json::is_string, "expected a string");
 }
 
 double number_at(const json& object, const std::string& key, const std::string& parent, bool required = false) {
-    const json* value = required ? &need(object, key, parent) : find(object, key);
-    if (value == nullptr)
-        return 0;
-    if (!value->is_number())
-        throw FieldError{join(parent, key), "expected a number"};
-    return value->get<double>();
+    return typed_at<double>(object, key, parent, required, &json::is_number, "expected a number");
 }
 
 uint64_t count_at(const json& object, const std::string& key, const std::string& parent, bool required = false) {
-    const json* value = required ? &need(object, key, parent) : find(object, key);
-    if (value == nullptr)
-        return 0;
-    if (!value->is_number_unsigned())
-        throw FieldError{join(parent, key), "expected a whole number >= 0"};
-    return value->get<uint64_t>();
+    return typed_at<uint64_t>(object, key, parent, required, &json::is_number_unsigned, "expected a whole number >= 0");
 }
 
 const json* object_at(const json& object, const std::string& key, const std::string& parent, bool required = false) {

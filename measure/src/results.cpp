@@ -20,7 +20,7 @@ json link_json(const LinkState& s) {
     return {{"speed", s.speed}, {"width", s.width}, {"text", s.text}};
 }
 
-json latency_json(const LatencyResult& l) {
+json to_json(const LatencyResult& l) {
     json modes = json::array();
     for (const LatencyMode& m : l.modes)
         modes.push_back({{"direction", to_string(m.direction)}, {"mode", m.mode}, {"samples_us", m.samples_us},
@@ -29,7 +29,7 @@ json latency_json(const LatencyResult& l) {
     return {{"bytes", l.bytes}, {"modes", modes}};
 }
 
-json access_json(const AccessResult& a) {
+json to_json(const AccessResult& a) {
     json points = json::array();
     for (const AccessPoint& p : a.points)
         points.push_back({{"bytes", p.bytes}, {"offset", p.offset_spread ? json("0-63") : json(p.offset)},
@@ -39,7 +39,7 @@ json access_json(const AccessResult& a) {
     return {{"direction", to_string(a.direction)}, {"in_flight", a.in_flight}, {"points", points}};
 }
 
-json inflight_json(const InflightResult& r) {
+json to_json(const InflightResult& r) {
     json points = json::array();
     for (const InflightPoint& p : r.points) {
         json j = {{"direction", to_string(p.direction)}, {"bytes", p.bytes}};
@@ -57,7 +57,7 @@ json inflight_json(const InflightResult& r) {
     return {{"repeats", r.repeats}, {"points", points}};
 }
 
-json bidir_json(const BidirResult& b) {
+json to_json(const BidirResult& b) {
     json j = {{"bytes", b.bytes}, {"repeats", b.repeats}};
     put_interval(j, "h2c_alone", "gbps", b.h2c_alone);
     put_interval(j, "c2h_alone", "gbps", b.c2h_alone);
@@ -67,20 +67,25 @@ json bidir_json(const BidirResult& b) {
     return j;
 }
 
-json launch_json(const LaunchResult& l) {
+json to_json(const LaunchResult& l) {
     json j = {{"samples", l.samples}, {"queued", l.queued}, {"single_us", l.single_us},
               {"single_p50_us", l.single_p50_us}};
     put_interval(j, "queued_per_launch", "us", l.queued_per_launch_us);
     return j;
 }
 
-json ceiling_json(const CeilingResult& c) {
+json to_json(const CeilingResult& c) {
     return {{"h2d_gbps", c.h2d_gbps}, {"source", c.source},
             {"active_bytes_per_token", c.inputs.active_bytes_per_token},
             {"resident_fraction", c.inputs.resident_fraction}, {"link_ms_per_token", c.link_ms_per_token},
             {"tokens_per_s", c.tokens_per_s}, {"tokens_per_s_with_resident", c.tokens_per_s_resident},
             {"host_ram_gbps", c.host_ram_gbps}, {"host_ram_source", c.host_ram_source},
             {"host_ram_tokens_per_s", c.host_ram_tokens_per_s}};
+}
+
+json to_json(const LinkProof& p) {
+    return {{"measured_gbps", p.measured_gbps}, {"lowest", p.lowest}, {"by_width", p.by_width},
+            {"lnksta_under_load", p.lnksta_under_load}, {"assumption", p.assumption}};
 }
 
 json predictions_json(const PredictionsRecord& p) {
@@ -143,24 +148,7 @@ json to_json(const RunResult& r) {
     j["failures"] = r.failures;
     j["skipped"] = r.skipped;
     j["bytes_verified"] = r.bytes_verified;
-    if (r.sweep)
-        j["sweep"] = to_json(*r.sweep);
-    if (r.latency)
-        j["latency"] = latency_json(*r.latency);
-    if (r.access)
-        j["access"] = access_json(*r.access);
-    if (r.inflight)
-        j["inflight"] = inflight_json(*r.inflight);
-    if (r.bidir)
-        j["bidir"] = bidir_json(*r.bidir);
-    if (r.launch)
-        j["launch"] = launch_json(*r.launch);
-    if (r.link_proof)
-        j["link_proof"] = {{"measured_gbps", r.link_proof->measured_gbps}, {"lowest", r.link_proof->lowest},
-                           {"by_width", r.link_proof->by_width}, {"lnksta_under_load", r.link_proof->lnksta_under_load},
-                           {"assumption", r.link_proof->assumption}};
-    if (r.ceiling)
-        j["ceiling"] = ceiling_json(*r.ceiling);
+    for_each_section(r, [&](const char* name, const auto& section) { j[name] = to_json(section); });
     return j;
 }
 

@@ -32,7 +32,7 @@ std::string padded(const std::string& text, size_t width) {
     return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
 }
 
-void print_sweep(const SweepResult& s, std::ostream& out) {
+void print(const SweepResult& s, std::ostream& out) {
     out << "sweep: mean of " << s.repeats << " run medians per size\n";
     for (const SweepPoint& p : s.points)
         out << "  " << padded(format_bytes(p.bytes), 8) << "  " << to_string(p.direction) << "  " << p.path << "  "
@@ -53,7 +53,7 @@ void print_sweep(const SweepResult& s, std::ostream& out) {
                 << num(m.measured_gbps) << " GB/s, model 1/(1/DMA + 1/memcpy) " << num(m.model_gbps) << " GB/s\n";
 }
 
-void print_latency(const LatencyResult& l, std::ostream& out) {
+void print(const LatencyResult& l, std::ostream& out) {
     out << "latency: " << format_bytes(l.bytes) << " copies, issue to completion (us)\n";
     for (const LatencyMode& m : l.modes)
         out << "  " << to_string(m.direction) << " " << m.mode << " (" << m.samples_us.size() << "): p50 " << num(m.p50, 1)
@@ -61,7 +61,7 @@ void print_latency(const LatencyResult& l, std::ostream& out) {
             << num(m.p999, 1) << "  max " << num(m.max, 1) << "\n";
 }
 
-void print_access(const AccessResult& a, std::ostream& out) {
+void print(const AccessResult& a, std::ostream& out) {
     out << "access: " << to_string(a.direction) << ", " << a.in_flight << " in flight, every transfer's bytes checked\n";
     for (const AccessPoint& p : a.points)
         out << "  " << padded(format_bytes(p.bytes), 8) << " +" << p.offset_text() << "  window " << format_bytes(p.window)
@@ -69,7 +69,7 @@ void print_access(const AccessResult& a, std::ostream& out) {
             << num(p.mean_us, 2) << " us each)\n";
 }
 
-void print_inflight(const InflightResult& r, std::ostream& out) {
+void print(const InflightResult& r, std::ostream& out) {
     out << "inflight: two copies against one at a time (rate ratios, " << r.repeats << " runs)\n";
     for (const InflightPoint& p : r.points) {
         out << "  " << padded(format_bytes(p.bytes), 8) << "  " << to_string(p.direction) << "  one at a time "
@@ -81,20 +81,20 @@ void print_inflight(const InflightResult& r, std::ostream& out) {
     }
 }
 
-void print_bidir(const BidirResult& b, std::ostream& out) {
+void print(const BidirResult& b, std::ostream& out) {
     out << "bidir: " << format_bytes(b.bytes) << " copies, both directions at once\n"
         << "  H2C alone " << interval(b.h2c_alone, "GB/s") << "\n  C2H alone " << interval(b.c2h_alone, "GB/s")
         << "\n  H2C both " << interval(b.h2c_both, "GB/s") << "\n  C2H both " << interval(b.c2h_both, "GB/s")
         << "\n  sum " << interval(b.sum_both, "GB/s") << "\n";
 }
 
-void print_launch(const LaunchResult& l, std::ostream& out) {
+void print(const LaunchResult& l, std::ostream& out) {
     out << "launch: one empty kernel waited for, p50 " << num(l.single_p50_us, 1) << " us (" << l.samples
         << " launches)\n  " << l.queued << " queued at once: " << interval(l.queued_per_launch_us, "us", 2)
         << " per launch\n";
 }
 
-void print_ceiling(const CeilingResult& c, std::ostream& out) {
+void print(const CeilingResult& c, std::ostream& out) {
     out << "ceiling: " << num(c.inputs.active_bytes_per_token / 1e9) << " GB active per token over H2C "
         << num(c.h2d_gbps) << " GB/s (" << c.source << "): " << num(c.link_ms_per_token, 1) << " ms/token = "
         << num(c.tokens_per_s, 2) << " tokens/s; " << num(c.tokens_per_s_resident, 2) << " with "
@@ -102,6 +102,12 @@ void print_ceiling(const CeilingResult& c, std::ostream& out) {
     if (c.host_ram_gbps > 0)
         out << "  computing in host RAM instead: " << num(c.host_ram_gbps, 1) << " GB/s (" << c.host_ram_source
             << ") bounds it at " << num(c.host_ram_tokens_per_s, 1) << " tokens/s\n";
+}
+
+void print(const LinkProof& p, std::ostream& out) {
+    out << "link proof: " << num(p.measured_gbps) << " GB/s needs at least "
+        << (p.lowest.empty() ? "more than any PCIe link" : p.lowest) << "; LnkSta under load: " << p.lnksta_under_load
+        << "\n";
 }
 
 }  // namespace
@@ -116,24 +122,7 @@ void print_text(const RunResult& r, std::ostream& out) {
             << r.endpoint.completion << "\n";
     if (r.link_before.read)
         out << "link before: " << r.link_before.text << "\n";
-    if (r.sweep)
-        print_sweep(*r.sweep, out);
-    if (r.latency)
-        print_latency(*r.latency, out);
-    if (r.access)
-        print_access(*r.access, out);
-    if (r.inflight)
-        print_inflight(*r.inflight, out);
-    if (r.bidir)
-        print_bidir(*r.bidir, out);
-    if (r.launch)
-        print_launch(*r.launch, out);
-    if (r.link_proof)
-        out << "link proof: " << num(r.link_proof->measured_gbps) << " GB/s needs at least "
-            << (r.link_proof->lowest.empty() ? "more than any PCIe link" : r.link_proof->lowest) << "; LnkSta under load: "
-            << r.link_proof->lnksta_under_load << "\n";
-    if (r.ceiling)
-        print_ceiling(*r.ceiling, out);
+    for_each_section(r, [&](const char*, const auto& section) { print(section, out); });
     if (r.predictions)
         for (const PredictionResult& p : r.predictions->results)
             out << "prediction " << p.name << " [" << num(p.low) << ", " << num(p.high) << "]: " << p.verdict

@@ -165,6 +165,24 @@ struct RunResult {
     std::optional<CeilingResult> ceiling;
 };
 
+// Calls visit(name, result) for each section the run holds, in the order its JSON and its text
+// give them: sweep, latency, access, inflight, bidir, launch, link_proof, ceiling.
+template <typename Visit>
+void for_each_section(const RunResult& r, const Visit& visit) {
+    auto section = [&](const char* name, const auto& result) {
+        if (result)
+            visit(name, *result);
+    };
+    section("sweep", r.sweep);
+    section("latency", r.latency);
+    section("access", r.access);
+    section("inflight", r.inflight);
+    section("bidir", r.bidir);
+    section("launch", r.launch);
+    section("link_proof", r.link_proof);
+    section("ceiling", r.ceiling);
+}
+
 nlohmann::json to_json(const RunResult& result);
 nlohmann::json to_json(const SweepResult& sweep);
 // The fields of a sweep that ceiling reads back from a result file.

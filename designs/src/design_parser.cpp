@@ -104,6 +104,18 @@ public:
                                     "expected an object {...} (got " + value.dump() + ")");
         return Fields(value, path, m_source);
     }
+    // Parses each element of the array `key` in turn, as the object "key[i]", and appends it to
+    // `out`, stopping at the first error; `expected` is the error when `key` is not an array.
+    template <typename T, typename Parse>
+    vfio::Result<void> append_objects(const char* key, const std::string& expected, std::vector<T>& out,
+                                      const Parse& parse) const {
+        const json& list = at(key);
+        if (!list.is_array())
+            return error(key, expected);
+        for (size_t i = 0; i < list.size(); ++i)
+            out.push_back(PDT_TRY(parse(PDT_TRY(object_value(field(key) + "[" + std::to_string(i) + "]", list[i])))));
+        return {};
+    }
 
 private:
     const json& m_object;
@@ -214,15 +226,9 @@ vfio::Result<DmaBridge> parse_dma_bridge(const Fields& f) {
         if (bridge.memory_size == 0)
             return f.error("memory_size", "must not be 0 for a memory-mapped DMA bridge");
     }
-    if (f.has("memory_by_revision")) {
-        const json& list = f.at("memory_by_revision");
-        if (!list.is_array())
-            return f.error("memory_by_revision", "expected an array of {min_revision, max_revision, memory_size}");
-        for (size_t i = 0; i < list.size(); ++i) {
-            const Fields w = PDT_TRY(f.object_value(f.field("memory_by_revision") + "[" + std::to_string(i) + "]", list[i]));
-            bridge.memory_by_revision.push_back(PDT_TRY(parse_window(w)));
-        }
-    }
+    if (f.has("memory_by_revision"))
+        PDT_CHECK(f.append_objects("memory_by_revision", "expected an array of {min_revision, max_revision, memory_size}",
+                                   bridge.memory_by_revision, parse_window));
     if (f.has("h2c_channels"))
         bridge.h2c_channels = static_cast<unsigned>(PDT_TRY(f.number("h2c_channels", 4)));
     if (f.has("c2h_channels"))
@@ -254,12 +260,8 @@ vfio::Result<PeripheralType> parse_type(const Fields& f) {
 }
 
 vfio::Result<std::vector<Route>> parse_routes(const Fields& f, unsigned masters, unsigned slaves) {
-    const json& list = f.at("default_routes");
-    if (!list.is_array())
-        return f.error("default_routes", "expected an array of {\"master\": m, \"slave\": s}");
     std::vector<Route> routes;
-    for (size_t i = 0; i < list.size(); ++i) {
-        const Fields r = PDT_TRY(f.object_value(f.field("default_routes") + "[" + std::to_string(i) + "]", list[i]));
+    auto parse_route = [&](const Fields& r) -> vfio::Result<Route> {
         PDT_CHECK(r.only({"master", "slave"}));
         Route route;
         route.master = static_cast<unsigned>(PDT_TRY(r.number("master", masters - 1)));
@@ -267,8 +269,10 @@ vfio::Result<std::vector<Route>> parse_routes(const Fields& f, unsigned masters,
         for (const Route& other : routes)
             if (other.master == route.master)
                 return r.error("master", "master port " + std::to_string(route.master) + " is routed twice");
-        routes.push_back(route);
-    }
+        return route;
+    };
+    PDT_CHECK(f.append_objects("default_routes", "expected an array of {\"master\": m, \"slave\": s}", routes,
+                               parse_route));
     return routes;
 }
 
@@ -371,14 +375,9 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
                               std::pair{"completed_count_reads_zero", &s.completed_count_reads_zero}})
         if (f.has(key))
             *value = PDT_TRY(f.boolean(key));
-    if (f.has("registers")) {
-        const json& list = f.at("registers");
-        if (!list.is_array())
-            return f.error("registers", "expected an array of {bar, offset, value}");
-        for (size_t i = 0; i < list.size(); ++i)
-            s.registers.push_back(PDT_TRY(
-                parse_register(PDT_TRY(f.object_value(f.field("registers") + "[" + std::to_string(i) + "]", list[i])), true)));
-    }
+    if (f.has("registers"))
+        PDT_CHECK(f.append_objects("registers", "expected an array of {bar, offset, value}", s.registers,
+                                   [](const Fields& r) { return parse_register(r, true); }));
     return s;
 }
 
@@ -417,14 +416,9 @@ vfio::Result<Design> parse_design(const Fields& f) {
     d.match = PDT_TRY(parse_match(PDT_TRY(f.object("match"))));
     if (f.has("dma_bridge"))
         d.dma_bridge = PDT_TRY(parse_dma_bridge(PDT_TRY(f.object("dma_bridge"))));
-    if (f.has("peripherals")) {
-        const json& list = f.at("peripherals");
-        if (!list.is_array())
-            return f.error("peripherals", "expected an array of peripheral objects");
-        for (size_t i = 0; i < list.size(); ++i)
-            d.peripherals.push_back(PDT_TRY(
-                parse_peripheral(PDT_TRY(f.object_value(f.field("peripherals") + "[" + std::to_string(i) + "]", list[i])))));
-    }
+    if (f.has("peripherals"))
+        PDT_CHECK(f.append_objects("peripherals", "expected an array of peripheral objects", d.peripherals,
+                                   parse_peripheral));
     if (f.has("simulation"))
         d.simulation = PDT_TRY(parse_simulation(PDT_TRY(f.object("simulation"))));
     if (f.has("version_register"))

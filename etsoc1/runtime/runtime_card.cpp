@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <exception>
 #include <optional>
+#include <utility>
 
 #include "etsoc1/runtime_card.hpp"
 
@@ -100,30 +101,16 @@ public:
                        [&] { m_runtime->destroyStream(stream_id(stream)); });
     }
 
-    // One node: the plain call; more: a MemcpyList, one DMA-list command either way. The
-    // barrier is passed every time (the runtime's defaults: H2D false, D2H true).
     vfio::Result<EventId> copy_to_card(StreamId stream, std::span<const Node> nodes, bool barrier) override {
-        return guarded("rt::IRuntime::memcpyHostToDevice", stream_name(stream), [&] {
-            if (nodes.size() == 1)
-                return our_event(m_runtime->memcpyHostToDevice(stream_id(stream), as_bytes(nodes[0].host),
-                                                               card_pointer(nodes[0].card), nodes[0].bytes, barrier));
-            rt::MemcpyList list;
-            for (const Node& n : nodes)
-                list.addOp(as_bytes(n.host), card_pointer(n.card), n.bytes);
-            return our_event(m_runtime->memcpyHostToDevice(stream_id(stream), list, barrier));
-        });
+        return copy("rt::IRuntime::memcpyHostToDevice", stream, nodes, barrier,
+                    [](const Node& n) { return Ends{as_bytes(n.host), card_pointer(n.card)}; },
+                    [&](auto&&... args) { return m_runtime->memcpyHostToDevice(args...); });
     }
 
     vfio::Result<EventId> copy_from_card(StreamId stream, std::span<const Node> nodes, bool barrier) override {
-        return guarded("rt::IRuntime::memcpyDeviceToHost", stream_name(stream), [&] {
-            if (nodes.size() == 1)
-                return our_event(m_runtime->memcpyDeviceToHost(stream_id(stream), card_pointer(nodes[0].card),
-                                                               as_bytes(nodes[0].host), nodes[0].bytes, barrier));
-            rt::MemcpyList list;
-            for (const Node& n : nodes)
-                list.addOp(card_pointer(n.card), as_bytes(n.host), n.bytes);
-            return our_event(m_runtime->memcpyDeviceToHost(stream_id(stream), list, barrier));
-        });
+        return copy("rt::IRuntime::memcpyDeviceToHost", stream, nodes, barrier,
+                    [](const Node& n) { return Ends{card_pointer(n.card), as_bytes(n.host)}; },
+                    [&](auto&&... args) { return m_runtime->memcpyDeviceToHost(args...); });
     }
 
     vfio::Result<bool> wait_event(EventId event, std::chrono::seconds timeout) override {
@@ -156,6 +143,29 @@ public:
     }
 
 private:
+    // A copy's source and destination.
+    using Ends = std::pair<const std::byte*, std::byte*>;
+
+    // One node: the plain call; more: a MemcpyList, one DMA-list command either way. The
+    // barrier is passed every time (the runtime's defaults: H2D false, D2H true). ends(node):
+    // the node's source and destination; memcpy: the runtime's call for the direction.
+    template <typename EndsOf, typename Memcpy>
+    vfio::Result<EventId> copy(const char* call, StreamId stream, std::span<const Node> nodes, bool barrier,
+                               const EndsOf& ends, const Memcpy& memcpy) {
+        return guarded(call, stream_name(stream), [&] {
+            if (nodes.size() == 1) {
+                const Ends one = ends(nodes[0]);
+                return our_event(memcpy(stream_id(stream), one.first, one.second, nodes[0].bytes, barrier));
+            }
+            rt::MemcpyList list;
+            for (const Node& n : nodes) {
+                const Ends node = ends(n);
+                list.addOp(node.first, node.second, n.bytes);
+            }
+            return our_event(memcpy(stream_id(stream), list, barrier));
+        });
+    }
+
     static const std::byte* as_bytes(const uint8_t* p) { return reinterpret_cast<const std::byte*>(p); }
     static std::byte* as_bytes(uint8_t* p) { return reinterpret_cast<std::byte*>(p); }
     std::string name(int device) const { return "ET-SoC-1 " + std::to_string(device); }

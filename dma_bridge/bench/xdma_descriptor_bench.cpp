@@ -101,21 +101,28 @@ void BM_DriverHostCost(benchmark::State& state) {
     state.SetLabel("per iteration: 256 descriptors; host cost per descriptor = 1 / items_per_second");
 }
 
-void BM_RoundTrip(benchmark::State& state) {
-    Setup s(false);
-    auto opened = xdma::Engine::open(*s.device, options(state.range(0), state.range(1)));
+// Opens an engine with `o` on the model and times transfers of `bytes`, submit then wait, one at
+// a time until the benchmark stops. An error skips the benchmark: false.
+bool time_transfers(benchmark::State& state, Setup& s, const xdma::EngineOptions& o, uint64_t bytes) {
+    auto opened = xdma::Engine::open(*s.device, o);
     if (!opened) {
         state.SkipWithError(opened.error().message().c_str());
-        return;
+        return false;
     }
     auto& engine = **opened;
     for (auto _ : state) {
-        if (!engine.submit_memory(s.buffer.iova(), 0, 64) || !engine.wait()) {
+        if (!engine.submit_memory(s.buffer.iova(), 0, bytes) || !engine.wait()) {
             state.SkipWithError("transfer failed");
-            return;
+            return false;
         }
     }
-    state.SetItemsProcessed(state.iterations());
+    return true;
+}
+
+void BM_RoundTrip(benchmark::State& state) {
+    Setup s(false);
+    if (time_transfers(state, s, options(state.range(0), state.range(1)), 64))
+        state.SetItemsProcessed(state.iterations());
 }
 
 // A throttled model (Gen2 x4, ~1.6 GB/s per direction): 1 MiB H2C transfers in 64 KiB
@@ -125,19 +132,8 @@ void BM_ThrottledLink(benchmark::State& state) {
     Setup s(false, static_cast<double>(state.range(0)) * 1e6);
     xdma::EngineOptions o;
     o.max_descriptor_length = 0x10000;
-    auto opened = xdma::Engine::open(*s.device, o);
-    if (!opened) {
-        state.SkipWithError(opened.error().message().c_str());
-        return;
-    }
-    auto& engine = **opened;
-    for (auto _ : state) {
-        if (!engine.submit_memory(s.buffer.iova(), 0, 0x100000) || !engine.wait()) {
-            state.SkipWithError("transfer failed");
-            return;
-        }
-    }
-    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 0x100000);
+    if (time_transfers(state, s, o, 0x100000))
+        state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 0x100000);
 }
 
 void modes(benchmark::internal::Benchmark* b) {

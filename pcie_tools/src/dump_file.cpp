@@ -158,10 +158,7 @@ Result<std::unique_ptr<DumpBackend>> DumpBackend::parse(const std::string& text,
 }
 
 Result<std::vector<PciAddress>> DumpBackend::devices() {
-    std::vector<PciAddress> list;
-    for (const auto& [address, space] : m_spaces)
-        list.push_back(address);
-    return list;
+    return addresses_of(m_spaces);
 }
 
 Result<ConfigSpace*> DumpBackend::open(const PciAddress& address) {

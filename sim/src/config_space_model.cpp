@@ -323,10 +323,7 @@ SimConfigSpace* ConfigTopology::find(const PciAddress& address) {
 }
 
 Result<std::vector<PciAddress>> ConfigTopology::devices() {
-    std::vector<PciAddress> list;
-    for (const auto& [address, space] : m_spaces)
-        list.push_back(address);
-    return list;
+    return pcie::addresses_of(m_spaces);
 }
 
 Result<ConfigSpace*> ConfigTopology::open(const PciAddress& address) {

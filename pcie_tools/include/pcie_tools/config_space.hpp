@@ -72,6 +72,15 @@ public:
     virtual SystemInfo system_info(const PciAddress& address);
 };
 
+// devices() of a backend that keeps its spaces in a map keyed by address: the keys, in order.
+template <typename Map>
+std::vector<PciAddress> addresses_of(const Map& spaces) {
+    std::vector<PciAddress> list;
+    for (const auto& [address, space] : spaces)
+        list.push_back(address);
+    return list;
+}
+
 // Parses "dddd:bb:dd.f" or lspci's short "bb:dd.f" (domain 0).
 Result<PciAddress> parse_bdf(const std::string& text);
 

@@ -6,21 +6,13 @@
 #include "pcie_tools/capabilities.hpp"
 #include "sim/config_topology.hpp"
 #include "sim/sim_device.hpp"
+#include "sim_device_at.hpp"
 
 namespace pcie {
 namespace {
 
 using namespace ::sim;
-
-std::unique_ptr<sim::SimDevice> device_at(const PciAddress& address, const std::vector<uint8_t>& config) {
-    vfio::DeviceIdentity id;
-    id.address = address;
-    id.vendor_id = static_cast<uint16_t>(config[0] | config[1] << 8);
-    id.device_id = static_cast<uint16_t>(config[2] | config[3] << 8);
-    auto device = std::make_unique<sim::SimDevice>(id, std::vector<std::shared_ptr<sim::SimBar>>{});
-    std::copy(config.begin(), config.end(), device->config_space().begin());
-    return device;
-}
+using sim_test::device_at;
 
 TEST(OpenDeviceLinkWarning, ReadsTheDeviceThroughItsConfigRegionAndThePortFromTheBus) {
     auto ports = make_demo_topology();

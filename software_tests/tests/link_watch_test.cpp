@@ -6,21 +6,13 @@
 
 #include "sim/config_topology.hpp"
 #include "sim/sim_device.hpp"
+#include "sim_device_at.hpp"
 #include "stream_tools/link_watch.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
-
-std::unique_ptr<sim::SimDevice> device_at(const vfio::PciAddress& address, const std::vector<uint8_t>& config) {
-    vfio::DeviceIdentity id;
-    id.address = address;
-    id.vendor_id = static_cast<uint16_t>(config[0] | config[1] << 8);
-    id.device_id = static_cast<uint16_t>(config[2] | config[3] << 8);
-    auto device = std::make_unique<sim::SimDevice>(id, std::vector<std::shared_ptr<sim::SimBar>>{});
-    std::copy(config.begin(), config.end(), device->config_space().begin());
-    return device;
-}
+using sim_test::device_at;
 
 stream_tools::LinkLoadWatcher::PortsFactory demo_ports() {
     return []() -> vfio::Result<std::unique_ptr<pcie::ConfigBackend>> {

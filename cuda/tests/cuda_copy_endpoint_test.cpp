@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "copy_endpoint_calls.hpp"
 #include "cuda_stream/cuda_copy_endpoint.hpp"
 #include "require_gpu.hpp"
 
@@ -14,6 +15,8 @@ namespace {
 using namespace std::chrono_literals;
 using streams::HostMemory;
 using streams::Direction;
+using copy_endpoint_test::buffer;
+using copy_endpoint_test::issue;
 
 void fill(uint8_t* data, uint64_t bytes, uint64_t seed) {
     uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
@@ -31,19 +34,6 @@ std::unique_ptr<streams::CopyEndpoint> open(uint64_t card = 64ull << 20, unsigne
     auto e = cuda_stream::open_copy_endpoint(config);
     EXPECT_TRUE(e.ok()) << e.error().message();
     return e.ok() ? std::move(*e) : nullptr;
-}
-
-std::unique_ptr<streams::HostBuffer> buffer(streams::CopyEndpoint& e, uint64_t bytes, HostMemory memory) {
-    auto b = e.allocate(bytes, memory);
-    EXPECT_TRUE(b.ok()) << b.error().message();
-    return b.ok() ? std::move(*b) : nullptr;
-}
-
-streams::Ticket issue(streams::CopyEndpoint& e, Direction d, unsigned queue, streams::HostBuffer& host,
-                      uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
-    auto t = e.issue(d, queue, host, host_offset, card_offset, bytes);
-    EXPECT_TRUE(t.ok()) << t.error().message();
-    return t.ok() ? *t : streams::Ticket{};
 }
 
 TEST(CudaCopyEndpoint, NoGpuIsAnErrorThatSaysWhy) {

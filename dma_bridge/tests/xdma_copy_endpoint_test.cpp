@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "copy_endpoint_calls.hpp"
 #include "dma_bridge/xdma_copy_endpoint.hpp"
 #include "xdma_rig.hpp"
 
@@ -14,6 +15,8 @@ namespace {
 using namespace std::chrono_literals;
 using streams::HostMemory;
 using streams::Direction;
+using copy_endpoint_test::buffer;
+using copy_endpoint_test::issue;
 using xdma_test::Rig;
 
 constexpr uint64_t kBase = 0x80000000ull;
@@ -30,19 +33,6 @@ std::unique_ptr<streams::CopyEndpoint> open(Rig& rig, const xdma::CopyEndpointCo
     auto endpoint = xdma::open_copy_endpoint(*rig.device, config);
     EXPECT_TRUE(endpoint.ok()) << endpoint.error().message();
     return endpoint.ok() ? std::move(endpoint).value() : nullptr;
-}
-
-std::unique_ptr<streams::HostBuffer> buffer(streams::CopyEndpoint& endpoint, uint64_t bytes) {
-    auto b = endpoint.allocate(bytes, HostMemory::Registered);
-    EXPECT_TRUE(b.ok()) << b.error().message();
-    return b.ok() ? std::move(b).value() : nullptr;
-}
-
-streams::Ticket issue(streams::CopyEndpoint& e, Direction d, unsigned queue, streams::HostBuffer& host,
-                      uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
-    auto t = e.issue(d, queue, host, host_offset, card_offset, bytes);
-    EXPECT_TRUE(t.ok()) << t.error().message();
-    return t.ok() ? *t : streams::Ticket{};
 }
 
 TEST(XdmaCopyEndpoint, APatternGoesToTheCardAndBack) {

@@ -1,0 +1,28 @@
+// The copy endpoint's calls as its adapters' tests make them (streams::CopyEndpoint): an error
+// fails the test with the endpoint's message, and the test goes on with an empty result.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "streams/copy_endpoint.hpp"
+
+namespace copy_endpoint_test {
+
+inline std::unique_ptr<streams::HostBuffer> buffer(streams::CopyEndpoint& e, uint64_t bytes,
+                                                   streams::HostMemory memory = streams::HostMemory::Registered) {
+    auto b = e.allocate(bytes, memory);
+    EXPECT_TRUE(b.ok()) << b.error().message();
+    return b.ok() ? std::move(b).value() : nullptr;
+}
+
+inline streams::Ticket issue(streams::CopyEndpoint& e, streams::Direction d, unsigned queue, streams::HostBuffer& host,
+                             uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
+    auto t = e.issue(d, queue, host, host_offset, card_offset, bytes);
+    EXPECT_TRUE(t.ok()) << t.error().message();
+    return t.ok() ? *t : streams::Ticket{};
+}
+
+}  // namespace copy_endpoint_test

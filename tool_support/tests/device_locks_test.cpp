@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "fake_machine.hpp"
+#include "temp_tree.hpp"
 #include "test_support/run_process.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
@@ -49,13 +50,6 @@ test_support::Outcome run(const std::string& environment, const std::string& too
     options.stdin_from_null = true;
     options.timeout = 120s;
     return test_support::run_process(tool, test_support::words(args), options);
-}
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 // A forked child that holds the lock of `bdf` in `directory` until killed.

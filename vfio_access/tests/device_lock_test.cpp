@@ -8,7 +8,6 @@
 
 #include <chrono>
 #include <fstream>
-#include <sstream>
 
 #include "temp_tree.hpp"
 #include "vfio_access/device_lock.hpp"
@@ -19,13 +18,6 @@ namespace {
 using namespace std::chrono_literals;
 
 vfio::PciAddress address(const char* bdf) { return vfio::PciAddress::parse(bdf).value(); }
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // A child process that takes the lock, tells the parent, then holds it until the parent
 // writes to it (or for hold_ms when given), and exits without releasing anything itself.

@@ -1,4 +1,5 @@
-// A temporary directory tree for tests that need fake /proc, /sys or /dev/vfio layouts.
+// A temporary directory tree for tests that need fake /proc, /sys or /dev/vfio layouts, and what a
+// file the code under test wrote holds.
 #pragma once
 
 #include <unistd.h>
@@ -6,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 class TempTree {
@@ -36,3 +38,11 @@ public:
 private:
     std::filesystem::path m_root;
 };
+
+// All the file at `path` holds ("" when there is no such file).
+inline std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}

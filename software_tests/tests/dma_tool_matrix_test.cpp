@@ -19,21 +19,15 @@
 #include <vector>
 
 #include "designs/registry.hpp"
+#include "dma_tools.hpp"
 #include "test_support/run_process.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 
-struct Tool {
-    const char* name;
-    const char* path;
-};
-const Tool kTools[] = {{"test_dma_bridge", TEST_DMA_BRIDGE_TOOL},
-                       {"parallel_streams", PARALLEL_STREAMS_TOOL},
-                       {"independent_streams", INDEPENDENT_STREAMS_TOOL},
-                       {"descriptor_credits", DESCRIPTOR_CREDITS_TOOL},
-                       {"crc64_stream_latency", CRC64_LATENCY_TOOL}};
+using dma_tools::kTools;
+using dma_tools::Tool;
 constexpr auto kRunTimeout = 120s;
 
 struct Outcome {
@@ -154,8 +148,8 @@ TEST(DmaToolMatrix, EveryToolOnEveryBuiltInDesign) {
         for (size_t j; (j = next.fetch_add(1)) < jobs.size();) {
             const designs::Design& design = all[jobs[j].design];
             const Tool& tool = kTools[jobs[j].tool];
-            const std::string file = "dma_tool_matrix/" + design.name + "_" + tool.name + ".log";
-            const Outcome r = run_to_file(tool.path, tool_args(tool.name, design), file);
+            const std::string file = "dma_tool_matrix/" + design.name + "_" + tool.short_name + ".log";
+            const Outcome r = run_to_file(tool.path, tool_args(tool.short_name, design), file);
             cells[j] = judge(r);
             outputs[j] = r.output;
         }
@@ -170,10 +164,11 @@ TEST(DmaToolMatrix, EveryToolOnEveryBuiltInDesign) {
     size_t passes = 0, fails = 0;
     for (size_t j = 0; j < jobs.size(); ++j) {
         const Cell& cell = cells[j];
-        table << "| " << all[jobs[j].design].name << " | " << kTools[jobs[j].tool].name << " | " << cell.text << " |\n";
+        const char* tool = kTools[jobs[j].tool].short_name;
+        table << "| " << all[jobs[j].design].name << " | " << tool << " | " << cell.text << " |\n";
         passes += cell.text.starts_with("PASS") ? 1 : 0;
         fails += cell.text.starts_with("FAIL") ? 1 : 0;
-        EXPECT_TRUE(cell.ok) << all[jobs[j].design].name << " " << kTools[jobs[j].tool].name << ": " << cell.text
+        EXPECT_TRUE(cell.ok) << all[jobs[j].design].name << " " << tool << ": " << cell.text
                              << "\n" << outputs[j];
     }
     table << "\n" << passes << " PASS, " << fails << " FAIL with a reason, " << jobs.size() - passes - fails

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "dma_tools.hpp"
 #include "sim/xdma_model.hpp"
 #include "test_support/run_process.hpp"
 
@@ -26,15 +27,8 @@ constexpr const char* kMemory = "TEF1001_dma_ddr3";
 constexpr const char* kLoopback = "TEF1001_dma_stream_loopback";
 constexpr const char* kCrc64 = "TEF1001_dma_stream_crc64";
 
-struct Tool {
-    const char* name;
-    const char* path;
-};
-const Tool kTools[] = {{"test_dma_bridge", TEST_DMA_BRIDGE_TOOL},
-                       {"test_dma_bridge_parallel_streams", PARALLEL_STREAMS_TOOL},
-                       {"test_dma_bridge_independent_streams", INDEPENDENT_STREAMS_TOOL},
-                       {"test_dma_descriptor_credits", DESCRIPTOR_CREDITS_TOOL},
-                       {"crc64_stream_latency", CRC64_LATENCY_TOOL}};
+using dma_tools::kTools;
+using dma_tools::Tool;
 
 // What a run shows: the named message (a regular expression), and whether the failure
 // report (registers and AER) must be printed.

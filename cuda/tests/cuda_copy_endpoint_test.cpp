@@ -13,10 +13,7 @@
 namespace {
 
 using namespace std::chrono_literals;
-using streams::HostMemory;
-using streams::Direction;
-using copy_endpoint_test::buffer;
-using copy_endpoint_test::issue;
+using namespace copy_endpoint_test;
 
 void fill(uint8_t* data, uint64_t bytes, uint64_t seed) {
     uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;

@@ -13,10 +13,7 @@
 namespace {
 
 using namespace std::chrono_literals;
-using streams::HostMemory;
-using streams::Direction;
-using copy_endpoint_test::buffer;
-using copy_endpoint_test::issue;
+using namespace copy_endpoint_test;
 using xdma_test::Rig;
 
 constexpr uint64_t kBase = 0x80000000ull;

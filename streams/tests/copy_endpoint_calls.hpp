@@ -9,16 +9,21 @@
 
 #include "streams/copy_endpoint.hpp"
 
+// A copy-endpoint test takes these with "using namespace copy_endpoint_test": the calls and the
+// seam's names they are written in.
 namespace copy_endpoint_test {
 
+using streams::Direction;
+using streams::HostMemory;
+
 inline std::unique_ptr<streams::HostBuffer> buffer(streams::CopyEndpoint& e, uint64_t bytes,
-                                                   streams::HostMemory memory = streams::HostMemory::Registered) {
+                                                   HostMemory memory = HostMemory::Registered) {
     auto b = e.allocate(bytes, memory);
     EXPECT_TRUE(b.ok()) << b.error().message();
     return b.ok() ? std::move(b).value() : nullptr;
 }
 
-inline streams::Ticket issue(streams::CopyEndpoint& e, streams::Direction d, unsigned queue, streams::HostBuffer& host,
+inline streams::Ticket issue(streams::CopyEndpoint& e, Direction d, unsigned queue, streams::HostBuffer& host,
                              uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     auto t = e.issue(d, queue, host, host_offset, card_offset, bytes);
     EXPECT_TRUE(t.ok()) << t.error().message();

@@ -13,6 +13,7 @@
 
 #include "edu/edu_device.hpp"
 #include "edu/edu_stream.hpp"
+#include "forwarding_channel.hpp"
 #include "stream_test/report.hpp"
 #include "stream_test/driver.hpp"
 #include "vfio_access/kernel.hpp"
@@ -72,39 +73,28 @@ Guest& guest() {
 
 // A C2H channel that flips one bit of one received packet after the real transfer completed:
 // the fault a bad DMA engine or a bad FIFO would make. The driver must report it.
-class BitFlipC2H final : public streams::StreamChannel {
+class BitFlipC2H final : public stream_channel_test::ForwardingChannel {
 public:
     BitFlipC2H(streams::StreamChannel& inner, uint64_t packet, uint64_t byte)
-        : m_inner(inner), m_packet(packet), m_byte(byte) {}
+        : ForwardingChannel(inner), m_packet(packet), m_byte(byte) {}
 
-    streams::Direction direction() const override { return m_inner.direction(); }
-    std::string name() const override { return m_inner.name(); }
-    size_t buffer_count() const override { return m_inner.buffer_count(); }
-    uint64_t buffer_size() const override { return m_inner.buffer_size(); }
-    uint8_t* buffer(size_t index) override { return m_inner.buffer(index); }
-    vfio::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override {
-        return m_inner.submit(index, length, end_of_packet);
-    }
     vfio::Result<std::optional<streams::Completion>> poll() override {
-        auto polled = PDT_TRY(m_inner.poll());
+        auto polled = PDT_TRY(ForwardingChannel::poll());
         if (polled)
             corrupt(*polled);
         return polled;
     }
     vfio::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override {
-        auto completion = PDT_TRY(m_inner.wait(timeout));
+        auto completion = PDT_TRY(ForwardingChannel::wait(timeout));
         corrupt(completion);
         return completion;
     }
-    vfio::Result<void> stop() override { return m_inner.stop(); }
-    bool busy() const override { return m_inner.busy(); }
 
 private:
     void corrupt(const streams::Completion& completion) {
         if (m_received++ == m_packet && m_byte < completion.length)
-            m_inner.buffer(completion.buffer)[m_byte] ^= 0x10;
+            buffer(completion.buffer)[m_byte] ^= 0x10;
     }
-    streams::StreamChannel& m_inner;
     uint64_t m_packet, m_byte;
     uint64_t m_received = 0;
 };

@@ -4,32 +4,10 @@
 #include <map>
 
 #include "fake_stream.hpp"
+#include "forwarding_channel.hpp"
 #include "streams/stream_device.hpp"
 
 namespace fake {
-
-// Forwards to a channel owned elsewhere (the loopback), so open_channel can hand out owners.
-class ForwardingChannel : public streams::StreamChannel {
-public:
-    explicit ForwardingChannel(streams::StreamChannel& target) : m_target(target) {}
-    streams::Direction direction() const override { return m_target.direction(); }
-    std::string name() const override { return m_target.name(); }
-    size_t buffer_count() const override { return m_target.buffer_count(); }
-    uint64_t buffer_size() const override { return m_target.buffer_size(); }
-    uint8_t* buffer(size_t index) override { return m_target.buffer(index); }
-    vfio::Result<void> submit(size_t index, uint64_t length, bool eop) override {
-        return m_target.submit(index, length, eop);
-    }
-    vfio::Result<std::optional<streams::Completion>> poll() override { return m_target.poll(); }
-    vfio::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override {
-        return m_target.wait(timeout);
-    }
-    vfio::Result<void> stop() override { return m_target.stop(); }
-    bool busy() const override { return m_target.busy(); }
-
-private:
-    streams::StreamChannel& m_target;
-};
 
 class FakeStreamDevice : public streams::StreamDevice {
 public:
@@ -63,8 +41,9 @@ public:
                 config.buffer_size = buffers.size;
                 loop = std::make_unique<FakeLoopback>(config);
             }
+            // The loopback keeps its channels: the caller owns one that forwards to them.
             return std::unique_ptr<streams::StreamChannel>(
-                std::make_unique<ForwardingChannel>(h2c ? loop->h2c() : loop->c2h()));
+                std::make_unique<stream_channel_test::ForwardingChannel>(h2c ? loop->h2c() : loop->c2h()));
         }
         return vfio::make_error("open channel", m_bdf, ENOENT, "no route");
     }

@@ -9,6 +9,7 @@
 namespace {
 
 using test_support::contains;
+using tool_run::contains_all;
 
 const std::vector<std::string> kSmall{"--stream_mapping_size", "0x100000", "--stream_num_descriptors", "4",
                                       "--report_interval", "0.5"};
@@ -22,12 +23,9 @@ TEST(Etsoc1ToolProcess, BothStreamToolsPassOnTheFakeCardWithEveryByteVerified) {
         const auto r = run(tool, {"--etsoc1_device", "fake", "--etsoc1_channels", "2", "--duration", "1",
                                   "--etsoc1_fake", "memcpy_gbps=2,dma_gbps=1,link_gbps=2"});
         EXPECT_EQ(r.exit_code, 0) << r.output;
-        EXPECT_TRUE(contains(r.output, "ET-SoC-1 fake 0 (PCI address ffff:00:00.0 made up): staged by a 2 GB/s memcpy, "
-                                       "DMA 1 GB/s per channel (4 read + 4 write)"))
-            << r.output;
-        EXPECT_TRUE(contains(r.output, "Selecting test of ET-SoC-1 fake 0 design")) << r.output;
-        EXPECT_TRUE(contains(r.output, "verified")) << r.output;
-        EXPECT_TRUE(contains(r.output, "Overall PASS")) << r.output;
+        EXPECT_TRUE(contains_all(r.output, {"ET-SoC-1 fake 0 (PCI address ffff:00:00.0 made up): staged by a 2 GB/s "
+                                            "memcpy, DMA 1 GB/s per channel (4 read + 4 write)",
+                                            "Selecting test of ET-SoC-1 fake 0 design", "verified", "Overall PASS"}));
     }
 }
 

@@ -18,6 +18,7 @@ namespace {
 using namespace std::chrono_literals;
 
 using test_support::contains;
+using tool_run::contains_all;
 using test_support::Outcome;  // output: stdout and stderr together
 using tool_run::run_tool;
 using tool_run::with;
@@ -35,10 +36,9 @@ TEST(StreamToolProcess, CtrlCPrintsTotalsAndPasses) {
                                           std::regex_search(out, std::regex("0000:2d:00\\.0 1 -> 0 [0-9.]+ Mbytes"));
                                });
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(contains(r.output, "Press Ctrl-C to stop test\n")) << r.output;
-    EXPECT_TRUE(contains(r.output, "Overall test statistics:\n")) << r.output;
-    EXPECT_TRUE(contains(r.output, "0000:15:00.0 0 -> 1 Test pattern verified in ")) << r.output;
-    EXPECT_TRUE(contains(r.output, "0000:2d:00.0 1 -> 0 Test pattern verified in ")) << r.output;
+    EXPECT_TRUE(contains_all(r.output, {"Press Ctrl-C to stop test\n", "Overall test statistics:\n",
+                                        "0000:15:00.0 0 -> 1 Test pattern verified in ",
+                                        "0000:2d:00.0 1 -> 0 Test pattern verified in "}));
     // A channel left busy after the stop would be reported and fail the run.
     EXPECT_FALSE(contains(r.output, "still busy")) << r.output;
     EXPECT_TRUE(r.output.ends_with("Overall PASS\n")) << r.output;
@@ -81,12 +81,11 @@ TEST(StreamToolProcess, IndependentStreamsVerifyEveryC2hChannel) {
     const Outcome r = run_tool(INDEPENDENT_STREAMS_TOOL,
                                with(kSmall, {"--sim_design", "TOSING_160T_dma_stream_loopback", "--duration", "1"}));
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(contains(r.output, "Selecting test of TOSING_160T_dma_stream_loopback design PCI device 0000:15:00.0 "
-                                   "IOMMU group 41 C2H channel 1\n"))
-        << r.output;
-    EXPECT_TRUE(contains(r.output, "\n0000:15:00.0 H2C channel 0 ")) << r.output;
-    EXPECT_TRUE(contains(r.output, "0000:15:00.0 C2H channel 0 Test pattern verified in ")) << r.output;
-    EXPECT_TRUE(contains(r.output, "0000:15:00.0 C2H channel 1 Test pattern verified in ")) << r.output;
+    EXPECT_TRUE(contains_all(r.output, {"Selecting test of TOSING_160T_dma_stream_loopback design PCI device "
+                                        "0000:15:00.0 IOMMU group 41 C2H channel 1\n",
+                                        "\n0000:15:00.0 H2C channel 0 ",
+                                        "0000:15:00.0 C2H channel 0 Test pattern verified in ",
+                                        "0000:15:00.0 C2H channel 1 Test pattern verified in "}));
     EXPECT_TRUE(r.output.ends_with("Overall PASS\n")) << r.output;
 }
 
@@ -94,8 +93,8 @@ TEST(StreamToolProcess, JsonResult) {
     const Outcome r = run_tool(PARALLEL_STREAMS_TOOL, with(kSmall, {"--sim_design", "NiteFury_dma_stream_loopback",
                                                                     "--duration", "0.5", "--json"}));
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(contains(r.output, "{\"type\":\"total\",\"label\":\"0000:15:00.0 0 -> 1\"")) << r.output;
-    EXPECT_TRUE(contains(r.output, "{\"type\":\"result\",\"overall\":\"PASS\",\"bytes_verified\":")) << r.output;
+    EXPECT_TRUE(contains_all(r.output, {"{\"type\":\"total\",\"label\":\"0000:15:00.0 0 -> 1\"",
+                                        "{\"type\":\"result\",\"overall\":\"PASS\",\"bytes_verified\":"}));
     EXPECT_FALSE(contains(r.output, "\"bytes_verified\":0,\"stopped_by_user\"")) << r.output;
     EXPECT_TRUE(r.output.ends_with(",\"stopped_by_user\":false,\"rows\":2}\n")) << r.output;
 }
@@ -105,10 +104,9 @@ TEST(StreamToolProcess, DeviceRoutingChoosesThePairs) {
                                with(kSmall, {"--sim_design", "TOSING_160T_dma_stream_loopback", "--device_routing",
                                              "0000:15:00.0,0:0,1:1", "--duration", "0.5"}));
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(contains(r.output, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes updated\n"))
-        << r.output;
-    EXPECT_TRUE(contains(r.output, "0000:15:00.0 0 -> 0 Test pattern verified in ")) << r.output;
-    EXPECT_TRUE(contains(r.output, "0000:15:00.0 1 -> 1 Test pattern verified in ")) << r.output;
+    EXPECT_TRUE(contains_all(r.output, {"Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes updated\n",
+                                        "0000:15:00.0 0 -> 0 Test pattern verified in ",
+                                        "0000:15:00.0 1 -> 1 Test pattern verified in "}));
 }
 
 TEST(TestDmaBridgeProcess, MemoryAndStreamDesignsPass) {
@@ -232,45 +230,47 @@ TEST(TestDmaBridgeProcess, H2cC2hPairs) {
                                 "--transfer_length", "0x60000,0x20000", "--stream_mapping_size", "0x100000,0x40000",
                                 "--stream_num_descriptors", "16,32"});
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    for (const char* part : {"H2C channel 0 transfer length 0x60000 bytes with ",
-                             "C2H channel 0 transfer length 0x20000 bytes with ",
-                             "Testing using H2C 16 buffers of size 0x10000 bytes, C2H 32 buffers of size 0x2000 bytes, "
-                             "H2C channel 0 C2H channel 1\n"})
-        EXPECT_TRUE(contains(r.output, part)) << part << "\n" << r.output;
+    EXPECT_TRUE(contains_all(r.output, {"H2C channel 0 transfer length 0x60000 bytes with ",
+                                        "C2H channel 0 transfer length 0x20000 bytes with ",
+                                        "Testing using H2C 16 buffers of size 0x10000 bytes, C2H 32 buffers of size "
+                                        "0x2000 bytes, H2C channel 0 C2H channel 1\n"}));
     EXPECT_TRUE(r.output.ends_with(" tests, 0 failed\nOverall PASS\n")) << r.output;
+}
+
+// test_dma_bridge's stream sub-tests `tests` on NiteFury's loopback routes, with <h2c>,<c2h> pairs of
+// mapping sizes, descriptor counts and transfer lengths.
+Outcome run_stream_subtests(const char* tests, const char* mapping_sizes, const char* descriptors,
+                            const char* transfer_lengths) {
+    return run_tool(TEST_DMA_BRIDGE_TOOL, {"--sim_design", "NiteFury_dma_stream_loopback", "--enabled_tests", tests,
+                                           "--min_words", "0x10000", "--stream_mapping_size", mapping_sizes,
+                                           "--stream_num_descriptors", descriptors, "--transfer_length",
+                                           transfer_lengths});
 }
 
 // fpga_sio's two other stream sub-tests, each on every loopback route.
 TEST(TestDmaBridgeProcess, StreamSubtests) {
-    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
-                               {"--sim_design", "NiteFury_dma_stream_loopback", "--enabled_tests",
-                                "stream_fixed_buffers_c2h_continuous,stream_variable_transfers", "--min_words", "0x10000",
-                                "--stream_mapping_size", "0x40000,0x20000", "--stream_num_descriptors", "16,32",
-                                "--transfer_length", "0x5000,0x1800"});
+    const Outcome r = run_stream_subtests("stream_fixed_buffers_c2h_continuous,stream_variable_transfers",
+                                          "0x40000,0x20000", "16,32", "0x5000,0x1800");
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    for (const char* part : {"Testing using H2C 16 buffers of size 0x4000 bytes, C2H continuous ring of 32 buffers of size "
-                             "0x1000 bytes, H2C channel 0 C2H channel 1\n",
-                             "Testing using H2C transfer length 0x5000 bytes, C2H transfer length 0x1800 bytes, 0x20000 "
-                             "bytes per round, H2C channel 1 C2H channel 0\n",
-                             "stream_fixed_buffers_c2h_continuous H2C channel 1 C2H channel 0: 262144 bytes verified\n",
-                             "stream_variable_transfers H2C channel 0 C2H channel 1: 262144 bytes verified\n"})
-        EXPECT_TRUE(contains(r.output, part)) << part << "\n" << r.output;
+    EXPECT_TRUE(contains_all(r.output, {"Testing using H2C 16 buffers of size 0x4000 bytes, C2H continuous ring of 32 "
+                                        "buffers of size 0x1000 bytes, H2C channel 0 C2H channel 1\n",
+                                        "Testing using H2C transfer length 0x5000 bytes, C2H transfer length 0x1800 "
+                                        "bytes, 0x20000 bytes per round, H2C channel 1 C2H channel 0\n",
+                                        "stream_fixed_buffers_c2h_continuous H2C channel 1 C2H channel 0: 262144 bytes "
+                                        "verified\n",
+                                        "stream_variable_transfers H2C channel 0 C2H channel 1: 262144 bytes verified\n"}));
     EXPECT_TRUE(r.output.ends_with("1048576 bytes verified in 4 tests, 0 failed\nOverall PASS\n")) << r.output;
 }
 
 // C2H buffers and receives are whole stream beats (--stream_axi_width_bytes, 16 by default).
 TEST(TestDmaBridgeProcess, StreamAxiWidth) {
-    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
-                               {"--sim_design", "NiteFury_dma_stream_loopback", "--enabled_tests",
-                                "stream_fixed_buffers,stream_variable_transfers", "--min_words", "0x10000",
-                                "--stream_mapping_size", "0x40000,0x3e80", "--stream_num_descriptors", "16,16",
-                                "--transfer_length", "0x5000,0x1804"});
+    const Outcome r = run_stream_subtests("stream_fixed_buffers,stream_variable_transfers", "0x40000,0x3e80", "16,16",
+                                          "0x5000,0x1804");
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(contains(r.output, "Testing using H2C 16 buffers of size 0x4000 bytes, C2H 16 buffers of size 0x3e0 bytes, "
-                                   "H2C channel 0 C2H channel 1\n"))
-        << r.output;
-    EXPECT_TRUE(contains(r.output, "Testing using H2C transfer length 0x3e80 bytes, C2H transfer length 0x1800 bytes"))
-        << r.output;
+    EXPECT_TRUE(contains_all(r.output, {"Testing using H2C 16 buffers of size 0x4000 bytes, C2H 16 buffers of size "
+                                        "0x3e0 bytes, H2C channel 0 C2H channel 1\n",
+                                        "Testing using H2C transfer length 0x3e80 bytes, C2H transfer length 0x1800 "
+                                        "bytes"}));
     const Outcome bad = run_tool(TEST_DMA_BRIDGE_TOOL, {"--stream_axi_width_bytes", "6"});
     EXPECT_EQ(bad.exit_code, 2) << bad.output;
     EXPECT_TRUE(contains(bad.output, "must be a multiple of 4")) << bad.output;

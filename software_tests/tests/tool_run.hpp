@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <functional>
-#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,7 +31,7 @@ inline test_support::Outcome run_tool(const char* tool, const std::vector<std::s
 
 // Whether `output` holds every one of `parts`, for EXPECT_TRUE: a failure names each part missing
 // and shows the whole output.
-inline testing::AssertionResult contains_all(const std::string& output, std::initializer_list<std::string_view> parts) {
+inline testing::AssertionResult contains_all(const std::string& output, const std::vector<std::string_view>& parts) {
     testing::AssertionResult missing = testing::AssertionFailure();
     bool all = true;
     for (const std::string_view part : parts)

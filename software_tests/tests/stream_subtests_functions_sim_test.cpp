@@ -8,16 +8,15 @@
 #include <regex>
 
 #include "simulated_design.hpp"
+#include "stream_subtest_runs.hpp"
 #include "stream_tools/stream_subtests.hpp"
 #include "tool_support/xdma_stream_devices.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
-using Subtest = stream_tools::MemoryTestResult (*)(vfio::Device&, const stream_tools::StreamSubtestOptions&,
-                                                  std::FILE*);
-const Subtest kSubtests[] = {stream_tools::stream_fixed_buffers_c2h_continuous,
-                             stream_tools::stream_variable_transfers};
+using subtest_runs::kSubtests;
+using subtest_runs::Subtest;
 
 // One simulated design, its first route as the sub-test options (sizes that are not whole
 // tdata beats, so the CRC64 packets must be cut to them).
@@ -27,11 +26,7 @@ struct FunctionDesign {
         xdma = simulated.xdma;
         EXPECT_TRUE(simulated.identified.device->enable_bus_master().ok());
         options.dma_bar = simulated.identified.dma_bridge->bar;
-        tool_support::OpenOptions open;
-        open.timeout = 1s;
-        auto made = tool_support::make_xdma_stream_device(std::move(simulated.identified), open);
-        EXPECT_TRUE(made.ok()) << made.error().message();
-        stream = std::move(*made);
+        stream = test_designs::open_stream_device(std::move(simulated.identified), 1s);
         EXPECT_FALSE(stream->routes().empty());
         options.h2c_channel = stream->routes().front().h2c;
         options.c2h_channel = stream->routes().front().c2h;
@@ -97,44 +92,32 @@ TEST(StreamSubtestsFunctionsSim, FixedDataEveryByteVerifiedAndCounted) {
 }
 
 TEST(StreamSubtestsFunctionsSim, Crc64DataErrorNamesThePacket) {
-    for (Subtest test : kSubtests) {
-        FunctionDesign design("AS02MC04_dma_stream_crc64");
-        design.xdma->inject(sim::XdmaDirection::H2C, design.options.h2c_channel, sim::XdmaFault::DataBitFlip);
-        stream_tools::MemoryTestResult result;
-        const std::string out = design.run(test, result);
-        EXPECT_FALSE(result.passed) << out;
-        EXPECT_EQ(result.bytes_verified, 0u);
-        EXPECT_TRUE(std::regex_search(out, std::regex("TEST FAIL:\n  C2H failure : .*CRC64 error in buffer 0 for H2C "
-                                                      "packet 0 \\([0-9]+ bytes\\): expected 0x[0-9a-f]{16} actual "
-                                                      "0x[0-9a-f]{16}\\)?\n$")))
-            << out;
+    for (const subtest_runs::Run& run : subtest_runs::each_failing_with<FunctionDesign>(
+             sim::XdmaDirection::H2C, sim::XdmaFault::DataBitFlip, "AS02MC04_dma_stream_crc64")) {
+        EXPECT_EQ(run.result.bytes_verified, 0u);
+        EXPECT_TRUE(std::regex_search(run.out, std::regex("TEST FAIL:\n  C2H failure : .*CRC64 error in buffer 0 for "
+                                                          "H2C packet 0 \\([0-9]+ bytes\\): expected 0x[0-9a-f]{16} "
+                                                          "actual 0x[0-9a-f]{16}\\)?\n$")))
+            << run.out;
     }
 }
 
 TEST(StreamSubtestsFunctionsSim, Crc64ShortResultFailsOnLength) {
-    for (Subtest test : kSubtests) {
-        FunctionDesign design("NiteFury_dma_stream_crc64");
-        design.xdma->inject(sim::XdmaDirection::C2H, design.options.c2h_channel, sim::XdmaFault::ShortC2hLength);
-        stream_tools::MemoryTestResult result;
-        const std::string out = design.run(test, result);
-        EXPECT_FALSE(result.passed) << out;
-        EXPECT_TRUE(out.find("C2H completion length 4 EOP 1, expected length 8 EOP 1 (one 8-byte CRC64 per H2C "
-                             "packet)") != std::string::npos)
-            << out;
-    }
+    for (const subtest_runs::Run& run : subtest_runs::each_failing_with<FunctionDesign>(
+             sim::XdmaDirection::C2H, sim::XdmaFault::ShortC2hLength, "NiteFury_dma_stream_crc64"))
+        EXPECT_TRUE(run.out.find("C2H completion length 4 EOP 1, expected length 8 EOP 1 (one 8-byte CRC64 per H2C "
+                                 "packet)") != std::string::npos)
+            << run.out;
 }
 
 // The software-queued receives of stream_variable_transfers see the one flipped bit.
 TEST(StreamSubtestsFunctionsSim, FixedDataErrorNamesTheOffset) {
     FunctionDesign design("TEF1001_dma_stream_fixed_data");
     design.xdma->inject(sim::XdmaDirection::C2H, design.options.c2h_channel, sim::XdmaFault::DataBitFlip);
-    stream_tools::MemoryTestResult result;
-    const std::string out = design.run(stream_tools::stream_variable_transfers, result);
-    EXPECT_FALSE(result.passed) << out;
-    EXPECT_TRUE(out.ends_with("TEST FAIL:\n  C2H failure : receive 0000:15:00.0 C2H 0: Input/output error (fixed data "
-                              "error in buffer 0 at buffer offset 0x0, stream offset 0x0: word 0x00000001, expected 0 (1 bad "
-                              "words))\n"))
-        << out;
+    subtest_runs::expect_fails_ending(design, stream_tools::stream_variable_transfers,
+                                      "TEST FAIL:\n  C2H failure : receive 0000:15:00.0 C2H 0: Input/output error "
+                                      "(fixed data error in buffer 0 at buffer offset 0x0, stream offset 0x0: word "
+                                      "0x00000001, expected 0 (1 bad words))\n");
 }
 
 // In continuous mode the fixed-data source does not wait: buffers it overwrites before they
@@ -157,17 +140,13 @@ TEST(StreamSubtestsFunctionsSim, Crc64ResultBufferTooSmallFails) {
     FunctionDesign design("TEF1001_dma_stream_crc64");
     design.options.c2h_mapping = 12 * 4;  // 4-byte C2H buffers
     design.options.stream_width = 4;
-    stream_tools::MemoryTestResult result;
-    const std::string out = design.run(stream_tools::stream_fixed_buffers_c2h_continuous, result);
-    EXPECT_FALSE(result.passed);
-    EXPECT_TRUE(out.ends_with("TEST FAIL:\n  C2H failure : the C2H ring (0x30 bytes) cannot hold one CRC64 result\n"))
-        << out;
+    subtest_runs::expect_fails_ending(design, stream_tools::stream_fixed_buffers_c2h_continuous,
+                                      "TEST FAIL:\n  C2H failure : the C2H ring (0x30 bytes) cannot hold one CRC64 "
+                                      "result\n");
     design.options.c2h_transfer = 4;
-    const std::string variable = design.run(stream_tools::stream_variable_transfers, result);
-    EXPECT_FALSE(result.passed);
-    EXPECT_TRUE(variable.ends_with("TEST FAIL:\n  C2H failure : a C2H transfer length of 0x4 bytes cannot hold a CRC64 "
-                                   "result\n"))
-        << variable;
+    subtest_runs::expect_fails_ending(design, stream_tools::stream_variable_transfers,
+                                      "TEST FAIL:\n  C2H failure : a C2H transfer length of 0x4 bytes cannot hold a "
+                                      "CRC64 result\n");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "sim/design_sim.hpp"
 #include "sim/xdma_model.hpp"
 #include "simulated_design.hpp"
+#include "stream_subtest_runs.hpp"
 #include "stream_tools/descriptor_credits.hpp"
 #include "stream_tools/dma_bridge_suite.hpp"
 #include "stream_tools/stream_subtests.hpp"
@@ -23,25 +24,10 @@ using namespace std::chrono_literals;
 using stream_tools::StreamRunOptions;
 
 struct SimDesign {
-    explicit SimDesign(const char* name, size_t index = 0) {
-        auto registry = designs::Registry::builtin();
-        EXPECT_TRUE(registry.ok());
-        m_registry = std::move(*registry);
-        const designs::Design* design = m_registry.find(name);
-        EXPECT_NE(design, nullptr) << name;
-        const auto identity =
-            sim::simulated_identity(*design, sim::simulated_address(index), sim::simulated_iommu_group(index));
-        auto instance = sim::instantiate_design(*design, identity);
-        EXPECT_TRUE(instance.ok()) << instance.error().message();
-        xdma = instance->xdma;
-        auto identified = identify::identify_device(*instance->device, *design);
-        EXPECT_TRUE(identified.ok()) << identified.error().message();
-        identified->device = std::move(instance->device);
-        tool_support::OpenOptions options;
-        options.timeout = 500ms;
-        auto made = tool_support::make_xdma_stream_device(std::move(*identified), options);
-        EXPECT_TRUE(made.ok()) << made.error().message();
-        device = std::move(*made);
+    explicit SimDesign(const char* name, size_t index = 0) : m_registry(*designs::Registry::builtin()) {
+        auto simulated = test_designs::identify_simulated(m_registry, name, index);
+        xdma = simulated.xdma;
+        device = test_designs::open_stream_device(std::move(simulated.identified), 500ms);
     }
     bool any_engine_busy() const {
         for (unsigned ch = 0; ch < xdma->config().num_h2c; ++ch)
@@ -69,15 +55,7 @@ struct SimDesign {
     std::unique_ptr<tool_support::XdmaStreamDevice> device;
 };
 
-StreamRunOptions sim_options() {
-    StreamRunOptions options;
-    options.num_descriptors = 8;
-    options.mapping_size = 8 * 0x4000;
-    options.test.transfer_timeout = 500ms;
-    options.test.report_interval = 200ms;
-    options.test.duration = 600ms;
-    return options;
-}
+StreamRunOptions sim_options() { return test_designs::short_stream_run(500ms, 600ms); }
 
 std::string run_parallel(streams::StreamDevice& device, const StreamRunOptions& options, int& code) {
     return test_output::printed_by([&](std::FILE* out) {
@@ -170,6 +148,11 @@ struct MemoryDesign {
         return test_output::printed_by(
             [&](std::FILE* out) { code = stream_tools::run_test_dma_bridge(designs, options, out); });
     }
+    // Runs `test` with `fault` injected on channel 0 of `direction`: what it printed.
+    std::string run_with_fault(const std::string& test, sim::XdmaDirection direction, sim::XdmaFault fault, int& code) {
+        xdma->inject(direction, 0, fault);
+        return run(test, code);
+    }
     designs::Registry registry;
     std::shared_ptr<sim::XdmaModel> xdma;
     std::vector<identify::IdentifiedDesign> designs;
@@ -196,24 +179,21 @@ TEST(TestDmaBridgeSim, EveryMemoryTestPassesOnTheModel) {
 
 TEST(TestDmaBridgeSim, DataErrorFailsWithCardAddress) {
     MemoryDesign design;
-    design.xdma->inject(sim::XdmaDirection::C2H, 0, sim::XdmaFault::DataBitFlip);
     int code = -1;
-    const std::string out = design.run("memory_fixed_buffers", code);
-    EXPECT_EQ(code, 1) << out;
-    EXPECT_TRUE(std::regex_search(out, std::regex("TEST FAIL:\n  C2H failure : pass 0: card address 0x[0-9a-f]+ "
-                                                  "\\(host buffer offset 0x[0-9a-f]+; byte 0x[0-9a-f]+ of the C2H transfer of 0x[0-9a-f]+ bytes at card "
-                                                  "address 0x[0-9a-f]+\\) first bad word at pattern offset 0x[0-9a-f]+: "
-                                                  "expected "
-                                                  "0x[0-9a-f]{8} actual 0x[0-9a-f]{8}, 1 bad words\n")))
-        << out;
-    EXPECT_TRUE(out.ends_with("Overall FAIL\n")) << out;
+    const std::string out =
+        design.run_with_fault("memory_fixed_buffers", sim::XdmaDirection::C2H, sim::XdmaFault::DataBitFlip, code);
+    EXPECT_TRUE(test_output::failed_naming(code, out,
+                                           "TEST FAIL:\n  C2H failure : pass 0: card address 0x[0-9a-f]+ \\(host buffer "
+                                           "offset 0x[0-9a-f]+; byte 0x[0-9a-f]+ of the C2H transfer of 0x[0-9a-f]+ "
+                                           "bytes at card address 0x[0-9a-f]+\\) first bad word at pattern offset "
+                                           "0x[0-9a-f]+: expected 0x[0-9a-f]{8} actual 0x[0-9a-f]{8}, 1 bad words\n"));
 }
 
 TEST(TestDmaBridgeSim, EngineStallTimesOut) {
     MemoryDesign design;
-    design.xdma->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::EngineStall);
     int code = -1;
-    const std::string out = design.run("memory_host_chunks", code);
+    const std::string out =
+        design.run_with_fault("memory_host_chunks", sim::XdmaDirection::H2C, sim::XdmaFault::EngineStall, code);
     EXPECT_EQ(code, 1) << out;
     EXPECT_TRUE(out.find("TEST FAIL:\n  H2C failure : memory-mapped DMA 0000:15:00.0 H2C 0: Connection timed out")
                 != std::string::npos) << out;
@@ -239,9 +219,7 @@ struct StreamDesign {
         options.dma_bar = design->dma_bridge->bar;
         options.timeout = 500ms;
     }
-    std::string run(stream_tools::MemoryTestResult (*test)(vfio::Device&, const stream_tools::StreamSubtestOptions&,
-                                                           std::FILE*),
-                    stream_tools::MemoryTestResult& result) {
+    std::string run(subtest_runs::Subtest test, stream_tools::MemoryTestResult& result) {
         return test_output::printed_by([&](std::FILE* out) { result = test(*device, options, out); });
     }
     designs::Registry registry;
@@ -251,7 +229,7 @@ struct StreamDesign {
 };
 
 TEST(StreamSubtestsSim, BothPassAndCountTheBytes) {
-    for (auto* test : {stream_tools::stream_fixed_buffers_c2h_continuous, stream_tools::stream_variable_transfers}) {
+    for (const subtest_runs::Subtest test : subtest_runs::kSubtests) {
         StreamDesign design;
         stream_tools::MemoryTestResult result;
         const std::string out = design.run(test, result);
@@ -264,38 +242,26 @@ TEST(StreamSubtestsSim, BothPassAndCountTheBytes) {
 }
 
 TEST(StreamSubtestsSim, DataErrorFails) {
-    for (auto* test : {stream_tools::stream_fixed_buffers_c2h_continuous, stream_tools::stream_variable_transfers}) {
-        StreamDesign design;
-        design.xdma->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::DataBitFlip);
-        stream_tools::MemoryTestResult result;
-        const std::string out = design.run(test, result);
-        EXPECT_FALSE(result.passed) << out;
-        EXPECT_TRUE(std::regex_search(out, std::regex("TEST FAIL:\n  C2H failure : .*stream byte offset 0x[0-9a-f]+: "
-                                                      "first bad word .* 1 bad words")))
-            << out;
-    }
+    for (const subtest_runs::Run& run :
+         subtest_runs::each_failing_with<StreamDesign>(sim::XdmaDirection::H2C, sim::XdmaFault::DataBitFlip))
+        EXPECT_TRUE(std::regex_search(run.out, std::regex("TEST FAIL:\n  C2H failure : .*stream byte offset "
+                                                          "0x[0-9a-f]+: first bad word .* 1 bad words")))
+            << run.out;
 }
 
 TEST(StreamSubtestsSim, StalledEngineTimesOut) {
-    for (auto* test : {stream_tools::stream_fixed_buffers_c2h_continuous, stream_tools::stream_variable_transfers}) {
-        StreamDesign design;
-        design.xdma->inject(sim::XdmaDirection::H2C, 0, sim::XdmaFault::EngineStall);
-        stream_tools::MemoryTestResult result;
-        const std::string out = design.run(test, result);
-        EXPECT_FALSE(result.passed) << out;
-        EXPECT_TRUE(out.find("Timeout: no C2H completion for 500 ms") != std::string::npos) << out;
-    }
+    for (const subtest_runs::Run& run :
+         subtest_runs::each_failing_with<StreamDesign>(sim::XdmaDirection::H2C, sim::XdmaFault::EngineStall))
+        EXPECT_TRUE(run.out.find("Timeout: no C2H completion for 500 ms") != std::string::npos) << run.out;
 }
 
 TEST(StreamSubtestsSim, ContinuousRingSmallerThanAPacketFails) {
     StreamDesign design;
     design.options.c2h_buffers = 1;
     design.options.c2h_mapping = 0x800;
-    stream_tools::MemoryTestResult result;
-    const std::string out = design.run(stream_tools::stream_fixed_buffers_c2h_continuous, result);
-    EXPECT_FALSE(result.passed);
-    EXPECT_TRUE(out.ends_with("TEST FAIL:\n  C2H failure : the C2H ring (0x800 bytes) cannot hold one H2C buffer\n"))
-        << out;
+    subtest_runs::expect_fails_ending(design, stream_tools::stream_fixed_buffers_c2h_continuous,
+                                      "TEST FAIL:\n  C2H failure : the C2H ring (0x800 bytes) cannot hold one H2C "
+                                      "buffer\n");
 }
 
 // --a32: with every IOVA below 4 GiB taken, a 32-bit DMA mask cannot be met (the buffers and the
@@ -340,11 +306,10 @@ TEST(DescriptorCreditsSim, DataErrorFailsWithExitOne) {
     const std::string printed = test_output::printed_by([&](std::FILE* out) {
         code = stream_tools::run_descriptor_credits(design.designs, stream_tools::CreditsOptions{}, out);
     });
-    EXPECT_EQ(code, 1) << printed;
-    EXPECT_TRUE(std::regex_search(printed, std::regex("0000:15:00\\.0 verify card memory 0000:15:00\\.0: Input/output "
-                                                      "error \\(first bad word at pattern offset 0x[0-9a-f]+: .*, 1 bad words\\)\nTest: FAIL\n")))
-        << printed;
-    EXPECT_TRUE(printed.ends_with("Overall FAIL\n")) << printed;
+    EXPECT_TRUE(test_output::failed_naming(code, printed,
+                                           "0000:15:00\\.0 verify card memory 0000:15:00\\.0: Input/output error "
+                                           "\\(first bad word at pattern offset 0x[0-9a-f]+: .*, 1 bad words\\)\nTest: "
+                                           "FAIL\n"));
 }
 
 TEST(SwitchRouting, Policy) {
@@ -394,10 +359,8 @@ TEST_P(StreamToolsSimFault, OverallFailNamesChannelAndOffset) {
     const std::string out = run_parallel(*sim.device, options, code);
     injector.join();
     EXPECT_TRUE(flowing) << out;
-    EXPECT_EQ(code, 1) << out;
     const std::string expected = std::string("\n0000:36:00\\.0 0 -> 1 Test FAILED: ") + f.failing_channel + " " + f.message;
-    EXPECT_TRUE(std::regex_search(out, std::regex(expected))) << "expected /" << expected << "/ in\n" << out;
-    EXPECT_TRUE(out.ends_with("Overall FAIL\n")) << out;
+    EXPECT_TRUE(test_output::failed_naming(code, out, expected));
     EXPECT_EQ(out.find("PASS"), std::string::npos) << out;
     if (std::getenv("PDT_SHOW_OUTPUT"))
         std::fprintf(stderr, "%s", out.c_str());

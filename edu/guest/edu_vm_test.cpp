@@ -18,6 +18,7 @@
 
 #include "edu/edu_device.hpp"
 #include "edu/edu_stream.hpp"
+#include "edu_guest.hpp"
 #include "vfio_access/kernel.hpp"
 #include "vfio_access/format.hpp"
 
@@ -45,32 +46,14 @@ vfio::KernelOptions edu_options() {
     return options;
 }
 
-// The device every test uses, opened once (opening resets the function).
-struct Guest {
-    vfio::KernelDeviceBus bus{edu_options()};
-    std::unique_ptr<vfio::KernelDevice> device;
-    std::optional<EduDevice> edu;
-    std::string error;
-};
+using edu_guest::Guest;
 
+// The device every test uses, opened once (opening resets the function).
 Guest& guest() {
     static Guest* g = [] {
-        auto* g = new Guest;
-        auto ids = g->bus.scan();
-        if (!ids) {
-            g->error = ids.error().message();
+        auto* g = new Guest(edu_options());
+        if (!g->open_first())
             return g;
-        }
-        if (ids->empty()) {
-            g->error = "no edu device (1234:11e8) bound to vfio-pci";
-            return g;
-        }
-        auto device = g->bus.open_device(ids->front());
-        if (!device) {
-            g->error = device.error().message();
-            return g;
-        }
-        g->device = std::move(device).value();
         const auto& group = g->device->group();
         std::cout << "edu: IOMMU group of edu " << g->device->identity().address.to_string() << ": " << group.number
                   << " (" << group.path << (group.noiommu ? ", no-IOMMU" : "") << ")\n";
@@ -86,12 +69,7 @@ Guest& guest() {
             std::cout << "edu: bus master set (Command register bit 2" << (*was_set ? ", was clear" : ", already set")
                       << ")\n";
         }
-        auto edu = EduDevice::attach(*g->device);
-        if (!edu) {
-            g->error = edu.error().message();
-            return g;
-        }
-        g->edu.emplace(std::move(edu).value());
+        g->attach();
         return g;
     }();
     return *g;

@@ -13,6 +13,7 @@
 
 #include "edu/edu_device.hpp"
 #include "edu/edu_stream.hpp"
+#include "edu_guest.hpp"
 #include "forwarding_channel.hpp"
 #include "stream_test/report.hpp"
 #include "stream_test/driver.hpp"
@@ -27,45 +28,28 @@ constexpr size_t BUFFERS = 3;
 constexpr uint64_t PACKETS = 16;        // 16 H2C + 16 C2H transfers: about 3 s
 constexpr uint64_t TOTAL_BYTES = PACKETS * BUFFER_SIZE;
 
-// The first edu device bound to vfio-pci, opened once for every test (opening resets it).
-struct Guest {
-    vfio::KernelDeviceBus bus{[] {
-        vfio::KernelOptions options;
-        vfio::DeviceFilter filter;
-        filter.vendor_id = edu::VENDOR_ID;
-        filter.device_id = edu::DEVICE_ID;
-        options.selection.add_filter(filter);
-        return options;
-    }()};
-    std::unique_ptr<vfio::KernelDevice> device;
-    std::optional<edu::EduDevice> edu;
-    std::string error;
-};
+using edu_guest::Guest;
 
+vfio::KernelOptions edu_options() {
+    vfio::KernelOptions options;
+    vfio::DeviceFilter filter;
+    filter.vendor_id = edu::VENDOR_ID;
+    filter.device_id = edu::DEVICE_ID;
+    options.selection.add_filter(filter);
+    return options;
+}
+
+// The first edu device bound to vfio-pci, opened once for every test (opening resets it).
 Guest& guest() {
     static Guest* g = [] {
-        auto* g = new Guest;
-        auto ids = g->bus.scan();
-        if (!ids || ids->empty()) {
-            g->error = ids ? "no edu device (1234:11e8) bound to vfio-pci" : ids.error().message();
+        auto* g = new Guest(edu_options());
+        if (!g->open_first())
             return g;
-        }
-        auto device = g->bus.open_device(ids->front());
-        if (!device) {
-            g->error = device.error().message();
-            return g;
-        }
-        g->device = std::move(device).value();
         if (auto master = g->device->enable_bus_master(); !master) {
             g->error = master.error().message();
             return g;
         }
-        auto edu = edu::EduDevice::attach(*g->device);
-        if (!edu) {
-            g->error = edu.error().message();
-            return g;
-        }
-        g->edu.emplace(std::move(edu).value());
+        g->attach();
         return g;
     }();
     return *g;

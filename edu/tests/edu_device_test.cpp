@@ -42,6 +42,15 @@ struct Fixture : ::testing::Test {
         ASSERT_TRUE(attached.ok()) << attached.error().message();
         edu.emplace(std::move(attached).value());
     }
+    // A 16-byte DMA to edu from a page the device reads, waited for by `wait` (MSI enabled first
+    // for Wait::Msi); the page stays until the test ends.
+    vfio::Result<void> dma_page_to_edu(Wait wait, std::chrono::milliseconds timeout) {
+        if (wait == Wait::Msi) {
+            EXPECT_TRUE(edu->enable_msi().ok());
+        }
+        source = region(*sim.device, 4096, vfio::DmaAccess::DeviceRead);
+        return edu->dma_to_edu(source.iova(), 0, 16, wait, timeout);
+    }
     void TearDown() override {
         if (sim.model) {
             EXPECT_EQ(sim.model->qemu72_aborts(), 0u) << "a transfer QEMU 7.2 would abort on reached the device";
@@ -49,6 +58,7 @@ struct Fixture : ::testing::Test {
     }
     SimEdu sim;
     std::optional<EduDevice> edu;
+    vfio::DmaRegion source;
 };
 
 TEST_F(Fixture, AttachReadsIdentification) {
@@ -148,17 +158,12 @@ TEST_F(Fixture, BusyEngineRefusesSecondStart) {
 
 TEST_F(Fixture, HungTransferTimesOutPolling) {
     open({.dma_hangs = true});
-    auto buf = region(*sim.device, 4096, vfio::DmaAccess::DeviceRead);
-    auto r = edu->dma_to_edu(buf.iova(), 0, 16, Wait::Poll, 20ms);
-    expect_error(r, ETIMEDOUT, "START still set after 20 ms");
+    expect_error(dma_page_to_edu(Wait::Poll, 20ms), ETIMEDOUT, "START still set after 20 ms");
 }
 
 TEST_F(Fixture, HungTransferTimesOutWaitingForMsi) {
     open({.dma_hangs = true});
-    ASSERT_TRUE(edu->enable_msi().ok());
-    auto buf = region(*sim.device, 4096, vfio::DmaAccess::DeviceRead);
-    auto r = edu->dma_to_edu(buf.iova(), 0, 16, Wait::Msi, 20ms);
-    expect_error(r, ETIMEDOUT, "no MSI within 20 ms; DMA_CMD 0x5");
+    expect_error(dma_page_to_edu(Wait::Msi, 20ms), ETIMEDOUT, "no MSI within 20 ms; DMA_CMD 0x5");
 }
 
 TEST_F(Fixture, MsiWithoutDmaIrqStatusIsAnError) {

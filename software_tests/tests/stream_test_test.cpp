@@ -46,6 +46,14 @@ Summary run_pair(FakeLoopback& loop, Options options, CountingObserver& observer
     return test.run(observer);
 }
 
+// run_pair with the quick options on a fresh loopback made with `config`: for tests that judge
+// the summary alone.
+Summary run_quick(const LoopbackConfig& config) {
+    FakeLoopback loop(config);
+    CountingObserver observer;
+    return run_pair(loop, quick_options(), observer);
+}
+
 TEST(StreamTest, LoopbackPairVerifiesEveryWord) {
     FakeLoopback loop(LoopbackConfig{});
     CountingObserver observer;
@@ -204,9 +212,7 @@ TEST(StreamTest, LyingSinkFailsWithZeroedBuffersToo) {
     for (const Lie lie : {Lie::MovesNothing, Lie::CompletesEarly}) {
         LoopbackConfig config;
         config.lie = lie;
-        FakeLoopback loop(config);
-        CountingObserver observer;
-        const Summary summary = run_pair(loop, quick_options(), observer);
+        const Summary summary = run_quick(config);
         EXPECT_FALSE(summary.passed());
         ASSERT_FALSE(summary.failures.empty());
         EXPECT_EQ(summary.failures.front().transfer, 1u) << summary.failures.front().message;
@@ -217,9 +223,7 @@ TEST(StreamTest, LyingSinkFailsWithZeroedBuffersToo) {
 TEST(StreamTest, PrefilledHonestSinkPasses) {
     LoopbackConfig config;
     config.c2h_prefill_stream = 0;
-    FakeLoopback loop(config);
-    CountingObserver observer;
-    const Summary summary = run_pair(loop, quick_options(), observer);
+    const Summary summary = run_quick(config);
     EXPECT_TRUE(summary.passed());
     EXPECT_EQ(summary.rows[0].words_verified * 4, summary.rows[0].total.bytes);
 }
@@ -255,9 +259,7 @@ TEST(StreamTest, StopFlagDrainsAndPasses) {
 TEST(StreamTest, ChannelStillBusyAfterStopFails) {
     LoopbackConfig config;
     config.stop_leaves_busy = true;
-    FakeLoopback loop(config);
-    CountingObserver observer;
-    const Summary summary = run_pair(loop, quick_options(), observer);
+    const Summary summary = run_quick(config);
     EXPECT_FALSE(summary.passed());
     ASSERT_EQ(summary.failures.size(), 1u);
     EXPECT_EQ(summary.failures[0].channel, "0000:15:00.0 C2H 1");

@@ -51,36 +51,37 @@ uint64_t rss_kib() {
 }  // namespace
 
 TEST(DesignIpOptions, EachTestDesignFileGivesItsXdmaConfiguration) {
+    // One XDMA IP configuration a row: its memory-mapped design and its stream design (nullptr:
+    // none), which share the IP's options.
     struct Expect {
-        const char* name;
+        const char* mm;
+        const char* stream;
         bool credits, poll_wb, interrupts;
         long busy_us;
-        bool stream;
     } cases[] = {
-        {"test_xdma_no_credits_mm", false, true, true, 0, false},
-        {"test_xdma_no_credits_stream", false, true, true, 0, true},
-        {"test_xdma_no_poll_wb_mm", true, false, true, 0, false},
-        {"test_xdma_no_poll_wb_stream", true, false, true, 0, true},
-        {"test_xdma_small_bar_mm", true, true, true, 0, false},
-        {"test_xdma_small_bar_stream", true, true, true, 0, true},
-        {"test_xdma_interrupts_only_mm", false, false, true, 0, false},
-        {"test_xdma_interrupts_only_stream", false, false, true, 0, true},
-        {"test_xdma_busy_after_stop_mm", false, true, true, 2000, false},
-        {"test_xdma_busy_after_stop_stream", false, true, true, 2000, true},
-        {"test_xdma_no_interrupts_mm", true, true, false, 0, false},
-        {"test_xdma_any_subsystem", true, true, true, 0, false},
+        {"test_xdma_no_credits_mm", "test_xdma_no_credits_stream", false, true, true, 0},
+        {"test_xdma_no_poll_wb_mm", "test_xdma_no_poll_wb_stream", true, false, true, 0},
+        {"test_xdma_small_bar_mm", "test_xdma_small_bar_stream", true, true, true, 0},
+        {"test_xdma_interrupts_only_mm", "test_xdma_interrupts_only_stream", false, false, true, 0},
+        {"test_xdma_busy_after_stop_mm", "test_xdma_busy_after_stop_stream", false, true, true, 2000},
+        {"test_xdma_no_interrupts_mm", nullptr, true, true, false, 0},
+        {"test_xdma_any_subsystem", nullptr, true, true, true, 0},
     };
-    for (const Expect& e : cases) {
-        Loaded l = load(e.name);
-        ASSERT_NE(l.instance.xdma, nullptr) << e.name;
-        const sim::XdmaConfig& c = l.instance.xdma->config();
-        EXPECT_EQ(c.descriptor_credits, e.credits) << e.name;
-        EXPECT_EQ(c.poll_mode_writeback, e.poll_wb) << e.name;
-        EXPECT_EQ(c.interrupts, e.interrupts) << e.name;
-        EXPECT_EQ(c.busy_after_stop.count(), e.busy_us) << e.name;
-        EXPECT_EQ(c.stream, e.stream) << e.name;
-        EXPECT_TRUE(c.card_memory_present) << e.name;
-    }
+    for (const Expect& e : cases)
+        for (const bool stream : {false, true}) {
+            const char* name = stream ? e.stream : e.mm;
+            if (!name)
+                continue;
+            Loaded l = load(name);
+            ASSERT_NE(l.instance.xdma, nullptr) << name;
+            const sim::XdmaConfig& c = l.instance.xdma->config();
+            EXPECT_EQ(c.descriptor_credits, e.credits) << name;
+            EXPECT_EQ(c.poll_mode_writeback, e.poll_wb) << name;
+            EXPECT_EQ(c.interrupts, e.interrupts) << name;
+            EXPECT_EQ(c.busy_after_stop.count(), e.busy_us) << name;
+            EXPECT_EQ(c.stream, stream) << name;
+            EXPECT_TRUE(c.card_memory_present) << name;
+        }
 }
 
 TEST(DesignIpOptions, AllTestDesignFilesLoadTogetherAndInstantiate) {

@@ -10,8 +10,23 @@ using namespace std::chrono_literals;
 using stream_test::Clock;
 using stream_test::Interval;
 
-std::string capture(const std::function<void(std::FILE*)>& body) {
-    return test_output::printed_by(body);
+// What Report::finish prints for `summary` (JSON Lines with `json`), and the status it returns.
+struct Finished {
+    int code = -1;
+    std::string text;
+};
+Finished finish(const stream_test::Summary& summary, bool json = false) {
+    Finished finished;
+    finished.text = test_output::printed_by(
+        [&](std::FILE* out) { finished.code = stream_test::Report(out, json).finish(summary); });
+    return finished;
+}
+
+// A summary of the one row `row`.
+stream_test::Summary summary_of(const stream_test::RowTotals& row) {
+    stream_test::Summary summary;
+    summary.rows.push_back(row);
+    return summary;
 }
 
 TEST(Report, RateLineAsFpgaSio) {
@@ -24,15 +39,12 @@ TEST(Report, RateLineAsFpgaSio) {
 }
 
 TEST(Report, PassSummaryLines) {
-    stream_test::Summary summary;
     stream_test::RowTotals row;
     row.label = "0000:15:00.0 0 -> 1";
     row.total = Interval{782824898560ull, 1, 956.298503};
     row.verifies = true;
     row.words_verified = 268435456;
-    summary.rows.push_back(row);
-    int code = -1;
-    const std::string text = capture([&](std::FILE* out) { code = stream_test::Report(out, false).finish(summary); });
+    const auto [code, text] = finish(summary_of(row));
     EXPECT_EQ(code, 0);
     EXPECT_EQ(text,
               "Overall test statistics:\n"
@@ -42,13 +54,10 @@ TEST(Report, PassSummaryLines) {
 }
 
 TEST(Report, VerifyingRowWithNoDataFails) {
-    stream_test::Summary summary;
     stream_test::RowTotals row;
     row.label = "p";
     row.verifies = true;
-    summary.rows.push_back(row);
-    int code = -1;
-    const std::string text = capture([&](std::FILE* out) { code = stream_test::Report(out, false).finish(summary); });
+    const auto [code, text] = finish(summary_of(row));
     EXPECT_EQ(code, 1);
     EXPECT_NE(text.find("p No data received: nothing verified\nFAIL: p moved no data: nothing verified on it\n"
                         "Overall FAIL\n"),
@@ -58,36 +67,31 @@ TEST(Report, VerifyingRowWithNoDataFails) {
 
 // Only sources (H2C rows): data moved, nothing verified; the verdict says so.
 TEST(Report, NoVerifyingRowFailsWithTheReason) {
-    stream_test::Summary summary;
     stream_test::RowTotals row;
     row.label = "0000:15:00.0 H2C channel 0";
     row.total = Interval{4096, 1, 1.0};
-    summary.rows.push_back(row);
-    int code = -1;
-    std::string text = capture([&](std::FILE* out) { code = stream_test::Report(out, false).finish(summary); });
+    const auto [code, text] = finish(summary_of(row));
     EXPECT_EQ(code, 1);
     EXPECT_TRUE(text.ends_with("FAIL: no C2H channel under test receives from an H2C channel under test: nothing was "
                                "verified\nOverall FAIL\n"))
         << text;
-    text = capture([&](std::FILE* out) { code = stream_test::Report(out, true).finish(summary); });
-    EXPECT_EQ(code, 1);
-    EXPECT_TRUE(text.ends_with(",\"rows\":1,\"reason\":\"no C2H channel under test receives from an H2C channel under "
+    const auto [json_code, json] = finish(summary_of(row), true);
+    EXPECT_EQ(json_code, 1);
+    EXPECT_TRUE(json.ends_with(",\"rows\":1,\"reason\":\"no C2H channel under test receives from an H2C channel under "
                                "test: nothing was verified\"}\n"))
-        << text;
+        << json;
 }
 
 TEST(Report, JsonLines) {
-    stream_test::Summary summary;
     stream_test::RowTotals row;
     row.label = "a \"b\"";
     row.total = Interval{1000000, 2, 1.0};
     row.verifies = true;
     row.words_verified = 250000;
-    summary.rows.push_back(row);
+    stream_test::Summary summary = summary_of(row);
     stream_test::Failure failure{"0000:15:00.0 C2H 1", "data error", 64, pattern::Mismatch{3, 16, 0xa, 0xb}};
     summary.failures.push_back(failure);
-    int code = -1;
-    const std::string text = capture([&](std::FILE* out) { code = stream_test::Report(out, true).finish(summary); });
+    const auto [code, text] = finish(summary, true);
     EXPECT_EQ(code, 1);
     EXPECT_EQ(text,
               "{\"type\":\"total\",\"label\":\"a \\\"b\\\"\",\"bytes\":1000000,\"transfers\":2,\"seconds\":1.000000,"

@@ -9,7 +9,7 @@
 namespace {
 
 using test_support::contains;
-using tool_run::contains_all;
+using test_support::contains_all;
 
 const std::vector<std::string> kSmall{"--stream_mapping_size", "0x100000", "--stream_num_descriptors", "4",
                                       "--report_interval", "0.5"};

@@ -1,11 +1,10 @@
 #include <gtest/gtest.h>
 #include "printed.hpp"
 
-#include <functional>
-
 #include "fake_stream_device.hpp"
 #include "stream_tools/cli.hpp"
 #include "stream_tools/stream_tools.hpp"
+#include "test_support/text.hpp"
 
 namespace {
 
@@ -14,9 +13,22 @@ using fake::FakeStreamDevice;
 using stream_tools::ChannelSelector;
 using streams::LoopRoute;
 using stream_tools::StreamRunOptions;
+using test_support::contains;
+using test_support::contains_all;
 
-std::string capture(const std::function<int(std::FILE*)>& body, int& code) {
-    return test_output::printed_by([&](std::FILE* out) { code = body(out); });
+// What run_parallel_streams prints for `devices` (the pairs `select` names, or all), and its status.
+std::string parallel(const std::vector<streams::StreamDevice*>& devices, const std::vector<ChannelSelector>& select,
+                     const StreamRunOptions& options, int& code) {
+    return test_output::printed_by(
+        [&](std::FILE* out) { code = stream_tools::run_parallel_streams(devices, select, options, out); });
+}
+
+// What run_independent_streams prints for `devices` (the channels `h2c` and `c2h` name, or all),
+// and its status.
+std::string independent(const std::vector<streams::StreamDevice*>& devices, const std::vector<ChannelSelector>& h2c,
+                        const std::vector<ChannelSelector>& c2h, const StreamRunOptions& options, int& code) {
+    return test_output::printed_by(
+        [&](std::FILE* out) { code = stream_tools::run_independent_streams(devices, h2c, c2h, options, out); });
 }
 
 StreamRunOptions quick() {
@@ -29,7 +41,6 @@ StreamRunOptions quick() {
     return options;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 struct Devices {
     FakeStreamDevice tef{"0000:15:00.0", "TEF1001_dma_stream_loopback", 41, {{0, 1}, {1, 0}}, 2};
@@ -40,8 +51,7 @@ struct Devices {
 TEST(ParallelStreams, AllRoutesPrintFpgaSioLinesAndPass) {
     Devices d;
     int code = -1;
-    const std::string out =
-        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), {}, quick(), f); }, code);
+    const std::string out = parallel(d.all(), {}, quick(), code);
     EXPECT_EQ(code, 0) << out;
     EXPECT_TRUE(out.starts_with("Using num_descriptors=4 bytes_per_buffer=0x2000 data_mapping_size_words=0x2000\n"
                                 "Selecting test of TEF1001_dma_stream_loopback design PCI device 0000:15:00.0 IOMMU "
@@ -51,9 +61,8 @@ TEST(ParallelStreams, AllRoutesPrintFpgaSioLinesAndPass) {
                                 "Selecting test of XCKU5P_DUAL_QSFP_dma_stream_loopback design PCI device "
                                 "0000:2d:00.0 IOMMU group 85 H2C channel 0 C2H channel 1\n"))
         << out;
-    EXPECT_TRUE(contains(out, "Press Ctrl-C to stop test\n0000:15:00.0 0 -> 1 ")) << out;
-    EXPECT_TRUE(contains(out, " Mbytes/sec (")) << out;
-    EXPECT_TRUE(contains(out, "Overall test statistics:\n")) << out;
+    EXPECT_TRUE(contains_all(out, {"Press Ctrl-C to stop test\n0000:15:00.0 0 -> 1 ", " Mbytes/sec (",
+                                   "Overall test statistics:\n"}));
     for (const char* label : {"0000:15:00.0 0 -> 1", "0000:15:00.0 1 -> 0", "0000:2d:00.0 2 -> 3", "0000:2d:00.0 3 -> 2"})
         EXPECT_TRUE(contains(out, std::string(label) + " Test pattern verified in ")) << out;
     EXPECT_TRUE(out.ends_with("Overall PASS\n")) << out;
@@ -65,8 +74,7 @@ TEST(ParallelStreams, StreamDeviceSelectsPairs) {
     Devices d;
     int code = -1;
     const std::vector<ChannelSelector> select{{*vfio::PciAddress::parse("0000:2d:00.0"), 2}};
-    const std::string out =
-        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), select, quick(), f); }, code);
+    const std::string out = parallel(d.all(), select, quick(), code);
     EXPECT_EQ(code, 0) << out;
     EXPECT_TRUE(contains(out, "H2C channel 2 C2H channel 3\nPress Ctrl-C")) << out;
     EXPECT_FALSE(contains(out, "0000:15:00.0")) << out;
@@ -77,16 +85,14 @@ TEST(ParallelStreams, UnknownSelectionFails) {
     Devices d;
     int code = -1;
     const std::vector<ChannelSelector> select{{*vfio::PciAddress::parse("0000:15:00.0"), 3}};
-    const std::string out =
-        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), select, quick(), f); }, code);
+    const std::string out = parallel(d.all(), select, quick(), code);
     EXPECT_EQ(code, 1);
     EXPECT_TRUE(out.ends_with("No H2C channel 3 on a stream design at 0000:15:00.0\nOverall FAIL\n")) << out;
 }
 
 TEST(ParallelStreams, NoDevicesIsAFailureNeverPass) {
     int code = -1;
-    const std::string out =
-        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams({}, {}, quick(), f); }, code);
+    const std::string out = parallel({}, {}, quick(), code);
     EXPECT_EQ(code, 1);
     EXPECT_TRUE(out.ends_with("Overall FAIL\n")) << out;
     EXPECT_FALSE(contains(out, "PASS"));
@@ -96,8 +102,7 @@ TEST(ParallelStreams, OpenFailureIsReported) {
     Devices d;
     d.ku.fail_open = true;
     int code = -1;
-    const std::string out =
-        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), {}, quick(), f); }, code);
+    const std::string out = parallel(d.all(), {}, quick(), code);
     EXPECT_EQ(code, 1);
     EXPECT_TRUE(out.ends_with("open channel 0000:2d:00.0: No such device\nOverall FAIL\n")) << out;
 }
@@ -110,8 +115,7 @@ TEST(ParallelStreams, DataFaultFailsWithChannelAndOffset) {
     int code = -1;
     StreamRunOptions options = quick();
     options.test.duration = 5s;
-    const std::string out = capture(
-        [&](std::FILE* f) { return stream_tools::run_parallel_streams({&device}, {}, options, f); }, code);
+    const std::string out = parallel({&device}, {}, options, code);
     EXPECT_EQ(code, 1);
     // Packet 6 of 8 KiB buffers: word 5 is bad, stream byte offset 6 * 0x2000 + 20 = 0xc014.
     EXPECT_TRUE(contains(out, "0000:36:00.0 0 -> 1 Test FAILED: 0000:36:00.0 C2H 1 transfer 7: data error in buffer 2 "
@@ -127,16 +131,15 @@ TEST(ParallelStreams, JsonLines) {
     StreamRunOptions options = quick();
     options.json = true;
     int code = -1;
-    const std::string out =
-        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), {}, options, f); }, code);
+    const std::string out = parallel(d.all(), {}, options, code);
     EXPECT_EQ(code, 0);
     // One "selected" line per channel pair (the fake devices choose no XDMA engine modes), then
     // the intervals.
     EXPECT_TRUE(out.starts_with("{\"type\":\"selected\",\"device\":\"0000:15:00.0\",\"design\":")) << out;
-    EXPECT_TRUE(contains(out, ",\"channels\":\"H2C channel 0 C2H channel 1\"}\n")) << out;
-    EXPECT_TRUE(contains(out, "}\n{\"type\":\"interval\",\"label\":\"0000:15:00.0 0 -> 1\"")) << out;
-    EXPECT_TRUE(contains(out, "{\"type\":\"total\",\"label\":\"0000:2d:00.0 3 -> 2\"")) << out;
-    EXPECT_TRUE(contains(out, "{\"type\":\"result\",\"overall\":\"PASS\",\"bytes_verified\":")) << out;
+    EXPECT_TRUE(contains_all(out, {",\"channels\":\"H2C channel 0 C2H channel 1\"}\n",
+                                   "}\n{\"type\":\"interval\",\"label\":\"0000:15:00.0 0 -> 1\"",
+                                   "{\"type\":\"total\",\"label\":\"0000:2d:00.0 3 -> 2\"",
+                                   "{\"type\":\"result\",\"overall\":\"PASS\",\"bytes_verified\":"}));
     EXPECT_FALSE(contains(out, "\"bytes_verified\":0,\"stopped_by_user\"")) << out;
     EXPECT_TRUE(out.ends_with(",\"stopped_by_user\":false,\"rows\":6}\n")) << out;
 }
@@ -144,15 +147,13 @@ TEST(ParallelStreams, JsonLines) {
 TEST(IndependentStreams, EveryChannelVerifiedAgainstItsSource) {
     FakeStreamDevice device("0000:01:00.0", "TOSING_160T_dma_stream_loopback", 0, {{1, 0}, {0, 1}}, 2);
     int code = -1;
-    const std::string out = capture(
-        [&](std::FILE* f) { return stream_tools::run_independent_streams({&device}, {}, {}, quick(), f); }, code);
+    const std::string out = independent({&device}, {}, {}, quick(), code);
     EXPECT_EQ(code, 0) << out;
-    EXPECT_TRUE(contains(out, "group 0 H2C channel 0\nSelecting test of TOSING_160T_dma_stream_loopback design PCI "
-                              "device 0000:01:00.0 IOMMU group 0 H2C channel 1\n"))
-        << out;
-    EXPECT_TRUE(contains(out, "Press Ctrl-C to stop test\n0000:01:00.0 H2C channel 0 ")) << out;
-    EXPECT_TRUE(contains(out, "0000:01:00.0 C2H channel 0 Test pattern verified in ")) << out;
-    EXPECT_TRUE(contains(out, "0000:01:00.0 C2H channel 1 Test pattern verified in ")) << out;
+    EXPECT_TRUE(contains_all(out, {"group 0 H2C channel 0\nSelecting test of TOSING_160T_dma_stream_loopback design "
+                                   "PCI device 0000:01:00.0 IOMMU group 0 H2C channel 1\n",
+                                   "Press Ctrl-C to stop test\n0000:01:00.0 H2C channel 0 ",
+                                   "0000:01:00.0 C2H channel 0 Test pattern verified in ",
+                                   "0000:01:00.0 C2H channel 1 Test pattern verified in "}));
     EXPECT_FALSE(contains(out, "H2C channel 0 Test pattern")) << out;
     EXPECT_TRUE(out.ends_with("Overall PASS\n")) << out;
 }
@@ -163,8 +164,7 @@ TEST(IndependentStreams, OnlyC2hSelectedWarnsAndCannotPass) {
     const std::vector<ChannelSelector> c2h{{*vfio::PciAddress::parse("0000:01:00.0"), 0}};
     StreamRunOptions options = quick();
     options.test.transfer_timeout = 100ms;
-    const std::string out = capture(
-        [&](std::FILE* f) { return stream_tools::run_independent_streams({&device}, {}, c2h, options, f); }, code);
+    const std::string out = independent({&device}, {}, c2h, options, code);
     EXPECT_EQ(code, 1) << out;
     EXPECT_TRUE(contains(out, "Warning: no H2C channel under test feeds 0000:01:00.0 C2H channel 0")) << out;
     EXPECT_TRUE(contains(out, "timeout: no C2H completion")) << out;
@@ -176,8 +176,7 @@ TEST(IndependentStreams, RowWithoutDataNeverPasses) {
     const std::vector<ChannelSelector> c2h{{*vfio::PciAddress::parse("0000:01:00.0"), 0}};
     StreamRunOptions options = quick();
     options.test.duration = 50ms;  // stops before the transfer timeout
-    const std::string out = capture(
-        [&](std::FILE* f) { return stream_tools::run_independent_streams({&device}, {}, c2h, options, f); }, code);
+    const std::string out = independent({&device}, {}, c2h, options, code);
     EXPECT_EQ(code, 1) << out;
     EXPECT_TRUE(out.ends_with("0000:01:00.0 C2H channel 0 No data transferred\nFAIL: no C2H channel under test receives from an "
                              "H2C channel under test: nothing was verified\nOverall FAIL\n")) << out;
@@ -264,8 +263,7 @@ TEST(ParallelStreams, WatcherLinesPrintBeforeTheTotals) {
     StreamRunOptions options = quick();
     options.watcher = &watcher;
     int code = -1;
-    const std::string out =
-        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), {}, options, f); }, code);
+    const std::string out = parallel(d.all(), {}, options, code);
     EXPECT_EQ(code, 0) << out;
     EXPECT_EQ(watcher.starts, 1);
     EXPECT_EQ(watcher.stops, 1);
@@ -283,8 +281,7 @@ TEST(IndependentStreams, WatcherLinesPrintBeforeTheTotals) {
     StreamRunOptions options = quick();
     options.watcher = &watcher;
     int code = -1;
-    const std::string out = capture(
-        [&](std::FILE* f) { return stream_tools::run_independent_streams(d.all(), {}, {}, options, f); }, code);
+    const std::string out = independent(d.all(), {}, {}, options, code);
     EXPECT_EQ(code, 0) << out;
     EXPECT_EQ(watcher.stops, 1);
     EXPECT_TRUE(contains(out, "link under load: 0000:2d:00.0 8 GT/s x8 in 5 samples\nOverall test statistics:\n"))
@@ -294,8 +291,7 @@ TEST(IndependentStreams, WatcherLinesPrintBeforeTheTotals) {
 TEST(ParallelStreams, NoWatcherNoLinkLines) {
     Devices d;
     int code = -1;
-    const std::string out =
-        capture([&](std::FILE* f) { return stream_tools::run_parallel_streams(d.all(), {}, quick(), f); }, code);
+    const std::string out = parallel(d.all(), {}, quick(), code);
     EXPECT_FALSE(contains(out, "link under load")) << out;
 }
 

@@ -18,7 +18,7 @@ namespace {
 using namespace std::chrono_literals;
 
 using test_support::contains;
-using tool_run::contains_all;
+using test_support::contains_all;
 using test_support::Outcome;  // output: stdout and stderr together
 using tool_run::run_tool;
 using tool_run::with;

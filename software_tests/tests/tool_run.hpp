@@ -5,7 +5,6 @@
 #include <chrono>
 #include <functional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,19 +26,6 @@ inline test_support::Outcome run_tool(const char* tool, const std::vector<std::s
     if (stdout_only)
         options.stderr_to = test_support::Stderr::discard;
     return test_support::run_process(tool, args, options);
-}
-
-// Whether `output` holds every one of `parts`, for EXPECT_TRUE: a failure names each part missing
-// and shows the whole output.
-inline testing::AssertionResult contains_all(const std::string& output, const std::vector<std::string_view>& parts) {
-    testing::AssertionResult missing = testing::AssertionFailure();
-    bool all = true;
-    for (const std::string_view part : parts)
-        if (output.find(part) == std::string::npos) {
-            missing << "missing: " << part << "\n";
-            all = false;
-        }
-    return all ? testing::AssertionSuccess() : missing << "in:\n" << output;
 }
 
 // `args` followed by `more`.

@@ -19,7 +19,7 @@ namespace {
 using test_support::contains;
 using test_support::Outcome;  // output: stdout and stderr together
 
-using tool_run::contains_all;
+using test_support::contains_all;
 using tool_run::run_tool;
 
 size_t count(const std::string& text, const std::string& part) {

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "test_support/text.hpp"  // contains, for the tests of what a run printed
+
 namespace test_support {
 
 // exit_code when the timeout killed the child.
@@ -66,7 +68,5 @@ Outcome run_process(const std::string& path, const std::vector<std::string>& arg
 
 // The words of a command line split at spaces (no quoting), for tests that write args as one string.
 std::vector<std::string> words(const std::string& text);
-
-inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace test_support

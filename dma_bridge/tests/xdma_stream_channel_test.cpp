@@ -2,6 +2,7 @@
 #include <chrono>
 
 #include "dma_bridge/xdma_stream_channel.hpp"
+#include "loopback_packet.hpp"
 #include "xdma_rig.hpp"
 
 using namespace xdma_test;
@@ -37,16 +38,8 @@ void loopback(Pair& pair, size_t packets) {
         const uint64_t length = 1 + (p * 37) % tx.buffer_size();
         fill(tx.buffer(b), length, static_cast<uint32_t>(p));
         ASSERT_TRUE(tx.submit(b, length, true).ok());
-        auto sent = tx.wait(10s);
-        ASSERT_TRUE(sent.ok()) << sent.error().message();
-        EXPECT_EQ(sent->buffer, b);
-        auto got = rx.wait(10s);
-        ASSERT_TRUE(got.ok()) << got.error().message();
-        EXPECT_EQ(got->buffer, next_rx);
-        EXPECT_EQ(got->length, length);
-        EXPECT_TRUE(got->end_of_packet);
-        EXPECT_EQ(std::memcmp(rx.buffer(got->buffer), tx.buffer(b), length), 0) << "packet " << p;
-        ASSERT_TRUE(rx.submit(got->buffer, rx.buffer_size(), false).ok());
+        ASSERT_TRUE(stream_channel_test::packet_came_back(tx, b, rx, next_rx, length, true, 10s)) << "packet " << p;
+        ASSERT_TRUE(rx.submit(next_rx, rx.buffer_size(), false).ok());
         next_rx = (next_rx + 1) % rx.buffer_count();
     }
 }

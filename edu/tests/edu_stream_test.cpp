@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "edu/edu_stream.hpp"
+#include "loopback_packet.hpp"
 #include "sim/edu_model.hpp"
 
 namespace edu {
@@ -51,15 +52,7 @@ TEST_F(Loopback, PacketsComeBackInOrder) {
     }
     EXPECT_TRUE(h2c.busy());
     for (size_t b = 0; b < 3; ++b) {
-        auto sent = h2c.wait(5s);
-        ASSERT_TRUE(sent.ok()) << sent.error().message();
-        EXPECT_EQ(sent->buffer, b);
-        auto got = c2h.wait(5s);
-        ASSERT_TRUE(got.ok()) << got.error().message();
-        EXPECT_EQ(got->buffer, b);
-        EXPECT_EQ(got->length, 1000 + b);
-        EXPECT_EQ(got->end_of_packet, b == 2);
-        EXPECT_EQ(std::memcmp(h2c.buffer(b), c2h.buffer(b), 1000 + b), 0);
+        ASSERT_TRUE(stream_channel_test::packet_came_back(h2c, b, c2h, b, 1000 + b, b == 2, 5s));
         EXPECT_EQ(c2h.buffer(b)[1000 + b], 0xff);
     }
     EXPECT_FALSE(h2c.busy());

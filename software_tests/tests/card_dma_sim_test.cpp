@@ -33,6 +33,41 @@ sim::XdmaConfig memory() {
     return sim::XdmaConfig{.num_h2c = 1, .num_c2h = 1, .card_memory_size = 0x100000};
 }
 
+// CardDma::open on an IP of `config` with `options`: it must refuse; why.
+vfio::Error refusal(const sim::XdmaConfig& config, const stream_tools::CardDma::Options& options) {
+    Rig rig(config);
+    auto dma = stream_tools::CardDma::open(*rig.device, options);
+    EXPECT_FALSE(dma.ok());
+    return dma.ok() ? vfio::Error{} : dma.error();
+}
+
+// A host buffer the card reads, filled with byte i = i * step + first, and one it writes.
+struct RoundTripBuffers {
+    RoundTripBuffers(Rig& rig, uint64_t size, unsigned step, unsigned first)
+        : out(vfio::DmaRegion::allocate(*rig.device, size, vfio::DmaAccess::DeviceRead)),
+          in(vfio::DmaRegion::allocate(*rig.device, size, vfio::DmaAccess::DeviceWrite)) {
+        EXPECT_TRUE(out.ok() && in.ok());
+        for (uint64_t i = 0; out.ok() && i < size; ++i)
+            out->data()[i] = static_cast<uint8_t>(i * step + first);
+    }
+    vfio::Result<vfio::DmaRegion> out, in;
+};
+
+// memory_boundaries through a CardDma opened with the default options, over `memory_size` bytes
+// of the rig's card memory, printing nowhere.
+stream_tools::MemoryTestResult run_boundaries(Rig& rig, uint64_t memory_size) {
+    auto dma = stream_tools::CardDma::open(*rig.device, stream_tools::CardDma::Options{});
+    EXPECT_TRUE(dma.ok()) << dma.error().message();
+    if (!dma.ok())
+        return {};
+    stream_tools::MemoryTestOptions options;
+    options.memory_size = memory_size;
+    std::FILE* out = std::fopen("/dev/null", "w");
+    const stream_tools::MemoryTestResult r = stream_tools::memory_boundaries(*rig.device, *dma, options, out);
+    std::fclose(out);
+    return r;
+}
+
 TEST(CardDmaSim, TimeoutNamesTheChannelStatusDecoded) {
     Rig rig(memory());
     stream_tools::CardDma::Options options;
@@ -62,11 +97,10 @@ TEST(CardDmaSim, RunsTheModesItIsGiven) {
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     EXPECT_EQ(dma->h2c().options().mode, xdma::RunMode::StopList);
     EXPECT_EQ(dma->c2h().options().completion, xdma::CompletionMethod::CompletedCountRegister);
-    auto out = vfio::DmaRegion::allocate(*rig.device, 0x4000, vfio::DmaAccess::DeviceRead);
-    auto in = vfio::DmaRegion::allocate(*rig.device, 0x4000, vfio::DmaAccess::DeviceWrite);
-    ASSERT_TRUE(out.ok() && in.ok());
-    for (size_t i = 0; i < 0x4000; ++i)
-        out->data()[i] = static_cast<uint8_t>(i * 7 + 1);
+    RoundTripBuffers host(rig, 0x4000, 7, 1);
+    ASSERT_TRUE(host.out.ok() && host.in.ok());
+    auto& out = host.out;
+    auto& in = host.in;
     auto done = dma->round_trip(*out, *in, {stream_tools::Chunk{0, 0, 0x2000}, stream_tools::Chunk{0x2000, 0x8000, 0x2000}});
     ASSERT_TRUE(done.ok()) << done.error().message();
     EXPECT_EQ(std::memcmp(out->data(), in->data(), 0x4000), 0);
@@ -88,11 +122,10 @@ TEST(CardDmaSim, InterruptCompletionWaitsOnTheMsis) {
     auto dma = stream_tools::CardDma::open(*rig.device, options);
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     ASSERT_EQ(dma->h2c().options().completion, xdma::CompletionMethod::Interrupt);
-    auto out = vfio::DmaRegion::allocate(*rig.device, 0x40000, vfio::DmaAccess::DeviceRead);
-    auto in = vfio::DmaRegion::allocate(*rig.device, 0x40000, vfio::DmaAccess::DeviceWrite);
-    ASSERT_TRUE(out.ok() && in.ok());
-    for (size_t i = 0; i < 0x40000; ++i)
-        out->data()[i] = static_cast<uint8_t>(i * 13 + 5);
+    RoundTripBuffers host(rig, 0x40000, 13, 5);
+    ASSERT_TRUE(host.out.ok() && host.in.ok());
+    auto& out = host.out;
+    auto& in = host.in;
     std::vector<stream_tools::Chunk> chunks;
     for (uint64_t at = 0; at < 0x40000; at += 0x4000)
         chunks.push_back(stream_tools::Chunk{at, 0x80000 + at, 0x4000});
@@ -114,28 +147,24 @@ TEST(CardDmaSim, InterruptCompletionWaitsOnTheMsis) {
 TEST(CardDmaSim, InterruptCompletionOnAnIpWithoutInterruptsIsRefused) {
     sim::XdmaConfig config = memory();
     config.interrupts = false;
-    Rig rig(config);
     stream_tools::CardDma::Options options;
     options.modes.completion = xdma::CompletionRequest::Interrupt;
-    auto dma = stream_tools::CardDma::open(*rig.device, options);
-    ASSERT_FALSE(dma.ok());
-    EXPECT_NE(dma.error().message().find("--completion interrupt: the IRQ block's Channel Interrupt Enable Mask reads "
-                                         "back 0, the XDMA IP's interrupts are not usable"),
+    const vfio::Error error = refusal(config, options);
+    EXPECT_NE(error.message().find("--completion interrupt: the IRQ block's Channel Interrupt Enable Mask reads back 0, "
+                                   "the XDMA IP's interrupts are not usable"),
               std::string::npos)
-        << dma.error().message();
+        << error.message();
 }
 
 TEST(CardDmaSim, ACreditsRequestOnAnIpWithoutCreditsIsRefused) {
     sim::XdmaConfig config = memory();
     config.descriptor_credits = false;
-    Rig rig(config);
     stream_tools::CardDma::Options options;
     options.modes.mode = xdma::EngineModeRequest::Credits;
-    auto dma = stream_tools::CardDma::open(*rig.device, options);
-    ASSERT_FALSE(dma.ok());
-    EXPECT_EQ(dma.error().code, EINVAL);
-    EXPECT_NE(dma.error().hint.find("--engine_mode credits: the IP has no descriptor credits"), std::string::npos)
-        << dma.error().message();
+    const vfio::Error error = refusal(config, options);
+    EXPECT_EQ(error.code, EINVAL);
+    EXPECT_NE(error.hint.find("--engine_mode credits: the IP has no descriptor credits"), std::string::npos)
+        << error.message();
 }
 
 
@@ -206,26 +235,14 @@ TEST(BoundarySim, AlignedEngineKeepsItsAlignments) {
     config.address_alignment = 64;
     config.length_granularity = 64;
     Rig rig(config);
-    auto dma = stream_tools::CardDma::open(*rig.device, stream_tools::CardDma::Options{});
-    ASSERT_TRUE(dma.ok()) << dma.error().message();
-    stream_tools::MemoryTestOptions options;
-    options.memory_size = 0x100000;
-    std::FILE* out = std::fopen("/dev/null", "w");
-    const stream_tools::MemoryTestResult r = stream_tools::memory_boundaries(*rig.device, *dma, options, out);
-    std::fclose(out);
+    const stream_tools::MemoryTestResult r = run_boundaries(rig, 0x100000);
     EXPECT_TRUE(r.passed) << r.failure;
     EXPECT_TRUE(rig.model->violations().empty());
 }
 
 TEST(BoundarySim, TinyCardMemoryFailsNamingWhy) {
     Rig rig(sim::XdmaConfig{.num_h2c = 1, .num_c2h = 1, .card_memory_size = 0x80});
-    auto dma = stream_tools::CardDma::open(*rig.device, stream_tools::CardDma::Options{});
-    ASSERT_TRUE(dma.ok()) << dma.error().message();
-    stream_tools::MemoryTestOptions options;
-    options.memory_size = 0x80;
-    std::FILE* out = std::fopen("/dev/null", "w");
-    const stream_tools::MemoryTestResult r = stream_tools::memory_boundaries(*rig.device, *dma, options, out);
-    std::fclose(out);
+    const stream_tools::MemoryTestResult r = run_boundaries(rig, 0x80);
     EXPECT_FALSE(r.passed);
     EXPECT_NE(r.failure.find("holds no boundary transfer with its guard bands"), std::string::npos) << r.failure;
 }

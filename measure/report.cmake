@@ -11,7 +11,7 @@ add_library(measure_report
 target_include_directories(measure_report PUBLIC include)
 target_link_libraries(measure_report PUBLIC vfio_access nlohmann_json::nlohmann_json)
 
-add_executable(pcie_link_report tools/pcie_link_report.cpp)
+add_executable(pcie_link_report ${PROJECT_SOURCE_DIR}/tools/measure/pcie_link_report.cpp)
 target_link_libraries(pcie_link_report PRIVATE measure_report cli)
 
 add_subdirectory(tests/report)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks every include of the project against the floors of docs/architecture.md.
 
-  check_layers.py [--root DIR] [--doc FILE] [--graph]
+  check_layers.py [--root DIR] [--doc FILE] [--graph] [--folders]
 
 Reads the ```layers``` block (floor N: module ...), the ```exceptions``` block
 (from-file -> to-file: why) and the ```private``` block (header: module) of the architecture
@@ -9,7 +9,9 @@ document, then every #include "..." of every C/C++/CUDA source outside the tests
 from module A to module B is allowed when B stands on a lower floor than A, or when it is listed
 as an exception; a private header (the XDMA registers and descriptors) only from its own module. Exit 0 when every include
 keeps the rules, 1 naming each one that does not (file:line, the include, the rule), 2 on a
-document or usage error. --graph also prints every include between two modules with its count.
+document or usage error. --graph also prints every include between two modules with its count;
+--folders the cycles of the top-level folders (each folder one room, mains included) with the
+includes that close them: the coarser view the architecture document names its one exception of.
 Python 3 standard library only.
 """
 import argparse
@@ -108,6 +110,7 @@ def check(root, doc):
         if "include" in parts:
             by_include.setdefault("/".join(parts[parts.index("include") + 1:]), f)
     edges = collections.Counter()
+    includes = []  # (file, target) of every include between two project files, tests aside
     problems = []
     unknown = set()
     used_exceptions = set()
@@ -122,6 +125,7 @@ def check(root, doc):
             target = resolve(f, m.group(1), files, by_include)
             if target is None or is_test(target):
                 continue
+            includes.append((f, target))
             b = module(target)
             if target in private and private[target] != a:
                 problems.append(f'{f}:{number}: #include "{m.group(1)}" ({target}) is private to {private[target]}')
@@ -149,7 +153,33 @@ def check(root, doc):
         problems.append(f"module {name} stands on no floor of {os.path.relpath(doc, root)}")
     for pair in sorted(set(exceptions) - used_exceptions):
         problems.append(f"exception {pair[0]} -> {pair[1]} is no longer needed: remove it")
-    return edges, problems
+    return edges, problems, includes
+
+
+def folder_cycles(includes):
+    """Strongly connected sets of two or more top-level folders, each with the includes inside it."""
+    arrows = collections.defaultdict(list)
+    for f, target in includes:
+        a, b = f.split("/")[0], target.split("/")[0]
+        if a != b:
+            arrows[(a, b)].append(f"{f} -> {target}")
+    reach = collections.defaultdict(set)
+    for a, b in arrows:
+        reach[a].add(b)
+    changed = True
+    while changed:  # transitive closure: a few dozen folders
+        changed = False
+        for a in list(reach):
+            more = set().union(*(reach[b] for b in reach[a])) - reach[a]
+            if more:
+                reach[a] |= more
+                changed = True
+    cycles = []
+    for a in sorted(reach):
+        group = sorted({a} | {b for b in reach[a] if a in reach[b]})
+        if len(group) > 1 and group not in cycles:
+            cycles.append(group)
+    return [(g, {pair: arrows[pair] for pair in sorted(arrows) if pair[0] in g and pair[1] in g}) for g in cycles]
 
 
 def main():
@@ -158,16 +188,24 @@ def main():
     p.add_argument("--root", default=here)
     p.add_argument("--doc", help="the architecture document (default ROOT/docs/architecture.md)")
     p.add_argument("--graph", action="store_true", help="print the includes between modules")
+    p.add_argument("--folders", action="store_true", help="print the cycles of the top-level folders")
     a = p.parse_args()
     doc = a.doc or os.path.join(a.root, "docs", "architecture.md")
     try:
-        edges, problems = check(a.root, doc)
+        edges, problems, includes = check(a.root, doc)
     except (OSError, ValueError) as e:
         print(f"check_layers: {e}", file=sys.stderr)
         return 2
     if a.graph:
         for (x, y), n in sorted(edges.items()):
             print(f"{x} -> {y} ({n})")
+    if a.folders:
+        cycles = folder_cycles(includes)
+        for group, arrows in cycles:
+            print("folder cycle: " + " ".join(group))
+            for (x, y), lines in arrows.items():
+                print(f"  {x} -> {y} ({len(lines)}): " + "; ".join(lines[:3]))
+        print(f"folders: {len(cycles)} cycle(s)")
     for line in problems:
         print(line)
     modules = sorted({m for e in edges for m in e})

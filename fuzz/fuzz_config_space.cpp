@@ -8,7 +8,7 @@
 #include "pcie_tools/decode.hpp"
 #include "pcie_tools/dump_file.hpp"
 #include "pcie_tools/dump_info.hpp"
-#include "pcie_tools/format.hpp"
+#include "pcie_tools/config_text.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size == 0)

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "pcie_tools/format.hpp"
+#include "pcie_tools/config_text.hpp"
 #include "vfio_access/format.hpp"
 
 namespace pcie {

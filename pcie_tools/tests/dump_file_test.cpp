@@ -5,7 +5,7 @@
 #include "pcie_tools/capabilities.hpp"
 #include "pcie_tools/decode.hpp"
 #include "pcie_tools/dump_file.hpp"
-#include "pcie_tools/format.hpp"
+#include "pcie_tools/config_text.hpp"
 
 namespace pcie {
 namespace {

@@ -17,7 +17,7 @@
 #include "lspci_text.hpp"
 #include "pcie_tools/dump_file.hpp"
 #include "pcie_tools/dump_info.hpp"
-#include "pcie_tools/format.hpp"
+#include "pcie_tools/config_text.hpp"
 
 namespace pcie {
 namespace {

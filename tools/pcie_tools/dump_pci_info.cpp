@@ -7,7 +7,7 @@
 
 #include "pcie_tools/decode.hpp"
 #include "pcie_tools/dump_info.hpp"
-#include "pcie_tools/format.hpp"
+#include "pcie_tools/config_text.hpp"
 #include "sim/config_topology.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"

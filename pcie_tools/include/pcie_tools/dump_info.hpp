@@ -9,7 +9,7 @@
 
 #include "pcie_tools/config_space.hpp"
 #include "pcie_tools/decode.hpp"
-#include "pcie_tools/format.hpp"
+#include "pcie_tools/config_text.hpp"
 
 namespace pcie {
 

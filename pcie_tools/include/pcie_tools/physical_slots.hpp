@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "pcie_tools/config_space.hpp"
-#include "pcie_tools/format.hpp"
+#include "pcie_tools/config_text.hpp"
 
 namespace pcie {
 

@@ -1,7 +1,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "pcie_tools/format.hpp"
+#include "pcie_tools/config_text.hpp"
 #include "vfio_access/format.hpp"
 
 namespace pcie {

@@ -27,7 +27,8 @@ bundle() {
     : >"$dest/manifest"
     for t in $tests $tools; do
         local f
-        f=$(find "$build" -name "$t" -type f -perm -u+x | head -1)
+        # Not the copy cpack stages in _CPack_Packages: the tests name the build tree's paths.
+        f=$(find "$build" -path '*/_CPack_Packages' -prune -o -name "$t" -type f -perm -u+x -print | head -1)
         [ -n "$f" ] || { echo "gpu_tests.sh: $t not found under $build (build it first)" >&2; return 1; }
         cp "$f" "$dest/bin/" && strip --strip-debug "$dest/bin/$t" && echo "$t $f" >>"$dest/manifest"
         ldd "$f" | awk '/=> \// { print $3 }' | grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libcuda)\.so' |

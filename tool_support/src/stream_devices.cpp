@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "cuda_stream_devices.hpp"
 #include "etsoc1/fake_card.hpp"
 #include "etsoc1/runtime_card.hpp"
 #include "etsoc1/stream_device.hpp"
@@ -69,11 +70,6 @@ void add_etsoc1_window_option(po::options_description& description, std::string&
 vfio::Result<unsigned> etsoc1_window(const std::string& text) {
     return text.empty() ? 4u : static_cast<unsigned>(PDT_TRY(vfio::parse_number("etsoc1_window", text, 1, 4)));
 }
-
-// The GPUs of --cuda_device (stream_devices_cuda.cpp, or stream_devices_no_cuda.cpp in a build
-// without CUDA).
-vfio::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_stream_devices(const CudaStreamCli& cli,
-                                                                                           const StreamDeviceUse& use);
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <cinttypes>
 
 #include "cuda_stream/stream_device.hpp"
-#include "tool_support/stream_devices.hpp"
+#include "cuda_stream_devices.hpp"
 
 namespace tool_support {
 namespace {

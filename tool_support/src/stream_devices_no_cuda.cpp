@@ -1,7 +1,7 @@
 // --cuda_device in a build without CUDA: says so.
 #include <cerrno>
 
-#include "tool_support/stream_devices.hpp"
+#include "cuda_stream_devices.hpp"
 
 namespace tool_support {
 

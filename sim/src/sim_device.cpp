@@ -178,11 +178,13 @@ vfio::Result<void> SimDevice::require_bus_master(uint64_t iova, uint64_t length,
 
 vfio::Result<void> SimDevice::dma_read(uint64_t iova, void* dst, uint64_t length) {
     PDT_CHECK(require_bus_master(iova, length, false));
+    *m_dma_bytes += length;
     return m_iommu.read(iova, dst, length);
 }
 
 vfio::Result<void> SimDevice::dma_write(uint64_t iova, const void* src, uint64_t length) {
     PDT_CHECK(require_bus_master(iova, length, true));
+    *m_dma_bytes += length;
     return m_iommu.write(iova, src, length);
 }
 

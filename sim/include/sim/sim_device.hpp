@@ -105,6 +105,8 @@ public:
     vfio::Result<void> dma_write(uint64_t iova, const void* src, uint64_t length);  // device writes host
     void raise_msi(unsigned vector);  // no-op unless that vector is enabled
     SimIommu& iommu() { return m_iommu; }
+    // Bytes moved by dma_read and dma_write so far: the load the die-temperature model follows.
+    std::shared_ptr<const std::atomic<uint64_t>> dma_activity() const { return m_dma_bytes; }
     std::array<uint8_t, 4096>& config_space() { return m_config; }
     // Extra reset actions of the models (run by reset() after the BAR blocks reset).
     void on_reset(std::function<void()> action) { m_reset_actions.push_back(std::move(action)); }
@@ -128,6 +130,7 @@ private:
     std::vector<int> m_eventfds;
     std::vector<std::function<void()>> m_reset_actions;
     std::vector<std::function<void()>> m_destroy_actions;
+    std::shared_ptr<std::atomic<uint64_t>> m_dma_bytes = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 // A simulated bus: devices are created when opened, from factories registered with an identity.

@@ -1,0 +1,58 @@
+// Metrics for a lab's fleet, on Prometheus: the text exposition format (version 0.0.4) of a
+// tool's rates, verified bytes, errors, verdict and sensors, and where a long-running tool
+// sends it (--metrics): a file that node_exporter's textfile collector reads, written
+// atomically, or a Pushgateway for batch runs.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vfio_access/result.hpp"
+
+namespace metrics {
+
+using Labels = std::vector<std::pair<std::string, std::string>>;  // name, value; in print order
+
+enum class Type { Gauge, Counter };
+
+struct Sample {
+    Labels labels;
+    double value = 0;
+};
+
+// One metric family: # HELP and # TYPE lines, then its samples. Names follow Prometheus's
+// conventions (base units, _total for counters); samples of one family have distinct labels.
+struct Family {
+    std::string name;
+    std::string help;
+    Type type = Type::Gauge;
+    std::vector<Sample> samples;
+};
+
+// The families as Prometheus text exposition format 0.0.4: label values escaped (\\, \", \n),
+// HELP text escaped (\\, \n), values as Go's strconv formats them (NaN, +Inf, -Inf, shortest
+// round-trip decimal), one trailing newline. Families without samples are left out.
+std::string exposition_text(const std::vector<Family>& families);
+
+// Where --metrics sends the exposition text.
+//   FILE                     written atomically (a temporary file in the same directory, then
+//                            rename), for node_exporter's --collector.textfile.directory (the
+//                            name must end in .prom for the collector to read it);
+//   http://HOST:PORT[/PATH]  pushed (HTTP PUT) to a Pushgateway at
+//                            /metrics/job/<job>/instance/<instance> under PATH.
+class Publisher {
+public:
+    virtual ~Publisher() = default;
+    virtual std::string target() const = 0;
+    virtual vfio::Result<void> publish(const std::string& exposition) = 0;
+};
+
+// Opens the target and proves it usable at start-up: the file's directory is writable (a
+// temporary file is created there and removed), the URL parses and the gateway answers. The
+// error names the path or URL and the cause. job and instance name the push group.
+vfio::Result<std::unique_ptr<Publisher>> open_publisher(const std::string& target, const std::string& job,
+                                                        const std::string& instance);
+
+}  // namespace metrics

@@ -1,0 +1,77 @@
+// The board-health seam: a sensor block of a card (a 7-series XADC, an UltraScale SYSMON and its
+// slave SYSMONs, an Alveo CMS, ...) gives named readings with units.
+//
+// Contract:
+// - sample() reads the block once and returns every reading it has, in the block's own order,
+//   each converted exactly as the block's document states (UG480, UG580, PG348).
+// - A reading that is out of its physical range (an unconnected block reads all-ones, a
+//   temperature below absolute zero or above what the die survives) has no value: `value` is
+//   nullopt and `unreadable` says what was read. It is never shown as a measurement.
+// - min and max are the block's own (the XADC's and SYSMON's min/max registers, CMS's MAX
+//   registers), present only where the block keeps them and has recorded something.
+// - alarm is true while the block's alarm for that reading is active; block-wide alarms (the
+//   over-temperature OT, a CMS error bit) are in SensorSample::alarms, by name.
+// - sample() fails (a vfio::Error naming the block and its BAR offset) only when the block cannot
+//   be read at all: a CMS whose firmware never became ready, a BAR that cannot be mapped.
+// - A block is used by one thread at a time.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vfio_access/result.hpp"
+
+namespace streams {
+
+enum class SensorUnit { Celsius, Volts, Amperes, Watts };
+
+// "C", "V", "A", "W": the unit as the text output prints it after a value.
+inline const char* unit_symbol(SensorUnit unit) {
+    switch (unit) {
+    case SensorUnit::Celsius: return "C";
+    case SensorUnit::Volts: return "V";
+    case SensorUnit::Amperes: return "A";
+    case SensorUnit::Watts: return "W";
+    }
+    return "?";
+}
+
+// "celsius", "volts", "amperes", "watts": the base unit of a Prometheus metric name and of JSON.
+inline const char* unit_name(SensorUnit unit) {
+    switch (unit) {
+    case SensorUnit::Celsius: return "celsius";
+    case SensorUnit::Volts: return "volts";
+    case SensorUnit::Amperes: return "amperes";
+    case SensorUnit::Watts: return "watts";
+    }
+    return "unknown";
+}
+
+struct SensorReading {
+    std::string name;  // the document's name: "Temp", "VCCINT", "SLR1 Temp", "FPGA_TEMP", ...
+    SensorUnit unit = SensorUnit::Celsius;
+    std::optional<double> value;  // nullopt: unreadable
+    std::optional<double> min;    // the block's own record, where it keeps one
+    std::optional<double> max;
+    bool alarm = false;
+    std::string unreadable;  // why value is nullopt: "reads 0xffff (all-ones)", ...
+};
+
+struct SensorSample {
+    std::vector<SensorReading> readings;
+    std::vector<std::string> alarms;  // active block-wide alarms: "OT (over-temperature)", ...
+    std::vector<std::string> status;  // block status lines worth showing (CMS status and errors)
+};
+
+class SensorBlock {
+public:
+    virtual ~SensorBlock() = default;
+    // "XADC", "SYSMON", "CMS": the block's kind as fpga_sio names it.
+    virtual std::string kind() const = 0;
+    // Where it sits: "bar 0 offset 0x1000".
+    virtual std::string location() const = 0;
+    virtual vfio::Result<SensorSample> sample() = 0;
+};
+
+}  // namespace streams

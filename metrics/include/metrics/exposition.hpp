@@ -31,6 +31,19 @@ struct Family {
     std::vector<Sample> samples;
 };
 
+// Whether the families can be exposed (a tool's families are constants, so its unit test calls
+// this once; exposition_text itself does not check): metric names match [a-zA-Z_:][a-zA-Z0-9_:]*,
+// label names [a-zA-Z_][a-zA-Z0-9_]* and do not start with "__" (reserved), family names are
+// distinct, counters end in _total and gauges do not, every family has HELP text, a sample names
+// a label once, the samples of a family have distinct label sets, help and label values are
+// UTF-8, counters are not negative. The error (EINVAL) names the family and the rule broken.
+vfio::Result<void> check_families(const std::vector<Family>& families);
+
+// A sample value as Go's strconv.FormatFloat(v, 'g', -1, 64) writes it, as Prometheus's own
+// client library does: NaN, +Inf, -Inf; 0 for -0; the shortest decimal that reads back as v,
+// in exponent form (1e+06, 1.5e-05) when the decimal exponent is below -4 or 6 and above.
+std::string format_value(double value);
+
 // The families as Prometheus text exposition format 0.0.4: label values escaped (\\, \", \n),
 // HELP text escaped (\\, \n), values as Go's strconv formats them (NaN, +Inf, -Inf, shortest
 // round-trip decimal), one trailing newline. Families without samples are left out.

@@ -72,3 +72,10 @@ def xdma(wb, magic_status, length, capacity, known, status, nxt, count):
 put("fuzz_xdma_writeback", "ok", xdma(5, 0x52B40001, 4096, 4096, 3, 0x1, 0, 64))
 put("fuzz_xdma_writeback", "wrap", xdma(0x00000002, 0x52B40000, 100, 4096, 0xFFFFFE, 0x8000_0000, 120, 200))
 put("fuzz_xdma_writeback", "error", xdma(0x80000007, 0x12340001, 8192, 4096, 1 << 40, 0x00F80010, 127, 128))
+
+# --metrics URLs (selector 0) and grouping keys, job NUL instance (selector 1).
+push = [(0, "http://127.0.0.1:9091"), (0, "http://pushgateway.lab:9091/prefix/"), (0, "http://[::1]:9091/pg"),
+        (0, "https://gw:9091"), (0, "http://user@gw:80/a%2Fb?x#y"), (1, "test_dma_bridge\0lab1:0000:15:00.0"),
+        (1, "a/b\0/var/tmp"), (1, "..\0")]
+for i, (sel, text) in enumerate(push):
+    put("fuzz_push_url", f"seed_{i}", bytes([sel]) + text.encode())

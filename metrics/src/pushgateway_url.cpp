@@ -1,5 +1,7 @@
 // The Pushgateway URL a user gives (RFC 3986 generic syntax, restricted to what a push needs)
 // and the grouping key's path (Pushgateway README, "URL").
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -38,10 +40,10 @@ bool valid_host_name(std::string_view host) {
     return std::all_of(host.begin(), host.end(), [](char c) { return alnum(c) || c == '-' || c == '.'; });
 }
 
-// The inside of "[...]": hex digits, colons and (for an embedded IPv4 address) dots.
+// The inside of "[...]": an IPv6 address in RFC 4291 section 2.2's text forms (no zone).
 bool valid_ipv6_text(std::string_view host) {
-    return host.find(':') != std::string_view::npos &&
-           std::all_of(host.begin(), host.end(), [](char c) { return hex_digit(c) || c == ':' || c == '.'; });
+    in6_addr address{};
+    return ::inet_pton(AF_INET6, std::string(host).c_str(), &address) == 1;
 }
 
 vfio::Result<uint16_t> parse_port(const std::string& url, std::string_view text) {

@@ -51,11 +51,16 @@ const char* display_name(PeripheralType type) {
     return names ? names->display : "?";
 }
 
-uint64_t register_frame_size(PeripheralType type, unsigned master_ports) {
+const char* to_string(SysmonPrimitive primitive) {
+    return primitive == SysmonPrimitive::Sysmone1 ? "SYSMONE1" : "SYSMONE4";
+}
+
+uint64_t register_frame_size(PeripheralType type, unsigned master_ports, unsigned sysmon_slaves) {
     switch (type) {
     case PeripheralType::QuadSpi: return 0x80;         // DGIER 0x1C .. Rx FIFO occupancy 0x78 (PG153)
-    case PeripheralType::Xadc: return 0x400;           // DRP status/control mirrored at 0x200..0x3FF (PG091)
-    case PeripheralType::Sysmon: return 0x400;         // same layout (PG185)
+    case PeripheralType::Xadc: return 0x400;           // DRP 00h..7Fh mirrored at 0x200..0x3FF (PG091)
+    // PG185: DRP 00h..FFh mirrored at 0x400..0x7FF; slave SYSMON n (sysmon_slave_sel n) at n * 0x800.
+    case PeripheralType::Sysmon: return 0x800ull * (1 + sysmon_slaves);
     case PeripheralType::Iic: return 0x200;            // GIE..GPO at 0x1C..0x124 (PG090)
     case PeripheralType::BitBangedI2cGpio: return 0x200;  // GPIO_DATA..IP IER 0x128 (PG144)
     case PeripheralType::AxiStreamSwitch: return 0x40 + 4ull * master_ports;  // MI_MUX after 0x40 (PG085)

@@ -276,6 +276,15 @@ vfio::Result<std::vector<Route>> parse_routes(const Fields& f, unsigned masters,
     return routes;
 }
 
+// UG580: SYSMONE1 (UltraScale) or SYSMONE4 (UltraScale+).
+vfio::Result<SysmonPrimitive> parse_sysmon_primitive(const Fields& f) {
+    const std::string name = PDT_TRY(f.text("primitive", true));
+    for (SysmonPrimitive primitive : {SysmonPrimitive::Sysmone1, SysmonPrimitive::Sysmone4})
+        if (name == to_string(primitive))
+            return primitive;
+    return f.error("primitive", "expected \"SYSMONE1\" (UltraScale) or \"SYSMONE4\" (UltraScale+) (got \"" + name + "\")");
+}
+
 vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
     Peripheral p;
     p.type = PDT_TRY(parse_type(f));
@@ -284,7 +293,7 @@ vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
         PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "master_ports", "slave_ports", "default_routes"}));
         break;
     case PeripheralType::Sysmon:
-        PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "slaves"}));
+        PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "slaves", "primitive"}));
         break;
     case PeripheralType::UltrascaleDna:
         PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "slr"}));
@@ -308,8 +317,11 @@ vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
         if (f.has("default_routes"))
             p.default_routes = PDT_TRY(parse_routes(f, p.master_ports, p.slave_ports));
     }
-    if (p.type == PeripheralType::Sysmon)
+    if (p.type == PeripheralType::Sysmon) {
         p.sysmon_slaves = static_cast<unsigned>(PDT_TRY(f.number_or("slaves", 3, 0)));
+        if (f.has("primitive"))
+            p.sysmon_primitive = PDT_TRY(parse_sysmon_primitive(f));
+    }
     if (p.type == PeripheralType::UltrascaleDna)
         p.slr = static_cast<unsigned>(PDT_TRY(f.number_or("slr", 3, 0)));
     return p;

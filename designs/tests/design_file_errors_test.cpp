@@ -100,6 +100,36 @@ TEST(DesignFileErrors, PeripheralProblemsNameTheArrayElement) {
               std::string::npos);
 }
 
+// The SYSMON primitive (UG580: SYSMONE1 UltraScale, SYSMONE4 UltraScale+) is spelt as the
+// primitive is named; only a SYSMON has one; the slaves each add 0x800 bytes to its frame.
+TEST(DesignFileErrors, SysmonPrimitiveAndSlaves) {
+    EXPECT_EQ(error_of(design(R"(, "peripherals": [{"type": "sysmon", "bar": 0, "offset": 0, "primitive": "SYSMONE2"}])")),
+              "parse design file my.json field peripherals[0].primitive: Invalid argument (expected \"SYSMONE1\" "
+              "(UltraScale) or \"SYSMONE4\" (UltraScale+) (got \"SYSMONE2\"))");
+    EXPECT_EQ(error_of(design(R"(, "peripherals": [{"type": "sysmon", "bar": 0, "offset": 0, "primitive": 4}])")),
+              "parse design file my.json field peripherals[0].primitive: Invalid argument (expected a string (got 4))");
+    EXPECT_NE(error_of(design(R"(, "peripherals": [{"type": "xadc", "bar": 0, "offset": 0, "primitive": "SYSMONE4"}])"))
+                  .find("field peripherals[0].primitive: Invalid argument (unknown field"),
+              std::string::npos);
+    // S(2) at 0 spans 0x1800 bytes: a Quad SPI at 0x1000 overlaps it, one at 0x1800 does not.
+    EXPECT_EQ(error_of(design(R"(, "peripherals": [{"type": "sysmon", "bar": 0, "offset": 0, "slaves": 2},
+                                                  {"type": "quad_spi", "bar": 0, "offset": "0x1000"}])")),
+              "parse design file my.json field peripherals[1]: Invalid argument (overlaps peripherals[0] in BAR 0)");
+    designs::Registry registry;
+    ASSERT_TRUE(registry
+                    .add_text(design(R"(, "peripherals": [{"type": "sysmon", "bar": 0, "offset": 0, "slaves": 2,
+                                                           "primitive": "SYSMONE1"},
+                                                          {"type": "quad_spi", "bar": 0, "offset": "0x1800"},
+                                                          {"type": "sysmon", "bar": 1, "offset": 0}])"),
+                              "my.json")
+                    .ok());
+    const designs::Design& d = *registry.find("d");
+    EXPECT_EQ(d.peripherals[0].sysmon_primitive, designs::SysmonPrimitive::Sysmone1);
+    EXPECT_EQ(d.peripherals[0].frame_size(), 0x1800u);
+    EXPECT_EQ(d.peripherals[2].sysmon_primitive, designs::SysmonPrimitive::Sysmone4) << "the default";
+    EXPECT_EQ(d.peripherals[2].frame_size(), 0x800u) << "DRP 00h..FFh at 0x400..0x7FF (PG185)";
+}
+
 TEST(DesignFileErrors, SimulationSection) {
     EXPECT_NE(error_of(design(R"(, "simulation": {"bar_sizes": {"0": "0x3000"}})"))
                   .find("field simulation.bar_sizes.0: Invalid argument (a BAR size is a power of two"),

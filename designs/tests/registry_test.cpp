@@ -43,6 +43,28 @@ TEST(Registry, BuiltinsHoldTheDesignsOfTheBrief) {
     EXPECT_EQ(designs::embedded_design_files().size(), registry.designs().size());
 }
 
+// The U200 designs place S(2) at 0x4000 and the Quad SPI at 0x6000: the master SYSMON and its
+// two slaves (0x800 bytes each, PG185) end at 0x5800. Every SYSMON design is UltraScale+.
+TEST(Registry, U200SysmonWithTwoSlavesFitsBeforeTheQuadSpi) {
+    const designs::Registry registry = builtins();
+    for (const char* name : {"U200_dma_ddr4", "U200_100G_ether_duplex", "U200_100G_ether_simplex_tx"}) {
+        const designs::Design* d = registry.find(name);
+        ASSERT_NE(d, nullptr) << name;
+        const designs::Peripheral& sysmon = d->peripherals[d->peripherals[0].type == designs::PeripheralType::Sysmon ? 0 : 1];
+        ASSERT_EQ(sysmon.type, designs::PeripheralType::Sysmon) << name;
+        EXPECT_EQ(sysmon.offset, 0x4000u) << name;
+        EXPECT_EQ(sysmon.sysmon_slaves, 2u) << name;
+        EXPECT_EQ(sysmon.offset + sysmon.frame_size(), 0x5800u) << name;
+    }
+    for (const designs::Design& d : registry.designs()) {
+        for (const designs::Peripheral& p : d.peripherals) {
+            if (p.type == designs::PeripheralType::Sysmon) {
+                EXPECT_EQ(p.sysmon_primitive, designs::SysmonPrimitive::Sysmone4) << d.name;
+            }
+        }
+    }
+}
+
 TEST(Registry, Tef1001StreamLoopbackIsDescribedAsInTheTable) {
     const designs::Registry registry = builtins();
     const designs::Design* d = registry.find("TEF1001_dma_stream_loopback");

@@ -43,8 +43,14 @@ inline constexpr PeripheralType kPeripheralTypes[] = {
     PeripheralType::UltrascaleDna};
 const char* json_name(PeripheralType type);     // "quad_spi", "xadc", ...
 const char* display_name(PeripheralType type);  // "Quad SPI", "XADC", "bit-banged I2C GPIO", ...
-// Bytes of register space the peripheral needs; its BAR must hold offset + frame.
-uint64_t register_frame_size(PeripheralType type, unsigned master_ports = 0);
+// Bytes of register space the peripheral needs; its BAR must hold offset + frame. A SYSMON's
+// frame grows with its slave SYSMONs (PG185: each SYSMON of an SSI part has its own 0x800 bytes).
+uint64_t register_frame_size(PeripheralType type, unsigned master_ports = 0, unsigned sysmon_slaves = 0);
+
+// The SYSMON primitive behind a System Management Wizard (UG580): SYSMONE1 in UltraScale parts,
+// SYSMONE4 in UltraScale+ parts. Their temperature transfer functions differ.
+enum class SysmonPrimitive { Sysmone1, Sysmone4 };
+const char* to_string(SysmonPrimitive primitive);  // "SYSMONE1", "SYSMONE4" (the JSON spelling)
 
 // A 32-bit register at BAR + offset, and (for a content match or a simulated constant) its value.
 struct RegisterValue {
@@ -117,11 +123,13 @@ struct Peripheral {
     unsigned master_ports = 0;
     unsigned slave_ports = 0;
     std::vector<Route> default_routes;
-    // SYSMON only: number of slave SYSMONs (SLRs) behind the master.
+    // SYSMON only: number of slave SYSMONs (SLRs) behind the master, and the primitive (JSON
+    // "primitive", default SYSMONE4: every SYSMON design known is an UltraScale+ part).
     unsigned sysmon_slaves = 0;
+    SysmonPrimitive sysmon_primitive = SysmonPrimitive::Sysmone4;
     // UltraScale DNA only: the SLR it identifies.
     unsigned slr = 0;
-    uint64_t frame_size() const { return register_frame_size(type, master_ports); }
+    uint64_t frame_size() const { return register_frame_size(type, master_ports, sysmon_slaves); }
 };
 
 // How a simulated instance of the design looks (sim::instantiate_design).

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 
+#include "sim/system_monitor_models.hpp"
 #include "sim/xdma_model.hpp"
 
 namespace sim {
@@ -34,12 +35,14 @@ uint32_t user_access_value(const designs::Design& design) {
     return designs::BuildTimestamp{1, 1, 2024, 0, 0, 0}.encode();
 }
 
-std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const designs::Design& design, size_t dna_index) {
+// The model of one peripheral; the sensor blocks read the instance's die.
+std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const designs::Design& design, size_t dna_index,
+                                          const std::shared_ptr<DieThermal>& die) {
     using designs::PeripheralType;
     switch (p.type) {
     case PeripheralType::QuadSpi: return make_quad_spi_block();
-    case PeripheralType::Xadc: return make_xadc_block();
-    case PeripheralType::Sysmon: return make_sysmon_block();
+    case PeripheralType::Xadc: return make_xadc_block(die);
+    case PeripheralType::Sysmon: return make_sysmon_block(die, p.sysmon_primitive, p.sysmon_slaves);
     case PeripheralType::Iic: return make_iic_block();
     case PeripheralType::BitBangedI2cGpio: return make_bit_banged_i2c_gpio_block();
     case PeripheralType::UserAccessTimestamp: return make_constant_block({user_access_value(design)});
@@ -151,6 +154,9 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
         bars[index] = std::make_shared<SimBar>(size);
 
     DesignInstance instance;
+    // One die per instance, following PDT_SIM_TEMPERATURE; its DMA load is attached once the
+    // device (which counts the DMA bytes) exists.
+    instance.die = std::make_shared<DieThermal>(PDT_TRY(TemperatureCurve::from_environment()), nullptr);
     size_t dna_index = 0;
     for (const designs::Peripheral* p : design.peripherals_for_revision(identity.revision)) {
         if (p->type == designs::PeripheralType::AxiStreamSwitch && !design.simulation.axi_stream_switch_implemented)
@@ -158,7 +164,7 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
         // A BAR too small for the peripheral leaves it out, as a smaller BAR in the bitstream would.
         if (p->offset + p->frame_size() > bars[p->bar]->size())
             continue;
-        auto block = make_block(*p, design, dna_index);
+        auto block = make_block(*p, design, dna_index, instance.die);
         if (p->type == designs::PeripheralType::UltrascaleDna)
             ++dna_index;
         if (p->type == designs::PeripheralType::AxiStreamSwitch)
@@ -170,6 +176,7 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
         if (r.bar < bars.size() && bars[r.bar] && r.offset + 4 <= bars[r.bar]->size())
             bars[r.bar]->add_block(r.offset, 4, make_constant_block({r.value}));
     auto device = std::make_unique<SimDevice>(identity, bars);
+    instance.die->attach_activity(device->dma_activity());
     // The Advanced Error Reporting extended capability the PCIe block of the FPGA has, first in
     // extended space (ID 0x0001, version 2, no next), with every status bit clear.
     const uint32_t aer_header = 0x0001u | 2u << 16;

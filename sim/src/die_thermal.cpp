@@ -108,6 +108,13 @@ double DieThermal::temperature_c() {
     return m_curve.at(m_last - m_start) + kFullLoadRiseC * m_load;
 }
 
+void DieThermal::attach_activity(std::shared_ptr<const std::atomic<uint64_t>> dma_bytes) {
+    std::lock_guard lock(m_mutex);
+    update_locked();  // the lag up to now follows the old counter
+    m_dma_bytes = std::move(dma_bytes);
+    m_last_bytes = m_dma_bytes ? m_dma_bytes->load() : 0;
+}
+
 double DieThermal::load() {
     std::lock_guard lock(m_mutex);
     update_locked();

@@ -7,12 +7,6 @@ namespace {
 
 uint64_t width_mask(unsigned width) { return width >= 8 ? ~0ull : (1ull << (width * 8)) - 1; }
 
-// XADC/SYSMON DRP status codes: 12-bit (XADC) conversions left-justified in 16 bits.
-// Temperature: code = (T + 273.15) * 4096 / 503.975; supplies: code = V / 3 * 4096.
-constexpr uint32_t xadc_code(double value) { return static_cast<uint32_t>(value) << 4; }
-constexpr uint32_t kTemperature40C = xadc_code((40.0 + 273.15) * 4096 / 503.975);
-constexpr uint32_t supply(double volts) { return xadc_code(volts / 3.0 * 4096); }
-
 }  // namespace
 
 RegisterFileBlock::RegisterFileBlock(std::map<uint64_t, Register> registers) : m_registers(std::move(registers)) {
@@ -66,35 +60,6 @@ std::shared_ptr<RegisterFileBlock> make_quad_spi_block() {
         {0x74, {0x0, 0x0}},         // Tx FIFO occupancy
         {0x78, {0x0, 0x0}},         // Rx FIFO occupancy
     });
-}
-
-namespace {
-std::map<uint64_t, RegisterFileBlock::Register> system_monitor_registers() {
-    return {
-        {0x04, {0x0, 0x0}},                     // SR
-        {0x08, {0x0, 0x0}},                     // AOSR
-        {0x5c, {0x0, 0x80000000}},              // GIER
-        {0x60, {0x0, 0x3fff}},                  // IPISR
-        {0x68, {0x0, 0x3fff}},                  // IPIER
-        {0x200, {kTemperature40C, 0x0}},        // Temperature
-        {0x204, {supply(1.0), 0x0}},            // VCCINT
-        {0x208, {supply(1.8), 0x0}},            // VCCAUX
-        {0x218, {supply(1.0), 0x0}},            // VCCBRAM
-        {0x280, {kTemperature40C + 0x40, 0x0}}, // Max temperature
-        {0x290, {kTemperature40C - 0x40, 0x0}}, // Min temperature
-        {0x300, {0x0, 0xffff}},                 // Configuration register 0
-        {0x304, {0x0, 0xffff}},                 // Configuration register 1
-        {0x308, {0x1e00, 0xffff}},              // Configuration register 2
-    };
-}
-}  // namespace
-
-std::shared_ptr<RegisterFileBlock> make_xadc_block() {
-    return std::make_shared<RegisterFileBlock>(system_monitor_registers());
-}
-
-std::shared_ptr<RegisterFileBlock> make_sysmon_block() {
-    return std::make_shared<RegisterFileBlock>(system_monitor_registers());
 }
 
 std::shared_ptr<RegisterFileBlock> make_iic_block() {

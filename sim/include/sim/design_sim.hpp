@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "designs/registry.hpp"
+#include "sim/die_thermal.hpp"
 #include "sim/peripheral_blocks.hpp"
 #include "sim/sim_device.hpp"
 
@@ -21,6 +22,7 @@ struct DesignInstance {
     std::unique_ptr<SimDevice> device;
     std::shared_ptr<XdmaModel> xdma;                 // null when the design has no DMA bridge
     std::shared_ptr<AxiStreamSwitchBlock> axi_switch;  // null unless the fabric has a switch
+    std::shared_ptr<DieThermal> die;  // what the sensor blocks (XADC, SYSMON, CMS) read
 };
 
 // The link every simulated XDMA instance has (XdmaConfig::link_bytes_per_second and
@@ -41,7 +43,7 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design);
 // Builds the simulated device. Unclaimed BAR space reads all-ones (bit 31 set), as undefined
 // AXI reads did on the measured designs. xdma_stepped: the XDMA engines advance only in
 // XdmaModel::step() (deterministic tests) instead of on their own thread. `link`: the XDMA
-// model's link rate and latency.
+// model's link rate and latency. Fails when PDT_SIM_TEMPERATURE does not parse.
 vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
                                                bool xdma_stepped = false, const SimulatedLink& link = {});
 

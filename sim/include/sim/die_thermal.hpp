@@ -49,6 +49,11 @@ public:
     double temperature_c();
     double load();  // 0..1, the lagged DMA load
 
+    // Attaches the device's DMA byte count once the device exists (the sensor models are built
+    // before the SimDevice that counts): the load follows it from now on, the lag already built
+    // up kept. Thread safe, like the readings.
+    void attach_activity(std::shared_ptr<const std::atomic<uint64_t>> dma_bytes);
+
 private:
     void update_locked();
 

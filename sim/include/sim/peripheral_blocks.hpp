@@ -36,11 +36,8 @@ private:
 // AXI Quad SPI (PG153) register map: SRR 0x40, SPICR 0x60, SPISR 0x64, DTR 0x68, DRR 0x6C,
 // SPISSR 0x70, FIFO occupancy 0x74/0x78, DGIER 0x1C, IPISR 0x20, IPIER 0x28.
 std::shared_ptr<RegisterFileBlock> make_quad_spi_block();
-// XADC Wizard (PG091) / System Management Wizard (PG185): SRR 0x0, SR 0x4, AOSR 0x8,
-// CONVSTR 0xC, SYSMONRR 0x10, GIER 0x5C, IPISR 0x60, IPIER 0x68 and the DRP status registers
-// from 0x200 (temperature, VCCINT, VCCAUX, ...) holding plausible conversions.
-std::shared_ptr<RegisterFileBlock> make_xadc_block();
-std::shared_ptr<RegisterFileBlock> make_sysmon_block();
+// The XADC Wizard (PG091) and System Management Wizard (PG185) models are in
+// sim/system_monitor_models.hpp: their readings follow the die (sim/die_thermal.hpp).
 // AXI IIC (PG090): GIE 0x1C, ISR 0x20, IER 0x28, SOFTR 0x40, CR 0x100, SR 0x104,
 // TX_FIFO 0x108, RX_FIFO 0x10C, ADR 0x110, TX/RX_FIFO_OCY 0x114/0x118, TEN_ADR 0x11C,
 // RX_FIFO_PIRQ 0x120, GPO 0x124.

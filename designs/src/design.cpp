@@ -28,6 +28,7 @@ constexpr PeripheralNames kPeripheralNames[] = {
     {PeripheralType::AxiStreamSwitch, "axi_stream_switch", "AXI4-Stream Switch"},
     {PeripheralType::UserAccessTimestamp, "user_access_timestamp", "User access build timestamp"},
     {PeripheralType::UltrascaleDna, "ultrascale_dna", "UltraScale DNA"},
+    {PeripheralType::Cms, "cms", "CMS"},
 };
 
 const PeripheralNames* names_of(PeripheralType type) {
@@ -66,6 +67,7 @@ uint64_t register_frame_size(PeripheralType type, unsigned master_ports, unsigne
     case PeripheralType::AxiStreamSwitch: return 0x40 + 4ull * master_ports;  // MI_MUX after 0x40 (PG085)
     case PeripheralType::UserAccessTimestamp: return 4;
     case PeripheralType::UltrascaleDna: return 12;
+    case PeripheralType::Cms: return 0x40000;  // PG348 Addressing: 256 KiB (0x4_0000) of address space
     }
     return 4;
 }

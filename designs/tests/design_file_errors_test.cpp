@@ -98,6 +98,14 @@ TEST(DesignFileErrors, PeripheralProblemsNameTheArrayElement) {
                                                   {"type": "xadc", "bar": 0, "offset": "0x40"}])"))
                   .find("field peripherals[1]: Invalid argument (overlaps peripherals[0] in BAR 0)"),
               std::string::npos);
+    // A CMS spans 256 KiB (PG348 Addressing): a peripheral inside that span overlaps it.
+    EXPECT_NE(error_of(design(R"(, "peripherals": [{"type": "cms", "bar": 0, "offset": 0},
+                                                  {"type": "quad_spi", "bar": 0, "offset": "0x3ff00"}])"))
+                  .find("field peripherals[1]: Invalid argument (overlaps peripherals[0] in BAR 0)"),
+              std::string::npos);
+    EXPECT_NE(error_of(design(R"(, "peripherals": [{"type": "cms", "bar": 0, "offset": 0, "slaves": 2}])"))
+                  .find("field peripherals[0].slaves: Invalid argument (unknown field"),
+              std::string::npos);
 }
 
 // The SYSMON primitive (UG580: SYSMONE1 UltraScale, SYSMONE4 UltraScale+) is spelt as the

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -88,6 +89,37 @@ TEST(Registry, Tef1001StreamLoopbackIsDescribedAsInTheTable) {
     EXPECT_EQ(d->simulation.user_access_timestamp, 0xC1310413u);
     EXPECT_EQ(d->peripherals_for_revision(0).size(), 5u) << "the switch is gated on revision 1";
     EXPECT_EQ(d->peripherals_for_revision(1).size(), 6u);
+}
+
+// fpga_sio's table (behaviour reference 7.2): the U200 designs with a CMS, on BAR 0.
+TEST(Registry, U200DesignsHaveTheirCms) {
+    const designs::Registry registry = builtins();
+    EXPECT_STREQ(designs::json_name(designs::PeripheralType::Cms), "cms");
+    EXPECT_STREQ(designs::display_name(designs::PeripheralType::Cms), "CMS");
+    EXPECT_EQ(designs::register_frame_size(designs::PeripheralType::Cms), 0x40000u) << "PG348 Addressing: 256 KiB";
+    struct Expected {
+        const char* design;
+        uint64_t offset;
+        uint8_t min_revision;
+        size_t peripherals;  // of the newest revision
+    };
+    for (const Expected& e : {Expected{"U200_100G_ether_simplex_tx", 0x40000, 1, 5},
+                              Expected{"U200_ibert_100G_ether", 0x0, 0, 4},
+                              Expected{"U200_100G_ether_duplex", 0x40000, 0, 6},
+                              Expected{"U200_dma_ddr4", 0x40000, 0, 5}}) {
+        const designs::Design* d = registry.find(e.design);
+        ASSERT_NE(d, nullptr) << e.design;
+        EXPECT_EQ(d->peripherals_for_revision(255).size(), e.peripherals) << e.design;
+        const auto cms = std::find_if(d->peripherals.begin(), d->peripherals.end(),
+                                      [](const designs::Peripheral& p) { return p.type == designs::PeripheralType::Cms; });
+        ASSERT_NE(cms, d->peripherals.end()) << e.design;
+        EXPECT_EQ(cms->bar, 0u) << e.design;
+        EXPECT_EQ(cms->offset, e.offset) << e.design;
+        EXPECT_EQ(cms->min_revision, e.min_revision) << e.design;
+        EXPECT_EQ(d->description.find("CMS"), std::string::npos) << e.design << ": " << d->description;
+    }
+    const designs::Design* simplex = registry.find("U200_100G_ether_simplex_tx");
+    EXPECT_EQ(simplex->peripherals_for_revision(0).size(), 1u) << "rev 0: the timestamp only";
 }
 
 TEST(Registry, MatchesByIdsAndRevision) {

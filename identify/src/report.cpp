@@ -33,6 +33,15 @@ std::string switch_lines(const SwitchInfo& sw) {
     return "Enabled AXI4-Stream Switch route(s):\n" + routes;
 }
 
+std::string peripheral_lines(const IdentifiedDesign& d, designs::PeripheralType type) {
+    std::string text;
+    for (const PeripheralInfo& p : d.peripherals)
+        if (p.type == type)
+            text += format("%s registers at bar %u offset 0x%llx\n", designs::display_name(p.type), p.bar,
+                           static_cast<unsigned long long>(p.offset));
+    return text;
+}
+
 }  // namespace
 
 std::string format_text(const IdentifiedDesign& d) {
@@ -45,14 +54,16 @@ std::string format_text(const IdentifiedDesign& d) {
                        designs::BuildTimestamp::decode(*d.user_access_timestamp).to_string().c_str());
     for (const DnaInfo& dna : d.dna)
         text += format("UltraScale DNA[%u]: %08X%08X%08X\n", dna.slr, dna.words[0], dna.words[1], dna.words[2]);
-    // Peripherals in fpga_sio's fixed order: Quad SPI, XADC, SYSMON, IIC, bit-banged I2C GPIO.
+    // Peripherals in fpga_sio's fixed order: Quad SPI, XADC, SYSMON, IIC, bit-banged I2C GPIO;
+    // then the switch routes; then the CMS (fpga_sio prints it after the switch and CMAC ports).
     for (designs::PeripheralType type : designs::kPeripheralTypes)
-        for (const PeripheralInfo& p : d.peripherals)
-            if (p.type == type)
-                text += format("%s registers at bar %u offset 0x%llx\n", designs::display_name(p.type), p.bar,
-                               static_cast<unsigned long long>(p.offset));
+        if (type != designs::PeripheralType::Cms)
+            text += peripheral_lines(d, type);
     if (d.axi_switch)
         text += switch_lines(*d.axi_switch);
+    // Identification is read-only: the CMS is shown by place only, since its firmware (and so its
+    // configuration lines in fpga_sio) needs MB_RESETN_REG released, a write (PG348 Resets).
+    text += peripheral_lines(d, designs::PeripheralType::Cms);
     return text;
 }
 

@@ -116,6 +116,27 @@ TEST(Identify, RealSwitchReportsItsRoutes) {
               std::string::npos);
 }
 
+// fpga_sio prints the CMS after the switch routes; identification shows where it is and leaves
+// its MicroBlaze held in reset (releasing it is a write, PG348 Resets).
+TEST(Identify, CmsIsShownByPlaceAfterTheSwitchAndLeftInReset) {
+    const designs::Design& design = *registry().find("U200_100G_ether_duplex");
+    sim::DesignInstance duplex = instance(design, 2);
+    const auto found = identify::identify_device(*duplex.device, design).value();
+    const std::string text = identify::format_text(found);
+    const std::string tail = "Quad SPI registers at bar 0 offset 0x6000\n"
+                             "SYSMON registers at bar 0 offset 0x4000\n"
+                             "All 4 master ports in AXI4-Stream Switch are disabled\n"
+                             "CMS registers at bar 0 offset 0x40000\n";
+    ASSERT_GE(text.size(), tail.size());
+    EXPECT_EQ(text.substr(text.size() - tail.size()), tail) << text;
+    EXPECT_EQ(duplex.device->bar(0).value()->read(0x40000 + 0x20000, 4).value(), 0u) << "MB_RESETN_REG still 0";
+    const designs::Design& simplex = *registry().find("U200_100G_ether_simplex_tx");
+    sim::DesignInstance rev0 = instance(simplex, 0);
+    EXPECT_EQ(identify::format_text(identify::identify_device(*rev0.device, simplex).value()).find("CMS"),
+              std::string::npos)
+        << "CMS from revision 1";
+}
+
 TEST(Identify, RevisionGateLeavesOutTheSwitch) {
     const designs::Design& design = *registry().find("TEF1001_dma_stream_loopback");
     sim::DesignInstance rev0 = instance(design, 0);

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "sim/system_monitor_models.hpp"
+#include "sim/cms_model.hpp"
 #include "sim/xdma_model.hpp"
 
 namespace sim {
@@ -48,6 +49,7 @@ std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const de
     case PeripheralType::UserAccessTimestamp: return make_constant_block({user_access_value(design)});
     case PeripheralType::UltrascaleDna: return make_constant_block(dna_words(design, dna_index));
     case PeripheralType::AxiStreamSwitch: return std::make_shared<AxiStreamSwitchBlock>(p.master_ports, p.slave_ports);
+    case PeripheralType::Cms: return std::make_shared<CmsModel>(die);
     }
     return nullptr;
 }

@@ -36,11 +36,12 @@ enum class PeripheralType {
     AxiStreamSwitch,      // AXI4-Stream Switch (PG085) with control-register routing
     UserAccessTimestamp,  // USR_ACCESS register holding the bitstream build timestamp
     UltrascaleDna,        // DNA_PORTE2 device identifier, 96 bits in three words
+    Cms,                  // Alveo Card Management Solution Subsystem (PG348)
 };
 inline constexpr PeripheralType kPeripheralTypes[] = {
     PeripheralType::QuadSpi, PeripheralType::Xadc, PeripheralType::Sysmon, PeripheralType::Iic,
     PeripheralType::BitBangedI2cGpio, PeripheralType::AxiStreamSwitch, PeripheralType::UserAccessTimestamp,
-    PeripheralType::UltrascaleDna};
+    PeripheralType::UltrascaleDna, PeripheralType::Cms};
 const char* json_name(PeripheralType type);     // "quad_spi", "xadc", ...
 const char* display_name(PeripheralType type);  // "Quad SPI", "XADC", "bit-banged I2C GPIO", ...
 // Bytes of register space the peripheral needs; its BAR must hold offset + frame. A SYSMON's

@@ -154,7 +154,7 @@ TEST(CmsModel, SimulatedU200DesignsHaveTheirCms) {
     }
     sim::DesignInstance ibert = instance("U200_ibert_100G_ether");
     EXPECT_EQ(read32(*ibert.device, CmsModel::MB_RESETN_REG), 0u) << "CMS at 0x0";
-    const uint32_t sysmon_temperature = read32(*ibert.device, 0x40000 + 0x200);
+    const uint32_t sysmon_temperature = read32(*ibert.device, 0x40000 + 0x400);  // PG185: DRP 00h, the temperature
     EXPECT_NE(sysmon_temperature, 0u) << "SYSMON still at 0x40000";
     EXPECT_NE(sysmon_temperature, 0xffffffffu);
 }

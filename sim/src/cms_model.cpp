@@ -1,0 +1,190 @@
+#include "sim/cms_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sim {
+namespace {
+
+double steady_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+uint64_t width_mask(unsigned width) { return width >= 8 ? ~0ull : (1ull << (width * 8)) - 1; }
+
+// One sensor of a U200/U250 (PG348 Table 3): its MAX_REG offset in the REG_MAP (AVG_REG and
+// INS_REG follow at +4 and +8, Table 2) and its instantaneous value in the register's unit
+// (mV, mA, C or RPM) for a die at `celsius` under `load` (0..1).
+struct SensorModel {
+    uint64_t max_reg;
+    double (*ins)(double celsius, double load);
+};
+
+// Supplies at their nominal voltage; the 12 V inputs droop a little and their currents rise
+// with the DMA load, as VCCINT's current does; board temperatures sit below the die's.
+constexpr SensorModel kU200Sensors[] = {
+    {0x0020, [](double, double load) { return 12000.0 - 150.0 * load; }},  // 12V_PEX
+    {0x002C, [](double, double) { return 3300.0; }},                      // 3V3_PEX
+    {0x0038, [](double, double) { return 3300.0; }},                      // 3V3_AUX
+    {0x0044, [](double, double load) { return 12000.0 - 100.0 * load; }},  // 12V_AUX
+    {0x0050, [](double, double) { return 2500.0; }},                      // DDR4_VPP_BTM
+    {0x005C, [](double, double) { return 5500.0; }},                      // SYS_5V5
+    {0x0068, [](double, double) { return 1200.0; }},                      // VCC1V2_TOP
+    {0x0074, [](double, double) { return 1800.0; }},                      // VCC1V8
+    {0x0080, [](double, double) { return 850.0; }},                       // VCC0V85
+    {0x008C, [](double, double) { return 2500.0; }},                      // DDR4_VPP_TOP
+    {0x0098, [](double, double) { return 900.0; }},                       // MGT0V9AVCC
+    {0x00A4, [](double, double) { return 12000.0; }},                     // 12V_SW
+    {0x00B0, [](double, double) { return 1200.0; }},                      // MGTAVTT
+    {0x00BC, [](double, double) { return 1200.0; }},                      // VCC1V2_BTM
+    {0x00C8, [](double, double load) { return 1800.0 + 3200.0 * load; }},  // 12VPEX_I_IN
+    {0x00D4, [](double, double load) { return 1200.0 + 2800.0 * load; }},  // 12V_AUX_I_IN
+    {0x00E0, [](double, double) { return 850.0; }},                       // VCCINT
+    {0x00EC, [](double, double load) { return 9000.0 + 21000.0 * load; }},  // VCCINT_I
+    {0x00F8, [](double c, double) { return c; }},                         // FPGA_TEMP
+    {0x0104, [](double c, double) { return c - 12.0; }},                  // FAN_TEMP
+    {0x0110, [](double c, double) { return c - 6.0; }},                   // DIMM_TEMP0
+    {0x011C, [](double c, double) { return c - 7.0; }},                   // DIMM_TEMP1
+    {0x0128, [](double c, double) { return c - 8.0; }},                   // DIMM_TEMP2
+    {0x0134, [](double c, double) { return c - 9.0; }},                   // DIMM_TEMP3
+    {0x0140, [](double c, double) { return c - 9.0; }},                   // SE98_TEMP0
+    {0x014C, [](double c, double) { return c - 10.0; }},                  // SE98_TEMP1
+    {0x0158, [](double c, double) { return c - 11.0; }},                  // SE98_TEMP2
+    {0x0164, [](double c, double) { return 2000.0 + 40.0 * std::max(0.0, c - 38.0); }},  // FAN_SPEED
+    {0x0170, [](double c, double) { return c - 10.0; }},                  // CAGE_TEMP0
+    {0x017C, [](double c, double) { return c - 10.0; }},                  // CAGE_TEMP1
+    {0x02CC, [](double c, double) { return c - 3.0; }},                   // VCCINT_TEMP
+};
+
+const SensorModel* find_sensor(uint64_t reg) {
+    for (const SensorModel& s : kU200Sensors)
+        if (reg >= s.max_reg && reg < s.max_reg + 12)
+            return &s;
+    return nullptr;
+}
+
+// Registers hold unsigned integers (Table 2): a value below zero reads 0.
+uint32_t to_register(double value) { return value <= 0 ? 0u : static_cast<uint32_t>(std::lround(value)); }
+
+}  // namespace
+
+CmsModel::CmsModel(std::shared_ptr<DieThermal> die, Config config) : m_die(std::move(die)), m_config(std::move(config)) {
+    if (!m_config.clock)
+        m_config.clock = steady_seconds;
+}
+
+uint64_t CmsModel::read(uint64_t offset, unsigned width) {
+    std::lock_guard lock(m_mutex);
+    uint64_t value = 0;
+    for (uint64_t byte = 0; byte < width; byte += 4 - ((offset + byte) & 3)) {
+        const uint64_t at = offset + byte;
+        value |= (static_cast<uint64_t>(read_locked(at & ~3ull)) >> ((at & 3) * 8)) << (byte * 8);
+    }
+    return value & width_mask(width);
+}
+
+void CmsModel::write(uint64_t offset, unsigned width, uint64_t value) {
+    std::lock_guard lock(m_mutex);
+    if (width >= 4 && offset % 4 == 0)  // the registers are 32-bit (PG348): narrower writes are ignored
+        for (unsigned word = 0; word < width / 4; ++word)
+            write_locked(offset + 4 * word, static_cast<uint32_t>(value >> (32 * word)));
+}
+
+void CmsModel::reset() {
+    std::lock_guard lock(m_mutex);
+    m_running = false;
+    m_error_reg = 0;
+    m_control = 0;
+    m_extremes.clear();
+}
+
+void CmsModel::set_error_reg(uint32_t value) {
+    std::lock_guard lock(m_mutex);
+    m_error_reg = value;
+}
+
+void CmsModel::set_power_bad(bool bad) {
+    std::lock_guard lock(m_mutex);
+    m_power_bad = bad;
+}
+
+bool CmsModel::ready_locked() const {
+    if (!m_running || m_config.boot_delay.count() < 0)
+        return false;
+    return m_config.clock() - m_released_at >= std::chrono::duration<double>(m_config.boot_delay).count();
+}
+
+void CmsModel::start_firmware_locked() {
+    m_running = true;
+    m_released_at = m_config.clock();
+    m_error_reg = 0;
+    m_control = 0;
+    m_extremes.clear();  // the firmware starts its MAX and AVG afresh
+}
+
+uint32_t CmsModel::read_locked(uint64_t offset) {
+    if (offset == MB_RESETN_REG)
+        return m_running ? 1u : 0u;
+    if (offset >= REG_MAP && offset < REG_MAP + 0x2000)
+        return ready_locked() ? reg_map_locked(offset - REG_MAP) : 0u;
+    return 0;  // firmware memory, HOST_INTC (no interrupt pending), reserved space
+}
+
+void CmsModel::write_locked(uint64_t offset, uint32_t value) {
+    if (offset == MB_RESETN_REG) {
+        const bool release = (value & 1u) != 0;
+        if (release && !m_running)
+            start_firmware_locked();
+        else if (!release)
+            m_running = false;
+        return;
+    }
+    if (offset != REG_MAP + CONTROL_REG || !ready_locked())
+        return;  // the REG_MAP's other registers are read-only to the host (Table 2)
+    if (value & CONTROL_RESET_MAX_AVG)
+        m_extremes.clear();
+    if (value & CONTROL_RESET_ERROR_REG)
+        m_error_reg = 0;
+    if (value & CONTROL_REBOOT_MICROBLAZE) {
+        start_firmware_locked();
+        return;
+    }
+    // The self-clearing bits read back 0 once done, which here is at once.
+    m_control = value & ~(CONTROL_RESET_MAX_AVG | CONTROL_RESET_ERROR_REG);
+}
+
+uint32_t CmsModel::reg_map_locked(uint64_t offset) {
+    switch (offset) {
+    case REG_MAP_ID_REG: return kRegMapId;
+    case FW_VERSION_REG: return kFirmwareVersion;
+    case STATUS_REG: return 1u << 28;  // Satellite Controller Mode 1 (normal)
+    case ERROR_REG: return m_error_reg;
+    case PROFILE_NAME_REG: return kProfileU200U250;
+    case CONTROL_REG: return m_control;
+    case HOST_MSG_OFFSET_REG: return 0x1000;
+    case HOST_MSG_ERROR_REG: return 0;
+    case HOST_STATUS2_REG: return 1;  // REG_MAP ready (read only once ready)
+    case POWER_GOOD_INS_REG: return m_power_bad ? 1u : 0u;
+    default: return sensor_locked(offset);
+    }
+}
+
+uint32_t CmsModel::sensor_locked(uint64_t offset) {
+    const SensorModel* sensor = find_sensor(offset);
+    if (!sensor)
+        return 0;  // a sensor this card does not have, or reserved space
+    const double celsius = m_die ? m_die->temperature_c() : 38.0;
+    const double load = m_die ? m_die->load() : 0.0;
+    const uint32_t ins = to_register(sensor->ins(celsius, load));
+    Extremes& e = m_extremes[sensor->max_reg];
+    e.max = std::max(e.max, ins);
+    e.sum += ins;
+    ++e.count;
+    switch (offset - sensor->max_reg) {
+    case 0: return e.max;
+    case 4: return to_register(e.sum / static_cast<double>(e.count));
+    default: return ins;
+    }
+}
+
+}  // namespace sim

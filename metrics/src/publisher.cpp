@@ -1,7 +1,7 @@
 // Where --metrics sends the exposition text: a file for node_exporter's textfile collector
 // (node_exporter README, "Textfile Collector": only *.prom files are read; write a temporary file
 // and move it into place, so that the collector never reads half a file), or a Pushgateway
-// (Pushgateway README, "API": PUT replaces every metric of the grouping key).
+// (Pushgateway README, "API": PUT replaces every metric of the grouping key, DELETE removes them).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -93,6 +93,11 @@ public:
         PDT_CHECK(file.commit(m_path));
         return sync_directory(m_path);
     }
+    vfio::Result<void> withdraw() override {
+        if (::unlink(m_path.c_str()) != 0 && errno != ENOENT)
+            return vfio::errno_error("remove metrics file", m_path);
+        return sync_directory(m_path);
+    }
 
 private:
     std::string m_path;
@@ -142,6 +147,10 @@ public:
     vfio::Result<void> publish(const std::string& exposition) override {
         const HttpResponse response = PDT_TRY(http_exchange(m_url, "PUT", m_url.path + m_grouping, exposition));
         return expect_success(response, "PUT", target(), "");
+    }
+    vfio::Result<void> withdraw() override {
+        const HttpResponse response = PDT_TRY(http_exchange(m_url, "DELETE", m_url.path + m_grouping, ""));
+        return expect_success(response, "DELETE", target(), "");
     }
 
 private:

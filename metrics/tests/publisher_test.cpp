@@ -72,6 +72,19 @@ TEST(FilePublisher, OpenLeavesNothingAndPublishWritesTheTextReadableByAll) {
     EXPECT_EQ(st.st_mode & 0777, 0644u);  // node_exporter runs as its own user
 }
 
+TEST(FilePublisher, WithdrawRemovesTheFile) {
+    TempDir dir;
+    auto publisher = metrics::open_publisher(dir / "pdt.prom", "pdt", "lab1");
+    ASSERT_TRUE(publisher.ok());
+    ASSERT_TRUE((*publisher)->publish("pdt_x 1\n").ok());
+    ASSERT_TRUE((*publisher)->withdraw().ok());
+    EXPECT_TRUE(dir.entries().empty());
+    EXPECT_TRUE((*publisher)->withdraw().ok());  // nothing there: nothing to do
+    fs::create_directory(dir / "pdt.prom");
+    EXPECT_EQ((*publisher)->withdraw().error().message(),
+              "remove metrics file " + dir / "pdt.prom" + ": Is a directory");
+}
+
 // A reader (node_exporter scraping) sees the old text or the new one, never a part.
 TEST(FilePublisher, AReaderNeverSeesAHalfWrittenFile) {
     TempDir dir;
@@ -177,6 +190,21 @@ TEST(PushPublisher, ChecksReadinessThenPutsTheTextUnderTheGroupingKey) {
                                            host + "User-Agent: pcie-dma-toolkit\r\nConnection: close\r\n"
                                            "Content-Type: text/plain; version=0.0.4\r\nContent-Length: " +
                                            std::to_string(text.size()) + "\r\n\r\n" + text);
+}
+
+TEST(PushPublisher, WithdrawDeletesTheGroup) {
+    HttpTestServer server({HttpTestServer::answer("200 OK", ""), HttpTestServer::answer("202 Accepted", ""),
+                           HttpTestServer::answer("500 Internal Server Error", "persistence failed\n")});
+    auto publisher = metrics::open_publisher(server.url(), "pdt", "lab1");
+    ASSERT_TRUE(publisher.ok()) << publisher.error().message();
+    const auto deleted = (*publisher)->withdraw();
+    ASSERT_TRUE(deleted.ok()) << deleted.error().message();
+    EXPECT_EQ(server.requests().at(1), "DELETE /metrics/job/pdt/instance/lab1 HTTP/1.1\r\nHost: 127.0.0.1:" +
+                                           std::to_string(server.port()) +
+                                           "\r\nUser-Agent: pcie-dma-toolkit\r\nConnection: close\r\n\r\n");
+    EXPECT_EQ((*publisher)->withdraw().error().message(),
+              "DELETE " + server.url() + "/metrics/job/pdt/instance/lab1: Protocol error (the server answered "
+              "\"HTTP/1.1 500 Internal Server Error\": persistence failed)");
 }
 
 TEST(PushPublisher, ARejectedPushNamesTheUrlStatusAndFirstLineOfTheBody) {

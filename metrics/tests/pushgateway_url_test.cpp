@@ -81,6 +81,10 @@ TEST(PushUrl, HostRefusals) {
               "parse Pushgateway URL http://[::1:9091: Invalid argument (an IPv6 host is written [hex:hex::hex])");
     EXPECT_EQ(refusal("http://[gw]:9091"),
               "parse Pushgateway URL http://[gw]:9091: Invalid argument (an IPv6 host is written [hex:hex::hex])");
+    EXPECT_EQ(refusal("http://[:]:9091"),
+              "parse Pushgateway URL http://[:]:9091: Invalid argument (an IPv6 host is written [hex:hex::hex])");
+    EXPECT_EQ(refusal("http://[1.2.3.4]:9091"),
+              "parse Pushgateway URL http://[1.2.3.4]:9091: Invalid argument (an IPv6 host is written [hex:hex::hex])");
     EXPECT_EQ(refusal("http://[::1]9091"),
               "parse Pushgateway URL http://[::1]9091: Invalid argument (after ] comes :PORT)");
 }

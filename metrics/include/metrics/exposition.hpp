@@ -60,6 +60,10 @@ public:
     virtual ~Publisher() = default;
     virtual std::string target() const = 0;
     virtual vfio::Result<void> publish(const std::string& exposition) = 0;
+    // Takes the report away: removes the file (none there is no error) or DELETEs the push group.
+    // Both paths otherwise serve the last report for ever, so a run that ends and leaves it
+    // behind looks, by its pdt_last_report_timestamp_seconds, like a run that stopped reporting.
+    virtual vfio::Result<void> withdraw() = 0;
 };
 
 // Opens the target and proves it usable at start-up: the file's directory is writable (a

@@ -16,6 +16,7 @@ packages=(
   debootstrap                    # scripts/test_deb.sh: the .deb installed on a clean Debian 12 root
   gnuplot-nox                    # pcie_link_report: the SVG plots of the link report
   chromium                       # the test that renders the link report in headless Chromium
+  prometheus prometheus-node-exporter prometheus-pushgateway   # monitoring/: promtool checks the alert rules; the fleet test runs all three on loopback ports
 )
 missing=()
 for p in "${packages[@]}"; do

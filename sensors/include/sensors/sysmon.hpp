@@ -7,12 +7,14 @@
 #include <memory>
 #include <string>
 
+#include "designs/design.hpp"
 #include "streams/sensor_block.hpp"
 #include "vfio_access/mmio.hpp"
 
 namespace sensors {
 
-enum class SysmonPrimitive { Sysmone1, Sysmone4 };
+// The primitive as the design data names it (designs/design.hpp): SYSMONE1 or SYSMONE4.
+using SysmonPrimitive = designs::SysmonPrimitive;
 
 // PG185: the master's DRP 00h..FFh at 0x400 + 4 * DRP; the slave SYSMON that sysmon_slave_sel
 // n selects has the same layout n * 0x800 further on (at most 3 slaves).

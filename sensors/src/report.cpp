@@ -1,0 +1,93 @@
+#include "sensors/report.hpp"
+
+#include "vfio_access/format.hpp"
+#include "vfio_access/json_text.hpp"
+
+namespace sensors {
+namespace {
+
+// Supplies to the millivolt, temperatures, currents and power to a hundredth.
+std::string figure(double value, streams::SensorUnit unit) {
+    const int places = unit == streams::SensorUnit::Volts ? 4 : 2;
+    return vfio::format("%9.*f %s", places, value, streams::unit_symbol(unit));
+}
+
+std::string json_number(const std::optional<double>& value) {
+    return value ? vfio::format("%.4f", *value) : "null";
+}
+
+std::string json_list(const std::vector<std::string>& items) {
+    std::string out = "[";
+    for (const std::string& item : items)
+        out += (out.size() > 1 ? "," : "") + vfio::json_quote(item);
+    return out + "]";
+}
+
+}  // namespace
+
+std::string format_sample_text(const DesignPlace& place, const streams::SensorBlock& block,
+                               const streams::SensorSample& sample) {
+    std::string text = vfio::format("Displaying %s values for design %s in PCI device %s IOMMU group %d:\n",
+                                    block.kind().c_str(), place.design.c_str(), place.address.c_str(), place.iommu_group);
+    text += vfio::format("  %-22s %-13s %-13s %-13s\n", "Sensor", "Measurement", "Min", "Max");
+    for (const streams::SensorReading& reading : sample.readings) {
+        if (!reading.value) {
+            text += vfio::format("  %-22s unreadable: %s\n", reading.name.c_str(), reading.unreadable.c_str());
+            continue;
+        }
+        std::string line = vfio::format("  %-22s %s", reading.name.c_str(), figure(*reading.value, reading.unit).c_str());
+        line += "   " + (reading.min ? figure(*reading.min, reading.unit) : std::string(11, ' '));
+        line += "   " + (reading.max ? figure(*reading.max, reading.unit) : std::string(11, ' '));
+        if (reading.alarm)
+            line += "   ALARM";
+        while (!line.empty() && line.back() == ' ')
+            line.pop_back();
+        text += line + "\n";
+    }
+    std::string alarms;
+    for (const std::string& alarm : sample.alarms)
+        alarms += (alarms.empty() ? "" : ", ") + alarm;
+    text += "  Alarms: " + (alarms.empty() ? std::string("none") : alarms) + "\n";
+    for (const std::string& status : sample.status)
+        text += "  " + status + "\n";
+    return text + "\n";
+}
+
+std::string format_sample_json(const DesignPlace& place, const streams::SensorBlock& block,
+                               const streams::SensorSample& sample) {
+    std::string readings;
+    for (const streams::SensorReading& r : sample.readings) {
+        readings += readings.empty() ? "" : ",";
+        readings += "{\"name\":" + vfio::json_quote(r.name) + ",\"unit\":" + vfio::json_quote(streams::unit_name(r.unit)) +
+                    ",\"value\":" + json_number(r.value) + ",\"min\":" + json_number(r.min) +
+                    ",\"max\":" + json_number(r.max) + ",\"alarm\":" + (r.alarm ? "true" : "false");
+        if (!r.value)
+            readings += ",\"unreadable\":" + vfio::json_quote(r.unreadable);
+        readings += "}";
+    }
+    return "{\"design\":" + vfio::json_quote(place.design) + ",\"pci_address\":" + vfio::json_quote(place.address) +
+           ",\"iommu_group\":" + std::to_string(place.iommu_group) + ",\"block\":" + vfio::json_quote(block.kind()) +
+           ",\"location\":" + vfio::json_quote(block.location()) + ",\"readings\":[" + readings +
+           "],\"alarms\":" + json_list(sample.alarms) + ",\"status\":" + json_list(sample.status) + "}";
+}
+
+std::string temperatures_text(const std::vector<std::pair<std::string, streams::SensorSample>>& blocks) {
+    std::string text;
+    for (const auto& [kind, sample] : blocks)
+        for (const streams::SensorReading& r : sample.readings)
+            if (r.unit == streams::SensorUnit::Celsius && r.value)
+                text += (text.empty() ? "" : ", ") + vfio::format("%s %s %.1f C", kind.c_str(), r.name.c_str(), *r.value);
+    return text.empty() ? "no readable temperature" : text;
+}
+
+std::string temperatures_json(const std::vector<std::pair<std::string, streams::SensorSample>>& blocks) {
+    std::string json;
+    for (const auto& [kind, sample] : blocks)
+        for (const streams::SensorReading& r : sample.readings)
+            if (r.unit == streams::SensorUnit::Celsius && r.value)
+                json += (json.empty() ? "" : ",") + ("{\"block\":" + vfio::json_quote(kind) + ",\"sensor\":" +
+                                                     vfio::json_quote(r.name) + vfio::format(",\"celsius\":%.2f}", *r.value));
+    return "[" + json + "]";
+}
+
+}  // namespace sensors

@@ -143,6 +143,10 @@ json to_json(const RunResult& r) {
     j["pci_info_before"] = r.pci_info_before;
     j["pci_info_after"] = r.pci_info_after;
     j["predictions"] = r.predictions ? predictions_json(*r.predictions) : json(nullptr);
+    if (r.board_health)
+        j["board_health"] = {{"temperature_c", r.board_health->celsius},
+                             {"max_temperature_c", r.board_health->max_celsius},
+                             {"temperature_sensor", r.board_health->sensor}};
     j["verdict"] = r.verdict;
     j["warnings"] = r.warnings;
     j["failures"] = r.failures;

@@ -191,9 +191,16 @@ int run_tool(const ToolOptions& o, CopyEndpoint& endpoint, const std::string& ad
         auto done = run_step(run, step);
         if (!done)
             record_error(run, step, done.error());
+        if (o.health.trip)
+            if (auto reason = o.health.trip())
+                r.failures.push_back("board health: " + *reason);
+        if (o.health.after_step)
+            o.health.after_step(r);
         if (!r.failures.empty())
-            break;  // a failed check or a broken endpoint: nothing after it is trusted
+            break;  // a failed check, a broken endpoint or a card too hot: nothing after it is trusted
     }
+    if (o.health.temperature)
+        r.board_health = o.health.temperature();
     if (device) {
         r.link_under_load = device->stop_load_monitor();
         r.link_after = device->link();
@@ -221,6 +228,8 @@ int run_tool(const ToolOptions& o, CopyEndpoint& endpoint, const std::string& ad
     const bool file_only = o.steps == std::vector<std::string>{"ceiling"} && !o.ceiling_from.empty();
     r.verdict = decide_verdict(r, o.steps.size(), file_only ? o.ceiling_from : "");
     r.duration_s = seconds_since(start);
+    if (o.health.after_step)
+        o.health.after_step(r);  // the verdict, for the metrics
     if (o.json)
         out << to_json(r).dump(2) << "\n";
     else

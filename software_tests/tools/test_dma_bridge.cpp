@@ -29,6 +29,7 @@ struct Cli {
     bool a32 = false, json = false, isolate_iommu_groups = false;
     cli::XdmaModeText modes;
     std::string lock_timeout;
+    tool_support::BoardHealthCli health;  // --max_temperature, --metrics
 };
 
 vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
@@ -116,6 +117,7 @@ int main(int argc, char** argv) {
     cli::add_json_option(d, cli.json, cli::JsonForm::Lines);
     cli::add_lock_timeout_option(d, cli.lock_timeout);
     cli::add_xdma_mode_options(d, cli.modes);
+    tool_support::add_board_health_options(d, cli.health);
     if (auto status = parse_command_line(argc, argv, d, "Tests the DMA bridge of identified designs."))
         return *status;
     auto options = convert(cli);
@@ -146,6 +148,11 @@ int main(int argc, char** argv) {
             std::cout << (cli.json ? kNothingOpenedJson : "Overall FAIL\n");
         return opened.status;
     }
+    int health_status = 0;
+    auto health = open_board_health(cli.health, tool_support::designs_under_test(opened.found), cli.json, health_status);
+    if (!health)
+        return health_status;
+    options->stream.health = health.get();
     report_dma_failures(cli.json ? stderr : stdout);  // registers and AER on a DMA failure
     const int status = run_test_dma_bridge(opened.found.designs, *options, stdout);
     if (cli.json)

@@ -32,7 +32,8 @@ TOOLS = ["display_identified_pcie_fpga_designs", "display_possible_fpga_designs"
          "display_physical_slots", "pcie_set_speed", "display_vfio_information", "test_dma_bridge",
          "test_dma_bridge_parallel_streams", "test_dma_bridge_independent_streams", "test_dma_descriptor_credits",
          "crc64_stream_latency", "xilinx_axi_stream_switch_set_routing", "pcie_link_measure", "pcie_link_report",
-         "vfio_multi_process_manager", "vfio_access_keep_open"]
+         "vfio_multi_process_manager", "vfio_access_keep_open", "display_sensor_values",
+         "display_temperature_values"]
 DMA_TOOLS = ["test_dma_bridge", "test_dma_bridge_parallel_streams", "test_dma_bridge_independent_streams",
              "test_dma_descriptor_credits", "crc64_stream_latency"]
 
@@ -40,7 +41,7 @@ DMA_TOOLS = ["test_dma_bridge", "test_dma_bridge_parallel_streams", "test_dma_br
 VOLATILE_LINE = re.compile(
     r"Mbytes/sec|[GM]B/s|bytes in|words|secs?\b|seconds|\bus\b|\bns\b|\bms\b|RSS|took|elapsed|"
     r"transfers|packets|samples|copies|runs|completions|iterations|held|credits? (used|returned)|"
-    r"timestamp|\d+ of \d+|(?-i:\bCI\b)|p50|p99|median|mean|\bmin |\bmax ", re.I)
+    r"timestamp|^\d\d:\d\d:\d\d |\d+ of \d+|(?-i:\bCI\b)|p50|p99|median|mean|\bmin |\bmax ", re.I)
 FLOAT = re.compile(r"(?<![\w.:])-?\d+\.\d+(e[-+]?\d+)?")  # not a BDF's dd.f
 INTEGER = re.compile(r"(?<![\w.])\d+(?![\w.])")
 # Lines present or not by timing alone: a stream interval too short for a rate or with no
@@ -174,6 +175,15 @@ def commands(find):
         runs.append(("measure_model_json", "pcie_link_measure", sub + MODEL + ["--json"]))
     for sub in MEASURE[:2]:
         runs.append(("measure_xdma", "pcie_link_measure", sub + XDMA))
+    # Every built-in design with a sensor block (XADC, SYSMON, CMS), and one without.
+    for d in all_designs:
+        peripherals = json.load(open(os.path.join(SOURCE, "designs", "data", d + ".json"))).get("peripherals", [])
+        if any(p["type"] in ("xadc", "sysmon", "cms") for p in peripherals):
+            runs.append(("sensors", "display_sensor_values", ["--sim_design", d]))
+            runs.append(("sensors_json", "display_sensor_values", ["--sim_design", d, "--json"]))
+    runs.append(("sensors", "display_sensor_values", ["--sim_design", "AS02MC04_enum"]))
+    runs.append(("sensors", "display_temperature_values",
+                 ["--sim_design", "TEF1001_dma_ddr3", "--sim_design", "U200_dma_ddr4", "--duration", "2"]))
     return runs
 
 

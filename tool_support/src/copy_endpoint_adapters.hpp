@@ -11,7 +11,9 @@ namespace tool_support {
 void add_xdma_options(boost::program_options::options_description& options, XdmaEndpointCli& cli);
 // EINVAL for a usage error (an unknown design, a bad --device); ENODEV when none was found
 // (the reasons are on stderr, as every tool prints them).
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpointCli& cli);
+// `designs` receives the design the endpoint copies through (board health).
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpointCli& cli,
+                                                               std::vector<DesignUnderTest>& designs);
 
 void add_cuda_options(boost::program_options::options_description& options, CudaEndpointCli& cli);
 // ENOTSUP when this build has no CUDA.

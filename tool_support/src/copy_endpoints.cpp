@@ -78,7 +78,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const s
     }
     if (endpoint == "xdma") {
         adapter = "xdma";
-        return open_xdma(m_xdma);
+        return open_xdma(m_xdma, m_designs);
     }
     if (endpoint == "edu") {
         adapter = "edu";

@@ -68,7 +68,8 @@ void add_xdma_options(po::options_description& options, XdmaEndpointCli& cli) {
     cli::add_xdma_mode_options(options, cli.modes);
 }
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpointCli& cli) {
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpointCli& cli,
+                                                               std::vector<DesignUnderTest>& designs) {
     std::string usage;
     auto locations = parse_locations(cli.devices, "--device", usage);
     if (!locations)
@@ -77,10 +78,11 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpoin
     const auto lock_timeout = PDT_TRY(cli::parse_lock_timeout(cli.lock_timeout));
     if (cli.queues == 0)
         return vfio::make_error("--xdma_queues 0", "xdma endpoint", EINVAL, "expected 1 or more");
-    const auto registry = PDT_TRY(designs::Registry::load(cli.design_files));
+    // The registry lives with the endpoint: the design of designs_under_test() points into it.
+    auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(cli.design_files)));
     DesignSelection selection{cli.sim_designs, *locations, lock_timeout, false};
     PDT_CHECK(set_sim_link(cli, selection));
-    OpenedDesigns opened = open_designs(registry, selection, nullptr, std::cerr);
+    OpenedDesigns opened = open_designs(*registry, selection, nullptr, std::cerr);
     if (opened.status == kUsageError)
         return vfio::make_error("open xdma endpoint", "--sim_design", EINVAL, "see the error above");
     const identify::IdentifiedDesign* design = memory_design(opened.found);
@@ -100,8 +102,11 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpoin
     config.ip = ip_options(*design);
     config.modes = modes;
     vfio::Device& device = *design->device;
-    auto owner = std::make_unique<OwningEndpoint<OpenedDesigns>>(std::move(opened));
+    const DesignUnderTest under_test{&device, design->design, design->identity};
+    using Owned = std::pair<std::unique_ptr<designs::Registry>, OpenedDesigns>;
+    auto owner = std::make_unique<OwningEndpoint<Owned>>(Owned{std::move(registry), std::move(opened)});
     owner->inner = PDT_TRY(xdma::open_copy_endpoint(device, config));
+    designs = {under_test};
     return std::unique_ptr<streams::CopyEndpoint>(std::move(owner));
 }
 

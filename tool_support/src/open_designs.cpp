@@ -160,4 +160,12 @@ std::optional<std::vector<vfio::PciAddress>> parse_locations(const std::vector<s
     return locations;
 }
 
+std::vector<DesignUnderTest> designs_under_test(const identify::Identification& found) {
+    std::vector<DesignUnderTest> designs;
+    for (const identify::IdentifiedDesign& design : found.designs)
+        if (design.device)
+            designs.push_back({design.device.get(), design.design, design.identity});
+    return designs;
+}
+
 }  // namespace tool_support

@@ -192,6 +192,8 @@ OpenedStreamDevices open_designs_as_stream_devices(const StreamDeviceRequest& re
     for (auto& device : *devices) {
         if (request.designs.sim_designs.empty())
             result.kernel_devices.push_back(&device->device());
+        const identify::IdentifiedDesign& identified = device->identified();
+        result.designs.push_back({&device->device(), identified.design, identified.identity});
         result.devices.push_back(std::move(device));
     }
     return result;

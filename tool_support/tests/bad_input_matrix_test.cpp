@@ -119,6 +119,19 @@ const ToolRows kTables[] = {
       {"no_vfio", "", Machine::no_vfio, kFail, "does not exist: no VFIO support; load the vfio-pci module"},
       device_not_bound("-d"), kNoPermission}},
 
+    // The sensor tools open designs as display_identified_pcie_fpga_designs does.
+    {"display_sensor_values",
+     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile, kNoDesign, missing_device("-d"),
+      device_not_bound("-d"), kNoPermission}},
+    {"display_temperature_values",
+     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kNoDesign,
+      {"zero_interval", "--interval 0", E, kUsage, "Error: parse option --interval \"0\""},
+      {"bad_max_temperature", "--sim_design TEF1001_dma_ddr3 --max_temperature warm", E, kUsage,
+       "Error: parse option --max_temperature \"warm\": Invalid argument (a temperature in degrees C, 0..150)"},
+      {"metrics_unwritable", "--sim_design TEF1001_dma_ddr3 --metrics {root}/no_such_dir/pdt.prom", E, kFail,
+       "no_such_dir"},
+      device_not_bound("-d")}},
+
     {"display_possible_fpga_designs",
      {kUnknownOption, kMissingDesignFile, {"no_device", "", E, kFail, "No PCI device matches a known design"}}},
 

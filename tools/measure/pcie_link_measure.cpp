@@ -1,18 +1,63 @@
 // pcie_link_measure: what the host really gets over a PCIe link, measured through the
 // copy-endpoint seam with every timed byte verified. Subcommands sweep, latency, access,
-// inflight, bidir, launch, ceiling and campaign; see measure/README.md.
+// inflight, bidir, launch, ceiling and campaign; see measure/README.md. The sensors of an xdma
+// endpoint's design are watched beside the run (--max_temperature, --metrics).
 #include <cstdio>
 #include <iostream>
 
 #include "measure/tool.hpp"
 #include "pdt_version/version.hpp"
 #include "sim/config_topology.hpp"
+#include "tool_support/board_health.hpp"
 #include "tool_support/copy_endpoints.hpp"
+
+namespace {
+
+// The run's figures as metric rows: the large-copy rate of each direction of the sweep, with
+// the bytes the run verified on the first.
+std::vector<tool_support::RowMetrics> row_metrics(const measure::RunResult& r) {
+    std::vector<tool_support::RowMetrics> rows;
+    const std::string address = r.endpoint.pci_address;
+    const uint64_t errors = r.failures.size();
+    if (r.sweep)
+        for (const auto& [key, gbps] : r.sweep->large_copy_gbps)
+            rows.push_back({address + " " + key, gbps * 1e9, rows.empty() ? r.bytes_verified : 0, rows.empty() ? errors : 0});
+    if (rows.empty())
+        rows.push_back({address + " run", 0, r.bytes_verified, errors});
+    return rows;
+}
+
+void hook_health(measure::ToolOptions& options, tool_support::BoardHealth& health,
+                 const std::vector<tool_support::DesignUnderTest>& designs) {
+    const std::string address = designs.empty() ? "" : designs.front().identity.address.to_string();
+    options.health.after_step = [&health](const measure::RunResult& r) {
+        health.publish(row_metrics(r), r.failures.empty(), !r.verdict.empty());
+    };
+    options.health.trip = [&health]() -> std::optional<std::string> {
+        if (!health.tripped())
+            return std::nullopt;
+        return health.trip_reason();
+    };
+    options.health.temperature = [&health, address]() -> std::optional<measure::BoardHealthRecord> {
+        const auto t = health.watch().temperature(address);
+        if (!t)
+            return std::nullopt;
+        return measure::BoardHealthRecord{t->celsius, t->max_celsius, t->max_sensor};
+    };
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
     tool_support::CopyEndpoints endpoints;
-    auto parsed = measure::parse_options(argc, argv, endpoints.options());
+    tool_support::BoardHealthCli health_cli;
+    boost::program_options::options_description adapter_options;
+    adapter_options.add(endpoints.options());
+    boost::program_options::options_description health_options("Board health options");
+    tool_support::add_board_health_options(health_options, health_cli);
+    adapter_options.add(health_options);
+    auto parsed = measure::parse_options(argc, argv, adapter_options);
     if (!parsed) {
         std::cerr << "pcie_link_measure: " << parsed.error().message() << "\n"
                   << "Run pcie_link_measure --help for the options.\n";
@@ -34,6 +79,16 @@ int main(int argc, char** argv) {
         std::cerr << "pcie_link_measure: " << endpoint.error().message() << "\n";
         return endpoint.error().code == EINVAL ? 2 : 1;
     }
+    auto health = tool_support::BoardHealth::open(health_cli, "pcie_link_measure", endpoints.designs_under_test(),
+                                                  options.json ? stderr : stdout, options.json);
+    if (!health) {
+        std::cerr << "pcie_link_measure: " << health.error().message() << "\n";
+        return health.error().code == EINVAL ? 2 : 1;
+    }
+    hook_health(options, **health, endpoints.designs_under_test());
+    (*health)->start();
     measure::Progress progress = measure::Progress::for_stderr();
-    return measure::run_tool(options, **endpoint, adapter, std::cout, std::cerr, progress);
+    const int status = measure::run_tool(options, **endpoint, adapter, std::cout, std::cerr, progress);
+    (*health)->stop();
+    return status;
 }

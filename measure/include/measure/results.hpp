@@ -142,6 +142,14 @@ struct HostContext {
     int numa_node = -1;
 };
 
+// The design's temperature over the run (the board-health watch of the tool main): the hottest
+// reading at the end, the hottest seen during the run and which sensor.
+struct BoardHealthRecord {
+    double celsius = 0;
+    double max_celsius = 0;
+    std::string sensor;
+};
+
 struct RunResult {
     std::string command, started_utc;
     double duration_s = 0;
@@ -163,6 +171,7 @@ struct RunResult {
     std::optional<LaunchResult> launch;
     std::optional<LinkProof> link_proof;
     std::optional<CeilingResult> ceiling;
+    std::optional<BoardHealthRecord> board_health;  // designs with sensors only
 };
 
 // Calls visit(name, result) for each section the run holds, in the order its JSON and its text

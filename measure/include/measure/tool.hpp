@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -16,6 +17,16 @@ namespace measure {
 struct Threshold {
     std::string metric;
     std::optional<double> min, max;
+};
+
+// Board health beside the run, handed in by the tool main (measure cannot name the sensors);
+// each hook may be empty. after_step runs after each step with the result so far (the metrics);
+// trip gives the reason once a temperature crossed --max_temperature (the run stops and FAILs
+// with it); temperature gives the design's record for the text and the JSON.
+struct BoardHealthHooks {
+    std::function<void(const RunResult&)> after_step;
+    std::function<std::optional<std::string>()> trip;
+    std::function<std::optional<BoardHealthRecord>()> temperature;
 };
 
 struct ToolOptions {
@@ -37,6 +48,7 @@ struct ToolOptions {
     std::string ceiling_from;  // a result file whose sweep ceiling reads; empty: a fresh sweep
     // What --pci_access sim opens: the tool main hands in sim's topology (measure cannot name sim).
     SimulatedTopology simulated_topology;
+    BoardHealthHooks health;
 };
 
 struct ParsedOptions {

@@ -76,6 +76,19 @@ std::vector<std::pair<std::string, Interval>> StreamTest::take_intervals(bool la
     return intervals;
 }
 
+void StreamTest::report_interval(Observer& observer, detail::Shared& shared) {
+    observer.on_interval(take_intervals());
+    std::vector<Failure> failures;
+    {
+        std::lock_guard lock(shared.mutex);
+        failures = shared.failures;
+    }
+    std::vector<RowTotals> rows;
+    for (const auto& row : m_rows)
+        rows.push_back(totals(row, failures));
+    observer.on_progress(rows, failures);
+}
+
 namespace {
 
 // Starts every channel (sinks first, so the card has somewhere to put looped-back data),
@@ -136,7 +149,7 @@ Summary StreamTest::run(Observer& observer) {
         }
         const auto now = Clock::now();
         if (now >= next_report && !shared.stop_submitting.load() && !shared.abort.load()) {
-            observer.on_interval(take_intervals());
+            report_interval(observer, shared);
             next_report += m_options.report_interval;
         }
         if (m_options.stop != nullptr && m_options.stop->load() && !shared.stop_submitting.load()) {
@@ -144,6 +157,8 @@ Summary StreamTest::run(Observer& observer) {
             shared.stop_submitting.store(true);
         }
         if (m_options.duration && now - start >= *m_options.duration)
+            shared.stop_submitting.store(true);
+        if (m_options.stop_failing != nullptr && m_options.stop_failing->load())
             shared.stop_submitting.store(true);
     }
     for (auto& thread : threads)

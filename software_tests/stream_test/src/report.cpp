@@ -81,7 +81,11 @@ std::string unverified_reason(const Summary& summary) {
 
 void Report::on_interval(const std::vector<std::pair<std::string, Interval>>& rows) {
     for (const auto& [label, interval] : rows) {
-        const std::string text = m_json ? json_interval("interval", label, interval) : format_rate_line(label, interval);
+        std::string text = m_json ? json_interval("interval", label, interval) : format_rate_line(label, interval);
+        if (m_json && m_annotate_json)
+            text.insert(text.size() - 1, m_annotate_json(label));
+        else if (!m_json && m_annotate_text)
+            text += m_annotate_text(label);
         std::fprintf(m_out, "%s\n", text.c_str());
     }
     std::fflush(m_out);

@@ -1,5 +1,6 @@
 #include "stream_tools/cli.hpp"
 
+#include <cerrno>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -42,6 +43,7 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
     cli::add_json_option(description, cli.json, cli::JsonForm::Lines);
     cli::add_lock_timeout_option(description, cli.lock_timeout);
     cli::add_xdma_mode_options(description, cli.modes);
+    tool_support::add_board_health_options(description, cli.health);
 }
 
 std::optional<int> parse_command_line(int argc, char** argv, const po::options_description& description,
@@ -86,6 +88,17 @@ vfio::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& 
     return selectors;
 }
 
+std::unique_ptr<tool_support::BoardHealth> open_board_health(const tool_support::BoardHealthCli& cli,
+                                                             const std::vector<tool_support::DesignUnderTest>& designs,
+                                                             bool json, int& status) {
+    auto health = tool_support::BoardHealth::open(cli, program_invocation_short_name, designs, stdout, json);
+    if (health)
+        return std::move(*health);
+    std::cerr << "Error: " << health.error().message() << "\n";
+    status = health.error().code == EINVAL ? tool_support::kUsageError : 1;
+    return nullptr;
+}
+
 int run_on_stream_devices(const CommonCli& cli,
                           const std::function<int(const std::vector<streams::StreamDevice*>&, const StreamRunOptions&)>& body) {
     auto options = run_options(cli);
@@ -128,6 +141,11 @@ int run_on_stream_devices(const CommonCli& cli,
         watcher.emplace(opened.kernel_devices, [] { return pcie::open_libpci_backend(false); });
         options->watcher = &*watcher;
     }
+    int health_status = 0;
+    auto health = open_board_health(cli.health, opened.designs, cli.json, health_status);
+    if (!health)
+        return health_status;
+    options->health = health.get();
     options->test.stop = stop_on_sigint();
     const int status = body(pointers, *options);
     if (cli.json && cli.cuda.devices.empty() && cli.etsoc1.devices.empty())

@@ -219,7 +219,8 @@ ChannelResult run_stream_route(tool_support::XdmaStreamDevice& device, ChannelRe
     } quiet;
     const stream_test::Summary summary = test.run(quiet);
     const auto& row = summary.rows.front();
-    std::fprintf(out, "%s\n", stream_test::format_rate_line(row.label, row.total).c_str());
+    const std::string beside = options.stream.health ? options.stream.health->beside(result.device) : "";
+    std::fprintf(out, "%s%s\n", stream_test::format_rate_line(row.label, row.total).c_str(), beside.c_str());
     if (summary.passed()) {
         result.bytes_verified = row.words_verified * 4;
         std::fprintf(out, "%sTEST PASS\n",
@@ -361,6 +362,29 @@ void test_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions&
         run_stream_design(std::move(design), options, out, results);
 }
 
+// After a design's tests: its temperature (text), the metrics of the results so far, and a
+// failed result when a temperature crossed --max_temperature (the tests stop there).
+void report_board_health(tool_support::BoardHealth& health, const identify::IdentifiedDesign& design,
+                         std::vector<ChannelResult>& results, const VerdictOutput& verdict, bool last) {
+    const std::string address = design.identity.address.to_string();
+    if (const std::string beside = health.beside(address); !beside.empty())
+        std::fprintf(verdict.text, "Board health: %s %s%s\n", address.c_str(), design.design->name.c_str(),
+                     beside.c_str());
+    if (health.tripped()) {
+        ChannelResult tripped{address, design.design->name, "board_health", {}, {}, 0, health.trip_reason(), {}};
+        results.push_back(tripped);
+    }
+    std::vector<tool_support::RowMetrics> rows;
+    bool passing = true;
+    for (const ChannelResult& r : results) {
+        rows.push_back({r.device + " " + r.test + (r.h2c ? " H2C " + std::to_string(*r.h2c) : "") +
+                            (r.c2h ? " C2H " + std::to_string(*r.c2h) : ""),
+                        0, r.bytes_verified, r.failure ? 1u : 0u});
+        passing = passing && !r.failure;
+    }
+    health.publish(rows, passing, last);
+}
+
 }  // namespace
 
 int run_test_dma_bridge(std::vector<identify::IdentifiedDesign>& designs, const DmaBridgeTestOptions& given,
@@ -379,10 +403,22 @@ int run_test_dma_bridge(std::vector<identify::IdentifiedDesign>& designs, const 
         options.memory.pool = pool.get();
     }
     std::vector<ChannelResult> results;
-    for (identify::IdentifiedDesign* design : dma_designs) {
-        test_design(*design, options, verdict.text, results);
-        std::fflush(verdict.text);
+    tool_support::BoardHealth* health = options.stream.health;
+    if (health) {
+        options.stream.test.stop_failing = &health->tripped();
+        health->start();
     }
+    for (identify::IdentifiedDesign* design : dma_designs) {
+        if (!health || !health->tripped())
+            test_design(*design, options, verdict.text, results);
+        if (health)  // a trip adds its failed result
+            report_board_health(*health, *design, results, verdict, design == dma_designs.back() || health->tripped());
+        std::fflush(verdict.text);
+        if (health && health->tripped())
+            break;  // a card too hot: nothing after it is tested
+    }
+    if (health)
+        health->stop();
     if (results.empty())
         return report_nothing_tested(
             "No design with a DMA bridge was tested: --enabled_tests selects no test for the designs found", verdict);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <csignal>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -65,6 +66,50 @@ vfio::Result<streams::ChannelBuffers> device_buffers(const streams::ChannelBuffe
     return sized;
 }
 
+// The rows of a report as the run's metrics carry them.
+std::vector<tool_support::RowMetrics> row_metrics(const std::vector<stream_test::RowTotals>& rows,
+                                                  const std::map<std::string, double>& rates) {
+    std::vector<tool_support::RowMetrics> metrics;
+    for (const auto& row : rows) {
+        const auto rate = rates.find(row.label);
+        metrics.push_back({row.label, rate == rates.end() ? 0.0 : rate->second,
+                           (row.words_verified + row.card_words_verified) * 4, row.failure ? 1u : 0u});
+    }
+    return metrics;
+}
+
+// The report, with the designs' temperature beside each rate line and the run's metrics
+// published after each interval.
+class HealthReport : public stream_test::Observer {
+public:
+    HealthReport(stream_test::Report& report, tool_support::BoardHealth& health) : m_report(report), m_health(health) {
+        report.annotate([&health](const std::string& label) { return health.beside(label); },
+                        [&health](const std::string& label) { return health.json_beside(label); });
+    }
+    void on_start() override { m_report.on_start(); }
+    void on_interval(const std::vector<std::pair<std::string, stream_test::Interval>>& rows) override {
+        m_report.on_interval(rows);
+        for (const auto& [label, interval] : rows)
+            if (!interval.too_short)
+                m_rates[label] = interval.mbytes_per_sec() * 1e6;
+    }
+    void on_progress(const std::vector<stream_test::RowTotals>& rows,
+                     const std::vector<stream_test::Failure>& failures) override {
+        m_health.publish(row_metrics(rows, m_rates), failures.empty() && !m_health.tripped());
+    }
+    // The verdict's figures: each row's rate over the whole run.
+    void finish(const stream_test::Summary& summary) {
+        for (const auto& row : summary.rows)
+            m_rates[row.label] = row.total.mbytes_per_sec() * 1e6;
+        m_health.publish(row_metrics(summary.rows, m_rates), summary.passed(), true);
+    }
+
+private:
+    stream_test::Report& m_report;
+    tool_support::BoardHealth& m_health;
+    std::map<std::string, double> m_rates;
+};
+
 // Everything one run holds: channels, the test, the report.
 struct Run {
     Run(const StreamRunOptions& options, std::FILE* out)
@@ -72,9 +117,11 @@ struct Run {
           test([&] {
               stream_test::Options test_options = options.test;
               test_options.pool = pool.get();
+              if (options.health)
+                  test_options.stop_failing = &options.health->tripped();
               return test_options;
           }()),
-          report(out, options.json), watcher(options.watcher) {}
+          report(out, options.json), watcher(options.watcher), health(options.health) {}
 
     vfio::Result<streams::StreamChannel*> open(streams::StreamDevice& device, Direction direction, unsigned channel,
                                                const streams::ChannelBuffers& buffers) {
@@ -94,12 +141,23 @@ struct Run {
     int fail(const std::string& message) { return report.abort(message); }
     int run() {
         report.line("Press Ctrl-C to stop test");
+        std::optional<HealthReport> observed;
+        if (health) {
+            observed.emplace(report, *health);
+            health->start();
+        }
         if (watcher)
             watcher->start();
-        const stream_test::Summary summary = test.run(report);
+        stream_test::Summary summary = test.run(observed ? static_cast<stream_test::Observer&>(*observed) : report);
         if (watcher)
             for (const std::string& text : watcher->stop())
                 report.line(text);
+        if (health) {
+            health->stop();
+            if (health->tripped())
+                summary.failures.push_back({"Board health:", health->trip_reason(), std::nullopt, std::nullopt});
+            observed->finish(summary);
+        }
         return report.finish(summary);
     }
 
@@ -108,6 +166,7 @@ struct Run {
     stream_test::StreamTest test;
     stream_test::Report report;
     LoadWatcher* watcher;
+    tool_support::BoardHealth* health;
 };
 
 // The host buffers of `channels` channels must fit --host_memory_limit; checked before any opens.

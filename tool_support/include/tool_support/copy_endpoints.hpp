@@ -15,6 +15,7 @@
 #include "streams/copy_endpoint.hpp"
 #include "streams/lie.hpp"
 #include "sim/model_copy_endpoint.hpp"
+#include "tool_support/open_designs.hpp"
 
 namespace tool_support {
 
@@ -51,6 +52,9 @@ public:
     // The adapter name recorded in the result ("model", "xdma", "edu", "cuda", "etsoc1"); EINVAL for an
     // unknown endpoint (a usage error).
     vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open(const std::string& endpoint, std::string& adapter);
+    // The design open() opened for --endpoint xdma (its sensors are watched); valid while the
+    // endpoint lives. Empty for the other endpoints.
+    const std::vector<DesignUnderTest>& designs_under_test() const { return m_designs; }
 
 private:
     boost::program_options::options_description m_options{"Endpoint options"};
@@ -65,6 +69,7 @@ private:
     // --endpoint etsoc1: one card of the runtime's (index) or the fake (none given: the fake),
     // which outlives the endpoint.
     cli::Etsoc1Selection m_etsoc1;
+    std::vector<DesignUnderTest> m_designs;
     std::string m_etsoc1_memory;
     unsigned m_etsoc1_queues = 4;
     std::string m_etsoc1_window;  // --etsoc1_window (add_etsoc1_window_option)

@@ -71,6 +71,16 @@ std::optional<std::string> vfio_unavailable(const std::string& dev_vfio_root);
 std::vector<std::string> explain_no_design(const vfio::KernelOptions& options, const designs::Registry& registry,
                                            const std::vector<vfio::PciAddress>& locations);
 
+// A design a tool runs on, as the board-health watch needs it (board_health.hpp): its open
+// device, its design data and its identity (address, revision).
+struct DesignUnderTest {
+    vfio::Device* device = nullptr;
+    const designs::Design* design = nullptr;
+    vfio::DeviceIdentity identity;
+};
+// The designs of an identification, as DesignUnderTest.
+std::vector<DesignUnderTest> designs_under_test(const identify::Identification& found);
+
 struct OpenedDesigns {
     // 0: designs identified, none failed; 1: no known design found, the bus could not be
     // scanned, or a device could not be opened or read; 2: usage error (unknown design).

@@ -90,6 +90,7 @@ struct OpenedStreamDevices {
     std::unique_ptr<vfio::DeviceBus> bus;         // the designs' bus: outlives the devices
     std::vector<std::unique_ptr<streams::StreamDevice>> devices;
     std::vector<vfio::Device*> kernel_devices;  // the XDMA designs' VFIO devices on the kernel bus
+    std::vector<DesignUnderTest> designs;       // the XDMA designs opened (their sensors are watched)
 };
 
 // Opens what the request names: the GPUs, else the ET-SoC-1 cards, else the designs of the bus

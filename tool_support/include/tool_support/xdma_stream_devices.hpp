@@ -108,6 +108,7 @@ public:
     vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
                                                                        const streams::ChannelBuffers& buffers) override;
     vfio::Device& device() { return *m_design.device; }
+    const identify::IdentifiedDesign& identified() const { return m_design; }
 
 private:
     identify::IdentifiedDesign m_design;

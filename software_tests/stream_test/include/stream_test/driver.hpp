@@ -47,6 +47,9 @@ struct Options {
     std::optional<uint64_t> bytes_per_source;
     // Set from a SIGINT handler (or a test): stop submitting, drain, report. May be null.
     const std::atomic<bool>* stop = nullptr;
+    // Set by a watch that fails the run (a sensor over --max_temperature): stop submitting and
+    // drain as for stop; the caller adds the failure to the summary. May be null.
+    const std::atomic<bool>* stop_failing = nullptr;
     // Shares pattern generation and verification; null: each channel's thread does its own.
     pattern::WorkerPool* pool = nullptr;
 };
@@ -87,6 +90,7 @@ struct Summary {
 namespace detail {
 struct Source;
 struct Sink;
+struct Shared;
 }  // namespace detail
 
 // Called from the thread that runs the test.
@@ -94,6 +98,12 @@ struct Observer {
     virtual ~Observer() = default;
     virtual void on_start() {}
     virtual void on_interval(const std::vector<std::pair<std::string, Interval>>& rows) = 0;
+    // Right after each on_interval: every row's totals so far (bytes, words verified, its first
+    // failure) and the failures so far, for the run's metrics.
+    virtual void on_progress(const std::vector<RowTotals>& rows, const std::vector<Failure>& failures) {
+        (void)rows;
+        (void)failures;
+    }
 };
 
 class StreamTest {
@@ -129,6 +139,7 @@ private:
     RateCounter& counter(const Row& row);
     RowTotals totals(const Row& row, const std::vector<Failure>& failures);
     std::vector<std::pair<std::string, Interval>> take_intervals(bool last = false);
+    void report_interval(Observer& observer, detail::Shared& shared);
 
     Options m_options;
     std::vector<std::unique_ptr<detail::Source>> m_sources;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "stream_test/driver.hpp"
@@ -31,6 +32,13 @@ std::string json_engine_fields(const std::optional<streams::EngineChoice>& engin
 class Report : public Observer {
 public:
     Report(std::FILE* out, bool json) : m_out(out), m_json(json) {}
+    // What follows a row's rate line (text: "; temperature 41.2 C (max 43.0 C)") and its JSON
+    // interval object (',"temperature_c":41.2,...'), by row label; "" for nothing.
+    using Annotation = std::function<std::string(const std::string& label)>;
+    void annotate(Annotation text, Annotation json) {
+        m_annotate_text = std::move(text);
+        m_annotate_json = std::move(json);
+    }
     void on_interval(const std::vector<std::pair<std::string, Interval>>& rows) override;
     // Totals, verification lines, failures and the verdict. Returns the exit code (0 / 1).
     int finish(const Summary& summary);
@@ -44,6 +52,8 @@ public:
 private:
     std::FILE* m_out;
     bool m_json;
+    Annotation m_annotate_text;
+    Annotation m_annotate_json;
 };
 
 }  // namespace stream_test

@@ -12,6 +12,7 @@
 
 #include "cli/device_options.hpp"
 #include "stream_tools/stream_tools.hpp"
+#include "tool_support/board_health.hpp"
 #include "tool_support/stream_devices.hpp"
 #include "tool_support/xdma_stream_devices.hpp"
 
@@ -44,12 +45,20 @@ struct CommonCli {
     bool one_container_for_mappings = false;  // --use_one_container_for_mappings
     tool_support::CudaStreamCli cuda;      // --cuda_device and its options (the mains that take them)
     tool_support::Etsoc1StreamCli etsoc1;  // --etsoc1_device and its options (the mains that take them)
+    tool_support::BoardHealthCli health;   // --max_temperature, --metrics
 };
 
 // The --host_memory_limit help text (the stream tools and test_dma_bridge).
 const char* host_memory_limit_help();
 
 void add_common_options(boost::program_options::options_description& description, CommonCli& cli);
+
+// The board-health watch of a run on `designs` (--max_temperature, --metrics), named after the
+// program. On an error it prints "Error: <message>", sets `status` (2 for a usage error, else
+// 1) and returns null.
+std::unique_ptr<tool_support::BoardHealth> open_board_health(const tool_support::BoardHealthCli& cli,
+                                                             const std::vector<tool_support::DesignUnderTest>& designs,
+                                                             bool json, int& status);
 // --engine_mode and --completion (tool_support/xdma_stream_devices.hpp).
 using tool_support::dma_mode_request;
 

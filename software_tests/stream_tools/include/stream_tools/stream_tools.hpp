@@ -10,6 +10,7 @@
 #include "stream_test/driver.hpp"
 #include "stream_tools/options.hpp"
 #include "streams/stream_device.hpp"
+#include "tool_support/board_health.hpp"
 
 namespace stream_tools {
 
@@ -33,6 +34,8 @@ struct StreamRunOptions {
     unsigned dma_mask_bits = 64;           // --a32: 32
     stream_test::Options test;             // timeouts, report interval, duration, stop flag
     LoadWatcher* watcher = nullptr;        // null: nothing watched (simulated bus)
+    // The designs' sensors beside each rate line, --max_temperature and --metrics; null: none.
+    tool_support::BoardHealth* health = nullptr;
 };
 
 // Every enabled route of every device (or those --stream_device selects) as a loopback pair.

@@ -137,17 +137,27 @@ expect_none() {
 }
 
 # The two runs, at once: one for the textfile collector, one pushing with a data error.
-"$tool" --sim_design "$design" --duration "$seconds" --metrics "$tmp/textfile/pdt.prom" >"$tmp/run_textfile.log" 2>&1 &
+# Small buffers (the two runs share the machine with the rest of the suite) and a report, so a
+# metrics write, every second.
+tool_args=(--stream_mapping_size 0x1000000 --stream_num_descriptors 16 --report_interval 1)
+"$tool" --sim_design "$design" --duration "$seconds" "${tool_args[@]}" --metrics "$tmp/textfile/pdt.prom" \
+  >"$tmp/run_textfile.log" 2>&1 &
 textfile_run=$!
 pids+=("$textfile_run")
-PDT_SIM_FAULT=data_bit_flip "$tool" --sim_design "$design" --duration "$seconds" \
+PDT_SIM_FAULT=data_bit_flip "$tool" --sim_design "$design" --duration "$seconds" "${tool_args[@]}" \
   --metrics "http://127.0.0.1:$gateway_port" >"$tmp/run_pushgateway.log" 2>&1 &
 pushed_run=$!
 pids+=("$pushed_run")
 
+# The clean run verifies bytes at a rate; the faulted one may fail on its first transfer, before
+# any byte is verified: its series must be there, with whatever value.
+wait_until 30 "pdt_verified_bytes_total via textfile" has_series 'pdt_verified_bytes_total{via="textfile"} > 0'
+wait_until 30 "pdt_transfer_rate_bytes_per_second via textfile" \
+  has_series 'pdt_transfer_rate_bytes_per_second{via="textfile"} > 0'
+wait_until 30 "pdt_verified_bytes_total via pushgateway" has_series 'pdt_verified_bytes_total{via="pushgateway"}'
 for via in textfile pushgateway; do
-  wait_until 30 "pdt_verified_bytes_total via $via" has_series "pdt_verified_bytes_total{via=\"$via\"} > 0"
-  wait_until 30 "pdt_transfer_rate_bytes_per_second via $via" has_series "pdt_transfer_rate_bytes_per_second{via=\"$via\"} > 0"
+  # The design's sensors (TEF1001's XADC), on both paths.
+  wait_until 30 "pdt_sensor_celsius via $via" has_series "pdt_sensor_celsius{via=\"$via\"} > 0"
   # Real unix seconds, not milliseconds or a monotonic clock: within a minute of Prometheus's.
   wait_until 10 "pdt_last_report_timestamp_seconds via $via within a minute of now" \
     has_series "abs(time() - pdt_last_report_timestamp_seconds{via=\"$via\"}) < 60"
@@ -168,6 +178,7 @@ wait_until 30 "PdtDataErrors firing for the faulted run" \
 wait_until 30 "PdtRunFailed firing for the faulted run" \
   has_series 'ALERTS{alertname="PdtRunFailed",alertstate="firing",via="pushgateway"}'
 wait_until 10 "pdt_verdict_pass 1 via textfile" has_series 'pdt_verdict_pass{via="textfile"} == 1'
+wait_until 10 "pdt_run_finished 1 via both paths" has_series 'count(pdt_run_finished == 1) == 2'
 expect_none 'pdt_errors_total{via="textfile"} > 0'
 expect_none 'ALERTS{alertname=~"PdtDataErrors|PdtRunFailed",via="textfile"}'
 # The collector read the file (a malformed one sets node_textfile_scrape_error to 1).

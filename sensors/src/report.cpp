@@ -29,7 +29,7 @@ std::string format_sample_text(const DesignPlace& place, const streams::SensorBl
                                const streams::SensorSample& sample) {
     std::string text = vfio::format("Displaying %s values for design %s in PCI device %s IOMMU group %d:\n",
                                     block.kind().c_str(), place.design.c_str(), place.address.c_str(), place.iommu_group);
-    text += vfio::format("  %-22s %-13s %-13s %-13s\n", "Sensor", "Measurement", "Min", "Max");
+    text += vfio::format("  %-22s %-13s %-13s %s\n", "Sensor", "Measurement", "Min", "Max");
     for (const streams::SensorReading& reading : sample.readings) {
         if (!reading.value) {
             text += vfio::format("  %-22s unreadable: %s\n", reading.name.c_str(), reading.unreadable.c_str());

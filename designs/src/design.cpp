@@ -1,5 +1,6 @@
 #include "designs/design.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "vfio_access/spellings.hpp"
@@ -73,7 +74,10 @@ uint64_t register_frame_size(PeripheralType type, unsigned master_ports, unsigne
 }
 
 bool IdMatch::matches(const vfio::DeviceIdentity& identity) const {
-    return identity.vendor_id == vendor_id && (!device_id || identity.device_id == *device_id) &&
+    const bool device_matches = !device_id || identity.device_id == *device_id ||
+                                std::find(more_device_ids.begin(), more_device_ids.end(), identity.device_id) !=
+                                    more_device_ids.end();
+    return identity.vendor_id == vendor_id && device_matches &&
            (!subsystem_vendor_id || identity.subsystem_vendor_id == *subsystem_vendor_id) &&
            (!subsystem_device_id || identity.subsystem_device_id == *subsystem_device_id) &&
            identity.revision >= min_revision && identity.revision <= max_revision;

@@ -148,12 +148,24 @@ vfio::Result<RegisterValue> parse_register(const Fields& f, bool with_value) {
 }
 
 vfio::Result<IdMatch> parse_match(const Fields& f) {
-    PDT_CHECK(f.only({"vendor_id", "device_id", "subsystem_vendor_id", "subsystem_device_id", "min_revision",
-                      "max_revision", "register"}));
+    PDT_CHECK(f.only({"vendor_id", "device_id", "device_ids", "subsystem_vendor_id", "subsystem_device_id",
+                      "min_revision", "max_revision", "register"}));
     IdMatch match;
     match.vendor_id = static_cast<uint16_t>(PDT_TRY(f.number_or("vendor_id", 0xffff, 0x10ee)));
     if (f.has("device_id"))
         match.device_id = static_cast<uint16_t>(PDT_TRY(f.number("device_id", 0xffff)));
+    if (f.has("device_ids")) {  // a design whose bitstreams carry one of several device IDs
+        const json& list = f.at("device_ids");
+        if (match.device_id || !list.is_array() || list.empty())
+            return f.error("device_ids", "expected a non-empty array of device IDs, and no device_id beside it");
+        for (size_t i = 0; i < list.size(); ++i) {
+            const auto id = static_cast<uint16_t>(PDT_TRY(f.number_value("device_ids[" + std::to_string(i) + "]", list[i], 0xffff)));
+            if (i == 0)
+                match.device_id = id;
+            else
+                match.more_device_ids.push_back(id);
+        }
+    }
     // Subsystem IDs: a number, or "any" (matches every value).
     for (auto [key, id] : {std::pair{"subsystem_vendor_id", &match.subsystem_vendor_id},
                            std::pair{"subsystem_device_id", &match.subsystem_device_id}}) {
@@ -248,6 +260,45 @@ vfio::Result<DmaBridge> parse_dma_bridge(const Fields& f) {
     return bridge;
 }
 
+// The QDMA Subsystem (PG302): its CSR BAR and, for a memory-mapped design, the card memory.
+vfio::Result<Qdma> parse_qdma(const Fields& f) {
+    PDT_CHECK(f.only({"bar", "memory_base", "memory_size"}));
+    Qdma qdma;
+    qdma.bar = static_cast<unsigned>(PDT_TRY(f.number("bar", 5)));
+    qdma.memory_base = PDT_TRY(f.number_or("memory_base", UINT64_MAX, 0));
+    qdma.memory_size = PDT_TRY(f.number_or("memory_size", UINT64_MAX, 0));
+    if (f.has("memory_base") && qdma.memory_size == 0)
+        return f.error("memory_base", "a memory base needs a memory_size above 0");
+    return qdma;
+}
+
+// One physical function of a multi-function card (PG302: PF0..PF3).
+vfio::Result<CardFunction> parse_card(const Fields& f) {
+    PDT_CHECK(f.only({"name", "physical_function"}));
+    CardFunction card;
+    card.name = PDT_TRY(f.text("name", true));
+    if (card.name.empty())
+        return f.error("name", "a card name must not be empty");
+    card.physical_function = static_cast<unsigned>(PDT_TRY(f.number("physical_function", 3)));
+    return card;
+}
+
+// simulation.qdma: the capabilities the simulated QDMA reports (PG302: 1..4 PFs, up to 2048 queues).
+vfio::Result<QdmaSimulation> parse_qdma_simulation(const Fields& f) {
+    PDT_CHECK(f.only({"physical_functions", "queues", "stream", "memory_mapped"}));
+    QdmaSimulation q;
+    q.physical_functions = static_cast<unsigned>(PDT_TRY(f.number_or("physical_functions", 4, q.physical_functions)));
+    if (q.physical_functions == 0)
+        return f.error("physical_functions", "must be 1..4");
+    q.queues = static_cast<unsigned>(PDT_TRY(f.number_or("queues", 2048, q.queues)));
+    if (q.queues == 0)
+        return f.error("queues", "must be 1..2048");
+    for (auto [key, value] : {std::pair{"stream", &q.stream}, std::pair{"memory_mapped", &q.memory_mapped}})
+        if (f.has(key))
+            *value = PDT_TRY(f.boolean(key));
+    return q;
+}
+
 vfio::Result<PeripheralType> parse_type(const Fields& f) {
     const std::string name = PDT_TRY(f.text("type", true));
     std::string list;
@@ -332,7 +383,7 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
                       "axi_stream_switch_implemented", "dna_words", "stream_fifo_bytes", "xdma_ip",
                       "busy_after_stop_us", "subsystem_vendor_id", "subsystem_device_id", "address_alignment",
                       "length_granularity", "address_bits", "control_w1s_ignored", "completed_count_reads_zero",
-                      "registers"}));
+                      "registers", "qdma"}));
     Simulation s;
     s.device_id = static_cast<uint16_t>(PDT_TRY(f.number_or("device_id", 0xffff, s.device_id)));
     s.revision = static_cast<uint8_t>(PDT_TRY(f.number_or("revision", 0xff, 0)));
@@ -390,6 +441,8 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
     if (f.has("registers"))
         PDT_CHECK(f.append_objects("registers", "expected an array of {bar, offset, value}", s.registers,
                                    [](const Fields& r) { return parse_register(r, true); }));
+    if (f.has("qdma"))
+        s.qdma = PDT_TRY(parse_qdma_simulation(PDT_TRY(f.object("qdma"))));
     return s;
 }
 
@@ -403,6 +456,8 @@ vfio::Result<void> check_overlaps(const Fields& f, const Design& d) {
     std::vector<Span> spans;
     if (d.dma_bridge)
         spans.push_back({d.dma_bridge->bar, 0, 0x10000, "dma_bridge"});
+    if (d.qdma)  // the QDMA CSR and queue space fpga_sio maps (0x40000 bytes at offset 0)
+        spans.push_back({d.qdma->bar, 0, 0x40000, "qdma"});
     for (size_t i = 0; i < d.peripherals.size(); ++i) {
         const Peripheral& p = d.peripherals[i];
         spans.push_back({p.bar, p.offset, p.offset + p.frame_size(), "peripherals[" + std::to_string(i) + "]"});
@@ -415,7 +470,8 @@ vfio::Result<void> check_overlaps(const Fields& f, const Design& d) {
 }
 
 vfio::Result<Design> parse_design(const Fields& f) {
-    PDT_CHECK(f.only({"name", "description", "match", "dma_bridge", "peripherals", "simulation", "version_register"}));
+    PDT_CHECK(f.only({"name", "description", "match", "dma_bridge", "qdma", "card", "peripherals", "simulation",
+                      "version_register"}));
     Design d;
     d.name = PDT_TRY(f.text("name", true));
     if (d.name.empty() || !std::all_of(d.name.begin(), d.name.end(), [](char c) {
@@ -428,6 +484,13 @@ vfio::Result<Design> parse_design(const Fields& f) {
     d.match = PDT_TRY(parse_match(PDT_TRY(f.object("match"))));
     if (f.has("dma_bridge"))
         d.dma_bridge = PDT_TRY(parse_dma_bridge(PDT_TRY(f.object("dma_bridge"))));
+    if (f.has("qdma")) {
+        if (d.dma_bridge)
+            return f.error("qdma", "a design has a dma_bridge (XDMA) or a qdma, not both");
+        d.qdma = PDT_TRY(parse_qdma(PDT_TRY(f.object("qdma"))));
+    }
+    if (f.has("card"))
+        d.card = PDT_TRY(parse_card(PDT_TRY(f.object("card"))));
     if (f.has("peripherals"))
         PDT_CHECK(f.append_objects("peripherals", "expected an array of peripheral objects", d.peripherals,
                                    parse_peripheral));

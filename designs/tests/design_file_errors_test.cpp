@@ -73,7 +73,7 @@ TEST(DesignFileErrors, WrongTypesAndValues) {
 TEST(DesignFileErrors, UnknownFieldIsReportedNotIgnored) {
     const std::string message = error_of(design(R"(, "dma_brdge": {"bar": 2})"));
     EXPECT_NE(message.find("field dma_brdge: Invalid argument (unknown field; expected one of: name, description, "
-                           "match, dma_bridge, peripherals, simulation, version_register)"),
+                           "match, dma_bridge, qdma, card, peripherals, simulation, version_register)"),
               std::string::npos)
         << message;
 }

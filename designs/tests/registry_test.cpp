@@ -132,11 +132,18 @@ TEST(Registry, MatchesByIdsAndRevision) {
     vfio::DeviceIdentity other_vendor = identity(0x0007);
     other_vendor.vendor_id = 0x1234;
     EXPECT_EQ(registry.match(other_vendor), nullptr);
-    // The Xilinx default subsystem 10ee:0007 is XCKU5P_PCIe_DDR4_ETH only with device 0x9038.
+    // The Xilinx default subsystem 10ee:0007 is told apart by device ID (fpga_sio section 7.1
+    // item 3): 0x9038 XCKU5P_PCIe_DDR4_ETH, 0x903F and 0x913F OpenNIC, any other none.
     vfio::DeviceIdentity eth = identity(0x0007, 0, 0x9038);
     eth.subsystem_vendor_id = 0x10ee;
     EXPECT_EQ(registry.match(eth)->name, "XCKU5P_PCIe_DDR4_ETH");
-    eth.device_id = 0x903f;
+    for (uint16_t device : {0x903f, 0x913f}) {
+        eth.device_id = device;
+        ASSERT_NE(registry.match(eth), nullptr) << std::hex << device;
+        EXPECT_EQ(registry.match(eth)->name, "open-nic") << std::hex << device;
+        EXPECT_EQ(registry.candidates(eth).size(), 1u) << std::hex << device;
+    }
+    eth.device_id = 0x903e;
     EXPECT_EQ(registry.match(eth), nullptr);
 }
 

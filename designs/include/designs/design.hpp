@@ -65,6 +65,9 @@ struct RegisterValue {
 struct IdMatch {
     uint16_t vendor_id = 0x10ee;
     std::optional<uint16_t> device_id;
+    // Further device IDs the design also has (JSON "device_ids": [first, more...]; OpenNIC's
+    // 0x903F and 0x913F). Empty unless device_ids is given.
+    std::vector<uint16_t> more_device_ids;
     std::optional<uint16_t> subsystem_vendor_id = 0;
     std::optional<uint16_t> subsystem_device_id = 0;
     uint8_t min_revision = 0;
@@ -113,6 +116,32 @@ struct DmaBridge {
     bool memory_present = true;
     // Base and size for a device revision.
     MemoryWindow memory_for_revision(uint8_t revision) const;
+};
+
+// The QDMA Subsystem for PCI Express (PG302) of a design: the BAR whose offset 0 holds the QDMA
+// CSR space (PG302 Register Space: QDMA_CSR, the global registers), and for a memory-mapped
+// design the card memory its AXI-MM master reaches (fpga_sio: "QDMA bar <n> memory base offset
+// 0x<base> size 0x<size>", printed only when the size is known). JSON: "qdma".
+struct Qdma {
+    unsigned bar = 0;
+    uint64_t memory_base = 0;
+    uint64_t memory_size = 0;  // 0: no memory described (enumeration and streaming designs)
+};
+
+// What a simulated QDMA's global capability registers report (simulation.qdma; sim/qdma_model.hpp).
+struct QdmaSimulation {
+    unsigned physical_functions = 1;  // PFs with a BAR mapped: 1..4 (PG302: up to 4 PFs)
+    unsigned queues = 512;            // MULTQ_MAX: 1..2048 (PG302: up to 2048 queues)
+    bool stream = false;              // H2C and C2H AXI4-Stream engines present
+    bool memory_mapped = true;        // H2C and C2H AXI-MM engines present
+    bool operator==(const QdmaSimulation&) const = default;
+};
+
+// One physical function of a multi-function card (PG302: up to 4 PFs, each its own PCI function
+// with its own subsystem ID): the designs naming the same card are one card (JSON: "card").
+struct CardFunction {
+    std::string name;                // the card's design, e.g. "XCKU5P_DUAL_QSFP_qdma_ram"
+    unsigned physical_function = 0;  // 0..3
 };
 
 struct Peripheral {
@@ -169,6 +198,8 @@ struct Simulation {
     uint16_t subsystem_device_id = 0x0007;
     // Constant registers outside the peripherals (the GPIO inputs that carry a board ID).
     std::vector<RegisterValue> registers;
+    // The QDMA's capabilities as the simulated IP reports them (designs with a qdma section).
+    QdmaSimulation qdma;
 };
 
 struct Design {
@@ -177,6 +208,8 @@ struct Design {
     std::string source;  // "built-in <file>" or the path of the user's design file
     IdMatch match;
     std::optional<DmaBridge> dma_bridge;
+    std::optional<Qdma> qdma;  // a design has a dma_bridge (XDMA) or a qdma, not both
+    std::optional<CardFunction> card;  // one physical function of a multi-function card
     std::vector<Peripheral> peripherals;
     Simulation simulation;
     // A register holding the board version, printed as "Design <name> version 0x<v>:".

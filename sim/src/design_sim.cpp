@@ -7,6 +7,7 @@
 
 #include "sim/system_monitor_models.hpp"
 #include "sim/cms_model.hpp"
+#include "sim/qdma_model.hpp"
 #include "sim/xdma_model.hpp"
 
 namespace sim {
@@ -136,6 +137,8 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design) 
     std::map<unsigned, uint64_t> needed;
     if (design.dma_bridge)
         needed[design.dma_bridge->bar] = kDmaBarMinimum;
+    if (design.qdma)
+        needed[design.qdma->bar] = qdma_csr::kFrameSize;
     for (const designs::Peripheral& p : design.peripherals)
         needed[p.bar] = std::max(needed[p.bar], p.offset + p.frame_size());
     for (const designs::RegisterValue& r : design.simulation.registers)
@@ -177,6 +180,14 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
     for (const designs::RegisterValue& r : design.simulation.registers)
         if (r.bar < bars.size() && bars[r.bar] && r.offset + 4 <= bars[r.bar]->size())
             bars[r.bar]->add_block(r.offset, 4, make_constant_block({r.value}));
+    // The QDMA's global CSR registers (identification only); its PFs map the peripherals' BARs
+    // to the AXI4-Lite master.
+    if (design.qdma) {
+        uint32_t lite_bars = 0;
+        for (const designs::Peripheral& p : design.peripherals)
+            lite_bars |= 1u << p.bar;
+        bars[design.qdma->bar]->add_block(0, qdma_csr::kFrameSize, make_qdma_csr_block(design.simulation.qdma, lite_bars));
+    }
     auto device = std::make_unique<SimDevice>(identity, bars);
     instance.die->attach_activity(device->dma_activity());
     // The Advanced Error Reporting extended capability the PCIe block of the FPGA has, first in

@@ -1,0 +1,71 @@
+// The QDMA identification register model (sim/qdma_model.hpp) and its place in simulated
+// instances of the QDMA designs.
+#include <gtest/gtest.h>
+
+#include "sim/design_sim.hpp"
+#include "sim/qdma_model.hpp"
+
+namespace {
+
+using namespace sim::qdma_csr;
+
+const designs::Registry& registry() {
+    static const designs::Registry r = designs::Registry::builtin().value();
+    return r;
+}
+
+sim::DesignInstance instance(const std::string& name) {
+    const designs::Design* d = registry().find(name);
+    EXPECT_NE(d, nullptr) << name;
+    auto made = sim::instantiate_design(*d, sim::simulated_identity(*d, sim::simulated_address(0), 41), true);
+    EXPECT_TRUE(made.ok()) << made.error().message();
+    return std::move(made).value();
+}
+
+uint32_t read32(vfio::Device& device, unsigned bar, uint64_t offset) {
+    return static_cast<uint32_t>(device.bar(bar).value()->read(offset, 4).value());
+}
+
+}  // namespace
+
+TEST(QdmaModel, RegistersEncodeTheCapabilities) {
+    auto block = sim::make_qdma_csr_block(designs::QdmaSimulation{4, 2048, true, true}, 0x4);
+    EXPECT_EQ(block->read(CONFIG_BLOCK_ID, 4) >> 16, QDMA_IDENTIFIER);
+    EXPECT_EQ(block->read(GLBL2_PF_BARLITE_INT, 4), 0x4u | 0x4u << 6 | 0x4u << 12 | 0x4u << 18);
+    EXPECT_EQ(block->read(GLBL2_CHANNEL_MDMA, 4), 0x30101u);
+    EXPECT_EQ(block->read(GLBL2_CHANNEL_QDMA_CAP, 4), 2048u);
+    // Soft IP, Vivado release 2, EQDMA 5.0, RTL base; FLR present only.
+    EXPECT_EQ(block->read(GLBL2_MISC_CAP, 4), 0x02200002u);
+    auto st_only = sim::make_qdma_csr_block(designs::QdmaSimulation{1, 512, true, false}, 0);
+    EXPECT_EQ(st_only->read(GLBL2_PF_BARLITE_INT, 4), 0u) << "no AXI4-Lite BAR: no PF mapped";
+    EXPECT_EQ(st_only->read(GLBL2_CHANNEL_MDMA, 4), 0x30000u);
+    EXPECT_EQ(st_only->read(GLBL2_CHANNEL_QDMA_CAP, 4), 512u);
+}
+
+TEST(QdmaModel, RegistersAreReadOnly) {
+    auto block = sim::make_qdma_csr_block(designs::QdmaSimulation{}, 0x4);
+    for (uint64_t offset : {CONFIG_BLOCK_ID, GLBL2_PF_BARLITE_INT, GLBL2_CHANNEL_MDMA, GLBL2_CHANNEL_QDMA_CAP, GLBL2_MISC_CAP}) {
+        const uint64_t before = block->read(offset, 4);
+        block->write(offset, 4, ~before & 0xffffffffu);
+        EXPECT_EQ(block->read(offset, 4), before) << offset;
+    }
+}
+
+TEST(QdmaModel, PlacedInTheQdmaBarOfEachQdmaDesign) {
+    for (const designs::Design& d : registry().designs()) {
+        if (!d.qdma)
+            continue;
+        sim::DesignInstance made = instance(d.name);
+        EXPECT_EQ(read32(*made.device, d.qdma->bar, CONFIG_BLOCK_ID) >> 16, QDMA_IDENTIFIER) << d.name;
+        EXPECT_GE(made.device->bar(d.qdma->bar).value()->size(), kFrameSize) << d.name;
+        EXPECT_FALSE(made.xdma) << d.name << ": a QDMA design has no XDMA model";
+    }
+    sim::DesignInstance pf1 = instance("XCKU5P_DUAL_QSFP_qdma_ram_PF1");
+    EXPECT_EQ(read32(*pf1.device, 0, GLBL2_PF_BARLITE_INT), 0x4u | 0x4u << 6 | 0x4u << 12 | 0x4u << 18)
+        << "4 PFs, each mapping BAR2";
+    EXPECT_EQ(pf1.device->identity().subsystem_device_id, 0x000d);
+    sim::DesignInstance nic = instance("open-nic");
+    EXPECT_EQ(nic.device->identity().device_id, 0x903f);
+    EXPECT_EQ(read32(*nic.device, 0, GLBL2_CHANNEL_MDMA), 0x30000u) << "streaming only";
+    EXPECT_EQ(read32(*nic.device, 0, GLBL2_CHANNEL_QDMA_CAP), 2048u);
+}

@@ -113,6 +113,15 @@ vfio::Result<IdentifiedDesign> identify_device(vfio::Device& device, const desig
     }
     if (design.dma_bridge)
         PDT_CHECK(identify_dma_bridge(device, *design.dma_bridge, out));
+    if (design.qdma) {
+        auto qdma = read_qdma(device, *design.qdma);
+        if (!qdma)
+            out.warnings.push_back("QDMA absent: " + qdma.error().message());
+        else if (!qdma->supported)  // fpga_sio decodes the capabilities of an EQDMA soft IP only
+            out.warnings.push_back("QDMA capabilities of " + qdma->ip_type + " not decoded");
+        if (qdma)
+            out.qdma = std::move(qdma).value();
+    }
     for (const designs::Peripheral* p : design.peripherals_for_revision(out.identity.revision))
         identify_peripheral(device, *p, out);
     return out;

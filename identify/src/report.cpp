@@ -23,6 +23,34 @@ std::string dma_bridge_lines(const DmaBridgeInfo& dma) {
     return text;
 }
 
+// fpga_sio's QDMA lines: the memory (when described), the version, then the capabilities of a
+// supported IP.
+std::string qdma_lines(const QdmaInfo& q) {
+    std::string text;
+    if (q.memory_size > 0)
+        text += format("QDMA bar %u memory base offset 0x%llx size 0x%llx\n", q.bar,
+                       static_cast<unsigned long long>(q.memory_base), static_cast<unsigned long long>(q.memory_size));
+    const auto line = [&](const char* label, const std::string& value) { text += format("%-33s: %s\n", label, value.c_str()); };
+    const auto yes_no = [](bool value) { return std::string(value ? "yes" : "no"); };
+    line("rtl_version", q.rtl_version);
+    line("vivado_release", q.vivado_release);
+    line("ip_type", q.ip_type);
+    line("device_type", q.device_type);
+    if (!q.supported)
+        return text;
+    line("Number of PFs supported", std::to_string(q.num_pfs));
+    line("Total number of queues supported", std::to_string(q.num_queues));
+    line("MM channels", std::to_string(q.mm_channels));
+    line("FLR Present", yes_no(q.flr_present));
+    line("ST enabled", yes_no(q.st_enabled));
+    line("MM enabled", yes_no(q.mm_enabled));
+    line("Mailbox enabled", yes_no(q.mailbox_enabled));
+    line("MM completion enabled", yes_no(q.mm_completion_enabled));
+    line("Debug Mode enabled", yes_no(q.debug_mode));
+    line("Desc Engine Mode", q.desc_engine_mode);
+    return text;
+}
+
 std::string switch_lines(const SwitchInfo& sw) {
     std::string routes;
     for (size_t m = 0; m < sw.routes.size(); ++m)
@@ -47,8 +75,12 @@ std::string peripheral_lines(const IdentifiedDesign& d, designs::PeripheralType 
 std::string format_text(const IdentifiedDesign& d) {
     std::string text = "Design " + d.design->name + (d.board_version ? format(" version 0x%x", *d.board_version) : "") + ":\n";
     text += "PCI device " + d.identity.address.to_string() + " IOMMU group " + std::to_string(d.identity.iommu_group) + "\n";
+    if (d.design->card)  // one physical function of a multi-function card
+        text += format("Card %s physical function %u\n", d.design->card->name.c_str(), d.design->card->physical_function);
     if (d.dma_bridge)
         text += dma_bridge_lines(*d.dma_bridge);
+    if (d.qdma)
+        text += qdma_lines(*d.qdma);
     if (d.user_access_timestamp)
         text += format("User access build timestamp : %08X - %s\n", *d.user_access_timestamp,
                        designs::BuildTimestamp::decode(*d.user_access_timestamp).to_string().c_str());

@@ -31,6 +31,30 @@ json dma_bridge_json(const DmaBridgeInfo& dma) {
     return j;
 }
 
+json qdma_json(const QdmaInfo& q) {
+    json j = {{"bar", q.bar}};
+    if (q.memory_size > 0) {
+        j["memory_base"] = hex(q.memory_base);
+        j["memory_size"] = hex(q.memory_size);
+    }
+    j["rtl_version"] = q.rtl_version;
+    j["vivado_release"] = q.vivado_release;
+    j["ip_type"] = q.ip_type;
+    j["device_type"] = q.device_type;
+    if (q.supported)
+        j["capabilities"] = {{"num_pfs", q.num_pfs},
+                             {"num_queues", q.num_queues},
+                             {"mm_channels", q.mm_channels},
+                             {"flr_present", q.flr_present},
+                             {"st_enabled", q.st_enabled},
+                             {"mm_enabled", q.mm_enabled},
+                             {"mailbox_enabled", q.mailbox_enabled},
+                             {"mm_completion_enabled", q.mm_completion_enabled},
+                             {"debug_mode", q.debug_mode},
+                             {"desc_engine_mode", q.desc_engine_mode}};
+    return j;
+}
+
 json design_json(const IdentifiedDesign& d) {
     const vfio::DeviceIdentity& id = d.identity;
     json j = {{"name", d.design->name},
@@ -41,8 +65,12 @@ json design_json(const IdentifiedDesign& d) {
               {"subsystem_device_id", hex(id.subsystem_device_id, 4)},
               {"revision", id.revision},
               {"iommu_group", id.iommu_group}};
+    if (d.design->card)
+        j["card"] = {{"name", d.design->card->name}, {"physical_function", d.design->card->physical_function}};
     if (d.dma_bridge)
         j["dma_bridge"] = dma_bridge_json(*d.dma_bridge);
+    if (d.qdma)
+        j["qdma"] = qdma_json(*d.qdma);
     if (d.board_version)
         j["board_version"] = *d.board_version;
     if (d.user_access_timestamp) {

@@ -104,6 +104,10 @@ int main(int argc, char** argv) {
             std::cerr << "Error: " << design.identity.address.to_string() << " " << design.design->name
                       << ": cannot read the design's DMA bridge (see the warning above)\n";
             status = 1;
+        } else if (design.design->qdma && !design.qdma) {
+            std::cerr << "Error: " << design.identity.address.to_string() << " " << design.design->name
+                      << ": cannot read the design's QDMA (see the warning above)\n";
+            status = 1;
         }
     return status;
 }

@@ -33,6 +33,28 @@ struct DmaBridgeInfo {
     unsigned num_c2h() const { return static_cast<unsigned>(channels.c2h.size()); }
 };
 
+// The QDMA Subsystem (PG302) as its global CSR registers describe it (identify/src/qdma.cpp).
+struct QdmaInfo {
+    unsigned bar = 0;
+    uint64_t memory_base = 0;
+    uint64_t memory_size = 0;  // 0: none described, no "QDMA bar" line
+    // QDMA_GLBL2_MISC_CAP decoded, in fpga_sio's words ("RTL Base", "vivado 2022.1", ...).
+    std::string rtl_version, vivado_release, ip_type, device_type;
+    // The capabilities, decoded only for an EQDMA soft IP (the register layout known).
+    bool supported = false;
+    unsigned num_pfs = 0;      // PFs whose PFn_BAR_MAP is not 0 (QDMA_GLBL2_PF_BARLITE_INT)
+    unsigned num_queues = 0;   // MULTQ_MAX (QDMA_GLBL2_CHANNEL_QDMA_CAP)
+    unsigned mm_channels = 0;  // no register gives it: 1, as fpga_sio
+    bool flr_present = false, st_enabled = false, mm_enabled = false, mailbox_enabled = false;
+    bool mm_completion_enabled = false;  // the EQDMA MISC_CAP has no such bit: false
+    bool debug_mode = false;
+    std::string desc_engine_mode;  // "Internal and Bypass mode", "Bypass only mode", ...
+};
+
+// Reads the QDMA's global CSR registers (read-only). ENODEV when the config block identifier is
+// not the QDMA's 0x1FD3 (all-ones: the device is gone).
+vfio::Result<QdmaInfo> read_qdma(vfio::Device& device, const designs::Qdma& qdma);
+
 struct PeripheralInfo {
     designs::PeripheralType type = designs::PeripheralType::QuadSpi;
     unsigned bar = 0;
@@ -56,6 +78,7 @@ struct IdentifiedDesign {
     vfio::DeviceIdentity identity;
     std::unique_ptr<vfio::Device> device;  // left open for the caller (tests, DMA tools)
     std::optional<DmaBridgeInfo> dma_bridge;
+    std::optional<QdmaInfo> qdma;
     std::optional<uint32_t> user_access_timestamp;
     std::optional<uint32_t> board_version;  // designs with a version_register (Project-0)
     std::vector<DnaInfo> dna;

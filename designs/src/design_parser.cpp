@@ -1,4 +1,5 @@
 #include "design_parser.hpp"
+#include "design_fields.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -13,115 +14,7 @@ namespace designs {
 namespace {
 
 using json = nlohmann::json;
-
-// Reads one JSON object, remembering where it is ("peripherals[2]") so that every error names
-// the field. Unknown keys are errors: a misspelt optional field would otherwise be ignored.
-class Fields {
-public:
-    Fields(const json& object, std::string path, const std::string& source)
-        : m_object(object), m_path(std::move(path)), m_source(source) {}
-
-    vfio::Error error(const std::string& key, const std::string& problem) const {
-        return vfio::make_error("parse design file", m_source + " field " + field(key), EINVAL, problem);
-    }
-    std::string field(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }
-    bool has(const char* key) const { return m_object.contains(key); }
-    const json& at(const char* key) const { return m_object.at(key); }
-    const std::string& source() const { return m_source; }
-
-    vfio::Result<void> only(std::initializer_list<const char*> allowed) const {
-        for (const auto& item : m_object.items()) {
-            const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture one
-            if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; })) {
-                std::string list;
-                for (const char* a : allowed)
-                    list += std::string(list.empty() ? "" : ", ") + a;
-                return error(key, "unknown field; expected one of: " + list);
-            }
-        }
-        return {};
-    }
-
-    // A number given as a JSON integer or as a string "0x1f" / "31"; within [0, max].
-    vfio::Result<uint64_t> number(const char* key, uint64_t max) const {
-        if (!has(key))
-            return error(key, "missing required field");
-        return number_value(key, at(key), max);
-    }
-    vfio::Result<uint64_t> number_or(const char* key, uint64_t max, uint64_t fallback) const {
-        return has(key) ? number(key, max) : vfio::Result<uint64_t>(fallback);
-    }
-    vfio::Result<uint64_t> number_value(const std::string& key, const json& value, uint64_t max) const {
-        uint64_t n = 0;
-        if (value.is_number_unsigned()) {
-            n = value.get<uint64_t>();
-        } else if (value.is_number_integer()) {
-            return error(key, "must not be negative (got " + value.dump() + ")");
-        } else if (value.is_string()) {
-            const std::string text = value.get<std::string>();
-            const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
-            const char* begin = text.data() + (hex ? 2 : 0);
-            const char* end = text.data() + text.size();
-            const auto [ptr, ec] = std::from_chars(begin, end, n, hex ? 16 : 10);
-            if (text.empty() || ec != std::errc() || ptr != end)
-                return error(key, "expected a number such as 0x2000 or 8192 (got \"" + text + "\")");
-        } else {
-            return error(key, "expected a number or a \"0x...\" string (got " + value.dump() + ")");
-        }
-        if (n > max) {
-            char limit[32];
-            std::snprintf(limit, sizeof limit, "0x%llx", static_cast<unsigned long long>(max));
-            return error(key, "value " + std::to_string(n) + " is above the maximum " + limit);
-        }
-        return n;
-    }
-
-    // A JSON true/false.
-    vfio::Result<bool> boolean(const char* key) const {
-        if (!has(key) || !at(key).is_boolean())
-            return error(key, "expected true or false (got " + (has(key) ? at(key).dump() : std::string("nothing")) + ")");
-        return at(key).get<bool>();
-    }
-    // A number within [0, max], or "any" (a wildcard: std::nullopt).
-    vfio::Result<std::optional<uint64_t>> number_or_any(const char* key, uint64_t max) const {
-        if (has(key) && at(key).is_string() && at(key).get<std::string>() == "any")
-            return std::optional<uint64_t>();
-        return std::optional<uint64_t>(PDT_TRY(number(key, max)));
-    }
-
-    vfio::Result<std::string> text(const char* key, bool required) const {
-        if (!has(key))
-            return required ? vfio::Result<std::string>(error(key, "missing required field")) : std::string();
-        if (!at(key).is_string())
-            return error(key, "expected a string (got " + at(key).dump() + ")");
-        return at(key).get<std::string>();
-    }
-
-    vfio::Result<Fields> object(const char* key) const { return object_value(field(key), at(key)); }
-    vfio::Result<Fields> object_value(const std::string& path, const json& value) const {
-        if (!value.is_object())
-            return vfio::make_error("parse design file", m_source + " field " + path, EINVAL,
-                                    "expected an object {...} (got " + value.dump() + ")");
-        return Fields(value, path, m_source);
-    }
-    // Parses each element of the array `key` in turn, as the object "key[i]", and appends it to
-    // `out`, stopping at the first error; `expected` is the error when `key` is not an array.
-    template <typename T, typename Parse>
-    vfio::Result<void> append_objects(const char* key, const std::string& expected, std::vector<T>& out,
-                                      const Parse& parse) const {
-        const json& list = at(key);
-        if (!list.is_array())
-            return error(key, expected);
-        for (size_t i = 0; i < list.size(); ++i)
-            out.push_back(PDT_TRY(parse(PDT_TRY(object_value(field(key) + "[" + std::to_string(i) + "]", list[i])))));
-        return {};
-    }
-
-private:
-    const json& m_object;
-    std::string m_path;
-    const std::string& m_source;
-};
+using detail::Fields;
 
 vfio::Result<void> parse_revision_range(const Fields& f, uint8_t& min, uint8_t& max) {
     min = static_cast<uint8_t>(PDT_TRY(f.number_or("min_revision", 0xff, 0)));
@@ -258,45 +151,6 @@ vfio::Result<DmaBridge> parse_dma_bridge(const Fields& f) {
         bridge.memory_present = PDT_TRY(f.boolean("memory_present"));
     }
     return bridge;
-}
-
-// The QDMA Subsystem (PG302): its CSR BAR and, for a memory-mapped design, the card memory.
-vfio::Result<Qdma> parse_qdma(const Fields& f) {
-    PDT_CHECK(f.only({"bar", "memory_base", "memory_size"}));
-    Qdma qdma;
-    qdma.bar = static_cast<unsigned>(PDT_TRY(f.number("bar", 5)));
-    qdma.memory_base = PDT_TRY(f.number_or("memory_base", UINT64_MAX, 0));
-    qdma.memory_size = PDT_TRY(f.number_or("memory_size", UINT64_MAX, 0));
-    if (f.has("memory_base") && qdma.memory_size == 0)
-        return f.error("memory_base", "a memory base needs a memory_size above 0");
-    return qdma;
-}
-
-// One physical function of a multi-function card (PG302: PF0..PF3).
-vfio::Result<CardFunction> parse_card(const Fields& f) {
-    PDT_CHECK(f.only({"name", "physical_function"}));
-    CardFunction card;
-    card.name = PDT_TRY(f.text("name", true));
-    if (card.name.empty())
-        return f.error("name", "a card name must not be empty");
-    card.physical_function = static_cast<unsigned>(PDT_TRY(f.number("physical_function", 3)));
-    return card;
-}
-
-// simulation.qdma: the capabilities the simulated QDMA reports (PG302: 1..4 PFs, up to 2048 queues).
-vfio::Result<QdmaSimulation> parse_qdma_simulation(const Fields& f) {
-    PDT_CHECK(f.only({"physical_functions", "queues", "stream", "memory_mapped"}));
-    QdmaSimulation q;
-    q.physical_functions = static_cast<unsigned>(PDT_TRY(f.number_or("physical_functions", 4, q.physical_functions)));
-    if (q.physical_functions == 0)
-        return f.error("physical_functions", "must be 1..4");
-    q.queues = static_cast<unsigned>(PDT_TRY(f.number_or("queues", 2048, q.queues)));
-    if (q.queues == 0)
-        return f.error("queues", "must be 1..2048");
-    for (auto [key, value] : {std::pair{"stream", &q.stream}, std::pair{"memory_mapped", &q.memory_mapped}})
-        if (f.has(key))
-            *value = PDT_TRY(f.boolean(key));
-    return q;
 }
 
 vfio::Result<PeripheralType> parse_type(const Fields& f) {
@@ -442,7 +296,7 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
         PDT_CHECK(f.append_objects("registers", "expected an array of {bar, offset, value}", s.registers,
                                    [](const Fields& r) { return parse_register(r, true); }));
     if (f.has("qdma"))
-        s.qdma = PDT_TRY(parse_qdma_simulation(PDT_TRY(f.object("qdma"))));
+        s.qdma = PDT_TRY(detail::parse_qdma_simulation(PDT_TRY(f.object("qdma"))));
     return s;
 }
 
@@ -487,10 +341,10 @@ vfio::Result<Design> parse_design(const Fields& f) {
     if (f.has("qdma")) {
         if (d.dma_bridge)
             return f.error("qdma", "a design has a dma_bridge (XDMA) or a qdma, not both");
-        d.qdma = PDT_TRY(parse_qdma(PDT_TRY(f.object("qdma"))));
+        d.qdma = PDT_TRY(detail::parse_qdma(PDT_TRY(f.object("qdma"))));
     }
     if (f.has("card"))
-        d.card = PDT_TRY(parse_card(PDT_TRY(f.object("card"))));
+        d.card = PDT_TRY(detail::parse_card(PDT_TRY(f.object("card"))));
     if (f.has("peripherals"))
         PDT_CHECK(f.append_objects("peripherals", "expected an array of peripheral objects", d.peripherals,
                                    parse_peripheral));

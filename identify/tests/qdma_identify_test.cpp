@@ -1,6 +1,11 @@
 // QDMA identification (identify/src/qdma.cpp) of fpga_sio's 8 QDMA designs through simulated
 // instances: fpga_sio's QDMA lines in text and JSON, the tool's output, and the failure paths.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -189,4 +194,21 @@ TEST(QdmaIdentify, UnsupportedIpShowsTheVersionOnly) {
     EXPECT_EQ(text.find("Number of PFs supported"), std::string::npos) << text;
     ASSERT_FALSE(d->warnings.empty());
     EXPECT_EQ(d->warnings[0], "QDMA capabilities of QDMA Soft IP not decoded");
+}
+
+// A QDMA design whose simulated QDMA BAR is too small for the CSR frame: listed, warned, exit 1.
+TEST(QdmaIdentify, ToolFailsWhenTheQdmaCannotBeRead) {
+    const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_qdma_small.json";
+    std::ofstream(path) << R"({"name": "qdma_small", "match": {"subsystem_vendor_id": "0x0002",
+        "subsystem_device_id": "0x0100"}, "qdma": {"bar": 0}, "simulation": {"bar_sizes": {"0": "0x1000"}}})";
+    const auto run = run_tool("--design_file " + path + " --sim_design qdma_small");
+    std::remove(path.c_str());
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_NE(run.output.find("Design qdma_small:\n"), std::string::npos) << run.output;
+    EXPECT_EQ(run.output.find("rtl_version"), std::string::npos) << run.output;
+    EXPECT_NE(run.err.find("QDMA absent: identify QDMA bar 0: No such device (config block identifier 0xffffffff is "
+                           "not the QDMA's 0x1fd3)"),
+              std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find("Error: 0000:15:00.0 qdma_small: cannot read the design's QDMA"), std::string::npos) << run.err;
 }

@@ -182,7 +182,8 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
             bars[r.bar]->add_block(r.offset, 4, make_constant_block({r.value}));
     // The QDMA's global CSR registers (identification only); its PFs map the peripherals' BARs
     // to the AXI4-Lite master.
-    if (design.qdma) {
+    // A BAR smaller than the CSR frame (simulation.bar_sizes) leaves it out: undefined space.
+    if (design.qdma && bars[design.qdma->bar]->size() >= qdma_csr::kFrameSize) {
         uint32_t lite_bars = 0;
         for (const designs::Peripheral& p : design.peripherals)
             lite_bars |= 1u << p.bar;

@@ -69,3 +69,13 @@ TEST(QdmaModel, PlacedInTheQdmaBarOfEachQdmaDesign) {
     EXPECT_EQ(read32(*nic.device, 0, GLBL2_CHANNEL_MDMA), 0x30000u) << "streaming only";
     EXPECT_EQ(read32(*nic.device, 0, GLBL2_CHANNEL_QDMA_CAP), 2048u);
 }
+
+TEST(QdmaModel, BarTooSmallForTheFrameLeavesItOut) {
+    designs::Registry reg;
+    ASSERT_TRUE(reg.add_text(R"({"name": "small", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"},
+        "qdma": {"bar": 0}, "simulation": {"bar_sizes": {"0": "0x1000"}}})", "small.json").ok());
+    const designs::Design& d = *reg.find("small");
+    auto made = sim::instantiate_design(d, sim::simulated_identity(d, sim::simulated_address(0), 41), true);
+    ASSERT_TRUE(made.ok()) << made.error().message();
+    EXPECT_EQ(read32(*made->device, 0, CONFIG_BLOCK_ID), 0xffffffffu) << "undefined AXI space";
+}

@@ -58,10 +58,14 @@ VOLATILE_KEY = re.compile(r"rate|bytes|seconds|secs|_s$|_us$|_ns$|_ms$|time|gbps
                           r"transfers|sha256|seed|date|utc|host|kernel|version|pid", re.I)
 
 
+# A stream tool's rate row of an interval (stream_test/report.hpp).
+INTERVAL_ROW = re.compile(r"Mbytes/sec \(|too short for a rate")
+
+
 def mask_text(text):
     text = text.replace(SOURCE, "<src>")
-    out, seen_volatile = [], set()
-    for line in text.splitlines():
+    out, seen_volatile, block = [], set(), []
+    for line in text.splitlines() + [""]:
         line = ISO_TIME.sub("<utc>", line)
         line = LINK_PROOF.sub(r"\1<gen> <width>", HEX_TIME.sub("build timestamp : <t>", line))
         line = FLOAT.sub("<f>", line.replace("..", "\0\0")).replace("\0\0", "..")  # "low..high"
@@ -71,12 +75,18 @@ def mask_text(text):
         volatile = VOLATILE_LINE.search(line) is not None
         if volatile:
             line = re.sub(r" +", " ", INTEGER.sub("<n>", line))
-            # interval lines repeat a varying number of times: each masked line once
+            # interval lines repeat a varying number of times: each masked line once; which row
+            # of an interval reports first depends on timing, so a run of rate rows is sorted
             if line in seen_volatile:
                 continue
             seen_volatile.add(line)
+            if INTERVAL_ROW.search(line):
+                block.append(line.rstrip())
+                continue
+        out.extend(sorted(block))
+        block = []
         out.append(line.rstrip())
-    return "\n".join(out)
+    return "\n".join(out[:-1])
 
 
 def mask_json(value, key=""):

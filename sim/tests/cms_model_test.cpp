@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "sim/cms_model.hpp"
+#include "builtin_instance.hpp"
 #include "sim/design_sim.hpp"
 
 namespace {
@@ -134,17 +135,9 @@ TEST(CmsModel, ErrorRegIsClearedThroughControlReg) {
     EXPECT_EQ(rig.read(kRegMap + CmsModel::POWER_GOOD_INS_REG), 1u);
 }
 
-// The designs that have a CMS place the model at their CMS offset.
-sim::DesignInstance instance(const char* name) {
-    static const designs::Registry registry = designs::Registry::builtin().value();
-    const designs::Design* d = registry.find(name);
-    EXPECT_NE(d, nullptr) << name;
-    return sim::instantiate_design(*d, sim::simulated_identity(*d, sim::simulated_address(0), 41), true).value();
-}
-
-uint32_t read32(vfio::Device& device, uint64_t offset) {
-    return static_cast<uint32_t>(device.bar(0).value()->read(offset, 4).value());
-}
+// The designs that have a CMS place the model at their CMS offset (in BAR 0).
+using sim_test::instance;
+uint32_t read32(vfio::Device& device, uint64_t offset) { return sim_test::read32(device, 0, offset); }
 
 TEST(CmsModel, SimulatedU200DesignsHaveTheirCms) {
     for (const char* name : {"U200_dma_ddr4", "U200_100G_ether_duplex", "U200_100G_ether_simplex_tx"}) {

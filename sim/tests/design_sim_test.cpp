@@ -1,26 +1,14 @@
 #include <gtest/gtest.h>
 
+#include "builtin_instance.hpp"
 #include "sim/design_sim.hpp"
 #include "sim/xdma_model.hpp"
 
 namespace {
 
-const designs::Registry& registry() {
-    static const designs::Registry r = designs::Registry::builtin().value();
-    return r;
-}
-
-sim::DesignInstance instance(const char* name) {
-    const designs::Design* d = registry().find(name);
-    EXPECT_NE(d, nullptr) << name;
-    auto made = sim::instantiate_design(*d, sim::simulated_identity(*d, sim::simulated_address(0), 41), true);
-    EXPECT_TRUE(made.ok()) << made.error().message();
-    return std::move(made).value();
-}
-
-uint32_t read32(vfio::Device& device, unsigned bar, uint64_t offset) {
-    return static_cast<uint32_t>(device.bar(bar).value()->read(offset, 4).value());
-}
+using sim_test::instance;
+using sim_test::read32;
+const designs::Registry& registry() { return sim_test::builtin_registry(); }
 
 }  // namespace
 

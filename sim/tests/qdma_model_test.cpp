@@ -2,6 +2,7 @@
 // instances of the QDMA designs.
 #include <gtest/gtest.h>
 
+#include "builtin_instance.hpp"
 #include "sim/design_sim.hpp"
 #include "sim/qdma_model.hpp"
 
@@ -9,22 +10,9 @@ namespace {
 
 using namespace sim::qdma_csr;
 
-const designs::Registry& registry() {
-    static const designs::Registry r = designs::Registry::builtin().value();
-    return r;
-}
-
-sim::DesignInstance instance(const std::string& name) {
-    const designs::Design* d = registry().find(name);
-    EXPECT_NE(d, nullptr) << name;
-    auto made = sim::instantiate_design(*d, sim::simulated_identity(*d, sim::simulated_address(0), 41), true);
-    EXPECT_TRUE(made.ok()) << made.error().message();
-    return std::move(made).value();
-}
-
-uint32_t read32(vfio::Device& device, unsigned bar, uint64_t offset) {
-    return static_cast<uint32_t>(device.bar(bar).value()->read(offset, 4).value());
-}
+using sim_test::instance;
+using sim_test::read32;
+const designs::Registry& registry() { return sim_test::builtin_registry(); }
 
 }  // namespace
 

@@ -145,4 +145,28 @@ TEST(BoardHealthProcess, TestDmaBridgeStopsOverTheLimit) {
     EXPECT_TRUE(r.output.ends_with("Overall FAIL\n")) << r.output;
 }
 
+// A device that completes transfers without moving data (and one that goes stale) fails the run,
+// and the metrics' verdict says so too: never 1 for a run that verified nothing.
+TEST(BoardHealthProcess, TheMetricsVerdictOfALyingDeviceIsAFail) {
+    const std::string dir = std::filesystem::temp_directory_path() / ("pdt_metrics_lie_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const std::vector<std::pair<const char*, std::vector<std::string>>> runs = {
+        {PARALLEL_STREAMS_TOOL, with(kSoak, {"--duration", "1.5"})},
+        {TEST_DMA_BRIDGE_TOOL,
+         {"--sim_design", "TEF1001_dma_stream_loopback", "--transfer_timeout", "2", "--stream_mapping_size", "0x40000",
+          "--stream_num_descriptors", "16", "--min_words", "0x10000", "--enabled_tests", "stream_fixed_buffers"}}};
+    for (const char* lie : {"PDT_SIM_FAULT=moves_nothing", "PDT_SIM_FAULT=stale_after=3"})
+        for (const auto& [tool, args] : runs) {
+            const std::string file = dir + "/pdt.prom";
+            std::filesystem::remove(file);
+            const Outcome r = run(tool, with(args, {"--metrics", file}), {lie});
+            EXPECT_EQ(r.exit_code, 1) << tool << " " << lie << ": " << r.output;
+            const std::string text = read_file(file);
+            EXPECT_TRUE(std::regex_search(text, std::regex(R"(pdt_verdict_pass\{[^}]*\} 0\n)"))) << tool << " " << lie << ": " << text;
+            EXPECT_FALSE(std::regex_search(text, std::regex(R"(pdt_verdict_pass\{[^}]*\} 1\n)"))) << text;
+            EXPECT_TRUE(std::regex_search(text, std::regex(R"(pdt_run_finished\{[^}]*\} 1\n)"))) << text;
+        }
+    std::filesystem::remove_all(dir);
+}
+
 }  // namespace

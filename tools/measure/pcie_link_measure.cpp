@@ -30,8 +30,12 @@ std::vector<tool_support::RowMetrics> row_metrics(const measure::RunResult& r) {
 void hook_health(measure::ToolOptions& options, tool_support::BoardHealth& health,
                  const std::vector<tool_support::DesignUnderTest>& designs) {
     const std::string address = designs.empty() ? "" : designs.front().identity.address.to_string();
+    // Between steps: no failure so far; at the end, the verdict itself (FAIL, SKIPPED and a run
+    // that verified nothing are not a pass).
     options.health.after_step = [&health](const measure::RunResult& r) {
-        health.publish(row_metrics(r), r.failures.empty(), !r.verdict.empty());
+        const bool finished = !r.verdict.empty();
+        const bool passing = finished ? r.verdict.rfind("PASS", 0) == 0 : r.failures.empty();
+        health.publish(row_metrics(r), passing, finished);
     };
     options.health.trip = [&health]() -> std::optional<std::string> {
         if (!health.tripped())

@@ -377,10 +377,11 @@ void report_board_health(tool_support::BoardHealth& health, const identify::Iden
     std::vector<tool_support::RowMetrics> rows;
     bool passing = true;
     for (const ChannelResult& r : results) {
+        const bool failed = r.failure || r.bytes_verified == 0;  // the verdict's rule (verdict.cpp)
         rows.push_back({r.device + " " + r.test + (r.h2c ? " H2C " + std::to_string(*r.h2c) : "") +
                             (r.c2h ? " C2H " + std::to_string(*r.c2h) : ""),
-                        0, r.bytes_verified, r.failure ? 1u : 0u});
-        passing = passing && !r.failure;
+                        0, r.bytes_verified, failed ? 1u : 0u});
+        passing = passing && !failed;
     }
     health.publish(rows, passing, last);
 }

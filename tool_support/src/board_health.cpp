@@ -122,7 +122,7 @@ std::string BoardHealth::exposition(const std::vector<RowMetrics>& rows, bool pa
         return metrics::Labels{{"host", m_host}, {"tool", m_tool}, {"design", design_of[address]}, {"pci_address", address}};
     };
     metrics::Family verified{"pdt_verified_bytes_total", "Bytes whose content was verified so far", metrics::Type::Counter, {}};
-    metrics::Family rate{"pdt_transfer_rate_bytes_per_second", "Rate of the last report interval", metrics::Type::Gauge, {}};
+    metrics::Family rate{"pdt_transfer_rate_bytes_per_second", "Bytes per second moved in the last report interval (over the whole run in the last write)", metrics::Type::Gauge, {}};
     metrics::Family errors{"pdt_errors_total", "Failures of the row so far (data errors, timeouts)", metrics::Type::Counter, {}};
     for (const RowMetrics& row : rows) {
         const auto [address, channel] = split_label(row.label);

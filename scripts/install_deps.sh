@@ -3,6 +3,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config
+  lld                            # the linker of the build (CMake option PDT_LLD): links the ~110 ASan executables 3x faster than GNU ld
   libpci-dev libpciaccess-dev libboost-program-options-dev libgtest-dev libbenchmark-dev
   nlohmann-json3-dev             # design descriptions (designs/data/*.json) and --json output
   pciutils                       # lspci: the reference our config-space decoder is compared with

@@ -117,11 +117,16 @@ private:
 
     vfio::Result<void> take_data(Packet& p) {
         p.data_offset = p.offset + 4;
+        // A write carries its words; a read's come out of the device (readback), a NOP has none.
+        if (p.opcode != Opcode::write) {
+            m_at += 4;
+            return {};
+        }
         const size_t left = m_data.size() - m_at - 4;
         if (uint64_t{p.word_count} * 4 > left)
             return corrupt(p.offset, "the packet's word count " + std::to_string(p.word_count) + " runs past the end (" +
                                          std::to_string(left / 4) + " words left)");
-        if (p.opcode == Opcode::write && p.word_count <= kShortWrite)
+        if (p.word_count <= kShortWrite)
             for (uint32_t i = 0; i < p.word_count; ++i)
                 p.words.push_back(word_at(m_data, m_at + 4 + 4 * i));
         m_at += 4 + size_t{p.word_count} * 4;

@@ -49,8 +49,8 @@ struct Packet {
     PacketType type = PacketType::type1;
     Opcode opcode = Opcode::NOP;
     uint32_t address = 0;     // register address; a type 2 packet's is its type 1 packet's
-    uint32_t word_count = 0;
-    size_t data_offset = 0;   // byte offset of the first data word
+    uint32_t word_count = 0;  // a write's data words follow it; a read's come out of the device
+    size_t data_offset = 0;   // byte offset of the first data word (of a write)
     size_t section = 0;       // index of the Sync word it follows (one per SLR of an SSI device)
     // The data words of a write of at most kShortWrite words (register values), empty otherwise.
     std::vector<uint32_t> words;

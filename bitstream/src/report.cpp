@@ -75,8 +75,10 @@ std::string end_text(const Configuration& c) {
 
 std::string json_packet(const Packet& p) {
     std::string text = vfio::format("{\"offset\": %zu, \"type\": %d, \"opcode\": ", p.offset, p.type == PacketType::type1 ? 1 : 2) +
-                       vfio::json_quote(opcode_name(p.opcode)) + ", \"register\": " + vfio::json_quote(p.register_name()) +
-                       ", \"word_count\": " + std::to_string(p.word_count);
+                       vfio::json_quote(opcode_name(p.opcode));
+    if (p.opcode != Opcode::NOP)
+        text += ", \"register\": " + vfio::json_quote(p.register_name());
+    text += ", \"word_count\": " + std::to_string(p.word_count);
     if (!p.words.empty()) {
         text += ", \"words\": [";
         for (size_t i = 0; i < p.words.size(); ++i)

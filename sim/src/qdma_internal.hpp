@@ -137,6 +137,8 @@ struct Impl {
     void stop_queue(bool c2h, unsigned qid, unsigned err_bit, uint32_t sts_bit);
     void write_ring_status(bool c2h, unsigned qid, unsigned err);
     void write_cmpt_status(unsigned qid, unsigned err);
+    void ring_interrupt(bool c2h, unsigned qid);
+    void cmpt_interrupt(unsigned qid);
     // Lies (qdma_engines.cpp).
     void deliver(Queue& q, bool card, uint64_t address, const uint8_t* data, uint64_t n);
     void raw_write(bool card, uint64_t address, const uint8_t* data, uint64_t n);

@@ -165,6 +165,7 @@ void Impl::doorbell(uint64_t offset, uint32_t value) {
         words[0] = with_field(words[0], 4, 2, field(value, 26, 24));
         words[0] = with_field(words[0], 0, 0, field(value, 27, 27));
         words[0] = with_field(words[0], 1, 1, field(value, 28, 28));
+        words[0] = with_field(words[0], 26, 25, 0);  // int_st back to ISR: the interrupt re-armed
         if (cmpt.valid() && cmpt.pidx() != cmpt.cidx() && cmpt.en_stat_desc() && cmpt.trig_mode() != 0)
             write_cmpt_status(qid, 0);  // entries still waiting: a CMPT status descriptor
     }

@@ -3,6 +3,7 @@
 // entry (color, length, error) and the status descriptors; the color toggles at the wrap; a full
 // completion ring is an error.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "qdma_rig.hpp"
 
@@ -145,4 +146,24 @@ TEST(QdmaStream, WiderCompletionEntries) {
     send(*r, 3, 1, 65, 6);
     EXPECT_EQ(entry(*r, 1, 16).length, 65u);
     EXPECT_EQ(r->get64(kCmptRing + 16 * (kEntries - 1)) & 0xFFFF, 2u) << "status in the last 16-byte slot";
+}
+
+TEST(QdmaStream, CompletionInterruptWaitsForTheCidxUpdate) {
+    auto r = stream_queue(5);
+    Words cmpt = Cmpt{.qsize_ix = 1, .base = kIova + kCmptRing}.words();
+    cmpt[0] |= 1u << 1;  // en_int
+    cmpt[4] = 2u << 4;   // vec 2, direct
+    r->write(CtxtSel::CMPT, 5, cmpt);
+    ASSERT_TRUE(r->device->irq_enable(vfio::IrqIndex::Msi, 4).ok());
+    const int fd = r->device->irq_eventfd(2).value();
+    uint64_t count = 0;
+    send(*r, 5, 0, 10, 1);
+    send(*r, 5, 1, 10, 2);
+    ASSERT_EQ(::read(fd, &count, sizeof count), 8);
+    EXPECT_EQ(count, 1u) << "one interrupt until the driver updates the CMPT CIDX";
+    EXPECT_EQ(r->read(CtxtSel::CMPT, 5)[0] >> 25 & 3u, 1u) << "int_st TRIG";
+    r->wr(r->doorbell(5, CMPT_CIDX), 2 | 1u << 24 | 1u << 27 | 1u << 28);
+    send(*r, 5, 2, 10, 3);
+    ASSERT_EQ(::read(fd, &count, sizeof count), 8);
+    EXPECT_EQ(count, 1u);
 }

@@ -61,8 +61,15 @@
 //  - Asynchronous (engine thread) or stepped, like XdmaModel; DMA only through SimDevice's
 //    dma_read/dma_write (the IOMMU), so dma_activity counts the bytes.
 //
-// What it leaves (gaps): interrupts (no MSI-X, no interrupt aggregation ring: the INT_COAL
-// context and INT_CIDX are stored only; irq_en/irq_arm have no effect), descriptor bypass,
+//  - Direct interrupts through SimDevice::raise_msi (the simulated device's MSI vectors stand for
+//    the IP's MSI-X table): a descriptor queue with SW context irq_en [W1 21] and irq_arm [W0 16]
+//    (set by the PIDX doorbell's irq_en [16]) raises vec [W4 10:0] where it would write its
+//    status (each descriptor, or once caught up with wbi_chk) and disarms; a C2H stream queue's
+//    CMPT context with en_int [W0 1] and int_st [W0 26:25] 0 raises vec [W4 14:4] on a completion
+//    entry and sets int_st 1 until the next CMPT_CIDX update.
+//
+// What it leaves (gaps): the interrupt aggregation ring (int_aggr set: no interrupt; the
+// INT_COAL context and INT_CIDX are stored only), the error interrupt, descriptor bypass,
 // credit-based fetch (fcrd_en), PASID/virtio fields, C2H timer and counter trigger modes
 // (treated as "every"), the mailbox and FLR, VFs, MM channel 1, user-logic completions without
 // payload, and the debug/statistics registers (read 0).

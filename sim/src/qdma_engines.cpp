@@ -174,6 +174,43 @@ struct RingState {
 
 }  // namespace
 
+// One completion entry in the example design's format ([1] color, [2] error, [3] desc_used,
+// [19:4] length) and the CMPT status descriptor. PG302 Handling Exception Events: on a full ring
+// the context is invalidated with err 3 and the completion dropped (C2H_ERR_STAT.WRB_QFULL_ERR);
+// after a descriptor error the completion goes out marked with the error and the context is
+// invalidated with err 2.
+void Impl::post_completion(unsigned qid, Queue& q, uint64_t length, bool descriptor_error) {
+    Words* words = find(CtxtSel::CMPT, qid);
+    if (!words || !CmptContext(*words).valid())
+        return;
+    CmptContext cmpt(*words);
+    const uint32_t entries = ring_entries(cmpt.qsize_ix());
+    const uint32_t slots = entries - 1;
+    const uint32_t used = (cmpt.pidx() + slots - cmpt.cidx()) % slots;
+    if (used >= entries - 2) {
+        cmpt.invalidate_with_error(3);
+        c2h_err_stat |= C2H_ERR_WRB_QFULL;
+        glbl_err_stat |= ERR_C2H_ST;
+        if (cmpt.en_stat_desc())
+            write_cmpt_status(qid, 3);
+        return;
+    }
+    const bool err = take_fault(q, QdmaFault::CompletionError) || descriptor_error;
+    std::vector<uint8_t> entry(cmpt.entry_bytes(), 0);
+    const uint32_t word = uint32_t(cmpt.color()) << 1 | uint32_t(err) << 2 | 1u << 3 | uint32_t(length & 0xFFFF) << 4;
+    std::memcpy(entry.data(), &word, 4);
+    (void)device.dma_write(cmpt.base() + uint64_t(cmpt.pidx()) * cmpt.entry_bytes(), entry.data(), entry.size());
+    const uint16_t next = static_cast<uint16_t>((cmpt.pidx() + 1) % slots);
+    if (next == 0)
+        cmpt.set_color(!cmpt.color());
+    cmpt.set_pidx(next);
+    if (descriptor_error)
+        cmpt.invalidate_with_error(2);
+    if (cmpt.en_stat_desc() && (cmpt.trig_mode() != 0 || descriptor_error))
+        write_cmpt_status(qid, descriptor_error ? 2 : 0);
+    cmpt_interrupt(qid);
+}
+
 // One descriptor (MM, H2C ST) or one packet (C2H ST) of queue `qid`'s H2C or C2H side.
 bool Impl::advance(bool c2h_side, unsigned qid) {
     const Words* swp = find(sw_sel(c2h_side), qid);
@@ -224,6 +261,9 @@ bool Impl::advance(bool c2h_side, unsigned qid) {
             if (take_fault(q, QdmaFault::DescriptorError) || !device.dma_read(ring.at(cidx), desc, 8).ok()) {
                 set_cidx(cidx);
                 stop_queue(true, qid, kDescriptorError, DSC_ERR_UR_CA);
+                post_completion(qid, q, done, true);  // PG302 C2H Completion With Descriptor Error
+                loopback_bytes[qid] -= packet.size();     // the packet is lost
+                loopback[qid].pop_front();
                 return true;
             }
             const uint64_t n = std::min<uint64_t>(buffer, packet.size() - done);
@@ -237,32 +277,7 @@ bool Impl::advance(bool c2h_side, unsigned qid) {
         loopback[qid].pop_front();
         end_transfer(q);
         ++q.processed;
-        // One completion entry (the example design's format) and the CMPT status descriptor.
-        CmptContext cmpt(*cmpt_words);
-        const uint32_t centries = ring_entries(cmpt.qsize_ix());
-        const uint32_t cslots = centries - 1;
-        const uint32_t used = (cmpt.pidx() + cslots - cmpt.cidx()) % cslots;
-        if (used >= centries - 2) {
-            // PG302 C2H Completion On A Full Ring: invalidate, mark the error, drop, log.
-            cmpt.invalidate_with_error(3);
-            c2h_err_stat |= C2H_ERR_WRB_QFULL;
-            glbl_err_stat |= ERR_C2H_ST;
-            if (cmpt.en_stat_desc())
-                write_cmpt_status(qid, 3);
-        } else {
-            const bool err = take_fault(q, QdmaFault::CompletionError);
-            std::vector<uint8_t> entry(cmpt.entry_bytes(), 0);
-            const uint32_t word = uint32_t(cmpt.color()) << 1 | uint32_t(err) << 2 | 1u << 3 | uint32_t(length & 0xFFFF) << 4;
-            std::memcpy(entry.data(), &word, 4);
-            (void)device.dma_write(cmpt.base() + uint64_t(cmpt.pidx()) * cmpt.entry_bytes(), entry.data(), entry.size());
-            const uint16_t next = static_cast<uint16_t>((cmpt.pidx() + 1) % cslots);
-            if (next == 0)
-                cmpt.set_color(!cmpt.color());
-            cmpt.set_pidx(next);
-            if (cmpt.en_stat_desc() && cmpt.trig_mode() != 0)
-                write_cmpt_status(qid, 0);
-            cmpt_interrupt(qid);
-        }
+        post_completion(qid, q, length, false);
     } else {
         uint8_t desc[32] = {};
         if (take_fault(q, QdmaFault::DescriptorError) || !device.dma_read(ring.at(ring.cidx), desc, ring.desc_bytes).ok()) {

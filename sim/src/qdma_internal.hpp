@@ -139,6 +139,7 @@ struct Impl {
     void write_cmpt_status(unsigned qid, unsigned err);
     void ring_interrupt(bool c2h, unsigned qid);
     void cmpt_interrupt(unsigned qid);
+    void post_completion(unsigned qid, Queue& q, uint64_t length, bool descriptor_error);
     // Lies (qdma_engines.cpp).
     void deliver(Queue& q, bool card, uint64_t address, const uint8_t* data, uint64_t n);
     void raw_write(bool card, uint64_t address, const uint8_t* data, uint64_t n);

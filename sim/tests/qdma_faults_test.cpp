@@ -203,3 +203,27 @@ TEST(QdmaFaults, DesignBusInjectsIntoTheQdmaModel) {
     EXPECT_EQ(status(0), 0u) << "the stalled H2C queue 3 wrote no status: its cidx never moved";
     ASSERT_TRUE(dev.dma_unmap(kIova, host->size()).ok());
 }
+
+TEST(QdmaFaults, C2hStreamDescriptorErrorPostsAnErroredCompletion) {
+    auto r = std::make_unique<Rig<>>(designs::QdmaSimulation{1, 64, true, false});
+    r->ring_size(0, kEntries);
+    r->wr(C2H_BUF_SZ, 4096);
+    r->fmap(0, 0, 8);
+    r->write(CtxtSel::SW_H2C, 1, Sw{.is_mm = false, .dsc_sz = 1, .base = kIova}.words());
+    r->write(CtxtSel::SW_C2H, 1, Sw{.is_mm = false, .dsc_sz = 0, .base = kIova + 0x1000}.words());
+    r->write(CtxtSel::PFTCH, 1, {0, 1u << 13});
+    r->write(CtxtSel::CMPT, 1, Cmpt{.base = kIova + 0x2000}.words());
+    r->put64(0x1000, kIova + kData);
+    r->wr(r->doorbell(1, C2H_DSC_PIDX), 1);
+    r->model->inject(QdmaQueueKind::C2H, 1, QdmaFault::DescriptorError);
+    r->h2c_st_descriptor(0, kIova + 0x8000, 32);
+    r->wr(r->doorbell(1, H2C_DSC_PIDX), 1);
+    r->model->run_until_idle();
+    EXPECT_EQ(r->rd(GLBL_DSC_ERR_STS), DSC_ERR_UR_CA);
+    EXPECT_EQ(r->rd(GLBL_DSC_ERR_LOG0), 0x80000000u | 1u << 30 | 1u) << "valid, C2H, qid 1";
+    EXPECT_EQ(r->get64(0x2000) >> 2 & 1, 1u) << "the completion carries the error";
+    EXPECT_EQ(r->read(CtxtSel::CMPT, 1)[3] >> 29 & 3u, 2u) << "CMPT context err: descriptor error";
+    EXPECT_EQ(r->get64(0x2000 + 8 * (kEntries - 1)) >> 35 & 3, 2u) << "CMPT status error 2";
+    EXPECT_EQ(r->read(CtxtSel::SW_C2H, 1)[1] >> 26 & 3u, 2u);
+    EXPECT_EQ(r->model->loopback_pending_bytes(1), 0u) << "the packet is lost";
+}

@@ -167,3 +167,16 @@ TEST(QdmaStream, CompletionInterruptWaitsForTheCidxUpdate) {
     ASSERT_EQ(::read(fd, &count, sizeof count), 8);
     EXPECT_EQ(count, 1u);
 }
+
+TEST(QdmaStream, BadCmptCidxUpdateIsAnError) {
+    auto r = stream_queue(6);
+    send(*r, 6, 0, 8, 1);
+    r->wr(r->doorbell(6, CMPT_CIDX), 2 | 1u << 24 | 1u << 27);  // one entry written, two returned
+    EXPECT_EQ(r->rd(C2H_ERR_STAT), C2H_ERR_WRB_CIDX);
+    EXPECT_EQ(r->rd(GLBL_ERR_STAT), ERR_C2H_ST);
+    EXPECT_EQ(r->read(CtxtSel::CMPT, 6)[3] >> 28 & 1u, 0u) << "invalidated";
+    EXPECT_EQ(r->read(CtxtSel::CMPT, 6)[3] >> 29 & 3u, 1u) << "err: bad CIDX update";
+    EXPECT_EQ(r->get64(kCmptRing + 8 * (kEntries - 1)) >> 35 & 3, 1u) << "status error 1";
+    send(*r, 6, 1, 8, 2);
+    EXPECT_EQ(r->model->processed(sim::QdmaQueueKind::C2H, 6), 1u) << "an invalid CMPT context takes no packet";
+}

@@ -36,8 +36,11 @@
 //    [15:0], cidx [31:16], color [32], int_state [34:33], error [36:35]) sits in the last entry
 //    and is written after each entry and each CMPT_CIDX update with entries pending, when
 //    en_stat_desc is set and trig_mode is not 0 (every trigger mode acts as "every": a model
-//    simplification). A full ring (entries = size - 2) invalidates the context, drops the
-//    completion and logs C2H_ERR_STAT.WRB_QFULL_ERR.
+//    simplification). A full ring (entries = size - 2) invalidates the context (err 3), drops
+//    the completion and logs C2H_ERR_STAT.WRB_QFULL_ERR; a CMPT_CIDX past the ring or past the
+//    entries written invalidates it (err 1) and logs C2H_ERR_STAT.WRB_CIDX_ERR, both with
+//    GLBL_ERR_STAT.ERR_C2H_ST [8] and a status descriptor carrying the error; a C2H descriptor
+//    error posts the completion with its error bit and invalidates the context (err 2).
 //    SIMULATED CARD, NOT PG302: behind the ST engines sits the loopback of PG302's example
 //    design: each packet sent on H2C stream queue q comes back on C2H stream queue q (same
 //    physical queue), waiting in a FIFO until that queue has the C2H buffers it needs.
@@ -152,9 +155,10 @@ inline constexpr uint32_t ind_ctxt_cmd(CtxtSel sel, CtxtOp op, uint32_t qid) {
 inline constexpr uint64_t C2H_TIMER_CNT = 0xA00;  // [15:0]
 inline constexpr uint64_t C2H_CNT_TH = 0xA40;     // [15:0]
 inline constexpr uint64_t C2H_BUF_SZ = 0xAB0;     // [31:0] bytes
-inline constexpr uint64_t C2H_ERR_STAT = 0xAF0;   // WRB_QFULL_ERR [13]
+inline constexpr uint64_t C2H_ERR_STAT = 0xAF0;   // WRB_QFULL_ERR [13], WRB_CIDX_ERR [14]
 inline constexpr uint64_t C2H_ERR_MASK = 0xAF4;
 inline constexpr uint32_t C2H_ERR_WRB_QFULL = 1u << 13;
+inline constexpr uint32_t C2H_ERR_WRB_CIDX = 1u << 14;
 inline constexpr uint64_t H2C_ERR_STAT = 0xE00;
 inline constexpr uint64_t H2C_ERR_MASK = 0xE04;
 

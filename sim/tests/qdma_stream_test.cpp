@@ -180,3 +180,12 @@ TEST(QdmaStream, BadCmptCidxUpdateIsAnError) {
     send(*r, 6, 1, 8, 2);
     EXPECT_EQ(r->model->processed(sim::QdmaQueueKind::C2H, 6), 1u) << "an invalid CMPT context takes no packet";
 }
+
+TEST(QdmaStream, MovesNothingCompletesThePacketWithoutItsBytes) {
+    auto r = stream_queue(7);
+    r->model->set_lie(streams::Lie{streams::Lie::Kind::MovesNothing});
+    send(*r, 7, 0, 300, 4);
+    EXPECT_EQ(entry(*r, 0).length, 300u) << "the completion reports the packet";
+    EXPECT_EQ(r->host[kBuffers], 0xA5) << "its buffer kept the poison";
+    EXPECT_NE(std::memcmp(r->host + kBuffers, r->host + kSource, 300), 0);
+}

@@ -159,20 +159,6 @@ void Impl::land_late(Queue& q) {
     q.late = std::move(waiting);
 }
 
-namespace {
-
-// One queue side's ring as its contexts give it.
-struct RingState {
-    uint64_t base = 0;
-    uint32_t slots = 0;  // descriptors: GLBL_RNG_SZ - 1
-    unsigned desc_bytes = 0;
-    uint16_t pidx = 0, cidx = 0;
-    uint32_t pending() const { return (pidx + slots - cidx) % slots; }
-    uint64_t at(uint16_t index) const { return base + uint64_t(index) * desc_bytes; }
-    uint16_t next(uint16_t index, uint32_t by = 1) const { return static_cast<uint16_t>((index + by) % slots); }
-};
-
-}  // namespace
 
 // One completion entry in the example design's format ([1] color, [2] error, [3] desc_used,
 // [19:4] length) and the CMPT status descriptor. PG302 Handling Exception Events: on a full ring
@@ -221,9 +207,8 @@ bool Impl::advance(bool c2h_side, unsigned qid) {
     if (!sw.qen() || sw.err() != 0 || entries < 2)
         return false;
     Words& hw = context(hw_sel(c2h_side), qid);
-    RingState ring{sw.dsc_base(), entries - 1, 8u << sw.dsc_sz(), static_cast<uint16_t>(sw.pidx() % (entries - 1)), hw_cidx(hw)};
-    if (ring.cidx >= ring.slots)
-        ring.cidx = 0;
+    RingState ring{sw.dsc_base(), entries - 1, 8u << sw.dsc_sz(), static_cast<uint16_t>(sw.pidx() % (entries - 1)),
+                   hw_cidx(hw) < entries - 1 ? hw_cidx(hw) : uint16_t(0)};
     Queue& q = (c2h_side ? c2h : h2c)[qid];
     const bool stream_c2h = c2h_side && !sw.is_mm();
     if (ring.pending() == 0 || q.stalled)
@@ -232,105 +217,109 @@ bool Impl::advance(bool c2h_side, unsigned qid) {
         return false;  // no packet waits for this queue's buffers
     if (sw.is_mm() && !((c2h_side ? c2h_mm_ctl : h2c_mm_ctl) & MM_CTL_RUN))
         return false;
-    if (!stream_c2h && !c2h_side && !sw.is_mm() && loopback_bytes[qid] >= config.stream_fifo_bytes)
+    if (!c2h_side && !sw.is_mm() && loopback_bytes[qid] >= config.stream_fifo_bytes)
         return false;  // H2C ST: the loopback FIFO is full (tready low)
     if (take_fault(q, QdmaFault::QueueStall)) {
         q.stalled = true;
         return false;
     }
     land_late(q);
-    const auto set_cidx = [&](uint16_t cidx) { hw[0] = with_field(hw[0], 15, 0, cidx); };
-
-    if (stream_c2h) {
-        // C2H ST: the packet fills C2H_BUF_SZ-sized buffers, one descriptor each.
-        Words* pfch = find(CtxtSel::PFTCH, qid);
-        Words* cmpt_words = find(CtxtSel::CMPT, qid);
-        if (!pfch || !pfch_valid(*pfch) || !cmpt_words || !CmptContext(*cmpt_words).valid())
-            return false;
-        const auto size_it = plain.find(C2H_BUF_SZ + 4ull * pfch_buf_sz_idx(*pfch));
-        const uint64_t buffer = size_it == plain.end() ? 0 : size_it->second;
-        if (buffer == 0)
-            return false;
-        const std::vector<uint8_t>& packet = loopback[qid].front();
-        const uint32_t needed = std::max<uint32_t>(1, static_cast<uint32_t>((packet.size() + buffer - 1) / buffer));
-        if (ring.pending() < needed)
-            return false;  // waits for the driver to post buffers
-        uint16_t cidx = ring.cidx;
-        for (uint64_t done = 0, i = 0; i < needed; ++i) {
-            uint8_t desc[8];
-            if (take_fault(q, QdmaFault::DescriptorError) || !device.dma_read(ring.at(cidx), desc, 8).ok()) {
-                set_cidx(cidx);
-                stop_queue(true, qid, kDescriptorError, DSC_ERR_UR_CA);
-                post_completion(qid, q, done, true);  // PG302 C2H Completion With Descriptor Error
-                loopback_bytes[qid] -= packet.size();     // the packet is lost
-                loopback[qid].pop_front();
-                return true;
-            }
-            const uint64_t n = std::min<uint64_t>(buffer, packet.size() - done);
-            deliver(q, false, le64(desc), packet.data() + done, n);
-            done += n;
-            cidx = ring.next(cidx);
-        }
-        set_cidx(cidx);
-        const uint64_t length = packet.size();
-        loopback_bytes[qid] -= length;
-        loopback[qid].pop_front();
-        end_transfer(q);
-        ++q.processed;
-        post_completion(qid, q, length, false);
-    } else {
-        uint8_t desc[32] = {};
-        if (take_fault(q, QdmaFault::DescriptorError) || !device.dma_read(ring.at(ring.cidx), desc, ring.desc_bytes).ok()) {
-            stop_queue(c2h_side, qid, kDescriptorError, DSC_ERR_UR_CA);
-            return true;
-        }
-        if (sw.is_mm()) {
-            // PG302 AXI Memory Mapped Descriptor: src_addr [63:0], length [91:64], dst_addr [191:128].
-            const uint64_t src = le64(desc), dst = le64(desc + 16);
-            const uint32_t length = le32(desc + 8) & 0x0FFFFFFF;
-            const uint64_t card_address = c2h_side ? src : dst;
-            if (!in_card(config, card_address, length)) {
-                stop_queue(c2h_side, qid, kDmaError, DSC_ERR_DMA);
-                return true;
-            }
-            std::vector<uint8_t> data(length);
-            if (c2h_side) {
-                card.read(src - config.card_memory_base, data.data(), length);
-                deliver(q, false, dst, data.data(), length);
-                ++c2h_mm_count;
-            } else {
-                if (!device.dma_read(src, data.data(), length).ok()) {
-                    stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
-                    return true;
-                }
-                deliver(q, true, dst, data.data(), length);
-                ++h2c_mm_count;
-            }
-            end_transfer(q);
-        } else {
-            // PG302 H2C Stream Descriptor: addr [127:64], len [47:32]: one packet.
-            const uint64_t src = le64(desc + 8);
-            const uint32_t length = le32(desc + 4) & 0xFFFF;
-            std::vector<uint8_t> data(length);
-            if (!device.dma_read(src, data.data(), length).ok()) {
-                stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
-                return true;
-            }
-            loopback_bytes[qid] += length;
-            loopback[qid].push_back(std::move(data));  // the simulated card's loopback
-        }
-        ring.cidx = ring.next(ring.cidx);
-        set_cidx(ring.cidx);
-        ++q.processed;
-    }
+    const bool moved = stream_c2h ? move_c2h_packet(qid, q, ring, hw) : move_descriptor(c2h_side, sw.is_mm(), qid, q, ring, hw);
+    if (!moved)
+        return false;
     // Writeback and interrupt after each descriptor, or with wbi_chk once caught up with the PIDX.
     const Words* now = find(sw_sel(c2h_side), qid);
-    if (now && (!SwContext(*now).wbi_chk() || hw_cidx(hw) == ring.pidx)) {
+    if (now && SwContext(*now).err() == 0 && (!SwContext(*now).wbi_chk() || hw_cidx(hw) == ring.pidx)) {
         if (SwContext(*now).wbk_en())
             write_ring_status(c2h_side, qid, 0);
         if (!stream_c2h)
             ring_interrupt(c2h_side, qid);
     }
+    return true;
+}
+
+// C2H ST: the packet at the head of the queue's loopback FIFO fills C2H_BUF_SZ-sized buffers,
+// one descriptor each, once the queue has enough of them; then its completion.
+bool Impl::move_c2h_packet(unsigned qid, Queue& q, const RingState& ring, Words& hw) {
+    Words* pfch = find(CtxtSel::PFTCH, qid);
+    Words* cmpt_words = find(CtxtSel::CMPT, qid);
+    if (!pfch || !pfch_valid(*pfch) || !cmpt_words || !CmptContext(*cmpt_words).valid())
+        return false;
+    const auto size_it = plain.find(C2H_BUF_SZ + 4ull * pfch_buf_sz_idx(*pfch));
+    const uint64_t buffer = size_it == plain.end() ? 0 : size_it->second;
+    if (buffer == 0)
+        return false;
+    const std::vector<uint8_t>& packet = loopback[qid].front();
+    const uint64_t length = packet.size();
+    const uint32_t needed = std::max<uint32_t>(1, static_cast<uint32_t>((length + buffer - 1) / buffer));
+    if (ring.pending() < needed)
+        return false;  // waits for the driver to post buffers
+    uint16_t cidx = ring.cidx;
+    uint64_t done = 0;
+    bool failed = false;
+    for (uint32_t i = 0; i < needed; ++i) {
+        uint8_t desc[8];
+        failed = take_fault(q, QdmaFault::DescriptorError) || !device.dma_read(ring.at(cidx), desc, 8).ok();
+        if (failed)
+            break;
+        const uint64_t n = std::min<uint64_t>(buffer, length - done);
+        deliver(q, false, le64(desc), packet.data() + done, n);
+        done += n;
+        cidx = ring.next(cidx);
+    }
+    hw[0] = with_field(hw[0], 15, 0, cidx);
+    loopback_bytes[qid] -= length;  // delivered, or lost with a descriptor error
+    loopback[qid].pop_front();
+    if (failed) {
+        stop_queue(true, qid, kDescriptorError, DSC_ERR_UR_CA);
+        post_completion(qid, q, done, true);  // PG302 C2H Completion With Descriptor Error
+        return true;
+    }
+    end_transfer(q);
+    ++q.processed;
+    post_completion(qid, q, length, false);
+    return true;
+}
+
+// MM (either side) or H2C ST: one descriptor; an error stops the queue.
+bool Impl::move_descriptor(bool c2h_side, bool is_mm, unsigned qid, Queue& q, const RingState& ring, Words& hw) {
+    uint8_t desc[32] = {};
+    if (take_fault(q, QdmaFault::DescriptorError) || !device.dma_read(ring.at(ring.cidx), desc, ring.desc_bytes).ok()) {
+        stop_queue(c2h_side, qid, kDescriptorError, DSC_ERR_UR_CA);
+        return true;
+    }
+    if (is_mm) {
+        // PG302 AXI Memory Mapped Descriptor: src_addr [63:0], length [91:64], dst_addr [191:128].
+        const uint64_t src = le64(desc), dst = le64(desc + 16);
+        const uint32_t length = le32(desc + 8) & 0x0FFFFFFF;
+        if (!in_card(config, c2h_side ? src : dst, length)) {
+            stop_queue(c2h_side, qid, kDmaError, DSC_ERR_DMA);
+            return true;
+        }
+        std::vector<uint8_t> data(length);
+        if (c2h_side)
+            card.read(src - config.card_memory_base, data.data(), length);
+        else if (!device.dma_read(src, data.data(), length).ok()) {
+            stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
+            return true;
+        }
+        deliver(q, !c2h_side, dst, data.data(), length);
+        ++(c2h_side ? c2h_mm_count : h2c_mm_count);
+        end_transfer(q);
+    } else {
+        // PG302 H2C Stream Descriptor: addr [127:64], len [47:32]: one packet.
+        const uint64_t src = le64(desc + 8);
+        const uint32_t length = le32(desc + 4) & 0xFFFF;
+        std::vector<uint8_t> data(length);
+        if (!device.dma_read(src, data.data(), length).ok()) {
+            stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
+            return true;
+        }
+        loopback_bytes[qid] += length;
+        loopback[qid].push_back(std::move(data));  // the simulated card's loopback
+    }
+    hw[0] = with_field(hw[0], 15, 0, ring.next(ring.cidx));
+    ++q.processed;
     return true;
 }
 

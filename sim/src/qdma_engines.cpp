@@ -204,10 +204,11 @@ bool Impl::advance(bool c2h_side, unsigned qid) {
         return false;
     const SwContext sw(*swp);
     const uint32_t entries = ring_entries(sw.rng_sz());
-    if (!sw.qen() || sw.err() != 0 || entries < 2)
+    // A PIDX at or past the ring's N - 1 descriptors points nowhere: the queue waits for a good one.
+    if (!sw.qen() || sw.err() != 0 || entries < 2 || sw.pidx() >= entries - 1)
         return false;
     Words& hw = context(hw_sel(c2h_side), qid);
-    RingState ring{sw.dsc_base(), entries - 1, 8u << sw.dsc_sz(), static_cast<uint16_t>(sw.pidx() % (entries - 1)),
+    RingState ring{sw.dsc_base(), entries - 1, 8u << sw.dsc_sz(), sw.pidx(),
                    hw_cidx(hw) < entries - 1 ? hw_cidx(hw) : uint16_t(0)};
     Queue& q = (c2h_side ? c2h : h2c)[qid];
     const bool stream_c2h = c2h_side && !sw.is_mm();

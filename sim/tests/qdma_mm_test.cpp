@@ -178,3 +178,12 @@ TEST(QdmaMm, ArmedQueueRaisesItsVectorOnce) {
     EXPECT_EQ(count, 1u);
     EXPECT_EQ(r->read(CtxtSel::SW_H2C, 0)[0] >> 16 & 1u, 0u) << "disarmed after it fired";
 }
+
+TEST(QdmaMm, PidxPastTheRingMovesNothing) {
+    auto r = mm_queue(false, 0);
+    r->mm_descriptor(kRing, kIova + kData, 8, kCardBase);
+    r->wr(r->doorbell(0, H2C_DSC_PIDX), kEntries - 1);  // entry N - 1 is the status descriptor
+    EXPECT_EQ(r->model->run_until_idle(), 0u);
+    r->wr(r->doorbell(0, H2C_DSC_PIDX), 1);
+    EXPECT_EQ(r->model->run_until_idle(), 1u);
+}

@@ -21,7 +21,8 @@
 //  - Descriptor rings of GLBL_RNG_SZ[rng_sz] entries, the last one the status descriptor (PG302
 //    Writeback Status Structure: err [1:0], cidx [31:16], pidx [47:32]) written when the SW
 //    context's wbk_en is set: after every descriptor, or with wbi_chk only once the engine has
-//    caught up with the PIDX.
+//    caught up with the PIDX. A PIDX at or past entry N - 1 (N = the ring size) moves nothing
+//    until a valid one is written (PG302 gives no error for it; the model does not guess one).
 //  - MM queues (is_mm, 32-byte descriptors: src_addr [63:0], length [91:64] 28 bits, dst_addr
 //    [191:128]; bits [94:92], which drivers use for dv/sop/eop, are ignored) moving host memory
 //    to card memory (H2C) and back (C2H) while the channel's run bit is set. Card memory is the

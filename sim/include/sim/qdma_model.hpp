@@ -47,9 +47,11 @@
 //    physical queue), waiting in a FIFO until that queue has the C2H buffers it needs.
 //  - Error logging on refused context writes (all also set GLBL_ERR_STAT.IND_CTXT_CMD_ERR,
 //    bit 9, one bit of the field PG302 names [14:9]):
-//      qid past the IP's queues, FMAP of a function the IP lacks, SW context with qen on a
-//      queue outside its function's FMAP range (or a function with no FMAP):
-//          GLBL_TRQ_ERR_STS.QID_RANGE [5] + GLBL_ERR_STAT.ERR_TRQ [3];
+//      any command (CLR, WR, RD, INV) on a qid past the IP's queues or an FMAP of a function
+//      the IP lacks; a SW context write with qen on a queue outside its function's FMAP range
+//      (or for a function with no FMAP):
+//          GLBL_TRQ_ERR_STS.QID_RANGE [5] + GLBL_ERR_STAT.ERR_TRQ [3] + GLBL_TRQ_ERR_LOG (func
+//          [26:17] = this PF, or the context's fnc_id; address [16:0] = 0x844, IND_CTXT_CMD);
 //      SW context qen with a zero ring size, a descriptor size that does not fit the queue
 //      (MM 32 B, H2C ST 16 B, C2H ST 8 B), an engine the IP lacks (MM or ST) or mm_chn 1;
 //      CMPT context valid with a zero ring size; prefetch context valid with a zero buffer size:

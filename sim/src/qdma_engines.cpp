@@ -183,8 +183,10 @@ bool Impl::advance(bool c2h_side, unsigned qid) {
         return false;
     const SwContext sw(*swp);
     const uint32_t entries = ring_entries(sw.rng_sz());
-    // A PIDX at or past the ring's N - 1 descriptors points nowhere: the queue waits for a good one.
-    if (!sw.qen() || sw.err() != 0 || entries < 2 || sw.pidx() >= entries - 1)
+    // A PIDX at or past the ring's N - 1 descriptors points nowhere: the queue waits for a good
+    // one. A bypass queue's descriptors go to the user logic's bypass ports, which the simulated
+    // card leaves unconnected: nothing moves.
+    if (!sw.qen() || sw.err() != 0 || entries < 2 || sw.pidx() >= entries - 1 || sw.bypass())
         return false;
     Words& hw = context(hw_sel(c2h_side), qid);
     RingState ring{sw.dsc_base(), entries - 1, 8u << sw.dsc_sz(), sw.pidx(),

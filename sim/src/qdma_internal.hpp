@@ -42,6 +42,7 @@ struct SwContext {
     bool wbi_chk() const { return field(words[1], 2, 2); }
     unsigned rng_sz() const { return field(words[1], 15, 12); }
     unsigned dsc_sz() const { return field(words[1], 17, 16); }
+    bool bypass() const { return field(words[1], 18, 18); }
     bool mm_chn() const { return field(words[1], 19, 19); }
     bool wbk_en() const { return field(words[1], 20, 20); }
     unsigned err() const { return field(words[1], 27, 26); }

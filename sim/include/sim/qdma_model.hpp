@@ -79,8 +79,10 @@
 //    when int_st is 0, then 1 until an INT_CIDX update (ring_idx [23:16], sw_cidx [15:0]),
 //    which fires again at once if entries past sw_cidx wait.
 //
-// What it leaves (gaps): the error interrupt (GLBL_ERR_INT), descriptor bypass, credit-based
-// fetch (fcrd_en), PASID/virtio fields, C2H timer and counter trigger modes (treated as "every"), the mailbox and FLR, VFs, MM channel 1, user-logic completions without
+// What it leaves (gaps): the error interrupt (GLBL_ERR_INT), descriptor bypass (a queue with
+// bypass set moves nothing: the simulated card has no bypass logic), credit-based fetch (fcrd_en
+// is ignored), writeback intervals (wbi_intvl_en, GLBL_DSC_CFG.wb_acc_int: a writeback after
+// every descriptor), PASID/virtio fields, C2H timer and counter trigger modes (treated as "every"), the mailbox and FLR, VFs, MM channel 1, user-logic completions without
 // payload, and the debug/statistics registers (read 0).
 #pragma once
 

@@ -125,3 +125,40 @@ bool BuildTimestamp::plausible() const {
 }
 
 }  // namespace designs
+
+namespace designs {
+namespace {
+
+struct PartIdcode {
+    const char* part;
+    uint32_t idcode;
+};
+// JTAG IDCODEs, revision nibble (bits 31:28) zero: 7-series from UG470 ("Device ID Check"),
+// UltraScale(+) from UG570 ("Device ID Check (Step 5)", Table 2).
+constexpr PartIdcode kPartIdcodes[] = {
+    {"xc7a35t", 0x0362D093},  {"xc7a50t", 0x0362C093},  {"xc7a75t", 0x03632093},  {"xc7a100t", 0x03631093},
+    {"xc7a200t", 0x03636093}, {"xc7k70t", 0x03647093},  {"xc7k160t", 0x0364C093}, {"xc7k325t", 0x03651093},
+    {"xc7k410t", 0x03656093}, {"xcku040", 0x03822093},  {"xcku060", 0x03919093},  {"xcku3p", 0x04A63093},
+    {"xcku5p", 0x04A62093},   {"xcvu9p", 0x04B31093},
+};
+
+}  // namespace
+
+std::optional<uint32_t> fpga_part_idcode(const std::string& part) {
+    for (const PartIdcode& p : kPartIdcodes)
+        if (part == p.part)
+            return p.idcode;
+    return std::nullopt;
+}
+
+const std::vector<std::string>& known_fpga_parts() {
+    static const std::vector<std::string> parts = [] {
+        std::vector<std::string> names;
+        for (const PartIdcode& p : kPartIdcodes)
+            names.emplace_back(p.part);
+        return names;
+    }();
+    return parts;
+}
+
+}  // namespace designs

@@ -1,0 +1,220 @@
+#include "flasher.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "vfio_access/format.hpp"
+
+namespace flasher {
+namespace {
+
+using vfio::hex;
+
+int fail(const std::string& message) {
+    std::cerr << "Error: " << message << "\n";
+    return 1;
+}
+
+std::string default_journal(const Target& target) {
+    const char* state = std::getenv("XDG_STATE_HOME");
+    const char* home = std::getenv("HOME");
+    std::filesystem::path dir = state && *state ? std::filesystem::path(state)
+                                : home         ? std::filesystem::path(home) / ".local/state"
+                                               : std::filesystem::path("/tmp");
+    return (dir / "pcie-dma-toolkit" / ("quad_spi_flasher-" + target.design + "-" + target.address + ".journal")).string();
+}
+
+vfio::Result<std::vector<uint8_t>> load(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return vfio::errno_error("open image", path);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The image's IDCODE must be the design's part's (revision bits 31:28 ignored, as the
+// configuration logic's device ID check does: UG470, UG570 "Device ID Check").
+std::optional<std::string> part_mismatch(const std::vector<uint8_t>& image, const Target& target) {
+    const auto want = designs::fpga_part_idcode(target.data->fpga_part);
+    if (!want)
+        return "design " + target.design + " names no FPGA part (fpga_part): cannot check the image's IDCODE "
+               "(--any_part to write it unchecked)";
+    const auto got = image_idcode(image);
+    if (!got)
+        return std::string("the image configures no IDCODE: not a bitstream for ") + target.data->fpga_part +
+               " (--any_part to write it unchecked)";
+    if ((*got & 0x0fffffff) != (*want & 0x0fffffff))
+        return "wrong part: the image's IDCODE is " + hex(*got) + ", design " + target.design + " is a " +
+               target.data->fpga_part + " (IDCODE " + hex(*want) + ")";
+    return std::nullopt;
+}
+
+int report_plan(const flash::Plan& plan, bool program) {
+    std::cout << "Sectors of " << plan.sector_size << " bytes in " << hex(plan.address) << ".."
+              << hex(plan.address + plan.length - 1) << ": " << plan.to_write.size() << " differ, " << plan.unchanged
+              << " unchanged\n";
+    if (!program) {
+        size_t shown = 0;
+        for (uint64_t sector : plan.to_write)
+            if (shown++ < 8)
+                std::cout << "  would write sector " << hex(sector) << "\n";
+        if (plan.to_write.size() > 8)
+            std::cout << "  ... and " << plan.to_write.size() - 8 << " more\n";
+        std::cout << "Dry run: nothing written (--program to write " << plan.to_write.size() << " sectors)\n";
+    }
+    return 0;
+}
+
+int write_range(flash::SpiNor& nor, const Target& target, const Options& options, const std::vector<uint8_t>& image,
+                uint64_t address, const std::string& image_name) {
+    const uint64_t update = options.update_offset.value_or(nor.size() / 2);
+    auto checked = flash::check_write_range(nor, address, image.size(), {update, options.overwrite_golden});
+    if (!checked)
+        return fail(checked.error().message() + "; nothing written");
+    auto plan = flash::plan_write(nor, address, image);
+    if (!plan)
+        return fail(plan.error().message() + "; nothing written");
+    report_plan(*plan, options.program);
+    if (!options.program)
+        return 0;
+    const std::string journal = options.journal.empty() ? default_journal(target) : options.journal;
+    if (!plan->to_write.empty()) {
+        auto recorded = flash::write_journal(journal, {target.address + " " + target.design, image_name, address, plan->length});
+        if (!recorded)
+            return fail(recorded.error().message() + "; nothing written");
+    }
+    const std::vector<uint8_t> padded = flash::padded_image(image, plan->sector_size);
+    auto result = flash::execute_plan(nor, *plan, padded);
+    if (!result)
+        return fail(result.error().message() + "; the journal " + journal + " records the range: run again to finish it");
+    if (!plan->to_write.empty())
+        (void)flash::remove_journal(journal);
+    std::cout << "Sectors written: " << result->written << ", skipped (unchanged): " << result->skipped << "\n";
+    std::cout << "PASS: verified " << result->verified_bytes << " bytes written (each sector read back 3 times)\n";
+    return 0;
+}
+
+}  // namespace
+
+std::optional<uint32_t> image_idcode(const std::vector<uint8_t>& image) {
+    for (size_t i = 0; i + 8 <= image.size(); i += 4) {
+        auto word = [&](size_t at) {
+            return static_cast<uint32_t>(image[at]) << 24 | static_cast<uint32_t>(image[at + 1]) << 16 |
+                   static_cast<uint32_t>(image[at + 2]) << 8 | image[at + 3];
+        };
+        if (word(i) == 0x30018001u)
+            return word(i + 4);
+    }
+    return std::nullopt;
+}
+
+int identify(flash::SpiNor& nor, const Target& target, const Options& options, std::string& json) {
+    const flash::SfdpInfo& s = nor.sfdp();
+    auto protection = nor.protection();
+    if (!protection)
+        return fail(protection.error().message());
+    const auto& id = nor.jedec_id();
+    std::string erase_text, erase_json;
+    for (const flash::EraseType& e : s.erase_types) {
+        erase_text += vfio::format("%s%u bytes 0x%02x", erase_text.empty() ? "" : ", ", e.size, e.opcode);
+        erase_json += vfio::format("%s{\"size\": %u, \"opcode\": %u}", erase_json.empty() ? "" : ", ", e.size, e.opcode);
+    }
+    if (options.json) {
+        json += vfio::format(
+            "{\"design\": \"%s\", \"address\": \"%s\", \"fifo_depth\": %u, \"spi_mode\": \"%s\", \"manufacturer_id\": %u, "
+            "\"manufacturer\": \"%s\", \"memory_type\": %u, \"capacity\": %u, \"size\": %llu, \"page_size\": %u, "
+            "\"address_bytes\": %u, \"addressing\": \"%s\", \"sfdp_revision\": \"%u.%u\", \"erase_types\": [%s], "
+            "\"quad_enable\": \"%s\", \"status\": %u, \"protection\": {\"level\": %u, \"bottom\": %s, \"begin\": %llu, "
+            "\"end\": %llu}}",
+            target.design.c_str(), target.address.c_str(), nor.controller().fifo_depth(),
+            flash::to_string(nor.controller().mode()), id.manufacturer, flash::manufacturer_name(id.manufacturer),
+            id.memory_type, id.capacity, static_cast<unsigned long long>(nor.size()), s.page_size, nor.address_bytes(),
+            nor.addressing().c_str(), s.major, s.minor, erase_json.c_str(), flash::describe(s.quad_enable).c_str(),
+            protection->status, protection->level, protection->bottom ? "true" : "false",
+            static_cast<unsigned long long>(protection->begin), static_cast<unsigned long long>(protection->end));
+        return 0;
+    }
+    std::cout << "FIFO depth=" << nor.controller().fifo_depth() << "\n";
+    std::cout << "SPI mode=" << flash::to_string(nor.controller().mode()) << "\n";
+    std::cout << vfio::format("Manufacturer ID=0x%02x (%s)  Memory Interface Type=0x%02x  Density=0x%02x\n",
+                              id.manufacturer, flash::manufacturer_name(id.manufacturer), id.memory_type, id.capacity);
+    std::cout << vfio::format("Flash Size Bytes=%llu  Page Size Bytes=%u  Num Address Bytes=%u (%s)\n",
+                              static_cast<unsigned long long>(nor.size()), s.page_size, nor.address_bytes(),
+                              nor.addressing().c_str());
+    std::cout << vfio::format("SFDP revision %u.%u, Basic Flash Parameter Table %u.%u with %u DWORDs\n", s.major,
+                              s.minor, s.bfpt_major, s.bfpt_minor, s.bfpt_dwords);
+    std::cout << "Erase types: " << erase_text << "\n";
+    std::cout << "Read command: " << nor.read_command() << "\n";
+    std::cout << "Quad enable: " << flash::describe(s.quad_enable) << "\n";
+    std::cout << vfio::format("Status register=0x%02x  Protection: %s\n", protection->status,
+                              protection->describe().c_str());
+    return 0;
+}
+
+int run_mode(flash::SpiNor& nor, const Target& target, const Options& options) {
+    const std::string journal_path = options.journal.empty() ? default_journal(target) : options.journal;
+    auto journal = flash::read_journal(journal_path);
+    if (!journal)
+        return fail(journal.error().message());
+    if (*journal) {
+        const flash::Journal& j = **journal;
+        std::cout << "Interrupted write found (journal " << journal_path << "): image " << j.image << " at "
+                  << hex(j.address) << ".." << hex(j.address + j.length - 1) << " on " << j.device << "\n";
+        const bool same = options.mode == Mode::Write && options.file == j.image &&
+                          options.offset.value_or(options.update_offset.value_or(nor.size() / 2)) == j.address;
+        if (same)
+            std::cout << "Finishing it: the sectors still differing are written\n";
+        else if (options.mode == Mode::Write || options.mode == Mode::Erase)
+            return fail("an interrupted write of " + j.image + " is unfinished: finish it first (--write " + j.image +
+                        " --offset " + hex(j.address) + " --program); nothing written");
+    }
+    const uint64_t flash_size = nor.size();
+    if (options.mode == Mode::Read || options.mode == Mode::Compare) {
+        const uint64_t address = options.offset.value_or(0);
+        std::vector<uint8_t> expected;
+        if (options.mode == Mode::Compare) {
+            auto loaded = load(options.file);
+            if (!loaded)
+                return fail(loaded.error().message());
+            expected = std::move(*loaded);
+        }
+        const uint64_t length = options.mode == Mode::Compare ? expected.size() : options.length.value_or(flash_size - std::min(address, flash_size));
+        auto data = flash::read_verified(nor, address, length);
+        if (!data)
+            return fail(data.error().message());
+        if (options.mode == Mode::Read) {
+            std::ofstream out(options.file, std::ios::binary | std::ios::trunc);
+            out.write(reinterpret_cast<const char*>(data->data()), static_cast<std::streamsize>(data->size()));
+            if (!out.flush())
+                return fail("write " + options.file + ": cannot write the bytes read");
+            std::cout << "Read " << data->size() << " bytes from flash at " << hex(address) << " into " << options.file
+                      << " (3 reads agree)\n";
+            return 0;
+        }
+        if (auto at = flash::first_difference(address, *data, expected)) {
+            std::cout << "Compare " << length << " bytes at " << hex(address) << " with " << options.file
+                      << " FAIL: first difference at " << hex(*at) << "\n";
+            return 1;
+        }
+        std::cout << "Compare " << length << " bytes at " << hex(address) << " with " << options.file
+                  << " PASS: verified " << length << " bytes\n";
+        return 0;
+    }
+    if (options.mode == Mode::Erase) {
+        if (!options.offset || !options.length)
+            return fail("--erase needs --offset and --length");
+        return write_range(nor, target, options, std::vector<uint8_t>(*options.length, 0xff), *options.offset,
+                           "(erase)");
+    }
+    auto image = load(options.file);
+    if (!image)
+        return fail(image.error().message() + "; nothing written");
+    if (!options.any_part)
+        if (auto mismatch = part_mismatch(*image, target))
+            return fail(*mismatch + "; nothing written");
+    const uint64_t address = options.offset.value_or(options.update_offset.value_or(flash_size / 2));
+    return write_range(nor, target, options, *image, address, options.file);
+}
+
+}  // namespace flasher

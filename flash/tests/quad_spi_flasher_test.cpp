@@ -1,0 +1,107 @@
+// quad_spi_flasher on simulated designs whose flash lasts from run to run (PDT_SIM_FLASH_DIR,
+// which also logs every erase and program command the model takes).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "test_support/run_process.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct FlasherTest : testing::Test {
+    fs::path dir = fs::temp_directory_path() / ("qspi_flasher_" + std::to_string(::getpid()) + "_" +
+                                               testing::UnitTest::GetInstance()->current_test_info()->name());
+    void SetUp() override { fs::create_directories(dir); }
+    void TearDown() override { fs::remove_all(dir); }
+    test_support::Outcome run(const std::string& args, const std::string& fault = "") {
+        test_support::RunOptions options;
+        options.environment = {"PDT_SIM_FLASH_DIR=" + dir.string(), "PDT_SIM_FLASH_FAULT=" + fault};
+        options.stdin_from_null = true;
+        auto words = test_support::words("--sim_design NiteFury_dma_ddr3 --journal " + (dir / "journal").string() + " " + args);
+        return test_support::run_process(PDT_QUAD_SPI_FLASHER, words, options);
+    }
+    // Erase and program commands the model took, from its log.
+    size_t write_commands() {
+        size_t n = 0;
+        for (const auto& entry : fs::directory_iterator(dir))
+            if (entry.path().extension() == ".log") {
+                std::ifstream in(entry.path());
+                for (std::string line; std::getline(in, line);)
+                    ++n;
+            }
+        return n;
+    }
+    // A bitstream-like image: sync word, then a Type 1 write of IDCODE (UG470), then data.
+    std::string image(uint32_t idcode, size_t bytes) {
+        std::vector<uint8_t> b(bytes);
+        std::mt19937 random(7);
+        for (auto& x : b)
+            x = static_cast<uint8_t>(random());
+        const uint8_t head[] = {0xAA, 0x99, 0x55, 0x66, 0x30, 0x01, 0x80, 0x01, static_cast<uint8_t>(idcode >> 24),
+                                static_cast<uint8_t>(idcode >> 16), static_cast<uint8_t>(idcode >> 8),
+                                static_cast<uint8_t>(idcode)};
+        std::copy(std::begin(head), std::end(head), b.begin());
+        const fs::path path = dir / ("image_" + std::to_string(idcode) + ".bit");
+        std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+        return path.string();
+    }
+};
+
+TEST_F(FlasherTest, DryRunWritesNothingThenProgramWritesOnlyWhatDiffers) {
+    const std::string bit = image(0x03636093, 5 * 4096 + 10);
+    auto dry = run("--write " + bit);
+    EXPECT_EQ(dry.exit_code, 0) << dry.output;
+    EXPECT_NE(dry.output.find("6 differ, 0 unchanged"), std::string::npos) << dry.output;
+    EXPECT_NE(dry.output.find("Dry run: nothing written"), std::string::npos);
+    EXPECT_EQ(write_commands(), 0u) << "no erase or program command without --program";
+    auto programmed = run("--write " + bit + " --program");
+    EXPECT_EQ(programmed.exit_code, 0) << programmed.output;
+    EXPECT_NE(programmed.output.find("Sectors written: 6, skipped (unchanged): 0"), std::string::npos) << programmed.output;
+    EXPECT_NE(programmed.output.find("PASS: verified 24576 bytes"), std::string::npos);
+    EXPECT_GT(write_commands(), 6u);
+    auto compare = run("--compare " + bit + " --offset 64MiB");
+    EXPECT_EQ(compare.exit_code, 0) << compare.output;
+    EXPECT_NE(compare.output.find("PASS: verified 20490 bytes"), std::string::npos) << compare.output;
+    auto again = run("--write " + bit + " --program");
+    EXPECT_NE(again.output.find("Sectors written: 0, skipped (unchanged): 6"), std::string::npos) << again.output;
+}
+
+TEST_F(FlasherTest, RefusalsWriteNothing) {
+    const std::string bit = image(0x03636093, 4096);
+    EXPECT_NE(run("--write " + image(0x03631093, 4096) + " --program").output.find("wrong part"), std::string::npos);
+    EXPECT_NE(run("--write " + bit + " --offset 0 --program").output.find("golden image"), std::string::npos);
+    EXPECT_NE(run("--write " + bit + " --offset 0x4000100 --program").output.find("not sector aligned"), std::string::npos);
+    EXPECT_NE(run("--write " + bit + " --offset 0x7ff0000 --program", "protected").output.find("protected sector"),
+              std::string::npos);
+    auto big = run("--write " + image(0x03636093, 8192) + " --offset 0x7fff000 --program");
+    EXPECT_NE(big.output.find("the image is larger than the flash"), std::string::npos) << big.output;
+    EXPECT_EQ(write_commands(), 0u);
+    auto identify = run("");
+    EXPECT_EQ(identify.exit_code, 0);
+    EXPECT_NE(identify.output.find("Manufacturer ID=0x20 (Micron)"), std::string::npos) << identify.output;
+    auto stuck = run("--write " + bit + " --program --busy_timeout 0.05", "stuck_busy");
+    EXPECT_EQ(stuck.exit_code, 1);
+    EXPECT_NE(stuck.output.find("stuck busy"), std::string::npos) << stuck.output;
+}
+
+TEST_F(FlasherTest, InterruptedWriteIsReportedAndFinished) {
+    const std::string bit = image(0x03636093, 4 * 4096);
+    auto failed = run("--write " + bit + " --program", "program_fails=20");
+    EXPECT_EQ(failed.exit_code, 1) << failed.output;
+    EXPECT_NE(failed.output.find("the program failed"), std::string::npos) << failed.output;
+    EXPECT_TRUE(fs::exists(dir / "journal"));
+    auto other = run("--erase --offset 0x5000000 --length 4096 --program");
+    EXPECT_NE(other.output.find("is unfinished: finish it first"), std::string::npos) << other.output;
+    auto finished = run("--write " + bit + " --program");
+    EXPECT_EQ(finished.exit_code, 0) << finished.output;
+    EXPECT_NE(finished.output.find("Interrupted write found"), std::string::npos);
+    EXPECT_NE(finished.output.find("Finishing it"), std::string::npos);
+    EXPECT_NE(finished.output.find("Sectors written: 3, skipped (unchanged): 1"), std::string::npos) << finished.output;
+    EXPECT_FALSE(fs::exists(dir / "journal"));
+}
+
+}  // namespace

@@ -98,12 +98,16 @@ vfio::Result<Plan> plan_write(SpiNor& flash, uint64_t address, std::span<const u
 }
 
 vfio::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::span<const uint8_t> padded,
-                                       const std::function<void(uint64_t sector)>& progress) {
+                                       const std::function<bool()>& stop) {
     WriteResult result;
     result.skipped = plan.unchanged;
     const EraseType erase = flash.sector_erase();
     const uint32_t page = flash.sfdp().page_size;
     for (uint64_t sector : plan.to_write) {
+        if (stop && stop())
+            return vfio::make_error("write flash", vfio::hex(sector), ECANCELED,
+                                    vfio::format("interrupted before this sector: %zu of %zu sectors written",
+                                                 result.written, plan.to_write.size()));
         const std::span<const uint8_t> want = padded.subspan(sector - plan.address, plan.sector_size);
         PDT_CHECK(flash.erase(sector, erase));
         for (uint32_t at = 0; at < plan.sector_size; at += page) {
@@ -120,8 +124,6 @@ vfio::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::spa
                                                  vfio::hex(*bad).c_str(), got[*bad - sector], want[*bad - sector]));
         ++result.written;
         result.verified_bytes += plan.sector_size;
-        if (progress)
-            progress(sector);
     }
     return result;
 }

@@ -175,6 +175,21 @@ TEST(FlashModel, SilentProgramFailureFailsVerify) {
     EXPECT_NE(done.error().message().find("the program failed"), std::string::npos);
 }
 
+TEST(FlashModel, StopEndsTheWriteBetweenSectors) {
+    Rig rig("mt25qu01g");
+    auto nor = rig.open();
+    ASSERT_TRUE(nor);
+    const auto image = pattern(4 * 4096, 2);
+    auto plan = flash::plan_write(*nor, 0x40000, image);
+    int asked = 0;
+    auto done = flash::execute_plan(*nor, *plan, flash::padded_image(image, 4096), [&] { return ++asked > 2; });
+    ASSERT_FALSE(done);
+    EXPECT_EQ(done.error().code, ECANCELED);
+    EXPECT_NE(done.error().message().find("2 of 4 sectors written"), std::string::npos) << done.error().message();
+    EXPECT_EQ(rig.model->contents(0x40000, 2 * 4096), std::vector<uint8_t>(image.begin(), image.begin() + 2 * 4096));
+    EXPECT_EQ(rig.model->contents(0x42000, 4096), std::vector<uint8_t>(4096, 0xff));
+}
+
 TEST(FlashModel, FaultSpecParses) {
     auto plan = sim::parse_flash_faults("stuck_busy,program_fails=3");
     ASSERT_TRUE(plan);

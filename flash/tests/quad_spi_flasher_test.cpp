@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 
 #include "test_support/run_process.hpp"
@@ -102,6 +103,45 @@ TEST_F(FlasherTest, InterruptedWriteIsReportedAndFinished) {
     EXPECT_NE(finished.output.find("Finishing it"), std::string::npos);
     EXPECT_NE(finished.output.find("Sectors written: 3, skipped (unchanged): 1"), std::string::npos) << finished.output;
     EXPECT_FALSE(fs::exists(dir / "journal"));
+}
+
+TEST_F(FlasherTest, JsonAndReadToFile) {
+    const std::string bit = image(0x03636093, 3 * 4096);
+    auto dry = run("--write " + bit + " --json");
+    EXPECT_EQ(dry.exit_code, 0) << dry.output;
+    EXPECT_NE(dry.output.find(R"("mode": "write", "verdict": "DRY_RUN")"), std::string::npos) << dry.output;
+    EXPECT_NE(dry.output.find(R"("sectors_differ": 3)"), std::string::npos);
+    EXPECT_EQ(dry.output.find("Displaying"), std::string::npos) << "no text lines with --json";
+    auto identify = run("--json");
+    EXPECT_NE(identify.output.find(R"("manufacturer_id": 32, "manufacturer": "Micron")"), std::string::npos)
+        << identify.output;
+    EXPECT_NE(identify.output.find(R"("size": 134217728, "page_size": 256, "address_bytes": 4)"), std::string::npos);
+    ASSERT_EQ(run("--write " + bit + " --program").exit_code, 0);
+    const std::string out = (dir / "read.bin").string();
+    auto read = run("--read " + out + " --offset 64MiB --length 12288");
+    EXPECT_EQ(read.exit_code, 0) << read.output;
+    EXPECT_NE(read.output.find("Read 12288 bytes from flash at 0x4000000"), std::string::npos) << read.output;
+    std::ifstream a(bit, std::ios::binary), b(out, std::ios::binary);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(a), {}), std::string(std::istreambuf_iterator<char>(b), {}));
+    auto bad_bits = run("--compare " + bit + " --offset 64MiB --json", "read_bit_error");
+    EXPECT_EQ(bad_bits.exit_code, 1);
+    EXPECT_NE(bad_bits.output.find("does not read back the same"), std::string::npos) << bad_bits.output;
+    EXPECT_NE(bad_bits.output.find(R"("verdict": "FAIL")"), std::string::npos);
+    auto differs = run("--compare " + bit + " --offset 65MiB");
+    EXPECT_EQ(differs.exit_code, 1);
+    EXPECT_NE(differs.output.find("FAIL: first difference at 0x4100000"), std::string::npos) << differs.output;
+}
+
+TEST_F(FlasherTest, UsageErrors) {
+    EXPECT_EQ(run("--read a --compare b").exit_code, 2);
+    EXPECT_EQ(run("--offset 12Q").exit_code, 2);
+    test_support::RunOptions options;
+    options.stdin_from_null = true;
+    auto two = test_support::run_process(
+        PDT_QUAD_SPI_FLASHER, test_support::words("--sim_design NiteFury_dma_ddr3 --sim_design TEF1001_dma_ddr3 --read x"),
+        options);
+    EXPECT_EQ(two.exit_code, 2);
+    EXPECT_NE(two.output.find("2 designs with a quad_spi flash found"), std::string::npos) << two.output;
 }
 
 }  // namespace

@@ -4,16 +4,26 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <ostream>
 
 #include "vfio_access/format.hpp"
+#include "vfio_access/numbers.hpp"
 
 namespace flasher {
 namespace {
 
 using vfio::hex;
 
-int fail(const std::string& message) {
+// Text lines go to stdout unless --json, where one document is printed at the end.
+std::ostream& text(const Options& options) {
+    static std::ostream discard(nullptr);
+    return options.json ? discard : std::cout;
+}
+
+int fail(Report& report, const std::string& message) {
     std::cerr << "Error: " << message << "\n";
+    report.error = message;
+    report.verdict = "FAIL";
     return 1;
 }
 
@@ -50,48 +60,99 @@ std::optional<std::string> part_mismatch(const std::vector<uint8_t>& image, cons
     return std::nullopt;
 }
 
-int report_plan(const flash::Plan& plan, bool program) {
-    std::cout << "Sectors of " << plan.sector_size << " bytes in " << hex(plan.address) << ".."
+void report_plan(const flash::Plan& plan, const Options& options, Report& report) {
+    const bool program = options.program;
+    report.address = plan.address;
+    report.length = plan.length;
+    report.differ = plan.to_write.size();
+    report.unchanged = plan.unchanged;
+    report.dry_run = !program;
+    std::ostream& out = text(options);
+    out << "Sectors of " << plan.sector_size << " bytes in " << hex(plan.address) << ".."
               << hex(plan.address + plan.length - 1) << ": " << plan.to_write.size() << " differ, " << plan.unchanged
               << " unchanged\n";
     if (!program) {
         size_t shown = 0;
         for (uint64_t sector : plan.to_write)
             if (shown++ < 8)
-                std::cout << "  would write sector " << hex(sector) << "\n";
+                out << "  would write sector " << hex(sector) << "\n";
         if (plan.to_write.size() > 8)
-            std::cout << "  ... and " << plan.to_write.size() - 8 << " more\n";
-        std::cout << "Dry run: nothing written (--program to write " << plan.to_write.size() << " sectors)\n";
+            out << "  ... and " << plan.to_write.size() - 8 << " more\n";
+        out << "Dry run: nothing written (--program to write " << plan.to_write.size() << " sectors)\n";
+        report.verdict = "DRY_RUN";
     }
-    return 0;
 }
 
 int write_range(flash::SpiNor& nor, const Target& target, const Options& options, const std::vector<uint8_t>& image,
-                uint64_t address, const std::string& image_name) {
+                uint64_t address, const std::string& image_name, Report& report, const std::function<bool()>& stop) {
     const uint64_t update = options.update_offset.value_or(nor.size() / 2);
     auto checked = flash::check_write_range(nor, address, image.size(), {update, options.overwrite_golden});
     if (!checked)
-        return fail(checked.error().message() + "; nothing written");
+        return fail(report, checked.error().message() + "; nothing written");
     auto plan = flash::plan_write(nor, address, image);
     if (!plan)
-        return fail(plan.error().message() + "; nothing written");
-    report_plan(*plan, options.program);
+        return fail(report, plan.error().message() + "; nothing written");
+    report_plan(*plan, options, report);
     if (!options.program)
         return 0;
     const std::string journal = options.journal.empty() ? default_journal(target) : options.journal;
     if (!plan->to_write.empty()) {
         auto recorded = flash::write_journal(journal, {target.address + " " + target.design, image_name, address, plan->length});
         if (!recorded)
-            return fail(recorded.error().message() + "; nothing written");
+            return fail(report, recorded.error().message() + "; nothing written");
     }
     const std::vector<uint8_t> padded = flash::padded_image(image, plan->sector_size);
-    auto result = flash::execute_plan(nor, *plan, padded);
+    auto result = flash::execute_plan(nor, *plan, padded, stop);
     if (!result)
-        return fail(result.error().message() + "; the journal " + journal + " records the range: run again to finish it");
+        return fail(report, result.error().message() + "; the journal " + journal +
+                                " records the range: run again to finish it");
     if (!plan->to_write.empty())
         (void)flash::remove_journal(journal);
-    std::cout << "Sectors written: " << result->written << ", skipped (unchanged): " << result->skipped << "\n";
-    std::cout << "PASS: verified " << result->verified_bytes << " bytes written (each sector read back 3 times)\n";
+    report.written = result->written;
+    report.skipped = result->skipped;
+    report.verified_bytes = result->verified_bytes;
+    text(options) << "Sectors written: " << result->written << ", skipped (unchanged): " << result->skipped << "\n";
+    text(options) << "PASS: verified " << result->verified_bytes << " bytes written (each sector read back 3 times)\n";
+    return 0;
+}
+
+int read_or_compare(flash::SpiNor& nor, const Options& options, Report& report) {
+    std::ostream& out = text(options);
+    const uint64_t flash_size = nor.size();
+    const uint64_t address = options.offset.value_or(0);
+    std::vector<uint8_t> expected;
+    if (options.mode == Mode::Compare) {
+        auto loaded = load(options.file);
+        if (!loaded)
+            return fail(report, loaded.error().message());
+        expected = std::move(*loaded);
+    }
+    const uint64_t length = options.mode == Mode::Compare
+                                ? expected.size()
+                                : options.length.value_or(flash_size - std::min(address, flash_size));
+    report.address = address;
+    report.length = length;
+    auto data = flash::read_verified(nor, address, length);
+    if (!data)
+        return fail(report, data.error().message());
+    if (options.mode == Mode::Read) {
+        std::ofstream file(options.file, std::ios::binary | std::ios::trunc);
+        file.write(reinterpret_cast<const char*>(data->data()), static_cast<std::streamsize>(data->size()));
+        if (!file.flush())
+            return fail(report, "write " + options.file + ": cannot write the bytes read");
+        out << "Read " << data->size() << " bytes from flash at " << hex(address) << " into " << options.file
+            << " (3 reads agree)\n";
+        return 0;
+    }
+    out << "Compare " << length << " bytes at " << hex(address) << " with " << options.file;
+    if (auto at = flash::first_difference(address, *data, expected)) {
+        out << " FAIL: first difference at " << hex(*at) << "\n";
+        report.first_difference = *at;
+        report.verdict = "FAIL";
+        return 1;
+    }
+    report.verified_bytes = length;
+    out << " PASS: verified " << length << " bytes\n";
     return 0;
 }
 
@@ -112,8 +173,10 @@ std::optional<uint32_t> image_idcode(const std::vector<uint8_t>& image) {
 int identify(flash::SpiNor& nor, const Target& target, const Options& options, std::string& json) {
     const flash::SfdpInfo& s = nor.sfdp();
     auto protection = nor.protection();
-    if (!protection)
-        return fail(protection.error().message());
+    if (!protection) {
+        Report ignored;
+        return fail(ignored, protection.error().message());
+    }
     const auto& id = nor.jedec_id();
     std::string erase_text, erase_json;
     for (const flash::EraseType& e : s.erase_types) {
@@ -152,69 +215,94 @@ int identify(flash::SpiNor& nor, const Target& target, const Options& options, s
     return 0;
 }
 
-int run_mode(flash::SpiNor& nor, const Target& target, const Options& options) {
+int run_mode(flash::SpiNor& nor, const Target& target, const Options& options, Report& report,
+             const std::function<bool()>& stop) {
+    static const char* const kModes[] = {"identify", "read", "compare", "write", "erase"};
+    report.mode = kModes[static_cast<int>(options.mode)];
+    std::ostream& out = text(options);
     const std::string journal_path = options.journal.empty() ? default_journal(target) : options.journal;
     auto journal = flash::read_journal(journal_path);
     if (!journal)
-        return fail(journal.error().message());
+        return fail(report, journal.error().message());
+    const uint64_t flash_size = nor.size();
     if (*journal) {
         const flash::Journal& j = **journal;
-        std::cout << "Interrupted write found (journal " << journal_path << "): image " << j.image << " at "
-                  << hex(j.address) << ".." << hex(j.address + j.length - 1) << " on " << j.device << "\n";
+        report.journal = j;
+        out << "Interrupted write found (journal " << journal_path << "): image " << j.image << " at " << hex(j.address)
+            << ".." << hex(j.address + j.length - 1) << " on " << j.device << "\n";
         const bool same = options.mode == Mode::Write && options.file == j.image &&
-                          options.offset.value_or(options.update_offset.value_or(nor.size() / 2)) == j.address;
+                          options.offset.value_or(options.update_offset.value_or(flash_size / 2)) == j.address;
         if (same)
-            std::cout << "Finishing it: the sectors still differing are written\n";
+            out << "Finishing it: the sectors still differing are written\n";
         else if (options.mode == Mode::Write || options.mode == Mode::Erase)
-            return fail("an interrupted write of " + j.image + " is unfinished: finish it first (--write " + j.image +
-                        " --offset " + hex(j.address) + " --program); nothing written");
+            return fail(report, "an interrupted write of " + j.image + " is unfinished: finish it first (--write " +
+                                    j.image + " --offset " + hex(j.address) + " --program); nothing written");
     }
-    const uint64_t flash_size = nor.size();
-    if (options.mode == Mode::Read || options.mode == Mode::Compare) {
-        const uint64_t address = options.offset.value_or(0);
-        std::vector<uint8_t> expected;
-        if (options.mode == Mode::Compare) {
-            auto loaded = load(options.file);
-            if (!loaded)
-                return fail(loaded.error().message());
-            expected = std::move(*loaded);
-        }
-        const uint64_t length = options.mode == Mode::Compare ? expected.size() : options.length.value_or(flash_size - std::min(address, flash_size));
-        auto data = flash::read_verified(nor, address, length);
-        if (!data)
-            return fail(data.error().message());
-        if (options.mode == Mode::Read) {
-            std::ofstream out(options.file, std::ios::binary | std::ios::trunc);
-            out.write(reinterpret_cast<const char*>(data->data()), static_cast<std::streamsize>(data->size()));
-            if (!out.flush())
-                return fail("write " + options.file + ": cannot write the bytes read");
-            std::cout << "Read " << data->size() << " bytes from flash at " << hex(address) << " into " << options.file
-                      << " (3 reads agree)\n";
-            return 0;
-        }
-        if (auto at = flash::first_difference(address, *data, expected)) {
-            std::cout << "Compare " << length << " bytes at " << hex(address) << " with " << options.file
-                      << " FAIL: first difference at " << hex(*at) << "\n";
-            return 1;
-        }
-        std::cout << "Compare " << length << " bytes at " << hex(address) << " with " << options.file
-                  << " PASS: verified " << length << " bytes\n";
-        return 0;
-    }
+    if (options.mode == Mode::Read || options.mode == Mode::Compare)
+        return read_or_compare(nor, options, report);
     if (options.mode == Mode::Erase) {
         if (!options.offset || !options.length)
-            return fail("--erase needs --offset and --length");
+            return fail(report, "--erase needs --offset and --length");
         return write_range(nor, target, options, std::vector<uint8_t>(*options.length, 0xff), *options.offset,
-                           "(erase)");
+                           "(erase)", report, stop);
     }
     auto image = load(options.file);
     if (!image)
-        return fail(image.error().message() + "; nothing written");
+        return fail(report, image.error().message() + "; nothing written");
     if (!options.any_part)
         if (auto mismatch = part_mismatch(*image, target))
-            return fail(*mismatch + "; nothing written");
+            return fail(report, *mismatch + "; nothing written");
     const uint64_t address = options.offset.value_or(options.update_offset.value_or(flash_size / 2));
-    return write_range(nor, target, options, *image, address, options.file);
+    return write_range(nor, target, options, *image, address, options.file, report, stop);
+}
+
+std::optional<std::string> parse_options(const OptionText& t, Options& o, double& busy_seconds) {
+    const int modes = !t.read.empty() + !t.compare.empty() + !t.write.empty() + t.erase;
+    if (modes > 1)
+        return "give one of --read, --compare, --write, --erase";
+    o.mode = !t.read.empty() ? Mode::Read : !t.compare.empty() ? Mode::Compare
+             : !t.write.empty() ? Mode::Write : t.erase ? Mode::Erase : Mode::Identify;
+    o.file = t.read + t.compare + t.write;
+    auto number = [](const char* name, const std::string& text, std::optional<uint64_t>& out) -> std::optional<std::string> {
+        if (text.empty())
+            return std::nullopt;
+        auto value = vfio::parse_size(text);
+        if (!value)
+            return std::string("--") + name + " " + value.error().message();
+        out = *value;
+        return std::nullopt;
+    };
+    if (auto e = number("offset", t.offset, o.offset))
+        return e;
+    if (auto e = number("length", t.length, o.length))
+        return e;
+    if (auto e = number("update_offset", t.update_offset, o.update_offset))
+        return e;
+    auto seconds = vfio::parse_seconds("busy_timeout", t.busy_timeout);
+    if (!seconds)
+        return seconds.error().message();
+    busy_seconds = *seconds;
+    return std::nullopt;
+}
+
+std::string to_json(const Report& r) {
+    std::string journal = "null";
+    if (r.journal)
+        journal = vfio::format("{\"device\": \"%s\", \"image\": \"%s\", \"address\": %llu, \"length\": %llu}",
+                               r.journal->device.c_str(), r.journal->image.c_str(),
+                               static_cast<unsigned long long>(r.journal->address),
+                               static_cast<unsigned long long>(r.journal->length));
+    std::string error;
+    for (char c : r.error)
+        error += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return vfio::format(
+        "{\"mode\": \"%s\", \"verdict\": \"%s\", \"address\": %llu, \"length\": %llu, \"sectors_differ\": %zu, "
+        "\"sectors_unchanged\": %zu, \"sectors_written\": %zu, \"sectors_skipped\": %zu, \"verified_bytes\": %llu, "
+        "\"dry_run\": %s, \"first_difference\": %s, \"interrupted_write\": %s, \"error\": %s}",
+        r.mode, r.verdict.c_str(), static_cast<unsigned long long>(r.address), static_cast<unsigned long long>(r.length),
+        r.differ, r.unchanged, r.written, r.skipped, static_cast<unsigned long long>(r.verified_bytes),
+        r.dry_run ? "true" : "false", r.first_difference ? std::to_string(*r.first_difference).c_str() : "null",
+        journal.c_str(), r.error.empty() ? "null" : ("\"" + error + "\"").c_str());
 }
 
 }  // namespace flasher

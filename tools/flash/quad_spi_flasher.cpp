@@ -3,6 +3,7 @@
 // design: --read FILE, --compare FILE, --write IMAGE (erase, program, verify the sectors that
 // differ) or --erase; writes are a dry run unless --program is given (docs/tools/flash.md).
 // Exit status: 0 done (PASS), 1 failure, 2 usage error.
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -11,58 +12,30 @@
 #include "flash/open_flash.hpp"
 #include "flasher.hpp"
 #include "tool_support/open_designs.hpp"
-#include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
 
 namespace {
-
-struct Text {
-    std::vector<std::string> devices, sim_designs, design_files;
-    std::string lock_timeout, read, compare, write, offset, length, update_offset, busy_timeout = "3";
-    bool erase = false;
-};
 
 int usage(const std::string& message) {
     std::cerr << "Error: " << message << "\n";
     return tool_support::kUsageError;
 }
 
-// The options' numbers and the one mode; a usage message on error.
-std::optional<std::string> parse(const Text& t, flasher::Options& o, double& busy_seconds) {
-    const int modes = !t.read.empty() + !t.compare.empty() + !t.write.empty() + t.erase;
-    if (modes > 1)
-        return "give one of --read, --compare, --write, --erase";
-    o.mode = !t.read.empty() ? flasher::Mode::Read : !t.compare.empty() ? flasher::Mode::Compare
-             : !t.write.empty() ? flasher::Mode::Write : t.erase ? flasher::Mode::Erase : flasher::Mode::Identify;
-    o.file = t.read + t.compare + t.write;
-    auto number = [](const char* name, const std::string& text, std::optional<uint64_t>& out) -> std::optional<std::string> {
-        if (text.empty())
-            return std::nullopt;
-        auto value = vfio::parse_size(text);
-        if (!value)
-            return std::string("--") + name + " " + value.error().message();
-        out = *value;
-        return std::nullopt;
-    };
-    if (auto e = number("offset", t.offset, o.offset))
-        return e;
-    if (auto e = number("length", t.length, o.length))
-        return e;
-    if (auto e = number("update_offset", t.update_offset, o.update_offset))
-        return e;
-    auto seconds = vfio::parse_seconds("busy_timeout", t.busy_timeout);
-    if (!seconds)
-        return seconds.error().message();
-    busy_seconds = *seconds;
-    return std::nullopt;
+// Ctrl-C (or SIGTERM) during a write: the sector being written is finished and verified, then
+// the write stops with the journal left for the next run. Other modes end at once, as by default.
+volatile std::sig_atomic_t g_stop = 0;
+void on_signal(int) { g_stop = 1; }
+void stop_writes_between_sectors() {
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
-    Text t;
+    flasher::OptionText t;
     flasher::Options o;
     po::options_description description("Options");
     cli::add_help_and_version(description);
@@ -92,8 +65,10 @@ int main(int argc, char** argv) {
                                                                    "the identified FPGA designs.")}))
         return *status;
     double busy_seconds = 3;
-    if (auto message = parse(t, o, busy_seconds))
+    if (auto message = flasher::parse_options(t, o, busy_seconds))
         return usage(*message);
+    if (o.mode == flasher::Mode::Write || o.mode == flasher::Mode::Erase)
+        stop_writes_between_sectors();
     std::string location_error;
     auto locations = tool_support::parse_locations(t.devices, "--device", location_error);
     auto lock_timeout = cli::parse_lock_timeout(t.lock_timeout);
@@ -126,9 +101,18 @@ int main(int argc, char** argv) {
             continue;
         }
         std::string one;
-        const int result = o.mode == flasher::Mode::Identify ? flasher::identify(*nor, target, o, one)
-                                                             : (flasher::identify(*nor, target, {}, one), flasher::run_mode(*nor, target, o));
-        json += (json.empty() || one.empty() ? "" : ",\n  ") + one;
+        int result = 0;
+        if (o.mode == flasher::Mode::Identify) {
+            result = flasher::identify(*nor, target, o, one);
+            json += (json.empty() || one.empty() ? "" : ",\n  ") + one;
+        } else {
+            if (!o.json)
+                flasher::identify(*nor, target, {}, one);
+            flasher::Report report;
+            result = flasher::run_mode(*nor, target, o, report, [] { return g_stop != 0; });
+            if (o.json)
+                std::cout << flasher::to_json(report) << "\n";
+        }
         status = status ? status : result;
     }
     if (o.json && o.mode == flasher::Mode::Identify)

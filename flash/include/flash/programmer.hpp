@@ -54,9 +54,10 @@ struct WriteResult {
 };
 // Erases and programs the plan's differing sectors (pages all 0xFF left erased), verifying each
 // sector after writing (a mismatch: EIO naming the sector and the first differing address).
-// `progress` is called after each sector.
+// `stop` is asked before each sector: true ends the write there (ECANCELED, naming how many
+// sectors were written), the sector before it complete and verified.
 vfio::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::span<const uint8_t> padded,
-                                       const std::function<void(uint64_t sector)>& progress = {});
+                                       const std::function<bool()>& stop = {});
 
 // The journal of a write in progress: a small text file written (atomically) before the first
 // erase and removed once every sector verified.

@@ -99,3 +99,38 @@ bfpt16 = [0xFFF320E5, 0x3FFFFFFF, 0x6B08EB46, 0xBB043B08, 0xFFFFFFEE, 0xFFFF0000
 put("fuzz_sfdp", "jesd216_9_dwords", sfdp([(0xFF00, bfpt9)]))
 put("fuzz_sfdp", "jesd216b_16_dwords_4bait", sfdp([(0xFF00, bfpt16), (0xFF84, [0x0E41, 0xFFDC5C21])]))
 put("fuzz_sfdp", "no_sfdp", b"\xff" * 64)
+
+
+# Xilinx bitstreams (UG470 chapter 5): a small synthetic .bit (header, dummy words, bus width
+# detection, Sync, packets, FDRI frames, CRC, DESYNC), its .bin, and compressed, encrypted and
+# two-SLR variants. fuzz_bitstream_packets: first byte the data's offset / 4, then the data.
+def bitstream_words(idcode, compressed=False, encrypted=False, frames=10):
+    w = [0xFFFFFFFF] * 8 + [0x000000BB, 0x11220044, 0xFFFFFFFF, 0xFFFFFFFF, 0xAA995566, 0x20000000,
+                            0x30008001, 0x00000007, 0x20000000, 0x30012001, 0x02003FE5, 0x30018001, idcode]
+    if encrypted:
+        w += [0x3000C001, 0x40, 0x3000A001, 0x40, 0x30016004, 1, 2, 3, 4]
+    w += [0x30002001, 0, 0x30008001, 1, 0x20000000, 0x30004000, 0x50000000 | frames] + list(range(frames))
+    if compressed:
+        w += [0x30008001, 2, 0x30002001, 0x100, 0x30014002, 0, 0]
+    w += [0x30000001, 0x5A5A1234, 0x30008001, 5, 0x30008001, 0x0D, 0x20000000, 0x20000000]
+    return b"".join(struct.pack(">I", x) for x in w)
+
+
+def bit_file(data, part, design="top;UserID=0XFFFFFFFF;Version=2023.2"):
+    def field(key, text):
+        text = text.encode() + b"\0"
+        return key.encode() + struct.pack(">H", len(text)) + text
+    return (struct.pack(">H", 9) + bytes([0x0F, 0xF0] * 4 + [0]) + struct.pack(">H", 1) + field("a", design) +
+            field("b", part) + field("c", "2026/12/04") + field("d", "17:30:00") + b"e" + struct.pack(">I", len(data)) + data)
+
+
+plain = bitstream_words(0x03636093)
+put("fuzz_bitstream_header", "xc7a200t.bit", bit_file(plain, "7a200tfbg484"))
+put("fuzz_bitstream_header", "xcku5p_compressed.bit",
+    bit_file(bitstream_words(0x04A62093, compressed=True), "xcku5p-ffvb676-2-e", "top;COMPRESS=TRUE;Version=2023.2"))
+put("fuzz_bitstream_header", "xc7k160t.bin", bitstream_words(0x0364C093))
+put("fuzz_bitstream_header", "truncated.bit", bit_file(plain, "7a200tfbg484")[:90])
+put("fuzz_bitstream_packets", "xc7a200t.bin", bytes([0x19]) + plain)
+put("fuzz_bitstream_packets", "encrypted.bin", bytes([0]) + bitstream_words(0x04B37093, encrypted=True))
+put("fuzz_bitstream_packets", "compressed.bin", bytes([0]) + bitstream_words(0x04B31093, compressed=True))
+put("fuzz_bitstream_packets", "two_slrs.bin", bytes([0]) + plain + bitstream_words(0x04B37093)[48:])

@@ -36,17 +36,20 @@ struct FlasherTest : testing::Test {
             }
         return n;
     }
-    // A bitstream-like image: sync word, then a Type 1 write of IDCODE (UG470), then data.
+    // A bitstream (UG470 "Bitstream Composition"): dummy words, bus width detection, Sync, a
+    // Type 1 write of IDCODE, DESYNC, then `bytes` in all with padding the parser takes as
+    // trailing bytes after the end of configuration.
     std::string image(uint32_t idcode, size_t bytes) {
-        std::vector<uint8_t> b(bytes);
+        const uint32_t words[] = {0xFFFFFFFF, 0xFFFFFFFF, 0x000000BB, 0x11220044, 0xFFFFFFFF, 0xAA995566,
+                                  0x20000000, 0x30018001, idcode,     0x30008001, 0x0000000D, 0x20000000};
+        std::vector<uint8_t> b;
+        for (uint32_t w : words)
+            for (int shift = 24; shift >= 0; shift -= 8)
+                b.push_back(static_cast<uint8_t>(w >> shift));
         std::mt19937 random(7);
-        for (auto& x : b)
-            x = static_cast<uint8_t>(random());
-        const uint8_t head[] = {0xAA, 0x99, 0x55, 0x66, 0x30, 0x01, 0x80, 0x01, static_cast<uint8_t>(idcode >> 24),
-                                static_cast<uint8_t>(idcode >> 16), static_cast<uint8_t>(idcode >> 8),
-                                static_cast<uint8_t>(idcode)};
-        std::copy(std::begin(head), std::end(head), b.begin());
-        const fs::path path = dir / ("image_" + std::to_string(idcode) + ".bit");
+        while (b.size() < bytes)
+            b.push_back(static_cast<uint8_t>(random()));
+        const fs::path path = dir / ("image_" + std::to_string(idcode) + "_" + std::to_string(bytes) + ".bit");
         std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
         return path.string();
     }
@@ -73,7 +76,15 @@ TEST_F(FlasherTest, DryRunWritesNothingThenProgramWritesOnlyWhatDiffers) {
 
 TEST_F(FlasherTest, RefusalsWriteNothing) {
     const std::string bit = image(0x03636093, 4096);
-    EXPECT_NE(run("--write " + image(0x03631093, 4096) + " --program").output.find("wrong part"), std::string::npos);
+    auto wrong = run("--write " + image(0x03631093, 4096) + " --program");
+    EXPECT_NE(wrong.output.find("wrong part: the image's IDCODE is 0x3631093 (XC7A100T), design NiteFury_dma_ddr3 is a "
+                                "XC7A200T"),
+              std::string::npos)
+        << wrong.output;
+    const fs::path text = dir / "notes.txt";
+    std::ofstream(text) << "not a bitstream\n";
+    EXPECT_NE(run("--write " + text.string() + " --program").output.find("the image is not a bitstream"),
+              std::string::npos);
     EXPECT_NE(run("--write " + bit + " --offset 0 --program").output.find("golden image"), std::string::npos);
     EXPECT_NE(run("--write " + bit + " --offset 0x4000100 --program").output.find("not sector aligned"), std::string::npos);
     EXPECT_NE(run("--write " + bit + " --offset 0x7ff0000 --program", "protected").output.find("protected sector"),
@@ -129,7 +140,7 @@ TEST_F(FlasherTest, JsonAndReadToFile) {
     EXPECT_NE(bad_bits.output.find(R"("verdict": "FAIL")"), std::string::npos);
     auto differs = run("--compare " + bit + " --offset 65MiB");
     EXPECT_EQ(differs.exit_code, 1);
-    EXPECT_NE(differs.output.find("FAIL: first difference at 0x4100000"), std::string::npos) << differs.output;
+    EXPECT_NE(differs.output.find("FAIL: first difference at 0x4100008"), std::string::npos) << differs.output;
 }
 
 TEST_F(FlasherTest, UsageErrors) {

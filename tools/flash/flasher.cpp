@@ -1,11 +1,15 @@
 #include "flasher.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <ostream>
 
+#include "bitstream/bitstream.hpp"
+#include "bitstream/parts.hpp"
 #include "vfio_access/format.hpp"
 #include "vfio_access/numbers.hpp"
 
@@ -43,20 +47,34 @@ vfio::Result<std::vector<uint8_t>> load(const std::string& path) {
     return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// The image's IDCODE must be the design's part's (revision bits 31:28 ignored, as the
-// configuration logic's device ID check does: UG470, UG570 "Device ID Check").
+// The design's part in the bitstream library's table (UG470 Table 1-1, UG570 Table 1-4).
+std::optional<bitstream::Part> design_part(const std::string& name) {
+    for (const bitstream::Part& part : bitstream::known_parts()) {
+        std::string lower = part.name;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+        if (lower == name)
+            return part;
+    }
+    return std::nullopt;
+}
+
+// The image's IDCODE must be the design's part's, revision bits 31:28 aside, as the
+// configuration logic's device ID check compares them (UG470, UG570 "Device ID Check").
 std::optional<std::string> part_mismatch(const std::vector<uint8_t>& image, const Target& target) {
-    const auto want = designs::fpga_part_idcode(target.data->fpga_part);
+    const std::string unchecked = " (--any_part to write it unchecked)";
+    const auto want = design_part(target.data->fpga_part);
     if (!want)
-        return "design " + target.design + " names no FPGA part (fpga_part): cannot check the image's IDCODE "
-               "(--any_part to write it unchecked)";
-    const auto got = image_idcode(image);
+        return "design " + target.design + " names no known FPGA part (fpga_part \"" + target.data->fpga_part +
+               "\"): cannot check the image's IDCODE" + unchecked;
+    auto parsed = bitstream::parse(image);
+    if (!parsed)
+        return "the image is not a bitstream: " + parsed.error().message() + unchecked;
+    const auto got = parsed->configuration.idcode;
     if (!got)
-        return std::string("the image configures no IDCODE: not a bitstream for ") + target.data->fpga_part +
-               " (--any_part to write it unchecked)";
-    if ((*got & 0x0fffffff) != (*want & 0x0fffffff))
-        return "wrong part: the image's IDCODE is " + hex(*got) + ", design " + target.design + " is a " +
-               target.data->fpga_part + " (IDCODE " + hex(*want) + ")";
+        return "the image configures no IDCODE: not a bitstream for " + std::string(want->name) + unchecked;
+    if ((*got & ~bitstream::kIdcodeRevisionMask) != (want->idcode & ~bitstream::kIdcodeRevisionMask))
+        return "wrong part: the image's IDCODE is " + hex(*got) + " (" + bitstream::part_name(*got) + "), design " +
+               target.design + " is a " + want->name + " (IDCODE " + hex(want->idcode) + ")";
     return std::nullopt;
 }
 
@@ -157,18 +175,6 @@ int read_or_compare(flash::SpiNor& nor, const Options& options, Report& report) 
 }
 
 }  // namespace
-
-std::optional<uint32_t> image_idcode(const std::vector<uint8_t>& image) {
-    for (size_t i = 0; i + 8 <= image.size(); i += 4) {
-        auto word = [&](size_t at) {
-            return static_cast<uint32_t>(image[at]) << 24 | static_cast<uint32_t>(image[at + 1]) << 16 |
-                   static_cast<uint32_t>(image[at + 2]) << 8 | image[at + 3];
-        };
-        if (word(i) == 0x30018001u)
-            return word(i + 4);
-    }
-    return std::nullopt;
-}
 
 int identify(flash::SpiNor& nor, const Target& target, const Options& options, std::string& json) {
     const flash::SfdpInfo& s = nor.sfdp();

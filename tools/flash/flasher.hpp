@@ -64,8 +64,4 @@ int identify(flash::SpiNor& nor, const Target& target, const Options& options, s
 int run_mode(flash::SpiNor& nor, const Target& target, const Options& options, Report& report,
              const std::function<bool()>& stop = {});
 
-// The FPGA IDCODE a bitstream image configures: the word after its first Type 1 write of the
-// IDCODE register (UG470 Table 5-23 packet header 0x30018001), nullopt when none.
-std::optional<uint32_t> image_idcode(const std::vector<uint8_t>& image);
-
 }  // namespace flasher

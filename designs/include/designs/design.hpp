@@ -220,7 +220,8 @@ struct Design {
     std::vector<Peripheral> peripherals;
     Simulation simulation;
     // The FPGA part the design's bitstreams are built for (JSON "fpga_part", e.g. "xc7a200t"),
-    // when known; its JTAG IDCODE (UG470 Table 1-1, UG570 Table 1-4) is fpga_part_idcode().
+    // when known: a part of bitstream::known_parts() (UG470 Table 1-1, UG570 Table 1-4), whose
+    // IDCODE an image written to the design's flash must carry (quad_spi_flasher).
     std::string fpga_part;
     // A register holding the board version, printed as "Design <name> version 0x<v>:".
     std::optional<RegisterValue> version_register;  // value unused
@@ -228,11 +229,6 @@ struct Design {
     // The peripherals that a device of this revision has (revision gates applied).
     std::vector<const Peripheral*> peripherals_for_revision(uint8_t revision) const;
 };
-
-// The JTAG IDCODE of an FPGA part (revision bits 31:28 zero): 7-series from UG470 Table 1-1,
-// UltraScale and UltraScale+ from UG570 Table 1-4; nullopt for a part not in the table.
-std::optional<uint32_t> fpga_part_idcode(const std::string& part);
-const std::vector<std::string>& known_fpga_parts();
 
 // USR_ACCESS build timestamp, as stamped by bitgen/write_bitstream: day[31:27] month[26:23]
 // year-2000[22:17] hour[16:12] minute[11:6] second[5:0].

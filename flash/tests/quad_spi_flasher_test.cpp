@@ -106,6 +106,10 @@ TEST_F(FlasherTest, InterruptedWriteIsReportedAndFinished) {
     EXPECT_EQ(failed.exit_code, 1) << failed.output;
     EXPECT_NE(failed.output.find("the program failed"), std::string::npos) << failed.output;
     EXPECT_TRUE(fs::exists(dir / "journal"));
+    auto identify = run("");
+    EXPECT_EQ(identify.exit_code, 0);
+    EXPECT_NE(identify.output.find("Interrupted write found"), std::string::npos) << identify.output;
+    EXPECT_NE(run("--json").output.find(R"("interrupted_write": {"image": ")" + bit), std::string::npos);
     auto other = run("--erase --offset 0x5000000 --length 4096 --program");
     EXPECT_NE(other.output.find("is unfinished: finish it first"), std::string::npos) << other.output;
     auto finished = run("--write " + bit + " --program");

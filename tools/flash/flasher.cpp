@@ -176,8 +176,26 @@ int read_or_compare(flash::SpiNor& nor, const Options& options, Report& report) 
 
 }  // namespace
 
-int identify(flash::SpiNor& nor, const Target& target, const Options& options, std::string& json) {
+int identify(flash::SpiNor& nor, const Target& target, const Options& options, std::string& json,
+             bool report_journal) {
     const flash::SfdpInfo& s = nor.sfdp();
+    std::string journal_json = "null", journal_text;
+    if (report_journal) {
+        const std::string path = options.journal.empty() ? default_journal(target) : options.journal;
+        auto journal = flash::read_journal(path);
+        if (!journal) {
+            Report ignored;
+            return fail(ignored, journal.error().message());
+        }
+        if (*journal) {
+            const flash::Journal& j = **journal;
+            journal_text = "Interrupted write found (journal " + path + "): image " + j.image + " at " +
+                           hex(j.address) + ".." + hex(j.address + j.length - 1) + ": the same --write finishes it\n";
+            journal_json = vfio::format("{\"image\": \"%s\", \"address\": %llu, \"length\": %llu}", j.image.c_str(),
+                                        static_cast<unsigned long long>(j.address),
+                                        static_cast<unsigned long long>(j.length));
+        }
+    }
     auto protection = nor.protection();
     if (!protection) {
         Report ignored;
@@ -195,13 +213,14 @@ int identify(flash::SpiNor& nor, const Target& target, const Options& options, s
             "\"manufacturer\": \"%s\", \"memory_type\": %u, \"capacity\": %u, \"size\": %llu, \"page_size\": %u, "
             "\"address_bytes\": %u, \"addressing\": \"%s\", \"sfdp_revision\": \"%u.%u\", \"erase_types\": [%s], "
             "\"quad_enable\": \"%s\", \"status\": %u, \"protection\": {\"level\": %u, \"bottom\": %s, \"begin\": %llu, "
-            "\"end\": %llu}}",
+            "\"end\": %llu}, \"interrupted_write\": %s}",
             target.design.c_str(), target.address.c_str(), nor.controller().fifo_depth(),
             flash::to_string(nor.controller().mode()), id.manufacturer, flash::manufacturer_name(id.manufacturer),
             id.memory_type, id.capacity, static_cast<unsigned long long>(nor.size()), s.page_size, nor.address_bytes(),
             nor.addressing().c_str(), s.major, s.minor, erase_json.c_str(), flash::describe(s.quad_enable).c_str(),
             protection->status, protection->level, protection->bottom ? "true" : "false",
-            static_cast<unsigned long long>(protection->begin), static_cast<unsigned long long>(protection->end));
+            static_cast<unsigned long long>(protection->begin), static_cast<unsigned long long>(protection->end),
+            journal_json.c_str());
         return 0;
     }
     std::cout << "FIFO depth=" << nor.controller().fifo_depth() << "\n";
@@ -218,6 +237,7 @@ int identify(flash::SpiNor& nor, const Target& target, const Options& options, s
     std::cout << "Quad enable: " << flash::describe(s.quad_enable) << "\n";
     std::cout << vfio::format("Status register=0x%02x  Protection: %s\n", protection->status,
                               protection->describe().c_str());
+    std::cout << journal_text;
     return 0;
 }
 

@@ -57,8 +57,10 @@ struct Target {
     const designs::Design* data = nullptr;
 };
 
-// The identify lines (fpga_sio's first lines, then the SFDP summary), or its JSON object.
-int identify(flash::SpiNor& nor, const Target& target, const Options& options, std::string& json);
+// The identify lines (fpga_sio's first lines, then the SFDP summary), or its JSON object; with
+// report_journal, an interrupted write the journal records.
+int identify(flash::SpiNor& nor, const Target& target, const Options& options, std::string& json,
+             bool report_journal);
 // Read, compare, write or erase; prints what it did (text unless --json) and fills `report`;
 // returns the exit status. `stop` (Ctrl-C) ends a write between sectors.
 int run_mode(flash::SpiNor& nor, const Target& target, const Options& options, Report& report,

@@ -103,11 +103,11 @@ int main(int argc, char** argv) {
         std::string one;
         int result = 0;
         if (o.mode == flasher::Mode::Identify) {
-            result = flasher::identify(*nor, target, o, one);
+            result = flasher::identify(*nor, target, o, one, true);
             json += (json.empty() || one.empty() ? "" : ",\n  ") + one;
         } else {
             if (!o.json)
-                flasher::identify(*nor, target, {}, one);
+                flasher::identify(*nor, target, {}, one, false);
             flasher::Report report;
             result = flasher::run_mode(*nor, target, o, report, [] { return g_stop != 0; });
             if (o.json)

@@ -52,6 +52,18 @@ TEST(FlashModel, NoCoreIsAnError) {
     EXPECT_NE(spi.error().message().find("no AXI Quad SPI core"), std::string::npos) << spi.error().message();
 }
 
+TEST(FlashModel, NoFlashAnswering) {
+    auto shape = *sim::flash_shape("mt25qu01g");
+    shape.jedec_id[0] = 0xff;  // MISO pulled up: no flash on slave select 0
+    auto model = std::make_shared<sim::SpiNorModel>(shape, sim::FlashFaultPlan{});
+    auto backend = std::make_shared<sim::SimBar>(0x10000);
+    backend->add_block(kOffset, 0x80, std::make_shared<sim::QuadSpiModel>(model, 16));
+    vfio::Bar bar{0, backend};
+    auto nor = flash::SpiNor::open(*flash::AxiQuadSpi::open(bar.window(kOffset, 0x80).value(), flash::SpiMode::Standard, "t"));
+    ASSERT_FALSE(nor);
+    EXPECT_NE(nor.error().message().find("no flash answers"), std::string::npos) << nor.error().message();
+}
+
 TEST(FlashModel, IdentifiesBothShapes) {
     Rig micron("mt25qu01g");
     auto m = micron.open();

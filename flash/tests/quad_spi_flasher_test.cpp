@@ -120,6 +120,24 @@ TEST_F(FlasherTest, InterruptedWriteIsReportedAndFinished) {
     EXPECT_FALSE(fs::exists(dir / "journal"));
 }
 
+TEST_F(FlasherTest, InterruptedEraseIsFinishedByTheSameErase) {
+    const std::string bit = image(0x03636093, 2 * 4096);
+    ASSERT_EQ(run("--write " + bit + " --program").exit_code, 0);
+    const std::string erase = "--erase --offset 64MiB --length 8192 --program";
+    auto stuck = run(erase + " --busy_timeout 0.05", "stuck_busy");
+    EXPECT_EQ(stuck.exit_code, 1);
+    EXPECT_NE(stuck.output.find("stuck busy"), std::string::npos) << stuck.output;
+    auto refused = run("--write " + bit + " --program");
+    EXPECT_NE(refused.output.find("finish it first (--erase --length 0x2000 --offset 0x4000000 --program)"),
+              std::string::npos)
+        << refused.output;
+    auto finished = run(erase);
+    EXPECT_EQ(finished.exit_code, 0) << finished.output;
+    EXPECT_NE(finished.output.find("Finishing it"), std::string::npos);
+    EXPECT_NE(finished.output.find("Sectors written: 2, skipped (unchanged): 0"), std::string::npos) << finished.output;
+    EXPECT_FALSE(fs::exists(dir / "journal"));
+}
+
 TEST_F(FlasherTest, JsonAndReadToFile) {
     const std::string bit = image(0x03636093, 3 * 4096);
     auto dry = run("--write " + bit + " --json");

@@ -40,6 +40,15 @@ std::string default_journal(const Target& target) {
     return (dir / "pcie-dma-toolkit" / ("quad_spi_flasher-" + target.design + "-" + target.address + ".journal")).string();
 }
 
+// What the journal records of the image: its absolute path (the next run may name it from
+// another directory), or this for an erase.
+constexpr const char* kEraseImage = "(erase)";
+std::string journal_image(const std::string& file) {
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(file, ec);
+    return ec ? file : absolute.lexically_normal().string();
+}
+
 vfio::Result<std::vector<uint8_t>> load(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
@@ -256,13 +265,17 @@ int run_mode(flash::SpiNor& nor, const Target& target, const Options& options, R
         report.journal = j;
         out << "Interrupted write found (journal " << journal_path << "): image " << j.image << " at " << hex(j.address)
             << ".." << hex(j.address + j.length - 1) << " on " << j.device << "\n";
-        const bool same = options.mode == Mode::Write && options.file == j.image &&
-                          options.offset.value_or(options.update_offset.value_or(flash_size / 2)) == j.address;
+        const bool erase = j.image == kEraseImage;
+        const bool same = erase ? options.mode == Mode::Erase && options.offset == j.address &&
+                                      options.length.value_or(0) <= j.length
+                                : options.mode == Mode::Write && journal_image(options.file) == j.image &&
+                                      options.offset.value_or(options.update_offset.value_or(flash_size / 2)) == j.address;
         if (same)
             out << "Finishing it: the sectors still differing are written\n";
         else if (options.mode == Mode::Write || options.mode == Mode::Erase)
-            return fail(report, "an interrupted write of " + j.image + " is unfinished: finish it first (--write " +
-                                    j.image + " --offset " + hex(j.address) + " --program); nothing written");
+            return fail(report, "an interrupted write of " + j.image + " is unfinished: finish it first (" +
+                                    (erase ? "--erase --length " + hex(j.length) : "--write " + j.image) +
+                                    " --offset " + hex(j.address) + " --program); nothing written");
     }
     if (options.mode == Mode::Read || options.mode == Mode::Compare)
         return read_or_compare(nor, options, report);
@@ -270,7 +283,7 @@ int run_mode(flash::SpiNor& nor, const Target& target, const Options& options, R
         if (!options.offset || !options.length)
             return fail(report, "--erase needs --offset and --length");
         return write_range(nor, target, options, std::vector<uint8_t>(*options.length, 0xff), *options.offset,
-                           "(erase)", report, stop);
+                           kEraseImage, report, stop);
     }
     auto image = load(options.file);
     if (!image)
@@ -279,7 +292,7 @@ int run_mode(flash::SpiNor& nor, const Target& target, const Options& options, R
         if (auto mismatch = part_mismatch(*image, target))
             return fail(report, *mismatch + "; nothing written");
     const uint64_t address = options.offset.value_or(options.update_offset.value_or(flash_size / 2));
-    return write_range(nor, target, options, *image, address, options.file, report, stop);
+    return write_range(nor, target, options, *image, address, journal_image(options.file), report, stop);
 }
 
 std::optional<std::string> parse_options(const OptionText& t, Options& o, double& busy_seconds) {

@@ -100,6 +100,16 @@ vfio::Result<void> AxiQuadSpi::shift_chunk(std::span<const uint8_t> chunk, std::
     const auto deadline = Clock::now() + m_timeout;
     uint32_t status = m_regs.read32(pg153::SPISR);
     while (!(status & pg153::SPISR_TX_EMPTY)) {
+        // PG153 "Dual/Quad Mode SPI Configuration": in dual or quad mode the core matches the
+        // first DTR entry against its command table; a command not in it sets Command Error and
+        // nothing is shifted.
+        if (status & pg153::SPISR_COMMAND_ERROR) {
+            m_regs.write32(pg153::SPICR, kMasterManual | pg153::SPICR_MASTER_INHIBIT);
+            return error("SPI transfer", pg153::SPISR,
+                         vfio::format("Command Error: command 0x%02x is not in the %s-mode core's command table",
+                                      chunk.empty() ? 0 : chunk[0], to_string(m_mode)),
+                         ENOTSUP);
+        }
         if (Clock::now() > deadline) {
             m_regs.write32(pg153::SPICR, kMasterManual | pg153::SPICR_MASTER_INHIBIT);
             return error("SPI transfer", pg153::SPISR,

@@ -64,6 +64,48 @@ TEST(FlashModel, NoFlashAnswering) {
     EXPECT_NE(nor.error().message().find("no flash answers"), std::string::npos) << nor.error().message();
 }
 
+// A quad-mode core whose command table lacks READ SFDP (0x5A): PG153 sets SPISR Command Error
+// (bit 10) and shifts nothing. Wraps the model, holding the Tx FIFO while the error stands.
+class CommandErrorCore : public sim::RegisterBlock {
+public:
+    explicit CommandErrorCore(std::shared_ptr<sim::QuadSpiModel> core) : m_core(std::move(core)) {}
+    uint64_t read(uint64_t offset, unsigned width) override {
+        if (offset == 0x64 && m_error)
+            return (m_core->read(offset, width) & ~uint64_t{0x4}) | 0x400;  // Tx not empty, Command Error
+        return m_core->read(offset, width);
+    }
+    void write(uint64_t offset, unsigned width, uint64_t value) override {
+        if (offset == 0x68 && m_first && value == 0x5A)
+            m_error = true;
+        if (offset == 0x68)
+            m_first = false;
+        if (offset == 0x60 && (value & 0x20))
+            m_first = true, m_error = false;  // Tx FIFO reset: a new transaction
+        if (!(m_error && offset == 0x60))
+            m_core->write(offset, width, value);
+    }
+
+private:
+    std::shared_ptr<sim::QuadSpiModel> m_core;
+    bool m_first = true, m_error = false;
+};
+
+TEST(FlashModel, QuadModeCommandErrorIsNamed) {
+    auto model = std::make_shared<sim::SpiNorModel>(*sim::flash_shape("mt25qu01g"), sim::FlashFaultPlan{});
+    auto backend = std::make_shared<sim::SimBar>(0x10000);
+    backend->add_block(kOffset, 0x80,
+                       std::make_shared<CommandErrorCore>(std::make_shared<sim::QuadSpiModel>(model, 256)));
+    vfio::Bar bar{0, backend};
+    auto spi = flash::AxiQuadSpi::open(bar.window(kOffset, 0x80).value(), flash::SpiMode::Quad, "t");
+    ASSERT_TRUE(spi) << spi.error().message();
+    auto nor = flash::SpiNor::open(std::move(*spi));
+    ASSERT_FALSE(nor);
+    EXPECT_EQ(nor.error().code, ENOTSUP);
+    EXPECT_NE(nor.error().message().find("Command Error: command 0x5a is not in the quad-mode core's command table"),
+              std::string::npos)
+        << nor.error().message();
+}
+
 TEST(FlashModel, IdentifiesBothShapes) {
     Rig micron("mt25qu01g");
     auto m = micron.open();

@@ -165,6 +165,23 @@ TEST_F(FlasherTest, JsonAndReadToFile) {
     EXPECT_NE(differs.output.find("FAIL: first difference at 0x4100008"), std::string::npos) << differs.output;
 }
 
+TEST_F(FlasherTest, MacronixShapeOfTheKintexDesigns) {
+    test_support::RunOptions options;
+    options.stdin_from_null = true;
+    auto tef = test_support::run_process(PDT_QUAD_SPI_FLASHER, test_support::words("--sim_design TEF1001_dma_ddr3"), options);
+    EXPECT_EQ(tef.exit_code, 0) << tef.output;
+    EXPECT_NE(tef.output.find("Manufacturer ID=0xc2 (Macronix)  Memory Interface Type=0x20  Density=0x1a"),
+              std::string::npos)
+        << tef.output;
+    EXPECT_NE(tef.output.find("Flash Size Bytes=67108864  Page Size Bytes=256  Num Address Bytes=4 (4-byte mode (0xB7))"),
+              std::string::npos);
+    EXPECT_NE(tef.output.find("Quad enable: QE is status register 1 bit 6"), std::string::npos);
+    options.environment = {"PDT_SIM_FLASH_FAULT=melt"};
+    auto bad = test_support::run_process(PDT_QUAD_SPI_FLASHER, test_support::words("--sim_design TEF1001_dma_ddr3"), options);
+    EXPECT_NE(bad.exit_code, 0);
+    EXPECT_NE(bad.output.find("unknown flash fault"), std::string::npos) << bad.output;
+}
+
 TEST_F(FlasherTest, UsageErrors) {
     EXPECT_EQ(run("--read a --compare b").exit_code, 2);
     EXPECT_EQ(run("--offset 12Q").exit_code, 2);

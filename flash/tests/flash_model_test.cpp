@@ -179,6 +179,38 @@ TEST(FlashModel, ProgramImageThenPartialUpdate) {
     }
 }
 
+// A 16 MiB flash: 3-byte addresses (BFPT DWORD 1 address bytes 00b, DWORD 2 2^27 bits).
+TEST(FlashModel, ThreeByteFlash) {
+    auto shape = *sim::flash_shape("mt25qu01g");
+    shape.density = 16u << 20;
+    auto dword = [&](size_t at, uint32_t value) {
+        for (int i = 0; i < 4; ++i)
+            shape.sfdp[at + i] = static_cast<uint8_t>(value >> (8 * i));
+    };
+    const size_t bfpt = 0x30;  // the shapes' BFPT pointer
+    const uint32_t dword1 = static_cast<uint32_t>(shape.sfdp[bfpt] | shape.sfdp[bfpt + 1] << 8 |
+                                                  shape.sfdp[bfpt + 2] << 16 | shape.sfdp[bfpt + 3] << 24);
+    dword(bfpt, dword1 & ~(3u << 17));
+    dword(bfpt + 4, (128u << 20) - 1);
+    auto model = std::make_shared<sim::SpiNorModel>(shape, sim::FlashFaultPlan{});
+    auto backend = std::make_shared<sim::SimBar>(0x10000);
+    backend->add_block(kOffset, 0x80, std::make_shared<sim::QuadSpiModel>(model, 16));
+    vfio::Bar bar{0, backend};
+    auto nor = flash::SpiNor::open(*flash::AxiQuadSpi::open(bar.window(kOffset, 0x80).value(), flash::SpiMode::Standard, "t"));
+    ASSERT_TRUE(nor) << nor.error().message();
+    EXPECT_EQ(nor->size(), 16u << 20);
+    EXPECT_EQ(nor->address_bytes(), 3u);
+    EXPECT_EQ(nor->addressing(), "3-byte");
+    const auto image = pattern(4096 + 300, 5);
+    const uint64_t at = (16u << 20) - 2 * 4096;
+    auto plan = flash::plan_write(*nor, at, image);
+    ASSERT_TRUE(plan);
+    ASSERT_TRUE(flash::execute_plan(*nor, *plan, flash::padded_image(image, 4096)));
+    EXPECT_EQ(model->contents(at, image.size()), image);
+    EXPECT_EQ(*flash::read_verified(*nor, at, image.size()), image);
+    EXPECT_EQ(flash::check_write_range(*nor, at, 3 * 4096, {}).error().code, EFBIG);
+}
+
 TEST(FlashModel, RangeChecks) {
     Rig rig("mt25qu01g", 256, faults("protected"));
     auto nor = rig.open();

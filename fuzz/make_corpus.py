@@ -80,6 +80,27 @@ push = [(0, "http://127.0.0.1:9091"), (0, "http://pushgateway.lab:9091/prefix/")
 for i, (sel, text) in enumerate(push):
     put("fuzz_push_url", f"seed_{i}", bytes([sel]) + text.encode())
 
+# SFDP spaces (JESD216): the header, parameter headers and a Basic Flash Parameter Table of 9
+# DWORDs (JESD216) and of 16 with a 4-byte Address Instruction Table (JESD216B), and no SFDP.
+def sfdp(tables):
+    out = bytearray(struct.pack("<IBBBB", 0x50444653, 6, 1, len(tables) - 1, 0xFF))
+    pointer, body = 0x30, {}
+    for ident, dwords in tables:
+        out += struct.pack("<BBBB", ident & 0xFF, 0, 1, len(dwords)) + struct.pack("<I", pointer | (ident >> 8) << 24)
+        body[pointer] = struct.pack(f"<{len(dwords)}I", *dwords)
+        pointer = (pointer + 4 * len(dwords) + 15) & ~15
+    for at, data in body.items():
+        out += b"\xff" * (at - len(out)) + data
+    return bytes(out)
+
+bfpt9 = [0xFFF120E5, 0x07FFFFFF, 0x6B08EB44, 0x3B08BB08, 0xFFFFFFEE, 0xFFFF0000, 0xFFFF0000, 0xD810200C, 0]
+bfpt16 = [0xFFF320E5, 0x3FFFFFFF, 0x6B08EB46, 0xBB043B08, 0xFFFFFFEE, 0xFFFF0000, 0xFFFF0000, 0x520F200C,
+          0x0000D810, 0, 0x81 | 8 << 4, 0, 0, 1 << 3, 0, 1 << 29 | 1 << 25]
+put("fuzz_sfdp", "jesd216_9_dwords", sfdp([(0xFF00, bfpt9)]))
+put("fuzz_sfdp", "jesd216b_16_dwords_4bait", sfdp([(0xFF00, bfpt16), (0xFF84, [0x0E41, 0xFFDC5C21])]))
+put("fuzz_sfdp", "no_sfdp", b"\xff" * 64)
+
+
 # Xilinx bitstreams (UG470 chapter 5): a small synthetic .bit (header, dummy words, bus width
 # detection, Sync, packets, FDRI frames, CRC, DESYNC), its .bin, and compressed, encrypted and
 # two-SLR variants. fuzz_bitstream_packets: first byte the data's offset / 4, then the data.

@@ -190,6 +190,19 @@ vfio::Result<SysmonPrimitive> parse_sysmon_primitive(const Fields& f) {
     return f.error("primitive", "expected \"SYSMONE1\" (UltraScale) or \"SYSMONE4\" (UltraScale+) (got \"" + name + "\")");
 }
 
+// AXI Quad SPI (PG153): C_SPI_MODE standard or quad, FIFO Depth 16 or 256.
+vfio::Result<void> parse_quad_spi(const Fields& f, Peripheral& p) {
+    const std::string mode = PDT_TRY(f.text("spi_mode", false));
+    if (!mode.empty() && mode != "standard" && mode != "quad")
+        return f.error("spi_mode", "expected \"standard\" or \"quad\" (got \"" + mode + "\")");
+    p.quad_spi_mode = mode == "quad";
+    p.fifo_depth = static_cast<unsigned>(PDT_TRY(f.number_or("fifo_depth", 256, 256)));
+    if (p.fifo_depth != 16 && p.fifo_depth != 256)
+        return f.error("fifo_depth", "PG153 builds the FIFOs 16 or 256 deep");
+    p.flash = PDT_TRY(f.text("flash", false));
+    return {};
+}
+
 vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
     Peripheral p;
     p.type = PDT_TRY(parse_type(f));
@@ -202,6 +215,9 @@ vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
         break;
     case PeripheralType::UltrascaleDna:
         PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "slr"}));
+        break;
+    case PeripheralType::QuadSpi:
+        PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "spi_mode", "fifo_depth", "flash"}));
         break;
     default:
         PDT_CHECK(f.only({"type", "bar", "offset", "min_revision"}));
@@ -227,6 +243,8 @@ vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
         if (f.has("primitive"))
             p.sysmon_primitive = PDT_TRY(parse_sysmon_primitive(f));
     }
+    if (p.type == PeripheralType::QuadSpi)
+        PDT_CHECK(parse_quad_spi(f, p));
     if (p.type == PeripheralType::UltrascaleDna)
         p.slr = static_cast<unsigned>(PDT_TRY(f.number_or("slr", 3, 0)));
     return p;
@@ -325,7 +343,7 @@ vfio::Result<void> check_overlaps(const Fields& f, const Design& d) {
 
 vfio::Result<Design> parse_design(const Fields& f) {
     PDT_CHECK(f.only({"name", "description", "match", "dma_bridge", "qdma", "card", "peripherals", "simulation",
-                      "version_register"}));
+                      "version_register", "fpga_part"}));
     Design d;
     d.name = PDT_TRY(f.text("name", true));
     if (d.name.empty() || !std::all_of(d.name.begin(), d.name.end(), [](char c) {
@@ -333,6 +351,7 @@ vfio::Result<Design> parse_design(const Fields& f) {
         }))
         return f.error("name", "a design name is letters, digits, '_', '-' or '.' (got \"" + d.name + "\")");
     d.description = PDT_TRY(f.text("description", false));
+    d.fpga_part = PDT_TRY(f.text("fpga_part", false));
     if (!f.has("match"))
         return f.error("match", "missing required field");
     d.match = PDT_TRY(parse_match(PDT_TRY(f.object("match"))));

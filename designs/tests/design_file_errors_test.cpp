@@ -73,9 +73,25 @@ TEST(DesignFileErrors, WrongTypesAndValues) {
 TEST(DesignFileErrors, UnknownFieldIsReportedNotIgnored) {
     const std::string message = error_of(design(R"(, "dma_brdge": {"bar": 2})"));
     EXPECT_NE(message.find("field dma_brdge: Invalid argument (unknown field; expected one of: name, description, "
-                           "match, dma_bridge, qdma, card, peripherals, simulation, version_register)"),
+                           "match, dma_bridge, qdma, card, peripherals, simulation, version_register, fpga_part)"),
               std::string::npos)
         << message;
+}
+
+TEST(DesignFileErrors, QuadSpiAndPartFields) {
+    const std::string qspi = R"(, "peripherals": [{"type": "quad_spi", "bar": 0, "offset": "0x0", )";
+    EXPECT_NE(error_of(design(qspi + R"("spi_mode": "dual"}])")).find("expected \"standard\" or \"quad\""),
+              std::string::npos);
+    EXPECT_NE(error_of(design(qspi + R"("fifo_depth": 64}])")).find("16 or 256"), std::string::npos);
+    designs::Registry registry;
+    ASSERT_TRUE(registry.add_text(design(qspi + R"("spi_mode": "quad", "fifo_depth": 16, "flash": "mx25l51245g"}], )"
+                                         R"("fpga_part": "xcku5p")"),
+                                  "my.json"));
+    const designs::Design& d = *registry.find("d");
+    EXPECT_TRUE(d.peripherals[0].quad_spi_mode);
+    EXPECT_EQ(d.peripherals[0].fifo_depth, 16u);
+    EXPECT_EQ(d.peripherals[0].flash, "mx25l51245g");
+    EXPECT_EQ(d.fpga_part, "xcku5p");
 }
 
 TEST(DesignFileErrors, PeripheralProblemsNameTheArrayElement) {

@@ -8,6 +8,7 @@
 #include "sim/system_monitor_models.hpp"
 #include "sim/cms_model.hpp"
 #include "sim/qdma_model.hpp"
+#include "sim/quad_spi_model.hpp"
 #include "sim/xdma_model.hpp"
 
 namespace sim {
@@ -42,7 +43,7 @@ std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const de
                                           const std::shared_ptr<DieThermal>& die) {
     using designs::PeripheralType;
     switch (p.type) {
-    case PeripheralType::QuadSpi: return make_quad_spi_block();
+    case PeripheralType::QuadSpi: return nullptr;  // make_quad_spi_model, which can fail
     case PeripheralType::Xadc: return make_xadc_block(die);
     case PeripheralType::Sysmon: return make_sysmon_block(die, p.sysmon_primitive, p.sysmon_slaves);
     case PeripheralType::Iic: return make_iic_block();
@@ -169,7 +170,12 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
         // A BAR too small for the peripheral leaves it out, as a smaller BAR in the bitstream would.
         if (p->offset + p->frame_size() > bars[p->bar]->size())
             continue;
-        auto block = make_block(*p, design, dna_index, instance.die);
+        std::shared_ptr<RegisterBlock> block;
+        if (p->type == designs::PeripheralType::QuadSpi)
+            block = PDT_TRY(make_quad_spi_model(p->flash, p->fifo_depth,
+                                                design.name + "-" + identity.address.to_string()));
+        else
+            block = make_block(*p, design, dna_index, instance.die);
         if (p->type == designs::PeripheralType::UltrascaleDna)
             ++dna_index;
         if (p->type == designs::PeripheralType::AxiStreamSwitch)

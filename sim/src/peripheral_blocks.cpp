@@ -47,21 +47,6 @@ void RegisterFileBlock::reset() {
         m_values[offset] = reg.reset_value;
 }
 
-std::shared_ptr<RegisterFileBlock> make_quad_spi_block() {
-    return std::make_shared<RegisterFileBlock>(std::map<uint64_t, RegisterFileBlock::Register>{
-        {0x1c, {0x0, 0x80000000}},  // DGIER
-        {0x20, {0x0, 0x3fff}},      // IPISR
-        {0x28, {0x0, 0x3fff}},      // IPIER
-        {0x40, {0x0, 0x0}},         // SRR (write 0xA to reset; reads 0)
-        {0x60, {0x180, 0x3ff}},     // SPICR: transaction inhibit, manual slave select
-        {0x64, {0x25, 0x0}},        // SPISR: Rx empty, Tx empty, mode fault clear
-        {0x6c, {0x0, 0x0}},         // DRR
-        {0x70, {0x1, 0x1}},         // SPISSR: slave 0 deselected
-        {0x74, {0x0, 0x0}},         // Tx FIFO occupancy
-        {0x78, {0x0, 0x0}},         // Rx FIFO occupancy
-    });
-}
-
 std::shared_ptr<RegisterFileBlock> make_iic_block() {
     return std::make_shared<RegisterFileBlock>(std::map<uint64_t, RegisterFileBlock::Register>{
         {0x1c, {0x0, 0x80000000}},  // GIE

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/peripheral_blocks.hpp"
+#include "sim/quad_spi_model.hpp"
 
 TEST(RegisterFileBlock, ResetValuesWritableMaskAndNarrowAccess) {
     sim::RegisterFileBlock block({{0x0, {0x12345678, 0x0000ffff}}, {0x4, {0x0, 0xffffffff}}});
@@ -19,8 +20,10 @@ TEST(RegisterFileBlock, ResetValuesWritableMaskAndNarrowAccess) {
 }
 
 TEST(PeripheralBlocks, ReadAsOnHardwareAfterReset) {
-    EXPECT_EQ(sim::make_quad_spi_block()->read(0x60, 4), 0x180u) << "SPICR";
-    EXPECT_EQ(sim::make_quad_spi_block()->read(0x64, 4), 0x25u) << "SPISR: FIFOs empty";
+    auto quad_spi = sim::make_quad_spi_model("", 16, "reset-test").value();
+    EXPECT_EQ(quad_spi->read(0x60, 4), 0x180u) << "SPICR";
+    EXPECT_EQ(quad_spi->read(0x64, 4), 0x25u) << "SPISR: FIFOs empty, not selected as a slave";
+    EXPECT_EQ(quad_spi->read(0x70, 4), 0x1u) << "SPISSR: slave 0 deselected";
     EXPECT_EQ(sim::make_iic_block()->read(0x104, 4), 0xc0u) << "SR: FIFOs empty";
     EXPECT_EQ(sim::make_bit_banged_i2c_gpio_block()->read(0x0, 4), 0x3u) << "SCL and SDA pulled high";
     EXPECT_EQ(sim::make_constant_block({0xC1310413})->read(0, 4), 0xC1310413u);

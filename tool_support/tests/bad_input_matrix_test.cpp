@@ -123,6 +123,13 @@ const ToolRows kTables[] = {
     {"display_sensor_values",
      {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile, kNoDesign, missing_device("-d"),
       device_not_bound("-d"), kNoPermission}},
+    // quad_spi_flasher opens designs as display_sensor_values does; its modes and numbers.
+    {"quad_spi_flasher",
+     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile, kNoDesign, missing_device("-d"),
+      device_not_bound("-d"), kNoPermission,
+      {"two_modes", "--read a.bin --compare b.bin", E, kUsage, "Error: give one of --read, --compare, --write, --erase"},
+      {"bad_offset", "--read a.bin --offset 12Q", E, kUsage, "Error: --offset "},
+      {"bad_busy_timeout", "--busy_timeout 0", E, kUsage, "busy_timeout"}}},
     {"display_temperature_values",
      {kUnknownOption, malformed_device("-d"), kUnknownDesign, kNoDesign,
       {"zero_interval", "--interval 0", E, kUsage, "Error: parse option --interval \"0\""},

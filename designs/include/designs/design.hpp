@@ -159,6 +159,13 @@ struct Peripheral {
     SysmonPrimitive sysmon_primitive = SysmonPrimitive::Sysmone4;
     // UltraScale DNA only: the SLR it identifies.
     unsigned slr = 0;
+    // AXI Quad SPI only (PG153): the core built in quad mode (JSON "spi_mode": "quad", default
+    // "standard"); its FIFO depth, 16 or 256 (JSON "fifo_depth", default 256, as the simulated
+    // core is built); the flash a simulated instance has behind it (JSON "flash": "mt25qu01g"
+    // or "mx25l51245g", default mt25qu01g; sim/quad_spi_model.hpp).
+    bool quad_spi_mode = false;
+    unsigned fifo_depth = 256;
+    std::string flash;
     uint64_t frame_size() const { return register_frame_size(type, master_ports, sysmon_slaves); }
 };
 
@@ -212,6 +219,10 @@ struct Design {
     std::optional<CardFunction> card;  // one physical function of a multi-function card
     std::vector<Peripheral> peripherals;
     Simulation simulation;
+    // The FPGA part the design's bitstreams are built for (JSON "fpga_part", e.g. "xc7a200t"),
+    // when known: a part of bitstream::known_parts() (UG470 Table 1-1, UG570 Table 1-4), whose
+    // IDCODE an image written to the design's flash must carry (quad_spi_flasher).
+    std::string fpga_part;
     // A register holding the board version, printed as "Design <name> version 0x<v>:".
     std::optional<RegisterValue> version_register;  // value unused
 

@@ -33,9 +33,7 @@ private:
     std::map<uint64_t, uint32_t> m_values;
 };
 
-// AXI Quad SPI (PG153) register map: SRR 0x40, SPICR 0x60, SPISR 0x64, DTR 0x68, DRR 0x6C,
-// SPISSR 0x70, FIFO occupancy 0x74/0x78, DGIER 0x1C, IPISR 0x20, IPIER 0x28.
-std::shared_ptr<RegisterFileBlock> make_quad_spi_block();
+// The AXI Quad SPI (PG153) model, with its simulated flash, is in sim/quad_spi_model.hpp.
 // The XADC Wizard (PG091) and System Management Wizard (PG185) models are in
 // sim/system_monitor_models.hpp: their readings follow the die (sim/die_thermal.hpp).
 // AXI IIC (PG090): GIE 0x1C, ISR 0x20, IER 0x28, SOFTR 0x40, CR 0x100, SR 0x104,

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,6 +40,9 @@ public:
     bool status_err = false;       // writes err = 1 (DMA error) in the status descriptor
     bool cidx_overrun = false;     // writes a status cidx past what was posted
     bool mm_run_sticks = true;
+    bool cmpt_entry_error = false;  // completion entries with the error bit set
+    std::map<uint32_t, std::deque<std::vector<uint8_t>>> loop;  // H2C packets waiting for C2H buffers
+    std::map<uint32_t, uint32_t> c2h_pidx;
 
     uint64_t read(uint64_t offset, unsigned) override {
         using namespace qdma;
@@ -90,8 +95,67 @@ private:
         const FmapContext fmap = FmapContext::decode(context(CtxtSel::QDMA_CTXT_SELC_FMAP, 0));
         if (qid >= fmap.qid_max || never_completes) return;
         const uint32_t hw = fmap.qid_base + static_cast<uint32_t>(qid);
-        if (reg == QDMA_DMAP_SEL_H2C_DSC_PIDX) run_mm(true, hw, value & 0xFFFF);
-        if (reg == QDMA_DMAP_SEL_C2H_DSC_PIDX) run_mm(false, hw, value & 0xFFFF);
+        if (reg == QDMA_DMAP_SEL_H2C_DSC_PIDX) {
+            if (SoftwareContext::decode(context(CtxtSel::QDMA_CTXT_SELC_DEC_SW_H2C, hw)).is_mm) run_mm(true, hw, value & 0xFFFF);
+            else run_h2c_st(hw, value & 0xFFFF);
+        }
+        if (reg == QDMA_DMAP_SEL_C2H_DSC_PIDX) {
+            if (SoftwareContext::decode(context(CtxtSel::QDMA_CTXT_SELC_DEC_SW_C2H, hw)).is_mm) run_mm(false, hw, value & 0xFFFF);
+            else { c2h_pidx[hw] = value & 0xFFFF; run_c2h_st(hw); }
+        }
+    }
+
+    // H2C stream queue q loops back to C2H stream queue q: each descriptor is one packet.
+    void run_h2c_st(uint32_t hw, uint32_t pidx) {
+        using namespace qdma;
+        const SoftwareContext sw = SoftwareContext::decode(context(CtxtSel::QDMA_CTXT_SELC_DEC_SW_H2C, hw));
+        if (!sw.qen) return;
+        ContextWords& hwc = context(CtxtSel::QDMA_CTXT_SELC_DEC_HW_H2C, hw);
+        const uint32_t slots = ring_sizes[sw.rngsz_idx] - 1;
+        uint32_t cidx = static_cast<uint32_t>(get_bits(hwc, 0, 16));
+        while (cidx != pidx) {
+            H2cStreamDescriptor d;
+            ASSERT_TRUE(device->dma_read(sw.dsc_base + uint64_t{cidx} * 16, &d, sizeof d).ok());
+            std::vector<uint8_t> packet(d.len);
+            ASSERT_TRUE(device->dma_read(d.addr, packet.data(), packet.size()).ok());
+            loop[hw].push_back(std::move(packet));
+            cidx = (cidx + 1) % slots;
+        }
+        set_bits(hwc, 0, 16, cidx);
+        const uint64_t status = uint64_t{cidx} << 16 | uint64_t{pidx} << 32;
+        ASSERT_TRUE(device->dma_write(sw.dsc_base + uint64_t{slots} * 16, &status, sizeof status).ok());
+        run_c2h_st(hw);
+    }
+
+    void run_c2h_st(uint32_t hw) {
+        using namespace qdma;
+        const SoftwareContext sw = SoftwareContext::decode(context(CtxtSel::QDMA_CTXT_SELC_DEC_SW_C2H, hw));
+        ContextWords& cw = context(CtxtSel::QDMA_CTXT_SELC_WRB, hw);
+        CompletionContext cmpt = CompletionContext::decode(cw);
+        if (!sw.qen || !cmpt.valid) return;
+        const uint32_t slots = ring_sizes[sw.rngsz_idx] - 1, cmpt_slots = ring_sizes[cmpt.qsize_idx] - 1;
+        ContextWords& hwc = context(CtxtSel::QDMA_CTXT_SELC_DEC_HW_C2H, hw);
+        uint32_t cidx = static_cast<uint32_t>(get_bits(hwc, 0, 16));
+        while (!loop[hw].empty()) {
+            const std::vector<uint8_t>& packet = loop[hw].front();
+            const uint32_t buffers = packet.empty() ? 1 : static_cast<uint32_t>((packet.size() + 4095) / 4096);
+            if ((c2h_pidx[hw] + slots - cidx) % slots < buffers) return;  // waits for buffers
+            for (uint32_t i = 0; i < buffers; ++i) {
+                C2hStreamDescriptor d;
+                ASSERT_TRUE(device->dma_read(sw.dsc_base + uint64_t{cidx} * 8, &d, sizeof d).ok());
+                const size_t at = size_t{i} * 4096, n = std::min<size_t>(4096, packet.size() - at);
+                if (!moves_nothing && n > 0) {
+                    ASSERT_TRUE(device->dma_write(d.addr, packet.data() + at, n).ok());
+                }
+                cidx = (cidx + 1) % slots;
+            }
+            const uint64_t entry = uint64_t{packet.size()} << 4 | uint64_t{cmpt.color} << 1 | uint64_t{cmpt_entry_error} << 2;
+            ASSERT_TRUE(device->dma_write(cmpt.baddr + uint64_t{cmpt.pidx} * 8, &entry, sizeof entry).ok());
+            if (++cmpt.pidx == cmpt_slots) { cmpt.pidx = 0; cmpt.color = !cmpt.color; }
+            loop[hw].pop_front();
+        }
+        set_bits(hwc, 0, 16, cidx);
+        cw = cmpt.encode();
     }
 
     void run_mm(bool h2c, uint32_t hw, uint32_t pidx) {

@@ -180,15 +180,6 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
     for (const designs::RegisterValue& r : design.simulation.registers)
         if (r.bar < bars.size() && bars[r.bar] && r.offset + 4 <= bars[r.bar]->size())
             bars[r.bar]->add_block(r.offset, 4, make_constant_block({r.value}));
-    // The QDMA's global CSR registers (identification only); its PFs map the peripherals' BARs
-    // to the AXI4-Lite master.
-    // A BAR smaller than the CSR frame (simulation.bar_sizes) leaves it out: undefined space.
-    if (design.qdma && bars[design.qdma->bar]->size() >= qdma_csr::kFrameSize) {
-        uint32_t lite_bars = 0;
-        for (const designs::Peripheral& p : design.peripherals)
-            lite_bars |= 1u << p.bar;
-        bars[design.qdma->bar]->add_block(0, qdma_csr::kFrameSize, make_qdma_csr_block(design.simulation.qdma, lite_bars));
-    }
     auto device = std::make_unique<SimDevice>(identity, bars);
     instance.die->attach_activity(device->dma_activity());
     // The Advanced Error Reporting extended capability the PCIe block of the FPGA has, first in
@@ -196,6 +187,19 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
     const uint32_t aer_header = 0x0001u | 2u << 16;
     std::memcpy(&device->config_space()[0x100], &aer_header, sizeof aer_header);
 
+    // The QDMA (PG302) in its BAR's CSR frame; its PFs map the peripherals' BARs to the
+    // AXI4-Lite master. A BAR smaller than the frame (simulation.bar_sizes) leaves it out.
+    if (design.qdma && bars[design.qdma->bar]->size() >= qdma_csr::kFrameSize) {
+        QdmaConfig config;
+        config.caps = design.simulation.qdma;
+        for (const designs::Peripheral& p : design.peripherals)
+            config.axi_lite_bar_mask |= 1u << p.bar;
+        config.function = design.card ? design.card->physical_function : 0;
+        config.card_memory_base = design.qdma->memory_base;
+        config.card_memory_size = design.qdma->memory_size;
+        config.stepped = xdma_stepped;
+        instance.qdma = QdmaModel::attach(*device, *bars[design.qdma->bar], config);
+    }
     if (design.dma_bridge) {
         const designs::DmaBridge& bridge = *design.dma_bridge;
         const bool stream = bridge.mode == designs::DmaMode::Stream;
@@ -241,7 +245,8 @@ vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::
     if (design_names.size() > 20)
         return vfio::make_error("build simulated bus", std::to_string(design_names.size()) + " designs", E2BIG,
                                 "at most 20 simulated designs");
-    // Test-only: faults named in PDT_SIM_FAULT go into every instance's XDMA model (xdma_model.hpp).
+    // Test-only: faults named in PDT_SIM_FAULT go into every instance's XDMA or QDMA model
+    // (xdma_model.hpp, qdma_model.hpp).
     FaultPlan faults;
     if (const char* text = std::getenv(kFaultEnvironmentVariable); text && *text)
         faults = PDT_TRY(parse_fault_plan(text));
@@ -268,6 +273,13 @@ vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::
                     instance.xdma->inject(f.direction, f.channel, f.fault);
                 if (faults.lie)
                     instance.xdma->set_lie(faults.lie);
+            }
+            if (instance.qdma) {
+                for (const QdmaFaultInjection& f : faults.qdma_injections)
+                    instance.qdma->inject(f.direction == XdmaDirection::C2H ? QdmaQueueKind::C2H : QdmaQueueKind::H2C,
+                                          f.qid, f.fault);
+                if (faults.lie)
+                    instance.qdma->set_lie(faults.lie);
             }
             return std::unique_ptr<vfio::Device>(std::move(instance.device));
         });

@@ -1,6 +1,10 @@
+// QDMA model (sim/qdma_model.hpp): the identification registers, the CSR frame as a block of the
+// BAR, construction, the engine thread or stepping, card memory, faults and the lie.
 #include "sim/qdma_model.hpp"
 
 #include <map>
+
+#include "qdma_internal.hpp"
 
 namespace sim {
 
@@ -27,6 +31,176 @@ std::shared_ptr<RegisterFileBlock> make_qdma_csr_block(const designs::QdmaSimula
         {GLBL2_MISC_CAP, {misc_cap, 0}},
     };
     return std::make_shared<RegisterFileBlock>(std::move(registers));
+}
+
+namespace qdma_impl {
+namespace {
+
+// The CSR frame as one block of the BAR: 32-bit registers; a 64-bit access is two 32-bit ones.
+class QdmaBlock : public RegisterBlock {
+public:
+    explicit QdmaBlock(std::weak_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+    uint64_t read(uint64_t offset, unsigned width) override {
+        auto impl = m_impl.lock();
+        if (!impl)
+            return width == 8 ? ~0ull : 0xFFFFFFFFu;
+        std::lock_guard lock(impl->mutex);
+        if (width == 8)
+            return impl->read32(offset) | uint64_t(impl->read32(offset + 4)) << 32;
+        const uint64_t shifted = impl->read32(offset & ~3ull) >> ((offset & 3) * 8);
+        return width == 4 ? shifted : shifted & ((1ull << (width * 8)) - 1);
+    }
+
+    void write(uint64_t offset, unsigned width, uint64_t value) override {
+        auto impl = m_impl.lock();
+        if (!impl || width < 4)
+            return;  // the AXI4-Lite slave takes whole dwords
+        {
+            std::lock_guard lock(impl->mutex);
+            impl->write32(offset, static_cast<uint32_t>(value));
+            if (width == 8)
+                impl->write32(offset + 4, static_cast<uint32_t>(value >> 32));
+        }
+        impl->notify();
+    }
+
+    void reset() override {
+        if (auto impl = m_impl.lock()) {
+            {
+                std::lock_guard lock(impl->mutex);
+                impl->reset();
+            }
+            impl->notify();
+        }
+    }
+
+private:
+    std::weak_ptr<Impl> m_impl;
+};
+
+}  // namespace
+
+Impl::Impl(SimDevice& dev, QdmaConfig cfg)
+    : device(dev), config(cfg), identification(make_qdma_csr_block(cfg.caps, cfg.axi_lite_bar_mask)) {}
+
+void Impl::engine_thread() {
+    std::unique_lock lock(mutex);
+    while (!stopping) {
+        const uint64_t seen = generation;
+        if (step_locked() > 0) {
+            lock.unlock();  // let register accesses in between rounds
+            std::this_thread::yield();
+            lock.lock();
+            continue;
+        }
+        cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return stopping || generation != seen; });
+    }
+}
+
+void Impl::shutdown() {
+    {
+        std::lock_guard lock(mutex);
+        stopping = true;
+        device_gone = true;
+    }
+    cv.notify_all();
+    if (thread.joinable())
+        thread.join();
+}
+
+}  // namespace qdma_impl
+
+QdmaModel::QdmaModel(SimDevice& device, QdmaConfig config)
+    : m_impl(std::make_shared<qdma_impl::Impl>(device, config)) {}
+
+QdmaModel::~QdmaModel() { m_impl->shutdown(); }
+
+std::shared_ptr<QdmaModel> QdmaModel::attach(SimDevice& device, SimBar& bar, QdmaConfig config) {
+    std::shared_ptr<QdmaModel> model(new QdmaModel(device, config));
+    bar.add_block(0, qdma_csr::kFrameSize, std::make_shared<qdma_impl::QdmaBlock>(model->m_impl));
+    device.on_destroy([model] { model->m_impl->shutdown(); });
+    if (!config.stepped) {
+        qdma_impl::Impl* impl = model->m_impl.get();
+        impl->thread = std::thread([impl] { impl->engine_thread(); });
+    }
+    return model;
+}
+
+const QdmaConfig& QdmaModel::config() const { return m_impl->config; }
+
+size_t QdmaModel::step() {
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->device_gone ? 0 : m_impl->step_locked();
+}
+
+size_t QdmaModel::run_until_idle(size_t max_steps) {
+    size_t steps = 0;
+    while (steps < max_steps && step() > 0)
+        ++steps;
+    return steps;
+}
+
+namespace {
+bool in_card(const QdmaConfig& c, uint64_t address, uint64_t length) {
+    return address >= c.card_memory_base && address - c.card_memory_base <= c.card_memory_size &&
+           length <= c.card_memory_size - (address - c.card_memory_base);
+}
+}  // namespace
+
+bool QdmaModel::card_read(uint64_t address, void* dst, uint64_t length) const {
+    std::lock_guard lock(m_impl->mutex);
+    if (!in_card(m_impl->config, address, length))
+        return false;
+    m_impl->card.read(address - m_impl->config.card_memory_base, static_cast<uint8_t*>(dst), length);
+    return true;
+}
+
+bool QdmaModel::card_write(uint64_t address, const void* src, uint64_t length) {
+    std::lock_guard lock(m_impl->mutex);
+    if (!in_card(m_impl->config, address, length))
+        return false;
+    m_impl->card.write(address - m_impl->config.card_memory_base, static_cast<const uint8_t*>(src), length);
+    return true;
+}
+
+uint64_t QdmaModel::card_memory_resident_bytes() const {
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->card.resident_bytes();
+}
+
+void QdmaModel::inject(QdmaQueueKind kind, unsigned qid, QdmaFault fault) {
+    {
+        std::lock_guard lock(m_impl->mutex);
+        (kind == QdmaQueueKind::C2H ? m_impl->c2h : m_impl->h2c)[qid].faults.push_back(fault);
+    }
+    m_impl->notify();
+}
+
+size_t QdmaModel::faults_pending(QdmaQueueKind kind, unsigned qid) const {
+    std::lock_guard lock(m_impl->mutex);
+    const auto& queues = kind == QdmaQueueKind::C2H ? m_impl->c2h : m_impl->h2c;
+    auto it = queues.find(qid);
+    return it == queues.end() ? 0 : it->second.faults.size();
+}
+
+void QdmaModel::set_lie(streams::Lie lie) {
+    std::lock_guard lock(m_impl->mutex);
+    m_impl->lie = lie;
+    m_impl->lie_transfers = 0;
+}
+
+uint64_t QdmaModel::processed(QdmaQueueKind kind, unsigned qid) const {
+    std::lock_guard lock(m_impl->mutex);
+    const auto& queues = kind == QdmaQueueKind::C2H ? m_impl->c2h : m_impl->h2c;
+    auto it = queues.find(qid);
+    return it == queues.end() ? 0 : it->second.processed;
+}
+
+uint64_t QdmaModel::loopback_pending_bytes(unsigned qid) const {
+    std::lock_guard lock(m_impl->mutex);
+    auto it = m_impl->loopback_bytes.find(qid);
+    return it == m_impl->loopback_bytes.end() ? 0 : it->second;
 }
 
 }  // namespace sim

@@ -35,14 +35,36 @@ std::optional<XdmaFault> parse_fault_name(const std::string& name) {
     return std::nullopt;
 }
 
+const char* fault_name(QdmaFault fault) {
+    switch (fault) {
+    case QdmaFault::DescriptorError: return "qdma_descriptor_error";
+    case QdmaFault::CompletionError: return "qdma_completion_error";
+    case QdmaFault::QueueStall: return "qdma_queue_stall";
+    }
+    return "unknown";
+}
+
+std::vector<QdmaFault> all_qdma_faults() {
+    return {QdmaFault::DescriptorError, QdmaFault::CompletionError, QdmaFault::QueueStall};
+}
+
 namespace {
+
+std::optional<QdmaFault> parse_qdma_fault_name(const std::string& name) {
+    for (QdmaFault fault : all_qdma_faults())
+        if (name == fault_name(fault))
+            return fault;
+    return std::nullopt;
+}
 
 vfio::Error bad_spec(const std::string& item, const std::string& why) {
     std::string names;
     for (XdmaFault fault : all_faults())
         names += (names.empty() ? "" : ", ") + std::string(fault_name(fault));
+    for (QdmaFault fault : all_qdma_faults())
+        names += ", " + std::string(fault_name(fault));
     return vfio::make_error(std::string("parse ") + kFaultEnvironmentVariable, item, EINVAL,
-                            why + " (syntax <name>[@<H2C|C2H><channel>]; names: " + names +
+                            why + " (syntax <name>[@<H2C|C2H><channel or QDMA queue>]; names: " + names +
                                 ", or one lie: moves_nothing, stale_after=N, completes_early)");
 }
 
@@ -63,6 +85,22 @@ vfio::Result<FaultInjection> parse_one(const std::string& item) {
     return injection;
 }
 
+// A QDMA fault: <name>[@<H2C|C2H><queue>], the queue decimal 0..4095.
+vfio::Result<QdmaFaultInjection> parse_qdma_one(const std::string& item, QdmaFault fault) {
+    const size_t at = item.find('@');
+    QdmaFaultInjection injection{fault, fault == QdmaFault::CompletionError ? XdmaDirection::C2H : XdmaDirection::H2C, 0};
+    if (at == std::string::npos)
+        return injection;
+    const std::string where = item.substr(at + 1);
+    const std::string digits = where.size() > 3 ? where.substr(3) : "";
+    if ((where.compare(0, 3, "H2C") != 0 && where.compare(0, 3, "C2H") != 0) || digits.empty() || digits.size() > 4 ||
+        digits.find_first_not_of("0123456789") != std::string::npos || std::stoul(digits) > 4095)
+        return bad_spec(item, "bad queue '" + where + "'");
+    injection.direction = where[0] == 'H' ? XdmaDirection::H2C : XdmaDirection::C2H;
+    injection.qid = static_cast<unsigned>(std::stoul(digits));
+    return injection;
+}
+
 }  // namespace
 
 vfio::Result<FaultPlan> parse_fault_plan(const std::string& text) {
@@ -76,6 +114,8 @@ vfio::Result<FaultPlan> parse_fault_plan(const std::string& text) {
             if (plan.lie)
                 return bad_spec(item, "a second lie (one of moves_nothing, stale_after=N, completes_early at most)");
             plan.lie = PDT_TRY(streams::parse_lie(kFaultEnvironmentVariable, item));
+        } else if (const auto qdma = parse_qdma_fault_name(item.substr(0, item.find('@')))) {
+            plan.qdma_injections.push_back(PDT_TRY(parse_qdma_one(item, *qdma)));
         } else {
             plan.injections.push_back(PDT_TRY(parse_one(item)));
         }

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "card_memory.hpp"
 #include "sim/xdma_model.hpp"
 
 namespace sim::xdma_impl {
@@ -112,20 +113,6 @@ struct Channel {
     std::optional<std::chrono::steady_clock::time_point> busy_until;
     // Timed memory-mapped link: when the current descriptor, its data moved, completes.
     std::optional<std::chrono::steady_clock::time_point> link_done_at;
-};
-
-// AXI-MM card memory, allocated in 64 KiB pages on first write (designs have GiBs of DDR);
-// unwritten memory reads as zero. Offsets are relative to the card memory base.
-class CardMemory {
-public:
-    void read(uint64_t offset, uint8_t* dst, uint64_t length) const;
-    void write(uint64_t offset, const uint8_t* src, uint64_t length);
-    void clear() { m_pages.clear(); }
-    uint64_t resident_bytes() const { return m_pages.size() * kPage; }
-
-private:
-    static constexpr uint64_t kPage = 0x10000;
-    std::map<uint64_t, std::unique_ptr<uint8_t[]>> m_pages;
 };
 
 struct Impl {

@@ -70,33 +70,6 @@ private:
 
 }  // namespace
 
-void CardMemory::read(uint64_t offset, uint8_t* dst, uint64_t length) const {
-    while (length > 0) {
-        const uint64_t page = offset / kPage, in = offset % kPage, n = std::min(length, kPage - in);
-        auto it = m_pages.find(page);
-        if (it == m_pages.end())
-            std::memset(dst, 0, n);
-        else
-            std::memcpy(dst, it->second.get() + in, n);
-        offset += n, dst += n, length -= n;
-    }
-}
-
-void CardMemory::write(uint64_t offset, const uint8_t* src, uint64_t length) {
-    while (length > 0) {
-        const uint64_t page = offset / kPage, in = offset % kPage, n = std::min(length, kPage - in);
-        auto& p = m_pages[page];
-        if (!p) {
-            // A fresh page reads as zero except where this write covers it.
-            p = std::make_unique_for_overwrite<uint8_t[]>(kPage);
-            if (n != kPage)
-                std::memset(p.get(), 0, kPage);
-        }
-        std::memcpy(p.get() + in, src, n);
-        offset += n, src += n, length -= n;
-    }
-}
-
 Impl::Impl(SimDevice& dev, XdmaConfig cfg) : device(dev), config(cfg) {
     config.num_h2c = std::min(config.num_h2c, kMaxChannels);
     config.num_c2h = std::min(config.num_c2h, kMaxChannels);

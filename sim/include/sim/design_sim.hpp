@@ -16,11 +16,13 @@
 namespace sim {
 
 class XdmaModel;
+class QdmaModel;
 
 // The device and handles on its models, for tests and tools that drive the models directly.
 struct DesignInstance {
     std::unique_ptr<SimDevice> device;
     std::shared_ptr<XdmaModel> xdma;                 // null when the design has no DMA bridge
+    std::shared_ptr<QdmaModel> qdma;                 // null when the design has no QDMA
     std::shared_ptr<AxiStreamSwitchBlock> axi_switch;  // null unless the fabric has a switch
     std::shared_ptr<DieThermal> die;  // what the sensor blocks (XADC, SYSMON, CMS) read
 };
@@ -42,7 +44,7 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design);
 
 // Builds the simulated device. Unclaimed BAR space reads all-ones (bit 31 set), as undefined
 // AXI reads did on the measured designs. xdma_stepped: the XDMA engines advance only in
-// XdmaModel::step() (deterministic tests) instead of on their own thread. `link`: the XDMA
+// XdmaModel::step() (deterministic tests) instead of on their own thread; so do the QDMA's. `link`: the XDMA
 // model's link rate and latency. Fails when PDT_SIM_TEMPERATURE does not parse.
 vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
                                                bool xdma_stepped = false, const SimulatedLink& link = {});

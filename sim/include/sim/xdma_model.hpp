@@ -152,15 +152,36 @@ struct FaultInjection {
     XdmaDirection direction = XdmaDirection::H2C;
     unsigned channel = 0;
 };
+// Faults of the QDMA model (qdma_model.hpp); each applies once to the next matching event of
+// one queue (by physical queue ID). They share PDT_SIM_FAULT and its parser with the XDMA faults.
+enum class QdmaFault {
+    DescriptorError,  // the next descriptor fetch of the queue fails (Unsupported Request): the
+                      // queue stops with a descriptor error
+    CompletionError,  // C2H stream: the next completion entry has its error bit set (the data
+                      // is written as it came)
+    QueueStall,       // the queue never advances its CIDX again: doorbells are taken, nothing moves
+};
+// "qdma_descriptor_error", "qdma_completion_error", "qdma_queue_stall".
+const char* fault_name(QdmaFault fault);
+std::vector<QdmaFault> all_qdma_faults();
+struct QdmaFaultInjection {
+    QdmaFault fault = QdmaFault::DescriptorError;
+    XdmaDirection direction = XdmaDirection::H2C;  // the queue's H2C or C2H side
+    unsigned qid = 0;                              // physical queue 0..4095
+};
+
 // TEST-ONLY seam: the tools read the environment variable PDT_SIM_FAULT when they build a
 // simulated bus (--sim_design), so that a fault can be injected into a tool running as a
 // process. Syntax: <name>[@<H2C|C2H><channel>] [, ...], e.g. "engine_stall@C2H0,data_bit_flip".
 // Without a channel: C2H 0 for short_c2h_length, else H2C 0. One item may instead name a lie of
 // the whole model (streams/lie.hpp): moves_nothing, stale_after=N or completes_early, e.g.
-// "stale_after=3". Never read for real hardware.
+// "stale_after=3". A QDMA fault names its queue with a decimal physical queue ID, e.g.
+// "qdma_queue_stall@C2H5" (default H2C 0; qdma_completion_error: C2H 0); it goes to QDMA
+// models only, an XDMA fault to XDMA models only, the lie to both. Never read for real hardware.
 inline constexpr const char* kFaultEnvironmentVariable = "PDT_SIM_FAULT";
 struct FaultPlan {
     std::vector<FaultInjection> injections;  // one-shot faults
+    std::vector<QdmaFaultInjection> qdma_injections;  // one-shot QDMA faults
     streams::Lie lie;                           // the model's lie, if one is named
 };
 vfio::Result<FaultPlan> parse_fault_plan(const std::string& text);

@@ -1,0 +1,311 @@
+// QDMA model engines (PG302): descriptor rings, MM H2C/C2H, ST H2C/C2H with the completion
+// ring, the status descriptors, errors that stop a queue, and the lying engine (streams/lie.hpp).
+// A ring of N entries (GLBL_RNG_SZ) holds N - 1 descriptors; the PIDX and CIDX run 0..N-2 and
+// the status descriptor sits in entry N - 1.
+#include <algorithm>
+#include <cstring>
+
+#include "qdma_internal.hpp"
+
+namespace sim::qdma_impl {
+
+using namespace qdma_csr;
+
+namespace {
+
+CtxtSel sw_sel(bool c2h) { return c2h ? CtxtSel::SW_C2H : CtxtSel::SW_H2C; }
+CtxtSel hw_sel(bool c2h) { return c2h ? CtxtSel::HW_C2H : CtxtSel::HW_H2C; }
+
+uint64_t le64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+uint32_t le32(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+bool in_card(const QdmaConfig& c, uint64_t address, uint64_t length) {
+    return address >= c.card_memory_base && address - c.card_memory_base <= c.card_memory_size &&
+           length <= c.card_memory_size - (address - c.card_memory_base);
+}
+
+// Error bits of the status descriptor and the SW context err field.
+constexpr unsigned kDmaError = 1u << 0;
+constexpr unsigned kDescriptorError = 1u << 1;
+
+}  // namespace
+
+bool Impl::take_fault(Queue& q, QdmaFault fault) {
+    auto it = std::find(q.faults.begin(), q.faults.end(), fault);
+    if (it == q.faults.end())
+        return false;
+    q.faults.erase(it);
+    return true;
+}
+
+// PG302 Writeback Status Structure: err [1:0], cidx [31:16], pidx [47:32], in the descriptor
+// ring's last entry.
+void Impl::write_ring_status(bool c2h_side, unsigned qid, unsigned err) {
+    const Words* w = find(sw_sel(c2h_side), qid);
+    if (!w)
+        return;
+    const SwContext sw(*w);
+    const Words* hw = find(hw_sel(c2h_side), qid);
+    const uint32_t entries = ring_entries(sw.rng_sz());
+    const uint64_t status = (err & 3) | uint64_t(hw ? hw_cidx(*hw) : 0) << 16 | uint64_t(sw.pidx()) << 32;
+    const uint64_t address = sw.dsc_base() + uint64_t(entries - 1) * (8u << sw.dsc_sz());
+    (void)device.dma_write(address, &status, sizeof status);  // posted: the IOMMU may refuse it
+}
+
+// PG302 Completion Status Structure: pidx [15:0], cidx [31:16], color [32], int_state [34:33],
+// error [36:35], in the completion ring's last entry.
+void Impl::write_cmpt_status(unsigned qid, unsigned err) {
+    Words* w = find(CtxtSel::CMPT, qid);
+    if (!w)
+        return;
+    CmptContext cmpt(*w);
+    const uint32_t entries = ring_entries(cmpt.qsize_ix());
+    if (entries < 2)
+        return;
+    const uint64_t status = cmpt.pidx() | uint64_t(cmpt.cidx()) << 16 | uint64_t(cmpt.color()) << 32 |
+                            uint64_t(cmpt.int_st()) << 33 | uint64_t(err & 3) << 35;
+    (void)device.dma_write(cmpt.base() + uint64_t(entries - 1) * cmpt.entry_bytes(), &status, sizeof status);
+}
+
+void Impl::stop_queue(bool c2h_side, unsigned qid, unsigned err_bit, uint32_t sts_bit) {
+    Words& sw = context(sw_sel(c2h_side), qid);
+    sw[1] = with_field(sw[1], 27, 26, field(sw[1], 27, 26) | err_bit);
+    const Words* hw = find(hw_sel(c2h_side), qid);
+    log_dsc_error(sts_bit, c2h_side, qid, hw ? hw_cidx(*hw) : 0);
+    if (SwContext(sw).wbk_en())
+        write_ring_status(c2h_side, qid, err_bit);
+}
+
+// ---- the lying engine: every data write to a destination goes through deliver() ----
+
+void Impl::raw_write(bool to_card, uint64_t address, const uint8_t* data, uint64_t n) {
+    if (to_card)
+        card.write(address - config.card_memory_base, data, n);
+    else
+        (void)device.dma_write(address, data, n);
+}
+
+void Impl::deliver(Queue& q, bool to_card, uint64_t address, const uint8_t* data, uint64_t n) {
+    if (!lie.moves(lie_transfers))
+        return;
+    if (!lie.late_tail()) {
+        raw_write(to_card, address, data, n);
+        return;
+    }
+    HeldTail& held = q.held;
+    if (!held.bytes.empty() && (held.card != to_card || held.address + held.bytes.size() != address)) {
+        raw_write(held.card, held.address, held.bytes.data(), held.bytes.size());
+        held.bytes.clear();
+    }
+    if (held.bytes.empty())
+        held.address = address, held.card = to_card;
+    held.bytes.insert(held.bytes.end(), data, data + n);
+    if (held.bytes.size() > streams::kLateTailBytes) {
+        const uint64_t now = held.bytes.size() - streams::kLateTailBytes;
+        raw_write(to_card, held.address, held.bytes.data(), now);
+        held.bytes.erase(held.bytes.begin(), held.bytes.begin() + static_cast<long>(now));
+        held.address += now;
+    }
+}
+
+void Impl::end_transfer(Queue& q) {
+    ++lie_transfers;
+    if (q.held.bytes.empty())
+        return;
+    q.held.due = std::chrono::steady_clock::now() + lie.late_by;
+    q.late.push_back(std::move(q.held));
+    q.held = HeldTail{};
+}
+
+void Impl::land_late(Queue& q) {
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<HeldTail> waiting;
+    for (HeldTail& tail : q.late) {
+        if (tail.due > now)
+            waiting.push_back(std::move(tail));
+        else
+            raw_write(tail.card, tail.address, tail.bytes.data(), tail.bytes.size());
+    }
+    q.late = std::move(waiting);
+}
+
+namespace {
+
+// One queue side's ring as its contexts give it.
+struct RingState {
+    uint64_t base = 0;
+    uint32_t slots = 0;  // descriptors: GLBL_RNG_SZ - 1
+    unsigned desc_bytes = 0;
+    uint16_t pidx = 0, cidx = 0;
+    uint32_t pending() const { return (pidx + slots - cidx) % slots; }
+    uint64_t at(uint16_t index) const { return base + uint64_t(index) * desc_bytes; }
+    uint16_t next(uint16_t index, uint32_t by = 1) const { return static_cast<uint16_t>((index + by) % slots); }
+};
+
+}  // namespace
+
+// One descriptor (MM, H2C ST) or one packet (C2H ST) of queue `qid`'s H2C or C2H side.
+bool Impl::advance(bool c2h_side, unsigned qid) {
+    const Words* swp = find(sw_sel(c2h_side), qid);
+    if (!swp)
+        return false;
+    const SwContext sw(*swp);
+    const uint32_t entries = ring_entries(sw.rng_sz());
+    if (!sw.qen() || sw.err() != 0 || entries < 2)
+        return false;
+    Words& hw = context(hw_sel(c2h_side), qid);
+    RingState ring{sw.dsc_base(), entries - 1, 8u << sw.dsc_sz(), static_cast<uint16_t>(sw.pidx() % (entries - 1)), hw_cidx(hw)};
+    if (ring.cidx >= ring.slots)
+        ring.cidx = 0;
+    Queue& q = (c2h_side ? c2h : h2c)[qid];
+    const bool stream_c2h = c2h_side && !sw.is_mm();
+    if (ring.pending() == 0 || q.stalled)
+        return false;
+    if (stream_c2h && loopback[qid].empty())
+        return false;  // no packet waits for this queue's buffers
+    if (sw.is_mm() && !((c2h_side ? c2h_mm_ctl : h2c_mm_ctl) & MM_CTL_RUN))
+        return false;
+    if (!stream_c2h && !c2h_side && !sw.is_mm() && loopback_bytes[qid] >= config.stream_fifo_bytes)
+        return false;  // H2C ST: the loopback FIFO is full (tready low)
+    if (take_fault(q, QdmaFault::QueueStall)) {
+        q.stalled = true;
+        return false;
+    }
+    land_late(q);
+    const auto set_cidx = [&](uint16_t cidx) { hw[0] = with_field(hw[0], 15, 0, cidx); };
+
+    if (stream_c2h) {
+        // C2H ST: the packet fills C2H_BUF_SZ-sized buffers, one descriptor each.
+        Words* pfch = find(CtxtSel::PFTCH, qid);
+        Words* cmpt_words = find(CtxtSel::CMPT, qid);
+        if (!pfch || !pfch_valid(*pfch) || !cmpt_words || !CmptContext(*cmpt_words).valid())
+            return false;
+        const auto size_it = plain.find(C2H_BUF_SZ + 4ull * pfch_buf_sz_idx(*pfch));
+        const uint64_t buffer = size_it == plain.end() ? 0 : size_it->second;
+        if (buffer == 0)
+            return false;
+        const std::vector<uint8_t>& packet = loopback[qid].front();
+        const uint32_t needed = std::max<uint32_t>(1, static_cast<uint32_t>((packet.size() + buffer - 1) / buffer));
+        if (ring.pending() < needed)
+            return false;  // waits for the driver to post buffers
+        uint16_t cidx = ring.cidx;
+        for (uint64_t done = 0, i = 0; i < needed; ++i) {
+            uint8_t desc[8];
+            if (take_fault(q, QdmaFault::DescriptorError) || !device.dma_read(ring.at(cidx), desc, 8).ok()) {
+                set_cidx(cidx);
+                stop_queue(true, qid, kDescriptorError, DSC_ERR_UR_CA);
+                return true;
+            }
+            const uint64_t n = std::min<uint64_t>(buffer, packet.size() - done);
+            deliver(q, false, le64(desc), packet.data() + done, n);
+            done += n;
+            cidx = ring.next(cidx);
+        }
+        set_cidx(cidx);
+        const uint64_t length = packet.size();
+        loopback_bytes[qid] -= length;
+        loopback[qid].pop_front();
+        end_transfer(q);
+        ++q.processed;
+        // One completion entry (the example design's format) and the CMPT status descriptor.
+        CmptContext cmpt(*cmpt_words);
+        const uint32_t centries = ring_entries(cmpt.qsize_ix());
+        const uint32_t cslots = centries - 1;
+        const uint32_t used = (cmpt.pidx() + cslots - cmpt.cidx()) % cslots;
+        if (used >= centries - 2) {
+            // PG302 C2H Completion On A Full Ring: invalidate, mark the error, drop, log.
+            cmpt.invalidate_with_error(3);
+            c2h_err_stat |= C2H_ERR_WRB_QFULL;
+            glbl_err_stat |= ERR_C2H_ST;
+            if (cmpt.en_stat_desc())
+                write_cmpt_status(qid, 3);
+        } else {
+            const bool err = take_fault(q, QdmaFault::CompletionError);
+            std::vector<uint8_t> entry(cmpt.entry_bytes(), 0);
+            const uint32_t word = uint32_t(cmpt.color()) << 1 | uint32_t(err) << 2 | 1u << 3 | uint32_t(length & 0xFFFF) << 4;
+            std::memcpy(entry.data(), &word, 4);
+            (void)device.dma_write(cmpt.base() + uint64_t(cmpt.pidx()) * cmpt.entry_bytes(), entry.data(), entry.size());
+            const uint16_t next = static_cast<uint16_t>((cmpt.pidx() + 1) % cslots);
+            if (next == 0)
+                cmpt.set_color(!cmpt.color());
+            cmpt.set_pidx(next);
+            if (cmpt.en_stat_desc() && cmpt.trig_mode() != 0)
+                write_cmpt_status(qid, 0);
+        }
+    } else {
+        uint8_t desc[32] = {};
+        if (take_fault(q, QdmaFault::DescriptorError) || !device.dma_read(ring.at(ring.cidx), desc, ring.desc_bytes).ok()) {
+            stop_queue(c2h_side, qid, kDescriptorError, DSC_ERR_UR_CA);
+            return true;
+        }
+        if (sw.is_mm()) {
+            // PG302 AXI Memory Mapped Descriptor: src_addr [63:0], length [91:64], dst_addr [191:128].
+            const uint64_t src = le64(desc), dst = le64(desc + 16);
+            const uint32_t length = le32(desc + 8) & 0x0FFFFFFF;
+            const uint64_t card_address = c2h_side ? src : dst;
+            if (!in_card(config, card_address, length)) {
+                stop_queue(c2h_side, qid, kDmaError, DSC_ERR_DMA);
+                return true;
+            }
+            std::vector<uint8_t> data(length);
+            if (c2h_side) {
+                card.read(src - config.card_memory_base, data.data(), length);
+                deliver(q, false, dst, data.data(), length);
+                ++c2h_mm_count;
+            } else {
+                if (!device.dma_read(src, data.data(), length).ok()) {
+                    stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
+                    return true;
+                }
+                deliver(q, true, dst, data.data(), length);
+                ++h2c_mm_count;
+            }
+            end_transfer(q);
+        } else {
+            // PG302 H2C Stream Descriptor: addr [127:64], len [47:32]: one packet.
+            const uint64_t src = le64(desc + 8);
+            const uint32_t length = le32(desc + 4) & 0xFFFF;
+            std::vector<uint8_t> data(length);
+            if (!device.dma_read(src, data.data(), length).ok()) {
+                stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
+                return true;
+            }
+            loopback_bytes[qid] += length;
+            loopback[qid].push_back(std::move(data));  // the simulated card's loopback
+        }
+        ring.cidx = ring.next(ring.cidx);
+        set_cidx(ring.cidx);
+        ++q.processed;
+    }
+    const Words* now = find(sw_sel(c2h_side), qid);
+    if (now && SwContext(*now).wbk_en()) {
+        const uint16_t hw_now = hw_cidx(hw);
+        if (!SwContext(*now).wbi_chk() || hw_now == ring.pidx)
+            write_ring_status(c2h_side, qid, 0);
+    }
+    return true;
+}
+
+size_t Impl::step_locked() {
+    size_t progressed = 0;
+    std::vector<std::pair<bool, unsigned>> queues;
+    for (const auto& [k, words] : contexts) {
+        const auto sel = static_cast<CtxtSel>(k >> 16);
+        if ((sel == CtxtSel::SW_H2C || sel == CtxtSel::SW_C2H) && SwContext(words).qen())
+            queues.emplace_back(sel == CtxtSel::SW_C2H, k & 0xFFFF);
+    }
+    for (const auto& [c2h_side, qid] : queues)
+        if (advance(c2h_side, qid))
+            ++progressed;
+    return progressed;
+}
+
+}  // namespace sim::qdma_impl

@@ -60,10 +60,27 @@ vfio::Result<void> Function::read_capabilities() {
     m_caps.c2h_mm_engines = (mdma >> 8) & 0xF;
     m_caps.h2c_st = (mdma >> 16) & 1;
     m_caps.c2h_st = (mdma >> 17) & 1;
+    const auto read_table = [&] {
+        for (unsigned i = 0; i < kRingSizeCount; ++i) {
+            m_caps.ring_sizes[i] = m_regs.read32(QDMA_GLBL_RNG_SZ_1 + 4 * i) & 0xFFFF;
+            m_caps.c2h_buf_sizes[i] = m_regs.read32(QDMA_C2H_BUF_SZ + 4 * i);
+        }
+    };
+    read_table();
+    const auto empty = [](const std::array<uint32_t, 16>& values) {
+        return std::all_of(values.begin(), values.end(), [](uint32_t v) { return v == 0; });
+    };
+    if (!m_options.program_empty_globals)
+        return {};
+    const bool rings = empty(m_caps.ring_sizes), buffers = empty(m_caps.c2h_buf_sizes);
     for (unsigned i = 0; i < kRingSizeCount; ++i) {
-        m_caps.ring_sizes[i] = m_regs.read32(QDMA_GLBL_RNG_SZ_1 + 4 * i) & 0xFFFF;
-        m_caps.c2h_buf_sizes[i] = m_regs.read32(QDMA_C2H_BUF_SZ + 4 * i);
+        if (rings)
+            m_regs.write32(QDMA_GLBL_RNG_SZ_1 + 4 * i, kDefaultRingSizes[i]);
+        if (buffers)
+            m_regs.write32(QDMA_C2H_BUF_SZ + 4 * i, kDefaultC2hBufferSizes[i]);
     }
+    if (rings || buffers)
+        read_table();
     return {};
 }
 

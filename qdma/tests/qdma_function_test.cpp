@@ -13,7 +13,7 @@ using qdma_test::FakeRig;
 using qdma_test::has;
 
 QueueOptions qo(uint32_t qid, QueueDirection direction = QueueDirection::H2C, QueueKind kind = QueueKind::MemoryMapped,
-               uint32_t ring_entries = 64) {
+               uint32_t ring_entries = 64) {  // 64: one of the in-test QDMA's ring sizes
     QueueOptions o;
     o.qid = qid;
     o.direction = direction;

@@ -33,7 +33,7 @@ struct CopyEndpointConfig {
     uint64_t card_memory_base = 0;  // AXI address of card offset 0
     uint64_t card_memory_size = 0;  // bytes the copies may address
     unsigned queues = 2;            // queue pairs (endpoint queues)
-    uint32_t ring_entries = 64;     // a QDMA_GLBL_RNG_SZ value
+    uint32_t ring_entries = 65;     // a QDMA_GLBL_RNG_SZ value (65: 64 descriptors, 63 outstanding)
     unsigned max_in_flight = 64;    // copies one endpoint queue holds at most
     uint32_t piece_bytes = 0x8000;  // bytes one MM descriptor moves at most (1..64K-1)
     unsigned dma_mask_bits = 64;

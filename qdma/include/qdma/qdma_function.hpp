@@ -29,7 +29,19 @@ struct FunctionOptions {
     uint16_t qid_base = 0;       // the function's first physical queue (FMAP qid_base)
     uint16_t queues = 16;        // queues given the function (FMAP qid_max); 1..MULTQ_MAX - qid_base
     std::chrono::milliseconds context_timeout{100};  // QDMA_IND_CTXT_CMD busy, per command
+    // An IP fresh out of reset has every QDMA_GLBL_RNG_SZ (and QDMA_C2H_BUF_SZ) at 0: some
+    // function must program them before any queue is set up (AMD's drivers: the master PF).
+    // When all 16 read 0 the function writes kDefaultRingSizes (kDefaultC2hBufferSizes); values
+    // already there are never overwritten (other functions' queues use them).
+    bool program_empty_globals = true;
 };
+
+// Ring sizes in entries, the status descriptor included: 2^n + 1 holds 2^n descriptors.
+inline constexpr std::array<uint32_t, 16> kDefaultRingSizes{65,   129,  257,   513,   1025, 2049, 4097, 8193,
+                                                              16385, 32769, 33, 17, 9, 5, 3, 1537};
+inline constexpr std::array<uint32_t, 16> kDefaultC2hBufferSizes{4096,   256,    512,    1024,   2048,    8192,
+                                                                   16384,  32768,  65536,  131072, 262144,  524288,
+                                                                   1048576, 2097152, 4194304, 16777216};
 
 // What QDMA_CSR says of the IP (read once at open).
 struct Capabilities {

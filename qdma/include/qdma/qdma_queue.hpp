@@ -36,8 +36,8 @@ struct QueueOptions {
     uint32_t qid = 0;  // the function's queue (logical qid)
     QueueDirection direction = QueueDirection::H2C;
     QueueKind kind = QueueKind::MemoryMapped;
-    uint32_t ring_entries = 64;         // a QDMA_GLBL_RNG_SZ value: the descriptor ring
-    uint32_t completion_entries = 64;   // C2H stream: a QDMA_GLBL_RNG_SZ value, the completion ring
+    uint32_t ring_entries = 65;         // a QDMA_GLBL_RNG_SZ value: the descriptor ring
+    uint32_t completion_entries = 65;   // C2H stream: a QDMA_GLBL_RNG_SZ value, the completion ring
     uint32_t c2h_buffer_bytes = 4096;   // C2H stream: a QDMA_C2H_BUF_SZ value
     unsigned dma_mask_bits = 64;
     // Where a queue found enabled by an earlier process is reported (default: stderr).

@@ -1,0 +1,153 @@
+// The driver against sim's QDMA model on the built-in QDMA designs: MM copies on
+// VD100_qdma_ddr4 and U200_qdma_ram, stream loopback on open-nic, keyed data with poisoned
+// destinations and every byte checked; a restart; and the model's faults and lies, which must
+// make the driver fail or the data check fail, never pass unmoved data.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "copy_endpoint_calls.hpp"
+#include "qdma/qdma_copy_endpoint.hpp"
+#include "qdma/qdma_stream_channel.hpp"
+#include "qdma_model_rig.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using namespace copy_endpoint_test;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+void keyed(uint8_t* p, size_t n, uint32_t key) {
+    for (size_t i = 0; i < n; ++i)
+        p[i] = static_cast<uint8_t>((key * 2654435761u + i * 40503u) >> 11);
+}
+
+// Bytes that differ from the keyed pattern; every byte is checked.
+size_t mismatches(const uint8_t* got, size_t n, uint32_t key) {
+    std::vector<uint8_t> want(n);
+    keyed(want.data(), n, key);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i)
+        bad += got[i] != want[i];
+    return bad;
+}
+
+qdma::CopyEndpointConfig config_for(const std::string& name) {
+    const designs::Design& d = qdma_model_test::design(name);
+    qdma::CopyEndpointConfig c;
+    c.name = "0000:15:00.0 " + name;
+    c.bar = d.qdma->bar;
+    c.card_memory_base = d.qdma->memory_base;
+    c.card_memory_size = d.qdma->memory_size;
+    c.queues = 2;
+    c.ring_entries = 65;
+    return c;
+}
+
+std::unique_ptr<streams::CopyEndpoint> open(sim::DesignInstance& instance, const std::string& name) {
+    auto e = qdma::open_copy_endpoint(*instance.device, config_for(name));
+    EXPECT_TRUE(e.ok()) << e.error().message();
+    return e.ok() ? std::move(e).value() : nullptr;
+}
+
+// H2C then C2H of `bytes` at `card_offset` on queue q; returns the C2H bytes that differ.
+size_t round_trip(streams::CopyEndpoint& e, unsigned q, uint64_t card_offset, uint64_t bytes, uint32_t key) {
+    auto out = buffer(e, bytes), in = buffer(e, bytes);
+    keyed(out->data(), bytes, key);
+    std::memset(in->data(), 0xA5, bytes);  // poisoned
+    issue(e, streams::Direction::H2C, q, *out, 0, card_offset, bytes);
+    auto waited = e.wait(issue(e, streams::Direction::C2H, q, *in, 0, card_offset, bytes), 5s);
+    EXPECT_TRUE(waited.ok()) << waited.error().message();
+    return mismatches(in->data(), bytes, key);
+}
+
+class QdmaOnModelMm : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(QdmaOnModelMm, KeyedCopiesEveryByteCheckedOnBothQueues) {
+    auto instance = qdma_model_test::instance(GetParam());
+    auto e = open(instance, GetParam());
+    ASSERT_NE(e, nullptr);
+    for (unsigned q = 0; q < 2; ++q) {
+        const uint64_t bytes = 0x31000 + 12, offset = 0x100000 * q + 0x40;
+        EXPECT_EQ(round_trip(*e, q, offset, bytes, 20 + q), 0u) << "queue " << q;
+        std::vector<uint8_t> card(bytes);
+        ASSERT_TRUE(instance.qdma->card_read(config_for(GetParam()).card_memory_base + offset, card.data(), bytes));
+        EXPECT_EQ(mismatches(card.data(), bytes, 20 + q), 0u) << "card memory, queue " << q;
+    }
+    // The last bytes of the card memory.
+    EXPECT_EQ(round_trip(*e, 1, e->info().card_memory_bytes - 0x2000, 0x2000, 77), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Designs, QdmaOnModelMm, ::testing::Values("VD100_qdma_ddr4", "U200_qdma_ram"));
+
+TEST(QdmaOnModel, AQueueRestartsAndAReopenFindsItsQueuesClean) {
+    auto instance = qdma_model_test::instance("VD100_qdma_ddr4");
+    std::vector<std::string> warnings;
+    auto c = config_for("VD100_qdma_ddr4");
+    c.warn = [&](const std::string& line) { warnings.push_back(line); };
+    {
+        auto e = std::move(qdma::open_copy_endpoint(*instance.device, c)).value();
+        EXPECT_EQ(round_trip(*e, 0, 0, 0x10000, 1), 0u);
+        ASSERT_TRUE(e->reset_queues().ok());
+        EXPECT_EQ(round_trip(*e, 0, 0x8000, 0x10000, 2), 0u);
+    }
+    // The first endpoint tore its queues down (qen invalidated): a second open finds none enabled.
+    auto again = std::move(qdma::open_copy_endpoint(*instance.device, c)).value();
+    EXPECT_TRUE(warnings.empty()) << warnings[0];
+    EXPECT_EQ(round_trip(*again, 1, 0x4000, 0x9000, 3), 0u);
+}
+
+TEST(QdmaOnModel, AMovesNothingCardNeverVerifies) {
+    auto instance = qdma_model_test::instance("U200_qdma_ram");
+    auto e = open(instance, "U200_qdma_ram");
+    ASSERT_NE(e, nullptr);
+    instance.qdma->set_lie(streams::Lie{streams::Lie::Kind::MovesNothing});
+    EXPECT_GT(round_trip(*e, 0, 0, 0x8000, 5), 0x7000u);
+}
+
+TEST(QdmaOnModel, AStaleCardFailsOnceItStopsMoving) {
+    auto instance = qdma_model_test::instance("U200_qdma_ram");
+    auto e = open(instance, "U200_qdma_ram");
+    ASSERT_NE(e, nullptr);
+    instance.qdma->set_lie(streams::Lie{streams::Lie::Kind::StaleAfter, 4});  // 4 descriptors move
+    EXPECT_EQ(round_trip(*e, 0, 0, 0x8000, 6), 0u);      // one H2C and one C2H descriptor
+    EXPECT_EQ(round_trip(*e, 0, 0x10000, 0x8000, 7), 0u);
+    EXPECT_GT(round_trip(*e, 0, 0x20000, 0x8000, 8), 0x7000u);  // nothing moved: the check fails
+}
+
+TEST(QdmaOnModel, ACardThatCompletesEarlyFailsTheCheck) {
+    auto instance = qdma_model_test::instance("U200_qdma_ram");
+    auto e = open(instance, "U200_qdma_ram");
+    ASSERT_NE(e, nullptr);
+    instance.qdma->set_lie(streams::Lie{streams::Lie::Kind::CompletesEarly});
+    EXPECT_GT(round_trip(*e, 0, 0, 0x8000, 9), 0u);  // the tail is not there when the copy completes
+}
+
+TEST(QdmaOnModel, ADescriptorErrorFailsTheWaitNamingIt) {
+    auto instance = qdma_model_test::instance("VD100_qdma_ddr4");
+    auto e = open(instance, "VD100_qdma_ddr4");
+    ASSERT_NE(e, nullptr);
+    instance.qdma->inject(sim::QdmaQueueKind::H2C, 1, sim::QdmaFault::DescriptorError);
+    auto out = buffer(*e, 0x1000);
+    auto w = e->wait(issue(*e, streams::Direction::H2C, 1, *out, 0, 0, 0x1000), 5s);
+    ASSERT_FALSE(w.ok());
+    EXPECT_EQ(w.error().code, EIO);
+    EXPECT_TRUE(has(w.error().message(), "descriptor fetch error")) << w.error().message();
+    ASSERT_TRUE(e->reset_queues().ok());
+    EXPECT_EQ(round_trip(*e, 1, 0, 0x1000, 10), 0u);
+}
+
+TEST(QdmaOnModel, AStalledQueueTimesOut) {
+    auto instance = qdma_model_test::instance("VD100_qdma_ddr4");
+    auto e = open(instance, "VD100_qdma_ddr4");
+    ASSERT_NE(e, nullptr);
+    instance.qdma->inject(sim::QdmaQueueKind::C2H, 0, sim::QdmaFault::QueueStall);
+    auto in = buffer(*e, 0x1000);
+    auto w = e->wait(issue(*e, streams::Direction::C2H, 0, *in, 0, 0, 0x1000), 100ms);
+    ASSERT_FALSE(w.ok());
+    EXPECT_EQ(w.error().code, ETIMEDOUT);
+    EXPECT_TRUE(has(w.error().message(), "C2H MM queue 0")) << w.error().message();
+}
+
+}  // namespace

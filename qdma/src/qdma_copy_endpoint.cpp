@@ -60,6 +60,11 @@ private:
 };
 
 vfio::Result<void> QdmaCopyEndpoint::open() {
+    const Capabilities& caps = m_function->capabilities();
+    if (caps.h2c_mm_engines == 0 || caps.c2h_mm_engines == 0)
+        return vfio::make_error("open QDMA copy endpoint", m_function->name(), ENODEV,
+                                "QDMA_GLBL2_CHANNEL_MDMA reports " + std::to_string(caps.h2c_mm_engines) + " H2C_ENG and " +
+                                    std::to_string(caps.c2h_mm_engines) + " C2H_ENG: no memory-mapped queue pair");
     PDT_CHECK(m_function->start_mm_channel(QueueDirection::H2C));
     PDT_CHECK(m_function->start_mm_channel(QueueDirection::C2H));
     m_pairs.resize(m_config.queues);

@@ -18,7 +18,7 @@ QueueOptions qo(uint32_t qid, QueueDirection direction = QueueDirection::H2C, Qu
     o.qid = qid;
     o.direction = direction;
     o.kind = kind;
-    o.ring_entries = ring_entries;
+    o.ring_entries = o.completion_entries = ring_entries;
     return o;
 }
 

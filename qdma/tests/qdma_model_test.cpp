@@ -151,3 +151,105 @@ TEST(QdmaOnModel, AStalledQueueTimesOut) {
 }
 
 }  // namespace
+
+namespace {
+
+struct StreamLoop {
+    std::shared_ptr<qdma::Function> function;
+    std::unique_ptr<streams::StreamChannel> h2c, c2h;
+};
+
+StreamLoop open_stream_loop(sim::DesignInstance& instance, uint32_t qid, size_t count = 8, uint64_t c2h_size = 4096) {
+    StreamLoop loop;
+    qdma::FunctionOptions options;
+    options.bar = qdma_model_test::design("open-nic").qdma->bar;
+    auto f = qdma::Function::open(*instance.device, options);
+    EXPECT_TRUE(f.ok()) << f.error().message();
+    if (!f.ok()) return loop;
+    loop.function = std::move(f).value();
+    auto h2c = qdma::open_stream_channel(loop.function, streams::Direction::H2C, qid, {count, 0x8000});
+    auto c2h = qdma::open_stream_channel(loop.function, streams::Direction::C2H, qid, {count, c2h_size});
+    EXPECT_TRUE(h2c.ok()) << h2c.error().message();
+    EXPECT_TRUE(c2h.ok()) << c2h.error().message();
+    if (h2c.ok()) loop.h2c = std::move(h2c).value();
+    if (c2h.ok()) loop.c2h = std::move(c2h).value();
+    for (size_t b = 0; loop.c2h && b < count; ++b) {
+        std::memset(loop.c2h->buffer(b), 0xA5, c2h_size);  // poisoned
+        EXPECT_TRUE(loop.c2h->submit(b, c2h_size, false).ok());
+    }
+    return loop;
+}
+
+// Sends a packet of `bytes` and receives it; the bytes that differ (every byte checked), or
+// `bytes` when it did not come back whole.
+size_t packet_round_trip(StreamLoop& loop, size_t h2c_buffer, uint64_t bytes, uint32_t key, uint32_t* buffers = nullptr) {
+    keyed(loop.h2c->buffer(h2c_buffer), bytes, key);
+    EXPECT_TRUE(loop.h2c->submit(h2c_buffer, bytes, true).ok());
+    auto sent = loop.h2c->wait(5s);
+    EXPECT_TRUE(sent.ok()) << sent.error().message();
+    std::vector<uint8_t> got;
+    uint32_t used = 0;
+    for (;;) {
+        auto done = loop.c2h->wait(5s);
+        EXPECT_TRUE(done.ok()) << done.error().message();
+        if (!done.ok()) return bytes;
+        uint8_t* b = loop.c2h->buffer(done->buffer);
+        got.insert(got.end(), b, b + done->length);
+        std::memset(b, 0xA5, loop.c2h->buffer_size());  // poisoned again before it goes back
+        EXPECT_TRUE(loop.c2h->submit(done->buffer, loop.c2h->buffer_size(), false).ok());
+        ++used;
+        if (done->end_of_packet) break;
+    }
+    if (buffers) *buffers = used;
+    if (got.size() != bytes) return bytes;
+    return mismatches(got.data(), bytes, key);
+}
+
+TEST(QdmaOnModelStream, OpenNicPacketsLoopBackAcrossColorWrapsEveryByteChecked) {
+    auto instance = qdma_model_test::instance("open-nic");
+    StreamLoop loop = open_stream_loop(instance, 3);
+    ASSERT_TRUE(loop.h2c && loop.c2h);
+    for (uint32_t i = 0; i < 50; ++i)  // the 17-entry completion ring wraps three times
+        ASSERT_EQ(packet_round_trip(loop, i % 8, 60 + 97 * i, 300 + i), 0u) << "packet " << i;
+    uint32_t buffers = 0;
+    EXPECT_EQ(packet_round_trip(loop, 0, 0x7000 + 3, 400, &buffers), 0u);
+    EXPECT_EQ(buffers, 8u);  // 7 whole 4 KiB buffers and 3 bytes
+}
+
+TEST(QdmaOnModelStream, OpenNicHasNoMmEngines) {
+    auto instance = qdma_model_test::instance("open-nic");
+    qdma::CopyEndpointConfig c;
+    c.card_memory_size = 0x1000;
+    auto e = qdma::open_copy_endpoint(*instance.device, c);
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.error().code, ENODEV);
+    EXPECT_TRUE(has(e.error().message(), "H2C_ENG")) << e.error().message();
+}
+
+TEST(QdmaOnModelStream, AMovesNothingCardNeverVerifies) {
+    auto instance = qdma_model_test::instance("open-nic");
+    StreamLoop loop = open_stream_loop(instance, 0);
+    ASSERT_TRUE(loop.h2c && loop.c2h);
+    instance.qdma->set_lie(streams::Lie{streams::Lie::Kind::MovesNothing});
+    EXPECT_GT(packet_round_trip(loop, 0, 4000, 11), 3900u);
+}
+
+TEST(QdmaOnModelStream, ACompletionErrorFailsAndStopRecovers) {
+    auto instance = qdma_model_test::instance("open-nic");
+    StreamLoop loop = open_stream_loop(instance, 5);
+    ASSERT_TRUE(loop.h2c && loop.c2h);
+    instance.qdma->inject(sim::QdmaQueueKind::C2H, 5, sim::QdmaFault::CompletionError);
+    keyed(loop.h2c->buffer(0), 256, 1);
+    ASSERT_TRUE(loop.h2c->submit(0, 256, true).ok());
+    ASSERT_TRUE(loop.h2c->wait(5s).ok());
+    auto failed = loop.c2h->wait(5s);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_EQ(failed.error().code, EIO);
+    EXPECT_TRUE(has(failed.error().message(), "error bit set")) << failed.error().message();
+    ASSERT_TRUE(loop.c2h->stop().ok());
+    for (size_t b = 0; b < loop.c2h->buffer_count(); ++b)
+        ASSERT_TRUE(loop.c2h->submit(b, loop.c2h->buffer_size(), false).ok());
+    EXPECT_EQ(packet_round_trip(loop, 1, 1000, 12), 0u);
+}
+
+}  // namespace

@@ -87,8 +87,7 @@ vfio::Result<void> QdmaCopyEndpoint::open() {
     m_info.max_copy_bytes = std::min<uint64_t>(m_config.card_memory_size, uint64_t{capacity} * m_config.piece_bytes);
     m_info.queues = m_config.queues;
     m_info.max_in_flight = std::max(1u, std::min<unsigned>(m_config.max_in_flight, capacity));
-    m_info.engine_mode = "qdma_mm";
-    m_info.completion = "poll_writeback";
+    // engine_mode and completion stay empty: they spell XDMA's --engine_mode / --completion.
     return {};
 }
 

@@ -56,7 +56,7 @@ TEST(QdmaCopyEndpoint, KeyedDataGoesToTheCardAndBackEveryByteChecked) {
     EXPECT_EQ(e->info().queues, 2u);
     EXPECT_EQ(e->info().max_in_flight, 62u);  // 64 entries: 63 descriptors, 62 outstanding
     EXPECT_EQ(e->info().max_copy_bytes, 0x100000u);
-    EXPECT_EQ(e->info().completion, "poll_writeback");
+    EXPECT_TRUE(e->info().engine_mode.empty());  // XDMA's --engine_mode spellings: not this adapter's
     for (unsigned q = 0; q < 2; ++q) {
         const uint64_t bytes = 0x1A000 + 36;  // several descriptors, a ragged tail
         auto out = buffer(*e, bytes), in = buffer(*e, bytes);

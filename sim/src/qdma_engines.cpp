@@ -75,6 +75,27 @@ void Impl::write_cmpt_status(unsigned qid, unsigned err) {
     (void)device.dma_write(cmpt.base() + uint64_t(entries - 1) * cmpt.entry_bytes(), &status, sizeof status);
 }
 
+// PG302 direct interrupts: a descriptor queue with irq_en [W1 21] whose interrupt is armed
+// (irq_arm [W0 16], set by the PIDX doorbell's irq_en) raises its vector (W4 [10:0]) and
+// disarms; int_aggr [W4 11] (the aggregation ring) is not modelled: no interrupt.
+void Impl::ring_interrupt(bool c2h_side, unsigned qid) {
+    Words* w = find(sw_sel(c2h_side), qid);
+    if (!w || !field((*w)[1], 21, 21) || !field((*w)[0], 16, 16) || field((*w)[4], 11, 11))
+        return;
+    (*w)[0] = with_field((*w)[0], 16, 16, 0);
+    device.raise_msi(field((*w)[4], 10, 0));
+}
+
+// A completion entry with en_int [W0 1] raises the CMPT context's vector (W4 [14:4]) when its
+// int_st [W0 26:25] is 0 (ISR: armed), then waits in 1 (TRIG) until a CMPT_CIDX update.
+void Impl::cmpt_interrupt(unsigned qid) {
+    Words* w = find(CtxtSel::CMPT, qid);
+    if (!w || !field((*w)[0], 1, 1) || field((*w)[0], 26, 25) != 0 || field((*w)[4], 15, 15))
+        return;
+    (*w)[0] = with_field((*w)[0], 26, 25, 1);
+    device.raise_msi(field((*w)[4], 14, 4));
+}
+
 void Impl::stop_queue(bool c2h_side, unsigned qid, unsigned err_bit, uint32_t sts_bit) {
     Words& sw = context(sw_sel(c2h_side), qid);
     sw[1] = with_field(sw[1], 27, 26, field(sw[1], 27, 26) | err_bit);
@@ -82,6 +103,7 @@ void Impl::stop_queue(bool c2h_side, unsigned qid, unsigned err_bit, uint32_t st
     log_dsc_error(sts_bit, c2h_side, qid, hw ? hw_cidx(*hw) : 0);
     if (SwContext(sw).wbk_en())
         write_ring_status(c2h_side, qid, err_bit);
+    ring_interrupt(c2h_side, qid);
 }
 
 // ---- the lying engine: every data write to a destination goes through deliver() ----
@@ -137,20 +159,43 @@ void Impl::land_late(Queue& q) {
     q.late = std::move(waiting);
 }
 
-namespace {
 
-// One queue side's ring as its contexts give it.
-struct RingState {
-    uint64_t base = 0;
-    uint32_t slots = 0;  // descriptors: GLBL_RNG_SZ - 1
-    unsigned desc_bytes = 0;
-    uint16_t pidx = 0, cidx = 0;
-    uint32_t pending() const { return (pidx + slots - cidx) % slots; }
-    uint64_t at(uint16_t index) const { return base + uint64_t(index) * desc_bytes; }
-    uint16_t next(uint16_t index, uint32_t by = 1) const { return static_cast<uint16_t>((index + by) % slots); }
-};
-
-}  // namespace
+// One completion entry in the example design's format ([1] color, [2] error, [3] desc_used,
+// [19:4] length) and the CMPT status descriptor. PG302 Handling Exception Events: on a full ring
+// the context is invalidated with err 3 and the completion dropped (C2H_ERR_STAT.WRB_QFULL_ERR);
+// after a descriptor error the completion goes out marked with the error and the context is
+// invalidated with err 2.
+void Impl::post_completion(unsigned qid, Queue& q, uint64_t length, bool descriptor_error) {
+    Words* words = find(CtxtSel::CMPT, qid);
+    if (!words || !CmptContext(*words).valid())
+        return;
+    CmptContext cmpt(*words);
+    const uint32_t entries = ring_entries(cmpt.qsize_ix());
+    const uint32_t slots = entries - 1;
+    const uint32_t used = (cmpt.pidx() + slots - cmpt.cidx()) % slots;
+    if (used >= entries - 2) {
+        cmpt.invalidate_with_error(3);
+        c2h_err_stat |= C2H_ERR_WRB_QFULL;
+        glbl_err_stat |= ERR_C2H_ST;
+        if (cmpt.en_stat_desc())
+            write_cmpt_status(qid, 3);
+        return;
+    }
+    const bool err = take_fault(q, QdmaFault::CompletionError) || descriptor_error;
+    std::vector<uint8_t> entry(cmpt.entry_bytes(), 0);
+    const uint32_t word = uint32_t(cmpt.color()) << 1 | uint32_t(err) << 2 | 1u << 3 | uint32_t(length & 0xFFFF) << 4;
+    std::memcpy(entry.data(), &word, 4);
+    (void)device.dma_write(cmpt.base() + uint64_t(cmpt.pidx()) * cmpt.entry_bytes(), entry.data(), entry.size());
+    const uint16_t next = static_cast<uint16_t>((cmpt.pidx() + 1) % slots);
+    if (next == 0)
+        cmpt.set_color(!cmpt.color());
+    cmpt.set_pidx(next);
+    if (descriptor_error)
+        cmpt.invalidate_with_error(2);
+    if (cmpt.en_stat_desc() && (cmpt.trig_mode() != 0 || descriptor_error))
+        write_cmpt_status(qid, descriptor_error ? 2 : 0);
+    cmpt_interrupt(qid);
+}
 
 // One descriptor (MM, H2C ST) or one packet (C2H ST) of queue `qid`'s H2C or C2H side.
 bool Impl::advance(bool c2h_side, unsigned qid) {
@@ -159,12 +204,12 @@ bool Impl::advance(bool c2h_side, unsigned qid) {
         return false;
     const SwContext sw(*swp);
     const uint32_t entries = ring_entries(sw.rng_sz());
-    if (!sw.qen() || sw.err() != 0 || entries < 2)
+    // A PIDX at or past the ring's N - 1 descriptors points nowhere: the queue waits for a good one.
+    if (!sw.qen() || sw.err() != 0 || entries < 2 || sw.pidx() >= entries - 1)
         return false;
     Words& hw = context(hw_sel(c2h_side), qid);
-    RingState ring{sw.dsc_base(), entries - 1, 8u << sw.dsc_sz(), static_cast<uint16_t>(sw.pidx() % (entries - 1)), hw_cidx(hw)};
-    if (ring.cidx >= ring.slots)
-        ring.cidx = 0;
+    RingState ring{sw.dsc_base(), entries - 1, 8u << sw.dsc_sz(), sw.pidx(),
+                   hw_cidx(hw) < entries - 1 ? hw_cidx(hw) : uint16_t(0)};
     Queue& q = (c2h_side ? c2h : h2c)[qid];
     const bool stream_c2h = c2h_side && !sw.is_mm();
     if (ring.pending() == 0 || q.stalled)
@@ -173,124 +218,109 @@ bool Impl::advance(bool c2h_side, unsigned qid) {
         return false;  // no packet waits for this queue's buffers
     if (sw.is_mm() && !((c2h_side ? c2h_mm_ctl : h2c_mm_ctl) & MM_CTL_RUN))
         return false;
-    if (!stream_c2h && !c2h_side && !sw.is_mm() && loopback_bytes[qid] >= config.stream_fifo_bytes)
+    if (!c2h_side && !sw.is_mm() && loopback_bytes[qid] >= config.stream_fifo_bytes)
         return false;  // H2C ST: the loopback FIFO is full (tready low)
     if (take_fault(q, QdmaFault::QueueStall)) {
         q.stalled = true;
         return false;
     }
     land_late(q);
-    const auto set_cidx = [&](uint16_t cidx) { hw[0] = with_field(hw[0], 15, 0, cidx); };
+    const bool moved = stream_c2h ? move_c2h_packet(qid, q, ring, hw) : move_descriptor(c2h_side, sw.is_mm(), qid, q, ring, hw);
+    if (!moved)
+        return false;
+    // Writeback and interrupt after each descriptor, or with wbi_chk once caught up with the PIDX.
+    const Words* now = find(sw_sel(c2h_side), qid);
+    if (now && SwContext(*now).err() == 0 && (!SwContext(*now).wbi_chk() || hw_cidx(hw) == ring.pidx)) {
+        if (SwContext(*now).wbk_en())
+            write_ring_status(c2h_side, qid, 0);
+        if (!stream_c2h)
+            ring_interrupt(c2h_side, qid);
+    }
+    return true;
+}
 
-    if (stream_c2h) {
-        // C2H ST: the packet fills C2H_BUF_SZ-sized buffers, one descriptor each.
-        Words* pfch = find(CtxtSel::PFTCH, qid);
-        Words* cmpt_words = find(CtxtSel::CMPT, qid);
-        if (!pfch || !pfch_valid(*pfch) || !cmpt_words || !CmptContext(*cmpt_words).valid())
-            return false;
-        const auto size_it = plain.find(C2H_BUF_SZ + 4ull * pfch_buf_sz_idx(*pfch));
-        const uint64_t buffer = size_it == plain.end() ? 0 : size_it->second;
-        if (buffer == 0)
-            return false;
-        const std::vector<uint8_t>& packet = loopback[qid].front();
-        const uint32_t needed = std::max<uint32_t>(1, static_cast<uint32_t>((packet.size() + buffer - 1) / buffer));
-        if (ring.pending() < needed)
-            return false;  // waits for the driver to post buffers
-        uint16_t cidx = ring.cidx;
-        for (uint64_t done = 0, i = 0; i < needed; ++i) {
-            uint8_t desc[8];
-            if (take_fault(q, QdmaFault::DescriptorError) || !device.dma_read(ring.at(cidx), desc, 8).ok()) {
-                set_cidx(cidx);
-                stop_queue(true, qid, kDescriptorError, DSC_ERR_UR_CA);
-                return true;
-            }
-            const uint64_t n = std::min<uint64_t>(buffer, packet.size() - done);
-            deliver(q, false, le64(desc), packet.data() + done, n);
-            done += n;
-            cidx = ring.next(cidx);
-        }
-        set_cidx(cidx);
-        const uint64_t length = packet.size();
-        loopback_bytes[qid] -= length;
-        loopback[qid].pop_front();
-        end_transfer(q);
-        ++q.processed;
-        // One completion entry (the example design's format) and the CMPT status descriptor.
-        CmptContext cmpt(*cmpt_words);
-        const uint32_t centries = ring_entries(cmpt.qsize_ix());
-        const uint32_t cslots = centries - 1;
-        const uint32_t used = (cmpt.pidx() + cslots - cmpt.cidx()) % cslots;
-        if (used >= centries - 2) {
-            // PG302 C2H Completion On A Full Ring: invalidate, mark the error, drop, log.
-            cmpt.invalidate_with_error(3);
-            c2h_err_stat |= C2H_ERR_WRB_QFULL;
-            glbl_err_stat |= ERR_C2H_ST;
-            if (cmpt.en_stat_desc())
-                write_cmpt_status(qid, 3);
-        } else {
-            const bool err = take_fault(q, QdmaFault::CompletionError);
-            std::vector<uint8_t> entry(cmpt.entry_bytes(), 0);
-            const uint32_t word = uint32_t(cmpt.color()) << 1 | uint32_t(err) << 2 | 1u << 3 | uint32_t(length & 0xFFFF) << 4;
-            std::memcpy(entry.data(), &word, 4);
-            (void)device.dma_write(cmpt.base() + uint64_t(cmpt.pidx()) * cmpt.entry_bytes(), entry.data(), entry.size());
-            const uint16_t next = static_cast<uint16_t>((cmpt.pidx() + 1) % cslots);
-            if (next == 0)
-                cmpt.set_color(!cmpt.color());
-            cmpt.set_pidx(next);
-            if (cmpt.en_stat_desc() && cmpt.trig_mode() != 0)
-                write_cmpt_status(qid, 0);
-        }
-    } else {
-        uint8_t desc[32] = {};
-        if (take_fault(q, QdmaFault::DescriptorError) || !device.dma_read(ring.at(ring.cidx), desc, ring.desc_bytes).ok()) {
-            stop_queue(c2h_side, qid, kDescriptorError, DSC_ERR_UR_CA);
+// C2H ST: the packet at the head of the queue's loopback FIFO fills C2H_BUF_SZ-sized buffers,
+// one descriptor each, once the queue has enough of them; then its completion.
+bool Impl::move_c2h_packet(unsigned qid, Queue& q, const RingState& ring, Words& hw) {
+    Words* pfch = find(CtxtSel::PFTCH, qid);
+    Words* cmpt_words = find(CtxtSel::CMPT, qid);
+    if (!pfch || !pfch_valid(*pfch) || !cmpt_words || !CmptContext(*cmpt_words).valid())
+        return false;
+    const auto size_it = plain.find(C2H_BUF_SZ + 4ull * pfch_buf_sz_idx(*pfch));
+    const uint64_t buffer = size_it == plain.end() ? 0 : size_it->second;
+    if (buffer == 0)
+        return false;
+    const std::vector<uint8_t>& packet = loopback[qid].front();
+    const uint64_t length = packet.size();
+    const uint32_t needed = std::max<uint32_t>(1, static_cast<uint32_t>((length + buffer - 1) / buffer));
+    if (ring.pending() < needed)
+        return false;  // waits for the driver to post buffers
+    uint16_t cidx = ring.cidx;
+    uint64_t done = 0;
+    bool failed = false;
+    for (uint32_t i = 0; i < needed; ++i) {
+        uint8_t desc[8];
+        failed = take_fault(q, QdmaFault::DescriptorError) || !device.dma_read(ring.at(cidx), desc, 8).ok();
+        if (failed)
+            break;
+        const uint64_t n = std::min<uint64_t>(buffer, length - done);
+        deliver(q, false, le64(desc), packet.data() + done, n);
+        done += n;
+        cidx = ring.next(cidx);
+    }
+    hw[0] = with_field(hw[0], 15, 0, cidx);
+    loopback_bytes[qid] -= length;  // delivered, or lost with a descriptor error
+    loopback[qid].pop_front();
+    if (failed) {
+        stop_queue(true, qid, kDescriptorError, DSC_ERR_UR_CA);
+        post_completion(qid, q, done, true);  // PG302 C2H Completion With Descriptor Error
+        return true;
+    }
+    end_transfer(q);
+    ++q.processed;
+    post_completion(qid, q, length, false);
+    return true;
+}
+
+// MM (either side) or H2C ST: one descriptor; an error stops the queue.
+bool Impl::move_descriptor(bool c2h_side, bool is_mm, unsigned qid, Queue& q, const RingState& ring, Words& hw) {
+    uint8_t desc[32] = {};
+    if (take_fault(q, QdmaFault::DescriptorError) || !device.dma_read(ring.at(ring.cidx), desc, ring.desc_bytes).ok()) {
+        stop_queue(c2h_side, qid, kDescriptorError, DSC_ERR_UR_CA);
+        return true;
+    }
+    if (is_mm) {
+        // PG302 AXI Memory Mapped Descriptor: src_addr [63:0], length [91:64], dst_addr [191:128].
+        const uint64_t src = le64(desc), dst = le64(desc + 16);
+        const uint32_t length = le32(desc + 8) & 0x0FFFFFFF;
+        if (!in_card(config, c2h_side ? src : dst, length)) {
+            stop_queue(c2h_side, qid, kDmaError, DSC_ERR_DMA);
             return true;
         }
-        if (sw.is_mm()) {
-            // PG302 AXI Memory Mapped Descriptor: src_addr [63:0], length [91:64], dst_addr [191:128].
-            const uint64_t src = le64(desc), dst = le64(desc + 16);
-            const uint32_t length = le32(desc + 8) & 0x0FFFFFFF;
-            const uint64_t card_address = c2h_side ? src : dst;
-            if (!in_card(config, card_address, length)) {
-                stop_queue(c2h_side, qid, kDmaError, DSC_ERR_DMA);
-                return true;
-            }
-            std::vector<uint8_t> data(length);
-            if (c2h_side) {
-                card.read(src - config.card_memory_base, data.data(), length);
-                deliver(q, false, dst, data.data(), length);
-                ++c2h_mm_count;
-            } else {
-                if (!device.dma_read(src, data.data(), length).ok()) {
-                    stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
-                    return true;
-                }
-                deliver(q, true, dst, data.data(), length);
-                ++h2c_mm_count;
-            }
-            end_transfer(q);
-        } else {
-            // PG302 H2C Stream Descriptor: addr [127:64], len [47:32]: one packet.
-            const uint64_t src = le64(desc + 8);
-            const uint32_t length = le32(desc + 4) & 0xFFFF;
-            std::vector<uint8_t> data(length);
-            if (!device.dma_read(src, data.data(), length).ok()) {
-                stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
-                return true;
-            }
-            loopback_bytes[qid] += length;
-            loopback[qid].push_back(std::move(data));  // the simulated card's loopback
+        std::vector<uint8_t> data(length);
+        if (c2h_side)
+            card.read(src - config.card_memory_base, data.data(), length);
+        else if (!device.dma_read(src, data.data(), length).ok()) {
+            stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
+            return true;
         }
-        ring.cidx = ring.next(ring.cidx);
-        set_cidx(ring.cidx);
-        ++q.processed;
+        deliver(q, !c2h_side, dst, data.data(), length);
+        ++(c2h_side ? c2h_mm_count : h2c_mm_count);
+        end_transfer(q);
+    } else {
+        // PG302 H2C Stream Descriptor: addr [127:64], len [47:32]: one packet.
+        const uint64_t src = le64(desc + 8);
+        const uint32_t length = le32(desc + 4) & 0xFFFF;
+        std::vector<uint8_t> data(length);
+        if (!device.dma_read(src, data.data(), length).ok()) {
+            stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
+            return true;
+        }
+        loopback_bytes[qid] += length;
+        loopback[qid].push_back(std::move(data));  // the simulated card's loopback
     }
-    const Words* now = find(sw_sel(c2h_side), qid);
-    if (now && SwContext(*now).wbk_en()) {
-        const uint16_t hw_now = hw_cidx(hw);
-        if (!SwContext(*now).wbi_chk() || hw_now == ring.pidx)
-            write_ring_status(c2h_side, qid, 0);
-    }
+    hw[0] = with_field(hw[0], 15, 0, ring.next(ring.cidx));
+    ++q.processed;
     return true;
 }
 

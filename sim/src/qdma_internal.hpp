@@ -95,6 +95,17 @@ inline bool pfch_valid(const Words& w) { return field(w[1], 13, 13); }
 inline unsigned fmap_qbase(const Words& w) { return field(w[0], 10, 0); }
 inline unsigned fmap_qmax(const Words& w) { return field(w[1], 11, 0); }
 
+// One queue side's ring as its contexts give it.
+struct RingState {
+    uint64_t base = 0;
+    uint32_t slots = 0;  // descriptors: GLBL_RNG_SZ - 1
+    unsigned desc_bytes = 0;
+    uint16_t pidx = 0, cidx = 0;
+    uint32_t pending() const { return (pidx + slots - cidx) % slots; }
+    uint64_t at(uint16_t index) const { return base + uint64_t(index) * desc_bytes; }
+    uint16_t next(uint16_t index, uint32_t by = 1) const { return static_cast<uint16_t>((index + by) % slots); }
+};
+
 // completes_early: the last bytes of a transfer, held back from its destination.
 struct HeldTail {
     bool card = false;
@@ -133,10 +144,15 @@ struct Impl {
     // Engines (qdma_engines.cpp); m_mutex held.
     size_t step_locked();
     bool advance(bool c2h, unsigned qid);
+    bool move_c2h_packet(unsigned qid, Queue& q, const RingState& ring, Words& hw);
+    bool move_descriptor(bool c2h, bool is_mm, unsigned qid, Queue& q, const RingState& ring, Words& hw);
     bool take_fault(Queue& q, QdmaFault fault);
     void stop_queue(bool c2h, unsigned qid, unsigned err_bit, uint32_t sts_bit);
     void write_ring_status(bool c2h, unsigned qid, unsigned err);
     void write_cmpt_status(unsigned qid, unsigned err);
+    void ring_interrupt(bool c2h, unsigned qid);
+    void cmpt_interrupt(unsigned qid);
+    void post_completion(unsigned qid, Queue& q, uint64_t length, bool descriptor_error);
     // Lies (qdma_engines.cpp).
     void deliver(Queue& q, bool card, uint64_t address, const uint8_t* data, uint64_t n);
     void raw_write(bool card, uint64_t address, const uint8_t* data, uint64_t n);

@@ -157,7 +157,23 @@ void Impl::doorbell(uint64_t offset, uint32_t value) {
     } else if (reg == CMPT_CIDX) {
         Words& words = context(CtxtSel::CMPT, qid);
         CmptContext cmpt(words);
-        cmpt.set_cidx(static_cast<uint16_t>(value & 0xFFFF));
+        const uint16_t cidx = static_cast<uint16_t>(value & 0xFFFF);
+        const uint32_t entries = ring_entries(cmpt.qsize_ix());
+        if (cmpt.valid() && entries >= 2) {
+            // A CIDX past the ring or past the entries written is a bad CIDX update (PG302
+            // Completion Status error 1): the context is invalidated with the error.
+            const uint32_t slots = entries - 1;
+            const uint32_t written = (cmpt.pidx() + slots - cmpt.cidx()) % slots;
+            if (cidx >= slots || (cidx + slots - cmpt.cidx()) % slots > written) {
+                cmpt.invalidate_with_error(1);
+                c2h_err_stat |= C2H_ERR_WRB_CIDX;
+                glbl_err_stat |= ERR_C2H_ST;
+                if (cmpt.en_stat_desc())
+                    write_cmpt_status(qid, 1);
+                return;
+            }
+        }
+        cmpt.set_cidx(cidx);
         // counter_idx [19:16], timer_idx [23:20], trig_mode [26:24], en_sts_desc [27], irq_en [28]
         // update the context's counter_idx, timer_idx, trig_mode, en_stat_desc and en_int.
         words[0] = with_field(words[0], 20, 17, field(value, 19, 16));
@@ -165,6 +181,7 @@ void Impl::doorbell(uint64_t offset, uint32_t value) {
         words[0] = with_field(words[0], 4, 2, field(value, 26, 24));
         words[0] = with_field(words[0], 0, 0, field(value, 27, 27));
         words[0] = with_field(words[0], 1, 1, field(value, 28, 28));
+        words[0] = with_field(words[0], 26, 25, 0);  // int_st back to ISR: the interrupt re-armed
         if (cmpt.valid() && cmpt.pidx() != cmpt.cidx() && cmpt.en_stat_desc() && cmpt.trig_mode() != 0)
             write_cmpt_status(qid, 0);  // entries still waiting: a CMPT status descriptor
     }

@@ -198,3 +198,27 @@ TEST(QdmaDoorbells, QueueOutsideTheFunctionRangeIsCanceled) {
     EXPECT_EQ(r->rd(GLBL_TRQ_ERR_STS), 0u);
     EXPECT_EQ(r->read(CtxtSel::SW_C2H, 5)[0] & 0xFFFF, 3u) << "logical 1 is physical qbase 4 + 1";
 }
+
+TEST(QdmaContexts, EverySelectorStoresItsContext) {
+    auto r = rig();
+    const Words data{0x11111111u, 0x22222222u, 0x33333333u, 0x44444444u, 0x55555555u, 0x66666666u, 0x77777777u, 0x88888888u};
+    for (CtxtSel sel : {CtxtSel::HW_C2H, CtxtSel::HW_H2C, CtxtSel::CR_C2H, CtxtSel::CR_H2C, CtxtSel::INT_COAL,
+                        CtxtSel::PASID_RAM_LOW, CtxtSel::PASID_RAM_HIGH, CtxtSel::TIMER}) {
+        r->write(sel, 7, data);
+        Words back = r->read(sel, 7);
+        if (sel == CtxtSel::HW_C2H || sel == CtxtSel::HW_H2C)
+            back[1] = (back[1] & ~(1u << 8)) | (data[1] & (1u << 8));  // dsc_pnd is the engine's
+        EXPECT_EQ(back, data) << static_cast<unsigned>(sel);
+        r->command(sel, CtxtOp::CLR, 7);
+        EXPECT_EQ(r->read(sel, 7)[0], 0u) << static_cast<unsigned>(sel);
+    }
+    EXPECT_EQ(r->rd(GLBL_ERR_STAT), 0u);
+}
+
+TEST(QdmaDoorbells, IntCidxIsStored) {
+    auto r = rig();
+    r->fmap(0, 0, 4);
+    r->wr(r->doorbell(3, INT_CIDX), 0x00050009);
+    EXPECT_EQ(r->rd(r->doorbell(3, INT_CIDX)), 0x00050009u) << "ring_idx 5, sw_cidx 9";
+    EXPECT_EQ(r->rd(GLBL_ERR_STAT), 0u);
+}

@@ -2,6 +2,7 @@
 // ring sizes, SW and HW contexts, MM run, PIDX doorbell; then the status descriptor, card memory
 // and host memory, and a descriptor outside card memory.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "qdma_rig.hpp"
 
@@ -155,4 +156,34 @@ TEST(QdmaMm, DoorbellsTranslateThroughTheFunctionsFmap) {
     EXPECT_EQ(byte, 0x77);
     EXPECT_EQ(r->model->processed(sim::QdmaQueueKind::H2C, 33), 1u);
     EXPECT_EQ(r->rd(GLBL_ERR_STAT), 0u);
+}
+
+TEST(QdmaMm, ArmedQueueRaisesItsVectorOnce) {
+    auto r = mm_queue(false, 0);
+    Words sw = Sw{.base = kIova + kRing}.words();
+    sw[1] |= 1u << 21;  // irq_en
+    sw[4] = 3;          // vec 3, direct (int_aggr 0)
+    r->write(CtxtSel::SW_H2C, 0, sw);
+    ASSERT_TRUE(r->device->irq_enable(vfio::IrqIndex::Msi, 4).ok());
+    const int fd = r->device->irq_eventfd(3).value();
+    uint64_t count = 0;
+    r->mm_descriptor(kRing, kIova + kData, 8, kCardBase);
+    r->mm_descriptor(kRing + 32, kIova + kData, 8, kCardBase);
+    r->wr(r->doorbell(0, H2C_DSC_PIDX), 1);  // irq_en [16] clear: not armed
+    r->model->run_until_idle();
+    EXPECT_LT(::read(fd, &count, sizeof count), 0) << "not armed: no interrupt";
+    r->wr(r->doorbell(0, H2C_DSC_PIDX), 2 | 1u << 16);  // armed
+    r->model->run_until_idle();
+    ASSERT_EQ(::read(fd, &count, sizeof count), 8);
+    EXPECT_EQ(count, 1u);
+    EXPECT_EQ(r->read(CtxtSel::SW_H2C, 0)[0] >> 16 & 1u, 0u) << "disarmed after it fired";
+}
+
+TEST(QdmaMm, PidxPastTheRingMovesNothing) {
+    auto r = mm_queue(false, 0);
+    r->mm_descriptor(kRing, kIova + kData, 8, kCardBase);
+    r->wr(r->doorbell(0, H2C_DSC_PIDX), kEntries - 1);  // entry N - 1 is the status descriptor
+    EXPECT_EQ(r->model->run_until_idle(), 0u);
+    r->wr(r->doorbell(0, H2C_DSC_PIDX), 1);
+    EXPECT_EQ(r->model->run_until_idle(), 1u);
 }

@@ -47,6 +47,10 @@ TEST(QdmaModel, PlacedInTheQdmaBarOfEachQdmaDesign) {
         EXPECT_EQ(read32(*made.device, d.qdma->bar, CONFIG_BLOCK_ID) >> 16, QDMA_IDENTIFIER) << d.name;
         EXPECT_GE(made.device->bar(d.qdma->bar).value()->size(), kFrameSize) << d.name;
         EXPECT_FALSE(made.xdma) << d.name << ": a QDMA design has no XDMA model";
+        ASSERT_TRUE(made.qdma) << d.name;
+        EXPECT_EQ(made.qdma->config().caps, d.simulation.qdma) << d.name;
+        EXPECT_EQ(made.qdma->config().card_memory_size, d.qdma->memory_size) << d.name;
+        EXPECT_EQ(made.qdma->config().function, d.card ? d.card->physical_function : 0u) << d.name;
     }
     sim::DesignInstance pf1 = instance("XCKU5P_DUAL_QSFP_qdma_ram_PF1");
     EXPECT_EQ(read32(*pf1.device, 0, GLBL2_PF_BARLITE_INT), 0x4u | 0x4u << 6 | 0x4u << 12 | 0x4u << 18)
@@ -66,4 +70,27 @@ TEST(QdmaModel, BarTooSmallForTheFrameLeavesItOut) {
     auto made = sim::instantiate_design(d, sim::simulated_identity(d, sim::simulated_address(0), 41), true);
     ASSERT_TRUE(made.ok()) << made.error().message();
     EXPECT_EQ(read32(*made->device, 0, CONFIG_BLOCK_ID), 0xffffffffu) << "undefined AXI space";
+}
+
+TEST(QdmaModel, CardMemoryOfTheDesignIsSparse) {
+    sim::DesignInstance vd100 = instance("VD100_qdma_ddr4");
+    ASSERT_TRUE(vd100.qdma);
+    const uint64_t top = 0x800000000ull + 0x100000000ull - 8;  // last 8 bytes of the 4 GiB
+    const uint64_t value = 0x0123456789abcdefull;
+    ASSERT_TRUE(vd100.qdma->card_write(top, &value, 8));
+    uint64_t back = 0;
+    ASSERT_TRUE(vd100.qdma->card_read(top, &back, 8));
+    EXPECT_EQ(back, value);
+    EXPECT_LE(vd100.qdma->card_memory_resident_bytes(), 0x10000u) << "one page, not 4 GiB";
+    EXPECT_FALSE(vd100.qdma->card_write(top + 8, &value, 1)) << "past the card memory";
+    EXPECT_FALSE(vd100.qdma->card_write(0x7FFFFFFFFull, &value, 1)) << "below it";
+    sim::DesignInstance pf3 = instance("XCKU5P_DUAL_QSFP_qdma_ram_PF3");
+    ASSERT_TRUE(pf3.qdma);
+    EXPECT_EQ(pf3.qdma->config().function, 3u) << "each PF its own device, its doorbells through FMAP[3]";
+    sim::DesignInstance nic = instance("open-nic");
+    ASSERT_TRUE(nic.qdma);
+    EXPECT_TRUE(nic.qdma->config().caps.stream);
+    EXPECT_FALSE(nic.qdma->config().caps.memory_mapped);
+    ASSERT_TRUE(nic.device->bar(0).value()->write(H2C_MM_CTL, 4, MM_CTL_RUN).ok());
+    EXPECT_EQ(read32(*nic.device, 0, H2C_MM_CTL), 0u) << "no MM engines on a streaming-only IP";
 }

@@ -21,7 +21,8 @@
 //  - Descriptor rings of GLBL_RNG_SZ[rng_sz] entries, the last one the status descriptor (PG302
 //    Writeback Status Structure: err [1:0], cidx [31:16], pidx [47:32]) written when the SW
 //    context's wbk_en is set: after every descriptor, or with wbi_chk only once the engine has
-//    caught up with the PIDX.
+//    caught up with the PIDX. A PIDX at or past entry N - 1 (N = the ring size) moves nothing
+//    until a valid one is written (PG302 gives no error for it; the model does not guess one).
 //  - MM queues (is_mm, 32-byte descriptors: src_addr [63:0], length [91:64] 28 bits, dst_addr
 //    [191:128]; bits [94:92], which drivers use for dv/sop/eop, are ignored) moving host memory
 //    to card memory (H2C) and back (C2H) while the channel's run bit is set. Card memory is the
@@ -36,16 +37,21 @@
 //    [15:0], cidx [31:16], color [32], int_state [34:33], error [36:35]) sits in the last entry
 //    and is written after each entry and each CMPT_CIDX update with entries pending, when
 //    en_stat_desc is set and trig_mode is not 0 (every trigger mode acts as "every": a model
-//    simplification). A full ring (entries = size - 2) invalidates the context, drops the
-//    completion and logs C2H_ERR_STAT.WRB_QFULL_ERR.
+//    simplification). A full ring (entries = size - 2) invalidates the context (err 3), drops
+//    the completion and logs C2H_ERR_STAT.WRB_QFULL_ERR; a CMPT_CIDX past the ring or past the
+//    entries written invalidates it (err 1) and logs C2H_ERR_STAT.WRB_CIDX_ERR, both with
+//    GLBL_ERR_STAT.ERR_C2H_ST [8] and a status descriptor carrying the error; a C2H descriptor
+//    error posts the completion with its error bit and invalidates the context (err 2).
 //    SIMULATED CARD, NOT PG302: behind the ST engines sits the loopback of PG302's example
 //    design: each packet sent on H2C stream queue q comes back on C2H stream queue q (same
 //    physical queue), waiting in a FIFO until that queue has the C2H buffers it needs.
 //  - Error logging on refused context writes (all also set GLBL_ERR_STAT.IND_CTXT_CMD_ERR,
 //    bit 9, one bit of the field PG302 names [14:9]):
-//      qid past the IP's queues, FMAP of a function the IP lacks, SW context with qen on a
-//      queue outside its function's FMAP range (or a function with no FMAP):
-//          GLBL_TRQ_ERR_STS.QID_RANGE [5] + GLBL_ERR_STAT.ERR_TRQ [3];
+//      any command (CLR, WR, RD, INV) on a qid past the IP's queues or an FMAP of a function
+//      the IP lacks; a SW context write with qen on a queue outside its function's FMAP range
+//      (or for a function with no FMAP):
+//          GLBL_TRQ_ERR_STS.QID_RANGE [5] + GLBL_ERR_STAT.ERR_TRQ [3] + GLBL_TRQ_ERR_LOG (func
+//          [26:17] = this PF, or the context's fnc_id; address [16:0] = 0x844, IND_CTXT_CMD);
 //      SW context qen with a zero ring size, a descriptor size that does not fit the queue
 //      (MM 32 B, H2C ST 16 B, C2H ST 8 B), an engine the IP lacks (MM or ST) or mm_chn 1;
 //      CMPT context valid with a zero ring size; prefetch context valid with a zero buffer size:
@@ -61,8 +67,15 @@
 //  - Asynchronous (engine thread) or stepped, like XdmaModel; DMA only through SimDevice's
 //    dma_read/dma_write (the IOMMU), so dma_activity counts the bytes.
 //
-// What it leaves (gaps): interrupts (no MSI-X, no interrupt aggregation ring: the INT_COAL
-// context and INT_CIDX are stored only; irq_en/irq_arm have no effect), descriptor bypass,
+//  - Direct interrupts through SimDevice::raise_msi (the simulated device's MSI vectors stand for
+//    the IP's MSI-X table): a descriptor queue with SW context irq_en [W1 21] and irq_arm [W0 16]
+//    (set by the PIDX doorbell's irq_en [16]) raises vec [W4 10:0] where it would write its
+//    status (each descriptor, or once caught up with wbi_chk) and disarms; a C2H stream queue's
+//    CMPT context with en_int [W0 1] and int_st [W0 26:25] 0 raises vec [W4 14:4] on a completion
+//    entry and sets int_st 1 until the next CMPT_CIDX update.
+//
+// What it leaves (gaps): the interrupt aggregation ring (int_aggr set: no interrupt; the
+// INT_COAL context and INT_CIDX are stored only), the error interrupt, descriptor bypass,
 // credit-based fetch (fcrd_en), PASID/virtio fields, C2H timer and counter trigger modes
 // (treated as "every"), the mailbox and FLR, VFs, MM channel 1, user-logic completions without
 // payload, and the debug/statistics registers (read 0).
@@ -145,9 +158,10 @@ inline constexpr uint32_t ind_ctxt_cmd(CtxtSel sel, CtxtOp op, uint32_t qid) {
 inline constexpr uint64_t C2H_TIMER_CNT = 0xA00;  // [15:0]
 inline constexpr uint64_t C2H_CNT_TH = 0xA40;     // [15:0]
 inline constexpr uint64_t C2H_BUF_SZ = 0xAB0;     // [31:0] bytes
-inline constexpr uint64_t C2H_ERR_STAT = 0xAF0;   // WRB_QFULL_ERR [13]
+inline constexpr uint64_t C2H_ERR_STAT = 0xAF0;   // WRB_QFULL_ERR [13], WRB_CIDX_ERR [14]
 inline constexpr uint64_t C2H_ERR_MASK = 0xAF4;
 inline constexpr uint32_t C2H_ERR_WRB_QFULL = 1u << 13;
+inline constexpr uint32_t C2H_ERR_WRB_CIDX = 1u << 14;
 inline constexpr uint64_t H2C_ERR_STAT = 0xE00;
 inline constexpr uint64_t H2C_ERR_MASK = 0xE04;
 

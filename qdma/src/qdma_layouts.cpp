@@ -25,6 +25,7 @@ const char* to_string(CtxtSel sel) {
     case CtxtSel::QDMA_CTXT_SELC_WRB: return "QDMA_CTXT_SELC_WRB";
     case CtxtSel::QDMA_CTXT_SELC_PFTCH: return "QDMA_CTXT_SELC_PFTCH";
     case CtxtSel::QDMA_CTXT_SELC_INT_COAL: return "QDMA_CTXT_SELC_INT_COAL";
+    case CtxtSel::QDMA_CTXT_SELC_TIMER: return "QDMA_CTXT_SELC_TIMER";
     case CtxtSel::QDMA_CTXT_SELC_FMAP: return "QDMA_CTXT_SELC_FMAP";
     }
     return "?";

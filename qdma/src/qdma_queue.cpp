@@ -110,31 +110,8 @@ vfio::Result<void> Queue::set_up() {
     sw.dsc_base = m_ring.iova();
     const ContextWords sw_words = sw.encode();
     PDT_CHECK(m_function.context_command(m_hw_qid, sel_sw(), u(CtxtOp::QDMA_CTXT_WR), &sw_words));
-    if (c2h_st) {
-        // Clear Prefetch Context; Clear Completion Context; Set-up Completion Context.
-        PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_PFTCH), u(CtxtOp::QDMA_CTXT_CLR)));
-        PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_WRB), u(CtxtOp::QDMA_CTXT_CLR)));
-        CompletionContext cmpt;
-        cmpt.en_stat_desc = true;
-        cmpt.trig_mode = TriggerMode::Every;
-        cmpt.fnc_id = sw.fnc_id;
-        cmpt.color = true;
-        cmpt.qsize_idx = static_cast<uint8_t>(m_cmpt_idx);
-        cmpt.baddr = m_cmpt_ring.iova();
-        cmpt.desc_size = 0;
-        cmpt.valid = true;
-        cmpt.dir_c2h = true;
-        const ContextWords cmpt_words = cmpt.encode();
-        PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_WRB), u(CtxtOp::QDMA_CTXT_WR), &cmpt_words));
-        // The initial Completion CIDX update arms status writes (out of reset the hardware is unarmed).
-        m_function.doorbell(m_options.qid, QDMA_DMAP_SEL_CMPT_CIDX, cmpt_cidx(0, TriggerMode::Every, true, false));
-        // Set-up Prefetch Context.
-        PrefetchContext pfch;
-        pfch.bufsz_idx = static_cast<uint8_t>(m_bufsz_idx);
-        pfch.valid = true;
-        const ContextWords pfch_words = pfch.encode();
-        PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_PFTCH), u(CtxtOp::QDMA_CTXT_WR), &pfch_words));
-    }
+    if (c2h_st)
+        PDT_CHECK(set_up_c2h_stream(sw.fnc_id));
     m_pidx = m_cidx = m_outstanding = m_cmpt_cidx = 0;
     m_color = true;
     m_error.reset();
@@ -142,20 +119,49 @@ vfio::Result<void> Queue::set_up() {
     return {};
 }
 
-// Tear-down: invalidate the software context (qen cleared), then clear what the queue used.
+// C2H stream queues, after the software context (PG302 "Queue Setup", continued).
+vfio::Result<void> Queue::set_up_c2h_stream(uint16_t fnc_id) {
+    // Clear Prefetch Context; Clear Completion Context; Set-up Completion Context.
+    PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_PFTCH), u(CtxtOp::QDMA_CTXT_CLR)));
+    PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_WRB), u(CtxtOp::QDMA_CTXT_CLR)));
+    CompletionContext cmpt;
+    cmpt.en_stat_desc = true;
+    cmpt.trig_mode = TriggerMode::Every;
+    cmpt.fnc_id = fnc_id;
+    cmpt.color = true;
+    cmpt.qsize_idx = static_cast<uint8_t>(m_cmpt_idx);
+    cmpt.baddr = m_cmpt_ring.iova();
+    cmpt.desc_size = 0;
+    cmpt.valid = true;
+    cmpt.dir_c2h = true;
+    const ContextWords cmpt_words = cmpt.encode();
+    PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_WRB), u(CtxtOp::QDMA_CTXT_WR), &cmpt_words));
+    // The initial Completion CIDX update arms status writes (out of reset the hardware is unarmed).
+    m_function.doorbell(m_options.qid, QDMA_DMAP_SEL_CMPT_CIDX, cmpt_cidx(0, TriggerMode::Every, true, false));
+    // Set-up Prefetch Context.
+    PrefetchContext pfch;
+    pfch.bufsz_idx = static_cast<uint8_t>(m_bufsz_idx);
+    pfch.valid = true;
+    const ContextWords pfch_words = pfch.encode();
+    PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_PFTCH), u(CtxtOp::QDMA_CTXT_WR), &pfch_words));
+    return {};
+}
+
+// PG302 "Queue Teardown". C2H stream: invalidate/clear the prefetch context, the completion
+// context, the descriptor software context, and invalidate the timer context (it has no clear).
+// H2C stream and MM: invalidate/clear the descriptor software context. (The marker packet PG302
+// sends first on C2H stream queues to drain the pipeline is not sent: see the README gaps.)
 vfio::Result<void> Queue::tear_down() {
     m_set_up = false;
-    const bool h2c = m_options.direction == QueueDirection::H2C;
-    PDT_CHECK(m_function.context_command(m_hw_qid, sel_sw(), u(CtxtOp::QDMA_CTXT_INV)));
     if (m_cmpt_slots > 0) {
         PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_PFTCH), u(CtxtOp::QDMA_CTXT_CLR)));
         PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_WRB), u(CtxtOp::QDMA_CTXT_CLR)));
     }
+    PDT_CHECK(m_function.context_command(m_hw_qid, sel_sw(), u(CtxtOp::QDMA_CTXT_INV)));
     PDT_CHECK(m_function.context_command(m_hw_qid, sel_sw(), u(CtxtOp::QDMA_CTXT_CLR)));
-    PDT_CHECK(m_function.context_command(
-        m_hw_qid, u(h2c ? CtxtSel::QDMA_CTXT_SELC_DEC_HW_H2C : CtxtSel::QDMA_CTXT_SELC_DEC_HW_C2H), u(CtxtOp::QDMA_CTXT_CLR)));
-    return m_function.context_command(
-        m_hw_qid, u(h2c ? CtxtSel::QDMA_CTXT_SELC_DEC_CR_H2C : CtxtSel::QDMA_CTXT_SELC_DEC_CR_C2H), u(CtxtOp::QDMA_CTXT_CLR));
+    if (m_cmpt_slots > 0)
+        PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_TIMER), u(CtxtOp::QDMA_CTXT_INV)));
+    return {};
 }
 
 vfio::Result<void> Queue::restart() {

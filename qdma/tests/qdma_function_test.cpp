@@ -118,7 +118,7 @@ TEST(QdmaQueue, SetUpFollowsPg302AndTearDownInvalidates) {
         EXPECT_EQ((*q)->capacity(), 126u);  // 128 entries: 127 descriptors, one kept empty
         rig.fake->commands.clear();
     }
-    EXPECT_EQ(rig.fake->commands, (std::vector<std::string>{"INV 1 2", "CLR 1 2", "CLR 3 2", "CLR 5 2"}));
+    EXPECT_EQ(rig.fake->commands, (std::vector<std::string>{"INV 1 2", "CLR 1 2"}));  // PG302 Queue Teardown
 }
 
 TEST(QdmaQueue, C2hStreamSetUpAddsCompletionAndPrefetch) {
@@ -134,6 +134,10 @@ TEST(QdmaQueue, C2hStreamSetUpAddsCompletionAndPrefetch) {
     EXPECT_TRUE(cmpt.valid && cmpt.color && cmpt.en_stat_desc && cmpt.dir_c2h);
     EXPECT_EQ(cmpt.baddr % 64, 0u);
     EXPECT_TRUE(PrefetchContext::decode(rig.fake->context(CtxtSel::QDMA_CTXT_SELC_PFTCH, 1)).valid);
+    rig.fake->commands.clear();
+    (*q).reset();  // the queue is torn down
+    // PG302 Queue Teardown (C2H stream): prefetch, completion, software context, then the timer.
+    EXPECT_EQ(rig.fake->commands, (std::vector<std::string>{"CLR 7 1", "CLR 6 1", "INV 0 1", "CLR 0 1", "INV 11 1"}));
 }
 
 TEST(QdmaQueue, AQueueLeftEnabledIsReportedAndInvalidated) {

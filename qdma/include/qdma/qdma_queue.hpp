@@ -8,8 +8,9 @@
 // contexts, set up the completion context, give the initial CMPT CIDX update, and set up the
 // prefetch context. A queue found enabled (qen) by an earlier process is reported through
 // options.warn, naming the qid and function, and invalidated before it is set up again.
-// Tear-down (destructor, restart) invalidates the software context (QDMA_CTXT_INV: qen
-// cleared), then clears the queue's contexts.
+// Tear-down (destructor, restart) follows PG302 "Queue Teardown": C2H stream queues clear
+// their prefetch and completion contexts first; every queue then invalidates (qen cleared) and
+// clears its software context; C2H stream queues last invalidate their timer context.
 //
 // Ring arithmetic: a ring of N entries (one of QDMA_GLBL_RNG_SZ_1..16) holds N - 1 descriptors
 // and the status descriptor; PIDX and CIDX count modulo N - 1, and at most N - 2 descriptors
@@ -86,6 +87,7 @@ private:
     Queue(Function& function, const QueueOptions& options) : m_function(function), m_options(options) {}
     vfio::Result<void> allocate();
     vfio::Result<void> set_up();
+    vfio::Result<void> set_up_c2h_stream(uint16_t fnc_id);
     vfio::Result<void> tear_down();
     vfio::Error fail(const std::string& why);
     uint64_t status_raw() const;

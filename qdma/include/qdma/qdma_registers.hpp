@@ -63,6 +63,7 @@ enum class CtxtSel : uint32_t {
     QDMA_CTXT_SELC_WRB = 0x6,  // completion (CMPT) context
     QDMA_CTXT_SELC_PFTCH = 0x7,
     QDMA_CTXT_SELC_INT_COAL = 0x8,
+    QDMA_CTXT_SELC_TIMER = 0xB,
     QDMA_CTXT_SELC_FMAP = 0xC,
 };
 const char* to_string(CtxtOp op);

@@ -1,5 +1,5 @@
 // The driver against sim's QDMA model on the built-in QDMA designs: MM copies on
-// VD100_qdma_ddr4 and U200_qdma_ram, stream loopback on open-nic, keyed data with poisoned
+// VD100_qdma_ddr4 and U200_qdma_ram, stream loopback on open-nic (channels and stream device), keyed data with poisoned
 // destinations and every byte checked; a restart; and the model's faults and lies, which must
 // make the driver fail or the data check fail, never pass unmoved data.
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include "copy_endpoint_calls.hpp"
 #include "qdma/qdma_copy_endpoint.hpp"
 #include "qdma/qdma_stream_channel.hpp"
+#include "qdma/qdma_stream_device.hpp"
 #include "qdma_model_rig.hpp"
 
 namespace {
@@ -250,6 +251,53 @@ TEST(QdmaOnModelStream, ACompletionErrorFailsAndStopRecovers) {
     for (size_t b = 0; b < loop.c2h->buffer_count(); ++b)
         ASSERT_TRUE(loop.c2h->submit(b, loop.c2h->buffer_size(), false).ok());
     EXPECT_EQ(packet_round_trip(loop, 1, 1000, 12), 0u);
+}
+
+}  // namespace
+
+
+namespace {
+
+TEST(QdmaOnModelStreamDevice, OpenNicAsAStreamDeviceLoopsEachRoute) {
+    auto instance = qdma_model_test::instance("open-nic");
+    qdma::StreamDeviceConfig config;
+    config.design_name = "open-nic";
+    config.channels = 2;
+    config.routes = {{0, 0}, {1, 1}};
+    auto opened = qdma::open_stream_device(*instance.device, config);
+    ASSERT_TRUE(opened.ok()) << opened.error().message();
+    streams::StreamDevice& device = **opened;
+    EXPECT_EQ(device.design_name(), "open-nic");
+    EXPECT_EQ(device.h2c_channels(), 2u);
+    EXPECT_EQ(device.routes().size(), 2u);
+    for (const streams::LoopRoute& route : device.routes()) {
+        StreamLoop loop;
+        auto h2c = device.open_channel(streams::Direction::H2C, route.h2c, {4, 0x4000});
+        auto c2h = device.open_channel(streams::Direction::C2H, route.c2h, {4, 4096});
+        ASSERT_TRUE(h2c.ok() && c2h.ok());
+        loop.h2c = std::move(h2c).value();
+        loop.c2h = std::move(c2h).value();
+        for (size_t b = 0; b < 4; ++b)
+            ASSERT_TRUE(loop.c2h->submit(b, 4096, false).ok());
+        EXPECT_EQ(packet_round_trip(loop, 0, 5000, 500 + route.h2c), 0u) << "route " << route.h2c;
+    }
+    auto past = device.open_channel(streams::Direction::C2H, 2, {4, 4096});
+    ASSERT_FALSE(past.ok());
+    EXPECT_TRUE(has(past.error().message(), "the device has 2 stream channel(s) each way")) << past.error().message();
+}
+
+TEST(QdmaOnModelStreamDevice, AMemoryMappedQdmaHasNoStreamQueues) {
+    auto instance = qdma_model_test::instance("VD100_qdma_ddr4");
+    qdma::StreamDeviceConfig config;
+    config.design_name = "VD100_qdma_ddr4";
+    auto opened = qdma::open_stream_device(*instance.device, config);
+    ASSERT_FALSE(opened.ok());
+    EXPECT_EQ(opened.error().code, ENODEV);
+    EXPECT_TRUE(has(opened.error().message(), "H2C_ST 0, C2H_ST 0")) << opened.error().message();
+    config.routes = {{0, 3}};
+    auto route = qdma::open_stream_device(*instance.device, config);
+    ASSERT_FALSE(route.ok());
+    EXPECT_TRUE(has(route.error().message(), "route H2C 0 -> C2H 3 names a channel past 0")) << route.error().message();
 }
 
 }  // namespace

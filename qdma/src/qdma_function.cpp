@@ -155,6 +155,10 @@ vfio::Result<void> Function::context_command(uint32_t hw_qid, uint32_t sel, uint
     const std::string what = std::string(to_string(o)) + " " + to_string(s) + " qid " + std::to_string(hw_qid) + " on";
     if (hw_qid > IND_CTXT_CMD_QID_MAX)
         return vfio::make_error(what, name(), EINVAL, "QDMA_IND_CTXT_CMD.qid holds 13 bits");
+    // Error bits left by earlier events (engine errors the queues report through their status
+    // descriptors) are cleared first, so that what is read back after the command is its own.
+    if (const uint32_t stale = m_regs.read32(QDMA_GLBL_ERR_STAT); stale != 0)
+        m_regs.write32(QDMA_GLBL_ERR_STAT, stale);
     if (data != nullptr) {
         for (unsigned i = 0; i < kContextWords; ++i) {
             m_regs.write32(QDMA_IND_CTXT_DATA_0 + 4 * i, (*data)[i]);

@@ -150,7 +150,7 @@ vfio::Result<void> Queue::set_up_c2h_stream(uint16_t fnc_id) {
 // PG302 "Queue Teardown". C2H stream: invalidate/clear the prefetch context, the completion
 // context, the descriptor software context, and invalidate the timer context (it has no clear).
 // H2C stream and MM: invalidate/clear the descriptor software context. (The marker packet PG302
-// sends first on C2H stream queues to drain the pipeline is not sent: see the README gaps.)
+// sends first on C2H stream queues to drain the pipeline is not sent: qdma/README.md, Gaps.)
 vfio::Result<void> Queue::tear_down() {
     m_set_up = false;
     if (m_cmpt_slots > 0) {
@@ -255,8 +255,15 @@ vfio::Result<std::optional<Packet>> Queue::next_packet() {
         return *m_error;
     const uint64_t raw = load64(m_cmpt_ring.data() + uint64_t{m_cmpt_cidx} * 8);
     const CompletionEntry entry = CompletionEntry::decode(raw);
-    if (entry.color != m_color)
+    if (entry.color != m_color) {
+        // No new entry: the completion ring's status descriptor may say why none will come.
+        const CompletionStatus status = CompletionStatus::decode(load64(m_cmpt_ring.data() + uint64_t{m_cmpt_slots} * 8));
+        if (status.error != 0)
+            return fail("the completion ring's status descriptor reports error " + std::to_string(status.error) +
+                        (status.error == 1 ? " (bad CIDX update)" : status.error == 2 ? " (descriptor error)"
+                                                                                      : " (CMPT ring overflow)"));
         return std::optional<Packet>{};
+    }
     if (entry.error)
         return fail("completion entry " + std::to_string(m_cmpt_cidx) + " has its error bit set (" + hex(raw) + ")");
     const uint32_t buffer = m_options.c2h_buffer_bytes;

@@ -71,6 +71,7 @@ public:
                                                            (offset - QDMA_TRQ_SEL_QUEUE_PF) % kQueueStride, v);
     }
 
+    void raise_error(uint32_t bits) { err_stat |= bits; }  // an engine error left in GLBL_ERR_STAT
     qdma::ContextWords& context(qdma::CtxtSel sel, uint32_t qid) { return contexts[{static_cast<uint32_t>(sel), qid}]; }
 
 private:

@@ -90,6 +90,19 @@ TEST(QdmaFunction, ARefusedContextWriteIsAnErrorNamingTheRegister) {
     EXPECT_TRUE(has(f.error().message(), "QDMA_GLBL_ERR_STAT 0x200 (IND_CTXT_CMD_ERR 0x1)")) << f.error().message();
 }
 
+TEST(QdmaFunction, AnEarlierEngineErrorIsNotTakenForARefusedCommand) {
+    FakeRig rig;
+    auto f = open_function(rig);
+    ASSERT_NE(f, nullptr);
+    rig.fake->raise_error(qdma::GLBL_ERR_STAT_ERR_DSC);  // left by a queue's descriptor error
+    const std::array<uint32_t, 8> words = FmapContext{0, 16}.encode();
+    EXPECT_TRUE(f->context_command(0, 0xC, 1, &words).ok());
+    rig.fake->refuse_sel = 0xC;  // this command's own refusal is still seen
+    auto refused = f->context_command(0, 0xC, 1, &words);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_TRUE(has(refused.error().message(), "IND_CTXT_CMD_ERR")) << refused.error().message();
+}
+
 TEST(QdmaFunction, ABusyThatNeverClearsTimesOut) {
     FakeRig rig;
     rig.fake->stuck_busy = true;

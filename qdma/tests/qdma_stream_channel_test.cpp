@@ -141,6 +141,23 @@ TEST(QdmaStreamChannel, ACompletionErrorFailsAndStopRecovers) {
     EXPECT_EQ(round_trip(loop, 1, 500, 9), 0u);
 }
 
+TEST(QdmaStreamChannel, ACompletionRingStatusErrorFails) {
+    FakeRig rig;
+    Loop loop = open_loop(rig);
+    ASSERT_TRUE(loop.h2c && loop.c2h);
+    give_c2h_buffers(loop);
+    // The IP writes error 3 (CMPT ring overflow) into the ring's status descriptor, the last entry.
+    const qdma::CompletionContext cmpt =
+        qdma::CompletionContext::decode(rig.fake->context(qdma::CtxtSel::QDMA_CTXT_SELC_WRB, 1));
+    const uint64_t status = uint64_t{3} << 35;
+    ASSERT_TRUE(rig.device->dma_write(cmpt.baddr + (16 - 1) * 8, &status, sizeof status).ok());  // 16 entries
+    auto failed = loop.c2h->wait(1s);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_EQ(failed.error().code, EIO);
+    EXPECT_TRUE(has(failed.error().message(), "status descriptor reports error 3 (CMPT ring overflow)"))
+        << failed.error().message();
+}
+
 TEST(QdmaStreamChannel, NoPacketTimesOutNamingTheQueue) {
     FakeRig rig;
     Loop loop = open_loop(rig);

@@ -2,6 +2,7 @@
 // memory-mapped queue pairs (qdma::open_copy_endpoint).
 #include "copy_endpoint_adapters.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include "owning_endpoint.hpp"
@@ -56,6 +57,8 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_qdma(const QdmaEndpoin
     config.card_memory_size = design->design->qdma->memory_size;
     config.queues = cli.queues;
     config.function_queues = static_cast<uint16_t>(std::max(16u, cli.queues));
+    // Each PF its own range of physical queues (FMAP), so that PFs of one card do not share queues.
+    config.qid_base = static_cast<uint16_t>(config.function * config.function_queues);
     config.ring_entries = cli.ring_entries;
     vfio::Device& device = *design->device;
     const DesignUnderTest under_test{&device, design->design, design->identity};

@@ -75,27 +75,6 @@ void Impl::write_cmpt_status(unsigned qid, unsigned err) {
     (void)device.dma_write(cmpt.base() + uint64_t(entries - 1) * cmpt.entry_bytes(), &status, sizeof status);
 }
 
-// PG302 direct interrupts: a descriptor queue with irq_en [W1 21] whose interrupt is armed
-// (irq_arm [W0 16], set by the PIDX doorbell's irq_en) raises its vector (W4 [10:0]) and
-// disarms; int_aggr [W4 11] (the aggregation ring) is not modelled: no interrupt.
-void Impl::ring_interrupt(bool c2h_side, unsigned qid) {
-    Words* w = find(sw_sel(c2h_side), qid);
-    if (!w || !field((*w)[1], 21, 21) || !field((*w)[0], 16, 16) || field((*w)[4], 11, 11))
-        return;
-    (*w)[0] = with_field((*w)[0], 16, 16, 0);
-    device.raise_msi(field((*w)[4], 10, 0));
-}
-
-// A completion entry with en_int [W0 1] raises the CMPT context's vector (W4 [14:4]) when its
-// int_st [W0 26:25] is 0 (ISR: armed), then waits in 1 (TRIG) until a CMPT_CIDX update.
-void Impl::cmpt_interrupt(unsigned qid) {
-    Words* w = find(CtxtSel::CMPT, qid);
-    if (!w || !field((*w)[0], 1, 1) || field((*w)[0], 26, 25) != 0 || field((*w)[4], 15, 15))
-        return;
-    (*w)[0] = with_field((*w)[0], 26, 25, 1);
-    device.raise_msi(field((*w)[4], 14, 4));
-}
-
 void Impl::stop_queue(bool c2h_side, unsigned qid, unsigned err_bit, uint32_t sts_bit) {
     Words& sw = context(sw_sel(c2h_side), qid);
     sw[1] = with_field(sw[1], 27, 26, field(sw[1], 27, 26) | err_bit);
@@ -204,8 +183,10 @@ bool Impl::advance(bool c2h_side, unsigned qid) {
         return false;
     const SwContext sw(*swp);
     const uint32_t entries = ring_entries(sw.rng_sz());
-    // A PIDX at or past the ring's N - 1 descriptors points nowhere: the queue waits for a good one.
-    if (!sw.qen() || sw.err() != 0 || entries < 2 || sw.pidx() >= entries - 1)
+    // A PIDX at or past the ring's N - 1 descriptors points nowhere: the queue waits for a good
+    // one. A bypass queue's descriptors go to the user logic's bypass ports, which the simulated
+    // card leaves unconnected: nothing moves.
+    if (!sw.qen() || sw.err() != 0 || entries < 2 || sw.pidx() >= entries - 1 || sw.bypass())
         return false;
     Words& hw = context(hw_sel(c2h_side), qid);
     RingState ring{sw.dsc_base(), entries - 1, 8u << sw.dsc_sz(), sw.pidx(),

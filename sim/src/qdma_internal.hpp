@@ -42,6 +42,7 @@ struct SwContext {
     bool wbi_chk() const { return field(words[1], 2, 2); }
     unsigned rng_sz() const { return field(words[1], 15, 12); }
     unsigned dsc_sz() const { return field(words[1], 17, 16); }
+    bool bypass() const { return field(words[1], 18, 18); }
     bool mm_chn() const { return field(words[1], 19, 19); }
     bool wbk_en() const { return field(words[1], 20, 20); }
     unsigned err() const { return field(words[1], 27, 26); }
@@ -141,7 +142,7 @@ struct Impl {
     Words& context(qdma_csr::CtxtSel sel, unsigned id);
     uint32_t ring_entries(unsigned index) const;  // GLBL_RNG_SZ[index]
 
-    // Engines (qdma_engines.cpp); m_mutex held.
+    // Engines (qdma_engines.cpp) and interrupts (qdma_interrupts.cpp); m_mutex held.
     size_t step_locked();
     bool advance(bool c2h, unsigned qid);
     bool move_c2h_packet(unsigned qid, Queue& q, const RingState& ring, Words& hw);
@@ -152,6 +153,8 @@ struct Impl {
     void write_cmpt_status(unsigned qid, unsigned err);
     void ring_interrupt(bool c2h, unsigned qid);
     void cmpt_interrupt(unsigned qid);
+    void aggregate(unsigned ring, unsigned qid, bool c2h, uint64_t stat_desc);
+    void interrupt_cidx(uint32_t value);
     void post_completion(unsigned qid, Queue& q, uint64_t length, bool descriptor_error);
     // Lies (qdma_engines.cpp).
     void deliver(Queue& q, bool card, uint64_t address, const uint8_t* data, uint64_t n);

@@ -185,7 +185,8 @@ void Impl::doorbell(uint64_t offset, uint32_t value) {
         if (cmpt.valid() && cmpt.pidx() != cmpt.cidx() && cmpt.en_stat_desc() && cmpt.trig_mode() != 0)
             write_cmpt_status(qid, 0);  // entries still waiting: a CMPT status descriptor
     }
-    // INT_CIDX: stored only (interrupt aggregation rings are not modelled).
+    if (reg == INT_CIDX)
+        interrupt_cidx(value);
 }
 
 void Impl::log_ctxt_refused() { glbl_err_stat |= IND_CTXT_CMD_ERR; }

@@ -187,3 +187,14 @@ TEST(QdmaMm, PidxPastTheRingMovesNothing) {
     r->wr(r->doorbell(0, H2C_DSC_PIDX), 1);
     EXPECT_EQ(r->model->run_until_idle(), 1u);
 }
+
+TEST(QdmaMm, BypassQueueMovesNothing) {
+    Words sw = Sw{.base = kIova + kRing}.words();
+    sw[1] |= 1u << 18;  // bypass: descriptors to the (absent) user logic
+    auto r = mm_queue(false, 0);
+    r->write(CtxtSel::SW_H2C, 0, sw);
+    r->mm_descriptor(kRing, kIova + kData, 8, kCardBase);
+    r->wr(r->doorbell(0, H2C_DSC_PIDX), 1);
+    EXPECT_EQ(r->model->run_until_idle(), 0u);
+    EXPECT_EQ(r->model->processed(sim::QdmaQueueKind::H2C, 0), 0u);
+}

@@ -66,18 +66,23 @@
 //  - Faults and lies (test only, PDT_SIM_FAULT, one parser with the XDMA model's).
 //  - Asynchronous (engine thread) or stepped, like XdmaModel; DMA only through SimDevice's
 //    dma_read/dma_write (the IOMMU), so dma_activity counts the bytes.
+//  - Interrupts through SimDevice::raise_msi (the simulated device's MSI vectors stand for the
+//    IP's MSI-X table): a descriptor queue with SW context irq_en [W1 21] and irq_arm [W0 16]
+//    (set by the PIDX doorbell's irq_en [16]) interrupts where it would write its status (each
+//    descriptor, or once caught up with wbi_chk) and disarms; a C2H stream queue's CMPT context
+//    with en_int [W0 1] and int_st [W0 26:25] 0 interrupts on a completion entry and sets int_st
+//    1 until the next CMPT_CIDX update. Direct (int_aggr 0): the source's vec is the MSI vector.
+//    Aggregated (int_aggr 1): its vec names an interrupt aggregation ring (Interrupt Context,
+//    sel 0x8: valid [0], vec [11:1], int_st [13], color [14], baddr_4k [66:15], page_size
+//    [69:67], pidx [81:70]) that gets an 8-byte entry (stat_desc [36:0], int_type [38] 1 = C2H,
+//    qid [62:39], coal_color [63], the color flipping at each wrap) and raises the ring's vec
+//    when int_st is 0, then 1 until an INT_CIDX update (ring_idx [23:16], sw_cidx [15:0]),
+//    which fires again at once if entries past sw_cidx wait.
 //
-//  - Direct interrupts through SimDevice::raise_msi (the simulated device's MSI vectors stand for
-//    the IP's MSI-X table): a descriptor queue with SW context irq_en [W1 21] and irq_arm [W0 16]
-//    (set by the PIDX doorbell's irq_en [16]) raises vec [W4 10:0] where it would write its
-//    status (each descriptor, or once caught up with wbi_chk) and disarms; a C2H stream queue's
-//    CMPT context with en_int [W0 1] and int_st [W0 26:25] 0 raises vec [W4 14:4] on a completion
-//    entry and sets int_st 1 until the next CMPT_CIDX update.
-//
-// What it leaves (gaps): the interrupt aggregation ring (int_aggr set: no interrupt; the
-// INT_COAL context and INT_CIDX are stored only), the error interrupt, descriptor bypass,
-// credit-based fetch (fcrd_en), PASID/virtio fields, C2H timer and counter trigger modes
-// (treated as "every"), the mailbox and FLR, VFs, MM channel 1, user-logic completions without
+// What it leaves (gaps): the error interrupt (GLBL_ERR_INT), descriptor bypass (a queue with
+// bypass set moves nothing: the simulated card has no bypass logic), credit-based fetch (fcrd_en
+// is ignored), writeback intervals (wbi_intvl_en, GLBL_DSC_CFG.wb_acc_int: a writeback after
+// every descriptor), PASID/virtio fields, C2H timer and counter trigger modes (treated as "every"), the mailbox and FLR, VFs, MM channel 1, user-logic completions without
 // payload, and the debug/statistics registers (read 0).
 #pragma once
 

@@ -1,5 +1,6 @@
 // streams::CopyEndpoint over QDMA MM queue pairs (model: dma_bridge's xdma_copy_endpoint).
 #include "qdma/qdma_copy_endpoint.hpp"
+#include "qdma/qdma_interrupt_ring.hpp"
 #include "qdma/qdma_queue.hpp"
 #include "streams/vfio_host_buffers.hpp"
 #include "vfio_access/format.hpp"
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <deque>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -52,7 +54,11 @@ private:
     vfio::Result<void> pump(Pair& pair);
     vfio::Result<void> submit(Queue& queue, const Copy& copy);
 
+    vfio::Result<void> sleep_on_interrupt(Pair& pair, std::chrono::steady_clock::time_point deadline);
+
     std::unique_ptr<Function> m_function;  // destroyed after the queues (declared first)
+    std::unique_ptr<InterruptRing> m_ring;  // likewise: the queues' contexts name it
+    std::mutex m_ring_mutex;                // queues of several threads share the ring
     CopyEndpointConfig m_config;
     streams::EndpointInfo m_info;
     std::vector<Pair> m_pairs;
@@ -67,6 +73,8 @@ vfio::Result<void> QdmaCopyEndpoint::open() {
                                     std::to_string(caps.c2h_mm_engines) + " C2H_ENG: no memory-mapped queue pair");
     PDT_CHECK(m_function->start_mm_channel(QueueDirection::H2C));
     PDT_CHECK(m_function->start_mm_channel(QueueDirection::C2H));
+    if (m_config.interrupts)
+        m_ring = PDT_TRY(InterruptRing::open(*m_function, m_config.interrupt_ring, m_config.msi_vector));
     m_pairs.resize(m_config.queues);
     for (unsigned q = 0; q < m_config.queues; ++q) {
         for (QueueDirection d : {QueueDirection::H2C, QueueDirection::C2H}) {
@@ -77,6 +85,8 @@ vfio::Result<void> QdmaCopyEndpoint::open() {
             options.ring_entries = m_config.ring_entries;
             options.dma_mask_bits = m_config.dma_mask_bits;
             options.warn = m_config.warn;
+            if (m_ring)
+                options.interrupt_ring = m_ring->index();
             m_pairs[q].queues[d == QueueDirection::H2C ? 0 : 1] = PDT_TRY(Queue::open(*m_function, options));
         }
     }
@@ -195,8 +205,25 @@ vfio::Result<void> QdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::ch
                                             queue.describe_state());
             return *m_broken;
         }
-        std::this_thread::yield();
+        if (m_ring)
+            PDT_CHECK(sleep_on_interrupt(pair, deadline));
+        else
+            std::this_thread::yield();
     }
+    return {};
+}
+
+// Arms the oldest copy's queue, looks once more (a completion before the arm raises nothing),
+// then sleeps on the ring's vector for a short slice: another thread's queue may take the MSI.
+vfio::Result<void> QdmaCopyEndpoint::sleep_on_interrupt(Pair& pair, std::chrono::steady_clock::time_point deadline) {
+    pair.queue(pair.copies.front().direction).arm();
+    const uint64_t before = pair.completed_before;
+    PDT_CHECK(pump(pair));
+    if (pair.completed_before != before)
+        return {};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    std::lock_guard lock(m_ring_mutex);
+    PDT_TRY(m_ring->wait(std::clamp(left, std::chrono::milliseconds(0), std::chrono::milliseconds(5))));
     return {};
 }
 

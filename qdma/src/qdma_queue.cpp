@@ -108,6 +108,11 @@ vfio::Result<void> Queue::set_up() {
     sw.dsc_sz = m_desc_bytes == 32 ? DscSz::Bytes32 : m_desc_bytes == 16 ? DscSz::Bytes16 : DscSz::Bytes8;
     sw.is_mm = m_options.kind == QueueKind::MemoryMapped;
     sw.dsc_base = m_ring.iova();
+    if (m_options.interrupt_ring) {
+        sw.irq_en = true;
+        sw.int_aggr = true;
+        sw.vec = static_cast<uint16_t>(*m_options.interrupt_ring);
+    }
     const ContextWords sw_words = sw.encode();
     PDT_CHECK(m_function.context_command(m_hw_qid, sel_sw(), u(CtxtOp::QDMA_CTXT_WR), &sw_words));
     if (c2h_st)
@@ -223,7 +228,13 @@ void Queue::commit() {
     std::atomic_thread_fence(std::memory_order_release);
     m_function.doorbell(m_options.qid,
                         m_options.direction == QueueDirection::H2C ? QDMA_DMAP_SEL_H2C_DSC_PIDX : QDMA_DMAP_SEL_C2H_DSC_PIDX,
-                        m_pidx);
+                        m_pidx | (m_options.interrupt_ring ? DSC_PIDX_IRQ_ARM : 0));
+}
+
+void Queue::arm() {
+    m_function.doorbell(m_options.qid,
+                        m_options.direction == QueueDirection::H2C ? QDMA_DMAP_SEL_H2C_DSC_PIDX : QDMA_DMAP_SEL_C2H_DSC_PIDX,
+                        m_pidx | DSC_PIDX_IRQ_ARM);
 }
 
 uint64_t Queue::status_raw() const { return load64(m_ring.data() + uint64_t{m_slots} * m_desc_bytes); }

@@ -8,6 +8,7 @@
 
 #include "copy_endpoint_calls.hpp"
 #include "qdma/qdma_copy_endpoint.hpp"
+#include "qdma/qdma_registers.hpp"
 #include "qdma/qdma_stream_channel.hpp"
 #include "qdma/qdma_stream_device.hpp"
 #include "qdma_model_rig.hpp"
@@ -298,6 +299,51 @@ TEST(QdmaOnModelStreamDevice, AMemoryMappedQdmaHasNoStreamQueues) {
     auto route = qdma::open_stream_device(*instance.device, config);
     ASSERT_FALSE(route.ok());
     EXPECT_TRUE(has(route.error().message(), "route H2C 0 -> C2H 3 names a channel past 0")) << route.error().message();
+}
+
+}  // namespace
+
+namespace {
+
+TEST(QdmaOnModelInterrupts, CopiesCompleteOnTheAggregationRingsInterrupt) {
+    auto instance = qdma_model_test::instance("U200_qdma_ram");
+    auto c = config_for("U200_qdma_ram");
+    c.interrupts = true;
+    c.interrupt_ring = 3;
+    c.msi_vector = 2;
+    auto e = qdma::open_copy_endpoint(*instance.device, c);
+    ASSERT_TRUE(e.ok()) << e.error().message();
+    for (unsigned q = 0; q < 2; ++q)
+        EXPECT_EQ(round_trip(**e, q, 0x10000 * q, 0x18000 + 8, 40 + q), 0u) << "queue " << q;
+    // The interrupts came: the vector's eventfd was signalled and read (0 left pending).
+    const qdma::InterruptContext ring = qdma::InterruptContext::decode([&] {
+        auto f = qdma::Function::open(*instance.device, {});
+        return f.ok() ? (*f)->context_read(3, 0x8).value() : std::array<uint32_t, 8>{};
+    }());
+    EXPECT_TRUE(ring.valid);
+    EXPECT_EQ(ring.vec, 2);
+    EXPECT_GT(ring.pidx, 0u);  // entries were written to the ring
+}
+
+TEST(QdmaOnModelInterrupts, AMovesNothingCardStillNeverVerifies) {
+    auto instance = qdma_model_test::instance("U200_qdma_ram");
+    auto c = config_for("U200_qdma_ram");
+    c.interrupts = true;
+    auto e = qdma::open_copy_endpoint(*instance.device, c);
+    ASSERT_TRUE(e.ok()) << e.error().message();
+    instance.qdma->set_lie(streams::Lie{streams::Lie::Kind::MovesNothing});
+    EXPECT_GT(round_trip(**e, 0, 0, 0x8000, 41), 0x7000u);
+}
+
+TEST(QdmaOnModelInterrupts, ARingPastTheContextsIsRefused) {
+    auto instance = qdma_model_test::instance("U200_qdma_ram");
+    auto c = config_for("U200_qdma_ram");
+    c.interrupts = true;
+    c.interrupt_ring = 256;
+    auto e = qdma::open_copy_endpoint(*instance.device, c);
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.error().code, EINVAL);
+    EXPECT_TRUE(has(e.error().message(), "ring 256 (0..255)")) << e.error().message();
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 // copy is split into MM descriptors of at most piece_bytes (lengthInByte holds 64K-1); copies
 // of one direction go to their queue as soon as its ring has room, so several are in flight; a
 // copy of the other direction waits until every earlier copy of its endpoint queue completed.
-// Completion is polled from each ring's status descriptor (writeback cidx).
+// Completion is read from each ring's status descriptor (writeback cidx): polled, or on the
+// interrupt of an aggregation ring (config.interrupts).
 //
 //   qdma::CopyEndpointConfig config{.name = "0000:15:00.0 VD100_qdma_ddr4", .bar = 0,
 //                                   .card_memory_base = 0x800000000, .card_memory_size = 1ull << 32};
@@ -39,6 +40,12 @@ struct CopyEndpointConfig {
     unsigned dma_mask_bits = 64;
     std::chrono::milliseconds context_timeout{100};
     std::function<void(const std::string&)> warn;  // a queue found enabled (default: stderr)
+    // Completion by interrupt instead of polling alone: every queue interrupts through one
+    // interrupt aggregation ring (qdma_interrupt_ring.hpp) on MSI-X vector msi_vector; wait()
+    // sleeps on the vector between looks at the status descriptors.
+    bool interrupts = false;
+    unsigned interrupt_ring = 0;  // the ring's index (Interrupt Context), 0..255
+    unsigned msi_vector = 0;
 };
 
 // Opens the function (FMAP, capabilities), starts MM channel 0 in both directions and sets up

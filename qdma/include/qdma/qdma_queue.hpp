@@ -41,6 +41,9 @@ struct QueueOptions {
     uint32_t completion_entries = 65;   // C2H stream: a QDMA_GLBL_RNG_SZ value, the completion ring
     uint32_t c2h_buffer_bytes = 4096;   // C2H stream: a QDMA_C2H_BUF_SZ value
     unsigned dma_mask_bits = 64;
+    // Interrupts through this interrupt aggregation ring (qdma_interrupt_ring.hpp): the software
+    // context gets irq_en, int_aggr and vec = the ring; arm() asks for the next one.
+    std::optional<unsigned> interrupt_ring;
     // Where a queue found enabled by an earlier process is reported (default: stderr).
     std::function<void(const std::string&)> warn;
 };
@@ -68,8 +71,11 @@ public:
     vfio::Result<void> post_mm(uint64_t src_addr, uint64_t dst_addr, uint32_t length);
     vfio::Result<void> post_h2c_stream(uint64_t addr, uint32_t length);
     vfio::Result<void> post_c2h_stream(uint64_t addr);
-    // Writes PIDX to the queue's QDMA_DMAP_SEL_H2C_DSC_PIDX / C2H_DSC_PIDX.
+    // Writes PIDX to the queue's QDMA_DMAP_SEL_H2C_DSC_PIDX / C2H_DSC_PIDX (with irq_arm when
+    // the queue interrupts).
     void commit();
+    // Writes the PIDX doorbell again with irq_arm: the next writeback also interrupts.
+    void arm();
 
     // Descriptor queues (not C2H stream): descriptors completed since the last call, from the
     // status descriptor's cidx.

@@ -133,6 +133,12 @@ TEST(PcieLinkMeasureQdma, SweepOnASimulatedQdmaDesignPassesWithBytesVerified) {
     EXPECT_TRUE(contains(r.output, " bytes verified)")) << r.output;
 }
 
+TEST(PcieLinkMeasureQdma, CompletionByInterruptPassesWithBytesVerified) {
+    const auto r = measure("latency " + kQdma + " --qdma_interrupts --samples 20");
+    EXPECT_EQ(r.exit_code, 0) << r.output << r.err;
+    EXPECT_TRUE(contains(r.output, "Verdict: PASS")) << r.output;
+}
+
 TEST(PcieLinkMeasureQdma, ACardThatMovesNothingFails) {
     for (const char* lie : {"PDT_SIM_FAULT=moves_nothing", "PDT_SIM_FAULT=stale_after=3"}) {
         const auto r = measure("sweep " + kQdma + kSmall, {lie});

@@ -27,7 +27,9 @@ void add_qdma_options(po::options_description& options, QdmaEndpointCli& cli) {
     options.add_options()(
         "qdma_queues", po::value(&cli.queues)->default_value(cli.queues), "qdma: H2C/C2H MM queue pairs")(
         "qdma_ring_entries", po::value(&cli.ring_entries)->default_value(cli.ring_entries),
-        "qdma: descriptor ring entries, one of the IP's QDMA_GLBL_RNG_SZ values");
+        "qdma: descriptor ring entries, one of the IP's QDMA_GLBL_RNG_SZ values")(
+        "qdma_interrupts", po::bool_switch(&cli.interrupts),
+        "qdma: completion by MSI-X through an interrupt aggregation ring (default: polling)");
 }
 
 vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_qdma(const QdmaEndpointCli& cli, const XdmaEndpointCli& shared,
@@ -60,6 +62,8 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_qdma(const QdmaEndpoin
     // Each PF its own range of physical queues (FMAP), so that PFs of one card do not share queues.
     config.qid_base = static_cast<uint16_t>(config.function * config.function_queues);
     config.ring_entries = cli.ring_entries;
+    config.interrupts = cli.interrupts;
+    config.interrupt_ring = config.function;  // one ring per PF
     vfio::Device& device = *design->device;
     const DesignUnderTest under_test{&device, design->design, design->identity};
     using Owned = std::pair<std::unique_ptr<designs::Registry>, OpenedDesigns>;

@@ -37,6 +37,7 @@ struct XdmaEndpointCli {
 struct QdmaEndpointCli {
     unsigned queues = 2;           // --qdma_queues: H2C/C2H MM queue pairs
     uint32_t ring_entries = 65;    // --qdma_ring_entries: one of the IP's QDMA_GLBL_RNG_SZ values
+    bool interrupts = false;       // --qdma_interrupts: completion by MSI-X through an aggregation ring
 };
 // --endpoint cuda: a GPU (built when CMake finds CUDA).
 struct CudaEndpointCli {

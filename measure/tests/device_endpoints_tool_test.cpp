@@ -118,3 +118,37 @@ TEST(PcieLinkMeasureEdu, BadEduOptionsAreUsageErrors) {
     EXPECT_EQ(two.exit_code, 2) << two.output << two.err;
     EXPECT_TRUE(contains(two.err, "give one --device")) << two.err;
 }
+
+// --endpoint qdma: the QDMA driver's MM queue pairs on sim's QDMA model.
+namespace {
+const std::string kQdma = "--endpoint qdma --sim_design VD100_qdma_ddr4 --pci_access sim";
+}  // namespace
+
+TEST(PcieLinkMeasureQdma, SweepOnASimulatedQdmaDesignPassesWithBytesVerified) {
+    const auto r = measure("sweep " + kQdma + kSmall);
+    EXPECT_EQ(r.exit_code, 0) << r.output << r.err;
+    EXPECT_TRUE(contains(r.output, "0000:15:00.0 VD100_qdma_ddr4 (qdma)")) << r.output;
+    EXPECT_TRUE(contains(r.output, "   256 KiB  C2H  direct  ")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Verdict: PASS")) << r.output;
+    EXPECT_TRUE(contains(r.output, " bytes verified)")) << r.output;
+}
+
+TEST(PcieLinkMeasureQdma, CompletionByInterruptPassesWithBytesVerified) {
+    const auto r = measure("latency " + kQdma + " --qdma_interrupts --samples 20");
+    EXPECT_EQ(r.exit_code, 0) << r.output << r.err;
+    EXPECT_TRUE(contains(r.output, "Verdict: PASS")) << r.output;
+}
+
+TEST(PcieLinkMeasureQdma, ACardThatMovesNothingFails) {
+    for (const char* lie : {"PDT_SIM_FAULT=moves_nothing", "PDT_SIM_FAULT=stale_after=3"}) {
+        const auto r = measure("sweep " + kQdma + kSmall, {lie});
+        EXPECT_EQ(r.exit_code, 1) << lie << r.output << r.err;
+        EXPECT_FALSE(contains(r.output, "Verdict: PASS")) << lie << r.output;
+    }
+}
+
+TEST(PcieLinkMeasureQdma, AStreamingQdmaHasNoCardMemoryToMeasure) {
+    const auto r = measure("sweep --endpoint qdma --sim_design open-nic");
+    EXPECT_EQ(r.exit_code, 1) << r.output << r.err;
+    EXPECT_TRUE(contains(r.err, "no design with a QDMA and card memory")) << r.err;
+}

@@ -15,6 +15,12 @@ void add_xdma_options(boost::program_options::options_description& options, Xdma
 vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpointCli& cli,
                                                                std::vector<DesignUnderTest>& designs);
 
+void add_qdma_options(boost::program_options::options_description& options, QdmaEndpointCli& cli);
+// The design from `shared`'s --sim_design / --device / --design_file / --lock_timeout: the first
+// identified design with a QDMA and card memory. EINVAL for a usage error; ENODEV when none.
+vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_qdma(const QdmaEndpointCli& cli, const XdmaEndpointCli& shared,
+                                                               std::vector<DesignUnderTest>& designs);
+
 void add_cuda_options(boost::program_options::options_description& options, CudaEndpointCli& cli);
 // ENOTSUP when this build has no CUDA.
 vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaEndpointCli& cli);

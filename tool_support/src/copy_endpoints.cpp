@@ -34,6 +34,7 @@ CopyEndpoints::CopyEndpoints() {
         "model_pci_address", po::value(&m.pci_address), "model: a function whose LnkSta to read (with --pci_access sim)");
     cli::add_lie_option(m_options, "model_lie", "model and edu (--edu_sim): the simulated endpoint's", m_model_lie);
     add_xdma_options(m_options, m_xdma);
+    add_qdma_options(m_options, m_qdma);
     add_edu_options(m_options, m_edu);
     add_cuda_options(m_options, m_cuda);
     cli::add_etsoc1_options(m_options, m_etsoc1);
@@ -80,6 +81,10 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const s
         adapter = "xdma";
         return open_xdma(m_xdma, m_designs);
     }
+    if (endpoint == "qdma") {
+        adapter = "qdma";
+        return open_qdma(m_qdma, m_xdma, m_designs);
+    }
     if (endpoint == "edu") {
         adapter = "edu";
         if (!m_model_lie.empty() && !m_edu.sim)
@@ -96,7 +101,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const s
         adapter = "etsoc1";
         return open_etsoc1();
     }
-    return vfio::make_error("--endpoint", endpoint, EINVAL, "known endpoints: model, xdma, edu, cuda, etsoc1");
+    return vfio::make_error("--endpoint", endpoint, EINVAL, "known endpoints: model, xdma, edu, cuda, etsoc1, qdma");
 }
 
 }  // namespace tool_support

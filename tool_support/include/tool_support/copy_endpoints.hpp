@@ -1,6 +1,6 @@
 // The registry of copy endpoints: what pcie_link_measure's command line names (--endpoint NAME
 // and its options), opened as streams::CopyEndpoint in one call. The model (sim), the card memory
-// of an XDMA design (dma_bridge, real or --sim_design), QEMU's edu (edu, real or simulated), a
+// of an XDMA design (dma_bridge, real or --sim_design) or of a QDMA design (qdma), QEMU's edu (edu, real or simulated), a
 // GPU (cuda) and an ET-SoC-1 card (etsoc1). Add an adapter here: its options and one branch in
 // open(). The stream devices' registry is tool_support/stream_devices.hpp.
 #pragma once
@@ -31,6 +31,14 @@ struct XdmaEndpointCli {
     double sim_rate_gbps = 0;     // --sim_rate_gbps: the simulated design's link rate per direction (0: unthrottled)
     double sim_latency_us = 0;    // --sim_latency_us: its latency per descriptor, whole microseconds
 };
+// --endpoint qdma: the card memory of a QDMA design (real or --sim_design) through its
+// memory-mapped queue pairs; the design is chosen with XdmaEndpointCli's --sim_design, --device,
+// --design_file and --lock_timeout.
+struct QdmaEndpointCli {
+    unsigned queues = 2;           // --qdma_queues: H2C/C2H MM queue pairs
+    uint32_t ring_entries = 65;    // --qdma_ring_entries: one of the IP's QDMA_GLBL_RNG_SZ values
+    bool interrupts = false;       // --qdma_interrupts: completion by MSI-X through an aggregation ring
+};
 // --endpoint cuda: a GPU (built when CMake finds CUDA).
 struct CudaEndpointCli {
     std::vector<int> gpus;             // --cuda_device: one GPU (none given: 0)
@@ -49,10 +57,10 @@ class CopyEndpoints {
 public:
     CopyEndpoints();
     const boost::program_options::options_description& options() const { return m_options; }
-    // The adapter name recorded in the result ("model", "xdma", "edu", "cuda", "etsoc1"); EINVAL for an
+    // The adapter name recorded in the result ("model", "xdma", "qdma", "edu", "cuda", "etsoc1"); EINVAL for an
     // unknown endpoint (a usage error).
     vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open(const std::string& endpoint, std::string& adapter);
-    // The design open() opened for --endpoint xdma (its sensors are watched); valid while the
+    // The design open() opened for --endpoint xdma or qdma (its sensors are watched); valid while the
     // endpoint lives. Empty for the other endpoints.
     const std::vector<DesignUnderTest>& designs_under_test() const { return m_designs; }
 
@@ -64,6 +72,7 @@ private:
     std::string m_model_memory;
     std::string m_model_lie;  // --model_lie (test only)
     XdmaEndpointCli m_xdma;
+    QdmaEndpointCli m_qdma;  // with m_xdma's --sim_design, --device, --design_file, --lock_timeout
     EduEndpointCli m_edu;  // with m_xdma's --device and --lock_timeout
     CudaEndpointCli m_cuda;
     // --endpoint etsoc1: one card of the runtime's (index) or the fake (none given: the fake),

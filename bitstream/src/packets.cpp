@@ -32,7 +32,8 @@ constexpr std::array<uint8_t, 8> kBusWidthBytes{0x00, 0x00, 0x00, 0xBB, 0x11, 0x
 
 class PacketParser {
 public:
-    PacketParser(std::span<const uint8_t> data, size_t base) : m_data(data), m_base(base) {}
+    PacketParser(std::span<const uint8_t> data, size_t base, bool stop_at_idcode = false)
+        : m_data(data), m_base(base), m_stop_at_idcode(stop_at_idcode) {}
 
     vfio::Result<Configuration> run() {
         PDT_CHECK(find_sync());
@@ -41,6 +42,8 @@ public:
                 break;
             if (m_at + 4 <= m_data.size())
                 PDT_CHECK(packet(word_at(m_data, m_at)));
+            if (m_stop_at_idcode && m_out.idcode)
+                break;
         }
         m_out.end_offset = m_base + m_at;
         m_out.trailing_bytes = m_data.size() - m_at;
@@ -155,6 +158,7 @@ private:
 
     std::span<const uint8_t> m_data;
     size_t m_base;
+    bool m_stop_at_idcode;
     size_t m_at = 0;
     Configuration m_out;
     bool m_ended = false;
@@ -167,6 +171,19 @@ private:
 
 vfio::Result<Configuration> parse_configuration(std::span<const uint8_t> data, size_t base) {
     return PacketParser(data, base).run();
+}
+
+vfio::Result<uint32_t> first_idcode(std::span<const uint8_t> file) {
+    size_t base = 0;
+    if (has_bit_header(file))
+        base = PDT_TRY(parse_header(file)).data_offset;
+    const auto data = file.subspan(base);
+    const Configuration c = PDT_TRY(PacketParser(data, base, true).run());
+    if (!c.idcode)
+        return vfio::make_error("find IDCODE", "byte offset " + vfio::hex(c.end_offset), ENOENT,
+                                "the bitstream's packets write no IDCODE before " +
+                                    std::string(c.desync_seen ? "DESYNC" : "the end of the data"));
+    return *c.idcode;
 }
 
 }  // namespace bitstream

@@ -103,4 +103,9 @@ vfio::Result<Configuration> parse_configuration(std::span<const uint8_t> data, s
 // A .bit or .bin file: the header when it has one, then its configuration.
 vfio::Result<Bitstream> parse(std::span<const uint8_t> file);
 
+// The IDCODE the packets write first, parsed only as far as that write, so that the start of
+// a flash (or of a file) is enough and what follows it is not looked at: parse's errors for what
+// comes before it; ENOENT ("find IDCODE", the offset where the packets end) when none is written.
+vfio::Result<uint32_t> first_idcode(std::span<const uint8_t> file);
+
 }  // namespace bitstream

@@ -1,5 +1,5 @@
 // The configuration data: dummy and bus width detection words, the Sync word, then packets
-// (UG470 chapter 5 "Bitstream Composition" and "Configuration Packets"; UG570 chapter 9).
+// (UG470 chapter 5 "Bitstream Composition" and "Configuration Packets"; UG570 "Configuration Packets").
 #include <algorithm>
 #include <array>
 
@@ -52,7 +52,7 @@ public:
 
 private:
     // UG470 "Sync Word": the configuration logic looks for 0xAA995566 before any packet; the
-    // dummy words (0xFFFFFFFF) and the bus width detection pattern come before it (Table 5-17).
+    // dummy words (0xFFFFFFFF) and the bus width detection pattern come before it ("Bus Width Auto Detection").
     vfio::Result<void> find_sync() {
         const size_t sync = find(m_data, kSyncBytes);
         if (sync == std::string::npos)

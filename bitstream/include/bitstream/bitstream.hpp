@@ -2,7 +2,7 @@
 // field-length-prefixed header, then the configuration data) or a .bin file (the configuration
 // data alone, write_bitstream -bin_file): its header fields, the dummy and bus width detection
 // words, the Sync word, every configuration packet (UG470 chapter 5 "Configuration Packets",
-// UG570 chapter 9), the IDCODE the bitstream checks and whether it is compressed or encrypted.
+// UG570 "Configuration Packets"), the IDCODE the bitstream checks and whether it is compressed or encrypted.
 //
 //   auto file = vfio::read_text_file(path, ...);
 //   auto parsed = bitstream::parse(bitstream::bytes(*file));
@@ -62,7 +62,8 @@ struct Packet {
 };
 constexpr uint32_t kShortWrite = 8;
 
-// The configuration data from the dummy words on (UG470 "Bitstream Composition", Table 5-17).
+// The configuration data from the dummy words on (UG470 "Bitstream Composition",
+// "Bus Width Auto Detection").
 struct Configuration {
     size_t dummy_words = 0;                     // 0xFFFFFFFF words before the first Sync word
     std::optional<size_t> bus_width_offset;     // 0x000000BB 0x11220044, when present

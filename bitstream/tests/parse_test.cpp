@@ -208,6 +208,28 @@ TEST(BitstreamParse, SecondSyncWordStartsAnSlrSection) {
     EXPECT_EQ(c.packets.front().section, 0u);
 }
 
+// As fpga_sio saw an XCU200's: DESYNC, a Sync word, then the next SLR's dummy words, bus width
+// pattern and its own Sync word before its packets. The section is that SLR's Sync word's.
+TEST(BitstreamParse, SlrPreambleAfterTheSyncWordIsSkipped) {
+    ImageSpec spec;
+    spec.with_header = false;
+    Image first = bitstream_test::make_image(spec);
+    const std::vector<uint8_t> sync{0xAA, 0x99, 0x55, 0x66};
+    first.bytes.insert(first.bytes.end(), sync.begin(), sync.end());
+    const size_t second_at = first.bytes.size();
+    spec.idcode = 0x04B37093;
+    const Image second = bitstream_test::make_image(spec);
+    first.bytes.insert(first.bytes.end(), second.bytes.begin(), second.bytes.end());
+    const auto c = parsed(first).configuration;
+    ASSERT_EQ(c.sync_offsets.size(), 2u);
+    EXPECT_EQ(c.sync_offsets[1], second_at + second.sync_at);
+    EXPECT_EQ(c.packets.size(), first.packet_count + second.packet_count);
+    EXPECT_EQ(c.packets[first.packet_count].offset, second_at + second.sync_at + 4);
+    EXPECT_EQ(*c.idcode, 0x04B37093u);  // the last IDCODE write
+    EXPECT_EQ(*bitstream::first_idcode(first.bytes), 0x03636093u);
+    EXPECT_EQ(c.trailing_bytes, 0u);
+}
+
 }  // namespace
 
 namespace {

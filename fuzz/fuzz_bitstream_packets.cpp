@@ -3,7 +3,8 @@
 // parse has a Sync word inside the data, packets in ascending order each inside the data, a
 // write's words inside it, a type 2 packet only right after a type 1 with its register; what
 // the packets end at and the bytes after them make up the data; an IDCODE only from an IDCODE
-// write; the .bin of a header-less parse is the data itself; the report formats.
+// write; the .bin of a header-less parse is the data itself and first_idcode its first IDCODE
+// write; the report formats.
 #include <cerrno>
 
 #include "bitstream/bitstream.hpp"
@@ -37,6 +38,17 @@ void check_packets(const bitstream::Configuration& c, size_t base, size_t size) 
     PDT_FUZZ_CHECK(c.end_offset - base + c.trailing_bytes == size);
 }
 
+// first_idcode gives the first one-word IDCODE write of a whole parse, else ENOENT.
+void check_first_idcode(const bitstream::Bitstream& whole, std::span<const uint8_t> data) {
+    const auto first = bitstream::first_idcode(data);
+    for (const auto& p : whole.configuration.packets)
+        if (p.type == PacketType::type1 && p.writes(bitstream::Register::IDCODE) && p.words.size() == 1) {
+            PDT_FUZZ_CHECK(first.ok() && *first == p.words[0]);
+            return;
+        }
+    PDT_FUZZ_CHECK(!first.ok() && first.error().code == ENOENT);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -60,6 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         PDT_FUZZ_CHECK(whole.ok() && !whole->header);
         PDT_FUZZ_CHECK(bitstream::spi_flash_bin(*whole, config) == std::vector<uint8_t>(config.begin(), config.end()));
         PDT_FUZZ_CHECK(!bitstream::format_json(*whole, "fuzz.bin", config.size()).empty());
+        check_first_idcode(*whole, config);
     }
     return 0;
 }

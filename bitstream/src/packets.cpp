@@ -1,5 +1,5 @@
 // The configuration data: dummy and bus width detection words, the Sync word, then packets
-// (UG470 chapter 5 "Bitstream Composition" and "Configuration Packets"; UG570 chapter 9).
+// (UG470 chapter 5 "Bitstream Composition" and "Configuration Packets"; UG570 "Configuration Packets").
 #include <algorithm>
 #include <array>
 
@@ -32,15 +32,22 @@ constexpr std::array<uint8_t, 8> kBusWidthBytes{0x00, 0x00, 0x00, 0xBB, 0x11, 0x
 
 class PacketParser {
 public:
-    PacketParser(std::span<const uint8_t> data, size_t base) : m_data(data), m_base(base) {}
+    PacketParser(std::span<const uint8_t> data, size_t base, bool stop_at_idcode = false)
+        : m_data(data), m_base(base), m_stop_at_idcode(stop_at_idcode) {}
 
     vfio::Result<Configuration> run() {
         PDT_CHECK(find_sync());
-        while (m_at + 4 <= m_data.size()) {
-            if (m_ended && !continues_after_desync(word_at(m_data, m_at)))
+        while (m_at + 4 <= m_data.size() && !(m_stop_at_idcode && m_out.idcode)) {
+            const uint32_t word = word_at(m_data, m_at);
+            if (m_ended && word == kSyncWord) {
+                start_section();
+                continue;
+            }
+            if (m_in_preamble && skip_preamble(word))
+                continue;
+            if (m_ended && !continues_after_desync(word))
                 break;
-            if (m_at + 4 <= m_data.size())
-                PDT_CHECK(packet(word_at(m_data, m_at)));
+            PDT_CHECK(packet(word));
         }
         m_out.end_offset = m_base + m_at;
         m_out.trailing_bytes = m_data.size() - m_at;
@@ -49,7 +56,8 @@ public:
 
 private:
     // UG470 "Sync Word": the configuration logic looks for 0xAA995566 before any packet; the
-    // dummy words (0xFFFFFFFF) and the bus width detection pattern come before it (Table 5-17).
+    // dummy words (0xFFFFFFFF) and the bus width detection pattern come before it (UG470 "Bus
+    // Width Auto Detection").
     vfio::Result<void> find_sync() {
         const size_t sync = find(m_data, kSyncBytes);
         if (sync == std::string::npos)
@@ -65,16 +73,29 @@ private:
         return {};
     }
 
-    // After DESYNC: NOPs, another Sync word (the next SLR of an SSI device) or, once there is
-    // more than one SLR, the writes that end them; anything else is padding. False: stop here.
+    // A Sync word after DESYNC starts the next SLR's section (an SSI device: U200); the dummy and
+    // bus width words before that SLR's own Sync word are skipped, and that Sync word becomes the
+    // section's.
+    void start_section() {
+        m_out.sync_offsets.push_back(m_base + m_at);
+        m_at += 4;
+        m_ended = false;
+        m_last_type1 = false;
+        m_in_preamble = true;
+    }
+
+    bool skip_preamble(uint32_t word) {
+        if (word == kSyncWord)
+            m_out.sync_offsets.back() = m_base + m_at;
+        else if (word != kDummyWord && word != kBusWidthSyncWord && word != kBusWidthDetectWord)
+            return m_in_preamble = false;
+        m_at += 4;
+        return true;
+    }
+
+    // After DESYNC: NOPs or, once there is more than one SLR, the writes that end them; anything
+    // else is padding. False: stop here.
     bool continues_after_desync(uint32_t word) {
-        if (word == kSyncWord) {
-            m_out.sync_offsets.push_back(m_base + m_at);
-            m_at += 4;
-            m_ended = false;
-            m_last_type1 = false;
-            return true;
-        }
         const auto type = word >> header::kTypeShift;
         const auto opcode = static_cast<Opcode>((word >> header::kOpcodeShift) & header::kOpcodeMask);
         if (type == 1 && opcode == Opcode::NOP)
@@ -155,9 +176,11 @@ private:
 
     std::span<const uint8_t> m_data;
     size_t m_base;
+    bool m_stop_at_idcode;
     size_t m_at = 0;
     Configuration m_out;
     bool m_ended = false;
+    bool m_in_preamble = false;  // after a section's Sync word, before its first packet
     bool m_last_type1 = false;
     uint32_t m_last_address = 0;
     uint32_t m_mask = 0;  // the last MASK write: a CTL0 bit counts only where MASK allows it
@@ -167,6 +190,19 @@ private:
 
 vfio::Result<Configuration> parse_configuration(std::span<const uint8_t> data, size_t base) {
     return PacketParser(data, base).run();
+}
+
+vfio::Result<uint32_t> first_idcode(std::span<const uint8_t> file) {
+    size_t base = 0;
+    if (has_bit_header(file))
+        base = PDT_TRY(parse_header(file)).data_offset;
+    const auto data = file.subspan(base);
+    const Configuration c = PDT_TRY(PacketParser(data, base, true).run());
+    if (!c.idcode)
+        return vfio::make_error("find IDCODE", "byte offset " + vfio::hex(c.end_offset), ENOENT,
+                                "the bitstream's packets write no IDCODE before " +
+                                    std::string(c.desync_seen ? "DESYNC" : "the end of the data"));
+    return *c.idcode;
 }
 
 }  // namespace bitstream

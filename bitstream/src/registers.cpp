@@ -1,4 +1,5 @@
-// Register, command and opcode names: UG470 Tables 5-21, 5-23, 5-25; UG570 Tables 9-17, 9-19, 9-21.
+// Register, command and opcode names: UG470 Tables 5-21, 5-23, 5-25; UG570 "Configuration
+// Packets", "Configuration Registers", "Command Register (00100)".
 #include "bitstream/registers.hpp"
 
 #include <array>

@@ -1,9 +1,10 @@
 // parse_bitstream_file's text and JSON (report.hpp).
 #include "bitstream/report.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "bitstream/parts.hpp"
 #include "vfio_access/format.hpp"
-#include "vfio_access/json_text.hpp"
 
 namespace bitstream {
 
@@ -73,36 +74,42 @@ std::string end_text(const Configuration& c) {
     return text + "\n";
 }
 
-std::string json_packet(const Packet& p) {
-    std::string text = vfio::format("{\"offset\": %zu, \"type\": %d, \"opcode\": ", p.offset, p.type == PacketType::type1 ? 1 : 2) +
-                       vfio::json_quote(opcode_name(p.opcode));
+using json = nlohmann::ordered_json;  // the keys in the order the text prints them
+
+json json_packet(const Packet& p) {
+    json packet{{"offset", p.offset}, {"type", p.type == PacketType::type1 ? 1 : 2}, {"opcode", opcode_name(p.opcode)}};
     if (p.opcode != Opcode::NOP)
-        text += ", \"register\": " + vfio::json_quote(p.register_name());
-    text += ", \"word_count\": " + std::to_string(p.word_count);
-    if (!p.words.empty()) {
-        text += ", \"words\": [";
-        for (size_t i = 0; i < p.words.size(); ++i)
-            text += (i ? ", " : "") + std::to_string(p.words[i]);
-        text += "]";
-    }
+        packet["register"] = p.register_name();
+    packet["word_count"] = p.word_count;
+    if (!p.words.empty())
+        packet["words"] = p.words;
     if (const auto command = p.command())
-        text += ", \"command\": " + vfio::json_quote(command_name(*command));
-    return text + "}";
+        packet["command"] = command_name(*command);
+    return packet;
 }
 
-std::string json_header(const BitHeader& h) {
-    return "{\"design_name\": " + vfio::json_quote(h.design_name) + ", \"design\": " + vfio::json_quote(h.design) +
-           ", \"user_id\": " + vfio::json_quote(h.user_id) + ", \"version\": " + vfio::json_quote(h.version) +
-           ", \"compress_mark\": " + (h.compress_mark ? "true" : "false") + ", \"part\": " + vfio::json_quote(h.part) +
-           ", \"date\": " + vfio::json_quote(h.date) + ", \"time\": " + vfio::json_quote(h.time) +
-           ", \"data_offset\": " + std::to_string(h.data_offset) + ", \"data_length\": " + std::to_string(h.data_length) + "}";
+json json_header(const BitHeader& h) {
+    return {{"design_name", h.design_name}, {"design", h.design},   {"user_id", h.user_id},
+            {"version", h.version},         {"compress_mark", h.compress_mark}, {"part", h.part},
+            {"date", h.date},               {"time", h.time},       {"data_offset", h.data_offset},
+            {"data_length", h.data_length}};
 }
 
-std::string json_list(const std::vector<size_t>& values) {
-    std::string text = "[";
-    for (size_t i = 0; i < values.size(); ++i)
-        text += (i ? ", " : "") + std::to_string(values[i]);
-    return text + "]";
+json json_configuration(const Configuration& c) {
+    json out{{"dummy_words", c.dummy_words}, {"bus_width_offset", nullptr}, {"sync_offsets", c.sync_offsets},
+             {"packets", json::array()},     {"desync_seen", c.desync_seen}, {"end_offset", c.end_offset},
+             {"trailing_bytes", c.trailing_bytes}, {"idcode", nullptr}, {"part", nullptr},
+             {"compressed", c.compressed},   {"encrypted", c.encrypted}};
+    if (c.bus_width_offset)
+        out["bus_width_offset"] = *c.bus_width_offset;
+    for (const Packet& p : c.packets)
+        out["packets"].push_back(json_packet(p));
+    if (c.idcode) {
+        out["idcode"] = word_text(*c.idcode);
+        if (const auto part = part_for_idcode(*c.idcode))
+            out["part"] = part->name;
+    }
+    return out;
 }
 
 }  // namespace
@@ -129,23 +136,13 @@ std::string format_text(const Bitstream& parsed, const std::string& name, size_t
 }
 
 std::string format_json(const Bitstream& parsed, const std::string& name, size_t file_size) {
-    const Configuration& c = parsed.configuration;
-    std::string text = "{\"file\": " + vfio::json_quote(name) + ", \"format\": " + (parsed.header ? "\"bit\"" : "\"bin\"") +
-                       ", \"size\": " + std::to_string(file_size);
+    json out{{"file", name}, {"format", parsed.header ? "bit" : "bin"}, {"size", file_size}, {"header", nullptr},
+             {"data_offset", parsed.data_offset}, {"data_length", parsed.data_length}};
     if (parsed.header)
-        text += ",\n \"header\": " + json_header(*parsed.header);
-    text += ",\n \"data_offset\": " + std::to_string(parsed.data_offset) + ", \"data_length\": " +
-            std::to_string(parsed.data_length) + ", \"dummy_words\": " + std::to_string(c.dummy_words) +
-            ", \"bus_width_offset\": " + (c.bus_width_offset ? std::to_string(*c.bus_width_offset) : "null") +
-            ", \"sync_offsets\": " + json_list(c.sync_offsets) + ",\n \"packets\": [";
-    for (size_t i = 0; i < c.packets.size(); ++i)
-        text += std::string(i ? ",\n  " : "\n  ") + json_packet(c.packets[i]);
-    text += "],\n \"desync_seen\": " + std::string(c.desync_seen ? "true" : "false") +
-            ", \"end_offset\": " + std::to_string(c.end_offset) + ", \"trailing_bytes\": " + std::to_string(c.trailing_bytes);
-    text += ", \"idcode\": " + (c.idcode ? vfio::json_quote(word_text(*c.idcode)) : "null") +
-            ", \"part\": " + (c.idcode && part_for_idcode(*c.idcode) ? vfio::json_quote(part_name(*c.idcode)) : "null");
-    return text + ", \"compressed\": " + (c.compressed ? "true" : "false") + ", \"encrypted\": " +
-           (c.encrypted ? "true" : "false") + "}\n";
+        out["header"] = json_header(*parsed.header);
+    out.update(json_configuration(parsed.configuration));
+    // A header string need not be UTF-8: replaced, never an exception.
+    return out.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace bitstream

@@ -129,7 +129,8 @@ Image make_image(const ImageSpec& spec) {
 }
 
 // The configuration words in UG470's order, as literal words of the document's examples
-// (Table 5-18's sequence: dummy, bus width, Sync, NOP, CMD RCRC, ..., CMD DESYNC, NOPs).
+// (the order of UG470's "Bitstream Composition": dummy, bus width, Sync, NOP, CMD RCRC, ..., CMD
+// DESYNC, NOPs).
 std::vector<uint8_t> expected_spi_bin(const ImageSpec& spec) {
     std::vector<uint32_t> words(spec.dummy_words, 0xFFFFFFFF);
     words.insert(words.end(), {0x000000BB, 0x11220044, 0xFFFFFFFF, 0xFFFFFFFF, 0xAA995566, 0x20000000,

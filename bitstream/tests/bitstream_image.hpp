@@ -1,5 +1,5 @@
 // A small synthetic Xilinx bitstream for the tests, written from UG470 chapter 5 ("Bitstream
-// Composition", the configuration sequence of Table 5-18, the packet formats of Tables 5-20 to
+// Composition" and its configuration sequence, the packet formats of Tables 5-20 to
 // 5-23) and the .bit header every .bit file has: header fields, dummy words, the bus width
 // detection pattern, the Sync word, packets, a few FDRI frames, CRC, DESYNC, trailing NOPs.
 // Each place a test needs is recorded as it is written (offsets in the file).

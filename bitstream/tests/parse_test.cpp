@@ -2,6 +2,8 @@
 // the compressed and encrypted flags, .bin input and the SLR sections of an SSI bitstream.
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
 #include "bitstream/bitstream.hpp"
 #include "bitstream/parts.hpp"
 #include "bitstream_image.hpp"
@@ -204,6 +206,71 @@ TEST(BitstreamParse, SecondSyncWordStartsAnSlrSection) {
     EXPECT_EQ(c.packets.size(), first.packet_count + second.packet_count);
     EXPECT_EQ(c.packets.back().section, 1u);
     EXPECT_EQ(c.packets.front().section, 0u);
+}
+
+// As fpga_sio saw an XCU200's: DESYNC, a Sync word, then the next SLR's dummy words, bus width
+// pattern and its own Sync word before its packets. The section is that SLR's Sync word's.
+TEST(BitstreamParse, SlrPreambleAfterTheSyncWordIsSkipped) {
+    ImageSpec spec;
+    spec.with_header = false;
+    Image first = bitstream_test::make_image(spec);
+    const std::vector<uint8_t> sync{0xAA, 0x99, 0x55, 0x66};
+    first.bytes.insert(first.bytes.end(), sync.begin(), sync.end());
+    const size_t second_at = first.bytes.size();
+    spec.idcode = 0x04B37093;
+    const Image second = bitstream_test::make_image(spec);
+    first.bytes.insert(first.bytes.end(), second.bytes.begin(), second.bytes.end());
+    const auto c = parsed(first).configuration;
+    ASSERT_EQ(c.sync_offsets.size(), 2u);
+    EXPECT_EQ(c.sync_offsets[1], second_at + second.sync_at);
+    EXPECT_EQ(c.packets.size(), first.packet_count + second.packet_count);
+    EXPECT_EQ(c.packets[first.packet_count].offset, second_at + second.sync_at + 4);
+    EXPECT_EQ(*c.idcode, 0x04B37093u);  // the last IDCODE write
+    EXPECT_EQ(*bitstream::first_idcode(first.bytes), 0x03636093u);
+    EXPECT_EQ(c.trailing_bytes, 0u);
+}
+
+}  // namespace
+
+namespace {
+
+// first_idcode: parsed only up to the IDCODE write, what follows is never looked at.
+TEST(BitstreamFirstIdcode, FromTheWholeFileAndFromItsStart) {
+    const Image image = bitstream_test::make_image();
+    auto idcode = bitstream::first_idcode(image.bytes);
+    ASSERT_TRUE(idcode.ok()) << idcode.error().message();
+    EXPECT_EQ(*idcode, 0x03636093u);
+
+    ImageSpec spec;
+    spec.with_header = false;
+    spec.idcode = 0x04A62093;
+    auto start = bitstream_test::make_image(spec).bytes;
+    start.resize(start.size() / 2);            // cut inside the frame data
+    start.insert(start.end(), 40, 0x17);       // then words that are no packet
+    idcode = bitstream::first_idcode(start);
+    ASSERT_TRUE(idcode.ok()) << idcode.error().message();
+    EXPECT_EQ(*idcode, 0x04A62093u);
+    EXPECT_FALSE(bitstream::parse(start).ok());  // the whole parse does look at them
+}
+
+TEST(BitstreamFirstIdcode, NoneWrittenIsEnoentAtTheEnd) {
+    // Sync, NOP, CMD DESYNC: no IDCODE.
+    const std::vector<uint8_t> bytes{0xAA, 0x99, 0x55, 0x66, 0x20, 0x00, 0x00, 0x00,
+                                     0x30, 0x00, 0x80, 0x01, 0x00, 0x00, 0x00, 0x0D};
+    const auto idcode = bitstream::first_idcode(bytes);
+    ASSERT_FALSE(idcode.ok());
+    EXPECT_EQ(idcode.error().code, ENOENT);
+    EXPECT_EQ(idcode.error().operation, "find IDCODE");
+    EXPECT_EQ(idcode.error().object, "byte offset 0x10");
+    EXPECT_EQ(idcode.error().hint, "the bitstream's packets write no IDCODE before DESYNC");
+}
+
+TEST(BitstreamFirstIdcode, CorruptBeforeItIsTheParseError) {
+    const std::vector<uint8_t> erased(64, 0xFF);
+    const auto idcode = bitstream::first_idcode(erased);
+    ASSERT_FALSE(idcode.ok());
+    EXPECT_EQ(idcode.error().code, EINVAL);
+    EXPECT_EQ(idcode.error().object, "byte offset 0x0");
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ TOOLS = ["display_identified_pcie_fpga_designs", "display_possible_fpga_designs"
          "test_dma_bridge_parallel_streams", "test_dma_bridge_independent_streams", "test_dma_descriptor_credits",
          "crc64_stream_latency", "xilinx_axi_stream_switch_set_routing", "pcie_link_measure", "pcie_link_report",
          "vfio_multi_process_manager", "vfio_access_keep_open", "display_sensor_values",
-         "display_temperature_values"]
+         "display_temperature_values", "parse_bitstream_file", "xilinx_bit_to_bin"]
 DMA_TOOLS = ["test_dma_bridge", "test_dma_bridge_parallel_streams", "test_dma_bridge_independent_streams",
              "test_dma_descriptor_credits", "crc64_stream_latency"]
 

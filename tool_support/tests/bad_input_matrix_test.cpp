@@ -139,6 +139,18 @@ const ToolRows kTables[] = {
        "no_such_dir"},
       device_not_bound("-d")}},
 
+    // The bitstream tools read files, no device.
+    {"parse_bitstream_file",
+     {kUnknownOption,
+      {"no_file", "", E, kUsage, "Error: no bitstream file named"},
+      {"missing_file", "{root}/none.bit", E, kFail, "none.bit: No such file or directory"},
+      {"directory", "{root}", E, kFail, "is a directory, not a bitstream file"}}},
+    {"xilinx_bit_to_bin",
+     {kUnknownOption,
+      {"one_file", "{root}/none.bit", E, kUsage, "Error: two files are needed, in and out"},
+      {"bad_pad_to", "{root}/none.bit {root}/out.bin --pad_to lots", E, kUsage, "Error: --pad_to lots: parse size"},
+      {"missing_input", "{root}/none.bit {root}/out.bin", E, kFail, "none.bit: No such file or directory"}}},
+
     {"display_possible_fpga_designs",
      {kUnknownOption, kMissingDesignFile, {"no_device", "", E, kFail, "No PCI device matches a known design"}}},
 
@@ -381,7 +393,8 @@ TEST(BadInputMatrixCoverage, EveryToolHasRows) {
     for (const std::string& path : kToolPaths) {
         const std::string tool = std::filesystem::path(path).filename().string();
         EXPECT_TRUE(names[tool].count("unknown_option")) << tool;
-        if (tool != "display_possible_fpga_designs" && tool != "pattern_benchmark" && tool != "pcie_link_report") {
+        if (tool != "display_possible_fpga_designs" && tool != "pattern_benchmark" && tool != "pcie_link_report" &&
+            tool != "parse_bitstream_file" && tool != "xilinx_bit_to_bin") {
             EXPECT_TRUE(names[tool].count("malformed_bdf")) << tool;
         }
     }

@@ -1,6 +1,7 @@
 // The bitstream tools' shared code (bitstream_tool.hpp).
 #include "bitstream_tool.hpp"
 
+#include <filesystem>
 #include <iostream>
 
 #include "vfio_access/text_file.hpp"
@@ -13,6 +14,11 @@ cli::Usage usage(const std::string& program, const std::string& arguments, const
 }
 
 std::optional<Loaded> load(const std::string& path) {
+    std::error_code ignored;
+    if (std::filesystem::is_directory(path, ignored)) {
+        std::cerr << "Error: " << path << " is a directory, not a bitstream file\n";
+        return std::nullopt;
+    }
     auto bytes = vfio::read_text_file(path, "open bitstream file", "read bitstream file", "check the path");
     if (!bytes) {
         std::cerr << "Error: " << bytes.error().message() << "\n";

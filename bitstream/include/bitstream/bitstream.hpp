@@ -2,7 +2,7 @@
 // field-length-prefixed header, then the configuration data) or a .bin file (the configuration
 // data alone, write_bitstream -bin_file): its header fields, the dummy and bus width detection
 // words, the Sync word, every configuration packet (UG470 chapter 5 "Configuration Packets",
-// UG570 chapter 9), the IDCODE the bitstream checks and whether it is compressed or encrypted.
+// UG570 "Configuration Packets"), the IDCODE the bitstream checks and whether it is compressed or encrypted.
 //
 //   auto file = vfio::read_text_file(path, ...);
 //   auto parsed = bitstream::parse(bitstream::bytes(*file));
@@ -62,7 +62,8 @@ struct Packet {
 };
 constexpr uint32_t kShortWrite = 8;
 
-// The configuration data from the dummy words on (UG470 "Bitstream Composition", Table 5-17).
+// The configuration data from the dummy words on (UG470 "Bitstream Composition",
+// "Bus Width Auto Detection").
 struct Configuration {
     size_t dummy_words = 0;                     // 0xFFFFFFFF words before the first Sync word
     std::optional<size_t> bus_width_offset;     // 0x000000BB 0x11220044, when present
@@ -102,5 +103,10 @@ vfio::Result<Configuration> parse_configuration(std::span<const uint8_t> data, s
 
 // A .bit or .bin file: the header when it has one, then its configuration.
 vfio::Result<Bitstream> parse(std::span<const uint8_t> file);
+
+// The IDCODE the packets write first, parsed only as far as that write, so that the start of
+// a flash (or of a file) is enough and what follows it is not looked at: parse's errors for what
+// comes before it; ENOENT ("find IDCODE", the offset where the packets end) when none is written.
+vfio::Result<uint32_t> first_idcode(std::span<const uint8_t> file);
 
 }  // namespace bitstream

@@ -1,6 +1,6 @@
 // The configuration packets of a Xilinx 7 series / UltraScale(+) bitstream, named as the
 // configuration user guides name them: UG470 (7 Series FPGAs Configuration) chapter 5
-// "Configuration Packets" and UG570 (UltraScale Architecture Configuration) chapter 9.
+// "Configuration Packets" and UG570 (UltraScale Architecture Configuration) "Configuration Packets".
 // Versal (PDI files, UG1304) is out of scope: its configuration is not a packet stream.
 #pragma once
 
@@ -9,7 +9,7 @@
 
 namespace bitstream {
 
-// UG470 "Bus Width Auto Detection" (Table 5-17) and "Sync Word"; UG570 likewise.
+// UG470 "Bus Width Auto Detection" and "Sync Word"; UG570 likewise.
 constexpr uint32_t kDummyWord = 0xFFFFFFFF;
 constexpr uint32_t kBusWidthSyncWord = 0x000000BB;
 constexpr uint32_t kBusWidthDetectWord = 0x11220044;
@@ -32,8 +32,8 @@ constexpr uint32_t kType1WordCountMask = 0x7FF;      // [10:0]
 constexpr uint32_t kType2WordCountMask = 0x7FFFFFF;  // [26:0]
 }  // namespace header
 
-// UG470 Table 5-23 "Type 1 Packet Registers"; UG570 Table 9-19 (same addresses; BSPI is
-// UltraScale's, RBCRC_SW both).
+// UG470 Table 5-23 "Type 1 Packet Registers"; UG570 "Configuration Registers" (the same
+// addresses; its table has no RBCRC_SW, which is UG470's).
 enum class Register : uint32_t {
     CRC = 0x00,
     FAR = 0x01,
@@ -58,7 +58,7 @@ enum class Register : uint32_t {
     BSPI = 0x1F,
 };
 
-// UG470 Table 5-25 "Command Register Codes"; UG570 Table 9-21.
+// UG470 Table 5-25 "Command Register Codes"; UG570 "Command Register (00100)".
 enum class Command : uint32_t {
     NULL_ = 0x00,  // "NULL" in the guides
     WCFG = 0x01,

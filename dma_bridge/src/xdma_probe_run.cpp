@@ -1,0 +1,104 @@
+// run_probe (xdma_probe.hpp): probe_xilinx_ip's work on one device, written as lines.
+#include <cstdio>
+#include <ostream>
+
+#include "dma_bridge/xdma_discovery.hpp"
+#include "dma_bridge/xdma_probe.hpp"
+
+namespace xdma {
+namespace {
+
+constexpr unsigned kPciBars = 6;
+constexpr uint64_t kMsixTableOffset = 0x8000;  // PG195 Register Space: target 0x8, MSI-X
+
+std::string hex32(uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%08llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+std::string hex(uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+// Each BAR that exists, by size only (no access); the DMA BAR is the one probed.
+void list_bars(vfio::Device& device, unsigned dma_bar, std::ostream& out) {
+    const std::string bdf = device.identity().address.to_string();
+    for (unsigned index = 0; index < kPciBars; ++index) {
+        auto bar = device.bar(index);
+        if (!bar.ok())
+            continue;
+        if (index == dma_bar)
+            out << "Probing BAR " << index << " in device " << bdf << " of size " << hex((*bar)->size()) << "\n";
+        else
+            out << "Not probing BAR " << index << " in device " << bdf << " of size " << hex((*bar)->size())
+                << ": the design data names no XDMA registers there (a read of an unimplemented AXI address can "
+                   "hang the host)\n";
+    }
+}
+
+void report_msix(vfio::Device& device, unsigned dma_bar, uint64_t window_size, std::ostream& out) {
+    auto info = device.irq_info(vfio::IrqIndex::Msix);
+    if (info.ok() && info->count > 0 && kMsixTableOffset < window_size)
+        out << "Xilinx DMA bridge at BAR offset " << hex(kMsixTableOffset) << " MSI-X table of " << info->count
+            << " vectors (BAR " << dma_bar << "; from the function's MSI-X capability: the block has no identifier "
+            << "register, not read)\n";
+    else
+        out << "MSI-X: none (the function offers no MSI-X vectors)\n";
+}
+
+void report_test(const RegisterTest& test, std::ostream& out) {
+    out << (test.ok() ? "PASS " : "FAIL ") << test.channel << " " << test.name << ": " << test.patterns
+        << " patterns written and read back, " << test.mismatches.size() << " mismatched; restored "
+        << hex32(test.original) << (test.restored == test.original ? "" : " but read " + hex32(test.restored)) << " ["
+        << test.source << "]\n";
+    for (const std::string& mismatch : test.mismatches)
+        out << "  " << mismatch << "\n";
+}
+
+vfio::Result<void> read_one(vfio::Device& device, unsigned dma_bar, const std::vector<FoundBlock>& blocks,
+                            const RegisterRequest& request, std::ostream& out) {
+    PDT_CHECK(check_request(device, dma_bar, 0, blocks, request));
+    vfio::Bar* bar = PDT_TRY(device.bar(request.bar));
+    const uint64_t value = PDT_TRY(bar->read(request.offset, request.width));
+    out << "BAR " << request.bar << " offset " << hex(request.offset) << " " << *allowed_register(blocks, request.offset)
+        << " = " << hex32(value) << "\n";
+    return {};
+}
+
+}  // namespace
+
+vfio::Result<ProbeSummary> run_probe(vfio::Device& device, unsigned dma_bar, const ProbeOptions& options, std::ostream& out) {
+    if (options.read) {  // a bad request fails here, before any register access
+        PDT_TRY(check_access(device, *options.read, 4));
+        if (options.read->bar != dma_bar)
+            PDT_CHECK(check_request(device, dma_bar, 0, {}, *options.read));
+    }
+    list_bars(device, dma_bar, out);
+    const vfio::RegisterWindow regs = PDT_TRY(dma_registers(device, dma_bar));
+    ProbeSummary summary;
+    summary.blocks = PDT_TRY(scan_blocks(regs));
+    for (const FoundBlock& block : summary.blocks)
+        out << describe(block, 0) << "\n";
+    report_msix(device, dma_bar, regs.size(), out);
+    if (options.read)
+        PDT_CHECK(read_one(device, dma_bar, summary.blocks, *options.read, out));
+    if (!options.write_tests)
+        return summary;
+    const std::vector<RegisterTest> tests = PDT_TRY(write_tests(regs, summary.blocks));
+    unsigned not_restored = 0;
+    for (const RegisterTest& test : tests) {
+        report_test(test, out);
+        ++summary.registers_tested;
+        summary.registers_failed += test.ok() ? 0 : 1;
+        not_restored += test.restored == test.original ? 0 : 1;
+    }
+    out << "Register write tests: " << summary.registers_tested << " registers, " << summary.registers_failed
+        << " failed, " << (summary.registers_tested - not_restored) << " of " << summary.registers_tested
+        << " read back their value from before the test\n";
+    return summary;
+}
+
+}  // namespace xdma

@@ -6,6 +6,7 @@
 
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_registers.hpp"
+#include "vfio_access/bar_access.hpp"
 #include "vfio_access/format.hpp"
 
 namespace xdma {
@@ -141,29 +142,14 @@ std::optional<std::string> allowed_register(const std::vector<FoundBlock>& block
     return std::nullopt;
 }
 
-vfio::Result<vfio::Bar*> check_access(vfio::Device& device, const RegisterRequest& request, unsigned widths_allowed) {
-    const std::string object = request_object(request);
-    auto bar = device.bar(request.bar);
-    if (!bar.ok())
-        return vfio::make_error("check register access", object, ENODEV,
-                                "BAR " + std::to_string(request.bar) + " does not exist on this device");
-    const uint64_t size = (*bar)->size();
-    if (request.offset >= size || request.width > size - request.offset)
-        return vfio::make_error("check register access", object, ERANGE,
-                                "the access ends past BAR " + std::to_string(request.bar) + " of " + hex_offset(size) + " bytes");
-    if ((request.width & widths_allowed) == 0 || (request.width & (request.width - 1)) != 0)
-        return vfio::make_error("check register access", object, EINVAL,
-                                "width " + std::to_string(request.width) + " is not one this BAR's registers take");
-    if (request.offset % request.width != 0)
-        return vfio::make_error("check register access", object, EINVAL,
-                                "offset not aligned to the " + std::to_string(request.width) + "-byte access");
-    return *bar;
+vfio::Result<vfio::Bar*> check_access(vfio::Device& device, const RegisterRequest& request) {
+    // PG195: the DMA registers are 32 bits wide, accessed 32 bits at a time.
+    return vfio::check_bar_access(device, request, {4});
 }
 
 vfio::Result<void> check_request(vfio::Device& device, unsigned dma_bar, uint64_t register_offset,
                                  const std::vector<FoundBlock>& blocks, const RegisterRequest& request) {
-    // PG195: the DMA registers are 32 bits wide, accessed 32 bits at a time.
-    PDT_TRY(check_access(device, request, 4));
+    PDT_TRY(check_access(device, request));
     const std::string object = request_object(request);
     if (request.bar != dma_bar)
         return vfio::make_error("check register access", object, EPERM,

@@ -72,7 +72,7 @@ vfio::Result<void> read_one(vfio::Device& device, unsigned dma_bar, const std::v
 
 vfio::Result<ProbeSummary> run_probe(vfio::Device& device, unsigned dma_bar, const ProbeOptions& options, std::ostream& out) {
     if (options.read) {  // a bad request fails here, before any register access
-        PDT_TRY(check_access(device, *options.read, 4));
+        PDT_TRY(check_access(device, *options.read));
         if (options.read->bar != dma_bar)
             PDT_CHECK(check_request(device, dma_bar, 0, {}, *options.read));
     }

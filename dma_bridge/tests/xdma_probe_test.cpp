@@ -260,7 +260,7 @@ TEST(XdmaProbe, BadRequestsFailBeforeAnyAccess) {
         {{5, 0, 4}, ENODEV, "BAR 5 offset 0x0 width 4: No such device (BAR 5 does not exist on this device)"},
         {{2, 0x10000, 4}, ERANGE, "BAR 2 offset 0x10000 width 4: Numerical result out of range (the access ends past BAR 2 of 0x10000 bytes)"},
         {{2, 0xFFFE, 4}, ERANGE, "the access ends past BAR 2"},
-        {{2, 0x40, 8}, EINVAL, "width 8 is not one this BAR's registers take"},
+        {{2, 0x40, 8}, EINVAL, "width 8 is not one this BAR's registers take (4 bytes)"},
         {{2, 0x40, 3}, EINVAL, "width 3 is not one this BAR's registers take"},
         {{2, 0x41, 4}, EINVAL, "BAR 2 offset 0x41 width 4: Invalid argument (offset not aligned to the 4-byte access)"},
         {{0, 0, 4}, EPERM, "not on the allow-list: the design data names no registers in BAR 0 (the DMA bridge is BAR 2)"},

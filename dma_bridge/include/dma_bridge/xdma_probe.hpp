@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "vfio_access/bar_access.hpp"
 #include "vfio_access/device.hpp"
 #include "vfio_access/mmio.hpp"
 
@@ -55,19 +56,15 @@ struct ScratchRegister {
 const std::vector<ScratchRegister>& scratch_registers();
 
 // A register a user asks to read: BAR, offset and width checked before any access.
-struct RegisterRequest {
-    unsigned bar = 0;
-    uint64_t offset = 0;
-    unsigned width = 4;
-};
+using RegisterRequest = vfio::BarAccess;
 // The checks, in order, each an error naming the request and why, made before any register
 // access: the BAR exists (ENODEV), the offset lies inside it (ERANGE), the width is one the
 // XDMA registers take (32-bit only, EINVAL), the offset is aligned to it (EINVAL), the BAR is
 // the DMA BAR (EPERM) and the register is on the allow-list of `blocks` (EPERM with the reason).
 vfio::Result<void> check_request(vfio::Device& device, unsigned dma_bar, uint64_t register_offset,
                                  const std::vector<FoundBlock>& blocks, const RegisterRequest& request);
-// The same checks without the allow-list (the BAR, offset, width and alignment alone).
-vfio::Result<vfio::Bar*> check_access(vfio::Device& device, const RegisterRequest& request, unsigned widths_allowed);
+// The same checks without the allow-list (vfio::check_bar_access with PG195's 32-bit width).
+vfio::Result<vfio::Bar*> check_access(vfio::Device& device, const RegisterRequest& request);
 // "Control (0x04)", the PG195 name of an allow-listed register at `offset` of a found block.
 std::optional<std::string> allowed_register(const std::vector<FoundBlock>& blocks, uint64_t offset);
 

@@ -11,75 +11,14 @@
 #include "dma_bridge/xdma_registers.hpp"
 #include "sim/design_sim.hpp"
 #include "sim/xdma_model.hpp"
+#include "counting_device.hpp"
+#include "test_support/run_process.hpp"
+#include "test_support/text.hpp"
+
+using counting_test::CountingDevice;
+using counting_test::Log;
 
 namespace {
-
-struct Log {
-    std::vector<uint64_t> reads, writes;  // BAR offsets
-    uint32_t stuck_low_bits = 0;          // a faulty register file: these bits always read 0
-    bool gone = false;                    // every read all-ones
-};
-
-class CountingBar : public vfio::MmioBackend {
-public:
-    CountingBar(vfio::Bar* inner, Log& log) : m_inner(inner), m_log(log) {}
-    uint64_t size() const override { return m_inner->size(); }
-    uint64_t read(uint64_t offset, unsigned width) override {
-        m_log.reads.push_back(offset);
-        if (m_log.gone)
-            return ~uint64_t{0} >> (64 - 8 * width);
-        return m_inner->read(offset, width).value() & ~uint64_t{m_log.stuck_low_bits};
-    }
-    void write(uint64_t offset, unsigned width, uint64_t value) override {
-        m_log.writes.push_back(offset);
-        (void)m_inner->write(offset, width, value);
-    }
-
-private:
-    vfio::Bar* m_inner;
-    Log& m_log;
-};
-
-class CountingDevice : public vfio::Device {
-public:
-    CountingDevice(vfio::Device& inner, Log& log) : m_inner(inner), m_log(log) {}
-    const vfio::DeviceIdentity& identity() const override { return m_inner.identity(); }
-    vfio::Result<void> config_read(uint32_t offset, void* data, uint32_t size) override {
-        return m_inner.config_read(offset, data, size);
-    }
-    vfio::Result<void> config_write(uint32_t offset, const void* data, uint32_t size) override {
-        m_log.writes.push_back(~uint64_t{0});
-        return m_inner.config_write(offset, data, size);
-    }
-    vfio::Result<vfio::Bar*> bar(unsigned index) override {
-        vfio::Bar* inner = PDT_TRY(m_inner.bar(index));
-        if (!m_bars[index])
-            m_bars[index] = std::make_unique<vfio::Bar>(index, std::make_shared<CountingBar>(inner, m_log));
-        return m_bars[index].get();
-    }
-    vfio::Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) override {
-        m_log.writes.push_back(~uint64_t{0});
-        return m_inner.dma_map(iova, vaddr, size, access);
-    }
-    vfio::Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) override { return m_inner.dma_unmap(iova, size); }
-    vfio::IovaAllocator& iova_allocator() override { return m_inner.iova_allocator(); }
-    vfio::Result<vfio::IrqInfo> irq_info(vfio::IrqIndex index) override { return m_inner.irq_info(index); }
-    vfio::Result<void> irq_enable(vfio::IrqIndex index, unsigned vectors) override {
-        m_log.writes.push_back(~uint64_t{0});
-        return m_inner.irq_enable(index, vectors);
-    }
-    vfio::Result<void> irq_disable(vfio::IrqIndex index) override { return m_inner.irq_disable(index); }
-    vfio::Result<int> irq_eventfd(unsigned vector) override { return m_inner.irq_eventfd(vector); }
-    vfio::Result<void> reset() override {
-        m_log.writes.push_back(~uint64_t{0});
-        return m_inner.reset();
-    }
-
-private:
-    vfio::Device& m_inner;
-    Log& m_log;
-    std::unique_ptr<vfio::Bar> m_bars[6];
-};
 
 const designs::Registry& registry() {
     static const designs::Registry r = designs::Registry::builtin().value();
@@ -302,4 +241,24 @@ TEST(XdmaProbe, AnAllowListedRegisterIsReadAndNamed) {
     ASSERT_TRUE(summary.ok()) << summary.error().message();
     EXPECT_NE(out.str().find("BAR 2 offset 0x104c C2H Channels Alignments (0x4c) = 0x00010140"), std::string::npos)
         << out.str();
+}
+
+TEST(ProbeXilinxIpTool, PrintsEveryBlockAndRefusesABadOffset) {
+    const auto out = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_stream_loopback"});
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_TRUE(test_support::contains_all(
+        out.output, {"Probing BAR 2 in device 0000:15:00.0 of size 0x10000",
+                     "Not probing BAR 0 in device 0000:15:00.0 of size 0x8000: the design data names no XDMA registers there",
+                     "Xilinx DMA bridge at BAR offset 0x1100 C2H Channels stream=AXI4-Stream Interface channel_id_target=1",
+                     "Xilinx DMA bridge at BAR offset 0x6000 SGDMA Common version=", "MSI-X: none"}))
+        << out.output;
+    const auto bad = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2", "--offset", "0x41"});
+    EXPECT_EQ(bad.exit_code, 1);
+    EXPECT_TRUE(test_support::contains(bad.output, "Error: check BAR access BAR 2 offset 0x41 width 4: Invalid argument "
+                                                   "(offset not aligned to the 4-byte access)"))
+        << bad.output;
+    EXPECT_FALSE(test_support::contains(bad.output, "Xilinx DMA bridge at")) << "refused before the scan";
+    const auto usage = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2"});
+    EXPECT_EQ(usage.exit_code, 2);
+    EXPECT_TRUE(test_support::contains(usage.output, "Error: --bar and --offset go together"));
 }

@@ -1,5 +1,6 @@
-// time_memmapped (fpga_sio's name): times CPU accesses to one BAR of a device, 1, 2, 4, 8 and
-// 64 bytes at a time, through VFIO's uncached mapping and, for a prefetchable BAR, the kernel's
+// time_memmapped (fpga_sio's name): times CPU accesses to one BAR of a device (a --sim_design
+// design, or any vfio-pci --device: a known design or QEMU's edu), 1, 2, 4, 8 and 64 bytes at a
+// time, through VFIO's uncached mapping and, for a prefetchable BAR, the kernel's
 // write-combined one (mmio_timing.hpp). Reads only, unless --write. On --sim_design designs
 // the figures are the model's cost, not a device's. Exit status: 0 timed, 1 a device failed or
 // the access was refused, 2 usage error.
@@ -9,6 +10,7 @@
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
 #include "measure/mmio_timing.hpp"
+#include "time_memmapped_run.hpp"
 #include "tool_support/open_designs.hpp"
 #include "vfio_access/numbers.hpp"
 
@@ -38,16 +40,6 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                                    {desc, cli::fpga_sio_usage(argv[0], "Times read and write accesses to a BAR.")});
 }
 
-// The widths a BAR's registers take: PG195's 32-bit XDMA registers; QEMU's edu device takes 4
-// and 8 bytes (docs/specs/edu.rst); otherwise every width this tool times.
-std::vector<unsigned> bar_widths(const identify::IdentifiedDesign* design, const vfio::DeviceIdentity& id, unsigned bar) {
-    if (design && design->design->dma_bridge && design->design->dma_bridge->bar == bar)
-        return {4};
-    if (id.vendor_id == 0x1234 && id.device_id == 0x11e8)
-        return {4, 8};
-    return measure::kMmioWidths;
-}
-
 std::optional<std::string> parse_request(const Options& o, unsigned& bar, measure::MmioTimingRequest& request) {
     if (o.bar.empty())
         return "--bar is required";
@@ -66,47 +58,6 @@ std::optional<std::string> parse_request(const Options& o, unsigned& bar, measur
     return std::nullopt;
 }
 
-std::unique_ptr<measure::MmioAccessor> wc_accessor(const identify::IdentifiedDesign& d, unsigned bar, bool simulated,
-                                                   std::string& note) {
-    if (simulated) {
-        note = "WC: not available (simulated device: no sysfs resource" + std::to_string(bar) + "_wc)";
-        return nullptr;
-    }
-    auto mapping = vfio::map_bar_write_combined(tool_support::kernel_options().sysfs_root, d.identity.address, bar);
-    if (!mapping.ok()) {
-        note = "WC: not available (" + mapping.error().message() + ")";
-        return nullptr;
-    }
-    note = "WC: sysfs resource" + std::to_string(bar) + "_wc";
-    return measure::write_combined_accessor(std::move(*mapping), bar);
-}
-
-int time_design(const identify::IdentifiedDesign& d, unsigned bar, const measure::MmioTimingRequest& request,
-                bool simulated, bool json) {
-    auto checked = measure::check_timing_request(*d.device, bar, request, bar_widths(&d, d.identity, bar));
-    if (!checked.ok()) {
-        std::cerr << "Error: " << d.identity.address.to_string() << ": " << checked.error().message() << "\n";
-        return 1;
-    }
-    std::vector<measure::MmioRow> rows = measure::time_accesses(*measure::uncached_accessor(**checked), request);
-    std::string wc_note;
-    if (auto wc = wc_accessor(d, bar, simulated, wc_note)) {
-        std::vector<measure::MmioRow> wc_rows = measure::time_accesses(*wc, request);
-        rows.insert(rows.end(), wc_rows.begin(), wc_rows.end());
-    }
-    if (json) {
-        std::cout << measure::format_rows_json(rows, wc_note, simulated);
-        return 0;
-    }
-    std::cout << "time_memmapped " << d.identity.address.to_string() << " " << d.design->name << " BAR " << bar
-              << " offset 0x" << std::hex << request.offset << std::dec << "\n";
-    if (simulated)
-        std::cout << "Note: simulated design: these figures are the model's cost (a call into its register model), "
-                     "not a device's\n";
-    std::cout << measure::format_rows(rows) << wc_note << "\n";
-    return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -114,22 +65,16 @@ int main(int argc, char** argv) {
     Options o;
     if (auto status = parse_options(argc, argv, o))
         return *status;
-    unsigned bar = 0;
-    measure::MmioTimingRequest request;
+    time_memmapped::Selection selection{o.sim_designs, o.devices, 0, {}, o.json};
     std::string usage;
     auto locations = tool_support::parse_locations(o.devices, "--device", usage);
     auto registry = designs::Registry::load(o.design_files);
-    auto request_error = parse_request(o, bar, request);
+    auto request_error = parse_request(o, selection.bar, selection.request);
+    if (!request_error && o.sim_designs.empty() && o.devices.empty())
+        request_error = "name the device: --device BDF (any vfio-pci device) or --sim_design NAME";
     if (request_error || !locations || !registry) {
         std::cerr << "Error: " << (request_error ? *request_error : !locations ? usage : registry.error().message()) << "\n";
         return 2;
     }
-    tool_support::DesignSelection selection{o.sim_designs, *locations};
-    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, o.json ? &std::cerr : &std::cout, std::cerr);
-    if (opened.found.designs.empty())
-        return opened.status;
-    int status = opened.status;
-    for (const identify::IdentifiedDesign& d : opened.found.designs)
-        status = std::max(status, time_design(d, bar, request, !o.sim_designs.empty(), o.json));
-    return status;
+    return time_memmapped::run(*registry, selection);
 }

@@ -1,5 +1,6 @@
 // run_probe (xdma_probe.hpp): probe_xilinx_ip's work on one device, written as lines.
 #include <cstdio>
+#include <optional>
 #include <ostream>
 
 #include "dma_bridge/xdma_discovery.hpp"
@@ -39,14 +40,48 @@ void list_bars(vfio::Device& device, unsigned dma_bar, std::ostream& out) {
     }
 }
 
-void report_msix(vfio::Device& device, unsigned dma_bar, uint64_t window_size, std::ostream& out) {
-    auto info = device.irq_info(vfio::IrqIndex::Msix);
-    if (info.ok() && info->count > 0 && kMsixTableOffset < window_size)
-        out << "Xilinx DMA bridge at BAR offset " << hex(kMsixTableOffset) << " MSI-X table of " << info->count
-            << " vectors (BAR " << dma_bar << "; from the function's MSI-X capability: the block has no identifier "
-            << "register, not read)\n";
-    else
-        out << "MSI-X: none (the function offers no MSI-X vectors)\n";
+// The MSI-X capability (PCI Local Bus 3.0, 6.8.2: ID 0x11; Message Control [10:0] table size - 1;
+// Table Offset/BIR: BIR [2:0], offset [31:3]) read from config space: the table has no
+// identifier register, so it is never read. PG195 places it at 0x8000 of the DMA BAR.
+struct Msix {
+    unsigned vectors = 0;
+    unsigned bir = 0;
+    uint32_t offset = 0;
+};
+std::optional<Msix> find_msix(vfio::Device& device) {
+    auto status = device.config_read16(vfio::cfg::STATUS);
+    auto pointer = device.config_read8(vfio::cfg::CAPABILITIES_POINTER);
+    if (!status.ok() || !pointer.ok() || !(*status & 0x10))  // Status.Capabilities List
+        return std::nullopt;
+    unsigned at = *pointer & 0xFC;
+    for (unsigned hops = 0; at >= 0x40 && hops < 48; ++hops) {
+        auto id = device.config_read8(at);
+        auto next = device.config_read8(at + 1);
+        if (!id.ok() || !next.ok())
+            return std::nullopt;
+        if (*id == 0x11) {
+            auto control = device.config_read16(at + 2);
+            auto table = device.config_read32(at + 4);
+            if (!control.ok() || !table.ok())
+                return std::nullopt;
+            return Msix{(*control & 0x7FFu) + 1, *table & 0x7u, *table & ~0x7u};
+        }
+        at = *next & 0xFC;
+    }
+    return std::nullopt;
+}
+
+void report_msix(vfio::Device& device, unsigned dma_bar, std::ostream& out) {
+    const std::optional<Msix> msix = find_msix(device);
+    if (!msix) {
+        out << "MSI-X: none (no MSI-X capability in config space)\n";
+        return;
+    }
+    out << "MSI-X table of " << msix->vectors << " vectors in BAR " << msix->bir << " at offset " << hex(msix->offset)
+        << " (config space MSI-X capability; not read: the block has no identifier register)";
+    if (msix->bir == dma_bar && msix->offset == kMsixTableOffset)
+        out << ": Xilinx DMA bridge at BAR offset " << hex(kMsixTableOffset) << " MSI-X";
+    out << "\n";
 }
 
 void report_test(const RegisterTest& test, std::ostream& out) {
@@ -82,7 +117,7 @@ vfio::Result<ProbeSummary> run_probe(vfio::Device& device, unsigned dma_bar, con
     summary.blocks = PDT_TRY(scan_blocks(regs));
     for (const FoundBlock& block : summary.blocks)
         out << describe(block, 0) << "\n";
-    report_msix(device, dma_bar, regs.size(), out);
+    report_msix(device, dma_bar, out);
     if (options.read)
         PDT_CHECK(read_one(device, dma_bar, summary.blocks, *options.read, out));
     if (!options.write_tests)

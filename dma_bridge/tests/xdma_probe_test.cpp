@@ -250,7 +250,7 @@ TEST(ProbeXilinxIpTool, PrintsEveryBlockAndRefusesABadOffset) {
         out.output, {"Probing BAR 2 in device 0000:15:00.0 of size 0x10000",
                      "Not probing BAR 0 in device 0000:15:00.0 of size 0x8000: the design data names no XDMA registers there",
                      "Xilinx DMA bridge at BAR offset 0x1100 C2H Channels stream=AXI4-Stream Interface channel_id_target=1",
-                     "Xilinx DMA bridge at BAR offset 0x6000 SGDMA Common version=", "MSI-X: none"}))
+                     "Xilinx DMA bridge at BAR offset 0x6000 SGDMA Common version=", "MSI-X: none (no MSI-X capability in config space)"}))
         << out.output;
     const auto bad = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2", "--offset", "0x41"});
     EXPECT_EQ(bad.exit_code, 1);
@@ -261,4 +261,59 @@ TEST(ProbeXilinxIpTool, PrintsEveryBlockAndRefusesABadOffset) {
     const auto usage = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2"});
     EXPECT_EQ(usage.exit_code, 2);
     EXPECT_TRUE(test_support::contains(usage.output, "Error: --bar and --offset go together"));
+}
+
+namespace {
+
+// A device whose config space shows an MSI-X capability at 0x40 (the simulated designs have none).
+class MsixDevice : public CountingDevice {
+public:
+    MsixDevice(vfio::Device& inner, Log& log, uint8_t bir, uint32_t table_offset, uint16_t table_size_minus_1)
+        : CountingDevice(inner, log) {
+        m_cap = {0x11, 0x00, static_cast<uint8_t>(table_size_minus_1), static_cast<uint8_t>(table_size_minus_1 >> 8)};
+        const uint32_t table = table_offset | bir;
+        for (unsigned i = 0; i < 4; ++i)
+            m_cap.push_back(static_cast<uint8_t>(table >> (8 * i)));
+    }
+    vfio::Result<void> config_read(uint32_t offset, void* data, uint32_t size) override {
+        PDT_CHECK(CountingDevice::config_read(offset, data, size));
+        auto* bytes = static_cast<uint8_t*>(data);
+        for (uint32_t i = 0; i < size; ++i) {
+            const uint32_t at = offset + i;
+            if (at == vfio::cfg::STATUS)
+                bytes[i] |= 0x10;  // Capabilities List
+            else if (at == vfio::cfg::CAPABILITIES_POINTER)
+                bytes[i] = 0x40;
+            else if (at >= 0x40 && at < 0x40 + m_cap.size())
+                bytes[i] = m_cap[at - 0x40];
+        }
+        return {};
+    }
+
+private:
+    std::vector<uint8_t> m_cap;
+};
+
+}  // namespace
+
+TEST(XdmaProbe, MsixIsReportedFromConfigSpaceNeverRead) {
+    sim::DesignInstance instance = instantiate(design_named("TEF1001_dma_ddr3"));
+    Log log;
+    MsixDevice device(*instance.device, log, 2, 0x8000, 31);
+    std::ostringstream out;
+    ASSERT_TRUE(xdma::run_probe(device, 2, {}, out).ok());
+    EXPECT_NE(out.str().find("MSI-X table of 32 vectors in BAR 2 at offset 0x8000 (config space MSI-X capability; not "
+                             "read: the block has no identifier register): Xilinx DMA bridge at BAR offset 0x8000 MSI-X"),
+              std::string::npos)
+        << out.str();
+    for (uint64_t read : log.reads)
+        EXPECT_TRUE(read < 0x7000) << "read at 0x" << std::hex << read;
+    Log other_log;
+    MsixDevice elsewhere(*instance.device, other_log, 0, 0x2000, 7);
+    std::ostringstream out2;
+    ASSERT_TRUE(xdma::run_probe(elsewhere, 2, {}, out2).ok());
+    EXPECT_NE(out2.str().find("MSI-X table of 8 vectors in BAR 0 at offset 0x2000 (config space MSI-X capability; not "
+                              "read: the block has no identifier register)\n"),
+              std::string::npos)
+        << out2.str();
 }

@@ -97,8 +97,8 @@ struct ProbeSummary {
 };
 // The probe of one device whose XDMA registers start at offset 0 of `dma_bar` (design data),
 // its lines written to `out`: each BAR with its size (only the DMA BAR is read), each block
-// found (describe()), MSI-X from the function's interrupt info (PG195 places its table at
-// 0x8000 of the DMA BAR; it has no identifier register), the requested register and the write
+// found (describe()), MSI-X from the config-space MSI-X capability (PG195 places its table at
+// 0x8000 of the DMA BAR; it has no identifier register and is not read), the requested register and the write
 // tests. A bad request fails before any register access; one off the allow-list after the scan.
 vfio::Result<ProbeSummary> run_probe(vfio::Device& device, unsigned dma_bar, const ProbeOptions& options, std::ostream& out);
 

@@ -12,7 +12,6 @@
 namespace xdma {
 namespace {
 
-constexpr unsigned kSlotsPerTarget = 16;  // channel field [11:8]
 constexpr uint32_t kLastIdentifiedTarget = target::SGDMA_COMMON;
 
 std::string hex32(uint64_t value) {
@@ -29,6 +28,8 @@ std::string hex_offset(uint64_t value) {
 
 bool is_channel_target(uint32_t t) { return t == target::H2C_CHANNEL || t == target::C2H_CHANNEL; }
 bool is_sgdma_target(uint32_t t) { return t == target::H2C_SGDMA || t == target::C2H_SGDMA; }
+// The slots PG195 defines: channels 0..3 of the channel and SGDMA targets, one block of the others.
+unsigned slots_of(uint32_t t) { return is_channel_target(t) || is_sgdma_target(t) ? MAX_CHANNELS : 1; }
 
 // Registers a read of which changes nothing (PG195 register tables), by block kind. Status at
 // 0x44 (clear on read) is absent on purpose.
@@ -91,7 +92,7 @@ unsigned FoundBlock::version() const { return identifier::version(identifier); }
 vfio::Result<std::vector<FoundBlock>> scan_blocks(const vfio::RegisterWindow& regs) {
     std::vector<FoundBlock> found;
     for (uint32_t t = 0; t <= kLastIdentifiedTarget; ++t)
-        for (unsigned slot = 0; slot < kSlotsPerTarget; ++slot) {
+        for (unsigned slot = 0; slot < slots_of(t); ++slot) {
             const uint64_t offset = block_offset(t, slot);
             if (offset + REGISTER_BLOCK_SIZE > regs.size())
                 continue;  // a smaller BAR holds only the slots that fit
@@ -102,8 +103,7 @@ vfio::Result<std::vector<FoundBlock>> scan_blocks(const vfio::RegisterWindow& re
                                         "all-ones: the device is gone or its link is down");
             const FoundBlock block{offset, value};
             if (identifier::subsystem_identifier(value) == identifier::SUBSYSTEM_IDENTIFIER && block.target() == t &&
-                block.channel_id() == ((is_channel_target(t) || is_sgdma_target(t)) ? slot : block.channel_id()) &&
-                (is_channel_target(t) || is_sgdma_target(t) || slot == 0))
+                (slots_of(t) == 1 || block.channel_id() == slot))
                 found.push_back(block);
         }
     return found;
@@ -139,6 +139,14 @@ std::optional<std::string> allowed_register(const std::vector<FoundBlock>& block
             if (name)
                 return target_name(block.target()) + " " + *name + " (" + hex_offset(offset & 0xFF) + ")";
         }
+    return std::nullopt;
+}
+
+std::optional<std::string> scratch_register(const std::vector<FoundBlock>& blocks, uint64_t offset) {
+    for (const FoundBlock& block : blocks)
+        for (const ScratchRegister& reg : scratch_registers())
+            if (reg.target == block.target() && offset == block.offset + reg.offset)
+                return target_name(block.target()) + " " + reg.name + " (" + hex_offset(reg.offset) + ")";
     return std::nullopt;
 }
 

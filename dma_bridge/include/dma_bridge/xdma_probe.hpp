@@ -4,8 +4,8 @@
 // user names, and runs register pattern tests on the registers PG195 leaves without effect while
 // an engine is stopped, restoring each.
 //
-// Safety: reads touch only the identifier register (offset 0x00) of each 256-byte slot of the
-// PG195 targets that carry one (0..6), inside the DMA register space; nothing else of any BAR
+// Safety: reads touch only the identifier register (offset 0x00) of each 256-byte slot where
+// PG195 defines a block carrying one (targets 0..6), inside the DMA register space; nothing else of any BAR
 // is read unless a user names it and it is on the allow-list. Writes happen only in
 // write_tests(), only on scratch_registers(), and only on a channel whose Control.run and
 // Status.busy are clear.
@@ -33,9 +33,9 @@ struct FoundBlock {
     unsigned version() const;    // [7:0]
 };
 
-// Reads the identifier register of every 256-byte slot of targets 0..6 (channel slots 0..15)
-// that fits `regs`, keeping those whose [31:20] is 0x1FC and whose target and channel ID match
-// the slot. ENODEV when an identifier reads 0xFFFFFFFF (the device is gone).
+// Reads the identifier register of every 256-byte slot PG195 defines that fits `regs` (channels
+// 0..3 of H2C/C2H Channels and SGDMA, the one IRQ, Config and SGDMA Common block), keeping those
+// whose [31:20] is 0x1FC and whose target (and channel ID) match the slot. ENODEV when an identifier reads 0xFFFFFFFF (the device is gone).
 vfio::Result<std::vector<FoundBlock>> scan_blocks(const vfio::RegisterWindow& regs);
 
 // "H2C Channels", "C2H Channels", "IRQ Block", "Config Block", "H2C SGDMA", "C2H SGDMA",
@@ -65,6 +65,8 @@ vfio::Result<void> check_request(vfio::Device& device, unsigned dma_bar, uint64_
                                  const std::vector<FoundBlock>& blocks, const RegisterRequest& request);
 // The same checks without the allow-list (vfio::check_bar_access with PG195's 32-bit width).
 vfio::Result<vfio::Bar*> check_access(vfio::Device& device, const RegisterRequest& request);
+// The name of a scratch register (scratch_registers()) at `offset` of a found block, if one is.
+std::optional<std::string> scratch_register(const std::vector<FoundBlock>& blocks, uint64_t offset);
 // "Control (0x04)", the PG195 name of an allow-listed register at `offset` of a found block.
 std::optional<std::string> allowed_register(const std::vector<FoundBlock>& blocks, uint64_t offset);
 

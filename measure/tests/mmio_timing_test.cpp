@@ -155,3 +155,22 @@ TEST(TimeMemmappedTool, AWidthTheBarCannotTakeIsRefused) {
     EXPECT_EQ(no_bar.exit_code, 2);
     EXPECT_TRUE(test_support::contains(no_bar.output, "Error: --bar is required"));
 }
+
+TEST(TimeMemmappedTool, OnTheXdmaDmaBarOnlyProbeXilinxIpsAllowList) {
+    const auto status_rc = test_support::run_process(
+        TIME_MEMMAPPED, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2", "--offset", "0x44", "--widths", "4"});
+    EXPECT_EQ(status_rc.exit_code, 1);
+    EXPECT_TRUE(test_support::contains(status_rc.output, "check BAR access BAR 2 offset 0x44: Operation not permitted "
+                                                         "(not on probe_xilinx_ip's allow-list of the XDMA DMA BAR"))
+        << status_rc.output;
+    EXPECT_FALSE(test_support::contains(status_rc.output, "UC (VFIO mmap)"));
+    const auto write_status = test_support::run_process(
+        TIME_MEMMAPPED, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2", "--offset", "0x40", "--widths", "4", "--write"});
+    EXPECT_EQ(write_status.exit_code, 1);
+    EXPECT_TRUE(test_support::contains(write_status.output, "--write on the XDMA DMA BAR only to an SGDMA Descriptor"))
+        << write_status.output;
+    const auto scratch = test_support::run_process(TIME_MEMMAPPED, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2", "--offset",
+                                                                    "0x5184", "--widths", "4", "--count", "10", "--write"});
+    EXPECT_EQ(scratch.exit_code, 0) << scratch.output;
+    EXPECT_TRUE(test_support::contains(scratch.output, "flushing read after 10 writes")) << scratch.output;
+}

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "dma_bridge/xdma_discovery.hpp"
+#include "dma_bridge/xdma_probe.hpp"
 #include "tool_support/open_designs.hpp"
 #include "vfio_access/format.hpp"
 #include "vfio_access/kernel.hpp"
@@ -26,6 +28,29 @@ std::vector<unsigned> bar_widths(const Target& t, unsigned bar) {
     if (id.vendor_id == 0x1234 && id.device_id == 0x11e8)
         return {4, 8};
     return measure::kMmioWidths;
+}
+
+// On a design's XDMA DMA BAR only what probe_xilinx_ip allows: a register whose read has no side
+// effect (Status 0x44 clears on read) and, with --write, a scratch register (writing back a value
+// read elsewhere could clear RW1C Status bits or start an engine).
+vfio::Result<void> check_dma_bar(const Target& t, const Selection& s) {
+    bool dma_bar = false;
+    for (const designs::Design* d : t.designs)
+        dma_bar = dma_bar || (d->dma_bridge && d->dma_bridge->bar == s.bar);
+    if (!dma_bar)
+        return {};
+    const vfio::RegisterWindow regs = PDT_TRY(xdma::dma_registers(*t.device, s.bar));
+    const std::vector<xdma::FoundBlock> blocks = PDT_TRY(xdma::scan_blocks(regs));
+    const std::string object = "BAR " + std::to_string(s.bar) + " offset " + vfio::hex(s.request.offset);
+    if (!xdma::allowed_register(blocks, s.request.offset))
+        return vfio::make_error("check BAR access", object, EPERM,
+                                "not on probe_xilinx_ip's allow-list of the XDMA DMA BAR: no block found there names "
+                                "a register whose read has no side effect (Status 0x44 clears on read)");
+    if (s.request.write && !xdma::scratch_register(blocks, s.request.offset))
+        return vfio::make_error("check BAR access", object, EPERM,
+                                "--write on the XDMA DMA BAR only to an SGDMA Descriptor Low/High Address or Adjacent "
+                                "register: writing back a value elsewhere could clear RW1C bits or start an engine");
+    return {};
 }
 
 std::unique_ptr<measure::MmioAccessor> wc_accessor(const Target& t, unsigned bar, std::string& note) {
@@ -54,8 +79,9 @@ std::string target_name(const Target& t) {
 int time_target(const Target& t, const Selection& s) {
     const std::string bdf = t.device->identity().address.to_string();
     auto checked = measure::check_timing_request(*t.device, s.bar, s.request, bar_widths(t, s.bar));
-    if (!checked.ok()) {
-        std::cerr << "Error: " << bdf << ": " << checked.error().message() << "\n";
+    auto allowed = checked.ok() ? check_dma_bar(t, s) : vfio::Result<void>{};
+    if (!checked.ok() || !allowed.ok()) {
+        std::cerr << "Error: " << bdf << ": " << (checked.ok() ? allowed.error() : checked.error()).message() << "\n";
         return 1;
     }
     std::vector<measure::MmioRow> rows = measure::time_accesses(*measure::uncached_accessor(**checked), s.request);

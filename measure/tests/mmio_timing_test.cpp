@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -173,4 +174,25 @@ TEST(TimeMemmappedTool, OnTheXdmaDmaBarOnlyProbeXilinxIpsAllowList) {
                                                                     "0x5184", "--widths", "4", "--count", "10", "--write"});
     EXPECT_EQ(scratch.exit_code, 0) << scratch.output;
     EXPECT_TRUE(test_support::contains(scratch.output, "flushing read after 10 writes")) << scratch.output;
+}
+
+TEST(MmioTiming, AWriteCombinedMappingGetsItsOwnRows) {
+    // A regular file stands in for sysfs's resource2_wc: mmap() treats both alike.
+    const std::string root = testing::TempDir() + "/mmio_timing_sysfs_wc";
+    const std::string dir = root + "/bus/pci/devices/0000:15:00.0";
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/resource2_wc").close();
+    std::filesystem::resize_file(dir + "/resource2_wc", 4096);
+    vfio::PciAddress address;
+    address.bus = 0x15;
+    auto wc = vfio::map_bar_write_combined(root, address, 2);
+    ASSERT_TRUE(wc.ok()) << wc.error().message();
+    EXPECT_EQ((*wc)->size(), 4096u);
+    (*wc)->base()[0x48] = 0x5A;
+    auto accessor = measure::write_combined_accessor(std::move(*wc), 2);
+    const auto rows = measure::time_accesses(*accessor, {0x40, {1, 64}, 10, true});
+    ASSERT_EQ(rows.size(), 8u);
+    for (const auto& row : rows)
+        EXPECT_EQ(row.mapping, "WC (sysfs resource2_wc)");
+    EXPECT_EQ(accessor->read(0x48, 1), 0x5Au) << "written back as read";
 }

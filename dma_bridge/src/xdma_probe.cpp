@@ -20,12 +20,6 @@ std::string hex32(uint64_t value) {
     return text;
 }
 
-std::string hex_offset(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
 bool is_channel_target(uint32_t t) { return t == target::H2C_CHANNEL || t == target::C2H_CHANNEL; }
 bool is_sgdma_target(uint32_t t) { return t == target::H2C_SGDMA || t == target::C2H_SGDMA; }
 // The slots PG195 defines: channels 0..3 of the channel and SGDMA targets, one block of the others.
@@ -78,7 +72,7 @@ std::optional<std::string> readable_in(uint32_t block_target, uint32_t reg) {
 }
 
 std::string request_object(const RegisterRequest& request) {
-    return "BAR " + std::to_string(request.bar) + " offset " + hex_offset(request.offset) + " width " +
+    return "BAR " + std::to_string(request.bar) + " offset " + vfio::hex(request.offset) + " width " +
            std::to_string(request.width);
 }
 
@@ -99,7 +93,7 @@ vfio::Result<std::vector<FoundBlock>> scan_blocks(const vfio::RegisterWindow& re
             const uint32_t value = regs.read32(offset + channel_reg::IDENTIFIER);
             if (value == 0xFFFFFFFFu)
                 return vfio::make_error("read XDMA identifier", "DMA BAR " + std::to_string(regs.bar_index()) +
-                                            " offset " + hex_offset(regs.base() + offset), ENODEV,
+                                            " offset " + vfio::hex(regs.base() + offset), ENODEV,
                                         "all-ones: the device is gone or its link is down");
             const FoundBlock block{offset, value};
             if (identifier::subsystem_identifier(value) == identifier::SUBSYSTEM_IDENTIFIER && block.target() == t &&
@@ -119,12 +113,12 @@ std::string target_name(uint32_t t) {
     case target::C2H_SGDMA: return "C2H SGDMA";
     case target::SGDMA_COMMON: return "SGDMA Common";
     case target::MSIX: return "MSI-X";
-    default: return "target " + hex_offset(t);
+    default: return "target " + vfio::hex(t);
     }
 }
 
 std::string describe(const FoundBlock& block, uint64_t bar_offset) {
-    std::string line = "Xilinx DMA bridge at BAR offset " + hex_offset(bar_offset + block.offset) + " " +
+    std::string line = "Xilinx DMA bridge at BAR offset " + vfio::hex(bar_offset + block.offset) + " " +
                        target_name(block.target());
     if (is_channel_target(block.target()) || is_sgdma_target(block.target()))
         line += std::string(" stream=") + (block.stream() ? "AXI4-Stream Interface" : "AXI4 Memory Mapped Interface") +
@@ -137,7 +131,7 @@ std::optional<std::string> allowed_register(const std::vector<FoundBlock>& block
         if (offset >= block.offset && offset < block.offset + REGISTER_BLOCK_SIZE) {
             auto name = readable_in(block.target(), static_cast<uint32_t>(offset - block.offset));
             if (name)
-                return target_name(block.target()) + " " + *name + " (" + hex_offset(offset & 0xFF) + ")";
+                return target_name(block.target()) + " " + *name + " (" + vfio::hex(offset & 0xFF) + ")";
         }
     return std::nullopt;
 }
@@ -146,7 +140,7 @@ std::optional<std::string> scratch_register(const std::vector<FoundBlock>& block
     for (const FoundBlock& block : blocks)
         for (const ScratchRegister& reg : scratch_registers())
             if (reg.target == block.target() && offset == block.offset + reg.offset)
-                return target_name(block.target()) + " " + reg.name + " (" + hex_offset(reg.offset) + ")";
+                return target_name(block.target()) + " " + reg.name + " (" + vfio::hex(reg.offset) + ")";
     return std::nullopt;
 }
 

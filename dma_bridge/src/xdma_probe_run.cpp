@@ -5,6 +5,7 @@
 
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_probe.hpp"
+#include "vfio_access/format.hpp"
 
 namespace xdma {
 namespace {
@@ -18,12 +19,6 @@ std::string hex32(uint64_t value) {
     return text;
 }
 
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
 // Each BAR that exists, by size only (no access); the DMA BAR is the one probed.
 void list_bars(vfio::Device& device, unsigned dma_bar, std::ostream& out) {
     const std::string bdf = device.identity().address.to_string();
@@ -32,9 +27,9 @@ void list_bars(vfio::Device& device, unsigned dma_bar, std::ostream& out) {
         if (!bar.ok())
             continue;
         if (index == dma_bar)
-            out << "Probing BAR " << index << " in device " << bdf << " of size " << hex((*bar)->size()) << "\n";
+            out << "Probing BAR " << index << " in device " << bdf << " of size " << vfio::hex((*bar)->size()) << "\n";
         else
-            out << "Not probing BAR " << index << " in device " << bdf << " of size " << hex((*bar)->size())
+            out << "Not probing BAR " << index << " in device " << bdf << " of size " << vfio::hex((*bar)->size())
                 << ": the design data names no XDMA registers there (a read of an unimplemented AXI address can "
                    "hang the host)\n";
     }
@@ -77,10 +72,10 @@ void report_msix(vfio::Device& device, unsigned dma_bar, std::ostream& out) {
         out << "MSI-X: none (no MSI-X capability in config space)\n";
         return;
     }
-    out << "MSI-X table of " << msix->vectors << " vectors in BAR " << msix->bir << " at offset " << hex(msix->offset)
+    out << "MSI-X table of " << msix->vectors << " vectors in BAR " << msix->bir << " at offset " << vfio::hex(msix->offset)
         << " (config space MSI-X capability; not read: the block has no identifier register)";
     if (msix->bir == dma_bar && msix->offset == kMsixTableOffset)
-        out << ": Xilinx DMA bridge at BAR offset " << hex(kMsixTableOffset) << " MSI-X";
+        out << ": Xilinx DMA bridge at BAR offset " << vfio::hex(kMsixTableOffset) << " MSI-X";
     out << "\n";
 }
 
@@ -98,7 +93,7 @@ vfio::Result<void> read_one(vfio::Device& device, unsigned dma_bar, const std::v
     PDT_CHECK(check_request(device, dma_bar, 0, blocks, request));
     vfio::Bar* bar = PDT_TRY(device.bar(request.bar));
     const uint64_t value = PDT_TRY(bar->read(request.offset, request.width));
-    out << "BAR " << request.bar << " offset " << hex(request.offset) << " " << *allowed_register(blocks, request.offset)
+    out << "BAR " << request.bar << " offset " << vfio::hex(request.offset) << " " << *allowed_register(blocks, request.offset)
         << " = " << hex32(value) << "\n";
     return {};
 }

@@ -1,0 +1,111 @@
+// probe_xilinx_ip: finds the XDMA register blocks (PG195 Register Space) of each identified
+// design by their identifier registers and prints each with its decoded identifier. Read-only
+// unless --write_tests: then the SGDMA descriptor address registers of every stopped channel
+// are pattern-tested and restored (xdma_probe.hpp). --bar/--offset reads one allow-listed
+// register. Exit status: 0 probed, 1 a device failed, a request was refused or a register test
+// failed, 2 usage error.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/command_line.hpp"
+#include "cli/device_options.hpp"
+#include "dma_bridge/xdma_probe.hpp"
+#include "tool_support/open_designs.hpp"
+#include "vfio_access/numbers.hpp"
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct Options {
+    std::vector<std::string> devices;
+    std::vector<std::string> sim_designs;
+    std::vector<std::string> design_files;
+    std::string bar, offset, width = "4";
+    bool write_tests = false;
+    std::string lock_timeout;
+};
+
+std::optional<int> parse_options(int argc, char** argv, Options& options) {
+    po::options_description desc("Options");
+    cli::add_help_and_version(desc);
+    cli::add_device_option(desc, options.devices);
+    cli::add_sim_design_option(desc, options.sim_designs);
+    cli::add_design_file_option(desc, options.design_files);
+    desc.add_options()("bar", po::value(&options.bar), "with --offset: the BAR of one register to read")(
+        "offset", po::value(&options.offset), "with --bar: the byte offset of one allow-listed register to read")(
+        "width", po::value(&options.width), "with --offset: the access width in bytes (XDMA registers: 4)")(
+        "write_tests", po::bool_switch(&options.write_tests),
+        "pattern-test and restore the SGDMA descriptor address registers of every stopped channel (writes!)");
+    cli::add_lock_timeout_option(desc, options.lock_timeout);
+    return cli::parse_command_line(
+        argc, argv,
+        {desc, cli::fpga_sio_usage(argv[0], "Probes the XDMA register blocks of the identified FPGA designs "
+                                            "(read-only unless --write_tests).")});
+}
+
+// --bar/--offset/--width as a request; a usage error is printed and 2 returned.
+std::optional<int> parse_request(const Options& options, xdma::ProbeOptions& probe) {
+    probe.write_tests = options.write_tests;
+    if (options.bar.empty() && options.offset.empty())
+        return std::nullopt;
+    if (options.bar.empty() || options.offset.empty()) {
+        std::cerr << "Error: --bar and --offset go together\n";
+        return 2;
+    }
+    auto bar = vfio::parse_number("bar", options.bar, 0, 255);
+    auto offset = vfio::parse_number("offset", options.offset, 0, UINT64_MAX);
+    auto width = vfio::parse_number("width", options.width, 1, 64);
+    for (const auto* parsed : {&bar, &offset, &width})
+        if (!parsed->ok()) {
+            std::cerr << "Error: " << parsed->error().message() << "\n";
+            return 2;
+        }
+    probe.read = xdma::RegisterRequest{static_cast<unsigned>(*bar), *offset, static_cast<unsigned>(*width)};
+    return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    Options options;
+    if (auto status = parse_options(argc, argv, options))
+        return *status;
+    xdma::ProbeOptions probe;
+    if (auto status = parse_request(options, probe))
+        return *status;
+    tool_support::DesignSelection selection{options.sim_designs, {}};
+    std::string usage;
+    auto locations = tool_support::parse_locations(options.devices, "--device", usage);
+    auto lock_timeout = cli::parse_lock_timeout(options.lock_timeout);
+    auto registry = designs::Registry::load(options.design_files);
+    if (!locations || !lock_timeout.ok() || !registry) {
+        std::cerr << "Error: "
+                  << (!locations ? usage : !lock_timeout.ok() ? lock_timeout.error().message() : registry.error().message())
+                  << "\n";
+        return 2;
+    }
+    selection.locations = *locations;
+    selection.lock_timeout = *lock_timeout;
+    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, &std::cout, std::cerr);
+    if (opened.found.designs.empty())
+        return opened.status;
+    int status = opened.status;
+    for (const identify::IdentifiedDesign& design : opened.found.designs) {
+        std::cout << "Design " << design.design->name << " at " << design.identity.address.to_string() << ":\n";
+        if (!design.design->dma_bridge) {
+            std::cout << "  not probed: the design data names no XDMA bridge\n";
+            continue;
+        }
+        auto result = xdma::run_probe(*design.device, design.design->dma_bridge->bar, probe, std::cout);
+        if (!result.ok()) {
+            std::cout.flush();
+            std::cerr << "Error: " << result.error().message() << "\n";
+            status = 1;
+        } else if (result->registers_failed > 0) {
+            status = 1;
+        }
+    }
+    return status;
+}

@@ -1,0 +1,71 @@
+#include "vfio_access/bar_access.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "vfio_access/format.hpp"
+#include "vfio_access/unique_fd.hpp"
+
+namespace vfio {
+namespace {
+
+std::string access_object(const BarAccess& access) {
+    return "BAR " + std::to_string(access.bar) + " offset " + hex(access.offset) + " width " + std::to_string(access.width);
+}
+
+}  // namespace
+
+std::string widths_text(const std::vector<unsigned>& widths) {
+    std::string text;
+    for (unsigned w : widths)
+        text += (text.empty() ? "" : ", ") + std::to_string(w);
+    return text;
+}
+
+Result<Bar*> check_bar_access(Device& device, const BarAccess& access, const std::vector<unsigned>& widths) {
+    const std::string object = access_object(access);
+    auto bar = device.bar(access.bar);
+    if (!bar.ok())
+        return make_error("check BAR access", object, ENODEV,
+                          "BAR " + std::to_string(access.bar) + " does not exist on this device");
+    const uint64_t size = (*bar)->size();
+    if (access.offset >= size || access.width > size - access.offset)
+        return make_error("check BAR access", object, ERANGE,
+                          "the access ends past BAR " + std::to_string(access.bar) + " of " + hex(size) + " bytes");
+    if (std::find(widths.begin(), widths.end(), access.width) == widths.end())
+        return make_error("check BAR access", object, EINVAL,
+                          "width " + std::to_string(access.width) + " is not one this BAR's registers take (" +
+                              widths_text(widths) + " bytes)");
+    if (access.width == 0 || access.offset % access.width != 0)
+        return make_error("check BAR access", object, EINVAL,
+                          "offset not aligned to the " + std::to_string(access.width) + "-byte access");
+    return *bar;
+}
+
+WcMapping::~WcMapping() { ::munmap(m_base, m_size); }
+
+Result<std::unique_ptr<WcMapping>> map_bar_write_combined(const std::string& sysfs_root, const PciAddress& address,
+                                                          unsigned bar) {
+    const std::string path =
+        sysfs_root + "/bus/pci/devices/" + address.to_string() + "/resource" + std::to_string(bar) + "_wc";
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return make_error("map write-combined", path, errno,
+                          errno == ENOENT ? "no resource" + std::to_string(bar) + "_wc: BAR " + std::to_string(bar) +
+                                                " is not prefetchable (or not a memory BAR)"
+                                          : "");
+    UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+    if (!fd.valid())
+        return errno_error("map write-combined", path, errno == EACCES ? "sysfs resource files need root" : "");
+    void* base = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+    if (base == MAP_FAILED)
+        return errno_error("map write-combined", path);
+    return std::make_unique<WcMapping>(base, static_cast<uint64_t>(st.st_size));
+}
+
+}  // namespace vfio

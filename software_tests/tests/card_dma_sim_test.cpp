@@ -34,9 +34,9 @@ sim::XdmaConfig memory() {
 }
 
 // CardDma::open on an IP of `config` with `options`: it must refuse; why.
-vfio::Error refusal(const sim::XdmaConfig& config, const stream_tools::CardDma::Options& options) {
+vfio::Error refusal(const sim::XdmaConfig& config, const stream_tools::XdmaCardDma::Options& options) {
     Rig rig(config);
-    auto dma = stream_tools::CardDma::open(*rig.device, options);
+    auto dma = stream_tools::XdmaCardDma::open(*rig.device, options);
     EXPECT_FALSE(dma.ok());
     return dma.ok() ? vfio::Error{} : dma.error();
 }
@@ -56,7 +56,7 @@ struct RoundTripBuffers {
 // memory_boundaries through a CardDma opened with the default options, over `memory_size` bytes
 // of the rig's card memory, printing nowhere.
 stream_tools::MemoryTestResult run_boundaries(Rig& rig, uint64_t memory_size) {
-    auto dma = stream_tools::CardDma::open(*rig.device, stream_tools::CardDma::Options{});
+    auto dma = stream_tools::XdmaCardDma::open(*rig.device, stream_tools::XdmaCardDma::Options{});
     EXPECT_TRUE(dma.ok()) << dma.error().message();
     if (!dma.ok())
         return {};
@@ -70,9 +70,9 @@ stream_tools::MemoryTestResult run_boundaries(Rig& rig, uint64_t memory_size) {
 
 TEST(CardDmaSim, TimeoutNamesTheChannelStatusDecoded) {
     Rig rig(memory());
-    stream_tools::CardDma::Options options;
+    stream_tools::XdmaCardDma::Options options;
     options.timeout = 200ms;
-    auto dma = stream_tools::CardDma::open(*rig.device, options);
+    auto dma = stream_tools::XdmaCardDma::open(*rig.device, options);
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     auto host = vfio::DmaRegion::allocate(*rig.device, 0x1000, vfio::DmaAccess::DeviceRead);
     ASSERT_TRUE(host.ok());
@@ -92,8 +92,8 @@ TEST(CardDmaSim, RunsTheModesItIsGiven) {
     config.descriptor_credits = false;
     config.poll_mode_writeback = false;
     Rig rig(config);
-    stream_tools::CardDma::Options options;  // nothing stated, auto: probed
-    auto dma = stream_tools::CardDma::open(*rig.device, options);
+    stream_tools::XdmaCardDma::Options options;  // nothing stated, auto: probed
+    auto dma = stream_tools::XdmaCardDma::open(*rig.device, options);
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     EXPECT_EQ(dma->h2c().options().mode, xdma::RunMode::StopList);
     EXPECT_EQ(dma->c2h().options().completion, xdma::CompletionMethod::CompletedCountRegister);
@@ -117,9 +117,9 @@ TEST(CardDmaSim, InterruptCompletionWaitsOnTheMsis) {
     // completed and sleeps on the MSIs; unthrottled, polling alone could see every completion.
     config.link_bytes_per_second = 50e6;
     Rig rig(config);
-    stream_tools::CardDma::Options options;
+    stream_tools::XdmaCardDma::Options options;
     options.modes.completion = xdma::CompletionRequest::Interrupt;
-    auto dma = stream_tools::CardDma::open(*rig.device, options);
+    auto dma = stream_tools::XdmaCardDma::open(*rig.device, options);
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     ASSERT_EQ(dma->h2c().options().completion, xdma::CompletionMethod::Interrupt);
     RoundTripBuffers host(rig, 0x40000, 13, 5);
@@ -147,7 +147,7 @@ TEST(CardDmaSim, InterruptCompletionWaitsOnTheMsis) {
 TEST(CardDmaSim, InterruptCompletionOnAnIpWithoutInterruptsIsRefused) {
     sim::XdmaConfig config = memory();
     config.interrupts = false;
-    stream_tools::CardDma::Options options;
+    stream_tools::XdmaCardDma::Options options;
     options.modes.completion = xdma::CompletionRequest::Interrupt;
     const vfio::Error error = refusal(config, options);
     EXPECT_NE(error.message().find("--completion interrupt: the IRQ block's Channel Interrupt Enable Mask reads back 0, "
@@ -159,7 +159,7 @@ TEST(CardDmaSim, InterruptCompletionOnAnIpWithoutInterruptsIsRefused) {
 TEST(CardDmaSim, ACreditsRequestOnAnIpWithoutCreditsIsRefused) {
     sim::XdmaConfig config = memory();
     config.descriptor_credits = false;
-    stream_tools::CardDma::Options options;
+    stream_tools::XdmaCardDma::Options options;
     options.modes.mode = xdma::EngineModeRequest::Credits;
     const vfio::Error error = refusal(config, options);
     EXPECT_EQ(error.code, EINVAL);
@@ -176,7 +176,7 @@ class BoundarySim : public ::testing::TestWithParam<std::optional<sim::XdmaDirec
 
 TEST_P(BoundarySim, GuardBandsCatchAnOverrunByOneByte) {
     Rig rig(memory());
-    auto dma = stream_tools::CardDma::open(*rig.device, stream_tools::CardDma::Options{});
+    auto dma = stream_tools::XdmaCardDma::open(*rig.device, stream_tools::XdmaCardDma::Options{});
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     if (GetParam())
         rig.model->inject(*GetParam(), 0, sim::XdmaFault::OverrunOneByte);

@@ -111,6 +111,15 @@ TEST(QdmaTools, StreamToolsVerifyTheExampleLoopback) {
     }
 }
 
+TEST(QdmaTools, StreamRingEntriesAreTheOnesAsked) {
+    const auto args = example(with(kStreamSizes, {"--duration", "0.2", "--qdma_ring_entries"}));
+    const Outcome r = run_tool(PARALLEL_STREAMS_TOOL, with(args, {"33"}));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "descriptor rings of 33 entries, completion polled")) << r.output;
+    expect_fail(run_tool(PARALLEL_STREAMS_TOOL, with(args, {"100"})),
+                "100 entries is none of QDMA_GLBL_RNG_SZ_1..16");
+}
+
 TEST(QdmaTools, StreamFixedBuffersOnEachRoute) {
     const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, example(with(kStreamSizes, {"--min_words", "0x10000"})));
     EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -2,15 +2,53 @@
 
 namespace designs::detail {
 
-// The QDMA Subsystem (PG302): its CSR BAR and, for a memory-mapped design, the card memory.
+namespace {
+
+// PG302: up to 2048 queues, qid 0..2047.
+constexpr uint64_t kMaxQid = 2047;
+
+// qdma.stream_routes: [{"h2c": q, "c2h": q}], each C2H stream queue fed by one H2C queue at most.
+vfio::Result<std::vector<QdmaStreamRoute>> parse_stream_routes(const Fields& f) {
+    std::vector<QdmaStreamRoute> routes;
+    auto parse_route = [&](const Fields& r) -> vfio::Result<QdmaStreamRoute> {
+        PDT_CHECK(r.only({"h2c", "c2h"}));
+        QdmaStreamRoute route;
+        route.h2c = static_cast<unsigned>(PDT_TRY(r.number("h2c", kMaxQid)));
+        route.c2h = static_cast<unsigned>(PDT_TRY(r.number("c2h", kMaxQid)));
+        for (const QdmaStreamRoute& earlier : routes)
+            if (earlier.c2h == route.c2h)
+                return r.error("c2h", "C2H stream queue " + std::to_string(route.c2h) + " is routed twice");
+        return route;
+    };
+    PDT_CHECK(f.append_objects("stream_routes", "expected an array of {\"h2c\": queue, \"c2h\": queue}", routes,
+                               parse_route));
+    if (routes.empty())
+        return f.error("stream_routes", "an empty list; leave the field out when no H2C queue comes back on a C2H queue");
+    return routes;
+}
+
+}  // namespace
+
+// The QDMA Subsystem (PG302): its CSR BAR and, for a memory-mapped design, the card memory; for
+// a streaming design what the fabric does between its stream queues.
 vfio::Result<Qdma> parse_qdma(const Fields& f) {
-    PDT_CHECK(f.only({"bar", "memory_base", "memory_size"}));
+    PDT_CHECK(f.only({"bar", "memory_base", "memory_size", "stream_routes", "stream_function"}));
     Qdma qdma;
     qdma.bar = static_cast<unsigned>(PDT_TRY(f.number("bar", 5)));
     qdma.memory_base = PDT_TRY(f.number_or("memory_base", UINT64_MAX, 0));
     qdma.memory_size = PDT_TRY(f.number_or("memory_size", UINT64_MAX, 0));
     if (f.has("memory_base") && qdma.memory_size == 0)
         return f.error("memory_base", "a memory base needs a memory_size above 0");
+    if (f.has("stream_routes"))
+        qdma.stream_routes = PDT_TRY(parse_stream_routes(f));
+    if (f.has("stream_function")) {
+        const std::string name = PDT_TRY(f.text("stream_function", true));
+        if (qdma.stream_routes.empty())
+            return f.error("stream_function", "a stream function needs stream_routes (the queues it joins)");
+        if (name != to_string(StreamFunction::Loopback))
+            return f.error("stream_function", "expected \"loopback\" (got \"" + name +
+                                                  "\"): the only function the stream tools verify on QDMA queues");
+    }
     return qdma;
 }
 

@@ -50,7 +50,7 @@ TEST(QdmaFields, BadFieldsNameTheFieldAndProblem) {
               "parse design file my.json field qdma.bar: Invalid argument (value 6 is above the maximum 0x5)");
     EXPECT_EQ(error_of(design(R"(, "qdma": {"bar": 0, "memry_size": 1})")),
               "parse design file my.json field qdma.memry_size: Invalid argument (unknown field; expected one of: "
-              "bar, memory_base, memory_size)");
+              "bar, memory_base, memory_size, stream_routes, stream_function)");
     EXPECT_EQ(error_of(design(R"(, "qdma": {"bar": 0, "memory_base": "0x1000"})")),
               "parse design file my.json field qdma.memory_base: Invalid argument (a memory base needs a memory_size "
               "above 0)");
@@ -148,4 +148,59 @@ TEST(QdmaFields, BuiltinQdmaDesigns) {
     EXPECT_EQ(nic->peripherals[0].sysmon_slaves, 2u);
     EXPECT_EQ(nic->peripherals[1].offset, 0x300000u);
     EXPECT_EQ(nic->peripherals[2].offset, 0x340000u);
+}
+
+// qdma.stream_routes / stream_function: what the fabric does between the stream queues.
+TEST(QdmaFields, StreamRoutesParse) {
+    auto d = parse(design(R"(, "qdma": {"bar": 0, "stream_routes": [{"h2c": 0, "c2h": 1}, {"h2c": "0x1", "c2h": 0}],
+                                       "stream_function": "loopback"})"));
+    ASSERT_TRUE(d.ok()) << d.error().message();
+    EXPECT_EQ(d->qdma->stream_routes, (std::vector<designs::QdmaStreamRoute>{{0, 1}, {1, 0}}));
+    EXPECT_EQ(d->qdma->stream_function, designs::StreamFunction::Loopback);
+    auto none = parse(design(R"(, "qdma": {"bar": 0})"));
+    ASSERT_TRUE(none.ok());
+    EXPECT_TRUE(none->qdma->stream_routes.empty());
+}
+
+TEST(QdmaFields, BadStreamRoutesNameTheFieldAndProblem) {
+    EXPECT_EQ(error_of(design(R"(, "qdma": {"bar": 0, "stream_routes": {"h2c": 0, "c2h": 0}})")),
+              "parse design file my.json field qdma.stream_routes: Invalid argument (expected an array of {\"h2c\": "
+              "queue, \"c2h\": queue})");
+    EXPECT_EQ(error_of(design(R"(, "qdma": {"bar": 0, "stream_routes": []})")),
+              "parse design file my.json field qdma.stream_routes: Invalid argument (an empty list; leave the field out "
+              "when no H2C queue comes back on a C2H queue)");
+    EXPECT_EQ(error_of(design(R"(, "qdma": {"bar": 0, "stream_routes": [{"h2c": 0}]})")),
+              "parse design file my.json field qdma.stream_routes[0].c2h: Invalid argument (missing required field)");
+    EXPECT_EQ(error_of(design(R"(, "qdma": {"bar": 0, "stream_routes": [{"h2c": 2048, "c2h": 0}]})")),
+              "parse design file my.json field qdma.stream_routes[0].h2c: Invalid argument (value 2048 is above the "
+              "maximum 0x7ff)");
+    EXPECT_EQ(error_of(design(R"(, "qdma": {"bar": 0, "stream_routes": [{"h2c": 0, "c2h": 0, "tdest": 1}]})")),
+              "parse design file my.json field qdma.stream_routes[0].tdest: Invalid argument (unknown field; expected "
+              "one of: h2c, c2h)");
+    EXPECT_EQ(error_of(design(R"(, "qdma": {"bar": 0, "stream_routes": [{"h2c": 0, "c2h": 3}, {"h2c": 1, "c2h": 3}]})")),
+              "parse design file my.json field qdma.stream_routes[1].c2h: Invalid argument (C2H stream queue 3 is "
+              "routed twice)");
+    EXPECT_EQ(error_of(design(R"(, "qdma": {"bar": 0, "stream_function": "loopback"})")),
+              "parse design file my.json field qdma.stream_function: Invalid argument (a stream function needs "
+              "stream_routes (the queues it joins))");
+    EXPECT_EQ(error_of(design(R"(, "qdma": {"bar": 0, "stream_routes": [{"h2c": 0, "c2h": 0}], "stream_function": "crc64"})")),
+              "parse design file my.json field qdma.stream_function: Invalid argument (expected \"loopback\" (got "
+              "\"crc64\"): the only function the stream tools verify on QDMA queues)");
+}
+
+// open-nic's H2C goes to the CMAC, not back to C2H: the built-in must not claim a route.
+TEST(QdmaFields, NoBuiltInClaimsAQdmaLoopback) {
+    const designs::Registry registry = builtins();
+    for (const designs::Design& d : registry.designs())
+        EXPECT_TRUE(!d.qdma || d.qdma->stream_routes.empty()) << d.name;
+}
+
+// The example users copy (docs/examples/qdma_stream_loopback.json) parses, with its routes.
+TEST(QdmaFields, ExampleStreamLoopbackDesignFileParses) {
+    auto registry = designs::Registry::load({std::string(PDT_SOURCE_DIR) + "/docs/examples/qdma_stream_loopback.json"});
+    ASSERT_TRUE(registry.ok()) << registry.error().message();
+    const designs::Design* d = registry->find("qdma_stream_loopback_example");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->qdma->stream_routes, (std::vector<designs::QdmaStreamRoute>{{0, 0}, {1, 1}}));
+    EXPECT_TRUE(d->simulation.qdma.stream);
 }

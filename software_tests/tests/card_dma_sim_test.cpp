@@ -7,7 +7,10 @@
 #include <optional>
 #include <set>
 
+#include "designs/registry.hpp"
+#include "sim/design_sim.hpp"
 #include "sim/xdma_model.hpp"
+#include "stream_tools/qdma_card_dma.hpp"
 #include "stream_tools/card_dma.hpp"
 #include "stream_tools/memory_boundaries.hpp"
 
@@ -34,9 +37,9 @@ sim::XdmaConfig memory() {
 }
 
 // CardDma::open on an IP of `config` with `options`: it must refuse; why.
-vfio::Error refusal(const sim::XdmaConfig& config, const stream_tools::CardDma::Options& options) {
+vfio::Error refusal(const sim::XdmaConfig& config, const stream_tools::XdmaCardDma::Options& options) {
     Rig rig(config);
-    auto dma = stream_tools::CardDma::open(*rig.device, options);
+    auto dma = stream_tools::XdmaCardDma::open(*rig.device, options);
     EXPECT_FALSE(dma.ok());
     return dma.ok() ? vfio::Error{} : dma.error();
 }
@@ -56,7 +59,7 @@ struct RoundTripBuffers {
 // memory_boundaries through a CardDma opened with the default options, over `memory_size` bytes
 // of the rig's card memory, printing nowhere.
 stream_tools::MemoryTestResult run_boundaries(Rig& rig, uint64_t memory_size) {
-    auto dma = stream_tools::CardDma::open(*rig.device, stream_tools::CardDma::Options{});
+    auto dma = stream_tools::XdmaCardDma::open(*rig.device, stream_tools::XdmaCardDma::Options{});
     EXPECT_TRUE(dma.ok()) << dma.error().message();
     if (!dma.ok())
         return {};
@@ -70,9 +73,9 @@ stream_tools::MemoryTestResult run_boundaries(Rig& rig, uint64_t memory_size) {
 
 TEST(CardDmaSim, TimeoutNamesTheChannelStatusDecoded) {
     Rig rig(memory());
-    stream_tools::CardDma::Options options;
+    stream_tools::XdmaCardDma::Options options;
     options.timeout = 200ms;
-    auto dma = stream_tools::CardDma::open(*rig.device, options);
+    auto dma = stream_tools::XdmaCardDma::open(*rig.device, options);
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     auto host = vfio::DmaRegion::allocate(*rig.device, 0x1000, vfio::DmaAccess::DeviceRead);
     ASSERT_TRUE(host.ok());
@@ -92,8 +95,8 @@ TEST(CardDmaSim, RunsTheModesItIsGiven) {
     config.descriptor_credits = false;
     config.poll_mode_writeback = false;
     Rig rig(config);
-    stream_tools::CardDma::Options options;  // nothing stated, auto: probed
-    auto dma = stream_tools::CardDma::open(*rig.device, options);
+    stream_tools::XdmaCardDma::Options options;  // nothing stated, auto: probed
+    auto dma = stream_tools::XdmaCardDma::open(*rig.device, options);
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     EXPECT_EQ(dma->h2c().options().mode, xdma::RunMode::StopList);
     EXPECT_EQ(dma->c2h().options().completion, xdma::CompletionMethod::CompletedCountRegister);
@@ -117,9 +120,9 @@ TEST(CardDmaSim, InterruptCompletionWaitsOnTheMsis) {
     // completed and sleeps on the MSIs; unthrottled, polling alone could see every completion.
     config.link_bytes_per_second = 50e6;
     Rig rig(config);
-    stream_tools::CardDma::Options options;
+    stream_tools::XdmaCardDma::Options options;
     options.modes.completion = xdma::CompletionRequest::Interrupt;
-    auto dma = stream_tools::CardDma::open(*rig.device, options);
+    auto dma = stream_tools::XdmaCardDma::open(*rig.device, options);
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     ASSERT_EQ(dma->h2c().options().completion, xdma::CompletionMethod::Interrupt);
     RoundTripBuffers host(rig, 0x40000, 13, 5);
@@ -147,7 +150,7 @@ TEST(CardDmaSim, InterruptCompletionWaitsOnTheMsis) {
 TEST(CardDmaSim, InterruptCompletionOnAnIpWithoutInterruptsIsRefused) {
     sim::XdmaConfig config = memory();
     config.interrupts = false;
-    stream_tools::CardDma::Options options;
+    stream_tools::XdmaCardDma::Options options;
     options.modes.completion = xdma::CompletionRequest::Interrupt;
     const vfio::Error error = refusal(config, options);
     EXPECT_NE(error.message().find("--completion interrupt: the IRQ block's Channel Interrupt Enable Mask reads back 0, "
@@ -159,7 +162,7 @@ TEST(CardDmaSim, InterruptCompletionOnAnIpWithoutInterruptsIsRefused) {
 TEST(CardDmaSim, ACreditsRequestOnAnIpWithoutCreditsIsRefused) {
     sim::XdmaConfig config = memory();
     config.descriptor_credits = false;
-    stream_tools::CardDma::Options options;
+    stream_tools::XdmaCardDma::Options options;
     options.modes.mode = xdma::EngineModeRequest::Credits;
     const vfio::Error error = refusal(config, options);
     EXPECT_EQ(error.code, EINVAL);
@@ -176,7 +179,7 @@ class BoundarySim : public ::testing::TestWithParam<std::optional<sim::XdmaDirec
 
 TEST_P(BoundarySim, GuardBandsCatchAnOverrunByOneByte) {
     Rig rig(memory());
-    auto dma = stream_tools::CardDma::open(*rig.device, stream_tools::CardDma::Options{});
+    auto dma = stream_tools::XdmaCardDma::open(*rig.device, stream_tools::XdmaCardDma::Options{});
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     if (GetParam())
         rig.model->inject(*GetParam(), 0, sim::XdmaFault::OverrunOneByte);
@@ -248,3 +251,58 @@ TEST(BoundarySim, TinyCardMemoryFailsNamingWhy) {
 }
 
 }  // namespace
+
+namespace {
+
+// U200_qdma_ram's simulated QDMA (8 MiB of card memory at 0), bus master enabled.
+sim::DesignInstance qdma_card() {
+    auto registry = designs::Registry::builtin();
+    EXPECT_TRUE(registry.ok());
+    const designs::Design* design = registry->find("U200_qdma_ram");
+    EXPECT_NE(design, nullptr);
+    auto instance = sim::instantiate_design(*design, sim::simulated_identity(*design, sim::simulated_address(0), 41));
+    EXPECT_TRUE(instance.ok()) << instance.error().message();
+    EXPECT_TRUE(instance->device->enable_bus_master().ok());
+    return std::move(*instance);
+}
+
+}  // namespace
+
+// An MM descriptor's lengthInByte holds 1..64K-1 (PG302): a piece size outside it is refused.
+TEST(QdmaCardDmaSim, APieceSizeTheDescriptorCannotHoldIsRefused) {
+    sim::DesignInstance card = qdma_card();
+    for (uint32_t piece : {0u, 0x10000u}) {
+        stream_tools::QdmaCardDma::Options options;
+        options.piece_bytes = piece;
+        auto dma = stream_tools::QdmaCardDma::open(*card.device, options);
+        ASSERT_FALSE(dma.ok());
+        EXPECT_EQ(dma.error().code, EINVAL);
+        EXPECT_TRUE(dma.error().hint.find("lengthInByte holds 1..64K-1") != std::string::npos) << dma.error().message();
+    }
+}
+
+// A round trip of chunks larger than the ring holds (pieces posted as descriptors free up), and
+// of odd lengths and offsets: every byte read back is checked; the names say "queue".
+TEST(QdmaCardDmaSim, ChunksPastTheRingAndOddLengthsRoundTrip) {
+    sim::DesignInstance card = qdma_card();
+    stream_tools::QdmaCardDma::Options options;
+    options.piece_bytes = 0x1000;  // 0x30001 bytes: 49 descriptors, a 17-entry ring holds 16
+    options.ring_entries = 17;
+    auto dma = stream_tools::QdmaCardDma::open(*card.device, options);
+    ASSERT_TRUE(dma.ok()) << dma.error().message();
+    EXPECT_EQ((*dma)->channels(), "H2C queue 0 C2H queue 0");
+    EXPECT_EQ((*dma)->descriptors_for(streams::Direction::H2C, 0x30001), 49u);
+    const uint64_t size = 0x40000;
+    auto out = vfio::DmaRegion::allocate(*card.device, size, vfio::DmaAccess::DeviceRead);
+    auto in = vfio::DmaRegion::allocate(*card.device, size, vfio::DmaAccess::DeviceWrite);
+    ASSERT_TRUE(out.ok() && in.ok());
+    for (uint64_t i = 0; i < size; ++i)
+        out->data()[i] = static_cast<uint8_t>(i * 7 + 3);
+    std::memset(in->data(), 0xA5, size);
+    const std::vector<stream_tools::Chunk> chunks{{0x3, 0x1001, 0x30001}, {0x30010, 0x40000, 0x7}};
+    ASSERT_TRUE((*dma)->round_trip(*out, *in, chunks).ok());
+    for (const stream_tools::Chunk& c : chunks)
+        EXPECT_EQ(std::memcmp(in->data() + c.host_offset, out->data() + c.host_offset, c.length), 0) << c.card_address;
+    EXPECT_EQ(in->data()[0x2], 0xA5);  // outside every chunk: untouched
+    EXPECT_TRUE((*dma)->stop().ok());
+}

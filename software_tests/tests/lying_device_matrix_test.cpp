@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -29,7 +30,7 @@ namespace {
 using namespace std::chrono_literals;
 
 // How a device is told to lie, per family.
-enum class Family { XdmaModel, ModelEndpoint, EduModel, Etsoc1Fake };
+enum class Family { XdmaModel, QdmaModel, ModelEndpoint, EduModel, Etsoc1Fake };
 
 struct Lie {
     const char* name;      // docs/verification.md's spelling
@@ -50,8 +51,10 @@ struct ToolRun {
 
 // "0000:15:00.0 C2H 1 transfer 3: data error ... buffer offset 0x.., stream offset 0x..", or
 // the ET-SoC-1 fake's "ET-SoC-1 fake 0 channel 0 C2H transfer 2: ...".
+// QDMA stream queues: "0000:15:00.0 QDMA function 0 C2H ST queue 0 transfer 1: data error ... offset".
 const char* const kStreamNames =
-    "((H2C|C2H) ?[0-9]|channel [0-9]+ (H2C|C2H)).*(transfer|completion|message|sample|packet) [0-9]+.*offset";
+    "((H2C|C2H) ?[0-9]|(H2C|C2H) ST queue [0-9]+|channel [0-9]+ (H2C|C2H)).*(transfer|completion|message|sample|packet) "
+    "[0-9]+.*offset";
 // test_dma_bridge: the transfer by its length and card address, and the bad byte's card address
 // and host buffer offset ("C2H failure : pass 0: card address 0x40 (host buffer offset 0x40; byte
 // 0x40 of the C2H transfer of 0x30000 bytes at card address 0x0) ...", "... guard band: card byte
@@ -63,6 +66,9 @@ const char* const kBridgeNames = "(H2C|C2H) failure : .*(host (buffer )?offset 0
 // the copy, and the bad byte within the copy, the host buffer and the card.
 const char* const kMeasureNames = "(H2C|C2H) data check .*copy [0-9]+( of [0-9]+)?: .*failed at byte [0-9]+ of [0-9]+ "
                                   "\\(host buffer offset [0-9]+, card offset 0x[0-9a-f]+\\)";
+
+// The example QDMA streaming loopback design (a --design_file).
+const std::string kQdmaExample = std::string(PDT_SOURCE_DIR) + "/docs/examples/qdma_stream_loopback.json";
 
 // A campaign of two steps, sized for every endpoint (edu's window is 4095 bytes).
 const std::filesystem::path kCampaign =
@@ -132,6 +138,25 @@ std::vector<ToolRun> runs() {
                    {"--sim_design", "TEF1001_dma_stream_crc64", "--transfer_timeout", "2", "--samples", "20",
                     "--max_packet_bytes", "0x1000"},
                    Family::XdmaModel, "(H2C|C2H) [0-9].*sample [0-9]+: length [0-9]+ EOP [01] CRC64 0x[0-9a-f]+, expected"});
+    // The QDMA model (PDT_SIM_FAULT too): MM queues on U200_qdma_ram, stream queues on the example
+    // streaming loopback design users copy (docs/examples/qdma_stream_loopback.json).
+    out.push_back({"test_dma_bridge on the QDMA model", TEST_DMA_BRIDGE_TOOL,
+                   {"--sim_design", "U200_qdma_ram", "--transfer_timeout", "2", "--min_words", "0x10000",
+                    "--max_buffer_size", "0x40000", "--transfer_length", "0x30000",
+                    "--dma_bridge_memory_size_bytes", "0x100000"},
+                   Family::QdmaModel, kBridgeNames});
+    const std::vector<std::string> example{"--design_file", kQdmaExample, "--sim_design", "qdma_stream_loopback_example"};
+    auto qdma_stream = stream("qdma_stream_loopback_example");
+    qdma_stream.insert(qdma_stream.begin(), example.begin(), example.begin() + 2);
+    out.push_back({"parallel_streams on the QDMA model", PARALLEL_STREAMS_TOOL, qdma_stream, Family::QdmaModel,
+                   kStreamNames});
+    out.push_back({"independent_streams on the QDMA model", INDEPENDENT_STREAMS_TOOL, qdma_stream, Family::QdmaModel,
+                   kStreamNames});
+    std::vector<std::string> qdma_bridge = example;
+    qdma_bridge.insert(qdma_bridge.end(), {"--transfer_timeout", "2", "--stream_mapping_size", "0x40000",
+                                           "--stream_num_descriptors", "16", "--min_words", "0x10000"});
+    out.push_back({"test_dma_bridge stream_fixed_buffers on the QDMA model", TEST_DMA_BRIDGE_TOOL, qdma_bridge,
+                   Family::QdmaModel, kStreamNames});
     for (const char* tool : {PARALLEL_STREAMS_TOOL, INDEPENDENT_STREAMS_TOOL})
         for (const char* descriptors : {"16", "1"})
             out.push_back({std::string(tool).substr(std::string(tool).rfind('/') + 1) + ", " + descriptors +
@@ -191,7 +216,8 @@ void apply(const Cell& c, std::vector<std::string>& args, std::vector<std::strin
         return;
     }
     switch (c.run->family) {
-    case Family::XdmaModel: environment.push_back(std::string("PDT_SIM_FAULT=") + lie->xdma); break;
+    case Family::XdmaModel:
+    case Family::QdmaModel: environment.push_back(std::string("PDT_SIM_FAULT=") + lie->xdma); break;
     case Family::ModelEndpoint:
     case Family::EduModel: args.insert(args.end(), {"--model_lie", lie->name}); break;
     case Family::Etsoc1Fake: args.insert(args.end(), {"--etsoc1_fake", lie->etsoc1}); break;
@@ -217,8 +243,12 @@ std::string judge(const Cell& c) {
 
 TEST(LyingDeviceMatrix, EveryToolFailsOnEveryLyingDevice) {
     const std::vector<ToolRun> all = runs();
+    // PDT_LYING_RUNS (a regular expression): only the runs whose label it matches, e.g. "QDMA".
+    const char* only = std::getenv("PDT_LYING_RUNS");
     std::vector<Cell> cells;
     for (const ToolRun& r : all) {
+        if (only != nullptr && !std::regex_search(r.label, std::regex(only)))
+            continue;
         cells.push_back({&r, "", {}});
         for (const Lie& lie : kLies)
             cells.push_back({&r, lie.name, {}});

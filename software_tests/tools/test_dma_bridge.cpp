@@ -23,7 +23,7 @@ struct Cli {
     std::string max_buffer_size = "0x8000000", max_channel_combinations = "16", buffer_allocation = "heap";
     std::string stream_mapping_size = "0x40000000", stream_num_descriptors = "64", transfer_length = "0x10000000";
     std::string stream_axi_width_bytes = "16", host_buffer_divisor = "4", memory_base, memory_size, enabled_tests;
-    std::string min_words = "0x100000000";
+    std::string min_words = "0x100000000", qdma_queues = "1", qdma_ring_entries = "0";
     std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count()), host_memory_limit;
     int verify_threads = -1;
     bool a32 = false, json = false, isolate_iommu_groups = false;
@@ -73,6 +73,8 @@ vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     o.memory.buffer_kind = o.stream.allocation == streams::BufferAllocation::HugePages      ? vfio::BufferKind::HugePages
                            : o.stream.allocation == streams::BufferAllocation::SharedMemory ? vfio::BufferKind::SharedMemory
                                                                                    : vfio::BufferKind::Anonymous;
+    o.qdma_queues = static_cast<unsigned>(PDT_TRY(parse_number("qdma_queues", cli.qdma_queues, 1, 16)));
+    o.qdma_ring_entries = static_cast<uint32_t>(PDT_TRY(parse_number("qdma_ring_entries", cli.qdma_ring_entries, 0, 65536)));
     for (const std::string& text : cli.device_routing)
         o.routing.push_back(PDT_TRY(parse_device_routing("device_routing", text)));
     std::stringstream tests(cli.enabled_tests);
@@ -112,7 +114,10 @@ int main(int argc, char** argv) {
         ("enabled_tests", po::value(&cli.enabled_tests), "comma-separated subset of the tests")
         ("min_words", po::value(&cli.min_words), "words each test moves at least (default 2^32, every LCG value)")
         ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
-        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)");
+        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)")
+        ("qdma_queues", po::value(&cli.qdma_queues), "QDMA memory tests: MM queue pairs H2C q / C2H q tested, 1..16 (1)")
+        ("qdma_ring_entries", po::value(&cli.qdma_ring_entries),
+         "QDMA: descriptor ring entries, a QDMA_GLBL_RNG_SZ value (0: 65 for memory, as the stream buffers need)");
     cli::add_transfer_timeout_option(d, cli.transfer_timeout);
     cli::add_json_option(d, cli.json, cli::JsonForm::Lines);
     cli::add_lock_timeout_option(d, cli.lock_timeout);

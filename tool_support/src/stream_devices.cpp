@@ -6,6 +6,7 @@
 #include "etsoc1/fake_card.hpp"
 #include "etsoc1/runtime_card.hpp"
 #include "etsoc1/stream_device.hpp"
+#include "tool_support/qdma_stream_devices.hpp"
 #include "tool_support/xdma_stream_devices.hpp"
 #include "vfio_access/numbers.hpp"
 
@@ -183,7 +184,25 @@ OpenedStreamDevices open_designs_as_stream_devices(const StreamDeviceRequest& re
     if (opened.status != 0)  // no design, or a device that failed: nothing is tested
         return result;
     result.bus = std::move(opened.bus);
-    auto devices = open_xdma_stream_devices(std::move(opened.found.designs), open);
+    std::vector<identify::IdentifiedDesign> xdma_designs;
+    for (identify::IdentifiedDesign& design : opened.found.designs) {
+        if (!design.design->qdma || design.design->qdma->stream_routes.empty()) {
+            xdma_designs.push_back(std::move(design));
+            continue;  // the XDMA path's, or (a QDMA without routes) nothing to verify
+        }
+        auto device = make_qdma_stream_device(std::move(design), {use.qdma_ring_entries, use.dma_mask_bits, open.progress});
+        if (!device.ok()) {
+            errors << "Error: " << device.error().message() << "\n";
+            result.status = 1;
+            return result;
+        }
+        if (request.designs.sim_designs.empty())
+            result.kernel_devices.push_back(&(*device)->device());
+        const identify::IdentifiedDesign& identified = (*device)->identified();
+        result.designs.push_back({&(*device)->device(), identified.design, identified.identity});
+        result.devices.push_back(std::move(*device));
+    }
+    auto devices = open_xdma_stream_devices(std::move(xdma_designs), open);
     if (!devices.ok()) {
         errors << "Error: " << devices.error().message() << "\n";
         result.status = 1;

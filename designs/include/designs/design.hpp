@@ -122,10 +122,22 @@ struct DmaBridge {
 // CSR space (PG302 Register Space: QDMA_CSR, the global registers), and for a memory-mapped
 // design the card memory its AXI-MM master reaches (fpga_sio: "QDMA bar <n> memory base offset
 // 0x<base> size 0x<size>", printed only when the size is known). JSON: "qdma".
+// A QDMA streaming design says what its fabric does between the AXI4-Stream queues (the QDMA's
+// registers cannot tell): stream_routes, each H2C stream queue whose packets come back on a C2H
+// stream queue (JSON "stream_routes": [{"h2c": 0, "c2h": 0}]), and the stream function (only
+// "loopback"). No routes: nothing the stream tools can verify (a NIC's H2C goes to its MAC).
+struct QdmaStreamRoute {
+    unsigned h2c = 0;  // the function's H2C stream queue (qid)
+    unsigned c2h = 0;  // the function's C2H stream queue its packets come back on
+    bool operator==(const QdmaStreamRoute&) const = default;
+};
+
 struct Qdma {
     unsigned bar = 0;
     uint64_t memory_base = 0;
     uint64_t memory_size = 0;  // 0: no memory described (enumeration and streaming designs)
+    std::vector<QdmaStreamRoute> stream_routes;
+    StreamFunction stream_function = StreamFunction::Loopback;
 };
 
 // What a simulated QDMA's global capability registers report (simulation.qdma; sim/qdma_model.hpp).

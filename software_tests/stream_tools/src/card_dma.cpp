@@ -10,15 +10,16 @@
 
 namespace stream_tools {
 
-vfio::Result<CardDma> CardDma::open(vfio::Device& device, const Options& options) {
+vfio::Result<XdmaCardDma> XdmaCardDma::open(vfio::Device& device, const Options& options) {
     xdma::EngineOptions engine;
     engine.stream = false;
     engine.dma_bar = options.dma_bar;
     engine.ring_descriptors = options.ring_descriptors;
     engine.dma_mask_bits = options.dma_mask_bits;
     engine.timeout = options.timeout;
-    CardDma dma;
+    XdmaCardDma dma;
     dma.m_timeout = options.timeout;
+    dma.m_ring_descriptors = options.ring_descriptors;
     engine.direction = xdma::Direction::H2C;
     engine.channel = options.h2c_channel;
     PDT_TRY(xdma::configure_engine(device, options.ip, options.modes, engine));
@@ -30,27 +31,40 @@ vfio::Result<CardDma> CardDma::open(vfio::Device& device, const Options& options
     return dma;
 }
 
-vfio::Result<void> CardDma::round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
+vfio::Result<void> XdmaCardDma::round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
                                        const std::vector<Chunk>& chunks) {
     return run(&h2c_host, &c2h_host, chunks);
 }
-vfio::Result<void> CardDma::write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
+vfio::Result<void> XdmaCardDma::write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
     return run(&host, nullptr, chunks);
 }
-vfio::Result<void> CardDma::read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
+vfio::Result<void> XdmaCardDma::read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
     return run(nullptr, &host, chunks);
 }
 
-vfio::Result<void> CardDma::stop() {
+vfio::Result<void> XdmaCardDma::stop() {
     auto h2c = m_h2c->stop();
     auto c2h = m_c2h->stop();
     PDT_CHECK(std::move(h2c));
     return c2h;
 }
 
+std::string XdmaCardDma::name(streams::Direction direction) const {
+    return std::string(streams::to_string(direction)) + " channel " + std::to_string(engine(direction).options().channel);
+}
+
+CardDma::Alignment XdmaCardDma::alignment(streams::Direction direction) const {
+    const xdma::ChannelInfo& info = engine(direction).info();
+    return Alignment{info.address_alignment, info.length_granularity};
+}
+
+size_t XdmaCardDma::descriptors_for(streams::Direction direction, uint64_t length) const {
+    return engine(direction).descriptors_for(length);
+}
+
 // Keeps both rings as full as their free descriptors allow; a C2H chunk starts only after the
 // H2C chunk that wrote it completed (when both directions take part).
-vfio::Result<void> CardDma::run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
+vfio::Result<void> XdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
                                 const std::vector<Chunk>& chunks) {
     const size_t n = chunks.size();
     size_t h2c_started = 0, h2c_done = h2c_host ? 0 : n, c2h_started = 0, c2h_done = c2h_host ? 0 : n;
@@ -103,7 +117,7 @@ vfio::Result<void> CardDma::run(const vfio::DmaRegion* h2c_host, const vfio::Dma
 
 // Interrupt completion: sleeps on the MSI of an engine with a transfer in flight (taking turns
 // when both have one) for a short slice, so that the other engine and the deadline are seen.
-vfio::Result<CardDma::Waited> CardDma::wait_interrupt(bool h2c_busy, bool c2h_busy) {
+vfio::Result<XdmaCardDma::Waited> XdmaCardDma::wait_interrupt(bool h2c_busy, bool c2h_busy) {
     if (!h2c_busy && !c2h_busy)
         return Waited::None;
     m_wait_c2h = c2h_busy && (!h2c_busy || !m_wait_c2h);

@@ -43,6 +43,9 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
     cli::add_json_option(description, cli.json, cli::JsonForm::Lines);
     cli::add_lock_timeout_option(description, cli.lock_timeout);
     cli::add_xdma_mode_options(description, cli.modes);
+    description.add_options()("qdma_ring_entries", po::value(&cli.qdma_ring_entries),
+                              "QDMA stream queues: descriptor and completion ring entries, a QDMA_GLBL_RNG_SZ value "
+                              "(default 0: the smallest holding the buffers); the queues are polled");
     tool_support::add_board_health_options(description, cli.health);
 }
 
@@ -71,6 +74,8 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     options.host_memory_limit = PDT_TRY(parse_host_memory_limit(cli.host_memory_limit));
     options.dma_mask_bits = cli.a32 ? 32 : 64;
+    options.qdma_ring_entries =
+        static_cast<uint32_t>(PDT_TRY(parse_number("qdma_ring_entries", cli.qdma_ring_entries, 0, 65536)));
     if (cli.verify_threads < -1 || cli.verify_threads > static_cast<int>(kMaxVerifyThreads))
         return vfio::make_error("parse option --verify_threads", "\"" + std::to_string(cli.verify_threads) + "\"", EINVAL,
                                 "must be in the range 0.." + std::to_string(kMaxVerifyThreads));
@@ -123,7 +128,8 @@ int run_on_stream_devices(const CommonCli& cli,
     request.cuda = cli.cuda;
     request.etsoc1 = cli.etsoc1;
     const tool_support::StreamDeviceUse use{options->num_descriptors, options->mapping_size,
-                                            options->test.transfer_timeout, options->dma_mask_bits, cli.json};
+                                            options->test.transfer_timeout, options->dma_mask_bits,
+                                            options->qdma_ring_entries, cli.json};
     report_dma_failures(cli.json ? stderr : stdout);  // registers and AER on a DMA failure
     tool_support::OpenedStreamDevices opened = tool_support::open_stream_devices(request, use, std::cerr);
     if (opened.status != 0) {

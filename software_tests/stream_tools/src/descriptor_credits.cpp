@@ -55,7 +55,7 @@ vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const 
     std::fprintf(out, "Testing %" PRIu64 " bytes of card memory, using rings with %u descriptors, and a total of %" PRIu64
                       " descriptors\n",
                  pages * kPage, kRing, pages);
-    CardDma::Options dma_options;
+    XdmaCardDma::Options dma_options;
     dma_options.dma_bar = design.dma_bridge->bar;
     dma_options.ring_descriptors = kRing;
     dma_options.timeout = options.timeout;
@@ -63,7 +63,7 @@ vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const 
     dma_options.modes = options.modes;
     dma_options.modes.mode = xdma::EngineModeRequest::Credits;
     dma_options.dma_mask_bits = options.dma_mask_bits;
-    CardDma dma = PDT_TRY(CardDma::open(*design.device, dma_options));
+    XdmaCardDma dma = PDT_TRY(XdmaCardDma::open(*design.device, dma_options));
     // Each C2H page is followed by a guard gap of host bytes the engine must not write: an
     // engine that writes past the end of a page changes it (the next page would hide it).
     const uint64_t bytes = pages * kPage, stride = kPage + kGuardGap;

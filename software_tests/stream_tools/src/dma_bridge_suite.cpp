@@ -5,13 +5,13 @@
 
 #include "pattern/worker_pool.hpp"
 #include "stream_test/report.hpp"
+#include "dma_bridge_suite_parts.hpp"
 #include "stream_tools/memory_boundaries.hpp"
 #include "stream_tools/stream_subtests.hpp"
 #include "tool_support/xdma_stream_devices.hpp"
 #include "vfio_access/format.hpp"
 
 namespace stream_tools {
-namespace {
 
 using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
 
@@ -29,8 +29,11 @@ ChannelResult result_for(const identify::IdentifiedDesign& design, const std::st
 
 MemoryTestOptions memory_options(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options) {
     MemoryTestOptions memory = options.memory;
-    memory.memory_base = options.memory_base_override.value_or(design.dma_bridge->memory_base);
-    memory.memory_size = options.memory_size_override.value_or(design.dma_bridge->memory_size);
+    const bool xdma = design.dma_bridge.has_value();
+    memory.memory_base =
+        options.memory_base_override.value_or(xdma ? design.dma_bridge->memory_base : design.design->qdma->memory_base);
+    memory.memory_size =
+        options.memory_size_override.value_or(xdma ? design.dma_bridge->memory_size : design.design->qdma->memory_size);
     return memory;
 }
 
@@ -78,50 +81,39 @@ const char* memory_way_out(const std::string& test) {
     return "raise the limit";
 }
 
+namespace {
+
 using MemoryTest = MemoryTestResult (*)(vfio::Device&, CardDma&, const MemoryTestOptions&, std::FILE*);
 
-// One memory test on every channel pair (the first only for memory_addressing).
+// One memory test on every channel pair given (the first only for memory_addressing), each
+// through the CardDma `open` gives it.
 void run_memory_test(identify::IdentifiedDesign& design, const std::string& name, MemoryTest test,
-                     const MemoryTestOptions& memory, const DmaBridgeTestOptions& options, const std::string& modes,
+                     const MemoryTestOptions& memory, const DmaBridgeTestOptions& options, const MemoryDesign& dma,
                      std::FILE* out, std::vector<ChannelResult>& results) {
-    const unsigned h2c = design.dma_bridge->num_h2c(), c2h = design.dma_bridge->num_c2h();
-    const unsigned most = name == "memory_addressing" ? 1 : options.max_channel_combinations;
-    unsigned combinations = 0;
     design_header(design, memory.memory_size, out);
-    std::fprintf(out, "%s\n", modes.c_str());  // after fpga_sio's header
+    std::fprintf(out, "%s\n", dma.modes_line.c_str());  // after fpga_sio's header
     if (over_host_limit(design, name, memory_test_host_bytes(name, memory),
                         options.simulated_card_memory ? memory_test_card_bytes(name, memory) : 0, memory_way_out(name),
                         options, out, results))
         return;
-    for (unsigned h = 0; h < h2c; ++h) {
-        for (unsigned c = 0; c < c2h; ++c) {
-            if (combinations++ >= most)
-                return;
-            ChannelResult result = result_for(design, name);
-            result.h2c = h;
-            result.c2h = c;
-            CardDma::Options dma_options;
-            dma_options.dma_bar = design.dma_bridge->bar;
-            dma_options.h2c_channel = h;
-            dma_options.c2h_channel = c;
-            dma_options.timeout = memory.timeout;
-            dma_options.dma_mask_bits = memory.dma_mask_bits;
-            dma_options.ring_descriptors = name == "memory_variable_transfers" ? 1023 : 64;
-            dma_options.ip = tool_support::ip_options(design);
-            dma_options.modes = options.modes;
-            auto dma = CardDma::open(*design.device, dma_options);
-            if (!dma.ok()) {
-                std::fprintf(out, "TEST FAIL:\n  H2C failure : %s\n", dma.error().message().c_str());
-                result.failure = "H2C failure : " + dma.error().message();
-            } else {
-                const MemoryTestResult outcome = test(*design.device, *dma, memory, out);
-                result.bytes_verified = outcome.passed ? outcome.bytes_verified : 0;
-                if (!outcome.passed)
-                    result.failure = outcome.failure;
-                (void)dma->stop();
-            }
-            results.push_back(result);
+    const size_t most = name == "memory_addressing" ? 1 : dma.pairs.size();
+    for (size_t i = 0; i < most; ++i) {
+        ChannelResult result = result_for(design, name);
+        result.h2c = dma.pairs[i].h2c;
+        result.c2h = dma.pairs[i].c2h;
+        result.queues = dma.queues;
+        auto opened = dma.open(dma.pairs[i], name);
+        if (!opened.ok()) {
+            std::fprintf(out, "TEST FAIL:\n  H2C failure : %s\n", opened.error().message().c_str());
+            result.failure = "H2C failure : " + opened.error().message();
+        } else {
+            const MemoryTestResult outcome = test(*design.device, **opened, memory, out);
+            result.bytes_verified = outcome.passed ? outcome.bytes_verified : 0;
+            if (!outcome.passed)
+                result.failure = outcome.failure;
+            (void)(*opened)->stop();
         }
+        results.push_back(result);
     }
 }
 
@@ -146,11 +138,11 @@ void stamp_engines(std::vector<ChannelResult>& results, size_t first, const stre
         results[i].engines = choice;
 }
 
-void run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, std::FILE* out,
-                       std::vector<ChannelResult>& results) {
-    const auto modes = engine_modes(design, options, "memory", out, results);
-    if (!modes)
-        return;
+}  // namespace
+
+// The memory tests of one design, in order, on the pairs `dma` gives.
+void run_memory_tests(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, const MemoryDesign& dma,
+                      std::FILE* out, std::vector<ChannelResult>& results) {
     const MemoryTestOptions memory = memory_options(design, options);
     // memory_boundaries first: short, and its guard bands see an engine that writes out of
     // bounds before the long tests overwrite the evidence.
@@ -159,15 +151,46 @@ void run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOp
                                                         {"memory_variable_transfers", memory_variable_transfers},
                                                         {"memory_host_chunks", memory_host_chunks},
                                                         {"memory_addressing", memory_addressing}};
-    const size_t first = results.size();
     for (const auto& [name, test] : tests)
         if (enabled(options, name))
-            run_memory_test(design, name, test, memory, options, modes->line, out, results);
+            run_memory_test(design, name, test, memory, options, dma, out, results);
+}
+
+namespace {
+
+void run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, std::FILE* out,
+                       std::vector<ChannelResult>& results) {
+    const auto modes = engine_modes(design, options, "memory", out, results);
+    if (!modes)
+        return;
+    MemoryDesign dma;
+    dma.modes_line = modes->line;
+    const unsigned h2c = design.dma_bridge->num_h2c(), c2h = design.dma_bridge->num_c2h();
+    for (unsigned h = 0; h < h2c; ++h)
+        for (unsigned c = 0; c < c2h && dma.pairs.size() < options.max_channel_combinations; ++c)
+            dma.pairs.push_back({h, c});
+    const MemoryTestOptions memory = memory_options(design, options);
+    dma.open = [&](const DmaPair& pair, const std::string& test) -> vfio::Result<std::unique_ptr<CardDma>> {
+        XdmaCardDma::Options dma_options;
+        dma_options.dma_bar = design.dma_bridge->bar;
+        dma_options.h2c_channel = pair.h2c;
+        dma_options.c2h_channel = pair.c2h;
+        dma_options.timeout = memory.timeout;
+        dma_options.dma_mask_bits = memory.dma_mask_bits;
+        dma_options.ring_descriptors = test == "memory_variable_transfers" ? 1023 : 64;
+        dma_options.ip = tool_support::ip_options(design);
+        dma_options.modes = options.modes;
+        return std::unique_ptr<CardDma>(std::make_unique<XdmaCardDma>(PDT_TRY(XdmaCardDma::open(*design.device, dma_options))));
+    };
+    const size_t first = results.size();
+    run_memory_tests(design, options, dma, out, results);
     stamp_engines(results, first, modes->choice);
 }
 
+}  // namespace
+
 // One loopback route: a fixed amount of data (min_words) through it, checked in full.
-ChannelResult run_stream_route(tool_support::XdmaStreamDevice& device, ChannelResult result, const DmaBridgeTestOptions& options,
+ChannelResult run_stream_route(streams::StreamDevice& device, ChannelResult result, const DmaBridgeTestOptions& options,
                                std::FILE* out) {
     const uint64_t h2c_whole = (options.stream.mapping_size / options.stream.num_descriptors) & ~uint64_t{3};
     const streams::ChannelBuffers h2c_buffers{options.stream.num_descriptors,
@@ -179,13 +202,14 @@ ChannelResult run_stream_route(tool_support::XdmaStreamDevice& device, ChannelRe
                                      c2h_whole - c2h_whole % options.stream_axi_width_bytes,  // whole stream beats
                                      options.stream.allocation};
     const unsigned h = *result.h2c, c = *result.c2h;
+    const char* unit = result.queues ? "queue" : "channel";
     if (h2c_buffers.size == c2h_buffers.size && h2c_buffers.count == c2h_buffers.count)
-        std::fprintf(out, "Testing using %zu buffers of size 0x%" PRIx64 " bytes, H2C channel %u C2H channel %u\n",
-                     h2c_buffers.count, h2c_buffers.size, h, c);
+        std::fprintf(out, "Testing using %zu buffers of size 0x%" PRIx64 " bytes, H2C %s %u C2H %s %u\n",
+                     h2c_buffers.count, h2c_buffers.size, unit, h, unit, c);
     else
         std::fprintf(out, "Testing using H2C %zu buffers of size 0x%" PRIx64 " bytes, C2H %zu buffers of size 0x%" PRIx64
-                          " bytes, H2C channel %u C2H channel %u\n",
-                     h2c_buffers.count, h2c_buffers.size, c2h_buffers.count, c2h_buffers.size, h, c);
+                          " bytes, H2C %s %u C2H %s %u\n",
+                     h2c_buffers.count, h2c_buffers.size, c2h_buffers.count, c2h_buffers.size, unit, h, unit, c);
     std::fflush(out);
     if (h2c_buffers.size == 0 || c2h_buffers.size == 0) {
         result.failure = "H2C failure : stream_mapping_size / stream_num_descriptors is below 4 bytes";
@@ -246,6 +270,8 @@ std::string enabled_stream_tests(const DmaBridgeTestOptions& options) {
             names += (names.empty() ? "" : ",") + test;
     return names;
 }
+
+namespace {
 
 StreamSubtestOptions subtest_options(const DmaBridgeTestOptions& options, unsigned bar, const streams::LoopRoute& route) {
     StreamSubtestOptions o;
@@ -334,6 +360,10 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
 
 void test_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, std::FILE* out,
                  std::vector<ChannelResult>& results) {
+    if (!design.dma_bridge) {
+        test_qdma_design(design, options, out, results);
+        return;
+    }
     const unsigned h2c = design.dma_bridge->num_h2c(), c2h = design.dma_bridge->num_c2h();
     const bool memory = design.dma_bridge->mode == designs::DmaMode::MemoryMapped;
     const bool any = memory ? std::any_of(kDmaBridgeTests.begin(), kDmaBridgeTests.end(),
@@ -393,7 +423,7 @@ int run_test_dma_bridge(std::vector<identify::IdentifiedDesign>& designs, const 
     const VerdictOutput verdict{given.stream.json ? stderr : out, given.stream.json ? out : nullptr};
     std::vector<identify::IdentifiedDesign*> dma_designs;
     for (identify::IdentifiedDesign& design : designs)
-        if (design.dma_bridge && design.device)
+        if (design.device && (design.dma_bridge || qdma_testable(*design.design)))
             dma_designs.push_back(&design);
     if (dma_designs.empty())
         return report_nothing_tested("No design with a DMA bridge was tested", verdict);

@@ -50,8 +50,10 @@ uint8_t data_byte(uint64_t test_case, uint64_t j) {
 
 uint64_t channel_unit(CardDma& dma) {
     uint64_t unit = 1;
-    for (const xdma::ChannelInfo* info : {&dma.h2c().info(), &dma.c2h().info()})
-        unit = std::lcm(unit, std::lcm<uint64_t>(std::max(info->address_alignment, 1u), std::max(info->length_granularity, 1u)));
+    for (streams::Direction d : {streams::Direction::H2C, streams::Direction::C2H}) {
+        const CardDma::Alignment a = dma.alignment(d);
+        unit = std::lcm(unit, std::lcm(std::max<uint64_t>(a.address_alignment, 1), std::max<uint64_t>(a.length_granularity, 1)));
+    }
     return unit;
 }
 
@@ -229,12 +231,12 @@ MemoryTestResult memory_boundaries(vfio::Device& device, CardDma& dma, const Mem
     for (uint64_t o : boundary_offsets(unit))
         offsets += (offsets.empty() ? "" : ", ") + hex(o);
     std::fprintf(out, "Testing transfer boundaries using %zu transfers, sizes %s..%s bytes at card and host offsets %s, "
-                      "%" PRIu64 "-byte guard bands, H2C channel %u C2H channel %u\n",
+                      "%" PRIu64 "-byte guard bands, %s\n",
                  cases.size(), hex(cases.empty() ? 0 : cases.front().length).c_str(),
                  hex(cases.empty() ? 0 : std::max_element(cases.begin(), cases.end(), [](auto& a, auto& b) {
                                              return a.length < b.length;
                                          })->length).c_str(),
-                 offsets.c_str(), g, dma.h2c().options().channel, dma.c2h().options().channel);
+                 offsets.c_str(), g, dma.channels().c_str());
     if (cases.empty())
         return test_failure(out, "H2C", "card memory of " + hex(options.memory_size) + " bytes holds no boundary transfer with its guard bands");
     const uint64_t host_bytes = window + 2 * g;

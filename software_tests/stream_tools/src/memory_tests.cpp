@@ -111,12 +111,6 @@ MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const Mem
     return pass(out, passes * words * 4);
 }
 
-std::string channels(const CardDma& dma) {
-    auto& d = const_cast<CardDma&>(dma);
-    return "H2C channel " + std::to_string(d.h2c().options().channel) + " C2H channel " +
-           std::to_string(d.c2h().options().channel);
-}
-
 }  // namespace
 
 const char* direction_of(const vfio::Error& error) {
@@ -135,7 +129,7 @@ MemoryTestResult memory_fixed_buffers(vfio::Device& device, CardDma& dma, const 
     if (count == 0)
         return test_failure(out, "H2C", "card memory smaller than 4 bytes");
     std::fprintf(out, "Testing using %" PRIu64 " buffers of size %s bytes, %s\n", count, hex(size).c_str(),
-                 channels(dma).c_str());
+                 dma.channels().c_str());
     return round_trip_passes(device, dma, options, count * size, size, size, size, out);
 }
 
@@ -146,12 +140,11 @@ MemoryTestResult memory_variable_transfers(vfio::Device& device, CardDma& dma, c
     const uint64_t c2h_length = std::min(options.c2h_transfer_length ? options.c2h_transfer_length : length, bytes);
     if (length == 0)
         return test_failure(out, "H2C", "card memory smaller than 4 bytes");
-    for (xdma::Engine* e : {&dma.h2c(), &dma.c2h()}) {
-        const uint64_t l = e == &dma.h2c() ? length : c2h_length;
+    for (streams::Direction d : {streams::Direction::H2C, streams::Direction::C2H}) {
+        const uint64_t l = d == streams::Direction::H2C ? length : c2h_length;
         const size_t transfers = static_cast<size_t>((bytes + l - 1) / l);
-        std::fprintf(out, "%s channel %u transfer length %s bytes with %zu descriptors\n",
-                     e == &dma.h2c() ? "H2C" : "C2H", e->options().channel, hex(l).c_str(),
-                     std::min<size_t>(transfers * e->descriptors_for(l), 1023));
+        std::fprintf(out, "%s transfer length %s bytes with %zu descriptors\n", dma.name(d).c_str(), hex(l).c_str(),
+                     std::min<size_t>(transfers * dma.descriptors_for(d, l), dma.ring_descriptors()));
     }
     const uint64_t window = variable_window(bytes, length, c2h_length, options.max_buffer_size);
     return round_trip_passes(device, dma, options, bytes, window, length, c2h_length, out);
@@ -164,7 +157,7 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
         return test_failure(out, "H2C", "host buffer (card memory / host_buffer_divisor) smaller than 4 bytes");
     const uint64_t count = options.memory_size / chunk;
     std::fprintf(out, "Testing using host buffer of size %s bytes for %" PRIu64 " chunks, %s\n", hex(chunk).c_str(),
-                 count, channels(dma).c_str());
+                 count, dma.channels().c_str());
     auto h2c = vfio::DmaRegion::allocate(device, chunk, region(vfio::DmaAccess::DeviceRead, options));
     auto c2h = vfio::DmaRegion::allocate(device, chunk, region(vfio::DmaAccess::DeviceWrite, options));
     if (!h2c.ok() || !c2h.ok())
@@ -243,19 +236,24 @@ std::optional<std::string> analyse_aliasing(const std::vector<uint64_t>& offsets
                             reinterpret_cast<const uint8_t*>(read.data()), 8);
 }
 
-uint64_t addressing_word_bytes(const xdma::ChannelInfo& h2c, const xdma::ChannelInfo& c2h) {
+uint64_t addressing_word_bytes(const CardDma::Alignment& h2c, const CardDma::Alignment& c2h) {
     return std::bit_ceil(std::max<uint64_t>({8, h2c.length_granularity, h2c.address_alignment, c2h.length_granularity,
                                              c2h.address_alignment}));
 }
 
+uint64_t addressing_word_bytes(const xdma::ChannelInfo& h2c, const xdma::ChannelInfo& c2h) {
+    return addressing_word_bytes(CardDma::Alignment{h2c.address_alignment, h2c.length_granularity},
+                                 CardDma::Alignment{c2h.address_alignment, c2h.length_granularity});
+}
+
 MemoryTestResult memory_addressing(vfio::Device& device, CardDma& dma, const MemoryTestOptions& options,
                                    std::FILE* out) {
-    const uint64_t word = addressing_word_bytes(dma.h2c().info(), dma.c2h().info());
+    const uint64_t word = addressing_word_bytes(dma.alignment(streams::Direction::H2C), dma.alignment(streams::Direction::C2H));
     const std::vector<uint64_t> offsets = alias_offsets(options.memory_size, word);
     std::fprintf(out, "Testing address aliasing of card memory size %s at %zu power-of-two offsets%s, %s\n",
                  hex(options.memory_size).c_str(), offsets.size(),
                  word == 8 ? "" : (", " + std::to_string(word) + "-byte words (Alignments)").c_str(),
-                 channels(dma).c_str());
+                 dma.channels().c_str());
     const uint64_t bytes = offsets.size() * word;
     auto h2c = vfio::DmaRegion::allocate(device, bytes, region(vfio::DmaAccess::DeviceRead, options));
     auto c2h = vfio::DmaRegion::allocate(device, bytes, region(vfio::DmaAccess::DeviceWrite, options));

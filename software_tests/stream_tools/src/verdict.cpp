@@ -5,11 +5,16 @@
 #include "stream_test/report.hpp"
 
 namespace stream_tools {
+namespace {
+
+const char* unit(const ChannelResult& r) { return r.queues ? "queue" : "channel"; }
+
+}  // namespace
 
 std::string describe(const ChannelResult& r) {
     std::string text = r.device + " " + r.design + " " + r.test;
     if (r.h2c && r.c2h)
-        text += " H2C channel " + std::to_string(*r.h2c) + " C2H channel " + std::to_string(*r.c2h);
+        text += std::string(" H2C ") + unit(r) + " " + std::to_string(*r.h2c) + " C2H " + unit(r) + " " + std::to_string(*r.c2h);
     if (r.failure)
         return text + ": FAIL: " + *r.failure;
     if (r.bytes_verified == 0)
@@ -22,7 +27,7 @@ std::string json_total(const ChannelResult& r) {
     std::string text = "{\"type\":\"total\",\"device\":" + json_escape(r.device) + ",\"design\":" +
                        json_escape(r.design) + ",\"test\":" + json_escape(r.test);
     if (r.h2c && r.c2h)
-        text += ",\"h2c_channel\":" + std::to_string(*r.h2c) + ",\"c2h_channel\":" + std::to_string(*r.c2h);
+        text += std::string(",\"h2c_") + unit(r) + "\":" + std::to_string(*r.h2c) + ",\"c2h_" + unit(r) + "\":" + std::to_string(*r.c2h);
     text += stream_test::json_engine_fields(r.engines);
     text += ",\"bytes_verified\":" + std::to_string(r.bytes_verified);
     if (r.failure || r.bytes_verified == 0)

@@ -1,6 +1,7 @@
 // The registry of stream devices: what a stream tool's command line names, opened as
 // streams::StreamDevice in one call. The designs of the bus (--sim_design designs, else the
-// kernel's VFIO devices: tool_support/xdma_stream_devices.hpp), or instead the NVIDIA GPUs of
+// kernel's VFIO devices: tool_support/xdma_stream_devices.hpp, and QDMA designs with stream
+// routes: tool_support/qdma_stream_devices.hpp), or instead the NVIDIA GPUs of
 // --cuda_device (cuda_stream/stream_device.hpp) or the ET-SoC-1 cards of --etsoc1_device
 // (etsoc1/stream_device.hpp). The options that choose and shape these devices are defined
 // here once; the adapters take typed settings.
@@ -79,6 +80,7 @@ struct StreamDeviceUse {
     uint64_t bytes_per_channel = 0x40000000;
     std::chrono::milliseconds transfer_timeout{0};
     unsigned dma_mask_bits = 64;
+    uint32_t qdma_ring_entries = 0;  // --qdma_ring_entries: QDMA stream queues' rings (0: as the buffers need)
     bool json = false;  // the adapters' lines go to stderr (progress) instead of stdout
 };
 

@@ -1,5 +1,5 @@
-// Memory-mapped DMA to card memory through one H2C and one C2H XDMA engine, and the timing
-// blocks test_dma_bridge prints (fpga_sio's transfer_timing: Min / Mean / Max Mbytes/sec).
+// Memory-mapped DMA to card memory (CardDma: an XDMA engine pair, XdmaCardDma here; a QDMA MM
+// queue pair, qdma_card_dma.hpp), and the timing blocks test_dma_bridge prints (fpga_sio's transfer_timing: Min / Mean / Max Mbytes/sec).
 #pragma once
 
 #include <chrono>
@@ -11,6 +11,7 @@
 #include "dma_bridge/xdma_engine.hpp"
 #include "dma_bridge/xdma_ip.hpp"
 #include "stream_test/driver.hpp"
+#include "streams/stream_channel.hpp"
 #include "vfio_access/dma.hpp"
 
 namespace stream_tools {
@@ -22,7 +23,35 @@ struct Chunk {
     uint64_t length = 0;
 };
 
+// Card-memory DMA of one H2C and one C2H channel (an XDMA engine pair, or a QDMA MM queue
+// pair): what the memory tests (memory_tests.hpp, memory_boundaries.hpp) move data with.
 class CardDma {
+public:
+    // What every descriptor must keep (XDMA: the channel's Alignments register), in bytes.
+    struct Alignment {
+        uint64_t address_alignment = 1;
+        uint64_t length_granularity = 1;
+    };
+    virtual ~CardDma() = default;
+    // Host -> card for every chunk, then (pipelined, each once its H2C completed) card -> host.
+    virtual vfio::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
+                                          const std::vector<Chunk>& chunks) = 0;
+    virtual vfio::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) = 0;
+    virtual vfio::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) = 0;
+    // Stops both directions (idle on return).
+    virtual vfio::Result<void> stop() = 0;
+    // "H2C channel 0" (XDMA), "H2C queue 0" (QDMA).
+    virtual std::string name(streams::Direction direction) const = 0;
+    virtual Alignment alignment(streams::Direction direction) const = 0;
+    // Descriptors one transfer of `length` bytes takes, and the most one ring holds.
+    virtual size_t descriptors_for(streams::Direction direction, uint64_t length) const = 0;
+    virtual size_t ring_descriptors() const = 0;
+    // "H2C channel 0 C2H channel 0" / "H2C queue 0 C2H queue 0".
+    std::string channels() const { return name(streams::Direction::H2C) + " " + name(streams::Direction::C2H); }
+};
+
+// Through one H2C and one C2H XDMA engine (PG195 memory-mapped channels).
+class XdmaCardDma final : public CardDma {
 public:
     struct Options {
         unsigned dma_bar = 0;
@@ -34,16 +63,18 @@ public:
         xdma::IpOptions ip;       // what the design states about its XDMA IP
         xdma::ModeRequest modes;  // --engine_mode, --completion
     };
-    static vfio::Result<CardDma> open(vfio::Device& device, const Options& options);
+    static vfio::Result<XdmaCardDma> open(vfio::Device& device, const Options& options);
 
-    // Host -> card for every chunk, then (pipelined, each once its H2C completed) card -> host.
     // With --completion interrupt, waits on the engines' MSIs rather than polling.
     vfio::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
-                                  const std::vector<Chunk>& chunks);
-    vfio::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks);
-    vfio::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks);
-    // Stops both engines (idle on return).
-    vfio::Result<void> stop();
+                                  const std::vector<Chunk>& chunks) override;
+    vfio::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
+    vfio::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
+    vfio::Result<void> stop() override;
+    std::string name(streams::Direction direction) const override;
+    Alignment alignment(streams::Direction direction) const override;
+    size_t descriptors_for(streams::Direction direction, uint64_t length) const override;
+    size_t ring_descriptors() const override { return m_ring_descriptors; }
     xdma::Engine& h2c() { return *m_h2c; }
     xdma::Engine& c2h() { return *m_c2h; }
 
@@ -52,9 +83,11 @@ private:
     vfio::Result<Waited> wait_interrupt(bool h2c_busy, bool c2h_busy);
     vfio::Result<void> run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
                            const std::vector<Chunk>& chunks);
+    const xdma::Engine& engine(streams::Direction d) const { return d == streams::Direction::H2C ? *m_h2c : *m_c2h; }
     std::unique_ptr<xdma::Engine> m_h2c;
     std::unique_ptr<xdma::Engine> m_c2h;
     std::chrono::milliseconds m_timeout{stream_test::kDefaultTransferTimeout};
+    size_t m_ring_descriptors = 64;
     bool m_wait_c2h = false;  // --completion interrupt: which engine's MSI was waited on last
 };
 

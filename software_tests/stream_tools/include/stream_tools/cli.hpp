@@ -41,6 +41,7 @@ struct CommonCli {
     int verify_threads = -1;  // -1: chosen from the number of cores; at most kMaxVerifyThreads
     bool json = false;
     cli::XdmaModeText modes;  // --engine_mode, --completion
+    std::string qdma_ring_entries = "0";  // --qdma_ring_entries: QDMA stream queues' rings (0: as the buffers need)
     std::string lock_timeout;          // --lock_timeout seconds ("": 0, fail at once on a busy device)
     bool one_container_for_mappings = false;  // --use_one_container_for_mappings
     tool_support::CudaStreamCli cuda;      // --cuda_device and its options (the mains that take them)

@@ -1,4 +1,5 @@
-// The body of test_dma_bridge: on every identified design with a DMA bridge, the card-memory
+// The body of test_dma_bridge: on every identified design with a DMA bridge (XDMA), or a QDMA
+// with card memory (MM queue pairs) or stream routes (stream_fixed_buffers), the card-memory
 // tests (memory-mapped designs, every H2C x C2H pair up to max_channel_combinations) or the
 // stream tests (stream designs, every loopback route, a fixed amount of data verified byte
 // for byte: stream_fixed_buffers, and stream_subtests.hpp's stream_fixed_buffers_c2h_continuous
@@ -42,6 +43,11 @@ struct DmaBridgeTestOptions {
     // --sim_design: the simulated card memory a test writes is held by this process, so it
     // counts against --host_memory_limit with the host buffers.
     bool simulated_card_memory = false;
+    // QDMA designs: memory tests on MM queue pairs H2C q / C2H q for q < qdma_queues; the
+    // descriptor rings' entries (a QDMA_GLBL_RNG_SZ value; 0: 65 for memory, the smallest
+    // holding the buffers for streams).
+    unsigned qdma_queues = 1;
+    uint32_t qdma_ring_entries = 0;
 };
 
 // Returns the exit status: 0 Overall PASS, 1 Overall FAIL. With options.stream.json, JSON

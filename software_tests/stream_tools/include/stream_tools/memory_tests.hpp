@@ -68,6 +68,7 @@ MemoryTestResult memory_addressing(vfio::Device& device, CardDma& dma, const Mem
 std::vector<uint64_t> alias_offsets(uint64_t size, uint64_t word_bytes = 8);
 // The word memory_addressing writes at each offset: 8 bytes, or the channels' Alignments
 // length granularity / address alignment when larger (a power of two).
+uint64_t addressing_word_bytes(const CardDma::Alignment& h2c, const CardDma::Alignment& c2h);
 uint64_t addressing_word_bytes(const xdma::ChannelInfo& h2c, const xdma::ChannelInfo& c2h);
 // Compares what was read at each offset with what was written; names the undecoded address
 // bit when an offset reads the value written at another.

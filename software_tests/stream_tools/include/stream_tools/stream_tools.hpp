@@ -32,6 +32,7 @@ struct StreamRunOptions {
     bool json = false;
     uint64_t host_memory_limit = 0;        // --host_memory_limit: host buffer bytes at most (0: none)
     unsigned dma_mask_bits = 64;           // --a32: 32
+    uint32_t qdma_ring_entries = 0;        // --qdma_ring_entries (QDMA stream queues; 0: as the buffers need)
     stream_test::Options test;             // timeouts, report interval, duration, stop flag
     LoadWatcher* watcher = nullptr;        // null: nothing watched (simulated bus)
     // The designs' sensors beside each rate line, --max_temperature and --metrics; null: none.

@@ -20,9 +20,11 @@ struct ChannelResult {
     uint64_t bytes_verified = 0;
     std::optional<std::string> failure;  // nullopt: passed
     streams::EngineChoice engines;       // the XDMA engine modes it ran with (empty: none chosen)
+    bool queues = false;                 // h2c / c2h are QDMA queues, not XDMA channels
 };
 
-// "<bdf> <design> <test>[ H2C channel h C2H channel c]: <n> bytes verified" or ": FAIL: <why>".
+// "<bdf> <design> <test>[ H2C channel h C2H channel c]: <n> bytes verified" or ": FAIL: <why>";
+// QDMA queues: " H2C queue h C2H queue c" (JSON "h2c_queue", "c2h_queue").
 std::string describe(const ChannelResult& result);
 // {"type":"total","device":...[,"engine_mode":...,"completion":...],"bytes_verified":n,
 //  "result":"PASS"|"FAIL"[,"reason":...]}.

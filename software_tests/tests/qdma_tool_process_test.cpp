@@ -109,6 +109,13 @@ TEST(QdmaTools, StreamToolsVerifyTheExampleLoopback) {
         EXPECT_TRUE(contains(r.output, "Test pattern verified in ")) << r.output;
         EXPECT_TRUE(contains(r.output, "Overall PASS")) << r.output;
     }
+    // The lines name queues, not channels.
+    const Outcome parallel = run_tool(PARALLEL_STREAMS_TOOL, example(with(kStreamSizes, {"--duration", "0.2"})));
+    EXPECT_TRUE(contains(parallel.output, "qdma_stream_loopback_example design PCI device 0000:15:00.0 IOMMU group 41 "
+                                          "H2C queue 1 C2H queue 1\n"))
+        << parallel.output;
+    const Outcome independent = run_tool(INDEPENDENT_STREAMS_TOOL, example(with(kStreamSizes, {"--duration", "0.2"})));
+    EXPECT_TRUE(contains(independent.output, "0000:15:00.0 C2H queue 1 Test pattern verified in ")) << independent.output;
 }
 
 TEST(QdmaTools, StreamRingEntriesAreTheOnesAsked) {

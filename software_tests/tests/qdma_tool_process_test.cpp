@@ -55,6 +55,16 @@ TEST(QdmaTools, TwoQueuePairsEachVerified) {
     EXPECT_TRUE(contains(r.output, "memory_fixed_buffers H2C queue 1 C2H queue 1: 1048576 bytes verified")) << r.output;
 }
 
+TEST(QdmaTools, InterruptCompletionIsNamedAndVerifies) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, with(kMemory, {"--qdma_interrupts", "--enabled_tests",
+                                                                    "memory_fixed_buffers"}));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "completion by MSI-X through interrupt aggregation ring 0 (status descriptor "
+                                   "writeback)"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "memory_fixed_buffers H2C queue 0 C2H queue 0: 1048576 bytes verified")) << r.output;
+}
+
 TEST(QdmaTools, ADescriptorErrorFailsNamingTheQueue) {
     test_support::RunOptions options;
     options.environment.push_back("PDT_SIM_FAULT=qdma_descriptor_error@C2H0");

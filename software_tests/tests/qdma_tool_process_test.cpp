@@ -65,6 +65,15 @@ TEST(QdmaTools, InterruptCompletionIsNamedAndVerifies) {
     EXPECT_TRUE(contains(r.output, "memory_fixed_buffers H2C queue 0 C2H queue 0: 1048576 bytes verified")) << r.output;
 }
 
+TEST(QdmaTools, BadQdmaOptionsAreUsageErrors) {
+    tool_run::expect_usage_errors(TEST_DMA_BRIDGE_TOOL, kMemory,
+                                  {{{"--qdma_queues", "0"}, "qdma_queues"},
+                                   {{"--qdma_queues", "17"}, "qdma_queues"},
+                                   {{"--qdma_ring_entries", "many"}, "qdma_ring_entries"}});
+    tool_run::expect_usage_errors(PARALLEL_STREAMS_TOOL, example(kStreamSizes),
+                                  {{{"--qdma_ring_entries", "0x10001"}, "qdma_ring_entries"}});
+}
+
 TEST(QdmaTools, ADescriptorErrorFailsNamingTheQueue) {
     test_support::RunOptions options;
     options.environment.push_back("PDT_SIM_FAULT=qdma_descriptor_error@C2H0");

@@ -156,6 +156,77 @@ TEST(FaultMatrix, EveryFaultOnEveryDmaTool) {
     }
 }
 
+// The QDMA model's faults (sim::QdmaFault, one shot on physical queue 0) on the tools that run on
+// QDMA designs: test_dma_bridge's memory tests on U200_qdma_ram's MM queues, and the stream tools
+// and stream_fixed_buffers on the example streaming loopback design (docs/examples). A fault of
+// a queue kind the run does not use (a completion error on MM queues) is n/a: the run passes.
+const std::string kQdmaExample = std::string(PDT_SOURCE_DIR) + "/docs/examples/qdma_stream_loopback.json";
+const char* const kQdmaDescError = "(H2C|C2H) (MM|ST) queue 0: Input/output error \\(the status descriptor reports err 2 "
+                                   "\\(descriptor fetch error\\)";
+const char* const kQdmaCompletionError = "C2H ST queue 0: Input/output error \\(completion entry 0 has its error bit set";
+
+std::vector<std::string> qdma_args(const std::string& tool, bool memory) {
+    if (memory)
+        return {"--sim_design", "U200_qdma_ram", "--transfer_timeout", "1", "--min_words", "0x10000",
+                "--max_buffer_size", "0x40000", "--transfer_length", "0x30000", "--dma_bridge_memory_size_bytes",
+                "0x100000"};
+    std::vector<std::string> a{"--design_file", kQdmaExample, "--sim_design", "qdma_stream_loopback_example",
+                               "--transfer_timeout", "1", "--stream_mapping_size", "0x40000", "--stream_num_descriptors",
+                               "16"};
+    if (tool == "test_dma_bridge")
+        a.insert(a.end(), {"--min_words", "0x10000"});
+    else
+        a.insert(a.end(), {"--duration", "0.5", "--report_interval", "0.25"});
+    return a;
+}
+
+TEST(FaultMatrix, EveryQdmaFaultOnTheToolsOfQdmaDesigns) {
+    struct Row {
+        const char* tool;
+        bool memory;
+        Expect expect;
+    };
+    const char* const kMmStall = "H2C MM queue 0: Connection timed out \\(no descriptor completed within the transfer "
+                                 "timeout of 1000 ms";
+    const char* const kStStall = "(H2C|C2H) ST queue 0 timeout: no (H2C|C2H) completion for 1\\.000 secs";
+    std::vector<Row> rows;
+    for (const char* tool : {"test_dma_bridge", "test_dma_bridge_parallel_streams", "test_dma_bridge_independent_streams"})
+        rows.push_back({tool, false, {}});
+    rows.push_back({"test_dma_bridge", true, {}});
+    std::vector<Cell> runs;
+    for (const Row& row : rows)
+        for (sim::QdmaFault fault : sim::all_qdma_faults()) {
+            const std::string name = sim::fault_name(fault);
+            Expect e{nullptr, row.memory ? "U200_qdma_ram" : "qdma_stream_loopback_example", kQdmaDescError};
+            if (fault == sim::QdmaFault::CompletionError)
+                e = {nullptr, row.memory ? nullptr : "qdma_stream_loopback_example", kQdmaCompletionError};
+            if (fault == sim::QdmaFault::QueueStall)
+                e.message = row.memory ? kMmStall : kStStall;
+            runs.push_back(Cell{row.tool, name, row.memory ? "memory" : "stream", e, {}});
+        }
+    ASSERT_EQ(runs.size(), rows.size() * 3) << "a QDMA fault kind without its row";
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < runs.size();) {
+            Cell& r = runs[i];
+            const Tool& tool = *std::find_if(std::begin(kTools), std::end(kTools), [&](const Tool& t) { return r.tool == t.name; });
+            test_support::RunOptions options;
+            options.environment = {"PDT_SIM_FAULT=" + r.fault};
+            options.timeout = 90s;
+            options.stdin_from_null = true;
+            r.outcome = test_support::run_process(tool.path, qdma_args(r.tool, r.design == "memory"), options);
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2; ++i)
+        threads.emplace_back(worker);
+    for (auto& t : threads)
+        t.join();
+    for (const Cell& r : runs)
+        EXPECT_EQ(judge(r), "") << r.tool << " on the QDMA " << r.design << " design with PDT_SIM_FAULT=" << r.fault
+                                << "\n" << r.outcome.output;
+}
+
 Cell cell(const Expect& expect, int exit_code, const std::string& output) {
     Cell c{"tool", "fault", "design", expect, {}};
     c.outcome.exit_code = exit_code;

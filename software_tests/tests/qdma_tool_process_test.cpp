@@ -55,6 +55,25 @@ TEST(QdmaTools, TwoQueuePairsEachVerified) {
     EXPECT_TRUE(contains(r.output, "memory_fixed_buffers H2C queue 1 C2H queue 1: 1048576 bytes verified")) << r.output;
 }
 
+TEST(QdmaTools, InterruptCompletionIsNamedAndVerifies) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, with(kMemory, {"--qdma_interrupts", "--enabled_tests",
+                                                                    "memory_fixed_buffers"}));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "completion by MSI-X through interrupt aggregation ring 0 (status descriptor "
+                                   "writeback)"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "memory_fixed_buffers H2C queue 0 C2H queue 0: 1048576 bytes verified")) << r.output;
+}
+
+TEST(QdmaTools, BadQdmaOptionsAreUsageErrors) {
+    tool_run::expect_usage_errors(TEST_DMA_BRIDGE_TOOL, kMemory,
+                                  {{{"--qdma_queues", "0"}, "qdma_queues"},
+                                   {{"--qdma_queues", "17"}, "qdma_queues"},
+                                   {{"--qdma_ring_entries", "many"}, "qdma_ring_entries"}});
+    tool_run::expect_usage_errors(PARALLEL_STREAMS_TOOL, example(kStreamSizes),
+                                  {{{"--qdma_ring_entries", "0x10001"}, "qdma_ring_entries"}});
+}
+
 TEST(QdmaTools, ADescriptorErrorFailsNamingTheQueue) {
     test_support::RunOptions options;
     options.environment.push_back("PDT_SIM_FAULT=qdma_descriptor_error@C2H0");
@@ -109,6 +128,13 @@ TEST(QdmaTools, StreamToolsVerifyTheExampleLoopback) {
         EXPECT_TRUE(contains(r.output, "Test pattern verified in ")) << r.output;
         EXPECT_TRUE(contains(r.output, "Overall PASS")) << r.output;
     }
+    // The lines name queues, not channels.
+    const Outcome parallel = run_tool(PARALLEL_STREAMS_TOOL, example(with(kStreamSizes, {"--duration", "0.2"})));
+    EXPECT_TRUE(contains(parallel.output, "qdma_stream_loopback_example design PCI device 0000:15:00.0 IOMMU group 41 "
+                                          "H2C queue 1 C2H queue 1\n"))
+        << parallel.output;
+    const Outcome independent = run_tool(INDEPENDENT_STREAMS_TOOL, example(with(kStreamSizes, {"--duration", "0.2"})));
+    EXPECT_TRUE(contains(independent.output, "0000:15:00.0 C2H queue 1 Test pattern verified in ")) << independent.output;
 }
 
 TEST(QdmaTools, StreamRingEntriesAreTheOnesAsked) {

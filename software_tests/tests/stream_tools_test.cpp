@@ -4,6 +4,7 @@
 #include "fake_stream_device.hpp"
 #include "stream_tools/cli.hpp"
 #include "stream_tools/stream_tools.hpp"
+#include "stream_tools/verdict.hpp"
 #include "test_support/text.hpp"
 
 namespace {
@@ -296,3 +297,16 @@ TEST(ParallelStreams, NoWatcherNoLinkLines) {
 }
 
 }  // namespace
+
+// A QDMA result names queues, in the text and the JSON total; an XDMA one channels.
+TEST(Verdict, QdmaResultsNameQueues) {
+    stream_tools::ChannelResult r{"0000:15:00.0", "U200_qdma_ram", "memory_fixed_buffers", 1u, 1u, 4096, {}, {}, true};
+    EXPECT_EQ(stream_tools::describe(r),
+              "0000:15:00.0 U200_qdma_ram memory_fixed_buffers H2C queue 1 C2H queue 1: 4096 bytes verified");
+    EXPECT_TRUE(test_support::contains(stream_tools::json_total(r), ",\"h2c_queue\":1,\"c2h_queue\":1,"))
+        << stream_tools::json_total(r);
+    r.queues = false;
+    EXPECT_EQ(stream_tools::describe(r),
+              "0000:15:00.0 U200_qdma_ram memory_fixed_buffers H2C channel 1 C2H channel 1: 4096 bytes verified");
+    EXPECT_TRUE(test_support::contains(stream_tools::json_total(r), ",\"h2c_channel\":1,\"c2h_channel\":1,"));
+}

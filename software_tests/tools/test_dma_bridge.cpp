@@ -26,7 +26,7 @@ struct Cli {
     std::string min_words = "0x100000000", qdma_queues = "1", qdma_ring_entries = "0";
     std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count()), host_memory_limit;
     int verify_threads = -1;
-    bool a32 = false, json = false, isolate_iommu_groups = false;
+    bool a32 = false, json = false, isolate_iommu_groups = false, qdma_interrupts = false;
     cli::XdmaModeText modes;
     std::string lock_timeout;
     tool_support::BoardHealthCli health;  // --max_temperature, --metrics
@@ -75,6 +75,7 @@ vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
                                                                                    : vfio::BufferKind::Anonymous;
     o.qdma_queues = static_cast<unsigned>(PDT_TRY(parse_number("qdma_queues", cli.qdma_queues, 1, 16)));
     o.qdma_ring_entries = static_cast<uint32_t>(PDT_TRY(parse_number("qdma_ring_entries", cli.qdma_ring_entries, 0, 65536)));
+    o.qdma_interrupts = cli.qdma_interrupts;
     for (const std::string& text : cli.device_routing)
         o.routing.push_back(PDT_TRY(parse_device_routing("device_routing", text)));
     std::stringstream tests(cli.enabled_tests);
@@ -117,7 +118,9 @@ int main(int argc, char** argv) {
         ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)")
         ("qdma_queues", po::value(&cli.qdma_queues), "QDMA memory tests: MM queue pairs H2C q / C2H q tested, 1..16 (1)")
         ("qdma_ring_entries", po::value(&cli.qdma_ring_entries),
-         "QDMA: descriptor ring entries, a QDMA_GLBL_RNG_SZ value (0: 65 for memory, as the stream buffers need)");
+         "QDMA: descriptor ring entries, a QDMA_GLBL_RNG_SZ value (0: 65 for memory, as the stream buffers need)")
+        ("qdma_interrupts", po::bool_switch(&cli.qdma_interrupts),
+         "QDMA memory tests: completion by MSI-X through an interrupt aggregation ring (default: polling)");
     cli::add_transfer_timeout_option(d, cli.transfer_timeout);
     cli::add_json_option(d, cli.json, cli::JsonForm::Lines);
     cli::add_lock_timeout_option(d, cli.lock_timeout);

@@ -32,15 +32,17 @@ void fail_design(const identify::IdentifiedDesign& design, const std::string& te
 void run_qdma_memory(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, std::FILE* out,
                      std::vector<ChannelResult>& results) {
     const uint32_t ring = options.qdma_ring_entries ? options.qdma_ring_entries : 65;
+    const unsigned function = design.design->card ? design.design->card->physical_function : 0;
     MemoryDesign dma;
     dma.queues = true;
     dma.modes_line = "Device " + design.identity.address.to_string() + " QDMA MM queues: descriptor rings of " +
-                     std::to_string(ring) + " entries, MM descriptors of at most 0x8000 bytes, completion polled "
-                     "(status descriptor writeback)";
+                     std::to_string(ring) + " entries, MM descriptors of at most 0x8000 bytes, completion " +
+                     (options.qdma_interrupts ? "by MSI-X through interrupt aggregation ring " + std::to_string(function)
+                                              : std::string("polled")) +
+                     " (status descriptor writeback)";
     for (unsigned q = 0; q < std::min(options.qdma_queues, options.max_channel_combinations); ++q)
         dma.pairs.push_back({q, q});
     const MemoryTestOptions memory = memory_options(design, options);
-    const unsigned function = design.design->card ? design.design->card->physical_function : 0;
     const auto function_queues = static_cast<uint16_t>(std::max(16u, options.qdma_queues));
     dma.open = [&, ring, function, function_queues](const DmaPair& pair,
                                                     const std::string&) -> vfio::Result<std::unique_ptr<CardDma>> {
@@ -54,6 +56,8 @@ void run_qdma_memory(identify::IdentifiedDesign& design, const DmaBridgeTestOpti
         o.ring_entries = ring;
         o.dma_mask_bits = memory.dma_mask_bits;
         o.timeout = memory.timeout;
+        o.interrupts = options.qdma_interrupts;
+        o.interrupt_ring = function;  // one ring per PF
         return std::unique_ptr<CardDma>(PDT_TRY(QdmaCardDma::open(*design.device, o)));
     };
     run_memory_tests(design, options, dma, out, results);

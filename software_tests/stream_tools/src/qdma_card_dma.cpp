@@ -42,6 +42,10 @@ vfio::Result<std::unique_ptr<QdmaCardDma>> QdmaCardDma::open(vfio::Device& devic
     PDT_CHECK(dma->m_function->start_mm_channel(qdma::QueueDirection::H2C));
     PDT_CHECK(dma->m_function->start_mm_channel(qdma::QueueDirection::C2H));
     qdma::QueueOptions queue;
+    if (options.interrupts) {
+        dma->m_ring = PDT_TRY(qdma::InterruptRing::open(*dma->m_function, options.interrupt_ring, options.msi_vector));
+        queue.interrupt_ring = dma->m_ring->index();
+    }
     queue.kind = qdma::QueueKind::MemoryMapped;
     queue.ring_entries = options.ring_entries;
     queue.dma_mask_bits = options.dma_mask_bits;
@@ -120,6 +124,26 @@ vfio::Result<bool> QdmaCardDma::reap(Lane& lane, const std::vector<Chunk>& chunk
     return progress;
 }
 
+// Interrupt completion: arms the queues with descriptors outstanding, looks once more (a
+// completion before the arm raises nothing), then sleeps on the ring's vector for a short slice
+// so that the deadline is seen. True when a descriptor completed.
+vfio::Result<bool> QdmaCardDma::sleep_on_interrupt(Lane& h2c, Lane& c2h, const std::vector<Chunk>& chunks) {
+    for (Lane* lane : {&h2c, &c2h})
+        if (lane->queue.outstanding() > 0)
+            lane->queue.arm();
+    bool progress = false;
+    for (Lane* lane : {&h2c, &c2h})
+        if (lane->done < chunks.size() && lane->queue.outstanding() > 0)
+            progress = PDT_TRY(reap(*lane, chunks)) || progress;
+    if (progress)
+        return true;
+    PDT_TRY(m_ring->wait(std::chrono::milliseconds(2)));
+    for (Lane* lane : {&h2c, &c2h})
+        if (lane->done < chunks.size() && lane->queue.outstanding() > 0)
+            progress = PDT_TRY(reap(*lane, chunks)) || progress;
+    return progress;
+}
+
 // H2C keeps its ring as full as it allows; a C2H chunk is posted only once the H2C chunk that
 // wrote it completed (when both directions take part). No completion for the transfer
 // timeout fails, naming the stuck queue and its contexts as read.
@@ -142,6 +166,8 @@ vfio::Result<void> QdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio:
             progress = PDT_TRY(reap(h2c, chunks));
         if (c2h.done < n && c2h.queue.outstanding() > 0)
             progress = PDT_TRY(reap(c2h, chunks)) || progress;
+        if (!progress && m_ring)
+            progress = PDT_TRY(sleep_on_interrupt(h2c, c2h, chunks));
         const auto now = std::chrono::steady_clock::now();
         if (progress) {
             last_progress = now;
@@ -150,7 +176,7 @@ vfio::Result<void> QdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio:
             return vfio::make_error("memory-mapped DMA", stuck.name(), ETIMEDOUT,
                                     "no descriptor completed within the transfer timeout of " +
                                         std::to_string(m_options.timeout.count()) + " ms: " + stuck.describe_state());
-        } else {
+        } else if (!m_ring) {
             std::this_thread::sleep_for(std::chrono::microseconds(20));
         }
     }

@@ -196,7 +196,8 @@ using Pair = std::pair<streams::StreamDevice*, streams::LoopRoute>;
 vfio::Result<void> add_pairs(Run& run, const std::vector<Pair>& pairs, const streams::ChannelBuffers& buffers) {
     uint64_t stream = 0;
     for (const auto& [device, route] : pairs) {
-        run.select(*device, format("H2C channel %u C2H channel %u", route.h2c, route.c2h));
+        const char* unit = device->channel_kind();
+        run.select(*device, format("H2C %s %u C2H %s %u", unit, route.h2c, unit, route.c2h));
         const streams::ChannelBuffers sized = PDT_TRY(device_buffers(buffers, *device));
         streams::StreamChannel* h2c = PDT_TRY(run.open(*device, Direction::H2C, route.h2c, sized));
         streams::StreamChannel* c2h = PDT_TRY(run.open(*device, Direction::C2H, route.c2h, sized));
@@ -250,16 +251,17 @@ vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, co
     std::vector<std::pair<Channel, size_t>> sources;
     uint64_t stream = 0;
     for (const Channel& c : h2c) {
-        run.select(*c.device, format("H2C channel %u", c.channel));
+        run.select(*c.device, format("H2C %s %u", c.device->channel_kind(), c.channel));
         const streams::ChannelBuffers sized = PDT_TRY(device_buffers(buffers, *c.device));
         streams::StreamChannel* channel = PDT_TRY(run.open(*c.device, Direction::H2C, c.channel, sized));
         const size_t source = PDT_TRY(run.test.add_source(*channel, stream++));
-        run.test.add_source_row(format("%s H2C channel %u", c.device->address().to_string().c_str(), c.channel),
+        run.test.add_source_row(format("%s H2C %s %u", c.device->address().to_string().c_str(), c.device->channel_kind(),
+                                       c.channel),
                                 source);
         sources.emplace_back(c, source);
     }
     for (const Channel& c : c2h) {
-        run.select(*c.device, format("C2H channel %u", c.channel));
+        run.select(*c.device, format("C2H %s %u", c.device->channel_kind(), c.channel));
         std::optional<size_t> from;
         for (const streams::LoopRoute& route : c.device->routes())
             for (const auto& [s, index] : sources)
@@ -272,11 +274,12 @@ vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, co
             function = streams::CardFunction::Generated;
         if (!from && function != streams::CardFunction::FixedData &&
             function != streams::CardFunction::Generated)
-            run.report.line(format("Warning: no H2C channel under test feeds %s C2H channel %u: its data is not "
+            run.report.line(format("Warning: no H2C channel under test feeds %s C2H %s %u: its data is not "
                                    "verified",
-                                   c.device->address().to_string().c_str(), c.channel));
+                                   c.device->address().to_string().c_str(), c.device->channel_kind(), c.channel));
         const size_t sink = PDT_TRY(run.test.add_sink(*channel, from, function));
-        run.test.add_sink_row(format("%s C2H channel %u", c.device->address().to_string().c_str(), c.channel), sink);
+        run.test.add_sink_row(
+            format("%s C2H %s %u", c.device->address().to_string().c_str(), c.device->channel_kind(), c.channel), sink);
     }
     return {};
 }

@@ -86,6 +86,9 @@ public:
     virtual std::vector<LoopRoute> routes() const = 0;
     virtual CardFunction card_function() const { return CardFunction::Loopback; }
     virtual uint64_t packet_granularity() const { return 4; }
+    // What the tools call a channel of the device in their lines: "channel" (XDMA engines), or
+    // "queue" (QDMA queues).
+    virtual const char* channel_kind() const { return "channel"; }
     // The engine modes the adapter chose when it opened the device; nullopt where it has no choice.
     virtual std::optional<EngineChoice> engines() const { return std::nullopt; }
     virtual vfio::Result<std::unique_ptr<StreamChannel>> open_channel(Direction direction, unsigned channel,

@@ -35,6 +35,7 @@ public:
     unsigned c2h_channels() const override { return m_queues->c2h_channels(); }
     std::vector<streams::LoopRoute> routes() const override { return m_queues->routes(); }
     streams::CardFunction card_function() const override { return m_queues->card_function(); }
+    const char* channel_kind() const override { return "queue"; }
     vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
                                                                        const streams::ChannelBuffers& buffers) override {
         return m_queues->open_channel(direction, channel, buffers);

@@ -48,6 +48,7 @@ struct DmaBridgeTestOptions {
     // holding the buffers for streams).
     unsigned qdma_queues = 1;
     uint32_t qdma_ring_entries = 0;
+    bool qdma_interrupts = false;  // memory tests: completion by MSI-X through an interrupt aggregation ring
 };
 
 // Returns the exit status: 0 Overall PASS, 1 Overall FAIL. With options.stream.json, JSON

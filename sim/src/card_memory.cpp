@@ -32,4 +32,18 @@ void CardMemory::write(uint64_t offset, const uint8_t* src, uint64_t length) {
     }
 }
 
+bool CardMemory::read_at(uint64_t base, uint64_t size, uint64_t address, void* dst, uint64_t length) const {
+    if (!contains(base, size, address, length))
+        return false;
+    read(address - base, static_cast<uint8_t*>(dst), length);
+    return true;
+}
+
+bool CardMemory::write_at(uint64_t base, uint64_t size, uint64_t address, const void* src, uint64_t length) {
+    if (!contains(base, size, address, length))
+        return false;
+    write(address - base, static_cast<const uint8_t*>(src), length);
+    return true;
+}
+
 }  // namespace sim

@@ -27,11 +27,6 @@ uint32_t le32(const uint8_t* p) {
     return v;
 }
 
-bool in_card(const QdmaConfig& c, uint64_t address, uint64_t length) {
-    return address >= c.card_memory_base && address - c.card_memory_base <= c.card_memory_size &&
-           length <= c.card_memory_size - (address - c.card_memory_base);
-}
-
 // Error bits of the status descriptor and the SW context err field.
 constexpr unsigned kDmaError = 1u << 0;
 constexpr unsigned kDescriptorError = 1u << 1;
@@ -274,7 +269,7 @@ bool Impl::move_descriptor(bool c2h_side, bool is_mm, unsigned qid, Queue& q, co
         // PG302 AXI Memory Mapped Descriptor: src_addr [63:0], length [91:64], dst_addr [191:128].
         const uint64_t src = le64(desc), dst = le64(desc + 16);
         const uint32_t length = le32(desc + 8) & 0x0FFFFFFF;
-        if (!in_card(config, c2h_side ? src : dst, length)) {
+        if (!CardMemory::contains(config.card_memory_base, config.card_memory_size, c2h_side ? src : dst, length)) {
             stop_queue(c2h_side, qid, kDmaError, DSC_ERR_DMA);
             return true;
         }

@@ -154,8 +154,7 @@ bool fetch(Impl& impl, Channel& ch) {
 }
 
 bool card_range(const XdmaConfig& c, uint64_t address, uint64_t length) {
-    return address >= c.card_memory_base && address - c.card_memory_base <= c.card_memory_size &&
-           length <= c.card_memory_size - (address - c.card_memory_base);
+    return CardMemory::contains(c.card_memory_base, c.card_memory_size, address, length);
 }
 
 }  // namespace

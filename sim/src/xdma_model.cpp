@@ -265,27 +265,16 @@ uint64_t XdmaModel::c2h_peak_pending_bytes() const {
     return m_impl->peak_pending;
 }
 
-namespace {
-bool in_card(const XdmaConfig& c, uint64_t address, uint64_t length) {
-    return address >= c.card_memory_base && address - c.card_memory_base <= c.card_memory_size &&
-           length <= c.card_memory_size - (address - c.card_memory_base);
-}
-}  // namespace
-
 bool XdmaModel::card_read(uint64_t address, void* dst, uint64_t length) const {
     std::lock_guard lock(m_impl->mutex);
-    if (!in_card(m_impl->config, address, length))
-        return false;
-    m_impl->card_memory.read(address - m_impl->config.card_memory_base, static_cast<uint8_t*>(dst), length);
-    return true;
+    const auto& c = m_impl->config;
+    return m_impl->card_memory.read_at(c.card_memory_base, c.card_memory_size, address, dst, length);
 }
 
 bool XdmaModel::card_write(uint64_t address, const void* src, uint64_t length) {
     std::lock_guard lock(m_impl->mutex);
-    if (!in_card(m_impl->config, address, length))
-        return false;
-    m_impl->card_memory.write(address - m_impl->config.card_memory_base, static_cast<const uint8_t*>(src), length);
-    return true;
+    const auto& c = m_impl->config;
+    return m_impl->card_memory.write_at(c.card_memory_base, c.card_memory_size, address, src, length);
 }
 
 uint64_t XdmaModel::card_memory_resident_bytes() const {

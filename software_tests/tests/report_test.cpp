@@ -53,6 +53,36 @@ TEST(Report, PassSummaryLines) {
               "Overall PASS\n");
 }
 
+// F20: the host's cost in the totals, as cores busy and cores per verified GB/s (host- and
+// card-verified bytes together), text and JSON; a run with nothing verified says so.
+TEST(Report, HostCpuCostInTheTotals) {
+    stream_test::RowTotals row;
+    row.label = "p";
+    row.total = Interval{2000000000ull, 1, 2.0};
+    row.verifies = true;
+    row.words_verified = 250000000;       // 1e9 bytes
+    row.card_words_verified = 250000000;  // 1e9 more, checked by the card
+    stream_test::Summary summary = summary_of(row);
+    summary.cpu_seconds = 3.0;
+    summary.wall_seconds = 2.0;  // 1.5 cores, 1 GB/s verified
+    const auto [code, text] = finish(summary);
+    EXPECT_EQ(code, 0);
+    EXPECT_NE(text.find("Host CPU: 1.50 cores busy (3.000 s of CPU in 2.000 s, every thread of the process), "
+                        "1.500 cores per verified GB/s\n"),
+              std::string::npos)
+        << text;
+    const auto json = finish(summary, true);
+    EXPECT_NE(json.text.find(",\"host_cores\":1.500,\"cores_per_verified_gbps\":1.5"), std::string::npos) << json.text;
+    row.words_verified = row.card_words_verified = 0;
+    stream_test::Summary none = summary_of(row);
+    none.cpu_seconds = 1.0;
+    none.wall_seconds = 2.0;
+    EXPECT_NE(finish(none).text.find("Host CPU: 0.50 cores busy (1.000 s of CPU in 2.000 s, every thread of the process), "
+                                     "nothing verified\n"),
+              std::string::npos);
+    EXPECT_NE(finish(none, true).text.find("\"cores_per_verified_gbps\":null"), std::string::npos);
+}
+
 TEST(Report, VerifyingRowWithNoDataFails) {
     stream_test::RowTotals row;
     row.label = "p";

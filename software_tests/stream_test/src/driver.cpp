@@ -1,5 +1,7 @@
 #include "stream_test/driver.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <thread>
@@ -123,12 +125,32 @@ std::vector<std::thread> start_workers(std::vector<std::unique_ptr<Source>>& sou
 
 }  // namespace
 
+namespace {
+
+// User + system CPU seconds of every thread of the process so far.
+double process_cpu_seconds() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+}  // namespace
+
+uint64_t Summary::bytes_verified() const {
+    uint64_t bytes = 0;
+    for (const auto& row : rows)
+        bytes += (row.words_verified + row.card_words_verified) * 4;
+    return bytes;
+}
+
 Summary StreamTest::run(Observer& observer) {
     detail::Shared shared;
     std::mutex mutex;
     std::condition_variable wake;
     std::atomic<size_t> finished{0};
     const auto start = Clock::now();
+    const double cpu_at_start = process_cpu_seconds();
     for (auto& source : m_sources)
         source->counter.reset(start);
     for (auto& sink : m_sinks)
@@ -184,6 +206,8 @@ Summary StreamTest::run(Observer& observer) {
     summary.failures = shared.failures;
     for (const auto& row : m_rows)
         summary.rows.push_back(totals(row, summary.failures));
+    summary.cpu_seconds = process_cpu_seconds() - cpu_at_start;
+    summary.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return summary;
 }
 

@@ -116,6 +116,48 @@ int Report::abort(const std::string& reason) {
     return 1;
 }
 
+namespace {
+
+// Cores busy over the run, and cores per verified GB/s (F20: the host's cost of checking).
+struct HostCost {
+    double cores = 0, per_verified_gbps = 0;
+    bool known = false, verified = false;
+};
+HostCost host_cost(const Summary& summary) {
+    HostCost cost;
+    if (summary.wall_seconds <= 0)
+        return cost;
+    cost.known = true;
+    cost.cores = summary.cpu_seconds / summary.wall_seconds;
+    const double gbps = static_cast<double>(summary.bytes_verified()) / summary.wall_seconds / 1e9;
+    cost.verified = gbps > 0;
+    cost.per_verified_gbps = cost.verified ? cost.cores / gbps : 0;
+    return cost;
+}
+
+std::string host_cost_json(const Summary& summary) {
+    const HostCost cost = host_cost(summary);
+    if (!cost.known)
+        return "";
+    char text[160];
+    std::snprintf(text, sizeof text, ",\"host_cores\":%.3f,\"cores_per_verified_gbps\":", cost.cores);
+    return text + (cost.verified ? std::to_string(cost.per_verified_gbps) : std::string("null"));
+}
+
+void print_host_cost(FILE* out, const Summary& summary) {
+    const HostCost cost = host_cost(summary);
+    if (!cost.known)
+        return;
+    std::fprintf(out, "Host CPU: %.2f cores busy (%.3f s of CPU in %.3f s, every thread of the process)", cost.cores,
+                 summary.cpu_seconds, summary.wall_seconds);
+    if (cost.verified)
+        std::fprintf(out, ", %.3f cores per verified GB/s\n", cost.per_verified_gbps);
+    else
+        std::fprintf(out, ", nothing verified\n");
+}
+
+}  // namespace
+
 int Report::finish(const Summary& summary) {
     const bool pass = summary.passed();
     if (m_json) {
@@ -136,9 +178,9 @@ int Report::finish(const Summary& summary) {
         const std::string why = unverified_reason(summary);
         std::fprintf(m_out,
                      "{\"type\":\"result\",\"overall\":\"%s\",\"bytes_verified\":%" PRIu64
-                     ",\"stopped_by_user\":%s,\"rows\":%zu%s}\n",
+                     ",\"stopped_by_user\":%s,\"rows\":%zu%s%s}\n",
                      pass ? "PASS" : "FAIL", bytes_verified, summary.stopped_by_user ? "true" : "false", summary.rows.size(),
-                     why.empty() ? "" : (",\"reason\":" + json_escape(why)).c_str());
+                     host_cost_json(summary).c_str(), why.empty() ? "" : (",\"reason\":" + json_escape(why)).c_str());
         std::fflush(m_out);
         return pass ? 0 : 1;
     }
@@ -185,6 +227,8 @@ int Report::finish(const Summary& summary) {
         if (!shown)
             std::fprintf(m_out, "%s %s\n", failure.channel.c_str(), failure.message.c_str());
     }
+    if (!summary.rows.empty())
+        print_host_cost(m_out, summary);
     if (const std::string why = unverified_reason(summary); !why.empty() && !summary.rows.empty())
         std::fprintf(m_out, "FAIL: %s\n", why.c_str());
     std::fprintf(m_out, "Overall %s\n", pass ? "PASS" : "FAIL");

@@ -82,6 +82,10 @@ struct Summary {
     std::vector<RowTotals> rows;
     std::vector<Failure> failures;  // in the order they happened
     bool stopped_by_user = false;
+    // The host's cost: the process's CPU time (user + system, over every thread, so a simulated
+    // device's or a vendor runtime's threads count too) over the run's wall time.
+    double cpu_seconds = 0, wall_seconds = 0;
+    uint64_t bytes_verified() const;  // host- and card-verified bytes of every row
     // PASS: no failure, at least one row, every row moved data, every verifying row checked
     // at least one word, and at least one row verifies: never PASS when nothing was tested.
     bool passed() const;

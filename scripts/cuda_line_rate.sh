@@ -8,14 +8,27 @@
 # dump_pci_info and cuda_stream_test (default: build/, as CMake lays them out); OUT_DIR gets one
 # log per run and summary.txt (default: cuda_line_rate.<date>). Everything it does on the GPU
 # is a copy or a kernel: it never writes the GPU's config space (dump_pci_info reads it).
-# Environment: GPU (CUDA ordinal, default 0), SECS (seconds per run, default 8),
-# VERIFY_THREADS (default: cores - 2), CONFIGS ("count:size ..." buffer rings to try).
+# Environment: GPU (CUDA ordinal, default 0), SECS (seconds of each verified interval, default 3),
+# REF_SECS (seconds of each bare interval, default 1.5), ROUNDS (A/B pairs per case, default 5),
+# BOUND (the bare reference's spread, (max-min)/median, above which a case is marked disturbed,
+# default 0.10), VERIFY_THREADS (default: cores - 2), CONFIGS ("count:size ..." buffer rings).
+#
+# A noisy host (bursts of disturbance that the bare reference sees too) must not pass for the
+# device's rate: each case runs ROUNDS times, every run a bare interval (A) then a verified one
+# (B) in one process, so the pairs interleave A/B/A/B. A case's ratio is the median of its
+# pairs' ratios, printed with their spread; when the bare rates of its rounds spread by more
+# than BOUND, or the pairs' ratios by more than 0.10, the case is marked DISTURBED and its
+# figures are not the device's. DISTURB=N runs N host memory-bandwidth hogs through the whole
+# run, to show what a disturbed run prints.
 set -uo pipefail
 bin=${1:-build}
 out=${2:-cuda_line_rate.$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 gpu=${GPU:-0}
-secs=${SECS:-8}
+secs=${SECS:-3}
+ref_secs=${REF_SECS:-1.5}
+rounds=${ROUNDS:-5}
+bound=${BOUND:-0.10}
 threads=${VERIFY_THREADS:-$(( $(nproc) > 2 ? $(nproc) - 2 : 1 ))}
 configs=${CONFIGS:-"8:0x1000000 8:0x800000 16:0x400000"}
 find_bin() { local f; f=$(find "$bin" -name "$1" -type f -perm -u+x | head -1); echo "${f:-$bin/$1}"; }
@@ -28,7 +41,15 @@ summary=$out/summary.txt
 : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
 
-note "# $(date -u +%FT%TZ) on $(hostname): $(nproc) cores, GPU $gpu, $secs s per run, --verify_threads $threads"
+note "# $(date -u +%FT%TZ) on $(hostname): $(nproc) cores, GPU $gpu, $rounds A/B pairs a case ($ref_secs s bare, $secs s verified), bound $bound, --verify_threads $threads"
+hogs=()
+if [ "${DISTURB:-0}" -gt 0 ]; then
+    for _ in $(seq "${DISTURB}"); do
+        (while :; do dd if=/dev/zero of=/dev/null bs=64M count=64 status=none; done) & hogs+=($!)
+    done
+    trap 'kill "${hogs[@]}" 2>/dev/null' EXIT
+    note "# DISTURB: $DISTURB memory-bandwidth hogs (dd 64 MiB blocks) run beside every case"
+fi
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,pci.bus_id,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv | tee -a "$summary"
 
 bdf=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader -i "$gpu" 2>/dev/null | tr 'A-F' 'a-f' | sed 's/^0000\(....:\)/\1/')
@@ -41,25 +62,8 @@ note "## Unit tests on the GPU"
 "$unit" >"$out/cuda_stream_test.txt" 2>&1
 note "cuda_stream_test exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/cuda_stream_test.txt" | tr '\n' ' '))"
 
-timer=()
-[ -x /usr/bin/time ] && timer=(/usr/bin/time -v)
-# run NAME TOOL ARGS...: one run, its exit status, its reference line and totals.
-run() {
-    local name=$1 tool=$2
-    shift 2
-    local log=$out/$name.txt
-    "${timer[@]}" "$tool" --cuda_device "$gpu" --duration "$secs" --report_interval "$secs" \
-        --verify_threads "$threads" --transfer_timeout 10 "$@" >"$log" 2>"$log.stderr"
-    local rc=$?
-    note "### $name: exit $rc: $(basename "$tool") $*"
-    grep -hE "Bare cudaMemcpyAsync|verified|FAIL|Error" "$log" "$log.stderr" | tee -a "$summary"
-    sed -n '/^Overall test statistics/,/^Overall /p' "$log" | grep -v "verified\|FAIL" | tee -a "$summary"
-    grep -E "Maximum resident|Percent of CPU" "$log.stderr" | tee -a "$summary"
-    ratio "$name" "$log" | tee -a "$summary"
-}
-
-# ratio NAME LOG: the verified rate over the bare rate of the same directions, from one log.
-ratio() {
+# pair NAME LOG: "bare verified" GB/s of one run's A/B pair, the same directions on both sides.
+pair() {
     awk -v name="$1" '
         /^Bare cudaMemcpyAsync/ {
             for (i = 1; i <= NF; i++) {
@@ -76,11 +80,56 @@ ratio() {
         }
         END {
             if (h2d == "") exit
-            if (name ~ /^h2d/) printf "ratio %s: verified H2D %.2f / bare H2D %.2f GB/s = %.3f\n", name, h, h2d, h / h2d
-            else if (name ~ /^d2h/) printf "ratio %s: verified D2H %.2f / bare D2H %.2f GB/s = %.3f\n", name, c, d2h, c / d2h
-            else if (name ~ /^both/) printf "ratio %s: verified H2D %.2f + D2H %.2f / bare both %.2f + %.2f GB/s = %.3f\n", name, h, c, bh, bd, (h + c) / (bh + bd)
-            else if (name ~ /^loopback/) printf "ratio %s: verified loopback %.2f each way / bare both %.2f + %.2f GB/s = %.3f\n", name, p, bh, bd, 2 * p / (bh + bd)
+            if (name ~ /^h2d/) print h2d, h
+            else if (name ~ /^d2h/) print d2h, c
+            else if (name ~ /^both/) print bh + bd, h + c
+            else if (name ~ /^loopback/) print bh + bd, 2 * p
         }' "$2"
+}
+
+# summarise NAME PAIRS_FILE: the median ratio of the pairs ("bare verified ratio" lines), its
+# spread, and the verdict (POSIX awk: the columns are sorted by sort(1)).
+summarise() {
+    local bares ratios
+    bares=$(cut -d' ' -f1 "$2" | sort -g | tr '\n' ' ')
+    ratios=$(cut -d' ' -f3 "$2" | sort -g | tr '\n' ' ')
+    awk -v name="$1" -v bound="$bound" -v bares="$bares" -v ratios="$ratios" '
+        function median(v, n) { return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+        BEGIN {
+            n = split(bares, b, " "); split(ratios, r, " ")
+            if (n == 0) { printf "ratio %s: no A/B pair completed: no figure\n", name; exit }
+            mb = median(b, n); mr = median(r, n); spread = (b[n] - b[1]) / mb
+            verdict = "quiet"
+            if (spread > bound)
+                verdict = sprintf("DISTURBED: the bare reference spread %.0f%% (over %.0f%%) over the rounds: not the device rate", 100 * spread, 100 * bound)
+            else if (r[n] - r[1] > 0.10)
+                verdict = sprintf("DISTURBED: the ratios of the pairs spread %.3f (over 0.10): not the device rate", r[n] - r[1])
+            printf "ratio %s: %.3f median of %d A/B pairs (%.3f-%.3f), bare median %.2f GB/s (spread %.0f%%): %s\n", name, mr, n, r[1], r[n], mb, 100 * spread, verdict
+        }'
+}
+
+timer=()
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -v)
+# run NAME TOOL ARGS...: ROUNDS runs, each an A/B pair; their exit statuses, the last run's
+# totals, and the case's ratio.
+run() {
+    local name=$1 tool=$2
+    shift 2
+    local pairs=$out/$name.pairs r log rc
+    : >"$pairs"
+    for r in $(seq "$rounds"); do
+        log=$out/$name.r$r.txt
+        "${timer[@]}" "$tool" --cuda_device "$gpu" --duration "$secs" --report_interval "$secs" \
+            --cuda_reference_secs "$ref_secs" --verify_threads "$threads" --transfer_timeout 10 "$@" >"$log" 2>"$log.stderr"
+        rc=$?
+        note "### $name round $r: exit $rc: $(basename "$tool") $*"
+        grep -hE "FAIL|Error" "$log" "$log.stderr" | tee -a "$summary"
+        pair "$name" "$log" | awk '$1 > 0 { printf "%s %s %.4f\n", $1, $2, $2 / $1 }' >>"$pairs"
+    done
+    grep -hE "Bare cudaMemcpyAsync|verified|Host CPU" "$log" | tee -a "$summary"
+    sed -n '/^Overall test statistics/,/^Overall /p' "$log" | grep -v "verified\|FAIL\|Host CPU" | tee -a "$summary"
+    grep -E "Maximum resident|Percent of CPU" "$log.stderr" | tee -a "$summary"
+    [ "$ref_secs" = 0 ] || summarise "$name" "$pairs" | tee -a "$summary"
 }
 
 for c in $configs; do
@@ -100,9 +149,10 @@ ring=(--stream_num_descriptors "$n" --stream_mapping_size "$(printf '0x%x' $(( n
 run "both_2ch_${n}x${size}" "$independent" "${ring[@]}"
 run "loopback_2ch_${n}x${size}" "$parallel" "${ring[@]}"
 
-note "## A byte corrupted on the GPU must fail the run, naming its offset"
-run corrupt_h2c "$parallel" --stream_num_descriptors 8 --stream_mapping_size 0x2000000 --cuda_reference_secs 0 \
+note "## A byte corrupted on the GPU must fail the run, naming its offset (one run, no reference)"
+rounds=1 ref_secs=0
+run corrupt_h2c "$parallel" --stream_num_descriptors 8 --stream_mapping_size 0x2000000 \
     --cuda_corrupt h2c,0x1234567
-run corrupt_c2h "$independent" --stream_num_descriptors 8 --stream_mapping_size 0x2000000 --cuda_reference_secs 0 \
+run corrupt_c2h "$independent" --stream_num_descriptors 8 --stream_mapping_size 0x2000000 \
     --cuda_corrupt c2h,0x2345678
 tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")" && note "logs: $out.tar.gz"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Tests scripts/cuda_line_rate.sh's A/B pairs with fake tools (no GPU): each case runs ROUNDS
+# times; a steady bare reference gives "quiet" with the median ratio of the pairs; a bare
+# reference that swings by more than BOUND, or pairs whose ratios spread by more than 0.10, mark
+# the case DISTURBED ("not the device rate") instead of printing its ratio as the device's.
+# Usage: cuda_line_rate_test.sh
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/bin"
+# The fake stream tool: round k (counted in $tmp/round) prints bare H2D word k of $BARE and a
+# verified H2C rate of word k of $VERIFIED (GB/s), as the real tools print them.
+cat >"$tmp/bin/test_dma_bridge_independent_streams" <<'FAKE'
+#!/usr/bin/env bash
+n=$(( $(cat "$ROUND_FILE" 2>/dev/null || echo 0) + 1 )); echo "$n" >"$ROUND_FILE"
+read -r -a bare <<<"$BARE"; read -r -a verified <<<"$VERIFIED"
+b=${bare[$(( (n - 1) % ${#bare[@]} ))]} v=${verified[$(( (n - 1) % ${#verified[@]} ))]}
+echo "Bare cudaMemcpyAsync reference on FAKE 0000:01:00.0 pinned (1 stream(s) per direction, 8 x 0x1000 pinned bytes each, nothing verified): H2D $b GB/s; D2H $b GB/s; both at once H2D $b + D2H $b GB/s"
+echo "Overall test statistics:"
+echo "0000:01:00.0 H2C channel 0 $(awk -v v="$v" 'BEGIN { printf "%.3f", v * 1000 }') Mbytes/sec (1000 bytes in 1.000000 secs)"
+echo "0000:01:00.0 H2C channel 0 Test pattern verified by the card in 250 words (1000 bytes)"
+echo "Overall PASS"
+FAKE
+for tool in test_dma_bridge_parallel_streams dump_pci_info cuda_stream_test; do
+    printf '#!/usr/bin/env bash\necho "%s ran"\n' "$tool" >"$tmp/bin/$tool"
+done
+chmod +x "$tmp/bin/"*
+export ROUND_FILE=$tmp/round
+failures=0
+# check NAME BARE VERIFIED REGEX: the h2d case's ratio line matches REGEX.
+check() {
+    local name=$1 line
+    rm -rf "$tmp/out" "$tmp/out.tar.gz" "$ROUND_FILE"
+    BARE=$2 VERIFIED=$3 ROUNDS=5 SECS=0.1 REF_SECS=0.1 CONFIGS=8:0x1000 PATH="/nonexistent:$PATH" \
+        bash "$here/../cuda_line_rate.sh" "$tmp/bin" "$tmp/out" >/dev/null 2>&1
+    line=$(grep -m1 "^ratio h2d_8x0x1000:" "$tmp/out/summary.txt" 2>/dev/null)
+    if grep -qE -- "$4" <<<"$line"; then
+        echo "ok $name: $line"
+    else
+        echo "FAIL $name: want /$4/, got: ${line:-no ratio line}"
+        failures=$((failures + 1))
+    fi
+}
+check quiet "50 50.5 49.8 50.2 50" "49 49.5 48.8 49.2 49" \
+    '^ratio h2d_8x0x1000: 0\.980 median of 5 A/B pairs \(0\.980-0\.980\), bare median 50\.00 GB/s \(spread 1%\): quiet$'
+# one burst in one round, seen by both sides: the median pair is untouched, the case is disturbed
+check burst "50 50.5 25 50.2 50" "49 49.5 20 49.2 49" \
+    'median of 5 A/B pairs \(0\.800-0\.980\), bare median 50\.00 GB/s \(spread 51%\): DISTURBED: the bare reference spread 51% \(over 10%\) over the rounds: not the device rate$'
+check verified_only "50 50.5 49.8 50.2 50" "49 49.5 40 49.2 49" \
+    ': DISTURBED: the ratios of the pairs spread 0\.177 \(over 0\.10\): not the device rate$'
+check no_pair "0" "0" '^ratio h2d_8x0x1000: no A/B pair completed: no figure$'
+if [ "$failures" != 0 ]; then
+    echo "FAIL: $failures case(s)"
+    exit 1
+fi
+echo "PASS: cuda_line_rate.sh A/B pairs"

@@ -90,6 +90,8 @@ po::options_description tool_options(ToolOptions& o, RawOptions& r) {
         "max_bytes", po::value(&r.max_bytes), "sweep: largest size (default 256MiB)")(
         "iterations", po::value(&o.sweep.iterations), "sweep: copies per size per run (default 64 MiB worth, 5-50)")(
         "no_staged", "sweep: the direct path only")(
+        "disturbed_bound", po::value(&o.sweep.disturbed_bound)->default_value(o.sweep.disturbed_bound, "0.10"),
+        "sweep: the host reference's spread between runs, (max-min)/median, above which the sweep is marked disturbed")(
         "samples", po::value(&o.latency.samples), "latency: copies per direction and mode (default 200)")(
         "latency_bytes", po::value(&r.latency_bytes), "latency: copy size (default 4KiB)")(
         "max_gap_us", po::value(&o.latency.max_gap_us), "latency: largest idle gap (default 1000)")(
@@ -148,6 +150,8 @@ vfio::Result<void> apply_raw(const RawOptions& r, const po::variables_map& vm, T
     if (!(o.latency.max_gap_us >= 0) || o.latency.samples == 0 || o.access.transfers == 0 || o.bidir.copies == 0 ||
         o.launch.samples == 0 || o.launch.queued == 0)
         return usage("a count", "samples, transfers, copies and launches must be 1 or more, gaps 0 or more");
+    if (!(o.sweep.disturbed_bound > 0 && o.sweep.disturbed_bound < 10))
+        return usage("--disturbed_bound", "expected a fraction above 0 (0.10: a 10% spread)");
     if (o.sweep.min_bytes == 0 || o.sweep.min_bytes > o.sweep.max_bytes)
         return usage("--min_bytes/--max_bytes", "expected 1 <= min_bytes <= max_bytes");
     return {};

@@ -119,7 +119,11 @@ json to_json(const SweepResult& s) {
             {"large_copy_gbps", s.large_copy_gbps},
             {"half_rate_bytes", s.half_rate_bytes},
             {"ninety_rate_bytes", s.ninety_rate_bytes},
-            {"staged_model", staged}};
+            {"staged_model", staged},
+            {"reference_runs_gbps", s.reference_runs_gbps},
+            {"reference_spread", s.reference_spread},
+            {"disturbed_bound", s.disturbed_bound},
+            {"disturbed", s.disturbed}};
 }
 
 json to_json(const RunResult& r) {

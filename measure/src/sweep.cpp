@@ -94,7 +94,18 @@ double measure_memcpy_gbps(uint8_t* to, const uint8_t* from, uint64_t bytes, uns
     return median(rates);
 }
 
+// The reference's spread over the runs, and whether it marks the sweep disturbed.
+void judge_disturbance(SweepResult& sweep) {
+    const std::vector<double>& r = sweep.reference_runs_gbps;
+    if (r.size() < 2)
+        return;
+    const double mid = median(r);
+    sweep.reference_spread = mid > 0 ? (*std::max_element(r.begin(), r.end()) - *std::min_element(r.begin(), r.end())) / mid : 0;
+    sweep.disturbed = sweep.reference_spread > sweep.disturbed_bound;
+}
+
 void summarise_sweep(SweepResult& sweep) {
+    judge_disturbance(sweep);
     for (Direction d : {Direction::H2C, Direction::C2H})
         for (const char* path : {"direct", "staged"}) {
             const SweepPoint* top = sweep.largest(d, path);
@@ -167,6 +178,8 @@ vfio::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, co
 
     SweepResult out;
     out.repeats = s.repeats;
+    out.disturbed_bound = s.disturbed_bound;
+    const uint64_t reference_bytes = std::min<uint64_t>(top, 16ull << 20);
     if (s.staged) {
         out.memcpy_bytes = top;
         out.memcpy_gbps = measure_memcpy_gbps(b.user->data(), b.source->data(), top, 5);
@@ -193,6 +206,8 @@ vfio::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, co
                 medians[v][i].push_back(PDT_TRY(run_size(ep, variants[v], b, sizes[i], n, common, run, key, verified)));
                 progress.step(static_cast<double>(sizes[i]) * n);
             }
+        // A, after this run's B: the batches prepare both buffers afresh, so the copy is free.
+        out.reference_runs_gbps.push_back(measure_memcpy_gbps(b.check->data(), b.source->data(), reference_bytes, 3));
     }
     progress.end();
     for (size_t v = 0; v < variants.size(); ++v)

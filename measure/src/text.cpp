@@ -47,6 +47,16 @@ void print(const SweepResult& s, std::ostream& out) {
     }
     if (s.memcpy_gbps > 0)
         out << "  host memcpy " << num(s.memcpy_gbps) << " GB/s (" << format_bytes(s.memcpy_bytes) << ")\n";
+    if (!s.reference_runs_gbps.empty()) {
+        out << "  host reference after each run (memcpy):";
+        for (double r : s.reference_runs_gbps)
+            out << " " << num(r);
+        out << " GB/s, spread " << num(100 * s.reference_spread, 1) << "%\n";
+    }
+    if (s.disturbed)
+        out << "  DISTURBED: the host reference spread " << num(100 * s.reference_spread, 1) << "% (over "
+            << num(100 * s.disturbed_bound, 1) << "%) between runs: these rates are the disturbed host's, not the "
+               "device's\n";
     for (const StagedModelPoint& m : s.staged_model)
         if (m.bytes == s.memcpy_bytes)
             out << "  " << to_string(m.direction) << " staged " << format_bytes(m.bytes) << ": measured "

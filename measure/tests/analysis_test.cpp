@@ -3,6 +3,10 @@
 #include "measure/analysis.hpp"
 #include "measure/subcommands.hpp"
 #include "measure/tool.hpp"
+#include "measure/results.hpp"
+#include "measure/text.hpp"
+
+#include <sstream>
 
 using namespace measure;
 
@@ -108,6 +112,39 @@ TEST(SweepSummary, HalfAndNinetyRateSizesAndTheStagedModel) {
     ASSERT_EQ(s.staged_model.size(), 6u);
     EXPECT_DOUBLE_EQ(s.staged_model.back().model_gbps, 5);  // 1 / (1/10 + 1/10)
     EXPECT_DOUBLE_EQ(s.staged_model.back().measured_gbps, 5);
+}
+
+// F20: the host reference measured after each run (A/B/A/B); a spread past the bound marks the
+// sweep disturbed, in the text and in the JSON, and a quiet one is not marked.
+TEST(SweepSummary, AHostReferenceThatSwingsMarksTheSweepDisturbed) {
+    SweepResult s;
+    s.points.push_back({Direction::H2C, "direct", 4096, {}, {1, {}, {}, 1}});
+    s.disturbed_bound = 0.10;
+    s.reference_runs_gbps = {10.0, 10.4, 9.9};  // 5% spread
+    summarise_sweep(s);
+    EXPECT_FALSE(s.disturbed);
+    EXPECT_NEAR(s.reference_spread, 0.05, 1e-9);
+    std::ostringstream quiet;
+    RunResult run;
+    run.sweep = s;
+    print_text(run, quiet);
+    EXPECT_NE(quiet.str().find("host reference after each run (memcpy): 10.000 10.400 9.900 GB/s, spread 5.0%"),
+              std::string::npos)
+        << quiet.str();
+    EXPECT_EQ(quiet.str().find("DISTURBED"), std::string::npos);
+    s.reference_runs_gbps = {10.0, 5.0, 10.0};  // a burst in the second run: 50%
+    summarise_sweep(s);
+    EXPECT_TRUE(s.disturbed);
+    run.sweep = s;
+    std::ostringstream disturbed;
+    print_text(run, disturbed);
+    EXPECT_NE(disturbed.str().find("DISTURBED: the host reference spread 50.0% (over 10.0%) between runs: these rates "
+                                   "are the disturbed host's, not the device's"),
+              std::string::npos)
+        << disturbed.str();
+    const nlohmann::json j = to_json(s);
+    EXPECT_EQ(j.at("disturbed"), true);
+    EXPECT_DOUBLE_EQ(j.at("reference_spread").get<double>(), 0.5);
 }
 
 TEST(Campaign, StepsSettingsAndThresholds) {

@@ -49,6 +49,8 @@ TEST(Options, UsageErrorsAreEinval) {
         {"access", "--access_patterns", "zigzag"},
         {"access", "--access_direction", "sideways"},
         {"ceiling", "--resident_fraction", "1.5"},
+        {"sweep", "--disturbed_bound", "0"},
+        {"sweep", "--disturbed_bound", "-0.1"},
         {"campaign", "/nonexistent/campaign.json"},
     };
     for (const auto& args : bad) {
@@ -56,6 +58,15 @@ TEST(Options, UsageErrorsAreEinval) {
         ASSERT_FALSE(p) << (args.empty() ? "(none)" : args[0]);
         EXPECT_EQ(p.error().code, EINVAL);
     }
+}
+
+TEST(Options, DisturbedBoundIsNamedInItsError) {
+    auto p = parse({"sweep", "--disturbed_bound", "0"});
+    ASSERT_FALSE(p);
+    EXPECT_NE(p.error().message().find("--disturbed_bound"), std::string::npos) << p.error().message();
+    auto ok = parse({"sweep", "--disturbed_bound", "0.2"});
+    ASSERT_TRUE(ok);
+    EXPECT_DOUBLE_EQ(ok->options.sweep.disturbed_bound, 0.2);
 }
 
 TEST(Options, HelpListsTheSubcommands) {

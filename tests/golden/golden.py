@@ -46,7 +46,9 @@ FLOAT = re.compile(r"(?<![\w.:])-?\d+\.\d+(e[-+]?\d+)?")  # not a BDF's dd.f
 INTEGER = re.compile(r"(?<![\w.])\d+(?![\w.])")
 # Lines present or not by timing alone: a stream interval too short for a rate or with no
 # completion yet, fixed-data buffers the free-running source overwrote before the host read them.
-TIMING_ONLY = re.compile(r"too short for a rate|No completed transfers|overwritten by the free-running")
+# A sweep marked disturbed: by the machine's load alone (the host reference's spread).
+TIMING_ONLY = re.compile(r"too short for a rate|No completed transfers|overwritten by the free-running|"
+                         r"DISTURBED: the host reference")
 # test_dma_bridge's Min / Mean / Max figures: a rate, or no rate where the interval was under
 # 10 ms or 1 MiB, by the machine's speed alone: one masked line either way.
 TIMING_FIGURE = re.compile(r"^(Min|Mean|Max)( = .*\(Mbytes/sec\)|: too short for a rate \(.*\))$")
@@ -106,6 +108,8 @@ def mask_json(value, key=""):
                     unique.append(v)
             return unique
         return masked
+    if isinstance(value, bool) and key == "disturbed":  # by the machine's load alone
+        return "<disturbed>"
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, float):

@@ -35,6 +35,11 @@ struct SweepResult {
     std::map<std::string, double> large_copy_gbps;  // "H2C/direct": the mean at the largest size
     std::map<std::string, uint64_t> half_rate_bytes, ninety_rate_bytes;
     std::vector<StagedModelPoint> staged_model;
+    // The host memcpy reference measured after each run (A/B/A/B), its spread (max - min) /
+    // median, and whether that spread passed the bound: the host was disturbed.
+    std::vector<double> reference_runs_gbps;
+    double reference_spread = 0, disturbed_bound = 0;
+    bool disturbed = false;
     const SweepPoint* largest(Direction direction, const std::string& path) const;
 };
 

@@ -17,6 +17,10 @@ struct SweepSettings {
     unsigned repeats = 5;
     unsigned iterations = 0;  // copies per size per run; 0: 64 MiB worth, 5 to 50
     bool staged = true;       // also the staged path (memcpy through a bounce buffer)
+    // After each run, a host memcpy (the reference, A) beside the run's copies (B): when the
+    // reference's runs spread by more than this, (max - min) / median, the host was disturbed
+    // and the sweep says its rates are not the device's (F20).
+    double disturbed_bound = 0.10;
 };
 // Sizes above the endpoint's card window (info().card_memory_bytes, its limit) are left out with
 // a warning; when none fits, the window's size is measured instead, with a warning.

@@ -258,7 +258,11 @@ std::string context_section(const Report& report) {
                 verdict_span(run.verdict) + "<br>" + std::to_string(run.bytes_verified) + " bytes</td><td>" +
                 html_escape(run.hostname) + "<br>" + html_escape(run.cpu) + ", " + std::to_string(run.cores) +
                 " cores, NUMA node " + std::to_string(run.numa_node) +
-                (run.memcpy_gbps > 0 ? "<br>host memcpy " + fixed(run.memcpy_gbps) + " GB/s" : "") + "<br>kernel " + html_escape(run.kernel) +
+                (run.memcpy_gbps > 0 ? "<br>host memcpy " + fixed(run.memcpy_gbps) + " GB/s" : "") +
+                (run.disturbed ? "<br><b>DISTURBED</b>: the host reference spread " + fixed(100 * run.reference_spread, 1) +
+                                     "% between runs: its rates are not the device's"
+                               : "") +
+                "<br>kernel " + html_escape(run.kernel) +
                 "<br><code>" + html_escape(run.kernel_cmdline) + "</code></td><td>" + html_escape(run.iommu_mode) +
                 (run.iommu_page_size ? ", page " + format_bytes(static_cast<uint64_t>(run.iommu_page_size)) : "") +
                 "</td><td>" + link_cell(run) + "</td><td><pre>" + html_escape(run.command) + "</pre></td></tr>\n";

@@ -187,6 +187,10 @@ void read_sweep(const json& root, Run& run) {
     if (sweep == nullptr)
         return;
     run.memcpy_gbps = number_at(*sweep, "memcpy_gbps", "sweep");
+    if (const json* d = find(*sweep, "disturbed"); d != nullptr && d->is_boolean()) {  // absent before F20
+        run.disturbed = d->get<bool>();
+        run.reference_spread = number_at(*sweep, "reference_spread", "sweep");
+    }
     each_object(*sweep, "points", "sweep", [&](const json& p, const std::string& path) {
         SweepPoint point{direction_at(p, path), string_at(p, "path", path, true), count_at(p, "bytes", path, true),
                          numbers_at(p, "run_medians_gbps", path)};

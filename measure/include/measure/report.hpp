@@ -92,6 +92,8 @@ struct Run {
     std::vector<SweepPoint> sweep;
     std::vector<ModelPoint> staged_model;
     double memcpy_gbps = 0;
+    double reference_spread = 0;  // the sweep's host reference, (max - min) / median between runs
+    bool disturbed = false;       // that spread passed the sweep's bound
     std::vector<LatencyMode> latency;
     std::vector<AccessSample> access;
     std::vector<InflightRow> inflight;

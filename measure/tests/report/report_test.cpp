@@ -164,6 +164,23 @@ TEST(ReportHtml, OneLinePerCardWithRatesAndLatency) {
     });
 }
 
+// F20: a run whose sweep was marked disturbed says so in the runs table; a file from before
+// F20 (no "disturbed") reads as not disturbed.
+TEST(ReportHtml, ADisturbedSweepIsMarkedInItsRun) {
+    auto runs = report::load_runs(two_cards());
+    ASSERT_TRUE(runs.ok());
+    EXPECT_FALSE((*runs)[0].disturbed);
+    auto disturbed = report::parse_run(
+        minimal(R"(,"sweep":{"memcpy_gbps":10,"points":[],"reference_spread":0.42,"disturbed":true})"), "d.json");
+    ASSERT_TRUE(disturbed.ok()) << disturbed.error().message();
+    EXPECT_TRUE(disturbed->disturbed);
+    runs->push_back(*disturbed);
+    const std::string html = report::render_html(report::merge(std::move(*runs)), {}, "t");
+    EXPECT_EQ(count(html, "<b>DISTURBED</b>"), 1u);
+    EXPECT_NE(html.find("<b>DISTURBED</b>: the host reference spread 42.0% between runs: its rates are not the device's"),
+              std::string::npos);
+}
+
 TEST(ReportHtml, FailedRunShowsFailAndNoRate) {
     std::vector<std::string> files = two_cards();
     files.push_back(kFixtures + "/failed/model_failed.json");

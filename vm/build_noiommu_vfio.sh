@@ -18,7 +18,7 @@ read -r image version < "$kcache/version"
 abi=${image#linux-image-}          # 6.1.0-57-amd64
 flavour=${abi##*-}                 # amd64
 abi_common=${abi%-"$flavour"}       # 6.1.0-57
-if [ -s "$cache/modules/load-order" ] && [ "$(cat "$cache/version" 2>/dev/null)" = "$image $version" ]; then
+if [ -s "$cache/modules/load-order" ] && [ -s "$cache/modules/vfio.params" ] && [ "$(cat "$cache/version" 2>/dev/null)" = "$image $version" ]; then
   echo "$cache"
   exit 0
 fi
@@ -56,6 +56,7 @@ modinfo -p "$cache/modules/vfio.ko" | grep -q '^enable_unsafe_noiommu_mode:' || 
   echo "build_noiommu_vfio: vfio.ko has no enable_unsafe_noiommu_mode parameter" >&2
   exit 1
 }
+echo "enable_unsafe_noiommu_mode=1" > "$cache/modules/vfio.params"
 # irqbypass is the kernel's own (unchanged); the load order is fetch_kernel.sh's.
 cp "$kcache/modules/irqbypass.ko" "$cache/modules/"
 cp "$kcache/modules/load-order" "$cache/modules/load-order"

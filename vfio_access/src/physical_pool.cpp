@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -12,6 +13,9 @@
 #include "vfio_access/physical_memory.hpp"
 
 namespace vfio {
+
+extern std::atomic<bool> g_physical_used;  // physical_memory.cpp
+
 namespace {
 
 std::string kib(uint64_t bytes) { return std::to_string(bytes >> 10) + " kB"; }
@@ -122,6 +126,7 @@ Result<PhysicalRun> PhysicalPool::allocate(uint64_t size, unsigned dma_mask_bits
     std::lock_guard lock(m_mutex);
     const PhysicalRun run = PDT_TRY(allocate_locked(size, dma_mask_bits));
     std::memset(run.virt, 0, run.size);
+    g_physical_used = true;
     return run;
 }
 

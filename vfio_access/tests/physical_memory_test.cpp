@@ -204,6 +204,9 @@ TEST(PhysicalPool, BuffersComeFromContiguousRunsWithTheirPhysicalAddresses) {
     ASSERT_TRUE(a.ok()) << a.error().message();
     EXPECT_EQ(a->phys, 0x1000000u);  // frame 0x1000 of the first page
     EXPECT_EQ(a->size, 4096u);
+    // From the first physical buffer on, every result of the process names the mode.
+    EXPECT_EQ(vfio::process_dma_addressing(), vfio::DmaAddressing::Physical);
+    EXPECT_EQ(vfio::dma_addressing_line(), "DMA addressing: no-iommu (physical addresses)");
     std::memset(a->virt, 0xa5, a->size);
     auto b = (*pool)->allocate(8192, 28);
     ASSERT_TRUE(b.ok());

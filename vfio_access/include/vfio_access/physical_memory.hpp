@@ -31,6 +31,11 @@ extern const char* const kNoIommuDanger;
 // How results name the addressing of a run's DMA ("iommu", "no-iommu (physical addresses)").
 enum class DmaAddressing { Iommu, Physical };
 const char* to_string(DmaAddressing addressing);
+// Physical once this process was handed a no-IOMMU buffer: every result of the run then names
+// the mode ("DMA addressing: no-iommu (physical addresses)", JSON "dma_addressing").
+DmaAddressing process_dma_addressing();
+// The result line, or "" while the process used no physical addresses.
+std::string dma_addressing_line();
 
 // One 64-bit entry of /proc/<pid>/pagemap (Documentation/admin-guide/mm/pagemap.rst): bit 63
 // present, bit 62 swapped, bits 0-54 the page frame number when present.

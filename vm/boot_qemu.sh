@@ -4,11 +4,15 @@
 #   rp1 (8 GT/s x4)   -> edu 1234:11e8
 #   rp2 (5 GT/s x2)   -> edu 1234:11e8 (a second device in its own IOMMU group)
 #   rp3 (2.5 GT/s x1) -> empty, for link tests
-# Usage: boot_qemu.sh --kernel F --initrd F --log F [--timeout S] [--append ARGS] [-- QEMU_ARGS...]
+# --no-iommu leaves the virtual IOMMU out (and intel_iommu=on off the command line): vfio then
+# needs its no-IOMMU mode (vm_noiommu). Such a guest gets 256 MiB, so that all of its RAM lies
+# below edu's 28-bit DMA mask, and 16 huge pages of 2 MiB reserved at boot (hugepages=).
+# PDT_VM_MEMORY sets the guest's MiB (default 1536, 256 with --no-iommu).
+# Usage: boot_qemu.sh --kernel F --initrd F --log F [--timeout S] [--append ARGS] [--no-iommu] [-- QEMU_ARGS...]
 # Exit status: QEMU's; 124 when the guest ran past the timeout (QEMU is killed); 125 when it
 # printed nothing within PDT_VM_FIRST_OUTPUT_S.
 set -euo pipefail
-kernel="" initrd="" log="" limit=600 append=""
+kernel="" initrd="" log="" limit=600 append="" iommu=yes
 while [ $# -gt 0 ]; do
   case "$1" in
     --kernel) kernel=$2; shift 2 ;;
@@ -16,6 +20,7 @@ while [ $# -gt 0 ]; do
     --log) log=$2; shift 2 ;;
     --timeout) limit=$2; shift 2 ;;
     --append) append=$2; shift 2 ;;
+    --no-iommu) iommu=no; shift ;;
     --) shift; break ;;
     *) echo "boot_qemu: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -29,12 +34,20 @@ here=$(cd "$(dirname "$0")" && pwd)
 accel=$("$here/choose_accel.sh" --kernel "$kernel")
 echo "boot_qemu: accelerator $accel"
 rm -f "$log"
+iommu_device=(-device intel-iommu,intremap=on)
+iommu_append="intel_iommu=on iommu=strict"
+memory=${PDT_VM_MEMORY:-1536}
+if [ $iommu = no ]; then
+  iommu_device=()
+  iommu_append="hugepagesz=2M hugepages=16"
+  memory=${PDT_VM_MEMORY:-256}
+fi
 args=(
-  -machine q35,kernel-irqchip=split -accel "$accel" -m "${PDT_VM_MEMORY:-1536}" -smp 1
+  -machine q35,kernel-irqchip=split -accel "$accel" -m "$memory" -smp 1
   -display none -vga none -nic none -monitor none -serial "file:$log" -no-reboot
   -kernel "$kernel" -initrd "$initrd"
-  -append "console=ttyS0 quiet no_timer_check intel_iommu=on iommu=strict panic=-1 oops=panic $append"
-  -device intel-iommu,intremap=on
+  -append "console=ttyS0 quiet no_timer_check $iommu_append panic=-1 oops=panic $append"
+  ${iommu_device[@]+"${iommu_device[@]}"}
   -device pcie-root-port,id=rp1,bus=pcie.0,chassis=1,slot=1,x-speed=8,x-width=4
   -device edu,bus=rp1
   -device pcie-root-port,id=rp2,bus=pcie.0,chassis=2,slot=2,x-speed=5,x-width=2

@@ -6,11 +6,12 @@
 #   --udev adds Debian's udev (package udev): udevadm as /bin/udevadm, systemd-udevd beside it
 #   as the package links it (/lib/systemd/systemd-udevd), their libraries and the package's
 #   rules in /lib/udev/rules.d; the guest script starts udevd itself (vm/guest/lib.sh).
+#   --strip drops the binaries' debug sections (a guest with little RAM: vm_noiommu's 256 MiB).
 # Usage: build_initramfs.sh --out FILE --kernel-cache DIR --script GUEST_SH [--bin FILE]...
-#                           [--file SRC:DEST]... [--udev]
+#                           [--file SRC:DEST]... [--udev] [--strip]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out="" kcache="" script="" udev=no
+out="" kcache="" script="" udev=no strip=no
 bins=() files=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -20,6 +21,7 @@ while [ $# -gt 0 ]; do
     --bin) bins+=("$2"); shift 2 ;;
     --file) files+=("$2"); shift 2 ;;
     --udev) udev=yes; shift ;;
+    --strip) strip=yes; shift ;;
     *) echo "build_initramfs: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -63,6 +65,7 @@ copy_libs() {
 for b in "${bins[@]}"; do
   [ -x "$b" ] || { echo "build_initramfs: binary $b missing or not executable" >&2; exit 1; }
   cp "$b" "$root/pdt/bin/"
+  [ $strip = yes ] && strip --strip-debug "$root/pdt/bin/$(basename "$b")"
   copy_libs "$b"
 done
 if lspci=$(command -v lspci); then
@@ -86,6 +89,8 @@ for f in "${files[@]}"; do
 done
 
 cp "$kcache"/modules/*.ko "$kcache/modules/load-order" "$root/pdt/modules/"
+# Module parameters (<module>.params, one line), as the no-IOMMU build gives vfio's.
+cp "$kcache"/modules/*.params "$root/pdt/modules/" 2>/dev/null || true
 cp "$here/guest/init" "$root/init"
 cp "$here/guest/lib.sh" "$root/pdt/lib.sh"
 cp "$script" "$root/pdt/test.sh"

@@ -8,6 +8,9 @@
 #     [FILES_OUT <dir>]          where files the guest prints with pdt_file/pdt_capture go
 #     [TIMEOUT <seconds>]        the guest's time limit (default 600)
 #     [QEMU_ARGS <arg>...]       extra QEMU arguments (devices)
+#     [NO_IOMMU]                 no virtual IOMMU; vfio built with CONFIG_VFIO_NOIOMMU (cached) and
+#                                loaded with enable_unsafe_noiommu_mode=1; skipped (77) without
+#                                Debian's linux-source
 #     [UDEV])                    Debian's udevd and udevadm in the guest (the package udev on the
 #                                host; the guest script starts udevd: pdt_start_udevd)
 # Registers a CTest test (label vm) that builds an initramfs from the freshly built targets,
@@ -30,7 +33,7 @@ function(_pdt_vm_flag_each out flag list)
 endfunction()
 
 function(pdt_add_vm_test name)
-  cmake_parse_arguments(V "UDEV" "SCRIPT;TIMEOUT;FILES_OUT"
+  cmake_parse_arguments(V "UDEV;NO_IOMMU" "SCRIPT;TIMEOUT;FILES_OUT"
                         "COMMANDS;TARGETS;FILES;EXPECT;ENV;QEMU_ARGS" ${ARGN})
   if(NOT V_TIMEOUT)
     set(V_TIMEOUT 600)
@@ -53,6 +56,9 @@ function(pdt_add_vm_test name)
   if(V_UDEV)
     list(APPEND args --udev)
   endif()
+  if(V_NO_IOMMU)
+    list(APPEND args --no-iommu)
+  endif()
   if(V_QEMU_ARGS)
     list(APPEND args -- ${V_QEMU_ARGS})
   endif()
@@ -60,5 +66,5 @@ function(pdt_add_vm_test name)
   # Room for the kernel download and initramfs build on top of the guest's own limit.
   math(EXPR ctest_timeout "${V_TIMEOUT} + 120")
   set_tests_properties(${name} PROPERTIES LABELS vm TIMEOUT ${ctest_timeout}
-                       RESOURCE_LOCK qemu_guest)
+                       RESOURCE_LOCK qemu_guest SKIP_RETURN_CODE 77)
 endfunction()

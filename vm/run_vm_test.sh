@@ -4,13 +4,17 @@
 # serial log with check_log.sh. The log stays in the work folder for reading.
 # Usage: run_vm_test.sh --name N --workdir DIR (--script GUEST_SH | --cmd 'COMMAND')...
 #          [--bin FILE]... [--file SRC:DEST]... [--expect RE]... [--timeout S]
-#          [--files-out DIR] [--append KERNEL_ARGS] [--env VAR=VALUE]... [--udev] [-- QEMU_ARGS...]
+#          [--files-out DIR] [--append KERNEL_ARGS] [--env VAR=VALUE]... [--udev] [--no-iommu]
+#          [-- QEMU_ARGS...]
 # --cmd may repeat: each command becomes one "pdt_run" step of a generated guest script.
 # --env exports VAR=VALUE to the guest script. --udev puts Debian's udevd and udevadm in the guest.
+# --no-iommu boots without the virtual IOMMU, with vfio built for no-IOMMU mode
+# (build_noiommu_vfio.sh, cached) and loaded with enable_unsafe_noiommu_mode=1; when Debian's
+# kernel source cannot be had the test is skipped: "SKIP: <why>", exit status 77.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 name="" workdir="" script="" limit=600 out="" append=""
-bins=() files=() expects=() cmds=() envs=() udev=()
+bins=() files=() expects=() cmds=() envs=() udev=() noiommu=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --name) name=$2; shift 2 ;;
@@ -25,6 +29,7 @@ while [ $# -gt 0 ]; do
     --append) append=$2; shift 2 ;;
     --env) envs+=("$2"); shift 2 ;;
     --udev) udev=(--udev); shift ;;
+    --no-iommu) noiommu=(--no-iommu); shift ;;
     --) shift; break ;;
     *) echo "run_vm_test: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -36,6 +41,17 @@ fi
 start=$(date +%s.%N)
 mkdir -p "$workdir"
 kcache=$("$here/fetch_kernel.sh")
+modules=$kcache  # the folder whose modules/ the guest loads
+if [ ${#noiommu[@]} -gt 0 ]; then
+  mrc=0
+  built=$("$here/build_noiommu_vfio.sh" "$kcache") || mrc=$?
+  if [ $mrc = 3 ]; then
+    echo "$built"
+    exit 77
+  fi
+  [ $mrc = 0 ] || { echo "run_vm_test: building the no-IOMMU vfio modules failed" >&2; exit 1; }
+  modules=$built
+fi
 
 guest_script="$workdir/$name.guest.sh"
 {
@@ -50,8 +66,10 @@ guest_script="$workdir/$name.guest.sh"
 } > "$guest_script"
 
 initrd="$workdir/$name.cpio.gz"
-"$here/build_initramfs.sh" --out "$initrd" --kernel-cache "$kcache" --script "$guest_script" \
-  ${bins[@]+"${bins[@]}"} ${files[@]+"${files[@]}"} ${udev[@]+"${udev[@]}"}
+strip=()
+[ ${#noiommu[@]} -gt 0 ] && strip=(--strip)  # 256 MiB of guest RAM (below edu's DMA mask)
+"$here/build_initramfs.sh" --out "$initrd" --kernel-cache "$modules" --script "$guest_script" \
+  ${bins[@]+"${bins[@]}"} ${files[@]+"${files[@]}"} ${udev[@]+"${udev[@]}"} ${strip[@]+"${strip[@]}"}
 log="$workdir/$name.log"
 qerr="$workdir/$name.qemu-stderr"
 echo "run_vm_test: booting $name (limit ${limit} s), serial log $log"
@@ -61,7 +79,7 @@ echo "run_vm_test: booting $name (limit ${limit} s), serial log $log"
 for attempt in 1 2; do
   qrc=0
   "$here/boot_qemu.sh" --kernel "$kcache/vmlinuz" --initrd "$initrd" --log "$log" --timeout "$limit" \
-    --append "$append" -- "$@" 2> "$qerr" || qrc=$?
+    --append "$append" ${noiommu[@]+"${noiommu[@]}"} -- "$@" 2> "$qerr" || qrc=$?
   grep -q 'PDT-VM INFO guest up' "$log" 2>/dev/null && break
   [ "$qrc" = 0 ] || break
   [ $attempt = 1 ] && { echo "run_vm_test: the guest did not reach /init; its log:"; tr -d '\r' < "$log" | tail -n 20; echo "run_vm_test: booting again"; }

@@ -112,4 +112,12 @@ vfio::Result<std::chrono::milliseconds> parse_lock_timeout(const std::string& te
     return std::chrono::milliseconds(static_cast<int64_t>(std::llround(seconds * 1000.0)));
 }
 
+void add_no_iommu_option(po::options_description& options, bool& allow) {
+    options.add_options()("no_iommu", po::bool_switch(&allow),
+                          "DANGER: allow DMA to devices in no-IOMMU VFIO groups (/dev/vfio/noiommu-N), given physical "
+                          "addresses that can reach all of RAM. Buffers are locked huge pages (a mounted hugetlbfs "
+                          "with free pages; root for pagemap) inside the device's DMA mask. Without it such devices' "
+                          "DMA is refused");
+}
+
 }  // namespace cli

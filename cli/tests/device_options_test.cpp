@@ -19,7 +19,7 @@ struct Taken {
     std::vector<int> gpus;
     cli::Etsoc1Selection etsoc1;
     cli::XdmaModeText modes;
-    bool json = false;
+    bool json = false, no_iommu = false;
     std::string transfer_timeout = "60", lock_timeout;
     po::options_description options{"Options", 1000, 500};  // one line per option: the texts are found whole
 
@@ -34,6 +34,7 @@ struct Taken {
         cli::add_json_option(options, json, cli::JsonForm::Lines);
         cli::add_transfer_timeout_option(options, transfer_timeout);
         cli::add_lock_timeout_option(options, lock_timeout);
+        cli::add_no_iommu_option(options, no_iommu);
     }
 
     vfio::Result<cli::Request> parse(std::vector<std::string> words, std::vector<std::string>* arguments = nullptr) {
@@ -59,7 +60,7 @@ TEST(DeviceOptions, EachOptionParsesIntoItsVariable) {
                             "--device", "0000:02:00.0", "--cuda_device", "0", "--cuda_device", "1", "--etsoc1_device",
                             "fake", "--etsoc1_fake", "dma_gbps=2", "--etsoc1_socket", "/run/s.sock", "--engine_mode",
                             "credits", "--completion", "interrupt", "--json", "--transfer_timeout", "5",
-                            "--lock_timeout", "0.5"});
+                            "--lock_timeout", "0.5", "--no_iommu"});
     ASSERT_TRUE(r.ok()) << r.error().message();
     EXPECT_EQ(*r, cli::Request::Run);
     EXPECT_EQ(t.sim_designs, (std::vector<std::string>{"A", "B"}));
@@ -74,6 +75,7 @@ TEST(DeviceOptions, EachOptionParsesIntoItsVariable) {
     EXPECT_TRUE(t.json);
     EXPECT_EQ(t.transfer_timeout, "5");
     EXPECT_EQ(t.lock_timeout, "0.5");
+    EXPECT_TRUE(t.no_iommu);
 }
 
 TEST(DeviceOptions, DefaultsStayWhenNotGiven) {
@@ -83,6 +85,7 @@ TEST(DeviceOptions, DefaultsStayWhenNotGiven) {
     EXPECT_EQ(t.modes.engine_mode, "auto");
     EXPECT_EQ(t.modes.completion, "auto");
     EXPECT_FALSE(t.json);
+    EXPECT_FALSE(t.no_iommu);  // physical-address DMA only when asked for
     EXPECT_EQ(t.transfer_timeout, "60");
 }
 
@@ -93,7 +96,8 @@ TEST(DeviceOptions, HelpSaysEachMeaningOnce) {
                              "only the device at this PCI location dddd:bb:dd.f (repeatable)",
                              "run on this NVIDIA GPU (CUDA ordinal, repeatable)", "--etsoc1_socket",
                              "(STOP-terminated descriptor lists)", "print JSON Lines instead of text",
-                             "seconds without a completion that fail the run (default 60)", "$PDT_LOCK_DIR"}) {
+                             "seconds without a completion that fail the run (default 60)", "$PDT_LOCK_DIR",
+                             "DANGER: allow DMA to devices in no-IOMMU VFIO groups"}) {
         EXPECT_NE(help.find(text), std::string::npos) << text << "\n" << help;
         EXPECT_EQ(help.find(text), help.rfind(text)) << text;
     }

@@ -1,5 +1,7 @@
 #include "measure/results.hpp"
 
+#include "vfio_access/physical_memory.hpp"
+
 namespace measure {
 namespace {
 
@@ -152,6 +154,8 @@ json to_json(const RunResult& r) {
                              {"max_temperature_c", r.board_health->max_celsius},
                              {"temperature_sensor", r.board_health->sensor}};
     j["verdict"] = r.verdict;
+    if (vfio::process_dma_addressing() == vfio::DmaAddressing::Physical)
+        j["dma_addressing"] = vfio::to_string(vfio::DmaAddressing::Physical);
     j["warnings"] = r.warnings;
     j["failures"] = r.failures;
     j["skipped"] = r.skipped;

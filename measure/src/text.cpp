@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "measure/copying.hpp"
+#include "vfio_access/physical_memory.hpp"
 
 namespace measure {
 namespace {
@@ -127,6 +128,8 @@ void print_text(const RunResult& r, std::ostream& out) {
     if (!r.endpoint.pci_address.empty())
         out << " at " << r.endpoint.pci_address;
     out << "\n";
+    if (const std::string addressing = vfio::dma_addressing_line(); !addressing.empty())
+        out << addressing << "\n";
     if (!r.endpoint.engine_mode.empty())
         out << r.adapter << " engines: engine mode " << r.endpoint.engine_mode << ", completion "
             << r.endpoint.completion << "\n";

@@ -5,11 +5,15 @@
 //
 // The driver's report lines go to stdout (the vm log); each run is introduced by a line
 // "edu-stream: <case>" so the log shows which run printed what.
+//
+// --no_iommu (vm_noiommu: a guest without an IOMMU, edu in a no-IOMMU group) allows its DMA
+// with physical addresses, as the tools' option does; without it the buffers are refused.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string>
 
 #include "edu/edu_device.hpp"
 #include "edu/edu_stream.hpp"
@@ -30,8 +34,11 @@ constexpr uint64_t TOTAL_BYTES = PACKETS * BUFFER_SIZE;
 
 using edu_guest::Guest;
 
+bool g_no_iommu = false;  // --no_iommu
+
 vfio::KernelOptions edu_options() {
     vfio::KernelOptions options;
+    options.no_iommu = g_no_iommu;
     vfio::DeviceFilter filter;
     filter.vendor_id = edu::VENDOR_ID;
     filter.device_id = edu::DEVICE_ID;
@@ -159,3 +166,15 @@ TEST(EduStream, DriverCatchesCorruptedPacket) {
 }
 
 }  // namespace
+
+int main(int argc, char** argv) {
+    testing::InitGoogleTest(&argc, argv);
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) != "--no_iommu") {
+            std::fprintf(stderr, "usage: %s [--gtest_...] [--no_iommu]\n", argv[0]);
+            return 2;
+        }
+        g_no_iommu = true;
+    }
+    return RUN_ALL_TESTS();
+}

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     cli::add_transfer_timeout_option(d, cli.transfer_timeout);
     cli::add_json_option(d, cli.json, cli::JsonForm::Lines);
     cli::add_lock_timeout_option(d, cli.lock_timeout);
+    cli::add_no_iommu_option(d, cli.no_iommu);
     if (auto status = parse_command_line(argc, argv, d, "Measures CRC64 stream latency for each packet length."))
         return *status;
     LatencyOptions options;

@@ -29,6 +29,7 @@ struct Cli {
     bool a32 = false, json = false, isolate_iommu_groups = false, qdma_interrupts = false;
     cli::XdmaModeText modes;
     std::string lock_timeout;
+    bool no_iommu = false;
     tool_support::BoardHealthCli health;  // --max_temperature, --metrics
 };
 
@@ -124,6 +125,7 @@ int main(int argc, char** argv) {
     cli::add_transfer_timeout_option(d, cli.transfer_timeout);
     cli::add_json_option(d, cli.json, cli::JsonForm::Lines);
     cli::add_lock_timeout_option(d, cli.lock_timeout);
+    cli::add_no_iommu_option(d, cli.no_iommu);
     cli::add_xdma_mode_options(d, cli.modes);
     tool_support::add_board_health_options(d, cli.health);
     if (auto status = parse_command_line(argc, argv, d, "Tests the DMA bridge of identified designs."))
@@ -148,9 +150,9 @@ int main(int argc, char** argv) {
         (cli.json ? std::cerr : std::cout)
             << "Overriding DMA bridge memory window: tests fail if it lies outside the design's memory\n";
     std::ostream& text = cli.json ? std::cerr : std::cout;  // --json: stdout holds only cli.json Lines
-    tool_support::OpenedDesigns opened =
-        tool_support::open_designs(*registry, {cli.sim_designs, *locations, *lock_timeout, cli.isolate_iommu_groups}, &text,
-                                   std::cerr);
+    tool_support::DesignSelection selection{cli.sim_designs, *locations, *lock_timeout, cli.isolate_iommu_groups};
+    selection.no_iommu = cli.no_iommu;
+    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, &text, std::cerr);
     if (opened.found.designs.empty()) {
         if (opened.status != tool_support::kUsageError)
             std::cout << (cli.json ? kNothingOpenedJson : "Overall FAIL\n");

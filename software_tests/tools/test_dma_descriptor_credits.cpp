@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
         ("isolate_iommu_groups", po::bool_switch(&isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself");
     cli::add_json_option(d, json, cli::JsonForm::Lines);
     cli::add_lock_timeout_option(d, lock_timeout_text);
+    bool no_iommu = false;
+    cli::add_no_iommu_option(d, no_iommu);
     cli::add_xdma_mode_options(d, mode_text);
     if (auto status = parse_command_line(argc, argv, d, "Tests XDMA descriptor credits."))
         return *status;
@@ -78,8 +80,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::ostream& text = json ? std::cerr : std::cout;  // --json: stdout holds only JSON Lines
-    tool_support::OpenedDesigns opened = tool_support::open_designs(
-        *registry, {sim_designs, *locations, *lock_timeout, isolate_iommu_groups}, &text, std::cerr);
+    tool_support::DesignSelection selection{sim_designs, *locations, *lock_timeout, isolate_iommu_groups};
+    selection.no_iommu = no_iommu;
+    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, &text, std::cerr);
     if (opened.found.designs.empty()) {
         if (opened.status != tool_support::kUsageError)
             std::cout << (json ? kNothingOpenedJson : "Overall FAIL\n");

@@ -30,6 +30,6 @@ void add_edu_options(boost::program_options::options_description& options, EduEn
 // error (a bad --device, more than one); ENODEV when no edu is bound to vfio-pci there.
 vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduEndpointCli& cli,
                                                              const std::vector<std::string>& devices,
-                                                             const std::string& lock_timeout);
+                                                             const std::string& lock_timeout, bool no_iommu);
 
 }  // namespace tool_support

@@ -91,7 +91,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const s
             return vfio::make_error("--model_lie", "edu endpoint", EINVAL, "a lie is for the simulated edu: add --edu_sim");
         if (!m_model_lie.empty())
             m_edu.sim_lie = PDT_TRY(streams::parse_lie("option --model_lie", m_model_lie));
-        return open_edu(m_edu, m_xdma.devices, m_xdma.lock_timeout);
+        return open_edu(m_edu, m_xdma.devices, m_xdma.lock_timeout, m_xdma.no_iommu);
     }
     if (endpoint == "cuda") {
         adapter = "cuda";

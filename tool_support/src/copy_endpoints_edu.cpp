@@ -46,7 +46,7 @@ void add_edu_options(po::options_description& options, EduEndpointCli& cli) {
 }
 
 vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduEndpointCli& cli, const std::vector<std::string>& devices,
-                                                             const std::string& lock_timeout) {
+                                                             const std::string& lock_timeout, bool no_iommu) {
     std::string usage;
     auto locations = tool_support::parse_locations(devices, "--device", usage);
     if (!locations)
@@ -58,6 +58,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduEndpointC
         return open_sim(cli);
     vfio::KernelOptions options = tool_support::kernel_options();
     options.lock.timeout = timeout;
+    options.no_iommu = no_iommu;
     vfio::DeviceFilter filter;
     filter.vendor_id = edu::VENDOR_ID;
     filter.device_id = edu::DEVICE_ID;

@@ -43,6 +43,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_qdma(const QdmaEndpoin
         return vfio::make_error("--qdma_queues 0", "qdma endpoint", EINVAL, "expected 1 or more");
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(shared.design_files)));
     DesignSelection selection{shared.sim_designs, *locations, lock_timeout, false};
+    selection.no_iommu = shared.no_iommu;
     OpenedDesigns opened = open_designs(*registry, selection, nullptr, std::cerr);
     if (opened.status == kUsageError)
         return vfio::make_error("open qdma endpoint", "--sim_design", EINVAL, "see the error above");

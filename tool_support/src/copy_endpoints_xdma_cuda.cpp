@@ -65,6 +65,7 @@ void add_xdma_options(po::options_description& options, XdmaEndpointCli& cli) {
         "sim_latency_us", po::value(&cli.sim_latency_us)->default_value(cli.sim_latency_us),
         "xdma with --sim_design: the simulated link's latency per descriptor, whole us");
     cli::add_lock_timeout_option(options, cli.lock_timeout);
+    cli::add_no_iommu_option(options, cli.no_iommu);
     cli::add_xdma_mode_options(options, cli.modes);
 }
 
@@ -81,6 +82,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpoin
     // The registry lives with the endpoint: the design of designs_under_test() points into it.
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(cli.design_files)));
     DesignSelection selection{cli.sim_designs, *locations, lock_timeout, false};
+    selection.no_iommu = cli.no_iommu;
     PDT_CHECK(set_sim_link(cli, selection));
     OpenedDesigns opened = open_designs(*registry, selection, nullptr, std::cerr);
     if (opened.status == kUsageError)

@@ -47,6 +47,7 @@ vfio::Result<std::unique_ptr<vfio::DeviceBus>> open_bus(const DesignSelection& s
     vfio::KernelOptions options = kernel_options();
     options.lock.timeout = selection.lock_timeout;
     options.one_container_for_mappings = selection.one_container_for_mappings;
+    options.no_iommu = selection.no_iommu;
     for (const vfio::PciAddress& location : selection.locations)
         options.selection.add_location(location);
     options.isolate_iommu_groups = selection.isolate_iommu_groups;  // a running manager decides for itself

@@ -150,7 +150,23 @@ void HostBuffer::release() {
     m_shm_name.clear();
 }
 
+Result<DmaRegion> DmaRegion::allocate_physical(std::shared_ptr<PhysicalPool> pool, uint64_t size, Options options) {
+    if (size == 0)
+        return make_error("allocate host buffer", "0 bytes", EINVAL, "size must be non-zero");
+    DmaRegion region;
+    region.m_run = PDT_TRY(pool->allocate(size, options.dma_mask_bits));
+    region.m_pool = std::move(pool);
+    region.m_size = size;
+    region.m_iova = region.m_run.phys;
+    region.m_mapped_size = region.m_run.size;
+    region.m_access = options.access;
+    return region;
+}
+
 Result<DmaRegion> DmaRegion::allocate(Device& device, uint64_t size, Options options) {
+    // No-IOMMU devices get physical buffers, or the refusal of a mode the caller did not opt into.
+    if (std::shared_ptr<PhysicalPool> pool = PDT_TRY(device.physical_pool()))
+        return allocate_physical(std::move(pool), size, options);
     HostBuffer buffer = PDT_TRY(HostBuffer::allocate(size, options.kind));
     IovaAllocator& allocator = device.iova_allocator();
     const uint64_t mapped = allocator.round_up(buffer.mapped_size());
@@ -176,6 +192,9 @@ DmaRegion& DmaRegion::operator=(DmaRegion&& other) noexcept {
         (void)release();
         m_device = std::exchange(other.m_device, nullptr);
         m_buffer = std::move(other.m_buffer);
+        m_pool = std::move(other.m_pool);
+        m_run = other.m_run;
+        m_size = other.m_size;
         m_iova = other.m_iova;
         m_mapped_size = other.m_mapped_size;
         m_access = other.m_access;
@@ -190,6 +209,11 @@ DmaRegion::~DmaRegion() {
 }
 
 Result<void> DmaRegion::release() {
+    if (m_pool) {
+        std::exchange(m_pool, nullptr)->free(m_run);
+        m_run = PhysicalRun();
+        return {};
+    }
     if (m_device == nullptr)
         return {};
     Device* device = std::exchange(m_device, nullptr);

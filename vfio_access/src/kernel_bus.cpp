@@ -113,6 +113,8 @@ Result<std::unique_ptr<KernelDevice>> KernelDeviceBus::open_device(const DeviceI
     std::unique_ptr<KernelDevice> device(new KernelDevice(std::move(id), std::move(g), std::move(fd)));
     if (m_options.one_container_for_mappings && m_first_group_container != device->m_group->shared_container())
         device->m_mappings = m_first_group_container;
+    device->m_no_iommu_allowed = m_options.no_iommu;
+    device->m_physical = m_options.physical;
     PDT_CHECK(device->load_info());
     device->hold_lock(std::move(lock));
     return device;

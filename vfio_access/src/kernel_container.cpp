@@ -109,7 +109,8 @@ Result<void> Container::set_iommu(bool noiommu) {
     if (m_iommu_type != 0) {
         if ((m_iommu_type == VFIO_NOIOMMU_IOMMU) != noiommu)
             return make_error("VFIO_SET_IOMMU", m_path, EINVAL,
-                              "cannot mix no-IOMMU and IOMMU groups in one container");
+                              "cannot mix no-IOMMU and IOMMU groups in one container: run the no-IOMMU device "
+                              "on its own (--device <BDF>), or bind every device of the run the same way");
         return {};
     }
     int type;
@@ -131,6 +132,12 @@ Result<void> Container::set_iommu(bool noiommu) {
         return {};
     }
     return load_iommu_info();
+}
+
+Result<std::shared_ptr<PhysicalPool>> Container::physical_pool(const PhysicalPoolOptions& options) {
+    if (!m_pool)
+        m_pool = PDT_TRY(PhysicalPool::create(options));
+    return m_pool;
 }
 
 Result<void> Container::load_iommu_info() {

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "kernel_internal.hpp"
@@ -180,6 +181,23 @@ Result<Bar*> KernelDevice::bar(unsigned index) {
                            errno == EBUSY ? "another process mapping the same BAR at the same time can race in vfio-pci" : "");
     m_bars[index] = std::make_unique<Bar>(index, make_mapped_mmio(base, region.size));
     return m_bars[index].get();
+}
+
+DmaAddressing KernelDevice::dma_addressing() const {
+    return group().noiommu ? DmaAddressing::Physical : DmaAddressing::Iommu;
+}
+
+Result<std::shared_ptr<PhysicalPool>> KernelDevice::physical_pool() {
+    if (!group().noiommu)
+        return std::shared_ptr<PhysicalPool>();
+    if (!m_no_iommu_allowed)
+        return make_error("allocate DMA buffer", object(), EPERM,
+                          "refused: " + group().path + " is a no-IOMMU group, so the device would be given physical "
+                          "addresses that can reach all of RAM; pass --no_iommu to accept that (DANGER: see the README)");
+    std::shared_ptr<PhysicalPool> pool = PDT_TRY(mapping_container().physical_pool(m_physical));
+    static std::once_flag danger;
+    std::call_once(danger, [] { std::fprintf(stderr, "%s\n", kNoIommuDanger); });
+    return pool;
 }
 
 Result<void> KernelDevice::dma_map(uint64_t iova, void* vaddr, uint64_t size, DmaAccess access) {

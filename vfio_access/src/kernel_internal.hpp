@@ -29,6 +29,8 @@ public:
     Result<void> set_iommu(bool noiommu);
     int iommu_type() const { return m_iommu_type; }
     IovaAllocator& allocator() { return m_allocator; }
+    // No-IOMMU: the buffer pool of every device in this container, made on first use.
+    Result<std::shared_ptr<PhysicalPool>> physical_pool(const PhysicalPoolOptions& options);
     // Called when a group leaves the container. With the last group the kernel drops the
     // IOMMU model, so the next group attached sets it again.
     void group_detached();
@@ -44,6 +46,7 @@ private:
     int m_groups = 0;  // groups attached
     std::optional<IommuInfo> m_iommu;
     IovaAllocator m_allocator;
+    std::shared_ptr<PhysicalPool> m_pool;
 };
 
 class Group {

@@ -15,6 +15,7 @@
 // --json                JSON instead of text
 // --transfer_timeout S  seconds without a completion that fail the run
 // --lock_timeout S      seconds to wait for a device another process holds
+// --no_iommu            DMA to devices of no-IOMMU VFIO groups with physical addresses (DANGER)
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -77,5 +78,9 @@ vfio::Result<std::chrono::milliseconds> parse_transfer_timeout(const std::string
 void add_lock_timeout_option(boost::program_options::options_description& options, std::string& seconds);
 // "<seconds>" >= 0 (fractions allowed), at most a week; "" is 0. Errors name --lock_timeout.
 vfio::Result<std::chrono::milliseconds> parse_lock_timeout(const std::string& text);
+
+// --no_iommu: the one opt-in to DMA with physical addresses on devices in no-IOMMU VFIO groups
+// (vfio_access/physical_memory.hpp). Without it such a device's first DMA buffer is refused.
+void add_no_iommu_option(boost::program_options::options_description& options, bool& allow);
 
 }  // namespace cli

@@ -3,6 +3,7 @@
 #include <cinttypes>
 
 #include "vfio_access/json_text.hpp"
+#include "vfio_access/physical_memory.hpp"
 
 namespace stream_test {
 
@@ -178,9 +179,10 @@ int Report::finish(const Summary& summary) {
         const std::string why = unverified_reason(summary);
         std::fprintf(m_out,
                      "{\"type\":\"result\",\"overall\":\"%s\",\"bytes_verified\":%" PRIu64
-                     ",\"stopped_by_user\":%s,\"rows\":%zu%s%s}\n",
+                     ",\"stopped_by_user\":%s,\"rows\":%zu%s%s%s}\n",
                      pass ? "PASS" : "FAIL", bytes_verified, summary.stopped_by_user ? "true" : "false", summary.rows.size(),
-                     host_cost_json(summary).c_str(), why.empty() ? "" : (",\"reason\":" + json_escape(why)).c_str());
+                     host_cost_json(summary).c_str(), why.empty() ? "" : (",\"reason\":" + json_escape(why)).c_str(),
+                     json_dma_addressing().c_str());
         std::fflush(m_out);
         return pass ? 0 : 1;
     }
@@ -231,9 +233,17 @@ int Report::finish(const Summary& summary) {
         print_host_cost(m_out, summary);
     if (const std::string why = unverified_reason(summary); !why.empty() && !summary.rows.empty())
         std::fprintf(m_out, "FAIL: %s\n", why.c_str());
+    if (const std::string addressing = vfio::dma_addressing_line(); !addressing.empty())
+        std::fprintf(m_out, "%s\n", addressing.c_str());
     std::fprintf(m_out, "Overall %s\n", pass ? "PASS" : "FAIL");
     std::fflush(m_out);
     return pass ? 0 : 1;
+}
+
+std::string json_dma_addressing() {
+    if (vfio::process_dma_addressing() != vfio::DmaAddressing::Physical)
+        return "";
+    return std::string(",\"dma_addressing\":") + json_escape(vfio::to_string(vfio::DmaAddressing::Physical));
 }
 
 }  // namespace stream_test

@@ -42,6 +42,7 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
     cli::add_transfer_timeout_option(description, cli.transfer_timeout);
     cli::add_json_option(description, cli.json, cli::JsonForm::Lines);
     cli::add_lock_timeout_option(description, cli.lock_timeout);
+    cli::add_no_iommu_option(description, cli.no_iommu);
     cli::add_xdma_mode_options(description, cli.modes);
     description.add_options()("qdma_ring_entries", po::value(&cli.qdma_ring_entries),
                               "QDMA stream queues: descriptor and completion ring entries, a QDMA_GLBL_RNG_SZ value "
@@ -124,6 +125,7 @@ int run_on_stream_devices(const CommonCli& cli,
     // The modes and the lock timeout were checked by run_options.
     request.designs = {cli.sim_designs, {}, *cli::parse_lock_timeout(cli.lock_timeout), cli.isolate_iommu_groups,
                        cli.one_container_for_mappings};
+    request.designs.no_iommu = cli.no_iommu;
     request.modes = *dma_mode_request(cli.modes);
     request.cuda = cli.cuda;
     request.etsoc1 = cli.etsoc1;

@@ -8,6 +8,7 @@
 #include "pattern/crc64.hpp"
 #include "stream_test/report.hpp"
 #include "vfio_access/format.hpp"
+#include "vfio_access/physical_memory.hpp"
 
 namespace stream_tools {
 namespace {
@@ -141,12 +142,15 @@ int run_crc64_latency(const std::vector<streams::StreamDevice*>& devices, const 
     const bool passed = reason.empty();
     if (options.json) {
         std::fprintf(out, "{\"type\":\"result\",\"result\":\"%s\",\"crc64_verified\":%" PRIu64
-                          ",\"h2c_bytes_verified\":%" PRIu64 "%s}\n",
+                          ",\"h2c_bytes_verified\":%" PRIu64 "%s%s}\n",
                      passed ? "PASS" : "FAIL", totals.verified, totals.bytes,
-                     passed ? "" : (",\"reason\":" + stream_test::json_escape(reason)).c_str());
+                     passed ? "" : (",\"reason\":" + stream_test::json_escape(reason)).c_str(),
+                     stream_test::json_dma_addressing().c_str());
     } else {
         if (totals.routes == 0)
             std::fprintf(out, "%s\n", reason.c_str());
+        if (const std::string addressing = vfio::dma_addressing_line(); !addressing.empty())
+            std::fprintf(out, "%s\n", addressing.c_str());
         std::fprintf(out, "Overall %s\n", passed ? "PASS" : "FAIL");
     }
     std::fflush(out);

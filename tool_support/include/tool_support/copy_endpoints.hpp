@@ -26,6 +26,7 @@ struct XdmaEndpointCli {
     std::vector<std::string> devices;       // --device
     std::vector<std::string> design_files;  // --design_file
     std::string lock_timeout;
+    bool no_iommu = false;    // --no_iommu (xdma, qdma, edu)
     cli::XdmaModeText modes;  // --engine_mode, --completion
     unsigned queues = 4;  // --xdma_queues: engine pairs used at most
     double sim_rate_gbps = 0;     // --sim_rate_gbps: the simulated design's link rate per direction (0: unthrottled)

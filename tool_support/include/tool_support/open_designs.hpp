@@ -35,6 +35,8 @@ struct DesignSelection {
     // and latency per descriptor; 0: unthrottled (pcie_link_measure --sim_rate_gbps, --sim_latency_us).
     double sim_link_bytes_per_second = 0;
     std::chrono::microseconds sim_link_latency{0};
+    // --no_iommu: devices of no-IOMMU VFIO groups may DMA with physical addresses (kernel bus only).
+    bool no_iommu = false;
 };
 
 // Exit status of a usage error.

@@ -79,6 +79,11 @@ public:
     // Returns the number of bytes the IOMMU reports unmapped.
     virtual Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) = 0;
     virtual IovaAllocator& iova_allocator() = 0;
+    // No-IOMMU devices (physical_memory.hpp): the pool their DMA buffers come from, whose
+    // addresses are physical; null when an IOMMU maps DMA (the default). DmaRegion asks first.
+    // Errors: a no-IOMMU device the caller did not opt into (--no_iommu), a pool not made.
+    virtual Result<std::shared_ptr<PhysicalPool>> physical_pool() { return std::shared_ptr<PhysicalPool>(); }
+    virtual DmaAddressing dma_addressing() const { return DmaAddressing::Iommu; }
 
     // Interrupts: each enabled vector signals an eventfd.
     virtual Result<IrqInfo> irq_info(IrqIndex index) = 0;

@@ -9,11 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "vfio_access/physical_memory.hpp"
 #include "vfio_access/result.hpp"
 
 namespace vfio {
 
 class Device;
+class PhysicalPool;
 
 // Direction flags from the device's point of view (VFIO_DMA_MAP_FLAG_READ / _WRITE).
 // H2C sources are DeviceRead, C2H sinks DeviceWrite, so wrong-direction DMA faults.
@@ -101,6 +103,9 @@ private:
 
 // A host buffer mapped for DMA at an IOVA of a device's container. Unmaps (checking the
 // unmapped size) and returns the IOVA range on destruction.
+// On a no-IOMMU device (Device::physical_pool(), physical_memory.hpp) the buffer is instead a
+// zeroed, locked, physically contiguous run of huge pages inside the DMA mask, and iova() is its
+// bus (physical) address; `access` and `kind` cannot be enforced there and are ignored.
 class DmaRegion {
 public:
     struct Options {
@@ -123,15 +128,20 @@ public:
     // Explicit release that reports errors (the destructor can only log them).
     Result<void> release();
 
-    uint8_t* data() const { return static_cast<uint8_t*>(m_buffer.data()); }
-    uint64_t size() const { return m_buffer.size(); }
+    uint8_t* data() const { return m_pool ? m_run.virt : static_cast<uint8_t*>(m_buffer.data()); }
+    uint64_t size() const { return m_pool ? m_size : m_buffer.size(); }
+    bool physical() const { return m_pool != nullptr; }  // no-IOMMU: iova() is a physical address
     uint64_t iova() const { return m_iova; }
     uint64_t mapped_size() const { return m_mapped_size; }
     DmaAccess access() const { return m_access; }
 
 private:
+    static Result<DmaRegion> allocate_physical(std::shared_ptr<PhysicalPool> pool, uint64_t size, Options options);
     Device* m_device = nullptr;
     HostBuffer m_buffer;
+    std::shared_ptr<PhysicalPool> m_pool;  // no-IOMMU: the run comes from (and goes back to) it
+    PhysicalRun m_run;
+    uint64_t m_size = 0;
     uint64_t m_iova = 0;
     uint64_t m_mapped_size = 0;
     DmaAccess m_access = DmaAccess::DeviceReadWrite;

@@ -58,6 +58,11 @@ struct KernelOptions {
     // devices of other groups then cannot reach their buffers: their DMA must fail, which is
     // what the option is for (it tests the isolation). Without isolation it changes nothing.
     bool one_container_for_mappings = false;
+    // No-IOMMU groups (/dev/vfio/noiommu-N): DMA with physical addresses from locked huge
+    // pages (physical_memory.hpp), opted into by the tools' --no_iommu. Unset, a no-IOMMU
+    // device still opens (config space, BARs) but every DMA buffer for it is refused.
+    bool no_iommu = false;
+    PhysicalPoolOptions physical;  // where the pool finds hugetlbfs, pagemap, the page counts
     // Set: devices come from this broker (the VFIO manager process) instead of opening groups.
     std::shared_ptr<DeviceBroker> broker;
 };
@@ -126,6 +131,11 @@ public:
     Result<void> irq_disable(IrqIndex index) override;
     Result<int> irq_eventfd(unsigned vector) override;
     Result<void> irq_unmask(unsigned vector) override;  // INTx: VFIO_IRQ_SET_ACTION_UNMASK
+    // A no-IOMMU group's device: the container's pool once the caller opted in (the first one
+    // in a process prints kNoIommuDanger to stderr), else the refusal (EPERM, naming
+    // --no_iommu); null for a device behind an IOMMU.
+    Result<std::shared_ptr<PhysicalPool>> physical_pool() override;
+    DmaAddressing dma_addressing() const override;
     Result<void> reset() override;
 
     // VFIO_DEVICE_GET_INFO.
@@ -156,6 +166,8 @@ private:
     std::unique_ptr<Bar> m_bars[6];
     std::optional<IrqIndex> m_irq_index;
     std::vector<UniqueFd> m_irq_fds;
+    bool m_no_iommu_allowed = false;  // KernelOptions::no_iommu
+    PhysicalPoolOptions m_physical;
 };
 
 class KernelDeviceBus final : public DeviceBus {

@@ -25,6 +25,9 @@ std::string format_rate_line(const std::string& label, const Interval& interval)
 std::string json_interval(const std::string& type, const std::string& label, const Interval& interval);
 std::string json_failure(const Failure& failure);
 std::string json_escape(const std::string& text);
+// `,"dma_addressing":"no-iommu (physical addresses)"` for a JSON result object once the process
+// used no-IOMMU buffers (vfio_access/physical_memory.hpp); "" otherwise.
+std::string json_dma_addressing();
 // ',"engine_mode":"credits","completion":"poll_writeback"': the engine modes a device's adapter
 // chose, as the tools' JSON lines name them (total, selected, latency); "" where none were.
 std::string json_engine_fields(const std::optional<streams::EngineChoice>& engines);

@@ -44,6 +44,7 @@ struct CommonCli {
     std::string qdma_ring_entries = "0";  // --qdma_ring_entries: QDMA stream queues' rings (0: as the buffers need)
     std::string lock_timeout;          // --lock_timeout seconds ("": 0, fail at once on a busy device)
     bool one_container_for_mappings = false;  // --use_one_container_for_mappings
+    bool no_iommu = false;                    // --no_iommu
     tool_support::CudaStreamCli cuda;      // --cuda_device and its options (the mains that take them)
     tool_support::Etsoc1StreamCli etsoc1;  // --etsoc1_device and its options (the mains that take them)
     tool_support::BoardHealthCli health;   // --max_temperature, --metrics

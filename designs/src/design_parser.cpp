@@ -40,6 +40,22 @@ vfio::Result<RegisterValue> parse_register(const Fields& f, bool with_value) {
     return r;
 }
 
+// {bar, offset, size}: memory a simulated instance has in a BAR.
+vfio::Result<BarMemory> parse_bar_memory(const Fields& f) {
+    PDT_CHECK(f.only({"bar", "offset", "size", "cleared_by_reset"}));
+    BarMemory m;
+    m.bar = static_cast<unsigned>(PDT_TRY(f.number("bar", 5)));
+    m.offset = PDT_TRY(f.number("offset", 1ull << 40));
+    m.size = PDT_TRY(f.number("size", 16ull << 20));
+    if (m.offset % 8 != 0)
+        return f.error("offset", "must be a multiple of 8 (64-bit accesses)");
+    if (m.size == 0 || m.size % 8 != 0)
+        return f.error("size", "must be a multiple of 8 bytes, at least 8");
+    if (f.has("cleared_by_reset"))
+        m.cleared_by_reset = PDT_TRY(f.boolean("cleared_by_reset"));
+    return m;
+}
+
 vfio::Result<IdMatch> parse_match(const Fields& f) {
     PDT_CHECK(f.only({"vendor_id", "device_id", "device_ids", "subsystem_vendor_id", "subsystem_device_id",
                       "min_revision", "max_revision", "register"}));
@@ -255,7 +271,7 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
                       "axi_stream_switch_implemented", "dna_words", "stream_fifo_bytes", "xdma_ip",
                       "busy_after_stop_us", "subsystem_vendor_id", "subsystem_device_id", "address_alignment",
                       "length_granularity", "address_bits", "control_w1s_ignored", "completed_count_reads_zero",
-                      "registers", "qdma"}));
+                      "registers", "qdma", "bar_memory"}));
     Simulation s;
     s.device_id = static_cast<uint16_t>(PDT_TRY(f.number_or("device_id", 0xffff, s.device_id)));
     s.revision = static_cast<uint8_t>(PDT_TRY(f.number_or("revision", 0xff, 0)));
@@ -313,6 +329,9 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
     if (f.has("registers"))
         PDT_CHECK(f.append_objects("registers", "expected an array of {bar, offset, value}", s.registers,
                                    [](const Fields& r) { return parse_register(r, true); }));
+    if (f.has("bar_memory"))
+        PDT_CHECK(f.append_objects("bar_memory", "expected an array of {bar, offset, size}", s.bar_memory,
+                                   parse_bar_memory));
     if (f.has("qdma"))
         s.qdma = PDT_TRY(detail::parse_qdma_simulation(PDT_TRY(f.object("qdma"))));
     return s;
@@ -333,6 +352,10 @@ vfio::Result<void> check_overlaps(const Fields& f, const Design& d) {
     for (size_t i = 0; i < d.peripherals.size(); ++i) {
         const Peripheral& p = d.peripherals[i];
         spans.push_back({p.bar, p.offset, p.offset + p.frame_size(), "peripherals[" + std::to_string(i) + "]"});
+    }
+    for (size_t i = 0; i < d.simulation.bar_memory.size(); ++i) {
+        const BarMemory& m = d.simulation.bar_memory[i];
+        spans.push_back({m.bar, m.offset, m.offset + m.size, "simulation.bar_memory[" + std::to_string(i) + "]"});
     }
     for (size_t i = 0; i < spans.size(); ++i)
         for (size_t j = 0; j < i; ++j)

@@ -166,6 +166,26 @@ TEST(DesignFileErrors, SimulationSection) {
               std::string::npos);
 }
 
+TEST(DesignFileErrors, SimulatedBarMemory) {
+    EXPECT_NE(error_of(design(R"(, "simulation": {"bar_memory": [{"bar": 0, "offset": 4, "size": 64}]})"))
+                  .find("field simulation.bar_memory[0].offset: Invalid argument (must be a multiple of 8"),
+              std::string::npos);
+    EXPECT_NE(error_of(design(R"(, "simulation": {"bar_memory": [{"bar": 0, "offset": 0, "size": 12}]})"))
+                  .find("field simulation.bar_memory[0].size: Invalid argument (must be a multiple of 8 bytes, at least 8)"),
+              std::string::npos);
+    EXPECT_NE(error_of(design(R"(, "simulation": {"bar_memory": [{"bar": 0, "offset": 0, "size": 0}]})"))
+                  .find("simulation.bar_memory[0].size"),
+              std::string::npos);
+    EXPECT_NE(error_of(design(R"(, "simulation": {"bar_memory": [{"bar": 0, "offset": 0, "size": 8, "speed": 1}]})"))
+                  .find("simulation.bar_memory[0]"),
+              std::string::npos);
+    const std::string overlap = error_of(design(
+        R"(, "peripherals": [{"type": "iic", "bar": 0, "offset": "0x0"}], "simulation": {"bar_memory": [{"bar": 0, "offset": "0x100", "size": 64}]})"));
+    EXPECT_NE(overlap.find("simulation.bar_memory[0]: Invalid argument (overlaps peripherals[0] in BAR 0)"),
+              std::string::npos)
+        << overlap;
+}
+
 TEST(DesignFileErrors, ArrayElementsAndDuplicates) {
     EXPECT_EQ(error_of("[]"), "parse design file my.json: Invalid argument (the array holds no designs)");
     EXPECT_NE(error_of("[" + design("") + ", 3]").find("field [1]: Invalid argument (expected a design object"),

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <optional>
 #include <ostream>
+#include <sstream>
 
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_probe.hpp"
@@ -66,17 +67,16 @@ std::optional<Msix> find_msix(vfio::Device& device) {
     return std::nullopt;
 }
 
-void report_msix(vfio::Device& device, unsigned dma_bar, std::ostream& out) {
+std::string report_msix(vfio::Device& device, unsigned dma_bar) {
     const std::optional<Msix> msix = find_msix(device);
-    if (!msix) {
-        out << "MSI-X: none (no MSI-X capability in config space)\n";
-        return;
-    }
+    if (!msix)
+        return "MSI-X: none (no MSI-X capability in config space)";
+    std::ostringstream out;
     out << "MSI-X table of " << msix->vectors << " vectors in BAR " << msix->bir << " at offset " << vfio::hex(msix->offset)
         << " (config space MSI-X capability; not read: the block has no identifier register)";
     if (msix->bir == dma_bar && msix->offset == kMsixTableOffset)
         out << ": Xilinx DMA bridge at BAR offset " << vfio::hex(kMsixTableOffset) << " MSI-X";
-    out << "\n";
+    return out.str();
 }
 
 void report_test(const RegisterTest& test, std::ostream& out) {
@@ -88,14 +88,15 @@ void report_test(const RegisterTest& test, std::ostream& out) {
         out << "  " << mismatch << "\n";
 }
 
-vfio::Result<void> read_one(vfio::Device& device, unsigned dma_bar, const std::vector<FoundBlock>& blocks,
-                            const RegisterRequest& request, std::ostream& out) {
+vfio::Result<ProbeSummary::RegisterRead> read_one(vfio::Device& device, unsigned dma_bar,
+                                                   const std::vector<FoundBlock>& blocks, const RegisterRequest& request,
+                                                   std::ostream& out) {
     PDT_CHECK(check_request(device, dma_bar, 0, blocks, request));
     vfio::Bar* bar = PDT_TRY(device.bar(request.bar));
     const uint64_t value = PDT_TRY(bar->read(request.offset, request.width));
-    out << "BAR " << request.bar << " offset " << vfio::hex(request.offset) << " " << *allowed_register(blocks, request.offset)
-        << " = " << hex32(value) << "\n";
-    return {};
+    const std::string name = *allowed_register(blocks, request.offset);
+    out << "BAR " << request.bar << " offset " << vfio::hex(request.offset) << " " << name << " = " << hex32(value) << "\n";
+    return ProbeSummary::RegisterRead{name, value};
 }
 
 }  // namespace
@@ -112,14 +113,15 @@ vfio::Result<ProbeSummary> run_probe(vfio::Device& device, unsigned dma_bar, con
     summary.blocks = PDT_TRY(scan_blocks(regs));
     for (const FoundBlock& block : summary.blocks)
         out << describe(block, 0) << "\n";
-    report_msix(device, dma_bar, out);
+    summary.msix = report_msix(device, dma_bar);
+    out << summary.msix << "\n";
     if (options.read)
-        PDT_CHECK(read_one(device, dma_bar, summary.blocks, *options.read, out));
+        summary.register_read = PDT_TRY(read_one(device, dma_bar, summary.blocks, *options.read, out));
     if (!options.write_tests)
         return summary;
-    const std::vector<RegisterTest> tests = PDT_TRY(write_tests(regs, summary.blocks));
+    summary.tests = PDT_TRY(write_tests(regs, summary.blocks));
     unsigned not_restored = 0;
-    for (const RegisterTest& test : tests) {
+    for (const RegisterTest& test : summary.tests) {
         report_test(test, out);
         ++summary.registers_tested;
         summary.registers_failed += test.ok() ? 0 : 1;

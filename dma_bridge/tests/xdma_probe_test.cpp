@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "dma_bridge/xdma_probe.hpp"
 #include "dma_bridge/xdma_registers.hpp"
 #include "sim/design_sim.hpp"
@@ -268,6 +270,41 @@ TEST(ProbeXilinxIpTool, PrintsEveryBlockAndRefusesABadOffset) {
     const auto usage = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2"});
     EXPECT_EQ(usage.exit_code, 2);
     EXPECT_TRUE(test_support::contains(usage.output, "Error: --bar and --offset go together"));
+}
+
+TEST(ProbeXilinxIpTool, JsonDocumentHoldsTheBlocksTheRegisterAndTheWriteTests) {
+    test_support::RunOptions separate;
+    separate.stderr_to = test_support::Stderr::separate;
+    const auto out = test_support::run_process(
+        PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "--sim_design", "AS02MC04_qdma_enum", "--bar", "2", "--offset",
+                          "0x4080", "--write_tests", "--json"},
+        separate);
+    EXPECT_EQ(out.exit_code, 0) << out.output << out.err;
+    const auto doc = nlohmann::json::parse(out.output);  // stdout: the JSON document alone
+    ASSERT_EQ(doc["designs"].size(), 2u) << out.output;
+    const auto& xdma = doc["designs"][0];
+    EXPECT_EQ(xdma["device"], "0000:15:00.0");
+    EXPECT_EQ(xdma["design"], "TEF1001_dma_ddr3");
+    EXPECT_EQ(xdma["dma_bar"], 2);
+    bool sgdma_common = false;
+    for (const auto& block : xdma["blocks"])
+        sgdma_common = sgdma_common || (block["offset"] == "0x6000" && block["name"] == "SGDMA Common");
+    EXPECT_TRUE(sgdma_common) << xdma.dump();
+    EXPECT_EQ(xdma["msix"], "MSI-X: none (no MSI-X capability in config space)");
+    EXPECT_EQ(xdma["register"]["offset"], "0x4080");
+    EXPECT_EQ(xdma["registers_failed"], 0);
+    EXPECT_GT(xdma["registers_tested"].get<int>(), 0);
+    EXPECT_EQ(xdma["write_tests"].size(), xdma["registers_tested"].get<size_t>());
+    EXPECT_EQ(xdma["write_tests"][0]["pass"], true);
+    EXPECT_TRUE(doc["designs"][1].contains("not_probed")) << doc["designs"][1].dump();
+    EXPECT_FALSE(test_support::contains(out.output, "Probing BAR")) << "no text lines on stdout";
+    const auto refused = test_support::run_process(
+        PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2", "--offset", "0x44", "--json"},
+        separate);
+    EXPECT_EQ(refused.exit_code, 1);
+    EXPECT_TRUE(test_support::contains(nlohmann::json::parse(refused.output)["designs"][0]["error"].get<std::string>(),
+                                       "Status"))
+        << refused.output;
 }
 
 namespace {

@@ -166,4 +166,17 @@ vfio::Result<void> EduDevice::dma_from_edu(uint32_t edu_offset, uint64_t host_io
     return dma({DmaDirection::FromEdu, host_iova, edu_offset, count}, wait, timeout);
 }
 
+std::vector<vfio::ResetRegister> reset_test_registers() {
+    return {
+        {"edu Identification (0x00)", 0, reg::IDENTIFICATION, 4, std::nullopt},
+        {"edu Status (0x20)", 0, reg::STATUS, 4, std::nullopt},
+        {"edu Interrupt status (0x24)", 0, reg::IRQ_STATUS, 4, std::nullopt},
+        {"edu Liveness (0x04)", 0, reg::LIVENESS, 4, 0x12345678},
+        {"edu DMA source (0x80)", 0, reg::DMA_SRC, 8, 0xfeedabbadeadbeefull},
+        {"edu DMA destination (0x88)", 0, reg::DMA_DST, 8, DMA_BUFFER_ADDRESS},
+        {"edu DMA count (0x90)", 0, reg::DMA_COUNT, 8, 0x1FD},
+        {"edu DMA command (0x98)", 0, reg::DMA_CMD, 8, std::nullopt},
+    };
+}
+
 }  // namespace edu

@@ -5,11 +5,13 @@
 #include <cstring>
 #include <functional>
 
+#include "sim/bar_memory.hpp"
 #include "sim/system_monitor_models.hpp"
 #include "sim/cms_model.hpp"
 #include "sim/qdma_model.hpp"
 #include "sim/quad_spi_model.hpp"
 #include "sim/xdma_model.hpp"
+#include "vfio_access/format.hpp"
 
 namespace sim {
 namespace {
@@ -144,6 +146,8 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design) 
         needed[p.bar] = std::max(needed[p.bar], p.offset + p.frame_size());
     for (const designs::RegisterValue& r : design.simulation.registers)
         needed[r.bar] = std::max(needed[r.bar], r.offset + 4);
+    for (const designs::BarMemory& m : design.simulation.bar_memory)
+        needed[m.bar] = std::max(needed[m.bar], m.offset + m.size);
     std::map<unsigned, uint64_t> sizes;
     for (const auto& [bar, bytes] : needed)
         sizes[bar] = round_up_power_of_two(bytes);
@@ -186,6 +190,13 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
     for (const designs::RegisterValue& r : design.simulation.registers)
         if (r.bar < bars.size() && bars[r.bar] && r.offset + 4 <= bars[r.bar]->size())
             bars[r.bar]->add_block(r.offset, 4, make_constant_block({r.value}));
+    // Memory in BARs (block RAM); a region the BAR cannot hold is left out.
+    for (const designs::BarMemory& m : design.simulation.bar_memory)
+        if (m.bar < bars.size() && bars[m.bar] && m.offset + m.size <= bars[m.bar]->size()) {
+            const std::string key = design.name + "-" + identity.address.to_string() + "-bar" + std::to_string(m.bar) +
+                                    "-" + vfio::hex(m.offset);
+            bars[m.bar]->add_block(m.offset, m.size, PDT_TRY(BarMemoryBlock::make(m.size, m.cleared_by_reset, key)));
+        }
     auto device = std::make_unique<SimDevice>(identity, bars);
     instance.die->attach_activity(device->dma_activity());
     // The Advanced Error Reporting extended capability the PCIe block of the FPGA has, first in

@@ -1,9 +1,12 @@
 // test_dma_descriptor_credits: the Descriptor Credits register, then rings of 1023 descriptors
-// driven only by credits (memory pages, or growing stream messages per loopback route).
+// driven only by credits (memory pages, or growing stream messages per loopback route). Or one of
+// fpga_sio's experiments instead (credits_modes.hpp): -r the registers across VFIO_DEVICE_RESET,
+// -f/-a/-b/-m what fork() does to pinned DMA buffers.
 // Exit status: 0 every design passed, 1 a failure or nothing tested, 2 usage error.
 #include <iostream>
 
 #include "stream_tools/cli.hpp"
+#include "stream_tools/credits_modes.hpp"
 #include "stream_tools/descriptor_credits.hpp"
 #include "stream_tools/failure_report.hpp"
 #include "tool_support/device_locks.hpp"
@@ -33,6 +36,8 @@ int main(int argc, char** argv) {
     bool no_iommu = false;
     cli::add_no_iommu_option(d, no_iommu);
     cli::add_xdma_mode_options(d, mode_text);
+    CreditsModeTexts mode_texts;
+    add_credits_mode_options(d, mode_texts);
     if (auto status = parse_command_line(argc, argv, d, "Tests XDMA descriptor credits."))
         return *status;
     CreditsOptions options;
@@ -75,9 +80,19 @@ int main(int argc, char** argv) {
         options.routing.push_back(*routing);
     }
     auto registry = designs::Registry::load(design_files);
-    if (!registry.ok()) {
-        std::cerr << "Error: " << registry.error().message() << "\n";
+    auto experiments = parse_credits_modes(mode_texts);
+    if (!registry.ok() || !experiments.ok()) {
+        std::cerr << "Error: " << (registry.ok() ? experiments.error() : registry.error()).message() << "\n";
         return 2;
+    }
+    if (experiments->any()) {  // -r or -f: an experiment instead of the credit tests
+        if (!experiments->edu_sim && sim_designs.empty() && devices.empty()) {
+            std::cerr << "Error: name the device: --device BDF (any vfio-pci device), --sim_design NAME or --edu_sim\n";
+            return 2;
+        }
+        const tool_support::TargetSelection selection{sim_designs, devices};
+        return experiments->fork ? run_fork_test(*registry, selection, *experiments->fork, experiments->edu_sim, stdout)
+                                 : run_reset_test(*registry, selection, experiments->edu_sim, stdout);
     }
     std::ostream& text = json ? std::cerr : std::cout;  // --json: stdout holds only JSON Lines
     tool_support::DesignSelection selection{sim_designs, *locations, *lock_timeout, isolate_iommu_groups};

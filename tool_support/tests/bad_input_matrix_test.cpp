@@ -151,6 +151,19 @@ const ToolRows kTables[] = {
       {"bad_pad_to", "{root}/none.bit {root}/out.bin --pad_to lots", E, kUsage, "Error: --pad_to lots: parse size"},
       {"missing_input", "{root}/none.bit {root}/out.bin", E, kFail, "none.bit: No such file or directory"}}},
 
+    // The register tools (docs/tools/registers.md): their region and width checks have their own
+    // tests (xdma_probe_tests, mmio_timing_tests, bar_persistence_tests).
+    {"probe_xilinx_ip", {kUnknownOption, malformed_device("-d"), kUnknownDesign, kNoDesign}},
+    {"time_memmapped",
+     {kUnknownOption,
+      {"malformed_bdf", "--bar 0 -d 0000:15:00", E, kUsage, "Error: --device: " BAD_BDF},
+      {"missing_device", "--bar 0 -d 0000:99:00.0", E, kFail, "Error: no vfio-pci device at the --device locations"}}},
+    {"memmapped_persistence",
+     {kUnknownOption,
+      {"malformed_bdf", "--bar 0 --offset 0 --size 64 -d 0000:15:00", E, kUsage, "Error: --device: " BAD_BDF},
+      {"missing_device", "--bar 0 --offset 0 --size 64 -d 0000:99:00.0", E, kFail,
+       "Error: no vfio-pci device at the --device locations"}}},
+
     {"display_possible_fpga_designs",
      {kUnknownOption, kMissingDesignFile, {"no_device", "", E, kFail, "No PCI device matches a known design"}}},
 

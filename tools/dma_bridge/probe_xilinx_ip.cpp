@@ -6,10 +6,12 @@
 // failed, 2 usage error.
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
 #include "dma_bridge/xdma_probe.hpp"
+#include "probe_json.hpp"
 #include "tool_support/open_designs.hpp"
 #include "vfio_access/numbers.hpp"
 
@@ -22,7 +24,7 @@ struct Options {
     std::vector<std::string> sim_designs;
     std::vector<std::string> design_files;
     std::string bar, offset, width = "4";
-    bool write_tests = false;
+    bool write_tests = false, json = false;
     std::string lock_timeout;
 };
 
@@ -37,6 +39,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
         "width", po::value(&options.width), "with --offset: the access width in bytes (XDMA registers: 4)")(
         "write_tests", po::bool_switch(&options.write_tests),
         "pattern-test and restore the SGDMA descriptor address registers of every stopped channel (writes!)");
+    cli::add_json_option(desc, options.json, cli::JsonForm::Document);
     cli::add_lock_timeout_option(desc, options.lock_timeout);
     return cli::parse_command_line(
         argc, argv,
@@ -88,24 +91,35 @@ int main(int argc, char** argv) {
     }
     selection.locations = *locations;
     selection.lock_timeout = *lock_timeout;
-    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, &std::cout, std::cerr);
+    // --json: stdout holds one JSON document; the text lines are not written.
+    std::ostringstream discarded;
+    std::ostream& text = options.json ? discarded : std::cout;
+    tool_support::OpenedDesigns opened =
+        tool_support::open_designs(*registry, selection, options.json ? &std::cerr : &std::cout, std::cerr);
     if (opened.found.designs.empty())
         return opened.status;
     int status = opened.status;
+    std::string entries;
     for (const identify::IdentifiedDesign& design : opened.found.designs) {
-        std::cout << "Design " << design.design->name << " at " << design.identity.address.to_string() << ":\n";
+        const std::string bdf = design.identity.address.to_string(), name = design.design->name;
+        text << "Design " << name << " at " << bdf << ":\n";
         if (!design.design->dma_bridge) {
-            std::cout << "  not probed: the design data names no XDMA bridge\n";
+            text << "  not probed: the design data names no XDMA bridge\n";
+            entries += (entries.empty() ? "" : ",\n  ") + probe_json::not_probed_json(bdf, name, "the design data names no XDMA bridge");
             continue;
         }
-        auto result = xdma::run_probe(*design.device, design.design->dma_bridge->bar, probe, std::cout);
+        auto result = xdma::run_probe(*design.device, design.design->dma_bridge->bar, probe, text);
+        entries += (entries.empty() ? "" : ",\n  ") +
+                   probe_json::design_json(bdf, name, design.design->dma_bridge->bar, probe, result);
         if (!result.ok()) {
-            std::cout.flush();
+            text.flush();
             std::cerr << "Error: " << result.error().message() << "\n";
             status = 1;
         } else if (result->registers_failed > 0) {
             status = 1;
         }
     }
+    if (options.json)
+        std::cout << "{\"designs\": [\n  " << entries << "\n]}\n";
     return status;
 }

@@ -47,6 +47,23 @@ Result<Bar*> check_bar_access(Device& device, const BarAccess& access, const std
     return *bar;
 }
 
+Result<Bar*> check_bar_region(Device& device, const BarRegion& region, const std::vector<unsigned>& widths) {
+    const std::string object = "BAR " + std::to_string(region.bar) + " offset " + hex(region.offset) + " size " +
+                               hex(region.size) + " width " + std::to_string(region.width);
+    auto first = check_bar_access(device, {region.bar, region.offset, region.width}, widths);
+    if (!first.ok())
+        return make_error("check BAR region", object, first.error().code, first.error().hint);
+    if (region.size == 0 || region.size % region.width != 0)
+        return make_error("check BAR region", object, EINVAL,
+                          "size " + hex(region.size) + " is not a multiple of the " + std::to_string(region.width) +
+                              "-byte access");
+    const uint64_t bar_size = (*first)->size();
+    if (region.size > bar_size - region.offset)
+        return make_error("check BAR region", object, ERANGE,
+                          "the region ends past BAR " + std::to_string(region.bar) + " of " + hex(bar_size) + " bytes");
+    return *first;
+}
+
 WcMapping::~WcMapping() { ::munmap(m_base, m_size); }
 
 Result<std::unique_ptr<WcMapping>> map_bar_write_combined(const std::string& sysfs_root, const PciAddress& address,

@@ -181,6 +181,15 @@ struct Peripheral {
     uint64_t frame_size() const { return register_frame_size(type, master_ports, sysmon_slaves); }
 };
 
+// Memory a simulated instance has in a BAR (block RAM behind an AXI BRAM Controller, PG078):
+// bytes that read back what was written, for memmapped_persistence. JSON simulation.bar_memory.
+struct BarMemory {
+    unsigned bar = 0;
+    uint64_t offset = 0;  // a multiple of 8
+    uint64_t size = 0;    // a multiple of 8, 8 bytes .. 16 MiB
+    bool cleared_by_reset = false;  // a function reset zeroes it (default: block RAM keeps its bytes)
+};
+
 // How a simulated instance of the design looks (sim::instantiate_design).
 struct Simulation {
     uint16_t device_id = 0x7024;  // the XDMA default for 7-series Gen2 x4
@@ -217,6 +226,8 @@ struct Simulation {
     uint16_t subsystem_device_id = 0x0007;
     // Constant registers outside the peripherals (the GPIO inputs that carry a board ID).
     std::vector<RegisterValue> registers;
+    // Memory in BARs (sim::BarMemoryBlock; PDT_SIM_BAR_MEMORY_DIR keeps it from run to run).
+    std::vector<BarMemory> bar_memory;
     // The QDMA's capabilities as the simulated IP reports them (designs with a qdma section).
     QdmaSimulation qdma;
 };

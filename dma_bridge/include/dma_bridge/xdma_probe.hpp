@@ -20,6 +20,7 @@
 #include "vfio_access/bar_access.hpp"
 #include "vfio_access/device.hpp"
 #include "vfio_access/mmio.hpp"
+#include "vfio_access/reset_registers.hpp"
 
 namespace xdma {
 
@@ -94,6 +95,13 @@ struct ProbeOptions {
 };
 struct ProbeSummary {
     std::vector<FoundBlock> blocks;
+    std::string msix;  // the MSI-X line (config space capability), without its newline
+    struct RegisterRead {
+        std::string name;  // "Control (0x04)"
+        uint64_t value = 0;
+    };
+    std::optional<RegisterRead> register_read;  // --bar/--offset
+    std::vector<RegisterTest> tests;            // --write_tests
     unsigned registers_tested = 0;
     unsigned registers_failed = 0;  // a pattern mismatch or a value not restored
 };
@@ -103,5 +111,12 @@ struct ProbeSummary {
 // 0x8000 of the DMA BAR; it has no identifier register and is not read), the requested register and the write
 // tests. A bad request fails before any register access; one off the allow-list after the scan.
 vfio::Result<ProbeSummary> run_probe(vfio::Device& device, unsigned dma_bar, const ProbeOptions& options, std::ostream& out);
+
+// The registers test_dma_descriptor_credits --reset_test reads across VFIO_DEVICE_RESET (fpga_sio's
+// -r): H2C 0 Control and Status (read only), SGDMA Common Descriptor Credit Mode Enable (0x6020,
+// H2C 0's bit written), H2C SGDMA 0 Descriptor Credits (0x408C, 0x1FD credits added) and H2C 0's
+// Poll Mode Write Back Address (0x88/0x8C, 0xfeedabbadeadbeef). Nothing of it starts an engine:
+// Run stays as it is (clear on a stopped channel). Offsets within `dma_bar`.
+std::vector<vfio::ResetRegister> reset_test_registers(unsigned dma_bar);
 
 }  // namespace xdma

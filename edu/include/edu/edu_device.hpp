@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "vfio_access/device.hpp"
+#include "vfio_access/reset_registers.hpp"
 
 namespace edu {
 
@@ -118,5 +119,11 @@ private:
     bool m_msi = false;
     bool m_dma_irq = false;  // the running transfer raises DMA_IRQ
 };
+
+// The registers test_dma_descriptor_credits --reset_test reads across VFIO_DEVICE_RESET on an edu
+// (BAR 0): Identification, Status, IRQ status and DMA command (read only); Liveness (0x12345678
+// written: reads back its NOT), DMA source (0xfeedabbadeadbeef, 8 bytes), destination (0x40000)
+// and count (0x1FD). No DMA is started (the command register is not written).
+std::vector<vfio::ResetRegister> reset_test_registers();
 
 }  // namespace edu

@@ -24,6 +24,19 @@ struct BarAccess {
 // width (EINVAL; a 64-byte access to 64 bytes). Returns the BAR.
 Result<Bar*> check_bar_access(Device& device, const BarAccess& access, const std::vector<unsigned>& widths);
 
+// A region of a BAR a tool accesses `width` bytes at a time (memmapped_persistence).
+struct BarRegion {
+    unsigned bar = 0;
+    uint64_t offset = 0;
+    uint64_t size = 0;
+    unsigned width = 4;
+};
+// check_bar_access for the region's first access, then: the size is a multiple of the width
+// (EINVAL, "size 0x.. is not a multiple of the 4-byte access"; a size 0 is one) and the region
+// ends inside the BAR (ERANGE, "the region ends past BAR <n> of 0x.. bytes"). Made before any
+// access; each error names "BAR <n> offset 0x<o> size 0x<s> width <w>".
+Result<Bar*> check_bar_region(Device& device, const BarRegion& region, const std::vector<unsigned>& widths);
+
 // "1, 2, 4" for an error or a help text.
 std::string widths_text(const std::vector<unsigned>& widths);
 

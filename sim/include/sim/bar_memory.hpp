@@ -1,0 +1,49 @@
+// Memory in a simulated BAR (designs::BarMemory: block RAM behind an AXI BRAM Controller, PG078):
+// every byte reads back what was last written to it, at any width. Block RAM keeps its bytes
+// across a function reset (a PCIe reset does not reconfigure the FPGA) unless the design data
+// says cleared_by_reset. A fresh instance's bytes are zero.
+//
+// Test-only: PDT_SIM_BAR_MEMORY_DIR=<dir> keeps each region in <dir>/<key>.mem (mapped shared,
+// written through), so that it lasts from one process to the next as a real card's does while
+// it stays powered; without it every instance (every open) starts from zeros.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "sim/sim_device.hpp"
+#include "vfio_access/result.hpp"
+
+namespace sim {
+
+inline constexpr const char* kBarMemoryDirVariable = "PDT_SIM_BAR_MEMORY_DIR";
+
+class BarMemoryBlock : public RegisterBlock {
+public:
+    ~BarMemoryBlock() override;
+    BarMemoryBlock(const BarMemoryBlock&) = delete;
+    BarMemoryBlock& operator=(const BarMemoryBlock&) = delete;
+    uint64_t read(uint64_t offset, unsigned width) override;
+    void write(uint64_t offset, unsigned width, uint64_t value) override;
+    void reset() override;
+    uint64_t size() const { return m_size; }
+    const std::string& backing() const { return m_backing; }  // empty: memory only
+
+    // `key` names the backing file under PDT_SIM_BAR_MEMORY_DIR (the design, its address, the
+    // BAR and offset); the file's open or mapping error otherwise.
+    static vfio::Result<std::shared_ptr<BarMemoryBlock>> make(uint64_t size, bool cleared_by_reset,
+                                                              const std::string& key);
+
+private:
+    BarMemoryBlock(uint8_t* bytes, uint64_t size, bool cleared_by_reset, std::string backing)
+        : m_bytes(bytes), m_size(size), m_cleared_by_reset(cleared_by_reset), m_backing(std::move(backing)) {}
+    std::mutex m_mutex;
+    uint8_t* m_bytes;
+    uint64_t m_size;
+    bool m_cleared_by_reset;
+    std::string m_backing;
+};
+
+}  // namespace sim

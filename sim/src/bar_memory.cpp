@@ -1,0 +1,58 @@
+#include "sim/bar_memory.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "vfio_access/unique_fd.hpp"
+
+namespace sim {
+
+BarMemoryBlock::~BarMemoryBlock() { ::munmap(m_bytes, m_size); }
+
+vfio::Result<std::shared_ptr<BarMemoryBlock>> BarMemoryBlock::make(uint64_t size, bool cleared_by_reset,
+                                                                   const std::string& key) {
+    const char* dir = std::getenv(kBarMemoryDirVariable);
+    if (!dir || !*dir) {
+        void* bytes = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (bytes == MAP_FAILED)
+            return vfio::make_error("map simulated BAR memory", key, errno);
+        return std::shared_ptr<BarMemoryBlock>(new BarMemoryBlock(static_cast<uint8_t*>(bytes), size, cleared_by_reset, {}));
+    }
+    const std::string path = std::string(dir) + "/" + key + ".mem";
+    vfio::UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (fd.get() < 0)
+        return vfio::make_error("open simulated BAR memory", path, errno, std::string("set by ") + kBarMemoryDirVariable);
+    if (::ftruncate(fd.get(), static_cast<off_t>(size)) != 0)
+        return vfio::make_error("size simulated BAR memory", path, errno);
+    void* bytes = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+    if (bytes == MAP_FAILED)
+        return vfio::make_error("map simulated BAR memory", path, errno);
+    return std::shared_ptr<BarMemoryBlock>(new BarMemoryBlock(static_cast<uint8_t*>(bytes), size, cleared_by_reset, path));
+}
+
+uint64_t BarMemoryBlock::read(uint64_t offset, unsigned width) {
+    uint64_t value = 0;
+    std::lock_guard lock(m_mutex);
+    if (offset < m_size && width <= 8 && width <= m_size - offset)
+        std::memcpy(&value, m_bytes + offset, width);  // little-endian, as the CPU sees a BAR
+    return value;
+}
+
+void BarMemoryBlock::write(uint64_t offset, unsigned width, uint64_t value) {
+    std::lock_guard lock(m_mutex);
+    if (offset < m_size && width <= 8 && width <= m_size - offset)
+        std::memcpy(m_bytes + offset, &value, width);
+}
+
+void BarMemoryBlock::reset() {
+    std::lock_guard lock(m_mutex);
+    if (m_cleared_by_reset)
+        std::memset(m_bytes, 0, m_size);
+}
+
+}  // namespace sim

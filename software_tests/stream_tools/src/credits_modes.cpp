@@ -1,0 +1,164 @@
+#include "stream_tools/credits_modes.hpp"
+
+#include <sys/utsname.h>
+
+#include <functional>
+#include <iostream>
+
+#include "dma_bridge/xdma_probe.hpp"
+#include "edu/edu_device.hpp"
+#include "sim/edu_model.hpp"
+#include "vfio_access/numbers.hpp"
+
+namespace po = boost::program_options;
+
+namespace stream_tools {
+namespace {
+
+bool is_edu(const vfio::Device& device) {
+    return device.identity().vendor_id == edu::VENDOR_ID && device.identity().device_id == edu::DEVICE_ID;
+}
+
+// The simulated edu of --edu_sim, or each device of the selection.
+int for_each_device(const designs::Registry& registry, const tool_support::TargetSelection& selection, bool edu_sim,
+                    std::FILE* out, const std::function<int(const tool_support::DeviceTarget&)>& fn) {
+    if (edu_sim) {
+        sim::SimEdu edu = sim::make_sim_edu(vfio::PciAddress::parse("0000:01:00.0").value());
+        std::fprintf(out, "simulated edu 0000:01:00.0 (QEMU's edu register model)\n");
+        return fn({edu.device.get(), {}, true});
+    }
+    return tool_support::for_each_target(registry, selection, std::cout, fn);
+}
+
+std::string kernel_release() {
+    struct utsname name {};
+    return ::uname(&name) == 0 ? name.release : "unknown";
+}
+
+class EduCopier final : public ForkCopier {
+public:
+    explicit EduCopier(edu::EduDevice device) : m_edu(std::move(device)) {}
+    std::string name() const override { return m_edu.name(); }
+    unsigned dma_mask_bits() const override { return edu::DMA_MASK_BITS; }
+    uint64_t bytes() const override { return 4000; }  // edu's buffer holds 4095 (QEMU 7.2: below its last byte)
+    vfio::Result<void> round_trip(const vfio::DmaRegion& source, const vfio::DmaRegion& destination) override {
+        const auto bytes32 = static_cast<uint32_t>(bytes());
+        PDT_CHECK(m_edu.dma_to_edu(source.iova(), 0, bytes32, edu::Wait::Poll));
+        return m_edu.dma_from_edu(0, destination.iova(), bytes32, edu::Wait::Poll);
+    }
+
+private:
+    edu::EduDevice m_edu;
+};
+
+int reset_one(const tool_support::DeviceTarget& t, std::FILE* out) {
+    const std::string bdf = t.device->identity().address.to_string();
+    std::vector<vfio::ResetRegister> registers;
+    std::vector<unsigned> widths{4};
+    for (const designs::Design* d : t.designs)
+        if (d->dma_bridge && registers.empty())
+            registers = xdma::reset_test_registers(d->dma_bridge->bar);
+    if (registers.empty() && is_edu(*t.device))
+        registers = edu::reset_test_registers(), widths = {4, 8};
+    if (registers.empty()) {
+        std::fprintf(stderr, "Error: %s: reset test: no registers known for this device (an XDMA design's DMA engine "
+                             "or QEMU's edu)\n", bdf.c_str());
+        return 1;
+    }
+    std::fprintf(out, "Reset test %s (kernel %s): registers after open, after writing, after VFIO_DEVICE_RESET\n",
+                 bdf.c_str(), t.simulated ? "none: simulated device" : kernel_release().c_str());
+    auto report = vfio::registers_across_reset(*t.device, registers, widths);
+    if (!report.ok()) {
+        std::fprintf(stderr, "Error: %s: %s\n", bdf.c_str(), report.error().message().c_str());
+        std::fprintf(out, "Reset test: FAIL\n");
+        return 1;
+    }
+    for (const std::string& line : vfio::format_reset_report(*report))
+        std::fprintf(out, "  %s\n", line.c_str());
+    std::fprintf(out, "Reset test: PASS (%zu registers read after the reset)\n", registers.size());
+    return 0;
+}
+
+int fork_one(const tool_support::DeviceTarget& t, const ForkOptions& options, std::FILE* out) {
+    const std::string bdf = t.device->identity().address.to_string();
+    if (!is_edu(*t.device)) {
+        std::fprintf(stderr, "Error: %s: --fork moves its transfers through QEMU's edu device (1234:11e8, in the "
+                             "guest) or --edu_sim; other devices are not supported\n", bdf.c_str());
+        return 1;
+    }
+    auto edu = edu::EduDevice::attach(*t.device);
+    auto bus_master = edu.ok() ? t.device->enable_bus_master() : vfio::Result<bool>(edu.error());
+    if (!bus_master.ok()) {
+        std::fprintf(stderr, "Error: %s: %s\n", bdf.c_str(), bus_master.error().message().c_str());
+        return 1;
+    }
+    EduCopier copier(std::move(*edu));
+    std::fprintf(out, "Kernel %s\n", t.simulated ? "none (simulated edu: no kernel pins its buffers)" : kernel_release().c_str());
+    auto outcome = stream_tools::run_fork_test(*t.device, copier, options);
+    if (!outcome.ok()) {
+        std::fprintf(stderr, "Error: %s: %s\n", bdf.c_str(), outcome.error().message().c_str());
+        std::fprintf(out, "Test: FAIL\n");
+        return 1;
+    }
+    for (const std::string& line : outcome->lines)
+        std::fprintf(out, "%s\n", line.c_str());
+    if (outcome->corrupted) {
+        std::fprintf(out, "Test: FAIL (the transfer was corrupted)\n");
+        return 1;
+    }
+    std::fprintf(out, "Test: PASS (%llu bytes verified)\n", static_cast<unsigned long long>(outcome->bytes_verified));
+    return 0;
+}
+
+}  // namespace
+
+void add_credits_mode_options(po::options_description& d, CreditsModeTexts& t) {
+    d.add_options()("reset_test,r", po::bool_switch(&t.reset_test),
+                    "print the DMA engine's (or edu's) registers after open, after writing them and after "
+                    "VFIO_DEVICE_RESET (no credit tests)")(
+        "fork,f", po::value(&t.fork),
+        "fork a child that touches the DMA buffers during an edu transfer: none, no_dma_mapping_access, "
+        "read_dma_mapping, write_dma_mapping or toggle_dma_mapping (no credit tests)")(
+        "fork_mappings,a", po::value(&t.mappings), "with --fork: DMA mappings made before the fork: 0, 1 or 2 (default 2)")(
+        "fork_buffers,b", po::value(&t.buffers), "with --fork: heap (default), shared_memory or huge_pages")(
+        "dontfork,m", po::bool_switch(&t.dontfork), "with --fork: MADV_DONTFORK on the buffers mapped before the fork")(
+        "edu_sim", po::bool_switch(&t.edu_sim), "with --reset_test or --fork: a simulated edu instead of --device");
+}
+
+vfio::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& t) {
+    CreditsModes modes;
+    modes.reset_test = t.reset_test;
+    modes.edu_sim = t.edu_sim;
+    if (t.fork.empty() && (!t.mappings.empty() || !t.buffers.empty() || t.dontfork))
+        return vfio::make_error("parse option", "--fork_mappings/--fork_buffers/--dontfork", EINVAL,
+                                "they shape a --fork run: give --fork too");
+    if (!t.fork.empty()) {
+        if (t.reset_test)
+            return vfio::make_error("parse option", "--reset_test", EINVAL, "--reset_test and --fork are separate runs");
+        ForkOptions fork;
+        fork.touch = PDT_TRY(parse_fork_touch(t.fork));
+        if (!t.mappings.empty())
+            fork.mappings_before_fork = static_cast<unsigned>(PDT_TRY(vfio::parse_number("fork_mappings", t.mappings, 0, 2)));
+        if (!t.buffers.empty())
+            fork.buffers = PDT_TRY(parse_fork_buffers(t.buffers));
+        fork.dontfork = t.dontfork;
+        modes.fork = fork;
+    }
+    if (t.edu_sim && !modes.reset_test && !modes.fork)
+        return vfio::make_error("parse option", "--edu_sim", EINVAL, "it serves --reset_test or --fork");
+    return modes;
+}
+
+int run_reset_test(const designs::Registry& registry, const tool_support::TargetSelection& selection, bool edu_sim,
+                   std::FILE* out) {
+    return for_each_device(registry, selection, edu_sim, out,
+                           [&](const tool_support::DeviceTarget& t) { return reset_one(t, out); });
+}
+
+int run_fork_test(const designs::Registry& registry, const tool_support::TargetSelection& selection,
+                  const ForkOptions& options, bool edu_sim, std::FILE* out) {
+    return for_each_device(registry, selection, edu_sim, out,
+                           [&](const tool_support::DeviceTarget& t) { return fork_one(t, options, out); });
+}
+
+}  // namespace stream_tools

@@ -1,0 +1,109 @@
+// test_dma_descriptor_credits' experiment modes as processes (credits_modes.hpp): --reset_test on
+// an XDMA design's engine and on the simulated edu, --fork through the simulated edu's DMA (heap
+// buffers stay the parent's, a shared-memory toggle corrupts the transfer and exits 1,
+// MADV_DONTFORK leaves the child no mapping), and every usage error. The same runs on the real
+// kernel are the guest's (vm_dma_experiments).
+#include <gtest/gtest.h>
+
+#include "test_support/run_process.hpp"
+#include "test_support/text.hpp"
+
+namespace {
+
+test_support::Outcome credits(const std::string& args) {
+    return test_support::run_process(DESCRIPTOR_CREDITS_TOOL, test_support::words(args));
+}
+
+TEST(CreditsResetTest, TheXdmaEngineRegistersGoBackToTheirValuesAfterOpen) {
+    const auto out = credits("--reset_test --sim_design TEF1001_dma_ddr3");
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_TRUE(test_support::contains_all(
+        out.output,
+        {"Reset test 0000:15:00.0 (kernel none: simulated device): registers after open, after writing, after VFIO_DEVICE_RESET",
+         "H2C 0 Control (0x0004): after open 0x0, after write 0x0, after reset 0x0 (read only)",
+         "SGDMA Common Descriptor Credit Mode Enable (0x6020): after open 0x0, after write 0x1, after reset 0x0 (reset to its value after open)",
+         "H2C SGDMA 0 Descriptor Credits (0x408C): after open 0x0, after write 0x1fd, after reset 0x0 (reset to its value after open)",
+         "H2C 0 Poll Mode High Write Back Address (0x008C): after open 0x0, after write 0xfeedabba, after reset 0x0",
+         "Reset test: PASS (6 registers read after the reset)"}))
+        << out.output;
+    EXPECT_FALSE(test_support::contains(out.output, "Testing 8192 bytes")) << "no credit test runs";
+}
+
+TEST(CreditsResetTest, TheSimulatedEduAndADeviceWithoutKnownRegisters) {
+    const auto edu = credits("--reset_test --edu_sim");
+    EXPECT_EQ(edu.exit_code, 0) << edu.output;
+    EXPECT_TRUE(test_support::contains_all(edu.output, {"edu Liveness (0x04): after open 0xffffffff, after write 0xedcba987, after reset 0xffffffff",
+                                                         "edu DMA count (0x90): after open 0x0, after write 0x1fd",
+                                                         "Reset test: PASS (8 registers read after the reset)"}))
+        << edu.output;
+    const auto qdma = credits("--reset_test --sim_design AS02MC04_qdma_enum");
+    EXPECT_EQ(qdma.exit_code, 1) << qdma.output;
+    EXPECT_TRUE(test_support::contains(qdma.output, "reset test: no registers known for this device")) << qdma.output;
+}
+
+TEST(CreditsForkTest, HeapBuffersStayTheParentsAndTheTransferIsVerified) {
+    const auto out = credits("--edu_sim --fork toggle_dma_mapping");
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_TRUE(test_support::contains_all(
+        out.output, {"Fork test on edu 0000:01:00.0: buffers heap, MADV_DONTFORK off, 2 of 2 DMA mappings made before fork(), child toggle_dma_mapping",
+                     "child saw the source: pattern A, the parent's content at fork()",
+                     "child saw the destination: the destination's 0xEE bytes of before fork()",
+                     "child: toggle_dma_mapping done, exited 0", "pattern B verified in 4000 bytes",
+                     "Test: PASS (4000 bytes verified)"}))
+        << out.output;
+}
+
+TEST(CreditsForkTest, AChildsToggleOfSharedMemoryCorruptsTheTransfer) {
+    const auto out = credits("--edu_sim --fork toggle_dma_mapping --fork_buffers shared_memory");
+    EXPECT_EQ(out.exit_code, 1) << out.output;
+    EXPECT_TRUE(test_support::contains_all(
+        out.output, {"child saw the source: pattern B, written by the parent after fork() (memory shared with the parent)",
+                     "corrupted: 4000 of 4000 bytes differ; the destination holds the inverse of pattern B: the child's "
+                     "toggle reached the parent's source",
+                     "Test: FAIL (the transfer was corrupted)"}))
+        << out.output;
+    const auto zeros = credits("--edu_sim --fork write_dma_mapping --fork_buffers shared_memory --fork_mappings 1");
+    EXPECT_EQ(zeros.exit_code, 1) << zeros.output;
+    EXPECT_TRUE(test_support::contains(zeros.output, "zeros: the child's writes reached the parent's source")) << zeros.output;
+}
+
+TEST(CreditsForkTest, DontforkLeavesTheChildNoMappingAndNoMappingsBeforeForkNothingToTouch) {
+    const auto out = credits("--edu_sim --fork write_dma_mapping --fork_buffers shared_memory --dontfork");
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_TRUE(test_support::contains_all(
+        out.output, {"MADV_DONTFORK on", "child saw the source: nothing: the access faulted (SIGSEGV/SIGBUS), no mapping in the child",
+                     "child: its touch faulted (exit 3)", "Test: PASS (4000 bytes verified)"}))
+        << out.output;
+    const auto none = credits("--edu_sim --fork toggle_dma_mapping --fork_buffers shared_memory --fork_mappings 0");
+    EXPECT_EQ(none.exit_code, 0) << none.output;
+    EXPECT_FALSE(test_support::contains(none.output, "child saw")) << none.output;
+    const auto no_fork = credits("--edu_sim --fork none");
+    EXPECT_EQ(no_fork.exit_code, 0) << no_fork.output;
+    EXPECT_FALSE(test_support::contains(no_fork.output, "child:")) << no_fork.output;
+}
+
+TEST(CreditsForkTest, ForkRunsOnlyThroughAnEdu) {
+    const auto out = credits("--sim_design TEF1001_dma_ddr3 --fork read_dma_mapping");
+    EXPECT_EQ(out.exit_code, 1) << out.output;
+    EXPECT_TRUE(test_support::contains(out.output, "--fork moves its transfers through QEMU's edu device")) << out.output;
+}
+
+TEST(CreditsExperiments, UsageErrors) {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"--edu_sim --fork toggle_dma_mapping --fork_mappings 3", "fork_mappings"},
+        {"--edu_sim --fork bogus", "one of none, no_dma_mapping_access, read_dma_mapping, write_dma_mapping, toggle_dma_mapping"},
+        {"--edu_sim --fork none --fork_buffers disk", "one of heap, shared_memory, huge_pages"},
+        {"--edu_sim --dontfork", "they shape a --fork run: give --fork too"},
+        {"--edu_sim --fork_mappings 1", "they shape a --fork run: give --fork too"},
+        {"--edu_sim --reset_test --fork none", "--reset_test and --fork are separate runs"},
+        {"--edu_sim", "it serves --reset_test or --fork"},
+        {"--reset_test", "name the device: --device BDF (any vfio-pci device), --sim_design NAME or --edu_sim"},
+    };
+    for (const auto& [args, message] : cases) {
+        const auto out = credits(args);
+        EXPECT_EQ(out.exit_code, 2) << args << "\n" << out.output;
+        EXPECT_TRUE(test_support::contains(out.output, message)) << args << "\n" << out.output;
+    }
+}
+
+}  // namespace

@@ -1,0 +1,94 @@
+// memmapped_persistence (fpga_sio's name): writes a keyed pattern into a memory-backed region of
+// a BAR (block RAM, a shared-memory BAR), then checks it from a new process and after a VFIO
+// device reset (VFIO_DEVICE_RESET), and says whether the content stayed. The region is the
+// user's to name: it must be memory; the XDMA DMA BAR and a design's peripheral registers are
+// refused, as is a region past the BAR, a width the BAR cannot take or an unaligned offset,
+// before any access. Exit status: 0 the content was kept, 1 it was not (or a device failed or
+// the region was refused), 2 usage error.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/command_line.hpp"
+#include "cli/device_options.hpp"
+#include "memmapped_persistence_run.hpp"
+#include "tool_support/open_designs.hpp"
+#include "vfio_access/numbers.hpp"
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct Options {
+    std::vector<std::string> devices, sim_designs, design_files;
+    std::string bar, offset, size, width = "4", key = "1";
+    bool write = false, verify = false, reset = false;
+};
+
+std::optional<int> parse_options(int argc, char** argv, Options& o) {
+    po::options_description desc("Options");
+    cli::add_help_and_version(desc);
+    cli::add_device_option(desc, o.devices);
+    cli::add_sim_design_option(desc, o.sim_designs);
+    cli::add_design_file_option(desc, o.design_files);
+    desc.add_options()("bar", po::value(&o.bar), "the BAR holding the memory (required)")(
+        "offset", po::value(&o.offset), "byte offset of the region in the BAR (required)")(
+        "size", po::value(&o.size), "bytes of the region (required; e.g. 4096, 4k)")(
+        "width", po::value(&o.width), "access width in bytes: 1, 2, 4 or 8 (default 4)")(
+        "key", po::value(&o.key), "the pattern's key (default 1)")(
+        "write", po::bool_switch(&o.write), "only write the pattern (and read it back)")(
+        "verify", po::bool_switch(&o.verify), "only compare the region with the pattern (no write)")(
+        "reset", po::bool_switch(&o.reset), "only write, VFIO_DEVICE_RESET, compare");
+    return cli::parse_command_line(
+        argc, argv,
+        {desc, cli::fpga_sio_usage(argv[0], "Checks whether a BAR's memory keeps its content across processes and a "
+                                            "VFIO device reset (writes the region).")});
+}
+
+std::optional<std::string> parse_request(const Options& o, memmapped_persistence::Request& q) {
+    if (o.bar.empty() || o.offset.empty() || o.size.empty())
+        return "--bar, --offset and --size name the memory region: all three are required";
+    if (int(o.write) + int(o.verify) + int(o.reset) > 1)
+        return "--write, --verify and --reset each run one step: give at most one";
+    if (o.sim_designs.empty() && o.devices.empty())
+        return "name the device: --device BDF (any vfio-pci device) or --sim_design NAME";
+    auto bar = vfio::parse_number("bar", o.bar, 0, 5);
+    auto offset = vfio::parse_number("offset", o.offset, 0, UINT64_MAX);
+    auto size = o.size.rfind("0x", 0) == 0 ? vfio::parse_number("size", o.size, 0, UINT64_MAX) : vfio::parse_size(o.size);
+    auto width = vfio::parse_number("width", o.width, 1, 8);
+    auto key = vfio::parse_number("key", o.key, 0, UINT64_MAX);
+    for (const vfio::Error* e : {bar.ok() ? nullptr : &bar.error(), offset.ok() ? nullptr : &offset.error(),
+                                 size.ok() ? nullptr : &size.error(), width.ok() ? nullptr : &width.error(),
+                                 key.ok() ? nullptr : &key.error()})
+        if (e)
+            return e->message();
+    if (*size > (256ull << 20))
+        return "--size " + o.size + ": at most 256 MiB";
+    q.region = {static_cast<unsigned>(*bar), *offset, *size, static_cast<unsigned>(*width)};
+    q.key = *key;
+    q.step = o.write    ? memmapped_persistence::Step::Write
+             : o.verify ? memmapped_persistence::Step::Verify
+             : o.reset  ? memmapped_persistence::Step::Reset
+                        : memmapped_persistence::Step::All;
+    q.selection = {o.sim_designs, o.devices};
+    return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    Options o;
+    if (auto status = parse_options(argc, argv, o))
+        return *status;
+    memmapped_persistence::Request request;
+    request.argv.assign(argv, argv + argc);
+    std::string usage;
+    auto locations = tool_support::parse_locations(o.devices, "--device", usage);
+    auto registry = designs::Registry::load(o.design_files);
+    auto request_error = parse_request(o, request);
+    if (request_error || !locations || !registry) {
+        std::cerr << "Error: " << (request_error ? *request_error : !locations ? usage : registry.error().message()) << "\n";
+        return 2;
+    }
+    return memmapped_persistence::run(*registry, request);
+}

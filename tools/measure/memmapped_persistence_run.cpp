@@ -1,0 +1,125 @@
+#include "memmapped_persistence_run.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <iostream>
+
+#include "measure/bar_persistence.hpp"
+#include "vfio_access/format.hpp"
+
+namespace memmapped_persistence {
+namespace {
+
+using Target = tool_support::DeviceTarget;
+
+const std::vector<unsigned> kWidths{1, 2, 4, 8};
+
+// The region checked before any access: inside the BAR, a width the BAR takes, aligned; never the
+// XDMA DMA BAR (registers) nor a design peripheral's registers (a write could start or reset it).
+vfio::Result<vfio::Bar*> check_region(const Target& t, const vfio::BarRegion& r) {
+    vfio::Bar* bar = PDT_TRY(vfio::check_bar_region(*t.device, r, tool_support::bar_widths(t, r.bar, kWidths)));
+    const std::string object = "BAR " + std::to_string(r.bar) + " offset " + vfio::hex(r.offset) + " size " + vfio::hex(r.size);
+    if (tool_support::is_dma_bar(t, r.bar))
+        return vfio::make_error("check BAR region", object, EPERM,
+                                "BAR " + std::to_string(r.bar) + " holds the XDMA registers, not memory: this tool writes");
+    for (const designs::Design* d : t.designs)
+        for (const designs::Peripheral& p : d->peripherals)
+            if (p.bar == r.bar && p.offset < r.offset + r.size && r.offset < p.offset + p.frame_size())
+                return vfio::make_error("check BAR region", object, EPERM,
+                                        std::string("overlaps the ") + designs::display_name(p.type) + " registers at " +
+                                            vfio::hex(p.offset) + " of design " + d->name + ": this tool writes");
+    return bar;
+}
+
+std::string heading(const Target& t, const Request& q) {
+    return "memmapped_persistence " + t.device->identity().address.to_string() + " " + tool_support::target_name(t) +
+           " BAR " + std::to_string(q.region.bar) + " offset " + vfio::hex(q.region.offset) + " size " +
+           vfio::hex(q.region.size) + " width " + std::to_string(q.region.width) + " key " + std::to_string(q.key);
+}
+
+// One step on one device; `verified` counts the bytes compared and kept.
+int step(const Target& t, const Request& q, Step s, uint64_t& verified) {
+    const std::string bdf = t.device->identity().address.to_string();
+    auto bar = check_region(t, q.region);
+    if (!bar.ok()) {
+        std::cerr << "Error: " << bdf << ": " << bar.error().message() << "\n";
+        return 1;
+    }
+    if (s != Step::Verify) {
+        if (auto written = measure::write_persistence_pattern(**bar, q.region, q.key); !written.ok()) {
+            std::cerr << "Error: " << bdf << ": " << written.error().message() << "\n";
+            return 1;
+        }
+        std::cout << "wrote " << vfio::hex(q.region.size) << " bytes of key " << q.key
+                  << "'s pattern, read back in this process\n";
+        if (s == Step::Write)
+            return 0;
+        if (auto reset = t.device->reset(); !reset.ok()) {
+            std::cerr << "Error: " << bdf << ": " << reset.error().message() << "\n";
+            return 1;
+        }
+    }
+    const measure::PersistenceComparison c = measure::compare_persistence_pattern(**bar, q.region, q.key);
+    std::cout << (s == Step::Reset ? "after VFIO_DEVICE_RESET: " : "in process " + std::to_string(::getpid()) + ": ")
+              << c.describe(q.region.width) << "\n";
+    if (c.kept())
+        verified += c.bytes_compared;
+    return c.kept() ? 0 : 1;
+}
+
+// The command line again with --verify, in a new process (the device is closed meanwhile).
+int verify_in_new_process(const Request& q) {
+    std::vector<std::string> args = q.argv;
+    args.push_back("--verify");
+    std::vector<char*> argv;
+    for (std::string& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::cout.flush();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::execv("/proc/self/exe", argv.data());
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+        std::cerr << "Error: the new process (--verify) did not run to its end\n";
+        return 1;
+    }
+    return WEXITSTATUS(status);
+}
+
+int one_step(const designs::Registry& registry, const Request& q, Step s, uint64_t& verified) {
+    return tool_support::for_each_target(registry, q.selection, std::cout, [&](const Target& t) {
+        if (s != Step::Verify || q.step == Step::Verify)
+            std::cout << heading(t, q) << "\n";
+        return step(t, q, s, verified);
+    });
+}
+
+}  // namespace
+
+int run(const designs::Registry& registry, const Request& q) {
+    uint64_t verified = 0;
+    if (q.step != Step::All)
+        return one_step(registry, q, q.step, verified);
+    int status = one_step(registry, q, Step::Write, verified);
+    if (status != 0)
+        return status;
+    const int verify = verify_in_new_process(q);
+    if (verify > 1)
+        return verify;
+    const int reset = one_step(registry, q, Step::Reset, verified);
+    if (verify == 0 && reset == 0) {
+        std::cout << "Verdict: PASS (content kept in a new process and after VFIO_DEVICE_RESET: " << verified
+                  << " bytes verified here, the new process's above)\n";
+        return 0;
+    }
+    std::cout << "Verdict: FAIL (content " << (verify != 0 ? "not kept in a new process" : "kept in a new process")
+              << (reset != 0 ? ", not kept (or not tested) after VFIO_DEVICE_RESET" : ", kept after VFIO_DEVICE_RESET")
+              << ")\n";
+    return 1;
+}
+
+}  // namespace memmapped_persistence

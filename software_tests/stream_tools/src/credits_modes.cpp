@@ -122,7 +122,10 @@ void add_credits_mode_options(po::options_description& d, CreditsModeTexts& t) {
         "fork_mappings,a", po::value(&t.mappings), "with --fork: DMA mappings made before the fork: 0, 1 or 2 (default 2)")(
         "fork_buffers,b", po::value(&t.buffers), "with --fork: heap (default), shared_memory or huge_pages")(
         "dontfork,m", po::bool_switch(&t.dontfork), "with --fork: MADV_DONTFORK on the buffers mapped before the fork")(
-        "edu_sim", po::bool_switch(&t.edu_sim), "with --reset_test or --fork: a simulated edu instead of --device");
+        "iova_offsets,o", po::value(&t.iova_offsets),
+        "<descriptor>,<H2C>,<C2H> IOVA offsets of an edu transfer, to provoke IOMMU faults (descriptor offset 0; "
+        "no credit tests)")(
+        "edu_sim", po::bool_switch(&t.edu_sim), "with --reset_test, --fork or --iova_offsets: a simulated edu instead of --device");
 }
 
 vfio::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& t) {
@@ -132,9 +135,12 @@ vfio::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& t) {
     if (t.fork.empty() && (!t.mappings.empty() || !t.buffers.empty() || t.dontfork))
         return vfio::make_error("parse option", "--fork_mappings/--fork_buffers/--dontfork", EINVAL,
                                 "they shape a --fork run: give --fork too");
+    if (int(t.reset_test) + int(!t.fork.empty()) + int(!t.iova_offsets.empty()) > 1)
+        return vfio::make_error("parse option", "--reset_test/--fork/--iova_offsets", EINVAL,
+                                "each is a run of its own: give one");
+    if (!t.iova_offsets.empty())
+        modes.iova_offsets = PDT_TRY(parse_iova_offsets(t.iova_offsets));
     if (!t.fork.empty()) {
-        if (t.reset_test)
-            return vfio::make_error("parse option", "--reset_test", EINVAL, "--reset_test and --fork are separate runs");
         ForkOptions fork;
         fork.touch = PDT_TRY(parse_fork_touch(t.fork));
         if (!t.mappings.empty())
@@ -144,8 +150,8 @@ vfio::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& t) {
         fork.dontfork = t.dontfork;
         modes.fork = fork;
     }
-    if (t.edu_sim && !modes.reset_test && !modes.fork)
-        return vfio::make_error("parse option", "--edu_sim", EINVAL, "it serves --reset_test or --fork");
+    if (t.edu_sim && !modes.reset_test && !modes.fork && !modes.iova_offsets)
+        return vfio::make_error("parse option", "--edu_sim", EINVAL, "it serves --reset_test, --fork or --iova_offsets");
     return modes;
 }
 
@@ -159,6 +165,12 @@ int run_fork_test(const designs::Registry& registry, const tool_support::TargetS
                   const ForkOptions& options, bool edu_sim, std::FILE* out) {
     return for_each_device(registry, selection, edu_sim, out,
                            [&](const tool_support::DeviceTarget& t) { return fork_one(t, options, out); });
+}
+
+int run_iova_offsets(const designs::Registry& registry, const tool_support::TargetSelection& selection,
+                     const IovaOffsets& offsets, bool edu_sim, std::FILE* out) {
+    return for_each_device(registry, selection, edu_sim, out,
+                           [&](const tool_support::DeviceTarget& t) { return run_iova_offsets_on(t, offsets, out); });
 }
 
 }  // namespace stream_tools

@@ -82,10 +82,22 @@ TEST(CreditsForkTest, DontforkLeavesTheChildNoMappingAndNoMappingsBeforeForkNoth
     EXPECT_FALSE(test_support::contains(no_fork.output, "child:")) << no_fork.output;
 }
 
-TEST(CreditsForkTest, ForkRunsOnlyThroughAnEdu) {
-    const auto out = credits("--sim_design TEF1001_dma_ddr3 --fork read_dma_mapping");
-    EXPECT_EQ(out.exit_code, 1) << out.output;
-    EXPECT_TRUE(test_support::contains(out.output, "--fork moves its transfers through QEMU's edu device")) << out.output;
+TEST(CreditsForkTest, XdmaCardMemoryToo) {
+    const auto heap = credits("--sim_design TEF1001_dma_ddr3 --fork toggle_dma_mapping");
+    EXPECT_EQ(heap.exit_code, 0) << heap.output;
+    EXPECT_TRUE(test_support::contains_all(
+        heap.output, {"Fork test on 0000:15:00.0 card memory: buffers heap", "pattern B verified in 4096 bytes",
+                      "Test: PASS (4096 bytes verified)"}))
+        << heap.output;
+    const auto shared = credits("--sim_design TEF1001_dma_ddr3 --fork toggle_dma_mapping --fork_buffers shared_memory");
+    EXPECT_EQ(shared.exit_code, 1) << shared.output;
+    EXPECT_TRUE(test_support::contains(shared.output, "the inverse of pattern B: the child's toggle reached the parent's source"))
+        << shared.output;
+    const auto stream = credits("--sim_design TEF1001_dma_stream_loopback --fork read_dma_mapping");
+    EXPECT_EQ(stream.exit_code, 1) << stream.output;
+    EXPECT_TRUE(test_support::contains(stream.output, "or the card memory of an XDMA memory-mapped design; this device is "
+                                                      "neither"))
+        << stream.output;
 }
 
 TEST(CreditsIovaOffsets, FaultsAreNamedAndNothingOutsideTheTransferChanges) {

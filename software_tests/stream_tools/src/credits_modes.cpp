@@ -8,6 +8,7 @@
 #include "dma_bridge/xdma_probe.hpp"
 #include "edu/edu_device.hpp"
 #include "sim/edu_model.hpp"
+#include "stream_tools/card_dma.hpp"
 #include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
@@ -51,6 +52,51 @@ private:
     edu::EduDevice m_edu;
 };
 
+// Card memory of an XDMA memory-mapped design: one page to card address memory_base and back,
+// through H2C 0 and C2H 0 (card_dma.hpp).
+class XdmaCopier final : public ForkCopier {
+public:
+    XdmaCopier(XdmaCardDma dma, std::string name, uint64_t card_address)
+        : m_dma(std::move(dma)), m_name(std::move(name)), m_card(card_address) {}
+    ~XdmaCopier() override { (void)m_dma.stop(); }
+    std::string name() const override { return m_name; }
+    unsigned dma_mask_bits() const override { return 64; }
+    uint64_t bytes() const override { return 4096; }
+    vfio::Result<void> round_trip(const vfio::DmaRegion& source, const vfio::DmaRegion& destination) override {
+        return m_dma.round_trip(source, destination, {Chunk{0, m_card, bytes()}});
+    }
+
+private:
+    XdmaCardDma m_dma;
+    std::string m_name;
+    uint64_t m_card;
+};
+
+// The copier of a target: an edu, or an XDMA memory-mapped design with card memory.
+vfio::Result<std::unique_ptr<ForkCopier>> open_copier(const tool_support::DeviceTarget& t) {
+    const std::string bdf = t.device->identity().address.to_string();
+    if (is_edu(*t.device)) {
+        auto edu = PDT_TRY(edu::EduDevice::attach(*t.device));
+        PDT_TRY(t.device->enable_bus_master());
+        return std::unique_ptr<ForkCopier>(std::make_unique<EduCopier>(std::move(edu)));
+    }
+    for (const designs::Design* d : t.designs)
+        if (d->dma_bridge && d->dma_bridge->mode == designs::DmaMode::MemoryMapped && d->dma_bridge->memory_present &&
+            d->dma_bridge->memory_size >= 4096) {
+            XdmaCardDma::Options options;
+            options.dma_bar = d->dma_bridge->bar;
+            options.ip = {d->dma_bridge->xdma_ip.descriptor_credits, d->dma_bridge->xdma_ip.poll_mode_writeback,
+                          d->dma_bridge->xdma_ip.interrupts};
+            PDT_TRY(t.device->enable_bus_master());
+            auto dma = PDT_TRY(XdmaCardDma::open(*t.device, options));
+            return std::unique_ptr<ForkCopier>(
+                std::make_unique<XdmaCopier>(std::move(dma), bdf + " card memory", d->dma_bridge->memory_base));
+        }
+    return vfio::make_error("fork test", bdf, ENOTSUP,
+                            "--fork moves its transfers through QEMU's edu device (1234:11e8) or the card memory of an "
+                            "XDMA memory-mapped design; this device is neither");
+}
+
 int reset_one(const tool_support::DeviceTarget& t, std::FILE* out) {
     const std::string bdf = t.device->identity().address.to_string();
     std::vector<vfio::ResetRegister> registers;
@@ -81,20 +127,14 @@ int reset_one(const tool_support::DeviceTarget& t, std::FILE* out) {
 
 int fork_one(const tool_support::DeviceTarget& t, const ForkOptions& options, std::FILE* out) {
     const std::string bdf = t.device->identity().address.to_string();
-    if (!is_edu(*t.device)) {
-        std::fprintf(stderr, "Error: %s: --fork moves its transfers through QEMU's edu device (1234:11e8, in the "
-                             "guest) or --edu_sim; other devices are not supported\n", bdf.c_str());
+    auto copier = open_copier(t);
+    if (!copier.ok()) {
+        std::fprintf(stderr, "Error: %s: %s\n", bdf.c_str(), copier.error().message().c_str());
+        std::fprintf(out, "Test: FAIL\n");
         return 1;
     }
-    auto edu = edu::EduDevice::attach(*t.device);
-    auto bus_master = edu.ok() ? t.device->enable_bus_master() : vfio::Result<bool>(edu.error());
-    if (!bus_master.ok()) {
-        std::fprintf(stderr, "Error: %s: %s\n", bdf.c_str(), bus_master.error().message().c_str());
-        return 1;
-    }
-    EduCopier copier(std::move(*edu));
-    std::fprintf(out, "Kernel %s\n", t.simulated ? "none (simulated edu: no kernel pins its buffers)" : kernel_release().c_str());
-    auto outcome = stream_tools::run_fork_test(*t.device, copier, options);
+    std::fprintf(out, "Kernel %s\n", t.simulated ? "none (simulated device: no kernel pins its buffers)" : kernel_release().c_str());
+    auto outcome = stream_tools::run_fork_test(*t.device, **copier, options);
     if (!outcome.ok()) {
         std::fprintf(stderr, "Error: %s: %s\n", bdf.c_str(), outcome.error().message().c_str());
         std::fprintf(out, "Test: FAIL\n");
@@ -117,7 +157,8 @@ void add_credits_mode_options(po::options_description& d, CreditsModeTexts& t) {
                     "print the DMA engine's (or edu's) registers after open, after writing them and after "
                     "VFIO_DEVICE_RESET (no credit tests)")(
         "fork,f", po::value(&t.fork),
-        "fork a child that touches the DMA buffers during an edu transfer: none, no_dma_mapping_access, "
+        "fork a child that touches the DMA buffers during a transfer (edu, XDMA card memory): none, "
+        "no_dma_mapping_access, "
         "read_dma_mapping, write_dma_mapping or toggle_dma_mapping (no credit tests)")(
         "fork_mappings,a", po::value(&t.mappings), "with --fork: DMA mappings made before the fork: 0, 1 or 2 (default 2)")(
         "fork_buffers,b", po::value(&t.buffers), "with --fork: heap (default), shared_memory or huge_pages")(

@@ -8,7 +8,8 @@
 //                     offset of fpga_sio's XDMA rings, must be 0: an edu transfer has none)
 //   -f/--fork, -a/--fork_mappings, -b/--fork_buffers, -m/--dontfork
 //                     what fork() does to pinned DMA buffers (credits_fork.hpp), through an edu's
-//                     DMA (QEMU's, in the guest, or --edu_sim)
+//                     DMA (QEMU's, in the guest, or --edu_sim) or the card memory of an XDMA
+//                     memory-mapped design (H2C 0 and C2H 0)
 // Both open any vfio-pci --device (a known design or not), --sim_design designs, or the
 // simulated edu of --edu_sim.
 #pragma once

@@ -117,3 +117,23 @@ vfio::Result<std::vector<RegisterTest>> write_tests(const vfio::RegisterWindow& 
 }
 
 }  // namespace xdma
+
+namespace xdma {
+
+std::vector<vfio::ResetRegister> reset_test_registers(unsigned dma_bar) {
+    const uint64_t h2c = block_offset(target::H2C_CHANNEL), sgdma = block_offset(target::H2C_SGDMA),
+                   common = block_offset(target::SGDMA_COMMON);
+    return {
+        {"H2C 0 Control (0x0004)", dma_bar, h2c + channel_reg::CONTROL, 4, std::nullopt},
+        {"H2C 0 Status (0x0040)", dma_bar, h2c + channel_reg::STATUS, 4, std::nullopt},
+        {"SGDMA Common Descriptor Credit Mode Enable (0x6020)", dma_bar, common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE,
+         4, 0x1},
+        {"H2C SGDMA 0 Descriptor Credits (0x408C)", dma_bar, sgdma + sgdma_reg::DESCRIPTOR_CREDITS, 4, 0x1FD},
+        {"H2C 0 Poll Mode Low Write Back Address (0x0088)", dma_bar, h2c + channel_reg::POLL_MODE_LOW_WRITE_BACK_ADDRESS,
+         4, 0xdeadbeef},
+        {"H2C 0 Poll Mode High Write Back Address (0x008C)", dma_bar, h2c + channel_reg::POLL_MODE_HIGH_WRITE_BACK_ADDRESS,
+         4, 0xfeedabba},
+    };
+}
+
+}  // namespace xdma

@@ -6,7 +6,8 @@
 #     memory, huge pages; with and without MADV_DONTFORK; each touch of the child; 0 and 1 of the
 #     two mappings made before the fork), each transfer through edu 01:00.0; exit 1 where the
 #     child's touch corrupted the transfer;
-#  3. memmapped_persistence on the memory BAR (BAR 2) of an ivshmem-plain device (QEMU_ARGS: a
+#  3. test_dma_descriptor_credits -o: IOVA offsets that provoke IOMMU faults;
+#  4. memmapped_persistence on the memory BAR (BAR 2) of an ivshmem-plain device (QEMU_ARGS: a
 #     1 MiB memory-backend-ram, behind a root port of its own so that a bus reset exists) bound to
 #     vfio-pci here: kept in a new process and across VFIO_DEVICE_RESET.
 edu=0000:01:00.0
@@ -37,6 +38,15 @@ for b in heap shared_memory huge_pages; do
   pdt_fork "$b-toggle-1-mapping" $([ $b = shared_memory ] && echo 1 || echo 0) --fork toggle_dma_mapping --fork_buffers $b --fork_mappings 1
   pdt_fork "$b-toggle-0-mappings" 0 --fork toggle_dma_mapping --fork_buffers $b --fork_mappings 0
 done
+
+# -o: IOVA offsets. Past every mapping: the IOMMU blocks the read (or write), DMAR logs it, host
+# memory outside the transfer stays; into the next mapping (the canary, 4 KiB after the
+# destination): nothing stops it, the tool sees the canary changed and exits 1.
+pdt_run iova-h2c-fault test_dma_descriptor_credits --device $edu -o 0,0x100000,0
+pdt_run iova-c2h-fault test_dma_descriptor_credits --device $edu -o 0,0,0x100000
+pdt_expect_fail iova-into-next-mapping 1 test_dma_descriptor_credits --device $edu -o 0,0,0x1000
+pdt_info "DMAR faults: $(pdt_dmesg_grep 'DMAR.*fault addr' | wc -l)"
+pdt_dmesg_grep 'DMAR.*fault addr' | head -4
 
 # ivshmem-plain (1af4:1110): BAR 0 registers, BAR 2 the shared memory.
 for bdf in $(pdt_devices 1af4:1110); do

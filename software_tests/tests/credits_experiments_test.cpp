@@ -82,10 +82,61 @@ TEST(CreditsForkTest, DontforkLeavesTheChildNoMappingAndNoMappingsBeforeForkNoth
     EXPECT_FALSE(test_support::contains(no_fork.output, "child:")) << no_fork.output;
 }
 
-TEST(CreditsForkTest, ForkRunsOnlyThroughAnEdu) {
-    const auto out = credits("--sim_design TEF1001_dma_ddr3 --fork read_dma_mapping");
+TEST(CreditsForkTest, XdmaCardMemoryToo) {
+    const auto heap = credits("--sim_design TEF1001_dma_ddr3 --fork toggle_dma_mapping");
+    EXPECT_EQ(heap.exit_code, 0) << heap.output;
+    EXPECT_TRUE(test_support::contains_all(
+        heap.output, {"Fork test on 0000:15:00.0 card memory: buffers heap", "pattern B verified in 4096 bytes",
+                      "Test: PASS (4096 bytes verified)"}))
+        << heap.output;
+    const auto shared = credits("--sim_design TEF1001_dma_ddr3 --fork toggle_dma_mapping --fork_buffers shared_memory");
+    EXPECT_EQ(shared.exit_code, 1) << shared.output;
+    EXPECT_TRUE(test_support::contains(shared.output, "the inverse of pattern B: the child's toggle reached the parent's source"))
+        << shared.output;
+    const auto stream = credits("--sim_design TEF1001_dma_stream_loopback --fork read_dma_mapping");
+    EXPECT_EQ(stream.exit_code, 1) << stream.output;
+    EXPECT_TRUE(test_support::contains(stream.output, "or the card memory of an XDMA memory-mapped design; this device is "
+                                                      "neither"))
+        << stream.output;
+}
+
+TEST(CreditsIovaOffsets, FaultsAreNamedAndNothingOutsideTheTransferChanges) {
+    const auto read = credits("--edu_sim -o 0,0x100000,0");
+    EXPECT_EQ(read.exit_code, 0) << read.output;
+    EXPECT_TRUE(test_support::contains_all(
+        read.output, {"IOVA offsets on edu 0000:01:00.0: source IOVA 0x", " + 0x100000, destination IOVA 0x",
+                      "(outside every mapping of this test) and writes 0x", "(inside the destination mapping)",
+                      "IOMMU fault: device read at IOVA 0x", ", 4000 bytes: unmapped",
+                      "destination holds the card's bytes of before (0x5a): the device's read of the source was blocked",
+                      "Test: PASS (8288 host bytes outside the transfer verified unchanged)"}))
+        << read.output;
+    const auto write = credits("--edu_sim --iova_offsets 0,0,0x100000");
+    EXPECT_EQ(write.exit_code, 0) << write.output;
+    EXPECT_TRUE(test_support::contains_all(
+        write.output, {"IOMMU fault: device write at IOVA 0x", "destination holds its own bytes (0xdd): the device's write did not reach it",
+                       "Test: PASS (12288 host bytes outside the transfer verified unchanged)"}))
+        << write.output;
+    const auto none = credits("--edu_sim -o 0,0,0");
+    EXPECT_EQ(none.exit_code, 0) << none.output;
+    EXPECT_TRUE(test_support::contains(none.output, "destination holds the source's bytes (the transfer arrived)")) << none.output;
+    EXPECT_FALSE(test_support::contains(none.output, "IOMMU fault")) << none.output;
+}
+
+TEST(CreditsIovaOffsets, AnOffsetIntoAnotherMappingIsNotCaughtAndFails) {
+    // The canary is mapped right after the destination: the IOMMU lets the write through.
+    const auto out = credits("--edu_sim -o 0,0,0x1000");
     EXPECT_EQ(out.exit_code, 1) << out.output;
-    EXPECT_TRUE(test_support::contains(out.output, "--fork moves its transfers through QEMU's edu device")) << out.output;
+    EXPECT_TRUE(test_support::contains_all(
+        out.output, {"(inside the canary mapping)", "host memory outside the transfer changed: canary byte 0 (IOVA 0x",
+                     "Test: FAIL (the device wrote outside the transfer; an IOMMU stops only addresses no mapping covers)"}))
+        << out.output;
+    EXPECT_FALSE(test_support::contains(out.output, "IOMMU fault")) << out.output;
+    const auto descriptors = credits("--edu_sim -o 1,0,0");
+    EXPECT_EQ(descriptors.exit_code, 1) << descriptors.output;
+    EXPECT_TRUE(test_support::contains(descriptors.output, "an edu transfer has no descriptors: the descriptor offset must be 0"));
+    const auto xdma = credits("--sim_design TEF1001_dma_ddr3 -o 0,0,0");
+    EXPECT_EQ(xdma.exit_code, 1) << xdma.output;
+    EXPECT_TRUE(test_support::contains(xdma.output, "--iova_offsets moves its transfer through QEMU's edu device")) << xdma.output;
 }
 
 TEST(CreditsExperiments, UsageErrors) {
@@ -95,8 +146,11 @@ TEST(CreditsExperiments, UsageErrors) {
         {"--edu_sim --fork none --fork_buffers disk", "one of heap, shared_memory, huge_pages"},
         {"--edu_sim --dontfork", "they shape a --fork run: give --fork too"},
         {"--edu_sim --fork_mappings 1", "they shape a --fork run: give --fork too"},
-        {"--edu_sim --reset_test --fork none", "--reset_test and --fork are separate runs"},
-        {"--edu_sim", "it serves --reset_test or --fork"},
+        {"--edu_sim --reset_test --fork none", "each is a run of its own: give one"},
+        {"--edu_sim --fork none -o 0,0,0", "each is a run of its own: give one"},
+        {"--edu_sim -o 0,1", "expected <descriptor offset>,<H2C offset>,<C2H offset>"},
+        {"--edu_sim -o 0,x,1", "iova_offsets"},
+        {"--edu_sim", "it serves --reset_test, --fork or --iova_offsets"},
         {"--reset_test", "name the device: --device BDF (any vfio-pci device), --sim_design NAME or --edu_sim"},
     };
     for (const auto& [args, message] : cases) {

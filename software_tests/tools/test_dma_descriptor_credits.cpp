@@ -1,7 +1,7 @@
 // test_dma_descriptor_credits: the Descriptor Credits register, then rings of 1023 descriptors
 // driven only by credits (memory pages, or growing stream messages per loopback route). Or one of
 // fpga_sio's experiments instead (credits_modes.hpp): -r the registers across VFIO_DEVICE_RESET,
-// -f/-a/-b/-m what fork() does to pinned DMA buffers.
+// -f/-a/-b/-m what fork() does to pinned DMA buffers, -o IOVA offsets that provoke IOMMU faults.
 // Exit status: 0 every design passed, 1 a failure or nothing tested, 2 usage error.
 #include <iostream>
 
@@ -91,6 +91,8 @@ int main(int argc, char** argv) {
             return 2;
         }
         const tool_support::TargetSelection selection{sim_designs, devices};
+        if (experiments->iova_offsets)
+            return run_iova_offsets(*registry, selection, *experiments->iova_offsets, experiments->edu_sim, stdout);
         return experiments->fork ? run_fork_test(*registry, selection, *experiments->fork, experiments->edu_sim, stdout)
                                  : run_reset_test(*registry, selection, experiments->edu_sim, stdout);
     }

@@ -8,6 +8,7 @@
 #include "dma_bridge/xdma_probe.hpp"
 #include "edu/edu_device.hpp"
 #include "sim/edu_model.hpp"
+#include "stream_tools/card_dma.hpp"
 #include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
@@ -51,6 +52,51 @@ private:
     edu::EduDevice m_edu;
 };
 
+// Card memory of an XDMA memory-mapped design: one page to card address memory_base and back,
+// through H2C 0 and C2H 0 (card_dma.hpp).
+class XdmaCopier final : public ForkCopier {
+public:
+    XdmaCopier(XdmaCardDma dma, std::string name, uint64_t card_address)
+        : m_dma(std::move(dma)), m_name(std::move(name)), m_card(card_address) {}
+    ~XdmaCopier() override { (void)m_dma.stop(); }
+    std::string name() const override { return m_name; }
+    unsigned dma_mask_bits() const override { return 64; }
+    uint64_t bytes() const override { return 4096; }
+    vfio::Result<void> round_trip(const vfio::DmaRegion& source, const vfio::DmaRegion& destination) override {
+        return m_dma.round_trip(source, destination, {Chunk{0, m_card, bytes()}});
+    }
+
+private:
+    XdmaCardDma m_dma;
+    std::string m_name;
+    uint64_t m_card;
+};
+
+// The copier of a target: an edu, or an XDMA memory-mapped design with card memory.
+vfio::Result<std::unique_ptr<ForkCopier>> open_copier(const tool_support::DeviceTarget& t) {
+    const std::string bdf = t.device->identity().address.to_string();
+    if (is_edu(*t.device)) {
+        auto edu = PDT_TRY(edu::EduDevice::attach(*t.device));
+        PDT_TRY(t.device->enable_bus_master());
+        return std::unique_ptr<ForkCopier>(std::make_unique<EduCopier>(std::move(edu)));
+    }
+    for (const designs::Design* d : t.designs)
+        if (d->dma_bridge && d->dma_bridge->mode == designs::DmaMode::MemoryMapped && d->dma_bridge->memory_present &&
+            d->dma_bridge->memory_size >= 4096) {
+            XdmaCardDma::Options options;
+            options.dma_bar = d->dma_bridge->bar;
+            options.ip = {d->dma_bridge->xdma_ip.descriptor_credits, d->dma_bridge->xdma_ip.poll_mode_writeback,
+                          d->dma_bridge->xdma_ip.interrupts};
+            PDT_TRY(t.device->enable_bus_master());
+            auto dma = PDT_TRY(XdmaCardDma::open(*t.device, options));
+            return std::unique_ptr<ForkCopier>(
+                std::make_unique<XdmaCopier>(std::move(dma), bdf + " card memory", d->dma_bridge->memory_base));
+        }
+    return vfio::make_error("fork test", bdf, ENOTSUP,
+                            "--fork moves its transfers through QEMU's edu device (1234:11e8) or the card memory of an "
+                            "XDMA memory-mapped design; this device is neither");
+}
+
 int reset_one(const tool_support::DeviceTarget& t, std::FILE* out) {
     const std::string bdf = t.device->identity().address.to_string();
     std::vector<vfio::ResetRegister> registers;
@@ -81,20 +127,14 @@ int reset_one(const tool_support::DeviceTarget& t, std::FILE* out) {
 
 int fork_one(const tool_support::DeviceTarget& t, const ForkOptions& options, std::FILE* out) {
     const std::string bdf = t.device->identity().address.to_string();
-    if (!is_edu(*t.device)) {
-        std::fprintf(stderr, "Error: %s: --fork moves its transfers through QEMU's edu device (1234:11e8, in the "
-                             "guest) or --edu_sim; other devices are not supported\n", bdf.c_str());
+    auto copier = open_copier(t);
+    if (!copier.ok()) {
+        std::fprintf(stderr, "Error: %s: %s\n", bdf.c_str(), copier.error().message().c_str());
+        std::fprintf(out, "Test: FAIL\n");
         return 1;
     }
-    auto edu = edu::EduDevice::attach(*t.device);
-    auto bus_master = edu.ok() ? t.device->enable_bus_master() : vfio::Result<bool>(edu.error());
-    if (!bus_master.ok()) {
-        std::fprintf(stderr, "Error: %s: %s\n", bdf.c_str(), bus_master.error().message().c_str());
-        return 1;
-    }
-    EduCopier copier(std::move(*edu));
-    std::fprintf(out, "Kernel %s\n", t.simulated ? "none (simulated edu: no kernel pins its buffers)" : kernel_release().c_str());
-    auto outcome = stream_tools::run_fork_test(*t.device, copier, options);
+    std::fprintf(out, "Kernel %s\n", t.simulated ? "none (simulated device: no kernel pins its buffers)" : kernel_release().c_str());
+    auto outcome = stream_tools::run_fork_test(*t.device, **copier, options);
     if (!outcome.ok()) {
         std::fprintf(stderr, "Error: %s: %s\n", bdf.c_str(), outcome.error().message().c_str());
         std::fprintf(out, "Test: FAIL\n");
@@ -117,12 +157,16 @@ void add_credits_mode_options(po::options_description& d, CreditsModeTexts& t) {
                     "print the DMA engine's (or edu's) registers after open, after writing them and after "
                     "VFIO_DEVICE_RESET (no credit tests)")(
         "fork,f", po::value(&t.fork),
-        "fork a child that touches the DMA buffers during an edu transfer: none, no_dma_mapping_access, "
+        "fork a child that touches the DMA buffers during a transfer (edu, XDMA card memory): none, "
+        "no_dma_mapping_access, "
         "read_dma_mapping, write_dma_mapping or toggle_dma_mapping (no credit tests)")(
         "fork_mappings,a", po::value(&t.mappings), "with --fork: DMA mappings made before the fork: 0, 1 or 2 (default 2)")(
         "fork_buffers,b", po::value(&t.buffers), "with --fork: heap (default), shared_memory or huge_pages")(
         "dontfork,m", po::bool_switch(&t.dontfork), "with --fork: MADV_DONTFORK on the buffers mapped before the fork")(
-        "edu_sim", po::bool_switch(&t.edu_sim), "with --reset_test or --fork: a simulated edu instead of --device");
+        "iova_offsets,o", po::value(&t.iova_offsets),
+        "<descriptor>,<H2C>,<C2H> IOVA offsets of an edu transfer, to provoke IOMMU faults (descriptor offset 0; "
+        "no credit tests)")(
+        "edu_sim", po::bool_switch(&t.edu_sim), "with --reset_test, --fork or --iova_offsets: a simulated edu instead of --device");
 }
 
 vfio::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& t) {
@@ -132,9 +176,12 @@ vfio::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& t) {
     if (t.fork.empty() && (!t.mappings.empty() || !t.buffers.empty() || t.dontfork))
         return vfio::make_error("parse option", "--fork_mappings/--fork_buffers/--dontfork", EINVAL,
                                 "they shape a --fork run: give --fork too");
+    if (int(t.reset_test) + int(!t.fork.empty()) + int(!t.iova_offsets.empty()) > 1)
+        return vfio::make_error("parse option", "--reset_test/--fork/--iova_offsets", EINVAL,
+                                "each is a run of its own: give one");
+    if (!t.iova_offsets.empty())
+        modes.iova_offsets = PDT_TRY(parse_iova_offsets(t.iova_offsets));
     if (!t.fork.empty()) {
-        if (t.reset_test)
-            return vfio::make_error("parse option", "--reset_test", EINVAL, "--reset_test and --fork are separate runs");
         ForkOptions fork;
         fork.touch = PDT_TRY(parse_fork_touch(t.fork));
         if (!t.mappings.empty())
@@ -144,8 +191,8 @@ vfio::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& t) {
         fork.dontfork = t.dontfork;
         modes.fork = fork;
     }
-    if (t.edu_sim && !modes.reset_test && !modes.fork)
-        return vfio::make_error("parse option", "--edu_sim", EINVAL, "it serves --reset_test or --fork");
+    if (t.edu_sim && !modes.reset_test && !modes.fork && !modes.iova_offsets)
+        return vfio::make_error("parse option", "--edu_sim", EINVAL, "it serves --reset_test, --fork or --iova_offsets");
     return modes;
 }
 
@@ -159,6 +206,12 @@ int run_fork_test(const designs::Registry& registry, const tool_support::TargetS
                   const ForkOptions& options, bool edu_sim, std::FILE* out) {
     return for_each_device(registry, selection, edu_sim, out,
                            [&](const tool_support::DeviceTarget& t) { return fork_one(t, options, out); });
+}
+
+int run_iova_offsets(const designs::Registry& registry, const tool_support::TargetSelection& selection,
+                     const IovaOffsets& offsets, bool edu_sim, std::FILE* out) {
+    return for_each_device(registry, selection, edu_sim, out,
+                           [&](const tool_support::DeviceTarget& t) { return run_iova_offsets_on(t, offsets, out); });
 }
 
 }  // namespace stream_tools

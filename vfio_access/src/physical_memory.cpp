@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -52,12 +51,6 @@ uint64_t parse_page_size(const std::string& text) {
 }  // namespace
 
 const char* to_string(DmaAddressing addressing) { return spelling(addressing, kAddressingNames); }
-
-std::atomic<bool> g_physical_used{false};  // set by PhysicalPool::allocate (physical_pool.cpp)
-
-DmaAddressing process_dma_addressing() {
-    return g_physical_used.load() ? DmaAddressing::Physical : DmaAddressing::Iommu;
-}
 
 std::string dma_addressing_line() {
     if (process_dma_addressing() != DmaAddressing::Physical)

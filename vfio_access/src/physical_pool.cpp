@@ -14,9 +14,9 @@
 
 namespace vfio {
 
-extern std::atomic<bool> g_physical_used;  // physical_memory.cpp
-
 namespace {
+
+std::atomic<bool> physical_used{false};  // a buffer was handed out: process_dma_addressing()
 
 std::string kib(uint64_t bytes) { return std::to_string(bytes >> 10) + " kB"; }
 
@@ -27,6 +27,10 @@ std::string reserve_hint(const PhysicalPoolOptions& options, uint64_t page_size,
 }
 
 }  // namespace
+
+DmaAddressing process_dma_addressing() {
+    return physical_used.load() ? DmaAddressing::Physical : DmaAddressing::Iommu;
+}
 
 Result<std::shared_ptr<PhysicalPool>> PhysicalPool::create(PhysicalPoolOptions options) {
     auto default_size = default_huge_page_size(options.meminfo_path);
@@ -126,7 +130,7 @@ Result<PhysicalRun> PhysicalPool::allocate(uint64_t size, unsigned dma_mask_bits
     std::lock_guard lock(m_mutex);
     const PhysicalRun run = PDT_TRY(allocate_locked(size, dma_mask_bits));
     std::memset(run.virt, 0, run.size);
-    g_physical_used = true;
+    physical_used = true;
     return run;
 }
 

@@ -8,7 +8,7 @@
 #   with --no_iommu, every byte verified.
 edu=$(pdt_devices 1234:11e8 | head -n 1)
 pdt_info "VFIO groups: $(ls /dev/vfio | tr '\n' ' ')"
-pdt_info "$(grep -E '^HugePages_(Total|Free)' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+pdt_info "$(grep -E '^(MemTotal|MemAvailable|HugePages_Total|HugePages_Free)' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 # stream, measure [ARGS...]: the edu stream test's verified round trips, and two latency samples
 # of pcie_link_measure (commands, so that pdt_run's timeout can run them).
 printf '#!/bin/sh\nexec edu_stream_vm_test --gtest_filter=EduStream.DriverVerifiesEveryByteThroughEdu "$@"\n' > /pdt/bin/stream

@@ -131,6 +131,10 @@ TEST(CreditsIovaOffsets, AnOffsetIntoAnotherMappingIsNotCaughtAndFails) {
                      "Test: FAIL (the device wrote outside the transfer; an IOMMU stops only addresses no mapping covers)"}))
         << out.output;
     EXPECT_FALSE(test_support::contains(out.output, "IOMMU fault")) << out.output;
+    // An IOVA past edu's 28-bit DMA mask is refused before the DMA starts (edu would truncate it).
+    const auto mask = credits("--edu_sim -o 0,0x10000000,0");
+    EXPECT_EQ(mask.exit_code, 1) << mask.output;
+    EXPECT_TRUE(test_support::contains(mask.output, "exceeds edu's 28-bit DMA mask 0xfffffff")) << mask.output;
     const auto descriptors = credits("--edu_sim -o 1,0,0");
     EXPECT_EQ(descriptors.exit_code, 1) << descriptors.output;
     EXPECT_TRUE(test_support::contains(descriptors.output, "an edu transfer has no descriptors: the descriptor offset must be 0"));

@@ -70,6 +70,10 @@ TEST_F(FlasherTest, DryRunWritesNothingThenProgramWritesOnlyWhatDiffers) {
     auto compare = run("--compare " + bit + " --offset 64MiB");
     EXPECT_EQ(compare.exit_code, 0) << compare.output;
     EXPECT_NE(compare.output.find("PASS: verified 20490 bytes"), std::string::npos) << compare.output;
+    // without --offset, compare looks where --write put the image: the update offset
+    auto where_written = run("--compare " + bit);
+    EXPECT_EQ(where_written.exit_code, 0) << where_written.output;
+    EXPECT_NE(where_written.output.find("bytes at 0x4000000 with"), std::string::npos) << where_written.output;
     auto again = run("--write " + bit + " --program");
     EXPECT_NE(again.output.find("Sectors written: 0, skipped (unchanged): 6"), std::string::npos) << again.output;
 }

@@ -146,7 +146,11 @@ int write_range(flash::SpiNor& nor, const Target& target, const Options& options
 int read_or_compare(flash::SpiNor& nor, const Options& options, Report& report) {
     std::ostream& out = text(options);
     const uint64_t flash_size = nor.size();
-    const uint64_t address = options.offset.value_or(0);
+    // --compare checks where --write puts an image (the update image) unless told otherwise;
+    // --read starts at 0.
+    const uint64_t address = options.mode == Mode::Compare
+                                 ? options.offset.value_or(options.update_offset.value_or(flash_size / 2))
+                                 : options.offset.value_or(0);
     std::vector<uint8_t> expected;
     if (options.mode == Mode::Compare) {
         auto loaded = load(options.file);

@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
     cli::add_json_option(description, o.json, cli::JsonForm::Document);
     description.add_options()
         ("read", po::value(&t.read), "read --offset/--length of the flash into FILE (3 reads must agree)")
-        ("compare", po::value(&t.compare), "compare the flash at --offset with FILE")
+        ("compare", po::value(&t.compare), "compare the flash at --offset (default --update_offset, where --write puts an image) with FILE")
         ("write", po::value(&t.write), "erase, program and verify the sectors of IMAGE that differ (at --offset, "
                                        "default --update_offset)")
         ("erase", po::bool_switch(&t.erase), "erase --offset/--length (sector aligned)")

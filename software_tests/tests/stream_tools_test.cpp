@@ -142,7 +142,9 @@ TEST(ParallelStreams, JsonLines) {
                                    "{\"type\":\"total\",\"label\":\"0000:2d:00.0 3 -> 2\"",
                                    "{\"type\":\"result\",\"overall\":\"PASS\",\"bytes_verified\":"}));
     EXPECT_FALSE(contains(out, "\"bytes_verified\":0,\"stopped_by_user\"")) << out;
-    EXPECT_TRUE(out.ends_with(",\"stopped_by_user\":false,\"rows\":6}\n")) << out;
+    EXPECT_TRUE(contains(out, ",\"stopped_by_user\":false,\"rows\":6,\"host_cores\":")) << out;
+    EXPECT_TRUE(contains(out, ",\"cores_per_verified_gbps\":")) << out;
+    EXPECT_TRUE(out.ends_with("}\n")) << out;
 }
 
 TEST(IndependentStreams, EveryChannelVerifiedAgainstItsSource) {
@@ -179,8 +181,9 @@ TEST(IndependentStreams, RowWithoutDataNeverPasses) {
     options.test.duration = 50ms;  // stops before the transfer timeout
     const std::string out = independent({&device}, {}, c2h, options, code);
     EXPECT_EQ(code, 1) << out;
-    EXPECT_TRUE(out.ends_with("0000:01:00.0 C2H channel 0 No data transferred\nFAIL: no C2H channel under test receives from an "
-                             "H2C channel under test: nothing was verified\nOverall FAIL\n")) << out;
+    EXPECT_TRUE(contains(out, "0000:01:00.0 C2H channel 0 No data transferred\nHost CPU: ")) << out;
+    EXPECT_TRUE(out.ends_with(" every thread of the process), nothing verified\nFAIL: no C2H channel under test receives "
+                             "from an H2C channel under test: nothing was verified\nOverall FAIL\n")) << out;
 }
 
 TEST(StreamToolOptions, Numbers) {

@@ -5,9 +5,10 @@
 #   rp2 (5 GT/s x2)   -> edu 1234:11e8 (a second device in its own IOMMU group)
 #   rp3 (2.5 GT/s x1) -> empty, for link tests
 # --no-iommu leaves the virtual IOMMU out (and intel_iommu=on off the command line): vfio then
-# needs its no-IOMMU mode (vm_noiommu). Such a guest gets 256 MiB, so that all of its RAM lies
-# below edu's 28-bit DMA mask, and 16 huge pages of 2 MiB reserved at boot (hugepages=).
-# PDT_VM_MEMORY sets the guest's MiB (default 1536, 256 with --no-iommu).
+# needs its no-IOMMU mode (vm_noiommu). Such a guest gets 384 MiB (the sanitized build's initramfs
+# does not unpack in 256), most of it below edu's 28-bit DMA mask (the pool takes huge pages below it),
+# and 16 huge pages of 2 MiB reserved at boot (hugepages=).
+# PDT_VM_MEMORY sets the guest's MiB (default 1536, 384 with --no-iommu).
 # Usage: boot_qemu.sh --kernel F --initrd F --log F [--timeout S] [--append ARGS] [--no-iommu] [-- QEMU_ARGS...]
 # Exit status: QEMU's; 124 when the guest ran past the timeout (QEMU is killed); 125 when it
 # printed nothing within PDT_VM_FIRST_OUTPUT_S.
@@ -40,7 +41,7 @@ memory=${PDT_VM_MEMORY:-1536}
 if [ $iommu = no ]; then
   iommu_device=()
   iommu_append="hugepagesz=2M hugepages=16"
-  memory=${PDT_VM_MEMORY:-256}
+  memory=${PDT_VM_MEMORY:-384}
 fi
 args=(
   -machine q35,kernel-irqchip=split -accel "$accel" -m "$memory" -smp 1

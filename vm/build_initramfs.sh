@@ -6,7 +6,7 @@
 #   --udev adds Debian's udev (package udev): udevadm as /bin/udevadm, systemd-udevd beside it
 #   as the package links it (/lib/systemd/systemd-udevd), their libraries and the package's
 #   rules in /lib/udev/rules.d; the guest script starts udevd itself (vm/guest/lib.sh).
-#   --strip drops the binaries' debug sections (a guest with little RAM: vm_noiommu's 256 MiB).
+#   --strip drops the binaries' debug sections (a guest with little RAM: vm_noiommu's 384 MiB).
 # Usage: build_initramfs.sh --out FILE --kernel-cache DIR --script GUEST_SH [--bin FILE]...
 #                           [--file SRC:DEST]... [--udev] [--strip]
 set -euo pipefail

@@ -67,7 +67,7 @@ guest_script="$workdir/$name.guest.sh"
 
 initrd="$workdir/$name.cpio.gz"
 strip=()
-[ ${#noiommu[@]} -gt 0 ] && strip=(--strip)  # 256 MiB of guest RAM (below edu's DMA mask)
+[ ${#noiommu[@]} -gt 0 ] && strip=(--strip)  # 384 MiB of guest RAM
 "$here/build_initramfs.sh" --out "$initrd" --kernel-cache "$modules" --script "$guest_script" \
   ${bins[@]+"${bins[@]}"} ${files[@]+"${files[@]}"} ${udev[@]+"${udev[@]}"} ${strip[@]+"${strip[@]}"}
 log="$workdir/$name.log"

@@ -1,7 +1,7 @@
 # Guest script of vm_noiommu (busybox sh, sourced by /init after vm/guest/lib.sh): a guest
 # WITHOUT a virtual IOMMU, vfio built with CONFIG_VFIO_NOIOMMU and loaded with
 # enable_unsafe_noiommu_mode=1, both edu bound to vfio-pci in no-IOMMU groups
-# (/dev/vfio/noiommu-N). 256 MiB of RAM, so every page lies below edu's 28-bit DMA mask; 16 huge
+# (/dev/vfio/noiommu-N). 384 MiB of RAM (the DMA buffers' huge pages taken below edu's 28-bit DMA mask); 16 huge
 # pages of 2 MiB reserved on the kernel command line. One boot for every run:
 #   the refusals without --no_iommu (exit 1, naming the option), the missing hugetlbfs, no free
 #   huge pages; then, hugetlbfs mounted, the edu stream test and pcie_link_measure --endpoint edu

@@ -115,8 +115,17 @@ Result<PhysicalRun> PhysicalPool::allocate_locked(uint64_t size, unsigned dma_ma
     auto first = m_runs.allocate(size, dma_mask_bits);
     if (first || first.error().code == EINVAL)
         return first;
-    PDT_CHECK(grow((size + RunAllocator::kAlignment - 1) / RunAllocator::kAlignment * RunAllocator::kAlignment));
+    // Huge pages come from wherever the kernel's free list gives them: pages above the mask are
+    // kept unused and more are taken, a bounded number of times, until a run below it fits.
+    const uint64_t grow_by = (size + RunAllocator::kAlignment - 1) / RunAllocator::kAlignment * RunAllocator::kAlignment;
     auto second = m_runs.allocate(size, dma_mask_bits);
+    for (unsigned tries = 0; tries < kMaxGrowthsPastTheMask; ++tries) {
+        if (auto grown = grow(grow_by); !grown)
+            return second.error().code == ERANGE ? std::move(second) : Result<PhysicalRun>(std::move(grown).error());
+        second = m_runs.allocate(size, dma_mask_bits);
+        if (second || second.error().code != ERANGE)
+            break;
+    }
     if (second || second.error().code != ENOMEM)
         return second;
     Error error = std::move(second).error();

@@ -124,6 +124,8 @@ private:
     };
     explicit PhysicalPool(PhysicalPoolOptions options) : m_options(std::move(options)) {}
     Result<void> grow(uint64_t size);
+    // Growths a buffer may take while every new run lies above the DMA mask.
+    static constexpr unsigned kMaxGrowthsPastTheMask = 16;
     Result<PhysicalRun> allocate_locked(uint64_t size, unsigned dma_mask_bits);
     Result<Mapping> map_pages(const HugetlbfsMount& mount, uint64_t pages);
 

@@ -3,6 +3,8 @@
 // and per buffer an event between the two streams and an event that says it completed. In loopback, both
 // channels of a pair share a Loop: the n-th H2C packet fills slot n % N and the n-th C2H buffer
 // is copied from that slot, ordered on the GPU by events, never by waiting on the host.
+// Pageable host memory: the work is issued on an Issuer thread (issuer.hpp), one per channel or
+// one per loopback pair, so that the driver's staging copies run beside the host's checks.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -13,6 +15,7 @@
 
 #include "cuda_raii.hpp"
 #include "cuda_stream/cuda_stream.hpp"
+#include "issuer.hpp"
 #include "kernels.hpp"
 #include "lie.hpp"
 #include "pattern/pattern.hpp"
@@ -24,11 +27,15 @@ using streams::Direction;
 
 namespace {
 
+constexpr int kPoison = 0xa5;  // an independent H2C slot between its check and its next copy
+
 struct Entry {
     size_t index = 0;
     uint64_t length = 0;
     bool issued = false;
     uint64_t transfer = 0;  // its number among the channel's transfers, from 1 (once issued)
+    uint64_t id = 0;          // names the entry to an Issuer job (pageable memory)
+    bool scheduled = false;   // its copy was issued or posted to the Issuer
 };
 
 // A tail completes_early held back, and the transfer it belongs to.
@@ -64,6 +71,9 @@ private:
     std::vector<detail::Event> m_filled, m_drained;
     std::vector<uint64_t> m_length;  // bytes the H2C packet in each slot holds
     uint64_t m_h2c_issued = 0, m_c2h_issued = 0;
+
+public:
+    std::unique_ptr<detail::Issuer> issuer;  // pageable memory: both channels' work, in pump's order (last: joined first)
 };
 
 class CudaChannel : public streams::StreamChannel {
@@ -73,11 +83,11 @@ public:
           m_spans(config.buffer_count),
           m_lie_transfers(config.lie_transfers ? config.lie_transfers : std::make_shared<LieCounter>(0)) {}
     ~CudaChannel() override {
-        (void)stop();
-        if (m_loop) {
+        if (m_loop) {  // first, so that the partner's pump posts no more work of this channel
             std::lock_guard lock(m_loop->mutex);
             (m_direction == Direction::H2C ? m_loop->h2c : m_loop->c2h) = nullptr;
         }
+        (void)stop();
     }
 
     vfio::Result<void> allocate();
@@ -88,6 +98,8 @@ public:
     uint64_t buffer_size() const override { return m_config.buffer_size; }
     uint8_t* buffer(size_t index) override { return m_host.at(index).data(); }
     bool checks_h2c_data() const override { return m_direction == Direction::H2C; }
+    // Independent H2C: each slot is poisoned on the GPU once its check ran, before its next copy.
+    bool poisons_destination() const override { return m_direction == Direction::H2C && !m_loop; }
     void describe(size_t index, const streams::PatternSpan& content) override {
         if (index < m_spans.size())
             m_spans[index] = content;
@@ -107,17 +119,20 @@ public:
         return !m_queue.empty();
     }
 
-    // The first queued copy not yet issued to the GPU (called with mutex held).
-    Entry* first_unissued() {
-        auto it = std::find_if(m_queue.begin(), m_queue.end(), [](const Entry& e) { return !e.issued; });
+    // The first queued copy not yet issued to the GPU or posted to the Issuer (called with mutex held).
+    Entry* first_unscheduled() {
+        auto it = std::find_if(m_queue.begin(), m_queue.end(), [](const Entry& e) { return !e.scheduled; });
         return it == m_queue.end() ? nullptr : &*it;
     }
     // Issues entry's copy between slot and its host buffer; waits for `after` first (may be
-    // null) and records `done` (may be null) once the slot is filled (H2C) or read (C2H).
+    // null) and records `done` (may be null) once the slot is filled (H2C) or read (C2H). With
+    // pageable memory it is posted to the Issuer, and marked issued once the job ran.
     vfio::Result<void> issue(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
 
 private:
     std::mutex& mutex() const { return m_loop ? m_loop->mutex : m_mutex; }
+    detail::Issuer* issuer() const { return m_loop ? m_loop->issuer.get() : m_issuer.get(); }
+    vfio::Result<void> issue_now(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
     vfio::Result<void> issue_h2c(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
     vfio::Result<void> issue_c2h(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
     vfio::Result<void> corrupt_if_inside(uint8_t* slot, uint64_t stream_byte, uint64_t length, Direction direction,
@@ -142,6 +157,7 @@ private:
     std::vector<detail::DeviceBuffer> m_slots;  // independent channels: one slot per buffer
     std::vector<detail::Event> m_events;  // the buffer's work is done (its completion)
     std::vector<detail::Event> m_handed;  // H2C: copied, to check; C2H: generated, to copy
+    std::vector<detail::Event> m_poisoned;  // independent H2C: the slot holds poison again
     std::vector<streams::PatternSpan> m_spans;
     std::shared_ptr<void> m_results_memory;           // mapped pinned memory: one CheckResult per buffer
     detail::CheckResult* m_results = nullptr;         // as the host addresses it
@@ -150,13 +166,15 @@ private:
     uint64_t m_generated_words = 0;  // C2H independent: the next word of the generated stream
     std::shared_ptr<LieCounter> m_lie_transfers;  // the transfers the lie counts (a device's channels share it)
     uint64_t m_transfers = 0;                     // this channel's transfers issued
-    uint64_t m_handed_over = 0;                   // transfers 1..this were handed over by poll
+    std::atomic<uint64_t> m_handed_over{0};       // transfers 1..this were handed over by poll
     std::deque<Tail> m_tails;                     // completes_early: held back, in transfer order
+    uint64_t m_next_id = 0;
+    std::unique_ptr<detail::Issuer> m_issuer;  // pageable, not looped back (last: joined first)
 };
 
 vfio::Result<void> Loop::pump() {
     for (;;) {
-        Entry* h = h2c ? h2c->first_unissued() : nullptr;
+        Entry* h = h2c ? h2c->first_unscheduled() : nullptr;
         if (h != nullptr && m_h2c_issued < m_c2h_issued + slots) {
             const size_t s = m_h2c_issued % slots;
             PDT_CHECK(h2c->issue(*h, slot(m_h2c_issued), m_h2c_issued >= slots ? m_drained[s].get() : nullptr,
@@ -165,7 +183,7 @@ vfio::Result<void> Loop::pump() {
             ++m_h2c_issued;
             continue;
         }
-        Entry* c = c2h ? c2h->first_unissued() : nullptr;
+        Entry* c = c2h ? c2h->first_unscheduled() : nullptr;
         if (c != nullptr && m_c2h_issued < m_h2c_issued) {
             const size_t s = m_c2h_issued % slots;
             if (c->length < m_length[s])
@@ -192,14 +210,23 @@ vfio::Result<void> CudaChannel::allocate() {
     void* device_results = nullptr;
     PDT_CUDA(cudaHostGetDevicePointer(&device_results, results, 0), "cudaHostGetDevicePointer", m_name);
     m_device_results = static_cast<detail::CheckResult*>(device_results);
+    if (m_config.memory == HostMemory::Pageable) {
+        if (!m_loop)
+            m_issuer = std::make_unique<detail::Issuer>();
+        else if (std::lock_guard lock(m_loop->mutex); !m_loop->issuer)
+            m_loop->issuer = std::make_unique<detail::Issuer>();
+    }
     m_stream = PDT_TRY(detail::Stream::create(m_name));
     m_kernel_stream = PDT_TRY(detail::Stream::create(m_name));
     for (size_t i = 0; i < m_config.buffer_count; ++i) {
         m_host.push_back(PDT_TRY(detail::HostBuffer::allocate(m_config.buffer_size, m_config.memory, m_name)));
         m_events.push_back(PDT_TRY(detail::Event::create(m_name)));
         m_handed.push_back(PDT_TRY(detail::Event::create(m_name)));
-        if (!m_loop)
+        m_poisoned.push_back(PDT_TRY(detail::Event::create(m_name)));
+        if (!m_loop) {
             m_slots.push_back(PDT_TRY(detail::DeviceBuffer::allocate(m_config.buffer_size, m_name)));
+            PDT_CUDA(cudaMemset(m_slots.back().data(), kPoison, m_config.buffer_size), "cudaMemset (poison)", m_name);
+        }
     }
     return {};
 }
@@ -211,7 +238,7 @@ vfio::Result<void> CudaChannel::submit(size_t index, uint64_t length, bool /*end
                                     ": needs a buffer index below " + std::to_string(m_config.buffer_count) +
                                     " and a non-zero multiple of 4 bytes up to the buffer size");
     std::lock_guard lock(mutex());
-    m_queue.push_back(Entry{index, length, false});
+    m_queue.push_back(Entry{index, length, false, 0, ++m_next_id, false});
     if (m_loop)
         return m_loop->pump();
     Entry& entry = m_queue.back();
@@ -219,6 +246,24 @@ vfio::Result<void> CudaChannel::submit(size_t index, uint64_t length, bool /*end
 }
 
 vfio::Result<void> CudaChannel::issue(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done) {
+    entry.scheduled = true;
+    detail::Issuer* on = issuer();
+    if (on == nullptr)
+        return issue_now(entry, slot, after, done);
+    on->post([this, copy = entry, slot, after, done]() mutable -> vfio::Result<void> {
+        PDT_CHECK(issue_now(copy, slot, after, done));
+        std::lock_guard lock(mutex());
+        for (Entry& e : m_queue)
+            if (e.id == copy.id) {
+                e.issued = true;
+                e.transfer = copy.transfer;
+            }
+        return {};
+    });
+    return {};
+}
+
+vfio::Result<void> CudaChannel::issue_now(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done) {
     PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_name);
     PDT_CHECK(m_direction == Direction::H2C ? issue_h2c(entry, slot, after, done) : issue_c2h(entry, slot, after, done));
     entry.issued = true;
@@ -271,13 +316,16 @@ vfio::Result<void> CudaChannel::corrupt_if_inside(uint8_t* slot, uint64_t stream
     return {};
 }
 
-// Copy stream: [wait for the slot to be free] copy, [corrupt]; kernel stream: check, then the
-// slot is filled (done) and the buffer complete.
+// Copy stream: [wait for the slot to be free | poisoned] copy, [corrupt]; kernel stream: check,
+// then the slot is filled (done) and the buffer complete; independent: then the slot is
+// poisoned for its next copy (poisons_destination), off the copies' path.
 vfio::Result<void> CudaChannel::issue_h2c(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done) {
     const streams::PatternSpan span = m_spans[entry.index];
     cudaStream_t copy = m_stream.get(), kernel = m_kernel_stream.get();
     if (after != nullptr)
         PDT_CHECK(wait_for(copy, after));
+    if (!m_loop)
+        PDT_CHECK(wait_for(copy, m_poisoned[entry.index].get()));  // never recorded yet: no wait
     PDT_CHECK(this->copy(entry, slot, m_host[entry.index].data(), cudaMemcpyHostToDevice, copy, "cudaMemcpyAsync H2D"));
     PDT_CHECK(corrupt_if_inside(slot, span.first_word * 4, entry.length, Direction::H2C, copy));
     PDT_CHECK(record(m_handed[entry.index].get(), copy));
@@ -288,7 +336,11 @@ vfio::Result<void> CudaChannel::issue_h2c(Entry& entry, uint8_t* slot, cudaEvent
              "launch the H2D check kernel", m_name);
     if (done != nullptr)
         PDT_CHECK(record(done, kernel));
-    return record(m_events[entry.index].get(), kernel);
+    PDT_CHECK(record(m_events[entry.index].get(), kernel));
+    if (m_loop)
+        return {};
+    PDT_CUDA(cudaMemsetAsync(slot, kPoison, m_config.buffer_size, kernel), "cudaMemsetAsync (poison)", m_name);
+    return record(m_poisoned[entry.index].get(), kernel);
 }
 
 // Independent: kernel stream generates [and corrupts], copy stream copies. Loopback: copy
@@ -333,6 +385,9 @@ vfio::Result<streams::Completion> CudaChannel::complete(const Entry& entry) {
 
 vfio::Result<std::optional<streams::Completion>> CudaChannel::poll() {
     std::lock_guard lock(mutex());
+    if (detail::Issuer* on = issuer())
+        if (auto failed = on->error())
+            return *failed;
     if (m_queue.empty() || !m_queue.front().issued)
         return std::optional<streams::Completion>{};
     const Entry entry = m_queue.front();
@@ -359,6 +414,8 @@ vfio::Result<streams::Completion> CudaChannel::wait(std::chrono::milliseconds ti
 }
 
 vfio::Result<void> CudaChannel::stop() {
+    if (detail::Issuer* on = issuer())
+        on->drain();  // before the lock: a job takes it when it finishes
     std::lock_guard lock(mutex());
     if (m_stream.get() == nullptr)
         return {};
@@ -370,6 +427,9 @@ vfio::Result<void> CudaChannel::stop() {
     m_tails.clear();  // held-back tails of transfers a stop abandoned never land
     if (error != cudaSuccess)
         return cuda_error("cudaStreamSynchronize", m_name, error);
+    if (detail::Issuer* on = issuer())
+        if (auto failed = on->error())
+            return *failed;
     return {};
 }
 

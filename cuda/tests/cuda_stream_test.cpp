@@ -83,11 +83,13 @@ struct Quiet : stream_test::Observer {
     void on_interval(const std::vector<std::pair<std::string, stream_test::Interval>>&) override {}
 };
 
-stream_test::Summary loopback(std::optional<cuda_stream::Corruption> corruption) {
+stream_test::Summary loopback(std::optional<cuda_stream::Corruption> corruption,
+                              cuda_stream::HostMemory memory = cuda_stream::HostMemory::Pinned) {
     auto loop = cuda_stream::make_loop(0, 4, 1 << 20);
     EXPECT_TRUE(loop.ok());
     auto cfg = config();
     cfg.corruption = corruption;
+    cfg.memory = memory;
     auto h2c = cuda_stream::open_h2c(cfg, *loop);
     auto c2h = cuda_stream::open_c2h(cfg, *loop);
     EXPECT_TRUE(h2c.ok() && c2h.ok());
@@ -117,6 +119,43 @@ TEST(CudaStream, ACorruptedByteOnTheGpuFailsNamingItsOffset) {
     ASSERT_FALSE(summary.failures.empty());
     EXPECT_NE(summary.failures[0].message.find("stream byte offset 0x123454"), std::string::npos)
         << summary.failures[0].message;
+}
+
+// Pageable memory: the copies are issued on the channel's (the pair's) Issuer thread; the
+// loopback's order through the GPU slots and the checks must hold as with pinned memory.
+TEST(CudaStream, PageableLoopbackIssuedOnItsOwnThreadPassesAndACorruptionFails) {
+    REQUIRE_GPU();
+    const stream_test::Summary summary = loopback(std::nullopt, cuda_stream::HostMemory::Pageable);
+    ASSERT_TRUE(summary.passed()) << (summary.failures.empty() ? "" : summary.failures[0].message);
+    EXPECT_EQ(summary.rows[0].words_verified, (64u << 20) / 4);
+    const stream_test::Summary bad =
+        loopback(cuda_stream::Corruption{Direction::H2C, 0x200001}, cuda_stream::HostMemory::Pageable);
+    ASSERT_FALSE(bad.passed());
+    ASSERT_FALSE(bad.failures.empty());
+    EXPECT_NE(bad.failures[0].message.find("stream byte offset 0x200000"), std::string::npos) << bad.failures[0].message;
+}
+
+TEST(CudaStream, PageableC2hDeliversTheGeneratedStreamInOrder) {
+    REQUIRE_GPU();
+    auto cfg = config(5);
+    cfg.memory = cuda_stream::HostMemory::Pageable;
+    auto channel = cuda_stream::open_c2h(cfg, nullptr);
+    ASSERT_TRUE(channel.ok()) << channel.error().message();
+    auto& c = **channel;
+    const pattern::Pattern p(cuda_stream::generated_stream_of(5), 0);
+    for (size_t i = 0; i < c.buffer_count(); ++i) {
+        std::memset(c.buffer(i), 0xa5, c.buffer_size());  // poison: what was not copied fails
+        ASSERT_TRUE(c.submit(i, c.buffer_size(), false).ok());  // returns before the copy (posted)
+    }
+    for (size_t i = 0; i < c.buffer_count(); ++i) {
+        auto done = c.wait(std::chrono::seconds(10));
+        ASSERT_TRUE(done.ok()) << done.error().message();
+        ASSERT_EQ(done->buffer, i);
+        const auto m = p.verify(reinterpret_cast<const uint32_t*>(c.buffer(i)), c.buffer_size() / 4,
+                                i * c.buffer_size() / 4);
+        EXPECT_TRUE(m.ok()) << m.describe();
+    }
+    EXPECT_TRUE(c.stop().ok());
 }
 
 TEST(CudaStream, BareCopyReferenceMeasuresBothDirections) {

@@ -1,11 +1,15 @@
 // PCI address parsing: vfio::PciAddress::parse (strict dddd:bb:dd.f), pcie::parse_bdf (also
-// lspci's bb:dd.f), vfio::parse_hex_id (--vendor/--device values) and DeviceSelection.
+// lspci's bb:dd.f), vfio::parse_hex_id (--vendor/--device values), DeviceSelection, and the
+// sysfs cpulist of a device's NUMA node (vfio::parse_cpu_list).
 // Properties: a parsed address prints back to the lower-cased input; an error names the input.
+#include <sched.h>
+
 #include <cctype>
 
 #include "fuzz_support.hpp"
 #include "pcie_tools/config_space.hpp"
 #include "vfio_access/filter.hpp"
+#include "vfio_access/numa.hpp"
 #include "vfio_access/pci_address.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -33,5 +37,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto id = vfio::parse_hex_id(input, "--vendor");
     if (!id)
         PDT_FUZZ_CHECK(id.error().message().find("--vendor") != std::string::npos);
+    const auto cpus = vfio::parse_cpu_list(input);
+    if (cpus)
+        for (int cpu : *cpus)
+            PDT_FUZZ_CHECK(cpu >= 0 && cpu < CPU_SETSIZE);
+    else
+        PDT_FUZZ_CHECK(cpus.error().code == EINVAL);
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "stream_test/report.hpp"
+#include "stream_tools/numa_placement.hpp"
 #include "vfio_access/format.hpp"
 
 namespace stream_tools {
@@ -170,6 +171,24 @@ struct Run {
     tool_support::BoardHealth* health;
 };
 
+// NUMA (F20): binds this thread to the devices' node before Run starts the worker pool and the
+// channels allocate their buffers; the line is printed once the report exists.
+std::string place_on_devices_node(const std::vector<streams::StreamDevice*>& devices, const StreamRunOptions& options) {
+    if (options.sysfs_root.empty())
+        return {};  // simulated: no device of this machine
+    std::vector<vfio::PciAddress> addresses;
+    for (const streams::StreamDevice* device : devices)
+        addresses.push_back(device->address());
+    return apply_numa_placement(plan_numa_placement(addresses, options.sysfs_root));
+}
+
+void report_numa(Run& run, const std::string& numa) {
+    if (numa.empty())
+        return;
+    run.report.line(numa);
+    run.report.json_line("{\"type\":\"numa\",\"text\":" + stream_test::json_escape(numa) + "}");
+}
+
 // The host buffers of `channels` channels must fit --host_memory_limit; checked before any opens.
 std::optional<std::string> over_host_limit(const StreamRunOptions& options, const streams::ChannelBuffers& buffers,
                                            size_t channels) {
@@ -213,7 +232,9 @@ vfio::Result<void> add_pairs(Run& run, const std::vector<Pair>& pairs, const str
 
 int run_parallel_streams(const std::vector<streams::StreamDevice*>& devices, const std::vector<ChannelSelector>& selectors,
                          const StreamRunOptions& options, std::FILE* out) {
+    const std::string numa = place_on_devices_node(devices, options);
     Run run(options, out);
+    report_numa(run, numa);
     auto buffers = channel_buffers(options);
     if (!buffers.ok())
         return run.fail(buffers.error().message());
@@ -289,7 +310,9 @@ vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, co
 int run_independent_streams(const std::vector<streams::StreamDevice*>& devices, const std::vector<ChannelSelector>& h2c,
                             const std::vector<ChannelSelector>& c2h, const StreamRunOptions& options,
                             std::FILE* out) {
+    const std::string numa = place_on_devices_node(devices, options);
     Run run(options, out);
+    report_numa(run, numa);
     auto buffers = channel_buffers(options);
     if (!buffers.ok())
         return run.fail(buffers.error().message());

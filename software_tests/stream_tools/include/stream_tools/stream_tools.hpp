@@ -37,6 +37,7 @@ struct StreamRunOptions {
     LoadWatcher* watcher = nullptr;        // null: nothing watched (simulated bus)
     // The designs' sensors beside each rate line, --max_temperature and --metrics; null: none.
     tool_support::BoardHealth* health = nullptr;
+    std::string sysfs_root = "/sys";       // the devices' NUMA node (tests pass another; empty: not placed)
 };
 
 // Every enabled route of every device (or those --stream_device selects) as a loopback pair.

@@ -6,8 +6,10 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <initializer_list>
+#include <set>
 #include <string_view>
 
 #include "pattern/pattern.hpp"
@@ -28,6 +30,12 @@ public:
 
     std::optional<uint64_t> corrupt_at;  // stream byte offset the card corrupts (C2H) or misreads (H2C)
     bool moves_nothing = false;          // C2H: completes every transfer and writes nothing
+    std::optional<uint64_t> stale_after;  // C2H: moves nothing from this transfer on (counted from 0)
+    bool resends_last = false;           // C2H: each transfer brings the last transfer's bytes again
+    bool poisons = false;                // H2C: poisons its destination before each copy (poisons_destination)
+    bool h2c_moves_nothing = false;      // H2C: the copy never lands: the card checks its destination as it was
+    std::set<uint64_t> first_words;      // H2C: the distinct spans the source described
+    size_t described = 0;
     // C2H: fill buffer i with the pattern the card generates for it on the first pass (stale
     // bytes that happen to be right: only a poison before each submit makes them fail).
     void prefill() {
@@ -41,22 +49,36 @@ public:
     uint64_t buffer_size() const override { return 4096; }
     uint8_t* buffer(size_t index) override { return m_buffers.at(index).data(); }
     bool checks_h2c_data() const override { return m_direction == Direction::H2C; }
-    void describe(size_t index, const streams::PatternSpan& span) override { m_spans.at(index) = span; }
+    void describe(size_t index, const streams::PatternSpan& span) override {
+        m_spans.at(index) = span;
+        first_words.insert(span.first_word);
+        ++described;
+    }
+    bool poisons_destination() const override { return poisons && m_direction == Direction::H2C; }
     std::optional<uint64_t> generated_stream() const override { return m_generates; }
 
     vfio::Result<void> submit(size_t index, uint64_t length, bool) override {
         auto* words = reinterpret_cast<uint32_t*>(buffer(index));
         Completion done{index, length, true, 0};
-        if (m_direction == Direction::C2H && moves_nothing) {
+        const bool stale = stale_after && m_transfers++ >= *stale_after;
+        if (m_direction == Direction::C2H && (moves_nothing || stale)) {
+            m_generated += length;
+        } else if (m_direction == Direction::C2H && resends_last && m_generated > 0) {
+            std::memcpy(words, m_last_sent.data(), length);  // a reused bounce buffer
             m_generated += length;
         } else if (m_direction == Direction::C2H) {
             pattern::Pattern(*m_generates, 0).generate(words, length / 4, m_generated / 4);
             if (corrupt_at && *corrupt_at >= m_generated && *corrupt_at < m_generated + length)
                 buffer(index)[*corrupt_at - m_generated] ^= 1;
+            m_last_sent.assign(words, words + length / 4);
             m_generated += length;
         } else {
             const auto& span = m_spans[index];
             std::vector<uint32_t> seen(words, words + length / 4);
+            if (h2c_moves_nothing)  // what the destination held: poison, or the last copy's words
+                seen = poisons ? std::vector<uint32_t>(length / 4, 0xa5a5a5a5u) : m_last_landed;
+            else
+                m_last_landed = seen;
             if (corrupt_at && *corrupt_at / 4 >= span.first_word && *corrupt_at / 4 < span.first_word + length / 4)
                 seen[*corrupt_at / 4 - span.first_word] ^= 0x100;
             const auto m = pattern::Pattern(span.stream, span.pass).verify(seen.data(), seen.size(), span.first_word);
@@ -100,6 +122,9 @@ private:
     std::deque<Completion> m_done;
     std::optional<vfio::Error> m_error;
     uint64_t m_generated = 0;
+    std::vector<uint32_t> m_last_landed = std::vector<uint32_t>(1024, 0);
+    std::vector<uint32_t> m_last_sent;
+    uint64_t m_transfers = 0;
 };
 
 stream_test::Options options() {
@@ -201,6 +226,91 @@ TEST(CardSideStream, GeneratedDataNeedsAGeneratingChannelAndNoSource) {
     EXPECT_NE(no_stream.error().message().find("generated data needs a channel whose card generates a stream"),
               std::string::npos);
     EXPECT_FALSE(test.add_sink(generating, source, streams::CardFunction::Generated).ok());
+}
+
+// F20 --h2c_replay: a source whose card checks the data and poisons each destination first
+// generates each buffer once and resends it; every word is still checked.
+Outcome run_source_only(CardChannel& h2c, bool replay) {
+    stream_test::Options o = options();
+    o.h2c_replay = replay;
+    stream_test::StreamTest test(o);
+    const size_t source = *test.add_source(h2c, 0);
+    test.add_source_row("card H2C channel 0", source);
+    Quiet quiet;
+    Outcome run{test.run(quiet), {}};
+    run.text = test_output::printed_by([&](std::FILE* out) { stream_test::Report(out, false).finish(run.summary); });
+    return run;
+}
+
+TEST(CardSideStream, ReplayResendsEachBufferWhenTheCardPoisonsAndStillChecksEveryWord) {
+    CardChannel h2c{Direction::H2C};
+    h2c.poisons = true;
+    const Outcome run = run_source_only(h2c, true);
+    ASSERT_TRUE(run.summary.passed()) << run.text;
+    EXPECT_EQ(h2c.described, 64u);          // every transfer described, and checked by the card
+    EXPECT_EQ(h2c.first_words.size(), 4u);  // but only the 4 buffers' first spans: generated once
+    EXPECT_EQ(run.summary.rows[0].words_verified, 64u * 1024);
+    EXPECT_TRUE(run.summary.rows[0].replayed);
+    EXPECT_NE(run.text.find("each buffer generated once and resent (--h2c_replay)"), std::string::npos) << run.text;
+}
+
+TEST(CardSideStream, ReplayIsRefusedWhereTheCardDoesNotPoisonItsDestination) {
+    CardChannel h2c{Direction::H2C};
+    const Outcome run = run_source_only(h2c, true);
+    ASSERT_TRUE(run.summary.passed()) << run.text;
+    EXPECT_EQ(h2c.first_words.size(), 64u);  // a fresh span every transfer
+    EXPECT_FALSE(run.summary.rows[0].replayed);
+    EXPECT_EQ(run.text.find("--h2c_replay"), std::string::npos) << run.text;
+}
+
+TEST(CardSideStream, ReplayedCopiesThatNeverLandMeetPoisonAndFail) {
+    CardChannel h2c{Direction::H2C};
+    h2c.poisons = true;
+    h2c.h2c_moves_nothing = true;
+    const Outcome run = run_source_only(h2c, true);
+    ASSERT_FALSE(run.summary.passed());
+    ASSERT_FALSE(run.summary.failures.empty());
+    EXPECT_NE(run.summary.failures[0].message.find("card check: data error at stream byte offset 0x"), std::string::npos)
+        << run.summary.failures[0].message;
+}
+
+TEST(CardSideStream, ReplayIsOffForASourceThatFeedsASink) {
+    CardChannel h2c{Direction::H2C};
+    h2c.poisons = true;
+    CardChannel c2h{Direction::C2H, 0x10000};
+    c2h.moves_nothing = true;  // the loop is not the point: whether the source replays is
+    stream_test::Options o = options();
+    o.h2c_replay = true;
+    stream_test::StreamTest test(o);
+    const size_t source = *test.add_source(h2c, 0);
+    test.add_source_row("card H2C channel 0", source);
+    const size_t sink = *test.add_sink(c2h, source, streams::CardFunction::Loopback);
+    test.add_sink_row("card C2H channel 0", sink);
+    Quiet quiet;
+    const stream_test::Summary summary = test.run(quiet);
+    EXPECT_FALSE(summary.rows[0].replayed);
+}
+
+// Generated streams are poisoned only before each buffer's first copy (fresh keys after):
+// a card that goes stale after the first ring pass, or resends a reused buffer, still fails.
+TEST(CardSideStream, AGeneratingCardThatGoesStaleAfterTheFirstRingPassFails) {
+    CardPair pair;
+    pair.c2h.stale_after = 6;  // 4 buffers: transfer 7 finds transfer 3's bytes in its buffer
+    const Outcome run = pair.run();
+    ASSERT_FALSE(run.summary.passed()) << run.text;
+    ASSERT_FALSE(run.summary.failures.empty());
+    EXPECT_NE(run.summary.failures[0].message.find("transfer 7: data error"), std::string::npos)
+        << run.summary.failures[0].message;
+}
+
+TEST(CardSideStream, AGeneratingCardThatResendsItsLastBuffersBytesFails) {
+    CardPair pair;
+    pair.c2h.resends_last = true;
+    const Outcome run = pair.run();
+    ASSERT_FALSE(run.summary.passed()) << run.text;
+    ASSERT_FALSE(run.summary.failures.empty());
+    EXPECT_NE(run.summary.failures[0].message.find("transfer 2: data error"), std::string::npos)
+        << run.summary.failures[0].message;
 }
 
 }  // namespace

@@ -157,8 +157,14 @@ Summary StreamTest::run(Observer& observer) {
         sink->counter.reset(start);
     observer.on_start();
     const bool host_verifies = std::any_of(m_sinks.begin(), m_sinks.end(), [](const auto& s) { return s->expect != nullptr; });
-    for (auto& source : m_sources)
+    for (auto& source : m_sources) {
         source->store = host_verifies ? pattern::Store::NonTemporal : pattern::Store::Cached;
+        const bool feeds_a_sink = std::any_of(m_sinks.begin(), m_sinks.end(),
+                                              [&](const auto& s) { return s->source == source.get(); });
+        source->replay = m_options.h2c_replay && !feeds_a_sink && source->channel.checks_h2c_data() &&
+                         source->channel.poisons_destination();
+        source->generated.assign(source->replay ? source->channel.buffer_count() : 0, std::nullopt);
+    }
     std::vector<std::thread> threads = start_workers(m_sources, m_sinks, shared, m_options, finished, wake);
 
     Summary summary;
@@ -222,6 +228,7 @@ RowTotals StreamTest::totals(const Row& row, const std::vector<Failure>& failure
         if (source.channel.checks_h2c_data()) {
             totals.verifies = totals.on_card = true;
             totals.words_verified = source.card_words_verified.load();
+            totals.replayed = source.replay;
         }
     } else {
         const Sink& sink = *m_sinks[row.index];

@@ -171,6 +171,7 @@ int Report::finish(const Summary& summary) {
                     ",\"words_verified\":" + std::to_string(row.words_verified) +
                     ",\"bytes_verified\":" + std::to_string(row.words_verified * 4) +
                     ",\"verified_on_card\":" + std::string(row.on_card ? "true" : "false") +
+                    (row.replayed ? ",\"replayed\":true" : "") +
                     ",\"card_bytes_verified\":" + std::to_string(row.card_words_verified * 4) + "}";
             std::fprintf(m_out, "%s\n", text.c_str());
         }
@@ -197,8 +198,11 @@ int Report::finish(const Summary& summary) {
             std::fprintf(m_out, "%s Test FAILED: %s %s\n", row.label.c_str(), row.failure->channel.c_str(),
                          row.failure->message.c_str());
         else if (row.verifies && row.words_verified > 0 && row.on_card)
-            std::fprintf(m_out, "%s Test pattern verified by the card in %" PRIu64 " words (%" PRIu64 " bytes)\n",
-                         row.label.c_str(), row.words_verified, row.words_verified * 4);
+            std::fprintf(m_out, "%s Test pattern verified by the card in %" PRIu64 " words (%" PRIu64 " bytes)%s\n",
+                         row.label.c_str(), row.words_verified, row.words_verified * 4,
+                         row.replayed ? "; each buffer generated once and resent (--h2c_replay), the card poisoning "
+                                        "every destination before its copy"
+                                      : "");
         else if (row.verifies && row.words_verified > 0 && row.function == CardFunction::Generated)
             std::fprintf(m_out, "%s Card-generated test pattern verified in %" PRIu64 " words (%" PRIu64 " bytes)\n",
                          row.label.c_str(), row.words_verified, row.words_verified * 4);

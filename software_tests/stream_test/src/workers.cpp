@@ -69,9 +69,16 @@ void stop_channel(streams::StreamChannel& channel, Shared& shared, uint64_t byte
 bool submit_source_buffer(Source& source, Shared& shared, const Options& options, size_t index) {
     auto& channel = source.channel;
     const uint64_t words = source.packet_bytes / 4;
-    pattern::generate(options.pool, source.pattern, reinterpret_cast<uint32_t*>(channel.buffer(index)), words,
-                      source.next_word, source.store);
-    channel.describe(index, streams::PatternSpan{source.pattern.stream(), source.pattern.pass(), source.next_word});
+    if (source.replay && index < source.generated.size() && source.generated[index]) {
+        channel.describe(index, *source.generated[index]);  // resent unchanged: the card poisons first
+    } else {
+        pattern::generate(options.pool, source.pattern, reinterpret_cast<uint32_t*>(channel.buffer(index)), words,
+                          source.next_word, source.store);
+        const streams::PatternSpan span{source.pattern.stream(), source.pattern.pass(), source.next_word};
+        channel.describe(index, span);
+        if (source.replay && index < source.generated.size())
+            source.generated[index] = span;
+    }
     auto result = channel.submit(index, source.packet_bytes, true);
     if (!result.ok()) {
         shared.fail(channel_failure(channel, "submit: " + result.error().message(), source.next_word * 4));

@@ -40,6 +40,9 @@ struct Source {
     // Worker state.
     std::deque<size_t> in_flight;  // submitted buffer indices, oldest first
     uint64_t next_word = 0;
+    // Options::h2c_replay, where allowed (set by StreamTest::run): each buffer's span once generated.
+    bool replay = false;
+    std::vector<std::optional<streams::PatternSpan>> generated;
 };
 
 struct Sink {

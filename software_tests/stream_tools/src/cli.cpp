@@ -36,6 +36,9 @@ void add_common_options(po::options_description& description, CommonCli& cli) {
         ("a32", po::bool_switch(&cli.a32), "IOVAs of the DMA buffers below 4 GiB (a device with a 32-bit DMA mask)")
         ("isolate_iommu_groups", po::bool_switch(&cli.isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself")
         ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)")
+        ("h2c_replay", po::bool_switch(&cli.h2c_replay),
+         "an H2C channel whose card checks the data and poisons each destination first (CUDA, independent) "
+         "generates each buffer once and resends it: no host core spent generating")
         ("use_one_container_for_mappings", po::bool_switch(&cli.one_container_for_mappings),
          "map every device's DMA buffers through the first device's container: with --isolate_iommu_groups the "
          "other devices' DMA must then fail (tests the isolation; kernel bus only)");
@@ -81,6 +84,7 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
         return vfio::make_error("parse option --verify_threads", "\"" + std::to_string(cli.verify_threads) + "\"", EINVAL,
                                 "must be in the range 0.." + std::to_string(kMaxVerifyThreads));
     options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
+    options.test.h2c_replay = cli.h2c_replay;
     PDT_TRY(dma_mode_request(cli.modes));  // a usage error before any device opens
     PDT_TRY(cli::parse_lock_timeout(cli.lock_timeout));
     return options;
@@ -149,6 +153,10 @@ int run_on_stream_devices(const CommonCli& cli,
         watcher.emplace(opened.kernel_devices, [] { return pcie::open_libpci_backend(false); });
         options->watcher = &*watcher;
     }
+    // NUMA placement only for devices on this machine's bus (a simulated design's address may
+    // name some other real device here).
+    if (opened.kernel_devices.empty() && cli.cuda.devices.empty() && cli.etsoc1.devices.empty())
+        options->sysfs_root.clear();
     int health_status = 0;
     auto health = open_board_health(cli.health, opened.designs, cli.json, health_status);
     if (!health)

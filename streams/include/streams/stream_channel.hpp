@@ -69,6 +69,11 @@ public:
     // report card_verified_bytes). The source calls describe() before each submit.
     virtual bool checks_h2c_data() const { return false; }
     virtual void describe(size_t /*index*/, const PatternSpan& /*content*/) {}
+    // H2C, with checks_h2c_data: true when the card side fills every copy's destination with
+    // poison before the copy lands, so that a copy that moved nothing (or only part) fails the
+    // card's check even when the host sends a buffer it sent before, unchanged. Only then may
+    // a source resend its buffers without generating them again (stream_test::Options::h2c_replay).
+    virtual bool poisons_destination() const { return false; }
     // C2H: the stream whose keyed pattern (pass 0, from word 0 on) the card generates and
     // sends in order, for a channel fed by no H2C channel; nullopt: the card only forwards.
     virtual std::optional<uint64_t> generated_stream() const { return std::nullopt; }

@@ -52,6 +52,11 @@ struct Options {
     const std::atomic<bool>* stop_failing = nullptr;
     // Shares pattern generation and verification; null: each channel's thread does its own.
     pattern::WorkerPool* pool = nullptr;
+    // F20: a source whose card checks its data and poisons each copy's destination first
+    // (StreamChannel::poisons_destination), and that feeds no sink, generates each buffer once
+    // and then resends it with the span it was generated for: the host spends no core on
+    // generation; every word is still checked, and data that did not move meets poison.
+    bool h2c_replay = false;
 };
 
 // A failure, with what the user needs to find it: the channel, the transfer, where in the
@@ -74,6 +79,7 @@ struct RowTotals {
     uint64_t words_verified = 0;
     CardFunction function = CardFunction::Loopback;  // what its sink checked against
     bool on_card = false;             // a source row whose words the card checked (checks_h2c_data)
+    bool replayed = false;            // a source row that resent its buffers (Options::h2c_replay)
     uint64_t card_words_verified = 0;  // a pair row: H2C words its card checked before looping back
     std::optional<Failure> failure;
 };

@@ -38,6 +38,7 @@ struct CommonCli {
     std::string host_memory_limit;  // empty: default_host_memory_limit()
     bool a32 = false;
     bool isolate_iommu_groups = false;
+    bool h2c_replay = false;  // --h2c_replay (stream_test::Options::h2c_replay)
     int verify_threads = -1;  // -1: chosen from the number of cores; at most kMaxVerifyThreads
     bool json = false;
     cli::XdmaModeText modes;  // --engine_mode, --completion

@@ -11,7 +11,14 @@
 # Environment: GPU (CUDA ordinal, default 0), SECS (seconds of each verified interval, default 3),
 # REF_SECS (seconds of each bare interval, default 1.5), ROUNDS (A/B pairs per case, default 5),
 # BOUND (the bare reference's spread, (max-min)/median, above which a case is marked disturbed,
-# default 0.10), VERIFY_THREADS (default: cores - 2), CONFIGS ("count:size ..." buffer rings).
+# default 0.10), VERIFY_THREADS (default: cores - 2), CONFIGS ("count:size ..." buffer rings),
+# CASES (which cases, default "h2d d2h both loopback both_2ch loopback_2ch corrupt"; also
+# pageable_h2d pageable_d2h: --cuda_host_memory pageable against a bare pageable copy;
+# h2d_replay: --h2c_replay, the host generating each buffer once),
+# PREAMBLE (0: skip the link dump and the unit tests, as scripts/h200_measure.sh does).
+# Each case's figures also go to OUT_DIR/rows.tsv, one line a case (scripts/h200_measure.sh
+# reads it): name, median ratio, lowest, highest, pairs, bare median GB/s, verified median
+# GB/s, bare spread, verdict (quiet or DISTURBED), cores busy, cores per verified GB/s.
 #
 # A noisy host (bursts of disturbance that the bare reference sees too) must not pass for the
 # device's rate: each case runs ROUNDS times, every run a bare interval (A) then a verified one
@@ -31,6 +38,8 @@ rounds=${ROUNDS:-5}
 bound=${BOUND:-0.10}
 threads=${VERIFY_THREADS:-$(( $(nproc) > 2 ? $(nproc) - 2 : 1 ))}
 configs=${CONFIGS:-"8:0x1000000 8:0x800000 16:0x400000"}
+cases=" ${CASES:-h2d d2h both loopback both_2ch loopback_2ch corrupt} "
+want() { [[ $cases == *" $1 "* ]]; }
 find_bin() { local f; f=$(find "$bin" -name "$1" -type f -perm -u+x | head -1); echo "${f:-$bin/$1}"; }
 parallel=$(find_bin test_dma_bridge_parallel_streams)
 independent=$(find_bin test_dma_bridge_independent_streams)
@@ -52,15 +61,19 @@ if [ "${DISTURB:-0}" -gt 0 ]; then
 fi
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,pci.bus_id,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv | tee -a "$summary"
 
+rows=$out/rows.tsv
+: >"$rows"
 bdf=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader -i "$gpu" 2>/dev/null | tr 'A-F' 'a-f' | sed 's/^0000\(....:\)/\1/')
-note "## The GPU's link, read with dump_pci_info (read-only)"
-"$dump" "${bdf:-10de}" >"$out/dump_pci_info.txt" 2>&1
-note "dump_pci_info exit $?"
-grep -E "^[0-9a-f]{4}:|LnkCap:|LnkSta:|LnkCap2:|LnkSta2:" "$out/dump_pci_info.txt" | tee -a "$summary"
+if [ "${PREAMBLE:-1}" != 0 ]; then
+    note "## The GPU's link, read with dump_pci_info (read-only)"
+    "$dump" "${bdf:-10de}" >"$out/dump_pci_info.txt" 2>&1
+    note "dump_pci_info exit $?"
+    grep -E "^[0-9a-f]{4}:|LnkCap:|LnkSta:|LnkCap2:|LnkSta2:" "$out/dump_pci_info.txt" | tee -a "$summary"
 
-note "## Unit tests on the GPU"
-"$unit" >"$out/cuda_stream_test.txt" 2>&1
-note "cuda_stream_test exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/cuda_stream_test.txt" | tr '\n' ' '))"
+    note "## Unit tests on the GPU"
+    "$unit" >"$out/cuda_stream_test.txt" 2>&1
+    note "cuda_stream_test exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/cuda_stream_test.txt" | tr '\n' ' '))"
+fi
 
 # pair NAME LOG: "bare verified" GB/s of one run's A/B pair, the same directions on both sides.
 pair() {
@@ -80,24 +93,30 @@ pair() {
         }
         END {
             if (h2d == "") exit
-            if (name ~ /^h2d/) print h2d, h
-            else if (name ~ /^d2h/) print d2h, c
+            if (name ~ /^(pageable_)?h2d/) print h2d, h  # h2d_replay too
+            else if (name ~ /^(pageable_)?d2h/) print d2h, c
             else if (name ~ /^both/) print bh + bd, h + c
             else if (name ~ /^loopback/) print bh + bd, 2 * p
         }' "$2"
 }
 
-# summarise NAME PAIRS_FILE: the median ratio of the pairs ("bare verified ratio" lines), its
-# spread, and the verdict (POSIX awk: the columns are sorted by sort(1)).
+# summarise NAME PAIRS_FILE [CORES]: the median ratio of the pairs ("bare verified ratio" lines),
+# its spread, and the verdict (POSIX awk: the columns are sorted by sort(1)); its row to rows.tsv.
 summarise() {
-    local bares ratios
+    local bares ratios verifieds
     bares=$(cut -d' ' -f1 "$2" | sort -g | tr '\n' ' ')
+    verifieds=$(cut -d' ' -f2 "$2" | sort -g | tr '\n' ' ')
     ratios=$(cut -d' ' -f3 "$2" | sort -g | tr '\n' ' ')
-    awk -v name="$1" -v bound="$bound" -v bares="$bares" -v ratios="$ratios" '
+    awk -v name="$1" -v bound="$bound" -v bares="$bares" -v ratios="$ratios" -v verifieds="$verifieds" \
+        -v cores="${3:-- -}" -v rows="$rows" '
         function median(v, n) { return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
         BEGIN {
-            n = split(bares, b, " "); split(ratios, r, " ")
-            if (n == 0) { printf "ratio %s: no A/B pair completed: no figure\n", name; exit }
+            n = split(bares, b, " "); split(ratios, r, " "); split(verifieds, v, " "); split(cores, c, " ")
+            if (n == 0) {
+                printf "ratio %s: no A/B pair completed: no figure\n", name
+                printf "%s\t-\t-\t-\t0\t-\t-\t-\tNO FIGURE\t-\t-\n", name >> rows
+                exit
+            }
             mb = median(b, n); mr = median(r, n); spread = (b[n] - b[1]) / mb
             verdict = "quiet"
             if (spread > bound)
@@ -105,6 +124,8 @@ summarise() {
             else if (r[n] - r[1] > 0.10)
                 verdict = sprintf("DISTURBED: the ratios of the pairs spread %.3f (over 0.10): not the device rate", r[n] - r[1])
             printf "ratio %s: %.3f median of %d A/B pairs (%.3f-%.3f), bare median %.2f GB/s (spread %.0f%%): %s\n", name, mr, n, r[1], r[n], mb, 100 * spread, verdict
+            printf "%s\t%.3f\t%.3f\t%.3f\t%d\t%.2f\t%.2f\t%.3f\t%s\t%s\t%s\n", name, mr, r[1], r[n], n, mb, median(v, n), spread,
+                verdict == "quiet" ? "quiet" : "DISTURBED", c[1], c[2] >> rows
         }'
 }
 
@@ -129,7 +150,10 @@ run() {
     grep -hE "Bare cudaMemcpyAsync|verified|Host CPU" "$log" | tee -a "$summary"
     sed -n '/^Overall test statistics/,/^Overall /p' "$log" | grep -v "verified\|FAIL\|Host CPU" | tee -a "$summary"
     grep -E "Maximum resident|Percent of CPU" "$log.stderr" | tee -a "$summary"
-    [ "$ref_secs" = 0 ] || summarise "$name" "$pairs" | tee -a "$summary"
+    # "Host CPU: 6.10 cores busy (...), 0.110 cores per verified GB/s": the last round's.
+    local cores
+    cores=$(sed -n 's/^Host CPU: \([0-9.]*\) cores busy.*, \([0-9.]*\) cores per verified GB\/s.*/\1 \2/p' "$log" | tail -1)
+    [ "$ref_secs" = 0 ] || summarise "$name" "$pairs" "$cores" | tee -a "$summary"
 }
 
 for c in $configs; do
@@ -137,22 +161,30 @@ for c in $configs; do
     mapping=$(printf '0x%x' $(( n * size )))
     ring=(--stream_num_descriptors "$n" --stream_mapping_size "$mapping")
     note "## ring of $n x $size bytes per channel"
-    run "h2d_${n}x${size}" "$independent" "${ring[@]}" --h2c_stream_device "$bdf,0"
-    run "d2h_${n}x${size}" "$independent" "${ring[@]}" --c2h_stream_device "$bdf,0"
-    run "both_${n}x${size}" "$independent" "${ring[@]}"
-    run "loopback_${n}x${size}" "$parallel" "${ring[@]}"
+    want h2d && run "h2d_${n}x${size}" "$independent" "${ring[@]}" --h2c_stream_device "$bdf,0"
+    want h2d_replay && run "h2d_replay_${n}x${size}" "$independent" "${ring[@]}" --h2c_replay --h2c_stream_device "$bdf,0"
+    want d2h && run "d2h_${n}x${size}" "$independent" "${ring[@]}" --c2h_stream_device "$bdf,0"
+    want both && run "both_${n}x${size}" "$independent" "${ring[@]}"
+    want loopback && run "loopback_${n}x${size}" "$parallel" "${ring[@]}"
+    pageable=(--cuda_host_memory pageable)
+    want pageable_h2d && run "pageable_h2d_${n}x${size}" "$independent" "${ring[@]}" "${pageable[@]}" --h2c_stream_device "$bdf,0"
+    want pageable_d2h && run "pageable_d2h_${n}x${size}" "$independent" "${ring[@]}" "${pageable[@]}" --c2h_stream_device "$bdf,0"
 done
-note "## two channels (CUDA streams) per direction, first ring"
 c=${configs%% *}
 n=${c%%:*} size=${c##*:}
 ring=(--stream_num_descriptors "$n" --stream_mapping_size "$(printf '0x%x' $(( n * size )))" --cuda_channels 2)
-run "both_2ch_${n}x${size}" "$independent" "${ring[@]}"
-run "loopback_2ch_${n}x${size}" "$parallel" "${ring[@]}"
+if want both_2ch || want loopback_2ch; then
+    note "## two channels (CUDA streams) per direction, first ring"
+    want both_2ch && run "both_2ch_${n}x${size}" "$independent" "${ring[@]}"
+    want loopback_2ch && run "loopback_2ch_${n}x${size}" "$parallel" "${ring[@]}"
+fi
 
-note "## A byte corrupted on the GPU must fail the run, naming its offset (one run, no reference)"
-rounds=1 ref_secs=0
-run corrupt_h2c "$parallel" --stream_num_descriptors 8 --stream_mapping_size 0x2000000 \
-    --cuda_corrupt h2c,0x1234567
-run corrupt_c2h "$independent" --stream_num_descriptors 8 --stream_mapping_size 0x2000000 \
-    --cuda_corrupt c2h,0x2345678
+if want corrupt; then
+    note "## A byte corrupted on the GPU must fail the run, naming its offset (one run, no reference)"
+    rounds=1 ref_secs=0
+    run corrupt_h2c "$parallel" --stream_num_descriptors 8 --stream_mapping_size 0x2000000 \
+        --cuda_corrupt h2c,0x1234567
+    run corrupt_c2h "$independent" --stream_num_descriptors 8 --stream_mapping_size 0x2000000 \
+        --cuda_corrupt c2h,0x2345678
+fi
 tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")" && note "logs: $out.tar.gz"

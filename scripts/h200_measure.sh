@@ -1,133 +1,198 @@
 #!/usr/bin/env bash
-# The link measurement suite (F10) on an NVIDIA GPU: what the lead runs on the lent H200.
+# F20's measurements on an NVIDIA GPU in one run (well under 10 minutes on the lent H200): every
+# path's verified rate against a bare copy of the same sizes in the same process, A/B
+# interleaved, with its spread; then one JSON, one HTML report and the Markdown table that
+# docs/performance.md holds.
 #
 #   scripts/h200_measure.sh bundle [BUILD_DIR] [BUNDLE_DIR]   # here: binaries + their libraries
 #   scripts/h200_measure.sh run    [BIN_DIR]   [OUT_DIR]      # there: the measurements
 #
-# The device machine has no package registry: `bundle` copies pcie_link_measure (which records
-# the dump_pci_info text itself), cuda_copy_latency and cuda_copy_endpoint_test with the shared libraries they
-# load that are not in glibc (libpci, Boost, ...) into BUNDLE_DIR (bin/, lib/, this script), to
-# carry. `run` then, with LD_LIBRARY_PATH=BIN_DIR/../lib:
-#   1. cuda_copy_endpoint_test (the adapter's GPU tests)
-#   2. sweep: 4 KiB..256 MiB, both directions, direct and staged, 5 repeats; timed: F10 asks
-#      for under 60 s
-#   3. latency: 4 KiB from issue to completion (pcie_link_measure latency: percentiles and the raw
-#      samples), and cuda_copy_latency: the same copies against a bare cudaMemcpyAsync +
-#      cudaStreamSynchronize loop in one process (F10: medians within 1 us)
-#   4. inflight, bidir, launch
-# Each step writes its result.json (and latency_samples.csv) under OUT_DIR/<step>/, its text to
-# OUT_DIR/<step>.txt; summary.txt collects the verdicts and figures; OUT_DIR.tar.gz at the end.
-# A step that fails is reported "FAILED (exit N)", with no timing; `run` then exits 1 and its
-# last line names every failed step ("FAILED steps: sweep (exit 1) ...").
-# Nothing here writes the GPU's config space: dump_pci_info and LnkSta are read through libpci.
-# Environment: GPU (CUDA ordinal, default 0), REPEATS (default 5), EXTRA (more options for every
-# pcie_link_measure run, e.g. "--cuda_queues 2").
+# The device machine has no package registry: `bundle` copies the tools below with the shared
+# libraries they load that are not glibc or the CUDA driver (libpci, Boost, ...) into BUNDLE_DIR
+# (bin/, lib/, this script and cuda_line_rate.sh), to carry. `run`, with LD_LIBRARY_PATH=BIN_DIR/../lib:
+#   1. gpu_tests: cuda_stream_test (the adapter on the GPU: pinned and pageable, loopback,
+#      corruption) and cuda_copy_endpoint_test
+#   2. line_rate: scripts/cuda_line_rate.sh, ROUNDS A/B pairs per case (bare, then verified, in
+#      one process): pinned H2D (fresh and --h2c_replay), D2H, both at once, loopback; pageable
+#      H2D and D2H
+#   3. disturbed: the pinned H2D and D2H cases again with DISTURB memory-bandwidth hogs beside
+#      them: each ratio stays within 0.05 of the quiet one, or the case is marked DISTURBED
+#   4. contest: cuda_host_memory_contest, the host memory's share while the GPU copies both ways
+#      (the limit of both directions at once and loopback)
+#   5. sweep: pcie_link_measure sweep, direct and staged (pipelined bounce buffers) against the
+#      driver's own pageable copy and the serial model; bidir
+#   6. pattern_benchmark on this host (generate and verify per core against memcpy)
+# OUT_DIR gets each step's output, summary.txt, result.json, report.html, performance.md (the
+# table for docs/performance.md) and OUT_DIR.tar.gz. A step that fails is "FAILED (exit N)"
+# with no timing; `run` then exits 1 naming every failed step. Nothing here writes the GPU's
+# config space. Environment: GPU (CUDA ordinal, default 0), ROUNDS (default 3), SECS (verified
+# seconds per round, default 2), REF_SECS (bare seconds per mode, default 0.5), DISTURB (hogs,
+# default 4; 0 skips step 3), RING (count:size, default 8:0x1000000).
 set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 
 bundle() {
     local build=${1:-build} dest=${2:-build/h200-bundle}
-    local tools="pcie_link_measure cuda_copy_latency cuda_copy_endpoint_test"
+    local tools="pcie_link_measure cuda_copy_endpoint_test cuda_stream_test test_dma_bridge_parallel_streams
+                 test_dma_bridge_independent_streams dump_pci_info cuda_host_memory_contest pattern_benchmark"
     mkdir -p "$dest/bin" "$dest/lib"
     for t in $tools; do
         local f
-        f=$(find "$build" -name "$t" -type f -perm -u+x | head -1)
+        f=$(find "$build" -path '*/_CPack_Packages' -prune -o -name "$t" -type f -perm -u+x -print | head -1)
         [ -n "$f" ] || { echo "h200_measure.sh: $t not found under $build (build it first)" >&2; return 1; }
-        cp "$f" "$dest/bin/"
+        cp "$f" "$dest/bin/" && strip --strip-debug "$dest/bin/$t"
         # Shared libraries outside glibc and the CUDA driver (which the GPU machine has).
         ldd "$f" | awk '/=> \// { print $3 }' | grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libcuda)\.so' |
             while read -r lib; do cp -nL "$lib" "$dest/lib/"; done
     done
-    cp "$0" "$dest/"
+    cp "$0" "$here/cuda_line_rate.sh" "$dest/"
     echo "bundle: $dest ($(du -sh "$dest" | cut -f1)); on the GPU machine:"
     echo "  LD_LIBRARY_PATH=\$PWD/lib bash ./$(basename "$0") run bin \$OUT/h200_measure"
+}
+
+# json_text: standard input as one JSON string.
+json_text() {
+    awk 'BEGIN { ORS = "" ; print "\"" }
+         { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); gsub(/\t/, "\\t"); gsub(/\r/, ""); print $0 "\\n" }
+         END { print "\"" }'
+}
+
+# What each case measures, the goal its ratio is held to and its host cores' goal (F20).
+describe_case() {
+    case $1 in
+        h2d_replay_*) echo "pinned H2D, buffers generated once and resent (--h2c_replay), checked on the GPU|0.97|1" ;;
+        h2d_*) echo "pinned H2D, generated by the host for every copy, checked on the GPU|0.97|-" ;;
+        d2h_*) echo "pinned D2H, generated on the GPU, checked by the host|0.97|6" ;;
+        both_*) echo "pinned, both directions at once|0.97|-" ;;
+        loopback_*) echo "pinned loopback through GPU memory|0.97|-" ;;
+        pageable_h2d_*) echo "pageable H2D (the driver stages)|0.90|-" ;;
+        pageable_d2h_*) echo "pageable D2H (the driver stages)|0.90|-" ;;
+        *) echo "$1|-|-" ;;
+    esac
+}
+
+# rows_json TSV: the rows of cuda_line_rate.sh's rows.tsv as a JSON array.
+rows_json() {
+    local first=1 name ratio low high pairs bare verified spread verdict cores per what goal core_goal
+    echo "["
+    while IFS=$'\t' read -r name ratio low high pairs bare verified spread verdict cores per; do
+        IFS='|' read -r what goal core_goal < <(describe_case "$name")
+        [ $first = 1 ] || echo ","
+        first=0
+        num() { [[ $1 =~ ^[0-9.]+$ ]] && echo "$1" || echo null; }
+        printf '  {"case": "%s", "what": "%s", "goal": %s, "cores_goal": %s, "ratio": %s, "ratio_low": %s, "ratio_high": %s, "pairs": %s, "bare_gbps": %s, "verified_gbps": %s, "bare_spread": %s, "verdict": "%s", "cores": %s, "cores_per_verified_gbps": %s}' \
+            "$name" "$what" "$(num "$goal")" "$(num "$core_goal")" "$(num "$ratio")" "$(num "$low")" "$(num "$high")" "$(num "$pairs")" \
+            "$(num "$bare")" "$(num "$verified")" "$(num "$spread")" "$verdict" "$(num "$cores")" "$(num "$per")"
+    done <"$1"
+    echo
+    echo "]"
+}
+
+# rows_markdown TSV TITLE: the rows as a Markdown table (the one docs/performance.md holds).
+rows_markdown() {
+    echo "| case | what | verified / bare (median of pairs) | spread of the pairs | bare GB/s (spread) | verified GB/s | goal | host cores (per verified GB/s) | cores goal | verdict |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+    local name ratio low high pairs bare verified spread verdict cores per what goal core_goal
+    while IFS=$'\t' read -r name ratio low high pairs bare verified spread verdict cores per; do
+        IFS='|' read -r what goal core_goal < <(describe_case "$name")
+        local pct
+        pct=$(awk -v s="$spread" 'BEGIN { if (s ~ /^[0-9.]+$/) printf "%.0f%%", 100 * s; else print "-" }')
+        echo "| $name | $what | **$ratio** ($pairs pairs) | $low-$high | $bare ($pct) | $verified | $goal | $cores ($per) | $core_goal | $verdict |"
+    done <"$1"
+}
+
+# disturbed_check QUIET_TSV DISTURBED_TSV: per case, the disturbed ratio against the quiet one:
+# within 0.05, or marked DISTURBED; else FAIL (a disturbed ratio printed as the device's).
+disturbed_check() {
+    awk -F'\t' 'NR == FNR { q[$1] = $2; next }
+        ($1 in q) {
+            d = $2 - q[$1]; if (d < 0) d = -d
+            if ($9 == "DISTURBED") v = "marked DISTURBED"
+            else if (d <= 0.05) v = "within 0.05"
+            else { v = "FAIL: off by more than 0.05 and not marked"; bad = 1 }
+            printf "%s\t%s\t%s\t%.3f\t%s\n", $1, q[$1], $2, d, v
+        }
+        END { exit bad }' "$1" "$2"
 }
 
 run() {
     local bin=${1:-build} out=${2:-h200_measure.$(date +%Y%m%d-%H%M%S)}
     mkdir -p "$out"
-    local gpu=${GPU:-0} repeats=${REPEATS:-5} extra=${EXTRA:-}
+    local gpu=${GPU:-0} rounds=${ROUNDS:-3} secs=${SECS:-2} ref_secs=${REF_SECS:-0.5} hogs=${DISTURB:-4}
+    local ring=${RING:-8:0x1000000}
     find_bin() { local f; f=$(find "$bin" -name "$1" -type f -perm -u+x | head -1); echo "${f:-$bin/$1}"; }
-    local measure latency unit
-    measure=$(find_bin pcie_link_measure)
-    latency=$(find_bin cuda_copy_latency)
-    unit=$(find_bin cuda_copy_endpoint_test)
-    local summary=$out/summary.txt
+    local summary=$out/summary.txt began
+    began=$(date +%s.%N)
     : >"$summary"
     note() { echo "$*" | tee -a "$summary"; }
-    note "# $(date -u +%FT%TZ) on $(hostname): $(nproc) cores, GPU $gpu, $repeats repeats"
-    command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,pci.bus_id,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv | tee -a "$summary"
+    local machine gpu_line
+    machine="$(hostname): $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+    gpu_line=$(nvidia-smi --query-gpu=name,pci.bus_id,driver_version,pcie.link.gen.current,pcie.link.width.current \
+        --format=csv,noheader -i "$gpu" 2>/dev/null || echo "no nvidia-smi")
+    note "# $(date -u +%FT%TZ) on $machine; GPU $gpu: $gpu_line"
+    note "# $rounds A/B pairs a case ($ref_secs s bare per mode, $secs s verified), ring $ring, DISTURB $hogs"
 
-    # A failed step is reported as FAILED with its exit code, never with a timing, and the run
-    # exits 1 naming every failed step.
-    local failed=()
-    # verdict NAME RC SECONDS: sets said to "exit 0 in 12.3 s", or to "FAILED (exit 2)" and
-    # records NAME as failed (not in a $(...): that would record it in a subshell).
-    local said=""
-    verdict() {
-        if [ "$2" -eq 0 ]; then
-            said=$(awk -v s="$3" 'BEGIN { printf "exit 0 in %.1f s", s }')
-        else
-            failed+=("$1 (exit $2)")
-            said="FAILED (exit $2)"
-        fi
-    }
-    elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; }
-
-    local start rc secs
-    start=$(date +%s.%N)
-    "$unit" >"$out/cuda_copy_endpoint_test.txt" 2>&1
-    rc=$?
-    secs=$(elapsed "$start")
-    verdict cuda_copy_endpoint_test "$rc" "$secs"
-    note "## cuda_copy_endpoint_test: $said" \
-        "($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/cuda_copy_endpoint_test.txt" | tr '\n' ' '))"
-
-    # step NAME SUBCOMMAND ARGS...: one pcie_link_measure run, timed, its verdict and figures;
-    # returns its exit code and leaves its seconds in step_secs.
-    local step_secs=0
+    local failed=() steps_json="" said=""
+    elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+    # step NAME COMMAND...: runs it into OUT/NAME.txt, timed; "FAILED (exit N)" with no timing.
     step() {
-        local name=$1
+        local name=$1 start rc secs
         shift
-        local begin code
-        begin=$(date +%s.%N)
-        # shellcheck disable=SC2086
-        "$measure" "$@" --endpoint cuda --cuda_device "$gpu" --output "$out/$name" $extra >"$out/$name.txt" 2>&1
-        code=$?
-        step_secs=$(elapsed "$begin")
-        verdict "$name" "$code" "$step_secs"
-        note "## $name: $said: pcie_link_measure $*"
-        grep -E "PASS|FAIL|SKIPPED|WARN|Error|error" "$out/$name.txt" | head -20 | tee -a "$summary"
-        return "$code"
+        start=$(date +%s.%N)
+        "$@" >"$out/$name.txt" 2>&1
+        rc=$?
+        secs=$(elapsed "$start")
+        if [ "$rc" -eq 0 ]; then
+            said="exit 0 in $secs s"
+        else
+            failed+=("$name (exit $rc)")
+            said="FAILED (exit $rc)"
+        fi
+        steps_json+="${steps_json:+, }{\"step\": \"$name\", \"exit\": $rc, \"seconds\": $([ "$rc" -eq 0 ] && echo "$secs" || echo null)}"
+        note "## $name: $said"
+        return "$rc"
     }
-    if step sweep sweep --repeats "$repeats"; then
-        note "$(awk -v s="$step_secs" 'BEGIN { printf "full sweep took %.1f s: %s 60 s\n", s, s < 60 ? "under" : "NOT under" }')"
-    else
-        note "full sweep FAILED: no timing"
+
+    step cuda_stream_test "$(find_bin cuda_stream_test)"
+    grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/cuda_stream_test.txt" | tee -a "$summary"
+    step cuda_copy_endpoint_test "$(find_bin cuda_copy_endpoint_test)"
+    grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/cuda_copy_endpoint_test.txt" | tee -a "$summary"
+
+    local cases="h2d h2d_replay d2h both loopback pageable_h2d pageable_d2h"
+    step line_rate env GPU="$gpu" ROUNDS="$rounds" SECS="$secs" REF_SECS="$ref_secs" CONFIGS="$ring" \
+        CASES="$cases" PREAMBLE=0 DISTURB=0 bash "$here/cuda_line_rate.sh" "$bin" "$out/line_rate"
+    grep -E '^ratio |^NUMA' "$out/line_rate.txt" | sort -u | tee -a "$summary"
+    touch "$out/line_rate/rows.tsv"
+    if [ "$hogs" -gt 0 ]; then
+        step disturbed env GPU="$gpu" ROUNDS="$rounds" SECS="$secs" REF_SECS="$ref_secs" CONFIGS="$ring" \
+            CASES="h2d d2h" PREAMBLE=0 DISTURB="$hogs" bash "$here/cuda_line_rate.sh" "$bin" "$out/disturbed"
+        grep -E '^ratio ' "$out/disturbed.txt" | tee -a "$summary"
+        touch "$out/disturbed/rows.tsv"
+        disturbed_check "$out/line_rate/rows.tsv" "$out/disturbed/rows.tsv" >"$out/disturbed_check.tsv" ||
+            failed+=("disturbed_check (a disturbed ratio off by more than 0.05, not marked)")
+        note "disturbed vs quiet (case, quiet, disturbed, difference, verdict):"
+        tee -a "$summary" <"$out/disturbed_check.tsv"
     fi
-    grep -E "large|half|90%|memcpy|staged|Gen[0-9]" "$out/sweep.txt" | head -30 | tee -a "$summary"
+    step contest "$(find_bin cuda_host_memory_contest)" --gpu "$gpu" --threads "$(( $(nproc) > 2 ? $(nproc) - 2 : 1 ))" --seconds 2
+    tee -a "$summary" <"$out/contest.txt"
+    local measure
+    measure=$(find_bin pcie_link_measure)
+    step sweep "$measure" sweep --endpoint cuda --cuda_device "$gpu" --min_bytes 64KiB --max_bytes 64MiB --repeats 3 \
+        --output "$out/sweep"
+    grep -iE "staged|pageable|memcpy|large|DISTURBED|Verdict" "$out/sweep.txt" | head -30 | tee -a "$summary"
+    step bidir "$measure" bidir --endpoint cuda --cuda_device "$gpu" --repeats 3 --output "$out/bidir"
+    grep -iE "both|alone|sum|Verdict" "$out/bidir.txt" | head -8 | tee -a "$summary"
+    step pattern_benchmark "$(find_bin pattern_benchmark)"
+    grep -iE "ratio|goal|memcpy" "$out/pattern_benchmark.txt" | head -12 | tee -a "$summary"
 
-    step latency latency --samples 1000
-    grep -E "p50|p99" "$out/latency.txt" | head -8 | tee -a "$summary"
-    start=$(date +%s.%N)
-    "$latency" --cuda_device "$gpu" --bytes 4096 --samples 2000 >"$out/cuda_copy_latency.txt" 2>&1
-    rc=$?
-    secs=$(elapsed "$start")
-    verdict cuda_copy_latency "$rc" "$secs"
-    note "## cuda_copy_latency: $said: the endpoint against the bare call, one process"
-    tee -a "$summary" <"$out/cuda_copy_latency.txt"
-
-    step inflight inflight --repeats "$repeats"
-    grep -iE "ratio|queue" "$out/inflight.txt" | head -12 | tee -a "$summary"
-    step bidir bidir --repeats "$repeats"
-    grep -iE "both|alone|sum" "$out/bidir.txt" | head -8 | tee -a "$summary"
-    step launch launch --repeats "$repeats"
-    grep -iE "launch|kernel" "$out/launch.txt" | head -8 | tee -a "$summary"
-
+    local total
+    total=$(elapsed "$began")
+    note "whole run: $total s ($(awk -v t="$total" 'BEGIN { print (t < 600 ? "within" : "NOT within") }') 10 minutes)"
+    report "$out" "$machine" "$gpu_line" "$total" "$steps_json"
     if tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")"; then
         note "results: $out.tar.gz"
     else
         failed+=("tar (exit $?)")
-        note "results: tar FAILED, the files are under $out"
     fi
     if [ "${#failed[@]}" -gt 0 ]; then
         note "FAILED steps: ${failed[*]}"
@@ -136,8 +201,63 @@ run() {
     note "every step passed"
 }
 
+# report OUT MACHINE GPU_LINE SECONDS STEPS_JSON: result.json, report.html, performance.md.
+report() {
+    local out=$1 machine=$2 gpu_line=$3 total=$4 steps=$5 date
+    date=$(date -u +%FT%TZ)
+    local quiet=$out/line_rate/rows.tsv disturbed=$out/disturbed/rows.tsv
+    [ -f "$quiet" ] || : >"$quiet"
+    {
+        echo "{"
+        echo "\"date\": \"$date\", \"machine\": $(json_text <<<"$machine"), \"gpu\": $(json_text <<<"$gpu_line"),"
+        echo "\"seconds\": $total, \"steps\": [$steps],"
+        echo "\"rows\": $(rows_json "$quiet"),"
+        echo "\"disturbed_rows\": $( [ -s "$disturbed" ] && rows_json "$disturbed" || echo "[]"),"
+        echo "\"disturbed_check\": $(json_text <"$out/disturbed_check.tsv" 2>/dev/null || echo '""'),"
+        for part in contest sweep bidir pattern_benchmark; do
+            echo "\"$part\": $(json_text <"$out/$part.txt" 2>/dev/null || echo '""'),"
+        done
+        echo "\"summary\": $(json_text <"$out/summary.txt")"
+        echo "}"
+    } >"$out/result.json"
+    {
+        echo "Measured $date on $machine; GPU: $gpu_line; the whole run took $total s."
+        echo
+        rows_markdown "$quiet"
+        if [ -s "$disturbed" ]; then
+            echo
+            echo "The same cases with memory-bandwidth hogs beside them (disturbed run):"
+            echo
+            rows_markdown "$disturbed"
+            echo
+            echo "| case | quiet ratio | disturbed ratio | difference | verdict |"
+            echo "|---|---|---|---|---|"
+            awk -F'\t' '{ printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$out/disturbed_check.tsv"
+        fi
+    } >"$out/performance.md"
+    {
+        echo "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>F20 line rate on $gpu_line</title>"
+        echo "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #999;padding:3px 8px}pre{background:#f4f4f4;padding:8px}</style></head><body>"
+        echo "<h1>Verified against bare, every path</h1><p>$date, $machine; GPU: $gpu_line; $total s.</p>"
+        # The Markdown tables as HTML tables; the steps' text as preformatted blocks.
+        awk 'function cells(line, tag,   n, a, i, s) { n = split(line, a, "|"); s = "<tr>"
+                 for (i = 2; i < n; i++) s = s "<" tag ">" a[i] "</" tag ">"; return s "</tr>" }
+             /^\|---/ { next }
+             /^\|/ { if (!open) { print "<table>"; open = 1; print cells($0, "th") } else print cells($0, "td"); next }
+             { if (open) { print "</table>"; open = 0 } if ($0 != "") print "<p>" $0 "</p>" }
+             END { if (open) print "</table>" }' "$out/performance.md" | sed 's/\*\*\([^*]*\)\*\*/<b>\1<\/b>/g'
+        for part in contest sweep bidir pattern_benchmark summary; do
+            [ -f "$out/$part.txt" ] || continue
+            echo "<h2>$part</h2><pre>"
+            sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g' "$out/$part.txt"
+            echo "</pre>"
+        done
+        echo "</body></html>"
+    } >"$out/report.html"
+}
+
 case ${1:-} in
     bundle) shift; bundle "$@" ;;
     run) shift; run "$@" ;;
-    *) sed -n '2,24p' "$0"; exit 2 ;;
+    *) sed -n '2,29p' "$0"; exit 2 ;;
 esac

@@ -20,13 +20,15 @@ echo "Bare cudaMemcpyAsync reference on FAKE 0000:01:00.0 pinned (1 stream(s) pe
 echo "Overall test statistics:"
 echo "0000:01:00.0 H2C channel 0 $(awk -v v="$v" 'BEGIN { printf "%.3f", v * 1000 }') Mbytes/sec (1000 bytes in 1.000000 secs)"
 echo "0000:01:00.0 H2C channel 0 Test pattern verified by the card in 250 words (1000 bytes)"
+echo "Host CPU: 1.25 cores busy (2.500 s of CPU in 2.000 s, every thread of the process), 0.026 cores per verified GB/s"
 echo "Overall PASS"
+echo "$*" >>"$ARGS_FILE"
 FAKE
 for tool in test_dma_bridge_parallel_streams dump_pci_info cuda_stream_test; do
     printf '#!/usr/bin/env bash\necho "%s ran"\n' "$tool" >"$tmp/bin/$tool"
 done
 chmod +x "$tmp/bin/"*
-export ROUND_FILE=$tmp/round
+export ROUND_FILE=$tmp/round ARGS_FILE=$tmp/args
 failures=0
 # check NAME BARE VERIFIED REGEX: the h2d case's ratio line matches REGEX.
 check() {
@@ -50,6 +52,26 @@ check burst "50 50.5 25 50.2 50" "49 49.5 20 49.2 49" \
 check verified_only "50 50.5 49.8 50.2 50" "49 49.5 40 49.2 49" \
     ': DISTURBED: the ratios of the pairs spread 0\.177 \(over 0\.10\): not the device rate$'
 check no_pair "0" "0" '^ratio h2d_8x0x1000: no A/B pair completed: no figure$'
+
+# rows.tsv (scripts/h200_measure.sh reads it): a case's figures and the last round's host CPU.
+rm -rf "$tmp/out" "$ROUND_FILE" "$ARGS_FILE"
+BARE="50 50.5 49.8" VERIFIED="49 49.5 48.8" ROUNDS=3 SECS=0.1 REF_SECS=0.1 CONFIGS=8:0x1000 PREAMBLE=0 \
+    CASES="h2d pageable_h2d" PATH="/nonexistent:$PATH" bash "$here/../cuda_line_rate.sh" "$tmp/bin" "$tmp/out" >/dev/null 2>&1
+want_row=$(printf 'h2d_8x0x1000\t0.980\t0.980\t0.980\t3\t50.00\t49.00\t0.014\tquiet\t1.25\t0.026')
+if [ "$(head -1 "$tmp/out/rows.tsv" 2>/dev/null)" = "$want_row" ]; then
+    echo "ok rows.tsv: $(head -1 "$tmp/out/rows.tsv")"
+else
+    echo "FAIL rows.tsv: want '$want_row', got '$(head -1 "$tmp/out/rows.tsv" 2>/dev/null)'"
+    failures=$((failures + 1))
+fi
+# CASES picks the cases; pageable ones pass --cuda_host_memory pageable; PREAMBLE=0 skips the unit tests.
+if [ "$(cut -f1 "$tmp/out/rows.tsv" | tr '\n' ' ')" = "h2d_8x0x1000 pageable_h2d_8x0x1000 " ] &&
+    [ "$(grep -c -- '--cuda_host_memory pageable' "$ARGS_FILE")" = 3 ] && ! grep -q "cuda_stream_test" "$tmp/out/summary.txt"; then
+    echo "ok CASES and PREAMBLE=0: two cases, pageable three times, no unit tests"
+else
+    echo "FAIL CASES: rows $(cut -f1 "$tmp/out/rows.tsv" | tr '\n' ' '); args: $(cat "$ARGS_FILE")"
+    failures=$((failures + 1))
+fi
 if [ "$failures" != 0 ]; then
     echo "FAIL: $failures case(s)"
     exit 1

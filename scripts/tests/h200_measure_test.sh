@@ -1,31 +1,56 @@
 #!/usr/bin/env bash
-# Tests scripts/h200_measure.sh run with fake tools: a step that fails is reported
-# "FAILED (exit N)" with no timing (never "full sweep took 0.0 s: under 60 s"), the run exits 1
-# naming every failed step; with every step passing it gives the timings and exits 0.
+# Tests scripts/h200_measure.sh run with fake tools (no GPU): with every step passing it exits
+# 0 and writes result.json (valid JSON, a row per case with its ratio and spread), report.html
+# and performance.md; a step that fails is "FAILED (exit N)" with no timing and the run exits 1
+# naming it; a disturbed run whose ratio moves by more than 0.05 without being marked DISTURBED
+# fails the run, one that stays within 0.05 or is marked passes.
 # Usage: h200_measure_test.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin"
-# The fakes exit with $FAIL_<NAME> (0 when unset); pcie_link_measure's NAME is its subcommand.
+# The fake stream tool: bare $BARE GB/s, verified $VERIFIED (with DISTURB set by cuda_line_rate.sh's
+# caller: $BARE_D and $VERIFIED_D, one word a round, counted in $tmp/round.<disturb>).
+cat >"$tmp/bin/test_dma_bridge_independent_streams" <<'FAKE'
+#!/usr/bin/env bash
+file="$ROUND_FILE.${DISTURB:-0}"
+n=$(( $(cat "$file" 2>/dev/null || echo 0) + 1 )); echo "$n" >"$file"
+if [ "${DISTURB:-0}" -gt 0 ]; then b_all=$BARE_D v_all=$VERIFIED_D; else b_all=$BARE v_all=$VERIFIED; fi
+read -r -a bare <<<"$b_all"; read -r -a verified <<<"$v_all"
+b=${bare[$(( (n - 1) % ${#bare[@]} ))]} v=${verified[$(( (n - 1) % ${#verified[@]} ))]}
+echo "Bare cudaMemcpyAsync reference on FAKE 0000:01:00.0 (1 stream(s) per direction, 8 x 0x1000 pinned bytes each, nothing verified): H2D $b GB/s; D2H $b GB/s; both at once H2D $b + D2H $b GB/s"
+echo "Overall test statistics:"
+rate=$(awk -v v="$v" 'BEGIN { printf "%.3f", v * 1000 }')
+case "$*" in
+    *--h2c_stream_device*) echo "0000:01:00.0 H2C channel 0 $rate Mbytes/sec (1000 bytes in 1.000000 secs)" ;;
+    *--c2h_stream_device*) echo "0000:01:00.0 C2H channel 0 $rate Mbytes/sec (1000 bytes in 1.000000 secs)" ;;
+    *) echo "0000:01:00.0 H2C channel 0 $rate Mbytes/sec (1000 bytes in 1.000000 secs)"
+       echo "0000:01:00.0 C2H channel 0 $rate Mbytes/sec (1000 bytes in 1.000000 secs)" ;;
+esac
+echo "Host CPU: 2.00 cores busy (4.000 s of CPU in 2.000 s, every thread of the process), 0.040 cores per verified GB/s"
+echo "Overall PASS"
+FAKE
+cp "$tmp/bin/test_dma_bridge_independent_streams" "$tmp/bin/test_dma_bridge_parallel_streams"
+# The other tools print a line and exit with $FAIL_<name> (pcie_link_measure: its subcommand).
 cat >"$tmp/bin/pcie_link_measure" <<'FAKE'
 #!/usr/bin/env bash
 var="FAIL_$1"
 echo "pcie_link_measure $1: Verdict: $([ "${!var:-0}" = 0 ] && echo PASS || echo FAIL)"
 exit "${!var:-0}"
 FAKE
-for tool in cuda_copy_latency cuda_copy_endpoint_test; do
+for tool in cuda_stream_test cuda_copy_endpoint_test dump_pci_info cuda_host_memory_contest pattern_benchmark; do
     # shellcheck disable=SC2016  # the fake expands it, not this script
     printf '#!/usr/bin/env bash\necho "%s ran"\nexit "${FAIL_%s:-0}"\n' "$tool" "$tool" >"$tmp/bin/$tool"
 done
 chmod +x "$tmp/bin/"*
+export ROUND_FILE=$tmp/round BARE="50 50.2 49.9" VERIFIED="49 49.2 48.9" BARE_D="50 50.1 49.8" VERIFIED_D="49 49.1 48.8"
 failures=0
-# check NAME WANT-STATUS REGEX-IN-SUMMARY [REGEX-NOT-IN-SUMMARY] (environment: the FAIL_ variables)
+# check NAME WANT-STATUS REGEX-IN-SUMMARY [REGEX-NOT-IN-SUMMARY] (environment: FAIL_ and rate variables)
 check() {
     local name=$1 want=$2 re=$3 not=${4:-} out rc
-    rm -rf "$tmp/out" "$tmp/out.tar.gz"
-    out=$(bash "$here/../h200_measure.sh" run "$tmp/bin" "$tmp/out" 2>&1)
+    rm -rf "$tmp/out" "$tmp/out.tar.gz" "$ROUND_FILE".*
+    out=$(DISTURB=1 ROUNDS=3 SECS=0.1 REF_SECS=0.1 PATH="/nonexistent:$PATH" bash "$here/../h200_measure.sh" run "$tmp/bin" "$tmp/out" 2>&1)
     rc=$?
     local summary
     summary=$(cat "$tmp/out/summary.txt" 2>/dev/null)
@@ -38,13 +63,36 @@ check() {
         echo "ok $name"
     fi
 }
-check all-pass 0 '^full sweep took [0-9.]+ s: under 60 s$' 'FAILED'
-check all-pass-last-line 0 '^every step passed$'
-FAIL_sweep=3 check sweep-fails 1 '^## sweep: FAILED \(exit 3\): pcie_link_measure sweep' 'full sweep took|sweep: exit'
-FAIL_sweep=3 check sweep-no-timing 1 '^full sweep FAILED: no timing$'
-FAIL_sweep=3 FAIL_launch=1 check names-every-failed-step 1 '^FAILED steps: sweep \(exit 3\) launch \(exit 1\)$'
-FAIL_latency=2 check latency-fails 1 '^## latency: FAILED \(exit 2\)' '## latency: exit'
-FAIL_cuda_copy_endpoint_test=1 check unit-tests-fail 1 '^## cuda_copy_endpoint_test: FAILED \(exit 1\)'
-FAIL_cuda_copy_latency=4 check bare-latency-fails 1 '^## cuda_copy_latency: FAILED \(exit 4\)'
-check passing-step-timed 0 '^## inflight: exit 0 in [0-9.]+ s: pcie_link_measure inflight'
+# also NAME REGEX: the last run's summary also holds a line matching REGEX.
+also() {
+    if grep -qE -- "$2" "$tmp/out/summary.txt"; then echo "ok $1"; else echo "FAIL $1: want /$2/"; failures=$((failures + 1)); fi
+}
+check all-pass 0 '^every step passed$' 'FAILED'
+also timed '^## line_rate: exit 0 in [0-9.]+ s$'
+also within-ten-minutes '^whole run: [0-9.]+ s \(within 10 minutes\)$'
+# The reports of that last passing run.
+if python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert len(r["rows"]) == 7, r["rows"]; \
+        h = r["rows"][0]; assert h["case"] == "h2d_8x0x1000000" and h["ratio"] == 0.98 and h["verdict"] == "quiet", h; \
+        assert h["cores"] == 2.0 and h["goal"] == 0.97, h; assert r["rows"][5]["goal"] == 0.9 and r["rows"][1]["cores_goal"] == 1; \
+        assert len(r["disturbed_rows"]) == 2' "$tmp/out/result.json" 2>"$tmp/json.err"; then
+    echo "ok result.json"
+else
+    echo "FAIL result.json: $(cat "$tmp/json.err")"
+    failures=$((failures + 1))
+fi
+if grep -q '^| h2d_8x0x1000000 | pinned H2D, generated by the host for every copy, checked on the GPU | \*\*0.980\*\* (3 pairs) | 0.980-0.980 |' "$tmp/out/performance.md" &&
+    grep -q '^| d2h_8x0x1000000 | 0.980 | 0.980 | 0.000 | within 0.05 |$' "$tmp/out/performance.md" &&
+    grep -q '<td> <b>0.980</b> (3 pairs) </td>' "$tmp/out/report.html"; then
+    echo "ok performance.md and report.html"
+else
+    echo "FAIL performance.md/report.html:"
+    cat "$tmp/out/performance.md"
+    failures=$((failures + 1))
+fi
+FAIL_sweep=3 FAIL_cuda_stream_test=1 check sweep-fails 1 '^## sweep: FAILED \(exit 3\)$' 'sweep: exit 0'
+also names-every-failed-step '^FAILED steps: cuda_stream_test \(exit 1\) sweep \(exit 3\)$'
+# Disturbed: the ratio falls by 0.2 while the bare reference stays steady: not marked, so it fails.
+VERIFIED_D="39 39.1 38.9" check disturbed-unmarked 1 'h2d_8x0x1000000.*FAIL: off by more than 0.05 and not marked'
+# The bare reference swings with the hogs: the case is marked DISTURBED, which passes.
+BARE_D="50 30 49" VERIFIED_D="39 25 38" check disturbed-marked 0 'h2d_8x0x1000000.*marked DISTURBED'
 exit $((failures > 0))

@@ -54,17 +54,18 @@ struct Setup {
     vfio::DmaRegion buffer;
 };
 
-xdma::EngineOptions options(int64_t mode, int64_t completion) {
+xdma::EngineOptions options(int64_t mode, int64_t completion, bool coalesce_credits = false) {
     xdma::EngineOptions o;
     o.mode = mode == 0 ? xdma::RunMode::Credits : xdma::RunMode::StopList;
     o.completion = static_cast<xdma::CompletionMethod>(completion);
     o.ring_descriptors = 1023;
+    o.coalesce_credits = coalesce_credits;
     return o;
 }
 
 void BM_DriverHostCost(benchmark::State& state) {
     Setup s(true);
-    auto opened = xdma::Engine::open(*s.device, options(state.range(0), state.range(1)));
+    auto opened = xdma::Engine::open(*s.device, options(state.range(0), state.range(1), state.range(2) != 0));
     if (!opened) {
         state.SkipWithError(opened.error().message().c_str());
         return;
@@ -141,6 +142,19 @@ void BM_ThrottledLink(benchmark::State& state) {
         state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 0x100000);
 }
 
+// The modes of BM_RoundTrip, and for the credits ring once more with doorbell coalescing
+// (EngineOptions::coalesce_credits: one Descriptor Credits write per coalesce_limit descriptors
+// or per poll, instead of one per submit).
+void host_cost_modes(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"stop_list", "completion", "coalesced_credits"});
+    for (const int64_t coalesce : {0, 1}) {
+        b->Args({0, static_cast<int64_t>(xdma::CompletionMethod::PollWriteback), coalesce});
+        b->Args({0, static_cast<int64_t>(xdma::CompletionMethod::CompletedCountRegister), coalesce});
+    }
+    b->Args({1, static_cast<int64_t>(xdma::CompletionMethod::PollWriteback), 0});
+    b->Args({1, static_cast<int64_t>(xdma::CompletionMethod::StatusRegister), 0});
+}
+
 void modes(benchmark::internal::Benchmark* b) {
     b->ArgNames({"stop_list", "completion"});
     b->Args({0, static_cast<int64_t>(xdma::CompletionMethod::PollWriteback)});
@@ -185,7 +199,7 @@ private:
 
 }  // namespace
 
-BENCHMARK(BM_DriverHostCost)->Apply(modes);
+BENCHMARK(BM_DriverHostCost)->Apply(host_cost_modes);
 BENCHMARK(BM_RoundTrip)->Apply(modes)->UseRealTime();
 BENCHMARK(BM_ThrottledLink)->ArgName("link_MBps")->Arg(0)->Arg(1600)->UseRealTime()->Unit(benchmark::kMicrosecond);
 

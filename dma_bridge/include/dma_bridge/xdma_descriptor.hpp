@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace xdma {
 
@@ -35,6 +36,15 @@ struct Descriptor {
     }
 };
 static_assert(sizeof(Descriptor) == 32);
+
+// Stores `d` at `at` (a ring slot) as its four little-endian 64-bit words, each assembled in a
+// register: copying a Descriptor built field by field on the stack stalls on store forwarding.
+inline void store_descriptor(uint8_t* at, const Descriptor& d) {
+    const uint64_t words[4] = {uint64_t{d.control} | uint64_t{d.nxt_adj} << 8 | uint64_t{d.magic} << 16 |
+                                   uint64_t{d.length} << 32,
+                               d.src_adr, d.dst_adr, d.nxt_adr};
+    std::memcpy(at, words, sizeof words);
+}
 static_assert(offsetof(Descriptor, control) == 0);
 static_assert(offsetof(Descriptor, nxt_adj) == 1);
 static_assert(offsetof(Descriptor, magic) == 2);

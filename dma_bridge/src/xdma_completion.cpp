@@ -189,6 +189,11 @@ vfio::Result<TransferCompletion> Engine::finish(const Transfer& transfer) {
     return done;
 }
 
+vfio::Error Engine::more_completed_than_started(uint64_t completed) {
+    return fail(EPROTO, "engine reports " + std::to_string(completed) + " completed descriptors of " +
+                            std::to_string(m_started) + " started");
+}
+
 vfio::Result<std::optional<TransferCompletion>> Engine::poll() {
     if (m_failure)
         return *m_failure;
@@ -204,8 +209,7 @@ vfio::Result<std::optional<TransferCompletion>> Engine::poll() {
     if (front.waiting || m_completed < front.first + front.count) {
         const uint64_t completed = PDT_TRY(hardware_completed());
         if (completed > m_started)
-            return fail(EPROTO, "engine reports " + std::to_string(completed) + " completed descriptors of " +
-                                    std::to_string(m_started) + " started");
+            return more_completed_than_started(completed);
         m_counters.descriptors_completed += completed - m_completed;
         m_completed = completed;
     }

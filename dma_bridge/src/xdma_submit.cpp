@@ -105,31 +105,37 @@ vfio::Result<uint64_t> Engine::submit(std::vector<Piece>& pieces, uint64_t lengt
         PDT_CHECK(initialise());  // the first transfer after stop() re-arms the channel
     if (m_failure)
         return *m_failure;
-    if (length == 0)
-        return vfio::make_error("submit XDMA transfer", name(), EINVAL, "zero-length transfer");
     const size_t n = pieces.size();
     if (const size_t bad = first_misfit(pieces); bad < n)
         return piece_error(bad, pieces[bad]);
-    if (n > m_options.ring_descriptors)
-        return vfio::make_error("submit XDMA transfer", name(), EINVAL,
-                                "transfer of " + std::to_string(length) + " bytes needs " + std::to_string(n) +
-                                    " descriptors; the ring holds " + std::to_string(m_options.ring_descriptors));
-    if (n > free_descriptors())
-        return vfio::make_error("submit XDMA transfer", name(), EAGAIN,
-                                "ring full: " + std::to_string(m_options.ring_descriptors - free_descriptors()) +
-                                    " descriptors in flight; wait for completions first");
+    if (length == 0 || n > free_descriptors())
+        return refuse_submit(n, length);
     const uint64_t id = m_next_id++;
     if (m_options.mode == RunMode::StopList) {
         for (const Piece& piece : pieces)
             m_waiting_pieces.push_back(piece);
-        m_transfers.push_back(Transfer{id, m_started, n, length, true});
+        m_transfers.push_back(Transfer{id, m_started, length, static_cast<uint32_t>(n), true});
         if (m_list_count == 0)
             PDT_CHECK(start_list());
         return id;
     }
-    m_transfers.push_back(Transfer{id, m_started, n, length, false});
+    m_transfers.push_back(Transfer{id, m_started, length, static_cast<uint32_t>(n), false});
     write_to_ring(pieces);
     return id;
+}
+
+// Why a transfer of `descriptors` pieces is refused: zero length, more descriptors than the
+// ring holds, or no room in the ring now (EAGAIN).
+vfio::Error Engine::refuse_submit(size_t n, uint64_t length) const {
+    if (length == 0)
+        return vfio::make_error("submit XDMA transfer", name(), EINVAL, "zero-length transfer");
+    if (n > m_options.ring_descriptors)
+        return vfio::make_error("submit XDMA transfer", name(), EINVAL,
+                                "transfer of " + std::to_string(length) + " bytes needs " + std::to_string(n) +
+                                    " descriptors; the ring holds " + std::to_string(m_options.ring_descriptors));
+    return vfio::make_error("submit XDMA transfer", name(), EAGAIN,
+                            "ring full: " + std::to_string(m_options.ring_descriptors - free_descriptors()) +
+                                " descriptors in flight; wait for completions first");
 }
 
 // Credits: the pieces into the ring after the last descriptor started, each linked to the next

@@ -170,17 +170,18 @@ private:
         uint32_t length = 0;
         uint8_t control = 0;
     };
-    struct Transfer {
+    struct Transfer {  // 32 bytes: a ring's worth stays in few cache lines
         uint64_t id = 0;
         uint64_t first = 0;  // descriptor sequence number of its first descriptor
-        size_t count = 0;
         uint64_t length = 0;
+        uint32_t count = 0;    // descriptors: at most ring_descriptors (1023)
         bool waiting = false;  // StopList: its pieces wait in m_waiting_pieces for a list
     };
 
     Engine(vfio::Device& device, EngineOptions options) : m_device(device), m_options(options) {}
     vfio::Result<void> initialise();
     vfio::Result<uint64_t> submit(std::vector<Piece>& pieces, uint64_t length);
+    vfio::Error refuse_submit(size_t descriptors, uint64_t length) const;  // zero length, too big, ring full
     bool piece_fits(const Piece& piece) const;  // the DMA mask and Alignments
     size_t first_misfit(const std::vector<Piece>& pieces) const;
     vfio::Error piece_error(size_t index, const Piece& piece) const;
@@ -189,7 +190,8 @@ private:
     vfio::Result<void> start_list();                 // StopList
     size_t write_list();
     vfio::Result<uint64_t> hardware_completed();  // descriptors completed so far (sequence)
-    vfio::Result<TransferCompletion> finish(const Transfer& transfer);
+    vfio::Result<TransferCompletion> finish(const Transfer& transfer);  // C2H stream
+    vfio::Error more_completed_than_started(uint64_t completed);
     vfio::Result<void> check_status(uint32_t status_value, const char* source);
     vfio::Error fail(int code, std::string what, const std::string& after = {});
     vfio::Result<void> start_engine();  // sets Control.run (W1S, else a plain write)

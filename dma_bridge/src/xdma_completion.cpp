@@ -160,7 +160,7 @@ std::string Engine::count_diagnosis() const {
                std::to_string(m_list_count) +
                " descriptors of a list while Status says the engine stopped at its STOP (descriptor_stopped, busy "
                "clear): the XDMA IP does not count completed descriptors; use --completion status";
-    if (m_options.mode == RunMode::Credits && count < m_started && (value & status::busy) &&
+    if (m_options.mode == RunMode::Credits && count < m_started - m_held_credits && (value & status::busy) &&
         !(value & status::errors) && sgdma(sgdma_reg::DESCRIPTOR_CREDITS) == 0)
         return "Completed Descriptor Count (0x48) reads " + std::to_string(count) + " of " +
                std::to_string(m_started) +
@@ -169,11 +169,9 @@ std::string Engine::count_diagnosis() const {
     return {};
 }
 
+// A C2H stream transfer's completion from its descriptors' writeback records.
 vfio::Result<TransferCompletion> Engine::finish(const Transfer& transfer) {
-    TransferCompletion done{transfer.id, transfer.length, false};
-    if (!c2h_stream())
-        return done;
-    done.length = 0;
+    TransferCompletion done{transfer.id, 0, false};
     for (size_t i = 0; i < transfer.count; ++i) {
         const uint64_t seq = transfer.first + i;
         const size_t index = m_options.mode == RunMode::Credits ? seq % m_options.ring_descriptors : seq - m_list_base;
@@ -191,36 +189,41 @@ vfio::Result<TransferCompletion> Engine::finish(const Transfer& transfer) {
     return done;
 }
 
+vfio::Error Engine::more_completed_than_started(uint64_t completed) {
+    return fail(EPROTO, "engine reports " + std::to_string(completed) + " completed descriptors of " +
+                            std::to_string(m_started) + " started");
+}
+
 vfio::Result<std::optional<TransferCompletion>> Engine::poll() {
     if (m_failure)
         return *m_failure;
-    if (m_options.mode == RunMode::StopList && m_list_count == 0 && m_pending_descriptors > 0)
+    if (m_held_credits > 0)
+        flush_credits();  // coalesced credits: handed to the engine before anything waits on them
+    if (m_options.mode == RunMode::StopList && m_list_count == 0 && !m_waiting_pieces.empty())
         PDT_CHECK(start_list());  // a restart that waited for Status.busy to clear
     if (m_transfers.empty())
         return std::optional<TransferCompletion>{};
     const Transfer& front = m_transfers.front();
     // Only look at the hardware when what is known does not already complete the oldest
     // transfer: one completion read (an MMIO round trip on hardware) serves a whole batch.
-    if (!front.pending.empty() || m_completed < front.first + front.count) {
+    if (front.waiting || m_completed < front.first + front.count) {
         const uint64_t completed = PDT_TRY(hardware_completed());
         if (completed > m_started)
-            return fail(EPROTO, "engine reports " + std::to_string(completed) + " completed descriptors of " +
-                                    std::to_string(m_started) + " started");
+            return more_completed_than_started(completed);
         m_counters.descriptors_completed += completed - m_completed;
         m_completed = completed;
     }
-    if (!front.pending.empty() || m_completed < front.first + front.count)
+    if (front.waiting || m_completed < front.first + front.count)
         return std::optional<TransferCompletion>{};
-    const TransferCompletion done = PDT_TRY(finish(front));
+    const TransferCompletion done =
+        c2h_stream() ? PDT_TRY(finish(front)) : TransferCompletion{front.id, front.length, false};
     m_transfers.pop_front();
     ++m_counters.transfers_completed;
-    if (m_options.mode == RunMode::StopList && m_list_count > 0 && m_completed == m_list_base + m_list_count) {
-        // The list is done once its last transfer is taken off; start what waits.
-        bool list_drained = m_transfers.empty() || !m_transfers.front().pending.empty();
-        if (list_drained) {
-            m_list_count = 0;
-            PDT_CHECK(start_list());
-        }
+    // StopList: the list is done once its last transfer is taken off; start what waits.
+    if (m_options.mode == RunMode::StopList && m_list_count > 0 && m_completed == m_list_base + m_list_count &&
+        (m_transfers.empty() || m_transfers.front().waiting)) {
+        m_list_count = 0;
+        PDT_CHECK(start_list());
     }
     return std::optional<TransferCompletion>{done};
 }

@@ -68,6 +68,8 @@ vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineO
         return invalid("ring_descriptors must be 1..1023, not " + std::to_string(options.ring_descriptors));
     if (options.max_descriptor_length < 1 || options.max_descriptor_length > MAX_DESCRIPTOR_LENGTH)
         return invalid("max_descriptor_length must be 1..0x0FFFFFFF");
+    if (options.coalesce_limit < 1 || options.coalesce_limit > MAX_DESCRIPTOR_CREDITS)
+        return invalid("coalesce_limit must be 1..1023, not " + std::to_string(options.coalesce_limit));
     if (options.completion == CompletionMethod::StatusRegister && options.mode != RunMode::StopList)
         return invalid("status-register completion needs STOP-terminated lists (RunMode::StopList)");
 
@@ -86,6 +88,7 @@ vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineO
     engine->m_info.length_granularity = checked.length_granularity;
     engine->m_info.address_bits = checked.address_bits;
     engine->m_dma_mask_bits = std::min(options.dma_mask_bits, checked.address_bits);
+    engine->m_host_limit = engine->m_dma_mask_bits >= 64 ? ~0ull : (1ull << engine->m_dma_mask_bits) - 1;
     for (const std::string& warning : checked.warnings)
         engine->warn(warning);
     // Pieces of a split transfer must keep the Alignments register's address alignment and
@@ -152,7 +155,7 @@ C2hStreamWriteback* Engine::stream_writeback(size_t index) const {
 uint32_t Engine::read_status() const { return reg(channel_reg::STATUS); }
 
 size_t Engine::free_descriptors() const {
-    const size_t used = static_cast<size_t>(m_started - m_completed) + m_pending_descriptors;
+    const size_t used = static_cast<size_t>(m_started - m_completed) + m_waiting_pieces.size();
     return used >= m_options.ring_descriptors ? 0 : m_options.ring_descriptors - used;
 }
 
@@ -218,7 +221,11 @@ vfio::Result<void> Engine::initialise() {
     }
 
     m_transfers.clear();
-    m_pending_descriptors = 0;
+    m_transfers.reserve(m_options.ring_descriptors);
+    m_waiting_pieces.clear();
+    m_waiting_pieces.reserve(m_options.ring_descriptors);
+    m_held_credits = 0;
+    m_next_slot = 0;
     m_started = m_completed = m_list_base = 0;
     m_list_count = 0;
     m_failure.reset();
@@ -267,197 +274,6 @@ void Engine::warn(std::string text) {
     m_warnings.push_back(std::move(text));
 }
 
-void Engine::write_descriptor(size_t index, const Piece& piece, uint64_t next, unsigned adjacent) {
-    const Descriptor d = Descriptor::make(piece.control, piece.length, piece.src, piece.dst, next, adjacent);
-    std::memcpy(m_ring.data() + index * sizeof(Descriptor), &d, sizeof d);
-}
-
-// Every descriptor against the channel's Alignments register (PG195 0x4C): source and
-// destination addresses a multiple of the address alignment, the length a multiple of the
-// length granularity, the host side within the DMA mask (address_bits). A C2H stream
-// descriptor's source is its writeback record, not data.
-vfio::Result<void> Engine::check_pieces(const std::vector<Piece>& pieces) {
-    const uint64_t align = std::max(m_info.address_alignment, 1u), granularity = std::max(m_info.length_granularity, 1u);
-    const uint64_t limit = m_dma_mask_bits >= 64 ? ~0ull : (1ull << m_dma_mask_bits) - 1;
-    for (size_t i = 0; i < pieces.size(); ++i) {
-        const Piece& p = pieces[i];
-        const uint64_t host = m_options.direction == Direction::H2C ? p.src : p.dst;
-        if (host > limit || (p.length > 0 && p.length - 1 > limit - host)) {
-            char hint[220];
-            const std::string why = m_dma_mask_bits < m_options.dma_mask_bits
-                                        ? "Alignments register address_bits " + std::to_string(m_info.address_bits)
-                                        : std::string("the engine's dma_mask_bits");
-            std::snprintf(hint, sizeof hint,
-                          "descriptor %zu of the transfer: host address 0x%llx + 0x%x bytes reaches beyond the %u-bit "
-                          "DMA mask (%s)",
-                          i, static_cast<unsigned long long>(host), p.length, m_dma_mask_bits, why.c_str());
-            return vfio::make_error("submit XDMA transfer", name(), EINVAL, hint);
-        }
-        if (align == 1 && granularity == 1)
-            continue;
-        const char* what = nullptr;
-        const char* rule = "address alignment";
-        uint64_t value = 0, requirement = align;
-        if (p.src % align != 0)
-            what = "source address", value = p.src;
-        else if (p.dst % align != 0)
-            what = "destination address", value = p.dst;
-        else if (p.length % granularity != 0)
-            what = "length", value = p.length, requirement = granularity, rule = "length granularity";
-        if (!what)
-            continue;
-        char hint[200];
-        std::snprintf(hint, sizeof hint,
-                      "descriptor %zu of the transfer: %s 0x%llx is not a multiple of the channel's %s of %llu bytes "
-                      "(Alignments register)",
-                      i, what, static_cast<unsigned long long>(value), rule, static_cast<unsigned long long>(requirement));
-        return vfio::make_error("submit XDMA transfer", name(), EINVAL, hint);
-    }
-    return {};
-}
-
-vfio::Result<uint64_t> Engine::submit_memory(uint64_t host_iova, uint64_t card_address, uint64_t length) {
-    if (m_info.stream)
-        return fail(EINVAL, "submit_memory on an AXI4-Stream channel");
-    std::vector<Piece>& pieces = m_scratch;  // reused: no allocation per transfer
-    pieces.clear();
-    for (uint64_t done = 0; done < length; done += m_options.max_descriptor_length) {
-        const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(length - done, m_options.max_descriptor_length));
-        if (m_options.direction == Direction::H2C)
-            pieces.push_back(Piece{host_iova + done, card_address + done, n, descriptor_control::COMPLETED});
-        else
-            pieces.push_back(Piece{card_address + done, host_iova + done, n, descriptor_control::COMPLETED});
-    }
-    return submit(pieces, length);
-}
-
-vfio::Result<uint64_t> Engine::submit_stream(uint64_t host_iova, uint64_t length, bool end_of_packet) {
-    if (!m_info.stream)
-        return fail(EINVAL, "submit_stream on a memory-mapped channel");
-    std::vector<Piece>& pieces = m_scratch;
-    pieces.clear();
-    for (uint64_t done = 0; done < length; done += m_options.max_descriptor_length) {
-        const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(length - done, m_options.max_descriptor_length));
-        if (m_options.direction == Direction::H2C)
-            pieces.push_back(Piece{host_iova + done, 0, n, descriptor_control::COMPLETED});
-        else
-            pieces.push_back(Piece{0 /* its writeback record, set when placed */, host_iova + done, n,
-                                   descriptor_control::COMPLETED});
-    }
-    if (end_of_packet && m_options.direction == Direction::H2C && !pieces.empty())
-        pieces.back().control |= descriptor_control::EOP;
-    return submit(pieces, length);
-}
-
-vfio::Result<uint64_t> Engine::submit(std::vector<Piece>& pieces, uint64_t length) {
-    if (m_stopped)
-        PDT_CHECK(initialise());  // the first transfer after stop() re-arms the channel
-    if (m_failure)
-        return *m_failure;
-    if (length == 0)
-        return vfio::make_error("submit XDMA transfer", name(), EINVAL, "zero-length transfer");
-    PDT_CHECK(check_pieces(pieces));
-    const size_t n = pieces.size();
-    if (n > m_options.ring_descriptors)
-        return vfio::make_error("submit XDMA transfer", name(), EINVAL,
-                                "transfer of " + std::to_string(length) + " bytes needs " + std::to_string(n) +
-                                    " descriptors; the ring holds " + std::to_string(m_options.ring_descriptors));
-    if (n > free_descriptors())
-        return vfio::make_error("submit XDMA transfer", name(), EAGAIN,
-                                "ring full: " + std::to_string(m_options.ring_descriptors - free_descriptors()) +
-                                    " descriptors in flight; wait for completions first");
-    Transfer transfer{m_next_id++, m_started, n, length, {}};
-    if (m_options.mode == RunMode::StopList) {
-        transfer.pending = pieces;
-        m_pending_descriptors += n;
-        m_transfers.push_back(std::move(transfer));
-        if (m_list_count == 0)
-            PDT_CHECK(start_list());
-        return m_transfers.back().id;
-    }
-    const size_t ring = m_options.ring_descriptors;
-    for (size_t i = 0; i < n; ++i) {
-        const size_t index = (m_started + i) % ring;
-        if (c2h_stream()) {
-            pieces[i].src = writeback_iova(index);
-            *stream_writeback(index) = C2hStreamWriteback{};
-        }
-        write_descriptor(index, pieces[i], descriptor_iova((index + 1) % ring), 0);
-    }
-    std::atomic_thread_fence(std::memory_order_release);  // descriptors before the credit write
-    set_sgdma(sgdma_reg::DESCRIPTOR_CREDITS, static_cast<uint32_t>(n));
-    ++m_counters.credits_writes;
-    m_started += n;
-    m_counters.descriptors_started += n;
-    m_transfers.push_back(std::move(transfer));
-    return m_transfers.back().id;
-}
-
-// Writes every waiting transfer that fits into one STOP-terminated list and starts it. PG195:
-// an engine that stopped at a STOP descriptor may be restarted only once Status.busy clears;
-// until then the list waits (poll() retries), for options.idle_wait at most.
-vfio::Result<void> Engine::start_list() {
-    if (m_pending_descriptors == 0)
-        return {};
-    if (const uint32_t value = read_status(); value & status::busy) {
-        const auto now = std::chrono::steady_clock::now();
-        if (!m_restart_deadline) {
-            m_restart_deadline = now + m_options.idle_wait;
-        } else if (now > *m_restart_deadline) {
-            m_restart_deadline.reset();
-            return fail(ETIMEDOUT, "Status.busy still set " + std::to_string(m_options.idle_wait.count()) +
-                                       " ms after the last list completed: the engine cannot be restarted");
-        }
-        return {};
-    }
-    m_restart_deadline.reset();
-    std::vector<std::pair<Transfer*, size_t>> chosen;  // transfer, index of its first descriptor
-    size_t k = 0;
-    for (Transfer& t : m_transfers) {
-        if (t.pending.empty())
-            continue;
-        if (k + t.pending.size() > m_options.ring_descriptors)
-            break;
-        chosen.emplace_back(&t, k);
-        k += t.pending.size();
-    }
-    if (k == 0)
-        return {};
-    for (auto& [t, first] : chosen) {
-        t->first = m_started + first;
-        for (size_t j = 0; j < t->pending.size(); ++j) {
-            const size_t i = first + j;
-            Piece piece = t->pending[j];
-            if (c2h_stream()) {
-                piece.src = writeback_iova(i);
-                *stream_writeback(i) = C2hStreamWriteback{};
-            }
-            const bool last = i + 1 == k;
-            if (last)
-                piece.control |= descriptor_control::STOP;
-            write_descriptor(i, piece, last ? 0 : descriptor_iova(i + 1), last ? 0 : adjacent_after(i + 1, k));
-        }
-        m_pending_descriptors -= t->pending.size();
-        t->pending.clear();
-    }
-    m_list_base = m_started;
-    m_list_count = k;
-    m_list_stopped_seen = false;
-    m_count_seen_at.reset();
-    m_started += k;
-    m_counters.descriptors_started += k;
-    ++m_counters.lists_started;
-    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(m_ring.data() + m_count_wb_offset)).store(0, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-    set_sgdma(sgdma_reg::DESCRIPTOR_LOW_ADDRESS, static_cast<uint32_t>(descriptor_iova(0)));
-    set_sgdma(sgdma_reg::DESCRIPTOR_HIGH_ADDRESS, static_cast<uint32_t>(descriptor_iova(0) >> 32));
-    set_sgdma(sgdma_reg::DESCRIPTOR_ADJACENT, adjacent_after(0, k));
-    set_reg(channel_reg::CONTROL_W1C, control::run);
-    if (m_options.completion == CompletionMethod::Interrupt)
-        (void)reg(channel_reg::STATUS_RC);  // re-arm: the previous list's stop is logged
-    return start_engine();
-}
-
 vfio::Result<void> Engine::stop() {
     set_reg(channel_reg::CONTROL_W1C, control::run);
     const auto deadline = std::chrono::steady_clock::now() + m_options.idle_wait;
@@ -473,7 +289,8 @@ vfio::Result<void> Engine::stop() {
         std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
     m_transfers.clear();
-    m_pending_descriptors = 0;
+    m_waiting_pieces.clear();
+    m_held_credits = 0;  // never written; Run's falling edge cleared the register's credits
     m_list_count = 0;
     m_stopped = true;
     m_failure.reset();  // idle now; the next submit starts afresh

@@ -31,6 +31,7 @@ vfio::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio:
     engine.dma_mask_bits = options.dma_mask_bits;
     engine.timeout = options.timeout;
     engine.msi_vector = options.msi_vector;
+    engine.coalesce_credits = options.coalesce_credits;
     channel->m_engine = PDT_TRY(Engine::open(device, engine));
     // The buffers within the engine's DMA mask (its Alignments address_bits, when lower).
     const auto access = options.direction == Direction::H2C ? vfio::DmaAccess::DeviceRead : vfio::DmaAccess::DeviceWrite;

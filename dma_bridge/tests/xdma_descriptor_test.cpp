@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "dma_bridge/xdma_descriptor.hpp"
+#include "dma_bridge/xdma_fifo.hpp"
 #include "dma_bridge/xdma_registers.hpp"
 #include "dma_bridge/xdma_writeback.hpp"
 
@@ -31,6 +32,39 @@ TEST(XdmaDescriptor, FieldsSitWherePg195PutsThem) {
     EXPECT_EQ(le<uint64_t>(raw + 8), 0x1122334455667788ull) << "src_adr";
     EXPECT_EQ(le<uint64_t>(raw + 16), 0x99AABBCCDDEEFF00ull) << "dst_adr";
     EXPECT_EQ(le<uint64_t>(raw + 24), 0x0000000123456780ull) << "nxt_adr";
+}
+
+TEST(XdmaDescriptor, StoredWordByWordAsTheStructLaysItOut) {
+    using namespace xdma;
+    const Descriptor d = Descriptor::make(descriptor_control::STOP | descriptor_control::EOP, 0x0ABCDEF1,
+                                          0x1122334455667788ull, 0x99AABBCCDDEEFF00ull, 0x0000000123456780ull, 63);
+    uint8_t stored[32], copied[32];
+    std::memset(stored, 0xA5, sizeof stored);
+    store_descriptor(stored, d);
+    std::memcpy(copied, &d, sizeof copied);
+    EXPECT_EQ(std::memcmp(stored, copied, sizeof stored), 0);
+    EXPECT_EQ(le<uint32_t>(stored + 0), 0xAD4B3F11u);
+}
+
+TEST(XdmaFifo, KeepsOrderAcrossTheWrapAndWhenItGrows) {
+    xdma::Fifo<int> fifo;
+    fifo.reserve(4);
+    int next_in = 0, next_out = 0;
+    for (int round = 0; round < 10; ++round) {  // 3 in, 2 out: wraps, then grows past 4
+        for (int i = 0; i < 3; ++i)
+            fifo.push_back(next_in++);
+        for (int i = 0; i < 2; ++i) {
+            ASSERT_FALSE(fifo.empty());
+            EXPECT_EQ(fifo.front(), next_out++);
+            fifo.pop_front();
+        }
+        EXPECT_EQ(fifo.size(), static_cast<size_t>(next_in - next_out));
+        EXPECT_EQ(fifo.back(), next_in - 1);
+    }
+    for (size_t i = 0; i < fifo.size(); ++i)
+        EXPECT_EQ(fifo[i], next_out + static_cast<int>(i));
+    fifo.clear();
+    EXPECT_TRUE(fifo.empty());
 }
 
 TEST(XdmaDescriptor, LengthAndAdjacentAreMaskedToTheirFields) {

@@ -55,6 +55,16 @@ TEST(XdmaStreamChannel, LoopsBackPacketsWithCreditsAndPollWriteback) {
     loopback(pair, 40);
 }
 
+TEST(XdmaStreamChannel, LoopsBackWithCoalescedCredits) {
+    Rig rig(stream_design());
+    Pair pair(rig, {.buffer_count = 8, .buffer_size = 512, .coalesce_credits = true});
+    ASSERT_TRUE(pair.tx && pair.rx);
+    EXPECT_TRUE(pair.rx->engine().options().coalesce_credits);
+    loopback(pair, 40);
+    EXPECT_EQ(pair.rx->engine().counters().descriptors_completed, 40u);
+    EXPECT_LT(pair.rx->engine().counters().credits_writes, 48u) << "the 8 first receive buffers in one write";
+}
+
 TEST(XdmaStreamChannel, LoopsBackWithStopListsAndInterrupts) {
     Rig rig(stream_design());
     ASSERT_TRUE(rig.device->irq_enable(vfio::IrqIndex::Msi, 4).ok());

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace xdma {
 
@@ -35,6 +36,19 @@ struct Descriptor {
     }
 };
 static_assert(sizeof(Descriptor) == 32);
+
+// Stores `d` at `at` (a ring slot) as its four little-endian 64-bit words, each assembled in a
+// register and stored on its own: copying a Descriptor built field by field on the stack (or
+// an array of the words) makes the wide loads of the copy wait on store forwarding.
+inline void store_descriptor(uint8_t* at, const Descriptor& d) {
+    const uint64_t word0 = uint64_t{d.control} | uint64_t{d.nxt_adj} << 8 | uint64_t{d.magic} << 16 |
+                           uint64_t{d.length} << 32;
+    std::memcpy(at, &word0, 8);
+    std::memcpy(at + 8, &d.src_adr, 8);
+    std::memcpy(at + 16, &d.dst_adr, 8);
+    std::memcpy(at + 24, &d.nxt_adr, 8);
+}
+
 static_assert(offsetof(Descriptor, control) == 0);
 static_assert(offsetof(Descriptor, nxt_adj) == 1);
 static_assert(offsetof(Descriptor, magic) == 2);

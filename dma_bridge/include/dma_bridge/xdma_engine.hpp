@@ -4,7 +4,8 @@
 //  - RunMode::Credits (fpga_sio's way): a fixed ring of descriptors linked in a circle, credit
 //    mode enabled, Run set once; each submit fills descriptors and writes their number to the
 //    Descriptor Credits register, so the engine never stops and up to 1023 descriptors are in
-//    flight.
+//    flight. With EngineOptions::coalesce_credits the credits of several submits are written
+//    at once (doorbell coalescing; see there).
 //  - RunMode::StopList (the Xilinx Linux driver's way): transfers are written as a list whose
 //    last descriptor has STOP, with Nxt_adj / Descriptor Adjacent for contiguous blocks that do
 //    not cross 4 KiB; the engine is started per list (Run cleared, then set) and stops at STOP.
@@ -32,13 +33,13 @@
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "dma_bridge/xdma_discovery.hpp"
+#include "dma_bridge/xdma_fifo.hpp"
 #include "vfio_access/dma.hpp"
 
 namespace xdma {
@@ -77,6 +78,15 @@ struct EngineOptions {
     unsigned dma_mask_bits = 64;
     // stop(), and a restart after a STOP-terminated list, wait this long for Status.busy to clear.
     std::chrono::milliseconds idle_wait{1000};
+    // RunMode::Credits, doorbell coalescing. Off (the default): every submit writes its own
+    // descriptors' number to the Descriptor Credits register (PG195 SGDMA 0x4x8C), as the
+    // credit tools study it. On: submit writes the descriptors and holds their credits back;
+    // the register is written once with the sum by the next poll() or wait() (before they look
+    // at the hardware), by flush_credits(), or by the submit that brings the sum to
+    // coalesce_limit. A caller that waits for the engine by other means (another channel's
+    // completion, card memory, Status) calls flush_credits() first. Ignored for StopList.
+    bool coalesce_credits = false;
+    unsigned coalesce_limit = 64;  // credits held back at most: 1..1023
 };
 
 struct TransferCompletion {
@@ -90,7 +100,7 @@ struct EngineCounters {
     uint64_t descriptors_started = 0;
     uint64_t descriptors_completed = 0;
     uint64_t transfers_completed = 0;
-    uint64_t credits_writes = 0;
+    uint64_t credits_writes = 0;  // writes of Descriptor Credits (one per submit, or per flush)
     uint64_t lists_started = 0;
     uint64_t interrupts = 0;  // MSIs received by wait()
 };
@@ -107,14 +117,19 @@ public:
     // Stream channel: H2C sends length bytes (EOP on the last descriptor when end_of_packet);
     // C2H receives up to length bytes (end_of_packet ignored).
     vfio::Result<uint64_t> submit_stream(uint64_t host_iova, uint64_t length, bool end_of_packet);
+    // EngineOptions::coalesce_credits: hands the descriptors written since the last write of
+    // Descriptor Credits to the engine, in one write of that register; nothing when none wait.
+    void flush_credits();
+    size_t credits_held() const { return m_held_credits; }  // written, not yet credited
 
     // The oldest transfer if it completed (completions are in submission order).
     vfio::Result<std::optional<TransferCompletion>> poll();
     vfio::Result<TransferCompletion> wait(std::chrono::milliseconds timeout);
     vfio::Result<TransferCompletion> wait() { return wait(m_options.timeout); }
 
-    // Clears Run and waits (up to 1 s) for the engine to go idle; in-flight transfers are lost.
-    // The engine stays idle (Run clear) until the next submit reinitialises it, which also
+    // Clears Run and waits (up to 1 s) for the engine to go idle; in-flight transfers are lost,
+    // and so are credits held back (coalesce_credits), never written: clearing Run clears the
+    // register's credits too (PG195). The engine stays idle (Run clear) until the next submit reinitialises it, which also
     // clears a latched error.
     vfio::Result<void> stop();
     // stop(), then reinitialise the channel at once: the latched error is cleared.
@@ -155,22 +170,28 @@ private:
         uint32_t length = 0;
         uint8_t control = 0;
     };
-    struct Transfer {
+    struct Transfer {  // 32 bytes: a ring's worth stays in few cache lines
         uint64_t id = 0;
         uint64_t first = 0;  // descriptor sequence number of its first descriptor
-        size_t count = 0;
         uint64_t length = 0;
-        std::vector<Piece> pending;  // StopList: pieces not yet written to a list
+        uint32_t count = 0;    // descriptors: at most ring_descriptors (1023)
+        bool waiting = false;  // StopList: its pieces wait in m_waiting_pieces for a list
     };
 
     Engine(vfio::Device& device, EngineOptions options) : m_device(device), m_options(options) {}
     vfio::Result<void> initialise();
     vfio::Result<uint64_t> submit(std::vector<Piece>& pieces, uint64_t length);
-    vfio::Result<void> check_pieces(const std::vector<Piece>& pieces);
+    vfio::Error refuse_submit(size_t descriptors, uint64_t length) const;  // zero length, too big, ring full
+    bool piece_fits(const Piece& piece) const;  // the DMA mask and Alignments
+    size_t first_misfit(const std::vector<Piece>& pieces) const;
+    vfio::Error piece_error(size_t index, const Piece& piece) const;
     void write_descriptor(size_t index, const Piece& piece, uint64_t next, unsigned adjacent);
-    vfio::Result<void> start_list();
+    void write_to_ring(std::vector<Piece>& pieces);  // Credits
+    vfio::Result<void> start_list();                 // StopList
+    size_t write_list();
     vfio::Result<uint64_t> hardware_completed();  // descriptors completed so far (sequence)
-    vfio::Result<TransferCompletion> finish(const Transfer& transfer);
+    vfio::Result<TransferCompletion> finish(const Transfer& transfer);  // C2H stream
+    vfio::Error more_completed_than_started(uint64_t completed);
     vfio::Result<void> check_status(uint32_t status_value, const char* source);
     vfio::Error fail(int code, std::string what, const std::string& after = {});
     vfio::Result<void> start_engine();  // sets Control.run (W1S, else a plain write)
@@ -197,13 +218,16 @@ private:
     unsigned m_irq_source = 0;
     vfio::DmaRegion m_ring;  // descriptors | completed count writeback | C2H stream writebacks
     size_t m_count_wb_offset = 0, m_stream_wb_offset = 0;
-    std::deque<Transfer> m_transfers;
+    Fifo<Transfer> m_transfers;
+    Fifo<Piece> m_waiting_pieces;  // StopList: pieces of transfers waiting for the next list
     uint64_t m_next_id = 0;
     uint64_t m_started = 0;     // descriptor sequence numbers handed to the engine
     uint64_t m_completed = 0;   // descriptors seen completed
     uint64_t m_list_base = 0;   // StopList: sequence number of the running list's first descriptor
     size_t m_list_count = 0;    // StopList: descriptors in the running list (0: none running)
-    size_t m_pending_descriptors = 0;  // StopList: descriptors of transfers waiting for a list
+    uint32_t m_held_credits = 0;       // coalesce_credits: descriptors written, not yet credited
+    size_t m_next_slot = 0;            // Credits: ring index of the next descriptor (m_started % ring)
+    uint64_t m_host_limit = ~0ull;     // highest host address the DMA mask reaches
     mutable std::string m_name;
     std::vector<Piece> m_scratch;
     std::chrono::steady_clock::time_point m_deadline;

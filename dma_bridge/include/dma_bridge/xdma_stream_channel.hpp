@@ -31,6 +31,10 @@ struct StreamChannelOptions {
     std::chrono::milliseconds timeout{10000};
     vfio::BufferKind buffer_kind = vfio::BufferKind::Anonymous;
     unsigned dma_mask_bits = 64;  // lowered by the engine's (Engine::dma_mask_bits) for the buffers
+    // EngineOptions::coalesce_credits, off by default: a stream user waits after each submit
+    // (poll/wait write the held credits), so there is little to coalesce, and receive buffers of
+    // a C2H channel held back while the caller waits on another channel would starve a loopback.
+    bool coalesce_credits = false;
 };
 
 class XdmaStreamChannel : public streams::StreamChannel {

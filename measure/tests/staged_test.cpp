@@ -109,28 +109,54 @@ TEST(StagedCopy, ChunkAndDepthMustBeSet) {
     EXPECT_EQ(r.error().code, EINVAL);
 }
 
+namespace {
+
+struct Rates {
+    double direct = 0, pipelined = 0, serial_staged = 0, memcpy = 0;
+    double serial_model() const { return 1.0 / (1.0 / direct + 1.0 / memcpy); }
+};
+
+// The median of three of each, interleaved: direct, pipelined (1 MiB chunks, depth 4), and the
+// control, one chunk (memcpy then DMA); memcpy beside them.
+Rates measure_rates(CopyEndpoint& ep, Host& h, Direction d, uint64_t bytes) {
+    std::vector<double> direct, pipelined, serial_staged, host;
+    const auto rate = [&](auto&& run) {
+        const auto start = Clock::now();
+        EXPECT_TRUE(run());
+        return static_cast<double>(bytes) / seconds_since(start) / 1e9;
+    };
+    for (int i = 0; i < 3; ++i) {
+        direct.push_back(rate([&] { return copy(ep, d, 0, *h.bounce, 0, 0, bytes, kTimeout); }));
+        pipelined.push_back(rate(
+            [&] { return staged_copy(ep, d, {1u << 20, 4}, h.user->data(), *h.bounce, 0, 0, bytes, kTimeout); }));
+        serial_staged.push_back(
+            rate([&] { return staged_copy(ep, d, {bytes, 1}, h.user->data(), *h.bounce, 0, 0, bytes, kTimeout); }));
+        host.push_back(measure_memcpy_gbps(h.scratch->data(), h.user->data(), bytes, 1));
+    }
+    return {median(direct), median(pipelined), median(serial_staged), median(host)};
+}
+
+}  // namespace
+
 // The model's DMA is paced in wall-clock time after issue() returns, so the host's memcpy of
-// the next chunk overlaps it: the pipeline must beat the serial model.
+// the next chunk overlaps it: the pipeline must beat the serial model and the serial control.
+// Timing on a shared machine: up to three attempts.
 TEST(StagedCopy, ThePipelineBeatsTheSerialModel) {
-    auto m = model(1.0);
+    auto m = model(2.0);
     const uint64_t bytes = 16u << 20;
     Host h = buffers(*m, bytes);
     fill_pattern(h.user->data(), bytes, 5);
     fill_pattern(h.bounce->data(), bytes, 6);  // pages touched
-    const double memcpy_gbps = measure_memcpy_gbps(h.scratch->data(), h.user->data(), bytes, 5);
+    fill_pattern(h.scratch->data(), bytes, 7);
     for (Direction d : {Direction::H2C, Direction::C2H}) {
-        std::vector<double> direct, staged;
-        for (int i = 0; i < 3; ++i) {
-            auto start = Clock::now();
-            ASSERT_TRUE(copy(*m, d, 0, *h.bounce, 0, 0, bytes, kTimeout));
-            direct.push_back(static_cast<double>(bytes) / seconds_since(start) / 1e9);
-            start = Clock::now();
-            ASSERT_TRUE(staged_copy(*m, d, {1u << 20, 4}, h.user->data(), *h.bounce, 0, 0, bytes, kTimeout));
-            staged.push_back(static_cast<double>(bytes) / seconds_since(start) / 1e9);
+        Rates r;
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            r = measure_rates(*m, h, d, bytes);
+            if (r.pipelined > r.serial_model() && r.pipelined > r.serial_staged)
+                break;
         }
-        const double serial = 1.0 / (1.0 / median(direct) + 1.0 / memcpy_gbps);
-        EXPECT_GT(median(staged), serial) << to_string(d) << ": direct " << median(direct) << ", memcpy "
-                                          << memcpy_gbps << " GB/s";
+        EXPECT_GT(r.pipelined, r.serial_model()) << to_string(d) << ": direct " << r.direct << ", memcpy " << r.memcpy;
+        EXPECT_GT(r.pipelined, r.serial_staged) << to_string(d);
     }
 }
 

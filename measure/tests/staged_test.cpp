@@ -20,7 +20,7 @@ const std::chrono::milliseconds kTimeout{5000};
 std::unique_ptr<sim::ModelCopyEndpoint> model(double gbps = 4, streams::Lie lie = {}, unsigned in_flight = 4,
                                               bool pageable = false) {
     sim::ModelCopyParameters p;
-    p.card_memory_bytes = 32ull << 20;
+    p.card_memory_bytes = 64ull << 20;
     p.h2c_gbps = p.c2h_gbps = gbps;
     p.latency_us = 2;
     p.in_flight = in_flight;
@@ -116,7 +116,8 @@ struct Rates {
     double serial_model() const { return 1.0 / (1.0 / direct + 1.0 / memcpy); }
 };
 
-// The median of three of each, interleaved: direct, pipelined (1 MiB chunks, depth 4), and the
+// The median of three of each, interleaved: direct, pipelined (4 MiB chunks, depth 4: 8 ms of
+// the model's link queued ahead, more than a busy machine's scheduler takes the thread), and the
 // control, one chunk (memcpy then DMA); memcpy beside them.
 Rates measure_rates(CopyEndpoint& ep, Host& h, Direction d, uint64_t bytes) {
     std::vector<double> direct, pipelined, serial_staged, host;
@@ -128,7 +129,7 @@ Rates measure_rates(CopyEndpoint& ep, Host& h, Direction d, uint64_t bytes) {
     for (int i = 0; i < 3; ++i) {
         direct.push_back(rate([&] { return copy(ep, d, 0, *h.bounce, 0, 0, bytes, kTimeout); }));
         pipelined.push_back(rate(
-            [&] { return staged_copy(ep, d, {1u << 20, 4}, h.user->data(), *h.bounce, 0, 0, bytes, kTimeout); }));
+            [&] { return staged_copy(ep, d, {4u << 20, 4}, h.user->data(), *h.bounce, 0, 0, bytes, kTimeout); }));
         serial_staged.push_back(
             rate([&] { return staged_copy(ep, d, {bytes, 1}, h.user->data(), *h.bounce, 0, 0, bytes, kTimeout); }));
         host.push_back(measure_memcpy_gbps(h.scratch->data(), h.user->data(), bytes, 1));
@@ -143,7 +144,7 @@ Rates measure_rates(CopyEndpoint& ep, Host& h, Direction d, uint64_t bytes) {
 // Timing on a shared machine: up to three attempts.
 TEST(StagedCopy, ThePipelineBeatsTheSerialModel) {
     auto m = model(2.0);
-    const uint64_t bytes = 16u << 20;
+    const uint64_t bytes = 64u << 20;
     Host h = buffers(*m, bytes);
     fill_pattern(h.user->data(), bytes, 5);
     fill_pattern(h.bounce->data(), bytes, 6);  // pages touched

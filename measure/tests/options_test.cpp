@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "measure/tool.hpp"
 
 using namespace measure;
@@ -92,4 +94,22 @@ TEST(Options, TheStagedPipeline) {
     ASSERT_FALSE(bad);
     EXPECT_EQ(bad.error().object, "--staged_chunk 100");
     EXPECT_EQ(bad.error().hint, "expected a multiple of 64 bytes (0: from the measured curve)");
+}
+
+TEST(Options, TheStagedPipelineFromACampaign) {
+    const std::string file = ::testing::TempDir() + "/staged_campaign.json";
+    const auto write = [&](const std::string& chunk) {
+        std::ofstream(file) << R"({"steps": [{"subcommand": "sweep", "staged_chunk": ")" << chunk
+                            << R"(", "staged_depth": 6}]})";
+    };
+    write("2MiB");
+    auto p = parse({"campaign", file.c_str()});
+    ASSERT_TRUE(p) << p.error().message();
+    EXPECT_EQ(p->options.sweep.staged_chunk, 2u << 20);
+    EXPECT_EQ(p->options.sweep.staged_depth, 6u);
+    write("100");
+    auto bad = parse({"campaign", file.c_str()});
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().code, EINVAL);
+    EXPECT_NE(bad.error().hint.find("multiple of 64 bytes"), std::string::npos) << bad.error().message();
 }

@@ -168,6 +168,7 @@ vfio::Result<void> CudaCopyEndpoint::open() {
     m_info.max_in_flight = m_config.max_in_flight;
     m_info.can_launch = true;
     m_info.driver_stages = false;  // only pageable host memory is staged, by the CUDA driver
+    m_info.pageable_copies = true;
     return {};
 }
 

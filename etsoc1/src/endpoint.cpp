@@ -113,6 +113,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_endpoint(Card& card, c
     info.max_in_flight = config.window;
     info.can_launch = card.can_launch();
     info.driver_stages = true;
+    info.pageable_copies = true;  // every buffer is plain memory
     const CardAddress base = PDT_TRY(card.allocate(config.device, config.card_memory_bytes, 4096));
     return std::unique_ptr<streams::CopyEndpoint>(
         std::make_unique<Endpoint>(card, config, std::move(mover), base, std::move(info)));

@@ -35,7 +35,7 @@ vfio::Result<std::vector<uint64_t>> size_list(const json& j, const std::string& 
 }
 
 const std::map<std::string, std::set<std::string>> kStepKeys = {
-    {"sweep", {"min_bytes", "max_bytes", "repeats", "iterations", "staged"}},
+    {"sweep", {"min_bytes", "max_bytes", "repeats", "iterations", "staged", "staged_chunk", "staged_depth"}},
     {"latency", {"bytes", "samples", "max_gap_us"}},
     {"access", {"sizes", "offsets", "windows", "transfers"}},
     {"inflight", {"sizes", "repeats"}},
@@ -52,6 +52,12 @@ vfio::Result<void> apply_step(const json& s, const std::string& name, ToolOption
         o.sweep.repeats = repeats ? repeats : o.sweep.repeats;
         o.sweep.iterations = s.value("iterations", o.sweep.iterations);
         o.sweep.staged = s.value("staged", o.sweep.staged);
+        o.sweep.staged_chunk = PDT_TRY(size_field(s, "staged_chunk", o.sweep.staged_chunk));
+        o.sweep.staged_depth = s.value("staged_depth", o.sweep.staged_depth);
+        if (o.sweep.staged_chunk % 64 != 0 || o.sweep.staged_depth > 64)
+            return vfio::make_error("campaign", "sweep staged_chunk/staged_depth", EINVAL,
+                                    "expected a chunk of a multiple of 64 bytes and 0 to 64 bounce slots (0: from the "
+                                    "measured curve)");
     } else if (name == "latency") {
         o.latency.bytes = PDT_TRY(size_field(s, "bytes", o.latency.bytes));
         o.latency.samples = s.value("samples", o.latency.samples);

@@ -64,7 +64,7 @@ std::string command_line(int argc, const char* const* argv) {
 }
 
 struct RawOptions {
-    std::string min_bytes, max_bytes, latency_bytes, bidir_bytes, active_bytes;
+    std::string min_bytes, max_bytes, latency_bytes, bidir_bytes, active_bytes, staged_chunk;
     std::string access_sizes, access_offsets, access_windows, access_patterns, access_caches, access_memories,
         access_direction, inflight_sizes;
     unsigned repeats = 0;
@@ -90,6 +90,10 @@ po::options_description tool_options(ToolOptions& o, RawOptions& r) {
         "max_bytes", po::value(&r.max_bytes), "sweep: largest size (default 256MiB)")(
         "iterations", po::value(&o.sweep.iterations), "sweep: copies per size per run (default 64 MiB worth, 5-50)")(
         "no_staged", "sweep: the direct path only")(
+        "staged_chunk", po::value(&r.staged_chunk),
+        "sweep: the staged pipeline's chunk, a multiple of 64 bytes (default 0: where the direct rate reaches 90%)")(
+        "staged_depth", po::value(&o.sweep.staged_depth)->default_value(0),
+        "sweep: the staged pipeline's bounce slots in flight (default 0: 4, within the endpoint's limit)")(
         "disturbed_bound", po::value(&o.sweep.disturbed_bound)->default_value(o.sweep.disturbed_bound, "0.10"),
         "sweep: the host reference's spread between runs, (max-min)/median, above which the sweep is marked disturbed")(
         "samples", po::value(&o.latency.samples), "latency: copies per direction and mode (default 200)")(
@@ -115,6 +119,8 @@ po::options_description tool_options(ToolOptions& o, RawOptions& r) {
     return d;
 }
 
+constexpr unsigned kMaxStagedDepth = 64;
+
 vfio::Result<void> apply_raw(const RawOptions& r, const po::variables_map& vm, ToolOptions& o) {
     // Each option given (its text not empty) is parsed in this order, so the first bad one is named.
     for (auto [text, size] : {std::pair{&r.min_bytes, &o.sweep.min_bytes}, std::pair{&r.max_bytes, &o.sweep.max_bytes},
@@ -139,6 +145,14 @@ vfio::Result<void> apply_raw(const RawOptions& r, const po::variables_map& vm, T
         o.inflight.sizes = PDT_TRY(parse_size_list(r.inflight_sizes));
     if (vm.count("no_staged"))
         o.sweep.staged = false;
+    if (!r.staged_chunk.empty()) {
+        o.sweep.staged_chunk = PDT_TRY(parse_size(r.staged_chunk));
+        if (o.sweep.staged_chunk % 64 != 0)
+            return usage("--staged_chunk " + r.staged_chunk, "expected a multiple of 64 bytes (0: from the measured curve)");
+    }
+    if (o.sweep.staged_depth > kMaxStagedDepth)
+        return usage("--staged_depth " + std::to_string(o.sweep.staged_depth),
+                     "expected 0 (from the endpoint) to " + std::to_string(kMaxStagedDepth) + " bounce slots");
     if (vm.count("repeats")) {
         if (r.repeats == 0)
             return usage("--repeats 0", "expected 1 or more");

@@ -114,7 +114,7 @@ json to_json(const SweepResult& s) {
     for (const StagedModelPoint& m : s.staged_model)
         staged.push_back({{"direction", to_string(m.direction)}, {"bytes", m.bytes}, {"model_gbps", m.model_gbps},
                           {"measured_gbps", m.measured_gbps}});
-    return {{"repeats", s.repeats},
+    json out = {{"repeats", s.repeats},
             {"memcpy_gbps", s.memcpy_gbps},
             {"memcpy_bytes", s.memcpy_bytes},
             {"points", points},
@@ -126,6 +126,16 @@ json to_json(const SweepResult& s) {
             {"reference_spread", s.reference_spread},
             {"disturbed_bound", s.disturbed_bound},
             {"disturbed", s.disturbed}};
+    if (s.staged.chunk_bytes) {
+        json calibration = json::array();
+        for (const CalibrationPoint& c : s.staged.calibration)
+            calibration.push_back({{"direction", to_string(c.direction)}, {"bytes", c.bytes}, {"gbps", c.gbps}});
+        out["staged_pipeline"] = {{"chunk_bytes", s.staged.chunk_bytes}, {"depth", s.staged.depth},
+                                  {"why", s.staged.why}, {"calibration", calibration}};
+    }
+    if (!s.pageable_skipped.empty())
+        out["pageable_skipped"] = s.pageable_skipped;
+    return out;
 }
 
 json to_json(const RunResult& r) {

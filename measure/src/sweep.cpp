@@ -1,20 +1,27 @@
 // sweep: every size, both directions, direct and staged, the variants in a random order in
-// every repeat (seed 000 section 1); the staged model 1 / (1/DMA + 1/memcpy) (section 2).
+// every repeat (seed 000 section 1); the staged model 1 / (1/DMA + 1/memcpy) (section 2). The
+// staged path is pipelined (staged.hpp, F20); where the endpoint's driver stages pageable
+// buffers itself, its copy of them (path "pageable") is measured at the largest size beside it.
 #include <algorithm>
 #include <cstring>
 
-#include "measure/subcommands.hpp"
+#include "measure/staged.hpp"
 
 namespace measure {
 namespace {
 
+enum class Path { Direct, Staged, Pageable };
+const char* name_of(Path p) { return p == Path::Direct ? "direct" : p == Path::Staged ? "staged" : "pageable"; }
+
 struct Variant {
     Direction direction;
-    bool staged;
+    Path path;
+    bool top_only = false;  // the largest size alone
 };
 
 struct Buffers {
     std::unique_ptr<HostBuffer> source, check, user;  // registered, registered, pageable (staged)
+    StagedPipeline pipeline;
 };
 
 unsigned iterations_for(const SweepSettings& s, uint64_t bytes) {
@@ -23,17 +30,18 @@ unsigned iterations_for(const SweepSettings& s, uint64_t bytes) {
     return static_cast<unsigned>(std::clamp<uint64_t>((64ull << 20) / bytes, 5, 50));
 }
 
-// Times copy `slot` of the variant; `timed` is its seconds.
+// Times copy `slot` of the variant; `timed` is its seconds. A staged copy's bounce slots lie in
+// the registered buffer's range of the slot.
 vfio::Result<void> timed_copy(CopyEndpoint& ep, const Variant& v, Buffers& b, const KeyedSlot& slot, uint64_t bytes,
                               const CommonSettings& common, double& timed) {
     HostBuffer& dma = v.direction == Direction::H2C ? *b.source : *b.check;
-    uint8_t* dma_bytes = dma.data() + slot.host_offset;
     const auto start = Clock::now();
-    if (v.staged && v.direction == Direction::H2C)
-        std::memcpy(dma_bytes, b.user->data() + slot.host_offset, bytes);
-    PDT_CHECK(copy(ep, v.direction, 0, dma, slot.host_offset, slot.card_offset, bytes, common.timeout));
-    if (v.staged && v.direction == Direction::C2H)
-        std::memcpy(b.user->data() + slot.host_offset, dma_bytes, bytes);
+    if (v.path == Path::Staged)
+        PDT_CHECK(staged_copy(ep, v.direction, b.pipeline, b.user->data() + slot.host_offset, dma, slot.host_offset,
+                              slot.card_offset, bytes, common.timeout));
+    else
+        PDT_CHECK(copy(ep, v.direction, 0, v.path == Path::Pageable ? *b.user : dma, slot.host_offset,
+                       slot.card_offset, bytes, common.timeout));
     timed = seconds_since(start);
     return {};
 }
@@ -43,20 +51,20 @@ vfio::Result<void> timed_copy(CopyEndpoint& ep, const Variant& v, Buffers& b, co
 // buffers and the card window hold, each batch prepared before and checked after its timing.
 vfio::Result<double> run_size(CopyEndpoint& ep, const Variant& v, Buffers& b, uint64_t bytes, unsigned iterations,
                               const CommonSettings& common, unsigned run, uint64_t& key, uint64_t& verified) {
-    const CopyName name{ep.info().name + " sweep " + (v.staged ? "staged " : "direct ") + format_bytes(bytes) +
+    const CopyName name{ep.info().name + " sweep " + name_of(v.path) + " " + format_bytes(bytes) +
                             " run " + std::to_string(run + 1),
                         1, iterations};
     // The copies' host side (where the pattern starts or must arrive) and a scratch buffer that
     // no timed copy of this variant touches (preloads, read-backs).
-    HostBuffer& data = v.staged ? *b.user : v.direction == Direction::H2C ? *b.source : *b.check;
+    HostBuffer& data = v.path != Path::Direct ? *b.user : v.direction == Direction::H2C ? *b.source : *b.check;
     HostBuffer& scratch = v.direction == Direction::H2C ? *b.check : *b.source;
     const uint64_t per_batch = slots_that_fit(iterations, bytes, b.source->size(), 0, ep.info().card_memory_bytes);
     std::vector<double> rates;
     for (unsigned done = 0; done < iterations;) {
         const auto slots = keyed_slots(std::min<uint64_t>(per_batch, iterations - done), bytes, 0, key);
         PDT_CHECK(prepare_batch(ep, v.direction, data, scratch, slots, bytes, common.timeout));
-        if (v.staged && v.direction == Direction::C2H)
-            for (const KeyedSlot& slot : slots)  // the DMA buffer too: a copy that lands nowhere leaves poison
+        if (v.path == Path::Staged && v.direction == Direction::C2H)
+            for (const KeyedSlot& slot : slots)  // the bounce slots too: a copy that lands nowhere leaves poison
                 fill_poison(b.check->data() + slot.host_offset, bytes, slot.key);
         for (const KeyedSlot& slot : slots) {
             double seconds = 0;
@@ -107,7 +115,7 @@ void judge_disturbance(SweepResult& sweep) {
 void summarise_sweep(SweepResult& sweep) {
     judge_disturbance(sweep);
     for (Direction d : {Direction::H2C, Direction::C2H})
-        for (const char* path : {"direct", "staged"}) {
+        for (const char* path : {"direct", "staged", "pageable"}) {
             const SweepPoint* top = sweep.largest(d, path);
             if (!top)
                 continue;
@@ -160,6 +168,32 @@ std::vector<uint64_t> sweep_sizes(const EndpointInfo& info, const SweepSettings&
     return sizes;
 }
 
+// Direct both ways; with the staged path, staged both ways and, where the endpoint's copies take
+// pageable buffers, the driver's own staging at the largest size (else why not, in `out`).
+std::vector<Variant> variants_for(const EndpointInfo& info, const SweepSettings& s, SweepResult& out) {
+    std::vector<Variant> variants = {{Direction::H2C, Path::Direct}, {Direction::C2H, Path::Direct}};
+    if (!s.staged)
+        return variants;
+    variants.insert(variants.end(), {{Direction::H2C, Path::Staged}, {Direction::C2H, Path::Staged}});
+    if (info.pageable_copies)
+        variants.insert(variants.end(), {{Direction::H2C, Path::Pageable, true}, {Direction::C2H, Path::Pageable, true}});
+    else
+        out.pageable_skipped = info.name + " copies only registered buffers: its driver stages no pageable memory";
+    return variants;
+}
+
+bool measured_at(const Variant& v, size_t size_index, size_t sizes) { return !v.top_only || size_index + 1 == sizes; }
+
+void begin_progress(Progress& progress, const SweepSettings& s, const std::vector<Variant>& variants,
+                    const std::vector<uint64_t>& sizes) {
+    double work = 0, steps = 0;
+    for (const Variant& v : variants)
+        for (size_t i = 0; i < sizes.size(); ++i)
+            if (measured_at(v, i, sizes.size()))
+                work += static_cast<double>(sizes[i]) * iterations_for(s, sizes[i]), ++steps;
+    progress.begin("sweep", static_cast<uint64_t>(steps) * s.repeats, work * s.repeats);
+}
+
 }  // namespace
 
 vfio::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, const CommonSettings& common,
@@ -179,22 +213,19 @@ vfio::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, co
     SweepResult out;
     out.repeats = s.repeats;
     out.disturbed_bound = s.disturbed_bound;
+    uint64_t key = common.seed * 0x100000001b3ull;
     const uint64_t reference_bytes = std::min<uint64_t>(top, 16ull << 20);
     if (s.staged) {
+        out.staged = PDT_TRY(plan_staged(ep, s, *b.source, *b.check, common, key, verified));
+        b.pipeline = {out.staged.chunk_bytes, out.staged.depth};
         out.memcpy_bytes = top;
         out.memcpy_gbps = measure_memcpy_gbps(b.user->data(), b.source->data(), top, 5);
     }
-    std::vector<Variant> variants = {{Direction::H2C, false}, {Direction::C2H, false}};
-    if (s.staged)
-        variants.insert(variants.end(), {{Direction::H2C, true}, {Direction::C2H, true}});
+    const std::vector<Variant> variants = variants_for(ep.info(), s, out);
     // medians[variant][size][run]
     std::vector<std::vector<std::vector<double>>> medians(variants.size(), std::vector<std::vector<double>>(sizes.size()));
-    double work = 0;
-    for (uint64_t bytes : sizes)
-        work += static_cast<double>(bytes) * iterations_for(s, bytes);
-    progress.begin("sweep", s.repeats * variants.size() * sizes.size(), work * variants.size() * s.repeats);
+    begin_progress(progress, s, variants, sizes);
     Rng rng(common.seed);
-    uint64_t key = common.seed * 0x100000001b3ull;
     for (unsigned run = 0; run < s.repeats; ++run) {
         std::vector<size_t> order(variants.size());
         for (size_t i = 0; i < order.size(); ++i)
@@ -202,6 +233,8 @@ vfio::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, co
         std::shuffle(order.begin(), order.end(), rng);
         for (size_t v : order)
             for (size_t i = 0; i < sizes.size(); ++i) {
+                if (!measured_at(variants[v], i, sizes.size()))
+                    continue;
                 const unsigned n = iterations_for(s, sizes[i]);
                 medians[v][i].push_back(PDT_TRY(run_size(ep, variants[v], b, sizes[i], n, common, run, key, verified)));
                 progress.step(static_cast<double>(sizes[i]) * n);
@@ -212,8 +245,9 @@ vfio::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, co
     progress.end();
     for (size_t v = 0; v < variants.size(); ++v)
         for (size_t i = 0; i < sizes.size(); ++i)
-            out.points.push_back({variants[v].direction, variants[v].staged ? "staged" : "direct", sizes[i],
-                                  medians[v][i], mean_ci99(medians[v][i])});
+            if (!medians[v][i].empty())
+                out.points.push_back({variants[v].direction, name_of(variants[v].path), sizes[i], medians[v][i],
+                                      mean_ci99(medians[v][i])});
     summarise_sweep(out);
     return out;
 }

@@ -33,6 +33,42 @@ std::string padded(const std::string& text, size_t width) {
     return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
 }
 
+// The staged pipeline, its measured rate over the serial model and over the driver's own
+// staging of pageable memory, at the largest size.
+void print_staged(const SweepResult& s, std::ostream& out) {
+    if (s.staged.chunk_bytes)
+        out << "  staged pipeline: chunk " << format_bytes(s.staged.chunk_bytes) << ", depth " << s.staged.depth << ": "
+            << s.staged.why << "\n";
+    for (Direction d : {Direction::H2C, Direction::C2H}) {
+        std::string curve;
+        for (const CalibrationPoint& c : s.staged.calibration)
+            if (c.direction == d)
+                curve += (curve.empty() ? "" : ", ") + format_bytes(c.bytes) + " " + num(c.gbps);
+        if (!curve.empty())
+            out << "  staged calibration " << to_string(d) << " direct: " << curve << " GB/s\n";
+    }
+    for (const StagedModelPoint& m : s.staged_model) {
+        if (m.bytes != s.memcpy_bytes)
+            continue;
+        const double over = m.model_gbps > 0 ? m.measured_gbps / m.model_gbps : 0;
+        out << "  " << to_string(m.direction) << " staged " << format_bytes(m.bytes) << ": measured "
+            << num(m.measured_gbps) << " GB/s, model 1/(1/DMA + 1/memcpy) " << num(m.model_gbps) << " GB/s: "
+            << (over > 1 ? "beats the serial model by " + num(over, 2) + "x"
+                         : "below the serial model (" + num(over, 2) + "x)")
+            << "\n";
+    }
+    for (Direction d : {Direction::H2C, Direction::C2H}) {
+        const SweepPoint* staged = s.largest(d, "staged");
+        const SweepPoint* pageable = s.largest(d, "pageable");
+        if (staged && pageable && pageable->rate.mean > 0)
+            out << "  " << to_string(d) << " staged / driver pageable " << format_bytes(pageable->bytes) << ": "
+                << num(staged->rate.mean) << " / " << num(pageable->rate.mean)
+                << " GB/s = " << num(staged->rate.mean / pageable->rate.mean, 2) << "\n";
+    }
+    if (!s.pageable_skipped.empty())
+        out << "  driver pageable copy: not measured: " << s.pageable_skipped << "\n";
+}
+
 void print(const SweepResult& s, std::ostream& out) {
     out << "sweep: mean of " << s.repeats << " run medians per size\n";
     for (const SweepPoint& p : s.points)
@@ -58,10 +94,7 @@ void print(const SweepResult& s, std::ostream& out) {
         out << "  DISTURBED: the host reference spread " << num(100 * s.reference_spread, 1) << "% (over "
             << num(100 * s.disturbed_bound, 1) << "%) between runs: these rates are the disturbed host's, not the "
                "device's\n";
-    for (const StagedModelPoint& m : s.staged_model)
-        if (m.bytes == s.memcpy_bytes)
-            out << "  " << to_string(m.direction) << " staged " << format_bytes(m.bytes) << ": measured "
-                << num(m.measured_gbps) << " GB/s, model 1/(1/DMA + 1/memcpy) " << num(m.model_gbps) << " GB/s\n";
+    print_staged(s, out);
 }
 
 void print(const LatencyResult& l, std::ostream& out) {

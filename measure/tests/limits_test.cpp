@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "subcommand_fixture.hpp"
+#include "measure/staged.hpp"
 #include "measure/subcommands.hpp"
 #include "measure/text.hpp"
 #include "measure/tool.hpp"
@@ -62,7 +63,10 @@ TEST_F(Limits, SweepLeavesOutSizesAboveTheWindowAndSaysWhy) {
                               "edu-like model"))
         << joined(warnings);
     EXPECT_EQ(warnings.size(), 1u) << joined(warnings);
-    EXPECT_EQ(verified, 2u * 4u * (1024 + 2048));  // every copy of each size of each variant checked
+    // Every copy of each size of each variant checked, and the staged path's calibration copies
+    // (the window's 2 KiB only: 64 KiB does not fit).
+    EXPECT_EQ(verified, 2u * 4u * (1024 + 2048) + 2u * kCalibrationCopies * 2048);
+    EXPECT_EQ(r->staged.chunk_bytes, 2048u);
 }
 
 TEST_F(Limits, ASweepWhoseSizesAllExceedTheWindowMeasuresTheWindowAndSaysSo) {
@@ -112,7 +116,7 @@ TEST_F(Limits, LatencyAboveTheWindowIsClampedAndSaidSo) {
 TEST_F(Limits, AnEndpointWithoutACardWindowIsAnError) {
     // No endpoint should report a zero window; if one did, nothing may be issued at all.
     struct NoWindow final : CopyEndpoint {
-        EndpointInfo m_info{"no window", "", 0, 0, 1, 1, false, false, "", ""};
+        EndpointInfo m_info{"no window", "", 0, 0, 1, 1, false, false, false, "", ""};
         const EndpointInfo& info() const override { return m_info; }
         vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t, HostMemory) override {
             return vfio::make_error("allocate", "no window", ENOMEM);

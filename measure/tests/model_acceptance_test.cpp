@@ -65,11 +65,16 @@ TEST_F(ModelRun, SweepRecoversRatesHalfRateSizeAndStagedModel) {
         if (p.path == "direct")
             expect_within_10(p.rate.mean, copy_gbps(p.bytes, p.direction == Direction::H2C ? kH2c : kC2h),
                              std::string(to_string(p.direction)) + " " + std::to_string(p.bytes));
-    // The staged path adds a memcpy far faster than the model: the staged rate follows 1/(1/DMA + 1/memcpy).
+    // The staged path adds a memcpy far faster than the model, pipelined (F20): the staged rate is
+    // at least the serial model 1/(1/DMA + 1/memcpy) and at most the direct rate.
     ASSERT_FALSE(r->staged_model.empty());
     for (const StagedModelPoint& p : r->staged_model)
-        if (p.bytes >= 65536)
-            expect_within_10(p.measured_gbps, p.model_gbps, "staged " + std::to_string(p.bytes));
+        if (p.bytes >= 65536) {
+            const double direct = copy_gbps(p.bytes, p.direction == Direction::H2C ? kH2c : kC2h);
+            EXPECT_GE(p.measured_gbps, 0.9 * p.model_gbps) << "staged " << p.bytes;
+            EXPECT_LE(p.measured_gbps, 1.1 * direct) << "staged " << p.bytes;
+        }
+    EXPECT_GT(r->staged.chunk_bytes, 0u);
     EXPECT_GT(verified, 0u);
 }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "measure/tool.hpp"
 
 using namespace measure;
@@ -51,6 +53,9 @@ TEST(Options, UsageErrorsAreEinval) {
         {"ceiling", "--resident_fraction", "1.5"},
         {"sweep", "--disturbed_bound", "0"},
         {"sweep", "--disturbed_bound", "-0.1"},
+        {"sweep", "--staged_chunk", "100"},
+        {"sweep", "--staged_chunk", "lots"},
+        {"sweep", "--staged_depth", "65"},
         {"campaign", "/nonexistent/campaign.json"},
     };
     for (const auto& args : bad) {
@@ -74,4 +79,37 @@ TEST(Options, HelpListsTheSubcommands) {
     ASSERT_TRUE(p);
     EXPECT_TRUE(p->help);
     EXPECT_NE(p->help_text.find("sweep|latency|access|inflight|bidir|launch|ceiling|campaign"), std::string::npos);
+}
+
+TEST(Options, TheStagedPipeline) {
+    auto p = parse({"sweep", "--staged_chunk", "1MiB", "--staged_depth", "2"});
+    ASSERT_TRUE(p) << p.error().message();
+    EXPECT_EQ(p->options.sweep.staged_chunk, 1u << 20);
+    EXPECT_EQ(p->options.sweep.staged_depth, 2u);
+    auto from_curve = parse({"sweep", "--staged_chunk", "0"});
+    ASSERT_TRUE(from_curve) << from_curve.error().message();
+    EXPECT_EQ(from_curve->options.sweep.staged_chunk, 0u);
+    EXPECT_EQ(from_curve->options.sweep.staged_depth, 0u);
+    auto bad = parse({"sweep", "--staged_chunk", "100"});
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().object, "--staged_chunk 100");
+    EXPECT_EQ(bad.error().hint, "expected a multiple of 64 bytes (0: from the measured curve)");
+}
+
+TEST(Options, TheStagedPipelineFromACampaign) {
+    const std::string file = ::testing::TempDir() + "/staged_campaign.json";
+    const auto write = [&](const std::string& chunk) {
+        std::ofstream(file) << R"({"steps": [{"subcommand": "sweep", "staged_chunk": ")" << chunk
+                            << R"(", "staged_depth": 6}]})";
+    };
+    write("2MiB");
+    auto p = parse({"campaign", file.c_str()});
+    ASSERT_TRUE(p) << p.error().message();
+    EXPECT_EQ(p->options.sweep.staged_chunk, 2u << 20);
+    EXPECT_EQ(p->options.sweep.staged_depth, 6u);
+    write("100");
+    auto bad = parse({"campaign", file.c_str()});
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().code, EINVAL);
+    EXPECT_NE(bad.error().hint.find("multiple of 64 bytes"), std::string::npos) << bad.error().message();
 }

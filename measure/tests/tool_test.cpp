@@ -24,11 +24,13 @@ test_support::Outcome measure(const std::string& args, test_support::Stderr to =
 TEST(PcieLinkMeasure, BadOptionsExitTwo) {
     for (const std::string args : {"", "warp", "sweep --no_such_option", "sweep --repeats 0", "sweep --endpoint nothing",
                                    "sweep --model_h2c_gbps 0", "campaign", "sweep --min_bytes lots",
-                                   "sweep --model_memory lots", "ceiling"}) {
+                                   "sweep --model_memory lots", "ceiling", "sweep --staged_chunk 100",
+                                   "sweep --staged_depth 65"}) {
         const auto r = measure(args);
         EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output << r.err;
         EXPECT_TRUE(contains(r.err, "pcie_link_measure: ")) << args;
     }
+    EXPECT_TRUE(contains(measure("sweep --staged_chunk 100").err, "multiple of 64 bytes"));
     const auto endpoint = measure("sweep --endpoint nothing");
     EXPECT_TRUE(contains(endpoint.err, "known endpoints: model")) << endpoint.err;
 }

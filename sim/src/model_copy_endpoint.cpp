@@ -66,6 +66,7 @@ ModelCopyEndpoint::ModelCopyEndpoint(const ModelCopyParameters& p) : m_parameter
     m_info.queues = p.queues;
     m_info.max_in_flight = p.in_flight;
     m_info.can_launch = p.launch_us > 0;
+    m_info.pageable_copies = p.pageable_copies;
     m_pending.resize(p.queues);
     m_last_completion.resize(p.queues);
     m_next_sequence.resize(p.queues);
@@ -145,6 +146,10 @@ vfio::Result<streams::Ticket> ModelCopyEndpoint::issue(Direction direction, unsi
         card_offset > m_info.card_memory_bytes || bytes > m_info.card_memory_bytes - card_offset)
         return copy_error(direction, queue, host_offset, card_offset, bytes, EINVAL,
                           "outside the host buffer, the card memory or the largest copy");
+    if (host.memory() == HostMemory::Pageable && !m_parameters.pageable_copies)
+        return copy_error(direction, queue, host_offset, card_offset, bytes, EINVAL,
+                          "the host buffer is pageable: the model copies only registered memory "
+                          "(pageable_copies, --model_pageable_copies, lets it stage them as CUDA's driver does)");
     std::lock_guard<std::mutex> lock(m_mutex);
     if (m_pending[queue].size() >= m_parameters.in_flight)
         return copy_error(direction, queue, host_offset, card_offset, bytes, EBUSY,

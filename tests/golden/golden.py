@@ -54,6 +54,8 @@ TIMING_ONLY = re.compile(r"too short for a rate|No completed transfers|overwritt
 TIMING_FIGURE = re.compile(r"^(Min|Mean|Max)( = .*\(Mbytes/sec\)|: too short for a rate \(.*\))$")
 HEX_TIME = re.compile(r"build timestamp : [0-9A-F]{8} - [0-9/: ]+")
 ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+# The staged path over its serial model: above or below it by the machine's timing alone.
+SERIAL_MODEL = re.compile(r"(beats the serial model by <f>x|below the serial model \(<f>x\))$")
 LINK_PROOF = re.compile(r"(link proof: .* needs at least )Gen\d x\d+")  # from the measured rate
 VOLATILE_KEY = re.compile(r"rate|bytes|seconds|secs|_s$|_us$|_ns$|_ms$|time|gbps|mbps|samples|count|copies|"
                           r"runs|iterations|p\d+|mean|median|min|max|low|high|ci|held|rss|elapsed|words|packets|"
@@ -71,6 +73,7 @@ def mask_text(text):
         line = ISO_TIME.sub("<utc>", line)
         line = LINK_PROOF.sub(r"\1<gen> <width>", HEX_TIME.sub("build timestamp : <t>", line))
         line = FLOAT.sub("<f>", line.replace("..", "\0\0")).replace("\0\0", "..")  # "low..high"
+        line = SERIAL_MODEL.sub("<beats or below> the serial model", line)
         line = TIMING_FIGURE.sub(r"\1 = <rate> (Mbytes/sec)", line)
         if TIMING_ONLY.search(line):
             continue

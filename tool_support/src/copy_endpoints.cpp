@@ -31,6 +31,8 @@ CopyEndpoints::CopyEndpoints() {
         "model_memory", po::value(&m_model_memory), "model: card memory (default 256MiB)")(
         "model_corrupt_every", po::value(&m.corrupt_every)->default_value(m.corrupt_every),
         "model fault: flip one byte of every Nth copy (0: never)")(
+        "model_pageable_copies", po::bool_switch(&m.pageable_copies),
+        "model: copies may use pageable host buffers (staged by the driver, as CUDA's; default: refused)")(
         "model_pci_address", po::value(&m.pci_address), "model: a function whose LnkSta to read (with --pci_access sim)");
     cli::add_lie_option(m_options, "model_lie", "model and edu (--edu_sim): the simulated endpoint's", m_model_lie);
     add_xdma_options(m_options, m_xdma);

@@ -27,6 +27,22 @@ struct StagedModelPoint {
     double model_gbps = 0, measured_gbps = 0;
 };
 
+// A direct copy timed to choose the staged path's chunk: the median rate of its copies.
+struct CalibrationPoint {
+    Direction direction = Direction::H2C;
+    uint64_t bytes = 0;
+    double gbps = 0;
+};
+
+// The staged path's pipeline and why it was chosen (F20): "direct reaches 90% of its best rate
+// at 1 MiB (H2C 512 KiB, C2H 1 MiB)".
+struct StagedPlan {
+    uint64_t chunk_bytes = 0;  // 0: no staged path
+    unsigned depth = 0;
+    std::string why;
+    std::vector<CalibrationPoint> calibration;  // empty when both were given
+};
+
 struct SweepResult {
     unsigned repeats = 0;
     double memcpy_gbps = 0;
@@ -35,6 +51,10 @@ struct SweepResult {
     std::map<std::string, double> large_copy_gbps;  // "H2C/direct": the mean at the largest size
     std::map<std::string, uint64_t> half_rate_bytes, ninety_rate_bytes;
     std::vector<StagedModelPoint> staged_model;
+    StagedPlan staged;
+    // Path "pageable" (the largest size only): direct copies from or to the pageable user
+    // buffer, staged by the endpoint's driver. Why it was not measured; empty when it was.
+    std::string pageable_skipped;
     // The host memcpy reference measured after each run (A/B/A/B), its spread (max - min) /
     // median, and whether that spread passed the bound: the host was disturbed.
     std::vector<double> reference_runs_gbps;

@@ -44,6 +44,7 @@ struct ModelCopyParameters {
     uint64_t card_memory_bytes = 256ull << 20;
     uint64_t max_copy_bytes = 0;     // 0: card_memory_bytes
     uint64_t corrupt_every = 0;      // fault: flip one byte of every Nth copy (0: never)
+    bool pageable_copies = false;    // copies may use pageable buffers (as CUDA's driver stages them); else refused
     streams::Lie lie;                   // test-only: the card lies (docs/verification.md); a transfer is a copy
 };
 

@@ -53,6 +53,7 @@ struct EndpointInfo {
     unsigned max_in_flight = 1;      // copies one queue may hold at once
     bool can_launch = false;         // runs code on the card: launch_empty is implemented
     bool driver_stages = false;      // every copy goes through a bounce buffer of the driver (ET-SoC-1)
+    bool pageable_copies = false;    // copies may use HostMemory::Pageable buffers: the driver stages them (CUDA)
     // DMA engines the adapter drives itself (XDMA): their run mode and completion method as the
     // --engine_mode and --completion options spell them ("credits", "poll_writeback"); else empty.
     std::string engine_mode, completion;

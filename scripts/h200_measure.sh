@@ -126,7 +126,7 @@ run() {
     : >"$summary"
     note() { echo "$*" | tee -a "$summary"; }
     local machine gpu_line
-    machine="$(hostname): $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+    machine="$(hostname): $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
     gpu_line=$(nvidia-smi --query-gpu=name,pci.bus_id,driver_version,pcie.link.gen.current,pcie.link.width.current \
         --format=csv,noheader -i "$gpu" 2>/dev/null || echo "no nvidia-smi")
     note "# $(date -u +%FT%TZ) on $machine; GPU $gpu: $gpu_line"

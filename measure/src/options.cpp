@@ -94,6 +94,9 @@ po::options_description tool_options(ToolOptions& o, RawOptions& r) {
         "sweep: the staged pipeline's chunk, a multiple of 64 bytes (default 0: where the direct rate reaches 90%)")(
         "staged_depth", po::value(&o.sweep.staged_depth)->default_value(0),
         "sweep: the staged pipeline's bounce slots in flight (default 0: 4, within the endpoint's limit)")(
+        "staged_threads", po::value(&o.sweep.staged_threads)->default_value(0),
+        "sweep: threads sharing the staged pipeline's host copies, 1..64 (default 0: 4 on a host of 16 cores or "
+        "more, else a quarter of the cores)")(
         "disturbed_bound", po::value(&o.sweep.disturbed_bound)->default_value(o.sweep.disturbed_bound, "0.10"),
         "sweep: the host reference's spread between runs, (max-min)/median, above which the sweep is marked disturbed")(
         "samples", po::value(&o.latency.samples), "latency: copies per direction and mode (default 200)")(
@@ -150,6 +153,9 @@ vfio::Result<void> apply_raw(const RawOptions& r, const po::variables_map& vm, T
         if (o.sweep.staged_chunk % 64 != 0)
             return usage("--staged_chunk " + r.staged_chunk, "expected a multiple of 64 bytes (0: from the measured curve)");
     }
+    if (o.sweep.staged_threads > 64)
+        return usage("--staged_threads " + std::to_string(o.sweep.staged_threads),
+                     "expected 0 (from the host's cores) to 64 threads");
     if (o.sweep.staged_depth > kMaxStagedDepth)
         return usage("--staged_depth " + std::to_string(o.sweep.staged_depth),
                      "expected 0 (from the endpoint) to " + std::to_string(kMaxStagedDepth) + " bounce slots");

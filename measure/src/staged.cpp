@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <thread>
 
 namespace measure {
 namespace {
@@ -10,6 +11,13 @@ namespace {
 struct Chunk {
     uint64_t offset = 0, bytes = 0, slot = 0;  // within the copy; slot: its bounce offset within the copy's slots
 };
+
+void host_copy(const StagedPipeline& p, uint8_t* to, const uint8_t* from, uint64_t bytes) {
+    if (p.copier)
+        p.copier->copy(to, from, bytes);
+    else
+        std::memcpy(to, from, bytes);
+}
 
 Chunk chunk(const StagedPipeline& p, uint64_t bytes, uint64_t i) {
     const uint64_t offset = i * p.chunk_bytes;
@@ -27,7 +35,7 @@ vfio::Result<void> staged_h2c(CopyEndpoint& ep, const StagedPipeline& p, const u
             in_flight.pop_front();
         }
         const Chunk c = chunk(p, bytes, i);
-        std::memcpy(bounce.data() + bounce_offset + c.slot, user + c.offset, c.bytes);
+        host_copy(p, bounce.data() + bounce_offset + c.slot, user + c.offset, c.bytes);
         in_flight.push_back(
             PDT_TRY(ep.issue(Direction::H2C, 0, bounce, bounce_offset + c.slot, card_offset + c.offset, c.bytes)));
     }
@@ -53,7 +61,7 @@ vfio::Result<void> staged_c2h(CopyEndpoint& ep, const StagedPipeline& p, uint8_t
         PDT_CHECK(ep.wait(in_flight.front(), timeout));
         in_flight.pop_front();
         const Chunk c = chunk(p, bytes, i);
-        std::memcpy(user + c.offset, bounce.data() + bounce_offset + c.slot, c.bytes);
+        host_copy(p, user + c.offset, bounce.data() + bounce_offset + c.slot, c.bytes);
         if (i + p.depth < chunks)
             PDT_CHECK(issue(i + p.depth));
     }
@@ -70,6 +78,11 @@ vfio::Result<void> staged_copy(CopyEndpoint& ep, Direction direction, const Stag
     if (direction == Direction::H2C)
         return staged_h2c(ep, p, user, bounce, bounce_offset, card_offset, bytes, timeout);
     return staged_c2h(ep, p, user, bounce, bounce_offset, card_offset, bytes, timeout);
+}
+
+unsigned default_staged_threads() {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    return std::clamp(cores / 4, 1u, 4u);
 }
 
 uint64_t knee_bytes(const std::vector<CalibrationPoint>& curve, double fraction) {

@@ -211,13 +211,18 @@ vfio::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, co
         b.user = PDT_TRY(ep.allocate(top, HostMemory::Pageable));
 
     SweepResult out;
+    std::unique_ptr<ParallelMemcpy> copier;  // outlives every staged copy of this sweep
     out.repeats = s.repeats;
     out.disturbed_bound = s.disturbed_bound;
     uint64_t key = common.seed * 0x100000001b3ull;
     const uint64_t reference_bytes = std::min<uint64_t>(top, 16ull << 20);
     if (s.staged) {
         out.staged = PDT_TRY(plan_staged(ep, s, *b.source, *b.check, common, key, verified));
-        b.pipeline = {out.staged.chunk_bytes, out.staged.depth};
+        const unsigned threads = s.staged_threads ? s.staged_threads : default_staged_threads();
+        copier = std::make_unique<ParallelMemcpy>(threads);
+        out.staged.why += "; host copies on " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "") +
+                          (s.staged_threads ? " (--staged_threads)" : "");
+        b.pipeline = {out.staged.chunk_bytes, out.staged.depth, copier.get()};
         out.memcpy_bytes = top;
         out.memcpy_gbps = measure_memcpy_gbps(b.user->data(), b.source->data(), top, 5);
     }

@@ -101,6 +101,36 @@ TEST(StagedCopy, EveryLieFailsItWithTheCopyNamed) {
         }
 }
 
+// The staged path's host copies shared by threads: exact at every size, cut or not.
+TEST(ParallelMemcpy, CopiesExactlyWithAnyThreadCountAndSize) {
+    for (unsigned threads : {1u, 2u, 3u, 4u}) {
+        measure::ParallelMemcpy copier(threads);
+        EXPECT_EQ(copier.threads(), threads);
+        for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{4095}, uint64_t{256} << 10, (uint64_t{1} << 20) + 7,
+                               (uint64_t{3} << 20) + 65}) {
+            std::vector<uint8_t> from(bytes + 64), to(bytes + 64, 0xee);
+            for (size_t i = 0; i < from.size(); ++i)
+                from[i] = static_cast<uint8_t>(i * 131 + threads);
+            copier.copy(to.data(), from.data(), bytes);
+            ASSERT_TRUE(std::equal(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(bytes), to.begin()))
+                << threads << " threads, " << bytes << " bytes";
+            ASSERT_TRUE(std::all_of(to.begin() + static_cast<std::ptrdiff_t>(bytes), to.end(),
+                                    [](uint8_t b) { return b == 0xee; }))
+                << "wrote past the end: " << threads << " threads, " << bytes << " bytes";
+        }
+    }
+}
+
+TEST(StagedCopy, DataArrivesExactlyThroughThreadedHostCopies) {
+    measure::ParallelMemcpy copier(3);
+    auto ep = model();
+    const StagedPipeline p{uint64_t{512} << 10, 3, &copier};
+    for (Direction d : {Direction::H2C, Direction::C2H}) {
+        auto done = checked_staged(*ep, d, p, (uint64_t{2} << 20) + 192, 0x5150 + static_cast<uint64_t>(d));
+        EXPECT_TRUE(done.ok()) << done.error().message();
+    }
+}
+
 TEST(StagedCopy, ChunkAndDepthMustBeSet) {
     auto m = model();
     Host h = buffers(*m, 4096);

@@ -56,6 +56,8 @@ HEX_TIME = re.compile(r"build timestamp : [0-9A-F]{8} - [0-9/: ]+")
 ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 # The staged path over its serial model: above or below it by the machine's timing alone.
 SERIAL_MODEL = re.compile(r"(beats the serial model by <f>x|below the serial model \(<f>x\))$")
+# The staged path's host-copy threads by default: from the machine's cores.
+STAGED_THREADS = re.compile(r"host copies on \d+ threads?")
 LINK_PROOF = re.compile(r"(link proof: .* needs at least )Gen\d x\d+")  # from the measured rate
 VOLATILE_KEY = re.compile(r"rate|bytes|seconds|secs|_s$|_us$|_ns$|_ms$|time|gbps|mbps|samples|count|copies|"
                           r"runs|iterations|p\d+|mean|median|min|max|low|high|ci|held|rss|elapsed|words|packets|"
@@ -74,6 +76,7 @@ def mask_text(text):
         line = LINK_PROOF.sub(r"\1<gen> <width>", HEX_TIME.sub("build timestamp : <t>", line))
         line = FLOAT.sub("<f>", line.replace("..", "\0\0")).replace("\0\0", "..")  # "low..high"
         line = SERIAL_MODEL.sub("<beats or below> the serial model", line)
+        line = STAGED_THREADS.sub("host copies on <n> threads", line)
         line = TIMING_FIGURE.sub(r"\1 = <rate> (Mbytes/sec)", line)
         if TIMING_ONLY.search(line):
             continue
@@ -120,7 +123,9 @@ def mask_json(value, key=""):
     if isinstance(value, int):
         return "<n>" if VOLATILE_KEY.search(key) else value
     if isinstance(value, str):
-        return re.sub(r"\d+", "<n>", FLOAT.sub("<f>", value)) if VOLATILE_KEY.search(key) else value
+        if VOLATILE_KEY.search(key):
+            return re.sub(r"\d+", "<n>", FLOAT.sub("<f>", value))
+        return STAGED_THREADS.sub("host copies on <n> threads", value)
     return value
 
 

@@ -3,6 +3,7 @@
 // the others; and the chunk and depth chosen from the direct path's measured curve.
 #pragma once
 
+#include "measure/parallel_memcpy.hpp"
 #include "measure/subcommands.hpp"
 
 namespace measure {
@@ -10,7 +11,12 @@ namespace measure {
 struct StagedPipeline {
     uint64_t chunk_bytes = 0;  // C: each chunk one copy (at most info().max_copy_bytes)
     unsigned depth = 1;        // D bounce slots, copies in flight (at most info().max_in_flight)
+    ParallelMemcpy* copier = nullptr;  // the host copies' threads; null: memcpy on the calling thread
 };
+
+// --staged_threads 0: the host copies' threads, 4 where the host has 16 cores or more, else a
+// quarter of its cores (at least 1).
+unsigned default_staged_threads();
 
 // H2C: user[0, bytes) to card[card_offset..]; C2H: the card's bytes to user. Chunk i goes through
 // slot i % D at bounce[bounce_offset + (i % D) C], on queue 0: H2C copies chunk i into its slot

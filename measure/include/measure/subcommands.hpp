@@ -19,6 +19,7 @@ struct SweepSettings {
     bool staged = true;       // also the staged path (memcpy through a bounce buffer)
     uint64_t staged_chunk = 0;  // the staged pipeline's chunk (a multiple of 64); 0: from the measured curve
     unsigned staged_depth = 0;  // its bounce slots; 0: 4, within the endpoint's copies in flight
+    unsigned staged_threads = 0;  // threads sharing its host copies; 0: default_staged_threads()
     // After each run, a host memcpy (the reference, A) beside the run's copies (B): when the
     // reference's runs spread by more than this, (max - min) / median, the host was disturbed
     // and the sweep says its rates are not the device's (F20).

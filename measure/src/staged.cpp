@@ -144,11 +144,9 @@ vfio::Result<double> calibrate_size(CopyEndpoint& ep, Direction d, HostBuffer& s
 // Chunk from the curve: the larger of the two directions' 90% sizes.
 vfio::Result<void> chunk_from_curve(CopyEndpoint& ep, HostBuffer& source, HostBuffer& check, uint64_t limit,
                                     const CommonSettings& common, uint64_t& key, uint64_t& verified, StagedPlan& plan) {
-    // The first copies pay for first touches (the model's card pages, a driver's lazy set-up):
-    // one untimed, unchecked copy over the card range the calibration uses comes first.
+    // No untimed warm-up copy: every copy is checked (a copy that is not could absorb a
+    // corruption unseen); each size's median of kCalibrationCopies absorbs first touches.
     const std::vector<uint64_t> sizes = calibration_sizes(limit);
-    const uint64_t span = std::min({sizes.back() * kCalibrationCopies, source.size(), ep.info().card_memory_bytes});
-    PDT_CHECK(copy(ep, Direction::H2C, 0, source, 0, 0, span, common.timeout));
     std::string each;
     for (Direction d : {Direction::H2C, Direction::C2H}) {
         std::vector<CalibrationPoint> curve;

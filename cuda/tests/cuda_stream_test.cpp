@@ -21,6 +21,15 @@ cuda_stream::ChannelConfig config(unsigned channel = 0, size_t count = 4, uint64
     return c;
 }
 
+// The next completion is buffer i, holding the i-th buffer's words of p's stream.
+void expect_generated_buffer(streams::StreamChannel& c, const pattern::Pattern& p, size_t i) {
+    auto done = c.wait(std::chrono::seconds(10));
+    ASSERT_TRUE(done.ok()) << done.error().message();
+    ASSERT_EQ(done->buffer, i);
+    const auto m = p.verify(reinterpret_cast<const uint32_t*>(c.buffer(i)), c.buffer_size() / 4, i * c.buffer_size() / 4);
+    EXPECT_TRUE(m.ok()) << m.describe();
+}
+
 TEST(CudaStream, NoGpuIsAnErrorThatSaysWhy) {
     auto count = cuda_stream::gpu_count();
     if (count.ok()) {
@@ -69,14 +78,8 @@ TEST(CudaStream, C2hDataIsTheGeneratedStream) {
     const pattern::Pattern p(cuda_stream::generated_stream_of(3), 0);
     for (size_t i = 0; i < 2; ++i)
         ASSERT_TRUE(c.submit(i, c.buffer_size(), false).ok());
-    for (size_t i = 0; i < 2; ++i) {
-        auto done = c.wait(std::chrono::seconds(10));
-        ASSERT_TRUE(done.ok()) << done.error().message();
-        ASSERT_EQ(done->buffer, i);
-        const auto m = p.verify(reinterpret_cast<const uint32_t*>(c.buffer(i)), c.buffer_size() / 4,
-                                i * c.buffer_size() / 4);
-        EXPECT_TRUE(m.ok()) << m.describe();
-    }
+    for (size_t i = 0; i < 2; ++i)
+        expect_generated_buffer(c, p, i);
 }
 
 struct Quiet : stream_test::Observer {
@@ -147,14 +150,8 @@ TEST(CudaStream, PageableC2hDeliversTheGeneratedStreamInOrder) {
         std::memset(c.buffer(i), 0xa5, c.buffer_size());  // poison: what was not copied fails
         ASSERT_TRUE(c.submit(i, c.buffer_size(), false).ok());  // returns before the copy (posted)
     }
-    for (size_t i = 0; i < c.buffer_count(); ++i) {
-        auto done = c.wait(std::chrono::seconds(10));
-        ASSERT_TRUE(done.ok()) << done.error().message();
-        ASSERT_EQ(done->buffer, i);
-        const auto m = p.verify(reinterpret_cast<const uint32_t*>(c.buffer(i)), c.buffer_size() / 4,
-                                i * c.buffer_size() / 4);
-        EXPECT_TRUE(m.ok()) << m.describe();
-    }
+    for (size_t i = 0; i < c.buffer_count(); ++i)
+        expect_generated_buffer(c, p, i);
     EXPECT_TRUE(c.stop().ok());
 }
 

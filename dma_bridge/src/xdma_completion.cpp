@@ -219,6 +219,10 @@ vfio::Result<std::optional<TransferCompletion>> Engine::poll() {
         c2h_stream() ? PDT_TRY(finish(front)) : TransferCompletion{front.id, front.length, false};
     m_transfers.pop_front();
     ++m_counters.transfers_completed;
+    // Interrupt completion: take the MSI that announced it (raised with the count, so pending by
+    // now), whether wait() slept on it or a poll between two waits found the transfer done.
+    if (m_options.completion == CompletionMethod::Interrupt)
+        m_counters.interrupts += PDT_TRY(m_device.irq_poll(m_options.msi_vector));
     // StopList: the list is done once its last transfer is taken off; start what waits.
     if (m_options.mode == RunMode::StopList && m_list_count > 0 && m_completed == m_list_base + m_list_count &&
         (m_transfers.empty() || m_transfers.front().waiting)) {
@@ -234,11 +238,8 @@ vfio::Result<TransferCompletion> Engine::wait(std::chrono::milliseconds timeout)
     const bool interrupt = m_options.completion == CompletionMethod::Interrupt;
     for (unsigned spins = 0;; ++spins) {
         auto done = PDT_TRY(poll());
-        if (done) {
-            if (interrupt)  // take the MSI that announced it, if it is still pending
-                m_counters.interrupts += PDT_TRY(m_device.irq_poll(m_options.msi_vector));
+        if (done)
             return *done;
-        }
         if (m_transfers.empty())
             return vfio::make_error(std::string(to_string(m_options.direction)) + " " +
                                         std::to_string(m_options.channel) + " wait",

@@ -159,10 +159,12 @@ bool card_range(const XdmaConfig& c, uint64_t address, uint64_t length) {
 
 }  // namespace
 
-void flip_bit(Impl& impl, Channel& ch, std::vector<uint8_t>& data) {
-    if (!data.empty() && impl.take_fault(ch, XdmaFault::DataBitFlip))
+void flip_bit(Impl& impl, Channel& ch, uint8_t* data, uint64_t n) {
+    if (n > 0 && impl.take_fault(ch, XdmaFault::DataBitFlip))
         data[0] ^= 0x01;
 }
+
+void flip_bit(Impl& impl, Channel& ch, std::vector<uint8_t>& data) { flip_bit(impl, ch, data.data(), data.size()); }
 
 // Completes ch.current: count, writebacks, STOP.
 void complete(Impl& impl, Channel& ch, bool eop) {
@@ -224,9 +226,11 @@ bool move_mm_data(Impl& impl, Channel& ch) {
         return false;
     }
     const Descriptor& d = *ch.current;
-    std::vector<uint8_t> data(d.length);
+    if (impl.mm_scratch.size() < d.length)
+        impl.mm_scratch.resize(d.length);
+    uint8_t* const data = impl.mm_scratch.data();
     if (ch.direction == XdmaDirection::H2C) {
-        if (!impl.device.dma_read(d.src_adr, data.data(), d.length)) {
+        if (!impl.device.dma_read(d.src_adr, data, d.length)) {
             stop_with_error(impl, ch, kStatusReadErrorUr);
             return false;
         }
@@ -234,19 +238,19 @@ bool move_mm_data(Impl& impl, Channel& ch) {
             stop_with_error(impl, ch, kStatusWriteErrorDecode);
             return false;
         }
-        flip_bit(impl, ch, data);
-        deliver(impl, ch, true, d.dst_adr - impl.config.card_memory_base, data.data(), d.length);
+        flip_bit(impl, ch, data, d.length);
+        deliver(impl, ch, true, d.dst_adr - impl.config.card_memory_base, data, d.length);
         overrun_h2c(impl, ch, d);
     } else {
         if (!card_range(impl.config, d.src_adr, d.length)) {
             stop_with_error(impl, ch, kStatusReadErrorUr);  // C2H bit 9: read error, decode
             return false;
         }
-        impl.card_memory.read(d.src_adr - impl.config.card_memory_base, data.data(), d.length);
-        flip_bit(impl, ch, data);
+        impl.card_memory.read(d.src_adr - impl.config.card_memory_base, data, d.length);
+        flip_bit(impl, ch, data, d.length);
         // A C2H write the IOMMU blocks is a posted write: the engine does not see it (the
         // IOMMU logs the fault), as on hardware.
-        deliver(impl, ch, false, d.dst_adr, data.data(), d.length);
+        deliver(impl, ch, false, d.dst_adr, data, d.length);
         overrun_c2h(impl, ch, d);
     }
     impl.bytes_moved += d.length;

@@ -171,6 +171,9 @@ struct Impl {
     std::vector<Channel> h2c, c2h;
     CardMemory card_memory;
     uint64_t bytes_moved = 0;  // data bytes the engines moved (throttle accounting)
+    // A memory-mapped descriptor's data on its way through the model, kept between descriptors:
+    // a fresh zeroed buffer each time cost more than the copy (page faults on every large one).
+    std::vector<uint8_t> mm_scratch;
     streams::Lie lie;               // test-only: the engines lie (xdma_lies.cpp)
     uint64_t lie_transfers = 0;  // descriptors completed, every channel: what stale_after counts
     // SGDMA common block.
@@ -196,6 +199,7 @@ struct Impl {
 void stop_with_error(Impl& impl, Channel& ch, uint32_t bits);
 void complete(Impl& impl, Channel& ch, bool eop);
 void flip_bit(Impl& impl, Channel& ch, std::vector<uint8_t>& data);
+void flip_bit(Impl& impl, Channel& ch, uint8_t* data, uint64_t n);
 // Lying engines (xdma_lies.cpp): every data write to a destination goes through deliver();
 // complete() calls end_transfer(), and fetching the next descriptor land_late().
 void raw_write(Impl& impl, bool card, uint64_t address, const uint8_t* data, uint64_t n);

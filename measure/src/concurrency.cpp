@@ -1,9 +1,9 @@
 // inflight (two copies in one queue, one in each of two queues, one at a time: seed 000
 // section 5), bidir (both directions at once) and launch (seed 000 section 4).
 #include <algorithm>
+#include <barrier>
 #include <cstring>
 #include <deque>
-#include <latch>
 #include <thread>
 
 #include "measure/subcommands.hpp"
@@ -124,16 +124,34 @@ struct WayBuffers {
 
 // One direction's copies back to back on its own queue, each with its own key, prepared before
 // and checked after its timing (docs/verification.md): the median copy's rate.
+// With `lockstep` (both directions at once, one thread each): the threads copy together and
+// prepare and check together, so that neither's timed copy shares the link with the other's
+// preparation or check (a C2H check reads nothing, but an H2C check reads the card back, and a
+// C2H preparation writes the card: traffic in the other direction). A thread that leaves early
+// (an error) drops out of the lockstep, so the other never waits for it.
 vfio::Result<double> one_way(CopyEndpoint& ep, Direction d, unsigned queue, WayBuffers& b, uint64_t card,
                              uint64_t bytes, unsigned copies, const CommonSettings& c, uint64_t& key,
-                             const std::string& what) {
+                             const std::string& what, std::barrier<>* lockstep = nullptr) {
+    struct Leave {
+        std::barrier<>* lockstep;
+        ~Leave() {
+            if (lockstep)
+                lockstep->arrive_and_drop();
+        }
+    } leave{lockstep};
+    const auto together = [lockstep] {
+        if (lockstep)
+            lockstep->arrive_and_wait();
+    };
     std::vector<double> rates;
     for (unsigned i = 0; i < copies; ++i) {
         const auto slots = keyed_slots(1, bytes, card, key);
         PDT_CHECK(prepare_batch(ep, d, *b.data, *b.scratch, slots, bytes, c.timeout, queue));
+        together();
         const auto start = Clock::now();
         PDT_CHECK(copy(ep, d, queue, *b.data, 0, card, bytes, c.timeout));
         rates.push_back(static_cast<double>(bytes) / seconds_since(start) / 1e9);
+        together();
         PDT_CHECK(check_batch(ep, d, *b.data, *b.scratch, slots, bytes, c.timeout, CopyName{what, i + 1, copies}, queue));
     }
     return median(rates);
@@ -147,13 +165,11 @@ vfio::Result<BidirRun> both_ways(CopyEndpoint& ep, WayBuffers& src, WayBuffers& 
                                  const CommonSettings& c, uint64_t& h2c_key, uint64_t& c2h_key, const std::string& what) {
     if (ep.info().queues >= 2) {
         vfio::Result<double> back = 0.0;
-        std::latch both_ready(2);  // start together: a thread that starts late would run alone
+        std::barrier<> lockstep(2);  // each pair of copies starts together: a late one would run alone
         std::thread reader([&] {
-            both_ready.arrive_and_wait();
-            back = one_way(ep, Direction::C2H, 1, dst, bytes, bytes, copies, c, c2h_key, what + " C2H");
+            back = one_way(ep, Direction::C2H, 1, dst, bytes, bytes, copies, c, c2h_key, what + " C2H", &lockstep);
         });
-        both_ready.arrive_and_wait();
-        auto forth = one_way(ep, Direction::H2C, 0, src, 0, bytes, copies, c, h2c_key, what + " H2C");
+        auto forth = one_way(ep, Direction::H2C, 0, src, 0, bytes, copies, c, h2c_key, what + " H2C", &lockstep);
         reader.join();
         if (!forth)
             return std::move(forth).error();

@@ -273,14 +273,16 @@ bool Impl::move_descriptor(bool c2h_side, bool is_mm, unsigned qid, Queue& q, co
             stop_queue(c2h_side, qid, kDmaError, DSC_ERR_DMA);
             return true;
         }
-        std::vector<uint8_t> data(length);
+        if (mm_scratch.size() < length)
+            mm_scratch.resize(length);
+        uint8_t* const data = mm_scratch.data();
         if (c2h_side)
-            card.read(src - config.card_memory_base, data.data(), length);
-        else if (!device.dma_read(src, data.data(), length).ok()) {
+            card.read(src - config.card_memory_base, data, length);
+        else if (!device.dma_read(src, data, length).ok()) {
             stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
             return true;
         }
-        deliver(q, !c2h_side, dst, data.data(), length);
+        deliver(q, !c2h_side, dst, data, length);
         ++(c2h_side ? c2h_mm_count : h2c_mm_count);
         end_transfer(q);
     } else {

@@ -188,6 +188,9 @@ struct Impl {
     std::map<unsigned, Queue> h2c, c2h;          // by physical queue
     std::map<unsigned, std::deque<std::vector<uint8_t>>> loopback;  // C2H stream input by queue
     std::map<unsigned, uint64_t> loopback_bytes;
+    // A memory-mapped descriptor's data on its way through the model, kept between descriptors
+    // (up to 256 MiB each: a fresh zeroed buffer each time cost page faults on every one).
+    std::vector<uint8_t> mm_scratch;
     CardMemory card;
     streams::Lie lie;
     uint64_t lie_transfers = 0;

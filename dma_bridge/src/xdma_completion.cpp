@@ -219,8 +219,9 @@ vfio::Result<std::optional<TransferCompletion>> Engine::poll() {
         c2h_stream() ? PDT_TRY(finish(front)) : TransferCompletion{front.id, front.length, false};
     m_transfers.pop_front();
     ++m_counters.transfers_completed;
-    // Interrupt completion: take the MSI that announced it (raised with the count, so pending by
-    // now), whether wait() slept on it or a poll between two waits found the transfer done.
+    // Interrupt completion: take the MSI that announced it, whether wait() slept on it or a poll
+    // between two waits found the transfer done (the model raises it with the count; on hardware
+    // one that trails the count is taken by the next completion, or dropped as stale at submit).
     if (m_options.completion == CompletionMethod::Interrupt)
         m_counters.interrupts += PDT_TRY(m_device.irq_poll(m_options.msi_vector));
     // StopList: the list is done once its last transfer is taken off; start what waits.

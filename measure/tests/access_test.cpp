@@ -23,24 +23,15 @@ sim::ModelCopyParameters fast(unsigned corrupt_every = 0) {
 }
 
 // Forwards to the model and records the host offset and size of every copy issued.
-class Recording final : public CopyEndpoint {
+class Recording final : public ForwardingEndpoint {
 public:
-    explicit Recording(const sim::ModelCopyParameters& p) : m_model(sim::ModelCopyEndpoint::create(p).value()) {}
-    const EndpointInfo& info() const override { return m_model->info(); }
-    vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override {
-        return m_model->allocate(bytes, memory);
-    }
+    explicit Recording(const sim::ModelCopyParameters& p) : ForwardingEndpoint(sim::ModelCopyEndpoint::create(p).value()) {}
     vfio::Result<Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset, uint64_t card_offset,
                                uint64_t bytes) override {
         issued.push_back({host_offset, bytes});
-        return m_model->issue(d, queue, host, host_offset, card_offset, bytes);
+        return ForwardingEndpoint::issue(d, queue, host, host_offset, card_offset, bytes);
     }
-    vfio::Result<void> wait(const Ticket& t, std::chrono::milliseconds timeout) override { return m_model->wait(t, timeout); }
-    vfio::Result<void> reset_queues() override { return m_model->reset_queues(); }
     std::vector<std::pair<uint64_t, uint64_t>> issued;  // host offset, bytes
-
-private:
-    std::unique_ptr<sim::ModelCopyEndpoint> m_model;
 };
 
 AccessSettings one_point(Direction d, uint64_t bytes, uint64_t window, unsigned transfers) {

@@ -175,13 +175,10 @@ namespace {
 
 // The model, with one copy of the both-ways phase failing: the first H2C copy on queue 0 or the
 // second C2H copy on queue 1 issued after the C2H thread's first (queue 1 is only used then).
-class FailsInBothWays : public streams::CopyEndpoint {
+class FailsInBothWays final : public ForwardingEndpoint {
 public:
-    FailsInBothWays(streams::CopyEndpoint& inner, Direction failing) : m_inner(inner), m_failing(failing) {}
-    const streams::EndpointInfo& info() const override { return m_inner.info(); }
-    vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override {
-        return m_inner.allocate(bytes, memory);
-    }
+    FailsInBothWays(std::unique_ptr<streams::CopyEndpoint> inner, Direction failing)
+        : ForwardingEndpoint(std::move(inner)), m_failing(failing) {}
     vfio::Result<streams::Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset,
                                         uint64_t card_offset, uint64_t bytes) override {
         const bool c2h_thread = d == Direction::C2H && queue == 1;
@@ -190,15 +187,10 @@ public:
                                                       : d == Direction::H2C && queue == 0 && seen >= 1 && !m_failed.exchange(true);
         if (fail)
             return vfio::make_error("issue", "model queue " + std::to_string(queue), EIO, "injected failure");
-        return m_inner.issue(d, queue, host, host_offset, card_offset, bytes);
+        return ForwardingEndpoint::issue(d, queue, host, host_offset, card_offset, bytes);
     }
-    vfio::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override {
-        return m_inner.wait(ticket, timeout);
-    }
-    vfio::Result<void> reset_queues() override { return m_inner.reset_queues(); }
 
 private:
-    streams::CopyEndpoint& m_inner;
     Direction m_failing;
     std::atomic<unsigned> m_c2h_thread_copies{0};
     std::atomic<bool> m_failed{false};
@@ -210,8 +202,7 @@ private:
 // (it never waits for the one that left), and the run is the failure, named.
 TEST_F(ModelRun, BidirWithOneDirectionFailingEndsWithItsError) {
     for (const Direction failing : {Direction::C2H, Direction::H2C}) {
-        auto m = model();
-        FailsInBothWays ep(*m, failing);
+        FailsInBothWays ep(model(), failing);
         BidirSettings s;
         s.bytes = 64ull << 10, s.repeats = 1, s.copies = 6;
         auto r = run_bidir(ep, s, common, progress, verified);

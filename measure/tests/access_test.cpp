@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "subcommand_fixture.hpp"
+#include "streams/forwarding_endpoint.hpp"
 #include "measure/subcommands.hpp"
 #include "sim/model_copy_endpoint.hpp"
 
@@ -23,13 +24,13 @@ sim::ModelCopyParameters fast(unsigned corrupt_every = 0) {
 }
 
 // Forwards to the model and records the host offset and size of every copy issued.
-class Recording final : public ForwardingEndpoint {
+class Recording final : public streams::ForwardingEndpoint {
 public:
-    explicit Recording(const sim::ModelCopyParameters& p) : ForwardingEndpoint(sim::ModelCopyEndpoint::create(p).value()) {}
+    explicit Recording(const sim::ModelCopyParameters& p) : streams::ForwardingEndpoint(sim::ModelCopyEndpoint::create(p).value()) {}
     vfio::Result<Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset, uint64_t card_offset,
                                uint64_t bytes) override {
         issued.push_back({host_offset, bytes});
-        return ForwardingEndpoint::issue(d, queue, host, host_offset, card_offset, bytes);
+        return streams::ForwardingEndpoint::issue(d, queue, host, host_offset, card_offset, bytes);
     }
     std::vector<std::pair<uint64_t, uint64_t>> issued;  // host offset, bytes
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "subcommand_fixture.hpp"
+#include "streams/forwarding_endpoint.hpp"
 #include "measure/analysis.hpp"
 #include "measure/subcommands.hpp"
 #include "measure/tool.hpp"
@@ -175,10 +176,10 @@ namespace {
 
 // The model, with one copy of the both-ways phase failing: the first H2C copy on queue 0 or the
 // second C2H copy on queue 1 issued after the C2H thread's first (queue 1 is only used then).
-class FailsInBothWays final : public ForwardingEndpoint {
+class FailsInBothWays final : public streams::ForwardingEndpoint {
 public:
     FailsInBothWays(std::unique_ptr<streams::CopyEndpoint> inner, Direction failing)
-        : ForwardingEndpoint(std::move(inner)), m_failing(failing) {}
+        : streams::ForwardingEndpoint(std::move(inner)), m_failing(failing) {}
     vfio::Result<streams::Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset,
                                         uint64_t card_offset, uint64_t bytes) override {
         const bool c2h_thread = d == Direction::C2H && queue == 1;
@@ -187,7 +188,7 @@ public:
                                                       : d == Direction::H2C && queue == 0 && seen >= 1 && !m_failed.exchange(true);
         if (fail)
             return vfio::make_error("issue", "model queue " + std::to_string(queue), EIO, "injected failure");
-        return ForwardingEndpoint::issue(d, queue, host, host_offset, card_offset, bytes);
+        return streams::ForwardingEndpoint::issue(d, queue, host, host_offset, card_offset, bytes);
     }
 
 private:
@@ -211,6 +212,21 @@ TEST_F(ModelRun, BidirWithOneDirectionFailingEndsWithItsError) {
         EXPECT_NE(r.error().message().find(failing == Direction::C2H ? "queue 1" : "queue 0"), std::string::npos)
             << r.error().message();
     }
+}
+
+// The forwarding base (tool_support's OwningEndpoint is one) forwards launches too: an endpoint
+// that runs code stays one behind it, and one that does not still says ENOTSUP.
+TEST(ForwardingEndpoint, ForwardsLaunchesToTheEndpointItHolds) {
+    streams::ForwardingEndpoint launches(model());
+    EXPECT_TRUE(launches.info().can_launch);
+    auto launched = launches.launch_empty(0, 2, std::chrono::milliseconds(1000));
+    EXPECT_TRUE(launched) << launched.error().message();
+    sim::ModelCopyParameters p = parameters();
+    p.launch_us = 0;
+    streams::ForwardingEndpoint none(model(p));
+    auto refused = none.launch_empty(0, 1, std::chrono::milliseconds(1000));
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, ENOTSUP);
 }
 
 TEST(ModelEndpoint, ASharedLinkSerialisesTheTwoDirections) {

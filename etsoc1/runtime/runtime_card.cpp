@@ -127,8 +127,7 @@ public:
         return guarded("rt::IRuntime::retrieveStreamErrors", stream_name(stream), [&] {
             std::vector<CardError> errors;
             for (const auto& e : m_runtime->retrieveStreamErrors(stream_id(stream)))
-                errors.push_back(CardError{"DeviceErrorCode " + std::to_string(static_cast<int>(e.errorCode_)),
-                                           e.getString()});
+                errors.push_back(CardError{std::to_string(e.errorCode_), e.getString()});
             return errors;
         });
     }
@@ -143,8 +142,9 @@ public:
     }
 
 private:
-    // A copy's source and destination.
-    using Ends = std::pair<const std::byte*, std::byte*>;
+    // A copy's source and destination. Both non-const: rt::MemcpyList::addOp takes a
+    // non-const source too (the single-node calls take a const one).
+    using Ends = std::pair<std::byte*, std::byte*>;
 
     // One node: the plain call; more: a MemcpyList, one DMA-list command either way. The
     // barrier is passed every time (the runtime's defaults: H2D false, D2H true). ends(node):
@@ -166,7 +166,6 @@ private:
         });
     }
 
-    static const std::byte* as_bytes(const uint8_t* p) { return reinterpret_cast<const std::byte*>(p); }
     static std::byte* as_bytes(uint8_t* p) { return reinterpret_cast<std::byte*>(p); }
     std::string name(int device) const { return "ET-SoC-1 " + std::to_string(device); }
     std::string stream_name(StreamId stream) const { return "ET-SoC-1 stream " + std::to_string(stream); }

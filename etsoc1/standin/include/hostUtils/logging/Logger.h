@@ -1,13 +1,19 @@
-// STAND-IN, not the vendor's header (see runtime/Types.h here): hostUtils' default g3log logger,
-// which a program creates once before using the runtime.
+// STAND-IN, not the vendor's header (see runtime/Types.h here): hostUtils' g3log loggers
+// (et-platform f5e790405, common-sw). LoggerDefault adds a sink that writes every message to
+// stderr; a program creates one logger before using the runtime.
 #pragma once
 
 namespace logging {
 
-class LoggerDefault {
+class Logger {
 public:
-    LoggerDefault();
-    ~LoggerDefault();
+    explicit Logger();
+    void init();
+};
+
+class LoggerDefault : public Logger {
+public:
+    explicit LoggerDefault(bool initialize = true);
 };
 
 }  // namespace logging

@@ -62,6 +62,38 @@ vfio::Result<Etsoc1Cards> parse_etsoc1_devices(const std::vector<std::string>& d
     return cards;
 }
 
+namespace {
+
+vfio::Error unused_option(const std::string& name, const std::string& text, const std::string& why) {
+    return vfio::make_error("option --" + name + " \"" + text + "\" is not used", "", EINVAL, why);
+}
+
+}  // namespace
+
+vfio::Result<void> check_etsoc1_options_used(const Etsoc1Selection& selection, const std::vector<GivenOption>& shaping) {
+    const Etsoc1Cards cards = PDT_TRY(parse_etsoc1_devices(selection.devices));
+    if (selection.devices.empty()) {
+        const std::string why = "it shapes an ET-SoC-1 card, and no --etsoc1_device names one (N: a card of the "
+                                "runtime, fake: the fake card)";
+        if (!selection.socket.empty())
+            return unused_option("etsoc1_socket", selection.socket, why);
+        if (!selection.fake.empty())
+            return unused_option("etsoc1_fake", selection.fake, why);
+        for (const GivenOption& option : shaping)
+            if (!option.text.empty())
+                return unused_option(option.name, option.text, why);
+        return {};
+    }
+    if (!selection.socket.empty() && cards.indices.empty())
+        return unused_option("etsoc1_socket", selection.socket,
+                             "it names the runtime daemon of the cards --etsoc1_device N names, and only the fake "
+                             "card is named");
+    if (!selection.fake.empty() && cards.fakes == 0)
+        return unused_option("etsoc1_fake", selection.fake,
+                             "it shapes the fake card, and --etsoc1_device names only cards of the runtime");
+    return {};
+}
+
 void add_xdma_mode_options(po::options_description& options, XdmaModeText& modes) {
     options.add_options()
         ("engine_mode", po::value(&modes.engine_mode),

@@ -21,7 +21,7 @@ nlohmann::json measure(const std::string& args) {
     o.stderr_to = test_support::Stderr::separate;
     o.stdin_from_null = true;
     o.timeout = std::chrono::milliseconds(120000);
-    const auto r = test_support::run_process(PCIE_LINK_MEASURE, test_support::words(args + " --endpoint etsoc1 --json"), o);
+    const auto r = test_support::run_process(PCIE_LINK_MEASURE, test_support::words(args + " --endpoint etsoc1 --etsoc1_device fake --json"), o);
     EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output << r.err;
     auto j = nlohmann::json::parse(r.output, nullptr, false);
     EXPECT_FALSE(j.is_discarded()) << r.output << r.err;
@@ -123,9 +123,32 @@ TEST(Etsoc1Measure, WindowOutOfRangeIsAUsageError) {
         test_support::RunOptions o;
         o.stdin_from_null = true;
         const auto r = test_support::run_process(
-            PCIE_LINK_MEASURE, {"sweep", "--endpoint", "etsoc1", "--etsoc1_window", window}, o);
+            PCIE_LINK_MEASURE, {"sweep", "--endpoint", "etsoc1", "--etsoc1_device", "fake", "--etsoc1_window", window}, o);
         EXPECT_EQ(r.exit_code, 2) << window << "\n" << r.output;
         EXPECT_TRUE(contains(r.output, "parse option --etsoc1_window")) << r.output;
+    }
+}
+
+// F30: an option that names or shapes a card and is not used is a usage error naming it: the
+// daemon's socket alone once ran the fake card and PASSed. The fake runs only when named.
+TEST(Etsoc1Measure, AnEtsoc1OptionNotUsedIsAUsageErrorNamingIt) {
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"--endpoint etsoc1 --etsoc1_socket /run/s.sock", "option --etsoc1_socket \"/run/s.sock\" is not used"},
+        {"--endpoint etsoc1 --etsoc1_fake dma_gbps=2", "option --etsoc1_fake \"dma_gbps=2\" is not used"},
+        {"--endpoint etsoc1 --etsoc1_memory 1MiB", "option --etsoc1_memory \"1MiB\" is not used"},
+        {"--endpoint etsoc1", "name the card: --etsoc1_device N"},
+        {"--endpoint etsoc1 --etsoc1_device fake --etsoc1_socket /run/s.sock", "--etsoc1_socket \"/run/s.sock\" is not used"},
+        {"--endpoint etsoc1 --etsoc1_device 0 --etsoc1_fake moves_nothing=1", "--etsoc1_fake \"moves_nothing=1\" is not used"},
+        {"--endpoint model --etsoc1_window 2", "option --etsoc1_window \"2\" is not used (it is for --endpoint etsoc1"},
+        {"--etsoc1_device fake", "option --etsoc1_device \"fake\" is not used (it is for --endpoint etsoc1"},
+    };
+    for (const auto& [args, message] : cases) {
+        test_support::RunOptions o;
+        o.stdin_from_null = true;
+        const auto r = test_support::run_process(PCIE_LINK_MEASURE, test_support::words("sweep " + args), o);
+        EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+        EXPECT_TRUE(contains(r.output, message)) << args << "\n" << r.output;
+        EXPECT_FALSE(contains(r.output, "Verdict")) << r.output;
     }
 }
 

@@ -81,6 +81,17 @@ TEST(Etsoc1ToolProcess, BadEtsoc1OptionsAreUsageErrors) {
         {{"--etsoc1_fake", "dma_gbps=-1"}, "expected a positive number"},
         {{"--sim_design", "NiteFury_dma_stream_loopback"}, "cannot be combined with --sim_design"},
     });
+    // F30: an ET-SoC-1 option the named cards do not use is a usage error naming it (never
+    // dropped, never a fake in place of the runtime), on both tools.
+    for (const char* tool : {PARALLEL_STREAMS_TOOL, INDEPENDENT_STREAMS_TOOL})
+        tool_run::expect_usage_errors(tool, kSmall, {
+            {{"--etsoc1_socket", "/run/s.sock"}, "option --etsoc1_socket \"/run/s.sock\" is not used"},
+            {{"--etsoc1_fake", "dma_gbps=2"}, "option --etsoc1_fake \"dma_gbps=2\" is not used"},
+            {{"--etsoc1_window", "2"}, "option --etsoc1_window \"2\" is not used"},
+            {{"--etsoc1_channels", "2"}, "option --etsoc1_channels \"2\" is not used"},
+            {{"--etsoc1_device", "fake", "--etsoc1_socket", "/run/s.sock"}, "--etsoc1_socket \"/run/s.sock\" is not used"},
+            {{"--etsoc1_device", "0", "--etsoc1_fake", "moves_nothing=1"}, "--etsoc1_fake \"moves_nothing=1\" is not used"},
+        });
     const auto bad_index = run(PARALLEL_STREAMS_TOOL, {"--etsoc1_device", "first"});
     EXPECT_EQ(bad_index.exit_code, 2) << bad_index.output;
     EXPECT_TRUE(contains(bad_index.output, "etsoc1_device")) << bad_index.output;

@@ -55,8 +55,13 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open_etsoc1(
         return vfio::make_error("--etsoc1_queues", "etsoc1", EINVAL, "at least one queue");
     if (m_etsoc1.devices.size() > 1)
         return vfio::make_error("--etsoc1_device", "etsoc1 endpoint", EINVAL, "pcie_link_measure measures one card");
+    PDT_CHECK(cli::check_etsoc1_options_used(m_etsoc1, etsoc1_shaping()));
+    if (m_etsoc1.devices.empty())
+        return vfio::make_error("--endpoint etsoc1", "", EINVAL,
+                                "name the card: --etsoc1_device N (a card of the runtime) or --etsoc1_device fake "
+                                "(the fake card)");
     const cli::Etsoc1Cards cards = PDT_TRY(cli::parse_etsoc1_devices(m_etsoc1.devices));
-    if (cards.indices.empty()) {  // --etsoc1_device fake, or none given
+    if (cards.indices.empty()) {  // --etsoc1_device fake
         m_etsoc1_card = std::make_shared<etsoc1::FakeCard>(PDT_TRY(etsoc1::parse_fake_parameters(m_etsoc1.fake)));
     } else {
         config.device = cards.indices.front();
@@ -67,7 +72,26 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open_etsoc1(
     return etsoc1::open_endpoint(*m_etsoc1_card, config);
 }
 
+std::vector<cli::GivenOption> CopyEndpoints::etsoc1_shaping() const {
+    return {{"etsoc1_window", m_etsoc1_window}, {"etsoc1_memory", m_etsoc1_memory}};
+}
+
+// Every ET-SoC-1 option is for --endpoint etsoc1: given with another endpoint, a usage error.
+vfio::Result<void> CopyEndpoints::check_etsoc1_unused(const std::string& endpoint) const {
+    std::vector<cli::GivenOption> given = etsoc1_shaping();
+    given.push_back({"etsoc1_device", m_etsoc1.devices.empty() ? "" : m_etsoc1.devices.front()});
+    given.push_back({"etsoc1_socket", m_etsoc1.socket});
+    given.push_back({"etsoc1_fake", m_etsoc1.fake});
+    for (const cli::GivenOption& option : given)
+        if (!option.text.empty())
+            return vfio::make_error("option --" + option.name + " \"" + option.text + "\" is not used", "", EINVAL,
+                                    "it is for --endpoint etsoc1, and the endpoint is " + endpoint);
+    return {};
+}
+
 vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const std::string& endpoint, std::string& adapter) {
+    if (endpoint != "etsoc1")
+        PDT_CHECK(check_etsoc1_unused(endpoint));
     if (endpoint == "model") {
         adapter = "model";
         if (!m_model_memory.empty())

@@ -127,7 +127,9 @@ vfio::Result<void> open_runtime_cards(const Etsoc1StreamCli& cli, const std::vec
 
 // The cards of --etsoc1_device; one line each to out. Usage errors: EINVAL.
 vfio::Result<Devices> open_etsoc1_stream_devices(const Etsoc1StreamCli& cli, std::FILE* out) {
-    const auto channels = static_cast<unsigned>(PDT_TRY(vfio::parse_number("etsoc1_channels", cli.channels, 1, 4)));
+    const auto channels = cli.channels.empty()
+                              ? 1u
+                              : static_cast<unsigned>(PDT_TRY(vfio::parse_number("etsoc1_channels", cli.channels, 1, 4)));
     const unsigned window = PDT_TRY(etsoc1_window(cli.window));
     if (window < channels)
         return vfio::make_error("parse option --etsoc1_window", cli.window, EINVAL,
@@ -223,6 +225,10 @@ OpenedStreamDevices open_designs_as_stream_devices(const StreamDeviceRequest& re
 OpenedStreamDevices open_stream_devices(const StreamDeviceRequest& request, const StreamDeviceUse& use,
                                         std::ostream& errors) {
     const bool designs = !request.designs.sim_designs.empty() || !request.routing.empty();
+    const auto etsoc1_used = cli::check_etsoc1_options_used(
+        request.etsoc1, {{"etsoc1_window", request.etsoc1.window}, {"etsoc1_channels", request.etsoc1.channels}});
+    if (!etsoc1_used.ok())
+        return usage_error(etsoc1_used.error().message(), errors);
     if (!request.etsoc1.devices.empty()) {
         if (designs || !request.cuda.devices.empty())
             return usage_error("--etsoc1_device cannot be combined with --sim_design, --device_routing or --cuda_device",

@@ -54,6 +54,16 @@ struct Etsoc1Cards {
     std::vector<int> indices;
 };
 vfio::Result<Etsoc1Cards> parse_etsoc1_devices(const std::vector<std::string>& devices);
+// An ET-SoC-1 option given but not used by the cards --etsoc1_device names is a usage error
+// (EINVAL naming the option and its value), never dropped: --etsoc1_socket needs a runtime card
+// (--etsoc1_device N), --etsoc1_fake a fake one (--etsoc1_device fake), and with no
+// --etsoc1_device every ET-SoC-1 option is unused: the fake is used only when named. `shaping`:
+// the tool's own options that shape the cards ({"etsoc1_window", text}; empty text: not given).
+struct GivenOption {
+    std::string name;  // without the dashes
+    std::string text;  // as given; empty: not given
+};
+vfio::Result<void> check_etsoc1_options_used(const Etsoc1Selection& selection, const std::vector<GivenOption>& shaping);
 
 // --engine_mode auto|credits|stop_list and --completion auto|poll_writeback|completed_count|
 // status|interrupt, as given (tool_support::dma_mode_request reads them into the driver's typed xdma::ModeRequest).

@@ -68,6 +68,8 @@ public:
 private:
     boost::program_options::options_description m_options{"Endpoint options"};
     vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_etsoc1();
+    std::vector<cli::GivenOption> etsoc1_shaping() const;  // --etsoc1_window, --etsoc1_memory as given
+    vfio::Result<void> check_etsoc1_unused(const std::string& endpoint) const;
 
     sim::ModelCopyParameters m_model;
     std::string m_model_memory;
@@ -76,8 +78,8 @@ private:
     QdmaEndpointCli m_qdma;  // with m_xdma's --sim_design, --device, --design_file, --lock_timeout
     EduEndpointCli m_edu;  // with m_xdma's --device and --lock_timeout
     CudaEndpointCli m_cuda;
-    // --endpoint etsoc1: one card of the runtime's (index) or the fake (none given: the fake),
-    // which outlives the endpoint.
+    // --endpoint etsoc1: one card of the runtime's (index) or the fake (named: --etsoc1_device
+    // fake), which outlives the endpoint.
     cli::Etsoc1Selection m_etsoc1;
     std::vector<DesignUnderTest> m_designs;
     std::string m_etsoc1_memory;

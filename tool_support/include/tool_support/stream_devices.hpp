@@ -54,7 +54,7 @@ bool cuda_built();
 
 // --etsoc1_device with --etsoc1_fake/--etsoc1_socket, and the stream tools' ET-SoC-1 options.
 struct Etsoc1StreamCli : cli::Etsoc1Selection {
-    std::string channels = "1";  // --etsoc1_channels: loopback channel pairs per card
+    std::string channels;        // --etsoc1_channels: loopback channel pairs per card (empty: 1)
     std::string window;          // --etsoc1_window (add_etsoc1_window_option)
 };
 void add_etsoc1_stream_options(boost::program_options::options_description& description, Etsoc1StreamCli& cli);

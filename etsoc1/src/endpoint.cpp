@@ -1,6 +1,8 @@
 // The copy endpoint over the Mover (endpoint.hpp).
 #include "etsoc1/endpoint.hpp"
 
+#include <algorithm>
+
 #include "etsoc1/transfers.hpp"
 
 namespace etsoc1 {
@@ -48,7 +50,7 @@ public:
     vfio::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override {
         if (queue >= m_info.queues || bytes == 0 || host_offset > host.size() || bytes > host.size() - host_offset ||
-            card_offset > m_info.card_memory_bytes || bytes > m_info.card_memory_bytes - card_offset)
+            card_offset > card_bytes() || bytes > card_bytes() - card_offset)
             return vfio::make_error(std::string("issue ") + streams::to_string(direction) + " copy", m_info.name, EINVAL,
                                     "queue " + std::to_string(queue) + ", host offset " + std::to_string(host_offset) +
                                         ", card offset " + std::to_string(card_offset) + ", " + std::to_string(bytes) +
@@ -86,6 +88,9 @@ public:
     }
 
 private:
+    // The window and, after it, the decoy region (info().decoy_card_bytes).
+    uint64_t card_bytes() const { return m_info.card_memory_bytes + m_info.decoy_card_bytes; }
+
     Card& m_card;
     EndpointConfig m_config;
     std::unique_ptr<Mover> m_mover;
@@ -114,7 +119,11 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_endpoint(Card& card, c
     info.can_launch = card.can_launch();
     info.driver_stages = true;
     info.pageable_copies = true;  // every buffer is plain memory
-    const CardAddress base = PDT_TRY(card.allocate(config.device, config.card_memory_bytes, 4096));
+    // The decoy region after the window: as large as it, up to 64 MiB (a decoy fills the bounce
+    // buffer's first bytes, where copies issued one at a time are staged).
+    info.decoy_card_bytes = std::min<uint64_t>(config.card_memory_bytes, 64u << 20);
+    const CardAddress base =
+        PDT_TRY(card.allocate(config.device, config.card_memory_bytes + info.decoy_card_bytes, 4096));
     return std::unique_ptr<streams::CopyEndpoint>(
         std::make_unique<Endpoint>(card, config, std::move(mover), base, std::move(info)));
 }

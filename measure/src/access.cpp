@@ -171,6 +171,7 @@ vfio::Result<AccessPoint> run_point(CopyEndpoint& ep, Direction d, const Point& 
     } else {
         PDT_CHECK(preload_card(ep, scratch, 0, transfers * card_stride, key, c.timeout));
         std::memset(host.data(), 0, p.window);
+        PDT_CHECK(stage_decoy(ep, host, 0, p.window, c.timeout));  // zeros, not the pattern, in the bounce buffer
     }
     volatile uint64_t sink = 0;
     if (p.cache == "warm")

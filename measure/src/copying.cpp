@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <vector>
 
 namespace measure {
 
@@ -92,10 +93,47 @@ vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, cons
 
 uint64_t split_point(uint64_t bytes) { return bytes < 128 ? 0 : bytes / 2 / 64 * 64; }
 
+vfio::Result<void> stage_decoy(CopyEndpoint& endpoint, HostBuffer& host, uint64_t host_offset, uint64_t bytes,
+                               std::chrono::milliseconds timeout, unsigned queue) {
+    const EndpointInfo& info = endpoint.info();
+    const uint64_t n = std::min(bytes, info.decoy_card_bytes);
+    if (!info.driver_stages || n == 0)
+        return {};
+    return copy(endpoint, Direction::H2C, queue, host, host_offset, info.card_memory_bytes, n, timeout);
+}
+
+namespace {
+
+// A read-back too small to cut (below 128 bytes) where the driver stages through a reused bounce
+// buffer: read at once (a copy that completed early is caught: nothing else ran before it), then,
+// after a decoy of the destination's poison, again (a copy that moved nothing is caught: it hands
+// back the decoy, not the bytes the last host-to-card copy staged). Where the two reads differ the
+// destination gets its poison back (rule 2: it differs from what is expected at every byte), so
+// the caller's check fails there; where they agree it holds what both read.
+vfio::Result<void> read_twice_around_a_decoy(CopyEndpoint& endpoint, HostBuffer& host, uint64_t host_offset,
+                                             uint64_t card_offset, uint64_t bytes, std::chrono::milliseconds timeout,
+                                             unsigned queue) {
+    uint8_t* at = host.data() + host_offset;
+    const std::vector<uint8_t> poison(at, at + bytes);
+    PDT_CHECK(copy(endpoint, Direction::C2H, queue, host, host_offset, card_offset, bytes, timeout));
+    const std::vector<uint8_t> first(at, at + bytes);
+    std::memcpy(at, poison.data(), bytes);
+    PDT_CHECK(stage_decoy(endpoint, host, host_offset, bytes, timeout, queue));
+    PDT_CHECK(copy(endpoint, Direction::C2H, queue, host, host_offset, card_offset, bytes, timeout));
+    for (uint64_t i = 0; i < bytes; ++i)
+        if (at[i] != first[i])
+            at[i] = poison[i];
+    return {};
+}
+
+}  // namespace
+
 vfio::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direction, HostBuffer& host,
                                          uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
                                          std::chrono::milliseconds timeout, unsigned queue) {
     const uint64_t cut = split_point(bytes);
+    if (direction == Direction::C2H && cut == 0 && endpoint.info().driver_stages)
+        return read_twice_around_a_decoy(endpoint, host, host_offset, card_offset, bytes, timeout, queue);
     PDT_CHECK(copy(endpoint, direction, queue, host, host_offset + cut, card_offset + cut, bytes - cut, timeout));
     if (cut == 0)
         return {};
@@ -148,6 +186,8 @@ vfio::Result<void> prepare_batch(CopyEndpoint& endpoint, Direction direction, Ho
             fill_poison(data.data() + slot.host_offset, bytes, slot.key);
         }
     }
+    if (direction == Direction::C2H && !slots.empty())  // the preloads' pattern out of the bounce buffer
+        PDT_CHECK(stage_decoy(endpoint, data, 0, slots.back().host_offset + bytes, timeout, queue));
     return {};
 }
 

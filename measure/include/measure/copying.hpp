@@ -57,10 +57,21 @@ vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, cons
 // buffer's bytes gives them at the wrong places.
 vfio::Result<void> preload_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
                                 uint64_t key, std::chrono::milliseconds timeout);
-// One copy in two pieces, the last piece first (rule 3), on `queue`.
+// One copy in two pieces, the last piece first (rule 3), on `queue`. A card-to-host read-back
+// too small to cut (split_point 0) through a driver's reused bounce buffer (driver_stages) is
+// read twice instead, around a decoy of the destination's poison (stage_decoy); bytes the two
+// reads disagree on get their poison back, so the check fails on them.
 vfio::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direction, HostBuffer& host,
                                          uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
                                          std::chrono::milliseconds timeout, unsigned queue = 0);
+// Rule 3 where the driver stages every copy through one reused bounce buffer (info().driver_stages,
+// the ET-SoC-1 runtime): host[host_offset..+bytes), which holds what the next card-to-host copies
+// must not bring (poison), copied to the card's decoy region (info().decoy_card_bytes, at most that
+// much), so that the bounce buffer holds it; a card-to-host copy that moves nothing then hands back
+// these bytes, not the pattern a preload or the copy under test staged. Nothing to do elsewhere.
+// Used after the preloads of card-to-host copies, at every size from 1 byte, and by small read-backs.
+vfio::Result<void> stage_decoy(CopyEndpoint& endpoint, HostBuffer& host, uint64_t host_offset, uint64_t bytes,
+                               std::chrono::milliseconds timeout, unsigned queue = 0);
 // Where a copy of `bytes` is cut for rule 3: half, rounded down to 64 bytes; 0 (one piece)
 // below 128 bytes.
 uint64_t split_point(uint64_t bytes);

@@ -53,6 +53,11 @@ struct EndpointInfo {
     unsigned max_in_flight = 1;      // copies one queue may hold at once
     bool can_launch = false;         // runs code on the card: launch_empty is implemented
     bool driver_stages = false;      // every copy goes through a bounce buffer of the driver (ET-SoC-1)
+    // With driver_stages: card bytes at [card_memory_bytes, card_memory_bytes + decoy_card_bytes)
+    // that only decoy writes address (measure::stage_decoy): copied there, bytes the check knows
+    // to be wrong fill the reused bounce buffer, so that a card-to-host copy that moves nothing
+    // hands them back instead of the pattern the last host-to-card copy staged (F30).
+    uint64_t decoy_card_bytes = 0;
     bool pageable_copies = false;    // copies may use HostMemory::Pageable buffers: the driver stages them (CUDA)
     // DMA engines the adapter drives itself (XDMA): their run mode and completion method as the
     // --engine_mode and --completion options spell them ("credits", "poll_writeback"); else empty.

@@ -271,7 +271,8 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
                       "axi_stream_switch_implemented", "dna_words", "stream_fifo_bytes", "xdma_ip",
                       "busy_after_stop_us", "subsystem_vendor_id", "subsystem_device_id", "address_alignment",
                       "length_granularity", "address_bits", "control_w1s_ignored", "completed_count_reads_zero",
-                      "registers", "qdma", "bar_memory"}));
+                      "control_reads_zero", "control_w1c_ignored", "run_clear_ignored", "start_refused_after_stop_us",
+                      "late_engine_ms", "registers", "qdma", "bar_memory"}));
     Simulation s;
     s.device_id = static_cast<uint16_t>(PDT_TRY(f.number_or("device_id", 0xffff, s.device_id)));
     s.revision = static_cast<uint8_t>(PDT_TRY(f.number_or("revision", 0xff, 0)));
@@ -323,9 +324,14 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
     // address_bits as read, however bogus, and the two register quirks.
     s.address_bits = static_cast<unsigned>(PDT_TRY(f.number_or("address_bits", 255, s.address_bits)));
     for (auto [key, value] : {std::pair{"control_w1s_ignored", &s.control_w1s_ignored},
-                              std::pair{"completed_count_reads_zero", &s.completed_count_reads_zero}})
+                              std::pair{"completed_count_reads_zero", &s.completed_count_reads_zero},
+                              std::pair{"control_reads_zero", &s.control_reads_zero},
+                              std::pair{"control_w1c_ignored", &s.control_w1c_ignored},
+                              std::pair{"run_clear_ignored", &s.run_clear_ignored}})
         if (f.has(key))
             *value = PDT_TRY(f.boolean(key));
+    s.start_refused_after_stop_us = PDT_TRY(f.number_or("start_refused_after_stop_us", 10'000'000, 0));
+    s.late_engine_ms = PDT_TRY(f.number_or("late_engine_ms", 600'000, 0));
     if (f.has("registers"))
         PDT_CHECK(f.append_objects("registers", "expected an array of {bar, offset, value}", s.registers,
                                    [](const Fields& r) { return parse_register(r, true); }));

@@ -118,6 +118,11 @@ void apply_xdma_ip(const designs::Design& design, XdmaConfig& config) {
     config.length_granularity = static_cast<uint8_t>(design.simulation.length_granularity);
     config.address_bits = static_cast<uint8_t>(design.simulation.address_bits);
     config.control_w1s_ignored = design.simulation.control_w1s_ignored;
+    config.control_reads_zero = design.simulation.control_reads_zero;
+    config.control_w1c_ignored = design.simulation.control_w1c_ignored;
+    config.run_clear_ignored = design.simulation.run_clear_ignored;
+    config.start_refused_after_stop = std::chrono::microseconds(design.simulation.start_refused_after_stop_us);
+    config.late_engine = std::chrono::milliseconds(design.simulation.late_engine_ms);
     config.completed_count_reads_zero = design.simulation.completed_count_reads_zero;
 }
 
@@ -290,6 +295,8 @@ vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::
                     instance.xdma->inject(f.direction, f.channel, f.fault);
                 if (faults.lie)
                     instance.xdma->set_lie(faults.lie);
+                if (faults.late_engine.count() > 0)
+                    instance.xdma->set_late_engine(faults.late_engine);
             }
             if (instance.qdma) {
                 for (const QdmaFaultInjection& f : faults.qdma_injections)
@@ -297,6 +304,8 @@ vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::
                                           f.qid, f.fault);
                 if (faults.lie)
                     instance.qdma->set_lie(faults.lie);
+                if (faults.late_engine.count() > 0)
+                    instance.qdma->set_late_engine(faults.late_engine);
             }
             return std::unique_ptr<vfio::Device>(std::move(instance.device));
         });

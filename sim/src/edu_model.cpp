@@ -155,8 +155,10 @@ void EduModel::hold_back_tail(bool to_ram, uint64_t host, uint64_t offset, uint6
 void EduModel::land_tail() {
     if (!m_tail)
         return;
-    if (m_tail->to_ram)
+    if (m_tail->to_ram) {
+        SimIommu::LyingWriteScope lying;  // may land after its buffer was released: the lie's doing
         (void)m_device.dma_write(m_tail->host, m_tail->bytes.data(), m_tail->bytes.size());
+    }
     else
         std::memcpy(m_buffer.data() + m_tail->offset, m_tail->bytes.data(), m_tail->bytes.size());
     m_tail.reset();

@@ -111,6 +111,7 @@ void Impl::context_command(uint32_t cmd) {
             q.stalled = false;
             q.held = HeldTail{};
             q.late.clear();
+            q.late_due.reset();
         }
         return;
     case CtxtOp::RD: {
@@ -126,6 +127,8 @@ void Impl::context_command(uint32_t cmd) {
         return;
     }
     case CtxtOp::INV:
+        if (sel == CtxtSel::SW_H2C || sel == CtxtSel::SW_C2H)
+            finish_late(sel == CtxtSel::SW_C2H, qid);  // a write in flight lands before the queue goes quiet
         if (Words* w = find(sel, qid))
             invalidate(sel, *w);
         return;

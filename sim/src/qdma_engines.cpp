@@ -127,8 +127,10 @@ void Impl::land_late(Queue& q) {
     for (HeldTail& tail : q.late) {
         if (tail.due > now)
             waiting.push_back(std::move(tail));
-        else
+        else {
+            SimIommu::LyingWriteScope lying;  // may land after its buffer was released: the lie's doing
             raw_write(tail.card, tail.address, tail.bytes.data(), tail.bytes.size());
+        }
     }
     q.late = std::move(waiting);
 }
@@ -200,6 +202,8 @@ bool Impl::advance(bool c2h_side, unsigned qid) {
         q.stalled = true;
         return false;
     }
+    if (late(q))
+        return false;
     land_late(q);
     const bool moved = stream_c2h ? move_c2h_packet(qid, q, ring, hw) : move_descriptor(c2h_side, sw.is_mm(), qid, q, ring, hw);
     if (!moved)
@@ -213,6 +217,26 @@ bool Impl::advance(bool c2h_side, unsigned qid) {
             ring_interrupt(c2h_side, qid);
     }
     return true;
+}
+
+bool Impl::late(Queue& q) {
+    if (config.late_engine.count() == 0)
+        return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (!q.late_due)
+        q.late_due = now + config.late_engine;
+    if (now < *q.late_due)
+        return true;
+    q.late_due.reset();
+    return false;
+}
+
+void Impl::finish_late(bool c2h_side, unsigned qid) {
+    Queue& q = (c2h_side ? c2h : h2c)[qid];
+    if (!q.late_due)
+        return;
+    q.late_due = std::chrono::steady_clock::time_point::min();
+    (void)advance(c2h_side, qid);
 }
 
 // C2H ST: the packet at the head of the queue's loopback FIFO fills C2H_BUF_SZ-sized buffers,

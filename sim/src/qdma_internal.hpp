@@ -122,6 +122,8 @@ struct Queue {
     uint64_t processed = 0;
     HeldTail held;
     std::vector<HeldTail> late;
+    // QdmaConfig::late_engine: when the pending descriptor moves.
+    std::optional<std::chrono::steady_clock::time_point> late_due;
 };
 
 struct Impl {
@@ -145,6 +147,8 @@ struct Impl {
     // Engines (qdma_engines.cpp) and interrupts (qdma_interrupts.cpp); m_mutex held.
     size_t step_locked();
     bool advance(bool c2h, unsigned qid);
+    bool late(Queue& q);                  // late_engine: true while the pending descriptor waits
+    void finish_late(bool c2h, unsigned qid);  // a write in flight lands (before an invalidation)
     bool move_c2h_packet(unsigned qid, Queue& q, const RingState& ring, Words& hw);
     bool move_descriptor(bool c2h, bool is_mm, unsigned qid, Queue& q, const RingState& ring, Words& hw);
     bool take_fault(Queue& q, QdmaFault fault);

@@ -173,6 +173,11 @@ size_t QdmaModel::faults_pending(QdmaQueueKind kind, unsigned qid) const {
     return it == queues.end() ? 0 : it->second.faults.size();
 }
 
+void QdmaModel::set_late_engine(std::chrono::milliseconds late) {
+    std::lock_guard lock(m_impl->mutex);
+    m_impl->config.late_engine = late;
+}
+
 void QdmaModel::set_lie(streams::Lie lie) {
     std::lock_guard lock(m_impl->mutex);
     m_impl->lie = lie;

@@ -1,4 +1,6 @@
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -15,7 +17,34 @@ std::string iova_text(uint64_t iova, uint64_t length) {
     return text;
 }
 
+std::atomic<uint64_t> g_released_accesses{0};
+thread_local unsigned t_lying_writes = 0;
+
+// At exit: a process whose simulated devices wrote or read released IOVAs fails, whatever its
+// verdict said (a static destructor, so it runs after main returned).
+struct ReleasedAccessCheck {
+    ~ReleasedAccessCheck() {
+        if (const uint64_t n = g_released_accesses.load()) {
+            std::fprintf(stderr, "sim IOMMU: %llu DMA access(es) to IOVAs after the driver unmapped them: a buffer "
+                                 "was released while an engine could still use it; failing the process\n",
+                         static_cast<unsigned long long>(n));
+            std::fflush(nullptr);
+            std::_Exit(1);
+        }
+    }
+} g_released_access_check;
+
 }  // namespace
+
+uint64_t SimIommu::released_iova_accesses() { return g_released_accesses.load(); }
+void SimIommu::forgive_released_iova_accesses() { g_released_accesses.store(0); }
+SimIommu::LyingWriteScope::LyingWriteScope() { ++t_lying_writes; }
+SimIommu::LyingWriteScope::~LyingWriteScope() { --t_lying_writes; }
+
+bool SimIommu::released(uint64_t iova) const {
+    auto it = m_released.upper_bound(iova);
+    return it != m_released.begin() && std::prev(it)->second > iova;
+}
 
 vfio::Result<void> SimIommu::map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) {
     std::unique_lock lock(m_mutex);
@@ -32,13 +61,32 @@ uint64_t SimIommu::unmap(uint64_t iova, uint64_t size) {
     std::unique_lock lock(m_mutex);
     uint64_t unmapped = 0;
     for (auto it = m_mappings.lower_bound(iova); it != m_mappings.end() && it->first + it->second.size <= iova + size;) {
+        uint64_t start = it->first, end = it->first + it->second.size;
         unmapped += it->second.size;
         it = m_mappings.erase(it);
+        // Remembered, merged with the released ranges it touches.
+        auto r = m_released.upper_bound(start);
+        if (r != m_released.begin() && std::prev(r)->second >= start)
+            --r;
+        while (r != m_released.end() && r->first <= end) {
+            start = std::min(start, r->first);
+            end = std::max(end, r->second);
+            r = m_released.erase(r);
+        }
+        m_released.emplace(start, end);
     }
     return unmapped;
 }
 
 vfio::Result<void> SimIommu::fault(uint64_t iova, uint64_t length, bool write, const char* reason) {
+    if (std::strcmp(reason, "unmapped") == 0 && released(iova)) {
+        reason = "released";
+        const bool lie = t_lying_writes > 0;
+        if (!lie)
+            g_released_accesses.fetch_add(1);
+        std::fprintf(stderr, "sim IOMMU: DMA %s of %s after the driver unmapped it%s\n", write ? "write" : "read",
+                     iova_text(iova, length).c_str(), lie ? " (a lying engine's late write)" : "");
+    }
     {
         std::lock_guard lock(m_fault_mutex);
         m_faults.push_back(DmaFault{iova, length, write, reason});

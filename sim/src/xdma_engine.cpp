@@ -42,11 +42,16 @@ void Impl::set_run(Channel& ch, bool run) {
             violation(ch, "Run set while Status.busy is still set after a stop: the engine does not start");
             return;
         }
+        if (config.start_refused_after_stop.count() > 0 && ch.idle_since &&
+            std::chrono::steady_clock::now() - *ch.idle_since < config.start_refused_after_stop)
+            return;  // start_refused_after_stop: this IP loses a start just after busy cleared
         // Rising edge of Run: the engine starts at the SGDMA descriptor address, with the
         // completed descriptor count and the logged status bits reset (PG195 Status table).
         ch.status &= ~kStatusLoggable;
         ch.status |= kStatusBusy;
         ch.busy_until.reset();
+        ch.late_due.reset();
+        ch.finish_then_stop = false;
         ch.running = true;
         ch.stalled = false;
         ch.completed_count = 0;
@@ -59,21 +64,44 @@ void Impl::set_run(Channel& ch, bool run) {
     } else {
         if (ch.hung)
             return;  // a hung engine ignores Run
-        // Clearing Run aborts the descriptor in progress; the engine goes idle.
-        if (ch.running)
-            log_status(ch, kStatusIdleStopped);
-        stop_engine(ch);
-        ch.stalled = false;
-        ch.current.reset();
-        ch.current_filled = 0;
-        ch.held = HeldTail{};
-        abort_stream_packet(ch);
+        if (ch.late_due && ch.running && !ch.stalled) {
+            ch.finish_then_stop = true;  // late_engine: the write in flight lands first
+            return;
+        }
+        abort_run(ch);
     }
+}
+
+// Clearing Run aborts the descriptor in progress; the engine goes idle.
+void Impl::abort_run(Channel& ch) {
+    if (ch.running)
+        log_status(ch, kStatusIdleStopped);
+    stop_engine(ch);
+    ch.stalled = false;
+    ch.current.reset();
+    ch.current_filled = 0;
+    ch.held = HeldTail{};
+    abort_stream_packet(ch);
+}
+
+// late_engine: a fetched descriptor waits config.late_engine before its data moves.
+bool Impl::late(Channel& ch, bool fetched) {
+    if (config.late_engine.count() == 0)
+        return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (fetched)
+        ch.late_due = now + config.late_engine;
+    if (ch.late_due && now < *ch.late_due)
+        return true;
+    ch.late_due.reset();
+    return false;
 }
 
 bool Impl::has_work(const Channel& ch) const {
     if (!ch.running || ch.stalled)
         return false;
+    if (ch.finish_then_stop)
+        return true;  // Run cleared while a late write was in flight: it lands, then the engine stops
     if (ch.current) {
         if (!config.stream)
             return true;
@@ -295,12 +323,18 @@ bool Impl::advance(Channel& ch) {
     const bool fetched = !ch.current;
     if (fetched && !fetch(*this, ch))
         return true;
+    if (late(ch, fetched))
+        return fetched;
+    bool progress = true;
     if (!config.stream)
-        return move_mm(*this, ch) || true;
-    if (ch.direction == XdmaDirection::H2C)
-        return move_h2c_stream(*this, ch) || fetched;  // a stalled H2C made progress if it fetched
-    move_c2h_stream(*this, ch);
-    return true;
+        move_mm(*this, ch);
+    else if (ch.direction == XdmaDirection::H2C)
+        progress = move_h2c_stream(*this, ch) || fetched;  // a stalled H2C made progress if it fetched
+    else
+        move_c2h_stream(*this, ch);
+    if (ch.finish_then_stop && ch.running)  // Run was cleared while the write was in flight
+        abort_run(ch);
+    return progress;
 }
 
 }  // namespace sim::xdma_impl

@@ -65,7 +65,7 @@ vfio::Error bad_spec(const std::string& item, const std::string& why) {
         names += ", " + std::string(fault_name(fault));
     return vfio::make_error(std::string("parse ") + kFaultEnvironmentVariable, item, EINVAL,
                             why + " (syntax <name>[@<H2C|C2H><channel or QDMA queue>]; names: " + names +
-                                ", or one lie: moves_nothing, stale_after=N, completes_early)");
+                                ", or one lie: moves_nothing, stale_after=N, completes_early, or late_engine=MS)");
 }
 
 vfio::Result<FaultInjection> parse_one(const std::string& item) {
@@ -110,6 +110,11 @@ vfio::Result<FaultPlan> parse_fault_plan(const std::string& text) {
         const size_t comma = text.find(',', start);
         const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (item.empty()) {
+        } else if (item.compare(0, 12, "late_engine=") == 0) {
+            const std::string ms = item.substr(12);
+            if (ms.empty() || ms.size() > 6 || ms.find_first_not_of("0123456789") != std::string::npos)
+                return bad_spec(item, "late_engine=MS needs 0..999999 milliseconds");
+            plan.late_engine = std::chrono::milliseconds(std::stoul(ms));
         } else if (streams::is_lie(item)) {
             if (plan.lie)
                 return bad_spec(item, "a second lie (one of moves_nothing, stale_after=N, completes_early at most)");

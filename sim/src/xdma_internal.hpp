@@ -113,6 +113,12 @@ struct Channel {
     std::optional<std::chrono::steady_clock::time_point> busy_until;
     // Timed memory-mapped link: when the current descriptor, its data moved, completes.
     std::optional<std::chrono::steady_clock::time_point> link_done_at;
+    // late_engine: when the current descriptor's data moves; Run cleared before then lets it
+    // finish, then stops (finish_then_stop).
+    std::optional<std::chrono::steady_clock::time_point> late_due;
+    bool finish_then_stop = false;
+    // start_refused_after_stop: when Status.busy last cleared.
+    std::optional<std::chrono::steady_clock::time_point> idle_since;
 };
 
 struct Impl {
@@ -132,6 +138,8 @@ struct Impl {
     void complete_timed_mm(Channel& ch);
     bool has_work(const Channel& ch) const;
     void set_run(Channel& ch, bool run);
+    void abort_run(Channel& ch);  // Run cleared: the descriptor in progress is dropped, the engine idles
+    bool late(Channel& ch, bool fetched);  // late_engine: true while the current descriptor waits
     void update_interrupts();
     bool take_fault(Channel& ch, XdmaFault fault);
     void push_c2h_locked(unsigned c2h, std::vector<uint8_t> data, bool eop);

@@ -55,8 +55,10 @@ void land_late(Impl& impl, Channel& ch) {
     for (HeldTail& tail : ch.late) {
         if (tail.due > now)
             waiting.push_back(std::move(tail));
-        else
+        else {
+            SimIommu::LyingWriteScope lying;  // may land after its buffer was released: the lie's doing
             raw_write(impl, tail.card, tail.address, tail.bytes.data(), tail.bytes.size());
+        }
     }
     ch.late = std::move(waiting);
 }

@@ -173,8 +173,9 @@ void Impl::engine_thread() {
                     deadline = std::min(deadline, at);
         for (const auto* channels : {&h2c, &c2h})
             for (const Channel& ch : *channels)
-                if (ch.link_done_at && *ch.link_done_at > now)
-                    deadline = std::min(deadline, *ch.link_done_at);
+                for (const auto& at : {ch.link_done_at, ch.late_due})
+                    if (at && *at > now)
+                        deadline = std::min(deadline, *at);
         cv.wait_until(lock, deadline, [&] { return stopping || generation != seen; });
     }
 }
@@ -287,6 +288,15 @@ void XdmaModel::inject(XdmaDirection direction, unsigned channel, XdmaFault faul
         std::lock_guard lock(m_impl->mutex);
         if (auto* ch = m_impl->channel(direction, channel))
             ch->faults.push_back(fault);
+        ++m_impl->generation;
+    }
+    m_impl->notify();
+}
+
+void XdmaModel::set_late_engine(std::chrono::milliseconds late) {
+    {
+        std::lock_guard lock(m_impl->mutex);
+        m_impl->config.late_engine = late;
         ++m_impl->generation;
     }
     m_impl->notify();

@@ -43,7 +43,7 @@ uint32_t Impl::read32(uint64_t offset) {
             return 0;
         switch (reg) {
         case 0x00: return identifier(target, stream_bit | index << 8);
-        case 0x04: return ch->control;
+        case 0x04: return config.control_reads_zero ? 0 : ch->control;
         case 0x40: settle(*ch); return ch->status;
         case 0x44: {
             settle(*ch);
@@ -126,11 +126,13 @@ void Impl::write32(uint64_t offset, uint32_t value) {
         Channel* ch = channel(target == kTargetH2cChannel ? XdmaDirection::H2C : XdmaDirection::C2H, index);
         if (!ch)
             return;
-        if (reg == 0x08 && config.control_w1s_ignored) {
-            // an IP whose Control W1S alias does not work: Run does not stick
+        if ((reg == 0x08 && config.control_w1s_ignored) || (reg == 0x0C && config.control_w1c_ignored)) {
+            // an IP whose Control W1S (W1C) alias does not work: Run does not stick (clear)
         } else if (reg >= 0x04 && reg <= 0x0C) {
             uint32_t control = ch->control;
             rw_w1s_w1c(control, (reg - 0x04) / 4, value);
+            if (config.run_clear_ignored && (ch->control & kControlRun))
+                control |= kControlRun;  // an engine that ignores stop
             if (!config.poll_mode_writeback)
                 control &= ~kControlPollmodeWbEnable;  // IP built without it: reads back 0
             const bool was_run = ch->control & kControlRun;
@@ -204,16 +206,21 @@ void Impl::log_status(Channel& ch, uint32_t bits) { ch.status |= bits & ch.contr
 
 void Impl::stop_engine(Channel& ch) {
     ch.running = false;
-    if (config.busy_after_stop.count() > 0 && (ch.status & kStatusBusy))
+    ch.late_due.reset();
+    ch.finish_then_stop = false;
+    if (config.busy_after_stop.count() > 0 && (ch.status & kStatusBusy)) {
         ch.busy_until = std::chrono::steady_clock::now() + config.busy_after_stop;
-    else
+    } else if (ch.status & kStatusBusy) {
         ch.status &= ~kStatusBusy;
+        ch.idle_since = std::chrono::steady_clock::now();
+    }
 }
 
 void Impl::settle(Channel& ch) {
     if (ch.busy_until && !ch.running && std::chrono::steady_clock::now() >= *ch.busy_until) {
         ch.status &= ~kStatusBusy;
         ch.busy_until.reset();
+        ch.idle_since = std::chrono::steady_clock::now();
     }
 }
 

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <utility>
 
 #include "vfio_access/device.hpp"
@@ -165,9 +167,14 @@ Result<DmaRegion> DmaRegion::allocate_physical(std::shared_ptr<PhysicalPool> poo
 
 Result<DmaRegion> DmaRegion::allocate(Device& device, uint64_t size, Options options) {
     // No-IOMMU devices get physical buffers, or the refusal of a mode the caller did not opt into.
-    if (std::shared_ptr<PhysicalPool> pool = PDT_TRY(device.physical_pool()))
-        return allocate_physical(std::move(pool), size, options);
+    if (std::shared_ptr<PhysicalPool> pool = PDT_TRY(device.physical_pool())) {
+        std::lock_guard lock(device.dma_fence().allocation_mutex());
+        DmaRegion region = PDT_TRY(allocate_physical(std::move(pool), size, options));
+        region.m_device = &device;
+        return region;
+    }
     HostBuffer buffer = PDT_TRY(HostBuffer::allocate(size, options.kind));
+    std::lock_guard lock(device.dma_fence().allocation_mutex());
     IovaAllocator& allocator = device.iova_allocator();
     const uint64_t mapped = allocator.round_up(buffer.mapped_size());
     const uint64_t iova = PDT_TRY(allocator.allocate(mapped, options.dma_mask_bits));
@@ -208,26 +215,48 @@ DmaRegion::~DmaRegion() {
         std::fprintf(stderr, "Warning: %s\n", released.error().message().c_str());
 }
 
-Result<void> DmaRegion::release() {
-    if (m_pool) {
-        std::exchange(m_pool, nullptr)->free(m_run);
-        m_run = PhysicalRun();
-        return {};
-    }
-    if (m_device == nullptr)
-        return {};
-    Device* device = std::exchange(m_device, nullptr);
-    const uint64_t unmapped = PDT_TRY(device->dma_unmap(m_iova, m_mapped_size));
-    if (unmapped != m_mapped_size) {
+namespace {
+
+Result<void> unmap_and_free(Device& device, uint64_t iova, uint64_t size) {
+    const uint64_t unmapped = PDT_TRY(device.dma_unmap(iova, size));
+    if (unmapped != size) {
         char object[64];
-        std::snprintf(object, sizeof object, "IOVA 0x%llx", static_cast<unsigned long long>(m_iova));
+        std::snprintf(object, sizeof object, "IOVA 0x%llx", static_cast<unsigned long long>(iova));
         return make_error("VFIO_IOMMU_UNMAP_DMA", object, EIO,
-                          "unmapped " + std::to_string(unmapped) + " of " + std::to_string(m_mapped_size) +
+                          "unmapped " + std::to_string(unmapped) + " of " + std::to_string(size) +
                               " bytes; was the mapping made by another process?");
     }
-    PDT_CHECK(device->iova_allocator().free(m_iova, m_mapped_size));
-    m_buffer = HostBuffer();
-    return {};
+    return device.iova_allocator().free(iova, size);
+}
+
+}  // namespace
+
+Result<void> DmaRegion::release() {
+    if (m_device == nullptr) {
+        if (m_pool)  // a physical run never given to a device
+            std::exchange(m_pool, nullptr)->free(std::exchange(m_run, PhysicalRun()));
+        return {};
+    }
+    Device* device = std::exchange(m_device, nullptr);
+    std::lock_guard lock(device->dma_fence().allocation_mutex());
+    // Under a live engine (dma_fence.hpp) the mapping and the memory are kept until its stop is
+    // proven; an error of that later release can only be reported.
+    if (m_pool) {
+        auto pool = std::exchange(m_pool, nullptr);
+        const PhysicalRun run = std::exchange(m_run, PhysicalRun());
+        if (!device->dma_fence().defer([pool, run] { pool->free(run); }))
+            pool->free(run);
+        return {};
+    }
+    auto buffer = std::make_shared<HostBuffer>(std::move(m_buffer));
+    const uint64_t iova = m_iova, size = m_mapped_size;
+    if (device->dma_fence().defer([device, buffer, iova, size]() mutable {
+            if (auto done = unmap_and_free(*device, iova, size); !done)
+                std::fprintf(stderr, "Warning: %s\n", done.error().message().c_str());
+            buffer.reset();
+        }))
+        return {};
+    return unmap_and_free(*device, iova, size);
 }
 
 }  // namespace vfio

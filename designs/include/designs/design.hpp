@@ -220,6 +220,14 @@ struct Simulation {
     // back 0 after a W1S; the Completed Descriptor Count (0x48) reading 0 for ever.
     bool control_w1s_ignored = false;
     bool completed_count_reads_zero = false;
+    // Start and stop unlike the model (sim::XdmaConfig): Control reading 0, the W1C alias
+    // ignored, Run that no write clears, a start lost this long after busy cleared, and every
+    // descriptor's data moving this long after its fetch.
+    bool control_reads_zero = false;
+    bool control_w1c_ignored = false;
+    bool run_clear_ignored = false;
+    uint64_t start_refused_after_stop_us = 0;
+    uint64_t late_engine_ms = 0;
     // The subsystem IDs a simulated instance gets when match gives "any" (default 10ee:0007,
     // the XDMA IP's default).
     uint16_t subsystem_vendor_id = 0x10ee;

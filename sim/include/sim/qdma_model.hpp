@@ -208,6 +208,10 @@ struct QdmaConfig {
     uint64_t card_memory_size = 0;
     bool stepped = false;           // no engine thread: engines advance only in step()
     uint64_t stream_fifo_bytes = 0x40000;  // loopback FIFO a queue: H2C ST stalls beyond it
+    // A late engine (PDT_SIM_FAULT late_engine=MS): a queue's next descriptor moves this long
+    // after the engine first saw it pending; an invalidation of the queue's software context
+    // meanwhile lets that write land first (PG302: a queue is quiet once invalidated).
+    std::chrono::milliseconds late_engine{0};
 };
 
 enum class QdmaQueueKind { H2C, C2H };
@@ -240,6 +244,7 @@ public:
     void inject(QdmaQueueKind kind, unsigned qid, QdmaFault fault);
     size_t faults_pending(QdmaQueueKind kind, unsigned qid) const;
     void set_lie(streams::Lie lie);
+    void set_late_engine(std::chrono::milliseconds late);  // QdmaConfig::late_engine from now on
     // Observability: descriptors (MM, H2C ST) or packets (C2H ST) the queue has completed.
     uint64_t processed(QdmaQueueKind kind, unsigned qid) const;
     // Bytes waiting in the loopback FIFO of C2H stream queue `qid`.

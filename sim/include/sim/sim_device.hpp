@@ -52,12 +52,30 @@ struct DmaFault {
     uint64_t iova = 0;
     uint64_t length = 0;
     bool write = false;  // device write (C2H) or read (H2C)
-    std::string reason;  // "unmapped", "not writable", "not readable", "bus master disabled"
+    std::string reason;  // "unmapped", "released" (unmapped by the driver earlier), "not writable", ...
 };
 
-// The IOMMU in front of a simulated device.
+// The IOMMU in front of a simulated device. Besides faulting what is unmapped, it remembers
+// every range the driver unmapped: a device access there is a DMA after release, the hazard
+// of a buffer freed under a live engine. Each such access is printed at once ("sim IOMMU:
+// ...") and counted for the whole process; a process that counted any exits with status 1
+// when it ends (a test, or a tool on a simulated design, fails on it), unless forgiven.
 class SimIommu {
 public:
+    // Accesses to released IOVAs counted in this process (lying engines' late writes aside).
+    static uint64_t released_iova_accesses();
+    // For the tests that provoke one on purpose: forgets the count.
+    static void forgive_released_iova_accesses();
+    // While one lives in a thread, that thread's device accesses are a lying engine's late
+    // writes (streams/lie.hpp completes_early): faulted and printed, but not counted.
+    class LyingWriteScope {
+    public:
+        LyingWriteScope();
+        ~LyingWriteScope();
+        LyingWriteScope(const LyingWriteScope&) = delete;
+        LyingWriteScope& operator=(const LyingWriteScope&) = delete;
+    };
+
     vfio::Result<void> map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access);
     uint64_t unmap(uint64_t iova, uint64_t size);  // bytes unmapped (whole mappings only)
     // Copies between a device address and host memory; fails with EFAULT on a fault.
@@ -73,8 +91,10 @@ private:
         vfio::DmaAccess access;
     };
     vfio::Result<void> fault(uint64_t iova, uint64_t length, bool write, const char* reason);
+    bool released(uint64_t iova) const;  // inside a range the driver unmapped (m_mutex held)
     mutable std::shared_mutex m_mutex;
     std::map<uint64_t, Mapping> m_mappings;  // by IOVA
+    std::map<uint64_t, uint64_t> m_released;  // unmapped ranges, start -> end, merged
     mutable std::mutex m_fault_mutex;
     std::vector<DmaFault> m_faults;
 };

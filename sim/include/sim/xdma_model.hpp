@@ -120,6 +120,22 @@ struct XdmaConfig {
     //    engine enforces an alignment or granularity above 1 as set, and none for 0 or 1.
     bool control_w1s_ignored = false;
     bool completed_count_reads_zero = false;
+    // Start and stop unlike this model (F21), each within PG195's words:
+    //  - control_reads_zero: Control (0x04) reads 0 whatever was written; writes to it and to its
+    //    W1S / W1C aliases still work (a driver judges Run by Status).
+    //  - control_w1c_ignored: writes to the Control W1C alias (0x0C) are ignored; a plain write of
+    //    Control clears Run.
+    //  - run_clear_ignored: the engine ignores stop: no write clears Run, and it runs on.
+    //  - start_refused_after_stop: a Run rising edge within this long after Status.busy cleared is
+    //    lost: Control keeps Run, Status stays idle, the engine does not start.
+    //  - late_engine: each descriptor's data moves this long after the engine fetched it (busy
+    //    meanwhile). Run cleared meanwhile lets that descriptor finish, its write landing, and
+    //    then stops the engine (busy until then), as an engine with writes in flight does.
+    bool control_reads_zero = false;
+    bool control_w1c_ignored = false;
+    bool run_clear_ignored = false;
+    std::chrono::microseconds start_refused_after_stop{0};
+    std::chrono::milliseconds late_engine{0};
 };
 
 enum class XdmaDirection { H2C, C2H };
@@ -175,7 +191,8 @@ struct QdmaFaultInjection {
 // process. Syntax: <name>[@<H2C|C2H><channel>] [, ...], e.g. "engine_stall@C2H0,data_bit_flip".
 // Without a channel: C2H 0 for short_c2h_length, else H2C 0. One item may instead name a lie of
 // the whole model (streams/lie.hpp): moves_nothing, stale_after=N or completes_early, e.g.
-// "stale_after=3". A QDMA fault names its queue with a decimal physical queue ID, e.g.
+// "stale_after=3". "late_engine=MS" makes the engines write MS ms late (FaultPlan::late_engine).
+// A QDMA fault names its queue with a decimal physical queue ID, e.g.
 // "qdma_queue_stall@C2H5" (default H2C 0; qdma_completion_error: C2H 0); it goes to QDMA
 // models only, an XDMA fault to XDMA models only, the lie to both. Never read for real hardware.
 inline constexpr const char* kFaultEnvironmentVariable = "PDT_SIM_FAULT";
@@ -183,6 +200,9 @@ struct FaultPlan {
     std::vector<FaultInjection> injections;  // one-shot faults
     std::vector<QdmaFaultInjection> qdma_injections;  // one-shot QDMA faults
     streams::Lie lie;                           // the model's lie, if one is named
+    // "late_engine=MS": every XDMA, QDMA and edu model of the bus writes MS milliseconds late
+    // (XdmaConfig::late_engine): the teardown tests' engine that outlives the tool's wait.
+    std::chrono::milliseconds late_engine{0};
 };
 vfio::Result<FaultPlan> parse_fault_plan(const std::string& text);
 vfio::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text);
@@ -242,6 +262,8 @@ public:
     // descriptors completed on any channel, counted from this call.
     void set_lie(streams::Lie lie);
     streams::Lie lie() const;
+    // XdmaConfig::late_engine from now on (PDT_SIM_FAULT late_engine=MS).
+    void set_late_engine(std::chrono::milliseconds late);
     std::vector<XdmaViolation> violations() const;
 
     // Observability for tests: descriptors the engine of a channel has completed since the

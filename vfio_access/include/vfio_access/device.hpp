@@ -11,6 +11,7 @@
 
 #include "vfio_access/device_lock.hpp"
 #include "vfio_access/dma.hpp"
+#include "vfio_access/dma_fence.hpp"
 #include "vfio_access/mmio.hpp"
 #include "vfio_access/pci_address.hpp"
 #include "vfio_access/result.hpp"
@@ -110,8 +111,13 @@ public:
     const DeviceLock* lock() const { return m_lock.get(); }
     void hold_lock(std::unique_ptr<DeviceLock> lock) { m_lock = std::move(lock); }
 
+    // Who may still write this device's DMA memory (dma_fence.hpp): engines claim it while they
+    // may write, and DmaRegion defers releases while a claim is held or was abandoned.
+    DmaFence& dma_fence() { return m_fence; }
+
 private:
     std::unique_ptr<DeviceLock> m_lock;
+    DmaFence m_fence;  // destroyed after the derived device closed: held-back releases are kept
 };
 
 // A set of devices that can be scanned and opened: the kernel's VFIO devices, or a simulated

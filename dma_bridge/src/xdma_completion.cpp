@@ -9,6 +9,7 @@
 #include "dma_bridge/xdma_register_dump.hpp"
 #include "dma_bridge/xdma_writeback.hpp"
 #include "dma_bridge/xdma_registers.hpp"
+#include "streams/fallbacks.hpp"
 
 namespace xdma {
 
@@ -145,6 +146,8 @@ vfio::Result<uint64_t> Engine::checked_count(uint64_t completed) {
          " descriptors stopped at its STOP (Status descriptor_stopped, busy clear): the XDMA IP does not count "
          "completed descriptors; completing by Status from now on (--completion status)");
     m_options.completion = CompletionMethod::StatusRegister;
+    m_completes_by_status = true;
+    streams::note_fallback("completion_by_status");
     return m_list_base + m_list_count;
 }
 
@@ -219,6 +222,8 @@ vfio::Result<std::optional<TransferCompletion>> Engine::poll() {
         c2h_stream() ? PDT_TRY(finish(front)) : TransferCompletion{front.id, front.length, false};
     m_transfers.pop_front();
     ++m_counters.transfers_completed;
+    if (m_transfers.empty() && m_completed == m_started)
+        m_claim.proven();  // every descriptor it was given reported complete: it writes nothing more
     // Interrupt completion: take the MSI that announced it, whether wait() slept on it or a poll
     // between two waits found the transfer done (the model raises it with the count; on hardware
     // one that trails the count is taken by the next completion, or dropped as stale at submit).

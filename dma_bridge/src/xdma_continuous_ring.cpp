@@ -27,6 +27,8 @@ vfio::Result<std::unique_ptr<ContinuousRing>> ContinuousRing::open(vfio::Device&
     ring->m_size = size;
     ring->m_free_running = free_running;
     ring->m_name = device.identity().address.to_string() + " C2H " + std::to_string(o.c2h_channel);
+    ring->m_run = RunControl(ring->m_regs, ring->m_channel, ring->m_name,
+                             [name = ring->m_name](std::string text) { notify_warning(name, text); });
     const uint32_t id = ring->reg(channel_reg::IDENTIFIER);
     if (identifier::subsystem_identifier(id) != identifier::SUBSYSTEM_IDENTIFIER ||
         identifier::target(id) != target::C2H_CHANNEL || !identifier::stream(id))
@@ -48,9 +50,9 @@ uint64_t ContinuousRing::writeback_iova(size_t i) const {
     return m_ring.iova() + m_count * sizeof(Descriptor) + i * sizeof(C2hStreamWriteback);
 }
 
-void ContinuousRing::start() {
+vfio::Result<void> ContinuousRing::start() {
     const uint64_t common = block_offset(target::SGDMA_COMMON);
-    set(channel_reg::CONTROL_W1C, control::run);
+    PDT_CHECK(m_run.clear_run());
     (void)reg(channel_reg::STATUS_RC);
     m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1C, m_bit);  // continuous
     m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1C, m_bit);            // not halted
@@ -64,24 +66,16 @@ void ContinuousRing::start() {
     m_regs.write32(m_sgdma + sgdma_reg::DESCRIPTOR_LOW_ADDRESS, static_cast<uint32_t>(descriptor_iova(0)));
     m_regs.write32(m_sgdma + sgdma_reg::DESCRIPTOR_HIGH_ADDRESS, static_cast<uint32_t>(descriptor_iova(0) >> 32));
     m_regs.write32(m_sgdma + sgdma_reg::DESCRIPTOR_ADJACENT, 0);
-    const uint32_t ctl = control::ie_desc_error | control::ie_read_error | control::ie_magic_stopped |
-                         control::ie_align_mismatch | control::ie_invalid_length;
-    set(channel_reg::CONTROL, ctl);
+    m_run.write_control(control::ie_desc_error | control::ie_read_error | control::ie_magic_stopped |
+                        control::ie_align_mismatch | control::ie_invalid_length);
     std::atomic_thread_fence(std::memory_order_release);
-    set(channel_reg::CONTROL_W1S, control::run);
-    if (const uint32_t value = reg(channel_reg::CONTROL); !(value & control::run)) {
-        // An IP on which Run does not stick after W1S, as Engine handles it.
-        char text[200];
-        std::snprintf(text, sizeof text,
-                      "Control reads back 0x%08x after a write of Run to the Control W1S alias (0x08): Run did not "
-                      "stick; starting the engine with a write of Control (0x04) instead",
-                      value);
-        notify_warning(m_name, text);
-        set(channel_reg::CONTROL, ctl | control::run);
-    }
+    if (!m_claim.held())
+        m_claim = m_device.dma_fence().claim(m_name);
+    PDT_CHECK(m_run.start(std::chrono::seconds(1)));
     m_consumed = 0;
     m_overwritten = 0;
     m_running = true;
+    return {};
 }
 
 vfio::Result<std::optional<ContinuousRing::Piece>> ContinuousRing::poll() {
@@ -124,17 +118,17 @@ void ContinuousRing::release(size_t index) {
 }
 
 vfio::Result<void> ContinuousRing::stop() {
-    if (!m_running)
-        return {};
+    if (!m_claim.held())
+        return {};  // never started, or stopped already
     m_running = false;
-    set(channel_reg::CONTROL_W1C, control::run);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-    while (reg(channel_reg::STATUS) & status::busy) {
-        if (std::chrono::steady_clock::now() > deadline)
-            return vfio::make_error("stop", m_name, ETIMEDOUT, "Timeout waiting to become idle after clearing Run bit");
-        std::this_thread::yield();
-    }
+    PDT_CHECK(m_run.stop(std::chrono::seconds(1), [this] { return "status " + hex(reg(channel_reg::STATUS)); }));
+    m_claim.proven();
     return {};
+}
+
+ContinuousRing::~ContinuousRing() {
+    if (auto stopped = stop(); !stopped)
+        m_claim.abandon(stopped.error().hint);
 }
 
 void ContinuousRing::report_failure(const std::string& what) const {

@@ -1,13 +1,19 @@
 // The Descriptor Credits register check (xdma_credit_register_check.hpp).
 #include "dma_bridge/xdma_credit_register_check.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
 
+#include "dma_bridge/xdma_register_dump.hpp"
 #include "dma_bridge/xdma_registers.hpp"
+#include "dma_bridge/xdma_run_control.hpp"
+#include "vfio_access/format.hpp"
 
 namespace xdma {
 namespace {
+
+using vfio::hex;
 
 constexpr uint32_t kRing = 1023;  // the most descriptors the credit register can release
 
@@ -24,10 +30,14 @@ vfio::Result<void> check_descriptor_credit_register(const vfio::RegisterWindow& 
     const uint32_t bit = sgdma_common_reg::channel_bit(Direction::H2C, 0);
     if (regs.read32(channel + channel_reg::STATUS) & status::busy)
         return vfio::make_error("Descriptor Credits register test", "H2C 0", EBUSY, "the channel is busy");
-    // Halt descriptor fetch, so Run with credits fetches nothing.
+    // Halt descriptor fetch, so Run with credits fetches nothing. Run is set and cleared with
+    // proof (xdma_run_control.hpp), so that an IP that ignores the W1C alias is left stopped.
     regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1S, bit);
-    regs.write32(channel + channel_reg::CONTROL_W1S, control::run);
+    RunControl run(regs, channel, "H2C 0", [](std::string text) { notify_warning("H2C 0", text); });
+    run.write_control(regs.read32(channel + channel_reg::CONTROL));
     std::optional<vfio::Error> failure;
+    if (auto started = run.start(std::chrono::seconds(1)); !started)
+        failure = started.error();
     for (uint32_t k = 1; k < kRing && !failure; ++k) {
         regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1S, bit);
         uint32_t expected = 0;
@@ -45,11 +55,11 @@ vfio::Result<void> check_descriptor_credit_register(const vfio::RegisterWindow& 
         if (const uint32_t left = regs.read32(sgdma + sgdma_reg::DESCRIPTOR_CREDITS) & 0x3FF; !failure && left != 0)
             failure = credit_error("disabling credit mode left " + std::to_string(left) + " credits");
     }
-    regs.write32(channel + channel_reg::CONTROL_W1C, control::run);
+    auto stopped = run.stop(std::chrono::seconds(1), [&] { return hex(regs.read32(channel + channel_reg::STATUS)); });
     regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1C, bit);
     if (failure)
         return *failure;
-    return {};
+    return stopped;
 }
 
 }  // namespace xdma

@@ -115,8 +115,9 @@ vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineO
                                         " not enabled; call Device::irq_enable(Msi, n) before opening engines");
     }
     if (engine->reg(channel_reg::STATUS) & status::busy)
-        return vfio::make_error("open XDMA engine", object, EBUSY,
-                                "Attempting to initialise when DMA channel busy (another user of the channel?)");
+        return engine->busy_at_open();
+    engine->m_run = RunControl(engine->m_regs, engine->m_channel_base, object,
+                               [raw = engine.get()](std::string text) { raw->warn(std::move(text)); });
 
     const size_t n = options.ring_descriptors;
     engine->m_count_wb_offset = round_up(n * sizeof(Descriptor), kAlign);
@@ -138,8 +139,41 @@ vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineO
 Engine::~Engine() {
     if (m_ring.size() == 0)
         return;
-    (void)stop();
+    auto stopped = stop();
     m_regs.write32(block_offset(target::IRQ_BLOCK) + irq_reg::CHANNEL_INTERRUPT_ENABLE_MASK_W1C, 1u << m_irq_source);
+    if (!stopped && m_claim.held())  // its ring and the buffers it was given stay mapped
+        m_claim.abandon(stopped.error().hint);
+}
+
+// Busy before this process initialised it: ours (this process could not stop it earlier), an
+// earlier run's leftover (this process holds the device lock, so no toolkit process shares the
+// device), or possibly another process (no lock was taken).
+vfio::Error Engine::busy_at_open() const {
+    std::string why = "Attempting to initialise when DMA channel busy";
+    const std::string prefix = name() + ": ";
+    for (const std::string& abandoned : m_device.dma_fence().abandoned())
+        if (abandoned.compare(0, prefix.size(), prefix) == 0)
+            return vfio::make_error("open XDMA engine", name(), EBUSY,
+                                    why + " (our own: this process could not stop it earlier: " +
+                                        abandoned.substr(prefix.size()) + ")");
+    if (m_device.lock() != nullptr)
+        why += " (a leftover of an earlier run that could not stop it: this process holds the device lock, so no "
+               "other process of the toolkit uses the device; a device reset recovers the channel)";
+    else
+        why += " (another user of the channel? no device lock was taken, so another process may be using it)";
+    return vfio::make_error("open XDMA engine", name(), EBUSY, why);
+}
+
+void Engine::claim_writes() {
+    if (!m_claim.held())
+        m_claim = m_device.dma_fence().claim(name());
+}
+
+std::vector<std::string> Engine::fallbacks() const {
+    std::vector<std::string> names = m_run.fallbacks();
+    if (m_completes_by_status)
+        names.emplace_back("completion_by_status");
+    return names;
 }
 
 uint64_t Engine::writeback_iova(size_t index) const {
@@ -170,7 +204,7 @@ vfio::Result<void> Engine::initialise() {
     const uint32_t bit = sgdma_common_reg::channel_bit(m_options.direction, m_options.channel);
     const bool interrupt = m_options.completion == CompletionMethod::Interrupt;
 
-    set_reg(CONTROL_W1C, control::run);
+    PDT_CHECK(m_run.clear_run());
     (void)reg(STATUS_RC);  // clear logged status
     // Disabling credit mode resets the credits to 0; enable it again for a credits ring. An IP
     // built without descriptor credits reads the enable back as 0 and would run the ring for
@@ -200,9 +234,13 @@ vfio::Result<void> Engine::initialise() {
     uint32_t ctl = error_enables | event;
     if (m_options.completion == CompletionMethod::PollWriteback)
         ctl |= control::pollmode_wb_enable;
-    set_reg(CONTROL, ctl);
-    m_control = ctl;
-    if ((ctl & control::pollmode_wb_enable) && !(reg(CONTROL) & control::pollmode_wb_enable))
+    m_run.write_control(ctl);
+    // Poll-mode writeback is there when Control keeps its enable; where Control does not read back
+    // at all, when the Poll Mode Write Back Address registers keep the address written.
+    const bool poll_wb_present = m_run.control_reads_back()
+                                     ? (reg(CONTROL) & control::pollmode_wb_enable) != 0
+                                     : reg(POLL_MODE_LOW_WRITE_BACK_ADDRESS) == static_cast<uint32_t>(count_wb);
+    if ((ctl & control::pollmode_wb_enable) && !poll_wb_present)
         return vfio::make_error("initialise XDMA engine", name(), ENOTSUP,
                                 std::string("Control.pollmode_wb_enable (bit 26) reads back 0: the XDMA IP has no "
                                             "poll-mode writeback; use --completion completed_count, ") +
@@ -244,28 +282,10 @@ vfio::Result<void> Engine::initialise() {
     return {};
 }
 
-// Sets Control.run with the W1S alias (PG195 channel register 0x08) and reads Control back. An
-// IP on which Run does not stick after W1S gets a plain write of Control (0x04) with Run set,
-// then and on every later start, and one warning. Run that sticks neither way fails.
+// Run set and proven by Status (RunControl::start), a refused start retried for idle_wait.
 vfio::Result<void> Engine::start_engine() {
-    using namespace channel_reg;
-    if (!m_control_w1s_ignored) {
-        set_reg(CONTROL_W1S, control::run);
-        const uint32_t value = reg(CONTROL);
-        if (value & control::run)
-            return {};
-        m_control_w1s_ignored = true;
-        char text[200];
-        std::snprintf(text, sizeof text,
-                      "Control reads back 0x%08x after a write of Run to the Control W1S alias (0x08): Run did not "
-                      "stick; starting the engine with a write of Control (0x04) instead",
-                      value);
-        warn(text);
-    }
-    set_reg(CONTROL, m_control | control::run);
-    if (!(reg(CONTROL) & control::run))
-        return fail(EIO, "Control.run reads back 0 after a write of Control W1S (0x08) and of Control (0x04): "
-                         "the engine cannot be started");
+    if (auto started = m_run.start(m_options.idle_wait); !started)
+        return fail(started.error().code, started.error().hint);
     return {};
 }
 
@@ -275,19 +295,11 @@ void Engine::warn(std::string text) {
 }
 
 vfio::Result<void> Engine::stop() {
-    set_reg(channel_reg::CONTROL_W1C, control::run);
-    const auto deadline = std::chrono::steady_clock::now() + m_options.idle_wait;
-    while (reg(channel_reg::STATUS) & status::busy) {
-        if (std::chrono::steady_clock::now() > deadline) {
-            vfio::Error error = vfio::make_error("stop XDMA engine", name(), ETIMEDOUT,
-                                                 "Timeout waiting to become idle after clearing Run bit: " +
-                                                     diagnostics(read_status()) +
-                                                     "; only a device reset (VFIO_DEVICE_RESET) recovers the channel");
-            report_failure(error.message());
-            return error;
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    if (auto stopped = m_run.stop(m_options.idle_wait, [this] { return diagnostics(read_status()); }); !stopped) {
+        report_failure(stopped.error().message());
+        return stopped;  // the claim stays: the engine may still write what it was given
     }
+    m_claim.proven();  // Run and busy read back clear: it writes nothing more
     m_transfers.clear();
     m_waiting_pieces.clear();
     m_held_credits = 0;  // never written; Run's falling edge cleared the register's credits

@@ -110,6 +110,7 @@ vfio::Result<uint64_t> Engine::submit(std::vector<Piece>& pieces, uint64_t lengt
         return piece_error(bad, pieces[bad]);
     if (length == 0 || n > free_descriptors())
         return refuse_submit(n, length);
+    claim_writes();
     const uint64_t id = m_next_id++;
     if (m_options.mode == RunMode::StopList) {
         for (const Piece& piece : pieces)
@@ -202,10 +203,9 @@ vfio::Result<void> Engine::start_list() {
     set_sgdma(sgdma_reg::DESCRIPTOR_LOW_ADDRESS, static_cast<uint32_t>(descriptor_iova(0)));
     set_sgdma(sgdma_reg::DESCRIPTOR_HIGH_ADDRESS, static_cast<uint32_t>(descriptor_iova(0) >> 32));
     set_sgdma(sgdma_reg::DESCRIPTOR_ADJACENT, adjacent_after(0, k));
-    set_reg(channel_reg::CONTROL_W1C, control::run);
-    if (m_options.completion == CompletionMethod::Interrupt)
-        (void)reg(channel_reg::STATUS_RC);  // re-arm: the previous list's stop is logged
-    return start_engine();
+    if (auto cleared = m_run.clear_run(); !cleared)
+        return fail(cleared.error().code, cleared.error().hint);
+    return start_engine();  // reads Status clear first: the previous list's stop is logged
 }
 
 // The waiting transfers, oldest first, as many as the ring holds, written from descriptor 0 as

@@ -18,26 +18,6 @@ namespace {
 
 constexpr uint64_t kCard = 0x80000000ull;
 
-// Collects the driver's warnings while it lives (the default prints them to stderr).
-struct Warnings {
-    Warnings() {
-        xdma::set_warning_observer([this](const std::string& engine, const std::string& text) {
-            std::lock_guard lock(mutex);
-            lines.push_back(engine + ": " + text);
-        });
-    }
-    ~Warnings() { xdma::set_warning_observer({}); }
-    size_t count(const std::string& part) {
-        std::lock_guard lock(mutex);
-        size_t n = 0;
-        for (const std::string& line : lines)
-            n += has(line, part) ? 1 : 0;
-        return n;
-    }
-    std::mutex mutex;
-    std::vector<std::string> lines;
-};
-
 // Opens an engine with the modes configure_engine picks for `request` (nothing stated: probed).
 std::unique_ptr<xdma::Engine> open(vfio::Device& device, Direction direction, xdma::ModeRequest request,
                                    std::chrono::milliseconds timeout = 5000ms) {

@@ -5,12 +5,16 @@
 
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "dma_bridge/xdma_engine.hpp"
 #include "dma_bridge/xdma_ip.hpp"
+#include "dma_bridge/xdma_register_dump.hpp"
 #include "sim/xdma_model.hpp"
+#include "vfio_access/dma_fence.hpp"
 
 namespace xdma_test {
 
@@ -22,6 +26,41 @@ using xdma::EngineModeRequest;
 using xdma::RunMode;
 
 inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Collects the driver's warnings and the DMA fence's while it lives (the defaults print them to
+// stderr), each line "<engine>: <text>".
+struct Warnings {
+    Warnings() {
+        xdma::set_warning_observer([this](const std::string& engine, const std::string& text) {
+            add(engine + ": " + text);
+        });
+        vfio::DmaFence::set_warning_sink([this](const std::string& text) { add(text); });
+    }
+    ~Warnings() {
+        xdma::set_warning_observer({});
+        vfio::DmaFence::set_warning_sink({});
+    }
+    void add(std::string line) {
+        std::lock_guard lock(mutex);
+        lines.push_back(std::move(line));
+    }
+    size_t count(const std::string& part) {
+        std::lock_guard lock(mutex);
+        size_t n = 0;
+        for (const std::string& line : lines)
+            n += has(line, part) ? 1 : 0;
+        return n;
+    }
+    std::string all() {
+        std::lock_guard lock(mutex);
+        std::string text;
+        for (const std::string& line : lines)
+            text += line + "\n";
+        return text;
+    }
+    std::mutex mutex;
+    std::vector<std::string> lines;
+};
 
 inline vfio::DeviceIdentity identity() {
     vfio::DeviceIdentity id;

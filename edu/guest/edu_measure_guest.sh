@@ -15,3 +15,13 @@ pdt_file edu_latency_samples.csv /tmp/latency/latency_samples.csv
 measure edu-measure-latency-clamped latency --endpoint edu --device $edu --samples 2 --max_gap_us 100
 # A tiny sweep: 1 and 2 KiB measured, 4 KiB left out with its reason.
 measure edu-measure-sweep sweep --endpoint edu --device $edu --min_bytes 1KiB --max_bytes 4KiB --repeats 1 --iterations 2
+# F21: a transfer timeout (10 ms) shorter than edu's DMA (~100 ms): the run fails naming the
+# timeout, its buffers stay mapped until the DMA ended (the engine's claim on the DMA fence), and
+# no DMA reaches an unmapped IOVA: the guest kernel logs no DMAR fault.
+pdt_expect_fail edu-measure-timeout 1 sh -c "pcie_link_measure latency --endpoint edu --device $edu --latency_bytes 4095 --samples 1 --transfer_timeout 0.01 2>&1"
+sleep 0.3
+if pdt_dmesg_grep 'DMAR: (\[DMA|DRHD: handling fault)'; then
+  pdt_fail edu-no-dmar-fault "the guest kernel logged a DMAR fault"
+else
+  pdt_pass edu-no-dmar-fault
+fi

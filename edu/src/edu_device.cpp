@@ -106,6 +106,8 @@ vfio::Result<void> EduDevice::start_dma(const DmaRequest& request, bool irq) {
     m_regs.write64(reg::DMA_DST, to_ram ? request.host_iova : edu_address);
     m_regs.write64(reg::DMA_COUNT, request.count);
     m_dma_irq = irq;
+    if (!m_claim.held())
+        m_claim = m_device->dma_fence().claim(m_name);
     m_regs.write64(reg::DMA_CMD, DMA_CMD_START | (to_ram ? DMA_CMD_TO_RAM : 0) | (irq ? DMA_CMD_IRQ : 0));
     return {};
 }
@@ -124,6 +126,7 @@ vfio::Result<void> EduDevice::wait_dma_poll(std::chrono::milliseconds timeout) {
                                     "START still set after " + std::to_string(timeout.count()) + " ms");
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
+    m_claim.proven();  // START reads back clear: the transfer ended
     if (m_dma_irq && (irq_status() & DMA_IRQ))
         irq_acknowledge(DMA_IRQ);
     return {};
@@ -148,7 +151,21 @@ vfio::Result<void> EduDevice::wait_dma_msi(std::chrono::milliseconds timeout) {
     if (dma_busy())
         return vfio::make_error("wait for DMA interrupt", m_name + " BAR0 DMA_CMD", EIO,
                                 "DMA_IRQ raised while START is still set");
+    m_claim.proven();  // START reads back clear: the transfer ended
     return {};
+}
+
+EduDevice::~EduDevice() {
+    if (!m_claim.held())
+        return;
+    const auto deadline = std::chrono::steady_clock::now() + settle_limit;
+    while (dma_busy() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (dma_busy())
+        m_claim.abandon("DMA_CMD still reads START " + std::to_string(settle_limit.count()) +
+                        " ms after the wait for the transfer ended (edu cannot stop a transfer)");
+    else
+        m_claim.proven();
 }
 
 vfio::Result<void> EduDevice::dma(const DmaRequest& request, Wait wait, std::chrono::milliseconds timeout) {

@@ -222,5 +222,44 @@ TEST(EduModel, CountsTransfersQemu72WouldAbortOn) {
     EXPECT_EQ(sim.model->qemu72_aborts(), 1u);
 }
 
+// F21: edu cannot stop a transfer. After a wait that timed out the transfer still runs: a buffer
+// released meanwhile stays mapped until DMA_CMD reads START clear, and an EduDevice destroyed
+// before then keeps it mapped for good and says so, naming the edu.
+TEST_F(Fixture, ABufferReleasedUnderARunningTransferStaysMappedUntilItEnds) {
+    open(EduModelOptions{.dma_delay = 200ms});
+    const size_t before = sim.device->iommu().mapping_count();
+    {
+        auto page = region(*sim.device, 4096, vfio::DmaAccess::DeviceWrite);
+        expect_error(edu->dma_from_edu(0, page.iova(), 16, Wait::Poll, 20ms), ETIMEDOUT, "START still set after 20 ms");
+    }
+    EXPECT_EQ(sim.device->iommu().mapping_count(), before + 1) << "kept: the transfer may still write it";
+    ASSERT_TRUE(edu->wait_dma(Wait::Poll, 2s).ok());
+    EXPECT_EQ(sim.device->iommu().mapping_count(), before) << "released once START read back clear";
+    EXPECT_EQ(sim::SimIommu::released_iova_accesses(), 0u);
+}
+
+TEST_F(Fixture, AnEduDestroyedUnderARunningTransferKeepsItsBuffersAndSaysSo) {
+    open(EduModelOptions{.dma_delay = 200ms});
+    const size_t before = sim.device->iommu().mapping_count();
+    {
+        auto page = region(*sim.device, 4096, vfio::DmaAccess::DeviceWrite);
+        expect_error(edu->dma_from_edu(0, page.iova(), 16, Wait::Poll, 20ms), ETIMEDOUT, "START still set");
+    }
+    std::vector<std::string> warnings;
+    vfio::DmaFence::set_warning_sink([&](const std::string& text) { warnings.push_back(text); });
+    edu.reset();  // settle_limit passes with the transfer still running
+    vfio::DmaFence::set_warning_sink({});
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("edu 0000:01:00.0: DMA_CMD still reads START 20 ms after the wait for the transfer "
+                               "ended (edu cannot stop a transfer); the device's DMA buffers released from now on "
+                               "stay mapped"),
+              std::string::npos)
+        << warnings[0];
+    std::this_thread::sleep_for(300ms);  // the transfer lands, in memory still mapped
+    EXPECT_EQ(sim.device->iommu().mapping_count(), before + 1);
+    EXPECT_EQ(sim::SimIommu::released_iova_accesses(), 0u);
+    EXPECT_TRUE(sim.device->iommu().faults().empty());
+}
+
 }  // namespace
 }  // namespace edu

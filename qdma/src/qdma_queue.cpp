@@ -53,8 +53,10 @@ vfio::Result<std::unique_ptr<Queue>> Queue::open(Function& function, const Queue
 }
 
 Queue::~Queue() {
-    if (m_set_up)
-        (void)tear_down();
+    if (!m_set_up)
+        return;
+    if (auto torn = tear_down(); !torn && m_claim.held())
+        m_claim.abandon("the queue's tear-down failed (" + torn.error().message() + ")");
 }
 
 std::string Queue::name() const {
@@ -166,6 +168,7 @@ vfio::Result<void> Queue::tear_down() {
     PDT_CHECK(m_function.context_command(m_hw_qid, sel_sw(), u(CtxtOp::QDMA_CTXT_CLR)));
     if (m_cmpt_slots > 0)
         PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_TIMER), u(CtxtOp::QDMA_CTXT_INV)));
+    m_claim.proven();  // invalidated (PG302 Queue Teardown): the queue fetches and writes nothing more
     return {};
 }
 
@@ -225,6 +228,8 @@ vfio::Result<void> Queue::post_c2h_stream(uint64_t addr) {
 }
 
 void Queue::commit() {
+    if (m_outstanding > 0 && !m_claim.held())
+        m_claim = m_function.device().dma_fence().claim(name());
     std::atomic_thread_fence(std::memory_order_release);
     m_function.doorbell(m_options.qid,
                         m_options.direction == QueueDirection::H2C ? QDMA_DMAP_SEL_H2C_DSC_PIDX : QDMA_DMAP_SEL_C2H_DSC_PIDX,
@@ -258,6 +263,8 @@ vfio::Result<uint32_t> Queue::reap() {
                     std::to_string(m_cidx));
     m_cidx = status.cidx;
     m_outstanding -= done;
+    if (m_outstanding == 0)
+        m_claim.proven();  // every descriptor posted reported complete
     return done;
 }
 

@@ -266,3 +266,98 @@ TEST(XdmaIpToolsQuirks, AForcedCompletedCountOnAnIpThatDoesNotCountFailsSayingWh
 }
 
 }  // namespace
+
+namespace {
+
+// F21: IPs whose start and stop differ from the model (Control reading 0, the W1C alias ignored,
+// a start refused just after a stop). Each DMA tool passes with bytes verified, the driver's
+// warning once per engine and the fallback named in --json's result line; the same run on an
+// engine that moves nothing (PDT_SIM_FAULT=moves_nothing) still fails. Where no fallback is safe
+// (Run that no write clears), the tool fails naming the cause.
+struct StartStop {
+    const char* quirk;     // ipcfg_<quirk>_mm / _stream
+    const char* warning;   // a part of the Warning: line
+    const char* fallback;  // its name in the JSON
+    bool credits;          // the IP has descriptor credits (test_dma_descriptor_credits runs)
+};
+
+const StartStop kStartStop[] = {
+    {"control_zero", "the IP does not read Control back; the engine's start and stop are judged by Status (0x40)",
+     "control_not_readable", true},
+    {"w1c_ignored", "the alias is ignored; clearing Run with a write of Control (0x04) instead", "control_w1c_ignored",
+     true},
+    {"start_refused", "start(s) just after a stop (Status showed neither busy nor a stop after Run was set)",
+     "start_refused_after_stop", false},
+};
+
+struct ToolCase {
+    const char* tool;
+    std::vector<std::string> args;
+    const char* pass;  // what a pass prints
+};
+
+std::vector<ToolCase> tool_cases(const StartStop& q) {
+    const std::string mm = std::string("ipcfg_") + q.quirk + "_mm", stream = std::string("ipcfg_") + q.quirk + "_stream";
+    const std::vector<std::string> streams{"--design_file", XDMA_IP_DESIGNS, "--sim_design", stream,
+                                           "--stream_mapping_size", "0x100000", "--stream_num_descriptors", "16",
+                                           "--duration", "0.3", "--transfer_timeout", "5"};
+    std::vector<ToolCase> cases{
+        {TEST_DMA_BRIDGE_TOOL, design(mm, {"--enabled_tests", "memory_host_chunks", "--max_channel_combinations", "1"}),
+         "Overall PASS"},
+        {TEST_DMA_BRIDGE_TOOL, design(stream, {"--enabled_tests", "stream_fixed_buffers"}), "Overall PASS"},
+        {PARALLEL_STREAMS_TOOL, streams, "Overall PASS"},
+        {INDEPENDENT_STREAMS_TOOL, streams, "Overall PASS"},
+    };
+    if (q.credits)
+        cases.push_back({DESCRIPTOR_CREDITS_TOOL, {"--design_file", XDMA_IP_DESIGNS, "--sim_design", mm}, "Test: PASS"});
+    return cases;
+}
+
+TEST(XdmaIpToolsStartStop, EveryDmaToolPassesWithTheWarningAndFailsWhenNothingMoves) {
+    for (const StartStop& q : kStartStop)
+        for (const ToolCase& c : tool_cases(q)) {
+            const std::string what = std::string(q.quirk) + " " + c.tool;
+            const Outcome r = run_tool(c.tool, c.args);
+            EXPECT_EQ(r.exit_code, 0) << what << "\n" << r.output;
+            EXPECT_TRUE(contains(r.output, c.pass)) << what << "\n" << r.output;
+            EXPECT_TRUE(contains(r.output, q.warning)) << what << "\n" << r.output;
+            EXPECT_LE(count(r.output, q.warning), 4u) << "once per engine\n" << r.output;
+            EXPECT_FALSE(contains(r.output, "sim IOMMU")) << what << "\n" << r.output;
+            test_support::RunOptions lying;
+            lying.environment = {"PDT_SIM_FAULT=moves_nothing"};
+            lying.timeout = std::chrono::minutes(5);
+            const Outcome nothing = test_support::run_process(c.tool, c.args, lying);
+            EXPECT_EQ(nothing.exit_code, 1) << what << " moving nothing\n" << nothing.output;
+            EXPECT_FALSE(contains(nothing.output, c.pass)) << what << " moving nothing\n" << nothing.output;
+        }
+}
+
+TEST(XdmaIpToolsStartStop, TheJsonResultNamesTheFallbackUsed) {
+    for (const StartStop& q : kStartStop) {
+        const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL,
+                                   design(std::string("ipcfg_") + q.quirk + "_mm",
+                                          {"--enabled_tests", "memory_host_chunks", "--max_channel_combinations", "1",
+                                           "--json"}),
+                                   {}, true);
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_TRUE(contains(r.output, std::string(",\"fallbacks\":[\"") + q.fallback + "\"]}")) << r.output;
+    }
+    const Outcome plain = run_tool(TEST_DMA_BRIDGE_TOOL, design("ipcfg_small_bar_mm", {"--enabled_tests",
+                                                                                      "memory_fixed_buffers", "--json"}),
+                                   {}, true);
+    EXPECT_EQ(plain.exit_code, 0) << plain.output;
+    EXPECT_FALSE(contains(plain.output, "\"fallbacks\"")) << "none used, none named\n" << plain.output;
+}
+
+// No write clears Run: the stop is never proven. The tool fails naming the IP's fault, and says
+// the engine's buffers stay mapped, naming the channel.
+TEST(XdmaIpToolsStartStop, AnEngineThatIgnoresStopFailsNamingItAndKeepsItsBuffers) {
+    const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, design("ipcfg_run_stuck_mm", {"--enabled_tests",
+                                                                                  "memory_fixed_buffers"}));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, "the IP keeps Run set")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Overall FAIL")) << r.output;
+    EXPECT_FALSE(contains(r.output, "sim IOMMU")) << r.output;
+}
+
+}  // namespace

@@ -136,7 +136,7 @@ Outcome run_process(const std::string& path, const std::vector<std::string>& arg
     while (true) {
         const auto now = Clock::now();
         if (!reaped && options.interrupt_after && !interrupted && now >= start + *options.interrupt_after) {
-            kill(pid, SIGINT);
+            kill(pid, options.interrupt_signal);
             interrupted = true;
         }
         if (!reaped && options.timeout && !killed && now >= start + *options.timeout) {
@@ -184,7 +184,7 @@ Outcome run_process(const std::string& path, const std::vector<std::string>& arg
             if (n > 0) {
                 open_streams[i].text->append(buffer, static_cast<size_t>(n));
                 if (options.interrupt_once && !interrupted && !reaped && options.interrupt_once(outcome.output)) {
-                    kill(pid, SIGINT);  // not reaped yet: the pid is still the child's
+                    kill(pid, options.interrupt_signal);  // not reaped yet: the pid is still the child's
                     interrupted = true;
                 }
                 if (options.stop_once && !stopped && options.stop_once(outcome.output)) {

@@ -8,14 +8,20 @@
 // lap the ring. poll() then skips the descriptors overwritten before they were read and counts
 // them (overwritten()); release() leaves the writeback alone, since the engine may already have
 // written it again, and the Completed Descriptor Count alone says which buffers hold data.
+//
+// Run is set and cleared with proof (xdma_run_control.hpp). From start() until a proven stop the
+// ring holds a claim on the device's DMA fence (vfio_access/dma_fence.hpp): the engine writes
+// its buffers for ever, so they stay mapped until Run and busy read back clear.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "dma_bridge/xdma_run_control.hpp"
 #include "vfio_access/device.hpp"
 #include "vfio_access/dma.hpp"
+#include "vfio_access/dma_fence.hpp"
 
 namespace xdma {
 
@@ -38,19 +44,19 @@ public:
 
     static vfio::Result<std::unique_ptr<ContinuousRing>> open(vfio::Device& device, const ContinuousRingSettings& o,
                                                              uint64_t size, bool free_running);
-    ~ContinuousRing() { (void)stop(); }
+    ~ContinuousRing();
 
     uint8_t* buffer(size_t index) const { return m_data.data() + index * m_size; }
     uint64_t data_bytes() const { return m_data.size(); }
     const std::string& name() const { return m_name; }
     uint64_t overwritten() const { return m_overwritten; }
 
-    void start();
+    vfio::Result<void> start();
     // The next completed descriptor, in ring order; nullopt when none is ready.
     vfio::Result<std::optional<Piece>> poll();
     // The descriptor just consumed may be filled again: clear its writeback (not free_running).
     void release(size_t index);
-    // Clears Run and waits up to 1 s for the engine to go idle.
+    // Clears Run and waits up to 1 s for the engine to go idle, both proven by reading back.
     vfio::Result<void> stop();
     // The channel's registers decoded, to the process's failure observer (xdma_register_dump.hpp).
     void report_failure(const std::string& what) const;
@@ -71,7 +77,9 @@ private:
     uint64_t m_size = 0, m_consumed = 0, m_overwritten = 0;
     bool m_running = false, m_free_running = false;
     std::string m_name;
+    RunControl m_run;
     vfio::DmaRegion m_ring, m_data;
+    vfio::DmaFence::Claim m_claim;  // from start() to a proven stop (destroyed before the regions)
 };
 
 }  // namespace xdma

@@ -23,10 +23,17 @@
 // both. A field that makes no sense is ignored with a warning (check_alignments).
 //
 // IPs that behave unlike PG195 within reason are driven anyway, each with one warning per engine
-// (xdma::notify_warning, warnings()): Run that does not stick after a write to the Control W1S
-// alias is set with a plain write of Control; a Completed Descriptor Count that stays short of
-// a list Status says has stopped at its STOP is diagnosed (in the timeout message), and with
-// EngineOptions::completion_auto the engine completes by Status instead.
+// (xdma::notify_warning, warnings()), and named by fallbacks(): Run is set and cleared with
+// proof from Status, whatever Control reads (xdma_run_control.hpp: an ignored W1S or W1C alias,
+// a Control that does not read back, a start refused just after a stop); a Completed Descriptor
+// Count that stays short of a list Status says has stopped at its STOP is diagnosed (in the
+// timeout message), and with EngineOptions::completion_auto the engine completes by Status.
+//
+// DMA safety (vfio_access/dma_fence.hpp): from the first transfer it is given until the IP shows
+// it can write no more (every descriptor completed, or stop() proven by Run and busy reading
+// back clear), the engine holds a claim on its device's DMA fence, so no DMA region of the
+// device is unmapped meanwhile, whatever order its owners release them in. An engine destroyed
+// without a proven stop abandons its claim: the device's regions stay mapped until it closes.
 //
 // Errors are latched: after one, submit/poll/wait return it until recover() (stop, wait for
 // idle, reinitialise) makes the channel usable again, abandoning what was in flight.
@@ -40,7 +47,9 @@
 
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_fifo.hpp"
+#include "dma_bridge/xdma_run_control.hpp"
 #include "vfio_access/dma.hpp"
+#include "vfio_access/dma_fence.hpp"
 
 namespace xdma {
 
@@ -127,7 +136,8 @@ public:
     vfio::Result<TransferCompletion> wait(std::chrono::milliseconds timeout);
     vfio::Result<TransferCompletion> wait() { return wait(m_options.timeout); }
 
-    // Clears Run and waits (up to 1 s) for the engine to go idle; in-flight transfers are lost,
+    // Clears Run and waits (EngineOptions::idle_wait) for the engine to go idle, both proven by
+    // reading the IP back; only then is the engine's DMA claim released. In-flight transfers are lost,
     // and so are credits held back (coalesce_credits), never written: clearing Run clears the
     // register's credits too (PG195). The engine stays idle (Run clear) until the next submit reinitialises it, which also
     // clears a latched error.
@@ -149,6 +159,11 @@ public:
     unsigned dma_mask_bits() const { return m_dma_mask_bits; }
     // The warnings this engine gave (also sent to xdma::notify_warning), oldest first.
     const std::vector<std::string>& warnings() const { return m_warnings; }
+    // The fallbacks it used for an IP unlike PG195 (RunControl::fallbacks(), and
+    // "completion_by_status" once it completes by Status), for the tools' JSON.
+    std::vector<std::string> fallbacks() const;
+    // True while the engine may write what it was given (its DMA claim is held).
+    bool may_write() const { return m_claim.held(); }
     uint32_t read_status() const;  // Status (0x40), not clearing it
     // "status 0x00000001 (busy) completed_descriptor_count=..." for error messages, and where a
     // stopped list's count stays short, why: the IP may not count (count_diagnosis).
@@ -194,7 +209,9 @@ private:
     vfio::Error more_completed_than_started(uint64_t completed);
     vfio::Result<void> check_status(uint32_t status_value, const char* source);
     vfio::Error fail(int code, std::string what, const std::string& after = {});
-    vfio::Result<void> start_engine();  // sets Control.run (W1S, else a plain write)
+    vfio::Result<void> start_engine();  // Run set, proven by Status (RunControl::start)
+    void claim_writes();                // before the engine is given addresses
+    vfio::Error busy_at_open() const;   // whose leftover a channel busy at open is
     void warn(std::string text);
     // The completed count of a list, checked against Status when it stops short (xdma_completion.cpp).
     vfio::Result<uint64_t> checked_count(uint64_t completed);
@@ -235,8 +252,9 @@ private:
     bool m_stopped = false;  // stop() left Run clear: submit reinitialises
     std::optional<std::chrono::steady_clock::time_point> m_restart_deadline;  // StopList: busy after STOP
     EngineCounters m_counters;
-    uint32_t m_control = 0;              // Control as initialise() wrote it, without Run
-    bool m_control_w1s_ignored = false;  // Run did not stick after W1S: plain writes of Control
+    RunControl m_run;                    // Control's Run bit, set and cleared with proof
+    vfio::DmaFence::Claim m_claim;       // held while the engine may write what it was given
+    bool m_completes_by_status = false;  // completion_auto fell back to Status completion
     unsigned m_dma_mask_bits = 64;
     std::vector<std::string> m_warnings;
     bool m_list_stopped_seen = false;  // descriptor_stopped read (clear-on-read) since the list started

@@ -6,6 +6,12 @@
 //   PDT_CHECK(edu.check_liveness(0x12345678));
 //   PDT_CHECK(edu.dma_to_edu(region.iova(), 0, 1024, edu::Wait::Poll));
 //
+// DMA safety (vfio_access/dma_fence.hpp): edu has no way to stop a transfer; from start_dma()
+// until DMA_CMD reads START clear, the EduDevice holds a claim on the device's DMA fence, so no
+// DMA region of the device is unmapped meanwhile. Destroyed with a transfer still running, it
+// waits up to settle_limit for START to clear, then abandons the claim (the regions stay mapped
+// until the device closes, and a warning names the edu).
+//
 // QEMU 7.2 limits honoured here (vfio_userspace.md §7.4): a DMA of 0 bytes or one reaching
 // the end of the 4 KiB buffer aborts the whole QEMU process, so 1 <= count and
 // offset + count < 4096 are enforced; host addresses must fit edu's 28-bit DMA mask.
@@ -15,6 +21,7 @@
 #include <cstdint>
 
 #include "vfio_access/device.hpp"
+#include "vfio_access/dma_fence.hpp"
 #include "vfio_access/reset_registers.hpp"
 
 namespace edu {
@@ -72,6 +79,11 @@ public:
     // Maps BAR0 and checks the identification register's magic byte (0xed). The device must
     // outlive the EduDevice.
     static vfio::Result<EduDevice> attach(vfio::Device& device);
+    EduDevice(EduDevice&&) noexcept = default;
+    EduDevice& operator=(EduDevice&&) noexcept = default;
+    ~EduDevice();
+    // How long the destructor waits for a running transfer to end before it keeps its buffers.
+    static constexpr std::chrono::milliseconds settle_limit{20};
 
     vfio::Device& device() const { return *m_device; }
     // "edu 0000:01:00.0", the object of every error.
@@ -118,6 +130,7 @@ private:
     std::string m_name;
     bool m_msi = false;
     bool m_dma_irq = false;  // the running transfer raises DMA_IRQ
+    vfio::DmaFence::Claim m_claim;  // from start_dma() until START reads back clear
 };
 
 // The registers test_dma_descriptor_credits --reset_test reads across VFIO_DEVICE_RESET on an edu

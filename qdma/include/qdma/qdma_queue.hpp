@@ -16,6 +16,11 @@
 // and the status descriptor; PIDX and CIDX count modulo N - 1, and at most N - 2 descriptors
 // are outstanding so that a full ring is not read as empty.
 //
+// DMA safety (vfio_access/dma_fence.hpp): from the doorbell that hands the queue descriptors
+// until none is outstanding (the status descriptor's cidx, or the completion entries, say so) or
+// the tear-down's context invalidation completed, the queue holds a claim on its device's DMA
+// fence; a queue destroyed without either abandons it, and the device's buffers stay mapped.
+//
 // Completion is polled: the status descriptor's cidx (descriptor queues), the completion
 // entries' color bit (C2H stream). A cidx that moves backwards or past what was posted, or an
 // err field set, latches an error: every later call returns it until restart().
@@ -30,6 +35,7 @@
 
 #include "qdma/qdma_function.hpp"
 #include "vfio_access/dma.hpp"
+#include "vfio_access/dma_fence.hpp"
 
 namespace qdma {
 
@@ -111,6 +117,7 @@ private:
     bool m_set_up = false;
     std::optional<vfio::Error> m_error;
     vfio::DmaRegion m_ring, m_cmpt_ring;
+    vfio::DmaFence::Claim m_claim;  // while descriptors are outstanding (destroyed before the rings)
 };
 
 }  // namespace qdma

@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 
+#include "streams/fallbacks.hpp"
 #include "vfio_access/json_text.hpp"
 #include "vfio_access/physical_memory.hpp"
 
@@ -180,10 +181,10 @@ int Report::finish(const Summary& summary) {
         const std::string why = unverified_reason(summary);
         std::fprintf(m_out,
                      "{\"type\":\"result\",\"overall\":\"%s\",\"bytes_verified\":%" PRIu64
-                     ",\"stopped_by_user\":%s,\"rows\":%zu%s%s%s}\n",
+                     ",\"stopped_by_user\":%s,\"rows\":%zu%s%s%s%s}\n",
                      pass ? "PASS" : "FAIL", bytes_verified, summary.stopped_by_user ? "true" : "false", summary.rows.size(),
                      host_cost_json(summary).c_str(), why.empty() ? "" : (",\"reason\":" + json_escape(why)).c_str(),
-                     json_dma_addressing().c_str());
+                     json_dma_addressing().c_str(), streams::json_fallbacks().c_str());
         std::fflush(m_out);
         return pass ? 0 : 1;
     }

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "stream_test/rate_counter.hpp"
+#include "stream_tools/stream_tools.hpp"
 #include "vfio_access/format.hpp"
 
 namespace stream_tools {
@@ -76,6 +77,8 @@ vfio::Result<void> XdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio:
         h2c_started = n;
     auto last_progress = std::chrono::steady_clock::now();
     while (h2c_done < n || c2h_done < n) {
+        if (stop_requested())
+            return stopped_by_signal(m_h2c->name());
         bool progress = false;
         while (h2c_host && h2c_started < n &&
                m_h2c->free_descriptors() >= m_h2c->descriptors_for(chunks[h2c_started].length)) {

@@ -1,4 +1,5 @@
 #include "stream_tools/dma_bridge_suite.hpp"
+#include "stream_tools/stream_tools.hpp"
 
 #include <cinttypes>
 #include <memory>
@@ -434,6 +435,7 @@ int run_test_dma_bridge(std::vector<identify::IdentifiedDesign>& designs, const 
         options.memory.pool = pool.get();
     }
     std::vector<ChannelResult> results;
+    options.stream.test.stop = stop_on_sigint();  // Ctrl-C or SIGTERM: stop, prove the stops, report
     tool_support::BoardHealth* health = options.stream.health;
     if (health) {
         options.stream.test.stop_failing = &health->tripped();
@@ -445,8 +447,8 @@ int run_test_dma_bridge(std::vector<identify::IdentifiedDesign>& designs, const 
         if (health)  // a trip adds its failed result
             report_board_health(*health, *design, results, verdict, design == dma_designs.back() || health->tripped());
         std::fflush(verdict.text);
-        if (health && health->tripped())
-            break;  // a card too hot: nothing after it is tested
+        if ((health && health->tripped()) || stop_requested())
+            break;  // a card too hot, or a stop asked for: nothing after it is tested
     }
     if (health)
         health->stop();

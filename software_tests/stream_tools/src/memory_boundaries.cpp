@@ -108,7 +108,10 @@ public:
                 const bool inside = i >= m_guard && i < m_guard + window;
                 region.data()[i] = static_cast<uint8_t>(n == 1 && inside ? ~host_guard(i) : host_guard(i));
             }
-            PDT_CHECK(m_dma.read(region, {Chunk{m_guard, m_options.memory_base, window}}));
+            if (auto read = m_dma.read(region, {Chunk{m_guard, m_options.memory_base, window}}); !read) {
+                (void)m_dma.stop();  // before `region` goes: the engine was given its address
+                return std::move(read).error();
+            }
             if (auto bad = check_host_guards(region.data(), m_guard, window, m_guard, what); !bad.empty())
                 return vfio::make_error("memory_boundaries", "C2H", EIO, bad);
             reads[n].assign(region.data() + m_guard, region.data() + m_guard + window);

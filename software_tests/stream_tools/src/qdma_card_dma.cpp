@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <thread>
 
+#include "stream_tools/stream_tools.hpp"
 #include "vfio_access/format.hpp"
 
 namespace stream_tools {
@@ -157,6 +158,8 @@ vfio::Result<void> QdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio:
         c2h.done = c2h.next_chunk = n;
     auto last_progress = std::chrono::steady_clock::now();
     while (h2c.done < n || c2h.done < n) {
+        if (stop_requested())
+            return stopped_by_signal(m_h2c->name());
         if (h2c.done < n)
             PDT_CHECK(post(h2c, chunks, n));
         if (c2h.done < n)

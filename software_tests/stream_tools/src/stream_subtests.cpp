@@ -222,8 +222,8 @@ MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const
         return test_failure(out, "C2H", c2h.error().message());
     if (free_running)  // a buffer never written fails; not again later, as the engine may be writing it
         std::memset((*c2h)->buffer(0), stream_test::kFixedDataPoison, (*c2h)->data_bytes());
-    else
-        (*c2h)->start();  // ready before H2C sends, as fpga_sio's; a free-running source starts when polled
+    else if (auto started = (*c2h)->start(); !started)  // ready before H2C sends, as fpga_sio's; a
+        return test_failure(out, "C2H", started.error().message());  // free-running source starts when polled
     const pattern::Pattern pat(5, 0);
     PieceChecker checker(o, pat);
     uint64_t tx_word = 0, rx_bytes = 0;
@@ -238,7 +238,8 @@ MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const
                 return test_failure(out, "H2C", sent.error().message());
         }
         if (free_running && rx_bytes == 0)
-            (*c2h)->start();
+            if (auto started = (*c2h)->start(); !started)
+                return test_failure(out, "C2H", started.error().message());
         auto last_progress = Clock::now();
         for (uint64_t received = 0; received < p.receive;) {
             if (auto done = (*h2c)->poll(); !done.ok())

@@ -349,16 +349,24 @@ int run_independent_streams(const std::vector<streams::StreamDevice*>& devices, 
 
 namespace {
 std::atomic<bool> g_stop{false};
-extern "C" void on_sigint(int) { g_stop.store(true); }
+extern "C" void on_stop_signal(int) { g_stop.store(true); }
 }  // namespace
 
 const std::atomic<bool>* stop_on_sigint() {
     struct sigaction action {};
-    action.sa_handler = on_sigint;
-    action.sa_flags = SA_RESETHAND;  // a second Ctrl-C takes the default action
+    action.sa_handler = on_stop_signal;
+    action.sa_flags = SA_RESETHAND;  // a second Ctrl-C (or SIGTERM) takes the default action
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);  // a batch system's stop: the engines stop as on Ctrl-C
     return &g_stop;
+}
+
+bool stop_requested() { return g_stop.load(); }
+
+vfio::Error stopped_by_signal(const std::string& object) {
+    return vfio::make_error("memory-mapped DMA", object, ECANCELED,
+                            "stopped by SIGINT or SIGTERM: the engines were stopped before their buffers were released");
 }
 
 }  // namespace stream_tools

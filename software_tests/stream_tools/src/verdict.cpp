@@ -3,6 +3,7 @@
 #include <cinttypes>
 
 #include "stream_test/report.hpp"
+#include "streams/fallbacks.hpp"
 
 namespace stream_tools {
 namespace {
@@ -51,8 +52,8 @@ int report_verdict(const std::vector<ChannelResult>& results, const VerdictOutpu
                  failed, pass ? "PASS" : "FAIL");
     if (out.json)
         std::fprintf(out.json,
-                     "{\"type\":\"result\",\"overall\":\"%s\",\"bytes_verified\":%" PRIu64 ",\"tests\":%zu,\"failed\":%zu}\n",
-                     pass ? "PASS" : "FAIL", total, results.size(), failed);
+                     "{\"type\":\"result\",\"overall\":\"%s\",\"bytes_verified\":%" PRIu64 ",\"tests\":%zu,\"failed\":%zu%s}\n",
+                     pass ? "PASS" : "FAIL", total, results.size(), failed, streams::json_fallbacks().c_str());
     std::fflush(out.text);
     if (out.json)
         std::fflush(out.json);

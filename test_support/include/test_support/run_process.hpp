@@ -50,6 +50,8 @@ struct RunOptions {
     std::optional<std::chrono::milliseconds> interrupt_after;
     // Checked on output after each read while the child runs: once true, the child gets one SIGINT.
     std::function<bool(const std::string&)> interrupt_once;
+    // The signal interrupt_after and interrupt_once send (SIGTERM: a batch system's stop).
+    int interrupt_signal = 2;  // SIGINT
     // When the test runs as root, the child runs as nobody (uid and gid 65534, no supplementary
     // groups), so that file permissions apply to it as they do to a user.
     bool unprivileged = false;

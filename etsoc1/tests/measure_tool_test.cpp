@@ -139,8 +139,8 @@ TEST(Etsoc1Measure, AnEtsoc1OptionNotUsedIsAUsageErrorNamingIt) {
         {"--endpoint etsoc1", "name the card: --etsoc1_device N"},
         {"--endpoint etsoc1 --etsoc1_device fake --etsoc1_socket /run/s.sock", "--etsoc1_socket \"/run/s.sock\" is not used"},
         {"--endpoint etsoc1 --etsoc1_device 0 --etsoc1_fake moves_nothing=1", "--etsoc1_fake \"moves_nothing=1\" is not used"},
-        {"--endpoint model --etsoc1_window 2", "option --etsoc1_window \"2\" is not used (it is for --endpoint etsoc1"},
-        {"--etsoc1_device fake", "option --etsoc1_device \"fake\" is not used (it is for --endpoint etsoc1"},
+        {"--endpoint model --etsoc1_window 2", "option --etsoc1_window \"2\" is not used: Invalid argument (it is for --endpoint etsoc1"},
+        {"--etsoc1_device fake", "option --etsoc1_device \"fake\" is not used: Invalid argument (it is for --endpoint etsoc1"},
     };
     for (const auto& [args, message] : cases) {
         test_support::RunOptions o;

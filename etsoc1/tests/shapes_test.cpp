@@ -238,7 +238,11 @@ TEST(Shapes, EndpointDescribesAStagedCardWhoseHostMemoryIsPlain) {
     EXPECT_EQ(huge.error().code, ENOTSUP);
     EXPECT_NE(huge.error().message().find("staged through its bounce buffer"), std::string::npos);
     EXPECT_FALSE(s.endpoint->issue(Direction::H2C, 4, *s.host, 0, 0, 4096).ok());
-    EXPECT_FALSE(s.endpoint->issue(Direction::H2C, 0, *s.host, 0, 32u << 20, 4096).ok());
+    // The window, then the decoy region (F30: as large as the window, up to 64 MiB); past both, refused.
+    const streams::EndpointInfo& info = s.endpoint->info();
+    EXPECT_EQ(info.decoy_card_bytes, std::min<uint64_t>(info.card_memory_bytes, 64u << 20));
+    EXPECT_FALSE(s.endpoint->issue(Direction::H2C, 0, *s.host, 0, info.card_memory_bytes + info.decoy_card_bytes,
+                                   4096).ok());
     EXPECT_TRUE(s.endpoint->launch_empty(0, 10, 5000ms).ok());
 }
 

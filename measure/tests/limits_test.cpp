@@ -116,7 +116,7 @@ TEST_F(Limits, LatencyAboveTheWindowIsClampedAndSaidSo) {
 TEST_F(Limits, AnEndpointWithoutACardWindowIsAnError) {
     // No endpoint should report a zero window; if one did, nothing may be issued at all.
     struct NoWindow final : CopyEndpoint {
-        EndpointInfo m_info{"no window", "", 0, 0, 1, 1, false, false, false, "", ""};
+        EndpointInfo m_info{"no window", "", 0, 0, 1, 1, false, false, 0, false, "", ""};
         const EndpointInfo& info() const override { return m_info; }
         vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t, HostMemory) override {
             return vfio::make_error("allocate", "no window", ENOMEM);

@@ -230,10 +230,11 @@ std::vector<ToolRun> small_runs() {
                            small_measure_args(subcommand, bytes, {"--endpoint", "etsoc1", "--etsoc1_device", "fake",
                                                                   "--transfer_timeout", "5"}),
                            Family::Etsoc1Fake, kMeasureNames});
-            out.push_back({name + " on the model endpoint", PCIE_LINK_MEASURE,
-                           small_measure_args(subcommand, bytes, {"--endpoint", "model", "--model_latency_us", "5",
-                                                                  "--transfer_timeout", "2"}),
-                           Family::ModelEndpoint, kMeasureNames});
+            if (bytes == "1" || bytes == "127")  // the model stages nothing: its ends of the range suffice
+                out.push_back({name + " on the model endpoint", PCIE_LINK_MEASURE,
+                               small_measure_args(subcommand, bytes, {"--endpoint", "model", "--model_latency_us", "5",
+                                                                      "--transfer_timeout", "2"}),
+                               Family::ModelEndpoint, kMeasureNames});
         }
     for (const char* tool : {PARALLEL_STREAMS_TOOL, INDEPENDENT_STREAMS_TOOL})
         for (const char* bytes : {"4", "64"})

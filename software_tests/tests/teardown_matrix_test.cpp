@@ -65,8 +65,8 @@ std::vector<std::string> args(const std::string& tool, End end) {
         add({"--enabled_tests", "memory_fixed_buffers", "--min_words", end == End::Sigterm ? "0x1000000" : "0x10000",
              "--max_buffer_size", "0x40000", "--max_channel_combinations", "1", "--dma_bridge_memory_size_bytes",
              "0x100000"});
-    else if (tool == "crc64_stream_latency")
-        add({"--samples", "20", "--max_packet_bytes", "0x1000"});
+    else if (tool == "crc64_stream_latency")  // SIGTERM: more samples than a second holds
+        add({"--samples", end == End::Sigterm ? "100000" : "20", "--max_packet_bytes", "0x1000"});
     else if (soak(tool))
         add({"--stream_mapping_size", "0x40000", "--stream_num_descriptors", "16", "--report_interval", "0.25",
              "--duration", end == End::Sigterm || end == End::MaxTemperature ? "60" : "0.5"});
@@ -76,7 +76,8 @@ std::vector<std::string> args(const std::string& tool, End end) {
 }
 
 // The cells: what each run must end with. SIGTERM and --max_temperature end a soak (SIGTERM also
-// test_dma_bridge's memory tests); the other tools run for a bounded time and have no such row.
+// test_dma_bridge's memory tests and crc64_stream_latency's samples); test_dma_descriptor_credits
+// runs for a bounded time and takes SIGTERM's default action: it has no such row.
 std::vector<Cell> cells() {
     const char* const timeout = "(timeout: no (H2C|C2H) completion for 1\\.000 secs|Timeout after 1000 ms|"
                                 "no transfer completed within the transfer timeout of 1000 ms)";
@@ -90,7 +91,8 @@ std::vector<Cell> cells() {
             all.push_back({&tool, End::Sigterm, 0, "Overall PASS\n", {}});
             all.push_back({&tool, End::MaxTemperature, 1, "C is over --max_temperature 90 C", {}});
         }
-        if (std::string(tool.name) == "test_dma_bridge")  // stops its copies, fails naming the signal
+        const std::string stops = tool.name;  // these stop their copies and fail, naming the signal
+        if (stops == "test_dma_bridge" || stops == "crc64_stream_latency")
             all.push_back({&tool, End::Sigterm, 1, "stopped by SIGINT or SIGTERM", {}});
     }
     return all;
@@ -136,10 +138,11 @@ void run(Cell& c) {
     // Late enough that the timeout expires first, short enough that the stop sees it land; slow
     // enough that test_dma_bridge is still copying a second after its start.
     const bool bridge = std::string(c.tool->name) == "test_dma_bridge";
+    const bool timed = bridge || std::string(c.tool->name) == "crc64_stream_latency";  // no rate lines
     const char* late = c.end == End::Timeout                ? "late_engine=1500"
                        : c.end == End::Sigterm && bridge ? "late_engine=20"
                                                          : "late_engine=2";
-    if (c.end == End::Sigterm && bridge) {
+    if (c.end == End::Sigterm && timed) {
         options.interrupt_once = {};
         options.interrupt_after = 1000ms;
     }

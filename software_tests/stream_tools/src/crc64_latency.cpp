@@ -7,6 +7,8 @@
 
 #include "pattern/crc64.hpp"
 #include "stream_test/report.hpp"
+#include "stream_tools/stream_tools.hpp"
+#include "streams/fallbacks.hpp"
 #include "vfio_access/format.hpp"
 #include "vfio_access/physical_memory.hpp"
 
@@ -35,6 +37,8 @@ vfio::Result<Measured> measure(streams::StreamDevice& device, const streams::Loo
     Measured measured;
     measured.latencies_us.reserve(options.samples);
     for (uint64_t i = 0; i <= options.samples; ++i) {
+        if (stop_requested())  // Ctrl-C or SIGTERM: the channels stop (proven) as they close
+            return stopped_by_signal(h2c->name());
         std::memcpy(c2h->buffer(0), &poison, kResultBytes);  // a result never written fails
         const auto start = Clock::now();
         PDT_CHECK(c2h->submit(0, kResultBytes, false));
@@ -126,11 +130,13 @@ double percentile(const std::vector<double>& sorted, double p) {
 int run_crc64_latency(const std::vector<streams::StreamDevice*>& devices, const LatencyOptions& options, std::FILE* out) {
     Totals totals;
     uint64_t sequence = 0;  // one repeatable sequence for the whole run
+    (void)stop_on_sigint();
     for (streams::StreamDevice* device : devices) {
         if (device->card_function() != streams::CardFunction::Crc64)
             continue;
         for (const streams::LoopRoute& route : device->routes())
-            test_route(*device, route, options, sequence, totals, out);
+            if (!stop_requested())
+                test_route(*device, route, options, sequence, totals, out);
     }
     std::string reason;
     if (totals.routes == 0)
@@ -145,7 +151,7 @@ int run_crc64_latency(const std::vector<streams::StreamDevice*>& devices, const 
                           ",\"h2c_bytes_verified\":%" PRIu64 "%s%s}\n",
                      passed ? "PASS" : "FAIL", totals.verified, totals.bytes,
                      passed ? "" : (",\"reason\":" + stream_test::json_escape(reason)).c_str(),
-                     stream_test::json_dma_addressing().c_str());
+                     (stream_test::json_dma_addressing() + streams::json_fallbacks()).c_str());
     } else {
         if (totals.routes == 0)
             std::fprintf(out, "%s\n", reason.c_str());

@@ -365,7 +365,7 @@ const std::atomic<bool>* stop_on_sigint() {
 bool stop_requested() { return g_stop.load(); }
 
 vfio::Error stopped_by_signal(const std::string& object) {
-    return vfio::make_error("memory-mapped DMA", object, ECANCELED,
+    return vfio::make_error("DMA", object, ECANCELED,
                             "stopped by SIGINT or SIGTERM: the engines were stopped before their buffers were released");
 }
 

@@ -54,8 +54,9 @@ int run_independent_streams(const std::vector<streams::StreamDevice*>& devices, 
 // SIGINT or SIGTERM sets the returned flag (first Ctrl-C: stop, drain, report: the engines stop
 // and are proven stopped before their buffers go); a second one kills.
 const std::atomic<bool>* stop_on_sigint();
-// Whether that flag is set; the memory-mapped copies of test_dma_bridge (CardDma) end with
-// stopped_by_signal(object) once it is, so their engines are stopped on the usual error path.
+// Whether that flag is set; test_dma_bridge's memory-mapped copies (CardDma) and
+// crc64_stream_latency's samples end with stopped_by_signal(object) once it is, so that their
+// engines are stopped on the usual error path.
 bool stop_requested();
 vfio::Error stopped_by_signal(const std::string& object);
 

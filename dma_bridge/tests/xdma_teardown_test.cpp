@@ -200,40 +200,47 @@ TEST(XdmaTeardown, AStopThatCannotBeProvenKeepsTheBuffersMappedAndSaysSo) {
 
 // ---- start and stop proven by what the IP shows ----------------------------------------------
 
+// A memory design with one quirk set, both engines of channel 0 opened in `mode` and three keyed
+// round trips moved through them; the warnings collected meanwhile.
+struct QuirkRun {
+    QuirkRun(bool sim::XdmaConfig::*quirk, RunMode mode) : rig(with(quirk)) { moved = three_round_trips(rig, mode, h2c, c2h); }
+    static sim::XdmaConfig with(bool sim::XdmaConfig::*quirk) {
+        sim::XdmaConfig config = memory_design();
+        config.*quirk = true;
+        return config;
+    }
+    Warnings warnings;
+    Rig rig;
+    std::unique_ptr<xdma::Engine> h2c, c2h;
+    testing::AssertionResult moved = testing::AssertionFailure();
+};
+
 TEST(XdmaRunControl, AControlThatReadsZeroIsJudgedByStatusWithOneWarning) {
     for (const RunMode mode : {RunMode::Credits, RunMode::StopList}) {
-        Warnings warnings;
-        sim::XdmaConfig config = memory_design();
-        config.control_reads_zero = true;
-        Rig rig(config);
-        std::unique_ptr<xdma::Engine> h2c, c2h;
-        ASSERT_TRUE(three_round_trips(rig, mode, h2c, c2h));
-        ASSERT_TRUE(h2c->stop().ok());
-        EXPECT_EQ(warnings.count("Control (0x04) reads back 0x00000000 after a write of 0x"), 2u) << warnings.all();
-        EXPECT_EQ(warnings.count("the engine's start and stop are judged by Status (0x40)"), 2u);
-        EXPECT_EQ(h2c->fallbacks(), std::vector<std::string>{"control_not_readable"});
-        EXPECT_TRUE(rig.model->violations().empty()) << rig.model->violations().front().what;
+        QuirkRun run(&sim::XdmaConfig::control_reads_zero, mode);
+        ASSERT_TRUE(run.moved);
+        ASSERT_TRUE(run.h2c->stop().ok());
+        EXPECT_EQ(run.warnings.count("Control (0x04) reads back 0x00000000 after a write of 0x"), 2u) << run.warnings.all();
+        EXPECT_EQ(run.warnings.count("the engine's start and stop are judged by Status (0x40)"), 2u);
+        EXPECT_EQ(run.h2c->fallbacks(), std::vector<std::string>{"control_not_readable"});
+        EXPECT_TRUE(run.rig.model->violations().empty()) << run.rig.model->violations().front().what;
     }
 }
 
 TEST(XdmaRunControl, AnIgnoredW1cAliasIsClearedWithAPlainWriteAndTheStopStillProven) {
     for (const RunMode mode : {RunMode::Credits, RunMode::StopList}) {
-        Warnings warnings;
-        sim::XdmaConfig config = memory_design();
-        config.control_w1c_ignored = true;
-        Rig rig(config);
-        std::unique_ptr<xdma::Engine> h2c, c2h;
-        ASSERT_TRUE(three_round_trips(rig, mode, h2c, c2h));
-        ASSERT_TRUE(c2h->stop().ok());
-        EXPECT_FALSE(rig.model->busy(sim::XdmaDirection::C2H, 0));
-        EXPECT_EQ(warnings.count("Run reads back set after a write of Run to the Control W1C alias (0x0C): the alias is "
-                                 "ignored; clearing Run with a write of Control (0x04) instead"),
+        QuirkRun run(&sim::XdmaConfig::control_w1c_ignored, mode);
+        ASSERT_TRUE(run.moved);
+        ASSERT_TRUE(run.c2h->stop().ok());
+        EXPECT_FALSE(run.rig.model->busy(sim::XdmaDirection::C2H, 0));
+        EXPECT_EQ(run.warnings.count("Run reads back set after a write of Run to the Control W1C alias (0x0C): the alias "
+                                     "is ignored; clearing Run with a write of Control (0x04) instead"),
                   mode == RunMode::StopList ? 2u : 1u)
-            << "once per engine that cleared Run\n" << warnings.all();
-        EXPECT_EQ(c2h->fallbacks(), std::vector<std::string>{"control_w1c_ignored"});
+            << "once per engine that cleared Run\n" << run.warnings.all();
+        EXPECT_EQ(run.c2h->fallbacks(), std::vector<std::string>{"control_w1c_ignored"});
         // Open again: the channel is idle, not "busy at open".
-        c2h.reset();
-        EXPECT_TRUE(open(*rig.device, Direction::C2H, mode) != nullptr);
+        run.c2h.reset();
+        EXPECT_TRUE(open(*run.rig.device, Direction::C2H, mode) != nullptr);
     }
     const auto used = streams::fallbacks_used();
     EXPECT_NE(std::find(used.begin(), used.end(), "control_w1c_ignored"), used.end());

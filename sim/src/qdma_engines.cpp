@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "late_tails.hpp"
 #include "qdma_internal.hpp"
 
 namespace sim::qdma_impl {
@@ -122,17 +123,7 @@ void Impl::end_transfer(Queue& q) {
 }
 
 void Impl::land_late(Queue& q) {
-    const auto now = std::chrono::steady_clock::now();
-    std::vector<HeldTail> waiting;
-    for (HeldTail& tail : q.late) {
-        if (tail.due > now)
-            waiting.push_back(std::move(tail));
-        else {
-            SimIommu::LyingWriteScope lying;  // may land after its buffer was released: the lie's doing
-            raw_write(tail.card, tail.address, tail.bytes.data(), tail.bytes.size());
-        }
-    }
-    q.late = std::move(waiting);
+    land_due_tails(q.late, [&](const HeldTail& t) { raw_write(t.card, t.address, t.bytes.data(), t.bytes.size()); });
 }
 
 

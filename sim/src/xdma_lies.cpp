@@ -6,6 +6,7 @@
 // model, both directions.
 #include <algorithm>
 
+#include "late_tails.hpp"
 #include "xdma_internal.hpp"
 
 namespace sim::xdma_impl {
@@ -50,17 +51,7 @@ void end_transfer(Impl& impl, Channel& ch) {
 }
 
 void land_late(Impl& impl, Channel& ch) {
-    const auto now = std::chrono::steady_clock::now();
-    std::vector<HeldTail> waiting;
-    for (HeldTail& tail : ch.late) {
-        if (tail.due > now)
-            waiting.push_back(std::move(tail));
-        else {
-            SimIommu::LyingWriteScope lying;  // may land after its buffer was released: the lie's doing
-            raw_write(impl, tail.card, tail.address, tail.bytes.data(), tail.bytes.size());
-        }
-    }
-    ch.late = std::move(waiting);
+    land_due_tails(ch.late, [&](const HeldTail& t) { raw_write(impl, t.card, t.address, t.bytes.data(), t.bytes.size()); });
 }
 
 }  // namespace sim::xdma_impl

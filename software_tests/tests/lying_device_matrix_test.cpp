@@ -110,6 +110,15 @@ std::vector<std::string> measure_args(const std::string& subcommand, std::vector
     return a;
 }
 
+// A stream tool on the ET-SoC-1 fake: `descriptors` buffers of `mapping` bytes, for `duration` s.
+ToolRun etsoc1_stream(const char* tool, const std::string& what, const char* descriptors, const char* mapping,
+                      const char* duration) {
+    return {std::string(tool).substr(std::string(tool).rfind('/') + 1) + ", " + what + ", on the ET-SoC-1 fake", tool,
+            {"--etsoc1_device", "fake", "--duration", duration, "--report_interval", "0.25", "--stream_num_descriptors",
+             descriptors, "--transfer_timeout", "2", "--stream_mapping_size", mapping},
+            Family::Etsoc1Fake, kStreamNames};
+}
+
 std::vector<ToolRun> runs() {
     std::vector<ToolRun> out;
     const auto stream = [&](const char* design, const char* descriptors = "16") {
@@ -158,14 +167,8 @@ std::vector<ToolRun> runs() {
     out.push_back({"test_dma_bridge stream_fixed_buffers on the QDMA model", TEST_DMA_BRIDGE_TOOL, qdma_bridge,
                    Family::QdmaModel, kStreamNames});
     for (const char* tool : {PARALLEL_STREAMS_TOOL, INDEPENDENT_STREAMS_TOOL})
-        for (const char* descriptors : {"16", "1"})
-            out.push_back({std::string(tool).substr(std::string(tool).rfind('/') + 1) + ", " + descriptors +
-                               " descriptor(s), on the ET-SoC-1 fake",
-                           tool,
-                           {"--etsoc1_device", "fake", "--duration", "0.5", "--report_interval", "0.25",
-                            "--stream_num_descriptors", descriptors, "--transfer_timeout", "2",
-                            "--stream_mapping_size", "0x40000"},  // transfers enough for stale_after=3
-                           Family::Etsoc1Fake, kStreamNames});
+        for (const char* descriptors : {"16", "1"})  // 0x40000: transfers enough for stale_after=3
+            out.push_back(etsoc1_stream(tool, std::string(descriptors) + " descriptor(s)", descriptors, "0x40000", "0.5"));
     // Every subcommand; launch where the endpoint runs code on the card (the model endpoint with a
     // launch time, the ET-SoC-1 fake), not on the XDMA model or edu; inflight and bidir where two
     // copies can be in flight (not on edu, which skips them).
@@ -238,12 +241,7 @@ std::vector<ToolRun> small_runs() {
         }
     for (const char* tool : {PARALLEL_STREAMS_TOOL, INDEPENDENT_STREAMS_TOOL})
         for (const char* bytes : {"4", "64"})
-            out.push_back({std::string(tool).substr(std::string(tool).rfind('/') + 1) + ", one descriptor of " + bytes +
-                               " bytes, on the ET-SoC-1 fake",
-                           tool,
-                           {"--etsoc1_device", "fake", "--duration", "0.3", "--report_interval", "0.25",
-                            "--stream_num_descriptors", "1", "--transfer_timeout", "2", "--stream_mapping_size", bytes},
-                           Family::Etsoc1Fake, kStreamNames});
+            out.push_back(etsoc1_stream(tool, std::string("one descriptor of ") + bytes + " bytes", "1", bytes, "0.3"));
     return out;
 }
 

@@ -228,17 +228,23 @@ vfio::Result<void> add_pairs(Run& run, const std::vector<Pair>& pairs, const str
     return {};
 }
 
+// The run's first lines: where it runs (NUMA) and the buffers it uses, checked.
+vfio::Result<streams::ChannelBuffers> announce(Run& run, const std::string& numa, const StreamRunOptions& options) {
+    report_numa(run, numa);
+    const streams::ChannelBuffers buffers = PDT_TRY(channel_buffers(options));
+    run.report.line(using_line(options, buffers));
+    return buffers;
+}
+
 }  // namespace
 
 int run_parallel_streams(const std::vector<streams::StreamDevice*>& devices, const std::vector<ChannelSelector>& selectors,
                          const StreamRunOptions& options, std::FILE* out) {
     const std::string numa = place_on_devices_node(devices, options);
     Run run(options, out);
-    report_numa(run, numa);
-    auto buffers = channel_buffers(options);
+    auto buffers = announce(run, numa, options);
     if (!buffers.ok())
         return run.fail(buffers.error().message());
-    run.report.line(using_line(options, *buffers));
 
     std::vector<Pair> pairs;
     std::vector<std::pair<streams::StreamDevice*, unsigned>> chosen;
@@ -312,11 +318,9 @@ int run_independent_streams(const std::vector<streams::StreamDevice*>& devices, 
                             std::FILE* out) {
     const std::string numa = place_on_devices_node(devices, options);
     Run run(options, out);
-    report_numa(run, numa);
-    auto buffers = channel_buffers(options);
+    auto buffers = announce(run, numa, options);
     if (!buffers.ok())
         return run.fail(buffers.error().message());
-    run.report.line(using_line(options, *buffers));
 
     // With only one direction selected, the other direction is not tested.
     const bool any = !h2c.empty() || !c2h.empty();

@@ -27,11 +27,9 @@ public:
     class Claim {
     public:
         Claim() = default;
-        Claim(Claim&& other) noexcept;
+        Claim(Claim&& other) noexcept;  // move-only (the moves delete the copies)
         Claim& operator=(Claim&& other) noexcept;
-        Claim(const Claim&) = delete;
-        Claim& operator=(const Claim&) = delete;
-        // Dropped unproven: abandoned, with the reason "the engine object was destroyed".
+        // Dropped unproven: abandoned, "the engine was released without a proven stop".
         ~Claim();
 
         bool held() const { return m_fence != nullptr; }

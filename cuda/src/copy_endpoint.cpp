@@ -2,6 +2,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "cuda_stream/cuda_copy_endpoint.hpp"
 #include "kernels.hpp"
 #include "lie.hpp"
+#include "streams/kept_memory.hpp"
 #include "vfio_access/format.hpp"
 
 namespace cuda_stream {
@@ -35,7 +37,14 @@ public:
         : m_data(data), m_size(size), m_mapped(mapped), m_memory(memory), m_release(release) {}
     CudaHostBuffer(const CudaHostBuffer&) = delete;
     CudaHostBuffer& operator=(const CudaHostBuffer&) = delete;
-    ~CudaHostBuffer() override { m_release(m_data, m_mapped); }
+    ~CudaHostBuffer() override {
+        if (m_at_risk && m_at_risk->load())
+            streams::keep_until_exit(m_data);  // the GPU may still copy it (the endpoint said so)
+        else
+            m_release(m_data, m_mapped);
+    }
+    // Set once a queue's copies could not be seen complete before its stream was given up.
+    void keep_if(streams::BuffersAtRisk at_risk) { m_at_risk = std::move(at_risk); }
     uint8_t* data() override { return m_data; }
     uint64_t size() const override { return m_size; }
     streams::HostMemory memory() const override { return m_memory; }
@@ -47,6 +56,7 @@ private:
     uint64_t m_size, m_mapped;
     streams::HostMemory m_memory;
     Release m_release;
+    streams::BuffersAtRisk m_at_risk;
     std::shared_ptr<char> m_alive = std::make_shared<char>(0);
 };
 
@@ -112,12 +122,15 @@ struct Tail {
 class CudaCopyEndpoint final : public streams::CopyEndpoint {
 public:
     explicit CudaCopyEndpoint(const CopyEndpointConfig& config) : m_config(config) {}
+    ~CudaCopyEndpoint() override { settle("the endpoint closed"); }
 
     vfio::Result<void> open();
     const streams::EndpointInfo& info() const override { return m_info; }
     vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, streams::HostMemory memory) override {
         PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
-        return allocate_host(bytes, memory, m_info.name);
+        auto buffer = PDT_TRY(allocate_host(bytes, memory, m_info.name));
+        static_cast<CudaHostBuffer&>(*buffer).keep_if(m_at_risk);
+        return buffer;
     }
     vfio::Result<Ticket> issue(Direction direction, unsigned queue, HostBuffer& host, uint64_t host_offset,
                                uint64_t card_offset, uint64_t bytes) override;
@@ -127,6 +140,9 @@ public:
 
 private:
     vfio::Result<void> make_queue(Queue& q);
+    // Before a stream is given up: waits (at most kSettle) for each queue's last copy; where it
+    // does not complete, host buffers are kept from then on (m_at_risk) and a warning says so.
+    void settle(const char* why);
     vfio::Result<void> retire(Queue& q);
     void retire_through(Queue& q, uint64_t sequence);
     vfio::Result<void> poll(cudaEvent_t event, Clock::time_point deadline, const std::string& operation,
@@ -145,7 +161,35 @@ private:
     std::optional<vfio::Error> m_broken;  // a wait timed out or a copy failed: unusable until reset_queues
     uint64_t m_lie_transfers = 0;         // copies the lie counted, both directions, every queue
     std::vector<Tail> m_tails;            // completes_early: held back until the next issue
+    streams::BuffersAtRisk m_at_risk = streams::make_buffers_at_risk();
 };
+
+constexpr std::chrono::milliseconds kSettle{2000};
+
+void CudaCopyEndpoint::settle(const char* why) {
+    if (m_queues.empty() || cudaSetDevice(m_config.gpu) != cudaSuccess)
+        return;
+    const auto deadline = Clock::now() + kSettle;
+    for (size_t i = 0; i < m_queues.size(); ++i) {
+        Queue& q = m_queues[i];
+        if (q.pending.empty())
+            continue;
+        cudaError_t state;
+        while ((state = cudaEventQuery(q.pending.back().event.get())) == cudaErrorNotReady && Clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+        if (state == cudaSuccess) {
+            retire_through(q, q.pending.back().sequence);
+            continue;
+        }
+        if (!m_at_risk->exchange(true))
+            std::fprintf(stderr,
+                         "Warning: %s queue %zu: copy %" PRIu64 " not seen complete %lld ms after %s (%s): the host "
+                         "buffers released from now on stay allocated until the process exits (the GPU may still "
+                         "copy them)\n",
+                         m_info.name.c_str(), i, q.pending.back().sequence, static_cast<long long>(kSettle.count()),
+                         why, cudaGetErrorName(state));
+    }
+}
 
 vfio::Result<void> CudaCopyEndpoint::open() {
     const GpuInfo gpu = PDT_TRY(gpu_info(m_config.gpu));
@@ -336,9 +380,11 @@ cudaError_t CudaCopyEndpoint::land_tails(cudaStream_t stream) {
     return cudaSuccess;
 }
 
-// CUDA cannot cancel queued work: each queue gets a fresh stream and events, and the old ones
-// are released by the driver once what they hold completed (cudaStreamDestroy, cudaEventDestroy).
+// CUDA cannot cancel queued work: each queue's last copy is waited for (settle), then the queue
+// gets a fresh stream and events; the old ones are released by the driver once what they hold
+// completed (cudaStreamDestroy, cudaEventDestroy).
 vfio::Result<void> CudaCopyEndpoint::reset_queues() {
+    settle("a reset of the queues");
     PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
     for (Queue& q : m_queues)
         PDT_CHECK(make_queue(q));

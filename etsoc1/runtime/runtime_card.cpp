@@ -132,12 +132,13 @@ public:
         });
     }
 
-    vfio::Result<void> abort_stream(StreamId stream) override {
+    vfio::Result<void> abort_stream(StreamId stream, std::chrono::seconds timeout) override {
         const rt::EventId abort = PDT_TRY(guarded("rt::IRuntime::abortStream", stream_name(stream),
                                                   [&] { return m_runtime->abortStream(stream_id(stream)); }));
-        const bool done = PDT_TRY(wait_event(our_event(abort), std::chrono::seconds(5)));
+        const bool done = PDT_TRY(wait_event(our_event(abort), timeout));
         if (!done)
-            return vfio::make_error("abort", stream_name(stream), ETIMEDOUT, "the abort did not complete within 5 s");
+            return vfio::make_error("abort", stream_name(stream), ETIMEDOUT,
+                                    "the abort did not complete within " + std::to_string(timeout.count()) + " s");
         return {};
     }
 

@@ -50,8 +50,15 @@ public:
                 direction.emplace_back(new uint8_t[config.buffer_size]);
     }
     ~Loop() {
+        const streams::BuffersAtRisk at_risk = m_mover->buffers_at_risk();
         m_mover.reset();  // aborts what is in flight before the slots go
-        (void)m_card.free(config.device, m_ring);
+        if (!at_risk->load()) {
+            (void)m_card.free(config.device, m_ring);
+            return;
+        }
+        for (auto& direction : m_host)  // an abort did not complete: the card may still move them
+            for (auto& slot : direction)
+                streams::keep_until_exit(slot.release());
     }
 
     uint8_t* buffer(Direction d, size_t index) { return m_host[at(d)].at(index).get(); }
@@ -271,6 +278,7 @@ vfio::Result<std::shared_ptr<Loop>> make_loop(Card& card, const ChannelConfig& c
     mover.device = config.device;
     mover.window = config.window;
     mover.streams_per_direction = config.window;  // one copy per stream: no two collide
+    mover.abort_timeout = config.abort_timeout;
     auto moving = PDT_TRY(Mover::open(card, mover));
     const CardAddress ring =
         PDT_TRY(card.allocate(config.device, config.buffer_count * config.buffer_size + kDecoyBytes, 64));

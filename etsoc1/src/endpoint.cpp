@@ -9,9 +9,15 @@ namespace etsoc1 {
 
 namespace {
 
+// Kept, never freed, once an abort did not complete (the Mover's buffers_at_risk).
 class PageableBuffer : public streams::HostBuffer {
 public:
-    explicit PageableBuffer(uint64_t bytes) : m_bytes(new uint8_t[bytes]), m_size(bytes) {}
+    PageableBuffer(uint64_t bytes, streams::BuffersAtRisk at_risk)
+        : m_bytes(new uint8_t[bytes]), m_size(bytes), m_at_risk(std::move(at_risk)) {}
+    ~PageableBuffer() override {
+        if (m_at_risk->load())
+            streams::keep_until_exit(m_bytes.release());
+    }
     uint8_t* data() override { return m_bytes.get(); }
     uint64_t size() const override { return m_size; }
     streams::HostMemory memory() const override { return streams::HostMemory::Pageable; }
@@ -19,6 +25,7 @@ public:
 private:
     std::unique_ptr<uint8_t[]> m_bytes;
     uint64_t m_size;
+    streams::BuffersAtRisk m_at_risk;
 };
 
 class Endpoint : public streams::CopyEndpoint {
@@ -27,8 +34,10 @@ public:
              streams::EndpointInfo info)
         : m_card(card), m_config(config), m_mover(std::move(mover)), m_base(base), m_info(std::move(info)) {}
     ~Endpoint() override {
-        m_mover.reset();
-        (void)m_card.free(m_config.device, m_base);
+        const streams::BuffersAtRisk at_risk = m_mover->buffers_at_risk();
+        m_mover.reset();  // aborts what is in flight
+        if (!at_risk->load())  // else the card may still write its memory: kept too
+            (void)m_card.free(m_config.device, m_base);
     }
 
     const streams::EndpointInfo& info() const override { return m_info; }
@@ -44,7 +53,7 @@ public:
                                     "(removed in 0.3.x); every copy is staged through its bounce buffer");
         if (bytes == 0)
             return vfio::make_error("allocate host buffer", m_info.name, EINVAL, "zero bytes");
-        return std::unique_ptr<streams::HostBuffer>(std::make_unique<PageableBuffer>(bytes));
+        return std::unique_ptr<streams::HostBuffer>(std::make_unique<PageableBuffer>(bytes, m_mover->buffers_at_risk()));
     }
 
     vfio::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
@@ -107,6 +116,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_endpoint(Card& card, c
     mover_config.streams_per_direction = config.queues;
     mover_config.barrier_to_card = config.barrier_to_card;
     mover_config.barrier_from_card = config.barrier_from_card;
+    mover_config.abort_timeout = config.abort_timeout;
     auto mover = PDT_TRY(Mover::open(card, mover_config));
     const DeviceInfo device = PDT_TRY(card.info(config.device));
     streams::EndpointInfo info;

@@ -34,6 +34,7 @@ public:
             config.buffer_count = buffers.count;
             config.buffer_size = buffers.size;
             config.window = m_config.window;
+            config.abort_timeout = m_config.abort_timeout;
             loop = PDT_TRY(make_loop(*m_card, config));
         }
         return direction == streams::Direction::H2C ? open_h2c(loop) : open_c2h(loop);

@@ -2,6 +2,7 @@
 #include "etsoc1/transfers.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 namespace etsoc1 {
@@ -223,15 +224,28 @@ vfio::Result<void> Mover::wait_progress(std::chrono::milliseconds timeout) {
 vfio::Result<void> Mover::abandon(Direction direction) {
     std::lock_guard lock(m_mutex);
     const size_t d = at(direction);
+    const auto deadline = std::chrono::steady_clock::now() + m_config.abort_timeout;
+    std::optional<vfio::Error> failed;  // the first abort that did not complete
     if (!m_in_flight[d].empty())
         for (StreamId s : m_streams[d]) {
-            PDT_CHECK(m_card.abort_stream(s));
-            (void)m_card.drain_errors(s);  // the aborts' own errors
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            auto aborted = m_card.abort_stream(s, whole_seconds(std::max(left, std::chrono::milliseconds(0))));
+            if (aborted.ok())
+                (void)m_card.drain_errors(s);  // the aborts' own errors
+            else if (!failed)
+                failed = aborted.error();
         }
     m_in_flight[d].clear();
     m_pending[d].clear();
     std::erase_if(m_transfers, [&](const auto& t) { return t.second.direction == direction; });
-    return {};
+    if (!failed)
+        return {};
+    if (!m_at_risk->exchange(true))
+        std::fprintf(stderr,
+                     "Warning: %s: the host memory the card's copies were given stays allocated until the process "
+                     "exits (they may still move it)\n",
+                     failed->message().c_str());
+    return *failed;
 }
 
 unsigned Mover::in_flight(Direction direction) const {

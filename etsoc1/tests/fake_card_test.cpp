@@ -36,7 +36,7 @@ TEST(FakeParameters, ParseNamedParametersAndRejectUnknownOrBadOnes) {
     EXPECT_EQ(p->hang_command, 3u);
     EXPECT_TRUE(etsoc1::parse_fake_parameters("").ok());
     expect_einval({
-        {"speed=3", "unknown key; the keys are c2h_link_ratio, collision, completes_early, copy_error_at"},
+        {"speed=3", "unknown key; the keys are abort_hangs, c2h_link_ratio, collision, completes_early, copy_error_at"},
         {"memcpy_gbps=fast", "expected a positive number"},
         {"memcpy_gbps=0", "expected a positive number"},
         {"c2h_link_ratio=-1", "expected a positive number"},
@@ -250,7 +250,7 @@ TEST(FakeCard, AbortEndsAHungCommandWithAnAbortError) {
     const auto e = *card.copy_to_card(stream, {&node, 1}, false);
     EXPECT_FALSE(*card.wait_event(e, 0s));  // a zero timeout polls
     EXPECT_FALSE(*card.wait_stream(stream, 1s));
-    ASSERT_TRUE(card.abort_stream(stream).ok());
+    ASSERT_TRUE(card.abort_stream(stream, 1s).ok());
     EXPECT_TRUE(*card.wait_event(e, 0s));
     const auto errors = *card.drain_errors(stream);
     ASSERT_EQ(errors.size(), 1u);

@@ -255,6 +255,36 @@ TEST(Mover, AHungCommandTimesOutInWholeSecondsAndAbandonLeavesTheDirectionUsable
     EXPECT_TRUE(f.mover->wait(*again, 5000ms).ok());
 }
 
+// F21, F30: an abort that never completes (the fake's abort_hangs) is bounded by the abort
+// timeout for all the direction's streams together, named, and marks the host memory the card
+// was given as at risk: the endpoint's buffers then keep their memory until the process exits.
+TEST(Mover, AnAbortThatDoesNotCompleteIsBoundedNamedAndPutsTheBuffersAtRisk) {
+    FakeParameters p = small_nodes();
+    p.hang_command = 1;
+    p.abort_hangs = true;
+    MoverConfig config;
+    config.abort_timeout = 1000ms;
+    config.streams_per_direction = 4;
+    Fixture f(p, config);
+    std::vector<uint8_t> buffer(4 * 4096);
+    for (unsigned i = 0; i < 4; ++i)  // one command in flight on each of the 4 streams
+        ASSERT_TRUE(f.mover->start(Direction::H2C, buffer.data() + i * 4096, f.card_memory + i * 4096, 4096).ok());
+    EXPECT_FALSE(f.mover->buffers_at_risk()->load());
+    testing::internal::CaptureStderr();
+    const auto began = std::chrono::steady_clock::now();
+    auto abandoned = f.mover->abandon(Direction::H2C);
+    const auto took = std::chrono::steady_clock::now() - began;
+    const std::string warning = testing::internal::GetCapturedStderr();
+    ASSERT_FALSE(abandoned.ok());
+    EXPECT_EQ(abandoned.error().code, ETIMEDOUT);
+    EXPECT_NE(abandoned.error().message().find("the abort did not complete within 1 s"), std::string::npos)
+        << abandoned.error().message();
+    EXPECT_LT(took, 2500ms) << "the aborts of 4 streams share one timeout (it was 5 s each)";
+    EXPECT_TRUE(f.mover->buffers_at_risk()->load());
+    EXPECT_NE(warning.find("stays allocated until the process exits"), std::string::npos) << warning;
+    EXPECT_EQ(f.mover->in_flight(Direction::H2C), 0u);
+}
+
 TEST(Mover, ACopyOutsideCardAllocationsFailsItsTransferNamingTheRange) {
     Fixture f(small_nodes());
     std::vector<uint8_t> buffer(4096);

@@ -1,6 +1,7 @@
 #include "measure/copying.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -12,6 +13,27 @@ double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+namespace {
+std::atomic<const char*> g_requested{nullptr};
+std::atomic<const std::atomic<bool>*> g_watched{nullptr};
+std::atomic<const char*> g_watched_why{nullptr};
+static_assert(std::atomic<const char*>::is_always_lock_free, "request_stop() is called from a signal handler");
+}  // namespace
+
+void request_stop(const char* why) { g_requested.store(why); }
+
+void stop_when(const std::atomic<bool>* flag, const char* why) {
+    g_watched_why.store(why);
+    g_watched.store(flag);
+}
+
+const char* stop_reason() {
+    if (const char* why = g_requested.load())
+        return why;
+    const std::atomic<bool>* flag = g_watched.load();
+    return flag && flag->load() ? g_watched_why.load() : nullptr;
+}
+
 vfio::Result<void> copy(CopyEndpoint& endpoint, Direction direction, unsigned queue, HostBuffer& host,
                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
                         std::chrono::milliseconds timeout) {
@@ -20,6 +42,13 @@ vfio::Result<void> copy(CopyEndpoint& endpoint, Direction direction, unsigned qu
     const unsigned window = std::max(1u, info.max_in_flight);
     std::deque<Ticket> in_flight;
     for (uint64_t done = 0; done < bytes;) {
+        if (const char* why = stop_reason()) {
+            if (!in_flight.empty())
+                PDT_CHECK(endpoint.wait(in_flight.back(), timeout));
+            return vfio::make_error("copy", info.name, EINTR,
+                                    std::string("stopped by ") + why +
+                                        ": no copy was started after it, and those in flight completed");
+        }
         if (in_flight.size() >= window) {
             PDT_CHECK(endpoint.wait(in_flight.front(), timeout));
             in_flight.pop_front();

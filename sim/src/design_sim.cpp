@@ -297,6 +297,8 @@ vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::
                     instance.xdma->set_lie(faults.lie);
                 if (faults.late_engine.count() > 0)
                     instance.xdma->set_late_engine(faults.late_engine);
+                if (faults.ignores_stop)
+                    instance.xdma->set_ignores_stop();
             }
             if (instance.qdma) {
                 for (const QdmaFaultInjection& f : faults.qdma_injections)
@@ -306,6 +308,8 @@ vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::
                     instance.qdma->set_lie(faults.lie);
                 if (faults.late_engine.count() > 0)
                     instance.qdma->set_late_engine(faults.late_engine);
+                if (faults.ignores_stop)
+                    instance.qdma->set_ignores_stop();
             }
             return std::unique_ptr<vfio::Device>(std::move(instance.device));
         });

@@ -127,8 +127,14 @@ void Impl::context_command(uint32_t cmd) {
         return;
     }
     case CtxtOp::INV:
-        if (sel == CtxtSel::SW_H2C || sel == CtxtSel::SW_C2H)
+        if (sel == CtxtSel::SW_H2C || sel == CtxtSel::SW_C2H) {
+            Queue& q = (sel == CtxtSel::SW_C2H ? c2h : h2c)[qid];
+            if (config.ignores_stop && q.late_due) {  // an engine that will not stop: never quiet
+                ind_cmd_stuck = true;
+                return;
+            }
             finish_late(sel == CtxtSel::SW_C2H, qid);  // a write in flight lands before the queue goes quiet
+        }
         if (Words* w = find(sel, qid))
             invalidate(sel, *w);
         return;

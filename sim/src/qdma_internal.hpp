@@ -186,6 +186,7 @@ struct Impl {
     uint32_t trq_err_sts = 0, trq_err_log = 0, c2h_err_stat = 0, h2c_err_stat = 0;
     Words ind_data{}, ind_mask{};
     uint32_t ind_cmd = 0;
+    bool ind_cmd_stuck = false;  // ignores_stop: an invalidation never completes (busy reads 1)
     uint32_t h2c_mm_ctl = 0, c2h_mm_ctl = 0, h2c_mm_count = 0, c2h_mm_count = 0;
     std::map<uint32_t, Words> contexts;          // by sel << 16 | id
     std::map<uint64_t, uint32_t> doorbells;      // last value written, by offset

@@ -178,6 +178,11 @@ void QdmaModel::set_late_engine(std::chrono::milliseconds late) {
     m_impl->config.late_engine = late;
 }
 
+void QdmaModel::set_ignores_stop() {
+    std::lock_guard lock(m_impl->mutex);
+    m_impl->config.ignores_stop = true;
+}
+
 void QdmaModel::set_lie(streams::Lie lie) {
     std::lock_guard lock(m_impl->mutex);
     m_impl->lie = lie;

@@ -70,7 +70,8 @@ uint32_t Impl::read32(uint64_t offset) {
     case GLBL_TRQ_ERR_LOG: return trq_err_log;
     case C2H_ERR_STAT: return c2h_err_stat;
     case H2C_ERR_STAT: return h2c_err_stat;
-    case IND_CTXT_CMD: return ind_cmd & ~1u;  // commands complete at once: busy reads 0
+    case IND_CTXT_CMD:  // commands complete at once (busy reads 0), but the stuck invalidation of ignores_stop
+        return (ind_cmd & ~1u) | (ind_cmd_stuck ? 1u : 0u);
     case C2H_MM_CTL: return c2h_mm_ctl;
     case H2C_MM_CTL: return h2c_mm_ctl;
     case C2H_MM_STATUS: return c2h_mm_ctl & MM_CTL_RUN;

@@ -65,7 +65,7 @@ vfio::Error bad_spec(const std::string& item, const std::string& why) {
         names += ", " + std::string(fault_name(fault));
     return vfio::make_error(std::string("parse ") + kFaultEnvironmentVariable, item, EINVAL,
                             why + " (syntax <name>[@<H2C|C2H><channel or QDMA queue>]; names: " + names +
-                                ", or one lie: moves_nothing, stale_after=N, completes_early, or late_engine=MS)");
+                                ", ignores_stop, late_engine=MS, or one lie: moves_nothing, stale_after=N, completes_early)");
 }
 
 vfio::Result<FaultInjection> parse_one(const std::string& item) {
@@ -115,6 +115,8 @@ vfio::Result<FaultPlan> parse_fault_plan(const std::string& text) {
             if (ms.empty() || ms.size() > 6 || ms.find_first_not_of("0123456789") != std::string::npos)
                 return bad_spec(item, "late_engine=MS needs 0..999999 milliseconds");
             plan.late_engine = std::chrono::milliseconds(std::stoul(ms));
+        } else if (item == "ignores_stop") {
+            plan.ignores_stop = true;
         } else if (streams::is_lie(item)) {
             if (plan.lie)
                 return bad_spec(item, "a second lie (one of moves_nothing, stale_after=N, completes_early at most)");

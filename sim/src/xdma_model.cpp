@@ -302,6 +302,11 @@ void XdmaModel::set_late_engine(std::chrono::milliseconds late) {
     m_impl->notify();
 }
 
+void XdmaModel::set_ignores_stop() {
+    std::lock_guard lock(m_impl->mutex);
+    m_impl->config.run_clear_ignored = true;
+}
+
 void XdmaModel::set_lie(streams::Lie lie) {
     {
         std::lock_guard lock(m_impl->mutex);

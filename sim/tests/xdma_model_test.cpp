@@ -282,6 +282,11 @@ TEST(XdmaModel, LiesParseForTheEnvironmentSeam) {
         EXPECT_NE(r.error().message().find("stale_after=N"), std::string::npos) << r.error().message();
     }
     EXPECT_EQ(streams::to_string(streams::parse_lie("x", "stale_after=7").value()), "stale_after=7");
+    auto stuck = sim::parse_fault_plan("late_engine=1500,ignores_stop");
+    ASSERT_TRUE(stuck.ok()) << stuck.error().message();
+    EXPECT_TRUE(stuck->ignores_stop);
+    EXPECT_EQ(stuck->late_engine, std::chrono::milliseconds(1500));
+    EXPECT_FALSE(sim::parse_fault_plan("late_engine=2")->ignores_stop);
 }
 
 TEST(XdmaModel, CompletesEarlyHoldsTheTailPastABusyEnginesNextTransfer) {

@@ -31,7 +31,7 @@ constexpr const char* kMemory = "TEF1001_dma_ddr3";
 constexpr const char* kLoopback = "TEF1001_dma_stream_loopback";
 constexpr const char* kCrc64 = "TEF1001_dma_stream_crc64";
 
-enum class End { Success, Timeout, DataError, Sigterm, MaxTemperature };
+enum class End { Success, Timeout, DataError, Sigterm, MaxTemperature, IgnoresStop };
 const char* name(End end) {
     switch (end) {
     case End::Success: return "success";
@@ -39,6 +39,7 @@ const char* name(End end) {
     case End::DataError: return "data error";
     case End::Sigterm: return "SIGTERM";
     case End::MaxTemperature: return "--max_temperature";
+    case End::IgnoresStop: return "transfer timeout, the engine ignores stop";
     }
     return "?";
 }
@@ -61,8 +62,9 @@ std::vector<std::string> args(const std::string& tool, End end) {
                                                                                               : kLoopback;
     std::vector<std::string> a{"--sim_design", design, "--transfer_timeout", "1"};
     const auto add = [&](std::initializer_list<const char*> more) { a.insert(a.end(), more.begin(), more.end()); };
-    if (tool == "test_dma_bridge")  // SIGTERM: 64 MiB to copy, which a second does not finish
-        add({"--enabled_tests", "memory_fixed_buffers", "--min_words", end == End::Sigterm ? "0x1000000" : "0x10000",
+    const bool stopped = end == End::Sigterm || end == End::MaxTemperature;
+    if (tool == "test_dma_bridge")  // stopped: 64 MiB to copy, which a second does not finish
+        add({"--enabled_tests", "memory_fixed_buffers", "--min_words", stopped ? "0x1000000" : "0x10000",
              "--max_buffer_size", "0x40000", "--max_channel_combinations", "1", "--dma_bridge_memory_size_bytes",
              "0x100000"});
     else if (tool == "crc64_stream_latency")  // SIGTERM: more samples than a second holds
@@ -75,9 +77,10 @@ std::vector<std::string> args(const std::string& tool, End end) {
     return a;
 }
 
-// The cells: what each run must end with. SIGTERM and --max_temperature end a soak (SIGTERM also
-// test_dma_bridge's memory tests and crc64_stream_latency's samples); test_dma_descriptor_credits
-// runs for a bounded time and takes SIGTERM's default action: it has no such row.
+// The cells: what each run must end with. SIGTERM and --max_temperature end a soak (a pass: the
+// soak's end was asked for); SIGTERM ends test_dma_bridge's memory tests, the credit rings and
+// crc64_stream_latency's samples, and a --max_temperature trip the memory tests, each as a
+// failure naming why (the last two tools have no --max_temperature).
 std::vector<Cell> cells() {
     const char* const timeout = "(timeout: no (H2C|C2H) completion for 1\\.000 secs|Timeout after 1000 ms|"
                                 "no transfer completed within the transfer timeout of 1000 ms)";
@@ -91,9 +94,11 @@ std::vector<Cell> cells() {
             all.push_back({&tool, End::Sigterm, 0, "Overall PASS\n", {}});
             all.push_back({&tool, End::MaxTemperature, 1, "C is over --max_temperature 90 C", {}});
         }
-        const std::string stops = tool.name;  // these stop their copies and fail, naming the signal
-        if (stops == "test_dma_bridge" || stops == "crc64_stream_latency")
+        const std::string stops = tool.name;  // these stop their copies and fail, naming why
+        if (!soak(stops))
             all.push_back({&tool, End::Sigterm, 1, "stopped by SIGINT or SIGTERM", {}});
+        if (stops == "test_dma_bridge")
+            all.push_back({&tool, End::MaxTemperature, 1, "stopped by a board-health trip(.|\\n)*over --max_temperature 90 C", {}});
     }
     return all;
 }
@@ -137,14 +142,15 @@ void run(Cell& c) {
     test_support::RunOptions options = run_options(c.end);
     // Late enough that the timeout expires first, short enough that the stop sees it land; slow
     // enough that test_dma_bridge is still copying a second after its start.
-    const bool bridge = std::string(c.tool->name) == "test_dma_bridge";
-    const bool timed = bridge || std::string(c.tool->name) == "crc64_stream_latency";  // no rate lines
-    const char* late = c.end == End::Timeout                ? "late_engine=1500"
-                       : c.end == End::Sigterm && bridge ? "late_engine=20"
-                                                         : "late_engine=2";
-    if (c.end == End::Sigterm && timed) {
-        options.interrupt_once = {};
-        options.interrupt_after = 1000ms;
+    const std::string tool = c.tool->name;
+    const bool slow = (tool == "test_dma_bridge" && c.end != End::Timeout) || tool == "test_dma_descriptor_credits";
+    const char* late = c.end == End::Timeout                                        ? "late_engine=1500"
+                       : slow && (c.end == End::Sigterm || c.end == End::MaxTemperature) ? "late_engine=20"
+                                                                                          : "late_engine=2";
+    if (c.end == End::Sigterm && !soak(tool)) {  // no rate lines: a second in, or once the rings run
+        options.interrupt_once = [](const std::string& out) { return out.find("design PCI device") != std::string::npos; };
+        if (tool != "test_dma_descriptor_credits")  // its line comes once its handler is in place
+            options.interrupt_once = {}, options.interrupt_after = 1000ms;
     }
     options.environment = {std::string("PDT_SIM_FAULT=") + late + (c.end == End::DataError ? ",data_bit_flip" : "")};
     if (c.end == End::MaxTemperature)
@@ -177,6 +183,15 @@ struct ModelCell {
     test_support::Outcome outcome;
 };
 
+// Run without rate lines to wait for: SIGTERM two seconds in, once the steps are copying.
+test_support::RunOptions model_run_options(const ModelCell& c) {
+    test_support::RunOptions options = run_options(c.end);
+    options.environment = c.environment;
+    if (c.end == End::Sigterm && std::string(c.tool->name) == "pcie_link_measure")
+        options.interrupt_once = {}, options.interrupt_after = 2000ms;
+    return options;
+}
+
 std::vector<ModelCell> qdma_and_edu_cells() {
     const char* const timeout = "(timed out|timeout|Timeout)";
     const char* const not_moved = "(data error|differ|expected 0x|bad words|not verified)";
@@ -208,13 +223,65 @@ std::vector<ModelCell> qdma_and_edu_cells() {
 
 TEST(TeardownMatrix, QdmaAndEduEndEveryWayWithALateEngineAndNoDmaToAReleasedBuffer) {
     std::vector<ModelCell> runs = qdma_and_edu_cells();
-    on_two_threads(runs, [](ModelCell& c) {
-        test_support::RunOptions options = run_options(c.end);
-        options.environment = c.environment;
-        c.outcome = test_support::run_process(c.tool->path, c.args, options);
-    });
+    on_two_threads(runs, [](ModelCell& c) { c.outcome = test_support::run_process(c.tool->path, c.args, model_run_options(c)); });
     for (const ModelCell& c : runs)
         expect(c.label + " " + c.tool->name + ", " + name(c.end), c.outcome, c.exit_code, c.cause);
+}
+
+// pcie_link_measure on each model: latency for a pass, a timeout and a data error; a long sweep
+// for SIGTERM and the --max_temperature trip (a QDMA design with a SYSMON; edu has no sensors).
+// Both stops end the copies and fail, naming why. And a timeout on an engine that ignores stop.
+std::vector<ModelCell> measure_cells() {
+    // An engine that will not stop (PDT_SIM_FAULT ignores_stop): its buffers stay mapped, said so.
+    const char* const kept_mapped = "Warning: .*(without a proven stop|the IP keeps Run set|edu cannot stop a "
+                                    "transfer).*stay mapped until it is closed";
+    const std::string qdma_designs = std::string(PDT_SOURCE_DIR) + "/software_tests/tests/designs/qdma_tool_configurations.json";
+    struct Model {
+        const char* label;
+        std::vector<std::string> endpoint;
+        std::vector<std::string> stopped_endpoint;  // with sensors for the trip (empty: no row)
+        const char* late;                           // per descriptor, for the stopped rows
+        const char* lie;                            // a data error
+    };
+    const std::vector<Model> models{
+        {"XDMA", {"--endpoint", "xdma", "--sim_design", kMemory}, {"--endpoint", "xdma", "--sim_design", kMemory},
+         "late_engine=20", "data_bit_flip"},
+        {"QDMA", {"--endpoint", "qdma", "--sim_design", "U200_qdma_ram"},
+         {"--endpoint", "qdma", "--design_file", qdma_designs, "--sim_design", "qdmacfg_memory_with_sysmon",
+          "--max_bytes", "65536"},
+         "late_engine=2", "moves_nothing"}};
+    std::vector<ModelCell> all;
+    for (const Model& m : models) {
+        const auto latency = tool_run::with({"latency"}, tool_run::with(m.endpoint, {"--transfer_timeout", "1",
+                                                                                     "--latency_bytes", "4096", "--samples", "4"}));
+        const auto sweep = tool_run::with({"sweep"}, tool_run::with(m.stopped_endpoint, {"--transfer_timeout", "1"}));
+        const auto add = [&](std::vector<std::string> a, std::string fault, End end, int code, const char* cause) {
+            all.push_back({m.label, &kMeasure, std::move(a), {"PDT_SIM_FAULT=" + fault}, end, code, cause, {}});
+        };
+        add(latency, "late_engine=2", End::Success, 0, "Verdict: PASS");
+        add(latency, "late_engine=1500", End::Timeout, 1, "not completed within 1000 ms");
+        add(latency, std::string("late_engine=2,") + m.lie, End::DataError, 1, "differ from the pattern written");
+        add(sweep, m.late, End::Sigterm, 1, "stopped by SIGINT or SIGTERM: no copy was started after it");
+        add(tool_run::with(sweep, {"--max_temperature", "90"}), m.late, End::MaxTemperature, 1,
+            "stopped by a board-health trip(.|\\n)*over --max_temperature 90 C");
+        all.back().environment.push_back("PDT_SIM_TEMPERATURE=40,99@1.5");
+        add(latency, "late_engine=1500,ignores_stop", End::IgnoresStop, 1, kept_mapped);
+    }
+    const std::vector<std::string> edu{"latency", "--endpoint", "edu", "--edu_sim", "--latency_bytes", "1024",
+                                       "--samples", "100000", "--transfer_timeout", "1"};
+    all.push_back({"edu", &kMeasure, tool_run::with(edu, {"--edu_sim_delay_ms", "20"}), {}, End::Sigterm, 1,
+                   "stopped by SIGINT or SIGTERM", {}});
+    // edu cannot stop a transfer: one still running 10 s on is left with its buffers mapped.
+    all.push_back({"edu", &kMeasure, tool_run::with(edu, {"--edu_sim_delay_ms", "10000"}), {}, End::IgnoresStop, 1,
+                   kept_mapped, {}});
+    return all;
+}
+
+TEST(TeardownMatrix, PcieLinkMeasureEndsEveryWayOnEachModelWithALateEngineAndNoDmaToAReleasedBuffer) {
+    std::vector<ModelCell> runs = measure_cells();
+    on_two_threads(runs, [](ModelCell& c) { c.outcome = test_support::run_process(c.tool->path, c.args, model_run_options(c)); });
+    for (const ModelCell& c : runs)
+        expect(c.label + " pcie_link_measure " + c.args.front() + ", " + name(c.end), c.outcome, c.exit_code, c.cause);
 }
 
 TEST(TeardownMatrix, EveryDmaToolEndsEveryWayWithALateEngineAndNoDmaToAReleasedBuffer) {

@@ -49,6 +49,7 @@ CopyEndpoints::CopyEndpoints() {
 vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open_etsoc1() {
     etsoc1::EndpointConfig config;
     config.queues = m_etsoc1_queues;
+    config.abort_timeout = m_transfer_timeout;
     config.window = PDT_TRY(etsoc1_window(m_etsoc1_window));
     config.card_memory_bytes = m_etsoc1_memory.empty() ? 256u << 20 : PDT_TRY(vfio::parse_size(m_etsoc1_memory));
     if (config.queues == 0)

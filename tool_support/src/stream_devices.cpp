@@ -88,11 +88,12 @@ std::string describe_fake(const etsoc1::FakeParameters& p) {
 }
 
 // The fake cards of --etsoc1_device fake, each with a made-up PCI address in a domain no host has.
-vfio::Result<void> open_fake_cards(size_t count, const etsoc1::FakeParameters& fake, unsigned channels,
-                                   unsigned window, std::FILE* out, Devices& devices) {
+vfio::Result<void> open_fake_cards(size_t count, const etsoc1::FakeParameters& fake, const etsoc1::StreamDeviceConfig& shape,
+                                   std::FILE* out, Devices& devices) {
     for (size_t i = 0; i < count; ++i) {
         auto card = std::make_shared<etsoc1::FakeCard>(fake);
-        etsoc1::StreamDeviceConfig config{0, PDT_TRY(card->info(0)), {}, channels, window};
+        etsoc1::StreamDeviceConfig config = shape;
+        config.info = PDT_TRY(card->info(0));
         config.info.name = "ET-SoC-1 fake " + std::to_string(i);
         config.address.domain = 0xffff;
         config.address.bus = static_cast<uint8_t>(i);
@@ -103,20 +104,30 @@ vfio::Result<void> open_fake_cards(size_t count, const etsoc1::FakeParameters& f
     return {};
 }
 
-vfio::Result<void> open_runtime_cards(const Etsoc1StreamCli& cli, const std::vector<int>& indices, unsigned channels,
-                                      unsigned window, std::FILE* out, Devices& devices) {
+// A card whose PCI address the runtime does not give (its daemon) is shown at a made-up address
+// in domain fffe, as the fakes are in ffff, and the line says so.
+vfio::Result<void> open_runtime_cards(const Etsoc1StreamCli& cli, const std::vector<int>& indices,
+                                      const etsoc1::StreamDeviceConfig& shape, std::FILE* out, Devices& devices) {
     etsoc1::RuntimeOptions options;
     options.socket = cli.socket;
     std::shared_ptr<etsoc1::Card> card = PDT_TRY(etsoc1::open_runtime_card(options));
     for (int index : indices) {
-        etsoc1::StreamDeviceConfig config{index, PDT_TRY(card->info(index)), {}, channels, window};
+        etsoc1::StreamDeviceConfig config = shape;
+        config.device = index;
+        config.info = PDT_TRY(card->info(index));
         const etsoc1::DeviceInfo& info = config.info;
-        if (!info.pci_address.empty())
+        if (!info.pci_address.empty()) {
             config.address = PDT_TRY(vfio::PciAddress::parse(info.pci_address));
+        } else {
+            config.address.domain = 0xfffe;
+            config.address.bus = static_cast<uint8_t>(index);
+        }
         const etsoc1::DmaLimits limits = PDT_TRY(card->limits(index));
         std::fprintf(out, "%s at %s: link %s x%s, DMA nodes of %llu bytes x %u per command; every copy staged by "
                      "the runtime's bounce buffer\n",
-                     info.name.c_str(), info.pci_address.empty() ? "an unknown PCI address" : info.pci_address.c_str(),
+                     info.name.c_str(),
+                     info.pci_address.empty() ? ("an unknown PCI address (shown as " + config.address.to_string() + ")").c_str()
+                                              : info.pci_address.c_str(),
                      info.link_speed.empty() ? "unknown" : info.link_speed.c_str(),
                      info.link_width.empty() ? "?" : info.link_width.c_str(),
                      static_cast<unsigned long long>(limits.max_node_bytes), limits.max_nodes);
@@ -126,7 +137,8 @@ vfio::Result<void> open_runtime_cards(const Etsoc1StreamCli& cli, const std::vec
 }
 
 // The cards of --etsoc1_device; one line each to out. Usage errors: EINVAL.
-vfio::Result<Devices> open_etsoc1_stream_devices(const Etsoc1StreamCli& cli, std::FILE* out) {
+vfio::Result<Devices> open_etsoc1_stream_devices(const Etsoc1StreamCli& cli, std::chrono::milliseconds transfer_timeout,
+                                                 std::FILE* out) {
     const auto channels = cli.channels.empty()
                               ? 1u
                               : static_cast<unsigned>(PDT_TRY(vfio::parse_number("etsoc1_channels", cli.channels, 1, 4)));
@@ -138,9 +150,14 @@ vfio::Result<Devices> open_etsoc1_stream_devices(const Etsoc1StreamCli& cli, std
     const etsoc1::FakeParameters fake = PDT_TRY(etsoc1::parse_fake_parameters(cli.fake));
     const auto [fakes, indices] = PDT_TRY(cli::parse_etsoc1_devices(cli.devices));
     Devices devices;
-    PDT_CHECK(open_fake_cards(fakes, fake, channels, window / channels, out, devices));
+    etsoc1::StreamDeviceConfig shape;
+    shape.channels = channels;
+    shape.window = window / channels;
+    if (transfer_timeout.count() > 0)
+        shape.abort_timeout = transfer_timeout;  // a stop's aborts take no longer than a transfer may
+    PDT_CHECK(open_fake_cards(fakes, fake, shape, out, devices));
     if (!indices.empty())
-        PDT_CHECK(open_runtime_cards(cli, indices, channels, window / channels, out, devices));
+        PDT_CHECK(open_runtime_cards(cli, indices, shape, out, devices));
     std::fflush(out);
     return devices;
 }
@@ -233,7 +250,7 @@ OpenedStreamDevices open_stream_devices(const StreamDeviceRequest& request, cons
         if (designs || !request.cuda.devices.empty())
             return usage_error("--etsoc1_device cannot be combined with --sim_design, --device_routing or --cuda_device",
                                errors);
-        return opened_or_failed(open_etsoc1_stream_devices(request.etsoc1, use.json ? stderr : stdout), errors);
+        return opened_or_failed(open_etsoc1_stream_devices(request.etsoc1, use.transfer_timeout, use.json ? stderr : stdout), errors);
     }
     if (!request.cuda.devices.empty()) {
         if (designs)

@@ -2,9 +2,12 @@
 // copy-endpoint seam with every timed byte verified. Subcommands sweep, latency, access,
 // inflight, bidir, launch, ceiling and campaign; see measure/README.md. The sensors of an xdma
 // endpoint's design are watched beside the run (--max_temperature, --metrics).
+#include <signal.h>
+
 #include <cstdio>
 #include <iostream>
 
+#include "measure/copying.hpp"
 #include "measure/tool.hpp"
 #include "pdt_version/version.hpp"
 #include "sim/config_topology.hpp"
@@ -37,6 +40,7 @@ void hook_health(measure::ToolOptions& options, tool_support::BoardHealth& healt
         const bool passing = finished ? r.verdict.rfind("PASS", 0) == 0 : r.failures.empty();
         health.publish(row_metrics(r), passing, finished);
     };
+    measure::stop_when(&health.tripped(), "a board-health trip");
     options.health.trip = [&health]() -> std::optional<std::string> {
         if (!health.tripped())
             return std::nullopt;
@@ -48,6 +52,20 @@ void hook_health(measure::ToolOptions& options, tool_support::BoardHealth& healt
             return std::nullopt;
         return measure::BoardHealthRecord{t->celsius, t->max_celsius, t->max_sensor};
     };
+}
+
+extern "C" void on_stop_signal(int) { measure::request_stop("SIGINT or SIGTERM"); }
+
+// Ctrl-C or SIGTERM (a batch system's stop): no copy starts after it, those in flight complete,
+// the run fails naming the signal, and the endpoint closes with its engines stopped and proven.
+// A second signal takes the default action.
+void stop_copies_on_signals() {
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
 }
 
 }  // namespace
@@ -78,6 +96,7 @@ int main(int argc, char** argv) {
     measure::ToolOptions& options = parsed->options;
     options.simulated_topology = sim::open_demo_topology;
     std::string adapter;
+    endpoints.set_transfer_timeout(options.common.timeout);
     auto endpoint = endpoints.open(options.endpoint, adapter);
     if (!endpoint) {
         std::cerr << "pcie_link_measure: " << endpoint.error().message() << "\n";
@@ -91,6 +110,7 @@ int main(int argc, char** argv) {
     }
     hook_health(options, **health, endpoints.designs_under_test());
     (*health)->start();
+    stop_copies_on_signals();
     measure::Progress progress = measure::Progress::for_stderr();
     const int status = measure::run_tool(options, **endpoint, adapter, std::cout, std::cerr, progress);
     (*health)->stop();

@@ -10,6 +10,10 @@
 //   wait          polls the event (cudaEventQuery) until it fired or the timeout passed: ETIMEDOUT,
 //                 and the endpoint is unusable until reset_queues (fresh streams and events: CUDA
 //                 cannot cancel queued work, the abandoned copies still complete behind them)
+//   teardown      reset_queues and the close first wait up to 2 s for each queue's last copy;
+//                 one not seen complete keeps every host buffer released from then on allocated
+//                 until the process exits (a warning names the queue): no buffer is freed while
+//                 the GPU may still copy it
 //   launch_empty  an empty kernel <<<1,1>>> queued `count` times on the queue's stream, waited once
 //   info()        the GPU's PCI address as cudaDeviceGetPCIBusId reports it
 //   lie           a test fault (config.lie): completes_early copies a copy's held-back tail at the

@@ -440,9 +440,17 @@ vfio::Result<std::vector<CardError>> FakeCard::drain_errors(StreamId stream) {
     return drained;
 }
 
-vfio::Result<void> FakeCard::abort_stream(StreamId stream) {
-    std::lock_guard lock(m->mutex);
+vfio::Result<void> FakeCard::abort_stream(StreamId stream, std::chrono::seconds timeout) {
+    std::unique_lock lock(m->mutex);
     m->advance();
+    const bool in_flight = std::any_of(m->commands.begin(), m->commands.end(),
+                                       [&](const Command& c) { return c.stream == stream && c.phase != Phase::Finished; });
+    if (m->parameters.abort_hangs && in_flight) {  // the abort's event never fires: its commands may still move data
+        lock.unlock();
+        std::this_thread::sleep_for(timeout);
+        return vfio::make_error("abort", "ET-SoC-1 fake stream " + std::to_string(stream), ETIMEDOUT,
+                                "the abort did not complete within " + std::to_string(timeout.count()) + " s");
+    }
     std::erase_if(m->commands, [&](const Command& c) {
         if (c.stream != stream)
             return false;

@@ -82,6 +82,7 @@ const std::map<std::string, Setter>& setters() {
         {"corrupt_h2c_byte", count([](FakeParameters& p, uint64_t v) { p.corrupt_h2c_byte = v; }, 0)},
         {"copy_error_at", count([](FakeParameters& p, uint64_t v) { p.copy_error_command = v; })},
         {"hang_at", count([](FakeParameters& p, uint64_t v) { p.hang_command = v; })},
+        {"abort_hangs", boolean([](FakeParameters& p, bool v) { p.abort_hangs = v; })},
         {"moves_nothing", boolean([](FakeParameters& p, bool v) { p.moves_nothing = v; })},
         {"stale_after", count([](FakeParameters& p, uint64_t v) { p.stale_after = v; }, 0)},
         {"completes_early", boolean([](FakeParameters& p, bool v) { p.completes_early = v; })},

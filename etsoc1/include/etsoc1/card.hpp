@@ -78,8 +78,10 @@ public:
     virtual vfio::Result<bool> wait_stream(StreamId stream, std::chrono::seconds timeout) = 0;
     // Errors the card reported on the stream since the last drain (call after every wait).
     virtual vfio::Result<std::vector<CardError>> drain_errors(StreamId stream) = 0;
-    // Abandons the stream's commands (the runtime's abortStream); the stream stays usable.
-    virtual vfio::Result<void> abort_stream(StreamId stream) = 0;
+    // Abandons the stream's commands (the runtime's abortStream) and waits up to `timeout` (whole
+    // seconds; 0 looks once) for the abort to complete: ETIMEDOUT when it did not, and then the
+    // commands may still move data. The stream stays usable.
+    virtual vfio::Result<void> abort_stream(StreamId stream, std::chrono::seconds timeout) = 0;
 
     // Optional: an empty kernel (enters, returns 0) launched on the stream.
     virtual bool can_launch() const { return false; }

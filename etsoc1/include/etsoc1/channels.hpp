@@ -25,6 +25,7 @@ struct ChannelConfig {
     size_t buffer_count = 8;     // host buffers per channel, and card slots of the loop
     uint64_t buffer_size = 16u << 20;  // a multiple of 4
     unsigned window = 2;         // copies in flight per direction, each on its own card stream
+    std::chrono::milliseconds abort_timeout{5000};  // a stop's aborts, all streams together
 };
 
 class Loop;

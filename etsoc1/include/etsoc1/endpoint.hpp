@@ -19,6 +19,8 @@ struct EndpointConfig {
     uint64_t card_memory_bytes = 64u << 20;  // the window copies address, allocated on the card
     bool barrier_to_card = false;          // the flags every command carries
     bool barrier_from_card = false;
+    // Aborts (reset_queues, the close) wait at most this long: the tool's transfer timeout.
+    std::chrono::milliseconds abort_timeout{5000};
 };
 
 // The card must outlive the endpoint.

@@ -16,6 +16,7 @@ struct StreamDeviceConfig {
     vfio::PciAddress address;
     unsigned channels = 1;   // loopback channel pairs
     unsigned window = 2;     // copies in flight per direction on each channel
+    std::chrono::milliseconds abort_timeout{5000};  // a stop's aborts: the tool's transfer timeout
 };
 
 // The device holds `card` for as long as it and its channels live.

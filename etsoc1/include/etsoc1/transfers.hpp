@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "etsoc1/card.hpp"
+#include "streams/kept_memory.hpp"
 #include "streams/stream_channel.hpp"
 
 namespace etsoc1 {
@@ -43,6 +44,9 @@ struct MoverConfig {
     unsigned streams_per_direction = 4;  // card streams each direction's commands go round-robin over
     bool barrier_to_card = false;    // set on every host-to-card command
     bool barrier_from_card = false;  // set on every card-to-host command (the runtime would default to true)
+    // An abandon's aborts, all the direction's streams together, wait at most this long (the
+    // tool's transfer timeout, in whole seconds as the card waits).
+    std::chrono::milliseconds abort_timeout{5000};
 };
 
 using TransferId = uint64_t;
@@ -74,8 +78,12 @@ public:
     vfio::Result<void> wait(TransferId transfer, std::chrono::milliseconds timeout);
     // Blocks until any in-flight command completes (or sleeps briefly when none is in flight).
     vfio::Result<void> wait_progress(std::chrono::milliseconds timeout);
-    // Aborts the direction's streams and forgets its transfers: the direction is idle after.
+    // Aborts the direction's streams (within config.abort_timeout for all of them) and forgets
+    // its transfers: the direction is idle after. An abort that did not complete: the error
+    // names it, and buffers_at_risk() is set (a warning says so once): its commands may still
+    // read or write the host memory they were given, which must then never be freed.
     vfio::Result<void> abandon(Direction direction);
+    const streams::BuffersAtRisk& buffers_at_risk() const { return m_at_risk; }
     unsigned in_flight(Direction direction) const;
 
 private:
@@ -110,6 +118,7 @@ private:
     std::deque<Command> m_in_flight[2];
     std::map<TransferId, Transfer> m_transfers;
     TransferId m_next_transfer = 1;
+    streams::BuffersAtRisk m_at_risk = streams::make_buffers_at_risk();
 };
 
 }  // namespace etsoc1

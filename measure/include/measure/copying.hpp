@@ -2,6 +2,7 @@
 // keyed pattern written and checked, host buffers of the three kinds, and timing.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -24,6 +25,14 @@ struct CommonSettings {
     std::chrono::milliseconds timeout{10000};  // per wait
     uint64_t seed = 1;
 };
+
+// Why copies stop before their run ends: request_stop(why) from a signal handler (async-signal-
+// safe; `why` a string literal), or a flag set elsewhere, watched through stop_when (the board's
+// health tripping). From then on copy() starts no piece: it waits for those in flight and fails
+// naming why, so the step ends as a failure and the endpoint closes with its engines stopped.
+void request_stop(const char* why);
+void stop_when(const std::atomic<bool>* flag, const char* why);
+const char* stop_reason();  // nullptr while copies may go on
 
 // One copy of `bytes`, split at info().max_copy_bytes, with up to info().max_in_flight pieces
 // in flight on `queue`; returns when every piece completed.

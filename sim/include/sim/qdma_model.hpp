@@ -212,6 +212,9 @@ struct QdmaConfig {
     // after the engine first saw it pending; an invalidation of the queue's software context
     // meanwhile lets that write land first (PG302: a queue is quiet once invalidated).
     std::chrono::milliseconds late_engine{0};
+    // An engine that ignores stop (PDT_SIM_FAULT ignores_stop): the invalidation of a queue with
+    // a write pending never completes (QDMA_IND_CTXT_CMD busy stays 1), so no stop is proven.
+    bool ignores_stop = false;
 };
 
 enum class QdmaQueueKind { H2C, C2H };
@@ -245,6 +248,7 @@ public:
     size_t faults_pending(QdmaQueueKind kind, unsigned qid) const;
     void set_lie(streams::Lie lie);
     void set_late_engine(std::chrono::milliseconds late);  // QdmaConfig::late_engine from now on
+    void set_ignores_stop();                              // QdmaConfig::ignores_stop from now on
     // Observability: descriptors (MM, H2C ST) or packets (C2H ST) the queue has completed.
     uint64_t processed(QdmaQueueKind kind, unsigned qid) const;
     // Bytes waiting in the loopback FIFO of C2H stream queue `qid`.

@@ -203,6 +203,9 @@ struct FaultPlan {
     // "late_engine=MS": every XDMA, QDMA and edu model of the bus writes MS milliseconds late
     // (XdmaConfig::late_engine): the teardown tests' engine that outlives the tool's wait.
     std::chrono::milliseconds late_engine{0};
+    // "ignores_stop": every XDMA and QDMA model of the bus ignores stop (XdmaConfig::
+    // run_clear_ignored, QdmaConfig::ignores_stop): no stop can be proven.
+    bool ignores_stop = false;
 };
 vfio::Result<FaultPlan> parse_fault_plan(const std::string& text);
 vfio::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text);
@@ -264,6 +267,7 @@ public:
     streams::Lie lie() const;
     // XdmaConfig::late_engine from now on (PDT_SIM_FAULT late_engine=MS).
     void set_late_engine(std::chrono::milliseconds late);
+    void set_ignores_stop();  // XdmaConfig::run_clear_ignored from now on (PDT_SIM_FAULT ignores_stop)
     std::vector<XdmaViolation> violations() const;
 
     // Observability for tests: descriptors the engine of a channel has completed since the

@@ -78,7 +78,7 @@ vfio::Result<void> XdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio:
     auto last_progress = std::chrono::steady_clock::now();
     while (h2c_done < n || c2h_done < n) {
         if (stop_requested())
-            return stopped_by_signal(m_h2c->name());
+            return stopped_early(m_h2c->name());
         bool progress = false;
         while (h2c_host && h2c_started < n &&
                m_h2c->free_descriptors() >= m_h2c->descriptors_for(chunks[h2c_started].length)) {

@@ -38,7 +38,7 @@ vfio::Result<Measured> measure(streams::StreamDevice& device, const streams::Loo
     measured.latencies_us.reserve(options.samples);
     for (uint64_t i = 0; i <= options.samples; ++i) {
         if (stop_requested())  // Ctrl-C or SIGTERM: the channels stop (proven) as they close
-            return stopped_by_signal(h2c->name());
+            return stopped_early(h2c->name());
         std::memcpy(c2h->buffer(0), &poison, kResultBytes);  // a result never written fails
         const auto start = Clock::now();
         PDT_CHECK(c2h->submit(0, kResultBytes, false));

@@ -7,6 +7,7 @@
 #include "dma_bridge/xdma_credit_register_check.hpp"
 #include "pattern/pattern.hpp"
 #include "stream_tools/card_dma.hpp"
+#include "stream_tools/stream_tools.hpp"
 #include "tool_support/xdma_stream_devices.hpp"
 
 namespace stream_tools {
@@ -116,6 +117,8 @@ vfio::Result<uint64_t> stream_credits(tool_support::XdmaStreamDevice& device, co
     uint64_t rx_word = 0;
     const auto length_of = [&](uint64_t m) { return (first_words + m) * 4; };
     while (message < messages) {
+        if (stop_requested())  // Ctrl-C or SIGTERM: the channels stop (proven) as they close
+            return stopped_early(c2h->name());
         while (sent < messages && h2c_queued - h2c_done < h2c->buffer_count()) {
             const size_t index = sent % h2c->buffer_count();
             pat.generate(reinterpret_cast<uint32_t*>(h2c->buffer(index)), length_of(sent) / 4, word);
@@ -237,6 +240,8 @@ std::vector<ChannelResult> test_design(identify::IdentifiedDesign& design, const
     }
     std::vector<ChannelResult> results;
     for (const streams::LoopRoute& route : (*device)->routes()) {
+        if (stop_requested())
+            break;
         ChannelResult result = base;
         result.h2c = route.h2c;
         result.c2h = route.c2h;
@@ -251,8 +256,9 @@ int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, con
                            std::FILE* out) {
     const VerdictOutput verdict{options.json ? stderr : out, options.json ? out : nullptr};
     std::vector<ChannelResult> results;
+    (void)stop_on_sigint();  // Ctrl-C or SIGTERM: the rings stop, with proof, and the run fails naming it
     for (identify::IdentifiedDesign& design : designs) {
-        if (!design.dma_bridge || !design.device)
+        if (!design.dma_bridge || !design.device || stop_requested())
             continue;
         const std::string name = design.design->name, bdf = design.identity.address.to_string();
         std::fprintf(verdict.text, "Testing %s design PCI device %s\n", name.c_str(), bdf.c_str());

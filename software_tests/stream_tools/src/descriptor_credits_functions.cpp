@@ -9,6 +9,7 @@
 #include "pattern/crc64.hpp"
 #include "pattern/pattern.hpp"
 #include "stream_tools/descriptor_credits.hpp"
+#include "stream_tools/stream_tools.hpp"
 #include "tool_support/xdma_stream_devices.hpp"
 #include "vfio_access/format.hpp"
 
@@ -38,6 +39,8 @@ vfio::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& devi
     std::deque<uint64_t> expected;  // the CRC of each message sent and not yet received
     uint64_t sequence = 0, sent = 0, h2c_queued = 0, h2c_done = 0, received = 0, words = 0, descriptors = 0;
     while (received < kMessages) {
+        if (stop_requested())  // Ctrl-C or SIGTERM: the channels stop (proven) as they close
+            return stopped_early(c2h->name());
         while (sent < kMessages && h2c_queued - h2c_done < h2c->buffer_count()) {
             const size_t index = sent % h2c->buffer_count();
             auto* message = reinterpret_cast<uint64_t*>(h2c->buffer(index));
@@ -90,6 +93,8 @@ vfio::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice&
     const pattern::Pattern pat(4, 0);
     uint64_t sent = 0, h2c_done = 0, word = 0, received = 0;
     while (received < kMessages || h2c_done < kMessages) {
+        if (stop_requested())
+            return stopped_early(c2h->name());
         while (sent < kMessages && sent - h2c_done < h2c->buffer_count()) {
             const size_t index = sent % h2c->buffer_count();
             pat.generate(reinterpret_cast<uint32_t*>(h2c->buffer(index)), length_of(sent) / 4, word);

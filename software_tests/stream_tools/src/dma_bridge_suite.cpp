@@ -439,6 +439,7 @@ int run_test_dma_bridge(std::vector<identify::IdentifiedDesign>& designs, const 
     tool_support::BoardHealth* health = options.stream.health;
     if (health) {
         options.stream.test.stop_failing = &health->tripped();
+        stop_on_trip(&health->tripped());  // the memory tests' copies stop too
         health->start();
     }
     for (identify::IdentifiedDesign* design : dma_designs) {
@@ -450,8 +451,10 @@ int run_test_dma_bridge(std::vector<identify::IdentifiedDesign>& designs, const 
         if ((health && health->tripped()) || stop_requested())
             break;  // a card too hot, or a stop asked for: nothing after it is tested
     }
-    if (health)
+    if (health) {
+        stop_on_trip(nullptr);
         health->stop();
+    }
     if (results.empty())
         return report_nothing_tested(
             "No design with a DMA bridge was tested: --enabled_tests selects no test for the designs found", verdict);

@@ -159,7 +159,7 @@ vfio::Result<void> QdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio:
     auto last_progress = std::chrono::steady_clock::now();
     while (h2c.done < n || c2h.done < n) {
         if (stop_requested())
-            return stopped_by_signal(m_h2c->name());
+            return stopped_early(m_h2c->name());
         if (h2c.done < n)
             PDT_CHECK(post(h2c, chunks, n));
         if (c2h.done < n)

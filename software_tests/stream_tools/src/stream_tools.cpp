@@ -353,6 +353,7 @@ int run_independent_streams(const std::vector<streams::StreamDevice*>& devices, 
 
 namespace {
 std::atomic<bool> g_stop{false};
+std::atomic<const std::atomic<bool>*> g_trip{nullptr};
 extern "C" void on_stop_signal(int) { g_stop.store(true); }
 }  // namespace
 
@@ -366,11 +367,17 @@ const std::atomic<bool>* stop_on_sigint() {
     return &g_stop;
 }
 
-bool stop_requested() { return g_stop.load(); }
+void stop_on_trip(const std::atomic<bool>* tripped) { g_trip.store(tripped); }
 
-vfio::Error stopped_by_signal(const std::string& object) {
+bool stop_requested() {
+    const std::atomic<bool>* trip = g_trip.load();
+    return g_stop.load() || (trip && trip->load());
+}
+
+vfio::Error stopped_early(const std::string& object) {
     return vfio::make_error("DMA", object, ECANCELED,
-                            "stopped by SIGINT or SIGTERM: the engines were stopped before their buffers were released");
+                            std::string("stopped by ") + (g_stop.load() ? "SIGINT or SIGTERM" : "a board-health trip") +
+                                ": the engines were stopped before their buffers were released");
 }
 
 }  // namespace stream_tools

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,6 +62,8 @@ public:
     // The adapter name recorded in the result ("model", "xdma", "qdma", "edu", "cuda", "etsoc1"); EINVAL for an
     // unknown endpoint (a usage error).
     vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open(const std::string& endpoint, std::string& adapter);
+    // The tool's transfer timeout, before open(): an ET-SoC-1 endpoint's aborts take no longer.
+    void set_transfer_timeout(std::chrono::milliseconds timeout) { m_transfer_timeout = timeout; }
     // The design open() opened for --endpoint xdma or qdma (its sensors are watched); valid while the
     // endpoint lives. Empty for the other endpoints.
     const std::vector<DesignUnderTest>& designs_under_test() const { return m_designs; }
@@ -85,6 +88,7 @@ private:
     std::string m_etsoc1_memory;
     unsigned m_etsoc1_queues = 4;
     std::string m_etsoc1_window;  // --etsoc1_window (add_etsoc1_window_option)
+    std::chrono::milliseconds m_transfer_timeout{5000};
     std::shared_ptr<etsoc1::Card> m_etsoc1_card;
 };
 

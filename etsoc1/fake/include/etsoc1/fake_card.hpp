@@ -76,6 +76,7 @@ struct FakeParameters {
     std::optional<uint64_t> corrupt_h2c_byte;  // flips this byte of all H2C bytes received
     std::optional<uint64_t> copy_error_command;
     std::optional<uint64_t> hang_command;
+    bool abort_hangs = false;  // an abort of a stream with a command in flight never completes
     // Lies (see above).
     bool moves_nothing = false;
     std::optional<uint64_t> stale_after;
@@ -84,7 +85,7 @@ struct FakeParameters {
 
 // "key=value,..." with the keys memcpy_gbps, copy_threads, dma_gbps, link_gbps, c2h_link_ratio,
 // read_channels, write_channels, node_bytes, nodes, queues, poll_busy_us, poll_idle_us,
-// collision, kernel_us, corrupt_h2c_byte, copy_error_at, hang_at, moves_nothing (0 or 1),
+// collision, kernel_us, corrupt_h2c_byte, copy_error_at, hang_at, abort_hangs (0 or 1), moves_nothing (0 or 1),
 // stale_after (a whole number >= 0), completes_early (0 or 1); unknown keys and bad values are
 // EINVAL naming them.
 vfio::Result<FakeParameters> parse_fake_parameters(const std::string& text);
@@ -116,7 +117,7 @@ public:
     vfio::Result<bool> wait_event(EventId event, std::chrono::seconds timeout) override;
     vfio::Result<bool> wait_stream(StreamId stream, std::chrono::seconds timeout) override;
     vfio::Result<std::vector<CardError>> drain_errors(StreamId stream) override;
-    vfio::Result<void> abort_stream(StreamId stream) override;
+    vfio::Result<void> abort_stream(StreamId stream, std::chrono::seconds timeout) override;
     bool can_launch() const override { return true; }
     vfio::Result<EventId> launch_empty(StreamId stream, bool barrier) override;
 

@@ -54,10 +54,12 @@ int run_independent_streams(const std::vector<streams::StreamDevice*>& devices, 
 // SIGINT or SIGTERM sets the returned flag (first Ctrl-C: stop, drain, report: the engines stop
 // and are proven stopped before their buffers go); a second one kills.
 const std::atomic<bool>* stop_on_sigint();
-// Whether that flag is set; test_dma_bridge's memory-mapped copies (CardDma) and
-// crc64_stream_latency's samples end with stopped_by_signal(object) once it is, so that their
-// engines are stopped on the usual error path.
+// A second reason to stop: `tripped` (the board health's trip, --max_temperature) once set.
+void stop_on_trip(const std::atomic<bool>* tripped);
+// Whether either is set; test_dma_bridge's memory-mapped copies (CardDma), the credit rings and
+// crc64_stream_latency's samples end with stopped_early(object) once it is, so that their
+// engines are stopped on the usual error path. Its message names which stop it was.
 bool stop_requested();
-vfio::Error stopped_by_signal(const std::string& object);
+vfio::Error stopped_early(const std::string& object);
 
 }  // namespace stream_tools

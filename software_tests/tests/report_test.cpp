@@ -53,6 +53,27 @@ TEST(Report, PassSummaryLines) {
               "Overall PASS\n");
 }
 
+// F30: a failed run prints no rate for a row that verified nothing (an H2C sink whose bytes no
+// check saw arrive, beside the C2H failure that shows nothing moved).
+TEST(Report, AFailedRunGivesNoRateForARowThatVerifiedNothing) {
+    stream_test::RowTotals sink;
+    sink.label = "ffff:00:00.0 H2C channel 0";
+    sink.total = Interval{2147483648ull, 1, 1.1};
+    stream_test::RowTotals failed;
+    failed.label = "ffff:00:00.0 C2H channel 0";
+    failed.verifies = true;
+    failed.failure = stream_test::Failure{"C2H 0", "data error", {}, {}};
+    stream_test::Summary summary = summary_of(sink);
+    summary.rows.push_back(failed);
+    summary.failures.push_back(*failed.failure);
+    const auto [code, text] = finish(summary);
+    EXPECT_EQ(code, 1);
+    EXPECT_NE(text.find("ffff:00:00.0 H2C channel 0 2147483648 bytes handed over in 1.100000 secs, none verified: no rate\n"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("Mbytes/sec"), std::string::npos) << text;
+}
+
 // F20: the host's cost in the totals, as cores busy and cores per verified GB/s (host- and
 // card-verified bytes together), text and JSON; a run with nothing verified says so.
 TEST(Report, HostCpuCostInTheTotals) {

@@ -2,12 +2,12 @@
 """Every declaration of Esperanto's runtime that the ET-SoC-1 binding uses is checked.
 
 The binding (etsoc1/runtime/runtime_card.cpp) is the one file of the toolkit that names the
-runtime's API (namespaces rt, dev, logging). etsoc1/runtime/tracked_declarations.cpp checks, at
+runtime's API (namespaces rt, dev, logging, and g3log's g3). etsoc1/runtime/tracked_declarations.cpp checks, at
 compile time, the exact declaration of each name it lists against the tracked runtime version
 (et-platform f5e790405). This script reads the binding's uses and fails, naming each, when one is
 not checked there: so a new use cannot slip past the stand-in declared differently from the
 runtime. The uses read: qualified names (rt::X, dev::X::Y, logging::X), calls through the
-runtime, device layer and DMA-list objects (m_runtime->X, runtime->X, layer->X, list.X), fields
+runtime, device layer and DMA-list objects and the log worker (m_runtime->X, runtime->X, layer->X, list.X, logWorker_->X), fields
 in the runtime's naming (.name_), StreamError's getString and std::to_string of an error code.
 
 Exit: 0 every use checked, 1 a use unchecked (each named), 2 usage (a file missing).
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 RECEIVERS = {"m_runtime": "rt::IRuntime", "runtime": "rt::IRuntime", "m_layer": "dev::IDeviceLayer",
-             "layer": "dev::IDeviceLayer", "list": "rt::MemcpyList"}
+             "layer": "dev::IDeviceLayer", "list": "rt::MemcpyList", "logWorker_": "g3::LogWorker"}
 
 
 def code_only(text):
@@ -32,7 +32,7 @@ def uses(binding):
     """(name the checks must contain, line of the binding) for every vendor use."""
     found = {}
     for number, line in enumerate(code_only(binding).splitlines(), 1):
-        for m in re.finditer(r"\b(?:rt|dev|logging)::\w+(?:::\w+)*", line):
+        for m in re.finditer(r"\b(?:rt|dev|logging|g3)::\w+(?:::\w+)*", line):
             found.setdefault(m.group(0), number)
         for m in re.finditer(r"\b(\w+)\s*(?:->|\.)\s*(\w+)\s*\(", line):
             if m.group(1) in RECEIVERS:

@@ -49,7 +49,10 @@ void add_etsoc1_options(po::options_description& options, Etsoc1Selection& selec
          "completes_early=1 (docs/verification.md): see etsoc1/README.md)")
         ("etsoc1_socket", po::value(&selection.socket),
          "ET-SoC-1: use the runtime daemon at this socket (e.g. /var/run/et_runtime/pcie.sock) instead of opening the "
-         "card in this process");
+         "card in this process")
+        ("etsoc1_log", po::value(&selection.log),
+         "ET-SoC-1: append the runtime's own log (its warnings, errors and traces) to this file, `-` for stderr "
+         "(default: a file of this run in the temp directory, named on the first line)");
 }
 
 vfio::Result<Etsoc1Cards> parse_etsoc1_devices(const std::vector<std::string>& devices) {
@@ -79,6 +82,8 @@ vfio::Result<void> check_etsoc1_options_used(const Etsoc1Selection& selection, c
             return unused_option("etsoc1_socket", selection.socket, why);
         if (!selection.fake.empty())
             return unused_option("etsoc1_fake", selection.fake, why);
+        if (!selection.log.empty())
+            return unused_option("etsoc1_log", selection.log, why);
         for (const GivenOption& option : shaping)
             if (!option.text.empty())
                 return unused_option(option.name, option.text, why);
@@ -87,6 +92,10 @@ vfio::Result<void> check_etsoc1_options_used(const Etsoc1Selection& selection, c
     if (!selection.socket.empty() && cards.indices.empty())
         return unused_option("etsoc1_socket", selection.socket,
                              "it names the runtime daemon of the cards --etsoc1_device N names, and only the fake "
+                             "card is named");
+    if (!selection.log.empty() && cards.indices.empty())
+        return unused_option("etsoc1_log", selection.log,
+                             "it is where the runtime of the cards --etsoc1_device N names logs, and only the fake "
                              "card is named");
     if (!selection.fake.empty() && cards.fakes == 0)
         return unused_option("etsoc1_fake", selection.fake,

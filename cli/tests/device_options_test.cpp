@@ -179,20 +179,23 @@ TEST(DeviceOptions, Etsoc1OptionsTheNamedCardsDoNotUseAreUsageErrorsNamingThem) 
         EXPECT_EQ(r.error().code, EINVAL) << named;
         EXPECT_NE(r.error().message().find(named + " is not used"), std::string::npos) << r.error().message();
     };
-    refused({{}, "", "/run/s.sock"}, {}, "--etsoc1_socket \"/run/s.sock\"");
-    refused({{}, "dma_gbps=2", ""}, {}, "--etsoc1_fake \"dma_gbps=2\"");
-    refused({{}, "", ""}, {{"etsoc1_window", "2"}}, "--etsoc1_window \"2\"");
-    refused({{"fake"}, "", "/run/s.sock"}, {}, "--etsoc1_socket \"/run/s.sock\"");
-    refused({{"0"}, "moves_nothing=1", ""}, {}, "--etsoc1_fake \"moves_nothing=1\"");
-    const auto socket_alone = cli::check_etsoc1_options_used({{}, "", "/run/s.sock"}, {});
+    refused({{}, "", "/run/s.sock", ""}, {}, "--etsoc1_socket \"/run/s.sock\"");
+    refused({{}, "dma_gbps=2", "", ""}, {}, "--etsoc1_fake \"dma_gbps=2\"");
+    refused({{}, "", "", ""}, {{"etsoc1_window", "2"}}, "--etsoc1_window \"2\"");
+    refused({{"fake"}, "", "/run/s.sock", ""}, {}, "--etsoc1_socket \"/run/s.sock\"");
+    refused({{"0"}, "moves_nothing=1", "", ""}, {}, "--etsoc1_fake \"moves_nothing=1\"");
+    refused({{}, "", "", "rt.log"}, {}, "--etsoc1_log \"rt.log\"");
+    refused({{"fake"}, "", "", "rt.log"}, {}, "--etsoc1_log \"rt.log\"");
+    EXPECT_TRUE(cli::check_etsoc1_options_used({{"0"}, "", "", "rt.log"}, {}).ok());
+    const auto socket_alone = cli::check_etsoc1_options_used({{}, "", "/run/s.sock", ""}, {});
     ASSERT_FALSE(socket_alone.ok());
     EXPECT_NE(socket_alone.error().message().find("no --etsoc1_device names one"), std::string::npos)
         << socket_alone.error().message();
     EXPECT_TRUE(cli::check_etsoc1_options_used({}, {{"etsoc1_window", ""}}).ok());
-    EXPECT_TRUE(cli::check_etsoc1_options_used({{"0"}, "", "/run/s.sock"}, {{"etsoc1_window", "2"}}).ok());
-    EXPECT_TRUE(cli::check_etsoc1_options_used({{"fake"}, "dma_gbps=2", ""}, {{"etsoc1_window", "2"}}).ok());
-    EXPECT_TRUE(cli::check_etsoc1_options_used({{"fake", "0"}, "dma_gbps=2", "/run/s.sock"}, {}).ok());
-    EXPECT_FALSE(cli::check_etsoc1_options_used({{"card0"}, "", ""}, {}).ok());
+    EXPECT_TRUE(cli::check_etsoc1_options_used({{"0"}, "", "/run/s.sock", ""}, {{"etsoc1_window", "2"}}).ok());
+    EXPECT_TRUE(cli::check_etsoc1_options_used({{"fake"}, "dma_gbps=2", "", ""}, {{"etsoc1_window", "2"}}).ok());
+    EXPECT_TRUE(cli::check_etsoc1_options_used({{"fake", "0"}, "dma_gbps=2", "/run/s.sock", ""}, {}).ok());
+    EXPECT_FALSE(cli::check_etsoc1_options_used({{"card0"}, "", "", ""}, {}).ok());
 }
 
 TEST(ParseArguments, HelpAndVersionAreRequestsNotRuns) {

@@ -10,9 +10,13 @@
 #include <hostUtils/logging/Logger.h>
 #include <runtime/IRuntime.h>
 
+#include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <exception>
+#include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "etsoc1/runtime_card.hpp"
@@ -184,15 +188,56 @@ private:
     std::string m_mode;
 };
 
-// One logger for the process, as the runtime's own mains create it (g3log through hostUtils).
-void start_logging() { static logging::LoggerDefault logger; }
+// The runtime's log, one file for the process: each message g3log hands the sink (its text, as
+// LogMessage::toString() gives it) is appended and flushed at once, so that a crash loses none.
+class RuntimeLogFile {
+public:
+    explicit RuntimeLogFile(std::FILE* file) : m_file(file) {}
+    RuntimeLogFile(const RuntimeLogFile&) = delete;
+    RuntimeLogFile& operator=(const RuntimeLogFile&) = delete;
+    ~RuntimeLogFile() { std::fclose(m_file); }
+    void append(std::string message) {
+        std::fputs(message.c_str(), m_file);
+        std::fflush(m_file);
+    }
+
+private:
+    std::FILE* m_file;
+};
+
+// hostUtils' LoggerDefault (its ET_VLOG levels) with its stderr sink replaced by the file.
+class LoggerToFile : public logging::LoggerDefault {
+public:
+    explicit LoggerToFile(std::FILE* file) : logging::LoggerDefault(false) {
+        logWorker_->removeAllSinks();
+        logWorker_->addSink(std::make_unique<RuntimeLogFile>(file), &RuntimeLogFile::append);
+        init();
+    }
+};
+
+// One logger for the process, created before the runtime, as the runtime's own mains do.
+vfio::Result<void> start_logging(const std::string& path) {
+    static std::unique_ptr<logging::Logger> logger;
+    if (logger)
+        return {};
+    if (path == "-") {
+        logger = std::make_unique<logging::LoggerDefault>();
+        return {};
+    }
+    std::FILE* file = std::fopen(path.c_str(), "ae");
+    if (file == nullptr)
+        return vfio::make_error("open the ET-SoC-1 runtime's log", path, errno,
+                                "the runtime's log needs a file this user can write (or - for stderr)");
+    logger = std::make_unique<LoggerToFile>(file);
+    return {};
+}
 
 }  // namespace
 
 bool runtime_built() { return true; }
 
 vfio::Result<std::unique_ptr<Card>> open_runtime_card(const RuntimeOptions& options) {
-    start_logging();
+    PDT_CHECK(start_logging(options.log_path));
     std::shared_ptr<dev::IDeviceLayer> layer;
     rt::RuntimePtr runtime;
     std::vector<DeviceInfo> sysfs;

@@ -11,6 +11,7 @@
 // What this cannot check: the values of default arguments (only that the binding passes every
 // one it relies on: barrier, alignment, timeouts) and declarations the binding does not use.
 #include <device-layer/IDeviceLayer.h>
+#include <g3log/logworker.hpp>
 #include <hostUtils/logging/Logger.h>
 #include <runtime/IRuntime.h>
 
@@ -107,5 +108,20 @@ static_assert(std::is_base_of_v<dev::IDeviceSync, dev::IDeviceLayer> && std::has
 static_assert(std::is_constructible_v<logging::LoggerDefault, bool> && !std::is_convertible_v<bool, logging::LoggerDefault>,
               "logging::LoggerDefault");
 static_assert(std::is_base_of_v<logging::Logger, logging::LoggerDefault>, "logging::LoggerDefault");
+// logging::Logger: its g3log worker is the protected logWorker_, which init() makes g3log's.
+struct LoggerSeen : logging::LoggerDefault {
+    static_assert(same<decltype(logWorker_), std::unique_ptr<g3::LogWorker>>, "logging::Logger::logWorker_");
+};
+static_assert(same<decltype(&logging::Logger::init), void (logging::Logger::*)()>, "logging::Logger::init");
+
+// g3log (v1.1-408-g38dbddc): a sink is an object and its member taking each message as text.
+struct TextSink {
+    void append(std::string);
+};
+static_assert(same<decltype(&g3::LogWorker::removeAllSinks), void (g3::LogWorker::*)()>, "g3::LogWorker::removeAllSinks");
+using AppendText = void (TextSink::*)(std::string);
+static_assert(same<decltype(&g3::LogWorker::addSink<TextSink, AppendText>),
+                   std::unique_ptr<g3::SinkHandle<TextSink>> (g3::LogWorker::*)(std::unique_ptr<TextSink>, AppendText)>,
+              "g3::LogWorker::addSink");
 
 }  // namespace etsoc1_tracked

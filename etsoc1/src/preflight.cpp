@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <fstream>
 
 #include "etsoc1/runtime_card.hpp"
@@ -96,6 +97,12 @@ DeviceInfo sysfs_info(int card, const std::string& sys_dir) {
     info.link_speed = read_line(device + "current_link_speed");
     info.link_width = read_line(device + "current_link_width");
     return info;
+}
+
+std::string default_runtime_log_path() {
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+    return dir + "/pdt-etsoc1-runtime-" + std::to_string(getpid()) + ".log";
 }
 
 }  // namespace etsoc1

@@ -66,9 +66,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open_etsoc1(
         m_etsoc1_card = std::make_shared<etsoc1::FakeCard>(PDT_TRY(etsoc1::parse_fake_parameters(m_etsoc1.fake)));
     } else {
         config.device = cards.indices.front();
-        etsoc1::RuntimeOptions runtime;
-        runtime.socket = m_etsoc1.socket;
-        m_etsoc1_card = PDT_TRY(etsoc1::open_runtime_card(runtime));
+        m_etsoc1_card = PDT_TRY(etsoc1::open_runtime_card(etsoc1_runtime_options(m_etsoc1, stderr)));
     }
     return etsoc1::open_endpoint(*m_etsoc1_card, config);
 }
@@ -82,6 +80,7 @@ vfio::Result<void> CopyEndpoints::check_etsoc1_unused(const std::string& endpoin
     std::vector<cli::GivenOption> given = etsoc1_shaping();
     given.push_back({"etsoc1_device", m_etsoc1.devices.empty() ? "" : m_etsoc1.devices.front()});
     given.push_back({"etsoc1_socket", m_etsoc1.socket});
+    given.push_back({"etsoc1_log", m_etsoc1.log});
     given.push_back({"etsoc1_fake", m_etsoc1.fake});
     for (const cli::GivenOption& option : given)
         if (!option.text.empty())

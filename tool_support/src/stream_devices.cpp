@@ -108,9 +108,7 @@ vfio::Result<void> open_fake_cards(size_t count, const etsoc1::FakeParameters& f
 // in domain fffe, as the fakes are in ffff, and the line says so.
 vfio::Result<void> open_runtime_cards(const Etsoc1StreamCli& cli, const std::vector<int>& indices,
                                       const etsoc1::StreamDeviceConfig& shape, std::FILE* out, Devices& devices) {
-    etsoc1::RuntimeOptions options;
-    options.socket = cli.socket;
-    std::shared_ptr<etsoc1::Card> card = PDT_TRY(etsoc1::open_runtime_card(options));
+    std::shared_ptr<etsoc1::Card> card = PDT_TRY(etsoc1::open_runtime_card(etsoc1_runtime_options(cli, out)));
     for (int index : indices) {
         etsoc1::StreamDeviceConfig config = shape;
         config.device = index;
@@ -238,6 +236,16 @@ OpenedStreamDevices open_designs_as_stream_devices(const StreamDeviceRequest& re
 }
 
 }  // namespace
+
+etsoc1::RuntimeOptions etsoc1_runtime_options(const cli::Etsoc1Selection& cli, std::FILE* out) {
+    etsoc1::RuntimeOptions options;
+    options.socket = cli.socket;
+    if (!cli.log.empty())
+        options.log_path = cli.log;
+    if (etsoc1::runtime_built() && options.log_path != "-")
+        std::fprintf(out, "the ET-SoC-1 runtime's own log goes to %s\n", options.log_path.c_str());
+    return options;
+}
 
 OpenedStreamDevices open_stream_devices(const StreamDeviceRequest& request, const StreamDeviceUse& use,
                                         std::ostream& errors) {

@@ -13,10 +13,17 @@
 
 namespace etsoc1 {
 
+// A file of this process in the temp directory ($TMPDIR, else /tmp): pdt-etsoc1-runtime-<pid>.log.
+std::string default_runtime_log_path();
+
 struct RuntimeOptions {
     std::string socket;          // empty: in-process on the PCIe device layer; else the runtime daemon's socket
     std::string dev_dir = "/dev";
     std::string sys_dir = "/sys";
+    // The runtime's own log (g3log through hostUtils: its warnings, errors and traces) is
+    // appended to this file, never written between the tool's lines; "-": to stderr, as the
+    // runtime's own programs do. One log for the process: the first card opened sets it.
+    std::string log_path = default_runtime_log_path();
 };
 
 // True when this build has the runtime binding.

@@ -19,6 +19,7 @@
 
 #include "cli/device_options.hpp"
 #include "dma_bridge/xdma_ip.hpp"
+#include "etsoc1/runtime_card.hpp"
 #include "streams/lie.hpp"
 #include "streams/stream_device.hpp"
 #include "tool_support/open_designs.hpp"
@@ -62,6 +63,9 @@ void add_etsoc1_stream_options(boost::program_options::options_description& desc
 // channels each way); default 4. The stream tools share them among the card's channels.
 void add_etsoc1_window_option(boost::program_options::options_description& description, std::string& text);
 vfio::Result<unsigned> etsoc1_window(const std::string& text);
+// The runtime's options from the card selection (--etsoc1_socket, --etsoc1_log), with a line to
+// out naming where the runtime's own log goes.
+etsoc1::RuntimeOptions etsoc1_runtime_options(const cli::Etsoc1Selection& cli, std::FILE* out);
 
 // What a stream tool's command line names.
 struct StreamDeviceRequest {

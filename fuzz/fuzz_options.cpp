@@ -1,4 +1,4 @@
-// Option value parsers of the stream tools (software_tests/stream_tools/src/options.cpp) and of the
+// Option value parsers of the stream tools (stream_tools/src/options.cpp) and of the
 // DMA mode options (dma_bridge xdma_ip.cpp). The first byte picks the parser, the rest is the
 // value. Properties: every error names its option; values respect the bounds asked for.
 #include "dma_bridge/xdma_ip.hpp"

@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the toolkit builds, tests and runs with.
+#   scripts/install_deps.sh         everything: build, tests, fuzzing, packaging (scripts/test.sh)
+#   scripts/install_deps.sh build   only what configuring, building and running the tools needs
+#                                   (scripts/demo.sh): no QEMU, Chromium, Prometheus or clang
 set -euo pipefail
+scope=${1:-all}
+case "$scope" in
+  all | build) ;;
+  *) echo "usage: scripts/install_deps.sh [build]" >&2; exit 2 ;;
+esac
 packages=(
   build-essential cmake pkg-config
   lld                            # the linker of the build (CMake option PDT_LLD): links the ~110 ASan executables 3x faster than GNU ld
-  libpci-dev libpciaccess-dev libboost-program-options-dev libgtest-dev libbenchmark-dev
+  libpci-dev libpciaccess-dev libboost-program-options-dev
+  libgtest-dev                   # GoogleTest: CMake's configure step requires it (the tests are part of the tree)
   nlohmann-json3-dev             # design descriptions (designs/data/*.json) and --json output
+)
+[ "$scope" = build ] || packages+=(
+  libbenchmark-dev               # the descriptor benchmark (dma_bridge/bench)
   pciutils                       # lspci: the reference our config-space decoder is compared with
   clang libclang-rt-dev          # libFuzzer targets (fuzz/, scripts/fuzz.sh): clang 14 and its compiler-rt (libFuzzer, ASan, UBSan)
   qemu-system-x86 busybox-static cpio kmod zstd   # the QEMU guest that tests real kernel VFIO

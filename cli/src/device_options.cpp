@@ -26,6 +26,12 @@ void add_device_option(po::options_description& options, std::vector<std::string
                           "only the device at this PCI location dddd:bb:dd.f (repeatable)");
 }
 
+void add_device_selection_options(po::options_description& options, DeviceSelection& selection) {
+    add_device_option(options, selection.devices);
+    add_sim_design_option(options, selection.sim_designs);
+    add_design_file_option(options, selection.design_files);
+}
+
 void add_lie_option(po::options_description& options, const char* name, const std::string& what, std::string& text) {
     const std::string help = what + " test fault (the run must FAIL): moves_nothing, stale_after=N or completes_early: "
                              "transfers complete as usual but move no data / none after the first N (both directions) "

@@ -118,15 +118,9 @@ vfio::Result<streams::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsig
         return refuse(EIO, "the endpoint is unusable until reset_queues after: " + m_broken->message());
     if (queue >= m_queues.size())
         return refuse(EINVAL, "the endpoint has " + std::to_string(m_queues.size()) + " queue(s), numbered from 0");
-    const streams::RegisteredBuffer* registered = streams::registered_by(host, this);
-    if (host.memory() == HostMemory::Pageable)
-        return refuse(EINVAL, "the host buffer is pageable: the XDMA engines reach only IOMMU-mapped memory");
-    if (registered == nullptr)
-        return refuse(EINVAL, "the host buffer was not allocated by this endpoint (not mapped for its DMA)");
-    if (auto refusal = streams::range_refusal(m_info, host, host_offset, card_offset, bytes))
+    if (auto refusal = streams::mapped_copy_refusal(m_info, host, this, "the XDMA engines", host_offset, card_offset, bytes))
         return refuse(refusal->code, refusal->why);
-    if (bytes > m_info.max_copy_bytes)
-        return refuse(EINVAL, "more than the " + hex(m_info.max_copy_bytes) + " bytes one copy may move");
+    const streams::RegisteredBuffer* registered = streams::registered_by(host, this);
     Queue& q = m_queues[queue];
     const ChannelInfo& channel = q.engine(direction).info();
     const uint64_t host_iova = registered->iova() + host_offset, card_address = m_config.card_memory_base + card_offset;

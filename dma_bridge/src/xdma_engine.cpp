@@ -197,67 +197,114 @@ size_t Engine::descriptors_for(uint64_t length) const {
     return length == 0 ? 1 : static_cast<size_t>((length + m_options.max_descriptor_length - 1) / m_options.max_descriptor_length);
 }
 
+// The channel set up in the order of PG195's programming sequence (per channel; the steps as
+// shared/reference/xdma_pg195.md section 10 numbers them), Run cleared and proven first: each step
+// below names the registers it writes, under the heading of PG195's register tables.
 vfio::Result<void> Engine::initialise() {
-    using namespace channel_reg;
-    const uint32_t common = static_cast<uint32_t>(block_offset(target::SGDMA_COMMON));
-    const uint32_t irq = static_cast<uint32_t>(block_offset(target::IRQ_BLOCK));
-    const uint32_t bit = sgdma_common_reg::channel_bit(m_options.direction, m_options.channel);
-    const bool interrupt = m_options.completion == CompletionMethod::Interrupt;
-
     PDT_CHECK(m_run.clear_run());
-    (void)reg(STATUS_RC);  // clear logged status
-    // Disabling credit mode resets the credits to 0; enable it again for a credits ring. An IP
-    // built without descriptor credits reads the enable back as 0 and would run the ring for
-    // ever: refuse it before Run is set.
-    m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1C, bit);
-    if (m_options.mode == RunMode::Credits) {
-        m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1S, bit);
-        if (!(m_regs.read32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE) & bit))
-            return vfio::make_error("initialise XDMA engine", name(), ENOTSUP,
-                                    "credits ring: Descriptor Credit Mode Enable (0x6020) reads back 0, the XDMA IP "
-                                    "has no descriptor credits; use STOP-terminated lists (--engine_mode stop_list)");
-    }
-    m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1C, bit);  // clear halt
-
+    (void)reg(channel_reg::STATUS_RC);  // "H2C/C2H Channel Status (0x44)": clear on read, the logged status
+    PDT_CHECK(set_credit_mode());       // step 7, before Run can be set
+    clear_halt();                       // step 6
     std::memset(m_ring.data(), 0, m_ring.size());
-    const uint64_t count_wb = m_ring.iova() + m_count_wb_offset;
-    set_reg(POLL_MODE_LOW_WRITE_BACK_ADDRESS, static_cast<uint32_t>(count_wb));
-    set_reg(POLL_MODE_HIGH_WRITE_BACK_ADDRESS, static_cast<uint32_t>(count_wb >> 32));
+    set_poll_mode_writeback_address();  // step 3
+    PDT_CHECK(write_channel_control());  // step 4
+    route_channel_interrupt();
+    forget_transfers();
+    if (m_options.mode == RunMode::Credits)
+        PDT_CHECK(start_credit_ring());  // steps 2, 5 and 8
+    return {};
+}
 
-    uint32_t error_enables = control::ie_desc_error | control::ie_read_error | control::ie_magic_stopped |
-                             control::ie_align_mismatch | control::ie_invalid_length;
+// "SGDMA Common Registers (0x6)", Descriptor Credit Mode Enable (0x6020, W1S 0x6024, W1C 0x6028).
+// Disabling credit mode resets the credits to 0; enable it again for a credits ring. An IP built
+// without descriptor credits reads the enable back as 0 and would run the ring for ever: refused
+// before Run is set.
+vfio::Result<void> Engine::set_credit_mode() {
+    const uint32_t common = static_cast<uint32_t>(block_offset(target::SGDMA_COMMON));
+    const uint32_t bit = sgdma_common_reg::channel_bit(m_options.direction, m_options.channel);
+    m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1C, bit);
+    if (m_options.mode != RunMode::Credits)
+        return {};
+    m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1S, bit);
+    if (!(m_regs.read32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE) & bit))
+        return vfio::make_error("initialise XDMA engine", name(), ENOTSUP,
+                                "credits ring: Descriptor Credit Mode Enable (0x6020) reads back 0, the XDMA IP "
+                                "has no descriptor credits; use STOP-terminated lists (--engine_mode stop_list)");
+    return {};
+}
+
+// "SGDMA Common Registers (0x6)", SGDMA Descriptor Control (W1C 0x6018): the channel's halt bit
+// cleared, so that the engine fetches descriptors.
+void Engine::clear_halt() {
+    const uint32_t common = static_cast<uint32_t>(block_offset(target::SGDMA_COMMON));
+    m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1C,
+                   sgdma_common_reg::channel_bit(m_options.direction, m_options.channel));
+}
+
+// "H2C/C2H Channel Registers", Poll Mode Low/High Write Back Address (0x88, 0x8C): where the
+// completed count is written (inside the ring's mapping).
+void Engine::set_poll_mode_writeback_address() {
+    const uint64_t count_wb = m_ring.iova() + m_count_wb_offset;
+    set_reg(channel_reg::POLL_MODE_LOW_WRITE_BACK_ADDRESS, static_cast<uint32_t>(count_wb));
+    set_reg(channel_reg::POLL_MODE_HIGH_WRITE_BACK_ADDRESS, static_cast<uint32_t>(count_wb >> 32));
+}
+
+// The Control bits whose events the engine logs in Status: every error, and each completed
+// descriptor (every descriptor has COMPLETED); a list also ends in a stop.
+uint32_t Engine::status_events() const {
+    using namespace channel_reg;
+    uint32_t events = control::ie_desc_error | control::ie_read_error | control::ie_magic_stopped |
+                      control::ie_align_mismatch | control::ie_invalid_length | control::ie_descriptor_completed;
     if (m_options.direction == Direction::H2C)
-        error_enables |= control::ie_write_error;
-    // Every descriptor has COMPLETED, so each completion is an event; a list also ends in a stop.
-    const uint32_t event = control::ie_descriptor_completed |
-                           (m_options.mode == RunMode::StopList ? control::ie_descriptor_stopped : 0u);
-    uint32_t ctl = error_enables | event;
-    if (m_options.completion == CompletionMethod::PollWriteback)
-        ctl |= control::pollmode_wb_enable;
-    m_run.write_control(ctl);
-    // Poll-mode writeback is there when Control keeps its enable; where Control does not read back
-    // at all, when the Poll Mode Write Back Address registers keep the address written.
-    const bool poll_wb_present = m_run.control_reads_back()
-                                     ? (reg(CONTROL) & control::pollmode_wb_enable) != 0
-                                     : reg(POLL_MODE_LOW_WRITE_BACK_ADDRESS) == static_cast<uint32_t>(count_wb);
-    if ((ctl & control::pollmode_wb_enable) && !poll_wb_present)
+        events |= control::ie_write_error;
+    if (m_options.mode == RunMode::StopList)
+        events |= control::ie_descriptor_stopped;
+    return events;
+}
+
+// "H2C/C2H Channel Control (0x04)": the events, and poll-mode writeback when the completion is
+// read from it. Poll-mode writeback is there when Control keeps its enable; where Control does not
+// read back at all, when the Poll Mode Write Back Address registers keep the address written.
+vfio::Result<void> Engine::write_channel_control() {
+    using namespace channel_reg;
+    const bool poll_wb = m_options.completion == CompletionMethod::PollWriteback;
+    m_run.write_control(status_events() | (poll_wb ? control::pollmode_wb_enable : 0u));
+    if (!poll_wb)
+        return {};
+    const uint32_t count_wb_low = static_cast<uint32_t>(m_ring.iova() + m_count_wb_offset);
+    const bool present = m_run.control_reads_back() ? (reg(CONTROL) & control::pollmode_wb_enable) != 0
+                                                    : reg(POLL_MODE_LOW_WRITE_BACK_ADDRESS) == count_wb_low;
+    if (!present)
         return vfio::make_error("initialise XDMA engine", name(), ENOTSUP,
                                 std::string("Control.pollmode_wb_enable (bit 26) reads back 0: the XDMA IP has no "
                                             "poll-mode writeback; use --completion completed_count, ") +
                                     (m_options.mode == RunMode::StopList ? "status" : "status (with --engine_mode stop_list)") +
                                     ", interrupt (where the IP's interrupts work) or auto");
-    set_reg(INTERRUPT_ENABLE_MASK, interrupt ? (error_enables | event) : 0);
-    if (interrupt) {
-        const uint32_t vector_reg = irq + irq_reg::CHANNEL_VECTOR_NUMBER + (m_irq_source / 4) * 4;
-        const unsigned shift = (m_irq_source % 4) * 8;
-        const uint32_t vectors = m_regs.read32(vector_reg);
-        m_regs.write32(vector_reg, (vectors & ~(0x1Fu << shift)) | (m_options.msi_vector & 0x1F) << shift);
-        m_regs.write32(irq + irq_reg::CHANNEL_INTERRUPT_ENABLE_MASK_W1S, 1u << m_irq_source);
-        (void)m_device.irq_poll(m_options.msi_vector);  // drop stale interrupts
-    } else {
-        m_regs.write32(irq + irq_reg::CHANNEL_INTERRUPT_ENABLE_MASK_W1C, 1u << m_irq_source);
-    }
+    return {};
+}
 
+// "H2C/C2H Channel Interrupt Enable Mask (0x90)" and "IRQ Block Registers (0x2)": with interrupt
+// completion, the channel's events raise its interrupt source, routed to the MSI vector in the
+// Channel Vector Number register and unmasked (Channel Interrupt Enable Mask W1S 0x2014), stale
+// interrupts dropped; else the source is masked (W1C 0x2018).
+void Engine::route_channel_interrupt() {
+    const uint32_t irq = static_cast<uint32_t>(block_offset(target::IRQ_BLOCK));
+    const bool interrupt = m_options.completion == CompletionMethod::Interrupt;
+    set_reg(channel_reg::INTERRUPT_ENABLE_MASK, interrupt ? status_events() : 0);
+    if (!interrupt) {
+        m_regs.write32(irq + irq_reg::CHANNEL_INTERRUPT_ENABLE_MASK_W1C, 1u << m_irq_source);
+        return;
+    }
+    const uint32_t vector_reg = irq + irq_reg::CHANNEL_VECTOR_NUMBER + (m_irq_source / 4) * 4;
+    const unsigned shift = (m_irq_source % 4) * 8;
+    const uint32_t vectors = m_regs.read32(vector_reg);
+    m_regs.write32(vector_reg, (vectors & ~(0x1Fu << shift)) | (m_options.msi_vector & 0x1F) << shift);
+    m_regs.write32(irq + irq_reg::CHANNEL_INTERRUPT_ENABLE_MASK_W1S, 1u << m_irq_source);
+    (void)m_device.irq_poll(m_options.msi_vector);
+}
+
+// What was in flight is abandoned: the counts start again from 0.
+void Engine::forget_transfers() {
     m_transfers.clear();
     m_transfers.reserve(m_options.ring_descriptors);
     m_waiting_pieces.clear();
@@ -269,17 +316,19 @@ vfio::Result<void> Engine::initialise() {
     m_failure.reset();
     m_stopped = false;
     m_restart_deadline.reset();
-    if (m_options.mode == RunMode::Credits) {
-        // The ring is linked in a circle once; credits hand descriptors to the running engine.
-        for (size_t i = 0; i < m_options.ring_descriptors; ++i)
-            write_descriptor(i, Piece{}, descriptor_iova((i + 1) % m_options.ring_descriptors), 0);
-        set_sgdma(sgdma_reg::DESCRIPTOR_LOW_ADDRESS, static_cast<uint32_t>(descriptor_iova(0)));
-        set_sgdma(sgdma_reg::DESCRIPTOR_HIGH_ADDRESS, static_cast<uint32_t>(descriptor_iova(0) >> 32));
-        set_sgdma(sgdma_reg::DESCRIPTOR_ADJACENT, 0);
-        std::atomic_thread_fence(std::memory_order_release);
-        PDT_CHECK(start_engine());
-    }
-    return {};
+}
+
+// Steps 2, 5 and 8 for a credits ring: the ring linked in a circle once (credits then hand its
+// descriptors to the running engine), "H2C/C2H SGDMA Registers (0x4)" Descriptor Low/High Address
+// (0x80, 0x84) at its first descriptor and Descriptor Adjacent (0x88) 0, then Run.
+vfio::Result<void> Engine::start_credit_ring() {
+    for (size_t i = 0; i < m_options.ring_descriptors; ++i)
+        write_descriptor(i, Piece{}, descriptor_iova((i + 1) % m_options.ring_descriptors), 0);
+    set_sgdma(sgdma_reg::DESCRIPTOR_LOW_ADDRESS, static_cast<uint32_t>(descriptor_iova(0)));
+    set_sgdma(sgdma_reg::DESCRIPTOR_HIGH_ADDRESS, static_cast<uint32_t>(descriptor_iova(0) >> 32));
+    set_sgdma(sgdma_reg::DESCRIPTOR_ADJACENT, 0);
+    std::atomic_thread_fence(std::memory_order_release);
+    return start_engine();
 }
 
 // Run set and proven by Status (RunControl::start), a refused start retried for idle_wait.

@@ -129,8 +129,8 @@ CapSection decode_one(ConfigSpace& space, const DeviceConfig& d, const Capabilit
     CapSection s;
     s.cap = c;
     CapReader r(space, c.offset);
-    const bool known = c.extended ? (decode_extended_section(r, d, s) || decode_extended_section2(r, d, s) ||
-                                                  decode_extended_section3(r, d, s))
+    const bool known = c.extended ? (decode_ext_translation_power_link(r, d, s) ||
+                                     decode_ext_virtual_functions_resources(r, d, s) || decode_ext_multicast_rc_link(r, d, s))
                                   : decode_standard_section(r, d, s);
     if (!known) {
         char text[64];

@@ -113,15 +113,9 @@ vfio::Result<streams::Ticket> QdmaCopyEndpoint::issue(Direction direction, unsig
         return refuse(EIO, "the endpoint is unusable until reset_queues after: " + m_broken->message());
     if (queue >= m_pairs.size())
         return refuse(EINVAL, "the endpoint has " + std::to_string(m_pairs.size()) + " queue(s), numbered from 0");
-    if (host.memory() == HostMemory::Pageable)
-        return refuse(EINVAL, "the host buffer is pageable: the QDMA queues reach only IOMMU-mapped memory");
-    const streams::RegisteredBuffer* registered = streams::registered_by(host, this);
-    if (registered == nullptr)
-        return refuse(EINVAL, "the host buffer was not allocated by this endpoint (not mapped for its DMA)");
-    if (auto refusal = streams::range_refusal(m_info, host, host_offset, card_offset, bytes))
+    if (auto refusal = streams::mapped_copy_refusal(m_info, host, this, "the QDMA queues", host_offset, card_offset, bytes))
         return refuse(refusal->code, refusal->why);
-    if (bytes > m_info.max_copy_bytes)
-        return refuse(EINVAL, "more than the " + hex(m_info.max_copy_bytes) + " bytes one copy may move");
+    const streams::RegisteredBuffer* registered = streams::registered_by(host, this);
     Pair& pair = m_pairs[queue];
     if (pair.copies.size() >= m_info.max_in_flight)
         return refuse(EBUSY, std::to_string(pair.copies.size()) + " copies already in flight, the most one queue holds");

@@ -53,4 +53,14 @@ P
 out=$(python3 "$check" --root "$work"); rc=$?
 [ $rc -eq 1 ] && grep -q 'exception edu/src/ok.cpp -> streams/include/streams/seam.hpp is no longer needed' <<<"$out" ||
   fail "a stale exception: exit $rc: $out"
-echo "PASS: check_layers keeps the floors and names each broken rule"
+# A tool folder may include any library, but not one whose own folder includes the tool's: a cycle
+# of top-level folders (edu -> streams, streams/tools -> edu).
+rm -f "$work/edu/src/"*.cpp
+printf '#include "streams/seam.hpp"\n' > "$work/edu/src/ok.cpp"
+mkdir -p "$work/edu/include/edu" "$work/streams/tools" && echo '#pragma once' > "$work/edu/include/edu/dev.hpp"
+printf '#include "edu/dev.hpp"\n' > "$work/streams/tools/main.cpp"
+sed -i '/^edu\/src\/ok.cpp -> /d' "$work/docs/architecture.md"
+out=$(python3 "$check" --root "$work" --folders); rc=$?
+[ $rc -eq 1 ] && grep -q '^folder cycle: edu streams' <<<"$out" && grep -q 'folders: 1 cycle(s)' <<<"$out" ||
+  fail "a folder cycle: exit $rc: $out"
+echo "PASS: check_layers keeps the floors and the folders' order and names each broken rule"

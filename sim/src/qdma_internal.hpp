@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "card_memory.hpp"
+#include "engine_thread.hpp"
 #include "sim/qdma_model.hpp"
 
 namespace sim::qdma_impl {
@@ -126,7 +127,7 @@ struct Queue {
     std::optional<std::chrono::steady_clock::time_point> late_due;
 };
 
-struct Impl {
+struct Impl : EngineThreadState {
     Impl(SimDevice& device, QdmaConfig config);
 
     // Registers (qdma_registers.cpp).
@@ -168,18 +169,11 @@ struct Impl {
 
     // Thread (qdma_model.cpp).
     void engine_thread();
-    void shutdown();
     void notify() { cv.notify_all(); }
 
     SimDevice& device;
     QdmaConfig config;
     std::shared_ptr<RegisterFileBlock> identification;
-    mutable std::mutex mutex;
-    std::condition_variable cv;
-    bool stopping = false;
-    bool device_gone = false;
-    uint64_t generation = 0;
-    std::thread thread;
 
     std::map<uint64_t, uint32_t> plain;  // read/write registers with no behaviour
     uint32_t glbl_err_stat = 0, dsc_err_sts = 0, dsc_err_log0 = 0, dsc_err_log1 = 0;

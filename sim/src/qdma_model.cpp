@@ -53,16 +53,7 @@ public:
     }
 
     void write(uint64_t offset, unsigned width, uint64_t value) override {
-        auto impl = m_impl.lock();
-        if (!impl || width < 4)
-            return;  // the AXI4-Lite slave takes whole dwords
-        {
-            std::lock_guard lock(impl->mutex);
-            impl->write32(offset, static_cast<uint32_t>(value));
-            if (width == 8)
-                impl->write32(offset + 4, static_cast<uint32_t>(value >> 32));
-        }
-        impl->notify();
+        write_dwords(m_impl, offset, width, value, /*both_halves=*/true);
     }
 
     void reset() override {
@@ -96,17 +87,6 @@ void Impl::engine_thread() {
         }
         cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return stopping || generation != seen; });
     }
-}
-
-void Impl::shutdown() {
-    {
-        std::lock_guard lock(mutex);
-        stopping = true;
-        device_gone = true;
-    }
-    cv.notify_all();
-    if (thread.joinable())
-        thread.join();
 }
 
 }  // namespace qdma_impl

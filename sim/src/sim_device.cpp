@@ -6,6 +6,7 @@
 
 #include "sim/config_topology.hpp"
 #include "sim/sim_device.hpp"
+#include "vfio_access/format.hpp"
 
 namespace sim {
 
@@ -202,6 +203,14 @@ vfio::Result<std::unique_ptr<vfio::Device>> DesignBus::open(const vfio::DeviceId
         if (known.address == identity.address)
             return factory();
     return vfio::make_error("open simulated device", identity.address.to_string(), ENODEV, "no simulated design at that address");
+}
+
+std::vector<std::string> SimDevice::iommu_faults() const {
+    std::vector<std::string> lines;
+    for (const DmaFault& f : m_iommu.faults())
+        lines.push_back(std::string("device ") + (f.write ? "write" : "read") + " at IOVA " + vfio::hex(f.iova) + ", " +
+                        std::to_string(f.length) + " bytes: " + f.reason);
+    return lines;
 }
 
 }  // namespace sim

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "card_memory.hpp"
+#include "engine_thread.hpp"
 #include "sim/xdma_model.hpp"
 
 namespace sim::xdma_impl {
@@ -121,7 +122,7 @@ struct Channel {
     std::optional<std::chrono::steady_clock::time_point> idle_since;
 };
 
-struct Impl {
+struct Impl : EngineThreadState {
     Impl(SimDevice& device, XdmaConfig config);
 
     // Registers (xdma_registers.cpp); offset relative to the DMA register space.
@@ -164,17 +165,10 @@ struct Impl {
     size_t step_locked(std::chrono::steady_clock::time_point now, bool throttle);
     bool timed_mm() const;  // a memory-mapped design with a link rate or latency set
     bool step_timed_mm(Channel& ch, std::chrono::steady_clock::time_point now);
-    void shutdown();
     void notify();
 
     SimDevice& device;
     XdmaConfig config;
-    mutable std::mutex mutex;
-    std::condition_variable cv;
-    bool stopping = false;
-    bool device_gone = false;
-    uint64_t generation = 0;
-    std::thread thread;
 
     std::vector<Channel> h2c, c2h;
     CardMemory card_memory;

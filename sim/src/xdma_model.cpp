@@ -47,14 +47,7 @@ public:
     }
 
     void write(uint64_t offset, unsigned width, uint64_t value) override {
-        auto impl = m_impl.lock();
-        if (!impl || width < 4)
-            return;  // the AXI4-Lite slave takes whole dwords
-        {
-            std::lock_guard lock(impl->mutex);
-            impl->write32(offset, static_cast<uint32_t>(value));
-        }
-        impl->notify();
+        write_dwords(m_impl, offset, width, value, /*both_halves=*/false);
     }
 
     void reset() override {
@@ -178,17 +171,6 @@ void Impl::engine_thread() {
                         deadline = std::min(deadline, *at);
         cv.wait_until(lock, deadline, [&] { return stopping || generation != seen; });
     }
-}
-
-void Impl::shutdown() {
-    {
-        std::lock_guard lock(mutex);
-        stopping = true;
-        device_gone = true;
-    }
-    cv.notify_all();
-    if (thread.joinable())
-        thread.join();
 }
 
 }  // namespace xdma_impl

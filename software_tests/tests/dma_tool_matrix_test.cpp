@@ -7,10 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <mutex>
 #include <regex>
@@ -166,13 +167,16 @@ TEST(DmaToolMatrix, EveryToolOnEveryBuiltInDesign) {
     std::filesystem::create_directories("dma_tool_matrix");  // one log per run
     std::vector<Cell> cells(jobs.size());
     std::vector<std::string> outputs(jobs.size());
+    std::vector<double> seconds(jobs.size());  // each run's wall time, in the table: where the matrix's time goes
     std::atomic<size_t> next{0};
     auto worker = [&] {
         for (size_t j; (j = next.fetch_add(1)) < jobs.size();) {
             const designs::Design& design = all[jobs[j].design];
             const Tool& tool = kTools[jobs[j].tool];
             const std::string file = "dma_tool_matrix/" + design.name + "_" + tool.short_name + ".log";
+            const auto start = std::chrono::steady_clock::now();
             const Outcome r = run_to_file(tool.path, tool_args(tool.short_name, design), file);
+            seconds[j] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             cells[j] = judge(r);
             outputs[j] = r.output;
         }
@@ -183,12 +187,13 @@ TEST(DmaToolMatrix, EveryToolOnEveryBuiltInDesign) {
     for (auto& t : threads)
         t.join();
     std::ostringstream table;
-    table << "| design | tool | outcome |\n| --- | --- | --- |\n";
+    table << "| design | tool | outcome | seconds |\n| --- | --- | --- | --- |\n";
     size_t passes = 0, fails = 0;
     for (size_t j = 0; j < jobs.size(); ++j) {
         const Cell& cell = cells[j];
         const char* tool = kTools[jobs[j].tool].short_name;
-        table << "| " << all[jobs[j].design].name << " | " << tool << " | " << cell.text << " |\n";
+        table << "| " << all[jobs[j].design].name << " | " << tool << " | " << cell.text << " | " << std::fixed
+              << std::setprecision(1) << seconds[j] << " |\n";
         passes += cell.text.starts_with("PASS") ? 1 : 0;
         fails += cell.text.starts_with("FAIL") ? 1 : 0;
         EXPECT_TRUE(cell.ok) << all[jobs[j].design].name << " " << tool << ": " << cell.text

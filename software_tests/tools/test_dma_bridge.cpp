@@ -24,7 +24,7 @@ struct Cli {
     std::string stream_mapping_size = "0x40000000", stream_num_descriptors = "64", transfer_length = "0x10000000";
     std::string stream_axi_width_bytes = "16", host_buffer_divisor = "4", memory_base, memory_size, enabled_tests;
     std::string min_words = "0x100000000", qdma_queues = "1", qdma_ring_entries = "0";
-    std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count()), host_memory_limit;
+    std::string transfer_timeout = std::to_string(cli::kDefaultTransferTimeout.count()), host_memory_limit;
     int verify_threads = -1;
     bool a32 = false, json = false, isolate_iommu_groups = false, qdma_interrupts = false;
     cli::XdmaModeText modes;

@@ -18,7 +18,7 @@ using namespace stream_tools;
 int main(int argc, char** argv) {
     line_buffer_stdout();
     std::vector<std::string> devices, routing_texts, sim_designs, design_files;
-    std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count());
+    std::string transfer_timeout = std::to_string(cli::kDefaultTransferTimeout.count());
     bool a32 = false, json = false, isolate_iommu_groups = false;
     cli::XdmaModeText mode_text;
     std::string lock_timeout_text;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "sim/edu_model.hpp"
 #include "tool_support/open_designs.hpp"
 #include "vfio_access/kernel.hpp"
 
@@ -51,6 +52,11 @@ int run_simulated(const designs::Registry& registry, const TargetSelection& s, s
 
 int for_each_target(const designs::Registry& registry, const TargetSelection& s, std::ostream& info,
                     const std::function<int(const DeviceTarget&)>& fn) {
+    if (s.edu_sim) {
+        sim::SimEdu edu = sim::make_sim_edu(vfio::PciAddress::parse("0000:01:00.0").value());
+        info << "simulated edu 0000:01:00.0 (QEMU's edu register model)" << std::endl;
+        return fn({edu.device.get(), {}, true});
+    }
     if (!s.sim_designs.empty())
         return run_simulated(registry, s, info, fn);
     vfio::KernelOptions options = kernel_options();

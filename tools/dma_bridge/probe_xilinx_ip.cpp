@@ -19,10 +19,7 @@ namespace po = boost::program_options;
 
 namespace {
 
-struct Options {
-    std::vector<std::string> devices;
-    std::vector<std::string> sim_designs;
-    std::vector<std::string> design_files;
+struct Options : cli::DeviceSelection {
     std::string bar, offset, width = "4";
     bool write_tests = false, json = false;
     std::string lock_timeout;
@@ -31,9 +28,7 @@ struct Options {
 std::optional<int> parse_options(int argc, char** argv, Options& options) {
     po::options_description desc("Options");
     cli::add_help_and_version(desc);
-    cli::add_device_option(desc, options.devices);
-    cli::add_sim_design_option(desc, options.sim_designs);
-    cli::add_design_file_option(desc, options.design_files);
+    cli::add_device_selection_options(desc, options);
     desc.add_options()("bar", po::value(&options.bar), "with --offset: the BAR of one register to read")(
         "offset", po::value(&options.offset), "with --bar: the byte offset of one allow-listed register to read")(
         "width", po::value(&options.width), "with --offset: the access width in bytes (XDMA registers: 4)")(

@@ -16,10 +16,7 @@ namespace po = boost::program_options;
 
 namespace {
 
-struct Options {
-    std::vector<std::string> devices;
-    std::vector<std::string> sim_designs;
-    std::vector<std::string> design_files;
+struct Options : cli::DeviceSelection {
     bool json = false;
     bool list_designs = false;
     std::string lock_timeout;
@@ -29,9 +26,7 @@ struct Options {
 std::optional<int> parse_options(int argc, char** argv, Options& options) {
     po::options_description desc("Options");
     cli::add_help_and_version(desc);
-    cli::add_device_option(desc, options.devices);
-    cli::add_sim_design_option(desc, options.sim_designs);
-    cli::add_design_file_option(desc, options.design_files);
+    cli::add_device_selection_options(desc, options);
     desc.add_options()("list_designs", po::bool_switch(&options.list_designs), "list the known designs and exit");
     cli::add_json_option(desc, options.json, cli::JsonForm::Document);
     cli::add_lock_timeout_option(desc, options.lock_timeout);

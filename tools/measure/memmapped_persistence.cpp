@@ -18,8 +18,7 @@ namespace po = boost::program_options;
 
 namespace {
 
-struct Options {
-    std::vector<std::string> devices, sim_designs, design_files;
+struct Options : cli::DeviceSelection {
     std::string bar, offset, size, width = "4", key = "1";
     bool write = false, verify = false, reset = false;
 };
@@ -27,9 +26,7 @@ struct Options {
 std::optional<int> parse_options(int argc, char** argv, Options& o) {
     po::options_description desc("Options");
     cli::add_help_and_version(desc);
-    cli::add_device_option(desc, o.devices);
-    cli::add_sim_design_option(desc, o.sim_designs);
-    cli::add_design_file_option(desc, o.design_files);
+    cli::add_device_selection_options(desc, o);
     desc.add_options()("bar", po::value(&o.bar), "the BAR holding the memory (required)")(
         "offset", po::value(&o.offset), "byte offset of the region in the BAR (required)")(
         "size", po::value(&o.size), "bytes of the region (required; e.g. 4096, 4k)")(

@@ -18,8 +18,7 @@ namespace po = boost::program_options;
 
 namespace {
 
-struct Options {
-    std::vector<std::string> devices, sim_designs, design_files;
+struct Options : cli::DeviceSelection {
     std::string bar, offset = "0", widths = "1,2,4,8,64", count = "1000";
     bool write = false, json = false;
 };
@@ -27,9 +26,7 @@ struct Options {
 std::optional<int> parse_options(int argc, char** argv, Options& o) {
     po::options_description desc("Options");
     cli::add_help_and_version(desc);
-    cli::add_device_option(desc, o.devices);
-    cli::add_sim_design_option(desc, o.sim_designs);
-    cli::add_design_file_option(desc, o.design_files);
+    cli::add_device_selection_options(desc, o);
     desc.add_options()("bar", po::value(&o.bar), "the BAR to time (required)")(
         "offset", po::value(&o.offset), "byte offset of the accesses in the BAR (default 0)")(
         "widths", po::value(&o.widths), "access widths in bytes (default 1,2,4,8,64)")(

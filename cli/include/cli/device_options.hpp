@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/transfer_timeout.hpp"
 #include "vfio_access/result.hpp"
 
 namespace cli {
@@ -31,6 +32,15 @@ void add_sim_design_option(boost::program_options::options_description& options,
 void add_design_file_option(boost::program_options::options_description& options, std::vector<std::string>& files);
 // --device (-d).
 void add_device_option(boost::program_options::options_description& options, std::vector<std::string>& locations);
+// Which devices a tool opens, as given: --device, --sim_design, --design_file (repeatable each);
+// tool_support's open_designs reads them.
+struct DeviceSelection {
+    std::vector<std::string> devices;       // --device
+    std::vector<std::string> sim_designs;   // --sim_design
+    std::vector<std::string> design_files;  // --design_file
+};
+// The three options, in that order.
+void add_device_selection_options(boost::program_options::options_description& options, DeviceSelection& selection);
 
 // --cuda_device: repeatable; a tool that runs on one GPU takes the first (0 when none is given).
 // --<name> moves_nothing|stale_after=N|completes_early: a device that lies (streams/lie.hpp,

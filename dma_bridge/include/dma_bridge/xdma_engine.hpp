@@ -194,7 +194,15 @@ private:
     };
 
     Engine(vfio::Device& device, EngineOptions options) : m_device(device), m_options(options) {}
-    vfio::Result<void> initialise();
+    vfio::Result<void> initialise();  // PG195's programming sequence, the steps below
+    vfio::Result<void> set_credit_mode();
+    void clear_halt();
+    void set_poll_mode_writeback_address();
+    uint32_t status_events() const;
+    vfio::Result<void> write_channel_control();
+    void route_channel_interrupt();
+    void forget_transfers();
+    vfio::Result<void> start_credit_ring();
     vfio::Result<uint64_t> submit(std::vector<Piece>& pieces, uint64_t length);
     vfio::Error refuse_submit(size_t descriptors, uint64_t length) const;  // zero length, too big, ring full
     bool piece_fits(const Piece& piece) const;  // the DMA mask and Alignments

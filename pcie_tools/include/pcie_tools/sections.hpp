@@ -90,11 +90,12 @@ inline bool bit(uint32_t v, unsigned n) { return (v >> n) & 1u; }
 inline std::string num(uint64_t v) { return std::to_string(v); }
 }  // namespace section_text
 
-// Decoders, one file per family (sections_*.cpp). Each returns false for an unknown ID.
+// Decoders, one file per spec area (sections_std.cpp, sections_ext_<area>.cpp, sections_cxl.cpp).
+// Each returns false for an unknown ID.
 bool decode_standard_section(CapReader& r, const DeviceConfig& d, CapSection& s);
-bool decode_extended_section(CapReader& r, const DeviceConfig& d, CapSection& s);
-bool decode_extended_section2(CapReader& r, const DeviceConfig& d, CapSection& s);
-bool decode_extended_section3(CapReader& r, const DeviceConfig& d, CapSection& s);
+bool decode_ext_translation_power_link(CapReader& r, const DeviceConfig& d, CapSection& s);
+bool decode_ext_virtual_functions_resources(CapReader& r, const DeviceConfig& d, CapSection& s);
+bool decode_ext_multicast_rc_link(CapReader& r, const DeviceConfig& d, CapSection& s);
 // CXL's DVSECs (DVSEC Vendor ID 1E98h), after the title; `id`, `rev`, `length` from the DVSEC headers.
 void decode_cxl_dvsec(CapReader& r, CapSection& s, uint16_t id, unsigned rev, unsigned length);
 

@@ -125,6 +125,7 @@ public:
     vfio::Result<void> dma_write(uint64_t iova, const void* src, uint64_t length);  // device writes host
     void raise_msi(unsigned vector);  // no-op unless that vector is enabled
     SimIommu& iommu() { return m_iommu; }
+    std::vector<std::string> iommu_faults() const override;
     // Bytes moved by dma_read and dma_write so far: the load the die-temperature model follows.
     std::shared_ptr<const std::atomic<uint64_t>> dma_activity() const { return m_dma_bytes; }
     std::array<uint8_t, 4096>& config_space() { return m_config; }

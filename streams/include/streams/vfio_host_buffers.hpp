@@ -65,4 +65,21 @@ inline const RegisteredBuffer* registered_by(const HostBuffer& host, const void*
     return registered != nullptr && registered->owner() == owner ? registered : nullptr;
 }
 
+// For issue() of an endpoint whose DMA reaches only the buffers it mapped itself (`engines` names
+// what moves the data: "the XDMA engines"): why the copy cannot be made (a pageable or another
+// endpoint's buffer, range_refusal's reasons, more than one copy may move), or nothing.
+inline std::optional<CopyRefusal> mapped_copy_refusal(const EndpointInfo& info, const HostBuffer& host, const void* owner,
+                                                      const std::string& engines, uint64_t host_offset,
+                                                      uint64_t card_offset, uint64_t bytes) {
+    if (host.memory() == HostMemory::Pageable)
+        return CopyRefusal{EINVAL, "the host buffer is pageable: " + engines + " reach only IOMMU-mapped memory"};
+    if (registered_by(host, owner) == nullptr)
+        return CopyRefusal{EINVAL, "the host buffer was not allocated by this endpoint (not mapped for its DMA)"};
+    if (auto refusal = range_refusal(info, host, host_offset, card_offset, bytes))
+        return refusal;
+    if (bytes > info.max_copy_bytes)
+        return CopyRefusal{EINVAL, "more than the " + vfio::hex(info.max_copy_bytes) + " bytes one copy may move"};
+    return std::nullopt;
+}
+
 }  // namespace streams

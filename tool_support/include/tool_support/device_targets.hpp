@@ -22,6 +22,7 @@ struct DeviceTarget {
 struct TargetSelection {
     std::vector<std::string> sim_designs;  // --sim_design: simulated designs
     std::vector<std::string> devices;      // --device: kernel vfio-pci devices (checked by the main)
+    bool edu_sim = false;                  // QEMU's edu register model instead of either
 };
 
 // Opens each device named, calls `fn` on it and closes it; returns the highest status (1 when a

@@ -8,9 +8,9 @@
 #include <ostream>
 #include <vector>
 
+#include "cli/transfer_timeout.hpp"
 #include "dma_bridge/xdma_ip.hpp"
 #include "identify/identify.hpp"
-#include "stream_test/driver.hpp"
 #include "cli/device_options.hpp"
 #include "tool_support/switch_routes.hpp"
 #include "streams/stream_device.hpp"
@@ -123,7 +123,7 @@ struct OpenOptions {
     std::vector<vfio::PciAddress> locations;  // empty: all
     std::vector<DeviceRouting> routing;       // --device_routing
     bool force_routing = false;
-    std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};
+    std::chrono::milliseconds timeout{cli::kDefaultTransferTimeout};
     unsigned dma_mask_bits = 64;  // --a32: 32 (IOVAs of the channels' buffers below 4 GiB)
     std::ostream* progress = nullptr;  // "Opening device", "Enabled bus master", "routes updated"
     xdma::ModeRequest modes;           // run mode and completion of every engine opened

@@ -105,6 +105,11 @@ public:
 
     virtual Result<void> reset() = 0;
 
+    // The DMA the IOMMU refused this device, one line each ("device write at IOVA 0x..., N bytes:
+    // why"), where the device keeps them: a model's IOMMU records every one; the kernel's are in
+    // its log (dmesg: DMAR ... fault addr), and this is empty.
+    virtual std::vector<std::string> iommu_faults() const { return {}; }
+
     // The advisory lock (device_lock.hpp) this process holds on the device, or null when none
     // was taken (simulated designs, a bus without a lock directory). Held as long as the
     // device: it is released after the derived device has closed everything.

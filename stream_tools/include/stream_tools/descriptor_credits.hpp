@@ -31,13 +31,13 @@ vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar);
 
 struct CreditsOptions {
     std::vector<DeviceRouting> routing;
-    std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};  // --transfer_timeout
+    std::chrono::milliseconds timeout{cli::kDefaultTransferTimeout};  // --transfer_timeout
     unsigned dma_mask_bits = 64;                                             // --a32: 32
     bool json = false;
     xdma::ModeRequest modes;  // the run mode is always credits; --completion applies
 };
 
-// Stream designs whose card is not a loopback (descriptor_credits_functions.cpp), per route:
+// Stream designs whose card is not a loopback (descriptor_credits_crc64_fixed_data.cpp), per route:
 // CRC64 designs: 3 x 1023 messages of 64-bit LCG words growing one tdata beat at a time from
 // just under a page, each answered by one 8-byte C2H packet checked against its CRC-64;
 // fixed-data designs: as many messages into the H2C sink, and 3 x 1023 C2H pages checked to

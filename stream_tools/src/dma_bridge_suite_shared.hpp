@@ -15,6 +15,8 @@ namespace stream_tools {
 
 bool enabled(const DmaBridgeTestOptions& options, const std::string& test);
 ChannelResult result_for(const identify::IdentifiedDesign& design, const std::string& test);
+// base's result, for the loopback route's H2C and C2H channels (or queues).
+ChannelResult on_route(ChannelResult base, const streams::LoopRoute& route);
 // The card memory window tested: the design's (XDMA dma_bridge, else qdma), or the overrides.
 MemoryTestOptions memory_options(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options);
 // fpga_sio's "Testing <design> design with memory size 0x..." and "PCI device ..." lines.

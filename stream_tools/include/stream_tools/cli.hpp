@@ -34,7 +34,7 @@ struct CommonCli {
     std::string stream_num_descriptors = "64";
     std::string duration;
     std::string report_interval = "10";
-    std::string transfer_timeout = std::to_string(stream_test::kDefaultTransferTimeout.count());
+    std::string transfer_timeout = std::to_string(cli::kDefaultTransferTimeout.count());
     std::string host_memory_limit;  // empty: default_host_memory_limit()
     bool a32 = false;
     bool isolate_iommu_groups = false;

@@ -7,7 +7,6 @@
 
 #include "dma_bridge/xdma_probe.hpp"
 #include "edu/edu_device.hpp"
-#include "sim/edu_model.hpp"
 #include "stream_tools/card_dma.hpp"
 #include "vfio_access/numbers.hpp"
 
@@ -21,13 +20,10 @@ bool is_edu(const vfio::Device& device) {
 }
 
 // The simulated edu of --edu_sim, or each device of the selection.
-int for_each_device(const designs::Registry& registry, const tool_support::TargetSelection& selection, bool edu_sim,
+int for_each_device(const designs::Registry& registry, tool_support::TargetSelection selection, bool edu_sim,
                     std::FILE* out, const std::function<int(const tool_support::DeviceTarget&)>& fn) {
-    if (edu_sim) {
-        sim::SimEdu edu = sim::make_sim_edu(vfio::PciAddress::parse("0000:01:00.0").value());
-        std::fprintf(out, "simulated edu 0000:01:00.0 (QEMU's edu register model)\n");
-        return fn({edu.device.get(), {}, true});
-    }
+    std::fflush(out);
+    selection.edu_sim = edu_sim;
     return tool_support::for_each_target(registry, selection, std::cout, fn);
 }
 

@@ -59,7 +59,7 @@ public:
         unsigned c2h_channel = 0;
         unsigned ring_descriptors = 64;
         unsigned dma_mask_bits = 64;  // --a32: 32 (descriptor ring and writebacks below 4 GiB)
-        std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};  // no progress for this long fails
+        std::chrono::milliseconds timeout{cli::kDefaultTransferTimeout};  // no progress for this long fails
         xdma::IpOptions ip;       // what the design states about its XDMA IP
         xdma::ModeRequest modes;  // --engine_mode, --completion
     };
@@ -86,7 +86,7 @@ private:
     const xdma::Engine& engine(streams::Direction d) const { return d == streams::Direction::H2C ? *m_h2c : *m_c2h; }
     std::unique_ptr<xdma::Engine> m_h2c;
     std::unique_ptr<xdma::Engine> m_c2h;
-    std::chrono::milliseconds m_timeout{stream_test::kDefaultTransferTimeout};
+    std::chrono::milliseconds m_timeout{cli::kDefaultTransferTimeout};
     size_t m_ring_descriptors = 64;
     bool m_wait_c2h = false;  // --completion interrupt: which engine's MSI was waited on last
 };

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/transfer_timeout.hpp"
 #include "streams/stream_channel.hpp"
 #include "streams/stream_device.hpp"
 #include "pattern/pattern.hpp"
@@ -29,17 +30,13 @@
 
 namespace stream_test {
 
-// The one default of every tool's --transfer_timeout: fpga_sio's largest (test_dma_bridge's
-// TRANSFER_TIMEOUT_SECS), needed by U200 DDR4 unaligned ECC read-modify-write.
-inline constexpr std::chrono::seconds kDefaultTransferTimeout{60};
-
 // What the card does between a source and the sink it feeds: the stream device seam's
 // (streams/stream_device.hpp), which src/expected.hpp turns into what a sink checks.
 using streams::CardFunction;
 
 struct Options {
     // No completion for this long while work is queued is a failure.
-    std::chrono::milliseconds transfer_timeout{kDefaultTransferTimeout};
+    std::chrono::milliseconds transfer_timeout{cli::kDefaultTransferTimeout};
     std::chrono::milliseconds report_interval{10000};
     // Stop (as for Ctrl-C) after this long; nullopt: run until stop is set.
     std::optional<std::chrono::milliseconds> duration;

@@ -31,7 +31,7 @@ public:
         uint32_t ring_entries = 65;   // a QDMA_GLBL_RNG_SZ value
         uint32_t piece_bytes = 0x8000;  // bytes one MM descriptor moves at most (1..64K-1)
         unsigned dma_mask_bits = 64;
-        std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};  // no progress for this long fails
+        std::chrono::milliseconds timeout{cli::kDefaultTransferTimeout};  // no progress for this long fails
         bool interrupts = false;      // completion by interrupt through one aggregation ring
         unsigned interrupt_ring = 0;  // its index (Interrupt Context), 0..255
         unsigned msi_vector = 0;

@@ -1,4 +1,5 @@
-// Extended capabilities, part 1, in lspci's words: ACS, ARI, ATS, PRI, PASID, LTR, L1 PM
+// Extended capabilities of address translation, function routing, power and the link, in
+// lspci's words: ACS, ARI, ATS, PRI, PASID, LTR, L1 PM
 // Substates, PTM, DPC, Secondary PCI Express, TPH, Vendor Specific, DVSEC, and the titles of
 // those lspci names without decoding.
 #include <cstdio>
@@ -178,7 +179,7 @@ void tph(CapReader& r, CapSection& s) {
 
 }  // namespace
 
-bool decode_extended_section(CapReader& r, const DeviceConfig& d, CapSection& s) {
+bool decode_ext_translation_power_link(CapReader& r, const DeviceConfig& d, CapSection& s) {
     (void)d;
     switch (s.cap.id) {
         case 0x0000: s.title = "Null"; return true;

@@ -6,7 +6,7 @@
 
 #include "pattern/worker_pool.hpp"
 #include "stream_test/report.hpp"
-#include "dma_bridge_suite_parts.hpp"
+#include "dma_bridge_suite_shared.hpp"
 #include "stream_tools/memory_boundaries.hpp"
 #include "stream_tools/stream_subtests.hpp"
 #include "tool_support/xdma_stream_devices.hpp"
@@ -26,6 +26,12 @@ ChannelResult result_for(const identify::IdentifiedDesign& design, const std::st
     result.design = design.design->name;
     result.test = test;
     return result;
+}
+
+ChannelResult on_route(ChannelResult base, const streams::LoopRoute& route) {
+    base.h2c = route.h2c;
+    base.c2h = route.c2h;
+    return base;
 }
 
 MemoryTestOptions memory_options(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options) {
@@ -335,9 +341,7 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
         return;
     }
     for (const streams::LoopRoute& route : (*device)->routes()) {
-        ChannelResult result = base;
-        result.h2c = route.h2c;
-        result.c2h = route.c2h;
+        ChannelResult result = on_route(base, route);
         if (enabled(options, "stream_fixed_buffers")) {
             result.test = "stream_fixed_buffers";
             results.push_back(run_stream_route(**device, result, options, out));

@@ -1,5 +1,5 @@
-// Extended capabilities, part 3, in lspci's words: Multicast (PCIe 6.0 section 7.9.11) and
-// Root Complex Link Declaration (section 7.9.8).
+// Extended capabilities of multicast and the root complex's links, in lspci's words: Multicast
+// (PCIe 6.0 section 7.9.11) and Root Complex Link Declaration (section 7.9.8).
 #include <cstdio>
 
 #include "pcie_tools/decode.hpp"
@@ -91,7 +91,7 @@ void rc_link(CapReader& r, CapSection& s) {
 
 }  // namespace
 
-bool decode_extended_section3(CapReader& r, const DeviceConfig& d, CapSection& s) {
+bool decode_ext_multicast_rc_link(CapReader& r, const DeviceConfig& d, CapSection& s) {
     switch (s.cap.id) {
         case 0x0012: multicast(r, d, s); return true;
         case 0x0005: rc_link(r, s); return true;

@@ -42,7 +42,7 @@ struct StreamSubtestOptions {
     uint64_t stream_width = 4;                     // --stream_axi_width_bytes: C2H pieces whole beats
     unsigned dma_mask_bits = 64;
     vfio::BufferKind buffer_kind = vfio::BufferKind::Anonymous;
-    std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};
+    std::chrono::milliseconds timeout{cli::kDefaultTransferTimeout};
     pattern::WorkerPool* pool = nullptr;
     xdma::IpOptions ip;       // what the design states about its XDMA IP
     xdma::ModeRequest modes;  // --engine_mode, --completion of the xdma::Engine channels

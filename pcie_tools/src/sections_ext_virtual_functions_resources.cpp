@@ -1,5 +1,5 @@
-// Extended capabilities, part 2, in lspci's words: SR-IOV, Resizable BAR (physical and VF),
-// Virtual Channel and Root Complex Event Collector Endpoint Association.
+// Extended capabilities of virtual functions and resources, in lspci's words: SR-IOV, Resizable
+// BAR (physical and VF), Virtual Channel and Root Complex Event Collector Endpoint Association.
 #include <cstdio>
 
 #include "pcie_tools/decode.hpp"
@@ -145,7 +145,7 @@ void rcec(CapReader& r, CapSection& s) {
 
 }  // namespace
 
-bool decode_extended_section2(CapReader& r, const DeviceConfig& d, CapSection& s) {
+bool decode_ext_virtual_functions_resources(CapReader& r, const DeviceConfig& d, CapSection& s) {
     (void)d;
     switch (s.cap.id) {
         case 0x0010: sriov(r, s); return true;

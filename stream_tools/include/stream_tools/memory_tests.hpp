@@ -36,7 +36,7 @@ struct MemoryTestOptions {
     vfio::BufferKind buffer_kind = vfio::BufferKind::Anonymous;
     unsigned dma_mask_bits = 64;  // --a32: 32
     pattern::WorkerPool* pool = nullptr;  // --verify_threads: shares generate / verify
-    std::chrono::milliseconds timeout{stream_test::kDefaultTransferTimeout};
+    std::chrono::milliseconds timeout{cli::kDefaultTransferTimeout};
 };
 
 // A test's result: PASS with the bytes read back and verified, or the first failure

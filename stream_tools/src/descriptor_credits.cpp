@@ -182,7 +182,7 @@ ChannelResult with_outcome(ChannelResult result, const vfio::Result<uint64_t>& o
 }
 
 // One route, as the design's card function needs: loopback messages, CRC64 messages, or the
-// fixed-data sink and source (descriptor_credits_functions.cpp).
+// fixed-data sink and source (descriptor_credits_crc64_fixed_data.cpp).
 vfio::Result<uint64_t> route_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route, const CreditsOptions& options,
                                      std::FILE* out) {
     switch (device.card_function()) {

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "edu/edu_device.hpp"
-#include "sim/sim_device.hpp"
 #include "stream_tools/credits_modes.hpp"
 #include "vfio_access/format.hpp"
 #include "vfio_access/numbers.hpp"
@@ -126,10 +125,9 @@ int run_iova_offsets_on(const tool_support::DeviceTarget& t, const IovaOffsets& 
         moved = edu->dma_from_edu(0, destination->iova() + offsets.c2h, kBytes, edu::Wait::Poll);
     if (!moved.ok())
         return fail(moved.error().message());
-    if (auto* sim = dynamic_cast<sim::SimDevice*>(t.device))
-        for (const sim::DmaFault& f : sim->iommu().faults())
-            std::fprintf(out, "IOMMU fault: device %s at IOVA %s, %s bytes: %s\n", f.write ? "write" : "read",
-                         vfio::hex(f.iova).c_str(), std::to_string(f.length).c_str(), f.reason.c_str());
+    if (t.simulated)
+        for (const std::string& fault : t.device->iommu_faults())
+            std::fprintf(out, "IOMMU fault: %s\n", fault.c_str());
     else if (offsets.h2c || offsets.c2h)
         std::fprintf(out, "IOMMU faults, if any: in the kernel log (dmesg: DMAR ... fault addr 0x...)\n");
     const bool in_place = offsets.c2h == 0;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cinttypes>
 
-#include "dma_bridge_suite_parts.hpp"
+#include "dma_bridge_suite_shared.hpp"
 #include "stream_tools/qdma_card_dma.hpp"
 #include "tool_support/qdma_stream_devices.hpp"
 
@@ -86,9 +86,7 @@ void run_qdma_streams(identify::IdentifiedDesign& design, const DmaBridgeTestOpt
         return;
     }
     for (const streams::LoopRoute& route : (*device)->routes()) {
-        ChannelResult result = base;
-        result.h2c = route.h2c;
-        result.c2h = route.c2h;
+        const ChannelResult result = on_route(base, route);
         std::fprintf(out, "QDMA H2C queue %u -> C2H queue %u (design qdma.stream_routes)\n", route.h2c, route.c2h);
         results.push_back(run_stream_route(**device, result, options, out));
         std::fflush(out);

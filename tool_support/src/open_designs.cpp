@@ -138,7 +138,7 @@ OpenedDesigns open_designs(const designs::Registry& registry, const DesignSelect
     if (opened.found.designs.empty() && opened.found.failures.empty()) {
         errors << "Error: no known FPGA design found on the " << opened.bus->name() << " bus"
                << (selection.locations.empty() ? "" : " at the given --device locations") << "\n";
-        if (selection.sim_designs.empty())
+        if (!opened.bus->simulated())
             for (const std::string& cause : explain_no_design(kernel_options(), registry, selection.locations))
                 errors << "  " << cause << "\n";
         opened.status = 1;

@@ -213,7 +213,7 @@ OpenedStreamDevices open_designs_as_stream_devices(const StreamDeviceRequest& re
             result.status = 1;
             return result;
         }
-        if (request.designs.sim_designs.empty())
+        if (!result.bus->simulated())
             result.kernel_devices.push_back(&(*device)->device());
         const identify::IdentifiedDesign& identified = (*device)->identified();
         result.designs.push_back({&(*device)->device(), identified.design, identified.identity});
@@ -226,7 +226,7 @@ OpenedStreamDevices open_designs_as_stream_devices(const StreamDeviceRequest& re
         return result;
     }
     for (auto& device : *devices) {
-        if (request.designs.sim_designs.empty())
+        if (!result.bus->simulated())
             result.kernel_devices.push_back(&device->device());
         const identify::IdentifiedDesign& identified = device->identified();
         result.designs.push_back({&device->device(), identified.design, identified.identity});

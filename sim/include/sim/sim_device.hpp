@@ -160,6 +160,7 @@ public:
     using Factory = std::function<vfio::Result<std::unique_ptr<vfio::Device>>()>;
     void add(vfio::DeviceIdentity identity, Factory factory);
     std::string name() const override { return "simulated"; }
+    bool simulated() const override { return true; }
     vfio::Result<std::vector<vfio::DeviceIdentity>> scan() override;
     vfio::Result<std::unique_ptr<vfio::Device>> open(const vfio::DeviceIdentity& identity) override;
 

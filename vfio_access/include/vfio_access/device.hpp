@@ -126,11 +126,14 @@ private:
 };
 
 // A set of devices that can be scanned and opened: the kernel's VFIO devices, or a simulated
-// bus of designs. Mains pick one; nothing below the mains can tell which.
+// bus of designs. Mains pick one; below them, simulated() is the one way to tell which.
 class DeviceBus {
 public:
     virtual ~DeviceBus() = default;
     virtual std::string name() const = 0;
+    // Models (sim/) rather than the kernel's devices: the one answer to "is this simulated?",
+    // asked of the bus rather than of the options that chose it.
+    virtual bool simulated() const { return false; }
     virtual Result<std::vector<DeviceIdentity>> scan() = 0;
     virtual Result<std::unique_ptr<Device>> open(const DeviceIdentity& identity) = 0;
 };

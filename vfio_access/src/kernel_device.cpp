@@ -4,9 +4,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "kernel_internal.hpp"
@@ -175,10 +177,23 @@ Result<Bar*> KernelDevice::bar(unsigned index) {
         return make_error("map BAR", where, ENOTSUP, "an I/O BAR cannot be memory-mapped");
     if (!region.mmappable())
         return make_error("map BAR", where, ENOTSUP, "VFIO does not allow mmap of this BAR");
-    void* base = ::mmap(nullptr, region.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd(), static_cast<off_t>(region.offset));
+    // vfio-pci (Linux 6.1's vfio_pci_core_mmap) requests the BAR's region on its first mmap
+    // without a lock: a second process mapping the same BAR at that moment gets EBUSY, and a
+    // retry a little later finds the region mapped. Retried for up to about 100 ms.
+    void* base = MAP_FAILED;
+    int error = 0;
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        base = ::mmap(nullptr, region.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd(), static_cast<off_t>(region.offset));
+        error = errno;
+        if (base != MAP_FAILED || error != EBUSY)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     if (base == MAP_FAILED)
-        return errno_error("mmap", where + " (" + hex(region.size) + " bytes)",
-                           errno == EBUSY ? "another process mapping the same BAR at the same time can race in vfio-pci" : "");
+        return make_error("mmap", where + " (" + hex(region.size) + " bytes)", error,
+                          error == EBUSY ? "another process mapping the same BAR at the same time can race in vfio-pci "
+                                           "(still busy after 20 tries over 100 ms)"
+                                         : "");
     m_bars[index] = std::make_unique<Bar>(index, make_mapped_mmio(base, region.size));
     return m_bars[index].get();
 }

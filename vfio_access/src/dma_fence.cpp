@@ -75,6 +75,11 @@ void DmaFence::end(const std::string& writer, bool proven, const std::string& wh
             if (m_claims == 0 && m_abandoned.empty())
                 run.swap(m_deferred);
         }
+        // F21: what was kept is said, also when the stop was proven in the end (a transfer that
+        // outlived a timeout): the buffers stayed mapped while the engine could still write them.
+        if (proven && !run.empty())
+            warn(writer + ": " + std::to_string(run.size()) + " DMA buffer(s) released while it could still write " +
+                 "were kept mapped until it was seen stopped");
         for (auto& release : run)
             release();
     }

@@ -75,6 +75,7 @@ testing::AssertionResult three_round_trips(Rig& rig, RunMode mode, std::unique_p
 // ---- the fence -------------------------------------------------------------------------------
 
 TEST(DmaFence, ARegionReleasedUnderAClaimStaysMappedUntilTheClaimIsProven) {
+    Warnings warnings;
     Rig rig(memory_design(true));
     const size_t before = rig.device->iommu().mapping_count();
     auto claim = rig.device->dma_fence().claim("test writer");
@@ -84,9 +85,15 @@ TEST(DmaFence, ARegionReleasedUnderAClaimStaysMappedUntilTheClaimIsProven) {
     }
     EXPECT_EQ(rig.device->iommu().mapping_count(), before + 1) << "released under a claim: kept";
     EXPECT_EQ(rig.device->dma_fence().releases_deferred(), 1u);
+    EXPECT_EQ(warnings.count("were kept mapped"), 0u) << warnings.all();
     claim.proven();
     EXPECT_EQ(rig.device->iommu().mapping_count(), before) << "the claim proven: unmapped";
     EXPECT_EQ(rig.device->dma_fence().releases_deferred(), 0u);
+    // F21: what was kept is said, once, naming the writer.
+    EXPECT_EQ(warnings.count("test writer: 1 DMA buffer(s) released while it could still write were kept mapped "
+                             "until it was seen stopped"),
+              1u)
+        << warnings.all();
     auto again = rig.region(0x1000, vfio::DmaAccess::DeviceWrite);  // the IOVA went back to the allocator
     EXPECT_EQ(rig.device->iommu().mapping_count(), before + 1);
 }

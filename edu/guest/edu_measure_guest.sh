@@ -18,7 +18,13 @@ measure edu-measure-sweep sweep --endpoint edu --device $edu --min_bytes 1KiB --
 # F21: a transfer timeout (10 ms) shorter than edu's DMA (~100 ms): the run fails naming the
 # timeout, its buffers stay mapped until the DMA ended (the engine's claim on the DMA fence), and
 # no DMA reaches an unmapped IOVA: the guest kernel logs no DMAR fault.
-pdt_expect_fail edu-measure-timeout 1 sh -c "pcie_link_measure latency --endpoint edu --device $edu --latency_bytes 4095 --samples 1 --transfer_timeout 0.01 2>&1"
+pdt_expect_fail edu-measure-timeout 1 sh -c "pcie_link_measure latency --endpoint edu --device $edu --latency_bytes 4095 --samples 1 --transfer_timeout 0.01 >$PDT_STATE/timeout.out 2>&1; rc=\$?; cat $PDT_STATE/timeout.out; exit \$rc"
+# ... and says what it kept mapped, and until when.
+if grep -q 'DMA buffer(s) released while it could still write were kept mapped until it was seen stopped' "$PDT_STATE/timeout.out"; then
+  pdt_pass edu-kept-mapped-said
+else
+  pdt_fail edu-kept-mapped-said "the tool did not say which buffers it kept mapped"
+fi
 sleep 0.3
 if pdt_dmesg_grep 'DMAR: (\[DMA|DRHD: handling fault)'; then
   pdt_fail edu-no-dmar-fault "the guest kernel logged a DMAR fault"

@@ -147,10 +147,11 @@ void run(Cell& c) {
     const char* late = c.end == End::Timeout                                        ? "late_engine=1500"
                        : slow && (c.end == End::Sigterm || c.end == End::MaxTemperature) ? "late_engine=20"
                                                                                           : "late_engine=2";
-    if (c.end == End::Sigterm && !soak(tool)) {  // no rate lines: a second in, or once the rings run
-        options.interrupt_once = [](const std::string& out) { return out.find("design PCI device") != std::string::npos; };
-        if (tool != "test_dma_descriptor_credits")  // its line comes once its handler is in place
-            options.interrupt_once = {}, options.interrupt_after = 1000ms;
+    if (c.end == End::Sigterm && !soak(tool)) {  // no rate lines: the line each prints once its copies start
+        const char* started = tool == "test_dma_bridge"        ? "Testing using "
+                              : tool == "crc64_stream_latency" ? "Testing design "
+                                                               : "design PCI device";
+        options.interrupt_once = [started](const std::string& out) { return out.find(started) != std::string::npos; };
     }
     options.environment = {std::string("PDT_SIM_FAULT=") + late + (c.end == End::DataError ? ",data_bit_flip" : "")};
     if (c.end == End::MaxTemperature)

@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
     options.simulated_topology = sim::open_demo_topology;
     std::string adapter;
     endpoints.set_transfer_timeout(options.common.timeout);
+    stop_copies_on_signals();  // from before the open: a stop asked for meanwhile starts no copy
     auto endpoint = endpoints.open(options.endpoint, adapter);
     if (!endpoint) {
         std::cerr << "pcie_link_measure: " << endpoint.error().message() << "\n";
@@ -110,7 +111,6 @@ int main(int argc, char** argv) {
     }
     hook_health(options, **health, endpoints.designs_under_test());
     (*health)->start();
-    stop_copies_on_signals();
     measure::Progress progress = measure::Progress::for_stderr();
     const int status = measure::run_tool(options, **endpoint, adapter, std::cout, std::cerr, progress);
     (*health)->stop();

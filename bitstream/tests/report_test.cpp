@@ -7,6 +7,9 @@
 #include "bitstream_image.hpp"
 #include "vfio_access/format.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace report_test {
+
 namespace {
 
 using nlohmann::json;
@@ -70,3 +73,5 @@ TEST(BitstreamReport, JsonOfANonUtf8Header) {
 }
 
 }  // namespace
+
+}  // namespace report_test

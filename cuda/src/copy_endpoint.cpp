@@ -112,7 +112,7 @@ struct Queue {
 };
 
 // A tail completes_early held back: its copy, and the copy it belongs to.
-struct Tail {
+struct QueuedTail {
     detail::HeldBackTail copy;
     unsigned queue = 0;
     uint64_t sequence = 0;
@@ -160,7 +160,7 @@ private:
     std::vector<Queue> m_queues;
     std::optional<vfio::Error> m_broken;  // a wait timed out or a copy failed: unusable until reset_queues
     uint64_t m_lie_transfers = 0;         // copies the lie counted, both directions, every queue
-    std::vector<Tail> m_tails;            // completes_early: held back until the next issue
+    std::vector<QueuedTail> m_tails;            // completes_early: held back until the next issue
     streams::BuffersAtRisk m_at_risk = streams::make_buffers_at_risk();
 };
 
@@ -356,7 +356,7 @@ cudaError_t CudaCopyEndpoint::lying_copy(void* dst, const void* src, uint64_t by
             return copied;
     if (split.held_back > 0) {
         const auto* owned = dynamic_cast<const CudaHostBuffer*>(&host);  // another's buffer: never lands
-        m_tails.push_back(Tail{{static_cast<uint8_t*>(dst) + split.now, static_cast<const uint8_t*>(src) + split.now,
+        m_tails.push_back(QueuedTail{{static_cast<uint8_t*>(dst) + split.now, static_cast<const uint8_t*>(src) + split.now,
                                 split.held_back, kind},
                                queue, m_queues[queue].next_sequence,
                                owned ? owned->alive() : std::weak_ptr<char>()});

@@ -4,6 +4,9 @@
 
 #include "designs/registry.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace qdma_fields_test {
+
 namespace {
 
 const char* kMatch = R"("match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"})";
@@ -204,3 +207,5 @@ TEST(QdmaFields, ExampleStreamLoopbackDesignFileParses) {
     EXPECT_EQ(d->qdma->stream_routes, (std::vector<designs::QdmaStreamRoute>{{0, 0}, {1, 1}}));
     EXPECT_TRUE(d->simulation.qdma.stream);
 }
+
+}  // namespace qdma_fields_test

@@ -5,6 +5,9 @@
 
 #include "designs/registry.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace xdma_ip_fields_test {
+
 namespace {
 
 const char* kMatch = R"("match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"})";
@@ -106,3 +109,5 @@ TEST(XdmaIpFields, AnySubsystemIdIsAWildcard) {
               "parse design file my.json field match.subsystem_vendor_id: Invalid argument (expected a number such as "
               "0x2000 or 8192 (got \"ANY\"))");
 }
+
+}  // namespace xdma_ip_fields_test

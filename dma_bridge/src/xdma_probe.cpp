@@ -14,11 +14,7 @@ namespace {
 
 constexpr uint32_t kLastIdentifiedTarget = target::SGDMA_COMMON;
 
-std::string hex32(uint64_t value) {
-    char text[16];
-    std::snprintf(text, sizeof text, "0x%08llx", static_cast<unsigned long long>(value));
-    return text;
-}
+using vfio::hex32;
 
 bool is_channel_target(uint32_t t) { return t == target::H2C_CHANNEL || t == target::C2H_CHANNEL; }
 bool is_sgdma_target(uint32_t t) { return t == target::H2C_SGDMA || t == target::C2H_SGDMA; }

@@ -14,11 +14,7 @@ namespace {
 constexpr unsigned kPciBars = 6;
 constexpr uint64_t kMsixTableOffset = 0x8000;  // PG195 Register Space: target 0x8, MSI-X
 
-std::string hex32(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%08llx", static_cast<unsigned long long>(value));
-    return text;
-}
+using vfio::hex32;
 
 // Each BAR that exists, by size only (no access); the DMA BAR is the one probed.
 void list_bars(vfio::Device& device, unsigned dma_bar, std::ostream& out) {

@@ -6,15 +6,12 @@
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_probe.hpp"
 #include "dma_bridge/xdma_registers.hpp"
+#include "vfio_access/format.hpp"
 
 namespace xdma {
 namespace {
 
-std::string hex32(uint32_t value) {
-    char text[16];
-    std::snprintf(text, sizeof text, "0x%08x", value);
-    return text;
-}
+using vfio::hex32;
 
 Direction direction_of_sgdma(uint32_t t) { return t == target::H2C_SGDMA ? Direction::H2C : Direction::C2H; }
 

@@ -11,7 +11,7 @@
 namespace xdma {
 namespace {
 
-std::string hex32(uint32_t value) { return vfio::format("0x%08x", value); }
+using vfio::hex32;
 
 // Status bits that say the engine ran since Run was set (PG195: each resets on setting Run).
 constexpr uint32_t kRan = status::busy | status::descriptor_stopped | status::descriptor_completed | status::errors;

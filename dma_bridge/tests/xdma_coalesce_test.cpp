@@ -7,6 +7,9 @@
 #include "dma_bridge/xdma_engine.hpp"
 #include "xdma_rig.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace xdma_coalesce_test {
+
 using namespace xdma_test;
 
 namespace {
@@ -176,3 +179,5 @@ TEST(XdmaEngineBookkeeping, TransfersBeyondTheRingSizeComeBackInOrder) {
     for (unsigned i = 0; i < submitted; ++i)
         EXPECT_TRUE(landed(rig, src, i, i)) << "transfer " << i;
 }
+
+}  // namespace xdma_coalesce_test

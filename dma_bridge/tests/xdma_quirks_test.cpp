@@ -11,6 +11,9 @@
 #include "dma_bridge/xdma_register_dump.hpp"
 #include "xdma_rig.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace xdma_quirks_test {
+
 using namespace xdma_test;
 using namespace std::chrono_literals;
 
@@ -385,3 +388,5 @@ TEST(XdmaQuirks, ModesAreDescribedInTheOptionsSpelling) {
     EXPECT_STREQ(xdma::option_name(CompletionMethod::CompletedCountRegister), "completed_count");
     EXPECT_STREQ(xdma::option_name(CompletionMethod::Interrupt), "interrupt");
 }
+
+}  // namespace xdma_quirks_test

@@ -19,6 +19,9 @@
 #include "vfio_access/device_lock.hpp"
 #include "xdma_rig.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace xdma_teardown_test {
+
 using namespace xdma_test;
 using namespace std::chrono_literals;
 
@@ -361,3 +364,5 @@ TEST(XdmaRunControl, AChannelBusyAtOpenIsNamedByWhoseItMayBe) {
     regs.write32(0x1000 + 0x0C, 1);
     std::filesystem::remove_all(dir);
 }
+
+}  // namespace xdma_teardown_test

@@ -7,7 +7,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string hex(uint64_t value, int digits = 0) {
+std::string json_hex(uint64_t value, int digits = 0) {
     char text[24];
     std::snprintf(text, sizeof text, "0x%0*llx", digits, static_cast<unsigned long long>(value));
     return text;
@@ -16,8 +16,8 @@ std::string hex(uint64_t value, int digits = 0) {
 json dma_bridge_json(const DmaBridgeInfo& dma) {
     json j = {{"bar", dma.bar}, {"mode", designs::to_string(dma.mode)}};
     if (dma.mode == designs::DmaMode::MemoryMapped) {
-        j["memory_base"] = hex(dma.memory_base);
-        j["memory_size"] = hex(dma.memory_size);
+        j["memory_base"] = json_hex(dma.memory_base);
+        j["memory_size"] = json_hex(dma.memory_size);
     }
     j["channels"] = json::array();
     for (const auto* list : {&dma.channels.h2c, &dma.channels.c2h})
@@ -34,8 +34,8 @@ json dma_bridge_json(const DmaBridgeInfo& dma) {
 json qdma_json(const QdmaInfo& q) {
     json j = {{"bar", q.bar}};
     if (q.memory_size > 0) {
-        j["memory_base"] = hex(q.memory_base);
-        j["memory_size"] = hex(q.memory_size);
+        j["memory_base"] = json_hex(q.memory_base);
+        j["memory_size"] = json_hex(q.memory_size);
     }
     j["rtl_version"] = q.rtl_version;
     j["vivado_release"] = q.vivado_release;
@@ -59,10 +59,10 @@ json design_json(const IdentifiedDesign& d) {
     const vfio::DeviceIdentity& id = d.identity;
     json j = {{"name", d.design->name},
               {"pci_device", id.address.to_string()},
-              {"vendor_id", hex(id.vendor_id, 4)},
-              {"device_id", hex(id.device_id, 4)},
-              {"subsystem_vendor_id", hex(id.subsystem_vendor_id, 4)},
-              {"subsystem_device_id", hex(id.subsystem_device_id, 4)},
+              {"vendor_id", json_hex(id.vendor_id, 4)},
+              {"device_id", json_hex(id.device_id, 4)},
+              {"subsystem_vendor_id", json_hex(id.subsystem_vendor_id, 4)},
+              {"subsystem_device_id", json_hex(id.subsystem_device_id, 4)},
               {"revision", id.revision},
               {"iommu_group", id.iommu_group}};
     if (d.design->card)
@@ -75,18 +75,18 @@ json design_json(const IdentifiedDesign& d) {
         j["board_version"] = *d.board_version;
     if (d.user_access_timestamp) {
         const auto t = designs::BuildTimestamp::decode(*d.user_access_timestamp);
-        j["user_access_build_timestamp"] = {{"raw", hex(*d.user_access_timestamp, 8)}, {"decoded", t.to_string()}};
+        j["user_access_build_timestamp"] = {{"raw", json_hex(*d.user_access_timestamp, 8)}, {"decoded", t.to_string()}};
     }
     for (const DnaInfo& dna : d.dna)
-        j["ultrascale_dna"].push_back({{"slr", dna.slr}, {"words", {hex(dna.words[0], 8), hex(dna.words[1], 8), hex(dna.words[2], 8)}}});
+        j["ultrascale_dna"].push_back({{"slr", dna.slr}, {"words", {json_hex(dna.words[0], 8), json_hex(dna.words[1], 8), json_hex(dna.words[2], 8)}}});
     j["peripherals"] = json::array();
     for (const PeripheralInfo& p : d.peripherals)
-        j["peripherals"].push_back({{"type", designs::json_name(p.type)}, {"bar", p.bar}, {"offset", hex(p.offset)}});
+        j["peripherals"].push_back({{"type", designs::json_name(p.type)}, {"bar", p.bar}, {"offset", json_hex(p.offset)}});
     if (d.axi_switch) {
         json routes = json::array();
         for (size_t m = 0; m < d.axi_switch->routes.size(); ++m)
             routes.push_back({{"master", m}, {"slave", d.axi_switch->routes[m] ? json(*d.axi_switch->routes[m]) : json(nullptr)}});
-        j["axi_stream_switch"] = {{"bar", d.axi_switch->bar}, {"offset", hex(d.axi_switch->offset)},
+        j["axi_stream_switch"] = {{"bar", d.axi_switch->bar}, {"offset", json_hex(d.axi_switch->offset)},
                                   {"master_ports", d.axi_switch->routes.size()}, {"routes", routes}};
     }
     j["warnings"] = d.warnings;

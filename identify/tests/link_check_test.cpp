@@ -10,6 +10,9 @@
 #include "sim/config_topology.hpp"
 #include "sim/design_sim.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace link_check_test {
+
 namespace {
 
 const designs::Registry& registry() {
@@ -111,3 +114,5 @@ TEST(IdentifyDesigns, SimulatedBusWithoutPortsIsNotChecked) {
 }
 
 }  // namespace
+
+}  // namespace link_check_test

@@ -8,6 +8,9 @@
 #include "identify/identify.hpp"
 #include "sim/design_sim.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace project0_test {
+
 namespace {
 
 const designs::Registry& registry() {
@@ -79,3 +82,5 @@ TEST(Project0, JsonCarriesTheBoardVersion) {
     ASSERT_EQ(found.designs.size(), 1u);
     EXPECT_NE(identify::format_json(found.designs).find("\"board_version\": 3"), std::string::npos);
 }
+
+}  // namespace project0_test

@@ -14,6 +14,9 @@
 #include "sim/qdma_model.hpp"
 #include "test_support/run_process.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace qdma_identify_test {
+
 namespace {
 
 const designs::Registry& registry() {
@@ -212,3 +215,5 @@ TEST(QdmaIdentify, ToolFailsWhenTheQdmaCannotBeRead) {
         << run.err;
     EXPECT_NE(run.err.find("Error: 0000:15:00.0 qdma_small: cannot read the design's QDMA"), std::string::npos) << run.err;
 }
+
+}  // namespace qdma_identify_test

@@ -12,6 +12,9 @@
 #include "sim/config_topology.hpp"
 #include "sim/model_copy_endpoint.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace model_failures_test {
+
 using namespace measure;
 
 namespace {
@@ -220,3 +223,5 @@ TEST_F(ToolRun, CeilingFromAResultFileMeasuresNothingNew) {
     EXPECT_EQ(run(o, *m), 1);
     EXPECT_NE(out.str().find("its verdict is FAIL: its rates are not to be used"), std::string::npos) << out.str();
 }
+
+}  // namespace model_failures_test

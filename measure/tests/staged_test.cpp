@@ -11,6 +11,9 @@
 #include "measure/tool.hpp"
 #include "sim/model_copy_endpoint.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace staged_test {
+
 using namespace measure;
 
 namespace {
@@ -298,3 +301,5 @@ TEST(StagedSweep, AnEndpointThatRefusesPageableBuffersSaysSo) {
     EXPECT_EQ(text.find("staged / driver pageable"), std::string::npos) << text;
     EXPECT_TRUE(j["sweep"].contains("pageable_skipped"));
 }
+
+}  // namespace staged_test

@@ -7,7 +7,6 @@
 namespace pcie {
 namespace {
 
-char flag(uint32_t value, uint32_t mask) { return (value & mask) ? '+' : '-'; }
 
 using vfio::format;
 

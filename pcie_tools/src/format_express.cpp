@@ -10,7 +10,6 @@ namespace {
 
 using reg::PortType;
 
-char flag(uint32_t value, uint32_t mask) { return (value & mask) ? '+' : '-'; }
 
 using vfio::format;
 

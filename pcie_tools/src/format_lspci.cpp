@@ -12,7 +12,6 @@ namespace pcie {
 namespace {
 
 using vfio::format;
-char flag(uint32_t value, uint32_t mask) { return (value & mask) ? '+' : '-'; }
 
 struct Header {
     const std::vector<uint8_t>& b;

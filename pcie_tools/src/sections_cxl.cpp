@@ -11,9 +11,9 @@ namespace {
 
 using section_text::bit;
 using section_text::fmt;
+using section_text::hex16;
 using section_text::num;
 
-std::string hex16(uint64_t v) { return fmt("%016llx", static_cast<unsigned long long>(v)); }
 
 // A DVSEC Range (Size High/Low, Base High/Low), CXL 2.0 section 8.1.3.8.
 void range(CapReader& r, CapSection& s, unsigned n, uint32_t at) {

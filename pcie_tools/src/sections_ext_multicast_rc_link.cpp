@@ -10,10 +10,10 @@ namespace {
 
 using section_text::bit;
 using section_text::fmt;
+using section_text::hex16;
 using section_text::num;
 
 uint64_t qword(CapReader& r, uint32_t offset) { return r.l(offset) | static_cast<uint64_t>(r.l(offset + 4)) << 32; }
-std::string hex16(uint64_t v) { return fmt("%016llx", static_cast<unsigned long long>(v)); }
 std::string bytes(unsigned log2) { return fmt("%llu bytes", 1ull << log2); }
 
 // The port type decides which Multicast fields exist: MC_Window_Size_Requested for endpoints,

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "pcie_tools/link.hpp"
+#include "crafted.hpp"
 #include "sim/config_topology.hpp"
 
 namespace pcie {
@@ -11,7 +12,7 @@ namespace {
 
 using namespace ::sim;
 
-PciAddress at(uint8_t bus, uint8_t dev) { return PciAddress{0, bus, dev, 0}; }
+using test::at;
 
 // Waits (bounded) until the monitor has sampled `rounds` times: no timing assumption on a
 // loaded machine.

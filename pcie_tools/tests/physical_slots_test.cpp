@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "crafted.hpp"
 #include "sim/config_topology.hpp"
 #include "temp_tree.hpp"
 
@@ -12,7 +13,7 @@ namespace {
 
 using namespace ::sim;
 
-PciAddress at(uint8_t bus, uint8_t device) { return PciAddress{0, bus, device, 0}; }
+using test::at;
 
 // A root port at 00:<device>.0 over bus <secondary>; Slot Implemented when `slot`, with `number`
 // as its Physical Slot Number.

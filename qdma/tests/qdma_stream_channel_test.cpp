@@ -8,6 +8,9 @@
 #include "qdma/qdma_stream_channel.hpp"
 #include "qdma_fake.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace qdma_stream_channel_test {
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -171,3 +174,5 @@ TEST(QdmaStreamChannel, NoPacketTimesOutNamingTheQueue) {
 }
 
 }  // namespace
+
+}  // namespace qdma_stream_channel_test

@@ -11,10 +11,10 @@ namespace {
 // PG091 register space: the Alarm Output Status Register, and the XADC's DRP registers
 // mirrored 4 bytes per DRP address from 0x200.
 constexpr uint64_t AOSR = 0x08;
-constexpr uint64_t kDrpBase = 0x200;
+constexpr uint64_t kXadcDrpBase = 0x200;
 // UG480 temperature sensor transfer function: Temperature (C) = code * 503.975 / 4096 - 273.15,
 // on the 12-bit code (the 12 MSBs of the status register, Table 3-1).
-constexpr unsigned kAdcBits = 12;
+constexpr unsigned kXadcAdcBits = 12;
 constexpr detail::TemperatureTransfer kTemperature{503.975, 273.15};
 
 class Xadc : public streams::SensorBlock {
@@ -32,10 +32,10 @@ public:
                                         " (PG091)");
         streams::SensorSample out;
         detail::MonitorView view;
-        view.drp_base = kDrpBase;
-        view.bits = kAdcBits;
+        view.drp_base = kXadcDrpBase;
+        view.bits = kXadcAdcBits;
         view.temperature = kTemperature;
-        view.flag = detail::read_flag(m_window, kDrpBase, "", out);
+        view.flag = detail::read_flag(m_window, kXadcDrpBase, "", out);
         const uint32_t aosr = m_window.read32(AOSR);
         if (aosr != 0xFFFFFFFFu)
             view.aosr = aosr;

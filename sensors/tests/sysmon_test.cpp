@@ -10,6 +10,9 @@
 #include "sim/design_sim.hpp"
 #include "sim/system_monitor_models.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace sysmon_test {
+
 namespace {
 
 using sensors::SysmonPrimitive;
@@ -208,3 +211,5 @@ TEST(Sysmon, ReadsTheSimulatedU200) {
     EXPECT_TRUE(sample.alarms.empty());
     EXPECT_TRUE(sample.status.empty());
 }
+
+}  // namespace sysmon_test

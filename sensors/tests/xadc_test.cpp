@@ -9,6 +9,9 @@
 #include "sensor_rig.hpp"
 #include "sim/system_monitor_models.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace xadc_test {
+
 namespace {
 
 using sensors_test::registers;
@@ -171,3 +174,5 @@ TEST(Xadc, ReadsTheSimulatedXadcWizard) {
     EXPECT_EQ(sample.alarms, std::vector<std::string>{"OT (over-temperature)"});
     EXPECT_NEAR(*reading(sample, "Temp").value, 130.0, 2 * kTempLsb);
 }
+
+}  // namespace xadc_test

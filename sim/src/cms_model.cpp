@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model_support.hpp"
+
 namespace sim {
 namespace {
 
-double steady_seconds() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-uint64_t width_mask(unsigned width) { return width >= 8 ? ~0ull : (1ull << (width * 8)) - 1; }
+using model_support::steady_seconds;
+using model_support::width_mask;
 
 // One sensor of a U200/U250 (PG348 Table 3): its MAX_REG offset in the REG_MAP (AVG_REG and
 // INS_REG follow at +4 and +8, Table 2) and its instantaneous value in the register's unit

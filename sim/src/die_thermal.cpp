@@ -6,14 +6,13 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "model_support.hpp"
 #include "vfio_access/format.hpp"
 
 namespace sim {
 namespace {
 
-double steady_seconds() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using model_support::steady_seconds;
 
 vfio::Result<double> parse_number(const std::string& text, const std::string& whole, double low, double high,
                                   const char* what) {

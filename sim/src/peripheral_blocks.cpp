@@ -2,12 +2,10 @@
 
 #include <algorithm>
 
+#include "model_support.hpp"
+
 namespace sim {
-namespace {
-
-uint64_t width_mask(unsigned width) { return width >= 8 ? ~0ull : (1ull << (width * 8)) - 1; }
-
-}  // namespace
+using model_support::width_mask;
 
 RegisterFileBlock::RegisterFileBlock(std::map<uint64_t, Register> registers) : m_registers(std::move(registers)) {
     reset();

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model_support.hpp"
+
 namespace sim {
 namespace {
 
-uint64_t width_mask(unsigned width) { return width >= 8 ? ~0ull : (1ull << (width * 8)) - 1; }
+using model_support::width_mask;
 
 // Temperature (C) = code * gain / 2^bits - offset, the code MSB-justified in 16 bits.
 struct TransferFunction {

@@ -9,6 +9,9 @@
 #include "qdma_rig.hpp"
 #include "sim/design_sim.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace qdma_faults_test {
+
 namespace {
 
 using namespace qdma_test;
@@ -227,3 +230,5 @@ TEST(QdmaFaults, C2hStreamDescriptorErrorPostsAnErroredCompletion) {
     EXPECT_EQ(r->read(CtxtSel::SW_C2H, 1)[1] >> 26 & 3u, 2u);
     EXPECT_EQ(r->model->loopback_pending_bytes(1), 0u) << "the packet is lost";
 }
+
+}  // namespace qdma_faults_test

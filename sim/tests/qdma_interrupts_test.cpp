@@ -5,6 +5,9 @@
 
 #include "qdma_rig.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace qdma_interrupts_test {
+
 namespace {
 
 using namespace qdma_test;
@@ -86,3 +89,5 @@ TEST(QdmaInterrupts, NoValidRingNoInterrupt) {
         EXPECT_EQ(msi_count(r->device->irq_eventfd(v).value()), 0u) << v;
     EXPECT_EQ(r->model->processed(sim::QdmaQueueKind::H2C, 0), 1u) << "the data still moved";
 }
+
+}  // namespace qdma_interrupts_test

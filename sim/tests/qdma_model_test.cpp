@@ -6,6 +6,9 @@
 #include "sim/design_sim.hpp"
 #include "sim/qdma_model.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace qdma_model_test {
+
 namespace {
 
 using namespace sim::qdma_csr;
@@ -94,3 +97,5 @@ TEST(QdmaModel, CardMemoryOfTheDesignIsSparse) {
     ASSERT_TRUE(nic.device->bar(0).value()->write(H2C_MM_CTL, 4, MM_CTL_RUN).ok());
     EXPECT_EQ(read32(*nic.device, 0, H2C_MM_CTL), 0u) << "no MM engines on a streaming-only IP";
 }
+
+}  // namespace qdma_model_test

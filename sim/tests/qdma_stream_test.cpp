@@ -7,6 +7,9 @@
 
 #include "qdma_rig.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace qdma_stream_test {
+
 namespace {
 
 using namespace qdma_test;
@@ -189,3 +192,5 @@ TEST(QdmaStream, MovesNothingCompletesThePacketWithoutItsBytes) {
     EXPECT_EQ(r->host[kBuffers], 0xA5) << "its buffer kept the poison";
     EXPECT_NE(std::memcmp(r->host + kBuffers, r->host + kSource, 300), 0);
 }
+
+}  // namespace qdma_stream_test

@@ -10,6 +10,9 @@
 #include "sim/xdma_model.hpp"
 #include "xdma_register_rig.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace xdma_ip_options_test {
+
 namespace {
 
 // Waits for the event `happened` (a register the model changes by itself once a time of its
@@ -279,3 +282,5 @@ TEST(XdmaIpOptions, NoMemoryBehindTheBridgeTheEngineNeverCompletes) {
     ASSERT_TRUE(rig.device->reset().ok());
     EXPECT_EQ(rig.regs.read32(0x0040), 0u) << "a device reset ends it";
 }
+
+}  // namespace xdma_ip_options_test

@@ -13,8 +13,6 @@
 namespace stream_tools {
 namespace {
 
-constexpr unsigned kRing = 1023;  // the most descriptors the credit register can release
-constexpr uint64_t kPage = 4096;
 
 }  // namespace
 
@@ -49,16 +47,16 @@ uint8_t guard_byte(uint64_t i) { return static_cast<uint8_t>(0xA5 ^ i); }
 // starts holding the inverse of the pattern, so a page never written cannot pass.
 vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const CreditsOptions& options,
                                       std::FILE* out) {
-    const uint64_t pages = std::min<uint64_t>(design.dma_bridge->memory_size / kPage, 3 * kRing);
+    const uint64_t pages = std::min<uint64_t>(design.dma_bridge->memory_size / kCreditPage, 3 * kCreditRing);
     if (pages == 0)
         return vfio::make_error("test descriptor credits", design.identity.address.to_string(), EINVAL,
                                 "card memory smaller than one 4 KiB page: nothing to verify");
     std::fprintf(out, "Testing %" PRIu64 " bytes of card memory, using rings with %u descriptors, and a total of %" PRIu64
                       " descriptors\n",
-                 pages * kPage, kRing, pages);
+                 pages * kCreditPage, kCreditRing, pages);
     XdmaCardDma::Options dma_options;
     dma_options.dma_bar = design.dma_bridge->bar;
-    dma_options.ring_descriptors = kRing;
+    dma_options.ring_descriptors = kCreditRing;
     dma_options.timeout = options.timeout;
     dma_options.ip = tool_support::ip_options(design);
     dma_options.modes = options.modes;
@@ -67,7 +65,7 @@ vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const 
     XdmaCardDma dma = PDT_TRY(XdmaCardDma::open(*design.device, dma_options));
     // Each C2H page is followed by a guard gap of host bytes the engine must not write: an
     // engine that writes past the end of a page changes it (the next page would hide it).
-    const uint64_t bytes = pages * kPage, stride = kPage + kGuardGap;
+    const uint64_t bytes = pages * kCreditPage, stride = kCreditPage + kGuardGap;
     auto h2c = PDT_TRY(vfio::DmaRegion::allocate(
         *design.device, bytes, {vfio::DmaAccess::DeviceRead, vfio::BufferKind::Anonymous, options.dma_mask_bits}));
     auto c2h = PDT_TRY(vfio::DmaRegion::allocate(
@@ -76,11 +74,11 @@ vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const 
     pat.generate(reinterpret_cast<uint32_t*>(h2c.data()), bytes / 4, 0);
     for (uint64_t p = 0; p < pages; ++p)
         for (uint64_t i = 0; i < stride; ++i)
-            c2h.data()[p * stride + i] = i < kPage ? static_cast<uint8_t>(~h2c.data()[p * kPage + i]) : guard_byte(i);
+            c2h.data()[p * stride + i] = i < kCreditPage ? static_cast<uint8_t>(~h2c.data()[p * kCreditPage + i]) : guard_byte(i);
     std::vector<Chunk> write, read;
     for (uint64_t p = 0; p < pages; ++p) {
-        write.push_back(Chunk{p * kPage, design.dma_bridge->memory_base + p * kPage, kPage});
-        read.push_back(Chunk{p * stride, design.dma_bridge->memory_base + p * kPage, kPage});
+        write.push_back(Chunk{p * kCreditPage, design.dma_bridge->memory_base + p * kCreditPage, kCreditPage});
+        read.push_back(Chunk{p * stride, design.dma_bridge->memory_base + p * kCreditPage, kCreditPage});
     }
     auto done = dma.write(h2c, write);
     if (done.ok())
@@ -89,12 +87,12 @@ vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const 
     PDT_CHECK(std::move(done));
     for (uint64_t p = 0; p < pages; ++p) {
         const uint8_t* page = c2h.data() + p * stride;
-        for (uint64_t i = kPage; i < stride; ++i)
+        for (uint64_t i = kCreditPage; i < stride; ++i)
             if (page[i] != guard_byte(i))
                 return vfio::make_error("verify card memory", design.identity.address.to_string(), EIO,
-                                        "guard band: host byte " + std::to_string(i - kPage) + " after the C2H page " +
+                                        "guard band: host byte " + std::to_string(i - kCreditPage) + " after the C2H page " +
                                             std::to_string(p) + " changed (overrun)");
-        const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(page), kPage / 4, p * kPage / 4);
+        const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(page), kCreditPage / 4, p * kCreditPage / 4);
         if (!m.ok())
             return vfio::make_error("verify card memory", design.identity.address.to_string(), EIO,
                                     m.describe());
@@ -105,12 +103,12 @@ vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const 
 // Stream designs: growing messages through one loopback route.
 vfio::Result<uint64_t> stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route, int64_t options_timeout,
                                   std::FILE* out) {
-    const uint64_t first_words = kPage / 4 - 1, messages = 3 * kRing;
+    const uint64_t first_words = kCreditPage / 4 - 1, messages = 3 * kCreditRing;
     const uint64_t longest = (first_words + messages - 1) * 4;
     auto h2c = PDT_TRY(device.open_channel(streams::Direction::H2C, route.h2c, streams::ChannelBuffers{16, (longest + 63) & ~63ull}));
-    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, streams::ChannelBuffers{kRing, kPage}));
-    for (size_t i = 0; i < kRing; ++i)
-        PDT_CHECK(c2h->submit(i, kPage, false));
+    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, streams::ChannelBuffers{kCreditRing, kCreditPage}));
+    for (size_t i = 0; i < kCreditRing; ++i)
+        PDT_CHECK(c2h->submit(i, kCreditPage, false));
     const pattern::Pattern pat(4, 0);
     uint64_t sent = 0, h2c_queued = 0, h2c_done = 0, word = 0, descriptors = 0;
     uint64_t message = 0, in_message = 0;  // receive position: message index, bytes into it
@@ -130,7 +128,7 @@ vfio::Result<uint64_t> stream_credits(tool_support::XdmaStreamDevice& device, co
             ++h2c_done;
         auto piece = PDT_TRY(streams::wait_loopback(*h2c, *c2h, std::chrono::milliseconds(options_timeout)));
         ++descriptors;
-        const uint64_t expected = std::min(kPage, length_of(message) - in_message);
+        const uint64_t expected = std::min(kCreditPage, length_of(message) - in_message);
         const bool eop = in_message + expected == length_of(message);
         const std::string where = "message " + std::to_string(message) + " byte " + std::to_string(in_message);
         if (piece.length != expected || piece.end_of_packet != eop)
@@ -146,7 +144,7 @@ vfio::Result<uint64_t> stream_credits(tool_support::XdmaStreamDevice& device, co
         in_message += piece.length;
         if (eop)
             ++message, in_message = 0;
-        PDT_CHECK(c2h->submit(piece.buffer, kPage, false));
+        PDT_CHECK(c2h->submit(piece.buffer, kCreditPage, false));
     }
     (void)h2c->stop();
     (void)c2h->stop();

@@ -16,9 +16,7 @@
 namespace stream_tools {
 namespace {
 
-constexpr unsigned kRing = 1023;
-constexpr uint64_t kPage = 4096;
-constexpr uint64_t kMessages = 3 * kRing;
+constexpr uint64_t kMessages = 3 * kCreditRing;
 constexpr uint64_t kCrcBytes = 8;
 constexpr int kPoison = 0xA5;  // fixed data is zeros: a page never written fails
 
@@ -29,13 +27,13 @@ using vfio::format;
 vfio::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                         std::chrono::milliseconds timeout, std::FILE* out) {
     // Message m: (page / beat - 1 + m) tdata beats, so most messages are longer than a page.
-    const uint64_t beat = device.packet_granularity(), first_beats = kPage / beat - 1;
+    const uint64_t beat = device.packet_granularity(), first_beats = kCreditPage / beat - 1;
     const auto length_of = [&](uint64_t m) { return (first_beats + m) * beat; };
     auto h2c = PDT_TRY(device.open_channel(streams::Direction::H2C, route.h2c,
                                            streams::ChannelBuffers{16, length_of(kMessages - 1)}));
-    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, streams::ChannelBuffers{kRing, kPage}));
-    for (size_t i = 0; i < kRing; ++i)
-        PDT_CHECK(c2h->submit(i, kPage, false));
+    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, streams::ChannelBuffers{kCreditRing, kCreditPage}));
+    for (size_t i = 0; i < kCreditRing; ++i)
+        PDT_CHECK(c2h->submit(i, kCreditPage, false));
     std::deque<uint64_t> expected;  // the CRC of each message sent and not yet received
     uint64_t sequence = 0, sent = 0, h2c_queued = 0, h2c_done = 0, received = 0, words = 0, descriptors = 0;
     while (received < kMessages) {
@@ -69,7 +67,7 @@ vfio::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& devi
                                                  expected.front()));
         expected.pop_front();
         ++received;
-        PDT_CHECK(c2h->submit(piece.buffer, kPage, false));
+        PDT_CHECK(c2h->submit(piece.buffer, kCreditPage, false));
     }
     (void)h2c->stop();
     (void)c2h->stop();
@@ -81,14 +79,14 @@ vfio::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& devi
 
 vfio::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                              std::chrono::milliseconds timeout, std::FILE* out) {
-    const uint64_t first_words = kPage / 4 - 1;
+    const uint64_t first_words = kCreditPage / 4 - 1;
     const auto length_of = [&](uint64_t m) { return (first_words + m) * 4; };
     auto h2c = PDT_TRY(device.open_channel(streams::Direction::H2C, route.h2c,
                                            streams::ChannelBuffers{16, (length_of(kMessages - 1) + 63) & ~63ull}));
-    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, streams::ChannelBuffers{kRing, kPage}));
-    for (size_t i = 0; i < kRing; ++i) {
-        std::memset(c2h->buffer(i), kPoison, kPage);
-        PDT_CHECK(c2h->submit(i, kPage, false));
+    auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, streams::ChannelBuffers{kCreditRing, kCreditPage}));
+    for (size_t i = 0; i < kCreditRing; ++i) {
+        std::memset(c2h->buffer(i), kPoison, kCreditPage);
+        PDT_CHECK(c2h->submit(i, kCreditPage, false));
     }
     const pattern::Pattern pat(4, 0);
     uint64_t sent = 0, h2c_done = 0, word = 0, received = 0;
@@ -112,26 +110,26 @@ vfio::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice&
         const streams::Completion piece = PDT_TRY(streams::wait_loopback(*h2c, *c2h, timeout));
         const auto* words = reinterpret_cast<const uint32_t*>(c2h->buffer(piece.buffer));
         const std::string where = format("C2H descriptor %" PRIu64, received);
-        if (piece.length != kPage || piece.end_of_packet)
+        if (piece.length != kCreditPage || piece.end_of_packet)
             return vfio::make_error("receive", c2h->name(), EIO,
                                     where + format(": length %" PRIu64 " EOP %d, expected length %" PRIu64
                                                  " EOP 0 (fixed data)",
-                                                 piece.length, piece.end_of_packet ? 1 : 0, kPage));
-        for (uint64_t i = 0; i < kPage / 4; ++i)
+                                                 piece.length, piece.end_of_packet ? 1 : 0, kCreditPage));
+        for (uint64_t i = 0; i < kCreditPage / 4; ++i)
             if (words[i] != 0)
                 return vfio::make_error("receive", c2h->name(), EIO,
                                         where + format(": word %" PRIu64 " is 0x%08" PRIx32 ", expected 0 (fixed data)",
                                                      i, words[i]));
         ++received;
-        std::memset(c2h->buffer(piece.buffer), kPoison, kPage);
-        PDT_CHECK(c2h->submit(piece.buffer, kPage, false));
+        std::memset(c2h->buffer(piece.buffer), kPoison, kCreditPage);
+        PDT_CHECK(c2h->submit(piece.buffer, kCreditPage, false));
     }
     (void)h2c->stop();
     (void)c2h->stop();
     std::fprintf(out, "Successfully sent %" PRIu64 " messages into the sink of Ch%u with a total of %" PRIu64
                       " 32-bit words, and verified %" PRIu64 " descriptors of fixed data (zeros) from Ch%u\n",
                  kMessages, route.h2c, word, received, route.c2h);
-    return received * kPage;
+    return received * kCreditPage;
 }
 
 }  // namespace stream_tools

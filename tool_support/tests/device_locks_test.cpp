@@ -23,6 +23,9 @@
 #include "tool_support/open_designs.hpp"
 #include "vfio_access/device_lock.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace device_locks_test {
+
 namespace {
 
 using test_support::contains;
@@ -286,3 +289,5 @@ TEST(LockDirectory, FollowsPdtLockDir) {
     ::unsetenv("PDT_LOCK_DIR");
     EXPECT_EQ(tool_support::kernel_options().lock.directory, vfio::default_lock_directory());
 }
+
+}  // namespace device_locks_test

@@ -14,6 +14,9 @@
 #include "vfio_access/device.hpp"
 #include "vfio_access/physical_memory.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace physical_memory_test {
+
 namespace {
 
 constexpr uint64_t kPresent = 1ull << 63;
@@ -371,3 +374,5 @@ TEST(MixedContainer, NoIommuAndIommuGroupsDoNotShareOne) {
 }
 
 }  // namespace
+
+}  // namespace physical_memory_test

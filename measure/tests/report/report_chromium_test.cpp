@@ -13,6 +13,9 @@
 
 #include "test_support/run_process.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace report_chromium_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -161,3 +164,5 @@ TEST(ReportChromium, ReportRendersInHeadlessChromium) {
     if (!std::getenv("PDT_KEEP_REPORT"))
         fs::remove_all(dir);
 }
+
+}  // namespace report_chromium_test

@@ -7,6 +7,9 @@
 
 #include "test_support/run_process.hpp"
 
+// Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
+namespace report_tool_test {
+
 namespace {
 
 const std::string kTool = PDT_LINK_REPORT;
@@ -89,3 +92,5 @@ TEST(ReportTool, WritesOnePageForTwoCardsAndAFailedOne) {
     EXPECT_EQ(html.find("src="), std::string::npos);   // nothing fetched: no image, script or frame source
     EXPECT_EQ(html.find("<link"), std::string::npos);
 }
+
+}  // namespace report_tool_test

@@ -13,6 +13,9 @@ namespace pcie {
 
 using Lines = std::vector<std::string>;
 
+// lspci's flag: '+' where (value & mask) has a bit set, else '-'.
+inline char flag(uint32_t value, uint32_t mask) { return (value & mask) ? '+' : '-'; }
+
 Lines format_express(const ExpressInfo& e);
 std::string format_express_head(const ExpressInfo& e);  // its title line alone  // "Capabilities: [40] Express ..." and its registers
 Lines format_pm(const PmInfo& pm);

@@ -88,6 +88,7 @@ std::string fmt(const char* format, Args... args) {
 }
 inline bool bit(uint32_t v, unsigned n) { return (v >> n) & 1u; }
 inline std::string num(uint64_t v) { return std::to_string(v); }
+inline std::string hex16(uint64_t v) { return fmt("%016llx", static_cast<unsigned long long>(v)); }
 }  // namespace section_text
 
 // Decoders, one file per spec area (sections_std.cpp, sections_ext_<area>.cpp, sections_cxl.cpp).

@@ -27,6 +27,11 @@ class XdmaStreamDevice;
 
 namespace stream_tools {
 
+// The credit tests' rings: 1023 descriptors, the most the credit register can release, each of
+// a 4 KiB page.
+inline constexpr unsigned kCreditRing = 1023;
+inline constexpr uint64_t kCreditPage = 4096;
+
 vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar);
 
 struct CreditsOptions {

@@ -25,4 +25,11 @@ inline std::string hex(uint64_t value) {
     return text;
 }
 
+// "0x0000001f": a 32-bit register value, all eight digits (wider values print in full).
+inline std::string hex32(uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%08llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
 }  // namespace vfio

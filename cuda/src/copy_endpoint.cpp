@@ -160,7 +160,7 @@ private:
     std::vector<Queue> m_queues;
     std::optional<vfio::Error> m_broken;  // a wait timed out or a copy failed: unusable until reset_queues
     uint64_t m_lie_transfers = 0;         // copies the lie counted, both directions, every queue
-    std::vector<QueuedTail> m_tails;            // completes_early: held back until the next issue
+    std::vector<QueuedTail> m_tails;      // completes_early: held back until the next issue
     streams::BuffersAtRisk m_at_risk = streams::make_buffers_at_risk();
 };
 

@@ -41,10 +41,6 @@ std::vector<std::string> set_names(uint32_t value, const BitName (&names)[N]) {
     return out;
 }
 
-std::string name_or(const std::string& name, const char* fallback, uint16_t id) {
-    return name.empty() ? format("%s %04x", fallback, id) : name;
-}
-
 }  // namespace
 
 std::vector<std::string> aer_uncorrectable_names(uint32_t value) { return set_names(value, kUncorrectable); }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pcie_tools/config_text.hpp"
 #include "pcie_tools/decode.hpp"
 
 namespace pcie {
@@ -19,10 +20,6 @@ std::string hex4(unsigned value) {
     char text[8];
     std::snprintf(text, sizeof text, "%04x", value);
     return text;
-}
-
-std::string name_or(const std::string& name, const char* fallback, uint16_t id) {
-    return name.empty() ? std::string(fallback) + " " + hex4(id) : name;
 }
 
 // The Physical Slot Number of `space` when it has a PCI Express capability with Slot

@@ -9,10 +9,7 @@
 namespace pcie {
 namespace {
 
-using section_text::bit;
-using section_text::fmt;
-using section_text::hex16;
-using section_text::num;
+using namespace section_text;  // fmt, bit, num, hex16
 
 
 // A DVSEC Range (Size High/Low, Base High/Low), CXL 2.0 section 8.1.3.8.

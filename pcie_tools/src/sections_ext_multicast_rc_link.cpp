@@ -8,10 +8,7 @@
 namespace pcie {
 namespace {
 
-using section_text::bit;
-using section_text::fmt;
-using section_text::hex16;
-using section_text::num;
+using namespace section_text;  // fmt, bit, num, hex16
 
 uint64_t qword(CapReader& r, uint32_t offset) { return r.l(offset) | static_cast<uint64_t>(r.l(offset + 4)) << 32; }
 std::string bytes(unsigned log2) { return fmt("%llu bytes", 1ull << log2); }

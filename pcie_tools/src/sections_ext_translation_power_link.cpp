@@ -10,9 +10,7 @@
 namespace pcie {
 namespace {
 
-using section_text::bit;
-using section_text::fmt;
-using section_text::num;
+using namespace section_text;  // fmt, bit, num, hex16
 
 void acs(CapReader& r, CapSection& s) {
     s.title = "Access Control Services";

@@ -8,9 +8,7 @@
 namespace pcie {
 namespace {
 
-using section_text::bit;
-using section_text::fmt;
-using section_text::num;
+using namespace section_text;  // fmt, bit, num, hex16
 
 void sriov_bars(CapReader& r, CapSection& s) {
     for (unsigned i = 0; i < 6; ++i) {

@@ -9,8 +9,7 @@
 namespace pcie {
 namespace {
 
-using section_text::bit;
-using section_text::fmt;
+using namespace section_text;  // fmt, bit, num, hex16
 
 std::string requester(uint32_t status) {
     return fmt("%02x:%02x.%u", (status >> 8) & 0xffu, (status >> 3) & 0x1fu, status & 7u);

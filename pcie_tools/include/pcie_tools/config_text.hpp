@@ -3,6 +3,7 @@
 // lines follow fpga_sio's dump_pci_info.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,13 @@ using Lines = std::vector<std::string>;
 
 // lspci's flag: '+' where (value & mask) has a bit set, else '-'.
 inline char flag(uint32_t value, uint32_t mask) { return (value & mask) ? '+' : '-'; }
+
+// A PCI ID database name, or "<fallback> <id in 4 hex digits>" ("Device 7024") where it has none.
+inline std::string name_or(const std::string& name, const char* fallback, uint16_t id) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%s %04x", fallback, static_cast<unsigned>(id));
+    return name.empty() ? std::string(text) : name;
+}
 
 Lines format_express(const ExpressInfo& e);
 std::string format_express_head(const ExpressInfo& e);  // its title line alone  // "Capabilities: [40] Express ..." and its registers

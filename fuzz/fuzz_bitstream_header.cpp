@@ -10,7 +10,7 @@
 
 namespace {
 
-void check_error(const vfio::Error& error, size_t size) {
+void check_error(const pdt::Error& error, size_t size) {
     PDT_FUZZ_CHECK(error.code == EINVAL);
     PDT_FUZZ_CHECK(error.operation == "parse bitstream");
     PDT_FUZZ_CHECK(error.object.rfind("byte offset 0x", 0) == 0);

@@ -8,14 +8,14 @@
 namespace {
 
 template <typename T>
-void expect_names(const vfio::Result<T>& result, const std::string& option) {
+void expect_names(const pdt::Result<T>& result, const std::string& option) {
     if (!result)
         PDT_FUZZ_CHECK(result.error().message().find(option) != std::string::npos);
 }
 
 // A DMA mode option: a refusal names `option`; a value it takes reads back as itself.
 template <typename T>
-void expect_round_trip(const vfio::Result<T>& result, const std::string& value, const std::string& option) {
+void expect_round_trip(const pdt::Result<T>& result, const std::string& value, const std::string& option) {
     expect_names(result, option);
     if (result)
         PDT_FUZZ_CHECK(value == xdma::to_string(*result));
@@ -71,10 +71,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         (void)stream_tools::parse_buffer_allocation(value);
         break;
     case 7:
-        expect_round_trip(vfio::parse_spelling("engine_mode", value, xdma::kEngineModeSpellings), value, "engine_mode");
+        expect_round_trip(pdt::parse_spelling("engine_mode", value, xdma::kEngineModeSpellings), value, "engine_mode");
         break;
     case 8:
-        expect_round_trip(vfio::parse_spelling("completion", value, xdma::kCompletionSpellings), value, "completion");
+        expect_round_trip(pdt::parse_spelling("completion", value, xdma::kCompletionSpellings), value, "completion");
         break;
     }
     return 0;

@@ -15,7 +15,7 @@ constexpr uint32_t kPreambleLength = 0x0009;  // 0f f0 0f f0 0f f0 0f f0 00
 constexpr uint32_t kKeyLength = 0x0001;       // the length before the first key
 
 // A NUL-terminated string field 'a' to 'd': 2-byte length, then the string with its NUL.
-vfio::Result<std::string> string_field(Reader& in, char key) {
+pdt::Result<std::string> string_field(Reader& in, char key) {
     const std::string what = std::string("the '") + key + "' field";
     const size_t length_at = in.offset();
     const uint32_t length = PDT_TRY(in.number(2, what + "'s length"));
@@ -46,10 +46,10 @@ void split_design_name(BitHeader& header) {
     }
 }
 
-vfio::Result<void> preamble(Reader& in) {
+pdt::Result<void> preamble(Reader& in) {
     const uint32_t length = PDT_TRY(in.number(2, "the header's first length"));
     if (length != kPreambleLength)
-        return corrupt(0, "a .bit file begins with the length 0x0009, not " + vfio::hex(length));
+        return corrupt(0, "a .bit file begins with the length 0x0009, not " + pdt::hex(length));
     if (!in.has(length))
         return corrupt(in.offset(), "the header's first field runs past the end of the file");
     in.take(length);
@@ -59,7 +59,7 @@ vfio::Result<void> preamble(Reader& in) {
     return {};
 }
 
-vfio::Result<void> data_length(Reader& in, BitHeader& header) {
+pdt::Result<void> data_length(Reader& in, BitHeader& header) {
     const size_t length_at = in.offset();
     header.data_length = PDT_TRY(in.number(4, "the 'e' field's length"));
     header.data_offset = in.offset();
@@ -75,7 +75,7 @@ bool has_bit_header(std::span<const uint8_t> file) {
     return file.size() >= 2 && file[0] == 0x00 && file[1] == kPreambleLength;
 }
 
-vfio::Result<BitHeader> parse_header(std::span<const uint8_t> file) {
+pdt::Result<BitHeader> parse_header(std::span<const uint8_t> file) {
     Reader in(file, 0);
     PDT_CHECK(preamble(in));
     BitHeader header;
@@ -100,13 +100,13 @@ vfio::Result<BitHeader> parse_header(std::span<const uint8_t> file) {
             PDT_CHECK(data_length(in, header));
             return header;
         default:
-            return corrupt(key_at, "unknown header field key " + vfio::hex(static_cast<uint8_t>(key)) +
+            return corrupt(key_at, "unknown header field key " + pdt::hex(static_cast<uint8_t>(key)) +
                                        " (expected 'a' to 'e')");
         }
     }
 }
 
-vfio::Result<Bitstream> parse(std::span<const uint8_t> file) {
+pdt::Result<Bitstream> parse(std::span<const uint8_t> file) {
     Bitstream parsed;
     parsed.data_length = file.size();
     if (has_bit_header(file)) {

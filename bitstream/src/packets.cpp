@@ -35,7 +35,7 @@ public:
     PacketParser(std::span<const uint8_t> data, size_t base, bool stop_at_idcode = false)
         : m_data(data), m_base(base), m_stop_at_idcode(stop_at_idcode) {}
 
-    vfio::Result<Configuration> run() {
+    pdt::Result<Configuration> run() {
         PDT_CHECK(find_sync());
         while (m_at + 4 <= m_data.size() && !(m_stop_at_idcode && m_out.idcode)) {
             const uint32_t word = word_at(m_data, m_at);
@@ -58,7 +58,7 @@ private:
     // UG470 "Sync Word": the configuration logic looks for 0xAA995566 before any packet; the
     // dummy words (0xFFFFFFFF) and the bus width detection pattern come before it (UG470 "Bus
     // Width Auto Detection").
-    vfio::Result<void> find_sync() {
+    pdt::Result<void> find_sync() {
         const size_t sync = find(m_data, kSyncBytes);
         if (sync == std::string::npos)
             return corrupt(m_base, "no Sync word 0xAA995566 in the " + std::to_string(m_data.size()) +
@@ -107,7 +107,7 @@ private:
         return false;
     }
 
-    vfio::Result<void> packet(uint32_t word) {
+    pdt::Result<void> packet(uint32_t word) {
         Packet p;
         p.offset = m_base + m_at;
         p.section = m_out.sync_offsets.size() - 1;
@@ -120,12 +120,12 @@ private:
         } else if (type == 2) {
             // UG470 "Type 2 Packet": it must follow a type 1 packet, whose address it writes.
             if (!m_last_type1)
-                return corrupt(p.offset, "type 2 packet header " + vfio::hex(word) + " does not follow a type 1 packet");
+                return corrupt(p.offset, "type 2 packet header " + pdt::hex(word) + " does not follow a type 1 packet");
             p.type = PacketType::type2;
             p.address = m_last_address;
             p.word_count = word & header::kType2WordCountMask;
         } else {
-            return corrupt(p.offset, "packet header " + vfio::hex(word) + " has header type " + std::to_string(type) +
+            return corrupt(p.offset, "packet header " + pdt::hex(word) + " has header type " + std::to_string(type) +
                                          " (a packet is type 1 or type 2)");
         }
         PDT_CHECK(take_data(p));
@@ -136,7 +136,7 @@ private:
         return {};
     }
 
-    vfio::Result<void> take_data(Packet& p) {
+    pdt::Result<void> take_data(Packet& p) {
         p.data_offset = p.offset + 4;
         // A write carries its words; a read's come out of the device (readback), a NOP has none.
         if (p.opcode != Opcode::write) {
@@ -188,18 +188,18 @@ private:
 
 }  // namespace
 
-vfio::Result<Configuration> parse_configuration(std::span<const uint8_t> data, size_t base) {
+pdt::Result<Configuration> parse_configuration(std::span<const uint8_t> data, size_t base) {
     return PacketParser(data, base).run();
 }
 
-vfio::Result<uint32_t> first_idcode(std::span<const uint8_t> file) {
+pdt::Result<uint32_t> first_idcode(std::span<const uint8_t> file) {
     size_t base = 0;
     if (has_bit_header(file))
         base = PDT_TRY(parse_header(file)).data_offset;
     const auto data = file.subspan(base);
     const Configuration c = PDT_TRY(PacketParser(data, base, true).run());
     if (!c.idcode)
-        return vfio::make_error("find IDCODE", "byte offset " + vfio::hex(c.end_offset), ENOENT,
+        return pdt::make_error("find IDCODE", "byte offset " + pdt::hex(c.end_offset), ENOENT,
                                 "the bitstream's packets write no IDCODE before " +
                                     std::string(c.desync_seen ? "DESYNC" : "the end of the data"));
     return *c.idcode;

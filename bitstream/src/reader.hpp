@@ -7,13 +7,13 @@
 #include <span>
 #include <string>
 
-#include "vfio_access/format.hpp"
-#include "vfio_access/result.hpp"
+#include "base/format.hpp"
+#include "base/result.hpp"
 
 namespace bitstream::detail {
 
-inline vfio::Error corrupt(size_t offset, std::string hint) {
-    return vfio::make_error("parse bitstream", "byte offset " + vfio::hex(offset), EINVAL, std::move(hint));
+inline pdt::Error corrupt(size_t offset, std::string hint) {
+    return pdt::make_error("parse bitstream", "byte offset " + pdt::hex(offset), EINVAL, std::move(hint));
 }
 
 // Configuration words are big-endian (UG470 "Bitstream Composition": the Sync word's bytes are
@@ -32,7 +32,7 @@ public:
     bool has(size_t count) const { return count <= left(); }
 
     // `count` bytes as an unsigned big-endian number (count <= 4), or an error naming `what`.
-    vfio::Result<uint32_t> number(size_t count, const std::string& what) {
+    pdt::Result<uint32_t> number(size_t count, const std::string& what) {
         if (!has(count))
             return corrupt(offset(), what + " needs " + std::to_string(count) + " bytes, " + std::to_string(left()) +
                                          " left in the file");

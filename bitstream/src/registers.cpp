@@ -5,7 +5,7 @@
 #include <array>
 #include <utility>
 
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 
 namespace bitstream {
 
@@ -34,7 +34,7 @@ std::string lookup(const std::array<Name, N>& table, uint32_t value) {
     for (const auto& [code, name] : table)
         if (code == value)
             return name;
-    return "unknown (" + vfio::hex(value) + ")";
+    return "unknown (" + pdt::hex(value) + ")";
 }
 
 }  // namespace

@@ -3,15 +3,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/format.hpp"
 #include "bitstream/parts.hpp"
-#include "vfio_access/format.hpp"
 
 namespace bitstream {
 
 namespace {
 
-std::string offset_text(size_t offset) { return vfio::format("0x%08zx", offset); }
-std::string word_text(uint32_t word) { return vfio::format("0x%08x", word); }
+std::string offset_text(size_t offset) { return pdt::format("0x%08zx", offset); }
+std::string word_text(uint32_t word) { return pdt::format("0x%08x", word); }
 
 bool is_frame_data(const Packet& p) {
     return p.writes(Register::FDRI) || p.writes(Register::MFWR) || p.type == PacketType::type2;
@@ -37,7 +37,7 @@ std::string decoded(const Packet& p) {
 std::string header_text(const BitHeader& h) {
     return ".bit format header:\n  design_name=" + h.design_name + "\n  part_name=" + h.part + "\n  date=" + h.date +
            "\n  time=" + h.time + "\n  data_length=" + std::to_string(h.data_length) + " bytes at byte offset " +
-           vfio::hex(h.data_offset) + "\n";
+           pdt::hex(h.data_offset) + "\n";
 }
 
 std::string idcode_text(const Configuration& c) {
@@ -47,7 +47,7 @@ std::string idcode_text(const Configuration& c) {
 std::string preamble_text(const Configuration& c) {
     std::string text = std::to_string(c.dummy_words) + " dummy words";
     if (c.bus_width_offset)
-        text += ", bus width detection at byte offset " + vfio::hex(*c.bus_width_offset);
+        text += ", bus width detection at byte offset " + pdt::hex(*c.bus_width_offset);
     return "Configuration data: " + text + "\n";
 }
 
@@ -58,7 +58,7 @@ std::string packets_text(const Configuration& c) {
         if (p.section != section) {
             section = p.section;
             text += (c.sync_offsets.size() > 1 ? "SLR[" + std::to_string(section) + "] " : std::string()) +
-                    "Sync word at byte offset " + vfio::hex(c.sync_offsets[section]) + "\n";
+                    "Sync word at byte offset " + pdt::hex(c.sync_offsets[section]) + "\n";
         }
         text += "  " + format_packet(p) + "\n";
     }
@@ -68,7 +68,7 @@ std::string packets_text(const Configuration& c) {
 std::string end_text(const Configuration& c) {
     std::string text = c.desync_seen ? "End of configuration (DESYNC), packets end at byte offset "
                                      : "No DESYNC command: packets end at byte offset ";
-    text += vfio::hex(c.end_offset);
+    text += pdt::hex(c.end_offset);
     if (c.trailing_bytes > 0)
         text += ", " + std::to_string(c.trailing_bytes) + " bytes after them";
     return text + "\n";

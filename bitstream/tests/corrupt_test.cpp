@@ -3,9 +3,9 @@
 
 #include <cerrno>
 
+#include "base/format.hpp"
 #include "bitstream/bitstream.hpp"
 #include "bitstream_image.hpp"
-#include "vfio_access/format.hpp"
 
 namespace {
 
@@ -18,7 +18,7 @@ void expect_corrupt(const std::vector<uint8_t>& bytes, size_t offset, const std:
     ASSERT_FALSE(result.ok());
     EXPECT_EQ(result.error().code, EINVAL);
     EXPECT_EQ(result.error().operation, "parse bitstream");
-    EXPECT_EQ(result.error().object, "byte offset " + vfio::hex(offset));
+    EXPECT_EQ(result.error().object, "byte offset " + pdt::hex(offset));
     EXPECT_NE(result.error().hint.find(hint_part), std::string::npos) << result.error().message();
 }
 

@@ -3,9 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/format.hpp"
 #include "bitstream/report.hpp"
 #include "bitstream_image.hpp"
-#include "vfio_access/format.hpp"
 
 // Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
 namespace report_test {
@@ -24,11 +24,11 @@ TEST(BitstreamReport, PacketLines) {
     const auto image = bitstream_test::make_image();
     const auto b = parsed(image);
     const auto& p = b.configuration.packets;
-    EXPECT_EQ(bitstream::format_packet(p[0]), vfio::format("0x%08zx type 1 NOP words 0", image.sync_at + 4));
+    EXPECT_EQ(bitstream::format_packet(p[0]), pdt::format("0x%08zx type 1 NOP words 0", image.sync_at + 4));
     EXPECT_EQ(bitstream::format_packet(p[1]).substr(10), " type 1 write CMD words 1: RCRC");
     EXPECT_EQ(bitstream::format_packet(p[4]).substr(10), " type 1 write IDCODE words 1: 0x03636093 (XC7A200T)");
     EXPECT_EQ(bitstream::format_packet(p[9]),
-              vfio::format("0x%08zx type 2 write FDRI words 303: frame data (not shown)", image.fdri_type2_at));
+              pdt::format("0x%08zx type 2 write FDRI words 303: frame data (not shown)", image.fdri_type2_at));
     EXPECT_EQ(bitstream::format_packet(p[13]).substr(10), " type 1 NOP words 0");
 }
 

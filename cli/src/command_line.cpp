@@ -40,13 +40,13 @@ void parse(int argc, const char* const* argv, const CommandLine& line, po::varia
 
 }  // namespace
 
-vfio::Result<Request> parse_arguments(int argc, const char* const* argv, const CommandLine& line,
+pdt::Result<Request> parse_arguments(int argc, const char* const* argv, const CommandLine& line,
                                       po::variables_map& values) {
     try {
         parse(argc, argv, line, values);
         po::notify(values);
     } catch (const po::error& e) {
-        return vfio::make_error("parse command line", "", EINVAL, e.what());
+        return pdt::make_error("parse command line", "", EINVAL, e.what());
     }
     if (values.count("help"))
         return Request::Help;
@@ -70,7 +70,7 @@ std::optional<int> parse_command_line(int argc, char** argv, const CommandLine& 
     return std::nullopt;
 }
 
-int report_error(const std::string& tool, const vfio::Error& error) {
+int report_error(const std::string& tool, const pdt::Error& error) {
     std::cerr << tool << ": " << error.message() << "\n";
     return error.code == EINVAL ? 2 : 1;
 }

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "vfio_access/numbers.hpp"
+#include "base/numbers.hpp"
 
 namespace po = boost::program_options;
 
@@ -61,25 +61,25 @@ void add_etsoc1_options(po::options_description& options, Etsoc1Selection& selec
          "(default: a file of this run in the temp directory, named on the first line)");
 }
 
-vfio::Result<Etsoc1Cards> parse_etsoc1_devices(const std::vector<std::string>& devices) {
+pdt::Result<Etsoc1Cards> parse_etsoc1_devices(const std::vector<std::string>& devices) {
     Etsoc1Cards cards;
     for (const std::string& text : devices)
         if (text == "fake")
             ++cards.fakes;
         else
-            cards.indices.push_back(static_cast<int>(PDT_TRY(vfio::parse_number("etsoc1_device", text, 0, 63))));
+            cards.indices.push_back(static_cast<int>(PDT_TRY(pdt::parse_number("etsoc1_device", text, 0, 63))));
     return cards;
 }
 
 namespace {
 
-vfio::Error unused_option(const std::string& name, const std::string& text, const std::string& why) {
-    return vfio::make_error("option --" + name + " \"" + text + "\" is not used", "", EINVAL, why);
+pdt::Error unused_option(const std::string& name, const std::string& text, const std::string& why) {
+    return pdt::make_error("option --" + name + " \"" + text + "\" is not used", "", EINVAL, why);
 }
 
 }  // namespace
 
-vfio::Result<void> check_etsoc1_options_used(const Etsoc1Selection& selection, const std::vector<GivenOption>& shaping) {
+pdt::Result<void> check_etsoc1_options_used(const Etsoc1Selection& selection, const std::vector<GivenOption>& shaping) {
     const Etsoc1Cards cards = PDT_TRY(parse_etsoc1_devices(selection.devices));
     if (selection.devices.empty()) {
         const std::string why = "it shapes an ET-SoC-1 card, and no --etsoc1_device names one (N: a card of the "
@@ -132,10 +132,10 @@ void add_transfer_timeout_option(po::options_description& options, std::string& 
     options.add_options()("transfer_timeout", po::value(&seconds), help.c_str());  // Boost copies the text
 }
 
-vfio::Result<std::chrono::milliseconds> parse_transfer_timeout(const std::string& text) {
-    const double seconds = PDT_TRY(vfio::parse_seconds("transfer_timeout", text));
+pdt::Result<std::chrono::milliseconds> parse_transfer_timeout(const std::string& text) {
+    const double seconds = PDT_TRY(pdt::parse_seconds("transfer_timeout", text));
     if (seconds > 86400)
-        return vfio::make_error("parse option --transfer_timeout", text, EINVAL, "expected seconds above 0, at most a day");
+        return pdt::make_error("parse option --transfer_timeout", text, EINVAL, "expected seconds above 0, at most a day");
     return std::chrono::milliseconds(std::max<int64_t>(1, std::llround(seconds * 1000.0)));
 }
 
@@ -146,7 +146,7 @@ void add_lock_timeout_option(po::options_description& options, std::string& seco
                           "$PDT_LOCK_DIR, else /run/lock/pcie-dma-toolkit; --sim_design designs take none");
 }
 
-vfio::Result<std::chrono::milliseconds> parse_lock_timeout(const std::string& text) {
+pdt::Result<std::chrono::milliseconds> parse_lock_timeout(const std::string& text) {
     if (text.empty())
         return std::chrono::milliseconds(0);
     char* end = nullptr;
@@ -154,7 +154,7 @@ vfio::Result<std::chrono::milliseconds> parse_lock_timeout(const std::string& te
     const double seconds = std::strtod(text.c_str(), &end);
     if (end == text.c_str() || *end != '\0' || errno != 0 || !std::isfinite(seconds) || seconds < 0 ||
         seconds > 7 * 24 * 3600.0)
-        return vfio::make_error("parse option --lock_timeout", text, EINVAL,
+        return pdt::make_error("parse option --lock_timeout", text, EINVAL,
                                 "expected seconds to wait for a busy device, 0 or more");
     return std::chrono::milliseconds(static_cast<int64_t>(std::llround(seconds * 1000.0)));
 }

@@ -107,13 +107,13 @@ TEST(CommandLine, OptionsAndArgumentsGoOn) {
 TEST(CommandLine, ReportErrorExits2ForAUsageErrorElse1) {
     std::ostringstream err;
     std::streambuf* const cerr = std::cerr.rdbuf(err.rdbuf());
-    const int usage = cli::report_error("tool", vfio::make_error("parse", "x", EINVAL, "bad"));
-    const int failure = cli::report_error("tool", vfio::make_error("open", "y", ENODEV, "gone"));
+    const int usage = cli::report_error("tool", pdt::make_error("parse", "x", EINVAL, "bad"));
+    const int failure = cli::report_error("tool", pdt::make_error("open", "y", ENODEV, "gone"));
     std::cerr.rdbuf(cerr);
     EXPECT_EQ(usage, 2);
     EXPECT_EQ(failure, 1);
-    EXPECT_EQ(err.str(), "tool: " + vfio::make_error("parse", "x", EINVAL, "bad").message() + "\ntool: " +
-                             vfio::make_error("open", "y", ENODEV, "gone").message() + "\n");
+    EXPECT_EQ(err.str(), "tool: " + pdt::make_error("parse", "x", EINVAL, "bad").message() + "\ntool: " +
+                             pdt::make_error("open", "y", ENODEV, "gone").message() + "\n");
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ struct Taken {
         cli::add_no_iommu_option(options, no_iommu);
     }
 
-    vfio::Result<cli::Request> parse(std::vector<std::string> words, std::vector<std::string>* arguments = nullptr) {
+    pdt::Result<cli::Request> parse(std::vector<std::string> words, std::vector<std::string>* arguments = nullptr) {
         words.insert(words.begin(), "tool");
         std::vector<const char*> argv;
         for (const std::string& word : words)

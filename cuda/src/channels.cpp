@@ -56,7 +56,7 @@ public:
           m_drained(std::move(drained)), m_length(slots, 0) {}
 
     // Issues every queued copy that the slots allow (called with mutex held).
-    vfio::Result<void> pump();
+    pdt::Result<void> pump();
     uint8_t* slot(uint64_t sequence) const { return m_ring.data() + sequence % slots * slot_size; }
 
     const int gpu;
@@ -90,7 +90,7 @@ public:
         (void)stop();
     }
 
-    vfio::Result<void> allocate();
+    pdt::Result<void> allocate();
 
     Direction direction() const override { return m_direction; }
     std::string name() const override { return m_name; }
@@ -110,10 +110,10 @@ public:
         return std::nullopt;
     }
 
-    vfio::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override;
-    vfio::Result<std::optional<streams::Completion>> poll() override;
-    vfio::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override;
-    vfio::Result<void> stop() override;
+    pdt::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override;
+    pdt::Result<std::optional<streams::Completion>> poll() override;
+    pdt::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override;
+    pdt::Result<void> stop() override;
     bool busy() const override {
         std::lock_guard lock(mutex());
         return !m_queue.empty();
@@ -127,24 +127,24 @@ public:
     // Issues entry's copy between slot and its host buffer; waits for `after` first (may be
     // null) and records `done` (may be null) once the slot is filled (H2C) or read (C2H). With
     // pageable memory it is posted to the Issuer, and marked issued once the job ran.
-    vfio::Result<void> issue(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
+    pdt::Result<void> issue(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
 
 private:
     std::mutex& mutex() const { return m_loop ? m_loop->mutex : m_mutex; }
     detail::Issuer* issuer() const { return m_loop ? m_loop->issuer.get() : m_issuer.get(); }
-    vfio::Result<void> issue_now(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
-    vfio::Result<void> issue_h2c(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
-    vfio::Result<void> issue_c2h(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
-    vfio::Result<void> corrupt_if_inside(uint8_t* slot, uint64_t stream_byte, uint64_t length, Direction direction,
+    pdt::Result<void> issue_now(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
+    pdt::Result<void> issue_h2c(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
+    pdt::Result<void> issue_c2h(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
+    pdt::Result<void> corrupt_if_inside(uint8_t* slot, uint64_t stream_byte, uint64_t length, Direction direction,
                                          cudaStream_t stream);
     // The entry's copy between host buffer and slot, as the test-only lie allows (config.lie).
-    vfio::Result<void> copy(Entry& entry, void* dst, const void* src, cudaMemcpyKind kind, cudaStream_t stream,
+    pdt::Result<void> copy(Entry& entry, void* dst, const void* src, cudaMemcpyKind kind, cudaStream_t stream,
                             const char* operation);
     // Copies the held-back tails of the transfers poll handed over (completes_early).
-    vfio::Result<void> land_tails(cudaStream_t stream);
-    vfio::Result<void> record(cudaEvent_t event, cudaStream_t stream);
-    vfio::Result<void> wait_for(cudaStream_t stream, cudaEvent_t event);
-    vfio::Result<streams::Completion> complete(const Entry& entry);
+    pdt::Result<void> land_tails(cudaStream_t stream);
+    pdt::Result<void> record(cudaEvent_t event, cudaStream_t stream);
+    pdt::Result<void> wait_for(cudaStream_t stream, cudaEvent_t event);
+    pdt::Result<streams::Completion> complete(const Entry& entry);
 
     ChannelConfig m_config;
     Direction m_direction;
@@ -172,7 +172,7 @@ private:
     std::unique_ptr<detail::Issuer> m_issuer;  // pageable, not looped back (last: joined first)
 };
 
-vfio::Result<void> Loop::pump() {
+pdt::Result<void> Loop::pump() {
     for (;;) {
         Entry* h = h2c ? h2c->first_unscheduled() : nullptr;
         if (h != nullptr && m_h2c_issued < m_c2h_issued + slots) {
@@ -187,7 +187,7 @@ vfio::Result<void> Loop::pump() {
         if (c != nullptr && m_c2h_issued < m_h2c_issued) {
             const size_t s = m_c2h_issued % slots;
             if (c->length < m_length[s])
-                return vfio::make_error("loop back on the GPU", c2h->name(), EINVAL,
+                return pdt::make_error("loop back on the GPU", c2h->name(), EINVAL,
                                         "C2H buffer of " + std::to_string(c->length) + " bytes is smaller than the " +
                                             std::to_string(m_length[s]) + "-byte H2C packet");
             c->length = m_length[s];
@@ -199,7 +199,7 @@ vfio::Result<void> Loop::pump() {
     }
 }
 
-vfio::Result<void> CudaChannel::allocate() {
+pdt::Result<void> CudaChannel::allocate() {
     PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_name);
     void* results = nullptr;
     PDT_CUDA(cudaHostAlloc(&results, m_config.buffer_count * sizeof(detail::CheckResult),
@@ -231,9 +231,9 @@ vfio::Result<void> CudaChannel::allocate() {
     return {};
 }
 
-vfio::Result<void> CudaChannel::submit(size_t index, uint64_t length, bool /*end_of_packet*/) {
+pdt::Result<void> CudaChannel::submit(size_t index, uint64_t length, bool /*end_of_packet*/) {
     if (index >= m_config.buffer_count || length == 0 || length > m_config.buffer_size || length % 4 != 0)
-        return vfio::make_error("submit", m_name, EINVAL,
+        return pdt::make_error("submit", m_name, EINVAL,
                                 "buffer " + std::to_string(index) + " length " + std::to_string(length) +
                                     ": needs a buffer index below " + std::to_string(m_config.buffer_count) +
                                     " and a non-zero multiple of 4 bytes up to the buffer size");
@@ -245,12 +245,12 @@ vfio::Result<void> CudaChannel::submit(size_t index, uint64_t length, bool /*end
     return issue(entry, m_slots[index].data(), nullptr, nullptr);
 }
 
-vfio::Result<void> CudaChannel::issue(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done) {
+pdt::Result<void> CudaChannel::issue(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done) {
     entry.scheduled = true;
     detail::Issuer* on = issuer();
     if (on == nullptr)
         return issue_now(entry, slot, after, done);
-    on->post([this, copy = entry, slot, after, done]() mutable -> vfio::Result<void> {
+    on->post([this, copy = entry, slot, after, done]() mutable -> pdt::Result<void> {
         PDT_CHECK(issue_now(copy, slot, after, done));
         std::lock_guard lock(mutex());
         for (Entry& e : m_queue)
@@ -263,24 +263,24 @@ vfio::Result<void> CudaChannel::issue(Entry& entry, uint8_t* slot, cudaEvent_t a
     return {};
 }
 
-vfio::Result<void> CudaChannel::issue_now(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done) {
+pdt::Result<void> CudaChannel::issue_now(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done) {
     PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_name);
     PDT_CHECK(m_direction == Direction::H2C ? issue_h2c(entry, slot, after, done) : issue_c2h(entry, slot, after, done));
     entry.issued = true;
     return {};
 }
 
-vfio::Result<void> CudaChannel::record(cudaEvent_t event, cudaStream_t stream) {
+pdt::Result<void> CudaChannel::record(cudaEvent_t event, cudaStream_t stream) {
     PDT_CUDA(cudaEventRecord(event, stream), "cudaEventRecord", m_name);
     return {};
 }
 
-vfio::Result<void> CudaChannel::wait_for(cudaStream_t stream, cudaEvent_t event) {
+pdt::Result<void> CudaChannel::wait_for(cudaStream_t stream, cudaEvent_t event) {
     PDT_CUDA(cudaStreamWaitEvent(stream, event, 0), "cudaStreamWaitEvent", m_name);
     return {};
 }
 
-vfio::Result<void> CudaChannel::copy(Entry& entry, void* dst, const void* src, cudaMemcpyKind kind,
+pdt::Result<void> CudaChannel::copy(Entry& entry, void* dst, const void* src, cudaMemcpyKind kind,
                                      cudaStream_t stream, const char* operation) {
     PDT_CHECK(land_tails(stream));  // the next transfer starts: what was held back lands first
     entry.transfer = ++m_transfers;
@@ -297,7 +297,7 @@ vfio::Result<void> CudaChannel::copy(Entry& entry, void* dst, const void* src, c
     return {};
 }
 
-vfio::Result<void> CudaChannel::land_tails(cudaStream_t stream) {
+pdt::Result<void> CudaChannel::land_tails(cudaStream_t stream) {
     while (!m_tails.empty() && m_tails.front().transfer <= m_handed_over) {
         const detail::HeldBackTail& t = m_tails.front().copy;
         PDT_CUDA(cudaMemcpyAsync(t.dst, t.src, t.bytes, t.kind, stream), "cudaMemcpyAsync of a held-back tail", m_name);
@@ -306,7 +306,7 @@ vfio::Result<void> CudaChannel::land_tails(cudaStream_t stream) {
     return {};
 }
 
-vfio::Result<void> CudaChannel::corrupt_if_inside(uint8_t* slot, uint64_t stream_byte, uint64_t length,
+pdt::Result<void> CudaChannel::corrupt_if_inside(uint8_t* slot, uint64_t stream_byte, uint64_t length,
                                                   Direction direction, cudaStream_t stream) {
     const auto& c = m_config.corruption;
     if (!c || c->direction != direction || c->stream_byte_offset < stream_byte ||
@@ -319,7 +319,7 @@ vfio::Result<void> CudaChannel::corrupt_if_inside(uint8_t* slot, uint64_t stream
 // Copy stream: [wait for the slot to be free | poisoned] copy, [corrupt]; kernel stream: check,
 // then the slot is filled (done) and the buffer complete; independent: then the slot is
 // poisoned for its next copy (poisons_destination), off the copies' path.
-vfio::Result<void> CudaChannel::issue_h2c(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done) {
+pdt::Result<void> CudaChannel::issue_h2c(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done) {
     const streams::PatternSpan span = m_spans[entry.index];
     cudaStream_t copy = m_stream.get(), kernel = m_kernel_stream.get();
     if (after != nullptr)
@@ -345,7 +345,7 @@ vfio::Result<void> CudaChannel::issue_h2c(Entry& entry, uint8_t* slot, cudaEvent
 
 // Independent: kernel stream generates [and corrupts], copy stream copies. Loopback: copy
 // stream waits for the slot to be filled, copies, and the slot is free again (done).
-vfio::Result<void> CudaChannel::issue_c2h(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done) {
+pdt::Result<void> CudaChannel::issue_c2h(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done) {
     cudaStream_t copy = m_stream.get(), kernel = m_kernel_stream.get();
     if (!m_loop) {
         PDT_CUDA(detail::launch_generate(reinterpret_cast<uint32_t*>(slot), entry.length / 4,
@@ -364,7 +364,7 @@ vfio::Result<void> CudaChannel::issue_c2h(Entry& entry, uint8_t* slot, cudaEvent
     return record(m_events[entry.index].get(), copy);
 }
 
-vfio::Result<streams::Completion> CudaChannel::complete(const Entry& entry) {
+pdt::Result<streams::Completion> CudaChannel::complete(const Entry& entry) {
     streams::Completion completion{entry.index, entry.length, true, 0};
     if (m_direction == Direction::C2H)
         return completion;
@@ -377,13 +377,13 @@ vfio::Result<streams::Completion> CudaChannel::complete(const Entry& entry) {
                       "GPU check: data error at stream byte offset 0x%" PRIx64 " (transfer %" PRIu64
                       " of the channel, byte 0x%" PRIx64 " of its %" PRIu64 "): ",
                       at, entry.transfer, at - first, entry.length);
-        return vfio::make_error("check H2D data", m_name, EIO, where + mismatch.describe());
+        return pdt::make_error("check H2D data", m_name, EIO, where + mismatch.describe());
     }
     completion.card_verified_bytes = entry.length;
     return completion;
 }
 
-vfio::Result<std::optional<streams::Completion>> CudaChannel::poll() {
+pdt::Result<std::optional<streams::Completion>> CudaChannel::poll() {
     std::lock_guard lock(mutex());
     if (detail::Issuer* on = issuer())
         if (auto failed = on->error())
@@ -401,19 +401,19 @@ vfio::Result<std::optional<streams::Completion>> CudaChannel::poll() {
     return std::optional<streams::Completion>{PDT_TRY(complete(entry))};
 }
 
-vfio::Result<streams::Completion> CudaChannel::wait(std::chrono::milliseconds timeout) {
+pdt::Result<streams::Completion> CudaChannel::wait(std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
         auto polled = PDT_TRY(poll());
         if (polled)
             return *polled;
         if (std::chrono::steady_clock::now() >= deadline)
-            return vfio::make_error("wait for completion", m_name, ETIMEDOUT);
+            return pdt::make_error("wait for completion", m_name, ETIMEDOUT);
         std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
 }
 
-vfio::Result<void> CudaChannel::stop() {
+pdt::Result<void> CudaChannel::stop() {
     if (detail::Issuer* on = issuer())
         on->drain();  // before the lock: a job takes it when it finishes
     std::lock_guard lock(mutex());
@@ -433,7 +433,7 @@ vfio::Result<void> CudaChannel::stop() {
     return {};
 }
 
-vfio::Result<std::shared_ptr<Loop>> make_loop(int gpu, size_t slots, uint64_t slot_size) {
+pdt::Result<std::shared_ptr<Loop>> make_loop(int gpu, size_t slots, uint64_t slot_size) {
     const std::string object = "GPU " + std::to_string(gpu) + " loopback ring";
     PDT_CUDA(cudaSetDevice(gpu), "cudaSetDevice", object);
     detail::DeviceBuffer ring = PDT_TRY(detail::DeviceBuffer::allocate(slots * slot_size, object));
@@ -447,16 +447,16 @@ vfio::Result<std::shared_ptr<Loop>> make_loop(int gpu, size_t slots, uint64_t sl
 
 namespace {
 
-vfio::Result<std::unique_ptr<streams::StreamChannel>> open(const ChannelConfig& config, Direction direction,
+pdt::Result<std::unique_ptr<streams::StreamChannel>> open(const ChannelConfig& config, Direction direction,
                                                            std::shared_ptr<Loop> loop) {
     const GpuInfo info = PDT_TRY(gpu_info(config.gpu));
     const std::string name = info.pci_bus_id + " " + streams::to_string(direction) + " " +
                              std::to_string(config.channel);
     if (config.buffer_count == 0 || config.buffer_size == 0 || config.buffer_size % 4 != 0)
-        return vfio::make_error("open CUDA channel", name, EINVAL,
+        return pdt::make_error("open CUDA channel", name, EINVAL,
                                 "needs at least one buffer, of a non-zero multiple of 4 bytes");
     if (loop && (loop->slot_size < config.buffer_size || loop->gpu != config.gpu))
-        return vfio::make_error("open CUDA channel", name, EINVAL, "the loopback ring's slots are too small");
+        return pdt::make_error("open CUDA channel", name, EINVAL, "the loopback ring's slots are too small");
     auto channel = std::make_unique<CudaChannel>(config, direction, loop, name);
     PDT_CHECK(channel->allocate());
     if (loop) {
@@ -468,12 +468,12 @@ vfio::Result<std::unique_ptr<streams::StreamChannel>> open(const ChannelConfig& 
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<streams::StreamChannel>> open_h2c(const ChannelConfig& config,
+pdt::Result<std::unique_ptr<streams::StreamChannel>> open_h2c(const ChannelConfig& config,
                                                                std::shared_ptr<Loop> loop) {
     return open(config, Direction::H2C, std::move(loop));
 }
 
-vfio::Result<std::unique_ptr<streams::StreamChannel>> open_c2h(const ChannelConfig& config,
+pdt::Result<std::unique_ptr<streams::StreamChannel>> open_c2h(const ChannelConfig& config,
                                                                std::shared_ptr<Loop> loop) {
     return open(config, Direction::C2H, std::move(loop));
 }

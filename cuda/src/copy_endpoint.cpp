@@ -11,12 +11,12 @@
 #include <optional>
 #include <thread>
 
+#include "base/format.hpp"
 #include "cuda_raii.hpp"
 #include "cuda_stream/cuda_copy_endpoint.hpp"
 #include "kernels.hpp"
 #include "lie.hpp"
 #include "streams/kept_memory.hpp"
-#include "vfio_access/format.hpp"
 
 namespace cuda_stream {
 namespace {
@@ -26,7 +26,7 @@ using streams::HostBuffer;
 using streams::Ticket;
 using streams::Direction;
 
-using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
+using pdt::hex;  // "0x1f" (base/format.hpp)
 
 // Host memory for the copies: pinned (cudaHostAlloc), huge pages pinned with cudaHostRegister,
 // or plain pageable memory.
@@ -62,11 +62,11 @@ private:
 
 constexpr uint64_t kHugePage = 2ull << 20;
 
-vfio::Result<std::unique_ptr<HostBuffer>> allocate_host(uint64_t bytes, streams::HostMemory memory,
+pdt::Result<std::unique_ptr<HostBuffer>> allocate_host(uint64_t bytes, streams::HostMemory memory,
                                                         const std::string& object) {
     using streams::HostMemory;
     if (bytes == 0)
-        return vfio::make_error("allocate host buffer", object, EINVAL, "size 0");
+        return pdt::make_error("allocate host buffer", object, EINVAL, "size 0");
     void* p = nullptr;
     if (memory == HostMemory::Registered) {
         PDT_CUDA(cudaHostAlloc(&p, bytes, cudaHostAllocPortable), "cudaHostAlloc", object);
@@ -76,14 +76,14 @@ vfio::Result<std::unique_ptr<HostBuffer>> allocate_host(uint64_t bytes, streams:
     if (memory == HostMemory::Pageable) {
         p = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
         if (p == nullptr)
-            return vfio::make_error("allocate pageable host buffer", object, ENOMEM);
+            return pdt::make_error("allocate pageable host buffer", object, ENOMEM);
         return std::unique_ptr<HostBuffer>(std::make_unique<CudaHostBuffer>(
             static_cast<uint8_t*>(p), bytes, bytes, memory, [](uint8_t* q, uint64_t) { std::free(q); }));
     }
     const uint64_t mapped = (bytes + kHugePage - 1) / kHugePage * kHugePage;
     p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
     if (p == MAP_FAILED)
-        return vfio::errno_error("mmap MAP_HUGETLB " + hex(mapped) + " bytes", object,
+        return pdt::errno_error("mmap MAP_HUGETLB " + hex(mapped) + " bytes", object,
                                  "are 2 MiB huge pages reserved? (/proc/sys/vm/nr_hugepages)");
     if (const cudaError_t error = cudaHostRegister(p, mapped, cudaHostRegisterPortable); error != cudaSuccess) {
         munmap(p, mapped);
@@ -124,30 +124,30 @@ public:
     explicit CudaCopyEndpoint(const CopyEndpointConfig& config) : m_config(config) {}
     ~CudaCopyEndpoint() override { settle("the endpoint closed"); }
 
-    vfio::Result<void> open();
+    pdt::Result<void> open();
     const streams::EndpointInfo& info() const override { return m_info; }
-    vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, streams::HostMemory memory) override {
+    pdt::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, streams::HostMemory memory) override {
         PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
         auto buffer = PDT_TRY(allocate_host(bytes, memory, m_info.name));
         static_cast<CudaHostBuffer&>(*buffer).keep_if(m_at_risk);
         return buffer;
     }
-    vfio::Result<Ticket> issue(Direction direction, unsigned queue, HostBuffer& host, uint64_t host_offset,
+    pdt::Result<Ticket> issue(Direction direction, unsigned queue, HostBuffer& host, uint64_t host_offset,
                                uint64_t card_offset, uint64_t bytes) override;
-    vfio::Result<void> wait(const Ticket& ticket, std::chrono::milliseconds timeout) override;
-    vfio::Result<void> reset_queues() override;
-    vfio::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override;
+    pdt::Result<void> wait(const Ticket& ticket, std::chrono::milliseconds timeout) override;
+    pdt::Result<void> reset_queues() override;
+    pdt::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override;
 
 private:
-    vfio::Result<void> make_queue(Queue& q);
+    pdt::Result<void> make_queue(Queue& q);
     // Before a stream is given up: waits (at most kSettle) for each queue's last copy; where it
     // does not complete, host buffers are kept from then on (m_at_risk) and a warning says so.
     void settle(const char* why);
-    vfio::Result<void> retire(Queue& q);
+    pdt::Result<void> retire(Queue& q);
     void retire_through(Queue& q, uint64_t sequence);
-    vfio::Result<void> poll(cudaEvent_t event, Clock::time_point deadline, const std::string& operation,
+    pdt::Result<void> poll(cudaEvent_t event, Clock::time_point deadline, const std::string& operation,
                             std::chrono::milliseconds timeout);
-    vfio::Result<void> usable(const std::string& operation) const;
+    pdt::Result<void> usable(const std::string& operation) const;
     // The copy as the test-only lie allows (config.lie): cudaMemcpyAsync of what it moves now.
     cudaError_t lying_copy(void* dst, const void* src, uint64_t bytes, cudaMemcpyKind kind, unsigned queue,
                            HostBuffer& host);
@@ -158,7 +158,7 @@ private:
     streams::EndpointInfo m_info;
     detail::DeviceBuffer m_card;
     std::vector<Queue> m_queues;
-    std::optional<vfio::Error> m_broken;  // a wait timed out or a copy failed: unusable until reset_queues
+    std::optional<pdt::Error> m_broken;  // a wait timed out or a copy failed: unusable until reset_queues
     uint64_t m_lie_transfers = 0;         // copies the lie counted, both directions, every queue
     std::vector<QueuedTail> m_tails;      // completes_early: held back until the next issue
     streams::BuffersAtRisk m_at_risk = streams::make_buffers_at_risk();
@@ -191,16 +191,16 @@ void CudaCopyEndpoint::settle(const char* why) {
     }
 }
 
-vfio::Result<void> CudaCopyEndpoint::open() {
+pdt::Result<void> CudaCopyEndpoint::open() {
     const GpuInfo gpu = PDT_TRY(gpu_info(m_config.gpu));
     m_info.name = gpu.pci_bus_id + " " + gpu.name;
     m_info.pci_address = gpu.pci_bus_id;
     if (m_config.card_memory_bytes == 0 || m_config.card_memory_bytes > gpu.memory_bytes)
-        return vfio::make_error("open CUDA copy endpoint", m_info.name, EINVAL,
+        return pdt::make_error("open CUDA copy endpoint", m_info.name, EINVAL,
                                 "card memory of " + hex(m_config.card_memory_bytes) + " bytes: expected 1 to the GPU's " +
                                     hex(gpu.memory_bytes));
     if (m_config.queues == 0 || m_config.max_in_flight == 0)
-        return vfio::make_error("open CUDA copy endpoint", m_info.name, EINVAL, "queues and max_in_flight must be 1 or more");
+        return pdt::make_error("open CUDA copy endpoint", m_info.name, EINVAL, "queues and max_in_flight must be 1 or more");
     PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
     m_card = PDT_TRY(detail::DeviceBuffer::allocate(m_config.card_memory_bytes, m_info.name + " card memory"));
     m_queues.resize(m_config.queues);
@@ -216,7 +216,7 @@ vfio::Result<void> CudaCopyEndpoint::open() {
     return {};
 }
 
-vfio::Result<void> CudaCopyEndpoint::make_queue(Queue& q) {
+pdt::Result<void> CudaCopyEndpoint::make_queue(Queue& q) {
     q.stream = PDT_TRY(detail::Stream::create(m_info.name));
     q.pending.clear();
     q.spare.clear();
@@ -226,9 +226,9 @@ vfio::Result<void> CudaCopyEndpoint::make_queue(Queue& q) {
     return {};
 }
 
-vfio::Result<void> CudaCopyEndpoint::usable(const std::string& operation) const {
+pdt::Result<void> CudaCopyEndpoint::usable(const std::string& operation) const {
     if (m_broken)
-        return vfio::make_error(operation, m_info.name, EIO,
+        return pdt::make_error(operation, m_info.name, EIO,
                                 "the endpoint is unusable until reset_queues after: " + m_broken->message());
     return {};
 }
@@ -243,7 +243,7 @@ void CudaCopyEndpoint::retire_through(Queue& q, uint64_t sequence) {
 }
 
 // Takes the copies whose events fired off the front of the queue.
-vfio::Result<void> CudaCopyEndpoint::retire(Queue& q) {
+pdt::Result<void> CudaCopyEndpoint::retire(Queue& q) {
     while (!q.pending.empty()) {
         const cudaError_t state = cudaEventQuery(q.pending.front().event.get());
         if (state == cudaErrorNotReady)
@@ -255,12 +255,12 @@ vfio::Result<void> CudaCopyEndpoint::retire(Queue& q) {
     return {};
 }
 
-vfio::Result<Ticket> CudaCopyEndpoint::issue(Direction direction, unsigned queue, HostBuffer& host,
+pdt::Result<Ticket> CudaCopyEndpoint::issue(Direction direction, unsigned queue, HostBuffer& host,
                                              uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     const std::string operation =
         std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of";
     auto refuse = [&](int code, const std::string& why) {
-        return vfio::make_error(operation, m_info.name, code,
+        return pdt::make_error(operation, m_info.name, code,
                                 hex(bytes) + " bytes, host offset " + hex(host_offset) + ", card range [" +
                                     hex(card_offset) + ", " + hex(card_offset + bytes) + "): " + why);
     };
@@ -302,7 +302,7 @@ vfio::Result<Ticket> CudaCopyEndpoint::issue(Direction direction, unsigned queue
 
 // Polls an event until it fired: spinning first (a 4 KiB copy completes in microseconds),
 // yielding the core after 100 us. A timeout or a failure leaves the endpoint unusable.
-vfio::Result<void> CudaCopyEndpoint::poll(cudaEvent_t event, Clock::time_point deadline, const std::string& operation,
+pdt::Result<void> CudaCopyEndpoint::poll(cudaEvent_t event, Clock::time_point deadline, const std::string& operation,
                                           std::chrono::milliseconds timeout) {
     const auto spin_until = Clock::now() + std::chrono::microseconds(100);
     for (;;) {
@@ -310,14 +310,14 @@ vfio::Result<void> CudaCopyEndpoint::poll(cudaEvent_t event, Clock::time_point d
         if (state == cudaSuccess)
             return {};
         if (state != cudaErrorNotReady) {
-            m_broken = vfio::make_error(operation, m_info.name, EIO,
+            m_broken = pdt::make_error(operation, m_info.name, EIO,
                                         std::string("the GPU reported it failed: ") + cudaGetErrorName(state) + ": " +
                                             cudaGetErrorString(state));
             return *m_broken;
         }
         const auto now = Clock::now();
         if (now >= deadline) {
-            m_broken = vfio::make_error(operation, m_info.name, ETIMEDOUT,
+            m_broken = pdt::make_error(operation, m_info.name, ETIMEDOUT,
                                         "not completed within " + std::to_string(timeout.count()) + " ms");
             return *m_broken;
         }
@@ -326,13 +326,13 @@ vfio::Result<void> CudaCopyEndpoint::poll(cudaEvent_t event, Clock::time_point d
     }
 }
 
-vfio::Result<void> CudaCopyEndpoint::wait(const Ticket& ticket, std::chrono::milliseconds timeout) {
+pdt::Result<void> CudaCopyEndpoint::wait(const Ticket& ticket, std::chrono::milliseconds timeout) {
     const auto deadline = Clock::now() + timeout;
     const std::string operation =
         "wait for copy " + std::to_string(ticket.sequence) + " on queue " + std::to_string(ticket.queue) + " of";
     PDT_CHECK(usable(operation));
     if (ticket.queue >= m_queues.size() || ticket.sequence >= m_queues[ticket.queue].next_sequence)
-        return vfio::make_error(operation, m_info.name, EINVAL,
+        return pdt::make_error(operation, m_info.name, EINVAL,
                                 "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
                                     std::to_string(ticket.queue));
     Queue& q = m_queues[ticket.queue];
@@ -383,7 +383,7 @@ cudaError_t CudaCopyEndpoint::land_tails(cudaStream_t stream) {
 // CUDA cannot cancel queued work: each queue's last copy is waited for (settle), then the queue
 // gets a fresh stream and events; the old ones are released by the driver once what they hold
 // completed (cudaStreamDestroy, cudaEventDestroy).
-vfio::Result<void> CudaCopyEndpoint::reset_queues() {
+pdt::Result<void> CudaCopyEndpoint::reset_queues() {
     settle("a reset of the queues");
     PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
     for (Queue& q : m_queues)
@@ -393,12 +393,12 @@ vfio::Result<void> CudaCopyEndpoint::reset_queues() {
     return {};
 }
 
-vfio::Result<void> CudaCopyEndpoint::launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) {
+pdt::Result<void> CudaCopyEndpoint::launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) {
     const auto deadline = Clock::now() + timeout;
     const std::string operation = "launch " + std::to_string(count) + " empty kernel(s) on queue " + std::to_string(queue) + " of";
     PDT_CHECK(usable(operation));
     if (queue >= m_queues.size() || count == 0)
-        return vfio::make_error(operation, m_info.name, EINVAL,
+        return pdt::make_error(operation, m_info.name, EINVAL,
                                 "expected a queue below " + std::to_string(m_queues.size()) + " and a count of 1 or more");
     Queue& q = m_queues[queue];
     PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
@@ -413,17 +413,17 @@ vfio::Result<void> CudaCopyEndpoint::launch_empty(unsigned queue, unsigned count
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(const CopyEndpointConfig& config) {
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(const CopyEndpointConfig& config) {
     auto endpoint = std::make_unique<CudaCopyEndpoint>(config);
     PDT_CHECK(endpoint->open());
     return std::unique_ptr<streams::CopyEndpoint>(std::move(endpoint));
 }
 
-vfio::Result<std::vector<double>> bare_copy_seconds(int gpu, Direction direction, uint64_t bytes, unsigned samples) {
+pdt::Result<std::vector<double>> bare_copy_seconds(int gpu, Direction direction, uint64_t bytes, unsigned samples) {
     const std::string object = "bare copy reference on GPU " + std::to_string(gpu);
     PDT_TRY(gpu_info(gpu));
     if (bytes == 0 || samples == 0)
-        return vfio::make_error("bare copy reference", object, EINVAL, "bytes and samples must be 1 or more");
+        return pdt::make_error("bare copy reference", object, EINVAL, "bytes and samples must be 1 or more");
     PDT_CUDA(cudaSetDevice(gpu), "cudaSetDevice", object);
     auto host = PDT_TRY(detail::HostBuffer::allocate(bytes, HostMemory::Pinned, object));
     auto card = PDT_TRY(detail::DeviceBuffer::allocate(bytes, object));

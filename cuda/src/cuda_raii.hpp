@@ -10,14 +10,14 @@
 #include <string>
 #include <type_traits>
 
+#include "base/result.hpp"
 #include "cuda_stream/cuda_stream.hpp"
-#include "vfio_access/result.hpp"
 
 namespace cuda_stream::detail {
 
-// "<operation>: <object>: <CUDA error name>: <text>" as a vfio::Error (code EIO).
-inline vfio::Error cuda_error(std::string operation, std::string object, cudaError_t error) {
-    return vfio::make_error(std::move(operation), std::move(object), EIO,
+// "<operation>: <object>: <CUDA error name>: <text>" as a pdt::Error (code EIO).
+inline pdt::Error cuda_error(std::string operation, std::string object, cudaError_t error) {
+    return pdt::make_error(std::move(operation), std::move(object), EIO,
                             std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error));
 }
 
@@ -31,7 +31,7 @@ inline vfio::Error cuda_error(std::string operation, std::string object, cudaErr
 // Host memory the copy engines read or write: pinned (cudaHostAlloc) or pageable (aligned_alloc).
 class HostBuffer {
 public:
-    static vfio::Result<HostBuffer> allocate(uint64_t size, HostMemory memory, const std::string& object) {
+    static pdt::Result<HostBuffer> allocate(uint64_t size, HostMemory memory, const std::string& object) {
         HostBuffer buffer;
         if (memory == HostMemory::Pinned) {
             void* p = nullptr;
@@ -40,7 +40,7 @@ public:
         } else {
             void* p = std::aligned_alloc(4096, (size + 4095) / 4096 * 4096);
             if (p == nullptr)
-                return vfio::make_error("allocate pageable host buffer", object, ENOMEM);
+                return pdt::make_error("allocate pageable host buffer", object, ENOMEM);
             buffer.m_data = Owner(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
         }
         return buffer;
@@ -54,7 +54,7 @@ private:
 
 class DeviceBuffer {
 public:
-    static vfio::Result<DeviceBuffer> allocate(uint64_t size, const std::string& object) {
+    static pdt::Result<DeviceBuffer> allocate(uint64_t size, const std::string& object) {
         void* p = nullptr;
         PDT_CUDA(cudaMalloc(&p, size), "cudaMalloc", object);
         DeviceBuffer buffer;
@@ -75,7 +75,7 @@ template <typename Raw, cudaError_t (*kCreate)(Raw*, unsigned), unsigned kFlags,
           const char* kOperation>
 class Handle {
 public:
-    static vfio::Result<Handle> create(const std::string& object) {
+    static pdt::Result<Handle> create(const std::string& object) {
         Raw raw = nullptr;
         PDT_CUDA(kCreate(&raw, kFlags), kOperation, object);
         Handle handle;

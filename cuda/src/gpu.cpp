@@ -14,23 +14,23 @@ using detail::cuda_error;
 
 const char* to_string(HostMemory memory) { return memory == HostMemory::Pinned ? "pinned" : "pageable"; }
 
-vfio::Result<int> gpu_count() {
+pdt::Result<int> gpu_count() {
     int count = 0;
     const cudaError_t error = cudaGetDeviceCount(&count);
     if (error != cudaSuccess)
-        return vfio::make_error("cudaGetDeviceCount", "CUDA runtime", ENODEV,
+        return pdt::make_error("cudaGetDeviceCount", "CUDA runtime", ENODEV,
                                 std::string("no usable NVIDIA GPU: ") + cudaGetErrorName(error) + ": " +
                                     cudaGetErrorString(error));
     if (count == 0)
-        return vfio::make_error("cudaGetDeviceCount", "CUDA runtime", ENODEV, "no NVIDIA GPU found");
+        return pdt::make_error("cudaGetDeviceCount", "CUDA runtime", ENODEV, "no NVIDIA GPU found");
     return count;
 }
 
-vfio::Result<GpuInfo> gpu_info(int ordinal) {
+pdt::Result<GpuInfo> gpu_info(int ordinal) {
     const int count = PDT_TRY(gpu_count());
     const std::string object = "GPU " + std::to_string(ordinal);
     if (ordinal < 0 || ordinal >= count)
-        return vfio::make_error("select CUDA device", object, ENODEV,
+        return pdt::make_error("select CUDA device", object, ENODEV,
                                 "this machine has " + std::to_string(count) + " GPU(s), numbered from 0");
     cudaDeviceProp prop{};
     PDT_CUDA(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties", object);
@@ -61,7 +61,7 @@ struct BareDirection {
     uint64_t bytes = 0;
 };
 
-vfio::Result<BareDirection> make_direction(const BareConfig& c, cudaMemcpyKind kind) {
+pdt::Result<BareDirection> make_direction(const BareConfig& c, cudaMemcpyKind kind) {
     BareDirection d{kind, {}, {}, {}, {}, 0, 0};
     const std::string object = "bare copy reference";
     for (unsigned s = 0; s < c.streams; ++s)
@@ -74,11 +74,11 @@ vfio::Result<BareDirection> make_direction(const BareConfig& c, cudaMemcpyKind k
     return d;
 }
 
-vfio::Result<void> step(BareDirection& d, const BareConfig& c, bool count);
+pdt::Result<void> step(BareDirection& d, const BareConfig& c, bool count);
 
 // One direction for the configured time after a warm-up ring: the bytes of every copy that
 // completes in that time, over the time.
-vfio::Result<double> measure_one(BareDirection& d, const BareConfig& c) {
+pdt::Result<double> measure_one(BareDirection& d, const BareConfig& c) {
     using Clock = std::chrono::steady_clock;
     PDT_CUDA(cudaSetDevice(c.gpu), "cudaSetDevice", "bare copy reference");
     d.issued = d.bytes = 0;
@@ -95,7 +95,7 @@ vfio::Result<double> measure_one(BareDirection& d, const BareConfig& c) {
 }
 
 // Issues the next copy, first waiting for the copy that last used its buffer.
-vfio::Result<void> step(BareDirection& d, const BareConfig& c, bool count) {
+pdt::Result<void> step(BareDirection& d, const BareConfig& c, bool count) {
     const size_t slots = d.events.size();
     const size_t slot = d.issued % slots;
     if (d.issued >= slots) {
@@ -114,8 +114,8 @@ vfio::Result<void> step(BareDirection& d, const BareConfig& c, bool count) {
 
 // Runs the directions together for the configured time (after one warm-up ring), in GB/s; each
 // direction on a host thread of its own, so neither waits on the other's completions.
-vfio::Result<std::vector<double>> measure(std::vector<BareDirection*> directions, const BareConfig& c) {
-    std::vector<vfio::Result<double>> rates(directions.size(), vfio::Result<double>(0.0));
+pdt::Result<std::vector<double>> measure(std::vector<BareDirection*> directions, const BareConfig& c) {
+    std::vector<pdt::Result<double>> rates(directions.size(), pdt::Result<double>(0.0));
     std::vector<std::thread> threads;
     for (size_t i = 0; i < directions.size(); ++i)
         threads.emplace_back([&, i] { rates[i] = measure_one(*directions[i], c); });
@@ -129,7 +129,7 @@ vfio::Result<std::vector<double>> measure(std::vector<BareDirection*> directions
 
 }  // namespace
 
-vfio::Result<BareRates> bare_copy_rates(const BareConfig& config) {
+pdt::Result<BareRates> bare_copy_rates(const BareConfig& config) {
     PDT_TRY(gpu_info(config.gpu));
     PDT_CUDA(cudaSetDevice(config.gpu), "cudaSetDevice", "GPU " + std::to_string(config.gpu));
     BareDirection h2d = PDT_TRY(make_direction(config, cudaMemcpyHostToDevice));

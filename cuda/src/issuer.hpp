@@ -18,13 +18,13 @@
 #include <optional>
 #include <thread>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace cuda_stream::detail {
 
 class Issuer {
 public:
-    using Job = std::function<vfio::Result<void>()>;
+    using Job = std::function<pdt::Result<void>()>;
 
     Issuer() : m_thread([this] { loop(); }) {}
     ~Issuer() {
@@ -50,7 +50,7 @@ public:
         std::unique_lock lock(m_mutex);
         m_changed.wait(lock, [this] { return m_jobs.empty() && !m_running; });
     }
-    std::optional<vfio::Error> error() const {
+    std::optional<pdt::Error> error() const {
         std::lock_guard lock(m_mutex);
         return m_error;
     }
@@ -67,7 +67,7 @@ private:
             const bool skip = m_error.has_value();
             m_running = true;
             lock.unlock();
-            std::optional<vfio::Error> failed;
+            std::optional<pdt::Error> failed;
             if (!skip)
                 if (auto done = job(); !done.ok())
                     failed = done.error();
@@ -84,7 +84,7 @@ private:
     std::deque<Job> m_jobs;
     bool m_running = false;
     bool m_quit = false;
-    std::optional<vfio::Error> m_error;
+    std::optional<pdt::Error> m_error;
     std::thread m_thread;  // last: started once the members above exist
 };
 

@@ -41,7 +41,7 @@ public:
         return routes;
     }
 
-    vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(Direction direction, unsigned channel,
+    pdt::Result<std::unique_ptr<streams::StreamChannel>> open_channel(Direction direction, unsigned channel,
                                                                        const streams::ChannelBuffers& buffers) override {
         ChannelConfig config;
         config.gpu = m_info.ordinal;
@@ -74,7 +74,7 @@ private:
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(int ordinal, const StreamDeviceConfig& config) {
+pdt::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(int ordinal, const StreamDeviceConfig& config) {
     GpuInfo info = PDT_TRY(gpu_info(ordinal));
     const vfio::PciAddress address = PDT_TRY(vfio::PciAddress::parse(info.pci_bus_id));
     return std::unique_ptr<streams::StreamDevice>(std::make_unique<CudaStreamDevice>(std::move(info), address, config));

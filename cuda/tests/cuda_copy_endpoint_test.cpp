@@ -106,7 +106,7 @@ TEST(CudaCopyEndpoint, QueueOrderHoldsAcrossDirections) {
     EXPECT_EQ(std::memcmp(got->data() + n, b->data(), n), 0);
 }
 
-void expect_refused(const vfio::Result<streams::Ticket>& t, const std::string& name, int code, const std::string& text) {
+void expect_refused(const pdt::Result<streams::Ticket>& t, const std::string& name, int code, const std::string& text) {
     ASSERT_FALSE(t.ok());
     EXPECT_EQ(t.error().code, code) << t.error().message();
     EXPECT_NE(t.error().message().find(name), std::string::npos) << t.error().message();

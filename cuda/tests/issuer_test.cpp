@@ -19,7 +19,7 @@ TEST(Issuer, RunsJobsInTheOrderPostedOnItsOwnThread) {
     std::atomic<bool> other_thread{true};
     const auto caller = std::this_thread::get_id();
     for (int i = 0; i < 100; ++i)
-        issuer.post([&, i]() -> vfio::Result<void> {
+        issuer.post([&, i]() -> pdt::Result<void> {
             order.push_back(i);
             if (std::this_thread::get_id() == caller)
                 other_thread = false;
@@ -36,7 +36,7 @@ TEST(Issuer, RunsJobsInTheOrderPostedOnItsOwnThread) {
 TEST(Issuer, PostReturnsBeforeTheJobRunsAndDrainWaitsForIt) {
     Issuer issuer;
     std::atomic<bool> release{false}, ran{false};
-    issuer.post([&]() -> vfio::Result<void> {
+    issuer.post([&]() -> pdt::Result<void> {
         while (!release.load())
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         ran = true;
@@ -51,9 +51,9 @@ TEST(Issuer, PostReturnsBeforeTheJobRunsAndDrainWaitsForIt) {
 TEST(Issuer, TheFirstErrorIsKeptAndLaterJobsAreSkipped) {
     Issuer issuer;
     int after = 0;
-    issuer.post([]() -> vfio::Result<void> { return vfio::make_error("cudaMemcpyAsync D2H", "GPU 0 C2H 0", EIO, "x"); });
-    issuer.post([]() -> vfio::Result<void> { return vfio::make_error("second", "GPU 0", EIO, "y"); });
-    issuer.post([&]() -> vfio::Result<void> {
+    issuer.post([]() -> pdt::Result<void> { return pdt::make_error("cudaMemcpyAsync D2H", "GPU 0 C2H 0", EIO, "x"); });
+    issuer.post([]() -> pdt::Result<void> { return pdt::make_error("second", "GPU 0", EIO, "y"); });
+    issuer.post([&]() -> pdt::Result<void> {
         ++after;
         return {};
     });
@@ -69,7 +69,7 @@ TEST(Issuer, DestroyedWithJobsQueuedRunsThemBeforeItsThreadEnds) {
     {
         Issuer issuer;
         for (int i = 0; i < 10; ++i)
-            issuer.post([&]() -> vfio::Result<void> {
+            issuer.post([&]() -> pdt::Result<void> {
                 ++ran;
                 return {};
             });

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "vfio_access/spellings.hpp"
+#include "base/spellings.hpp"
 
 namespace designs {
 
@@ -11,7 +11,7 @@ const char* to_string(DmaMode mode) { return mode == DmaMode::Stream ? "stream" 
 
 namespace {
 
-constexpr vfio::Spelling<StreamFunction> kStreamFunctionNames[] = {
+constexpr pdt::Spelling<StreamFunction> kStreamFunctionNames[] = {
     {StreamFunction::Loopback, "loopback"}, {StreamFunction::Crc64, "crc64"}, {StreamFunction::FixedData, "fixed_data"}};
 
 // Each peripheral type's JSON spelling and its name in text, a row a type.
@@ -41,7 +41,7 @@ const PeripheralNames* names_of(PeripheralType type) {
 
 }  // namespace
 
-const char* to_string(StreamFunction function) { return vfio::spelling(function, kStreamFunctionNames); }
+const char* to_string(StreamFunction function) { return pdt::spelling(function, kStreamFunctionNames); }
 
 const char* json_name(PeripheralType type) {
     const PeripheralNames* names = names_of(type);

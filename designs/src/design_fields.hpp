@@ -14,8 +14,8 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 
+#include "base/result.hpp"
 #include "designs/design.hpp"
-#include "vfio_access/result.hpp"
 
 namespace designs::detail {
 
@@ -28,15 +28,15 @@ public:
     Fields(const json& object, std::string path, const std::string& source)
         : m_object(object), m_path(std::move(path)), m_source(source) {}
 
-    vfio::Error error(const std::string& key, const std::string& problem) const {
-        return vfio::make_error("parse design file", m_source + " field " + field(key), EINVAL, problem);
+    pdt::Error error(const std::string& key, const std::string& problem) const {
+        return pdt::make_error("parse design file", m_source + " field " + field(key), EINVAL, problem);
     }
     std::string field(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }
     bool has(const char* key) const { return m_object.contains(key); }
     const json& at(const char* key) const { return m_object.at(key); }
     const std::string& source() const { return m_source; }
 
-    vfio::Result<void> only(std::initializer_list<const char*> allowed) const {
+    pdt::Result<void> only(std::initializer_list<const char*> allowed) const {
         for (const auto& item : m_object.items()) {
             const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture one
             if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; })) {
@@ -50,15 +50,15 @@ public:
     }
 
     // A number given as a JSON integer or as a string "0x1f" / "31"; within [0, max].
-    vfio::Result<uint64_t> number(const char* key, uint64_t max) const {
+    pdt::Result<uint64_t> number(const char* key, uint64_t max) const {
         if (!has(key))
             return error(key, "missing required field");
         return number_value(key, at(key), max);
     }
-    vfio::Result<uint64_t> number_or(const char* key, uint64_t max, uint64_t fallback) const {
-        return has(key) ? number(key, max) : vfio::Result<uint64_t>(fallback);
+    pdt::Result<uint64_t> number_or(const char* key, uint64_t max, uint64_t fallback) const {
+        return has(key) ? number(key, max) : pdt::Result<uint64_t>(fallback);
     }
-    vfio::Result<uint64_t> number_value(const std::string& key, const json& value, uint64_t max) const {
+    pdt::Result<uint64_t> number_value(const std::string& key, const json& value, uint64_t max) const {
         uint64_t n = 0;
         if (value.is_number_unsigned()) {
             n = value.get<uint64_t>();
@@ -84,37 +84,37 @@ public:
     }
 
     // A JSON true/false.
-    vfio::Result<bool> boolean(const char* key) const {
+    pdt::Result<bool> boolean(const char* key) const {
         if (!has(key) || !at(key).is_boolean())
             return error(key, "expected true or false (got " + (has(key) ? at(key).dump() : std::string("nothing")) + ")");
         return at(key).get<bool>();
     }
     // A number within [0, max], or "any" (a wildcard: std::nullopt).
-    vfio::Result<std::optional<uint64_t>> number_or_any(const char* key, uint64_t max) const {
+    pdt::Result<std::optional<uint64_t>> number_or_any(const char* key, uint64_t max) const {
         if (has(key) && at(key).is_string() && at(key).get<std::string>() == "any")
             return std::optional<uint64_t>();
         return std::optional<uint64_t>(PDT_TRY(number(key, max)));
     }
 
-    vfio::Result<std::string> text(const char* key, bool required) const {
+    pdt::Result<std::string> text(const char* key, bool required) const {
         if (!has(key))
-            return required ? vfio::Result<std::string>(error(key, "missing required field")) : std::string();
+            return required ? pdt::Result<std::string>(error(key, "missing required field")) : std::string();
         if (!at(key).is_string())
             return error(key, "expected a string (got " + at(key).dump() + ")");
         return at(key).get<std::string>();
     }
 
-    vfio::Result<Fields> object(const char* key) const { return object_value(field(key), at(key)); }
-    vfio::Result<Fields> object_value(const std::string& path, const json& value) const {
+    pdt::Result<Fields> object(const char* key) const { return object_value(field(key), at(key)); }
+    pdt::Result<Fields> object_value(const std::string& path, const json& value) const {
         if (!value.is_object())
-            return vfio::make_error("parse design file", m_source + " field " + path, EINVAL,
+            return pdt::make_error("parse design file", m_source + " field " + path, EINVAL,
                                     "expected an object {...} (got " + value.dump() + ")");
         return Fields(value, path, m_source);
     }
     // Parses each element of the array `key` in turn, as the object "key[i]", and appends it to
     // `out`, stopping at the first error; `expected` is the error when `key` is not an array.
     template <typename T, typename Parse>
-    vfio::Result<void> append_objects(const char* key, const std::string& expected, std::vector<T>& out,
+    pdt::Result<void> append_objects(const char* key, const std::string& expected, std::vector<T>& out,
                                       const Parse& parse) const {
         const json& list = at(key);
         if (!list.is_array())
@@ -131,8 +131,8 @@ private:
 };
 
 // The QDMA sections (design_parser_qdma.cpp): qdma, card and simulation.qdma.
-vfio::Result<Qdma> parse_qdma(const Fields& f);
-vfio::Result<CardFunction> parse_card(const Fields& f);
-vfio::Result<QdmaSimulation> parse_qdma_simulation(const Fields& f);
+pdt::Result<Qdma> parse_qdma(const Fields& f);
+pdt::Result<CardFunction> parse_card(const Fields& f);
+pdt::Result<QdmaSimulation> parse_qdma_simulation(const Fields& f);
 
 }  // namespace designs::detail

@@ -16,7 +16,7 @@ namespace {
 using json = nlohmann::json;
 using detail::Fields;
 
-vfio::Result<void> parse_revision_range(const Fields& f, uint8_t& min, uint8_t& max) {
+pdt::Result<void> parse_revision_range(const Fields& f, uint8_t& min, uint8_t& max) {
     min = static_cast<uint8_t>(PDT_TRY(f.number_or("min_revision", 0xff, 0)));
     max = static_cast<uint8_t>(PDT_TRY(f.number_or("max_revision", 0xff, 0xff)));
     if (min > max)
@@ -25,7 +25,7 @@ vfio::Result<void> parse_revision_range(const Fields& f, uint8_t& min, uint8_t& 
 }
 
 // {bar, offset[, value]}: a 32-bit register (content match, version, simulated constant).
-vfio::Result<RegisterValue> parse_register(const Fields& f, bool with_value) {
+pdt::Result<RegisterValue> parse_register(const Fields& f, bool with_value) {
     if (with_value)
         PDT_CHECK(f.only({"bar", "offset", "value"}));
     else
@@ -41,7 +41,7 @@ vfio::Result<RegisterValue> parse_register(const Fields& f, bool with_value) {
 }
 
 // {bar, offset, size}: memory a simulated instance has in a BAR.
-vfio::Result<BarMemory> parse_bar_memory(const Fields& f) {
+pdt::Result<BarMemory> parse_bar_memory(const Fields& f) {
     PDT_CHECK(f.only({"bar", "offset", "size", "cleared_by_reset"}));
     BarMemory m;
     m.bar = static_cast<unsigned>(PDT_TRY(f.number("bar", 5)));
@@ -56,7 +56,7 @@ vfio::Result<BarMemory> parse_bar_memory(const Fields& f) {
     return m;
 }
 
-vfio::Result<IdMatch> parse_match(const Fields& f) {
+pdt::Result<IdMatch> parse_match(const Fields& f) {
     PDT_CHECK(f.only({"vendor_id", "device_id", "device_ids", "subsystem_vendor_id", "subsystem_device_id",
                       "min_revision", "max_revision", "register"}));
     IdMatch match;
@@ -87,7 +87,7 @@ vfio::Result<IdMatch> parse_match(const Fields& f) {
     return match;
 }
 
-vfio::Result<MemoryWindow> parse_window(const Fields& f) {
+pdt::Result<MemoryWindow> parse_window(const Fields& f) {
     PDT_CHECK(f.only({"min_revision", "max_revision", "memory_base", "memory_size"}));
     MemoryWindow window;
     PDT_CHECK(parse_revision_range(f, window.min_revision, window.max_revision));
@@ -98,7 +98,7 @@ vfio::Result<MemoryWindow> parse_window(const Fields& f) {
     return window;
 }
 
-vfio::Result<StreamFunction> parse_stream_function(const Fields& f, const DmaBridge& bridge) {
+pdt::Result<StreamFunction> parse_stream_function(const Fields& f, const DmaBridge& bridge) {
     const std::string name = PDT_TRY(f.text("stream_function", true));
     if (bridge.mode != DmaMode::Stream)
         return f.error("stream_function", "only a stream DMA bridge has a stream function");
@@ -114,7 +114,7 @@ vfio::Result<StreamFunction> parse_stream_function(const Fields& f, const DmaBri
 }
 
 // XDMA IP options (dma_bridge.xdma_ip, simulation.xdma_ip): each optional true/false.
-vfio::Result<XdmaIpOptions> parse_xdma_ip(const Fields& f) {
+pdt::Result<XdmaIpOptions> parse_xdma_ip(const Fields& f) {
     PDT_CHECK(f.only({"descriptor_credits", "poll_mode_writeback", "interrupts"}));
     XdmaIpOptions ip;
     for (auto [key, option] : {std::pair{"descriptor_credits", &ip.descriptor_credits},
@@ -125,7 +125,7 @@ vfio::Result<XdmaIpOptions> parse_xdma_ip(const Fields& f) {
     return ip;
 }
 
-vfio::Result<DmaBridge> parse_dma_bridge(const Fields& f) {
+pdt::Result<DmaBridge> parse_dma_bridge(const Fields& f) {
     PDT_CHECK(f.only({"bar", "mode", "memory_base", "memory_size", "memory_by_revision", "h2c_channels",
                       "c2h_channels", "stream_tdata_bytes", "stream_function", "xdma_ip", "memory_present"}));
     DmaBridge bridge;
@@ -169,7 +169,7 @@ vfio::Result<DmaBridge> parse_dma_bridge(const Fields& f) {
     return bridge;
 }
 
-vfio::Result<PeripheralType> parse_type(const Fields& f) {
+pdt::Result<PeripheralType> parse_type(const Fields& f) {
     const std::string name = PDT_TRY(f.text("type", true));
     std::string list;
     for (PeripheralType type : kPeripheralTypes) {
@@ -180,9 +180,9 @@ vfio::Result<PeripheralType> parse_type(const Fields& f) {
     return f.error("type", "unknown peripheral type \"" + name + "\"; expected one of: " + list);
 }
 
-vfio::Result<std::vector<Route>> parse_routes(const Fields& f, unsigned masters, unsigned slaves) {
+pdt::Result<std::vector<Route>> parse_routes(const Fields& f, unsigned masters, unsigned slaves) {
     std::vector<Route> routes;
-    auto parse_route = [&](const Fields& r) -> vfio::Result<Route> {
+    auto parse_route = [&](const Fields& r) -> pdt::Result<Route> {
         PDT_CHECK(r.only({"master", "slave"}));
         Route route;
         route.master = static_cast<unsigned>(PDT_TRY(r.number("master", masters - 1)));
@@ -198,7 +198,7 @@ vfio::Result<std::vector<Route>> parse_routes(const Fields& f, unsigned masters,
 }
 
 // UG580: SYSMONE1 (UltraScale) or SYSMONE4 (UltraScale+).
-vfio::Result<SysmonPrimitive> parse_sysmon_primitive(const Fields& f) {
+pdt::Result<SysmonPrimitive> parse_sysmon_primitive(const Fields& f) {
     const std::string name = PDT_TRY(f.text("primitive", true));
     for (SysmonPrimitive primitive : {SysmonPrimitive::Sysmone1, SysmonPrimitive::Sysmone4})
         if (name == to_string(primitive))
@@ -207,7 +207,7 @@ vfio::Result<SysmonPrimitive> parse_sysmon_primitive(const Fields& f) {
 }
 
 // AXI Quad SPI (PG153): C_SPI_MODE standard or quad, FIFO Depth 16 or 256.
-vfio::Result<void> parse_quad_spi(const Fields& f, Peripheral& p) {
+pdt::Result<void> parse_quad_spi(const Fields& f, Peripheral& p) {
     const std::string mode = PDT_TRY(f.text("spi_mode", false));
     if (!mode.empty() && mode != "standard" && mode != "quad")
         return f.error("spi_mode", "expected \"standard\" or \"quad\" (got \"" + mode + "\")");
@@ -219,7 +219,7 @@ vfio::Result<void> parse_quad_spi(const Fields& f, Peripheral& p) {
     return {};
 }
 
-vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
+pdt::Result<Peripheral> parse_peripheral(const Fields& f) {
     Peripheral p;
     p.type = PDT_TRY(parse_type(f));
     switch (p.type) {
@@ -266,7 +266,7 @@ vfio::Result<Peripheral> parse_peripheral(const Fields& f) {
     return p;
 }
 
-vfio::Result<Simulation> parse_simulation(const Fields& f) {
+pdt::Result<Simulation> parse_simulation(const Fields& f) {
     PDT_CHECK(f.only({"device_id", "revision", "class_code", "user_access_timestamp", "bar_sizes",
                       "axi_stream_switch_implemented", "dna_words", "stream_fifo_bytes", "xdma_ip",
                       "busy_after_stop_us", "subsystem_vendor_id", "subsystem_device_id", "address_alignment",
@@ -344,7 +344,7 @@ vfio::Result<Simulation> parse_simulation(const Fields& f) {
 }
 
 // Peripherals that share register space are a description error.
-vfio::Result<void> check_overlaps(const Fields& f, const Design& d) {
+pdt::Result<void> check_overlaps(const Fields& f, const Design& d) {
     struct Span {
         unsigned bar;
         uint64_t begin, end;
@@ -370,7 +370,7 @@ vfio::Result<void> check_overlaps(const Fields& f, const Design& d) {
     return {};
 }
 
-vfio::Result<Design> parse_design(const Fields& f) {
+pdt::Result<Design> parse_design(const Fields& f) {
     PDT_CHECK(f.only({"name", "description", "match", "dma_bridge", "qdma", "card", "peripherals", "simulation",
                       "version_register", "fpga_part"}));
     Design d;
@@ -406,7 +406,7 @@ vfio::Result<Design> parse_design(const Fields& f) {
 
 }  // namespace
 
-vfio::Result<std::vector<Design>> parse_designs(std::string_view text, const std::string& source) {
+pdt::Result<std::vector<Design>> parse_designs(std::string_view text, const std::string& source) {
     json root;
     try {
         root = json::parse(text);
@@ -414,20 +414,20 @@ vfio::Result<std::vector<Design>> parse_designs(std::string_view text, const std
         // "[json.exception.parse_error.101] parse error at line 3, column 7: syntax error ..."
         const std::string what = e.what();
         const size_t at = what.find("parse error ");
-        return vfio::make_error("parse design file", source, EINVAL,
+        return pdt::make_error("parse design file", source, EINVAL,
                                 "invalid JSON " + (at == std::string::npos ? what : what.substr(at + 12)));
     } catch (const json::exception& e) {
         // The parser throws out_of_range, not parse_error, for a number beyond a double
         // ("[json.exception.out_of_range.406] number overflow parsing '65e666'"; found by fuzzing).
         const std::string what = e.what();
         const size_t at = what.find("] ");
-        return vfio::make_error("parse design file", source, EINVAL,
+        return pdt::make_error("parse design file", source, EINVAL,
                                 "invalid JSON: " + (at == std::string::npos ? what : what.substr(at + 2)));
     }
     std::vector<Design> designs;
-    auto add = [&](const std::string& path, const json& value) -> vfio::Result<void> {
+    auto add = [&](const std::string& path, const json& value) -> pdt::Result<void> {
         if (!value.is_object())
-            return vfio::make_error("parse design file", source + (path.empty() ? "" : " field " + path), EINVAL,
+            return pdt::make_error("parse design file", source + (path.empty() ? "" : " field " + path), EINVAL,
                                     std::string("expected a design object {\"name\": ..., \"match\": ...} (got ") +
                                         value.type_name() + ")");
         Design design = PDT_TRY(parse_design(Fields(value, path, source)));
@@ -437,7 +437,7 @@ vfio::Result<std::vector<Design>> parse_designs(std::string_view text, const std
     };
     if (root.is_array()) {
         if (root.empty())
-            return vfio::make_error("parse design file", source, EINVAL, "the array holds no designs");
+            return pdt::make_error("parse design file", source, EINVAL, "the array holds no designs");
         for (size_t i = 0; i < root.size(); ++i)
             PDT_CHECK(add("[" + std::to_string(i) + "]", root[i]));
     } else {

@@ -6,12 +6,12 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.hpp"
 #include "designs/design.hpp"
-#include "vfio_access/result.hpp"
 
 namespace designs {
 
 // A file holds one design object or an array of them.
-vfio::Result<std::vector<Design>> parse_designs(std::string_view text, const std::string& source);
+pdt::Result<std::vector<Design>> parse_designs(std::string_view text, const std::string& source);
 
 }  // namespace designs

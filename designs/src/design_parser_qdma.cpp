@@ -8,9 +8,9 @@ namespace {
 constexpr uint64_t kMaxQid = 2047;
 
 // qdma.stream_routes: [{"h2c": q, "c2h": q}], each C2H stream queue fed by one H2C queue at most.
-vfio::Result<std::vector<QdmaStreamRoute>> parse_stream_routes(const Fields& f) {
+pdt::Result<std::vector<QdmaStreamRoute>> parse_stream_routes(const Fields& f) {
     std::vector<QdmaStreamRoute> routes;
-    auto parse_route = [&](const Fields& r) -> vfio::Result<QdmaStreamRoute> {
+    auto parse_route = [&](const Fields& r) -> pdt::Result<QdmaStreamRoute> {
         PDT_CHECK(r.only({"h2c", "c2h"}));
         QdmaStreamRoute route;
         route.h2c = static_cast<unsigned>(PDT_TRY(r.number("h2c", kMaxQid)));
@@ -31,7 +31,7 @@ vfio::Result<std::vector<QdmaStreamRoute>> parse_stream_routes(const Fields& f) 
 
 // The QDMA Subsystem (PG302): its CSR BAR and, for a memory-mapped design, the card memory; for
 // a streaming design what the fabric does between its stream queues.
-vfio::Result<Qdma> parse_qdma(const Fields& f) {
+pdt::Result<Qdma> parse_qdma(const Fields& f) {
     PDT_CHECK(f.only({"bar", "memory_base", "memory_size", "stream_routes", "stream_function"}));
     Qdma qdma;
     qdma.bar = static_cast<unsigned>(PDT_TRY(f.number("bar", 5)));
@@ -53,7 +53,7 @@ vfio::Result<Qdma> parse_qdma(const Fields& f) {
 }
 
 // One physical function of a multi-function card (PG302: PF0..PF3).
-vfio::Result<CardFunction> parse_card(const Fields& f) {
+pdt::Result<CardFunction> parse_card(const Fields& f) {
     PDT_CHECK(f.only({"name", "physical_function"}));
     CardFunction card;
     card.name = PDT_TRY(f.text("name", true));
@@ -64,7 +64,7 @@ vfio::Result<CardFunction> parse_card(const Fields& f) {
 }
 
 // simulation.qdma: the capabilities the simulated QDMA reports (PG302: 1..4 PFs, up to 2048 queues).
-vfio::Result<QdmaSimulation> parse_qdma_simulation(const Fields& f) {
+pdt::Result<QdmaSimulation> parse_qdma_simulation(const Fields& f) {
     PDT_CHECK(f.only({"physical_functions", "queues", "stream", "memory_mapped"}));
     QdmaSimulation q;
     q.physical_functions = static_cast<unsigned>(PDT_TRY(f.number_or("physical_functions", 4, q.physical_functions)));

@@ -2,32 +2,32 @@
 
 #include <algorithm>
 
+#include "base/text_file.hpp"
 #include "design_parser.hpp"
-#include "vfio_access/text_file.hpp"
 
 namespace designs {
 
-vfio::Result<Registry> Registry::builtin() {
+pdt::Result<Registry> Registry::builtin() {
     Registry registry;
     for (const EmbeddedFile& file : embedded_design_files())
         PDT_CHECK(registry.add_text(file.text, std::string("built-in designs/data/") + file.name, true));
     return registry;
 }
 
-vfio::Result<Registry> Registry::load(const std::vector<std::string>& design_files) {
+pdt::Result<Registry> Registry::load(const std::vector<std::string>& design_files) {
     Registry registry = PDT_TRY(builtin());
     for (const std::string& path : design_files)
         PDT_CHECK(registry.add_file(path));
     return registry;
 }
 
-vfio::Result<void> Registry::add_file(const std::string& path) {
-    const std::string text = PDT_TRY(vfio::read_text_file(path, "open design file", "read design file",
+pdt::Result<void> Registry::add_file(const std::string& path) {
+    const std::string text = PDT_TRY(pdt::read_text_file(path, "open design file", "read design file",
                                                           "--design_file takes a readable JSON file"));
     return add_text(text, path, false);
 }
 
-vfio::Result<void> Registry::add_text(std::string_view text, const std::string& source, bool builtin) {
+pdt::Result<void> Registry::add_text(std::string_view text, const std::string& source, bool builtin) {
     std::vector<Design> parsed = PDT_TRY(parse_designs(text, source));
     for (Design& design : parsed) {
         // Names are unique among user designs and among built-ins; a user design may shadow a
@@ -36,7 +36,7 @@ vfio::Result<void> Registry::add_text(std::string_view text, const std::string& 
         const auto last = builtin ? m_designs.end() : m_designs.begin() + static_cast<long>(m_user_count);
         const auto clash = std::find_if(first, last, [&](const Design& d) { return d.name == design.name; });
         if (clash != last)
-            return vfio::make_error("parse design file", source + " field name", EEXIST,
+            return pdt::make_error("parse design file", source + " field name", EEXIST,
                                     "design \"" + design.name + "\" is already defined in " + clash->source);
         if (builtin) {
             m_designs.push_back(std::move(design));

@@ -13,7 +13,7 @@ const char* kMatch = R"("match": {"subsystem_vendor_id": "0x0002", "subsystem_de
 
 std::string design(const std::string& body) { return std::string(R"({"name": "d", )") + kMatch + body + "}"; }
 
-vfio::Result<designs::Design> parse(const std::string& text) {
+pdt::Result<designs::Design> parse(const std::string& text) {
     designs::Registry registry;
     PDT_CHECK(registry.add_text(text, "my.json"));
     return *registry.find("d");

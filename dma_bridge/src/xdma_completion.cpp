@@ -27,14 +27,14 @@ std::string Engine::diagnostics(uint32_t status_value) const {
 
 // Latches and returns an error naming the channel, the cause and the engine state. An
 // identifier of all-ones means the device is gone, whatever the symptom was.
-vfio::Error Engine::fail(int code, std::string what, const std::string& after) {
+pdt::Error Engine::fail(int code, std::string what, const std::string& after) {
     const uint32_t id = reg(channel_reg::IDENTIFIER);
     if (id == 0xFFFFFFFFu) {
         code = ENODEV;
         what = "identifier reads 0xffffffff: device gone (link down or surprise removal); was: " + what;
     }
     const uint32_t status_value = id == 0xFFFFFFFFu ? id : read_status();
-    vfio::Error error = vfio::make_error(std::string(to_string(m_options.direction)) + " " +
+    pdt::Error error = pdt::make_error(std::string(to_string(m_options.direction)) + " " +
                                              std::to_string(m_options.channel) + " transfer",
                                          m_device.identity().address.to_string(), code,
                                          what + ": " + diagnostics(status_value) + (after.empty() ? "" : "; " + after));
@@ -54,7 +54,7 @@ void Engine::report_failure(const std::string& what) const {
         notify_failure(FailureReport{name(), what, register_dump(), &m_device});
 }
 
-vfio::Result<void> Engine::check_status(uint32_t value, const char* source) {
+pdt::Result<void> Engine::check_status(uint32_t value, const char* source) {
     if (!(value & status::errors))
         return {};
     std::string what;
@@ -73,7 +73,7 @@ vfio::Result<void> Engine::check_status(uint32_t value, const char* source) {
     return fail(EIO, what + " reported in " + source + " (status " + decode_status(m_options.direction, value) + ")");
 }
 
-vfio::Result<uint64_t> Engine::hardware_completed() {
+pdt::Result<uint64_t> Engine::hardware_completed() {
     uint32_t count = 0;
     const bool list = m_options.mode == RunMode::StopList;
     switch (m_options.completion) {
@@ -127,7 +127,7 @@ bool Engine::stopped_at_stop(uint32_t value) const {
 // error; read before the count again), the IP does not count completed descriptors. With
 // --completion auto the engine completes by Status from then on (PG195: a stopped list is
 // complete), with a warning; a forced method is left to the timeout, which says why.
-vfio::Result<uint64_t> Engine::checked_count(uint64_t completed) {
+pdt::Result<uint64_t> Engine::checked_count(uint64_t completed) {
     const auto now = std::chrono::steady_clock::now();
     if (!m_count_seen_at || completed != m_count_seen) {
         m_count_seen = completed;
@@ -173,7 +173,7 @@ std::string Engine::count_diagnosis() const {
 }
 
 // A C2H stream transfer's completion from its descriptors' writeback records.
-vfio::Result<TransferCompletion> Engine::finish(const Transfer& transfer) {
+pdt::Result<TransferCompletion> Engine::finish(const Transfer& transfer) {
     TransferCompletion done{transfer.id, 0, false};
     for (size_t i = 0; i < transfer.count; ++i) {
         const uint64_t seq = transfer.first + i;
@@ -192,12 +192,12 @@ vfio::Result<TransferCompletion> Engine::finish(const Transfer& transfer) {
     return done;
 }
 
-vfio::Error Engine::more_completed_than_started(uint64_t completed) {
+pdt::Error Engine::more_completed_than_started(uint64_t completed) {
     return fail(EPROTO, "engine reports " + std::to_string(completed) + " completed descriptors of " +
                             std::to_string(m_started) + " started");
 }
 
-vfio::Result<std::optional<TransferCompletion>> Engine::poll() {
+pdt::Result<std::optional<TransferCompletion>> Engine::poll() {
     if (m_failure)
         return *m_failure;
     if (m_held_credits > 0)
@@ -238,7 +238,7 @@ vfio::Result<std::optional<TransferCompletion>> Engine::poll() {
     return std::optional<TransferCompletion>{done};
 }
 
-vfio::Result<TransferCompletion> Engine::wait(std::chrono::milliseconds timeout) {
+pdt::Result<TransferCompletion> Engine::wait(std::chrono::milliseconds timeout) {
     const auto start = std::chrono::steady_clock::now();
     const auto deadline = start + timeout;
     const bool interrupt = m_options.completion == CompletionMethod::Interrupt;
@@ -247,13 +247,13 @@ vfio::Result<TransferCompletion> Engine::wait(std::chrono::milliseconds timeout)
         if (done)
             return *done;
         if (m_transfers.empty())
-            return vfio::make_error(std::string(to_string(m_options.direction)) + " " +
+            return pdt::make_error(std::string(to_string(m_options.direction)) + " " +
                                         std::to_string(m_options.channel) + " wait",
                                     m_device.identity().address.to_string(), EINVAL, "no transfer submitted");
         const auto now = std::chrono::steady_clock::now();
         if (now >= deadline) {
             const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
-            vfio::Error error = fail(ETIMEDOUT, "Timeout after " + std::to_string(ms) + " ms", count_diagnosis());
+            pdt::Error error = fail(ETIMEDOUT, "Timeout after " + std::to_string(ms) + " ms", count_diagnosis());
             m_failure.reset();  // the caller decides: wait longer, or recover()
             if (timeout >= m_options.timeout)  // the whole transfer timeout: a failure (shorter: a slice)
                 report_failure(error.message());

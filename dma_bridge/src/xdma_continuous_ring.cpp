@@ -6,17 +6,17 @@
 #include <cstring>
 #include <thread>
 
+#include "base/format.hpp"
 #include "dma_bridge/xdma_descriptor.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_register_dump.hpp"
 #include "dma_bridge/xdma_registers.hpp"
-#include "vfio_access/format.hpp"
 
 namespace xdma {
 
-using vfio::hex;
+using pdt::hex;
 
-vfio::Result<std::unique_ptr<ContinuousRing>> ContinuousRing::open(vfio::Device& device, const ContinuousRingSettings& o,
+pdt::Result<std::unique_ptr<ContinuousRing>> ContinuousRing::open(vfio::Device& device, const ContinuousRingSettings& o,
                                                                    uint64_t size, bool free_running) {
     auto ring = std::unique_ptr<ContinuousRing>(new ContinuousRing(device, PDT_TRY(dma_registers(device, o.dma_bar))));
     ring->m_channel_index = o.c2h_channel;
@@ -32,9 +32,9 @@ vfio::Result<std::unique_ptr<ContinuousRing>> ContinuousRing::open(vfio::Device&
     const uint32_t id = ring->reg(channel_reg::IDENTIFIER);
     if (identifier::subsystem_identifier(id) != identifier::SUBSYSTEM_IDENTIFIER ||
         identifier::target(id) != target::C2H_CHANNEL || !identifier::stream(id))
-        return vfio::make_error("open continuous C2H ring", ring->m_name, ENODEV, "not an XDMA C2H stream channel");
+        return pdt::make_error("open continuous C2H ring", ring->m_name, ENODEV, "not an XDMA C2H stream channel");
     if (ring->reg(channel_reg::STATUS) & status::busy)
-        return vfio::make_error("open continuous C2H ring", ring->m_name, EBUSY,
+        return pdt::make_error("open continuous C2H ring", ring->m_name, EBUSY,
                                 "Attempting to initialise when DMA channel busy");
     const vfio::DmaRegion::Options table_options{vfio::DmaAccess::DeviceReadWrite, o.buffer_kind, o.dma_mask_bits};
     const vfio::DmaRegion::Options data_options{vfio::DmaAccess::DeviceWrite, o.buffer_kind, o.dma_mask_bits};
@@ -50,7 +50,7 @@ uint64_t ContinuousRing::writeback_iova(size_t i) const {
     return m_ring.iova() + m_count * sizeof(Descriptor) + i * sizeof(C2hStreamWriteback);
 }
 
-vfio::Result<void> ContinuousRing::start() {
+pdt::Result<void> ContinuousRing::start() {
     const uint64_t common = block_offset(target::SGDMA_COMMON);
     PDT_CHECK(m_run.clear_run());
     (void)reg(channel_reg::STATUS_RC);
@@ -78,10 +78,10 @@ vfio::Result<void> ContinuousRing::start() {
     return {};
 }
 
-vfio::Result<std::optional<ContinuousRing::Piece>> ContinuousRing::poll() {
+pdt::Result<std::optional<ContinuousRing::Piece>> ContinuousRing::poll() {
     const uint32_t status_value = reg(channel_reg::STATUS);
     if (status_value & status::errors) {
-        vfio::Error error = vfio::make_error("receive", m_name, EIO,
+        pdt::Error error = pdt::make_error("receive", m_name, EIO,
                                              "channel_status=" + hex(status_value) + " (" +
                                                  decode_status(Direction::C2H, status_value) + ")");
         report_failure(error.message());
@@ -93,7 +93,7 @@ vfio::Result<std::optional<ContinuousRing::Piece>> ContinuousRing::poll() {
         return std::optional<Piece>{};
     if (ahead > m_count) {
         if (!m_free_running)
-            return vfio::make_error("receive", m_name, EOVERFLOW,
+            return pdt::make_error("receive", m_name, EOVERFLOW,
                                     "the engine completed more descriptors than the ring holds: data overwritten");
         // The newest m_count - 1 completions are intact; the oldest buffer is being written now.
         const uint64_t skip = ahead - (m_count - 1);
@@ -105,7 +105,7 @@ vfio::Result<std::optional<ContinuousRing::Piece>> ContinuousRing::poll() {
     C2hStreamWriteback wb;
     std::memcpy(&wb, m_ring.data() + m_count * sizeof(Descriptor) + index * sizeof wb, sizeof wb);
     if ((wb.wb_magic_status >> 16) != C2H_STREAM_WRITEBACK_MAGIC)
-        return vfio::make_error("receive", m_name, EIO, "Incorrect stream wb_magic_status " + hex(wb.wb_magic_status));
+        return pdt::make_error("receive", m_name, EIO, "Incorrect stream wb_magic_status " + hex(wb.wb_magic_status));
     ++m_consumed;
     return std::optional<Piece>{Piece{index, wb.length, (wb.wb_magic_status & C2H_STREAM_WRITEBACK_EOP) != 0}};
 }
@@ -117,7 +117,7 @@ void ContinuousRing::release(size_t index) {
                 sizeof(C2hStreamWriteback));
 }
 
-vfio::Result<void> ContinuousRing::stop() {
+pdt::Result<void> ContinuousRing::stop() {
     if (!m_claim.held())
         return {};  // never started, or stopped already
     m_running = false;

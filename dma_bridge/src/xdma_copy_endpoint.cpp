@@ -1,7 +1,7 @@
 #include "dma_bridge/xdma_copy_endpoint.hpp"
+#include "base/format.hpp"
 #include "dma_bridge/xdma_registers.hpp"
 #include "streams/vfio_host_buffers.hpp"
-#include "vfio_access/format.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -17,7 +17,7 @@ namespace {
 
 using streams::HostMemory;
 
-using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
+using pdt::hex;  // "0x1f" (base/format.hpp)
 
 // One copy issued on a queue and not yet seen completed.
 struct Copy {
@@ -41,29 +41,29 @@ class XdmaCopyEndpoint final : public streams::CopyEndpoint {
 public:
     XdmaCopyEndpoint(vfio::Device& device, const CopyEndpointConfig& config) : m_device(device), m_config(config) {}
 
-    vfio::Result<void> open(unsigned queues);
+    pdt::Result<void> open(unsigned queues);
     const streams::EndpointInfo& info() const override { return m_info; }
-    vfio::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
-    vfio::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
+    pdt::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
+    pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
-    vfio::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
-    vfio::Result<void> reset_queues() override;
+    pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
+    pdt::Result<void> reset_queues() override;
 
 private:
-    vfio::Result<void> pump(Queue& queue);
-    vfio::Error issue_error(Direction direction, unsigned queue, uint64_t host_offset, uint64_t card_offset,
+    pdt::Result<void> pump(Queue& queue);
+    pdt::Error issue_error(Direction direction, unsigned queue, uint64_t host_offset, uint64_t card_offset,
                             uint64_t bytes, int code, const std::string& why) const;
-    vfio::Error timeout_error(unsigned queue, const streams::Ticket& ticket, std::chrono::milliseconds timeout) const;
+    pdt::Error timeout_error(unsigned queue, const streams::Ticket& ticket, std::chrono::milliseconds timeout) const;
 
     vfio::Device& m_device;
     CopyEndpointConfig m_config;
     streams::EndpointInfo m_info;
     std::vector<Queue> m_queues;
-    std::optional<vfio::Error> m_broken;  // a wait timed out: unusable until reset_queues
+    std::optional<pdt::Error> m_broken;  // a wait timed out: unusable until reset_queues
     unsigned m_dma_mask_bits = 64;
 };
 
-vfio::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
+pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
     m_queues.resize(queues);
     for (unsigned q = 0; q < queues; ++q) {
         for (Direction d : {Direction::H2C, Direction::C2H}) {
@@ -97,19 +97,19 @@ vfio::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
     return {};
 }
 
-vfio::Result<std::unique_ptr<streams::HostBuffer>> XdmaCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
+pdt::Result<std::unique_ptr<streams::HostBuffer>> XdmaCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
     return streams::allocate_vfio_buffer(m_device, bytes, memory, m_dma_mask_bits, this, m_info.name);
 }
 
-vfio::Error XdmaCopyEndpoint::issue_error(Direction direction, unsigned queue, uint64_t host_offset,
+pdt::Error XdmaCopyEndpoint::issue_error(Direction direction, unsigned queue, uint64_t host_offset,
                                           uint64_t card_offset, uint64_t bytes, int code, const std::string& why) const {
-    return vfio::make_error(std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of",
+    return pdt::make_error(std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of",
                             m_info.name, code,
                             hex(bytes) + " bytes, host offset " + hex(host_offset) + ", card range [" + hex(card_offset) +
                                 ", " + hex(card_offset + bytes) + "): " + why);
 }
 
-vfio::Result<streams::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
+pdt::Result<streams::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     auto refuse = [&](int code, const std::string& why) {
         return issue_error(direction, queue, host_offset, card_offset, bytes, code, why);
@@ -140,7 +140,7 @@ vfio::Result<streams::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsig
 }
 
 // Takes completions off the engine of the submitted prefix, then submits what may start.
-vfio::Result<void> XdmaCopyEndpoint::pump(Queue& q) {
+pdt::Result<void> XdmaCopyEndpoint::pump(Queue& q) {
     while (!q.copies.empty() && q.copies.front().submitted) {
         if (!PDT_TRY(q.engine(q.copies.front().direction).poll()))
             break;
@@ -159,12 +159,12 @@ vfio::Result<void> XdmaCopyEndpoint::pump(Queue& q) {
     return {};
 }
 
-vfio::Error XdmaCopyEndpoint::timeout_error(unsigned queue, const streams::Ticket& ticket,
+pdt::Error XdmaCopyEndpoint::timeout_error(unsigned queue, const streams::Ticket& ticket,
                                             std::chrono::milliseconds timeout) const {
     const Queue& q = m_queues[queue];
     const Copy& oldest = q.copies.front();
     const Engine& engine = *q.engines[oldest.direction == Direction::H2C ? 0 : 1];
-    return vfio::make_error("wait for copy " + std::to_string(ticket.sequence) + " on queue " + std::to_string(queue) + " of",
+    return pdt::make_error("wait for copy " + std::to_string(ticket.sequence) + " on queue " + std::to_string(queue) + " of",
                             m_info.name, ETIMEDOUT,
                             "not completed within " + std::to_string(timeout.count()) + " ms; oldest copy " +
                                 std::to_string(oldest.sequence) + " " + to_string(oldest.direction) + " card [" +
@@ -172,12 +172,12 @@ vfio::Error XdmaCopyEndpoint::timeout_error(unsigned queue, const streams::Ticke
                                 engine.name() + ": " + engine.describe_state());
 }
 
-vfio::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
+pdt::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
     if (m_broken)
-        return vfio::make_error("wait for copy of", m_info.name, EIO,
+        return pdt::make_error("wait for copy of", m_info.name, EIO,
                                 "the endpoint is unusable until reset_queues after: " + m_broken->message());
     if (ticket.queue >= m_queues.size() || ticket.sequence >= m_queues[ticket.queue].next_sequence)
-        return vfio::make_error("wait for copy of", m_info.name, EINVAL,
+        return pdt::make_error("wait for copy of", m_info.name, EINVAL,
                                 "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
                                     std::to_string(ticket.queue));
     Queue& q = m_queues[ticket.queue];
@@ -185,13 +185,13 @@ vfio::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::ch
     while (ticket.sequence >= q.completed_before) {
         auto pumped = pump(q);
         if (!pumped.ok())
-            return vfio::make_error("wait for copy " + std::to_string(ticket.sequence) + " on queue " +
+            return pdt::make_error("wait for copy " + std::to_string(ticket.sequence) + " on queue " +
                                         std::to_string(ticket.queue) + " of",
                                     m_info.name, pumped.error().code, "the card reported it failed: " + pumped.error().message());
         if (ticket.sequence < q.completed_before)
             break;
         if (std::chrono::steady_clock::now() >= deadline) {
-            vfio::Error error = timeout_error(ticket.queue, ticket, timeout);
+            pdt::Error error = timeout_error(ticket.queue, ticket, timeout);
             q.engine(q.copies.front().direction).report_failure(error.message());
             m_broken = error;
             return error;
@@ -201,8 +201,8 @@ vfio::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::ch
     return {};
 }
 
-vfio::Result<void> XdmaCopyEndpoint::reset_queues() {
-    std::optional<vfio::Error> first;
+pdt::Result<void> XdmaCopyEndpoint::reset_queues() {
+    std::optional<pdt::Error> first;
     for (Queue& q : m_queues) {
         for (auto& engine : q.engines)
             if (auto recovered = engine->recover(); !recovered.ok() && !first)
@@ -218,20 +218,20 @@ vfio::Result<void> XdmaCopyEndpoint::reset_queues() {
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config) {
     const std::string object = config.name.empty() ? device.identity().address.to_string() : config.name;
     if (config.card_memory_size == 0)
-        return vfio::make_error("open XDMA copy endpoint", object, EINVAL, "the design states no card memory");
+        return pdt::make_error("open XDMA copy endpoint", object, EINVAL, "the design states no card memory");
     if (config.ring_descriptors == 0 || config.ring_descriptors > MAX_DESCRIPTOR_CREDITS)
-        return vfio::make_error("open XDMA copy endpoint", object, EINVAL, "ring_descriptors must be 1..1023");
+        return pdt::make_error("open XDMA copy endpoint", object, EINVAL, "ring_descriptors must be 1..1023");
     PDT_TRY(device.enable_bus_master());  // the engines fetch descriptors and move data as bus master
     const vfio::RegisterWindow regs = PDT_TRY(dma_registers(device, config.dma_bar, config.register_offset));
     const Channels channels = PDT_TRY(discover(regs, false));
     const unsigned queues = std::min<unsigned>({static_cast<unsigned>(channels.h2c.size()),
                                                 static_cast<unsigned>(channels.c2h.size()), config.max_queues});
     if (queues == 0)
-        return vfio::make_error("open XDMA copy endpoint", object, ENODEV,
+        return pdt::make_error("open XDMA copy endpoint", object, ENODEV,
                                 "no memory-mapped H2C and C2H channel pair found (" + std::to_string(channels.h2c.size()) +
                                     " H2C, " + std::to_string(channels.c2h.size()) + " C2H)");
     auto endpoint = std::make_unique<XdmaCopyEndpoint>(device, config);

@@ -5,37 +5,37 @@
 #include <optional>
 #include <string>
 
+#include "base/format.hpp"
 #include "dma_bridge/xdma_register_dump.hpp"
 #include "dma_bridge/xdma_registers.hpp"
 #include "dma_bridge/xdma_run_control.hpp"
-#include "vfio_access/format.hpp"
 
 namespace xdma {
 namespace {
 
-using vfio::hex;
+using pdt::hex;
 
 constexpr uint32_t kRing = 1023;  // the most descriptors the credit register can release
 
-vfio::Error credit_error(const std::string& what) {
-    return vfio::make_error("Descriptor Credits register test", "H2C 0", EIO, what);
+pdt::Error credit_error(const std::string& what) {
+    return pdt::make_error("Descriptor Credits register test", "H2C 0", EIO, what);
 }
 
 }  // namespace
 
-vfio::Result<void> check_descriptor_credit_register(const vfio::RegisterWindow& regs) {
+pdt::Result<void> check_descriptor_credit_register(const vfio::RegisterWindow& regs) {
     const uint64_t channel = block_offset(target::H2C_CHANNEL, 0);
     const uint64_t sgdma = block_offset(target::H2C_SGDMA, 0);
     const uint64_t common = block_offset(target::SGDMA_COMMON);
     const uint32_t bit = sgdma_common_reg::channel_bit(Direction::H2C, 0);
     if (regs.read32(channel + channel_reg::STATUS) & status::busy)
-        return vfio::make_error("Descriptor Credits register test", "H2C 0", EBUSY, "the channel is busy");
+        return pdt::make_error("Descriptor Credits register test", "H2C 0", EBUSY, "the channel is busy");
     // Halt descriptor fetch, so Run with credits fetches nothing. Run is set and cleared with
     // proof (xdma_run_control.hpp), so that an IP that ignores the W1C alias is left stopped.
     regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1S, bit);
     RunControl run(regs, channel, "H2C 0", [](std::string text) { notify_warning("H2C 0", text); });
     run.write_control(regs.read32(channel + channel_reg::CONTROL));
-    std::optional<vfio::Error> failure;
+    std::optional<pdt::Error> failure;
     if (auto started = run.start(std::chrono::seconds(1)); !started)
         failure = started.error();
     for (uint32_t k = 1; k < kRing && !failure; ++k) {

@@ -41,7 +41,7 @@ std::string decode_status(Direction direction, uint32_t value) {
     return text.empty() ? "idle" : text;
 }
 
-vfio::Result<vfio::RegisterWindow> dma_registers(vfio::Device& device, unsigned bar, uint64_t offset) {
+pdt::Result<vfio::RegisterWindow> dma_registers(vfio::Device& device, unsigned bar, uint64_t offset) {
     vfio::Bar* b = PDT_TRY(device.bar(bar));
     // A BAR smaller than the 64 KiB register space is legal when the blocks the driver touches
     // fit (check_engine_blocks); the window ends with the BAR so nothing beyond it is accessed.
@@ -52,12 +52,12 @@ vfio::Result<vfio::RegisterWindow> dma_registers(vfio::Device& device, unsigned 
         char hint[96];
         std::snprintf(hint, sizeof hint, "the BAR is 0x%llx bytes: no XDMA register block fits",
                       static_cast<unsigned long long>(b->size()));
-        return vfio::make_error("map XDMA registers", object, ERANGE, hint);
+        return pdt::make_error("map XDMA registers", object, ERANGE, hint);
     }
     return b->window(offset, size, vfio::Access64::SplitLowHigh);
 }
 
-vfio::Result<void> check_block(const vfio::RegisterWindow& regs, uint32_t block_target, unsigned channel) {
+pdt::Result<void> check_block(const vfio::RegisterWindow& regs, uint32_t block_target, unsigned channel) {
     const uint64_t start = block_offset(block_target, channel);
     if (start + REGISTER_BLOCK_SIZE <= regs.size())
         return {};
@@ -69,10 +69,10 @@ vfio::Result<void> check_block(const vfio::RegisterWindow& regs, uint32_t block_
                   "does not fit the DMA BAR %u of 0x%llx bytes (register space from offset 0x%llx); the driver needs it",
                   regs.bar_index(), static_cast<unsigned long long>(regs.base() + regs.size()),
                   static_cast<unsigned long long>(regs.base()));
-    return vfio::make_error("check XDMA register blocks", object, ERANGE, hint);
+    return pdt::make_error("check XDMA register blocks", object, ERANGE, hint);
 }
 
-vfio::Result<void> check_engine_blocks(const vfio::RegisterWindow& regs, Direction direction, unsigned channel) {
+pdt::Result<void> check_engine_blocks(const vfio::RegisterWindow& regs, Direction direction, unsigned channel) {
     PDT_CHECK(check_block(regs, channel_target(direction), channel));
     PDT_CHECK(check_block(regs, target::IRQ_BLOCK, 0));
     PDT_CHECK(check_block(regs, sgdma_target(direction), channel));
@@ -94,14 +94,14 @@ std::string block_name(uint32_t block_target, unsigned channel) {
     return "target " + std::to_string(block_target);
 }
 
-vfio::Result<std::vector<ChannelInfo>> discover(const vfio::RegisterWindow& regs, Direction direction, bool stream) {
+pdt::Result<std::vector<ChannelInfo>> discover(const vfio::RegisterWindow& regs, Direction direction, bool stream) {
     std::vector<ChannelInfo> channels;
     for (unsigned ch = 0; ch < MAX_CHANNELS; ++ch) {
         // Channel 0's blocks must fit the BAR; a later channel whose blocks do not cannot exist.
         if (auto fits = check_block(regs, channel_target(direction), ch); !fits.ok())
-            return ch == 0 ? vfio::Result<std::vector<ChannelInfo>>(fits.error()) : channels;
+            return ch == 0 ? pdt::Result<std::vector<ChannelInfo>>(fits.error()) : channels;
         if (auto fits = check_block(regs, sgdma_target(direction), ch); !fits.ok())
-            return ch == 0 ? vfio::Result<std::vector<ChannelInfo>>(fits.error()) : channels;
+            return ch == 0 ? pdt::Result<std::vector<ChannelInfo>>(fits.error()) : channels;
         const uint64_t channel_block = block_offset(channel_target(direction), ch);
         const uint32_t id = regs.read32(channel_block + channel_reg::IDENTIFIER);
         const uint32_t sgdma_id = regs.read32(block_offset(sgdma_target(direction), ch) + sgdma_reg::IDENTIFIER);
@@ -109,7 +109,7 @@ vfio::Result<std::vector<ChannelInfo>> discover(const vfio::RegisterWindow& regs
             char object[64];
             std::snprintf(object, sizeof object, "%s channel %u identifier (BAR %u offset 0x%llx)", to_string(direction),
                           ch, regs.bar_index(), static_cast<unsigned long long>(regs.base() + channel_block));
-            return vfio::make_error("discover XDMA channels", object, ENODEV,
+            return pdt::make_error("discover XDMA channels", object, ENODEV,
                                     "identifier reads 0xffffffff: device gone (link down or surprise removal)");
         }
         if (!identifier_matches(id, channel_target(direction), stream, ch) ||
@@ -131,7 +131,7 @@ vfio::Result<std::vector<ChannelInfo>> discover(const vfio::RegisterWindow& regs
     return channels;
 }
 
-vfio::Result<Channels> discover(const vfio::RegisterWindow& regs, bool stream) {
+pdt::Result<Channels> discover(const vfio::RegisterWindow& regs, bool stream) {
     Channels channels;
     channels.h2c = PDT_TRY(discover(regs, Direction::H2C, stream));
     channels.c2h = PDT_TRY(discover(regs, Direction::C2H, stream));

@@ -60,10 +60,10 @@ std::string Engine::name() const {
     return m_name;
 }
 
-vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineOptions options) {
+pdt::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineOptions options) {
     std::unique_ptr<Engine> engine(new Engine(device, options));
     const std::string object = engine->name();
-    auto invalid = [&](std::string hint) { return vfio::make_error("open XDMA engine", object, EINVAL, std::move(hint)); };
+    auto invalid = [&](std::string hint) { return pdt::make_error("open XDMA engine", object, EINVAL, std::move(hint)); };
     if (options.ring_descriptors < 1 || options.ring_descriptors > MAX_DESCRIPTOR_CREDITS)
         return invalid("ring_descriptors must be 1..1023, not " + std::to_string(options.ring_descriptors));
     if (options.max_descriptor_length < 1 || options.max_descriptor_length > MAX_DESCRIPTOR_LENGTH)
@@ -77,7 +77,7 @@ vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineO
     PDT_CHECK(check_engine_blocks(engine->m_regs, options.direction, options.channel));
     const auto channels = PDT_TRY(discover(engine->m_regs, options.direction, options.stream));
     if (options.channel >= channels.size())
-        return vfio::make_error("open XDMA engine", object, ENODEV,
+        return pdt::make_error("open XDMA engine", object, ENODEV,
                                 "the design has " + std::to_string(channels.size()) + " " + to_string(options.direction) +
                                     (options.stream ? " stream" : " memory-mapped") + " channels");
     engine->m_info = channels[options.channel];
@@ -110,7 +110,7 @@ vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineO
     if (options.completion == CompletionMethod::Interrupt) {
         auto fd = device.irq_eventfd(options.msi_vector);
         if (!fd)
-            return vfio::make_error("open XDMA engine", object, fd.error().code,
+            return pdt::make_error("open XDMA engine", object, fd.error().code,
                                     "MSI vector " + std::to_string(options.msi_vector) +
                                         " not enabled; call Device::irq_enable(Msi, n) before opening engines");
     }
@@ -127,7 +127,7 @@ vfio::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineO
                                                                                  vfio::BufferKind::Anonymous,
                                                                                  engine->m_dma_mask_bits});
     if (!ring && engine->m_dma_mask_bits < options.dma_mask_bits)
-        return vfio::make_error("open XDMA engine", object, ring.error().code,
+        return pdt::make_error("open XDMA engine", object, ring.error().code,
                                 ring.error().message() + " (the DMA mask is the " +
                                     std::to_string(engine->m_dma_mask_bits) +
                                     " address_bits of the channel's Alignments register, 0x4C)");
@@ -148,12 +148,12 @@ Engine::~Engine() {
 // Busy before this process initialised it: ours (this process could not stop it earlier), an
 // earlier run's leftover (this process holds the device lock, so no toolkit process shares the
 // device), or possibly another process (no lock was taken).
-vfio::Error Engine::busy_at_open() const {
+pdt::Error Engine::busy_at_open() const {
     std::string why = "Attempting to initialise when DMA channel busy";
     const std::string prefix = name() + ": ";
     for (const std::string& abandoned : m_device.dma_fence().abandoned())
         if (abandoned.compare(0, prefix.size(), prefix) == 0)
-            return vfio::make_error("open XDMA engine", name(), EBUSY,
+            return pdt::make_error("open XDMA engine", name(), EBUSY,
                                     why + " (our own: this process could not stop it earlier: " +
                                         abandoned.substr(prefix.size()) + ")");
     if (m_device.lock() != nullptr)
@@ -161,7 +161,7 @@ vfio::Error Engine::busy_at_open() const {
                "other process of the toolkit uses the device; a device reset recovers the channel)";
     else
         why += " (another user of the channel? no device lock was taken, so another process may be using it)";
-    return vfio::make_error("open XDMA engine", name(), EBUSY, why);
+    return pdt::make_error("open XDMA engine", name(), EBUSY, why);
 }
 
 void Engine::claim_writes() {
@@ -200,7 +200,7 @@ size_t Engine::descriptors_for(uint64_t length) const {
 // The channel set up in the order of PG195's programming sequence (per channel; the steps as
 // shared/reference/xdma_pg195.md section 10 numbers them), Run cleared and proven first: each step
 // below names the registers it writes, under the heading of PG195's register tables.
-vfio::Result<void> Engine::initialise() {
+pdt::Result<void> Engine::initialise() {
     PDT_CHECK(m_run.clear_run());
     (void)reg(channel_reg::STATUS_RC);  // "H2C/C2H Channel Status (0x44)": clear on read, the logged status
     PDT_CHECK(set_credit_mode());       // step 7, before Run can be set
@@ -219,7 +219,7 @@ vfio::Result<void> Engine::initialise() {
 // Disabling credit mode resets the credits to 0; enable it again for a credits ring. An IP built
 // without descriptor credits reads the enable back as 0 and would run the ring for ever: refused
 // before Run is set.
-vfio::Result<void> Engine::set_credit_mode() {
+pdt::Result<void> Engine::set_credit_mode() {
     const uint32_t common = static_cast<uint32_t>(block_offset(target::SGDMA_COMMON));
     const uint32_t bit = sgdma_common_reg::channel_bit(m_options.direction, m_options.channel);
     m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1C, bit);
@@ -227,7 +227,7 @@ vfio::Result<void> Engine::set_credit_mode() {
         return {};
     m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1S, bit);
     if (!(m_regs.read32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE) & bit))
-        return vfio::make_error("initialise XDMA engine", name(), ENOTSUP,
+        return pdt::make_error("initialise XDMA engine", name(), ENOTSUP,
                                 "credits ring: Descriptor Credit Mode Enable (0x6020) reads back 0, the XDMA IP "
                                 "has no descriptor credits; use STOP-terminated lists (--engine_mode stop_list)");
     return {};
@@ -265,7 +265,7 @@ uint32_t Engine::status_events() const {
 // "H2C/C2H Channel Control (0x04)": the events, and poll-mode writeback when the completion is
 // read from it. Poll-mode writeback is there when Control keeps its enable; where Control does not
 // read back at all, when the Poll Mode Write Back Address registers keep the address written.
-vfio::Result<void> Engine::write_channel_control() {
+pdt::Result<void> Engine::write_channel_control() {
     using namespace channel_reg;
     const bool poll_wb = m_options.completion == CompletionMethod::PollWriteback;
     m_run.write_control(status_events() | (poll_wb ? control::pollmode_wb_enable : 0u));
@@ -275,7 +275,7 @@ vfio::Result<void> Engine::write_channel_control() {
     const bool present = m_run.control_reads_back() ? (reg(CONTROL) & control::pollmode_wb_enable) != 0
                                                     : reg(POLL_MODE_LOW_WRITE_BACK_ADDRESS) == count_wb_low;
     if (!present)
-        return vfio::make_error("initialise XDMA engine", name(), ENOTSUP,
+        return pdt::make_error("initialise XDMA engine", name(), ENOTSUP,
                                 std::string("Control.pollmode_wb_enable (bit 26) reads back 0: the XDMA IP has no "
                                             "poll-mode writeback; use --completion completed_count, ") +
                                     (m_options.mode == RunMode::StopList ? "status" : "status (with --engine_mode stop_list)") +
@@ -321,7 +321,7 @@ void Engine::forget_transfers() {
 // Steps 2, 5 and 8 for a credits ring: the ring linked in a circle once (credits then hand its
 // descriptors to the running engine), "H2C/C2H SGDMA Registers (0x4)" Descriptor Low/High Address
 // (0x80, 0x84) at its first descriptor and Descriptor Adjacent (0x88) 0, then Run.
-vfio::Result<void> Engine::start_credit_ring() {
+pdt::Result<void> Engine::start_credit_ring() {
     for (size_t i = 0; i < m_options.ring_descriptors; ++i)
         write_descriptor(i, Piece{}, descriptor_iova((i + 1) % m_options.ring_descriptors), 0);
     set_sgdma(sgdma_reg::DESCRIPTOR_LOW_ADDRESS, static_cast<uint32_t>(descriptor_iova(0)));
@@ -332,7 +332,7 @@ vfio::Result<void> Engine::start_credit_ring() {
 }
 
 // Run set and proven by Status (RunControl::start), a refused start retried for idle_wait.
-vfio::Result<void> Engine::start_engine() {
+pdt::Result<void> Engine::start_engine() {
     if (auto started = m_run.start(m_options.idle_wait); !started)
         return fail(started.error().code, started.error().hint);
     return {};
@@ -343,7 +343,7 @@ void Engine::warn(std::string text) {
     m_warnings.push_back(std::move(text));
 }
 
-vfio::Result<void> Engine::stop() {
+pdt::Result<void> Engine::stop() {
     if (auto stopped = m_run.stop(m_options.idle_wait, [this] { return diagnostics(read_status()); }); !stopped) {
         report_failure(stopped.error().message());
         return stopped;  // the claim stays: the engine may still write what it was given
@@ -358,7 +358,7 @@ vfio::Result<void> Engine::stop() {
     return {};
 }
 
-vfio::Result<void> Engine::recover() {
+pdt::Result<void> Engine::recover() {
     PDT_CHECK(stop());
     return initialise();
 }

@@ -22,7 +22,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 
 namespace xdma {
 namespace {
@@ -43,16 +43,16 @@ unsigned irq_source(const vfio::RegisterWindow& regs, Direction direction, unsig
 
 }  // namespace
 
-const char* to_string(EngineModeRequest request) { return vfio::spelling(request, kEngineModeSpellings); }
+const char* to_string(EngineModeRequest request) { return pdt::spelling(request, kEngineModeSpellings); }
 
-const char* to_string(CompletionRequest request) { return vfio::spelling(request, kCompletionSpellings); }
+const char* to_string(CompletionRequest request) { return pdt::spelling(request, kCompletionSpellings); }
 
 std::string describe(const Modes& modes, bool stream) {
     return std::string(stream ? "stream" : "memory-mapped") + ", engine mode " + option_name(modes.mode) +
            ", completion " + option_name(modes.completion) + " (" + modes.basis + ")";
 }
 
-vfio::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction direction, unsigned channel) {
+pdt::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction direction, unsigned channel) {
     const uint64_t ch = block_offset(channel_target(direction), channel);
     const uint64_t common = block_offset(target::SGDMA_COMMON);
     const uint32_t bit = sgdma_common_reg::channel_bit(direction, channel);
@@ -60,12 +60,12 @@ vfio::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction dire
     const uint32_t id = regs.read32(ch + channel_reg::IDENTIFIER);
     if (identifier::subsystem_identifier(id) != identifier::SUBSYSTEM_IDENTIFIER ||
         identifier::target(id) != channel_target(direction) || identifier::channel_id(id) != channel)
-        return vfio::make_error("probe XDMA IP options", object, ENODEV,
-                                "no such channel: its identifier reads " + vfio::hex(id));
+        return pdt::make_error("probe XDMA IP options", object, ENODEV,
+                                "no such channel: its identifier reads " + pdt::hex(id));
     const uint32_t status_value = regs.read32(ch + channel_reg::STATUS);
     const uint32_t control_value = regs.read32(ch + channel_reg::CONTROL);
     if ((status_value & status::busy) || (control_value & control::run))
-        return vfio::make_error("probe XDMA IP options", object, EBUSY,
+        return pdt::make_error("probe XDMA IP options", object, EBUSY,
                                 "the channel is busy or running (status " + decode_status(direction, status_value) +
                                     "); probing needs an idle channel (another user of the channel?)");
     const uint32_t halt_before = regs.read32(common + sgdma_common_reg::DESCRIPTOR_CONTROL);
@@ -105,15 +105,15 @@ vfio::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction dire
     return probed;
 }
 
-vfio::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t register_offset, Direction direction,
+pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t register_offset, Direction direction,
                                  unsigned channel, const IpOptions& stated, const ModeRequest& request) {
     const std::string object =
         device.identity().address.to_string() + " " + to_string(direction) + " " + std::to_string(channel);
     auto refuse = [&](const std::string& option, const std::string& hint) {
-        return vfio::make_error("choose XDMA " + option, object, EINVAL, hint);
+        return pdt::make_error("choose XDMA " + option, object, EINVAL, hint);
     };
     std::optional<ProbedIp> probed;
-    auto probe = [&]() -> vfio::Result<void> {
+    auto probe = [&]() -> pdt::Result<void> {
         const vfio::RegisterWindow regs = PDT_TRY(dma_registers(device, dma_bar, register_offset));
         PDT_CHECK(check_engine_blocks(regs, direction, channel));
         probed = PDT_TRY(probe_ip(regs, direction, channel));
@@ -213,7 +213,7 @@ vfio::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_
     return modes;
 }
 
-vfio::Result<Modes> configure_engine(vfio::Device& device, const IpOptions& stated, const ModeRequest& request,
+pdt::Result<Modes> configure_engine(vfio::Device& device, const IpOptions& stated, const ModeRequest& request,
                                      EngineOptions& options) {
     const Modes modes = PDT_TRY(choose_modes(device, options.dma_bar, options.register_offset, options.direction,
                                              options.channel, stated, request));
@@ -227,7 +227,7 @@ vfio::Result<Modes> configure_engine(vfio::Device& device, const IpOptions& stat
     return modes;
 }
 
-vfio::Result<unsigned> enable_msi(vfio::Device& device) {
+pdt::Result<unsigned> enable_msi(vfio::Device& device) {
     unsigned enabled = 0;
     while (enabled < 32 && device.irq_eventfd(enabled).ok())
         ++enabled;
@@ -241,7 +241,7 @@ vfio::Result<unsigned> enable_msi(vfio::Device& device) {
         PDT_CHECK(device.irq_enable(index, info->count));
         return info->count;
     }
-    return vfio::make_error("enable MSI", device.identity().address.to_string(), ENOTSUP,
+    return pdt::make_error("enable MSI", device.identity().address.to_string(), ENOTSUP,
                             "the device offers no MSI or MSI-X vectors");
 }
 

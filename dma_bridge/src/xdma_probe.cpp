@@ -4,17 +4,17 @@
 
 #include <cstdio>
 
+#include "base/format.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_registers.hpp"
 #include "vfio_access/bar_access.hpp"
-#include "vfio_access/format.hpp"
 
 namespace xdma {
 namespace {
 
 constexpr uint32_t kLastIdentifiedTarget = target::SGDMA_COMMON;
 
-using vfio::hex32;
+using pdt::hex32;
 
 bool is_channel_target(uint32_t t) { return t == target::H2C_CHANNEL || t == target::C2H_CHANNEL; }
 bool is_sgdma_target(uint32_t t) { return t == target::H2C_SGDMA || t == target::C2H_SGDMA; }
@@ -68,7 +68,7 @@ std::optional<std::string> readable_in(uint32_t block_target, uint32_t reg) {
 }
 
 std::string request_object(const RegisterRequest& request) {
-    return "BAR " + std::to_string(request.bar) + " offset " + vfio::hex(request.offset) + " width " +
+    return "BAR " + std::to_string(request.bar) + " offset " + pdt::hex(request.offset) + " width " +
            std::to_string(request.width);
 }
 
@@ -79,7 +79,7 @@ bool FoundBlock::stream() const { return identifier::stream(identifier); }
 unsigned FoundBlock::channel_id() const { return identifier::channel_id(identifier); }
 unsigned FoundBlock::version() const { return identifier::version(identifier); }
 
-vfio::Result<std::vector<FoundBlock>> scan_blocks(const vfio::RegisterWindow& regs) {
+pdt::Result<std::vector<FoundBlock>> scan_blocks(const vfio::RegisterWindow& regs) {
     std::vector<FoundBlock> found;
     for (uint32_t t = 0; t <= kLastIdentifiedTarget; ++t)
         for (unsigned slot = 0; slot < slots_of(t); ++slot) {
@@ -88,8 +88,8 @@ vfio::Result<std::vector<FoundBlock>> scan_blocks(const vfio::RegisterWindow& re
                 continue;  // a smaller BAR holds only the slots that fit
             const uint32_t value = regs.read32(offset + channel_reg::IDENTIFIER);
             if (value == 0xFFFFFFFFu)
-                return vfio::make_error("read XDMA identifier", "DMA BAR " + std::to_string(regs.bar_index()) +
-                                            " offset " + vfio::hex(regs.base() + offset), ENODEV,
+                return pdt::make_error("read XDMA identifier", "DMA BAR " + std::to_string(regs.bar_index()) +
+                                            " offset " + pdt::hex(regs.base() + offset), ENODEV,
                                         "all-ones: the device is gone or its link is down");
             const FoundBlock block{offset, value};
             if (identifier::subsystem_identifier(value) == identifier::SUBSYSTEM_IDENTIFIER && block.target() == t &&
@@ -109,12 +109,12 @@ std::string target_name(uint32_t t) {
     case target::C2H_SGDMA: return "C2H SGDMA";
     case target::SGDMA_COMMON: return "SGDMA Common";
     case target::MSIX: return "MSI-X";
-    default: return "target " + vfio::hex(t);
+    default: return "target " + pdt::hex(t);
     }
 }
 
 std::string describe(const FoundBlock& block, uint64_t bar_offset) {
-    std::string line = "Xilinx DMA bridge at BAR offset " + vfio::hex(bar_offset + block.offset) + " " +
+    std::string line = "Xilinx DMA bridge at BAR offset " + pdt::hex(bar_offset + block.offset) + " " +
                        target_name(block.target());
     if (is_channel_target(block.target()) || is_sgdma_target(block.target()))
         line += std::string(" stream=") + (block.stream() ? "AXI4-Stream Interface" : "AXI4 Memory Mapped Interface") +
@@ -127,7 +127,7 @@ std::optional<std::string> allowed_register(const std::vector<FoundBlock>& block
         if (offset >= block.offset && offset < block.offset + REGISTER_BLOCK_SIZE) {
             auto name = readable_in(block.target(), static_cast<uint32_t>(offset - block.offset));
             if (name)
-                return target_name(block.target()) + " " + *name + " (" + vfio::hex(offset & 0xFF) + ")";
+                return target_name(block.target()) + " " + *name + " (" + pdt::hex(offset & 0xFF) + ")";
         }
     return std::nullopt;
 }
@@ -136,26 +136,26 @@ std::optional<std::string> scratch_register(const std::vector<FoundBlock>& block
     for (const FoundBlock& block : blocks)
         for (const ScratchRegister& reg : scratch_registers())
             if (reg.target == block.target() && offset == block.offset + reg.offset)
-                return target_name(block.target()) + " " + reg.name + " (" + vfio::hex(reg.offset) + ")";
+                return target_name(block.target()) + " " + reg.name + " (" + pdt::hex(reg.offset) + ")";
     return std::nullopt;
 }
 
-vfio::Result<vfio::Bar*> check_access(vfio::Device& device, const RegisterRequest& request) {
+pdt::Result<vfio::Bar*> check_access(vfio::Device& device, const RegisterRequest& request) {
     // PG195: the DMA registers are 32 bits wide, accessed 32 bits at a time.
     return vfio::check_bar_access(device, request, {4});
 }
 
-vfio::Result<void> check_request(vfio::Device& device, unsigned dma_bar, uint64_t register_offset,
+pdt::Result<void> check_request(vfio::Device& device, unsigned dma_bar, uint64_t register_offset,
                                  const std::vector<FoundBlock>& blocks, const RegisterRequest& request) {
     PDT_TRY(check_access(device, request));
     const std::string object = request_object(request);
     if (request.bar != dma_bar)
-        return vfio::make_error("check register access", object, EPERM,
+        return pdt::make_error("check register access", object, EPERM,
                                 "not on the allow-list: the design data names no registers in BAR " +
                                     std::to_string(request.bar) + " (the DMA bridge is BAR " + std::to_string(dma_bar) +
                                     "); a read of an unimplemented AXI address can hang the host");
     if (request.offset < register_offset || !allowed_register(blocks, request.offset - register_offset))
-        return vfio::make_error("check register access", object, EPERM,
+        return pdt::make_error("check register access", object, EPERM,
                                 "not on the allow-list: no XDMA block found there names a register whose read "
                                 "has no side effect (PG195 Register Space; Status 0x44 clears on read)");
     return {};

@@ -4,9 +4,9 @@
 #include <ostream>
 #include <sstream>
 
+#include "base/format.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_probe.hpp"
-#include "vfio_access/format.hpp"
 
 namespace xdma {
 namespace {
@@ -14,7 +14,7 @@ namespace {
 constexpr unsigned kPciBars = 6;
 constexpr uint64_t kMsixTableOffset = 0x8000;  // PG195 Register Space: target 0x8, MSI-X
 
-using vfio::hex32;
+using pdt::hex32;
 
 // Each BAR that exists, by size only (no access); the DMA BAR is the one probed.
 void list_bars(vfio::Device& device, unsigned dma_bar, std::ostream& out) {
@@ -24,9 +24,9 @@ void list_bars(vfio::Device& device, unsigned dma_bar, std::ostream& out) {
         if (!bar.ok())
             continue;
         if (index == dma_bar)
-            out << "Probing BAR " << index << " in device " << bdf << " of size " << vfio::hex((*bar)->size()) << "\n";
+            out << "Probing BAR " << index << " in device " << bdf << " of size " << pdt::hex((*bar)->size()) << "\n";
         else
-            out << "Not probing BAR " << index << " in device " << bdf << " of size " << vfio::hex((*bar)->size())
+            out << "Not probing BAR " << index << " in device " << bdf << " of size " << pdt::hex((*bar)->size())
                 << ": the design data names no XDMA registers there (a read of an unimplemented AXI address can "
                    "hang the host)\n";
     }
@@ -68,10 +68,10 @@ std::string report_msix(vfio::Device& device, unsigned dma_bar) {
     if (!msix)
         return "MSI-X: none (no MSI-X capability in config space)";
     std::ostringstream out;
-    out << "MSI-X table of " << msix->vectors << " vectors in BAR " << msix->bir << " at offset " << vfio::hex(msix->offset)
+    out << "MSI-X table of " << msix->vectors << " vectors in BAR " << msix->bir << " at offset " << pdt::hex(msix->offset)
         << " (config space MSI-X capability; not read: the block has no identifier register)";
     if (msix->bir == dma_bar && msix->offset == kMsixTableOffset)
-        out << ": Xilinx DMA bridge at BAR offset " << vfio::hex(kMsixTableOffset) << " MSI-X";
+        out << ": Xilinx DMA bridge at BAR offset " << pdt::hex(kMsixTableOffset) << " MSI-X";
     return out.str();
 }
 
@@ -84,20 +84,20 @@ void report_test(const RegisterTest& test, std::ostream& out) {
         out << "  " << mismatch << "\n";
 }
 
-vfio::Result<ProbeSummary::RegisterRead> read_one(vfio::Device& device, unsigned dma_bar,
+pdt::Result<ProbeSummary::RegisterRead> read_one(vfio::Device& device, unsigned dma_bar,
                                                    const std::vector<FoundBlock>& blocks, const RegisterRequest& request,
                                                    std::ostream& out) {
     PDT_CHECK(check_request(device, dma_bar, 0, blocks, request));
     vfio::Bar* bar = PDT_TRY(device.bar(request.bar));
     const uint64_t value = PDT_TRY(bar->read(request.offset, request.width));
     const std::string name = *allowed_register(blocks, request.offset);
-    out << "BAR " << request.bar << " offset " << vfio::hex(request.offset) << " " << name << " = " << hex32(value) << "\n";
+    out << "BAR " << request.bar << " offset " << pdt::hex(request.offset) << " " << name << " = " << hex32(value) << "\n";
     return ProbeSummary::RegisterRead{name, value};
 }
 
 }  // namespace
 
-vfio::Result<ProbeSummary> run_probe(vfio::Device& device, unsigned dma_bar, const ProbeOptions& options, std::ostream& out) {
+pdt::Result<ProbeSummary> run_probe(vfio::Device& device, unsigned dma_bar, const ProbeOptions& options, std::ostream& out) {
     if (options.read) {  // a bad request fails here, before any register access
         PDT_TRY(check_access(device, *options.read));
         if (options.read->bar != dma_bar)

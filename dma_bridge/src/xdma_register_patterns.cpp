@@ -3,15 +3,15 @@
 // register's Run bit is set, and only on a channel whose engine is stopped.
 #include <cstdio>
 
+#include "base/format.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_probe.hpp"
 #include "dma_bridge/xdma_registers.hpp"
-#include "vfio_access/format.hpp"
 
 namespace xdma {
 namespace {
 
-using vfio::hex32;
+using pdt::hex32;
 
 Direction direction_of_sgdma(uint32_t t) { return t == target::H2C_SGDMA ? Direction::H2C : Direction::C2H; }
 
@@ -21,7 +21,7 @@ std::string channel_text(Direction d, unsigned channel) {
 
 // PG195 "H2C Channel Control (0x04)" bit 0 run; "H2C Channel Status (0x40)" bit 0 busy (read at
 // 0x40, RW1C, so the read clears nothing).
-vfio::Result<void> check_stopped(const vfio::RegisterWindow& regs, Direction d, unsigned channel) {
+pdt::Result<void> check_stopped(const vfio::RegisterWindow& regs, Direction d, unsigned channel) {
     const uint64_t base = block_offset(channel_target(d), channel);
     const uint32_t control_value = regs.read32(base + channel_reg::CONTROL);
     const uint32_t status_value = regs.read32(base + channel_reg::STATUS);
@@ -32,7 +32,7 @@ vfio::Result<void> check_stopped(const vfio::RegisterWindow& regs, Direction d, 
                   "its engine is running (Control 0x%08x run=%u, Status 0x%08x busy=%u): no register of it is written "
                   "while DMA may be in flight; stop the tool using it first",
                   control_value, control_value & control::run, status_value, status_value & status::busy);
-    return vfio::make_error("refuse register write tests", channel_text(d, channel), EBUSY, hint);
+    return pdt::make_error("refuse register write tests", channel_text(d, channel), EBUSY, hint);
 }
 
 RegisterTest test_register(const vfio::RegisterWindow& regs, const FoundBlock& sgdma, const ScratchRegister& reg) {
@@ -92,7 +92,7 @@ std::vector<uint32_t> test_patterns(uint32_t mask) {
     return patterns;
 }
 
-vfio::Result<std::vector<RegisterTest>> write_tests(const vfio::RegisterWindow& regs, const std::vector<FoundBlock>& blocks) {
+pdt::Result<std::vector<RegisterTest>> write_tests(const vfio::RegisterWindow& regs, const std::vector<FoundBlock>& blocks) {
     std::vector<const FoundBlock*> sgdma_blocks;
     for (const FoundBlock& block : blocks)
         if (block.target() == target::H2C_SGDMA || block.target() == target::C2H_SGDMA)

@@ -4,22 +4,22 @@
 #include <algorithm>
 #include <thread>
 
+#include "base/format.hpp"
 #include "dma_bridge/xdma_registers.hpp"
 #include "streams/fallbacks.hpp"
-#include "vfio_access/format.hpp"
 
 namespace xdma {
 namespace {
 
-using vfio::hex32;
+using pdt::hex32;
 
 // Status bits that say the engine ran since Run was set (PG195: each resets on setting Run).
 constexpr uint32_t kRan = status::busy | status::descriptor_stopped | status::descriptor_completed | status::errors;
 
 }  // namespace
 
-vfio::Error RunControl::error(const char* operation, int code, const std::string& what) const {
-    return vfio::make_error(operation, m_name, code, what);
+pdt::Error RunControl::error(const char* operation, int code, const std::string& what) const {
+    return pdt::make_error(operation, m_name, code, what);
 }
 
 void RunControl::write_control(uint32_t value) {
@@ -69,7 +69,7 @@ void RunControl::w1s_ignored(const std::string& why) {
 // Sets Run once, through the write that works: the W1S alias (PG195 0x08), or a plain write of
 // Control (0x04) where W1S is ignored; which one, Control tells, or Status where Control does
 // not read back.
-vfio::Result<void> RunControl::set_run_once(uint32_t count) {
+pdt::Result<void> RunControl::set_run_once(uint32_t count) {
     set_run();
     if (m_control_unreadable) {
         if (!m_w1s_ignored && !started(count)) {
@@ -104,7 +104,7 @@ vfio::Result<void> RunControl::set_run_once(uint32_t count) {
                  "shows the engine idle: the engine cannot be started");
 }
 
-vfio::Result<void> RunControl::start(std::chrono::milliseconds bound) {
+pdt::Result<void> RunControl::start(std::chrono::milliseconds bound) {
     const auto begin = std::chrono::steady_clock::now();
     const auto deadline = begin + bound;
     auto backoff = std::chrono::microseconds(50);
@@ -142,7 +142,7 @@ void RunControl::report_refusals(unsigned refused, std::chrono::steady_clock::ti
            "nor a stop after Run was set); it started " + std::to_string(us.count()) + " us later, on a retry");
 }
 
-vfio::Result<void> RunControl::clear_run() {
+pdt::Result<void> RunControl::clear_run() {
     if (m_w1c_ignored)
         set_reg(channel_reg::CONTROL, m_control);
     else
@@ -162,7 +162,7 @@ vfio::Result<void> RunControl::clear_run() {
     return {};
 }
 
-vfio::Result<void> RunControl::stop(std::chrono::milliseconds idle_wait, const std::function<std::string()>& state) {
+pdt::Result<void> RunControl::stop(std::chrono::milliseconds idle_wait, const std::function<std::string()>& state) {
     PDT_CHECK(clear_run());
     if (wait_idle(std::chrono::steady_clock::now() + idle_wait))
         return {};

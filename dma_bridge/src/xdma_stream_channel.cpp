@@ -3,17 +3,17 @@
 
 namespace xdma {
 
-vfio::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio::Device& device,
+pdt::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio::Device& device,
                                                                            StreamChannelOptions options) {
     const std::string object = device.identity().address.to_string() + " " + to_string(options.direction) + " " +
                                std::to_string(options.channel);
     if (options.buffer_count == 0 || options.buffer_size == 0)
-        return vfio::make_error("create XDMA stream channel", object, EINVAL, "buffer_count and buffer_size must be non-zero");
+        return pdt::make_error("create XDMA stream channel", object, EINVAL, "buffer_count and buffer_size must be non-zero");
     if (options.max_descriptor_length == 0)
-        return vfio::make_error("create XDMA stream channel", object, EINVAL, "max_descriptor_length must be non-zero");
+        return pdt::make_error("create XDMA stream channel", object, EINVAL, "max_descriptor_length must be non-zero");
     const uint64_t per_buffer = (options.buffer_size + options.max_descriptor_length - 1) / options.max_descriptor_length;
     if (per_buffer * options.buffer_count > MAX_DESCRIPTOR_CREDITS)
-        return vfio::make_error("create XDMA stream channel", object, EINVAL,
+        return pdt::make_error("create XDMA stream channel", object, EINVAL,
                                 std::to_string(options.buffer_count) + " buffers of " + std::to_string(per_buffer) +
                                     " descriptors exceed the 1023 descriptors an engine can have in flight");
     std::unique_ptr<XdmaStreamChannel> channel(new XdmaStreamChannel(options));
@@ -40,16 +40,16 @@ vfio::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio:
         vfio::DmaRegion::Options{access, options.buffer_kind, channel->m_engine->dma_mask_bits()}));
     const unsigned align = channel->m_engine->info().address_alignment;
     if (align > 1 && options.buffer_size % align != 0)
-        return vfio::make_error("create XDMA stream channel", object, EINVAL,
+        return pdt::make_error("create XDMA stream channel", object, EINVAL,
                                 "buffer_size " + std::to_string(options.buffer_size) +
                                     " is not a multiple of the channel's address_alignment of " + std::to_string(align) +
                                     " bytes");
     return channel;
 }
 
-vfio::Result<void> XdmaStreamChannel::submit(size_t index, uint64_t length, bool end_of_packet) {
+pdt::Result<void> XdmaStreamChannel::submit(size_t index, uint64_t length, bool end_of_packet) {
     if (index >= m_options.buffer_count || length == 0 || length > m_options.buffer_size)
-        return vfio::make_error("submit " + name(), "buffer " + std::to_string(index), EINVAL,
+        return pdt::make_error("submit " + name(), "buffer " + std::to_string(index), EINVAL,
                                 "buffer index must be < " + std::to_string(m_options.buffer_count) + " and length 1.." +
                                     std::to_string(m_options.buffer_size));
     const uint64_t id = PDT_TRY(m_engine->submit_stream(buffer_iova(index), length, end_of_packet));
@@ -64,19 +64,19 @@ streams::Completion XdmaStreamChannel::completion(const TransferCompletion& done
                                m_options.direction == Direction::H2C ? false : done.end_of_packet};
 }
 
-vfio::Result<std::optional<streams::Completion>> XdmaStreamChannel::poll() {
+pdt::Result<std::optional<streams::Completion>> XdmaStreamChannel::poll() {
     const auto done = PDT_TRY(m_engine->poll());
     if (!done)
         return std::optional<streams::Completion>{};
     return std::optional<streams::Completion>{completion(*done)};
 }
 
-vfio::Result<streams::Completion> XdmaStreamChannel::wait(std::chrono::milliseconds timeout) {
+pdt::Result<streams::Completion> XdmaStreamChannel::wait(std::chrono::milliseconds timeout) {
     const TransferCompletion done = PDT_TRY(m_engine->wait(timeout));
     return completion(done);
 }
 
-vfio::Result<void> XdmaStreamChannel::stop() {
+pdt::Result<void> XdmaStreamChannel::stop() {
     m_queue.clear();
     return m_engine->stop();  // idle now; the next submit reinitialises the engine
 }

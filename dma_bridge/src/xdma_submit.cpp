@@ -39,7 +39,7 @@ size_t Engine::first_misfit(const std::vector<Piece>& pieces) const {
 }
 
 // Why piece `i` of a transfer does not fit (piece_fits): the first rule it breaks.
-vfio::Error Engine::piece_error(size_t i, const Piece& p) const {
+pdt::Error Engine::piece_error(size_t i, const Piece& p) const {
     const uint64_t host = m_options.direction == Direction::H2C ? p.src : p.dst;
     if (host > m_host_limit || (p.length > 0 && p.length - 1 > m_host_limit - host)) {
         char hint[220];
@@ -50,7 +50,7 @@ vfio::Error Engine::piece_error(size_t i, const Piece& p) const {
                       "descriptor %zu of the transfer: host address 0x%llx + 0x%x bytes reaches beyond the %u-bit "
                       "DMA mask (%s)",
                       i, static_cast<unsigned long long>(host), p.length, m_dma_mask_bits, why.c_str());
-        return vfio::make_error("submit XDMA transfer", name(), EINVAL, hint);
+        return pdt::make_error("submit XDMA transfer", name(), EINVAL, hint);
     }
     const uint64_t align = std::max(m_info.address_alignment, 1u), granularity = std::max(m_info.length_granularity, 1u);
     const char* what = "length";
@@ -65,10 +65,10 @@ vfio::Error Engine::piece_error(size_t i, const Piece& p) const {
                   "descriptor %zu of the transfer: %s 0x%llx is not a multiple of the channel's %s of %llu bytes "
                   "(Alignments register)",
                   i, what, static_cast<unsigned long long>(value), rule, static_cast<unsigned long long>(requirement));
-    return vfio::make_error("submit XDMA transfer", name(), EINVAL, hint);
+    return pdt::make_error("submit XDMA transfer", name(), EINVAL, hint);
 }
 
-vfio::Result<uint64_t> Engine::submit_memory(uint64_t host_iova, uint64_t card_address, uint64_t length) {
+pdt::Result<uint64_t> Engine::submit_memory(uint64_t host_iova, uint64_t card_address, uint64_t length) {
     if (m_info.stream)
         return fail(EINVAL, "submit_memory on an AXI4-Stream channel");
     std::vector<Piece>& pieces = m_scratch;  // reused: no allocation per transfer
@@ -82,7 +82,7 @@ vfio::Result<uint64_t> Engine::submit_memory(uint64_t host_iova, uint64_t card_a
     return submit(pieces, length);
 }
 
-vfio::Result<uint64_t> Engine::submit_stream(uint64_t host_iova, uint64_t length, bool end_of_packet) {
+pdt::Result<uint64_t> Engine::submit_stream(uint64_t host_iova, uint64_t length, bool end_of_packet) {
     if (!m_info.stream)
         return fail(EINVAL, "submit_stream on a memory-mapped channel");
     std::vector<Piece>& pieces = m_scratch;
@@ -100,7 +100,7 @@ vfio::Result<uint64_t> Engine::submit_stream(uint64_t host_iova, uint64_t length
     return submit(pieces, length);
 }
 
-vfio::Result<uint64_t> Engine::submit(std::vector<Piece>& pieces, uint64_t length) {
+pdt::Result<uint64_t> Engine::submit(std::vector<Piece>& pieces, uint64_t length) {
     if (m_stopped)
         PDT_CHECK(initialise());  // the first transfer after stop() re-arms the channel
     if (m_failure)
@@ -127,14 +127,14 @@ vfio::Result<uint64_t> Engine::submit(std::vector<Piece>& pieces, uint64_t lengt
 
 // Why a transfer of `descriptors` pieces is refused: zero length, more descriptors than the
 // ring holds, or no room in the ring now (EAGAIN).
-vfio::Error Engine::refuse_submit(size_t n, uint64_t length) const {
+pdt::Error Engine::refuse_submit(size_t n, uint64_t length) const {
     if (length == 0)
-        return vfio::make_error("submit XDMA transfer", name(), EINVAL, "zero-length transfer");
+        return pdt::make_error("submit XDMA transfer", name(), EINVAL, "zero-length transfer");
     if (n > m_options.ring_descriptors)
-        return vfio::make_error("submit XDMA transfer", name(), EINVAL,
+        return pdt::make_error("submit XDMA transfer", name(), EINVAL,
                                 "transfer of " + std::to_string(length) + " bytes needs " + std::to_string(n) +
                                     " descriptors; the ring holds " + std::to_string(m_options.ring_descriptors));
-    return vfio::make_error("submit XDMA transfer", name(), EAGAIN,
+    return pdt::make_error("submit XDMA transfer", name(), EAGAIN,
                             "ring full: " + std::to_string(m_options.ring_descriptors - free_descriptors()) +
                                 " descriptors in flight; wait for completions first");
 }
@@ -173,7 +173,7 @@ void Engine::flush_credits() {
 // Writes every waiting transfer that fits into one STOP-terminated list and starts it. PG195:
 // an engine that stopped at a STOP descriptor may be restarted only once Status.busy clears;
 // until then the list waits (poll() retries), for options.idle_wait at most.
-vfio::Result<void> Engine::start_list() {
+pdt::Result<void> Engine::start_list() {
     if (m_waiting_pieces.empty())
         return {};
     if (const uint32_t value = read_status(); value & status::busy) {

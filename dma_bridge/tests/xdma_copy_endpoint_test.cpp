@@ -98,7 +98,7 @@ TEST(XdmaCopyEndpoint, QueueOrderHoldsAcrossDirections) {
     EXPECT_EQ(std::memcmp(got->data() + 0x4000, b->data(), 0x4000), 0);
 }
 
-void expect_refused(const vfio::Result<streams::Ticket>& t, int code, const std::string& text) {
+void expect_refused(const pdt::Result<streams::Ticket>& t, int code, const std::string& text) {
     ASSERT_FALSE(t.ok());
     EXPECT_EQ(t.error().code, code) << t.error().message();
     EXPECT_NE(t.error().message().find("0000:15:00.0 test_design"), std::string::npos) << t.error().message();

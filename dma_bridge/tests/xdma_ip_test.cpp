@@ -11,7 +11,7 @@ using namespace xdma_test;
 
 namespace {
 
-vfio::Result<xdma::Modes> choose(vfio::Device& device, const xdma::IpOptions& stated, xdma::ModeRequest request,
+pdt::Result<xdma::Modes> choose(vfio::Device& device, const xdma::IpOptions& stated, xdma::ModeRequest request,
                                  Direction direction = Direction::H2C) {
     return xdma::choose_modes(device, 0, 0, direction, 0, stated, request);
 }

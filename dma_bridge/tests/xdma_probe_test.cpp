@@ -319,7 +319,7 @@ public:
         for (unsigned i = 0; i < 4; ++i)
             m_cap.push_back(static_cast<uint8_t>(table >> (8 * i)));
     }
-    vfio::Result<void> config_read(uint32_t offset, void* data, uint32_t size) override {
+    pdt::Result<void> config_read(uint32_t offset, void* data, uint32_t size) override {
         PDT_CHECK(CountingDevice::config_read(offset, data, size));
         auto* bytes = static_cast<uint8_t*>(data);
         for (uint32_t i = 0; i < size; ++i) {

@@ -16,11 +16,11 @@
 #include <iostream>
 #include <thread>
 
+#include "base/format.hpp"
 #include "edu/edu_device.hpp"
 #include "edu/edu_stream.hpp"
 #include "edu_guest.hpp"
 #include "vfio_access/kernel.hpp"
-#include "vfio_access/format.hpp"
 
 extern char** environ;
 
@@ -30,7 +30,7 @@ namespace {
 using namespace std::chrono_literals;
 constexpr uint64_t PAGE = 4096;
 
-using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
+using pdt::hex;  // "0x1f" (base/format.hpp)
 
 vfio::KernelOptions edu_options() {
     vfio::KernelOptions options;

@@ -26,15 +26,15 @@ public:
     }
 
     const streams::EndpointInfo& info() const override { return m_info; }
-    vfio::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
-    vfio::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
+    pdt::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
+    pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
-    vfio::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
-    vfio::Result<void> reset_queues() override;
+    pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
+    pdt::Result<void> reset_queues() override;
 
 private:
-    vfio::Error unusable(const std::string& operation) const {
-        return vfio::make_error(operation, m_info.name, EIO,
+    pdt::Error unusable(const std::string& operation) const {
+        return pdt::make_error(operation, m_info.name, EIO,
                                 "the endpoint is unusable until reset_queues after: " + m_broken->message());
     }
 
@@ -45,18 +45,18 @@ private:
     uint64_t m_completed_before = 0;     // every sequence below this completed
     bool m_busy = false;                 // edu is moving copy m_running
     uint64_t m_running = 0;
-    std::optional<vfio::Error> m_broken;  // a wait timed out: unusable until reset_queues
+    std::optional<pdt::Error> m_broken;  // a wait timed out: unusable until reset_queues
 };
 
-vfio::Result<std::unique_ptr<streams::HostBuffer>> EduCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
+pdt::Result<std::unique_ptr<streams::HostBuffer>> EduCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
     return streams::allocate_vfio_buffer(m_edu.device(), bytes, memory, DMA_MASK_BITS, this, m_info.name);
 }
 
-vfio::Result<streams::Ticket> EduCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
+pdt::Result<streams::Ticket> EduCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                      uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     const std::string operation = std::string("issue ") + to_string(direction) + " copy of " + std::to_string(bytes) +
                                   " bytes at card offset " + std::to_string(card_offset) + " on";
-    auto refuse = [&](int code, const std::string& why) { return vfio::make_error(operation, m_info.name, code, why); };
+    auto refuse = [&](int code, const std::string& why) { return pdt::make_error(operation, m_info.name, code, why); };
     if (m_broken)
         return unusable(operation);
     if (queue != 0)
@@ -86,19 +86,19 @@ vfio::Result<streams::Ticket> EduCopyEndpoint::issue(Direction direction, unsign
     return streams::Ticket{0, m_running};
 }
 
-vfio::Result<void> EduCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
+pdt::Result<void> EduCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
     const std::string operation = "wait for copy " + std::to_string(ticket.sequence) + " of";
     if (m_broken)
         return unusable(operation);
     if (ticket.queue != 0 || ticket.sequence >= m_next_sequence)
-        return vfio::make_error(operation, m_info.name, EINVAL,
+        return pdt::make_error(operation, m_info.name, EINVAL,
                                 "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
                                     std::to_string(ticket.queue));
     if (ticket.sequence < m_completed_before)
         return {};
     auto waited = m_edu.wait_dma(Wait::Poll, timeout);
     if (!waited) {
-        vfio::Error error = std::move(waited).error();
+        pdt::Error error = std::move(waited).error();
         error.operation = "wait for copy " + std::to_string(ticket.sequence) + ": " + error.operation;
         m_broken = error;
         return error;
@@ -108,12 +108,12 @@ vfio::Result<void> EduCopyEndpoint::wait(const streams::Ticket& ticket, std::chr
     return {};
 }
 
-vfio::Result<void> EduCopyEndpoint::reset_queues() {
+pdt::Result<void> EduCopyEndpoint::reset_queues() {
     // edu cannot abort a transfer: a running one is let end (it does ~100 ms after its command).
     const auto deadline = std::chrono::steady_clock::now() + m_config.drain_timeout;
     while (m_busy && m_edu.dma_busy()) {
         if (std::chrono::steady_clock::now() > deadline)
-            return vfio::make_error("reset queues of", m_info.name, ETIMEDOUT,
+            return pdt::make_error("reset queues of", m_info.name, ETIMEDOUT,
                                     "copy " + std::to_string(m_running) + " still running after " +
                                         std::to_string(m_config.drain_timeout.count()) +
                                         " ms (edu cannot abort a transfer)");
@@ -127,7 +127,7 @@ vfio::Result<void> EduCopyEndpoint::reset_queues() {
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config) {
     PDT_TRY(device.enable_bus_master());  // without Bus Master, edu's DMA reads zeros
     EduDevice edu = PDT_TRY(EduDevice::attach(device));

@@ -1,5 +1,5 @@
 #include "edu/edu_device.hpp"
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 
 #include <cstdio>
 #include <thread>
@@ -8,25 +8,25 @@ namespace edu {
 
 namespace {
 
-using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
+using pdt::hex;  // "0x1f" (base/format.hpp)
 
 }  // namespace
 
 const char* to_string(Wait wait) { return wait == Wait::Poll ? "poll" : "MSI"; }
 
-vfio::Result<void> validate(const DmaRequest& request, const std::string& object) {
+pdt::Result<void> validate(const DmaRequest& request, const std::string& object) {
     const char* what = request.direction == DmaDirection::ToEdu ? "DMA to edu" : "DMA from edu";
     if (request.count == 0)
-        return vfio::make_error(what, object, EINVAL, "count 0: QEMU 7.2's edu aborts the VM on an empty transfer");
+        return pdt::make_error(what, object, EINVAL, "count 0: QEMU 7.2's edu aborts the VM on an empty transfer");
     if (request.edu_offset >= DMA_BUFFER_SIZE || request.count > DMA_MAX_END - request.edu_offset)
-        return vfio::make_error(what, object, EINVAL,
+        return pdt::make_error(what, object, EINVAL,
                                 "edu buffer offset " + hex(request.edu_offset) + " + count " +
                                     std::to_string(request.count) + " must be at most " +
                                     std::to_string(DMA_MAX_END) +
                                     " (QEMU 7.2's edu aborts the VM at the end of its 4096-byte buffer)");
     const uint64_t mask = (uint64_t{1} << DMA_MASK_BITS) - 1;
     if (request.host_iova > mask || request.count - 1 > mask - request.host_iova)
-        return vfio::make_error(what, object, EINVAL,
+        return pdt::make_error(what, object, EINVAL,
                                 "host IOVA " + hex(request.host_iova) + " + " + std::to_string(request.count) +
                                     " bytes exceeds edu's 28-bit DMA mask " + hex(mask));
     return {};
@@ -35,13 +35,13 @@ vfio::Result<void> validate(const DmaRequest& request, const std::string& object
 EduDevice::EduDevice(vfio::Device& device, vfio::RegisterWindow regs)
     : m_device(&device), m_regs(regs), m_name("edu " + device.identity().address.to_string()) {}
 
-vfio::Result<EduDevice> EduDevice::attach(vfio::Device& device) {
+pdt::Result<EduDevice> EduDevice::attach(vfio::Device& device) {
     vfio::Bar* bar0 = PDT_TRY(device.bar(0));
     vfio::RegisterWindow regs = PDT_TRY(bar0->window(0, reg::DMA_CMD + 8));
     EduDevice edu(device, regs);
     const uint32_t id = edu.identification();
     if ((id & 0xffff) != IDENTIFICATION_MAGIC)
-        return vfio::make_error("identify edu", edu.name() + " BAR0 IDENTIFICATION", ENODEV,
+        return pdt::make_error("identify edu", edu.name() + " BAR0 IDENTIFICATION", ENODEV,
                                 "read " + hex(id) + ", an edu device reads 0xRRrr00ed (" +
                                     hex(IDENTIFICATION_V1_0) + " for v1.0)");
     return edu;
@@ -49,22 +49,22 @@ vfio::Result<EduDevice> EduDevice::attach(vfio::Device& device) {
 
 uint32_t EduDevice::identification() const { return m_regs.read32(reg::IDENTIFICATION); }
 
-vfio::Result<void> EduDevice::check_liveness(uint32_t value) {
+pdt::Result<void> EduDevice::check_liveness(uint32_t value) {
     m_regs.write32(reg::LIVENESS, value);
     const uint32_t got = m_regs.read32(reg::LIVENESS);
     if (got != static_cast<uint32_t>(~value))
-        return vfio::make_error("liveness check", m_name + " BAR0 LIVENESS", EIO,
+        return pdt::make_error("liveness check", m_name + " BAR0 LIVENESS", EIO,
                                 "wrote " + hex(value) + ", read " + hex(got) + ", expected " +
                                     hex(static_cast<uint32_t>(~value)));
     return {};
 }
 
-vfio::Result<uint32_t> EduDevice::factorial(uint32_t n, std::chrono::milliseconds timeout) {
+pdt::Result<uint32_t> EduDevice::factorial(uint32_t n, std::chrono::milliseconds timeout) {
     m_regs.write32(reg::FACTORIAL, n);
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (m_regs.read32(reg::STATUS) & STATUS_COMPUTING) {
         if (std::chrono::steady_clock::now() > deadline)
-            return vfio::make_error("factorial", m_name + " BAR0 STATUS", ETIMEDOUT,
+            return pdt::make_error("factorial", m_name + " BAR0 STATUS", ETIMEDOUT,
                                     "still computing after " + std::to_string(timeout.count()) + " ms");
         std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
@@ -75,16 +75,16 @@ uint32_t EduDevice::irq_status() const { return m_regs.read32(reg::IRQ_STATUS); 
 void EduDevice::irq_raise(uint32_t bits) { m_regs.write32(reg::IRQ_RAISE, bits); }
 void EduDevice::irq_acknowledge(uint32_t bits) { m_regs.write32(reg::IRQ_ACK, bits); }
 
-vfio::Result<void> EduDevice::enable_msi() {
+pdt::Result<void> EduDevice::enable_msi() {
     const vfio::IrqInfo info = PDT_TRY(m_device->irq_info(vfio::IrqIndex::Msi));
     if (info.count < 1)
-        return vfio::make_error("enable MSI", m_name, ENOTSUP, "the device reports no MSI vector");
+        return pdt::make_error("enable MSI", m_name, ENOTSUP, "the device reports no MSI vector");
     PDT_CHECK(m_device->irq_enable(vfio::IrqIndex::Msi, 1));
     m_msi = true;
     return {};
 }
 
-vfio::Result<void> EduDevice::disable_msi() {
+pdt::Result<void> EduDevice::disable_msi() {
     if (!m_msi)
         return {};
     m_msi = false;
@@ -93,13 +93,13 @@ vfio::Result<void> EduDevice::disable_msi() {
 
 bool EduDevice::dma_busy() const { return (m_regs.read32(reg::DMA_CMD) & DMA_CMD_START) != 0; }
 
-vfio::Result<void> EduDevice::start_dma(const DmaRequest& request, bool irq) {
+pdt::Result<void> EduDevice::start_dma(const DmaRequest& request, bool irq) {
     PDT_CHECK(validate(request, m_name));
     if (dma_busy())
-        return vfio::make_error("start DMA", m_name + " BAR0 DMA_CMD", EBUSY,
+        return pdt::make_error("start DMA", m_name + " BAR0 DMA_CMD", EBUSY,
                                 "a transfer is still running; edu ignores new commands until it ends");
     if (irq && !m_msi)
-        return vfio::make_error("start DMA", m_name, EINVAL, "completion interrupt asked for without enable_msi()");
+        return pdt::make_error("start DMA", m_name, EINVAL, "completion interrupt asked for without enable_msi()");
     const uint64_t edu_address = DMA_BUFFER_ADDRESS + request.edu_offset;
     const bool to_ram = request.direction == DmaDirection::FromEdu;
     m_regs.write64(reg::DMA_SRC, to_ram ? edu_address : request.host_iova);
@@ -112,17 +112,17 @@ vfio::Result<void> EduDevice::start_dma(const DmaRequest& request, bool irq) {
     return {};
 }
 
-vfio::Result<void> EduDevice::wait_dma(Wait wait, std::chrono::milliseconds timeout) {
+pdt::Result<void> EduDevice::wait_dma(Wait wait, std::chrono::milliseconds timeout) {
     if (wait == Wait::Msi && !m_dma_irq)
-        return vfio::make_error("wait for DMA", m_name, EINVAL, "the transfer was started without its interrupt");
+        return pdt::make_error("wait for DMA", m_name, EINVAL, "the transfer was started without its interrupt");
     return wait == Wait::Poll ? wait_dma_poll(timeout) : wait_dma_msi(timeout);
 }
 
-vfio::Result<void> EduDevice::wait_dma_poll(std::chrono::milliseconds timeout) {
+pdt::Result<void> EduDevice::wait_dma_poll(std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (dma_busy()) {
         if (std::chrono::steady_clock::now() > deadline)
-            return vfio::make_error("wait for DMA", m_name + " BAR0 DMA_CMD", ETIMEDOUT,
+            return pdt::make_error("wait for DMA", m_name + " BAR0 DMA_CMD", ETIMEDOUT,
                                     "START still set after " + std::to_string(timeout.count()) + " ms");
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -132,10 +132,10 @@ vfio::Result<void> EduDevice::wait_dma_poll(std::chrono::milliseconds timeout) {
     return {};
 }
 
-vfio::Result<void> EduDevice::wait_dma_msi(std::chrono::milliseconds timeout) {
+pdt::Result<void> EduDevice::wait_dma_msi(std::chrono::milliseconds timeout) {
     auto waited = m_device->irq_wait(0, timeout);
     if (!waited) {
-        vfio::Error error = std::move(waited).error();
+        pdt::Error error = std::move(waited).error();
         error.operation = "wait for DMA interrupt";
         error.object = m_name + " MSI vector 0";
         if (error.code == ETIMEDOUT)
@@ -145,11 +145,11 @@ vfio::Result<void> EduDevice::wait_dma_msi(std::chrono::milliseconds timeout) {
     }
     const uint32_t status = irq_status();
     if (!(status & DMA_IRQ))
-        return vfio::make_error("wait for DMA interrupt", m_name + " BAR0 IRQ_STATUS", EIO,
+        return pdt::make_error("wait for DMA interrupt", m_name + " BAR0 IRQ_STATUS", EIO,
                                 "MSI came but IRQ status is " + hex(status) + ", without DMA_IRQ " + hex(DMA_IRQ));
     irq_acknowledge(DMA_IRQ);
     if (dma_busy())
-        return vfio::make_error("wait for DMA interrupt", m_name + " BAR0 DMA_CMD", EIO,
+        return pdt::make_error("wait for DMA interrupt", m_name + " BAR0 DMA_CMD", EIO,
                                 "DMA_IRQ raised while START is still set");
     m_claim.proven();  // START reads back clear: the transfer ended
     return {};
@@ -168,17 +168,17 @@ EduDevice::~EduDevice() {
         m_claim.proven();
 }
 
-vfio::Result<void> EduDevice::dma(const DmaRequest& request, Wait wait, std::chrono::milliseconds timeout) {
+pdt::Result<void> EduDevice::dma(const DmaRequest& request, Wait wait, std::chrono::milliseconds timeout) {
     PDT_CHECK(start_dma(request, wait == Wait::Msi));
     return wait_dma(wait, timeout);
 }
 
-vfio::Result<void> EduDevice::dma_to_edu(uint64_t host_iova, uint32_t edu_offset, uint32_t count, Wait wait,
+pdt::Result<void> EduDevice::dma_to_edu(uint64_t host_iova, uint32_t edu_offset, uint32_t count, Wait wait,
                                          std::chrono::milliseconds timeout) {
     return dma({DmaDirection::ToEdu, host_iova, edu_offset, count}, wait, timeout);
 }
 
-vfio::Result<void> EduDevice::dma_from_edu(uint32_t edu_offset, uint64_t host_iova, uint32_t count, Wait wait,
+pdt::Result<void> EduDevice::dma_from_edu(uint32_t edu_offset, uint64_t host_iova, uint32_t count, Wait wait,
                                            std::chrono::milliseconds timeout) {
     return dma({DmaDirection::FromEdu, host_iova, edu_offset, count}, wait, timeout);
 }

@@ -16,19 +16,19 @@ public:
     uint64_t buffer_size() const override { return m_regions.empty() ? 0 : m_regions.front().size(); }
     uint8_t* buffer(size_t index) override { return index < m_regions.size() ? m_regions[index].data() : nullptr; }
 
-    vfio::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override {
+    pdt::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override {
         if (index >= m_regions.size())
-            return vfio::make_error("submit", name(), EINVAL,
+            return pdt::make_error("submit", name(), EINVAL,
                                     "buffer " + std::to_string(index) + " of " + std::to_string(m_regions.size()));
         if (length == 0 || length > buffer_size())
-            return vfio::make_error("submit", name(), EINVAL,
+            return pdt::make_error("submit", name(), EINVAL,
                                     "length " + std::to_string(length) + " outside 1.." + std::to_string(buffer_size()));
         std::lock_guard lock(m_owner.m_mutex);
         m_queued.push_back({m_direction, index, length, end_of_packet});
         return m_owner.pump();
     }
 
-    vfio::Result<std::optional<streams::Completion>> poll() override {
+    pdt::Result<std::optional<streams::Completion>> poll() override {
         std::lock_guard lock(m_owner.m_mutex);
         PDT_CHECK(m_owner.pump());
         if (m_done.empty())
@@ -38,14 +38,14 @@ public:
         return std::optional<streams::Completion>{c};
     }
 
-    vfio::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override {
+    pdt::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override {
         const auto deadline = std::chrono::steady_clock::now() + timeout;
         for (;;) {
             auto c = PDT_TRY(poll());
             if (c)
                 return *c;
             if (std::chrono::steady_clock::now() > deadline)
-                return vfio::make_error("wait for completion", name(), ETIMEDOUT,
+                return pdt::make_error("wait for completion", name(), ETIMEDOUT,
                                         std::string("none within ") + std::to_string(timeout.count()) + " ms" +
                                             (m_direction == streams::Direction::C2H
                                                  ? " (a loopback C2H receives only what H2C sent)"
@@ -54,7 +54,7 @@ public:
         }
     }
 
-    vfio::Result<void> stop() override {
+    pdt::Result<void> stop() override {
         std::unique_lock lock(m_owner.m_mutex);
         m_queued.clear();
         // edu cannot abort a transfer: let a running one of ours end (it does within ~100 ms).
@@ -62,7 +62,7 @@ public:
         while (m_owner.m_running && m_owner.m_running->direction == m_direction) {
             PDT_CHECK(m_owner.pump());
             if (std::chrono::steady_clock::now() > deadline)
-                return vfio::make_error("stop", name(), ETIMEDOUT, "the running edu transfer did not end within 5 s");
+                return pdt::make_error("stop", name(), ETIMEDOUT, "the running edu transfer did not end within 5 s");
             lock.unlock();
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
             lock.lock();
@@ -85,9 +85,9 @@ public:
     std::deque<streams::Completion> m_done;
 };
 
-vfio::Result<std::unique_ptr<EduLoopback>> EduLoopback::create(EduDevice& edu, Options options) {
+pdt::Result<std::unique_ptr<EduLoopback>> EduLoopback::create(EduDevice& edu, Options options) {
     if (options.buffers == 0 || options.buffer_size == 0 || options.buffer_size > DMA_MAX_END)
-        return vfio::make_error("create edu loopback", edu.name(), EINVAL,
+        return pdt::make_error("create edu loopback", edu.name(), EINVAL,
                                 "buffers must be 1..4095 bytes (QEMU 7.2's edu aborts at its buffer's end) and at least one");
     std::unique_ptr<EduLoopback> loop(new EduLoopback(edu));
     loop->m_h2c = std::make_unique<Channel>(*loop, streams::Direction::H2C);
@@ -115,7 +115,7 @@ EduLoopback::Channel& EduLoopback::channel(streams::Direction d) {
     return d == streams::Direction::H2C ? *m_h2c : *m_c2h;
 }
 
-vfio::Result<void> EduLoopback::start(const Job& job) {
+pdt::Result<void> EduLoopback::start(const Job& job) {
     Channel& ch = channel(job.direction);
     const uint64_t iova = ch.m_regions[job.buffer].iova();
     const auto count = static_cast<uint32_t>(job.length);
@@ -127,7 +127,7 @@ vfio::Result<void> EduLoopback::start(const Job& job) {
     return {};
 }
 
-vfio::Result<void> EduLoopback::pump() {
+pdt::Result<void> EduLoopback::pump() {
     if (m_running) {
         if (m_edu.dma_busy())
             return {};

@@ -44,7 +44,7 @@ struct Fixture : ::testing::Test {
     }
     // A 16-byte DMA to edu from a page the device reads, waited for by `wait` (MSI enabled first
     // for Wait::Msi); the page stays until the test ends.
-    vfio::Result<void> dma_page_to_edu(Wait wait, std::chrono::milliseconds timeout) {
+    pdt::Result<void> dma_page_to_edu(Wait wait, std::chrono::milliseconds timeout) {
         if (wait == Wait::Msi) {
             EXPECT_TRUE(edu->enable_msi().ok());
         }

@@ -120,7 +120,7 @@ TEST_F(Model, CompletesEarlyLandsTheLast64BytesAtTheNextCommand) {
 // The measurement library's checks over the edu copy endpoint: latency and sweep fail with a
 // data check on every lie, and pass on the honest model.
 struct Measure : ::testing::Test {
-    vfio::Result<void> run(const char* subcommand, streams::Lie lie) {
+    pdt::Result<void> run(const char* subcommand, streams::Lie lie) {
         sim = sim::make_sim_edu(kAddress, lying(lie));
         auto opened = open_copy_endpoint(*sim.device, {});
         if (!opened)
@@ -133,12 +133,12 @@ struct Measure : ::testing::Test {
             measure::LatencySettings s;
             s.samples = 3, s.max_gap_us = 100;
             auto r = measure::run_latency(**opened, s, {}, progress, verified, warnings);
-            return r ? vfio::Result<void>{} : vfio::Result<void>{std::move(r).error()};
+            return r ? pdt::Result<void>{} : pdt::Result<void>{std::move(r).error()};
         }
         measure::SweepSettings s;
         s.min_bytes = 1024, s.max_bytes = 2048, s.repeats = 1, s.iterations = 2;
         auto r = measure::run_sweep(**opened, s, {}, progress, verified, warnings);
-        return r ? vfio::Result<void>{} : vfio::Result<void>{std::move(r).error()};
+        return r ? pdt::Result<void>{} : pdt::Result<void>{std::move(r).error()};
     }
     sim::SimEdu sim;
 };
@@ -192,7 +192,7 @@ DriverRun run_driver(streams::Lie lie) {
     stream_test::StreamTest test(options);
     auto source = test.add_source(loop->h2c(), 0);
     EXPECT_TRUE(source);
-    auto sink = source ? test.add_sink(loop->c2h(), *source) : vfio::Result<size_t>(source.error());
+    auto sink = source ? test.add_sink(loop->c2h(), *source) : pdt::Result<size_t>(source.error());
     EXPECT_TRUE(sink);
     if (!sink)
         return run;

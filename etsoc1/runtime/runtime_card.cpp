@@ -32,7 +32,7 @@ std::string first_line(const char* what) {
 }
 
 template <typename F>
-auto guarded(const char* call, const std::string& object, F&& f) -> vfio::Result<decltype(f())> {
+auto guarded(const char* call, const std::string& object, F&& f) -> pdt::Result<decltype(f())> {
     try {
         if constexpr (std::is_void_v<decltype(f())>) {
             f();
@@ -41,7 +41,7 @@ auto guarded(const char* call, const std::string& object, F&& f) -> vfio::Result
             return f();
         }
     } catch (const std::exception& e) {
-        return vfio::make_error(call, object, EIO, first_line(e.what()));
+        return pdt::make_error(call, object, EIO, first_line(e.what()));
     }
 }
 
@@ -60,7 +60,7 @@ public:
 
     int device_count() const override { return static_cast<int>(m_devices.size()); }
 
-    vfio::Result<DeviceInfo> info(int device) const override {
+    pdt::Result<DeviceInfo> info(int device) const override {
         const rt::DeviceId id = PDT_TRY(device_id(device));
         DeviceInfo info = device < static_cast<int>(m_sysfs.size()) ? m_sysfs[device] : DeviceInfo{};
         if (info.name.empty())
@@ -73,7 +73,7 @@ public:
         return info;
     }
 
-    vfio::Result<DmaLimits> limits(int device) const override {
+    pdt::Result<DmaLimits> limits(int device) const override {
         const rt::DeviceId id = PDT_TRY(device_id(device));
         const auto dma = PDT_TRY(guarded("rt::IRuntime::getDmaInfo", name(device), [&] { return m_runtime->getDmaInfo(id); }));
         DmaLimits limits;  // channels: pcie_dma.h's 4 + 4; the runtime does not report them
@@ -82,52 +82,52 @@ public:
         return limits;
     }
 
-    vfio::Result<CardAddress> allocate(int device, uint64_t bytes, uint32_t alignment) override {
+    pdt::Result<CardAddress> allocate(int device, uint64_t bytes, uint32_t alignment) override {
         const rt::DeviceId id = PDT_TRY(device_id(device));
         return guarded("rt::IRuntime::mallocDevice", name(device), [&] {
             return card_address(m_runtime->mallocDevice(id, static_cast<size_t>(bytes), alignment));
         });
     }
 
-    vfio::Result<void> free(int device, CardAddress address) override {
+    pdt::Result<void> free(int device, CardAddress address) override {
         const rt::DeviceId id = PDT_TRY(device_id(device));
         return guarded("rt::IRuntime::freeDevice", name(device), [&] { m_runtime->freeDevice(id, card_pointer(address)); });
     }
 
-    vfio::Result<StreamId> create_stream(int device) override {
+    pdt::Result<StreamId> create_stream(int device) override {
         const rt::DeviceId id = PDT_TRY(device_id(device));
         return guarded("rt::IRuntime::createStream", name(device),
                        [&] { return static_cast<StreamId>(m_runtime->createStream(id)); });
     }
 
-    vfio::Result<void> destroy_stream(StreamId stream) override {
+    pdt::Result<void> destroy_stream(StreamId stream) override {
         return guarded("rt::IRuntime::destroyStream", stream_name(stream),
                        [&] { m_runtime->destroyStream(stream_id(stream)); });
     }
 
-    vfio::Result<EventId> copy_to_card(StreamId stream, std::span<const Node> nodes, bool barrier) override {
+    pdt::Result<EventId> copy_to_card(StreamId stream, std::span<const Node> nodes, bool barrier) override {
         return copy("rt::IRuntime::memcpyHostToDevice", stream, nodes, barrier,
                     [](const Node& n) { return Ends{as_bytes(n.host), card_pointer(n.card)}; },
                     [&](auto&&... args) { return m_runtime->memcpyHostToDevice(args...); });
     }
 
-    vfio::Result<EventId> copy_from_card(StreamId stream, std::span<const Node> nodes, bool barrier) override {
+    pdt::Result<EventId> copy_from_card(StreamId stream, std::span<const Node> nodes, bool barrier) override {
         return copy("rt::IRuntime::memcpyDeviceToHost", stream, nodes, barrier,
                     [](const Node& n) { return Ends{card_pointer(n.card), as_bytes(n.host)}; },
                     [&](auto&&... args) { return m_runtime->memcpyDeviceToHost(args...); });
     }
 
-    vfio::Result<bool> wait_event(EventId event, std::chrono::seconds timeout) override {
+    pdt::Result<bool> wait_event(EventId event, std::chrono::seconds timeout) override {
         return guarded("rt::IRuntime::waitForEvent", "event " + std::to_string(event),
                        [&] { return m_runtime->waitForEvent(event_id(event), timeout); });
     }
 
-    vfio::Result<bool> wait_stream(StreamId stream, std::chrono::seconds timeout) override {
+    pdt::Result<bool> wait_stream(StreamId stream, std::chrono::seconds timeout) override {
         return guarded("rt::IRuntime::waitForStream", stream_name(stream),
                        [&] { return m_runtime->waitForStream(stream_id(stream), timeout); });
     }
 
-    vfio::Result<std::vector<CardError>> drain_errors(StreamId stream) override {
+    pdt::Result<std::vector<CardError>> drain_errors(StreamId stream) override {
         return guarded("rt::IRuntime::retrieveStreamErrors", stream_name(stream), [&] {
             std::vector<CardError> errors;
             for (const auto& e : m_runtime->retrieveStreamErrors(stream_id(stream)))
@@ -136,12 +136,12 @@ public:
         });
     }
 
-    vfio::Result<void> abort_stream(StreamId stream, std::chrono::seconds timeout) override {
+    pdt::Result<void> abort_stream(StreamId stream, std::chrono::seconds timeout) override {
         const rt::EventId abort = PDT_TRY(guarded("rt::IRuntime::abortStream", stream_name(stream),
                                                   [&] { return m_runtime->abortStream(stream_id(stream)); }));
         const bool done = PDT_TRY(wait_event(our_event(abort), timeout));
         if (!done)
-            return vfio::make_error("abort", stream_name(stream), ETIMEDOUT,
+            return pdt::make_error("abort", stream_name(stream), ETIMEDOUT,
                                     "the abort did not complete within " + std::to_string(timeout.count()) + " s");
         return {};
     }
@@ -155,7 +155,7 @@ private:
     // barrier is passed every time (the runtime's defaults: H2D false, D2H true). ends(node):
     // the node's source and destination; memcpy: the runtime's call for the direction.
     template <typename EndsOf, typename Memcpy>
-    vfio::Result<EventId> copy(const char* call, StreamId stream, std::span<const Node> nodes, bool barrier,
+    pdt::Result<EventId> copy(const char* call, StreamId stream, std::span<const Node> nodes, bool barrier,
                                const EndsOf& ends, const Memcpy& memcpy) {
         return guarded(call, stream_name(stream), [&] {
             if (nodes.size() == 1) {
@@ -174,9 +174,9 @@ private:
     static std::byte* as_bytes(uint8_t* p) { return reinterpret_cast<std::byte*>(p); }
     std::string name(int device) const { return "ET-SoC-1 " + std::to_string(device); }
     std::string stream_name(StreamId stream) const { return "ET-SoC-1 stream " + std::to_string(stream); }
-    vfio::Result<rt::DeviceId> device_id(int device) const {
+    pdt::Result<rt::DeviceId> device_id(int device) const {
         if (device < 0 || device >= device_count())
-            return vfio::make_error("open", name(device), ENODEV,
+            return pdt::make_error("open", name(device), ENODEV,
                                     "the runtime sees " + std::to_string(device_count()) + " card(s)");
         return m_devices[static_cast<size_t>(device)];
     }
@@ -216,7 +216,7 @@ public:
 };
 
 // One logger for the process, created before the runtime, as the runtime's own mains do.
-vfio::Result<void> start_logging(const std::string& path) {
+pdt::Result<void> start_logging(const std::string& path) {
     static std::unique_ptr<logging::Logger> logger;
     if (logger)
         return {};
@@ -226,7 +226,7 @@ vfio::Result<void> start_logging(const std::string& path) {
     }
     std::FILE* file = std::fopen(path.c_str(), "ae");
     if (file == nullptr)
-        return vfio::make_error("open the ET-SoC-1 runtime's log", path, errno,
+        return pdt::make_error("open the ET-SoC-1 runtime's log", path, errno,
                                 "the runtime's log needs a file this user can write (or - for stderr)");
     logger = std::make_unique<LoggerToFile>(file);
     return {};
@@ -236,7 +236,7 @@ vfio::Result<void> start_logging(const std::string& path) {
 
 bool runtime_built() { return true; }
 
-vfio::Result<std::unique_ptr<Card>> open_runtime_card(const RuntimeOptions& options) {
+pdt::Result<std::unique_ptr<Card>> open_runtime_card(const RuntimeOptions& options) {
     PDT_CHECK(start_logging(options.log_path));
     std::shared_ptr<dev::IDeviceLayer> layer;
     rt::RuntimePtr runtime;
@@ -253,7 +253,7 @@ vfio::Result<std::unique_ptr<Card>> open_runtime_card(const RuntimeOptions& opti
         const int count = PDT_TRY(guarded("dev::IDeviceLayer::getDevicesCount", "/dev/et*_ops",
                                           [&] { return static_cast<int>(layer->getDevicesCount()); }));
         if (count <= 0)
-            return vfio::make_error("open ET-SoC-1 cards", "/dev/et*_ops", ENODEV, "the device layer found no card");
+            return pdt::make_error("open ET-SoC-1 cards", "/dev/et*_ops", ENODEV, "the device layer found no card");
         rt::Options runtime_options;
         runtime_options.checkMemcpyDeviceOperations_ = true;
         runtime_options.checkDeviceApiVersion_ = true;
@@ -265,7 +265,7 @@ vfio::Result<std::unique_ptr<Card>> open_runtime_card(const RuntimeOptions& opti
     }
     auto devices = PDT_TRY(guarded("rt::IRuntime::getDevices", mode, [&] { return runtime->getDevices(); }));
     if (devices.empty())
-        return vfio::make_error("open ET-SoC-1 cards", mode, ENODEV, "the runtime sees no card");
+        return pdt::make_error("open ET-SoC-1 cards", mode, ENODEV, "the runtime sees no card");
     return std::unique_ptr<Card>(
         std::make_unique<RuntimeCard>(std::move(layer), std::move(runtime), std::move(devices), std::move(sysfs), mode));
 }

@@ -28,7 +28,7 @@ struct Entry {
     uint64_t sequence = 0;
     std::optional<TransferId> transfer;
     bool done = false;
-    std::optional<vfio::Error> error;
+    std::optional<pdt::Error> error;
     // A C2H read-back too small to cut (kUncut): the buffer's poison and the first read.
     std::vector<uint8_t> poison, first;
 };
@@ -62,10 +62,10 @@ public:
     }
 
     uint8_t* buffer(Direction d, size_t index) { return m_host[at(d)].at(index).get(); }
-    vfio::Result<void> submit(Direction d, size_t index, uint64_t length);
-    vfio::Result<std::optional<Completion>> poll(Direction d);
-    vfio::Result<Completion> wait(Direction d, std::chrono::milliseconds timeout);
-    vfio::Result<void> stop(Direction d);
+    pdt::Result<void> submit(Direction d, size_t index, uint64_t length);
+    pdt::Result<std::optional<Completion>> poll(Direction d);
+    pdt::Result<Completion> wait(Direction d, std::chrono::milliseconds timeout);
+    pdt::Result<void> stop(Direction d);
     bool busy(Direction d) const {
         std::lock_guard lock(m_mutex);
         return !m_entries[at(d)].empty();
@@ -76,9 +76,9 @@ public:
 
 private:
     static size_t at(Direction d) { return d == Direction::H2C ? 0 : 1; }
-    vfio::Result<void> refresh();  // with m_mutex held
-    vfio::Result<void> pump();     // with m_mutex held
-    vfio::Result<void> first_read_and_decoy(Entry& e, CardAddress card, uint64_t bytes);  // with m_mutex held
+    pdt::Result<void> refresh();  // with m_mutex held
+    pdt::Result<void> pump();     // with m_mutex held
+    pdt::Result<void> first_read_and_decoy(Entry& e, CardAddress card, uint64_t bytes);  // with m_mutex held
     CardAddress slot(uint64_t sequence) const { return m_ring + sequence % config.buffer_count * config.buffer_size; }
 
     Card& m_card;
@@ -90,11 +90,11 @@ private:
     std::vector<uint64_t> m_length;  // bytes the H2C copy put in each slot
     uint64_t m_submitted[2] = {0, 0}, m_issued[2] = {0, 0}, m_done_prefix[2] = {0, 0};
     std::set<uint64_t> m_done[2];  // completed sequences past the prefix
-    std::map<uint64_t, vfio::Error> m_failed_h2c;  // H2C sequence -> its copy's error, until C2H takes it
+    std::map<uint64_t, pdt::Error> m_failed_h2c;  // H2C sequence -> its copy's error, until C2H takes it
     bool m_stopped[2] = {false, false};  // stopped since its last submit
 };
 
-vfio::Result<void> Loop::refresh() {
+pdt::Result<void> Loop::refresh() {
     for (size_t d = 0; d < 2; ++d)
         for (Entry& e : m_entries[d]) {
             if (!e.transfer || e.done)
@@ -121,7 +121,7 @@ vfio::Result<void> Loop::refresh() {
     return {};
 }
 
-vfio::Result<void> Loop::pump() {
+pdt::Result<void> Loop::pump() {
     const uint64_t slots = config.buffer_count;
     for (Entry& e : m_entries[0])
         if (!e.transfer && m_issued[0] < m_done_prefix[1] + slots) {
@@ -144,7 +144,7 @@ vfio::Result<void> Loop::pump() {
             }
             const uint64_t sent = m_length[m_issued[1] % slots];
             if (e.length < sent)
-                return vfio::make_error("loop back through the card", name, EINVAL,
+                return pdt::make_error("loop back through the card", name, EINVAL,
                                         "C2H buffer of " + std::to_string(e.length) + " bytes is smaller than the " +
                                             std::to_string(sent) + "-byte H2C packet");
             e.length = sent;
@@ -161,7 +161,7 @@ vfio::Result<void> Loop::pump() {
 // the buffer's poison (the stream test poisons every C2H buffer) put back and staged through the
 // runtime's reused bounce buffer to the decoy slot, so that the read-back proper, if the card
 // moves nothing, brings the poison and not the bytes the H2C copy staged; refresh() compares.
-vfio::Result<void> Loop::first_read_and_decoy(Entry& e, CardAddress card, uint64_t bytes) {
+pdt::Result<void> Loop::first_read_and_decoy(Entry& e, CardAddress card, uint64_t bytes) {
     uint8_t* host = buffer(Direction::C2H, e.index);
     e.poison.assign(host, host + bytes);
     PDT_CHECK(m_mover->wait(PDT_TRY(m_mover->start(Direction::C2H, host, card, bytes)), kDecoyTimeout));
@@ -171,9 +171,9 @@ vfio::Result<void> Loop::first_read_and_decoy(Entry& e, CardAddress card, uint64
     return m_mover->wait(PDT_TRY(m_mover->start(Direction::H2C, host, decoy, bytes)), kDecoyTimeout);
 }
 
-vfio::Result<void> Loop::submit(Direction d, size_t index, uint64_t length) {
+pdt::Result<void> Loop::submit(Direction d, size_t index, uint64_t length) {
     if (index >= config.buffer_count || length == 0 || length > config.buffer_size || length % 4 != 0)
-        return vfio::make_error("submit", name + " " + streams::to_string(d), EINVAL,
+        return pdt::make_error("submit", name + " " + streams::to_string(d), EINVAL,
                                 "buffer " + std::to_string(index) + " length " + std::to_string(length) +
                                     ": needs a buffer index below " + std::to_string(config.buffer_count) +
                                     " and a non-zero multiple of 4 bytes up to the buffer size");
@@ -184,7 +184,7 @@ vfio::Result<void> Loop::submit(Direction d, size_t index, uint64_t length) {
     return pump();
 }
 
-vfio::Result<std::optional<Completion>> Loop::poll(Direction d) {
+pdt::Result<std::optional<Completion>> Loop::poll(Direction d) {
     std::lock_guard lock(m_mutex);
     PDT_CHECK(refresh());
     PDT_CHECK(pump());
@@ -198,14 +198,14 @@ vfio::Result<std::optional<Completion>> Loop::poll(Direction d) {
     return std::optional<Completion>{Completion{e.index, e.length, true, 0}};
 }
 
-vfio::Result<Completion> Loop::wait(Direction d, std::chrono::milliseconds timeout) {
+pdt::Result<Completion> Loop::wait(Direction d, std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
         if (auto polled = PDT_TRY(poll(d)))
             return *polled;
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0)
-            return vfio::make_error("wait for completion", name + " " + streams::to_string(d), ETIMEDOUT);
+            return pdt::make_error("wait for completion", name + " " + streams::to_string(d), ETIMEDOUT);
         auto progressed = m_mover->wait_progress(left);
         if (!progressed.ok()) {
             auto error = progressed.error();
@@ -215,7 +215,7 @@ vfio::Result<Completion> Loop::wait(Direction d, std::chrono::milliseconds timeo
     }
 }
 
-vfio::Result<void> Loop::stop(Direction d) {
+pdt::Result<void> Loop::stop(Direction d) {
     std::lock_guard lock(m_mutex);
     PDT_CHECK(m_mover->abandon(d));
     // What was abandoned counts as done, so that the other direction still gets what was
@@ -252,12 +252,12 @@ public:
     size_t buffer_count() const override { return m_loop->config.buffer_count; }
     uint64_t buffer_size() const override { return m_loop->config.buffer_size; }
     uint8_t* buffer(size_t index) override { return m_loop->buffer(m_direction, index); }
-    vfio::Result<void> submit(size_t index, uint64_t length, bool) override {
+    pdt::Result<void> submit(size_t index, uint64_t length, bool) override {
         return m_loop->submit(m_direction, index, length);
     }
-    vfio::Result<std::optional<Completion>> poll() override { return m_loop->poll(m_direction); }
-    vfio::Result<Completion> wait(std::chrono::milliseconds timeout) override { return m_loop->wait(m_direction, timeout); }
-    vfio::Result<void> stop() override { return m_loop->stop(m_direction); }
+    pdt::Result<std::optional<Completion>> poll() override { return m_loop->poll(m_direction); }
+    pdt::Result<Completion> wait(std::chrono::milliseconds timeout) override { return m_loop->wait(m_direction, timeout); }
+    pdt::Result<void> stop() override { return m_loop->stop(m_direction); }
     bool busy() const override { return m_loop->busy(m_direction); }
 
 private:
@@ -268,11 +268,11 @@ private:
 
 }  // namespace
 
-vfio::Result<std::shared_ptr<Loop>> make_loop(Card& card, const ChannelConfig& config) {
+pdt::Result<std::shared_ptr<Loop>> make_loop(Card& card, const ChannelConfig& config) {
     const DeviceInfo info = PDT_TRY(card.info(config.device));
     const std::string name = info.name + " channel " + std::to_string(config.channel);
     if (config.buffer_count == 0 || config.buffer_size == 0 || config.buffer_size % 4 != 0 || config.window == 0)
-        return vfio::make_error("open ET-SoC-1 channels", name, EINVAL,
+        return pdt::make_error("open ET-SoC-1 channels", name, EINVAL,
                                 "needs at least one buffer, of a non-zero multiple of 4 bytes, and a window of one");
     MoverConfig mover;
     mover.device = config.device;
@@ -285,11 +285,11 @@ vfio::Result<std::shared_ptr<Loop>> make_loop(Card& card, const ChannelConfig& c
     return std::make_shared<Loop>(card, config, std::move(moving), ring, name);
 }
 
-vfio::Result<std::unique_ptr<streams::StreamChannel>> open_h2c(std::shared_ptr<Loop> loop) {
+pdt::Result<std::unique_ptr<streams::StreamChannel>> open_h2c(std::shared_ptr<Loop> loop) {
     return std::unique_ptr<streams::StreamChannel>(std::make_unique<Channel>(std::move(loop), Direction::H2C));
 }
 
-vfio::Result<std::unique_ptr<streams::StreamChannel>> open_c2h(std::shared_ptr<Loop> loop) {
+pdt::Result<std::unique_ptr<streams::StreamChannel>> open_c2h(std::shared_ptr<Loop> loop) {
     return std::unique_ptr<streams::StreamChannel>(std::make_unique<Channel>(std::move(loop), Direction::C2H));
 }
 

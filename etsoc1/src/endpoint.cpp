@@ -42,25 +42,25 @@ public:
 
     const streams::EndpointInfo& info() const override { return m_info; }
 
-    vfio::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, streams::HostMemory memory) override {
+    pdt::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, streams::HostMemory memory) override {
         // The runtime has no call to register user memory (removed in 0.3.x): every copy is
         // staged through its bounce buffer (info().driver_stages). A registered buffer is
         // therefore the best the card offers, plain memory, and says so (memory() is pageable);
         // huge pages would change nothing the card sees and are not offered.
         if (memory == streams::HostMemory::RegisteredHugePages)
-            return vfio::make_error("allocate host buffer", m_info.name, ENOTSUP,
+            return pdt::make_error("allocate host buffer", m_info.name, ENOTSUP,
                                     "huge-page memory is not offered: the runtime cannot register user memory "
                                     "(removed in 0.3.x); every copy is staged through its bounce buffer");
         if (bytes == 0)
-            return vfio::make_error("allocate host buffer", m_info.name, EINVAL, "zero bytes");
+            return pdt::make_error("allocate host buffer", m_info.name, EINVAL, "zero bytes");
         return std::unique_ptr<streams::HostBuffer>(std::make_unique<PageableBuffer>(bytes, m_mover->buffers_at_risk()));
     }
 
-    vfio::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
+    pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override {
         if (queue >= m_info.queues || bytes == 0 || host_offset > host.size() || bytes > host.size() - host_offset ||
             card_offset > card_bytes() || bytes > card_bytes() - card_offset)
-            return vfio::make_error(std::string("issue ") + streams::to_string(direction) + " copy", m_info.name, EINVAL,
+            return pdt::make_error(std::string("issue ") + streams::to_string(direction) + " copy", m_info.name, EINVAL,
                                     "queue " + std::to_string(queue) + ", host offset " + std::to_string(host_offset) +
                                         ", card offset " + std::to_string(card_offset) + ", " + std::to_string(bytes) +
                                         " bytes: outside the buffer, the card window or the queues");
@@ -69,17 +69,17 @@ public:
         return streams::Ticket{queue, id};
     }
 
-    vfio::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override {
+    pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override {
         return m_mover->wait(ticket.sequence, timeout);
     }
 
-    vfio::Result<void> reset_queues() override {
+    pdt::Result<void> reset_queues() override {
         PDT_CHECK(m_mover->abandon(Direction::H2C));
         return m_mover->abandon(Direction::C2H);
     }
 
     // `count` empty kernels, each with the barrier (one at a time on the card), waited for the last.
-    vfio::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override {
+    pdt::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override {
         if (!m_info.can_launch)
             return streams::CopyEndpoint::launch_empty(queue, count, timeout);
         const StreamId stream = m_mover->stream(Direction::H2C, queue);
@@ -87,11 +87,11 @@ public:
         for (unsigned i = 0; i < count; ++i)
             last = PDT_TRY(m_card.launch_empty(stream, true));
         if (count > 0 && !PDT_TRY(m_card.wait_event(last, whole_seconds(timeout))))
-            return vfio::make_error("launch empty kernels", m_info.name, ETIMEDOUT,
+            return pdt::make_error("launch empty kernels", m_info.name, ETIMEDOUT,
                                     "not done within " + std::to_string(whole_seconds(timeout).count()) + " s");
         const auto errors = PDT_TRY(m_card.drain_errors(stream));
         if (!errors.empty())
-            return vfio::make_error("launch empty kernels", m_info.name, EIO,
+            return pdt::make_error("launch empty kernels", m_info.name, EIO,
                                     "the card reported " + errors.front().code + " (" + errors.front().text + ")");
         return {};
     }
@@ -109,7 +109,7 @@ private:
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_endpoint(Card& card, const EndpointConfig& config) {
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_endpoint(Card& card, const EndpointConfig& config) {
     MoverConfig mover_config;
     mover_config.device = config.device;
     mover_config.window = config.window;

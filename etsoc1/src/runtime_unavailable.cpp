@@ -5,10 +5,10 @@ namespace etsoc1 {
 
 bool runtime_built() { return false; }
 
-vfio::Result<std::unique_ptr<Card>> open_runtime_card(const RuntimeOptions& options) {
+pdt::Result<std::unique_ptr<Card>> open_runtime_card(const RuntimeOptions& options) {
     if (options.socket.empty())
         PDT_TRY(preflight(options.dev_dir));  // in-process: a missing driver or a busy card is said first
-    return vfio::make_error("open ET-SoC-1 card", "libetrt", ENODEV,
+    return pdt::make_error("open ET-SoC-1 card", "libetrt", ENODEV,
                             "this build has no ET-SoC-1 runtime binding: CMake did not find the runtime under "
                             "/opt/et (ET_PLATFORM_PATH); install et-platform there and rebuild");
 }

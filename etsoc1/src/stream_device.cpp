@@ -24,7 +24,7 @@ public:
         return routes;
     }
 
-    vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
+    pdt::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
                                                                        const streams::ChannelBuffers& buffers) override {
         auto& loop = m_loops[channel];
         if (!loop) {

@@ -46,14 +46,14 @@ std::vector<std::vector<Node>> split_last_first(const DmaLimits& limits, uint8_t
     return commands;
 }
 
-vfio::Result<std::unique_ptr<Mover>> Mover::open(Card& card, MoverConfig config) {
+pdt::Result<std::unique_ptr<Mover>> Mover::open(Card& card, MoverConfig config) {
     const std::string object = "ET-SoC-1 " + std::to_string(config.device);
     if (card.device_count() <= config.device || config.device < 0)
-        return vfio::make_error("open", object, ENODEV,
+        return pdt::make_error("open", object, ENODEV,
                                 "the runtime sees " + std::to_string(card.device_count()) + " card(s)");
     const DmaLimits limits = PDT_TRY(card.limits(config.device));
     if (config.window == 0 || config.streams_per_direction == 0 || limits.max_nodes == 0 || limits.max_node_bytes == 0)
-        return vfio::make_error("open", object, EINVAL, "needs a window and streams of at least one, and DMA limits");
+        return pdt::make_error("open", object, EINVAL, "needs a window and streams of at least one, and DMA limits");
     std::unique_ptr<Mover> mover(new Mover(card, config, limits));
     for (auto& streams : mover->m_streams)
         for (unsigned i = 0; i < config.streams_per_direction; ++i)
@@ -74,10 +74,10 @@ StreamId Mover::stream(Direction direction, unsigned index) const {
     return streams[index % streams.size()];
 }
 
-vfio::Result<TransferId> Mover::start(Direction direction, uint8_t* host, CardAddress card, uint64_t bytes,
+pdt::Result<TransferId> Mover::start(Direction direction, uint8_t* host, CardAddress card, uint64_t bytes,
                                       std::optional<unsigned> stream_index, Chunking chunking) {
     if (bytes == 0)
-        return vfio::make_error(std::string("start ") + streams::to_string(direction) + " transfer",
+        return pdt::make_error(std::string("start ") + streams::to_string(direction) + " transfer",
                                 "ET-SoC-1 " + std::to_string(m_config.device), EINVAL, "zero bytes");
     std::lock_guard lock(m_mutex);
     const TransferId id = m_next_transfer++;
@@ -93,7 +93,7 @@ vfio::Result<TransferId> Mover::start(Direction direction, uint8_t* host, CardAd
     return id;
 }
 
-void Mover::fail(TransferId transfer, size_t part, vfio::Error error) {
+void Mover::fail(TransferId transfer, size_t part, pdt::Error error) {
     auto t = m_transfers.find(transfer);
     if (t != m_transfers.end() && (!t->second.error || part < t->second.error_part)) {
         t->second.error = std::move(error);
@@ -119,10 +119,10 @@ void Mover::complete(Direction direction, const Command& command) {
     for (const CardError& e : *errors)
         text += " " + e.code + " (" + e.text + ");";
     text.pop_back();
-    fail(command.transfer, command.part, vfio::make_error(what, object, EIO, text));
+    fail(command.transfer, command.part, pdt::make_error(what, object, EIO, text));
 }
 
-vfio::Result<void> Mover::progress() {
+pdt::Result<void> Mover::progress() {
     for (Direction direction : {Direction::H2C, Direction::C2H}) {
         const size_t d = at(direction);
         auto& flying = m_in_flight[d];
@@ -158,16 +158,16 @@ vfio::Result<void> Mover::progress() {
     return {};
 }
 
-vfio::Result<bool> Mover::done(TransferId transfer) {
+pdt::Result<bool> Mover::done(TransferId transfer) {
     std::lock_guard lock(m_mutex);
     PDT_CHECK(progress());
     auto t = m_transfers.find(transfer);
     if (t == m_transfers.end())
-        return vfio::make_error("check transfer", "ET-SoC-1 transfer " + std::to_string(transfer), EINVAL,
+        return pdt::make_error("check transfer", "ET-SoC-1 transfer " + std::to_string(transfer), EINVAL,
                                 "unknown or already reported");
     if (t->second.outstanding > 0)
         return false;
-    std::optional<vfio::Error> error = std::move(t->second.error);
+    std::optional<pdt::Error> error = std::move(t->second.error);
     m_transfers.erase(t);
     if (error)
         return *error;
@@ -181,7 +181,7 @@ std::optional<std::pair<Direction, EventId>> Mover::oldest_in_flight(std::option
     return std::nullopt;
 }
 
-vfio::Result<void> Mover::wait(TransferId transfer, std::chrono::milliseconds timeout) {
+pdt::Result<void> Mover::wait(TransferId transfer, std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
         if (PDT_TRY(done(transfer)))
@@ -198,13 +198,13 @@ vfio::Result<void> Mover::wait(TransferId transfer, std::chrono::milliseconds ti
         const std::string object = "ET-SoC-1 " + std::to_string(m_config.device) + " transfer " + std::to_string(transfer);
         if (!oldest || left.count() <= 0 ||
             !PDT_TRY(m_card.wait_event(oldest->second, whole_seconds(left))))
-            return vfio::make_error("wait for the card", object, ETIMEDOUT,
+            return pdt::make_error("wait for the card", object, ETIMEDOUT,
                                     "no copy completed within " + std::to_string(whole_seconds(timeout).count()) +
                                         " s (card waits take whole seconds)");
     }
 }
 
-vfio::Result<void> Mover::wait_progress(std::chrono::milliseconds timeout) {
+pdt::Result<void> Mover::wait_progress(std::chrono::milliseconds timeout) {
     std::optional<std::pair<Direction, EventId>> oldest;
     {
         std::lock_guard lock(m_mutex);
@@ -215,17 +215,17 @@ vfio::Result<void> Mover::wait_progress(std::chrono::milliseconds timeout) {
         return {};
     }
     if (!PDT_TRY(m_card.wait_event(oldest->second, whole_seconds(timeout))))
-        return vfio::make_error("wait for the card", "ET-SoC-1 " + std::to_string(m_config.device), ETIMEDOUT,
+        return pdt::make_error("wait for the card", "ET-SoC-1 " + std::to_string(m_config.device), ETIMEDOUT,
                                 std::string("no ") + streams::to_string(oldest->first) + " copy completed within " +
                                     std::to_string(whole_seconds(timeout).count()) + " s (card waits take whole seconds)");
     return {};
 }
 
-vfio::Result<void> Mover::abandon(Direction direction) {
+pdt::Result<void> Mover::abandon(Direction direction) {
     std::lock_guard lock(m_mutex);
     const size_t d = at(direction);
     const auto deadline = std::chrono::steady_clock::now() + m_config.abort_timeout;
-    std::optional<vfio::Error> failed;  // the first abort that did not complete
+    std::optional<pdt::Error> failed;  // the first abort that did not complete
     if (!m_in_flight[d].empty())
         for (StreamId s : m_streams[d]) {
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());

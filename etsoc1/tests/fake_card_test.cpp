@@ -97,7 +97,7 @@ TEST(FakeCard, MovesRealDataAndFlipsTheInjectedByte) {
 struct Bench {
     explicit Bench(etsoc1::FakeParameters p = {})
         : card(p), stream(*card.create_stream(0)), base(*card.allocate(0, 16384, 64)) {}
-    void wait(vfio::Result<etsoc1::EventId> e) {
+    void wait(pdt::Result<etsoc1::EventId> e) {
         ASSERT_TRUE(e.ok()) << e.error().message();
         EXPECT_TRUE(*card.wait_event(*e, 5s));
         EXPECT_TRUE(card.drain_errors(stream)->empty());

@@ -150,7 +150,7 @@ TEST(Mover, TwoThreadsWaitingOnOneMoverBothFinishEveryTransfer) {
         std::vector<uint8_t> buffer(256, 1);
         for (int i = 0; i < 400 && failure.empty(); ++i) {
             auto t = f.mover->start(d, buffer.data(), f.card_memory + offset, buffer.size());
-            auto waited = t.ok() ? f.mover->wait(*t, 5000ms) : vfio::Result<void>(t.error());
+            auto waited = t.ok() ? f.mover->wait(*t, 5000ms) : pdt::Result<void>(t.error());
             if (!waited.ok())
                 failure = "transfer " + std::to_string(i) + ": " + waited.error().message();
         }
@@ -172,7 +172,7 @@ TEST(Mover, ErrorsDrainedAfterTheWaitFailTheTransferTheyBelongTo) {
     config.window = 1;
     Fixture f(p, config);
     std::vector<uint8_t> buffer(4096);
-    std::vector<vfio::Result<void>> results;
+    std::vector<pdt::Result<void>> results;
     for (int i = 0; i < 3; ++i) {
         auto t = f.mover->start(Direction::H2C, buffer.data(), f.card_memory, buffer.size());
         ASSERT_TRUE(t.ok());
@@ -193,14 +193,14 @@ TEST(Mover, ErrorsDrainedAfterTheWaitFailTheTransferTheyBelongTo) {
 class SecondCompletesFirst : public FakeCard {
 public:
     using FakeCard::FakeCard;
-    vfio::Result<etsoc1::EventId> copy_to_card(etsoc1::StreamId stream, std::span<const etsoc1::Node> nodes,
+    pdt::Result<etsoc1::EventId> copy_to_card(etsoc1::StreamId stream, std::span<const etsoc1::Node> nodes,
                                                bool barrier) override {
         auto e = FakeCard::copy_to_card(stream, nodes, barrier);
         if (e.ok())
             issued.push_back({*e, stream});
         return e;
     }
-    vfio::Result<bool> wait_event(etsoc1::EventId event, std::chrono::seconds timeout) override {
+    pdt::Result<bool> wait_event(etsoc1::EventId event, std::chrono::seconds timeout) override {
         if (issued.size() >= 2 && event == issued[0].first && !second_seen)  // held: waits for the second
             return timeout.count() > 0 ? FakeCard::wait_event(issued[1].first, timeout) : false;
         auto done = FakeCard::wait_event(event, timeout);
@@ -208,7 +208,7 @@ public:
             second_seen = true;
         return done;
     }
-    vfio::Result<std::vector<etsoc1::CardError>> drain_errors(etsoc1::StreamId stream) override {
+    pdt::Result<std::vector<etsoc1::CardError>> drain_errors(etsoc1::StreamId stream) override {
         auto errors = PDT_TRY(FakeCard::drain_errors(stream));
         errors.push_back({"DmaInvalidAddress", "scripted on stream " + std::to_string(stream)});
         return errors;

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 
 namespace flash {
 namespace {
@@ -20,7 +20,7 @@ std::string register_name(uint64_t reg) {
     case pg153::SPISSR: return "SPISSR";
     case pg153::TX_FIFO_OCY: return "Tx FIFO occupancy";
     case pg153::RX_FIFO_OCY: return "Rx FIFO occupancy";
-    default: return vfio::hex(reg);
+    default: return pdt::hex(reg);
     }
 }
 
@@ -35,8 +35,8 @@ constexpr uint32_t kDeselectAll = 0xffffffffu;
 
 const char* to_string(SpiMode mode) { return mode == SpiMode::Quad ? "quad" : "standard"; }
 
-vfio::Error AxiQuadSpi::error(const std::string& operation, uint64_t reg, const std::string& hint, int code) const {
-    return vfio::make_error(operation, "AXI Quad SPI at " + m_location + " " + register_name(reg), code, hint);
+pdt::Error AxiQuadSpi::error(const std::string& operation, uint64_t reg, const std::string& hint, int code) const {
+    return pdt::make_error(operation, "AXI Quad SPI at " + m_location + " " + register_name(reg), code, hint);
 }
 
 // PG153 "Write Enable Command Sequence" step 1: master inhibited, Tx and Rx FIFOs reset
@@ -46,7 +46,7 @@ void AxiQuadSpi::reset_fifos_inhibited() const {
                                      pg153::SPICR_RX_FIFO_RESET);
 }
 
-vfio::Result<AxiQuadSpi> AxiQuadSpi::open(vfio::RegisterWindow window, SpiMode mode, std::string location,
+pdt::Result<AxiQuadSpi> AxiQuadSpi::open(vfio::RegisterWindow window, SpiMode mode, std::string location,
                                           std::chrono::milliseconds timeout) {
     AxiQuadSpi spi(std::move(window), mode, std::move(location), timeout);
     const vfio::RegisterWindow& r = spi.m_regs;
@@ -57,7 +57,7 @@ vfio::Result<AxiQuadSpi> AxiQuadSpi::open(vfio::RegisterWindow window, SpiMode m
     const uint32_t spicr = r.read32(pg153::SPICR);
     if (spicr != pg153::SPICR_RESET_VALUE)
         return spi.error("reset", pg153::SPICR,
-                         "reads " + vfio::hex(spicr) + " after the software reset, PG153 gives 0x180: no AXI Quad SPI core here?",
+                         "reads " + pdt::hex(spicr) + " after the software reset, PG153 gives 0x180: no AXI Quad SPI core here?",
                          ENODEV);
     // PG153 "Device Global Interrupt Enable Register", "IP Interrupt Enable Register": polled.
     r.write32(pg153::DGIER, 0);
@@ -71,7 +71,7 @@ vfio::Result<AxiQuadSpi> AxiQuadSpi::open(vfio::RegisterWindow window, SpiMode m
 // PG153 "SPI Transmit FIFO Occupancy Register": present with FIFO Depth 16 or 256; with the
 // master inhibited nothing leaves the Tx FIFO, so the writes that fill it (SPISR Tx_Full) count
 // its depth, and the occupancy register then reads depth - 1.
-vfio::Result<unsigned> AxiQuadSpi::find_fifo_depth() {
+pdt::Result<unsigned> AxiQuadSpi::find_fifo_depth() {
     unsigned written = 0;
     while (!(m_regs.read32(pg153::SPISR) & pg153::SPISR_TX_FULL) && written <= 256) {
         m_regs.write32(pg153::SPI_DTR, 0);
@@ -81,10 +81,10 @@ vfio::Result<unsigned> AxiQuadSpi::find_fifo_depth() {
     reset_fifos_inhibited();
     if (written != 16 && written != 256)
         return error("find FIFO depth", pg153::SPISR,
-                     vfio::format("Tx_Full after %u writes, PG153 builds the FIFO 16 or 256 deep", written), ENODEV);
+                     pdt::format("Tx_Full after %u writes, PG153 builds the FIFO 16 or 256 deep", written), ENODEV);
     if (occupancy + 1 != written)
         return error("find FIFO depth", pg153::TX_FIFO_OCY,
-                     vfio::format("reads %u with %u bytes in the Tx FIFO, PG153 gives occupancy - 1", occupancy, written),
+                     pdt::format("reads %u with %u bytes in the Tx FIFO, PG153 gives occupancy - 1", occupancy, written),
                      EIO);
     return written;
 }
@@ -93,7 +93,7 @@ vfio::Result<unsigned> AxiQuadSpi::find_fifo_depth() {
 // the master is inhibited; clearing Master Transaction Inhibit shifts them out, each byte
 // received into SPI DRR; SPISR Tx_Empty says the FIFO has drained. The slave select stays
 // asserted between chunks, so one transaction may be longer than the FIFO.
-vfio::Result<void> AxiQuadSpi::shift_chunk(std::span<const uint8_t> chunk, std::vector<uint8_t>& replies) {
+pdt::Result<void> AxiQuadSpi::shift_chunk(std::span<const uint8_t> chunk, std::vector<uint8_t>& replies) {
     for (uint8_t byte : chunk)
         m_regs.write32(pg153::SPI_DTR, byte);
     m_regs.write32(pg153::SPICR, kMasterManual);
@@ -106,15 +106,15 @@ vfio::Result<void> AxiQuadSpi::shift_chunk(std::span<const uint8_t> chunk, std::
         if (status & pg153::SPISR_COMMAND_ERROR) {
             m_regs.write32(pg153::SPICR, kMasterManual | pg153::SPICR_MASTER_INHIBIT);
             return error("SPI transfer", pg153::SPISR,
-                         vfio::format("Command Error: command 0x%02x is not in the %s-mode core's command table",
+                         pdt::format("Command Error: command 0x%02x is not in the %s-mode core's command table",
                                       chunk.empty() ? 0 : chunk[0], to_string(m_mode)),
                          ENOTSUP);
         }
         if (Clock::now() > deadline) {
             m_regs.write32(pg153::SPICR, kMasterManual | pg153::SPICR_MASTER_INHIBIT);
             return error("SPI transfer", pg153::SPISR,
-                         vfio::format("Tx FIFO not empty after %lld ms (SPISR %s)",
-                                      static_cast<long long>(m_timeout.count()), vfio::hex(status).c_str()),
+                         pdt::format("Tx FIFO not empty after %lld ms (SPISR %s)",
+                                      static_cast<long long>(m_timeout.count()), pdt::hex(status).c_str()),
                          ETIMEDOUT);
         }
         status = m_regs.read32(pg153::SPISR);
@@ -124,13 +124,13 @@ vfio::Result<void> AxiQuadSpi::shift_chunk(std::span<const uint8_t> chunk, std::
     for (size_t i = 0; i < chunk.size(); ++i) {
         if (m_regs.read32(pg153::SPISR) & pg153::SPISR_RX_EMPTY)
             return error("SPI transfer", pg153::SPI_DRR,
-                         vfio::format("Rx FIFO empty after %zu of %zu bytes", i, chunk.size()));
+                         pdt::format("Rx FIFO empty after %zu of %zu bytes", i, chunk.size()));
         replies.push_back(static_cast<uint8_t>(m_regs.read32(pg153::SPI_DRR)));
     }
     return {};
 }
 
-vfio::Result<std::vector<uint8_t>> AxiQuadSpi::transfer(std::span<const uint8_t> out, size_t in_count) {
+pdt::Result<std::vector<uint8_t>> AxiQuadSpi::transfer(std::span<const uint8_t> out, size_t in_count) {
     std::vector<uint8_t> bytes(out.begin(), out.end());
     bytes.resize(out.size() + in_count, 0x00);
     std::vector<uint8_t> replies;
@@ -138,7 +138,7 @@ vfio::Result<std::vector<uint8_t>> AxiQuadSpi::transfer(std::span<const uint8_t>
     reset_fifos_inhibited();
     // PG153 "Write Enable Command Sequence" step 3: assert the slave select.
     m_regs.write32(pg153::SPISSR, kSelectSlave0);
-    vfio::Result<void> shifted;
+    pdt::Result<void> shifted;
     for (size_t at = 0; at < bytes.size() && shifted; at += m_fifo_depth) {
         const size_t n = std::min<size_t>(m_fifo_depth, bytes.size() - at);
         shifted = shift_chunk(std::span<const uint8_t>(bytes).subspan(at, n), replies);

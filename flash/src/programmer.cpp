@@ -5,19 +5,19 @@
 #include <fstream>
 #include <sstream>
 
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 
 namespace flash {
 namespace {
 
 constexpr int kReads = 3;
 
-vfio::Error write_error(const std::string& object, const std::string& hint, int code) {
-    return vfio::make_error("check write", object, code, hint);
+pdt::Error write_error(const std::string& object, const std::string& hint, int code) {
+    return pdt::make_error("check write", object, code, hint);
 }
 
 std::string range_text(uint64_t address, uint64_t length) {
-    return vfio::hex(address) + ".." + vfio::hex(address + length - 1);
+    return pdt::hex(address) + ".." + pdt::hex(address + length - 1);
 }
 
 }  // namespace
@@ -33,32 +33,32 @@ std::optional<uint64_t> first_difference(uint64_t address, std::span<const uint8
     return std::nullopt;
 }
 
-vfio::Result<std::vector<uint8_t>> read_verified(SpiNor& flash, uint64_t address, size_t length) {
+pdt::Result<std::vector<uint8_t>> read_verified(SpiNor& flash, uint64_t address, size_t length) {
     std::vector<uint8_t> first = PDT_TRY(flash.read(address, length));
     for (int pass = 2; pass <= kReads; ++pass) {
         const std::vector<uint8_t> again = PDT_TRY(flash.read(address, length));
         if (auto at = first_difference(address, again, first))
-            return vfio::make_error("read flash", range_text(address, length), EIO,
-                                    vfio::format("read %d differs from read 1 first at %s (0x%02x, then 0x%02x): "
+            return pdt::make_error("read flash", range_text(address, length), EIO,
+                                    pdt::format("read %d differs from read 1 first at %s (0x%02x, then 0x%02x): "
                                                  "the flash does not read back the same twice",
-                                                 pass, vfio::hex(*at).c_str(), first[*at - address], again[*at - address]));
+                                                 pass, pdt::hex(*at).c_str(), first[*at - address], again[*at - address]));
     }
     return first;
 }
 
-vfio::Result<void> check_write_range(SpiNor& flash, uint64_t address, uint64_t length, const WriteRules& rules) {
+pdt::Result<void> check_write_range(SpiNor& flash, uint64_t address, uint64_t length, const WriteRules& rules) {
     const uint32_t sector = flash.sector_erase().size;
     if (length == 0)
         return write_error("image", "the image is empty", EINVAL);
     if (address >= flash.size() || length > flash.size() - address)
         return write_error(range_text(address, length),
-                           vfio::format("%llu bytes at %s do not fit the flash's %llu bytes: the image is larger than "
+                           pdt::format("%llu bytes at %s do not fit the flash's %llu bytes: the image is larger than "
                                         "the flash",
-                                        static_cast<unsigned long long>(length), vfio::hex(address).c_str(),
+                                        static_cast<unsigned long long>(length), pdt::hex(address).c_str(),
                                         static_cast<unsigned long long>(flash.size())),
                            EFBIG);
     if (address % sector != 0)
-        return write_error(vfio::hex(address), vfio::format("the range is not sector aligned (erase sectors are %u bytes)",
+        return write_error(pdt::hex(address), pdt::format("the range is not sector aligned (erase sectors are %u bytes)",
                                                             sector),
                            EINVAL);
     if (address < rules.golden_end && !rules.overwrite_golden)
@@ -80,7 +80,7 @@ std::vector<uint8_t> padded_image(std::span<const uint8_t> image, uint32_t secto
     return padded;
 }
 
-vfio::Result<Plan> plan_write(SpiNor& flash, uint64_t address, std::span<const uint8_t> image) {
+pdt::Result<Plan> plan_write(SpiNor& flash, uint64_t address, std::span<const uint8_t> image) {
     Plan plan;
     plan.address = address;
     plan.sector_size = flash.sector_erase().size;
@@ -97,7 +97,7 @@ vfio::Result<Plan> plan_write(SpiNor& flash, uint64_t address, std::span<const u
     return plan;
 }
 
-vfio::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::span<const uint8_t> padded,
+pdt::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::span<const uint8_t> padded,
                                        const std::function<bool()>& stop) {
     WriteResult result;
     result.skipped = plan.unchanged;
@@ -105,8 +105,8 @@ vfio::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::spa
     const uint32_t page = flash.sfdp().page_size;
     for (uint64_t sector : plan.to_write) {
         if (stop && stop())
-            return vfio::make_error("write flash", vfio::hex(sector), ECANCELED,
-                                    vfio::format("interrupted before this sector: %zu of %zu sectors written",
+            return pdt::make_error("write flash", pdt::hex(sector), ECANCELED,
+                                    pdt::format("interrupted before this sector: %zu of %zu sectors written",
                                                  result.written, plan.to_write.size()));
         const std::span<const uint8_t> want = padded.subspan(sector - plan.address, plan.sector_size);
         PDT_CHECK(flash.erase(sector, erase));
@@ -118,17 +118,17 @@ vfio::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::spa
         }
         const std::vector<uint8_t> got = PDT_TRY(read_verified(flash, sector, plan.sector_size));
         if (auto bad = first_difference(sector, got, want))
-            return vfio::make_error("verify sector", vfio::hex(sector), EIO,
-                                    vfio::format("after erase and program the flash differs from the image first at %s "
+            return pdt::make_error("verify sector", pdt::hex(sector), EIO,
+                                    pdt::format("after erase and program the flash differs from the image first at %s "
                                                  "(reads 0x%02x, image 0x%02x): the program failed",
-                                                 vfio::hex(*bad).c_str(), got[*bad - sector], want[*bad - sector]));
+                                                 pdt::hex(*bad).c_str(), got[*bad - sector], want[*bad - sector]));
         ++result.written;
         result.verified_bytes += plan.sector_size;
     }
     return result;
 }
 
-vfio::Result<void> write_journal(const std::filesystem::path& path, const Journal& journal) {
+pdt::Result<void> write_journal(const std::filesystem::path& path, const Journal& journal) {
     std::error_code ec;
     if (path.has_parent_path())
         std::filesystem::create_directories(path.parent_path(), ec);
@@ -136,18 +136,18 @@ vfio::Result<void> write_journal(const std::filesystem::path& path, const Journa
     {
         std::ofstream out(temporary, std::ios::trunc);
         out << "quad_spi_flasher journal 1\ndevice " << journal.device << "\nimage " << journal.image << "\naddress "
-            << vfio::hex(journal.address) << "\nlength " << vfio::hex(journal.length) << "\n";
+            << pdt::hex(journal.address) << "\nlength " << pdt::hex(journal.length) << "\n";
         out.flush();
         if (!out)
-            return vfio::make_error("write journal", temporary.string(), EIO, "cannot record the write in progress");
+            return pdt::make_error("write journal", temporary.string(), EIO, "cannot record the write in progress");
     }
     std::filesystem::rename(temporary, path, ec);
     if (ec)
-        return vfio::make_error("write journal", path.string(), ec.value());
+        return pdt::make_error("write journal", path.string(), ec.value());
     return {};
 }
 
-vfio::Result<std::optional<Journal>> read_journal(const std::filesystem::path& path) {
+pdt::Result<std::optional<Journal>> read_journal(const std::filesystem::path& path) {
     std::ifstream in(path);
     if (!in)
         return std::optional<Journal>();
@@ -172,16 +172,16 @@ vfio::Result<std::optional<Journal>> read_journal(const std::filesystem::path& p
             length = true, journal.length = std::strtoull(value.c_str(), nullptr, 0);
     }
     if (!header || !address || !length || journal.image.empty())
-        return vfio::make_error("read journal", path.string(), EINVAL,
+        return pdt::make_error("read journal", path.string(), EINVAL,
                                 "not a quad_spi_flasher journal (remove it once the flash is checked)");
     return std::optional<Journal>(journal);
 }
 
-vfio::Result<void> remove_journal(const std::filesystem::path& path) {
+pdt::Result<void> remove_journal(const std::filesystem::path& path) {
     std::error_code ec;
     std::filesystem::remove(path, ec);
     if (ec)
-        return vfio::make_error("remove journal", path.string(), ec.value());
+        return pdt::make_error("remove journal", path.string(), ec.value());
     return {};
 }
 

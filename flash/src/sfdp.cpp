@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 
 namespace flash {
 namespace {
@@ -22,16 +22,16 @@ uint32_t bits(uint32_t value, unsigned high, unsigned low) {
     return (value >> low) & ((1u << (high - low + 1)) - 1);
 }
 
-vfio::Error sfdp_error(const std::string& object, const std::string& hint, int code = EINVAL) {
-    return vfio::make_error("parse SFDP", object, code, hint);
+pdt::Error sfdp_error(const std::string& object, const std::string& hint, int code = EINVAL) {
+    return pdt::make_error("parse SFDP", object, code, hint);
 }
 
-vfio::Result<void> check_signature(std::span<const uint8_t> bytes) {
+pdt::Result<void> check_signature(std::span<const uint8_t> bytes) {
     if (bytes.size() < kHeaderBytes)
-        return sfdp_error("header", vfio::format("%zu bytes, the SFDP header is 8", bytes.size()));
+        return sfdp_error("header", pdt::format("%zu bytes, the SFDP header is 8", bytes.size()));
     const uint32_t signature = dword_at(bytes, 0);
     if (signature != kSfdpSignature)
-        return sfdp_error("header", "no SFDP: the signature reads " + vfio::hex(signature) +
+        return sfdp_error("header", "no SFDP: the signature reads " + pdt::hex(signature) +
                                         ", not 'SFDP' (0x50444653): the flash gives no parameters to program it by",
                           ENODEV);
     return {};
@@ -58,12 +58,12 @@ std::vector<ParameterHeader> parameter_headers(std::span<const uint8_t> bytes) {
 }
 
 // The table's DWORDs, 1-based as JESD216 numbers them (index 0 unused).
-vfio::Result<std::vector<uint32_t>> table_dwords(std::span<const uint8_t> bytes, const ParameterHeader& h,
+pdt::Result<std::vector<uint32_t>> table_dwords(std::span<const uint8_t> bytes, const ParameterHeader& h,
                                                  const std::string& name) {
     const uint64_t end = uint64_t{h.pointer} + uint64_t{h.length_dwords} * 4;
     if (end > bytes.size())
-        return sfdp_error(name, vfio::format("the table at %s, %u DWORDs, ends past the %zu bytes of SFDP read",
-                                             vfio::hex(h.pointer).c_str(), h.length_dwords, bytes.size()));
+        return sfdp_error(name, pdt::format("the table at %s, %u DWORDs, ends past the %zu bytes of SFDP read",
+                                             pdt::hex(h.pointer).c_str(), h.length_dwords, bytes.size()));
     std::vector<uint32_t> dwords(h.length_dwords + 1u, 0);
     for (unsigned i = 1; i <= h.length_dwords; ++i)
         dwords[i] = dword_at(bytes, h.pointer + (i - 1) * 4);
@@ -71,7 +71,7 @@ vfio::Result<std::vector<uint32_t>> table_dwords(std::span<const uint8_t> bytes,
 }
 
 // BFPT DWORD 2: bit 31 clear, bits 30:0 are the density in bits minus one; set, 2^N bits.
-vfio::Result<uint64_t> density_bytes(uint32_t dword2) {
+pdt::Result<uint64_t> density_bytes(uint32_t dword2) {
     uint64_t bits_count = 0;
     if (dword2 & 0x80000000u) {
         const uint32_t n = dword2 & 0x7fffffffu;
@@ -86,7 +86,7 @@ vfio::Result<uint64_t> density_bytes(uint32_t dword2) {
     return bits_count / 8;
 }
 
-vfio::Result<void> parse_bfpt(const std::vector<uint32_t>& dw, SfdpInfo& info) {
+pdt::Result<void> parse_bfpt(const std::vector<uint32_t>& dw, SfdpInfo& info) {
     const size_t n = dw.size() - 1;
     // DWORD 1: bits 1:0 4 KiB erase (01 = supported), 15:8 its opcode, 18:17 address bytes,
     // 22 1-1-4 fast read supported.
@@ -170,7 +170,7 @@ std::optional<EraseType> SfdpInfo::erase_of_size(uint32_t size) const {
     return std::nullopt;
 }
 
-vfio::Result<size_t> sfdp_extent(std::span<const uint8_t> first) {
+pdt::Result<size_t> sfdp_extent(std::span<const uint8_t> first) {
     PDT_CHECK(check_signature(first));
     size_t extent = kHeaderBytes + (static_cast<size_t>(first[6]) + 1) * kParameterHeaderBytes;
     for (const ParameterHeader& h : parameter_headers(first))
@@ -178,7 +178,7 @@ vfio::Result<size_t> sfdp_extent(std::span<const uint8_t> first) {
     return std::min(extent, kSfdpMaxBytes);
 }
 
-vfio::Result<SfdpInfo> parse_sfdp(std::span<const uint8_t> bytes) {
+pdt::Result<SfdpInfo> parse_sfdp(std::span<const uint8_t> bytes) {
     PDT_CHECK(check_signature(bytes));
     SfdpInfo info;
     info.minor = bytes[4];
@@ -197,7 +197,7 @@ vfio::Result<SfdpInfo> parse_sfdp(std::span<const uint8_t> bytes) {
     if (!bfpt)
         return sfdp_error("parameter headers", "no Basic Flash Parameter Table (ID 0xFF00)");
     if (bfpt->length_dwords < kBfptMinimumDwords)
-        return sfdp_error("BFPT", vfio::format("%u DWORDs, JESD216 gives at least 9", bfpt->length_dwords));
+        return sfdp_error("BFPT", pdt::format("%u DWORDs, JESD216 gives at least 9", bfpt->length_dwords));
     info.bfpt_major = bfpt->major;
     info.bfpt_minor = bfpt->minor;
     info.bfpt_dwords = bfpt->length_dwords;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 
 namespace flash {
 namespace {
@@ -47,8 +47,8 @@ const char* manufacturer_name(uint8_t id) {
 std::string Protection::describe() const {
     if (level == 0)
         return "none (BP=0)";
-    return vfio::format("BP=%u %s: %s..%s", level, bottom ? "bottom" : "top", vfio::hex(begin).c_str(),
-                        vfio::hex(end - 1).c_str());
+    return pdt::format("BP=%u %s: %s..%s", level, bottom ? "bottom" : "top", pdt::hex(begin).c_str(),
+                        pdt::hex(end - 1).c_str());
 }
 
 Protection decode_protection(uint8_t manufacturer, uint8_t status, uint8_t configuration, uint64_t density) {
@@ -71,16 +71,16 @@ Protection decode_protection(uint8_t manufacturer, uint8_t status, uint8_t confi
     return p;
 }
 
-vfio::Error SpiNor::error(const std::string& operation, const std::string& hint, int code) const {
-    return vfio::make_error(operation, "SPI flash at " + m_spi.location(), code, hint);
+pdt::Error SpiNor::error(const std::string& operation, const std::string& hint, int code) const {
+    return pdt::make_error(operation, "SPI flash at " + m_spi.location(), code, hint);
 }
 
-vfio::Result<SpiNor> SpiNor::open(AxiQuadSpi spi, FlashTimeouts timeouts) {
+pdt::Result<SpiNor> SpiNor::open(AxiQuadSpi spi, FlashTimeouts timeouts) {
     SpiNor nor(std::move(spi), timeouts);
     const std::vector<uint8_t> id = PDT_TRY(nor.m_spi.transfer(std::vector<uint8_t>{opcode::READ_ID}, 3));
     nor.m_id = {id[0], id[1], id[2]};
     if (id[0] == 0xff || id[0] == 0x00)
-        return nor.error("read JEDEC ID", vfio::format("manufacturer ID 0x%02x: no flash answers on slave select 0", id[0]),
+        return nor.error("read JEDEC ID", pdt::format("manufacturer ID 0x%02x: no flash answers on slave select 0", id[0]),
                          ENODEV);
     // JESD216 6.1: READ SFDP, 3-byte address, 8 dummy clocks (one byte), in any addressing mode.
     auto sfdp_read = [&](size_t length) {
@@ -100,7 +100,7 @@ vfio::Result<SpiNor> SpiNor::open(AxiQuadSpi spi, FlashTimeouts timeouts) {
 // BFPT DWORD 1 address bytes and DWORD 16 (JESD216A 6.4.18): a flash over 16 MiB takes 4-byte
 // addresses, by the dedicated 4-byte opcodes when it has them (no mode to leave behind), else
 // by entering 4-byte mode.
-vfio::Result<void> SpiNor::choose_addressing() {
+pdt::Result<void> SpiNor::choose_addressing() {
     const SfdpInfo& s = m_sfdp;
     const bool need_4 = s.density_bytes > kThreeByteLimit || s.address_bytes == AddressBytes::Four;
     if (need_4) {
@@ -114,8 +114,8 @@ vfio::Result<void> SpiNor::choose_addressing() {
             PDT_TRY(m_spi.transfer(std::vector<uint8_t>{opcode::ENTER_4BYTE}, 0));
         } else {
             return error("choose addressing",
-                         vfio::format("%s bytes need 4-byte addresses and the BFPT gives no way to them (DWORD 16)",
-                                      vfio::hex(s.density_bytes).c_str()),
+                         pdt::format("%s bytes need 4-byte addresses and the BFPT gives no way to them (DWORD 16)",
+                                      pdt::hex(s.density_bytes).c_str()),
                          ENOTSUP);
         }
     }
@@ -145,8 +145,8 @@ std::string SpiNor::addressing() const {
 
 std::string SpiNor::read_command() const {
     if (m_read_dummy_bytes == 0)
-        return vfio::format("0x%02x (1-1-1)", m_read_opcode);
-    return vfio::format("0x%02x (1-1-4, %u dummy bytes)", m_read_opcode, m_read_dummy_bytes);
+        return pdt::format("0x%02x (1-1-1)", m_read_opcode);
+    return pdt::format("0x%02x (1-1-4, %u dummy bytes)", m_read_opcode, m_read_dummy_bytes);
 }
 
 EraseType SpiNor::sector_erase() const {
@@ -163,10 +163,10 @@ std::vector<uint8_t> SpiNor::command(uint8_t op, uint64_t address) const {
     return bytes;
 }
 
-vfio::Result<std::vector<uint8_t>> SpiNor::read(uint64_t address, size_t length) {
+pdt::Result<std::vector<uint8_t>> SpiNor::read(uint64_t address, size_t length) {
     if (address > size() || length > size() - address)
-        return error("read", vfio::format("%s + %zu bytes is beyond the flash's %s bytes", vfio::hex(address).c_str(),
-                                          length, vfio::hex(size()).c_str()),
+        return error("read", pdt::format("%s + %zu bytes is beyond the flash's %s bytes", pdt::hex(address).c_str(),
+                                          length, pdt::hex(size()).c_str()),
                      ERANGE);
     std::vector<uint8_t> data;
     data.reserve(length);
@@ -183,11 +183,11 @@ vfio::Result<std::vector<uint8_t>> SpiNor::read(uint64_t address, size_t length)
     return data;
 }
 
-vfio::Result<uint8_t> SpiNor::read_status() {
+pdt::Result<uint8_t> SpiNor::read_status() {
     return PDT_TRY(m_spi.transfer(std::vector<uint8_t>{opcode::READ_STATUS}, 1))[0];
 }
 
-vfio::Result<Protection> SpiNor::protection() {
+pdt::Result<Protection> SpiNor::protection() {
     const uint8_t status = PDT_TRY(read_status());
     uint8_t configuration = 0;
     if (m_id.manufacturer == 0xC2)
@@ -196,51 +196,51 @@ vfio::Result<Protection> SpiNor::protection() {
 }
 
 // Legacy status polling (BFPT DWORD 14 bit 2 of JESD216A: status register 1 bit 0, WIP).
-vfio::Result<void> SpiNor::wait_ready(std::chrono::milliseconds timeout, const std::string& what) {
+pdt::Result<void> SpiNor::wait_ready(std::chrono::milliseconds timeout, const std::string& what) {
     const auto deadline = Clock::now() + timeout;
     for (;;) {
         const uint8_t status = PDT_TRY(read_status());
         if (!(status & kStatusWip))
             return {};
         if (Clock::now() > deadline)
-            return error(what, vfio::format("busy (status register %s, WIP set) %lld ms after the command: stuck busy",
-                                            vfio::hex(status).c_str(), static_cast<long long>(timeout.count())),
+            return error(what, pdt::format("busy (status register %s, WIP set) %lld ms after the command: stuck busy",
+                                            pdt::hex(status).c_str(), static_cast<long long>(timeout.count())),
                          ETIMEDOUT);
         if (m_timeouts.status_poll_interval.count() > 0)
             std::this_thread::sleep_for(m_timeouts.status_poll_interval);
     }
 }
 
-vfio::Result<void> SpiNor::write_enable() {
+pdt::Result<void> SpiNor::write_enable() {
     PDT_TRY(m_spi.transfer(std::vector<uint8_t>{opcode::WRITE_ENABLE}, 0));
     const uint8_t status = PDT_TRY(read_status());
     if (!(status & kStatusWel))
-        return error("write enable", "WEL still clear after 0x06 (status register " + vfio::hex(status) + ")");
+        return error("write enable", "WEL still clear after 0x06 (status register " + pdt::hex(status) + ")");
     return {};
 }
 
-vfio::Result<void> SpiNor::erase(uint64_t address, const EraseType& type) {
+pdt::Result<void> SpiNor::erase(uint64_t address, const EraseType& type) {
     if (address % type.size != 0 || address >= size())
-        return error("erase", vfio::hex(address) + " is not a " + std::to_string(type.size) + "-byte block of the flash",
+        return error("erase", pdt::hex(address) + " is not a " + std::to_string(type.size) + "-byte block of the flash",
                      EINVAL);
-    PDT_CHECK(wait_ready(m_timeouts.sector_erase, "erase " + vfio::hex(address)));
+    PDT_CHECK(wait_ready(m_timeouts.sector_erase, "erase " + pdt::hex(address)));
     PDT_CHECK(write_enable());
     PDT_TRY(m_spi.transfer(command(type.opcode, address), 0));
-    return wait_ready(m_timeouts.sector_erase, "erase " + vfio::hex(address));
+    return wait_ready(m_timeouts.sector_erase, "erase " + pdt::hex(address));
 }
 
-vfio::Result<void> SpiNor::program_page(uint64_t address, std::span<const uint8_t> data) {
+pdt::Result<void> SpiNor::program_page(uint64_t address, std::span<const uint8_t> data) {
     const uint64_t page = m_sfdp.page_size;
     if (data.empty() || address / page != (address + data.size() - 1) / page || address + data.size() > size())
-        return error("page program", vfio::format("%zu bytes at %s cross a %llu-byte page", data.size(),
-                                                  vfio::hex(address).c_str(), static_cast<unsigned long long>(page)),
+        return error("page program", pdt::format("%zu bytes at %s cross a %llu-byte page", data.size(),
+                                                  pdt::hex(address).c_str(), static_cast<unsigned long long>(page)),
                      EINVAL);
-    PDT_CHECK(wait_ready(m_timeouts.page_program, "page program " + vfio::hex(address)));
+    PDT_CHECK(wait_ready(m_timeouts.page_program, "page program " + pdt::hex(address)));
     PDT_CHECK(write_enable());
     std::vector<uint8_t> cmd = command(opcode::PAGE_PROGRAM, address);
     cmd.insert(cmd.end(), data.begin(), data.end());
     PDT_TRY(m_spi.transfer(cmd, 0));
-    return wait_ready(m_timeouts.page_program, "page program " + vfio::hex(address));
+    return wait_ready(m_timeouts.page_program, "page program " + pdt::hex(address));
 }
 
 }  // namespace flash

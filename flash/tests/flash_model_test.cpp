@@ -20,7 +20,7 @@ struct Rig {
         model = std::make_shared<sim::SpiNorModel>(*sim::flash_shape(shape), faults);
         backend->add_block(kOffset, 0x80, std::make_shared<sim::QuadSpiModel>(model, depth));
     }
-    vfio::Result<flash::SpiNor> open(flash::SpiMode mode = flash::SpiMode::Standard) {
+    pdt::Result<flash::SpiNor> open(flash::SpiMode mode = flash::SpiMode::Standard) {
         auto spi = flash::AxiQuadSpi::open(bar.window(kOffset, 0x80).value(), mode, "test");
         if (!spi)
             return spi.error();

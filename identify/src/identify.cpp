@@ -1,4 +1,4 @@
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 #include "identify/identify.hpp"
 
 #include <algorithm>
@@ -13,15 +13,15 @@
 namespace identify {
 namespace {
 
-using vfio::hex;
+using pdt::hex;
 
 // The register window of something the design places at bar/offset, or the reason it is absent.
-vfio::Result<vfio::RegisterWindow> window(vfio::Device& device, unsigned bar, uint64_t offset, uint64_t size) {
+pdt::Result<vfio::RegisterWindow> window(vfio::Device& device, unsigned bar, uint64_t offset, uint64_t size) {
     vfio::Bar* mapped = PDT_TRY(device.bar(bar));
     return mapped->window(offset, size, vfio::Access64::SplitLowHigh);
 }
 
-vfio::Result<void> identify_dma_bridge(vfio::Device& device, const designs::DmaBridge& bridge, IdentifiedDesign& out) {
+pdt::Result<void> identify_dma_bridge(vfio::Device& device, const designs::DmaBridge& bridge, IdentifiedDesign& out) {
     auto dma = xdma::dma_registers(device, bridge.bar);
     if (!dma) {
         out.warnings.push_back("DMA bridge absent: " + dma.error().message());
@@ -99,7 +99,7 @@ bool content_matches(vfio::Device& device, const designs::Design& design) {
     return value && *value == design.match.register_value->value;
 }
 
-vfio::Result<IdentifiedDesign> identify_device(vfio::Device& device, const designs::Design& design) {
+pdt::Result<IdentifiedDesign> identify_device(vfio::Device& device, const designs::Design& design) {
     IdentifiedDesign out;
     out.design = &design;
     out.identity = device.identity();
@@ -172,7 +172,7 @@ std::string candidate_names(const std::vector<const designs::Design*>& candidate
     return names;
 }
 
-vfio::Result<Identification> identify_designs(vfio::DeviceBus& bus, const designs::Registry& registry,
+pdt::Result<Identification> identify_designs(vfio::DeviceBus& bus, const designs::Registry& registry,
                                               const IdentifyOptions& options) {
     const std::vector<vfio::DeviceIdentity> scanned = PDT_TRY(bus.scan());
     Identification result;

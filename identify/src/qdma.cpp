@@ -5,8 +5,8 @@
 #include <iterator>
 #include <string>
 
+#include "base/format.hpp"
 #include "identify/identify.hpp"
-#include "vfio_access/format.hpp"
 
 namespace identify {
 namespace {
@@ -76,13 +76,13 @@ void decode_capabilities(vfio::RegisterWindow& regs, uint32_t misc_cap, QdmaInfo
 
 }  // namespace
 
-vfio::Result<QdmaInfo> read_qdma(vfio::Device& device, const designs::Qdma& qdma) {
+pdt::Result<QdmaInfo> read_qdma(vfio::Device& device, const designs::Qdma& qdma) {
     vfio::Bar* bar = PDT_TRY(device.bar(qdma.bar));
     vfio::RegisterWindow regs = PDT_TRY(bar->window(0, kFrameSize, vfio::Access64::SplitLowHigh));
     const uint32_t id = regs.read32(kConfigBlockId);
     if (field(id, 31, 16) != kQdmaIdentifier)
-        return vfio::make_error("identify QDMA", "bar " + std::to_string(qdma.bar), ENODEV,
-                                "config block identifier " + vfio::hex(id) + " is not the QDMA's 0x1fd3");
+        return pdt::make_error("identify QDMA", "bar " + std::to_string(qdma.bar), ENODEV,
+                                "config block identifier " + pdt::hex(id) + " is not the QDMA's 0x1fd3");
     QdmaInfo info;
     info.bar = qdma.bar;
     info.memory_base = qdma.memory_base;

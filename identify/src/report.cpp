@@ -1,13 +1,13 @@
 #include <cstdio>
 #include <string>
 
+#include "base/format.hpp"
 #include "identify/identify.hpp"
-#include "vfio_access/format.hpp"
 
 namespace identify {
 namespace {
 
-using vfio::format;
+using pdt::format;
 
 std::string dma_bridge_lines(const DmaBridgeInfo& dma) {
     std::string text = dma.mode == designs::DmaMode::Stream

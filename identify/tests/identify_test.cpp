@@ -156,9 +156,9 @@ TEST(Identify, LocationFilterAndUnmatchedDevices) {
     stranger.address = sim::simulated_address(0);
     stranger.vendor_id = 0x8086;
     stranger.iommu_group = 3;
-    bus.add(stranger, []() -> vfio::Result<std::unique_ptr<vfio::Device>> {
+    bus.add(stranger, []() -> pdt::Result<std::unique_ptr<vfio::Device>> {
         ADD_FAILURE() << "opened a device no design matches";
-        return vfio::make_error("open", "stranger", ENODEV);
+        return pdt::make_error("open", "stranger", ENODEV);
     });
     const IdentifyRun none = identify_bus(bus, registry());
     EXPECT_TRUE(none.found.designs.empty());
@@ -170,7 +170,7 @@ TEST(Identify, DeviceWithoutIommuGroupIsSkippedWithAMessage) {
     const designs::Design& design = *registry().find("NiteFury_dma_stream_loopback");
     sim::DesignBus bus;
     bus.add(sim::simulated_identity(design, sim::simulated_address(2), -1),
-            []() -> vfio::Result<std::unique_ptr<vfio::Device>> { return vfio::make_error("open", "x", ENODEV); });
+            []() -> pdt::Result<std::unique_ptr<vfio::Device>> { return pdt::make_error("open", "x", ENODEV); });
     const IdentifyRun run = identify_bus(bus, registry());
     EXPECT_TRUE(run.found.designs.empty());
     EXPECT_EQ(run.text, "Skipping device 0000:36:00.0 (10ee:7024) as no IOMMU group\n");
@@ -180,8 +180,8 @@ TEST(Identify, OpenFailureIsReportedAndOtherDevicesStillIdentified) {
     auto bus = sim::make_design_bus({"NiteFury_dma_stream_loopback"}, registry()).value();
     const designs::Design& design = *registry().find("TEF1001_dma_stream_loopback");
     vfio::DeviceIdentity busy = sim::simulated_identity(design, sim::simulated_address(4), 90);
-    bus->add(busy, []() -> vfio::Result<std::unique_ptr<vfio::Device>> {
-        return vfio::make_error("open /dev/vfio/90", "0000:48:00.0", EBUSY, "held by another process");
+    bus->add(busy, []() -> pdt::Result<std::unique_ptr<vfio::Device>> {
+        return pdt::make_error("open /dev/vfio/90", "0000:48:00.0", EBUSY, "held by another process");
     });
     const IdentifyRun run = identify_bus(*bus, registry());
     ASSERT_EQ(run.found.designs.size(), 1u);

@@ -73,7 +73,7 @@ std::string identify_progress(pcie::ConfigBackend* ports, const vfio::PciAddress
     sim::DesignBus bus;
     const designs::Design* design = registry().find("TEF1001_dma_stream_loopback");
     bus.add(sim::simulated_identity(*design, address, 41),
-            [&topology, address]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
+            [&topology, address]() -> pdt::Result<std::unique_ptr<vfio::Device>> {
                 return design_with_caps_of(*topology, address);
             });
     std::ostringstream progress;

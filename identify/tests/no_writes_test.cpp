@@ -34,34 +34,34 @@ class RecordingDevice : public vfio::Device {
 public:
     RecordingDevice(std::unique_ptr<vfio::Device> inner, Log& log) : m_inner(std::move(inner)), m_log(log) {}
     const vfio::DeviceIdentity& identity() const override { return m_inner->identity(); }
-    vfio::Result<void> config_read(uint32_t offset, void* data, uint32_t size) override {
+    pdt::Result<void> config_read(uint32_t offset, void* data, uint32_t size) override {
         return m_inner->config_read(offset, data, size);
     }
-    vfio::Result<void> config_write(uint32_t offset, const void* data, uint32_t size) override {
+    pdt::Result<void> config_write(uint32_t offset, const void* data, uint32_t size) override {
         m_log.writes.push_back("config offset " + std::to_string(offset));
         return m_inner->config_write(offset, data, size);
     }
-    vfio::Result<vfio::Bar*> bar(unsigned index) override {
+    pdt::Result<vfio::Bar*> bar(unsigned index) override {
         if (!m_bars[index]) {
             vfio::Bar* inner = PDT_TRY(m_inner->bar(index));
             m_bars[index] = std::make_unique<vfio::Bar>(index, std::make_shared<RecordingBar>(inner, m_log));
         }
         return m_bars[index].get();
     }
-    vfio::Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) override {
+    pdt::Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) override {
         m_log.writes.push_back("dma_map");
         return m_inner->dma_map(iova, vaddr, size, access);
     }
-    vfio::Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) override { return m_inner->dma_unmap(iova, size); }
+    pdt::Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) override { return m_inner->dma_unmap(iova, size); }
     vfio::IovaAllocator& iova_allocator() override { return m_inner->iova_allocator(); }
-    vfio::Result<vfio::IrqInfo> irq_info(vfio::IrqIndex index) override { return m_inner->irq_info(index); }
-    vfio::Result<void> irq_enable(vfio::IrqIndex index, unsigned vectors) override {
+    pdt::Result<vfio::IrqInfo> irq_info(vfio::IrqIndex index) override { return m_inner->irq_info(index); }
+    pdt::Result<void> irq_enable(vfio::IrqIndex index, unsigned vectors) override {
         m_log.writes.push_back("irq_enable");
         return m_inner->irq_enable(index, vectors);
     }
-    vfio::Result<void> irq_disable(vfio::IrqIndex index) override { return m_inner->irq_disable(index); }
-    vfio::Result<int> irq_eventfd(unsigned vector) override { return m_inner->irq_eventfd(vector); }
-    vfio::Result<void> reset() override {
+    pdt::Result<void> irq_disable(vfio::IrqIndex index) override { return m_inner->irq_disable(index); }
+    pdt::Result<int> irq_eventfd(unsigned vector) override { return m_inner->irq_eventfd(vector); }
+    pdt::Result<void> reset() override {
         m_log.writes.push_back("reset");
         return m_inner->reset();
     }
@@ -77,8 +77,8 @@ class RecordingBus : public vfio::DeviceBus {
 public:
     RecordingBus(std::unique_ptr<vfio::DeviceBus> inner, Log& log) : m_inner(std::move(inner)), m_log(log) {}
     std::string name() const override { return "recording"; }
-    vfio::Result<std::vector<vfio::DeviceIdentity>> scan() override { return m_inner->scan(); }
-    vfio::Result<std::unique_ptr<vfio::Device>> open(const vfio::DeviceIdentity& identity) override {
+    pdt::Result<std::vector<vfio::DeviceIdentity>> scan() override { return m_inner->scan(); }
+    pdt::Result<std::unique_ptr<vfio::Device>> open(const vfio::DeviceIdentity& identity) override {
         std::unique_ptr<vfio::Device> inner = PDT_TRY(m_inner->open(identity));
         return std::unique_ptr<vfio::Device>(std::make_unique<RecordingDevice>(std::move(inner), m_log));
     }

@@ -59,7 +59,7 @@ TEST(Project0, UnknownBoardIdIsSkippedWithAMessage) {
     other.simulation.registers[0].value = 0x4d495445;  // "MITE": neither board
     sim::DesignBus bus;
     const vfio::DeviceIdentity identity = sim::simulated_identity(other, sim::simulated_address(0), 41);
-    bus.add(identity, [other, identity]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
+    bus.add(identity, [other, identity]() -> pdt::Result<std::unique_ptr<vfio::Device>> {
         sim::DesignInstance instance = PDT_TRY(sim::instantiate_design(other, identity));
         return std::unique_ptr<vfio::Device>(std::move(instance.device));
     });

@@ -2,13 +2,13 @@
 
 #include <cstdio>
 
+#include "base/format.hpp"
 #include "measure/tool.hpp"
-#include "vfio_access/format.hpp"
 
 namespace measure {
 namespace {
 
-std::string fixed(double v, int digits) { return vfio::format("%.*f", digits, v); }
+std::string fixed(double v, int digits) { return pdt::format("%.*f", digits, v); }
 
 Metric point(double v) { return {v, v, v}; }
 Metric interval(const MeanInterval& m) { return {m.mean, m.low, m.high}; }
@@ -48,11 +48,11 @@ LinkProof prove_link(double gbps, unsigned trained_width, const std::string& lnk
     return proof;
 }
 
-vfio::Result<CeilingResult> compute_ceiling(double h2d_gbps, const CeilingInputs& in, double memcpy_gbps) {
+pdt::Result<CeilingResult> compute_ceiling(double h2d_gbps, const CeilingInputs& in, double memcpy_gbps) {
     if (!(in.active_bytes_per_token > 0))
-        return vfio::make_error("ceiling", "--active_bytes", EINVAL, "give the active weight bytes per token");
+        return pdt::make_error("ceiling", "--active_bytes", EINVAL, "give the active weight bytes per token");
     if (!(h2d_gbps > 0))
-        return vfio::make_error("ceiling", "H2C rate", EINVAL, "no measured host-to-card rate");
+        return pdt::make_error("ceiling", "H2C rate", EINVAL, "no measured host-to-card rate");
     CeilingResult c;
     c.h2d_gbps = h2d_gbps;
     c.inputs = in;
@@ -124,20 +124,20 @@ std::map<std::string, Metric> collect_metrics(const RunResult& r) {
     return m;
 }
 
-vfio::Result<std::vector<Prediction>> parse_predictions(const std::string& text, const std::string& file) {
+pdt::Result<std::vector<Prediction>> parse_predictions(const std::string& text, const std::string& file) {
     std::vector<Prediction> out;
     try {
         const auto j = nlohmann::json::parse(text);
         if (!j.is_object() || !j.contains("predictions") || !j["predictions"].is_array())
-            return vfio::make_error("read predictions", file, EINVAL, "expected {\"predictions\": [...]}");
+            return pdt::make_error("read predictions", file, EINVAL, "expected {\"predictions\": [...]}");
         for (const auto& p : j["predictions"]) {
             Prediction pr{p.at("name").get<std::string>(), p.at("low").get<double>(), p.at("high").get<double>()};
             if (!(pr.low <= pr.high))
-                return vfio::make_error("read predictions", file, EINVAL, pr.name + ": low is above high");
+                return pdt::make_error("read predictions", file, EINVAL, pr.name + ": low is above high");
             out.push_back(pr);
         }
     } catch (const nlohmann::json::exception& e) {
-        return vfio::make_error("read predictions", file, EINVAL,
+        return pdt::make_error("read predictions", file, EINVAL,
                                 std::string("each prediction needs name, low and high: ") + e.what());
     }
     return out;

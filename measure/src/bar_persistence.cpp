@@ -1,7 +1,7 @@
 #include "measure/bar_persistence.hpp"
 
+#include "base/format.hpp"
 #include "pattern/keyed_word.hpp"
-#include "vfio_access/format.hpp"
 
 namespace measure {
 
@@ -12,7 +12,7 @@ uint64_t persistence_value(uint64_t key, uint64_t offset, unsigned width) {
     return (word >> shift) & mask;
 }
 
-vfio::Result<void> write_persistence_pattern(vfio::Bar& bar, const vfio::BarRegion& region, uint64_t key) {
+pdt::Result<void> write_persistence_pattern(vfio::Bar& bar, const vfio::BarRegion& region, uint64_t key) {
     const uint64_t end = region.offset + region.size;
     for (uint64_t o = region.offset; o < end; o += region.width)
         PDT_CHECK(bar.write(o, region.width, persistence_value(key, o, region.width)));
@@ -20,8 +20,8 @@ vfio::Result<void> write_persistence_pattern(vfio::Bar& bar, const vfio::BarRegi
         const uint64_t expected = persistence_value(key, o, region.width);
         const uint64_t read = PDT_TRY(bar.read(o, region.width));
         if (read != expected)
-            return vfio::make_error("write pattern", "BAR " + std::to_string(region.bar) + " offset " + vfio::hex(o), EIO,
-                                    "read back " + vfio::hex(read) + " right after writing " + vfio::hex(expected) +
+            return pdt::make_error("write pattern", "BAR " + std::to_string(region.bar) + " offset " + pdt::hex(o), EIO,
+                                    "read back " + pdt::hex(read) + " right after writing " + pdt::hex(expected) +
                                         ": the region is not memory (registers, unclaimed or read-only space)");
     }
     return {};
@@ -46,13 +46,13 @@ PersistenceComparison compare_persistence_pattern(vfio::Bar& bar, const vfio::Ba
 }
 
 std::string PersistenceComparison::describe(unsigned width) const {
-    std::string text = vfio::hex(bytes_compared) + " bytes compared, ";
+    std::string text = pdt::hex(bytes_compared) + " bytes compared, ";
     if (bytes_differing == 0)
         return text + "all kept";
-    text += vfio::hex(bytes_differing) + " differ";
+    text += pdt::hex(bytes_differing) + " differ";
     if (first)
-        text += "; first at BAR offset " + vfio::hex(first->offset) + ": read " + vfio::hex(first->read) +
-                ", expected " + vfio::hex(first->expected) + " (width " + std::to_string(width) + ")";
+        text += "; first at BAR offset " + pdt::hex(first->offset) + ": read " + pdt::hex(first->read) +
+                ", expected " + pdt::hex(first->expected) + " (width " + std::to_string(width) + ")";
     return text;
 }
 

@@ -9,25 +9,25 @@ namespace {
 
 using nlohmann::json;
 
-vfio::Error bad(const std::string& file, const std::string& hint) {
-    return vfio::make_error("campaign", file, EINVAL, hint);
+pdt::Error bad(const std::string& file, const std::string& hint) {
+    return pdt::make_error("campaign", file, EINVAL, hint);
 }
 
-vfio::Result<uint64_t> size_field(const json& j, const std::string& key, uint64_t fallback) {
+pdt::Result<uint64_t> size_field(const json& j, const std::string& key, uint64_t fallback) {
     if (!j.contains(key))
         return fallback;
     if (j[key].is_number_unsigned())
         return j[key].get<uint64_t>();
     if (j[key].is_string())
         return parse_size(j[key].get<std::string>());
-    return vfio::make_error("campaign", key, EINVAL, "expected bytes (a number or \"64MiB\")");
+    return pdt::make_error("campaign", key, EINVAL, "expected bytes (a number or \"64MiB\")");
 }
 
-vfio::Result<std::vector<uint64_t>> size_list(const json& j, const std::string& key, std::vector<uint64_t> fallback) {
+pdt::Result<std::vector<uint64_t>> size_list(const json& j, const std::string& key, std::vector<uint64_t> fallback) {
     if (!j.contains(key))
         return fallback;
     if (!j[key].is_array())
-        return vfio::make_error("campaign", key, EINVAL, "expected a list of sizes");
+        return pdt::make_error("campaign", key, EINVAL, "expected a list of sizes");
     std::vector<uint64_t> out;
     for (const json& v : j[key])
         out.push_back(v.is_string() ? PDT_TRY(parse_size(v.get<std::string>())) : v.get<uint64_t>());
@@ -44,7 +44,7 @@ const std::map<std::string, std::set<std::string>> kStepKeys = {
     {"ceiling", {"active_bytes", "resident_fraction", "host_ram_gbps"}},
 };
 
-vfio::Result<void> apply_step(const json& s, const std::string& name, ToolOptions& o) {
+pdt::Result<void> apply_step(const json& s, const std::string& name, ToolOptions& o) {
     const unsigned repeats = s.value("repeats", 0u);
     if (name == "sweep") {
         o.sweep.min_bytes = PDT_TRY(size_field(s, "min_bytes", o.sweep.min_bytes));
@@ -55,7 +55,7 @@ vfio::Result<void> apply_step(const json& s, const std::string& name, ToolOption
         o.sweep.staged_chunk = PDT_TRY(size_field(s, "staged_chunk", o.sweep.staged_chunk));
         o.sweep.staged_depth = s.value("staged_depth", o.sweep.staged_depth);
         if (o.sweep.staged_chunk % 64 != 0 || o.sweep.staged_depth > 64)
-            return vfio::make_error("campaign", "sweep staged_chunk/staged_depth", EINVAL,
+            return pdt::make_error("campaign", "sweep staged_chunk/staged_depth", EINVAL,
                                     "expected a chunk of a multiple of 64 bytes and 0 to 64 bounce slots (0: from the "
                                     "measured curve)");
     } else if (name == "latency") {
@@ -87,7 +87,7 @@ vfio::Result<void> apply_step(const json& s, const std::string& name, ToolOption
     return {};
 }
 
-vfio::Result<void> apply_thresholds(const json& c, const std::string& file, ToolOptions& o) {
+pdt::Result<void> apply_thresholds(const json& c, const std::string& file, ToolOptions& o) {
     if (!c.contains("thresholds"))
         return {};
     if (!c["thresholds"].is_array())
@@ -107,7 +107,7 @@ vfio::Result<void> apply_thresholds(const json& c, const std::string& file, Tool
 
 }  // namespace
 
-vfio::Result<void> apply_campaign(const json& c, const std::string& file, ToolOptions& o) {
+pdt::Result<void> apply_campaign(const json& c, const std::string& file, ToolOptions& o) {
     try {
         if (!c.is_object() || !c.contains("steps") || !c["steps"].is_array() || c["steps"].empty())
             return bad(file, "expected {\"steps\": [{\"subcommand\": \"sweep\", ...}, ...]}");

@@ -17,7 +17,7 @@ const char* way_name(Way w) { return w == Way::OneAtATime ? "one at a time" : w 
 
 // Two copies of `bytes` (host and card [0, bytes) and [bytes, 2 bytes)) the way asked, each with
 // its own key, prepared before and checked after the timing (docs/verification.md); GB/s.
-vfio::Result<double> two_copies(CopyEndpoint& ep, Direction d, Way way, HostBuffer& host, HostBuffer& scratch,
+pdt::Result<double> two_copies(CopyEndpoint& ep, Direction d, Way way, HostBuffer& host, HostBuffer& scratch,
                                 uint64_t bytes, const CommonSettings& c, uint64_t& key, const CopyName& name) {
     const auto slots = keyed_slots(2, bytes, 0, key);
     PDT_CHECK(prepare_batch(ep, d, host, scratch, slots, bytes, c.timeout));
@@ -37,7 +37,7 @@ vfio::Result<double> two_copies(CopyEndpoint& ep, Direction d, Way way, HostBuff
     return rate;
 }
 
-vfio::Result<InflightPoint> inflight_point(CopyEndpoint& ep, Direction d, uint64_t bytes, const InflightSettings& s,
+pdt::Result<InflightPoint> inflight_point(CopyEndpoint& ep, Direction d, uint64_t bytes, const InflightSettings& s,
                                            const CommonSettings& c, HostBuffer& host, HostBuffer& scratch, Rng& rng,
                                            uint64_t& key, uint64_t& verified) {
     const EndpointInfo& info = ep.info();
@@ -79,11 +79,11 @@ vfio::Result<InflightPoint> inflight_point(CopyEndpoint& ep, Direction d, uint64
 
 }  // namespace
 
-vfio::Result<InflightResult> run_inflight(CopyEndpoint& ep, const InflightSettings& s, const CommonSettings& c,
+pdt::Result<InflightResult> run_inflight(CopyEndpoint& ep, const InflightSettings& s, const CommonSettings& c,
                                           Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
     const EndpointInfo& info = ep.info();
     if (info.max_in_flight < 2 && info.queues < 2)
-        return vfio::make_error("inflight", info.name, ENOTSUP, "one queue that holds one copy: nothing to overlap");
+        return pdt::make_error("inflight", info.name, ENOTSUP, "one queue that holds one copy: nothing to overlap");
     std::vector<uint64_t> sizes;
     for (uint64_t b : s.sizes) {
         if (b == 0 || (b + 63) / 64 * 64 + b > info.card_memory_bytes)
@@ -92,7 +92,7 @@ vfio::Result<InflightResult> run_inflight(CopyEndpoint& ep, const InflightSettin
             sizes.push_back(b);
     }
     if (sizes.empty() || s.repeats == 0)
-        return vfio::make_error("inflight", info.name, EINVAL, "no size fits the card window twice");
+        return pdt::make_error("inflight", info.name, EINVAL, "no size fits the card window twice");
     const uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
     auto host = PDT_TRY(ep.allocate(2 * ((largest + 63) / 64 * 64), HostMemory::Registered));
     auto scratch = PDT_TRY(ep.allocate(largest, HostMemory::Registered));
@@ -129,7 +129,7 @@ struct WayBuffers {
 // preparation or check (a C2H check reads nothing, but an H2C check reads the card back, and a
 // C2H preparation writes the card: traffic in the other direction). A thread that leaves early
 // (an error) drops out of the lockstep, so the other never waits for it.
-vfio::Result<double> one_way(CopyEndpoint& ep, Direction d, unsigned queue, WayBuffers& b, uint64_t card,
+pdt::Result<double> one_way(CopyEndpoint& ep, Direction d, unsigned queue, WayBuffers& b, uint64_t card,
                              uint64_t bytes, unsigned copies, const CommonSettings& c, uint64_t& key,
                              const std::string& what, std::barrier<>* lockstep = nullptr) {
     struct Leave {
@@ -161,10 +161,10 @@ vfio::Result<double> one_way(CopyEndpoint& ep, Direction d, unsigned queue, WayB
 // wait on different queues from different threads); with one queue that holds two copies, one
 // of each in flight, each pair timed from issue to the later completion, so a direction cannot
 // be seen faster than the other's pace. Every copy is checked, outside its timing.
-vfio::Result<BidirRun> both_ways(CopyEndpoint& ep, WayBuffers& src, WayBuffers& dst, uint64_t bytes, unsigned copies,
+pdt::Result<BidirRun> both_ways(CopyEndpoint& ep, WayBuffers& src, WayBuffers& dst, uint64_t bytes, unsigned copies,
                                  const CommonSettings& c, uint64_t& h2c_key, uint64_t& c2h_key, const std::string& what) {
     if (ep.info().queues >= 2) {
-        vfio::Result<double> back = 0.0;
+        pdt::Result<double> back = 0.0;
         std::barrier<> lockstep(2);  // each pair of copies starts together: a late one would run alone
         std::thread reader([&] {
             back = one_way(ep, Direction::C2H, 1, dst, bytes, bytes, copies, c, c2h_key, what + " C2H", &lockstep);
@@ -199,14 +199,14 @@ vfio::Result<BidirRun> both_ways(CopyEndpoint& ep, WayBuffers& src, WayBuffers& 
 
 }  // namespace
 
-vfio::Result<BidirResult> run_bidir(CopyEndpoint& ep, const BidirSettings& s, const CommonSettings& c,
+pdt::Result<BidirResult> run_bidir(CopyEndpoint& ep, const BidirSettings& s, const CommonSettings& c,
                                     Progress& progress, uint64_t& verified) {
     const EndpointInfo& info = ep.info();
     if (info.queues < 2 && info.max_in_flight < 2)
-        return vfio::make_error("bidir", info.name, ENOTSUP, "one queue that holds one copy: no two directions at once");
+        return pdt::make_error("bidir", info.name, ENOTSUP, "one queue that holds one copy: no two directions at once");
     const uint64_t bytes = std::min({s.bytes, info.max_copy_bytes, info.card_memory_bytes / 2});
     if (bytes == 0 || s.repeats == 0 || s.copies == 0)
-        return vfio::make_error("bidir", info.name, EINVAL, "copy size, repeats and copies must be 1 or more");
+        return pdt::make_error("bidir", info.name, EINVAL, "copy size, repeats and copies must be 1 or more");
     WayBuffers src{PDT_TRY(ep.allocate(bytes, HostMemory::Registered)), PDT_TRY(ep.allocate(bytes, HostMemory::Registered))};
     WayBuffers dst{PDT_TRY(ep.allocate(bytes, HostMemory::Registered)), PDT_TRY(ep.allocate(bytes, HostMemory::Registered))};
     BidirResult out;
@@ -229,17 +229,17 @@ vfio::Result<BidirResult> run_bidir(CopyEndpoint& ep, const BidirSettings& s, co
     return out;
 }
 
-vfio::Result<LaunchResult> run_launch(CopyEndpoint& ep, const LaunchSettings& s, const CommonSettings& c,
+pdt::Result<LaunchResult> run_launch(CopyEndpoint& ep, const LaunchSettings& s, const CommonSettings& c,
                                       Progress& progress, uint64_t& verified) {
     if (!ep.info().can_launch)
-        return vfio::make_error("launch", ep.info().name, ENOTSUP, "this endpoint runs no code on the card");
+        return pdt::make_error("launch", ep.info().name, ENOTSUP, "this endpoint runs no code on the card");
     // A launch moves no data: a 4 KiB round trip before and after the launches checks that the
     // card behind them moves data, then and still.
     const uint64_t probe = std::min<uint64_t>(4096, ep.info().card_memory_bytes);
     auto host = PDT_TRY(ep.allocate(probe, HostMemory::Registered));
     auto scratch = PDT_TRY(ep.allocate(probe, HostMemory::Registered));
     uint64_t key = c.seed * 0xA0761D6478BD642Full;
-    const auto round_trip = [&](const char* when) -> vfio::Result<void> {
+    const auto round_trip = [&](const char* when) -> pdt::Result<void> {
         const auto slots = keyed_slots(1, probe, 0, key);
         PDT_CHECK(prepare_batch(ep, Direction::H2C, *host, *scratch, slots, probe, c.timeout));
         PDT_CHECK(copy(ep, Direction::H2C, 0, *host, 0, 0, probe, c.timeout));

@@ -102,7 +102,7 @@ DeviceContext::~DeviceContext() {
         m_monitor->stop();
 }
 
-vfio::Result<std::unique_ptr<DeviceContext>> DeviceContext::open(const std::string& access,
+pdt::Result<std::unique_ptr<DeviceContext>> DeviceContext::open(const std::string& access,
                                                                  const std::string& pci_address,
                                                                  const SimulatedTopology& simulated) {
     std::unique_ptr<DeviceContext> c(new DeviceContext);

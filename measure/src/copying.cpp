@@ -34,7 +34,7 @@ const char* stop_reason() {
     return flag && flag->load() ? g_watched_why.load() : nullptr;
 }
 
-vfio::Result<void> copy(CopyEndpoint& endpoint, Direction direction, unsigned queue, HostBuffer& host,
+pdt::Result<void> copy(CopyEndpoint& endpoint, Direction direction, unsigned queue, HostBuffer& host,
                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
                         std::chrono::milliseconds timeout) {
     const EndpointInfo& info = endpoint.info();
@@ -45,7 +45,7 @@ vfio::Result<void> copy(CopyEndpoint& endpoint, Direction direction, unsigned qu
         if (const char* why = stop_reason()) {
             if (!in_flight.empty())
                 PDT_CHECK(endpoint.wait(in_flight.back(), timeout));
-            return vfio::make_error("copy", info.name, EINTR,
+            return pdt::make_error("copy", info.name, EINTR,
                                     std::string("stopped by ") + why +
                                         ": no copy was started after it, and those in flight completed");
         }
@@ -107,7 +107,7 @@ void fill_poison(uint8_t* data, uint64_t bytes, uint64_t key) {
         data[i] = static_cast<uint8_t>(~data[i]);
 }
 
-vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const CopyName& name,
+pdt::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const CopyName& name,
                           uint64_t host_offset, uint64_t card_offset) {
     std::string where = name.what;
     if (name.number)
@@ -115,14 +115,14 @@ vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, cons
     char offsets[96];
     std::snprintf(offsets, sizeof offsets, " (host buffer offset %llu, card offset 0x%llx)",
                   static_cast<unsigned long long>(host_offset + at), static_cast<unsigned long long>(card_offset + at));
-    return vfio::make_error(std::string(to_string(direction)) + " data check", where, EIO,
+    return pdt::make_error(std::string(to_string(direction)) + " data check", where, EIO,
                             "failed at byte " + std::to_string(at) + " of " + std::to_string(bytes) + offsets +
                                 ": the bytes read back differ from the pattern written");
 }
 
 uint64_t split_point(uint64_t bytes) { return bytes < 128 ? 0 : bytes / 2 / 64 * 64; }
 
-vfio::Result<void> stage_decoy(CopyEndpoint& endpoint, HostBuffer& host, uint64_t host_offset, uint64_t bytes,
+pdt::Result<void> stage_decoy(CopyEndpoint& endpoint, HostBuffer& host, uint64_t host_offset, uint64_t bytes,
                                std::chrono::milliseconds timeout, unsigned queue) {
     const EndpointInfo& info = endpoint.info();
     const uint64_t n = std::min(bytes, info.decoy_card_bytes);
@@ -139,7 +139,7 @@ namespace {
 // back the decoy, not the bytes the last host-to-card copy staged). Where the two reads differ the
 // destination gets its poison back (rule 2: it differs from what is expected at every byte), so
 // the caller's check fails there; where they agree it holds what both read.
-vfio::Result<void> read_twice_around_a_decoy(CopyEndpoint& endpoint, HostBuffer& host, uint64_t host_offset,
+pdt::Result<void> read_twice_around_a_decoy(CopyEndpoint& endpoint, HostBuffer& host, uint64_t host_offset,
                                              uint64_t card_offset, uint64_t bytes, std::chrono::milliseconds timeout,
                                              unsigned queue) {
     uint8_t* at = host.data() + host_offset;
@@ -157,7 +157,7 @@ vfio::Result<void> read_twice_around_a_decoy(CopyEndpoint& endpoint, HostBuffer&
 
 }  // namespace
 
-vfio::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direction, HostBuffer& host,
+pdt::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direction, HostBuffer& host,
                                          uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
                                          std::chrono::milliseconds timeout, unsigned queue) {
     const uint64_t cut = split_point(bytes);
@@ -169,7 +169,7 @@ vfio::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direc
     return copy(endpoint, direction, queue, host, host_offset, card_offset, cut, timeout);
 }
 
-vfio::Result<void> preload_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
+pdt::Result<void> preload_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
                                 uint64_t key, std::chrono::milliseconds timeout) {
     fill_pattern(scratch.data(), bytes, key);
     return copy_last_piece_first(endpoint, Direction::H2C, scratch, 0, card_offset, bytes, timeout);
@@ -178,7 +178,7 @@ vfio::Result<void> preload_card(CopyEndpoint& endpoint, HostBuffer& scratch, uin
 namespace {
 
 // The card's bytes at card_offset, read back through poisoned `scratch` in two pieces.
-vfio::Result<std::optional<uint64_t>> read_back(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset,
+pdt::Result<std::optional<uint64_t>> read_back(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset,
                                                 uint64_t bytes, uint64_t key, std::chrono::milliseconds timeout,
                                                 unsigned queue = 0) {
     fill_poison(scratch.data(), bytes, key);
@@ -203,7 +203,7 @@ uint64_t slots_that_fit(uint64_t wanted, uint64_t bytes, uint64_t host_bytes, ui
     return std::max<uint64_t>(1, std::min({wanted, fit(host_bytes), fit(card_room)}));
 }
 
-vfio::Result<void> prepare_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
+pdt::Result<void> prepare_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
                                  const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
                                  unsigned queue) {
     for (const KeyedSlot& slot : slots) {
@@ -220,7 +220,7 @@ vfio::Result<void> prepare_batch(CopyEndpoint& endpoint, Direction direction, Ho
     return {};
 }
 
-vfio::Result<void> check_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
+pdt::Result<void> check_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
                                const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
                                const CopyName& name, unsigned queue) {
     for (size_t i = 0; i < slots.size(); ++i) {

@@ -15,7 +15,7 @@ constexpr uint64_t kSlotBytes = 64ull << 20;
 // One mode: every timed copy has its own key, slot and check (docs/verification.md). The copies
 // go in batches of as many slots as fit the host buffer and the card window; back to back means
 // back to back within a batch, and each batch is prepared before and checked after its copies.
-vfio::Result<LatencyMode> run_mode(CopyEndpoint& ep, Direction d, bool gaps, const LatencySettings& s,
+pdt::Result<LatencyMode> run_mode(CopyEndpoint& ep, Direction d, bool gaps, const LatencySettings& s,
                                    const CommonSettings& common, HostBuffer& host, HostBuffer& scratch, Rng& rng,
                                    uint64_t& key, Progress& progress, uint64_t& verified) {
     LatencyMode m;
@@ -47,11 +47,11 @@ vfio::Result<LatencyMode> run_mode(CopyEndpoint& ep, Direction d, bool gaps, con
 
 }  // namespace
 
-vfio::Result<LatencyResult> run_latency(CopyEndpoint& ep, const LatencySettings& asked, const CommonSettings& common,
+pdt::Result<LatencyResult> run_latency(CopyEndpoint& ep, const LatencySettings& asked, const CommonSettings& common,
                                         Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
     const EndpointInfo& info = ep.info();
     if (asked.bytes == 0 || asked.samples == 0 || info.card_memory_bytes == 0)
-        return vfio::make_error("latency", info.name, EINVAL, "copy size and samples must be 1 or more, and the "
+        return pdt::make_error("latency", info.name, EINVAL, "copy size and samples must be 1 or more, and the "
                                                               "endpoint must have a card window");
     LatencySettings s = asked;
     if (s.bytes > info.card_memory_bytes) {  // the endpoint's limit: its largest copy instead, said so

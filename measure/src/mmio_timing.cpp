@@ -177,13 +177,13 @@ std::vector<MmioRow> time_accesses(MmioAccessor& accessor, const MmioTimingReque
     return rows;
 }
 
-vfio::Result<vfio::Bar*> check_timing_request(vfio::Device& device, unsigned bar, const MmioTimingRequest& request,
+pdt::Result<vfio::Bar*> check_timing_request(vfio::Device& device, unsigned bar, const MmioTimingRequest& request,
                                               const std::vector<unsigned>& bar_widths) {
     vfio::Bar* checked = nullptr;
     for (unsigned width : request.widths)
         checked = PDT_TRY(vfio::check_bar_access(device, vfio::BarAccess{bar, request.offset, width}, bar_widths));
     if (!checked)
-        return vfio::make_error("check BAR access", "BAR " + std::to_string(bar), EINVAL, "no access width given");
+        return pdt::make_error("check BAR access", "BAR " + std::to_string(bar), EINVAL, "no access width given");
     return checked;
 }
 

@@ -16,8 +16,8 @@ namespace {
 const std::set<std::string> kSubcommands = {"sweep", "latency", "access", "inflight", "bidir",
                                             "launch", "ceiling", "campaign"};
 
-vfio::Error usage(const std::string& what, const std::string& hint) {
-    return vfio::make_error("pcie_link_measure", what, EINVAL, hint);
+pdt::Error usage(const std::string& what, const std::string& hint) {
+    return pdt::make_error("pcie_link_measure", what, EINVAL, hint);
 }
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -29,7 +29,7 @@ std::vector<std::string> split(const std::string& text, char sep) {
     return out;
 }
 
-vfio::Result<Direction> parse_direction(const std::string& text) {
+pdt::Result<Direction> parse_direction(const std::string& text) {
     if (text == "H2C" || text == "h2c")
         return Direction::H2C;
     if (text == "C2H" || text == "c2h")
@@ -37,7 +37,7 @@ vfio::Result<Direction> parse_direction(const std::string& text) {
     return usage("--access_direction " + text, "expected H2C or C2H");
 }
 
-vfio::Result<std::vector<std::string>> parse_choices(const std::string& option, const std::string& text,
+pdt::Result<std::vector<std::string>> parse_choices(const std::string& option, const std::string& text,
                                                      const std::set<std::string>& allowed) {
     std::vector<std::string> out = split(text, ',');
     if (out.empty())
@@ -48,7 +48,7 @@ vfio::Result<std::vector<std::string>> parse_choices(const std::string& option, 
     return out;
 }
 
-vfio::Result<std::vector<HostMemory>> parse_memories(const std::string& text) {
+pdt::Result<std::vector<HostMemory>> parse_memories(const std::string& text) {
     const auto names = PDT_TRY(parse_choices("--access_memories", text, {"registered", "huge-pages"}));
     std::vector<HostMemory> out;
     for (const std::string& n : names)
@@ -124,7 +124,7 @@ po::options_description tool_options(ToolOptions& o, RawOptions& r) {
 
 constexpr unsigned kMaxStagedDepth = 64;
 
-vfio::Result<void> apply_raw(const RawOptions& r, const po::variables_map& vm, ToolOptions& o) {
+pdt::Result<void> apply_raw(const RawOptions& r, const po::variables_map& vm, ToolOptions& o) {
     // Each option given (its text not empty) is parsed in this order, so the first bad one is named.
     for (auto [text, size] : {std::pair{&r.min_bytes, &o.sweep.min_bytes}, std::pair{&r.max_bytes, &o.sweep.max_bytes},
                               std::pair{&r.latency_bytes, &o.latency.bytes}, std::pair{&r.bidir_bytes, &o.bidir.bytes}})
@@ -177,7 +177,7 @@ vfio::Result<void> apply_raw(const RawOptions& r, const po::variables_map& vm, T
     return {};
 }
 
-vfio::Result<void> read_campaign(ToolOptions& o) {
+pdt::Result<void> read_campaign(ToolOptions& o) {
     std::ifstream in(o.campaign_file);
     if (!in)
         return usage("campaign " + o.campaign_file, "cannot read the file");
@@ -192,7 +192,7 @@ vfio::Result<void> read_campaign(ToolOptions& o) {
 
 }  // namespace
 
-vfio::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
+pdt::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
                                           const po::options_description& endpoint_options) {
     ParsedOptions parsed;
     ToolOptions& o = parsed.options;

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/text_file.hpp"
 #include "measure/report.hpp"
-#include "vfio_access/text_file.hpp"
 
 namespace measure::report {
 
@@ -286,13 +286,13 @@ void read_predictions(const json& root, Run& run) {
     });
 }
 
-vfio::Error invalid(const std::string& file, const std::string& what) {
-    return vfio::make_error("read result file", file, EINVAL, what);
+pdt::Error invalid(const std::string& file, const std::string& what) {
+    return pdt::make_error("read result file", file, EINVAL, what);
 }
 
 }  // namespace
 
-vfio::Result<Run> parse_run(std::string_view text, const std::string& file) {
+pdt::Result<Run> parse_run(std::string_view text, const std::string& file) {
     json root = json::parse(text.begin(), text.end(), nullptr, false);
     if (root.is_discarded())
         return invalid(file, "not valid JSON: a result file of pcie_link_measure is expected");
@@ -319,15 +319,15 @@ vfio::Result<Run> parse_run(std::string_view text, const std::string& file) {
 
 namespace {
 
-vfio::Result<Run> load_file(const std::string& path) {
-    const std::string text = PDT_TRY(vfio::read_text_file(path, "read result file", "read result file",
+pdt::Result<Run> load_file(const std::string& path) {
+    const std::string text = PDT_TRY(pdt::read_text_file(path, "read result file", "read result file",
                                                           "give the path of a result JSON written by pcie_link_measure"));
     return parse_run(text, path);
 }
 
 }  // namespace
 
-vfio::Result<std::vector<Run>> load_runs(const std::vector<std::string>& paths) {
+pdt::Result<std::vector<Run>> load_runs(const std::vector<std::string>& paths) {
     std::vector<Run> runs;
     for (const std::string& path : paths) {
         std::error_code ec;
@@ -340,9 +340,9 @@ vfio::Result<std::vector<Run>> load_runs(const std::vector<std::string>& paths) 
             if (entry.path().extension() == ".json" && entry.is_regular_file(ec))
                 files.push_back(entry.path().string());
         if (ec)
-            return vfio::make_error("list result directory", path, ec.value());
+            return pdt::make_error("list result directory", path, ec.value());
         if (files.empty())
-            return vfio::make_error("list result directory", path, ENOENT, "it holds no *.json result file");
+            return pdt::make_error("list result directory", path, ENOENT, "it holds no *.json result file");
         std::sort(files.begin(), files.end());
         for (const std::string& file : files)
             runs.push_back(PDT_TRY(load_file(file)));

@@ -209,16 +209,16 @@ std::string access_script(const Card& card, const std::string& direction, std::v
            size_tics(first_tic, high) + join_plot(series);
 }
 
-vfio::Result<std::vector<Plot>> make_plots(const Report& report, const Plotter& plotter) {
+pdt::Result<std::vector<Plot>> make_plots(const Report& report, const Plotter& plotter) {
     std::vector<Plot> plots;
     auto add = [&](const std::string& id, const std::string& title, const std::string& script,
-                   std::vector<std::string> titles) -> vfio::Result<void> {
+                   std::vector<std::string> titles) -> pdt::Result<void> {
         if (script.empty())
             return {};
         std::string svg = PDT_TRY(plotter(script));
         const size_t start = svg.find("<svg");
         if (start == std::string::npos)
-            return vfio::make_error("plot", id, EPROTO, "gnuplot printed no <svg> element");
+            return pdt::make_error("plot", id, EPROTO, "gnuplot printed no <svg> element");
         plots.push_back(Plot{id, title, std::move(titles), svg.substr(start)});
         return {};
     };
@@ -277,14 +277,14 @@ std::string read_all(const std::string& path) {
     return text.str();
 }
 
-vfio::Result<std::string> run_gnuplot(const std::string& gnuplot, const std::string& script) {
+pdt::Result<std::string> run_gnuplot(const std::string& gnuplot, const std::string& script) {
     TempFile script_file, error_file;
     if (!script_file.ok() || !error_file.ok())
-        return vfio::errno_error("create a temporary file for", "gnuplot", "set TMPDIR to a writable directory");
+        return pdt::errno_error("create a temporary file for", "gnuplot", "set TMPDIR to a writable directory");
     std::ofstream(script_file.path(), std::ios::binary) << script;
     int out[2];
     if (::pipe2(out, O_CLOEXEC) != 0)
-        return vfio::errno_error("pipe for", "gnuplot");
+        return pdt::errno_error("pipe for", "gnuplot");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
@@ -298,7 +298,7 @@ vfio::Result<std::string> run_gnuplot(const std::string& gnuplot, const std::str
     ::close(out[1]);
     if (spawned != 0) {
         ::close(out[0]);
-        return vfio::make_error("run", gnuplot, spawned,
+        return pdt::make_error("run", gnuplot, spawned,
                                 "the plots need gnuplot: install the Debian package gnuplot-nox (scripts/install_deps.sh)");
     }
     std::string svg;
@@ -318,7 +318,7 @@ vfio::Result<std::string> run_gnuplot(const std::string& gnuplot, const std::str
         std::string stderr_text = read_all(error_file.path());
         if (stderr_text.size() > 2000)
             stderr_text = stderr_text.substr(0, 2000) + "...";
-        return vfio::make_error("run", gnuplot, EIO, "gnuplot failed: " + stderr_text);
+        return pdt::make_error("run", gnuplot, EIO, "gnuplot failed: " + stderr_text);
     }
     return svg;
 }

@@ -24,7 +24,7 @@ Chunk chunk(const StagedPipeline& p, uint64_t bytes, uint64_t i) {
     return {offset, std::min(p.chunk_bytes, bytes - offset), (i % p.depth) * p.chunk_bytes};
 }
 
-vfio::Result<void> staged_h2c(CopyEndpoint& ep, const StagedPipeline& p, const uint8_t* user, HostBuffer& bounce,
+pdt::Result<void> staged_h2c(CopyEndpoint& ep, const StagedPipeline& p, const uint8_t* user, HostBuffer& bounce,
                               uint64_t bounce_offset, uint64_t card_offset, uint64_t bytes,
                               std::chrono::milliseconds timeout) {
     const uint64_t chunks = (bytes + p.chunk_bytes - 1) / p.chunk_bytes;
@@ -44,12 +44,12 @@ vfio::Result<void> staged_h2c(CopyEndpoint& ep, const StagedPipeline& p, const u
     return {};
 }
 
-vfio::Result<void> staged_c2h(CopyEndpoint& ep, const StagedPipeline& p, uint8_t* user, HostBuffer& bounce,
+pdt::Result<void> staged_c2h(CopyEndpoint& ep, const StagedPipeline& p, uint8_t* user, HostBuffer& bounce,
                               uint64_t bounce_offset, uint64_t card_offset, uint64_t bytes,
                               std::chrono::milliseconds timeout) {
     const uint64_t chunks = (bytes + p.chunk_bytes - 1) / p.chunk_bytes;
     std::deque<Ticket> in_flight;
-    const auto issue = [&](uint64_t i) -> vfio::Result<void> {
+    const auto issue = [&](uint64_t i) -> pdt::Result<void> {
         const Chunk c = chunk(p, bytes, i);
         in_flight.push_back(
             PDT_TRY(ep.issue(Direction::C2H, 0, bounce, bounce_offset + c.slot, card_offset + c.offset, c.bytes)));
@@ -70,11 +70,11 @@ vfio::Result<void> staged_c2h(CopyEndpoint& ep, const StagedPipeline& p, uint8_t
 
 }  // namespace
 
-vfio::Result<void> staged_copy(CopyEndpoint& ep, Direction direction, const StagedPipeline& p, uint8_t* user,
+pdt::Result<void> staged_copy(CopyEndpoint& ep, Direction direction, const StagedPipeline& p, uint8_t* user,
                                HostBuffer& bounce, uint64_t bounce_offset, uint64_t card_offset, uint64_t bytes,
                                std::chrono::milliseconds timeout) {
     if (p.chunk_bytes == 0 || p.depth == 0)
-        return vfio::make_error("staged copy", ep.info().name, EINVAL, "the chunk and the depth must be 1 or more");
+        return pdt::make_error("staged copy", ep.info().name, EINVAL, "the chunk and the depth must be 1 or more");
     if (direction == Direction::H2C)
         return staged_h2c(ep, p, user, bounce, bounce_offset, card_offset, bytes, timeout);
     return staged_c2h(ep, p, user, bounce, bounce_offset, card_offset, bytes, timeout);
@@ -118,7 +118,7 @@ std::vector<uint64_t> calibration_sizes(uint64_t limit) {
 }
 
 // The median rate of kCalibrationCopies direct copies of `bytes`, each keyed and checked.
-vfio::Result<double> calibrate_size(CopyEndpoint& ep, Direction d, HostBuffer& source, HostBuffer& check,
+pdt::Result<double> calibrate_size(CopyEndpoint& ep, Direction d, HostBuffer& source, HostBuffer& check,
                                     uint64_t bytes, const CommonSettings& common, uint64_t& key, uint64_t& verified) {
     HostBuffer& data = d == Direction::H2C ? source : check;
     HostBuffer& scratch = d == Direction::H2C ? check : source;
@@ -142,7 +142,7 @@ vfio::Result<double> calibrate_size(CopyEndpoint& ep, Direction d, HostBuffer& s
 }
 
 // Chunk from the curve: the larger of the two directions' 90% sizes.
-vfio::Result<void> chunk_from_curve(CopyEndpoint& ep, HostBuffer& source, HostBuffer& check, uint64_t limit,
+pdt::Result<void> chunk_from_curve(CopyEndpoint& ep, HostBuffer& source, HostBuffer& check, uint64_t limit,
                                     const CommonSettings& common, uint64_t& key, uint64_t& verified, StagedPlan& plan) {
     // No untimed warm-up copy: every copy is checked (a copy that is not could absorb a
     // corruption unseen); each size's median of kCalibrationCopies absorbs first touches.
@@ -174,7 +174,7 @@ void choose_depth(const EndpointInfo& info, unsigned asked, StagedPlan& plan) {
 
 }  // namespace
 
-vfio::Result<StagedPlan> plan_staged(CopyEndpoint& ep, const SweepSettings& s, HostBuffer& source, HostBuffer& check,
+pdt::Result<StagedPlan> plan_staged(CopyEndpoint& ep, const SweepSettings& s, HostBuffer& source, HostBuffer& check,
                                      const CommonSettings& common, uint64_t& key, uint64_t& verified) {
     StagedPlan plan;
     const uint64_t limit = chunk_limit(ep.info(), std::min(source.size(), check.size()));

@@ -32,7 +32,7 @@ unsigned iterations_for(const SweepSettings& s, uint64_t bytes) {
 
 // Times copy `slot` of the variant; `timed` is its seconds. A staged copy's bounce slots lie in
 // the registered buffer's range of the slot.
-vfio::Result<void> timed_copy(CopyEndpoint& ep, const Variant& v, Buffers& b, const KeyedSlot& slot, uint64_t bytes,
+pdt::Result<void> timed_copy(CopyEndpoint& ep, const Variant& v, Buffers& b, const KeyedSlot& slot, uint64_t bytes,
                               const CommonSettings& common, double& timed) {
     HostBuffer& dma = v.direction == Direction::H2C ? *b.source : *b.check;
     const auto start = Clock::now();
@@ -49,7 +49,7 @@ vfio::Result<void> timed_copy(CopyEndpoint& ep, const Variant& v, Buffers& b, co
 // One size of one variant in one run: the median rate of its copies. Every copy has its own key
 // and is checked (docs/verification.md): the copies go in batches of as many slots as the host
 // buffers and the card window hold, each batch prepared before and checked after its timing.
-vfio::Result<double> run_size(CopyEndpoint& ep, const Variant& v, Buffers& b, uint64_t bytes, unsigned iterations,
+pdt::Result<double> run_size(CopyEndpoint& ep, const Variant& v, Buffers& b, uint64_t bytes, unsigned iterations,
                               const CommonSettings& common, unsigned run, uint64_t& key, uint64_t& verified) {
     const CopyName name{ep.info().name + " sweep " + name_of(v.path) + " " + format_bytes(bytes) +
                             " run " + std::to_string(run + 1),
@@ -196,12 +196,12 @@ void begin_progress(Progress& progress, const SweepSettings& s, const std::vecto
 
 }  // namespace
 
-vfio::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, const CommonSettings& common,
+pdt::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, const CommonSettings& common,
                                     Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
     if (s.min_bytes == 0 || s.min_bytes > s.max_bytes || s.repeats == 0)
-        return vfio::make_error("sweep", ep.info().name, EINVAL, "sizes must be 1 <= min <= max, repeats >= 1");
+        return pdt::make_error("sweep", ep.info().name, EINVAL, "sizes must be 1 <= min <= max, repeats >= 1");
     if (ep.info().card_memory_bytes == 0)
-        return vfio::make_error("sweep", ep.info().name, EINVAL, "the endpoint reports no card window to copy to");
+        return pdt::make_error("sweep", ep.info().name, EINVAL, "the endpoint reports no card window to copy to");
     const std::vector<uint64_t> sizes = sweep_sizes(ep.info(), s, warnings);
     const uint64_t top = sizes.back();
     Buffers b;

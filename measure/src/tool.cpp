@@ -23,7 +23,7 @@ struct Run {
 
 // A step's error: SKIPPED when the endpoint cannot (ENOTSUP), else a failure; a failed data
 // check says that no rate is reported.
-void record_error(Run& run, const std::string& step, const vfio::Error& e) {
+void record_error(Run& run, const std::string& step, const pdt::Error& e) {
     if (e.code == ENOTSUP) {
         run.result.skipped.push_back(step + ": " + e.message());
         return;
@@ -35,7 +35,7 @@ void record_error(Run& run, const std::string& step, const vfio::Error& e) {
     (void)run.endpoint.reset_queues();
 }
 
-vfio::Result<void> run_ceiling(Run& run) {
+pdt::Result<void> run_ceiling(Run& run) {
     double h2d = 0;
     CeilingResult c;
     if (!run.options.ceiling_from.empty()) {
@@ -44,7 +44,7 @@ vfio::Result<void> run_ceiling(Run& run) {
         try {
             j = nlohmann::json::parse(in);
         } catch (const nlohmann::json::exception& e) {
-            return vfio::make_error("read result", run.options.ceiling_from, EINVAL, e.what());
+            return pdt::make_error("read result", run.options.ceiling_from, EINVAL, e.what());
         }
         const auto rates = PDT_TRY(read_large_copy_rates(j, run.options.ceiling_from));
         const auto it = rates.find("H2C/direct");
@@ -67,7 +67,7 @@ vfio::Result<void> run_ceiling(Run& run) {
     return {};
 }
 
-vfio::Result<void> run_step(Run& run, const std::string& step) {
+pdt::Result<void> run_step(Run& run, const std::string& step) {
     const ToolOptions& o = run.options;
     RunResult& r = run.result;
     uint64_t& verified = r.bytes_verified;
@@ -118,16 +118,16 @@ std::string decide_verdict(RunResult& r, size_t steps, const std::string& rates_
     return r.warnings.empty() ? "PASS" : "PASS WITH WARNINGS";
 }
 
-vfio::Result<void> write_outputs(const ToolOptions& o, const RunResult& r) {
+pdt::Result<void> write_outputs(const ToolOptions& o, const RunResult& r) {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::create_directories(o.output_dir, ec);
     if (ec)
-        return vfio::make_error("create directory", o.output_dir, ec.value());
+        return pdt::make_error("create directory", o.output_dir, ec.value());
     std::ofstream json(fs::path(o.output_dir) / "result.json");
     json << to_json(r).dump(2) << "\n";
     if (!json)
-        return vfio::make_error("write", (fs::path(o.output_dir) / "result.json").string(), EIO);
+        return pdt::make_error("write", (fs::path(o.output_dir) / "result.json").string(), EIO);
     if (r.latency) {
         std::ofstream csv(fs::path(o.output_dir) / "latency_samples.csv");
         csv << "direction,mode,index,latency_us\n";
@@ -135,16 +135,16 @@ vfio::Result<void> write_outputs(const ToolOptions& o, const RunResult& r) {
             for (size_t i = 0; i < m.samples_us.size(); ++i)
                 csv << to_string(m.direction) << "," << m.mode << "," << i << "," << m.samples_us[i] << "\n";
         if (!csv)
-            return vfio::make_error("write", (fs::path(o.output_dir) / "latency_samples.csv").string(), EIO);
+            return pdt::make_error("write", (fs::path(o.output_dir) / "latency_samples.csv").string(), EIO);
     }
     return {};
 }
 
 // Reads and hashes the predictions file before anything is timed. EINVAL: usage (exit 2).
-vfio::Result<std::vector<Prediction>> read_predictions(const ToolOptions& o, RunResult& r, std::ostream& out) {
+pdt::Result<std::vector<Prediction>> read_predictions(const ToolOptions& o, RunResult& r, std::ostream& out) {
     std::ifstream in(o.predictions_file, std::ios::binary);
     if (!in)
-        return vfio::make_error("read predictions", o.predictions_file, EINVAL, "cannot read the file");
+        return pdt::make_error("read predictions", o.predictions_file, EINVAL, "cannot read the file");
     std::stringstream text;
     text << in.rdbuf();
     auto predictions = PDT_TRY(parse_predictions(text.str(), o.predictions_file));

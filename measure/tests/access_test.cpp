@@ -27,7 +27,7 @@ sim::ModelCopyParameters fast(unsigned corrupt_every = 0) {
 class Recording final : public streams::ForwardingEndpoint {
 public:
     explicit Recording(const sim::ModelCopyParameters& p) : streams::ForwardingEndpoint(sim::ModelCopyEndpoint::create(p).value()) {}
-    vfio::Result<Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset, uint64_t card_offset,
+    pdt::Result<Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset, uint64_t card_offset,
                                uint64_t bytes) override {
         issued.push_back({host_offset, bytes});
         return streams::ForwardingEndpoint::issue(d, queue, host, host_offset, card_offset, bytes);
@@ -44,13 +44,13 @@ AccessSettings one_point(Direction d, uint64_t bytes, uint64_t window, unsigned 
 }
 
 struct Access : SubcommandTest {
-    vfio::Result<AccessResult> run(CopyEndpoint& ep, const AccessSettings& s) {
+    pdt::Result<AccessResult> run(CopyEndpoint& ep, const AccessSettings& s) {
         return run_access(ep, s, common, progress, verified, warnings);
     }
 };
 
 // `r` failed with `code`, its message naming each of `parts`.
-void expect_error(const vfio::Result<AccessResult>& r, int code, std::initializer_list<const char*> parts) {
+void expect_error(const pdt::Result<AccessResult>& r, int code, std::initializer_list<const char*> parts) {
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, code) << r.error().message();
     for (const char* part : parts)

@@ -123,7 +123,7 @@ TEST(ResetRegisters, ValuesAfterOpenWriteAndResetAreReported) {
 class NoResetDevice : public counting_test::CountingDevice {
 public:
     using CountingDevice::CountingDevice;
-    vfio::Result<void> reset() override { return vfio::make_error("VFIO_DEVICE_RESET", "0000:00:00.0", ENOTTY); }
+    pdt::Result<void> reset() override { return pdt::make_error("VFIO_DEVICE_RESET", "0000:00:00.0", ENOTTY); }
 };
 
 TEST(ResetRegisters, ARefusedResetGivesTheWrittenRegistersBack) {

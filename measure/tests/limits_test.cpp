@@ -118,15 +118,15 @@ TEST_F(Limits, AnEndpointWithoutACardWindowIsAnError) {
     struct NoWindow final : CopyEndpoint {
         EndpointInfo m_info{"no window", "", 0, 0, 1, 1, false, false, 0, false, "", ""};
         const EndpointInfo& info() const override { return m_info; }
-        vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t, HostMemory) override {
-            return vfio::make_error("allocate", "no window", ENOMEM);
+        pdt::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t, HostMemory) override {
+            return pdt::make_error("allocate", "no window", ENOMEM);
         }
-        vfio::Result<Ticket> issue(Direction, unsigned, HostBuffer&, uint64_t, uint64_t, uint64_t) override {
+        pdt::Result<Ticket> issue(Direction, unsigned, HostBuffer&, uint64_t, uint64_t, uint64_t) override {
             ADD_FAILURE() << "issued";
-            return vfio::make_error("issue", "no window", EIO);
+            return pdt::make_error("issue", "no window", EIO);
         }
-        vfio::Result<void> wait(const Ticket&, std::chrono::milliseconds) override { return {}; }
-        vfio::Result<void> reset_queues() override { return {}; }
+        pdt::Result<void> wait(const Ticket&, std::chrono::milliseconds) override { return {}; }
+        pdt::Result<void> reset_queues() override { return {}; }
     } ep;
     auto sweep = run_sweep(ep, SweepSettings{}, common, progress, verified, warnings);
     ASSERT_FALSE(sweep);

@@ -41,10 +41,10 @@ public:
         m_info.driver_stages = true;
     }
     const EndpointInfo& info() const override { return m_info; }
-    vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override {
+    pdt::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override {
         return std::unique_ptr<HostBuffer>(std::make_unique<Buffer>(bytes, memory));
     }
-    vfio::Result<Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset, uint64_t,
+    pdt::Result<Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset, uint64_t,
                                uint64_t bytes) override {
         if (d == Direction::H2C)
             std::memcpy(m_bounce.data(), host.data() + host_offset, bytes);
@@ -52,8 +52,8 @@ public:
             std::memcpy(host.data() + host_offset, m_bounce.data(), bytes);
         return Ticket{queue, m_sequence++};
     }
-    vfio::Result<void> wait(const Ticket&, std::chrono::milliseconds) override { return {}; }
-    vfio::Result<void> reset_queues() override { return {}; }
+    pdt::Result<void> wait(const Ticket&, std::chrono::milliseconds) override { return {}; }
+    pdt::Result<void> reset_queues() override { return {}; }
 
 private:
     struct Buffer : HostBuffer {
@@ -189,7 +189,7 @@ TEST(Verification, SlotsAndSplits) {
 }
 
 TEST(Verification, AFailureNamesTheCopyAndEveryOffset) {
-    const vfio::Error e = check_failure(Direction::C2H, 32, 4096, CopyName{"m sweep direct 4 KiB run 1", 17, 50}, 69632,
+    const pdt::Error e = check_failure(Direction::C2H, 32, 4096, CopyName{"m sweep direct 4 KiB run 1", 17, 50}, 69632,
                                         0x11000);
     EXPECT_EQ(e.operation, "C2H data check");
     EXPECT_EQ(e.object, "m sweep direct 4 KiB run 1 copy 17 of 50");

@@ -180,14 +180,14 @@ class FailsInBothWays final : public streams::ForwardingEndpoint {
 public:
     FailsInBothWays(std::unique_ptr<streams::CopyEndpoint> inner, Direction failing)
         : streams::ForwardingEndpoint(std::move(inner)), m_failing(failing) {}
-    vfio::Result<streams::Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset,
+    pdt::Result<streams::Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset,
                                         uint64_t card_offset, uint64_t bytes) override {
         const bool c2h_thread = d == Direction::C2H && queue == 1;
         const unsigned seen = c2h_thread ? ++m_c2h_thread_copies : m_c2h_thread_copies.load();
         const bool fail = m_failing == Direction::C2H ? c2h_thread && seen == 2
                                                       : d == Direction::H2C && queue == 0 && seen >= 1 && !m_failed.exchange(true);
         if (fail)
-            return vfio::make_error("issue", "model queue " + std::to_string(queue), EIO, "injected failure");
+            return pdt::make_error("issue", "model queue " + std::to_string(queue), EIO, "injected failure");
         return streams::ForwardingEndpoint::issue(d, queue, host, host_offset, card_offset, bytes);
     }
 

@@ -7,7 +7,7 @@
 using namespace measure;
 
 namespace {
-vfio::Result<ParsedOptions> parse(std::vector<const char*> args) {
+pdt::Result<ParsedOptions> parse(std::vector<const char*> args) {
     args.insert(args.begin(), "pcie_link_measure");
     boost::program_options::options_description none;
     return parse_options(static_cast<int>(args.size()), args.data(), none);

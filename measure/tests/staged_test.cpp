@@ -46,7 +46,7 @@ Host buffers(CopyEndpoint& ep, uint64_t bytes) {
 
 // One staged copy of `bytes` checked as the sweep checks it: keyed, the destination poisoned
 // (and, C2H, the bounce slots), H2C read back from the card.
-vfio::Result<void> checked_staged(CopyEndpoint& ep, Direction d, const StagedPipeline& p, uint64_t bytes, uint64_t key) {
+pdt::Result<void> checked_staged(CopyEndpoint& ep, Direction d, const StagedPipeline& p, uint64_t bytes, uint64_t key) {
     Host h = buffers(ep, bytes);
     const std::vector<KeyedSlot> slots{{0, 0, key}};
     PDT_CHECK(prepare_batch(ep, d, *h.user, *h.scratch, slots, bytes, kTimeout));

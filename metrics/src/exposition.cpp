@@ -54,11 +54,11 @@ bool ends_with(std::string_view text, std::string_view tail) {
     return text.size() >= tail.size() && text.substr(text.size() - tail.size()) == tail;
 }
 
-vfio::Error family_error(const std::string& name, const std::string& rule) {
-    return vfio::make_error("check metric family", name.empty() ? "\"\"" : name, EINVAL, rule);
+pdt::Error family_error(const std::string& name, const std::string& rule) {
+    return pdt::make_error("check metric family", name.empty() ? "\"\"" : name, EINVAL, rule);
 }
 
-vfio::Result<void> check_sample(const Family& family, const Sample& sample) {
+pdt::Result<void> check_sample(const Family& family, const Sample& sample) {
     std::set<std::string> names;
     for (const auto& [label, value] : sample.labels) {
         if (!valid_name(label, false))
@@ -75,7 +75,7 @@ vfio::Result<void> check_sample(const Family& family, const Sample& sample) {
     return {};
 }
 
-vfio::Result<void> check_family(const Family& family) {
+pdt::Result<void> check_family(const Family& family) {
     if (!valid_name(family.name, true))
         return family_error(family.name, "a metric name matches [a-zA-Z_:][a-zA-Z0-9_:]*");
     if (family.type == Type::Counter && !ends_with(family.name, "_total"))
@@ -157,7 +157,7 @@ std::string fixed_from_scientific(std::string_view scientific) {
 
 }  // namespace
 
-vfio::Result<void> check_families(const std::vector<Family>& families) {
+pdt::Result<void> check_families(const std::vector<Family>& families) {
     std::set<std::string> names;
     for (const Family& family : families) {
         PDT_CHECK(check_family(family));

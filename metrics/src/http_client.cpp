@@ -29,8 +29,8 @@ struct Exchange {
     std::chrono::milliseconds timeout;
 };
 
-vfio::Error exchange_error(const Exchange& x, int code, const std::string& hint) {
-    return vfio::make_error(x.method, x.name, code, hint);
+pdt::Error exchange_error(const Exchange& x, int code, const std::string& hint) {
+    return pdt::make_error(x.method, x.name, code, hint);
 }
 
 std::string seconds_text(std::chrono::milliseconds timeout) {
@@ -39,7 +39,7 @@ std::string seconds_text(std::chrono::milliseconds timeout) {
 }
 
 // Waits until fd is ready for `events`, at most until `deadline`.
-vfio::Result<void> wait_for(const Exchange& x, int fd, short events, Clock::time_point deadline, const char* phase) {
+pdt::Result<void> wait_for(const Exchange& x, int fd, short events, Clock::time_point deadline, const char* phase) {
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         pollfd p{fd, events, 0};
@@ -53,7 +53,7 @@ vfio::Result<void> wait_for(const Exchange& x, int fd, short events, Clock::time
     }
 }
 
-vfio::Result<vfio::UniqueFd> connect_one(const Exchange& x, const addrinfo& address) {
+pdt::Result<vfio::UniqueFd> connect_one(const Exchange& x, const addrinfo& address) {
     vfio::UniqueFd fd(::socket(address.ai_family, address.ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, address.ai_protocol));
     if (!fd.valid())
         return exchange_error(x, errno, "socket");
@@ -73,7 +73,7 @@ vfio::Result<vfio::UniqueFd> connect_one(const Exchange& x, const addrinfo& addr
 
 // Resolves the host and connects to the first address that accepts (localhost may be ::1 and
 // 127.0.0.1); the error is the last address's.
-vfio::Result<vfio::UniqueFd> connect_to(const Exchange& x) {
+pdt::Result<vfio::UniqueFd> connect_to(const Exchange& x) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -82,7 +82,7 @@ vfio::Result<vfio::UniqueFd> connect_to(const Exchange& x) {
     if (status != 0)
         return exchange_error(x, EHOSTUNREACH, "resolving " + x.url.host + ": " + ::gai_strerror(status));
     std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addresses(found, ::freeaddrinfo);
-    vfio::Result<vfio::UniqueFd> last = exchange_error(x, EHOSTUNREACH, "resolving " + x.url.host + ": no address");
+    pdt::Result<vfio::UniqueFd> last = exchange_error(x, EHOSTUNREACH, "resolving " + x.url.host + ": no address");
     for (const addrinfo* a = addresses.get(); a != nullptr; a = a->ai_next) {
         last = connect_one(x, *a);
         if (last.ok())
@@ -91,7 +91,7 @@ vfio::Result<vfio::UniqueFd> connect_to(const Exchange& x) {
     return last;
 }
 
-vfio::Result<void> send_all(const Exchange& x, int fd, const std::string& request) {
+pdt::Result<void> send_all(const Exchange& x, int fd, const std::string& request) {
     const auto deadline = Clock::now() + x.timeout;
     for (size_t sent = 0; sent < request.size();) {
         const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
@@ -128,7 +128,7 @@ bool answer_complete(const std::string& answer) {
 
 // What the server sends until the answer is whole or the server closes (Connection: close), at
 // most kMaximumAnswer bytes.
-vfio::Result<std::string> receive_all(const Exchange& x, int fd) {
+pdt::Result<std::string> receive_all(const Exchange& x, int fd) {
     const auto deadline = Clock::now() + x.timeout;
     std::string answer;
     char buffer[4096];
@@ -174,7 +174,7 @@ std::string dechunked(std::string_view body) {
 }
 
 // Status line, headers, body (RFC 9112 sections 4 and 6).
-vfio::Result<HttpResponse> parse_answer(const Exchange& x, const std::string& answer) {
+pdt::Result<HttpResponse> parse_answer(const Exchange& x, const std::string& answer) {
     const size_t line_end = answer.find("\r\n");
     HttpResponse response;
     response.status_line = answer.substr(0, std::min(line_end, answer.size()));
@@ -198,7 +198,7 @@ vfio::Result<HttpResponse> parse_answer(const Exchange& x, const std::string& an
 
 }  // namespace
 
-vfio::Result<HttpResponse> http_exchange(const PushUrl& url, const std::string& method, const std::string& target,
+pdt::Result<HttpResponse> http_exchange(const PushUrl& url, const std::string& method, const std::string& target,
                                          const std::string& body, std::chrono::milliseconds timeout) {
     const Exchange x{url, method, to_string(url) + target, timeout};
     const bool ipv6 = url.host.find(':') != std::string::npos;

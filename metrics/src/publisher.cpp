@@ -22,12 +22,12 @@ namespace {
 // again unless it was renamed into place.
 class TemporaryFile {
 public:
-    static vfio::Result<TemporaryFile> create(const std::filesystem::path& target, const std::string& hint) {
+    static pdt::Result<TemporaryFile> create(const std::filesystem::path& target, const std::string& hint) {
         const std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : ".";
         std::string path = (directory / ("." + target.filename().string() + ".XXXXXX")).string();
         vfio::UniqueFd fd(::mkostemp(path.data(), O_CLOEXEC));
         if (!fd.valid())
-            return vfio::errno_error("create a temporary file in", directory.string(), hint);
+            return pdt::errno_error("create a temporary file in", directory.string(), hint);
         return TemporaryFile(std::move(path), std::move(fd));
     }
     TemporaryFile(TemporaryFile&& other) noexcept
@@ -41,15 +41,15 @@ public:
     const std::string& path() const { return m_path; }
 
     // Readable by node_exporter's user (mkstemp makes it 0600), on disk, then in place of target.
-    vfio::Result<void> commit(const std::string& target) {
+    pdt::Result<void> commit(const std::string& target) {
         if (::fchmod(m_fd.get(), 0644) != 0)
-            return vfio::errno_error("chmod", m_path);
+            return pdt::errno_error("chmod", m_path);
         if (::fsync(m_fd.get()) != 0)
-            return vfio::errno_error("fsync", m_path);
+            return pdt::errno_error("fsync", m_path);
         if (::close(m_fd.release()) != 0)
-            return vfio::errno_error("close", m_path);
+            return pdt::errno_error("close", m_path);
         if (::rename(m_path.c_str(), target.c_str()) != 0)
-            return vfio::errno_error("rename " + m_path + " to", target);
+            return pdt::errno_error("rename " + m_path + " to", target);
         m_path.clear();
         return {};
     }
@@ -60,26 +60,26 @@ private:
     vfio::UniqueFd m_fd;
 };
 
-vfio::Result<void> write_all(int fd, const std::string& text, const std::string& path) {
+pdt::Result<void> write_all(int fd, const std::string& text, const std::string& path) {
     for (size_t written = 0; written < text.size();) {
         const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            return vfio::errno_error("write", path);
+            return pdt::errno_error("write", path);
         written += static_cast<size_t>(n);
     }
     return {};
 }
 
 // The rename itself on disk: fsync of the directory that holds the entry.
-vfio::Result<void> sync_directory(const std::filesystem::path& target) {
+pdt::Result<void> sync_directory(const std::filesystem::path& target) {
     const std::string directory = target.has_parent_path() ? target.parent_path().string() : ".";
     vfio::UniqueFd fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!fd.valid())
-        return vfio::errno_error("open directory", directory);
+        return pdt::errno_error("open directory", directory);
     if (::fsync(fd.get()) != 0)
-        return vfio::errno_error("fsync directory", directory);
+        return pdt::errno_error("fsync directory", directory);
     return {};
 }
 
@@ -87,15 +87,15 @@ class FilePublisher final : public Publisher {
 public:
     explicit FilePublisher(std::string path) : m_path(std::move(path)) {}
     std::string target() const override { return m_path; }
-    vfio::Result<void> publish(const std::string& exposition) override {
+    pdt::Result<void> publish(const std::string& exposition) override {
         TemporaryFile file = PDT_TRY(TemporaryFile::create(m_path, "writing metrics file " + m_path));
         PDT_CHECK(write_all(file.fd(), exposition, file.path()));
         PDT_CHECK(file.commit(m_path));
         return sync_directory(m_path);
     }
-    vfio::Result<void> withdraw() override {
+    pdt::Result<void> withdraw() override {
         if (::unlink(m_path.c_str()) != 0 && errno != ENOENT)
-            return vfio::errno_error("remove metrics file", m_path);
+            return pdt::errno_error("remove metrics file", m_path);
         return sync_directory(m_path);
     }
 
@@ -103,18 +103,18 @@ private:
     std::string m_path;
 };
 
-vfio::Result<std::unique_ptr<Publisher>> open_file_publisher(const std::string& target) {
+pdt::Result<std::unique_ptr<Publisher>> open_file_publisher(const std::string& target) {
     const std::filesystem::path path(target);
     if (!path.has_filename())
-        return vfio::make_error("open metrics file", target, EISDIR, "give a file, such as " + target + "pdt.prom");
+        return pdt::make_error("open metrics file", target, EISDIR, "give a file, such as " + target + "pdt.prom");
     if (path.extension() != ".prom") {
         const std::string suggestion = std::filesystem::path(path).replace_extension(".prom").string();
-        return vfio::make_error("open metrics file", target, EINVAL,
+        return pdt::make_error("open metrics file", target, EINVAL,
                                 "node_exporter's textfile collector reads only *.prom files: name it " + suggestion);
     }
     std::error_code error;
     if (std::filesystem::is_directory(path, error))
-        return vfio::make_error("open metrics file", target, EISDIR, "a directory has this name");
+        return pdt::make_error("open metrics file", target, EISDIR, "a directory has this name");
     // The start-up check: a temporary file can be made beside it (and is removed again).
     PDT_CHECK(TemporaryFile::create(path, "the directory of metrics file " + target + " must exist and be writable"));
     return std::unique_ptr<Publisher>(std::make_unique<FilePublisher>(target));
@@ -129,7 +129,7 @@ std::string first_line(const std::string& body) {
 }
 
 // 2xx, or an error naming the URL, the status line and the body's first line.
-vfio::Result<void> expect_success(const HttpResponse& response, const std::string& method, const std::string& url,
+pdt::Result<void> expect_success(const HttpResponse& response, const std::string& method, const std::string& url,
                                   const std::string& advice) {
     if (response.status >= 200 && response.status < 300)
         return {};
@@ -137,18 +137,18 @@ vfio::Result<void> expect_success(const HttpResponse& response, const std::strin
     const std::string line = first_line(response.body);
     if (!line.empty())
         hint += ": " + line;
-    return vfio::make_error(method, url, EPROTO, advice.empty() ? hint : hint + "; " + advice);
+    return pdt::make_error(method, url, EPROTO, advice.empty() ? hint : hint + "; " + advice);
 }
 
 class PushPublisher final : public Publisher {
 public:
     PushPublisher(PushUrl url, std::string grouping) : m_url(std::move(url)), m_grouping(std::move(grouping)) {}
     std::string target() const override { return to_string(m_url) + m_grouping; }
-    vfio::Result<void> publish(const std::string& exposition) override {
+    pdt::Result<void> publish(const std::string& exposition) override {
         const HttpResponse response = PDT_TRY(http_exchange(m_url, "PUT", m_url.path + m_grouping, exposition));
         return expect_success(response, "PUT", target(), "");
     }
-    vfio::Result<void> withdraw() override {
+    pdt::Result<void> withdraw() override {
         const HttpResponse response = PDT_TRY(http_exchange(m_url, "DELETE", m_url.path + m_grouping, ""));
         return expect_success(response, "DELETE", target(), "");
     }
@@ -158,7 +158,7 @@ private:
     std::string m_grouping;
 };
 
-vfio::Result<std::unique_ptr<Publisher>> open_push_publisher(const std::string& target, const std::string& job,
+pdt::Result<std::unique_ptr<Publisher>> open_push_publisher(const std::string& target, const std::string& job,
                                                              const std::string& instance) {
     PushUrl url = PDT_TRY(parse_push_url(target));
     std::string grouping = PDT_TRY(grouping_path(job, instance));
@@ -172,7 +172,7 @@ vfio::Result<std::unique_ptr<Publisher>> open_push_publisher(const std::string& 
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<Publisher>> open_publisher(const std::string& target, const std::string& job,
+pdt::Result<std::unique_ptr<Publisher>> open_publisher(const std::string& target, const std::string& job,
                                                         const std::string& instance) {
     if (target.find("://") != std::string::npos)
         return open_push_publisher(target, job, instance);

@@ -12,8 +12,8 @@
 namespace metrics {
 namespace {
 
-vfio::Error url_error(const std::string& url, const std::string& reason) {
-    return vfio::make_error("parse Pushgateway URL", url.empty() ? "\"\"" : url, EINVAL, reason);
+pdt::Error url_error(const std::string& url, const std::string& reason) {
+    return pdt::make_error("parse Pushgateway URL", url.empty() ? "\"\"" : url, EINVAL, reason);
 }
 
 bool hex_digit(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
@@ -46,7 +46,7 @@ bool valid_ipv6_text(std::string_view host) {
     return ::inet_pton(AF_INET6, std::string(host).c_str(), &address) == 1;
 }
 
-vfio::Result<uint16_t> parse_port(const std::string& url, std::string_view text) {
+pdt::Result<uint16_t> parse_port(const std::string& url, std::string_view text) {
     if (text.empty())
         return url_error(url, "no port: give http://HOST:PORT (Pushgateway listens on 9091 by default)");
     if (text.size() > 5 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
@@ -58,7 +58,7 @@ vfio::Result<uint16_t> parse_port(const std::string& url, std::string_view text)
 }
 
 // Host and port of the authority "HOST:PORT" or "[IPv6]:PORT".
-vfio::Result<PushUrl> parse_authority(const std::string& url, std::string_view authority) {
+pdt::Result<PushUrl> parse_authority(const std::string& url, std::string_view authority) {
     if (authority.find('@') != std::string_view::npos)
         return url_error(url, "user info (user@) is not supported");
     PushUrl parsed;
@@ -82,7 +82,7 @@ vfio::Result<PushUrl> parse_authority(const std::string& url, std::string_view a
     return parsed;
 }
 
-vfio::Result<std::string> parse_path(const std::string& url, std::string_view path) {
+pdt::Result<std::string> parse_path(const std::string& url, std::string_view path) {
     for (size_t i = 0; i < path.size(); ++i) {
         if (path[i] == '%') {
             if (i + 2 >= path.size() || !hex_digit(path[i + 1]) || !hex_digit(path[i + 2]))
@@ -141,7 +141,7 @@ std::string grouping_segment(const std::string& label, const std::string& value)
 
 }  // namespace
 
-vfio::Result<PushUrl> parse_push_url(const std::string& url) {
+pdt::Result<PushUrl> parse_push_url(const std::string& url) {
     const size_t separator = url.find("://");
     if (separator == std::string::npos)
         return url_error(url, "not a URL: give http://HOST:PORT[/PATH]");
@@ -165,9 +165,9 @@ std::string to_string(const PushUrl& url) {
     return "http://" + (ipv6 ? "[" + url.host + "]" : url.host) + ":" + std::to_string(url.port) + url.path;
 }
 
-vfio::Result<std::string> grouping_path(const std::string& job, const std::string& instance) {
+pdt::Result<std::string> grouping_path(const std::string& job, const std::string& instance) {
     if (job.empty())
-        return vfio::make_error("build the Pushgateway grouping key", "job \"\"", EINVAL,
+        return pdt::make_error("build the Pushgateway grouping key", "job \"\"", EINVAL,
                                 "the gateway needs a job name");
     return "/metrics" + grouping_segment("job", job) + grouping_segment("instance", instance);
 }

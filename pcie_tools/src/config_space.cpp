@@ -15,7 +15,7 @@ Error ConfigSpace::access_error(const char* operation, uint32_t offset, uint32_t
     char object[96];
     std::snprintf(object, sizeof object, "%s offset 0x%03x (%u bytes)", address().to_string().c_str(),
                   offset, length);
-    return vfio::make_error(operation, object, code, std::move(hint));
+    return pdt::make_error(operation, object, code, std::move(hint));
 }
 
 Result<void> ConfigSpace::write(uint32_t offset, const void*, uint32_t length) {
@@ -78,7 +78,7 @@ Result<std::vector<PciAddress>> path_to_root(ConfigBackend& bus, const PciAddres
         if (!up)
             return chain;
         if (!seen.insert(*up).second)
-            return vfio::make_error("walk bridges above", address.to_string(), ELOOP,
+            return pdt::make_error("walk bridges above", address.to_string(), ELOOP,
                                     "bridge bus numbers form a loop");
         chain.push_back(*up);
     }
@@ -106,13 +106,13 @@ Result<std::unique_ptr<ConfigBackend>> open_backend(const std::string& access, b
     if (access == "sim") {
         const SimulatedTopology& topology = simulated ? simulated : default_simulated_topology();
         if (!topology)
-            return vfio::make_error("choose config-space access", "\"sim\"", EINVAL,
+            return pdt::make_error("choose config-space access", "\"sim\"", EINVAL,
                                     "this program has no simulated topology (sim::open_demo_topology)");
         return topology();
     }
     if (access == "vfio")
         return open_vfio_backend(lock, writable);
-    return vfio::make_error("choose config-space access", "\"" + access + "\"", EINVAL,
+    return pdt::make_error("choose config-space access", "\"" + access + "\"", EINVAL,
                             "expected libpci, pciaccess, vfio, dump:<file> or sim");
 }
 

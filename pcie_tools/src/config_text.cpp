@@ -1,14 +1,14 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "base/format.hpp"
 #include "pcie_tools/config_text.hpp"
-#include "vfio_access/format.hpp"
 
 namespace pcie {
 namespace {
 
 
-using vfio::format;
+using pdt::format;
 
 struct BitName {
     unsigned bit;

@@ -86,7 +86,7 @@ Result<void> MemoryConfigSpace::read(uint32_t offset, void* data, uint32_t lengt
 Result<std::unique_ptr<DumpBackend>> DumpBackend::load(const std::string& path) {
     std::ifstream in(path);
     if (!in)
-        return vfio::errno_error("open lspci dump", path, "expected the output of lspci -xxxx");
+        return pdt::errno_error("open lspci dump", path, "expected the output of lspci -xxxx");
     std::stringstream text;
     text << in.rdbuf();
     return parse(text.str(), path);
@@ -140,10 +140,10 @@ Result<std::unique_ptr<DumpBackend>> DumpBackend::parse(const std::string& text,
             const std::string_view byte = rest.substr(at, rest.find_first_of(kSpace, at) - at);
             at += byte.size();
             if (byte.size() != 2 || !all_hex(byte))
-                return vfio::make_error("parse lspci dump", source + ":" + std::to_string(number), EINVAL,
+                return pdt::make_error("parse lspci dump", source + ":" + std::to_string(number), EINVAL,
                                         "bad byte \"" + std::string(byte) + "\"");
             if (offset >= kMaxConfig)
-                return vfio::make_error("parse lspci dump", source + ":" + std::to_string(number), EINVAL,
+                return pdt::make_error("parse lspci dump", source + ":" + std::to_string(number), EINVAL,
                                         "offset beyond 4096 bytes of config space");
             current->bytes[offset] = static_cast<uint8_t>(hex_value(byte[0]) * 16 + hex_value(byte[1]));
             current->end = std::max(current->end, offset + 1);
@@ -152,7 +152,7 @@ Result<std::unique_ptr<DumpBackend>> DumpBackend::parse(const std::string& text,
     }
     finish();
     if (bus->m_spaces.empty())
-        return vfio::make_error("parse lspci dump", source, ENODEV,
+        return pdt::make_error("parse lspci dump", source, ENODEV,
                                 "no device found; capture with lspci -xxxx -s <bdf> as root");
     return bus;
 }
@@ -164,7 +164,7 @@ Result<std::vector<PciAddress>> DumpBackend::devices() {
 Result<ConfigSpace*> DumpBackend::open(const PciAddress& address) {
     const auto it = m_spaces.find(address);
     if (it == m_spaces.end())
-        return vfio::make_error("open config space", address.to_string(), ENODEV, "not in " + m_source);
+        return pdt::make_error("open config space", address.to_string(), ENODEV, "not in " + m_source);
     return static_cast<ConfigSpace*>(it->second.get());
 }
 

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/format.hpp"
 #include "pcie_tools/link.hpp"
-#include "vfio_access/format.hpp"
 
 namespace pcie {
 namespace {
 
-std::string hex(uint32_t value, int digits) { return vfio::format("%0*x", digits, value); }
+std::string hex(uint32_t value, int digits) { return pdt::format("%0*x", digits, value); }
 
 std::optional<uint16_t> parse_id(const std::string& text) {
     if (text.empty() || text.size() > 4 || text.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
@@ -43,7 +43,7 @@ Result<std::vector<PciAddress>> select_devices(ConfigBackend& bus, const std::ve
         if (arg.find('.') != std::string::npos) {
             const PciAddress a = PDT_TRY(parse_bdf(arg));
             if (std::find(all.begin(), all.end(), a) == all.end())
-                return vfio::make_error("find PCI device", a.to_string(), ENODEV, "not present on " + bus.name());
+                return pdt::make_error("find PCI device", a.to_string(), ENODEV, "not present on " + bus.name());
             add(a);
             continue;
         }
@@ -51,14 +51,14 @@ Result<std::vector<PciAddress>> select_devices(ConfigBackend& bus, const std::ve
         const auto vendor = parse_id(arg.substr(0, colon));
         const auto device = colon == std::string::npos ? std::optional<uint16_t>(0) : parse_id(arg.substr(colon + 1));
         if (!vendor || !device)
-            return vfio::make_error("parse", "\"" + arg + "\"", EINVAL,
+            return pdt::make_error("parse", "\"" + arg + "\"", EINVAL,
                                     "Invalid PCI device ID: expected a BDF (0000:01:00.0), vendor:device or vendor in hex");
         PDT_CHECK(match_ids(vendor, colon == std::string::npos ? std::nullopt : device));
     }
     if (arguments.empty())
         PDT_CHECK(match_ids(0x10ee, std::nullopt));
     if (chosen.empty())
-        return vfio::make_error("select devices on", bus.name(), ENODEV,
+        return pdt::make_error("select devices on", bus.name(), ENODEV,
                                 arguments.empty() ? "No device found: no vendor 10ee device; name one by BDF or ID"
                                                   : "No device found matching the arguments");
     return chosen;

@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/format.hpp"
 #include "pcie_tools/config_text.hpp"
-#include "vfio_access/format.hpp"
 
 namespace pcie {
 namespace {
@@ -11,7 +11,7 @@ namespace {
 using reg::PortType;
 
 
-using vfio::format;
+using pdt::format;
 
 const char* latency_l0s(unsigned code) {
     static const char* names[] = {"<64ns", "<128ns", "<256ns", "<512ns", "<1us", "<2us", "<4us", "unlimited"};

@@ -5,13 +5,13 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "base/format.hpp"
 #include "pcie_tools/config_text.hpp"
-#include "vfio_access/format.hpp"
 
 namespace pcie {
 namespace {
 
-using vfio::format;
+using pdt::format;
 
 struct Header {
     const std::vector<uint8_t>& b;

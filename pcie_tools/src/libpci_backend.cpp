@@ -42,7 +42,7 @@ public:
         if (auto it = m_spaces.find(address); it != m_spaces.end())
             return static_cast<ConfigSpace*>(it->second.get());
         if (!m_library->has(address))
-            return vfio::make_error("open config space", address.to_string(), ENODEV, "no such PCI function (lspci -D)");
+            return pdt::make_error("open config space", address.to_string(), ENODEV, "no such PCI function (lspci -D)");
         auto space = std::make_unique<LibpciSpace>(*m_library, address, probe_size(address), m_writable);
         ConfigSpace* raw = space.get();
         m_spaces[address] = std::move(space);
@@ -74,7 +74,7 @@ private:
 Result<std::unique_ptr<ConfigBackend>> open_libpci_backend(bool writable) {
     struct stat st {};
     if (::stat("/sys/bus/pci/devices", &st) != 0)
-        return vfio::errno_error("open", "/sys/bus/pci/devices", "libpci needs sysfs");
+        return pdt::errno_error("open", "/sys/bus/pci/devices", "libpci needs sysfs");
     vfio::PciLibraryOptions options;
     options.writable = writable;
     options.sysfs_only = true;

@@ -1,5 +1,5 @@
 #include "pcie_tools/link.hpp"
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,7 +7,7 @@
 namespace pcie {
 namespace {
 
-using vfio::format;
+using pdt::format;
 
 bool is_link_below_side(reg::PortType t) {
     return t == reg::PortType::Endpoint || t == reg::PortType::LegacyEndpoint || t == reg::PortType::Upstream ||

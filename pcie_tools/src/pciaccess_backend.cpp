@@ -59,7 +59,7 @@ public:
             return static_cast<ConfigSpace*>(it->second.get());
         const auto dev = m_devices.find(address);
         if (dev == m_devices.end())
-            return vfio::make_error("open config space", address.to_string(), ENODEV, "no such PCI function (lspci -D)");
+            return pdt::make_error("open config space", address.to_string(), ENODEV, "no such PCI function (lspci -D)");
         // 64 when the bytes past the header are not readable (no CAP_SYS_ADMIN), else sysfs's size.
         uint8_t probe[4];
         pciaddr_t got = 0;
@@ -92,7 +92,7 @@ private:
 Result<std::unique_ptr<ConfigBackend>> open_pciaccess_backend(bool writable) {
     const int rc = pci_system_init();
     if (rc != 0)
-        return vfio::make_error("pci_system_init", "libpciaccess", rc, "libpciaccess needs sysfs");
+        return pdt::make_error("pci_system_init", "libpciaccess", rc, "libpciaccess needs sysfs");
     return std::unique_ptr<ConfigBackend>(new PciaccessBackend(writable));
 }
 

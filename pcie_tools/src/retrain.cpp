@@ -1,5 +1,5 @@
 #include "pcie_tools/retrain.hpp"
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 
 #include <cstdio>
 #include <thread>
@@ -9,7 +9,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-using vfio::format;
+using pdt::format;
 
 std::string speeds_list(uint32_t vector) {
     std::string list;
@@ -55,7 +55,7 @@ Result<Port> find_port(ConfigBackend& bus, const PciAddress& address, const Say&
     if (retrain_from_parent(type)) {
         const auto parent = PDT_TRY(bus.parent(address));
         if (!parent)
-            return vfio::make_error("get parent bridge for", address.to_string(), ENODEV,
+            return pdt::make_error("get parent bridge for", address.to_string(), ENODEV,
                                     "Failed to get parent bridge for target device; Retrain Link exists only on "
                                     "Root and Downstream Ports");
         say(format("%s is an %s: Retrain Link exists only in the port above it, %s", address.to_string().c_str(),
@@ -66,11 +66,11 @@ Result<Port> find_port(ConfigBackend& bus, const PciAddress& address, const Say&
         p.exp = PDT_TRY(read_express(*p.space));
     }
     if (!p.exp.is_downstream_side())
-        return vfio::make_error("retrain link of", p.space->address().to_string(), EINVAL,
+        return pdt::make_error("retrain link of", p.space->address().to_string(), EINVAL,
                                 std::string("a ") + port_type_name(p.exp.type()) +
                                     " has no Retrain Link; give a Root Port, Downstream Port or the device below one");
     if (!p.exp.has_link())
-        return vfio::make_error("retrain link of", p.space->address().to_string(), EINVAL, "the function has no link");
+        return pdt::make_error("retrain link of", p.space->address().to_string(), EINVAL, "the function has no link");
     return p;
 }
 
@@ -90,7 +90,7 @@ Result<uint8_t> parse_target_speed(const std::string& text) {
     } else if (t.size() == 1 && t[0] >= '1' && t[0] <= '6') {
         return static_cast<uint8_t>(t[0] - '0');
     }
-    return vfio::make_error("parse", "\"" + text + "\"", EINVAL,
+    return pdt::make_error("parse", "\"" + text + "\"", EINVAL,
                             "Invalid target link speed: give a Target Link Speed code 1..6 "
                             "(2.5/5/8/16/32/64 GT/s) or a rate such as 8GT/s");
 }
@@ -134,7 +134,7 @@ private:
         m_report.lnksta_before = PDT_TRY(m_port.read16(m_lnksta));
         say_status(m_report.lnksta_before);
         if (!m_p.exp.has_v2())
-            return vfio::make_error("set Target Link Speed of", m_port.address().to_string(), ENOTSUP,
+            return pdt::make_error("set Target Link Speed of", m_port.address().to_string(), ENOTSUP,
                                     "PCI Express capability version 1 has no Link Control 2");
         return {};
     }
@@ -145,7 +145,7 @@ private:
         const uint8_t target = m_options.target_speed.value_or(m_p.exp.max_speed());
         m_report.target = target;
         if (target < 1 || target > 6 || !(supported & (1u << target)) || target > m_p.exp.max_speed())
-            return vfio::make_error("set Target Link Speed of", m_port.address().to_string(), EINVAL,
+            return pdt::make_error("set Target Link Speed of", m_port.address().to_string(), EINVAL,
                                     "the port does not support " + speed_name(target) + " (it supports " +
                                         speeds_list(supported) + ", max " + speed_name(m_p.exp.max_speed()) + ")");
         if (m_p.below_exp && !(m_p.below_exp->supported_speeds() & (1u << target)))

@@ -45,7 +45,7 @@ public:
         }
         if (m_base)
             return m_base->open(address);
-        return vfio::make_error("open config space", address.to_string(), ENODEV,
+        return pdt::make_error("open config space", address.to_string(), ENODEV,
                                 "not bound to vfio-pci, and libpci could not be opened");
     }
     SystemInfo system_info(const PciAddress& address) override {

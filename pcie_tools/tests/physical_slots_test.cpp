@@ -119,7 +119,7 @@ class UnreadablePortBus : public ConfigTopology {
 public:
     Result<ConfigSpace*> open(const PciAddress& address) override {
         if (address == at(0, 1))
-            return vfio::make_error("open config space", address.to_string(), EIO, "simulated read failure");
+            return pdt::make_error("open config space", address.to_string(), EIO, "simulated read failure");
         return ConfigTopology::open(address);
     }
 };

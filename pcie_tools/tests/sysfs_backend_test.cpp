@@ -41,10 +41,10 @@ TEST(SysfsSpace, PastTheEndIsEio) { refused_read(256, 254, EIO); }
 struct UnlistedBus : SysfsBackend {
     std::string name() const override { return "unlisted"; }
     Result<std::vector<PciAddress>> devices() override {
-        return vfio::make_error("list functions", "unlisted", EIO, "the scan");
+        return pdt::make_error("list functions", "unlisted", EIO, "the scan");
     }
     Result<ConfigSpace*> open(const PciAddress& address) override {
-        return vfio::make_error("open config space", address.to_string(), ENODEV);
+        return pdt::make_error("open config space", address.to_string(), ENODEV);
     }
 };
 

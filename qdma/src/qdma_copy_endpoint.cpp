@@ -1,9 +1,9 @@
 // streams::CopyEndpoint over QDMA MM queue pairs (model: dma_bridge's xdma_copy_endpoint).
 #include "qdma/qdma_copy_endpoint.hpp"
+#include "base/format.hpp"
 #include "qdma/qdma_interrupt_ring.hpp"
 #include "qdma/qdma_queue.hpp"
 #include "streams/vfio_host_buffers.hpp"
-#include "vfio_access/format.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -18,7 +18,7 @@ namespace {
 
 using streams::Direction;
 using streams::HostMemory;
-using vfio::hex;
+using pdt::hex;
 
 struct Copy {
     uint64_t sequence = 0;
@@ -39,22 +39,22 @@ class QdmaCopyEndpoint final : public streams::CopyEndpoint {
 public:
     QdmaCopyEndpoint(std::unique_ptr<Function> function, const CopyEndpointConfig& config)
         : m_function(std::move(function)), m_config(config) {}
-    vfio::Result<void> open();
+    pdt::Result<void> open();
     const streams::EndpointInfo& info() const override { return m_info; }
-    vfio::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override {
+    pdt::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override {
         return streams::allocate_vfio_buffer(m_function->device(), bytes, memory, m_config.dma_mask_bits, this, m_info.name);
     }
-    vfio::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
+    pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
-    vfio::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
-    vfio::Result<void> reset_queues() override;
+    pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
+    pdt::Result<void> reset_queues() override;
 
 private:
     uint32_t pieces(uint64_t bytes) const { return static_cast<uint32_t>((bytes + m_config.piece_bytes - 1) / m_config.piece_bytes); }
-    vfio::Result<void> pump(Pair& pair);
-    vfio::Result<void> submit(Queue& queue, const Copy& copy);
+    pdt::Result<void> pump(Pair& pair);
+    pdt::Result<void> submit(Queue& queue, const Copy& copy);
 
-    vfio::Result<void> sleep_on_interrupt(Pair& pair, std::chrono::steady_clock::time_point deadline);
+    pdt::Result<void> sleep_on_interrupt(Pair& pair, std::chrono::steady_clock::time_point deadline);
 
     std::unique_ptr<Function> m_function;  // destroyed after the queues (declared first)
     std::unique_ptr<InterruptRing> m_ring;  // likewise: the queues' contexts name it
@@ -62,13 +62,13 @@ private:
     CopyEndpointConfig m_config;
     streams::EndpointInfo m_info;
     std::vector<Pair> m_pairs;
-    std::optional<vfio::Error> m_broken;
+    std::optional<pdt::Error> m_broken;
 };
 
-vfio::Result<void> QdmaCopyEndpoint::open() {
+pdt::Result<void> QdmaCopyEndpoint::open() {
     const Capabilities& caps = m_function->capabilities();
     if (caps.h2c_mm_engines == 0 || caps.c2h_mm_engines == 0)
-        return vfio::make_error("open QDMA copy endpoint", m_function->name(), ENODEV,
+        return pdt::make_error("open QDMA copy endpoint", m_function->name(), ENODEV,
                                 "QDMA_GLBL2_CHANNEL_MDMA reports " + std::to_string(caps.h2c_mm_engines) + " H2C_ENG and " +
                                     std::to_string(caps.c2h_mm_engines) + " C2H_ENG: no memory-mapped queue pair");
     PDT_CHECK(m_function->start_mm_channel(QueueDirection::H2C));
@@ -101,10 +101,10 @@ vfio::Result<void> QdmaCopyEndpoint::open() {
     return {};
 }
 
-vfio::Result<streams::Ticket> QdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
+pdt::Result<streams::Ticket> QdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     auto refuse = [&](int code, const std::string& why) {
-        return vfio::make_error(std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of",
+        return pdt::make_error(std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of",
                                 m_info.name, code,
                                 hex(bytes) + " bytes, host offset " + hex(host_offset) + ", card range [" +
                                     hex(card_offset) + ", " + hex(card_offset + bytes) + "): " + why);
@@ -126,7 +126,7 @@ vfio::Result<streams::Ticket> QdmaCopyEndpoint::issue(Direction direction, unsig
     return ticket;
 }
 
-vfio::Result<void> QdmaCopyEndpoint::submit(Queue& queue, const Copy& copy) {
+pdt::Result<void> QdmaCopyEndpoint::submit(Queue& queue, const Copy& copy) {
     for (uint64_t done = 0; done < copy.bytes; done += m_config.piece_bytes) {
         const auto length = static_cast<uint32_t>(std::min<uint64_t>(m_config.piece_bytes, copy.bytes - done));
         if (copy.direction == Direction::H2C)
@@ -138,7 +138,7 @@ vfio::Result<void> QdmaCopyEndpoint::submit(Queue& queue, const Copy& copy) {
 }
 
 // Credits completed descriptors to the submitted copies in order, then submits what may start.
-vfio::Result<void> QdmaCopyEndpoint::pump(Pair& pair) {
+pdt::Result<void> QdmaCopyEndpoint::pump(Pair& pair) {
     if (!pair.copies.empty() && pair.copies.front().submitted) {
         uint32_t done = PDT_TRY(pair.queue(pair.copies.front().direction).reap());
         while (!pair.copies.empty() && pair.copies.front().submitted) {
@@ -169,12 +169,12 @@ vfio::Result<void> QdmaCopyEndpoint::pump(Pair& pair) {
     return {};
 }
 
-vfio::Result<void> QdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
+pdt::Result<void> QdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
     if (m_broken)
-        return vfio::make_error("wait for copy of", m_info.name, EIO,
+        return pdt::make_error("wait for copy of", m_info.name, EIO,
                                 "the endpoint is unusable until reset_queues after: " + m_broken->message());
     if (ticket.queue >= m_pairs.size() || ticket.sequence >= m_pairs[ticket.queue].next_sequence)
-        return vfio::make_error("wait for copy of", m_info.name, EINVAL,
+        return pdt::make_error("wait for copy of", m_info.name, EINVAL,
                                 "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
                                     std::to_string(ticket.queue));
     Pair& pair = m_pairs[ticket.queue];
@@ -182,7 +182,7 @@ vfio::Result<void> QdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::ch
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (ticket.sequence >= pair.completed_before) {
         if (auto pumped = pump(pair); !pumped.ok()) {
-            m_broken = vfio::make_error(what, m_info.name, pumped.error().code,
+            m_broken = pdt::make_error(what, m_info.name, pumped.error().code,
                                         "the card reported it failed: " + pumped.error().message());
             return *m_broken;
         }
@@ -191,7 +191,7 @@ vfio::Result<void> QdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::ch
         if (std::chrono::steady_clock::now() >= deadline) {
             const Copy& oldest = pair.copies.front();
             Queue& queue = pair.queue(oldest.direction);
-            m_broken = vfio::make_error(what, m_info.name, ETIMEDOUT,
+            m_broken = pdt::make_error(what, m_info.name, ETIMEDOUT,
                                         "not completed within " + std::to_string(timeout.count()) + " ms; oldest copy " +
                                             std::to_string(oldest.sequence) + " " + to_string(oldest.direction) +
                                             " card [" + hex(oldest.card_address) + ", " +
@@ -209,7 +209,7 @@ vfio::Result<void> QdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::ch
 
 // Arms the oldest copy's queue, looks once more (a completion before the arm raises nothing),
 // then sleeps on the ring's vector for a short slice: another thread's queue may take the MSI.
-vfio::Result<void> QdmaCopyEndpoint::sleep_on_interrupt(Pair& pair, std::chrono::steady_clock::time_point deadline) {
+pdt::Result<void> QdmaCopyEndpoint::sleep_on_interrupt(Pair& pair, std::chrono::steady_clock::time_point deadline) {
     pair.queue(pair.copies.front().direction).arm();
     const uint64_t before = pair.completed_before;
     PDT_CHECK(pump(pair));
@@ -221,8 +221,8 @@ vfio::Result<void> QdmaCopyEndpoint::sleep_on_interrupt(Pair& pair, std::chrono:
     return {};
 }
 
-vfio::Result<void> QdmaCopyEndpoint::reset_queues() {
-    std::optional<vfio::Error> first;
+pdt::Result<void> QdmaCopyEndpoint::reset_queues() {
+    std::optional<pdt::Error> first;
     for (Pair& pair : m_pairs) {
         for (auto& queue : pair.queues)
             if (auto restarted = queue->restart(); !restarted.ok() && !first)
@@ -238,15 +238,15 @@ vfio::Result<void> QdmaCopyEndpoint::reset_queues() {
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config) {
     const std::string object = config.name.empty() ? device.identity().address.to_string() : config.name;
     if (config.card_memory_size == 0)
-        return vfio::make_error("open QDMA copy endpoint", object, EINVAL, "the design states no card memory");
+        return pdt::make_error("open QDMA copy endpoint", object, EINVAL, "the design states no card memory");
     if (config.queues == 0)
-        return vfio::make_error("open QDMA copy endpoint", object, EINVAL, "queues must be 1 or more");
+        return pdt::make_error("open QDMA copy endpoint", object, EINVAL, "queues must be 1 or more");
     if (config.piece_bytes == 0 || config.piece_bytes > 0xFFFF)
-        return vfio::make_error("open QDMA copy endpoint", object, EINVAL,
+        return pdt::make_error("open QDMA copy endpoint", object, EINVAL,
                                 "piece_bytes " + hex(config.piece_bytes) + ": the MM descriptor's lengthInByte holds 1..64K-1");
     PDT_CHECK(device.enable_bus_master());
     FunctionOptions options;

@@ -1,8 +1,8 @@
 // A function's view of the QDMA: capabilities, FMAP, indirect context commands (PG302
 // "Context Programming", "Function Map Table").
 #include "qdma/qdma_function.hpp"
+#include "base/format.hpp"
 #include "qdma/qdma_registers.hpp"
-#include "vfio_access/format.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,17 +10,17 @@
 
 namespace qdma {
 
-using vfio::hex;
+using pdt::hex;
 
 const char* to_string(QueueDirection direction) { return direction == QueueDirection::H2C ? "H2C" : "C2H"; }
 
-vfio::Result<std::unique_ptr<Function>> Function::open(vfio::Device& device, const FunctionOptions& options) {
+pdt::Result<std::unique_ptr<Function>> Function::open(vfio::Device& device, const FunctionOptions& options) {
     const std::string object = device.identity().address.to_string() + " QDMA BAR " + std::to_string(options.bar);
     vfio::Bar* bar = PDT_TRY(device.bar(options.bar));
     // The queue space of the function's queues must fit: QDMA_TRQ_SEL_QUEUE_PF + qid * 0x10.
     const uint64_t needed = queue_register(options.queues, 0);
     if (bar->size() < needed)
-        return vfio::make_error("open QDMA function", object, ERANGE,
+        return pdt::make_error("open QDMA function", object, ERANGE,
                                 "the BAR is " + hex(bar->size()) + " bytes; QDMA_TRQ_SEL_QUEUE_PF of " +
                                     std::to_string(options.queues) + " queues ends at " + hex(needed));
     vfio::RegisterWindow regs = PDT_TRY(bar->window(0, bar->size()));
@@ -28,7 +28,7 @@ vfio::Result<std::unique_ptr<Function>> Function::open(vfio::Device& device, con
     PDT_CHECK(function->read_capabilities());
     const Capabilities& caps = function->m_caps;
     if (options.queues == 0 || uint32_t{options.qid_base} + options.queues > caps.multq_max)
-        return vfio::make_error("open QDMA function", function->name(), EINVAL,
+        return pdt::make_error("open QDMA function", function->name(), EINVAL,
                                 "queues [" + std::to_string(options.qid_base) + ", " +
                                     std::to_string(options.qid_base + options.queues) +
                                     ") do not fit the IP's QDMA_GLBL2_CHANNEL_QDMA_CAP.MULTQ_MAX " +
@@ -48,10 +48,10 @@ std::string Function::name() const {
     return m_device.identity().address.to_string() + " QDMA function " + std::to_string(m_options.function);
 }
 
-vfio::Result<void> Function::read_capabilities() {
+pdt::Result<void> Function::read_capabilities() {
     const uint32_t id = m_regs.read32(CONFIG_BLOCK_ID);
     if ((id >> 16) != QDMA_IDENTIFIER)
-        return vfio::make_error("open QDMA function", name(), ENODEV,
+        return pdt::make_error("open QDMA function", name(), ENODEV,
                                 "CONFIG_BLOCK_ID reads " + hex(id) + ", not the QDMA identifier 0x1fd3 in [31:16]");
     m_caps.config_block_id = id;
     m_caps.multq_max = m_regs.read32(QDMA_GLBL2_CHANNEL_QDMA_CAP) & 0xFFF;
@@ -93,38 +93,38 @@ std::string list(const std::array<uint32_t, 16>& values) {
 }
 }  // namespace
 
-vfio::Result<unsigned> Function::ring_size_index(uint32_t entries) const {
+pdt::Result<unsigned> Function::ring_size_index(uint32_t entries) const {
     for (unsigned i = 0; i < kRingSizeCount; ++i)
         if (m_caps.ring_sizes[i] == entries && entries >= 3)
             return i;
-    return vfio::make_error("choose ring size", name(), EINVAL,
+    return pdt::make_error("choose ring size", name(), EINVAL,
                             std::to_string(entries) + " entries is none of QDMA_GLBL_RNG_SZ_1..16 (" +
                                 list(m_caps.ring_sizes) + ")");
 }
 
-vfio::Result<unsigned> Function::c2h_buffer_size_index(uint32_t bytes) const {
+pdt::Result<unsigned> Function::c2h_buffer_size_index(uint32_t bytes) const {
     for (unsigned i = 0; i < kRingSizeCount; ++i)
         if (m_caps.c2h_buf_sizes[i] == bytes && bytes > 0)
             return i;
-    return vfio::make_error("choose C2H buffer size", name(), EINVAL,
+    return pdt::make_error("choose C2H buffer size", name(), EINVAL,
                             std::to_string(bytes) + " bytes is none of QDMA_C2H_BUF_SZ_0..15 (" +
                                 list(m_caps.c2h_buf_sizes) + ")");
 }
 
-vfio::Result<uint32_t> Function::physical_qid(uint32_t qid) const {
+pdt::Result<uint32_t> Function::physical_qid(uint32_t qid) const {
     if (qid >= m_options.queues)
-        return vfio::make_error("choose queue", name(), EINVAL,
+        return pdt::make_error("choose queue", name(), EINVAL,
                                 "queue " + std::to_string(qid) + " is past the function's FMAP range of " +
                                     std::to_string(m_options.queues) + " queue(s) (qid_max)");
     return m_options.qid_base + qid;
 }
 
-vfio::Result<void> Function::start_mm_channel(QueueDirection direction) {
+pdt::Result<void> Function::start_mm_channel(QueueDirection direction) {
     const uint64_t ctl = direction == QueueDirection::H2C ? QDMA_H2C_MM_CTL : QDMA_C2H_MM_CTL;
     const char* reg = direction == QueueDirection::H2C ? "QDMA_H2C_MM_CTL" : "QDMA_C2H_MM_CTL";
     m_regs.write32(ctl, m_regs.read32(ctl) | MM_CTL_RUN);
     if (const uint32_t value = m_regs.read32(ctl); !(value & MM_CTL_RUN))
-        return vfio::make_error(std::string("start MM channel 0 (") + reg + ") of", name(), EIO,
+        return pdt::make_error(std::string("start MM channel 0 (") + reg + ") of", name(), EIO,
                                 std::string(reg) + " reads " + hex(value) + " after run was set");
     return {};
 }
@@ -135,7 +135,7 @@ void Function::doorbell(uint32_t qid, uint64_t reg, uint32_t value) const {
 
 // After a context command: QDMA_GLBL_ERR_STAT names what the IP refused; its W1C bits are
 // cleared so that the next command is judged alone.
-vfio::Result<void> Function::check_errors(const std::string& what) {
+pdt::Result<void> Function::check_errors(const std::string& what) {
     const uint32_t stat = m_regs.read32(QDMA_GLBL_ERR_STAT);
     if (stat == 0)
         return {};
@@ -145,16 +145,16 @@ vfio::Result<void> Function::check_errors(const std::string& what) {
     if (stat & GLBL_ERR_STAT_IND_CTXT_CMD_ERR_MASK)
         hint += " (IND_CTXT_CMD_ERR " + hex((stat & GLBL_ERR_STAT_IND_CTXT_CMD_ERR_MASK) >> GLBL_ERR_STAT_IND_CTXT_CMD_ERR_SHIFT) + ")";
     hint += ", QDMA_GLBL_DSC_ERR_STS " + hex(dsc) + ", QDMA_GLBL_TRQ_ERR_STS " + hex(trq);
-    return vfio::make_error(what, name(), EIO, "the IP reports an error: " + hint);
+    return pdt::make_error(what, name(), EIO, "the IP reports an error: " + hint);
 }
 
-vfio::Result<void> Function::context_command(uint32_t hw_qid, uint32_t sel, uint32_t op,
+pdt::Result<void> Function::context_command(uint32_t hw_qid, uint32_t sel, uint32_t op,
                                              const std::array<uint32_t, 8>* data) {
     const auto s = static_cast<CtxtSel>(sel);
     const auto o = static_cast<CtxtOp>(op);
     const std::string what = std::string(to_string(o)) + " " + to_string(s) + " qid " + std::to_string(hw_qid) + " on";
     if (hw_qid > IND_CTXT_CMD_QID_MAX)
-        return vfio::make_error(what, name(), EINVAL, "QDMA_IND_CTXT_CMD.qid holds 13 bits");
+        return pdt::make_error(what, name(), EINVAL, "QDMA_IND_CTXT_CMD.qid holds 13 bits");
     // Error bits left by earlier events (engine errors the queues report through their status
     // descriptors) are cleared first, so that what is read back after the command is its own.
     if (const uint32_t stale = m_regs.read32(QDMA_GLBL_ERR_STAT); stale != 0)
@@ -169,7 +169,7 @@ vfio::Result<void> Function::context_command(uint32_t hw_qid, uint32_t sel, uint
     const auto deadline = std::chrono::steady_clock::now() + m_options.context_timeout;
     while (m_regs.read32(QDMA_IND_CTXT_CMD) & IND_CTXT_CMD_BUSY) {
         if (std::chrono::steady_clock::now() >= deadline)
-            return vfio::make_error(what, name(), ETIMEDOUT,
+            return pdt::make_error(what, name(), ETIMEDOUT,
                                     "QDMA_IND_CTXT_CMD.busy still set after " +
                                         std::to_string(m_options.context_timeout.count()) + " ms");
         std::this_thread::yield();
@@ -177,7 +177,7 @@ vfio::Result<void> Function::context_command(uint32_t hw_qid, uint32_t sel, uint
     return check_errors(what);
 }
 
-vfio::Result<std::array<uint32_t, 8>> Function::context_read(uint32_t hw_qid, uint32_t sel) {
+pdt::Result<std::array<uint32_t, 8>> Function::context_read(uint32_t hw_qid, uint32_t sel) {
     PDT_CHECK(context_command(hw_qid, sel, static_cast<uint32_t>(CtxtOp::QDMA_CTXT_RD)));
     std::array<uint32_t, 8> words{};
     for (unsigned i = 0; i < kContextWords; ++i)

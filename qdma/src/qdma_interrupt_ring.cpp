@@ -11,9 +11,9 @@ namespace {
 constexpr uint32_t kEntries = 4096 / 8;  // page_size 0: 4 KiB
 }
 
-vfio::Result<std::unique_ptr<InterruptRing>> InterruptRing::open(Function& function, unsigned ring_index, unsigned vector) {
+pdt::Result<std::unique_ptr<InterruptRing>> InterruptRing::open(Function& function, unsigned ring_index, unsigned vector) {
     if (ring_index > 255 || vector > 2047)
-        return vfio::make_error("open interrupt aggregation ring", function.name(), EINVAL,
+        return pdt::make_error("open interrupt aggregation ring", function.name(), EINVAL,
                                 "ring " + std::to_string(ring_index) + " (0..255), vector " + std::to_string(vector) +
                                     " (Interrupt Context vec holds 11 bits)");
     vfio::Device& device = function.device();
@@ -59,7 +59,7 @@ unsigned InterruptRing::drain() {
     return read;
 }
 
-vfio::Result<unsigned> InterruptRing::wait(std::chrono::milliseconds timeout) {
+pdt::Result<unsigned> InterruptRing::wait(std::chrono::milliseconds timeout) {
     auto fired = m_function.device().irq_wait(m_vector, timeout);
     if (!fired.ok() && fired.error().code != ETIMEDOUT)
         return fired.error();

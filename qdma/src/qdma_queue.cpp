@@ -1,7 +1,7 @@
 // One queue: rings, contexts in PG302's order, doorbells, polled completion.
 #include "qdma/qdma_queue.hpp"
+#include "base/format.hpp"
 #include "qdma/qdma_registers.hpp"
-#include "vfio_access/format.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -10,7 +10,7 @@
 
 namespace qdma {
 
-using vfio::hex;
+using pdt::hex;
 
 namespace {
 
@@ -26,12 +26,12 @@ uint64_t load64(const uint8_t* p) {
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<Queue>> Queue::open(Function& function, const QueueOptions& options) {
+pdt::Result<std::unique_ptr<Queue>> Queue::open(Function& function, const QueueOptions& options) {
     auto queue = std::unique_ptr<Queue>(new Queue(function, options));
     const Capabilities& caps = function.capabilities();
     const bool h2c = options.direction == QueueDirection::H2C;
     const bool mm = options.kind == QueueKind::MemoryMapped;
-    auto refuse = [&](const std::string& why) { return vfio::make_error("open queue", queue->name(), ENODEV, why); };
+    auto refuse = [&](const std::string& why) { return pdt::make_error("open queue", queue->name(), ENODEV, why); };
     if (mm && (h2c ? caps.h2c_mm_engines : caps.c2h_mm_engines) == 0)
         return refuse(std::string("QDMA_GLBL2_CHANNEL_MDMA reports no ") + (h2c ? "H2C_ENG" : "C2H_ENG"));
     if (!mm && !(h2c ? caps.h2c_st : caps.c2h_st))
@@ -69,7 +69,7 @@ uint32_t Queue::sel_sw() const {
                                                         : CtxtSel::QDMA_CTXT_SELC_DEC_SW_C2H);
 }
 
-vfio::Result<void> Queue::allocate() {
+pdt::Result<void> Queue::allocate() {
     vfio::DmaRegion::Options ring;
     ring.access = vfio::DmaAccess::DeviceReadWrite;  // descriptors read, status descriptor written
     ring.dma_mask_bits = m_options.dma_mask_bits;
@@ -80,7 +80,7 @@ vfio::Result<void> Queue::allocate() {
 }
 
 // PG302 "Queue Setup" (and "Context Programming" for each command).
-vfio::Result<void> Queue::set_up() {
+pdt::Result<void> Queue::set_up() {
     const bool h2c = m_options.direction == QueueDirection::H2C;
     const bool c2h_st = !h2c && m_options.kind == QueueKind::Stream;
     // A queue left enabled by an earlier process: reported, then invalidated before reuse.
@@ -127,7 +127,7 @@ vfio::Result<void> Queue::set_up() {
 }
 
 // C2H stream queues, after the software context (PG302 "Queue Setup", continued).
-vfio::Result<void> Queue::set_up_c2h_stream(uint16_t fnc_id) {
+pdt::Result<void> Queue::set_up_c2h_stream(uint16_t fnc_id) {
     // Clear Prefetch Context; Clear Completion Context; Set-up Completion Context.
     PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_PFTCH), u(CtxtOp::QDMA_CTXT_CLR)));
     PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_WRB), u(CtxtOp::QDMA_CTXT_CLR)));
@@ -158,7 +158,7 @@ vfio::Result<void> Queue::set_up_c2h_stream(uint16_t fnc_id) {
 // context, the descriptor software context, and invalidate the timer context (it has no clear).
 // H2C stream and MM: invalidate/clear the descriptor software context. (The marker packet PG302
 // sends first on C2H stream queues to drain the pipeline is not sent: qdma/README.md, Gaps.)
-vfio::Result<void> Queue::tear_down() {
+pdt::Result<void> Queue::tear_down() {
     m_set_up = false;
     if (m_cmpt_slots > 0) {
         PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_PFTCH), u(CtxtOp::QDMA_CTXT_CLR)));
@@ -172,25 +172,25 @@ vfio::Result<void> Queue::tear_down() {
     return {};
 }
 
-vfio::Result<void> Queue::restart() {
+pdt::Result<void> Queue::restart() {
     if (m_set_up)
         (void)tear_down();  // a refused tear-down is seen again by set_up's commands
     return set_up();
 }
 
-vfio::Error Queue::fail(const std::string& why) {
-    m_error = vfio::make_error("complete descriptors on", name(), EIO, why);
+pdt::Error Queue::fail(const std::string& why) {
+    m_error = pdt::make_error("complete descriptors on", name(), EIO, why);
     return *m_error;
 }
 
-vfio::Result<void> Queue::post_mm(uint64_t src_addr, uint64_t dst_addr, uint32_t length) {
+pdt::Result<void> Queue::post_mm(uint64_t src_addr, uint64_t dst_addr, uint32_t length) {
     if (m_error)
         return *m_error;
     if (length == 0 || length > kMmMaxLength)
-        return vfio::make_error("post descriptor on", name(), EINVAL,
+        return pdt::make_error("post descriptor on", name(), EINVAL,
                                 "length " + hex(length) + ": the MM descriptor's lengthInByte holds 1..64K-1");
     if (m_outstanding >= capacity())
-        return vfio::make_error("post descriptor on", name(), EBUSY, "the ring is full");
+        return pdt::make_error("post descriptor on", name(), EBUSY, "the ring is full");
     const MmDescriptor d = mm_descriptor(src_addr, dst_addr, length);
     std::memcpy(m_ring.data() + uint64_t{m_pidx} * m_desc_bytes, &d, sizeof d);
     m_pidx = (m_pidx + 1) % m_slots;
@@ -198,14 +198,14 @@ vfio::Result<void> Queue::post_mm(uint64_t src_addr, uint64_t dst_addr, uint32_t
     return {};
 }
 
-vfio::Result<void> Queue::post_h2c_stream(uint64_t addr, uint32_t length) {
+pdt::Result<void> Queue::post_h2c_stream(uint64_t addr, uint32_t length) {
     if (m_error)
         return *m_error;
     if (length == 0 || length > kH2cStreamMaxLength)
-        return vfio::make_error("post descriptor on", name(), EINVAL,
+        return pdt::make_error("post descriptor on", name(), EINVAL,
                                 "length " + hex(length) + ": the H2C stream descriptor's len holds 1..64K-1 (one packet)");
     if (m_outstanding >= capacity())
-        return vfio::make_error("post descriptor on", name(), EBUSY, "the ring is full");
+        return pdt::make_error("post descriptor on", name(), EBUSY, "the ring is full");
     H2cStreamDescriptor d;
     d.len = static_cast<uint16_t>(length);
     d.addr = addr;
@@ -215,11 +215,11 @@ vfio::Result<void> Queue::post_h2c_stream(uint64_t addr, uint32_t length) {
     return {};
 }
 
-vfio::Result<void> Queue::post_c2h_stream(uint64_t addr) {
+pdt::Result<void> Queue::post_c2h_stream(uint64_t addr) {
     if (m_error)
         return *m_error;
     if (m_outstanding >= capacity())
-        return vfio::make_error("post descriptor on", name(), EBUSY, "the ring is full");
+        return pdt::make_error("post descriptor on", name(), EBUSY, "the ring is full");
     const C2hStreamDescriptor d{addr};
     std::memcpy(m_ring.data() + uint64_t{m_pidx} * m_desc_bytes, &d, sizeof d);
     m_pidx = (m_pidx + 1) % m_slots;
@@ -244,7 +244,7 @@ void Queue::arm() {
 
 uint64_t Queue::status_raw() const { return load64(m_ring.data() + uint64_t{m_slots} * m_desc_bytes); }
 
-vfio::Result<uint32_t> Queue::reap() {
+pdt::Result<uint32_t> Queue::reap() {
     if (m_error)
         return *m_error;
     const WritebackStatus status = WritebackStatus::decode(status_raw());
@@ -268,7 +268,7 @@ vfio::Result<uint32_t> Queue::reap() {
     return done;
 }
 
-vfio::Result<std::optional<Packet>> Queue::next_packet() {
+pdt::Result<std::optional<Packet>> Queue::next_packet() {
     if (m_error)
         return *m_error;
     const uint64_t raw = load64(m_cmpt_ring.data() + uint64_t{m_cmpt_cidx} * 8);

@@ -1,8 +1,8 @@
 // streams::StreamChannel over a QDMA stream queue (H2C descriptors, or C2H buffers with the
 // completion ring), polled.
 #include "qdma/qdma_stream_channel.hpp"
+#include "base/format.hpp"
 #include "qdma/qdma_queue.hpp"
-#include "vfio_access/format.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -15,7 +15,7 @@ namespace {
 
 using streams::Completion;
 using streams::Direction;
-using vfio::hex;
+using pdt::hex;
 
 class QdmaStreamChannel final : public streams::StreamChannel {
 public:
@@ -28,15 +28,15 @@ public:
     size_t buffer_count() const override { return m_buffers.size(); }
     uint64_t buffer_size() const override { return m_buffers.empty() ? 0 : m_buffers[0].size(); }
     uint8_t* buffer(size_t index) override { return m_buffers.at(index).data(); }
-    vfio::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override;
-    vfio::Result<std::optional<Completion>> poll() override;
-    vfio::Result<Completion> wait(std::chrono::milliseconds timeout) override;
-    vfio::Result<void> stop() override;
+    pdt::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override;
+    pdt::Result<std::optional<Completion>> poll() override;
+    pdt::Result<Completion> wait(std::chrono::milliseconds timeout) override;
+    pdt::Result<void> stop() override;
     bool busy() const override { return !m_submitted.empty() || !m_ready.empty(); }
 
 private:
-    vfio::Error refuse(size_t index, uint64_t length, int code, const std::string& why) const {
-        return vfio::make_error("submit buffer " + std::to_string(index) + " (" + hex(length) + " bytes) on", name(), code, why);
+    pdt::Error refuse(size_t index, uint64_t length, int code, const std::string& why) const {
+        return pdt::make_error("submit buffer " + std::to_string(index) + " (" + hex(length) + " bytes) on", name(), code, why);
     }
 
     std::shared_ptr<Function> m_function;  // outlives the queue (declared first)
@@ -47,7 +47,7 @@ private:
     std::deque<Completion> m_ready;                        // C2H: buffers of packets already seen
 };
 
-vfio::Result<void> QdmaStreamChannel::submit(size_t index, uint64_t length, bool end_of_packet) {
+pdt::Result<void> QdmaStreamChannel::submit(size_t index, uint64_t length, bool end_of_packet) {
     if (index >= m_buffers.size())
         return refuse(index, length, EINVAL, "the channel has " + std::to_string(m_buffers.size()) + " buffers");
     if (length == 0 || length > buffer_size())
@@ -68,7 +68,7 @@ vfio::Result<void> QdmaStreamChannel::submit(size_t index, uint64_t length, bool
     return {};
 }
 
-vfio::Result<std::optional<Completion>> QdmaStreamChannel::poll() {
+pdt::Result<std::optional<Completion>> QdmaStreamChannel::poll() {
     if (m_direction == Direction::H2C) {
         // Completions are counted from the status descriptor (one descriptor per submit).
         uint32_t done = PDT_TRY(m_queue->reap());
@@ -97,14 +97,14 @@ vfio::Result<std::optional<Completion>> QdmaStreamChannel::poll() {
     return std::optional<Completion>{next};
 }
 
-vfio::Result<Completion> QdmaStreamChannel::wait(std::chrono::milliseconds timeout) {
+pdt::Result<Completion> QdmaStreamChannel::wait(std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
         const std::optional<Completion> done = PDT_TRY(poll());
         if (done)
             return *done;
         if (std::chrono::steady_clock::now() >= deadline)
-            return vfio::make_error("wait for a completion on", name(), ETIMEDOUT,
+            return pdt::make_error("wait for a completion on", name(), ETIMEDOUT,
                                     "none within " + std::to_string(timeout.count()) + " ms; " +
                                         std::to_string(m_submitted.size()) + " buffer(s) submitted; " +
                                         m_queue->describe_state());
@@ -112,35 +112,35 @@ vfio::Result<Completion> QdmaStreamChannel::wait(std::chrono::milliseconds timeo
     }
 }
 
-vfio::Result<void> QdmaStreamChannel::stop() {
+pdt::Result<void> QdmaStreamChannel::stop() {
     m_submitted.clear();
     m_ready.clear();
     return m_queue->restart();
 }
 
 // The smallest QDMA_GLBL_RNG_SZ holding `descriptors` outstanding (N - 2 of N entries).
-vfio::Result<uint32_t> ring_for(const Function& function, size_t descriptors) {
+pdt::Result<uint32_t> ring_for(const Function& function, size_t descriptors) {
     uint32_t best = 0;
     for (uint32_t size : function.capabilities().ring_sizes)
         if (size >= descriptors + 2 && (best == 0 || size < best))
             best = size;
     if (best == 0)
-        return vfio::make_error("choose ring size", function.name(), EINVAL,
+        return pdt::make_error("choose ring size", function.name(), EINVAL,
                                 "no QDMA_GLBL_RNG_SZ_1..16 value holds " + std::to_string(descriptors) + " buffers");
     return best;
 }
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<streams::StreamChannel>> open_stream_channel(std::shared_ptr<Function> function,
+pdt::Result<std::unique_ptr<streams::StreamChannel>> open_stream_channel(std::shared_ptr<Function> function,
                                                                           Direction direction, uint32_t qid,
                                                                           const streams::ChannelBuffers& buffers,
                                                                           const StreamChannelOptions& options) {
     if (buffers.count == 0 || buffers.size == 0 || buffers.size > 0xFFFFFFFF)
-        return vfio::make_error("open stream channel on", function->name(), EINVAL,
+        return pdt::make_error("open stream channel on", function->name(), EINVAL,
                                 "buffers: " + std::to_string(buffers.count) + " of " + hex(buffers.size) + " bytes");
     if (direction == Direction::H2C && buffers.size > 0xFFFF)
-        return vfio::make_error("open stream channel on", function->name(), EINVAL,
+        return pdt::make_error("open stream channel on", function->name(), EINVAL,
                                 "buffers of " + hex(buffers.size) + " bytes: an H2C stream descriptor's len holds 64K-1");
     QueueOptions q;
     q.qid = qid;
@@ -153,7 +153,7 @@ vfio::Result<std::unique_ptr<streams::StreamChannel>> open_stream_channel(std::s
     q.warn = options.warn;
     auto queue = PDT_TRY(Queue::open(*function, q));
     if (buffers.count > queue->capacity())
-        return vfio::make_error("open stream channel on", queue->name(), EINVAL,
+        return pdt::make_error("open stream channel on", queue->name(), EINVAL,
                                 std::to_string(buffers.count) + " buffers do not fit a ring of " +
                                     std::to_string(q.ring_entries) + " entries (" + std::to_string(queue->capacity()) +
                                     " outstanding)");

@@ -17,10 +17,10 @@ public:
     unsigned c2h_channels() const override { return m_config.channels; }
     std::vector<streams::LoopRoute> routes() const override { return m_config.routes; }
     streams::CardFunction card_function() const override { return m_config.card_function; }
-    vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
+    pdt::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
                                                                       const streams::ChannelBuffers& buffers) override {
         if (channel >= m_config.channels)
-            return vfio::make_error(std::string("open ") + streams::to_string(direction) + " channel " +
+            return pdt::make_error(std::string("open ") + streams::to_string(direction) + " channel " +
                                         std::to_string(channel) + " of",
                                     m_function->name(), EINVAL,
                                     "the device has " + std::to_string(m_config.channels) + " stream channel(s) each way");
@@ -35,23 +35,23 @@ private:
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(vfio::Device& device,
+pdt::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(vfio::Device& device,
                                                                         const StreamDeviceConfig& config) {
     const std::string object = device.identity().address.to_string() + " " + config.design_name;
     if (config.channels == 0 || config.channels > config.function.queues)
-        return vfio::make_error("open QDMA stream device", object, EINVAL,
+        return pdt::make_error("open QDMA stream device", object, EINVAL,
                                 std::to_string(config.channels) + " channels: 1.." +
                                     std::to_string(config.function.queues) + " (the function's FMAP queues)");
     for (const streams::LoopRoute& route : config.routes)
         if (route.h2c >= config.channels || route.c2h >= config.channels)
-            return vfio::make_error("open QDMA stream device", object, EINVAL,
+            return pdt::make_error("open QDMA stream device", object, EINVAL,
                                     "route H2C " + std::to_string(route.h2c) + " -> C2H " + std::to_string(route.c2h) +
                                         " names a channel past " + std::to_string(config.channels - 1));
     PDT_CHECK(device.enable_bus_master());
     std::shared_ptr<Function> function = PDT_TRY(Function::open(device, config.function));
     const Capabilities& caps = function->capabilities();
     if (!caps.h2c_st || !caps.c2h_st)
-        return vfio::make_error("open QDMA stream device", object, ENODEV,
+        return pdt::make_error("open QDMA stream device", object, ENODEV,
                                 std::string("QDMA_GLBL2_CHANNEL_MDMA reports H2C_ST ") + (caps.h2c_st ? "1" : "0") +
                                     ", C2H_ST " + (caps.c2h_st ? "1" : "0") + ": no stream queue pair");
     return std::unique_ptr<streams::StreamDevice>(std::make_unique<QdmaStreamDevice>(device, std::move(function), config));

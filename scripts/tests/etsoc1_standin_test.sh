@@ -12,7 +12,7 @@ set -u
 cxx=${1:?usage: etsoc1_standin_test.sh CXX}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
-flags=(-std=c++20 -fsyntax-only -Wall -Wextra -Werror -I"$root/etsoc1/include" -I"$root/vfio_access/include")
+flags=(-std=c++20 -fsyntax-only -Wall -Wextra -Werror -I"$root/etsoc1/include" -I"$root/vfio_access/include" -I"$root/base/include")
 compile() { "$cxx" "${flags[@]}" -I"$1" "$2" 2>&1; }
 out=$(compile "$root/etsoc1/standin/include" "$root/etsoc1/runtime/tracked_declarations.cpp") ||
   fail "the stand-in does not declare what the tracked runtime does: $out"

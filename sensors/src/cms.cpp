@@ -5,14 +5,14 @@
 #include <thread>
 #include <vector>
 
+#include "base/format.hpp"
 #include "sensors/plausible.hpp"
-#include "vfio_access/format.hpp"
 
 namespace sensors {
 namespace {
 
 using streams::SensorUnit;
-using vfio::format;
+using pdt::format;
 
 // PG348 Register Space: offsets from the CMS base.
 constexpr uint64_t MB_RESETN_REG = 0x020000;
@@ -111,12 +111,12 @@ public:
 
     std::string kind() const override { return "CMS"; }
     std::string location() const override { return m_location; }
-    vfio::Result<streams::SensorSample> sample() override;
+    pdt::Result<streams::SensorSample> sample() override;
 
 private:
     uint32_t reg_map(uint64_t offset) const { return m_window.read32(REG_MAP + offset); }
     void start_firmware(streams::SensorSample& out);
-    vfio::Result<void> wait_ready() const;
+    pdt::Result<void> wait_ready() const;
     streams::SensorReading read_sensor(const Sensor& sensor) const;
     void add_rail_powers(streams::SensorSample& out) const;
     void decode_status(streams::SensorSample& out) const;
@@ -140,7 +140,7 @@ void Cms::start_firmware(streams::SensorSample& out) {
 }
 
 // PG348 Resets: wait for REG_MAP ready in HOST_STATUS2_REG before reading any sensor.
-vfio::Result<void> Cms::wait_ready() const {
+pdt::Result<void> Cms::wait_ready() const {
     const auto start = std::chrono::steady_clock::now();
     for (;;) {
         const uint32_t status2 = reg_map(HOST_STATUS2_REG);
@@ -148,7 +148,7 @@ vfio::Result<void> Cms::wait_ready() const {
             return {};
         const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
         if (waited >= m_options.ready_timeout)
-            return vfio::make_error(
+            return pdt::make_error(
                 "wait for CMS REG_MAP ready", m_location, ETIMEDOUT,
                 format("HOST_STATUS2_REG reads 0x%08x (REG_MAP ready, bit 0, clear) after %lld ms; MB_RESETN_REG "
                        "reads 0x%08x: the CMS firmware did not start (PG348 Resets)",
@@ -225,14 +225,14 @@ void Cms::decode_status(streams::SensorSample& out) const {
         out.alarms.push_back("Power Bad (POWER_GOOD_INS_REG)");
 }
 
-vfio::Result<streams::SensorSample> Cms::sample() {
+pdt::Result<streams::SensorSample> Cms::sample() {
     streams::SensorSample out;
     start_firmware(out);
     PDT_CHECK(wait_ready());
     const uint32_t id = reg_map(REG_MAP_ID_REG);
     const bool absent = id == kAllOnes;
     if (!absent && id != kRegMapId)
-        return vfio::make_error("read CMS REG_MAP", m_location, EIO,
+        return pdt::make_error("read CMS REG_MAP", m_location, EIO,
                                 format("REG_MAP_ID_REG reads 0x%08x, not 0x%08x (PG348 Table 2): not a CMS", id,
                                        kRegMapId));
     const uint32_t profile = reg_map(PROFILE_NAME_REG);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "vfio_access/format.hpp"
-#include "vfio_access/json_text.hpp"
+#include "base/format.hpp"
+#include "base/json_text.hpp"
 
 namespace sensors {
 namespace {
@@ -70,7 +70,7 @@ void HealthWatch::sample_design(size_t index, std::vector<WatchEvent>& events) {
             if (!hottest || *reading.value > hottest->celsius)
                 hottest = DesignTemperature{*reading.value, sensor, *reading.value, sensor};
             if (m_options.max_temperature_c && *reading.value > *m_options.max_temperature_c && !m_tripped.load()) {
-                m_trip_reason = vfio::format("%s %s: %s %s %.1f C is over --max_temperature %g C", design.address.c_str(),
+                m_trip_reason = pdt::format("%s %s: %s %s %.1f C is over --max_temperature %g C", design.address.c_str(),
                                              design.design.c_str(), block_name(block).c_str(), reading.name.c_str(),
                                              *reading.value, *m_options.max_temperature_c);
                 m_tripped.store(true);
@@ -160,13 +160,13 @@ std::string HealthWatch::trip_reason() const {
 }
 
 std::string temperature_text(const DesignTemperature& temperature) {
-    return vfio::format("temperature %.1f C (max %.1f C)", temperature.celsius, temperature.max_celsius);
+    return pdt::format("temperature %.1f C (max %.1f C)", temperature.celsius, temperature.max_celsius);
 }
 
 std::string temperature_json_fields(const DesignTemperature& temperature) {
-    return vfio::format(",\"temperature_c\":%.1f,\"max_temperature_c\":%.1f,\"temperature_sensor\":", temperature.celsius,
+    return pdt::format(",\"temperature_c\":%.1f,\"max_temperature_c\":%.1f,\"temperature_sensor\":", temperature.celsius,
                         temperature.max_celsius) +
-           vfio::json_quote(temperature.sensor);
+           pdt::json_quote(temperature.sensor);
 }
 
 }  // namespace sensors

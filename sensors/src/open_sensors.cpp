@@ -1,17 +1,17 @@
 #include "sensors/open_sensors.hpp"
 
+#include "base/format.hpp"
 #include "sensors/cms.hpp"
 #include "sensors/sysmon.hpp"
 #include "sensors/xadc.hpp"
-#include "vfio_access/format.hpp"
 
 namespace sensors {
 
 std::string block_location(unsigned bar, uint64_t offset) {
-    return "bar " + std::to_string(bar) + " offset " + vfio::hex(offset);
+    return "bar " + std::to_string(bar) + " offset " + pdt::hex(offset);
 }
 
-vfio::Result<std::vector<std::unique_ptr<streams::SensorBlock>>> open_sensor_blocks(vfio::Device& device,
+pdt::Result<std::vector<std::unique_ptr<streams::SensorBlock>>> open_sensor_blocks(vfio::Device& device,
                                                                                     const designs::Design& design,
                                                                                     uint8_t revision) {
     using designs::PeripheralType;

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 
 namespace sensors {
 namespace {
@@ -28,12 +28,12 @@ streams::SensorReading checked_reading(std::string name, streams::SensorUnit uni
     reading.unit = unit;
     const unsigned digits = (raw_bits + 3) / 4;
     if ((raw & all_ones(raw_bits)) == all_ones(raw_bits)) {
-        reading.unreadable = vfio::format("reads 0x%0*x (all-ones: no block answers)", digits, raw);
+        reading.unreadable = pdt::format("reads 0x%0*x (all-ones: no block answers)", digits, raw);
         return reading;
     }
     const PhysicalRange range = physical_range(unit);
     if (!std::isfinite(value) || value < range.low || value > range.high) {
-        reading.unreadable = vfio::format("reads 0x%0*x, which converts to %.3f %s, outside %g..%g %s", digits, raw,
+        reading.unreadable = pdt::format("reads 0x%0*x, which converts to %.3f %s, outside %g..%g %s", digits, raw,
                                           value, streams::unit_symbol(unit), range.low, range.high,
                                           streams::unit_symbol(unit));
         return reading;

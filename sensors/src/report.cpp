@@ -1,7 +1,7 @@
 #include "sensors/report.hpp"
 
-#include "vfio_access/format.hpp"
-#include "vfio_access/json_text.hpp"
+#include "base/format.hpp"
+#include "base/json_text.hpp"
 
 namespace sensors {
 namespace {
@@ -9,17 +9,17 @@ namespace {
 // Supplies to the millivolt, temperatures, currents and power to a hundredth.
 std::string figure(double value, streams::SensorUnit unit) {
     const int places = unit == streams::SensorUnit::Volts ? 4 : 2;
-    return vfio::format("%9.*f %s", places, value, streams::unit_symbol(unit));
+    return pdt::format("%9.*f %s", places, value, streams::unit_symbol(unit));
 }
 
 std::string json_number(const std::optional<double>& value) {
-    return value ? vfio::format("%.4f", *value) : "null";
+    return value ? pdt::format("%.4f", *value) : "null";
 }
 
 std::string json_list(const std::vector<std::string>& items) {
     std::string out = "[";
     for (const std::string& item : items)
-        out += (out.size() > 1 ? "," : "") + vfio::json_quote(item);
+        out += (out.size() > 1 ? "," : "") + pdt::json_quote(item);
     return out + "]";
 }
 
@@ -27,15 +27,15 @@ std::string json_list(const std::vector<std::string>& items) {
 
 std::string format_sample_text(const DesignPlace& place, const streams::SensorBlock& block,
                                const streams::SensorSample& sample) {
-    std::string text = vfio::format("Displaying %s values for design %s in PCI device %s IOMMU group %d:\n",
+    std::string text = pdt::format("Displaying %s values for design %s in PCI device %s IOMMU group %d:\n",
                                     block.kind().c_str(), place.design.c_str(), place.address.c_str(), place.iommu_group);
-    text += vfio::format("  %-22s %-13s %-13s %s\n", "Sensor", "Measurement", "Min", "Max");
+    text += pdt::format("  %-22s %-13s %-13s %s\n", "Sensor", "Measurement", "Min", "Max");
     for (const streams::SensorReading& reading : sample.readings) {
         if (!reading.value) {
-            text += vfio::format("  %-22s unreadable: %s\n", reading.name.c_str(), reading.unreadable.c_str());
+            text += pdt::format("  %-22s unreadable: %s\n", reading.name.c_str(), reading.unreadable.c_str());
             continue;
         }
-        std::string line = vfio::format("  %-22s %s", reading.name.c_str(), figure(*reading.value, reading.unit).c_str());
+        std::string line = pdt::format("  %-22s %s", reading.name.c_str(), figure(*reading.value, reading.unit).c_str());
         line += "   " + (reading.min ? figure(*reading.min, reading.unit) : std::string(11, ' '));
         line += "   " + (reading.max ? figure(*reading.max, reading.unit) : std::string(11, ' '));
         if (reading.alarm)
@@ -58,16 +58,16 @@ std::string format_sample_json(const DesignPlace& place, const streams::SensorBl
     std::string readings;
     for (const streams::SensorReading& r : sample.readings) {
         readings += readings.empty() ? "" : ",";
-        readings += "{\"name\":" + vfio::json_quote(r.name) + ",\"unit\":" + vfio::json_quote(streams::unit_name(r.unit)) +
+        readings += "{\"name\":" + pdt::json_quote(r.name) + ",\"unit\":" + pdt::json_quote(streams::unit_name(r.unit)) +
                     ",\"value\":" + json_number(r.value) + ",\"min\":" + json_number(r.min) +
                     ",\"max\":" + json_number(r.max) + ",\"alarm\":" + (r.alarm ? "true" : "false");
         if (!r.value)
-            readings += ",\"unreadable\":" + vfio::json_quote(r.unreadable);
+            readings += ",\"unreadable\":" + pdt::json_quote(r.unreadable);
         readings += "}";
     }
-    return "{\"design\":" + vfio::json_quote(place.design) + ",\"pci_address\":" + vfio::json_quote(place.address) +
-           ",\"iommu_group\":" + std::to_string(place.iommu_group) + ",\"block\":" + vfio::json_quote(block.kind()) +
-           ",\"location\":" + vfio::json_quote(block.location()) + ",\"readings\":[" + readings +
+    return "{\"design\":" + pdt::json_quote(place.design) + ",\"pci_address\":" + pdt::json_quote(place.address) +
+           ",\"iommu_group\":" + std::to_string(place.iommu_group) + ",\"block\":" + pdt::json_quote(block.kind()) +
+           ",\"location\":" + pdt::json_quote(block.location()) + ",\"readings\":[" + readings +
            "],\"alarms\":" + json_list(sample.alarms) + ",\"status\":" + json_list(sample.status) + "}";
 }
 
@@ -76,7 +76,7 @@ std::string temperatures_text(const std::vector<std::pair<std::string, streams::
     for (const auto& [kind, sample] : blocks)
         for (const streams::SensorReading& r : sample.readings)
             if (r.unit == streams::SensorUnit::Celsius && r.value)
-                text += (text.empty() ? "" : ", ") + vfio::format("%s %s %.1f C", kind.c_str(), r.name.c_str(), *r.value);
+                text += (text.empty() ? "" : ", ") + pdt::format("%s %s %.1f C", kind.c_str(), r.name.c_str(), *r.value);
     return text.empty() ? "no readable temperature" : text;
 }
 
@@ -85,8 +85,8 @@ std::string temperatures_json(const std::vector<std::pair<std::string, streams::
     for (const auto& [kind, sample] : blocks)
         for (const streams::SensorReading& r : sample.readings)
             if (r.unit == streams::SensorUnit::Celsius && r.value)
-                json += (json.empty() ? "" : ",") + ("{\"block\":" + vfio::json_quote(kind) + ",\"sensor\":" +
-                                                     vfio::json_quote(r.name) + vfio::format(",\"celsius\":%.2f}", *r.value));
+                json += (json.empty() ? "" : ",") + ("{\"block\":" + pdt::json_quote(kind) + ",\"sensor\":" +
+                                                     pdt::json_quote(r.name) + pdt::format(",\"celsius\":%.2f}", *r.value));
     return "[" + json + "]";
 }
 

@@ -2,8 +2,8 @@
 
 #include <cerrno>
 
+#include "base/format.hpp"
 #include "system_monitor.hpp"
-#include "vfio_access/format.hpp"
 
 namespace sensors {
 namespace {
@@ -33,16 +33,16 @@ public:
     std::string kind() const override { return "SYSMON"; }
     std::string location() const override { return m_location; }
 
-    vfio::Result<streams::SensorSample> sample() override {
+    pdt::Result<streams::SensorSample> sample() override {
         if (m_slaves > kSysmonMaxSlaves)
-            return vfio::make_error("read SYSMON", m_location, EINVAL,
+            return pdt::make_error("read SYSMON", m_location, EINVAL,
                                     std::to_string(m_slaves) + " slave SYSMONs: sysmon_slave_sel selects at most " +
                                         std::to_string(kSysmonMaxSlaves) + " (PG185)");
         const uint64_t needed = kSysmonBytesPerSysmon * (1 + m_slaves);
         if (m_window.size() < needed)
-            return vfio::make_error("read SYSMON", m_location, ERANGE,
-                                    "the register window is " + vfio::hex(m_window.size()) + " bytes; a SYSMON with " +
-                                        std::to_string(m_slaves) + " slaves spans " + vfio::hex(needed) + " (PG185)");
+            return pdt::make_error("read SYSMON", m_location, ERANGE,
+                                    "the register window is " + pdt::hex(m_window.size()) + " bytes; a SYSMON with " +
+                                        std::to_string(m_slaves) + " slaves spans " + pdt::hex(needed) + " (PG185)");
         streams::SensorSample out;
         for (unsigned instance = 0; instance <= m_slaves; ++instance)
             read_instance(instance, out);

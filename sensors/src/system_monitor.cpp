@@ -1,7 +1,7 @@
 #include "system_monitor.hpp"
 
+#include "base/format.hpp"
 #include "sensors/plausible.hpp"
-#include "vfio_access/format.hpp"
 
 namespace sensors::detail {
 namespace {

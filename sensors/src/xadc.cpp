@@ -2,8 +2,8 @@
 
 #include <cerrno>
 
+#include "base/format.hpp"
 #include "system_monitor.hpp"
-#include "vfio_access/format.hpp"
 
 namespace sensors {
 namespace {
@@ -24,11 +24,11 @@ public:
     std::string kind() const override { return "XADC"; }
     std::string location() const override { return m_location; }
 
-    vfio::Result<streams::SensorSample> sample() override {
+    pdt::Result<streams::SensorSample> sample() override {
         if (m_window.size() < kXadcFrameBytes)
-            return vfio::make_error("read XADC", m_location, ERANGE,
-                                    "the register window is " + vfio::hex(m_window.size()) +
-                                        " bytes; the XADC Wizard's registers span " + vfio::hex(kXadcFrameBytes) +
+            return pdt::make_error("read XADC", m_location, ERANGE,
+                                    "the register window is " + pdt::hex(m_window.size()) +
+                                        " bytes; the XADC Wizard's registers span " + pdt::hex(kXadcFrameBytes) +
                                         " (PG091)");
         streams::SensorSample out;
         detail::MonitorView view;

@@ -13,18 +13,18 @@ using streams::SensorUnit;
 // A block that returns the samples a test queues, the last one again when the queue runs dry.
 class ScriptedBlock : public streams::SensorBlock {
 public:
-    explicit ScriptedBlock(std::deque<vfio::Result<SensorSample>> samples) : m_samples(std::move(samples)) {}
+    explicit ScriptedBlock(std::deque<pdt::Result<SensorSample>> samples) : m_samples(std::move(samples)) {}
     std::string kind() const override { return "XADC"; }
     std::string location() const override { return "bar 0 offset 0x3000"; }
-    vfio::Result<SensorSample> sample() override {
-        vfio::Result<SensorSample> next = m_samples.front();
+    pdt::Result<SensorSample> sample() override {
+        pdt::Result<SensorSample> next = m_samples.front();
         if (m_samples.size() > 1)
             m_samples.pop_front();
         return next;
     }
 
 private:
-    std::deque<vfio::Result<SensorSample>> m_samples;
+    std::deque<pdt::Result<SensorSample>> m_samples;
 };
 
 SensorSample temperature(double celsius, bool alarm = false) {
@@ -43,7 +43,7 @@ SensorSample temperature(double celsius, bool alarm = false) {
 struct Rig {
     std::vector<sensors::WatchEvent> events;
     std::unique_ptr<sensors::HealthWatch> watch;
-    Rig(std::deque<vfio::Result<SensorSample>> samples, std::optional<double> limit = std::nullopt) {
+    Rig(std::deque<pdt::Result<SensorSample>> samples, std::optional<double> limit = std::nullopt) {
         std::vector<sensors::WatchedDesign> designs;
         designs.push_back({"0000:15:00.0", "TEF1001_dma_ddr3", {}});
         designs.back().blocks.push_back(std::make_unique<ScriptedBlock>(std::move(samples)));
@@ -100,8 +100,8 @@ TEST(HealthWatch, ReportsAlarmsAsTheyAreRaisedAndCleared) {
 }
 
 TEST(HealthWatch, AnUnreadableBlockIsReportedOnceAndHasNoTemperature) {
-    Rig rig({vfio::make_error("read CMS", "bar 0 offset 0x40000", ETIMEDOUT, "firmware not ready"),
-             vfio::make_error("read CMS", "bar 0 offset 0x40000", ETIMEDOUT, "firmware not ready"), temperature(40.0)});
+    Rig rig({pdt::make_error("read CMS", "bar 0 offset 0x40000", ETIMEDOUT, "firmware not ready"),
+             pdt::make_error("read CMS", "bar 0 offset 0x40000", ETIMEDOUT, "firmware not ready"), temperature(40.0)});
     rig.watch->sample_now();
     rig.watch->sample_now();
     EXPECT_FALSE(rig.watch->temperature("0000:15:00.0"));
@@ -132,7 +132,7 @@ TEST(HealthWatch, StartSamplesAtOnceAndTheThreadKeepsSampling) {
     std::vector<sensors::WatchedDesign> designs;
     designs.push_back({"0000:15:00.0", "d", {}});
     designs.back().blocks.push_back(
-        std::make_unique<ScriptedBlock>(std::deque<vfio::Result<SensorSample>>{temperature(40.0), temperature(42.0)}));
+        std::make_unique<ScriptedBlock>(std::deque<pdt::Result<SensorSample>>{temperature(40.0), temperature(42.0)}));
     options.interval = std::chrono::milliseconds(5);
     sensors::HealthWatch watch(std::move(designs), options, {});
     watch.start();

@@ -14,24 +14,24 @@ namespace sim {
 
 BarMemoryBlock::~BarMemoryBlock() { ::munmap(m_bytes, m_size); }
 
-vfio::Result<std::shared_ptr<BarMemoryBlock>> BarMemoryBlock::make(uint64_t size, bool cleared_by_reset,
+pdt::Result<std::shared_ptr<BarMemoryBlock>> BarMemoryBlock::make(uint64_t size, bool cleared_by_reset,
                                                                    const std::string& key) {
     const char* dir = std::getenv(kBarMemoryDirVariable);
     if (!dir || !*dir) {
         void* bytes = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (bytes == MAP_FAILED)
-            return vfio::make_error("map simulated BAR memory", key, errno);
+            return pdt::make_error("map simulated BAR memory", key, errno);
         return std::shared_ptr<BarMemoryBlock>(new BarMemoryBlock(static_cast<uint8_t*>(bytes), size, cleared_by_reset, {}));
     }
     const std::string path = std::string(dir) + "/" + key + ".mem";
     vfio::UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
     if (fd.get() < 0)
-        return vfio::make_error("open simulated BAR memory", path, errno, std::string("set by ") + kBarMemoryDirVariable);
+        return pdt::make_error("open simulated BAR memory", path, errno, std::string("set by ") + kBarMemoryDirVariable);
     if (::ftruncate(fd.get(), static_cast<off_t>(size)) != 0)
-        return vfio::make_error("size simulated BAR memory", path, errno);
+        return pdt::make_error("size simulated BAR memory", path, errno);
     void* bytes = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
     if (bytes == MAP_FAILED)
-        return vfio::make_error("map simulated BAR memory", path, errno);
+        return pdt::make_error("map simulated BAR memory", path, errno);
     return std::shared_ptr<BarMemoryBlock>(new BarMemoryBlock(static_cast<uint8_t*>(bytes), size, cleared_by_reset, path));
 }
 

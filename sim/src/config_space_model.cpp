@@ -329,7 +329,7 @@ Result<std::vector<PciAddress>> ConfigTopology::devices() {
 Result<ConfigSpace*> ConfigTopology::open(const PciAddress& address) {
     if (SimConfigSpace* space = find(address))
         return static_cast<ConfigSpace*>(space);
-    return vfio::make_error("open config space", address.to_string(), ENODEV, "not in the simulated topology");
+    return pdt::make_error("open config space", address.to_string(), ENODEV, "not in the simulated topology");
 }
 
 SystemInfo ConfigTopology::system_info(const PciAddress& address) {

@@ -5,13 +5,13 @@
 #include <cstring>
 #include <functional>
 
+#include "base/format.hpp"
 #include "sim/bar_memory.hpp"
-#include "sim/system_monitor_models.hpp"
 #include "sim/cms_model.hpp"
 #include "sim/qdma_model.hpp"
 #include "sim/quad_spi_model.hpp"
+#include "sim/system_monitor_models.hpp"
 #include "sim/xdma_model.hpp"
-#include "vfio_access/format.hpp"
 
 namespace sim {
 namespace {
@@ -161,7 +161,7 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design) 
     return sizes;
 }
 
-vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
+pdt::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
                                                bool xdma_stepped, const SimulatedLink& link) {
     const auto sizes = simulated_bar_sizes(design);
     std::vector<std::shared_ptr<SimBar>> bars(sizes.empty() ? 0 : sizes.rbegin()->first + 1);
@@ -199,7 +199,7 @@ vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, c
     for (const designs::BarMemory& m : design.simulation.bar_memory)
         if (m.bar < bars.size() && bars[m.bar] && m.offset + m.size <= bars[m.bar]->size()) {
             const std::string key = design.name + "-" + identity.address.to_string() + "-bar" + std::to_string(m.bar) +
-                                    "-" + vfio::hex(m.offset);
+                                    "-" + pdt::hex(m.offset);
             bars[m.bar]->add_block(m.offset, m.size, PDT_TRY(BarMemoryBlock::make(m.size, m.cleared_by_reset, key)));
         }
     auto device = std::make_unique<SimDevice>(identity, bars);
@@ -261,11 +261,11 @@ int simulated_iommu_group(size_t index) {
     return index < 3 ? kSeedGroups[index] : 86 + static_cast<int>(index - 2);
 }
 
-vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::string>& design_names,
+pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::string>& design_names,
                                                       const designs::Registry& registry,
                                                       const vfio::LockOptions& lock, const SimulatedLink& link) {
     if (design_names.size() > 20)
-        return vfio::make_error("build simulated bus", std::to_string(design_names.size()) + " designs", E2BIG,
+        return pdt::make_error("build simulated bus", std::to_string(design_names.size()) + " designs", E2BIG,
                                 "at most 20 simulated designs");
     // Test-only: faults named in PDT_SIM_FAULT go into every instance's XDMA or QDMA model
     // (xdma_model.hpp, qdma_model.hpp).
@@ -281,10 +281,10 @@ vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::
             std::string known;
             for (const std::string& name : registry.names())
                 known += (known.empty() ? "" : ", ") + name;
-            return vfio::make_error("simulate design", design_names[i], ENOENT, "known designs: " + known);
+            return pdt::make_error("simulate design", design_names[i], ENOENT, "known designs: " + known);
         }
         const vfio::DeviceIdentity identity = simulated_identity(*design, simulated_address(i), simulated_iommu_group(i));
-        bus->add(identity, [copy = *design, identity, faults, lock = sim_lock, link]() -> vfio::Result<std::unique_ptr<vfio::Device>> {
+        bus->add(identity, [copy = *design, identity, faults, lock = sim_lock, link]() -> pdt::Result<std::unique_ptr<vfio::Device>> {
             std::unique_ptr<vfio::DeviceLock> held;
             if (!lock.directory.empty())
                 held = PDT_TRY(vfio::DeviceLock::acquire(lock, identity.address));

@@ -6,22 +6,22 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "base/format.hpp"
 #include "model_support.hpp"
-#include "vfio_access/format.hpp"
 
 namespace sim {
 namespace {
 
 using model_support::steady_seconds;
 
-vfio::Result<double> parse_number(const std::string& text, const std::string& whole, double low, double high,
+pdt::Result<double> parse_number(const std::string& text, const std::string& whole, double low, double high,
                                   const char* what) {
     char* end = nullptr;
     errno = 0;
     const double value = std::strtod(text.c_str(), &end);
     if (text.empty() || errno || *end || !std::isfinite(value) || value < low || value > high)
-        return vfio::make_error("parse temperature curve", whole, EINVAL,
-                                vfio::format("'%s' is not a %s in %g..%g (syntax: T or T0,T1@S1,T2@S2,...)", text.c_str(),
+        return pdt::make_error("parse temperature curve", whole, EINVAL,
+                                pdt::format("'%s' is not a %s in %g..%g (syntax: T or T0,T1@S1,T2@S2,...)", text.c_str(),
                                              what, low, high));
     return value;
 }
@@ -42,7 +42,7 @@ double TemperatureCurve::at(double seconds) const {
     return points.back().second;
 }
 
-vfio::Result<TemperatureCurve> TemperatureCurve::parse(const std::string& text) {
+pdt::Result<TemperatureCurve> TemperatureCurve::parse(const std::string& text) {
     TemperatureCurve curve;
     curve.points.clear();
     size_t start = 0;
@@ -58,24 +58,24 @@ vfio::Result<TemperatureCurve> TemperatureCurve::parse(const std::string& text) 
                 time.pop_back();
             seconds = PDT_TRY(parse_number(time, text, 0, 1e9, "time in seconds"));
         } else if (!curve.points.empty()) {
-            return vfio::make_error("parse temperature curve", text, EINVAL,
+            return pdt::make_error("parse temperature curve", text, EINVAL,
                                     "'" + part + "' has no time: every point after the first is T@seconds");
         }
         if (!curve.points.empty() && seconds <= curve.points.back().first)
-            return vfio::make_error("parse temperature curve", text, EINVAL, "'" + part + "': times must increase");
+            return pdt::make_error("parse temperature curve", text, EINVAL, "'" + part + "': times must increase");
         curve.points.emplace_back(seconds, celsius);
         start = comma + 1;
     }
     return curve;
 }
 
-vfio::Result<TemperatureCurve> TemperatureCurve::from_environment() {
+pdt::Result<TemperatureCurve> TemperatureCurve::from_environment() {
     const char* text = std::getenv(kTemperatureEnvironmentVariable);
     if (!text || !*text)
         return TemperatureCurve{};
     auto curve = parse(text);
     if (!curve)
-        return vfio::make_error("read " + std::string(kTemperatureEnvironmentVariable), text, EINVAL,
+        return pdt::make_error("read " + std::string(kTemperatureEnvironmentVariable), text, EINVAL,
                                 curve.error().hint);
     return curve;
 }

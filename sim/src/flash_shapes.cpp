@@ -111,7 +111,7 @@ const char* flash_fault_name(FlashFault fault) {
     return "unknown";
 }
 
-vfio::Result<FlashFaultPlan> parse_flash_faults(const std::string& text) {
+pdt::Result<FlashFaultPlan> parse_flash_faults(const std::string& text) {
     FlashFaultPlan plan;
     size_t start = 0;
     while (start <= text.size()) {
@@ -129,7 +129,7 @@ vfio::Result<FlashFaultPlan> parse_flash_faults(const std::string& text) {
                  item.find_first_not_of("0123456789", 14) == std::string::npos)
             plan.program_fails_after = static_cast<unsigned>(std::stoul(item.substr(14)));
         else if (!item.empty())
-            return vfio::make_error(std::string("parse ") + kFlashFaultVariable, item, EINVAL,
+            return pdt::make_error(std::string("parse ") + kFlashFaultVariable, item, EINVAL,
                                     "unknown flash fault (names: stuck_busy, protected, read_bit_error, "
                                     "program_fails[=N])");
         if (comma == std::string::npos)

@@ -72,42 +72,42 @@ ModelCopyEndpoint::ModelCopyEndpoint(const ModelCopyParameters& p) : m_parameter
     m_next_sequence.resize(p.queues);
 }
 
-vfio::Result<std::unique_ptr<ModelCopyEndpoint>> ModelCopyEndpoint::create(const ModelCopyParameters& p) {
+pdt::Result<std::unique_ptr<ModelCopyEndpoint>> ModelCopyEndpoint::create(const ModelCopyParameters& p) {
     if (!(p.h2c_gbps > 0) || !(p.c2h_gbps > 0) || !(p.latency_us >= 0) || !(p.launch_us >= 0) ||
         !(p.launch_queued_us >= 0) || !(p.iotlb_miss_us >= 0))
-        return vfio::make_error("create", p.name, EINVAL, "rates must be above 0 GB/s, times 0 us or more");
+        return pdt::make_error("create", p.name, EINVAL, "rates must be above 0 GB/s, times 0 us or more");
     if (p.queues == 0 || p.in_flight == 0 || p.card_memory_bytes == 0)
-        return vfio::make_error("create", p.name, EINVAL, "queues, copies in flight and card memory must be 1 or more");
+        return pdt::make_error("create", p.name, EINVAL, "queues, copies in flight and card memory must be 1 or more");
     std::unique_ptr<ModelCopyEndpoint> endpoint(new ModelCopyEndpoint(p));
     // Uninitialised: the pages are touched only where copies land.
     endpoint->m_card.reset(new (std::nothrow) uint8_t[p.card_memory_bytes]);
     if (!endpoint->m_card)
-        return vfio::make_error("allocate card memory", p.name, ENOMEM, std::to_string(p.card_memory_bytes) + " bytes");
+        return pdt::make_error("allocate card memory", p.name, ENOMEM, std::to_string(p.card_memory_bytes) + " bytes");
     return endpoint;
 }
 
-vfio::Result<std::unique_ptr<streams::HostBuffer>> ModelCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
+pdt::Result<std::unique_ptr<streams::HostBuffer>> ModelCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
     if (bytes == 0)
-        return vfio::make_error("allocate host buffer", m_info.name, EINVAL, "0 bytes");
+        return pdt::make_error("allocate host buffer", m_info.name, EINVAL, "0 bytes");
     if (memory == HostMemory::RegisteredHugePages) {
         const uint64_t mapped = (bytes + kHugePage - 1) / kHugePage * kHugePage;
         void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
         if (p == MAP_FAILED)
-            return vfio::errno_error("allocate huge-page host buffer", m_info.name,
+            return pdt::errno_error("allocate huge-page host buffer", m_info.name,
                                      "reserve 2 MiB huge pages first (sysctl vm.nr_hugepages)");
         return std::unique_ptr<streams::HostBuffer>(
             std::make_unique<ModelHostBuffer>(static_cast<uint8_t*>(p), bytes, mapped, memory));
     }
     void* p = std::aligned_alloc(kPage, (bytes + kPage - 1) / kPage * kPage);
     if (!p)
-        return vfio::make_error("allocate host buffer", m_info.name, ENOMEM, std::to_string(bytes) + " bytes");
+        return pdt::make_error("allocate host buffer", m_info.name, ENOMEM, std::to_string(bytes) + " bytes");
     return std::unique_ptr<streams::HostBuffer>(std::make_unique<ModelHostBuffer>(static_cast<uint8_t*>(p), bytes, 0, memory));
 }
 
-vfio::Error ModelCopyEndpoint::copy_error(Direction direction, unsigned queue, uint64_t host_offset,
+pdt::Error ModelCopyEndpoint::copy_error(Direction direction, unsigned queue, uint64_t host_offset,
                                           uint64_t card_offset, uint64_t bytes, int code,
                                           const std::string& hint) const {
-    return vfio::make_error(std::string(streams::to_string(direction)) + " copy on queue " + std::to_string(queue),
+    return pdt::make_error(std::string(streams::to_string(direction)) + " copy on queue " + std::to_string(queue),
                             m_info.name + " host offset " + std::to_string(host_offset) + " card offset " +
                                 std::to_string(card_offset) + " bytes " + std::to_string(bytes),
                             code, hint);
@@ -136,7 +136,7 @@ unsigned ModelCopyEndpoint::iotlb_misses(const uint8_t* host, uint64_t bytes) {
     return misses;
 }
 
-vfio::Result<streams::Ticket> ModelCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
+pdt::Result<streams::Ticket> ModelCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     const auto issued = Clock::now();
     if (queue >= m_parameters.queues)
@@ -215,17 +215,17 @@ void ModelCopyEndpoint::land_late(bool to_host) {
     m_late = std::move(other);
 }
 
-vfio::Result<void> ModelCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
+pdt::Result<void> ModelCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
     Clock::time_point completion;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         if (ticket.queue >= m_parameters.queues)
-            return vfio::make_error("wait", m_info.name, EINVAL, "no queue " + std::to_string(ticket.queue));
+            return pdt::make_error("wait", m_info.name, EINVAL, "no queue " + std::to_string(ticket.queue));
         auto& pending = m_pending[ticket.queue];
         auto it = std::find_if(pending.begin(), pending.end(),
                                [&](const Pending& p) { return p.sequence == ticket.sequence; });
         if (it == pending.end())
-            return vfio::make_error("wait", m_info.name + " queue " + std::to_string(ticket.queue), EINVAL,
+            return pdt::make_error("wait", m_info.name + " queue " + std::to_string(ticket.queue), EINVAL,
                                     "copy " + std::to_string(ticket.sequence) + " is not in flight");
         completion = it->completion;
         pending.erase(pending.begin(), it + 1);  // a queue completes in order
@@ -233,14 +233,14 @@ vfio::Result<void> ModelCopyEndpoint::wait(const streams::Ticket& ticket, std::c
     const auto deadline = Clock::now() + timeout;
     if (completion > deadline) {
         std::this_thread::sleep_until(deadline);
-        return vfio::make_error("wait", m_info.name + " queue " + std::to_string(ticket.queue), ETIMEDOUT,
+        return pdt::make_error("wait", m_info.name + " queue " + std::to_string(ticket.queue), ETIMEDOUT,
                                 "the modelled copy needs longer than the timeout");
     }
     pace_until(completion);
     return {};
 }
 
-vfio::Result<void> ModelCopyEndpoint::reset_queues() {
+pdt::Result<void> ModelCopyEndpoint::reset_queues() {
     std::lock_guard<std::mutex> lock(m_mutex);
     const auto now = Clock::now();
     for (auto& pending : m_pending)
@@ -250,17 +250,17 @@ vfio::Result<void> ModelCopyEndpoint::reset_queues() {
     return {};
 }
 
-vfio::Result<void> ModelCopyEndpoint::launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) {
+pdt::Result<void> ModelCopyEndpoint::launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) {
     if (!m_info.can_launch)
         return CopyEndpoint::launch_empty(queue, count, timeout);
     if (queue >= m_parameters.queues || count == 0)
-        return vfio::make_error("launch", m_info.name, EINVAL, "queue " + std::to_string(queue) + ", count " +
+        return pdt::make_error("launch", m_info.name, EINVAL, "queue " + std::to_string(queue) + ", count " +
                                                                    std::to_string(count));
     const double each = m_parameters.launch_queued_us > 0 ? m_parameters.launch_queued_us : m_parameters.launch_us;
     const auto duration = from_us(m_parameters.launch_us + each * (count - 1));
     if (duration > timeout) {
         std::this_thread::sleep_for(timeout);
-        return vfio::make_error("launch", m_info.name, ETIMEDOUT, "the modelled launches need longer than the timeout");
+        return pdt::make_error("launch", m_info.name, ETIMEDOUT, "the modelled launches need longer than the timeout");
     }
     pace_until(Clock::now() + duration);
     return {};

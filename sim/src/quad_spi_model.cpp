@@ -125,14 +125,14 @@ void QuadSpiModel::write(uint64_t offset, unsigned, uint64_t value) {
     shift_locked();
 }
 
-vfio::Result<std::shared_ptr<QuadSpiModel>> make_quad_spi_model(const std::string& shape_name, unsigned fifo_depth,
+pdt::Result<std::shared_ptr<QuadSpiModel>> make_quad_spi_model(const std::string& shape_name, unsigned fifo_depth,
                                                                 const std::string& key) {
     auto shape = flash_shape(shape_name);
     if (!shape) {
         std::string names;
         for (const std::string& n : flash_shape_names())
             names += (names.empty() ? "" : ", ") + n;
-        return vfio::make_error("simulate quad_spi flash", shape_name, EINVAL, "unknown flash shape (known: " + names + ")");
+        return pdt::make_error("simulate quad_spi flash", shape_name, EINVAL, "unknown flash shape (known: " + names + ")");
     }
     FlashFaultPlan faults;
     if (const char* text = std::getenv(kFlashFaultVariable); text && *text)

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/format.hpp"
 #include "sim/config_topology.hpp"
 #include "sim/sim_device.hpp"
-#include "vfio_access/format.hpp"
 
 namespace sim {
 
@@ -62,17 +62,17 @@ SimDevice::~SimDevice() {
     close_eventfds();
 }
 
-vfio::Result<void> SimDevice::config_read(uint32_t offset, void* data, uint32_t size) {
+pdt::Result<void> SimDevice::config_read(uint32_t offset, void* data, uint32_t size) {
     if (offset > m_config.size() || size > m_config.size() - offset)
-        return vfio::make_error("config read", m_identity.address.to_string(), EINVAL, "beyond 4 KiB config space");
+        return pdt::make_error("config read", m_identity.address.to_string(), EINVAL, "beyond 4 KiB config space");
     std::lock_guard lock(m_config_mutex);
     std::memcpy(data, &m_config[offset], size);
     return {};
 }
 
-vfio::Result<void> SimDevice::config_write(uint32_t offset, const void* data, uint32_t size) {
+pdt::Result<void> SimDevice::config_write(uint32_t offset, const void* data, uint32_t size) {
     if (offset > m_config.size() || size > m_config.size() - offset)
-        return vfio::make_error("config write", m_identity.address.to_string(), EINVAL, "beyond 4 KiB config space");
+        return pdt::make_error("config write", m_identity.address.to_string(), EINVAL, "beyond 4 KiB config space");
     std::lock_guard lock(m_config_mutex);
     // Only the Command register is writable in the simulated header; other writes are dropped,
     // as read-only registers drop them on hardware.
@@ -84,28 +84,28 @@ vfio::Result<void> SimDevice::config_write(uint32_t offset, const void* data, ui
     return {};
 }
 
-vfio::Result<vfio::Bar*> SimDevice::bar(unsigned index) {
+pdt::Result<vfio::Bar*> SimDevice::bar(unsigned index) {
     if (index >= m_bars.size() || !m_bars[index])
-        return vfio::make_error("map BAR", m_identity.address.to_string() + " BAR " + std::to_string(index), ENODEV,
+        return pdt::make_error("map BAR", m_identity.address.to_string() + " BAR " + std::to_string(index), ENODEV,
                                 "the simulated design has no such BAR");
     return m_bars[index].get();
 }
 
-vfio::Result<void> SimDevice::dma_map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) {
+pdt::Result<void> SimDevice::dma_map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) {
     return m_iommu.map(iova, vaddr, size, access);
 }
 
-vfio::Result<uint64_t> SimDevice::dma_unmap(uint64_t iova, uint64_t size) { return m_iommu.unmap(iova, size); }
+pdt::Result<uint64_t> SimDevice::dma_unmap(uint64_t iova, uint64_t size) { return m_iommu.unmap(iova, size); }
 
-vfio::Result<vfio::IrqInfo> SimDevice::irq_info(vfio::IrqIndex index) {
+pdt::Result<vfio::IrqInfo> SimDevice::irq_info(vfio::IrqIndex index) {
     if (index != vfio::IrqIndex::Msi)
         return vfio::IrqInfo{index, 0, 0};
     return vfio::IrqInfo{index, m_msi_vectors, 1 /* VFIO_IRQ_INFO_EVENTFD */};
 }
 
-vfio::Result<void> SimDevice::irq_enable(vfio::IrqIndex index, unsigned vectors) {
+pdt::Result<void> SimDevice::irq_enable(vfio::IrqIndex index, unsigned vectors) {
     if (index != vfio::IrqIndex::Msi || vectors == 0 || vectors > m_msi_vectors)
-        return vfio::make_error("VFIO_DEVICE_SET_IRQS", m_identity.address.to_string(), EINVAL,
+        return pdt::make_error("VFIO_DEVICE_SET_IRQS", m_identity.address.to_string(), EINVAL,
                                 std::string(vfio::to_string(index)) + " with " + std::to_string(vectors) +
                                     " vectors not supported; the simulated device has " +
                                     std::to_string(m_msi_vectors) + " MSI vectors");
@@ -116,13 +116,13 @@ vfio::Result<void> SimDevice::irq_enable(vfio::IrqIndex index, unsigned vectors)
     for (unsigned v = 0; v < vectors; ++v) {
         const int fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (fd < 0)
-            return vfio::errno_error("eventfd", m_identity.address.to_string());
+            return pdt::errno_error("eventfd", m_identity.address.to_string());
         m_eventfds.push_back(fd);
     }
     return {};
 }
 
-vfio::Result<void> SimDevice::irq_disable(vfio::IrqIndex) {
+pdt::Result<void> SimDevice::irq_disable(vfio::IrqIndex) {
     close_eventfds();
     return {};
 }
@@ -134,10 +134,10 @@ void SimDevice::close_eventfds() {
     m_eventfds.clear();
 }
 
-vfio::Result<int> SimDevice::irq_eventfd(unsigned vector) {
+pdt::Result<int> SimDevice::irq_eventfd(unsigned vector) {
     std::lock_guard lock(m_irq_mutex);
     if (vector >= m_eventfds.size())
-        return vfio::make_error("interrupt eventfd", m_identity.address.to_string() + " vector " + std::to_string(vector),
+        return pdt::make_error("interrupt eventfd", m_identity.address.to_string() + " vector " + std::to_string(vector),
                                 ENXIO, "vector not enabled; call irq_enable first");
     return m_eventfds[vector];
 }
@@ -150,7 +150,7 @@ void SimDevice::raise_msi(unsigned vector) {
     }
 }
 
-vfio::Result<void> SimDevice::reset() {
+pdt::Result<void> SimDevice::reset() {
     for (auto& bar : m_bar_backends)
         if (bar)
             bar->reset();
@@ -167,23 +167,23 @@ bool SimDevice::bus_master_enabled() const {
     return (m_config[vfio::cfg::COMMAND] & vfio::cfg::COMMAND_MASTER) != 0;
 }
 
-vfio::Result<void> SimDevice::require_bus_master(uint64_t iova, uint64_t length, bool write) {
+pdt::Result<void> SimDevice::require_bus_master(uint64_t iova, uint64_t length, bool write) {
     if (bus_master_enabled())
         return {};
     char object[64];
     std::snprintf(object, sizeof object, "IOVA 0x%llx length 0x%llx", static_cast<unsigned long long>(iova),
                   static_cast<unsigned long long>(length));
-    return vfio::make_error(write ? "DMA write" : "DMA read", object, EACCES,
+    return pdt::make_error(write ? "DMA write" : "DMA read", object, EACCES,
                             "Bus Master is clear in the Command register of " + m_identity.address.to_string());
 }
 
-vfio::Result<void> SimDevice::dma_read(uint64_t iova, void* dst, uint64_t length) {
+pdt::Result<void> SimDevice::dma_read(uint64_t iova, void* dst, uint64_t length) {
     PDT_CHECK(require_bus_master(iova, length, false));
     *m_dma_bytes += length;
     return m_iommu.read(iova, dst, length);
 }
 
-vfio::Result<void> SimDevice::dma_write(uint64_t iova, const void* src, uint64_t length) {
+pdt::Result<void> SimDevice::dma_write(uint64_t iova, const void* src, uint64_t length) {
     PDT_CHECK(require_bus_master(iova, length, true));
     *m_dma_bytes += length;
     return m_iommu.write(iova, src, length);
@@ -191,24 +191,24 @@ vfio::Result<void> SimDevice::dma_write(uint64_t iova, const void* src, uint64_t
 
 void DesignBus::add(vfio::DeviceIdentity identity, Factory factory) { m_devices.emplace_back(identity, std::move(factory)); }
 
-vfio::Result<std::vector<vfio::DeviceIdentity>> DesignBus::scan() {
+pdt::Result<std::vector<vfio::DeviceIdentity>> DesignBus::scan() {
     std::vector<vfio::DeviceIdentity> identities;
     for (const auto& [identity, factory] : m_devices)
         identities.push_back(identity);
     return identities;
 }
 
-vfio::Result<std::unique_ptr<vfio::Device>> DesignBus::open(const vfio::DeviceIdentity& identity) {
+pdt::Result<std::unique_ptr<vfio::Device>> DesignBus::open(const vfio::DeviceIdentity& identity) {
     for (const auto& [known, factory] : m_devices)
         if (known.address == identity.address)
             return factory();
-    return vfio::make_error("open simulated device", identity.address.to_string(), ENODEV, "no simulated design at that address");
+    return pdt::make_error("open simulated device", identity.address.to_string(), ENODEV, "no simulated design at that address");
 }
 
 std::vector<std::string> SimDevice::iommu_faults() const {
     std::vector<std::string> lines;
     for (const DmaFault& f : m_iommu.faults())
-        lines.push_back(std::string("device ") + (f.write ? "write" : "read") + " at IOVA " + vfio::hex(f.iova) + ", " +
+        lines.push_back(std::string("device ") + (f.write ? "write" : "read") + " at IOVA " + pdt::hex(f.iova) + ", " +
                         std::to_string(f.length) + " bytes: " + f.reason);
     return lines;
 }

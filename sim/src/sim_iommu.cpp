@@ -46,13 +46,13 @@ bool SimIommu::released(uint64_t iova) const {
     return it != m_released.begin() && std::prev(it)->second > iova;
 }
 
-vfio::Result<void> SimIommu::map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) {
+pdt::Result<void> SimIommu::map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) {
     std::unique_lock lock(m_mutex);
     auto next = m_mappings.lower_bound(iova);
     const bool overlaps_next = next != m_mappings.end() && next->first < iova + size;
     const bool overlaps_prev = next != m_mappings.begin() && std::prev(next)->first + std::prev(next)->second.size > iova;
     if (size == 0 || overlaps_next || overlaps_prev)
-        return vfio::make_error("VFIO_IOMMU_MAP_DMA", iova_text(iova, size), EEXIST, "overlaps an existing mapping");
+        return pdt::make_error("VFIO_IOMMU_MAP_DMA", iova_text(iova, size), EEXIST, "overlaps an existing mapping");
     m_mappings.emplace(iova, Mapping{static_cast<uint8_t*>(vaddr), size, access});
     return {};
 }
@@ -78,7 +78,7 @@ uint64_t SimIommu::unmap(uint64_t iova, uint64_t size) {
     return unmapped;
 }
 
-vfio::Result<void> SimIommu::fault(uint64_t iova, uint64_t length, bool write, const char* reason) {
+pdt::Result<void> SimIommu::fault(uint64_t iova, uint64_t length, bool write, const char* reason) {
     if (std::strcmp(reason, "unmapped") == 0 && released(iova)) {
         reason = "released";
         const bool lie = t_lying_writes > 0;
@@ -91,7 +91,7 @@ vfio::Result<void> SimIommu::fault(uint64_t iova, uint64_t length, bool write, c
         std::lock_guard lock(m_fault_mutex);
         m_faults.push_back(DmaFault{iova, length, write, reason});
     }
-    return vfio::make_error(write ? "DMA write" : "DMA read", iova_text(iova, length), EFAULT,
+    return pdt::make_error(write ? "DMA write" : "DMA read", iova_text(iova, length), EFAULT,
                             std::string("IOMMU fault: ") + reason);
 }
 
@@ -120,7 +120,7 @@ std::optional<std::pair<uint64_t, const char*>> walk(const Mappings& mappings, u
 
 }  // namespace
 
-vfio::Result<void> SimIommu::read(uint64_t iova, void* dst, uint64_t length) {
+pdt::Result<void> SimIommu::read(uint64_t iova, void* dst, uint64_t length) {
     std::shared_lock lock(m_mutex);
     uint8_t* out = static_cast<uint8_t*>(dst);
     const auto stop = walk(m_mappings, iova, length, false,
@@ -130,7 +130,7 @@ vfio::Result<void> SimIommu::read(uint64_t iova, void* dst, uint64_t length) {
     return {};
 }
 
-vfio::Result<void> SimIommu::write(uint64_t iova, const void* src, uint64_t length) {
+pdt::Result<void> SimIommu::write(uint64_t iova, const void* src, uint64_t length) {
     std::shared_lock lock(m_mutex);
     const uint8_t* in = static_cast<const uint8_t*>(src);
     const auto stop = walk(m_mappings, iova, length, true,

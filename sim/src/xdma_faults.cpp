@@ -57,18 +57,18 @@ std::optional<QdmaFault> parse_qdma_fault_name(const std::string& name) {
     return std::nullopt;
 }
 
-vfio::Error bad_spec(const std::string& item, const std::string& why) {
+pdt::Error bad_spec(const std::string& item, const std::string& why) {
     std::string names;
     for (XdmaFault fault : all_faults())
         names += (names.empty() ? "" : ", ") + std::string(fault_name(fault));
     for (QdmaFault fault : all_qdma_faults())
         names += ", " + std::string(fault_name(fault));
-    return vfio::make_error(std::string("parse ") + kFaultEnvironmentVariable, item, EINVAL,
+    return pdt::make_error(std::string("parse ") + kFaultEnvironmentVariable, item, EINVAL,
                             why + " (syntax <name>[@<H2C|C2H><channel or QDMA queue>]; names: " + names +
                                 ", ignores_stop, late_engine=MS, or one lie: moves_nothing, stale_after=N, completes_early)");
 }
 
-vfio::Result<FaultInjection> parse_one(const std::string& item) {
+pdt::Result<FaultInjection> parse_one(const std::string& item) {
     const size_t at = item.find('@');
     const auto fault = parse_fault_name(item.substr(0, at));
     if (!fault)
@@ -86,7 +86,7 @@ vfio::Result<FaultInjection> parse_one(const std::string& item) {
 }
 
 // A QDMA fault: <name>[@<H2C|C2H><queue>], the queue decimal 0..4095.
-vfio::Result<QdmaFaultInjection> parse_qdma_one(const std::string& item, QdmaFault fault) {
+pdt::Result<QdmaFaultInjection> parse_qdma_one(const std::string& item, QdmaFault fault) {
     const size_t at = item.find('@');
     QdmaFaultInjection injection{fault, fault == QdmaFault::CompletionError ? XdmaDirection::C2H : XdmaDirection::H2C, 0};
     if (at == std::string::npos)
@@ -103,7 +103,7 @@ vfio::Result<QdmaFaultInjection> parse_qdma_one(const std::string& item, QdmaFau
 
 }  // namespace
 
-vfio::Result<FaultPlan> parse_fault_plan(const std::string& text) {
+pdt::Result<FaultPlan> parse_fault_plan(const std::string& text) {
     FaultPlan plan;
     size_t start = 0;
     while (start <= text.size()) {
@@ -133,7 +133,7 @@ vfio::Result<FaultPlan> parse_fault_plan(const std::string& text) {
     return plan;
 }
 
-vfio::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text) {
+pdt::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text) {
     return PDT_TRY(parse_fault_plan(text)).injections;
 }
 

@@ -37,11 +37,11 @@ sim::XdmaConfig memory() {
 }
 
 // CardDma::open on an IP of `config` with `options`: it must refuse; why.
-vfio::Error refusal(const sim::XdmaConfig& config, const stream_tools::XdmaCardDma::Options& options) {
+pdt::Error refusal(const sim::XdmaConfig& config, const stream_tools::XdmaCardDma::Options& options) {
     Rig rig(config);
     auto dma = stream_tools::XdmaCardDma::open(*rig.device, options);
     EXPECT_FALSE(dma.ok());
-    return dma.ok() ? vfio::Error{} : dma.error();
+    return dma.ok() ? pdt::Error{} : dma.error();
 }
 
 // A host buffer the card reads, filled with byte i = i * step + first, and one it writes.
@@ -53,7 +53,7 @@ struct RoundTripBuffers {
         for (uint64_t i = 0; out.ok() && i < size; ++i)
             out->data()[i] = static_cast<uint8_t>(i * step + first);
     }
-    vfio::Result<vfio::DmaRegion> out, in;
+    pdt::Result<vfio::DmaRegion> out, in;
 };
 
 // memory_boundaries through a CardDma opened with the default options, over `memory_size` bytes
@@ -152,7 +152,7 @@ TEST(CardDmaSim, InterruptCompletionOnAnIpWithoutInterruptsIsRefused) {
     config.interrupts = false;
     stream_tools::XdmaCardDma::Options options;
     options.modes.completion = xdma::CompletionRequest::Interrupt;
-    const vfio::Error error = refusal(config, options);
+    const pdt::Error error = refusal(config, options);
     EXPECT_NE(error.message().find("--completion interrupt: the IRQ block's Channel Interrupt Enable Mask reads back 0, "
                                    "the XDMA IP's interrupts are not usable"),
               std::string::npos)
@@ -164,7 +164,7 @@ TEST(CardDmaSim, ACreditsRequestOnAnIpWithoutCreditsIsRefused) {
     config.descriptor_credits = false;
     stream_tools::XdmaCardDma::Options options;
     options.modes.mode = xdma::EngineModeRequest::Credits;
-    const vfio::Error error = refusal(config, options);
+    const pdt::Error error = refusal(config, options);
     EXPECT_EQ(error.code, EINVAL);
     EXPECT_NE(error.hint.find("--engine_mode credits: the IP has no descriptor credits"), std::string::npos)
         << error.message();

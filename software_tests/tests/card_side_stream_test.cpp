@@ -57,7 +57,7 @@ public:
     bool poisons_destination() const override { return poisons && m_direction == Direction::H2C; }
     std::optional<uint64_t> generated_stream() const override { return m_generates; }
 
-    vfio::Result<void> submit(size_t index, uint64_t length, bool) override {
+    pdt::Result<void> submit(size_t index, uint64_t length, bool) override {
         auto* words = reinterpret_cast<uint32_t*>(buffer(index));
         Completion done{index, length, true, 0};
         const bool stale = stale_after && m_transfers++ >= *stale_after;
@@ -86,14 +86,14 @@ public:
                 char text[96];
                 std::snprintf(text, sizeof text, "card check: data error at stream byte offset 0x%" PRIx64,
                               m.first_bad_word * 4);
-                m_error = vfio::make_error("check H2C data", name(), EIO, text);
+                m_error = pdt::make_error("check H2C data", name(), EIO, text);
             }
             done.card_verified_bytes = length;
         }
         m_done.push_back(done);
         return {};
     }
-    vfio::Result<std::optional<Completion>> poll() override {
+    pdt::Result<std::optional<Completion>> poll() override {
         if (m_error)
             return *m_error;
         if (m_done.empty())
@@ -102,13 +102,13 @@ public:
         m_done.pop_front();
         return std::optional<Completion>{c};
     }
-    vfio::Result<Completion> wait(std::chrono::milliseconds) override {
+    pdt::Result<Completion> wait(std::chrono::milliseconds) override {
         auto polled = PDT_TRY(poll());
         if (!polled)
-            return vfio::make_error("wait", name(), ETIMEDOUT);
+            return pdt::make_error("wait", name(), ETIMEDOUT);
         return *polled;
     }
-    vfio::Result<void> stop() override {
+    pdt::Result<void> stop() override {
         m_done.clear();
         return {};
     }
@@ -120,7 +120,7 @@ private:
     std::vector<std::vector<uint8_t>> m_buffers;
     std::vector<streams::PatternSpan> m_spans;
     std::deque<Completion> m_done;
-    std::optional<vfio::Error> m_error;
+    std::optional<pdt::Error> m_error;
     uint64_t m_generated = 0;
     std::vector<uint32_t> m_last_landed = std::vector<uint32_t>(1024, 0);
     std::vector<uint32_t> m_last_sent;

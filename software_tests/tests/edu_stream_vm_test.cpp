@@ -69,13 +69,13 @@ public:
     BitFlipC2H(streams::StreamChannel& inner, uint64_t packet, uint64_t byte)
         : ForwardingChannel(inner), m_packet(packet), m_byte(byte) {}
 
-    vfio::Result<std::optional<streams::Completion>> poll() override {
+    pdt::Result<std::optional<streams::Completion>> poll() override {
         auto polled = PDT_TRY(ForwardingChannel::poll());
         if (polled)
             corrupt(*polled);
         return polled;
     }
-    vfio::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override {
+    pdt::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override {
         auto completion = PDT_TRY(ForwardingChannel::wait(timeout));
         corrupt(completion);
         return completion;
@@ -108,7 +108,7 @@ DriverRun run_driver(const char* label, streams::StreamChannel& h2c, streams::St
     DriverRun run;
     auto source = test.add_source(h2c, 0);
     EXPECT_TRUE(source.ok()) << source.error().message();
-    auto sink = source.ok() ? test.add_sink(c2h, *source) : vfio::Result<size_t>(source.error());
+    auto sink = source.ok() ? test.add_sink(c2h, *source) : pdt::Result<size_t>(source.error());
     EXPECT_TRUE(sink.ok()) << sink.error().message();
     if (!sink.ok())
         return run;

@@ -18,9 +18,9 @@ public:
     uint64_t buffer_size() const override { return m_size; }
     uint8_t* buffer(size_t index) override { return reinterpret_cast<uint8_t*>(m_buffers.at(index).data()); }
 
-    vfio::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override {
+    pdt::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override {
         if (index >= m_buffers.size() || length > m_size)
-            return vfio::make_error("submit", m_name, EINVAL);
+            return pdt::make_error("submit", m_name, EINVAL);
         std::lock_guard lock(m_loop.m_mutex);
         queued.push_back(Queued{index, length, end_of_packet});
         if (m_direction == streams::Direction::C2H)
@@ -29,11 +29,11 @@ public:
         m_loop.m_changed.notify_all();
         return {};
     }
-    vfio::Result<std::optional<streams::Completion>> poll() override {
+    pdt::Result<std::optional<streams::Completion>> poll() override {
         std::lock_guard lock(m_loop.m_mutex);
         return take();
     }
-    vfio::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override {
+    pdt::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override {
         std::unique_lock lock(m_loop.m_mutex);
         const auto deadline = std::chrono::steady_clock::now() + timeout;
         for (;;) {
@@ -43,10 +43,10 @@ public:
             if (*taken)
                 return **taken;
             if (m_loop.m_changed.wait_until(lock, deadline) == std::cv_status::timeout && !has_work())
-                return vfio::make_error("wait", m_name, ETIMEDOUT);
+                return pdt::make_error("wait", m_name, ETIMEDOUT);
         }
     }
-    vfio::Result<void> stop() override {
+    pdt::Result<void> stop() override {
         std::lock_guard lock(m_loop.m_mutex);
         if (m_loop.stop_leaves_busy() && m_direction == streams::Direction::C2H)
             return {};
@@ -76,11 +76,11 @@ public:
 
 private:
     bool has_work() const { return !completed.empty() || error; }
-    vfio::Result<std::optional<streams::Completion>> take() {
+    pdt::Result<std::optional<streams::Completion>> take() {
         m_loop.pump();
         if (error) {
             error = false;
-            return vfio::make_error("C2H transfer", m_name, EIO, "injected fault");
+            return pdt::make_error("C2H transfer", m_name, EIO, "injected fault");
         }
         if (completed.empty())
             return std::optional<streams::Completion>{};

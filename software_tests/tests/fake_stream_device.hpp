@@ -23,10 +23,10 @@ public:
     unsigned c2h_channels() const override { return m_channels; }
     std::vector<streams::LoopRoute> routes() const override { return m_routes; }
 
-    vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
+    pdt::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
                                                                        const streams::ChannelBuffers& buffers) override {
         if (channel >= m_channels || fail_open)
-            return vfio::make_error("open channel", m_bdf, ENODEV);
+            return pdt::make_error("open channel", m_bdf, ENODEV);
         for (const auto& route : m_routes) {
             const bool h2c = direction == streams::Direction::H2C;
             if ((h2c ? route.h2c : route.c2h) != channel)
@@ -45,7 +45,7 @@ public:
             return std::unique_ptr<streams::StreamChannel>(
                 std::make_unique<stream_channel_test::ForwardingChannel>(h2c ? loop->h2c() : loop->c2h()));
         }
-        return vfio::make_error("open channel", m_bdf, ENOENT, "no route");
+        return pdt::make_error("open channel", m_bdf, ENOENT, "no route");
     }
 
     bool any_busy() const {

@@ -21,14 +21,14 @@ public:
     size_t buffer_count() const override { return m_target.buffer_count(); }
     uint64_t buffer_size() const override { return m_target.buffer_size(); }
     uint8_t* buffer(size_t index) override { return m_target.buffer(index); }
-    vfio::Result<void> submit(size_t index, uint64_t length, bool eop) override {
+    pdt::Result<void> submit(size_t index, uint64_t length, bool eop) override {
         return m_target.submit(index, length, eop);
     }
-    vfio::Result<std::optional<streams::Completion>> poll() override { return m_target.poll(); }
-    vfio::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override {
+    pdt::Result<std::optional<streams::Completion>> poll() override { return m_target.poll(); }
+    pdt::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override {
         return m_target.wait(timeout);
     }
-    vfio::Result<void> stop() override { return m_target.stop(); }
+    pdt::Result<void> stop() override { return m_target.stop(); }
     bool busy() const override { return m_target.busy(); }
 
 private:

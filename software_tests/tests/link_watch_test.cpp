@@ -15,7 +15,7 @@ using namespace std::chrono_literals;
 using sim_test::device_at;
 
 stream_tools::LinkLoadWatcher::PortsFactory demo_ports() {
-    return []() -> vfio::Result<std::unique_ptr<pcie::ConfigBackend>> {
+    return []() -> pdt::Result<std::unique_ptr<pcie::ConfigBackend>> {
         return std::unique_ptr<pcie::ConfigBackend>(sim::make_demo_topology());
     };
 }
@@ -46,8 +46,8 @@ TEST(LinkLoadWatcher, ReportsDeviceAndPortSpeedAndWidthUnderLoad) {
 TEST(LinkLoadWatcher, PortsBusThatCannotOpenIsReportedPerDevice) {
     auto demo = sim::make_demo_topology();
     auto device = device_at({0, 1, 0, 0}, demo->find({0, 1, 0, 0})->bytes());
-    stream_tools::LinkLoadWatcher watcher({device.get()}, []() -> vfio::Result<std::unique_ptr<pcie::ConfigBackend>> {
-        return vfio::make_error("open libpci", "sysfs", EACCES, "no access");
+    stream_tools::LinkLoadWatcher watcher({device.get()}, []() -> pdt::Result<std::unique_ptr<pcie::ConfigBackend>> {
+        return pdt::make_error("open libpci", "sysfs", EACCES, "no access");
     });
     watcher.start();
     const std::vector<std::string> lines = watcher.stop();

@@ -33,7 +33,7 @@ struct Cli {
     tool_support::BoardHealthCli health;  // --max_temperature, --metrics
 };
 
-vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
+pdt::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     DmaBridgeTestOptions o;
     o.memory.max_buffer_size = PDT_TRY(parse_number("max_buffer_size", cli.max_buffer_size, 4, (1u << 28) - 1));
     o.max_channel_combinations = PDT_TRY(parse_number("max_channel_combinations", cli.max_channel_combinations, 1, 16));
@@ -49,7 +49,7 @@ vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     const auto mapping = PDT_TRY(parse_number_pair("stream_mapping_size", cli.stream_mapping_size, 4, uint64_t{1} << 40));
     const auto descriptors = PDT_TRY(parse_number_pair("stream_num_descriptors", cli.stream_num_descriptors, 1, 1023));
     if (mapping.first % 4 != 0 || mapping.second % 4 != 0)
-        return vfio::make_error("parse option --stream_mapping_size", cli.stream_mapping_size, EINVAL,
+        return pdt::make_error("parse option --stream_mapping_size", cli.stream_mapping_size, EINVAL,
                                 "must be a multiple of 4");
     CommonCli common;
     common.buffer_allocation = cli.buffer_allocation;
@@ -66,7 +66,7 @@ vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     o.c2h_mapping_size = mapping.second;
     o.stream_axi_width_bytes = PDT_TRY(parse_number("stream_axi_width_bytes", cli.stream_axi_width_bytes, 4, 4096));
     if (o.stream_axi_width_bytes % 4 != 0)
-        return vfio::make_error("parse option --stream_axi_width_bytes", cli.stream_axi_width_bytes, EINVAL,
+        return pdt::make_error("parse option --stream_axi_width_bytes", cli.stream_axi_width_bytes, EINVAL,
                                 "must be a multiple of 4");
     o.c2h_num_descriptors = descriptors.second;
     o.memory.timeout = o.stream.test.transfer_timeout;
@@ -82,7 +82,7 @@ vfio::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     std::stringstream tests(cli.enabled_tests);
     for (std::string test; std::getline(tests, test, ',');) {
         if (std::find(kDmaBridgeTests.begin(), kDmaBridgeTests.end(), test) == kDmaBridgeTests.end())
-            return vfio::make_error("parse option --enabled_tests", test, EINVAL, "unknown test");
+            return pdt::make_error("parse option --enabled_tests", test, EINVAL, "unknown test");
         o.enabled.insert(test);
     }
     return o;

@@ -7,14 +7,14 @@
 #include <deque>
 #include <set>
 
+#include "base/format.hpp"
 #include "pattern/crc64.hpp"
 #include "workers.hpp"
-#include "vfio_access/format.hpp"
 
 namespace stream_test {
 namespace {
 
-using vfio::format;
+using pdt::format;
 
 PieceCheck bad(std::string message, uint64_t offset) { return PieceCheck{false, std::move(message), offset, {}, 0}; }
 
@@ -82,7 +82,7 @@ uint64_t expected_crc64(pattern::WorkerPool* pool, const pattern::Pattern& patte
 namespace stream_test::detail {
 namespace {
 
-using vfio::format;
+using pdt::format;
 
 Checked bad(std::string message, uint64_t offset) { return Checked{false, std::move(message), offset, {}, 0}; }
 

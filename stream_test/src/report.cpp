@@ -2,8 +2,8 @@
 
 #include <cinttypes>
 
+#include "base/json_text.hpp"
 #include "streams/fallbacks.hpp"
-#include "vfio_access/json_text.hpp"
 #include "vfio_access/physical_memory.hpp"
 
 namespace stream_test {
@@ -23,7 +23,7 @@ std::string format_rate_line(const std::string& label, const Interval& interval)
     return label + text;
 }
 
-std::string json_escape(const std::string& text) { return vfio::json_quote(text); }
+std::string json_escape(const std::string& text) { return pdt::json_quote(text); }
 
 std::string json_interval(const std::string& type, const std::string& label, const Interval& interval) {
     char text[240];

@@ -1,5 +1,5 @@
+#include "base/format.hpp"
 #include "workers.hpp"
-#include "vfio_access/format.hpp"
 
 #include <cerrno>
 #include <cinttypes>
@@ -11,7 +11,7 @@ namespace {
 // How long one wait for a completion blocks before the worker looks at stop / abort again.
 constexpr std::chrono::milliseconds WAIT_SLICE{20};
 
-using vfio::format;
+using pdt::format;
 
 Failure channel_failure(const streams::StreamChannel& channel, std::string message, uint64_t byte_offset) {
     return Failure{channel.name(), std::move(message), byte_offset, std::nullopt};

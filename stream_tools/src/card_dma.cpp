@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <thread>
 
+#include "base/format.hpp"
 #include "stream_test/rate_counter.hpp"
 #include "stream_tools/stream_tools.hpp"
-#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 
-vfio::Result<XdmaCardDma> XdmaCardDma::open(vfio::Device& device, const Options& options) {
+pdt::Result<XdmaCardDma> XdmaCardDma::open(vfio::Device& device, const Options& options) {
     xdma::EngineOptions engine;
     engine.stream = false;
     engine.dma_bar = options.dma_bar;
@@ -36,18 +36,18 @@ vfio::Result<XdmaCardDma> XdmaCardDma::open(vfio::Device& device, const Options&
     return dma;
 }
 
-vfio::Result<void> XdmaCardDma::round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
+pdt::Result<void> XdmaCardDma::round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
                                        const std::vector<Chunk>& chunks) {
     return run(&h2c_host, &c2h_host, chunks);
 }
-vfio::Result<void> XdmaCardDma::write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
+pdt::Result<void> XdmaCardDma::write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
     return run(&host, nullptr, chunks);
 }
-vfio::Result<void> XdmaCardDma::read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
+pdt::Result<void> XdmaCardDma::read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
     return run(nullptr, &host, chunks);
 }
 
-vfio::Result<void> XdmaCardDma::stop() {
+pdt::Result<void> XdmaCardDma::stop() {
     auto h2c = m_h2c->stop();
     auto c2h = m_c2h->stop();
     PDT_CHECK(std::move(h2c));
@@ -69,7 +69,7 @@ size_t XdmaCardDma::descriptors_for(streams::Direction direction, uint64_t lengt
 
 // Keeps both rings as full as their free descriptors allow; a C2H chunk starts only after the
 // H2C chunk that wrote it completed (when both directions take part).
-vfio::Result<void> XdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
+pdt::Result<void> XdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
                                 const std::vector<Chunk>& chunks) {
     const size_t n = chunks.size();
     size_t h2c_started = 0, h2c_done = h2c_host ? 0 : n, c2h_started = 0, c2h_done = c2h_host ? 0 : n;
@@ -110,7 +110,7 @@ vfio::Result<void> XdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio:
         } else if (now - last_progress > m_timeout) {
             const bool h2c_stuck = h2c_done < h2c_started;
             const xdma::Engine& stuck = *(h2c_stuck ? m_h2c : m_c2h);
-            vfio::Error error = vfio::make_error("memory-mapped DMA", stuck.name(), ETIMEDOUT,
+            pdt::Error error = pdt::make_error("memory-mapped DMA", stuck.name(), ETIMEDOUT,
                                                  "no transfer completed within the transfer timeout of " +
                                                      std::to_string(m_timeout.count()) + " ms: " + stuck.describe_state());
             stuck.report_failure(error.message());
@@ -124,7 +124,7 @@ vfio::Result<void> XdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio:
 
 // Interrupt completion: sleeps on the MSI of an engine with a transfer in flight (taking turns
 // when both have one) for a short slice, so that the other engine and the deadline are seen.
-vfio::Result<XdmaCardDma::Waited> XdmaCardDma::wait_interrupt(bool h2c_busy, bool c2h_busy) {
+pdt::Result<XdmaCardDma::Waited> XdmaCardDma::wait_interrupt(bool h2c_busy, bool c2h_busy) {
     if (!h2c_busy && !c2h_busy)
         return Waited::None;
     m_wait_c2h = c2h_busy && (!h2c_busy || !m_wait_c2h);
@@ -150,12 +150,12 @@ void TransferTiming::add(std::chrono::nanoseconds elapsed) {
 std::string TransferTiming::figure(const char* name, uint64_t bytes, std::chrono::nanoseconds t) {
     const double seconds = static_cast<double>(t.count()) / 1e9;
     if (seconds < stream_test::kMinRateSeconds || bytes < stream_test::kMinRateBytes)
-        return vfio::format("%s: too short for a rate (%" PRIu64 " bytes in %.6f s)\n", name, bytes, seconds);
-    return vfio::format("%s = %.6f (Mbytes/sec)\n", name, static_cast<double>(bytes) / seconds / 1e6);
+        return pdt::format("%s: too short for a rate (%" PRIu64 " bytes in %.6f s)\n", name, bytes, seconds);
+    return pdt::format("%s = %.6f (Mbytes/sec)\n", name, static_cast<double>(bytes) / seconds / 1e6);
 }
 
 std::string TransferTiming::report() const {
-    std::string text = vfio::format("%s timing for %" PRIu64 " transfers of %" PRIu64 " bytes:\n", m_name.c_str(),
+    std::string text = pdt::format("%s timing for %" PRIu64 " transfers of %" PRIu64 " bytes:\n", m_name.c_str(),
                                     m_count, m_bytes);
     if (m_count == 0)
         return text;

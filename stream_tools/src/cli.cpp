@@ -61,13 +61,13 @@ std::optional<int> parse_command_line(int argc, char** argv, const po::options_d
     return cli::parse_command_line(argc, argv, {all, cli::fpga_sio_usage(argv[0], summary)});
 }
 
-vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
+pdt::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     StreamRunOptions options;
     options.json = cli.json;
     options.allocation = PDT_TRY(parse_buffer_allocation(cli.buffer_allocation));
     options.mapping_size = PDT_TRY(parse_number("stream_mapping_size", cli.stream_mapping_size, 4, uint64_t{1} << 40));
     if (options.mapping_size % 4 != 0)
-        return vfio::make_error("parse option --stream_mapping_size", cli.stream_mapping_size, EINVAL,
+        return pdt::make_error("parse option --stream_mapping_size", cli.stream_mapping_size, EINVAL,
                                 "must be a multiple of 4");
     options.num_descriptors = PDT_TRY(parse_number("stream_num_descriptors", cli.stream_num_descriptors, 1, 1023));
     auto seconds = [](double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0 + 0.5)); };
@@ -81,7 +81,7 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     options.qdma_ring_entries =
         static_cast<uint32_t>(PDT_TRY(parse_number("qdma_ring_entries", cli.qdma_ring_entries, 0, 65536)));
     if (cli.verify_threads < -1 || cli.verify_threads > static_cast<int>(kMaxVerifyThreads))
-        return vfio::make_error("parse option --verify_threads", "\"" + std::to_string(cli.verify_threads) + "\"", EINVAL,
+        return pdt::make_error("parse option --verify_threads", "\"" + std::to_string(cli.verify_threads) + "\"", EINVAL,
                                 "must be in the range 0.." + std::to_string(kMaxVerifyThreads));
     options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
     options.test.h2c_replay = cli.h2c_replay;
@@ -90,7 +90,7 @@ vfio::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     return options;
 }
 
-vfio::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& option,
+pdt::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& option,
                                                              const std::vector<std::string>& texts) {
     std::vector<ChannelSelector> selectors;
     for (const std::string& text : texts)

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/format.hpp"
 #include "pattern/crc64.hpp"
 #include "stream_test/report.hpp"
 #include "stream_tools/stream_tools.hpp"
 #include "streams/fallbacks.hpp"
-#include "vfio_access/format.hpp"
 #include "vfio_access/physical_memory.hpp"
 
 namespace stream_tools {
@@ -18,7 +18,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kResultBytes = 8;
 
-using vfio::format;
+using pdt::format;
 
 struct Measured {
     std::vector<double> latencies_us;  // sorted
@@ -26,7 +26,7 @@ struct Measured {
 };
 
 // One packet length on one route: samples + 1 round trips, each CRC checked.
-vfio::Result<Measured> measure(streams::StreamDevice& device, const streams::LoopRoute& route, uint64_t length,
+pdt::Result<Measured> measure(streams::StreamDevice& device, const streams::LoopRoute& route, uint64_t length,
                                const LatencyOptions& options, uint64_t& sequence) {
     auto h2c = PDT_TRY(device.open_channel(streams::Direction::H2C, route.h2c, streams::ChannelBuffers{1, length}));
     auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, streams::ChannelBuffers{1, kResultBytes}));
@@ -49,7 +49,7 @@ vfio::Result<Measured> measure(streams::StreamDevice& device, const streams::Loo
         uint64_t actual;
         std::memcpy(&actual, c2h->buffer(0), sizeof actual);
         if (result.length != kResultBytes || !result.end_of_packet || actual != expected)
-            return vfio::make_error("check CRC64 result", c2h->name(), EIO,
+            return pdt::make_error("check CRC64 result", c2h->name(), EIO,
                                     format("%" PRIu64 "-byte packet, sample %" PRIu64 ": length %" PRIu64
                                          " EOP %d CRC64 0x%016" PRIx64 ", expected length 8 EOP 1 CRC64 0x%016" PRIx64,
                                          length, i, result.length, result.end_of_packet ? 1 : 0, actual, expected));

@@ -9,20 +9,20 @@
 
 #include <cstring>
 
+#include "base/format.hpp"
+#include "base/spellings.hpp"
 #include "pattern/pattern.hpp"
-#include "vfio_access/format.hpp"
-#include "vfio_access/spellings.hpp"
 #include "vfio_access/unique_fd.hpp"
 
 namespace stream_tools {
 namespace {
 
-constexpr vfio::Spelling<ForkTouch> kTouchNames[] = {{ForkTouch::None, "none"},
+constexpr pdt::Spelling<ForkTouch> kTouchNames[] = {{ForkTouch::None, "none"},
                                                      {ForkTouch::NoAccess, "no_dma_mapping_access"},
                                                      {ForkTouch::Read, "read_dma_mapping"},
                                                      {ForkTouch::Write, "write_dma_mapping"},
                                                      {ForkTouch::Toggle, "toggle_dma_mapping"}};
-constexpr vfio::Spelling<vfio::BufferKind> kBufferNames[] = {{vfio::BufferKind::Anonymous, "heap"},
+constexpr pdt::Spelling<vfio::BufferKind> kBufferNames[] = {{vfio::BufferKind::Anonymous, "heap"},
                                                              {vfio::BufferKind::SharedMemory, "shared_memory"},
                                                              {vfio::BufferKind::HugePages, "huge_pages"}};
 constexpr uint8_t kDestinationBeforeFork = 0xEE, kDestinationAfterFork = 0xDD;
@@ -92,13 +92,13 @@ std::string seen_text(char c) {
     }
 }
 
-vfio::Result<vfio::DmaRegion> buffer(vfio::Device& device, ForkCopier& copier, const ForkOptions& o, bool source,
+pdt::Result<vfio::DmaRegion> buffer(vfio::Device& device, ForkCopier& copier, const ForkOptions& o, bool source,
                                      bool before_fork) {
     auto region = PDT_TRY(vfio::DmaRegion::allocate(
         device, copier.bytes(),
         {source ? vfio::DmaAccess::DeviceRead : vfio::DmaAccess::DeviceWrite, o.buffers, copier.dma_mask_bits()}));
     if (before_fork && o.dontfork && ::madvise(region.data(), region.mapped_size(), MADV_DONTFORK) != 0)
-        return vfio::errno_error("madvise MADV_DONTFORK", copier.name());
+        return pdt::errno_error("madvise MADV_DONTFORK", copier.name());
     return region;
 }
 
@@ -135,14 +135,14 @@ private:
 
 }  // namespace
 
-vfio::Result<ForkTouch> parse_fork_touch(const std::string& text) { return vfio::parse_spelling("fork", text, kTouchNames); }
-const char* to_string(ForkTouch touch) { return vfio::spelling(touch, kTouchNames); }
-vfio::Result<vfio::BufferKind> parse_fork_buffers(const std::string& text) {
-    return vfio::parse_spelling("fork_buffers", text, kBufferNames);
+pdt::Result<ForkTouch> parse_fork_touch(const std::string& text) { return pdt::parse_spelling("fork", text, kTouchNames); }
+const char* to_string(ForkTouch touch) { return pdt::spelling(touch, kTouchNames); }
+pdt::Result<vfio::BufferKind> parse_fork_buffers(const std::string& text) {
+    return pdt::parse_spelling("fork_buffers", text, kBufferNames);
 }
-const char* fork_buffers_name(vfio::BufferKind kind) { return vfio::spelling(kind, kBufferNames); }
+const char* fork_buffers_name(vfio::BufferKind kind) { return pdt::spelling(kind, kBufferNames); }
 
-vfio::Result<ForkOutcome> run_fork_test(vfio::Device& device, ForkCopier& copier, const ForkOptions& o) {
+pdt::Result<ForkOutcome> run_fork_test(vfio::Device& device, ForkCopier& copier, const ForkOptions& o) {
     const size_t bytes = copier.bytes();
     std::vector<uint8_t> a(bytes + 3), b(bytes + 3);
     pattern::Pattern(11, 0).generate(reinterpret_cast<uint32_t*>(a.data()), (bytes + 3) / 4, 0);
@@ -167,11 +167,11 @@ vfio::Result<ForkOutcome> run_fork_test(vfio::Device& device, ForkCopier& copier
     if (o.touch != ForkTouch::None) {
         for (auto& p : pipes)
             if (::pipe2(p, O_CLOEXEC) != 0)
-                return vfio::errno_error("pipe", copier.name());
+                return pdt::errno_error("pipe", copier.name());
         uint8_t* const mapped[2] = {regions[0].data(), regions[1].data()};
         pid = ::fork();
         if (pid < 0)
-            return vfio::errno_error("fork", copier.name());
+            return pdt::errno_error("fork", copier.name());
         if (pid == 0)
             child(pipes[0][0], pipes[1][1], pipes[2][0], o.touch, mapped, o.mappings_before_fork, bytes, looks);
         ::close(pipes[0][0]), ::close(pipes[1][1]), ::close(pipes[2][0]);

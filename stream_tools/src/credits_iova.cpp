@@ -4,10 +4,10 @@
 #include <cstring>
 #include <vector>
 
+#include "base/format.hpp"
+#include "base/numbers.hpp"
 #include "edu/edu_device.hpp"
 #include "stream_tools/credits_modes.hpp"
-#include "vfio_access/format.hpp"
-#include "vfio_access/numbers.hpp"
 
 namespace stream_tools {
 namespace {
@@ -27,8 +27,8 @@ template <typename Expect>
 std::optional<std::string> changed(const Owned& o, Expect expect) {
     for (uint64_t i = 0; i < o.region->size(); ++i)
         if ((i < o.from || i >= o.to) && o.region->data()[i] != expect(i))
-            return std::string(o.name) + " byte " + std::to_string(i) + " (IOVA " + vfio::hex(o.region->iova() + i) +
-                   ") changed to " + vfio::hex(o.region->data()[i]);
+            return std::string(o.name) + " byte " + std::to_string(i) + " (IOVA " + pdt::hex(o.region->iova() + i) +
+                   ") changed to " + pdt::hex(o.region->data()[i]);
     return std::nullopt;
 }
 
@@ -62,16 +62,16 @@ std::string landing(uint64_t iova, const std::vector<std::pair<const char*, cons
 
 }  // namespace
 
-vfio::Result<IovaOffsets> parse_iova_offsets(const std::string& text) {
+pdt::Result<IovaOffsets> parse_iova_offsets(const std::string& text) {
     IovaOffsets o;
     uint64_t* fields[] = {&o.descriptors, &o.h2c, &o.c2h};
     size_t at = 0;
     for (size_t i = 0; i < 3; ++i) {
         const size_t comma = text.find(',', at);
         if ((i < 2) != (comma != std::string::npos))
-            return vfio::make_error("parse option --iova_offsets", "\"" + text + "\"", EINVAL,
+            return pdt::make_error("parse option --iova_offsets", "\"" + text + "\"", EINVAL,
                                     "expected <descriptor offset>,<H2C offset>,<C2H offset>");
-        *fields[i] = PDT_TRY(vfio::parse_number("iova_offsets", text.substr(at, comma - at), 0, 1ull << 40));
+        *fields[i] = PDT_TRY(pdt::parse_number("iova_offsets", text.substr(at, comma - at), 0, 1ull << 40));
         at = comma + 1;
     }
     return o;
@@ -109,13 +109,13 @@ int run_iova_offsets_on(const tool_support::DeviceTarget& t, const IovaOffsets& 
     std::memset(canary->data(), kCanary, 4096);
     std::fprintf(out, "IOVA offsets on %s: source IOVA %s + %s, destination IOVA %s + %s (mapped 4 KiB each; another "
                       "mapping, the canary, at %s)\n",
-                 edu->name().c_str(), vfio::hex(source->iova()).c_str(), vfio::hex(offsets.h2c).c_str(),
-                 vfio::hex(destination->iova()).c_str(), vfio::hex(offsets.c2h).c_str(), vfio::hex(canary->iova()).c_str());
+                 edu->name().c_str(), pdt::hex(source->iova()).c_str(), pdt::hex(offsets.h2c).c_str(),
+                 pdt::hex(destination->iova()).c_str(), pdt::hex(offsets.c2h).c_str(), pdt::hex(canary->iova()).c_str());
     const std::vector<std::pair<const char*, const vfio::DmaRegion*>> mappings = {
         {"fill", &*fill}, {"source", &*source}, {"destination", &*destination}, {"canary", &*canary}};
-    std::fprintf(out, "the device reads %s (%s) and writes %s (%s)\n", vfio::hex(source->iova() + offsets.h2c).c_str(),
+    std::fprintf(out, "the device reads %s (%s) and writes %s (%s)\n", pdt::hex(source->iova() + offsets.h2c).c_str(),
                  landing(source->iova() + offsets.h2c, mappings).c_str(),
-                 vfio::hex(destination->iova() + offsets.c2h).c_str(),
+                 pdt::hex(destination->iova() + offsets.c2h).c_str(),
                  landing(destination->iova() + offsets.c2h, mappings).c_str());
     // The card first holds 0x5a bytes, so a blocked read of the source shows.
     auto moved = edu->dma_to_edu(fill->iova(), 0, kBytes, edu::Wait::Poll);

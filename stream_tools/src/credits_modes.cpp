@@ -5,10 +5,10 @@
 #include <functional>
 #include <iostream>
 
+#include "base/numbers.hpp"
 #include "dma_bridge/xdma_probe.hpp"
 #include "edu/edu_device.hpp"
 #include "stream_tools/card_dma.hpp"
-#include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
 
@@ -38,7 +38,7 @@ public:
     std::string name() const override { return m_edu.name(); }
     unsigned dma_mask_bits() const override { return edu::DMA_MASK_BITS; }
     uint64_t bytes() const override { return 4000; }  // edu's buffer holds 4095 (QEMU 7.2: below its last byte)
-    vfio::Result<void> round_trip(const vfio::DmaRegion& source, const vfio::DmaRegion& destination) override {
+    pdt::Result<void> round_trip(const vfio::DmaRegion& source, const vfio::DmaRegion& destination) override {
         const auto bytes32 = static_cast<uint32_t>(bytes());
         PDT_CHECK(m_edu.dma_to_edu(source.iova(), 0, bytes32, edu::Wait::Poll));
         return m_edu.dma_from_edu(0, destination.iova(), bytes32, edu::Wait::Poll);
@@ -58,7 +58,7 @@ public:
     std::string name() const override { return m_name; }
     unsigned dma_mask_bits() const override { return 64; }
     uint64_t bytes() const override { return 4096; }
-    vfio::Result<void> round_trip(const vfio::DmaRegion& source, const vfio::DmaRegion& destination) override {
+    pdt::Result<void> round_trip(const vfio::DmaRegion& source, const vfio::DmaRegion& destination) override {
         return m_dma.round_trip(source, destination, {Chunk{0, m_card, bytes()}});
     }
 
@@ -69,7 +69,7 @@ private:
 };
 
 // The copier of a target: an edu, or an XDMA memory-mapped design with card memory.
-vfio::Result<std::unique_ptr<ForkCopier>> open_copier(const tool_support::DeviceTarget& t) {
+pdt::Result<std::unique_ptr<ForkCopier>> open_copier(const tool_support::DeviceTarget& t) {
     const std::string bdf = t.device->identity().address.to_string();
     if (is_edu(*t.device)) {
         auto edu = PDT_TRY(edu::EduDevice::attach(*t.device));
@@ -88,7 +88,7 @@ vfio::Result<std::unique_ptr<ForkCopier>> open_copier(const tool_support::Device
             return std::unique_ptr<ForkCopier>(
                 std::make_unique<XdmaCopier>(std::move(dma), bdf + " card memory", d->dma_bridge->memory_base));
         }
-    return vfio::make_error("fork test", bdf, ENOTSUP,
+    return pdt::make_error("fork test", bdf, ENOTSUP,
                             "--fork moves its transfers through QEMU's edu device (1234:11e8) or the card memory of an "
                             "XDMA memory-mapped design; this device is neither");
 }
@@ -165,15 +165,15 @@ void add_credits_mode_options(po::options_description& d, CreditsModeTexts& t) {
         "edu_sim", po::bool_switch(&t.edu_sim), "with --reset_test, --fork or --iova_offsets: a simulated edu instead of --device");
 }
 
-vfio::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& t) {
+pdt::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& t) {
     CreditsModes modes;
     modes.reset_test = t.reset_test;
     modes.edu_sim = t.edu_sim;
     if (t.fork.empty() && (!t.mappings.empty() || !t.buffers.empty() || t.dontfork))
-        return vfio::make_error("parse option", "--fork_mappings/--fork_buffers/--dontfork", EINVAL,
+        return pdt::make_error("parse option", "--fork_mappings/--fork_buffers/--dontfork", EINVAL,
                                 "they shape a --fork run: give --fork too");
     if (int(t.reset_test) + int(!t.fork.empty()) + int(!t.iova_offsets.empty()) > 1)
-        return vfio::make_error("parse option", "--reset_test/--fork/--iova_offsets", EINVAL,
+        return pdt::make_error("parse option", "--reset_test/--fork/--iova_offsets", EINVAL,
                                 "each is a run of its own: give one");
     if (!t.iova_offsets.empty())
         modes.iova_offsets = PDT_TRY(parse_iova_offsets(t.iova_offsets));
@@ -181,14 +181,14 @@ vfio::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& t) {
         ForkOptions fork;
         fork.touch = PDT_TRY(parse_fork_touch(t.fork));
         if (!t.mappings.empty())
-            fork.mappings_before_fork = static_cast<unsigned>(PDT_TRY(vfio::parse_number("fork_mappings", t.mappings, 0, 2)));
+            fork.mappings_before_fork = static_cast<unsigned>(PDT_TRY(pdt::parse_number("fork_mappings", t.mappings, 0, 2)));
         if (!t.buffers.empty())
             fork.buffers = PDT_TRY(parse_fork_buffers(t.buffers));
         fork.dontfork = t.dontfork;
         modes.fork = fork;
     }
     if (t.edu_sim && !modes.reset_test && !modes.fork && !modes.iova_offsets)
-        return vfio::make_error("parse option", "--edu_sim", EINVAL, "it serves --reset_test, --fork or --iova_offsets");
+        return pdt::make_error("parse option", "--edu_sim", EINVAL, "it serves --reset_test, --fork or --iova_offsets");
     return modes;
 }
 

@@ -16,12 +16,12 @@ namespace {
 
 }  // namespace
 
-vfio::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma_bar, const xdma::IpOptions& stated) {
+pdt::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma_bar, const xdma::IpOptions& stated) {
     const std::string object = device.identity().address.to_string();
     if (stated.descriptor_credits) {
         if (*stated.descriptor_credits)
             return {};
-        return vfio::make_error("test descriptor credits", object, ENOTSUP,
+        return pdt::make_error("test descriptor credits", object, ENOTSUP,
                                 "cannot test descriptor credits: the design data states the XDMA IP has none");
     }
     const vfio::RegisterWindow regs = PDT_TRY(xdma::dma_registers(device, dma_bar));
@@ -29,12 +29,12 @@ vfio::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma
     const xdma::ProbedIp probed = PDT_TRY(xdma::probe_ip(regs, xdma::Direction::H2C, 0));
     if (probed.descriptor_credits)
         return {};
-    return vfio::make_error("test descriptor credits", object, ENOTSUP,
+    return pdt::make_error("test descriptor credits", object, ENOTSUP,
                             "cannot test descriptor credits: the XDMA IP has none (H2C 0 Descriptor Credit Mode "
                             "Enable, 0x6020, reads back 0)");
 }
 
-vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar) {
+pdt::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar) {
     return xdma::check_descriptor_credit_register(PDT_TRY(xdma::dma_registers(device, dma_bar)));
 }
 
@@ -45,11 +45,11 @@ uint8_t guard_byte(uint64_t i) { return static_cast<uint8_t>(0xA5 ^ i); }
 
 // Memory-mapped designs: pages round-tripped through rings of 1023 descriptors; the C2H side
 // starts holding the inverse of the pattern, so a page never written cannot pass.
-vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const CreditsOptions& options,
+pdt::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const CreditsOptions& options,
                                       std::FILE* out) {
     const uint64_t pages = std::min<uint64_t>(design.dma_bridge->memory_size / kCreditPage, 3 * kCreditRing);
     if (pages == 0)
-        return vfio::make_error("test descriptor credits", design.identity.address.to_string(), EINVAL,
+        return pdt::make_error("test descriptor credits", design.identity.address.to_string(), EINVAL,
                                 "card memory smaller than one 4 KiB page: nothing to verify");
     std::fprintf(out, "Testing %" PRIu64 " bytes of card memory, using rings with %u descriptors, and a total of %" PRIu64
                       " descriptors\n",
@@ -89,19 +89,19 @@ vfio::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const 
         const uint8_t* page = c2h.data() + p * stride;
         for (uint64_t i = kCreditPage; i < stride; ++i)
             if (page[i] != guard_byte(i))
-                return vfio::make_error("verify card memory", design.identity.address.to_string(), EIO,
+                return pdt::make_error("verify card memory", design.identity.address.to_string(), EIO,
                                         "guard band: host byte " + std::to_string(i - kCreditPage) + " after the C2H page " +
                                             std::to_string(p) + " changed (overrun)");
         const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(page), kCreditPage / 4, p * kCreditPage / 4);
         if (!m.ok())
-            return vfio::make_error("verify card memory", design.identity.address.to_string(), EIO,
+            return pdt::make_error("verify card memory", design.identity.address.to_string(), EIO,
                                     m.describe());
     }
     return bytes;
 }
 
 // Stream designs: growing messages through one loopback route.
-vfio::Result<uint64_t> stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route, int64_t options_timeout,
+pdt::Result<uint64_t> stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route, int64_t options_timeout,
                                   std::FILE* out) {
     const uint64_t first_words = kCreditPage / 4 - 1, messages = 3 * kCreditRing;
     const uint64_t longest = (first_words + messages - 1) * 4;
@@ -132,14 +132,14 @@ vfio::Result<uint64_t> stream_credits(tool_support::XdmaStreamDevice& device, co
         const bool eop = in_message + expected == length_of(message);
         const std::string where = "message " + std::to_string(message) + " byte " + std::to_string(in_message);
         if (piece.length != expected || piece.end_of_packet != eop)
-            return vfio::make_error("receive", c2h->name(), EIO,
+            return pdt::make_error("receive", c2h->name(), EIO,
                                     where + ": length " + std::to_string(piece.length) + " EOP " +
                                         std::to_string(piece.end_of_packet) + ", expected length " +
                                         std::to_string(expected) + " EOP " + std::to_string(eop));
         const pattern::Mismatch m =
             pat.verify(reinterpret_cast<const uint32_t*>(c2h->buffer(piece.buffer)), piece.length / 4, rx_word);
         if (!m.ok())
-            return vfio::make_error("receive", c2h->name(), EIO, where + ": " + m.describe(rx_word));
+            return pdt::make_error("receive", c2h->name(), EIO, where + ": " + m.describe(rx_word));
         rx_word += piece.length / 4;
         in_message += piece.length;
         if (eop)
@@ -166,12 +166,12 @@ ChannelResult credits_result(const identify::IdentifiedDesign& design) {
     return result;
 }
 
-ChannelResult failed(ChannelResult result, const vfio::Error& error) {
+ChannelResult failed(ChannelResult result, const pdt::Error& error) {
     result.failure = error.message();
     return result;
 }
 
-ChannelResult with_outcome(ChannelResult result, const vfio::Result<uint64_t>& outcome) {
+ChannelResult with_outcome(ChannelResult result, const pdt::Result<uint64_t>& outcome) {
     if (outcome.ok())
         result.bytes_verified = *outcome;
     else
@@ -181,14 +181,14 @@ ChannelResult with_outcome(ChannelResult result, const vfio::Result<uint64_t>& o
 
 // One route, as the design's card function needs: loopback messages, CRC64 messages, or the
 // fixed-data sink and source (descriptor_credits_crc64_fixed_data.cpp).
-vfio::Result<uint64_t> route_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route, const CreditsOptions& options,
+pdt::Result<uint64_t> route_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route, const CreditsOptions& options,
                                      std::FILE* out) {
     switch (device.card_function()) {
     case streams::CardFunction::Crc64: return crc64_stream_credits(device, route, options.timeout, out);
     case streams::CardFunction::FixedData: return fixed_data_stream_credits(device, route, options.timeout, out);
     case streams::CardFunction::Loopback: break;
     case streams::CardFunction::Generated:
-        return vfio::make_error("descriptor credits", device.address().to_string(), EINVAL,
+        return pdt::make_error("descriptor credits", device.address().to_string(), EINVAL,
                                 "card-generated data is not a function of an XDMA stream design");
     }
     return stream_credits(device, route, options.timeout.count(), out);

@@ -6,12 +6,12 @@
 #include <cstring>
 #include <deque>
 
+#include "base/format.hpp"
 #include "pattern/crc64.hpp"
 #include "pattern/pattern.hpp"
 #include "stream_tools/descriptor_credits.hpp"
 #include "stream_tools/stream_tools.hpp"
 #include "tool_support/xdma_stream_devices.hpp"
-#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 namespace {
@@ -20,11 +20,11 @@ constexpr uint64_t kMessages = 3 * kCreditRing;
 constexpr uint64_t kCrcBytes = 8;
 constexpr int kPoison = 0xA5;  // fixed data is zeros: a page never written fails
 
-using vfio::format;
+using pdt::format;
 
 }  // namespace
 
-vfio::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
+pdt::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                         std::chrono::milliseconds timeout, std::FILE* out) {
     // Message m: (page / beat - 1 + m) tdata beats, so most messages are longer than a page.
     const uint64_t beat = device.packet_granularity(), first_beats = kCreditPage / beat - 1;
@@ -55,14 +55,14 @@ vfio::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& devi
         ++descriptors;
         const std::string where = format("message %" PRIu64 " (%" PRIu64 " bytes)", received, length_of(received));
         if (piece.length != kCrcBytes || !piece.end_of_packet)
-            return vfio::make_error("receive", c2h->name(), EIO,
+            return pdt::make_error("receive", c2h->name(), EIO,
                                     where + format(": length %" PRIu64 " EOP %d, expected one 8-byte CRC64 result "
                                                  "with EOP",
                                                  piece.length, piece.end_of_packet ? 1 : 0));
         uint64_t actual;
         std::memcpy(&actual, c2h->buffer(piece.buffer), sizeof actual);
         if (actual != expected.front())
-            return vfio::make_error("receive", c2h->name(), EIO,
+            return pdt::make_error("receive", c2h->name(), EIO,
                                     where + format(": CRC64 0x%016" PRIx64 ", expected 0x%016" PRIx64, actual,
                                                  expected.front()));
         expected.pop_front();
@@ -77,7 +77,7 @@ vfio::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& devi
     return received * kCrcBytes;
 }
 
-vfio::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
+pdt::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                              std::chrono::milliseconds timeout, std::FILE* out) {
     const uint64_t first_words = kCreditPage / 4 - 1;
     const auto length_of = [&](uint64_t m) { return (first_words + m) * 4; };
@@ -111,13 +111,13 @@ vfio::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice&
         const auto* words = reinterpret_cast<const uint32_t*>(c2h->buffer(piece.buffer));
         const std::string where = format("C2H descriptor %" PRIu64, received);
         if (piece.length != kCreditPage || piece.end_of_packet)
-            return vfio::make_error("receive", c2h->name(), EIO,
+            return pdt::make_error("receive", c2h->name(), EIO,
                                     where + format(": length %" PRIu64 " EOP %d, expected length %" PRIu64
                                                  " EOP 0 (fixed data)",
                                                  piece.length, piece.end_of_packet ? 1 : 0, kCreditPage));
         for (uint64_t i = 0; i < kCreditPage / 4; ++i)
             if (words[i] != 0)
-                return vfio::make_error("receive", c2h->name(), EIO,
+                return pdt::make_error("receive", c2h->name(), EIO,
                                         where + format(": word %" PRIu64 " is 0x%08" PRIx32 ", expected 0 (fixed data)",
                                                      i, words[i]));
         ++received;

@@ -4,17 +4,17 @@
 #include <cinttypes>
 #include <memory>
 
+#include "base/format.hpp"
+#include "dma_bridge_suite_shared.hpp"
 #include "pattern/worker_pool.hpp"
 #include "stream_test/report.hpp"
-#include "dma_bridge_suite_shared.hpp"
 #include "stream_tools/memory_boundaries.hpp"
 #include "stream_tools/stream_subtests.hpp"
 #include "tool_support/xdma_stream_devices.hpp"
-#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 
-using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
+using pdt::hex;  // "0x1f" (base/format.hpp)
 
 bool enabled(const DmaBridgeTestOptions& options, const std::string& test) {
     return options.enabled.empty() || options.enabled.count(test) != 0;
@@ -177,7 +177,7 @@ void run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOp
         for (unsigned c = 0; c < c2h && dma.pairs.size() < options.max_channel_combinations; ++c)
             dma.pairs.push_back({h, c});
     const MemoryTestOptions memory = memory_options(design, options);
-    dma.open = [&](const DmaPair& pair, const std::string& test) -> vfio::Result<std::unique_ptr<CardDma>> {
+    dma.open = [&](const DmaPair& pair, const std::string& test) -> pdt::Result<std::unique_ptr<CardDma>> {
         XdmaCardDma::Options dma_options;
         dma_options.dma_bar = design.dma_bridge->bar;
         dma_options.h2c_channel = pair.h2c;

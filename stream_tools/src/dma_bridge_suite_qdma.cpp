@@ -45,7 +45,7 @@ void run_qdma_memory(identify::IdentifiedDesign& design, const DmaBridgeTestOpti
     const MemoryTestOptions memory = memory_options(design, options);
     const auto function_queues = static_cast<uint16_t>(std::max(16u, options.qdma_queues));
     dma.open = [&, ring, function, function_queues](const DmaPair& pair,
-                                                    const std::string&) -> vfio::Result<std::unique_ptr<CardDma>> {
+                                                    const std::string&) -> pdt::Result<std::unique_ptr<CardDma>> {
         QdmaCardDma::Options o;
         o.bar = design.design->qdma->bar;
         o.function = function;

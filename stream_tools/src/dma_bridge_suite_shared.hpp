@@ -36,7 +36,7 @@ struct MemoryDesign {
     std::string modes_line;  // printed after the design header ("... XDMA engines: ...")
     std::vector<DmaPair> pairs;
     bool queues = false;  // the pairs are QDMA queues (results say "queue")
-    std::function<vfio::Result<std::unique_ptr<CardDma>>(const DmaPair&, const std::string& test)> open;
+    std::function<pdt::Result<std::unique_ptr<CardDma>>(const DmaPair&, const std::string& test)> open;
 };
 // Every enabled memory test of the design, each on every pair (memory_addressing: the first).
 void run_memory_tests(identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options, const MemoryDesign& dma,

@@ -6,15 +6,15 @@
 #include <numeric>
 #include <vector>
 
+#include "base/format.hpp"
 #include "subtest_failure.hpp"
-#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 namespace {
 
 constexpr uint64_t kLargestSize = 0x10000;  // sizes go to one byte past 64 KiB
 
-using vfio::hex;
+using pdt::hex;
 
 uint64_t round_up(uint64_t value, uint64_t unit) { return (value + unit - 1) / unit * unit; }
 
@@ -96,7 +96,7 @@ public:
     // second with their complement, and the two compared byte by byte. A read that moved nothing
     // leaves the two prefills, a flipped bit one read: either differs, so the bytes learnt are
     // verified like those of every other transfer of the test.
-    vfio::Result<void> learn_window(vfio::Device& device, uint64_t window) {
+    pdt::Result<void> learn_window(vfio::Device& device, uint64_t window) {
         const std::string what = "the window read of " + hex(window) + " bytes at card address " +
                                  hex(m_options.memory_base);
         std::vector<uint8_t> reads[2];
@@ -113,12 +113,12 @@ public:
                 return std::move(read).error();
             }
             if (auto bad = check_host_guards(region.data(), m_guard, window, m_guard, what); !bad.empty())
-                return vfio::make_error("memory_boundaries", "C2H", EIO, bad);
+                return pdt::make_error("memory_boundaries", "C2H", EIO, bad);
             reads[n].assign(region.data() + m_guard, region.data() + m_guard + window);
         }
         for (uint64_t i = 0; i < window; ++i)
             if (reads[0][i] != reads[1][i])
-                return vfio::make_error("memory_boundaries", "C2H", EIO,
+                return pdt::make_error("memory_boundaries", "C2H", EIO,
                                         "two reads of the window differ at card address " +
                                             hex(m_options.memory_base + i) + ": " + hex(reads[0][i]) + " then " +
                                             hex(reads[1][i]) + " (byte " + hex(i) + " of " + what +
@@ -162,7 +162,7 @@ public:
     }
 
 private:
-    std::optional<std::pair<std::string, std::string>> dma_failure(const vfio::Error& error) {
+    std::optional<std::pair<std::string, std::string>> dma_failure(const pdt::Error& error) {
         (void)m_dma.stop();
         return std::pair{std::string(direction_of(error)), error.message()};
     }

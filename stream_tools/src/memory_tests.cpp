@@ -5,9 +5,9 @@
 #include <cstring>
 #include <cinttypes>
 
+#include "base/format.hpp"
 #include "pattern/worker_pool.hpp"
 #include "subtest_failure.hpp"
-#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 namespace {
@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 // chance only (one in 2^32), so no unwritten run of words verifies.
 constexpr int kPoisonByte = 0xA5;
 
-using vfio::hex;
+using pdt::hex;
 
 MemoryTestResult pass(std::FILE* out, uint64_t bytes_verified) {
     std::fprintf(out, "TEST PASS\n");
@@ -113,7 +113,7 @@ MemoryTestResult round_trip_passes(vfio::Device& device, CardDma& dma, const Mem
 
 }  // namespace
 
-const char* direction_of(const vfio::Error& error) {
+const char* direction_of(const pdt::Error& error) {
     return (error.operation + " " + error.object).find("H2C") != std::string::npos ? "H2C" : "C2H";
 }
 

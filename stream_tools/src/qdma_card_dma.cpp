@@ -4,8 +4,8 @@
 #include <cerrno>
 #include <thread>
 
+#include "base/format.hpp"
 #include "stream_tools/stream_tools.hpp"
-#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 
@@ -23,10 +23,10 @@ struct QdmaCardDma::Lane {
     size_t done_pieces = 0;
 };
 
-vfio::Result<std::unique_ptr<QdmaCardDma>> QdmaCardDma::open(vfio::Device& device, const Options& options) {
+pdt::Result<std::unique_ptr<QdmaCardDma>> QdmaCardDma::open(vfio::Device& device, const Options& options) {
     if (options.piece_bytes == 0 || options.piece_bytes > 0xFFFF)
-        return vfio::make_error("open QDMA card-memory DMA", device.identity().address.to_string(), EINVAL,
-                                "piece_bytes " + vfio::hex(options.piece_bytes) +
+        return pdt::make_error("open QDMA card-memory DMA", device.identity().address.to_string(), EINVAL,
+                                "piece_bytes " + pdt::hex(options.piece_bytes) +
                                     ": the MM descriptor's lengthInByte holds 1..64K-1 (PG302)");
     qdma::FunctionOptions function;
     function.bar = options.bar;
@@ -37,7 +37,7 @@ vfio::Result<std::unique_ptr<QdmaCardDma>> QdmaCardDma::open(vfio::Device& devic
     dma->m_function = PDT_TRY(qdma::Function::open(device, function));
     const qdma::Capabilities& caps = dma->m_function->capabilities();
     if (caps.h2c_mm_engines == 0 || caps.c2h_mm_engines == 0)
-        return vfio::make_error("open QDMA card-memory DMA", dma->m_function->name(), ENODEV,
+        return pdt::make_error("open QDMA card-memory DMA", dma->m_function->name(), ENODEV,
                                 "QDMA_GLBL2_CHANNEL_MDMA reports " + std::to_string(caps.h2c_mm_engines) + " H2C_ENG and " +
                                     std::to_string(caps.c2h_mm_engines) + " C2H_ENG: no memory-mapped queue pair");
     PDT_CHECK(dma->m_function->start_mm_channel(qdma::QueueDirection::H2C));
@@ -64,18 +64,18 @@ std::string QdmaCardDma::name(Direction direction) const {
            std::to_string(direction == Direction::H2C ? m_options.h2c_queue : m_options.c2h_queue);
 }
 
-vfio::Result<void> QdmaCardDma::round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
+pdt::Result<void> QdmaCardDma::round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
                                            const std::vector<Chunk>& chunks) {
     return run(&h2c_host, &c2h_host, chunks);
 }
-vfio::Result<void> QdmaCardDma::write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
+pdt::Result<void> QdmaCardDma::write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
     return run(&host, nullptr, chunks);
 }
-vfio::Result<void> QdmaCardDma::read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
+pdt::Result<void> QdmaCardDma::read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
     return run(nullptr, &host, chunks);
 }
 
-vfio::Result<void> QdmaCardDma::stop() {
+pdt::Result<void> QdmaCardDma::stop() {
     auto h2c = m_h2c->restart();
     auto c2h = m_c2h->restart();
     PDT_CHECK(std::move(h2c));
@@ -84,7 +84,7 @@ vfio::Result<void> QdmaCardDma::stop() {
 
 // Posts the pieces of chunks [next, limit) while the ring has room; one doorbell for them.
 // H2C descriptors read the host and write the card; C2H ones the other way round.
-vfio::Result<void> QdmaCardDma::post(Lane& lane, const std::vector<Chunk>& chunks, size_t limit) {
+pdt::Result<void> QdmaCardDma::post(Lane& lane, const std::vector<Chunk>& chunks, size_t limit) {
     bool posted = false;
     while (lane.next_chunk < limit && lane.queue.outstanding() < lane.queue.capacity()) {
         const Chunk& c = chunks[lane.next_chunk];
@@ -109,7 +109,7 @@ vfio::Result<void> QdmaCardDma::post(Lane& lane, const std::vector<Chunk>& chunk
 
 // Credits the descriptors completed since the last look (status descriptor cidx) to the chunks
 // in order; true when any completed.
-vfio::Result<bool> QdmaCardDma::reap(Lane& lane, const std::vector<Chunk>& chunks) {
+pdt::Result<bool> QdmaCardDma::reap(Lane& lane, const std::vector<Chunk>& chunks) {
     uint32_t completed = PDT_TRY(lane.queue.reap());
     const bool progress = completed > 0;
     while (completed > 0 && lane.done < chunks.size()) {
@@ -128,7 +128,7 @@ vfio::Result<bool> QdmaCardDma::reap(Lane& lane, const std::vector<Chunk>& chunk
 // Interrupt completion: arms the queues with descriptors outstanding, looks once more (a
 // completion before the arm raises nothing), then sleeps on the ring's vector for a short slice
 // so that the deadline is seen. True when a descriptor completed.
-vfio::Result<bool> QdmaCardDma::sleep_on_interrupt(Lane& h2c, Lane& c2h, const std::vector<Chunk>& chunks) {
+pdt::Result<bool> QdmaCardDma::sleep_on_interrupt(Lane& h2c, Lane& c2h, const std::vector<Chunk>& chunks) {
     for (Lane* lane : {&h2c, &c2h})
         if (lane->queue.outstanding() > 0)
             lane->queue.arm();
@@ -148,7 +148,7 @@ vfio::Result<bool> QdmaCardDma::sleep_on_interrupt(Lane& h2c, Lane& c2h, const s
 // H2C keeps its ring as full as it allows; a C2H chunk is posted only once the H2C chunk that
 // wrote it completed (when both directions take part). No completion for the transfer
 // timeout fails, naming the stuck queue and its contexts as read.
-vfio::Result<void> QdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
+pdt::Result<void> QdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
                                     const std::vector<Chunk>& chunks) {
     const size_t n = chunks.size();
     Lane h2c{*m_h2c, h2c_host, Direction::H2C}, c2h{*m_c2h, c2h_host, Direction::C2H};
@@ -176,7 +176,7 @@ vfio::Result<void> QdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio:
             last_progress = now;
         } else if (now - last_progress > m_options.timeout) {
             qdma::Queue& stuck = h2c.done < n ? *m_h2c : *m_c2h;
-            return vfio::make_error("memory-mapped DMA", stuck.name(), ETIMEDOUT,
+            return pdt::make_error("memory-mapped DMA", stuck.name(), ETIMEDOUT,
                                     "no descriptor completed within the transfer timeout of " +
                                         std::to_string(m_options.timeout.count()) + " ms: " + stuck.describe_state());
         } else if (!m_ring) {

@@ -6,11 +6,11 @@
 #include <memory>
 #include <thread>
 
+#include "base/format.hpp"
 #include "dma_bridge/xdma_continuous_ring.hpp"
 #include "dma_bridge/xdma_engine.hpp"
 #include "stream_test/expected_data.hpp"
 #include "subtest_failure.hpp"
-#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 namespace {
@@ -18,7 +18,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using streams::CardFunction;
 
-using vfio::hex;
+using pdt::hex;
 
 vfio::DmaRegion::Options region(vfio::DmaAccess access, const StreamSubtestOptions& o) {
     return vfio::DmaRegion::Options{access, o.buffer_kind, o.dma_mask_bits};
@@ -100,7 +100,7 @@ private:
     uint64_t m_rx_bytes = 0, m_verified = 0, m_packets = 0, m_packet_bytes = 0;
 };
 
-vfio::Result<std::unique_ptr<xdma::Engine>> stream_engine(vfio::Device& device, const StreamSubtestOptions& o,
+pdt::Result<std::unique_ptr<xdma::Engine>> stream_engine(vfio::Device& device, const StreamSubtestOptions& o,
                                                           xdma::Direction direction, unsigned ring) {
     xdma::EngineOptions e;
     e.direction = direction;
@@ -313,7 +313,7 @@ struct Round {
 };
 
 // One round of stream_variable_transfers: `bytes` from the start of both mappings.
-vfio::Result<void> variable_round(xdma::Engine& h2c, xdma::Engine& c2h, const vfio::DmaRegion& h2c_data,
+pdt::Result<void> variable_round(xdma::Engine& h2c, xdma::Engine& c2h, const vfio::DmaRegion& h2c_data,
                                   const vfio::DmaRegion& c2h_data, const StreamSubtestOptions& o, const Round& r,
                                   const pattern::Pattern& pat, PieceChecker& checker, uint64_t& packets) {
     pattern::generate(o.pool, pat, reinterpret_cast<uint32_t*>(h2c_data.data()), r.bytes / 4, r.first_word);
@@ -342,7 +342,7 @@ vfio::Result<void> variable_round(xdma::Engine& h2c, xdma::Engine& c2h, const vf
             if (Clock::now() - last_progress > o.timeout) {
                 const std::string what = "Timeout: no C2H completion for " + std::to_string(o.timeout.count()) + " ms";
                 c2h.report_failure(what);
-                return vfio::make_error("receive", c2h.name(), ETIMEDOUT, what);
+                return pdt::make_error("receive", c2h.name(), ETIMEDOUT, what);
             }
             std::this_thread::yield();
             continue;
@@ -352,7 +352,7 @@ vfio::Result<void> variable_round(xdma::Engine& h2c, xdma::Engine& c2h, const vf
         expected.pop_front();
         if (auto problem =
                 checker.check(c2h_data.data() + piece.offset, done->length, done->end_of_packet, piece.want, number++))
-            return vfio::make_error("receive", c2h.name(), EIO, *problem);
+            return pdt::make_error("receive", c2h.name(), EIO, *problem);
     }
     while (h2c.transfers_in_flight() > 0)
         PDT_TRY(h2c.wait());

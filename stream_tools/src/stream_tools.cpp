@@ -7,16 +7,16 @@
 #include <memory>
 #include <optional>
 
+#include "base/format.hpp"
 #include "stream_test/report.hpp"
 #include "stream_tools/numa_placement.hpp"
-#include "vfio_access/format.hpp"
 
 namespace stream_tools {
 namespace {
 
 using streams::Direction;
 
-using vfio::format;
+using pdt::format;
 
 std::string selecting_line(const streams::StreamDevice& device) {
     return format("Selecting test of %s design PCI device %s IOMMU group %d", device.design_name().c_str(),
@@ -45,22 +45,22 @@ std::optional<std::string> unmatched(const std::vector<ChannelSelector>& selecto
 }
 
 // Buffers per channel: mapping_size split over the descriptors, a multiple of 4 bytes.
-vfio::Result<streams::ChannelBuffers> channel_buffers(const StreamRunOptions& options) {
+pdt::Result<streams::ChannelBuffers> channel_buffers(const StreamRunOptions& options) {
     streams::ChannelBuffers buffers{options.num_descriptors, (options.mapping_size / options.num_descriptors) & ~uint64_t{3},
                            options.allocation};
     if (buffers.size == 0)
-        return vfio::make_error("size stream buffers", "--stream_mapping_size", EINVAL,
+        return pdt::make_error("size stream buffers", "--stream_mapping_size", EINVAL,
                                 "stream_mapping_size / stream_num_descriptors must be at least 4 bytes");
     return buffers;
 }
 
 // Buffers for one device: H2C packets a multiple of what its card function needs.
-vfio::Result<streams::ChannelBuffers> device_buffers(const streams::ChannelBuffers& buffers, const streams::StreamDevice& device) {
+pdt::Result<streams::ChannelBuffers> device_buffers(const streams::ChannelBuffers& buffers, const streams::StreamDevice& device) {
     streams::ChannelBuffers sized = buffers;
     const uint64_t granularity = device.packet_granularity();
     sized.size -= sized.size % granularity;
     if (sized.size == 0)
-        return vfio::make_error("size stream buffers", device.design_name(), EINVAL,
+        return pdt::make_error("size stream buffers", device.design_name(), EINVAL,
                                 format("its %s stream needs buffers of a multiple of %" PRIu64
                                        " bytes: raise --stream_mapping_size",
                                        streams::to_string(device.card_function()), granularity));
@@ -125,7 +125,7 @@ struct Run {
           }()),
           report(out, options.json), watcher(options.watcher), health(options.health) {}
 
-    vfio::Result<streams::StreamChannel*> open(streams::StreamDevice& device, Direction direction, unsigned channel,
+    pdt::Result<streams::StreamChannel*> open(streams::StreamDevice& device, Direction direction, unsigned channel,
                                                const streams::ChannelBuffers& buffers) {
         auto opened = PDT_TRY(device.open_channel(direction, channel, buffers));
         channels.push_back(std::move(opened));
@@ -212,7 +212,7 @@ namespace {
 
 using Pair = std::pair<streams::StreamDevice*, streams::LoopRoute>;
 
-vfio::Result<void> add_pairs(Run& run, const std::vector<Pair>& pairs, const streams::ChannelBuffers& buffers) {
+pdt::Result<void> add_pairs(Run& run, const std::vector<Pair>& pairs, const streams::ChannelBuffers& buffers) {
     uint64_t stream = 0;
     for (const auto& [device, route] : pairs) {
         const char* unit = device->channel_kind();
@@ -229,7 +229,7 @@ vfio::Result<void> add_pairs(Run& run, const std::vector<Pair>& pairs, const str
 }
 
 // The run's first lines: where it runs (NUMA) and the buffers it uses, checked.
-vfio::Result<streams::ChannelBuffers> announce(Run& run, const std::string& numa, const StreamRunOptions& options) {
+pdt::Result<streams::ChannelBuffers> announce(Run& run, const std::string& numa, const StreamRunOptions& options) {
     report_numa(run, numa);
     const streams::ChannelBuffers buffers = PDT_TRY(channel_buffers(options));
     run.report.line(using_line(options, buffers));
@@ -273,7 +273,7 @@ struct Channel {
 };
 
 // Sources first (H2C rows), then sinks verified against the source routed to them.
-vfio::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, const std::vector<Channel>& c2h,
+pdt::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, const std::vector<Channel>& c2h,
                                    const streams::ChannelBuffers& buffers) {
     std::vector<std::pair<Channel, size_t>> sources;
     uint64_t stream = 0;
@@ -374,8 +374,8 @@ bool stop_requested() {
     return g_stop.load() || (trip && trip->load());
 }
 
-vfio::Error stopped_early(const std::string& object) {
-    return vfio::make_error("DMA", object, ECANCELED,
+pdt::Error stopped_early(const std::string& object) {
+    return pdt::make_error("DMA", object, ECANCELED,
                             std::string("stopped by ") + (g_stop.load() ? "SIGINT or SIGTERM" : "a board-health trip") +
                                 ": the engines were stopped before their buffers were released");
 }

@@ -9,10 +9,10 @@
 #include <iostream>
 #include <map>
 
+#include "base/format.hpp"
+#include "base/json_text.hpp"
+#include "base/option_error.hpp"
 #include "sensors/open_sensors.hpp"
-#include "vfio_access/format.hpp"
-#include "vfio_access/json_text.hpp"
-#include "vfio_access/option_error.hpp"
 
 namespace po = boost::program_options;
 
@@ -26,14 +26,14 @@ std::string host_name() {
     return name;
 }
 
-vfio::Result<std::optional<double>> parse_max_temperature(const std::string& text) {
+pdt::Result<std::optional<double>> parse_max_temperature(const std::string& text) {
     if (text.empty())
         return std::optional<double>();
     char* end = nullptr;
     errno = 0;
     const double value = std::strtod(text.c_str(), &end);
     if (errno || *end || end == text.c_str() || !std::isfinite(value) || value < 0 || value > 150)
-        return vfio::option_error("max_temperature", text, "a temperature in degrees C, 0..150");
+        return pdt::option_error("max_temperature", text, "a temperature in degrees C, 0..150");
     return std::optional<double>(value);
 }
 
@@ -66,7 +66,7 @@ void add_board_health_options(po::options_description& description, BoardHealthC
          "textfile collector; name it *.prom) or http://HOST:PORT (push to a Pushgateway)");
 }
 
-vfio::Result<std::unique_ptr<BoardHealth>> BoardHealth::open(const BoardHealthCli& cli, const std::string& tool,
+pdt::Result<std::unique_ptr<BoardHealth>> BoardHealth::open(const BoardHealthCli& cli, const std::string& tool,
                                                              const std::vector<DesignUnderTest>& targets, std::FILE* out,
                                                              bool json) {
     sensors::HealthWatch::Options options;
@@ -86,7 +86,7 @@ vfio::Result<std::unique_ptr<BoardHealth>> BoardHealth::open(const BoardHealthCl
     auto print = [out, json](const sensors::WatchEvent& event) {
         if (json)
             std::fprintf(out, "{\"type\":\"sensor_event\",\"pci_address\":%s,\"text\":%s,\"failure\":%s}\n",
-                         vfio::json_quote(event.address).c_str(), vfio::json_quote(event.text).c_str(),
+                         pdt::json_quote(event.address).c_str(), pdt::json_quote(event.text).c_str(),
                          event.failure ? "true" : "false");
         else if (event.failure)
             std::fprintf(out, "Error: %s\n", event.text.c_str());

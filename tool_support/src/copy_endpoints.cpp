@@ -4,8 +4,8 @@
 #include "etsoc1/fake_card.hpp"
 #include "etsoc1/runtime_card.hpp"
 
+#include "base/numbers.hpp"
 #include "tool_support/stream_devices.hpp"
-#include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
 
@@ -46,19 +46,19 @@ CopyEndpoints::CopyEndpoints() {
     add_etsoc1_window_option(m_options, m_etsoc1_window);
 }
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open_etsoc1() {
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open_etsoc1() {
     etsoc1::EndpointConfig config;
     config.queues = m_etsoc1_queues;
     config.abort_timeout = m_transfer_timeout;
     config.window = PDT_TRY(etsoc1_window(m_etsoc1_window));
-    config.card_memory_bytes = m_etsoc1_memory.empty() ? 256u << 20 : PDT_TRY(vfio::parse_size(m_etsoc1_memory));
+    config.card_memory_bytes = m_etsoc1_memory.empty() ? 256u << 20 : PDT_TRY(pdt::parse_size(m_etsoc1_memory));
     if (config.queues == 0)
-        return vfio::make_error("--etsoc1_queues", "etsoc1", EINVAL, "at least one queue");
+        return pdt::make_error("--etsoc1_queues", "etsoc1", EINVAL, "at least one queue");
     if (m_etsoc1.devices.size() > 1)
-        return vfio::make_error("--etsoc1_device", "etsoc1 endpoint", EINVAL, "pcie_link_measure measures one card");
+        return pdt::make_error("--etsoc1_device", "etsoc1 endpoint", EINVAL, "pcie_link_measure measures one card");
     PDT_CHECK(cli::check_etsoc1_options_used(m_etsoc1, etsoc1_shaping()));
     if (m_etsoc1.devices.empty())
-        return vfio::make_error("--endpoint etsoc1", "", EINVAL,
+        return pdt::make_error("--endpoint etsoc1", "", EINVAL,
                                 "name the card: --etsoc1_device N (a card of the runtime) or --etsoc1_device fake "
                                 "(the fake card)");
     const cli::Etsoc1Cards cards = PDT_TRY(cli::parse_etsoc1_devices(m_etsoc1.devices));
@@ -76,7 +76,7 @@ std::vector<cli::GivenOption> CopyEndpoints::etsoc1_shaping() const {
 }
 
 // Every ET-SoC-1 option is for --endpoint etsoc1: given with another endpoint, a usage error.
-vfio::Result<void> CopyEndpoints::check_etsoc1_unused(const std::string& endpoint) const {
+pdt::Result<void> CopyEndpoints::check_etsoc1_unused(const std::string& endpoint) const {
     std::vector<cli::GivenOption> given = etsoc1_shaping();
     given.push_back({"etsoc1_device", m_etsoc1.devices.empty() ? "" : m_etsoc1.devices.front()});
     given.push_back({"etsoc1_socket", m_etsoc1.socket});
@@ -84,18 +84,18 @@ vfio::Result<void> CopyEndpoints::check_etsoc1_unused(const std::string& endpoin
     given.push_back({"etsoc1_fake", m_etsoc1.fake});
     for (const cli::GivenOption& option : given)
         if (!option.text.empty())
-            return vfio::make_error("option --" + option.name + " \"" + option.text + "\" is not used", "", EINVAL,
+            return pdt::make_error("option --" + option.name + " \"" + option.text + "\" is not used", "", EINVAL,
                                     "it is for --endpoint etsoc1, and the endpoint is " + endpoint);
     return {};
 }
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const std::string& endpoint, std::string& adapter) {
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const std::string& endpoint, std::string& adapter) {
     if (endpoint != "etsoc1")
         PDT_CHECK(check_etsoc1_unused(endpoint));
     if (endpoint == "model") {
         adapter = "model";
         if (!m_model_memory.empty())
-            m_model.card_memory_bytes = PDT_TRY(vfio::parse_size(m_model_memory));
+            m_model.card_memory_bytes = PDT_TRY(pdt::parse_size(m_model_memory));
         if (!m_model_lie.empty())
             m_model.lie = PDT_TRY(streams::parse_lie("option --model_lie", m_model_lie));
         auto model = sim::ModelCopyEndpoint::create(m_model);
@@ -114,7 +114,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const s
     if (endpoint == "edu") {
         adapter = "edu";
         if (!m_model_lie.empty() && !m_edu.sim)
-            return vfio::make_error("--model_lie", "edu endpoint", EINVAL, "a lie is for the simulated edu: add --edu_sim");
+            return pdt::make_error("--model_lie", "edu endpoint", EINVAL, "a lie is for the simulated edu: add --edu_sim");
         if (!m_model_lie.empty())
             m_edu.sim_lie = PDT_TRY(streams::parse_lie("option --model_lie", m_model_lie));
         return open_edu(m_edu, m_xdma.devices, m_xdma.lock_timeout, m_xdma.no_iommu);
@@ -127,7 +127,7 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const s
         adapter = "etsoc1";
         return open_etsoc1();
     }
-    return vfio::make_error("--endpoint", endpoint, EINVAL, "known endpoints: model, xdma, edu, cuda, etsoc1, qdma");
+    return pdt::make_error("--endpoint", endpoint, EINVAL, "known endpoints: model, xdma, edu, cuda, etsoc1, qdma");
 }
 
 }  // namespace tool_support

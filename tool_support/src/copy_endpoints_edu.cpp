@@ -21,9 +21,9 @@ struct EduOwned {
 };
 using OwningEduEndpoint = OwningEndpoint<EduOwned>;
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_sim(const EduEndpointCli& cli) {
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_sim(const EduEndpointCli& cli) {
     if (!(cli.sim_delay_ms >= 0 && cli.sim_delay_ms <= 10000))
-        return vfio::make_error("--edu_sim_delay_ms", "edu endpoint", EINVAL, "expected 0 to 10000 ms");
+        return pdt::make_error("--edu_sim_delay_ms", "edu endpoint", EINVAL, "expected 0 to 10000 ms");
     sim::EduModelOptions options;
     options.dma_delay = std::chrono::microseconds(std::llround(cli.sim_delay_ms * 1000));
     options.lie = cli.sim_lie;
@@ -45,14 +45,14 @@ void add_edu_options(po::options_description& options, EduEndpointCli& cli) {
         "edu: the simulated edu's delay from DMA command to transfer (QEMU's edu: 100 ms)");
 }
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduEndpointCli& cli, const std::vector<std::string>& devices,
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduEndpointCli& cli, const std::vector<std::string>& devices,
                                                              const std::string& lock_timeout, bool no_iommu) {
     std::string usage;
     auto locations = tool_support::parse_locations(devices, "--device", usage);
     if (!locations)
-        return vfio::make_error("--device", "edu endpoint", EINVAL, usage);
+        return pdt::make_error("--device", "edu endpoint", EINVAL, usage);
     if (locations->size() > 1)
-        return vfio::make_error("--device", "edu endpoint", EINVAL, "the edu endpoint measures one device: give one --device");
+        return pdt::make_error("--device", "edu endpoint", EINVAL, "the edu endpoint measures one device: give one --device");
     const auto timeout = PDT_TRY(cli::parse_lock_timeout(lock_timeout));
     if (cli.sim)
         return open_sim(cli);
@@ -71,8 +71,8 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduEndpointC
     if (found.empty()) {
         const std::string where = locations->empty() ? "1234:11e8" : locations->front().to_string();
         if (auto why = tool_support::vfio_unavailable(options.dev_vfio_root))
-            return vfio::make_error("open edu endpoint", where, ENODEV, *why);
-        return vfio::make_error("open edu endpoint", where, ENODEV, "no edu device (1234:11e8) bound to vfio-pci there");
+            return pdt::make_error("open edu endpoint", where, ENODEV, *why);
+        return pdt::make_error("open edu endpoint", where, ENODEV, "no edu device (1234:11e8) bound to vfio-pci there");
     }
     owner->owned.device = PDT_TRY(owner->owned.bus->open_device(found.front()));
     owner->inner = PDT_TRY(edu::open_copy_endpoint(*owner->owned.device, {}));

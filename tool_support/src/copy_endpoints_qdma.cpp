@@ -32,24 +32,24 @@ void add_qdma_options(po::options_description& options, QdmaEndpointCli& cli) {
         "qdma: completion by MSI-X through an interrupt aggregation ring (default: polling)");
 }
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_qdma(const QdmaEndpointCli& cli, const XdmaEndpointCli& shared,
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_qdma(const QdmaEndpointCli& cli, const XdmaEndpointCli& shared,
                                                                std::vector<DesignUnderTest>& designs) {
     std::string usage;
     auto locations = parse_locations(shared.devices, "--device", usage);
     if (!locations)
-        return vfio::make_error("--device", "qdma endpoint", EINVAL, usage);
+        return pdt::make_error("--device", "qdma endpoint", EINVAL, usage);
     const auto lock_timeout = PDT_TRY(cli::parse_lock_timeout(shared.lock_timeout));
     if (cli.queues == 0)
-        return vfio::make_error("--qdma_queues 0", "qdma endpoint", EINVAL, "expected 1 or more");
+        return pdt::make_error("--qdma_queues 0", "qdma endpoint", EINVAL, "expected 1 or more");
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(shared.design_files)));
     DesignSelection selection{shared.sim_designs, *locations, lock_timeout, false};
     selection.no_iommu = shared.no_iommu;
     OpenedDesigns opened = open_designs(*registry, selection, nullptr, std::cerr);
     if (opened.status == kUsageError)
-        return vfio::make_error("open qdma endpoint", "--sim_design", EINVAL, "see the error above");
+        return pdt::make_error("open qdma endpoint", "--sim_design", EINVAL, "see the error above");
     const identify::IdentifiedDesign* design = qdma_memory_design(opened.found);
     if (design == nullptr)
-        return vfio::make_error("open qdma endpoint", "the selected devices", ENODEV,
+        return pdt::make_error("open qdma endpoint", "the selected devices", ENODEV,
                                 opened.found.designs.empty() ? "no known FPGA design found (see above)"
                                                              : "no design with a QDMA and card memory");
     qdma::CopyEndpointConfig config;

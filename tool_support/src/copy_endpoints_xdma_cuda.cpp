@@ -4,13 +4,13 @@
 #include <cstdio>
 #include <iostream>
 
+#include "base/numbers.hpp"
 #include "dma_bridge/xdma_copy_endpoint.hpp"
 #include "owning_endpoint.hpp"
-#include "vfio_access/numbers.hpp"
-#include "tool_support/stream_devices.hpp"
-#include "tool_support/xdma_stream_devices.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
+#include "tool_support/stream_devices.hpp"
+#include "tool_support/xdma_stream_devices.hpp"
 #ifdef PDT_HAVE_CUDA
 #include "cuda_stream/cuda_copy_endpoint.hpp"
 #endif
@@ -35,17 +35,17 @@ std::string short_number(double value) {
 
 // --sim_rate_gbps and --sim_latency_us on the selection; EINVAL when they are out of range or
 // given without --sim_design (a real card's link is what it is).
-vfio::Result<void> set_sim_link(const XdmaEndpointCli& cli, DesignSelection& selection) {
+pdt::Result<void> set_sim_link(const XdmaEndpointCli& cli, DesignSelection& selection) {
     if (cli.sim_rate_gbps == 0 && cli.sim_latency_us == 0)
         return {};
     if (cli.sim_designs.empty())
-        return vfio::make_error("--sim_rate_gbps / --sim_latency_us", "xdma endpoint", EINVAL,
+        return pdt::make_error("--sim_rate_gbps / --sim_latency_us", "xdma endpoint", EINVAL,
                                 "they set a simulated design's link: give --sim_design NAME");
     if (!(cli.sim_rate_gbps >= 0 && cli.sim_rate_gbps <= 1000))
-        return vfio::make_error("--sim_rate_gbps", std::to_string(cli.sim_rate_gbps), EINVAL,
+        return pdt::make_error("--sim_rate_gbps", std::to_string(cli.sim_rate_gbps), EINVAL,
                                 "expected GB/s in [0, 1000] (0: unthrottled)");
     if (!(cli.sim_latency_us >= 0 && cli.sim_latency_us <= 1e6) || cli.sim_latency_us != std::floor(cli.sim_latency_us))
-        return vfio::make_error("--sim_latency_us", std::to_string(cli.sim_latency_us), EINVAL,
+        return pdt::make_error("--sim_latency_us", std::to_string(cli.sim_latency_us), EINVAL,
                                 "expected whole microseconds in [0, 1000000]");
     selection.sim_link_bytes_per_second = cli.sim_rate_gbps * 1e9;
     selection.sim_link_latency = std::chrono::microseconds(static_cast<int64_t>(cli.sim_latency_us));
@@ -69,16 +69,16 @@ void add_xdma_options(po::options_description& options, XdmaEndpointCli& cli) {
     cli::add_xdma_mode_options(options, cli.modes);
 }
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpointCli& cli,
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpointCli& cli,
                                                                std::vector<DesignUnderTest>& designs) {
     std::string usage;
     auto locations = parse_locations(cli.devices, "--device", usage);
     if (!locations)
-        return vfio::make_error("--device", "xdma endpoint", EINVAL, usage);
+        return pdt::make_error("--device", "xdma endpoint", EINVAL, usage);
     const auto modes = PDT_TRY(dma_mode_request(cli.modes));
     const auto lock_timeout = PDT_TRY(cli::parse_lock_timeout(cli.lock_timeout));
     if (cli.queues == 0)
-        return vfio::make_error("--xdma_queues 0", "xdma endpoint", EINVAL, "expected 1 or more");
+        return pdt::make_error("--xdma_queues 0", "xdma endpoint", EINVAL, "expected 1 or more");
     // The registry lives with the endpoint: the design of designs_under_test() points into it.
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(cli.design_files)));
     DesignSelection selection{cli.sim_designs, *locations, lock_timeout, false};
@@ -86,10 +86,10 @@ vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpoin
     PDT_CHECK(set_sim_link(cli, selection));
     OpenedDesigns opened = open_designs(*registry, selection, nullptr, std::cerr);
     if (opened.status == kUsageError)
-        return vfio::make_error("open xdma endpoint", "--sim_design", EINVAL, "see the error above");
+        return pdt::make_error("open xdma endpoint", "--sim_design", EINVAL, "see the error above");
     const identify::IdentifiedDesign* design = memory_design(opened.found);
     if (design == nullptr)
-        return vfio::make_error("open xdma endpoint", "the selected devices", ENODEV,
+        return pdt::make_error("open xdma endpoint", "the selected devices", ENODEV,
                                 opened.found.designs.empty() ? "no known FPGA design found (see above)"
                                                              : "no design with a memory-mapped DMA bridge and card memory");
     xdma::CopyEndpointConfig config;
@@ -120,20 +120,20 @@ void add_cuda_options(po::options_description& options, CudaEndpointCli& cli) {
     add_cuda_lie_option(options, cli.lie);
 }
 
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaEndpointCli& cli) {
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaEndpointCli& cli) {
     const streams::Lie lie = PDT_TRY(streams::parse_lie("option --cuda_lie", cli.lie));  // a usage error first
 #ifdef PDT_HAVE_CUDA
     cuda_stream::CopyEndpointConfig config;
     config.lie = lie;
     if (cli.gpus.size() > 1)
-        return vfio::make_error("--cuda_device", "cuda endpoint", EINVAL, "pcie_link_measure measures one GPU");
+        return pdt::make_error("--cuda_device", "cuda endpoint", EINVAL, "pcie_link_measure measures one GPU");
     config.gpu = cli.gpus.empty() ? 0 : cli.gpus.front();
     config.queues = cli.queues;
-    config.card_memory_bytes = PDT_TRY(vfio::parse_size(cli.memory));
+    config.card_memory_bytes = PDT_TRY(pdt::parse_size(cli.memory));
     return cuda_stream::open_copy_endpoint(config);
 #else
     (void)cli, (void)lie;
-    return vfio::make_error("open cuda endpoint", "--endpoint cuda", ENOTSUP, "this build has no CUDA (nvcc not found)");
+    return pdt::make_error("open cuda endpoint", "--endpoint cuda", ENOTSUP, "this build has no CUDA (nvcc not found)");
 #endif
 }
 

@@ -9,7 +9,7 @@
 
 namespace tool_support {
 
-vfio::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_stream_devices(const CudaStreamCli& cli,
+pdt::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_stream_devices(const CudaStreamCli& cli,
                                                                                            const StreamDeviceUse& use);
 
 }  // namespace tool_support

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "vfio_access/json_text.hpp"
+#include "base/json_text.hpp"
 
 namespace tool_support {
 namespace {
 
-using vfio::json_quote;
+using pdt::json_quote;
 
 }  // namespace
 

@@ -39,7 +39,7 @@ vfio::LockOptions sim_lock_options(std::chrono::milliseconds timeout) {
     return lock;
 }
 
-vfio::Result<std::unique_ptr<vfio::DeviceBus>> open_bus(const DesignSelection& selection, const designs::Registry& registry) {
+pdt::Result<std::unique_ptr<vfio::DeviceBus>> open_bus(const DesignSelection& selection, const designs::Registry& registry) {
     if (!selection.sim_designs.empty())
         return std::unique_ptr<vfio::DeviceBus>(
             PDT_TRY(sim::make_design_bus(selection.sim_designs, registry, sim_lock_options(selection.lock_timeout),
@@ -131,7 +131,7 @@ OpenedDesigns open_designs(const designs::Registry& registry, const DesignSelect
     }
     opened.found = std::move(found).value();
     report_warnings(opened.found, errors);
-    for (const vfio::Error& failure : opened.found.failures)
+    for (const pdt::Error& failure : opened.found.failures)
         errors << "Error: " << failure.message() << "\n";
     if (!opened.found.failures.empty())
         opened.status = 1;

@@ -22,7 +22,7 @@ std::string physical_slot(const std::string& sysfs_root, const vfio::PciAddress&
     return "";
 }
 
-vfio::Result<std::vector<PossibleDesign>> possible_designs(const vfio::KernelOptions& options,
+pdt::Result<std::vector<PossibleDesign>> possible_designs(const vfio::KernelOptions& options,
                                                            const designs::Registry& registry) {
     std::vector<PossibleDesign> found;
     for (vfio::ScannedDevice& device : PDT_TRY(vfio::scan_pci_bus(options))) {

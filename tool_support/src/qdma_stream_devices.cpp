@@ -16,14 +16,14 @@ std::vector<streams::LoopRoute> qdma_loop_routes(const designs::Design& design) 
     return routes;
 }
 
-vfio::Result<std::unique_ptr<QdmaDesignStreamDevice>> make_qdma_stream_device(identify::IdentifiedDesign design,
+pdt::Result<std::unique_ptr<QdmaDesignStreamDevice>> make_qdma_stream_device(identify::IdentifiedDesign design,
                                                                               const QdmaStreamOptions& options) {
     const std::string bdf = design.identity.address.to_string();
     if (!design.device)
-        return vfio::make_error("open QDMA stream design", bdf, EINVAL, "the identified design holds no open device");
+        return pdt::make_error("open QDMA stream design", bdf, EINVAL, "the identified design holds no open device");
     const std::vector<streams::LoopRoute> routes = qdma_loop_routes(*design.design);
     if (routes.empty())
-        return vfio::make_error("open QDMA stream design", bdf + " " + design.design->name, ENODEV,
+        return pdt::make_error("open QDMA stream design", bdf + " " + design.design->name, ENODEV,
                                 "its design data states no qdma.stream_routes (what the card does between its stream "
                                 "queues): nothing comes back to verify");
     unsigned channels = 0;

@@ -2,13 +2,13 @@
 
 #include <iostream>
 
+#include "base/numbers.hpp"
 #include "cuda_stream_devices.hpp"
 #include "etsoc1/fake_card.hpp"
 #include "etsoc1/runtime_card.hpp"
 #include "etsoc1/stream_device.hpp"
 #include "tool_support/qdma_stream_devices.hpp"
 #include "tool_support/xdma_stream_devices.hpp"
-#include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
 
@@ -31,23 +31,23 @@ void add_cuda_lie_option(po::options_description& description, std::string& text
     cli::add_lie_option(description, "cuda_lie", "GPU", text);
 }
 
-vfio::Result<CudaRunOptions> cuda_run_options(const CudaStreamCli& cli) {
+pdt::Result<CudaRunOptions> cuda_run_options(const CudaStreamCli& cli) {
     CudaRunOptions o;
-    o.channels = static_cast<unsigned>(PDT_TRY(vfio::parse_number("cuda_channels", cli.channels, 1, 16)));
+    o.channels = static_cast<unsigned>(PDT_TRY(pdt::parse_number("cuda_channels", cli.channels, 1, 16)));
     if (cli.host_memory != "pinned" && cli.host_memory != "pageable")
-        return vfio::make_error("parse option --cuda_host_memory", cli.host_memory, EINVAL,
+        return pdt::make_error("parse option --cuda_host_memory", cli.host_memory, EINVAL,
                                 "expected pinned or pageable");
     o.pinned = cli.host_memory == "pinned";
     o.reference_seconds = cli.reference_seconds == "0"
                               ? 0.0
-                              : PDT_TRY(vfio::parse_seconds("cuda_reference_secs", cli.reference_seconds));
+                              : PDT_TRY(pdt::parse_seconds("cuda_reference_secs", cli.reference_seconds));
     if (!cli.corrupt.empty()) {
         const auto comma = cli.corrupt.find(',');
         const std::string direction = cli.corrupt.substr(0, comma);
         if (comma == std::string::npos || (direction != "h2c" && direction != "c2h"))
-            return vfio::make_error("parse option --cuda_corrupt", cli.corrupt, EINVAL,
+            return pdt::make_error("parse option --cuda_corrupt", cli.corrupt, EINVAL,
                                     "expected h2c|c2h,<stream byte offset>");
-        o.corrupt = std::make_pair(direction == "h2c", PDT_TRY(vfio::parse_number("cuda_corrupt",
+        o.corrupt = std::make_pair(direction == "h2c", PDT_TRY(pdt::parse_number("cuda_corrupt",
                                                                                   cli.corrupt.substr(comma + 1), 0,
                                                                                   UINT64_MAX)));
     }
@@ -68,8 +68,8 @@ void add_etsoc1_window_option(po::options_description& description, std::string&
                               "way; default 4); the stream tools share them among the channels");
 }
 
-vfio::Result<unsigned> etsoc1_window(const std::string& text) {
-    return text.empty() ? 4u : static_cast<unsigned>(PDT_TRY(vfio::parse_number("etsoc1_window", text, 1, 4)));
+pdt::Result<unsigned> etsoc1_window(const std::string& text) {
+    return text.empty() ? 4u : static_cast<unsigned>(PDT_TRY(pdt::parse_number("etsoc1_window", text, 1, 4)));
 }
 
 namespace {
@@ -88,7 +88,7 @@ std::string describe_fake(const etsoc1::FakeParameters& p) {
 }
 
 // The fake cards of --etsoc1_device fake, each with a made-up PCI address in a domain no host has.
-vfio::Result<void> open_fake_cards(size_t count, const etsoc1::FakeParameters& fake, const etsoc1::StreamDeviceConfig& shape,
+pdt::Result<void> open_fake_cards(size_t count, const etsoc1::FakeParameters& fake, const etsoc1::StreamDeviceConfig& shape,
                                    std::FILE* out, Devices& devices) {
     for (size_t i = 0; i < count; ++i) {
         auto card = std::make_shared<etsoc1::FakeCard>(fake);
@@ -106,7 +106,7 @@ vfio::Result<void> open_fake_cards(size_t count, const etsoc1::FakeParameters& f
 
 // A card whose PCI address the runtime does not give (its daemon) is shown at a made-up address
 // in domain fffe, as the fakes are in ffff, and the line says so.
-vfio::Result<void> open_runtime_cards(const Etsoc1StreamCli& cli, const std::vector<int>& indices,
+pdt::Result<void> open_runtime_cards(const Etsoc1StreamCli& cli, const std::vector<int>& indices,
                                       const etsoc1::StreamDeviceConfig& shape, std::FILE* out, Devices& devices) {
     std::shared_ptr<etsoc1::Card> card = PDT_TRY(etsoc1::open_runtime_card(etsoc1_runtime_options(cli, out)));
     for (int index : indices) {
@@ -135,14 +135,14 @@ vfio::Result<void> open_runtime_cards(const Etsoc1StreamCli& cli, const std::vec
 }
 
 // The cards of --etsoc1_device; one line each to out. Usage errors: EINVAL.
-vfio::Result<Devices> open_etsoc1_stream_devices(const Etsoc1StreamCli& cli, std::chrono::milliseconds transfer_timeout,
+pdt::Result<Devices> open_etsoc1_stream_devices(const Etsoc1StreamCli& cli, std::chrono::milliseconds transfer_timeout,
                                                  std::FILE* out) {
     const auto channels = cli.channels.empty()
                               ? 1u
-                              : static_cast<unsigned>(PDT_TRY(vfio::parse_number("etsoc1_channels", cli.channels, 1, 4)));
+                              : static_cast<unsigned>(PDT_TRY(pdt::parse_number("etsoc1_channels", cli.channels, 1, 4)));
     const unsigned window = PDT_TRY(etsoc1_window(cli.window));
     if (window < channels)
-        return vfio::make_error("parse option --etsoc1_window", cli.window, EINVAL,
+        return pdt::make_error("parse option --etsoc1_window", cli.window, EINVAL,
                                 "each of the " + std::to_string(channels) +
                                     " channels needs a copy in flight: at least --etsoc1_channels");
     const etsoc1::FakeParameters fake = PDT_TRY(etsoc1::parse_fake_parameters(cli.fake));
@@ -161,7 +161,7 @@ vfio::Result<Devices> open_etsoc1_stream_devices(const Etsoc1StreamCli& cli, std
 }
 
 // The devices an adapter opened in place of the designs (GPUs, ET-SoC-1 cards).
-OpenedStreamDevices opened_or_failed(vfio::Result<Devices> devices, std::ostream& errors) {
+OpenedStreamDevices opened_or_failed(pdt::Result<Devices> devices, std::ostream& errors) {
     OpenedStreamDevices opened;
     if (!devices.ok()) {
         errors << "Error: " << devices.error().message() << "\n";

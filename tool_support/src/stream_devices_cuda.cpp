@@ -9,7 +9,7 @@ namespace tool_support {
 namespace {
 
 // The bare cudaMemcpyAsync loop of the same sizes, before the verified run.
-vfio::Result<void> print_reference(const cuda_stream::GpuInfo& info, double seconds, unsigned channels,
+pdt::Result<void> print_reference(const cuda_stream::GpuInfo& info, double seconds, unsigned channels,
                                    cuda_stream::HostMemory memory, const StreamDeviceUse& use, std::FILE* out) {
     if (seconds <= 0)
         return {};
@@ -38,7 +38,7 @@ vfio::Result<void> print_reference(const cuda_stream::GpuInfo& info, double seco
 
 bool cuda_built() { return true; }
 
-vfio::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_stream_devices(const CudaStreamCli& cli,
+pdt::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_stream_devices(const CudaStreamCli& cli,
                                                                                            const StreamDeviceUse& use) {
     const CudaRunOptions o = PDT_TRY(cuda_run_options(cli));
     cuda_stream::StreamDeviceConfig config;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "base/spellings.hpp"
 #include "dma_bridge/xdma_stream_channel.hpp"
-#include "vfio_access/spellings.hpp"
 
 namespace tool_support {
 
@@ -22,7 +22,7 @@ RoutingDecision decide_routing(const SwitchRoutes& current, const SwitchRoutes& 
     return RoutingDecision{current, false};
 }
 
-vfio::Result<void> write_switch_routes(vfio::Device& device, const identify::SwitchInfo& info,
+pdt::Result<void> write_switch_routes(vfio::Device& device, const identify::SwitchInfo& info,
                                        const SwitchRoutes& routes) {
     vfio::Bar* bar = PDT_TRY(device.bar(info.bar));
     const uint64_t frame = axis_switch::MI_MUX + 4 * routes.size();
@@ -33,7 +33,7 @@ vfio::Result<void> write_switch_routes(vfio::Device& device, const identify::Swi
     return {};
 }
 
-vfio::Result<SwitchRoutes> read_switch_routes(vfio::Device& device, const identify::SwitchInfo& info) {
+pdt::Result<SwitchRoutes> read_switch_routes(vfio::Device& device, const identify::SwitchInfo& info) {
     vfio::Bar* bar = PDT_TRY(device.bar(info.bar));
     const uint64_t frame = axis_switch::MI_MUX + 4 * info.routes.size();
     const vfio::RegisterWindow regs = PDT_TRY(bar->window(info.offset, frame));
@@ -55,11 +55,11 @@ std::string describe_routes(const SwitchRoutes& routes) {
     return text.empty() ? "all disabled" : text;
 }
 
-vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
+pdt::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
                                                 bool force) {
     const std::string prefix = "Device " + design.identity.address.to_string() + " design " + design.design->name;
     if (!design.axi_switch || !design.device)
-        return vfio::make_error("route AXI4-Stream Switch", design.identity.address.to_string(), ENODEV,
+        return pdt::make_error("route AXI4-Stream Switch", design.identity.address.to_string(), ENODEV,
                                 "the design has no AXI4-Stream Switch");
     const SwitchRoutes current = PDT_TRY(read_switch_routes(*design.device, *design.axi_switch));
     SwitchUpdate update;
@@ -72,7 +72,7 @@ vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& desi
     // "routes updated" only once the switch reads back what was written.
     const SwitchRoutes readback = PDT_TRY(read_switch_routes(*design.device, *design.axi_switch));
     if (readback != wanted)
-        return vfio::make_error("route AXI4-Stream Switch", design.identity.address.to_string(), EIO,
+        return pdt::make_error("route AXI4-Stream Switch", design.identity.address.to_string(), EIO,
                                 "routes of design " + design.design->name + " read back as " +
                                     describe_routes(readback) + ", not " + describe_routes(wanted) +
                                     " (the fabric may have no AXI4-Stream Switch)");
@@ -132,17 +132,17 @@ std::vector<streams::LoopRoute> loop_routes(const SwitchRoutes& routes, unsigned
     return loops;
 }
 
-vfio::Result<xdma::ModeRequest> dma_mode_request(const cli::XdmaModeText& modes) {
+pdt::Result<xdma::ModeRequest> dma_mode_request(const cli::XdmaModeText& modes) {
     xdma::ModeRequest request;
-    request.mode = PDT_TRY(vfio::parse_spelling("engine_mode", modes.engine_mode, xdma::kEngineModeSpellings));
-    request.completion = PDT_TRY(vfio::parse_spelling("completion", modes.completion, xdma::kCompletionSpellings));
+    request.mode = PDT_TRY(pdt::parse_spelling("engine_mode", modes.engine_mode, xdma::kEngineModeSpellings));
+    request.completion = PDT_TRY(pdt::parse_spelling("completion", modes.completion, xdma::kCompletionSpellings));
     return request;
 }
 
-vfio::Result<EngineModes> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request) {
+pdt::Result<EngineModes> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request) {
     const std::string bdf = design.identity.address.to_string();
     if (!design.device || !design.dma_bridge)
-        return vfio::make_error("choose XDMA engine modes", bdf, ENODEV, "no open device with a DMA bridge");
+        return pdt::make_error("choose XDMA engine modes", bdf, ENODEV, "no open device with a DMA bridge");
     // Probe a channel the design has (C2H-only designs: C2H 0).
     const auto direction = design.dma_bridge->num_h2c() > 0 ? xdma::Direction::H2C : xdma::Direction::C2H;
     const xdma::Modes modes = PDT_TRY(
@@ -171,7 +171,7 @@ vfio::BufferKind buffer_kind(streams::BufferAllocation allocation) {
 
 }  // namespace
 
-vfio::Result<std::unique_ptr<streams::StreamChannel>> XdmaStreamDevice::open_channel(streams::Direction direction,
+pdt::Result<std::unique_ptr<streams::StreamChannel>> XdmaStreamDevice::open_channel(streams::Direction direction,
                                                                                      unsigned channel,
                                                                                      const streams::ChannelBuffers& buffers) {
     xdma::StreamChannelOptions options;
@@ -194,13 +194,13 @@ vfio::Result<std::unique_ptr<streams::StreamChannel>> XdmaStreamDevice::open_cha
     return std::unique_ptr<streams::StreamChannel>(std::move(opened));
 }
 
-vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify::IdentifiedDesign design,
+pdt::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify::IdentifiedDesign design,
                                                                         const OpenOptions& options) {
     const std::string bdf = design.identity.address.to_string();
     if (!design.device)
-        return vfio::make_error("open stream design", bdf, EINVAL, "the identified design holds no open device");
+        return pdt::make_error("open stream design", bdf, EINVAL, "the identified design holds no open device");
     if (!design.dma_bridge || design.dma_bridge->mode != designs::DmaMode::Stream)
-        return vfio::make_error("open stream design", bdf, ENODEV, "not a DMA stream design");
+        return pdt::make_error("open stream design", bdf, ENODEV, "not a DMA stream design");
     std::optional<std::vector<SwitchRoute>> requested;
     for (const DeviceRouting& routing : options.routing)
         if (routing.address == design.identity.address)
@@ -211,7 +211,7 @@ vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify
         if (requested)
             for (const SwitchRoute& r : *requested)
                 if (r.master >= design.axi_switch->routes.size())
-                    return vfio::make_error("route AXI4-Stream Switch", bdf, EINVAL,
+                    return pdt::make_error("route AXI4-Stream Switch", bdf, EINVAL,
                                             "master port " + std::to_string(r.master) + " out of range");
         const RoutingDecision decision =
             decide_routing(design.axi_switch->routes, defaults, requested, options.force_routing);
@@ -242,7 +242,7 @@ vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify
                                               options.dma_mask_bits, options.modes, modes.choice);
 }
 
-vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
+pdt::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
     vfio::DeviceBus& bus, const designs::Registry& registry, const OpenOptions& options) {
     identify::IdentifyOptions identify_options;
     identify_options.locations = options.locations;
@@ -253,7 +253,7 @@ vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_de
     return open_xdma_stream_devices(std::move(found.designs), options);
 }
 
-vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
+pdt::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
     std::vector<identify::IdentifiedDesign> designs, const OpenOptions& options) {
     std::vector<std::unique_ptr<XdmaStreamDevice>> devices;
     for (identify::IdentifiedDesign& design : designs) {

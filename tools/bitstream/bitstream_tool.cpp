@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "vfio_access/text_file.hpp"
+#include "base/text_file.hpp"
 
 namespace bitstream_tool {
 
@@ -19,7 +19,7 @@ std::optional<Loaded> load(const std::string& path) {
         std::cerr << "Error: " << path << " is a directory, not a bitstream file\n";
         return std::nullopt;
     }
-    auto bytes = vfio::read_text_file(path, "open bitstream file", "read bitstream file", "check the path");
+    auto bytes = pdt::read_text_file(path, "open bitstream file", "read bitstream file", "check the path");
     if (!bytes) {
         std::cerr << "Error: " << bytes.error().message() << "\n";
         return std::nullopt;

@@ -8,11 +8,11 @@
 #include <fstream>
 #include <iostream>
 
+#include "base/format.hpp"
+#include "base/numbers.hpp"
 #include "bitstream/parts.hpp"
 #include "bitstream/spi_bin.hpp"
 #include "bitstream_tool.hpp"
-#include "vfio_access/format.hpp"
-#include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
 
@@ -26,7 +26,7 @@ bool write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
 }
 
 std::string idcode_text(const bitstream::Configuration& c) {
-    return c.idcode ? vfio::format("IDCODE 0x%08x (%s)", *c.idcode, bitstream::part_name(*c.idcode).c_str())
+    return c.idcode ? pdt::format("IDCODE 0x%08x (%s)", *c.idcode, bitstream::part_name(*c.idcode).c_str())
                     : std::string("no IDCODE");
 }
 
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
                                              "Writes the .bin for SPI flash programming from a Xilinx .bit file.");
     if (auto status = cli::parse_command_line(argc, argv, {description, usage, &files, "file"}))
         return *status;
-    const auto pad = vfio::parse_size(pad_to);
+    const auto pad = pdt::parse_size(pad_to);
     if (files.size() != 2 || !pad) {
         std::cerr << usage.error_prefix
                   << (!pad ? "--pad_to " + pad_to + ": " + pad.error().message() : "two files are needed, in and out")

@@ -48,14 +48,14 @@ void fill(uint8_t* data, uint64_t bytes, uint64_t seed) {
     }
 }
 
-vfio::Result<void> copy(streams::CopyEndpoint& e, Direction d, streams::HostBuffer& host, uint64_t host_offset,
+pdt::Result<void> copy(streams::CopyEndpoint& e, Direction d, streams::HostBuffer& host, uint64_t host_offset,
                         uint64_t bytes) {
     const auto ticket = PDT_TRY(e.issue(d, 0, host, host_offset, 0, bytes));
     return e.wait(ticket, std::chrono::seconds(10));
 }
 
 // Samples of one direction through the endpoint; the data is checked after the last one.
-vfio::Result<std::vector<double>> endpoint_us(streams::CopyEndpoint& e, Direction d, const Options& o, bool& good) {
+pdt::Result<std::vector<double>> endpoint_us(streams::CopyEndpoint& e, Direction d, const Options& o, bool& good) {
     auto host = PDT_TRY(e.allocate(2 * o.bytes, streams::HostMemory::Registered));
     uint8_t* sent = host->data();
     uint8_t* got = host->data() + o.bytes;
@@ -76,7 +76,7 @@ vfio::Result<std::vector<double>> endpoint_us(streams::CopyEndpoint& e, Directio
     return us;
 }
 
-vfio::Result<bool> run(const Options& o) {
+pdt::Result<bool> run(const Options& o) {
     cuda_stream::CopyEndpointConfig config;
     config.gpu = o.gpu;
     config.queues = 1;

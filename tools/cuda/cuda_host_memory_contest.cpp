@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     }
     const HostRates alone = host_load(threads, region_mib << 20, seconds);
     // Both at once: the bare loop's third phase (both directions) runs while the host threads do.
-    vfio::Result<cuda_stream::BareRates> loaded_copy{cuda_stream::BareRates{}};
+    pdt::Result<cuda_stream::BareRates> loaded_copy{cuda_stream::BareRates{}};
     HostRates loaded;
     std::thread copier([&] { loaded_copy = cuda_stream::bare_copy_rates(copy); });
     // The bare loop measures H2D, D2H, then both: load the host through all three.

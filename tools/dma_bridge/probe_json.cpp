@@ -1,22 +1,22 @@
 #include "probe_json.hpp"
 
-#include "vfio_access/format.hpp"
-#include "vfio_access/json_text.hpp"
+#include "base/format.hpp"
+#include "base/json_text.hpp"
 
 namespace probe_json {
 namespace {
 
-using vfio::json_quote;
+using pdt::json_quote;
 
 std::string head(const std::string& device, const std::string& design) {
     return "{\"device\": " + json_quote(device) + ", \"design\": " + json_quote(design);
 }
 
 std::string block_json(const xdma::FoundBlock& b) {
-    return "{\"offset\": " + json_quote(vfio::hex(b.offset)) + ", \"target\": " + std::to_string(b.target()) +
+    return "{\"offset\": " + json_quote(pdt::hex(b.offset)) + ", \"target\": " + std::to_string(b.target()) +
            ", \"name\": " + json_quote(xdma::target_name(b.target())) + ", \"channel\": " + std::to_string(b.channel_id()) +
            ", \"stream\": " + (b.stream() ? "true" : "false") + ", \"version\": " + std::to_string(b.version()) +
-           ", \"identifier\": " + json_quote(vfio::hex(b.identifier)) + "}";
+           ", \"identifier\": " + json_quote(pdt::hex(b.identifier)) + "}";
 }
 
 std::string test_json(const xdma::RegisterTest& t) {
@@ -25,7 +25,7 @@ std::string test_json(const xdma::RegisterTest& t) {
         mismatches += (mismatches.empty() ? "" : ", ") + json_quote(m);
     return "{\"channel\": " + json_quote(t.channel) + ", \"register\": " + json_quote(t.name) +
            ", \"patterns\": " + std::to_string(t.patterns) + ", \"mismatches\": [" + mismatches + "], \"original\": " +
-           json_quote(vfio::hex(t.original)) + ", \"restored\": " + json_quote(vfio::hex(t.restored)) +
+           json_quote(pdt::hex(t.original)) + ", \"restored\": " + json_quote(pdt::hex(t.restored)) +
            ", \"pass\": " + (t.ok() ? "true" : "false") + "}";
 }
 
@@ -36,7 +36,7 @@ std::string not_probed_json(const std::string& device, const std::string& design
 }
 
 std::string design_json(const std::string& device, const std::string& design, unsigned dma_bar,
-                        const xdma::ProbeOptions& options, const vfio::Result<xdma::ProbeSummary>& summary) {
+                        const xdma::ProbeOptions& options, const pdt::Result<xdma::ProbeSummary>& summary) {
     if (!summary.ok())
         return head(device, design) + ", \"dma_bar\": " + std::to_string(dma_bar) +
                ", \"error\": " + json_quote(summary.error().message()) + "}";
@@ -49,8 +49,8 @@ std::string design_json(const std::string& device, const std::string& design, un
                        "], \"msix\": " + json_quote(summary->msix);
     if (summary->register_read && options.read)
         text += ", \"register\": {\"bar\": " + std::to_string(options.read->bar) + ", \"offset\": " +
-                json_quote(vfio::hex(options.read->offset)) + ", \"name\": " + json_quote(summary->register_read->name) +
-                ", \"value\": " + json_quote(vfio::hex(summary->register_read->value)) + "}";
+                json_quote(pdt::hex(options.read->offset)) + ", \"name\": " + json_quote(summary->register_read->name) +
+                ", \"value\": " + json_quote(pdt::hex(summary->register_read->value)) + "}";
     if (options.write_tests)
         text += ", \"write_tests\": [" + tests + "], \"registers_tested\": " + std::to_string(summary->registers_tested) +
                 ", \"registers_failed\": " + std::to_string(summary->registers_failed);

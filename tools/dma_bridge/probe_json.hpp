@@ -13,7 +13,7 @@ namespace probe_json {
 // "pass"}], "registers_tested", "registers_failed"}; a failed probe: {"device", "design", "error"};
 // a design without an XDMA bridge: {"device", "design", "not_probed"}.
 std::string design_json(const std::string& device, const std::string& design, unsigned dma_bar,
-                        const xdma::ProbeOptions& options, const vfio::Result<xdma::ProbeSummary>& summary);
+                        const xdma::ProbeOptions& options, const pdt::Result<xdma::ProbeSummary>& summary);
 std::string not_probed_json(const std::string& device, const std::string& design, const std::string& why);
 
 }  // namespace probe_json

@@ -8,12 +8,12 @@
 #include <iostream>
 #include <sstream>
 
+#include "base/numbers.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
 #include "dma_bridge/xdma_probe.hpp"
 #include "probe_json.hpp"
 #include "tool_support/open_designs.hpp"
-#include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
 
@@ -51,9 +51,9 @@ std::optional<int> parse_request(const Options& options, xdma::ProbeOptions& pro
         std::cerr << "Error: --bar and --offset go together\n";
         return 2;
     }
-    auto bar = vfio::parse_number("bar", options.bar, 0, 255);
-    auto offset = vfio::parse_number("offset", options.offset, 0, UINT64_MAX);
-    auto width = vfio::parse_number("width", options.width, 1, 64);
+    auto bar = pdt::parse_number("bar", options.bar, 0, 255);
+    auto offset = pdt::parse_number("offset", options.offset, 0, UINT64_MAX);
+    auto width = pdt::parse_number("width", options.width, 1, 64);
     for (const auto* parsed : {&bar, &offset, &width})
         if (!parsed->ok()) {
             std::cerr << "Error: " << parsed->error().message() << "\n";

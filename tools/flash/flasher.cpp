@@ -8,15 +8,15 @@
 #include <iterator>
 #include <ostream>
 
+#include "base/format.hpp"
+#include "base/numbers.hpp"
 #include "bitstream/bitstream.hpp"
 #include "bitstream/parts.hpp"
-#include "vfio_access/format.hpp"
-#include "vfio_access/numbers.hpp"
 
 namespace flasher {
 namespace {
 
-using vfio::hex;
+using pdt::hex;
 
 // Text lines go to stdout unless --json, where one document is printed at the end.
 std::ostream& text(const Options& options) {
@@ -49,10 +49,10 @@ std::string journal_image(const std::string& file) {
     return ec ? file : absolute.lexically_normal().string();
 }
 
-vfio::Result<std::vector<uint8_t>> load(const std::string& path) {
+pdt::Result<std::vector<uint8_t>> load(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        return vfio::errno_error("open image", path);
+        return pdt::errno_error("open image", path);
     return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
@@ -204,7 +204,7 @@ int identify(flash::SpiNor& nor, const Target& target, const Options& options, s
             const flash::Journal& j = **journal;
             journal_text = "Interrupted write found (journal " + path + "): image " + j.image + " at " +
                            hex(j.address) + ".." + hex(j.address + j.length - 1) + ": the same --write finishes it\n";
-            journal_json = vfio::format("{\"image\": \"%s\", \"address\": %llu, \"length\": %llu}", j.image.c_str(),
+            journal_json = pdt::format("{\"image\": \"%s\", \"address\": %llu, \"length\": %llu}", j.image.c_str(),
                                         static_cast<unsigned long long>(j.address),
                                         static_cast<unsigned long long>(j.length));
         }
@@ -217,11 +217,11 @@ int identify(flash::SpiNor& nor, const Target& target, const Options& options, s
     const auto& id = nor.jedec_id();
     std::string erase_text, erase_json;
     for (const flash::EraseType& e : s.erase_types) {
-        erase_text += vfio::format("%s%u bytes 0x%02x", erase_text.empty() ? "" : ", ", e.size, e.opcode);
-        erase_json += vfio::format("%s{\"size\": %u, \"opcode\": %u}", erase_json.empty() ? "" : ", ", e.size, e.opcode);
+        erase_text += pdt::format("%s%u bytes 0x%02x", erase_text.empty() ? "" : ", ", e.size, e.opcode);
+        erase_json += pdt::format("%s{\"size\": %u, \"opcode\": %u}", erase_json.empty() ? "" : ", ", e.size, e.opcode);
     }
     if (options.json) {
-        json += vfio::format(
+        json += pdt::format(
             "{\"design\": \"%s\", \"address\": \"%s\", \"fifo_depth\": %u, \"spi_mode\": \"%s\", \"manufacturer_id\": %u, "
             "\"manufacturer\": \"%s\", \"memory_type\": %u, \"capacity\": %u, \"size\": %llu, \"page_size\": %u, "
             "\"address_bytes\": %u, \"addressing\": \"%s\", \"sfdp_revision\": \"%u.%u\", \"erase_types\": [%s], "
@@ -238,17 +238,17 @@ int identify(flash::SpiNor& nor, const Target& target, const Options& options, s
     }
     std::cout << "FIFO depth=" << nor.controller().fifo_depth() << "\n";
     std::cout << "SPI mode=" << flash::to_string(nor.controller().mode()) << "\n";
-    std::cout << vfio::format("Manufacturer ID=0x%02x (%s)  Memory Interface Type=0x%02x  Density=0x%02x\n",
+    std::cout << pdt::format("Manufacturer ID=0x%02x (%s)  Memory Interface Type=0x%02x  Density=0x%02x\n",
                               id.manufacturer, flash::manufacturer_name(id.manufacturer), id.memory_type, id.capacity);
-    std::cout << vfio::format("Flash Size Bytes=%llu  Page Size Bytes=%u  Num Address Bytes=%u (%s)\n",
+    std::cout << pdt::format("Flash Size Bytes=%llu  Page Size Bytes=%u  Num Address Bytes=%u (%s)\n",
                               static_cast<unsigned long long>(nor.size()), s.page_size, nor.address_bytes(),
                               nor.addressing().c_str());
-    std::cout << vfio::format("SFDP revision %u.%u, Basic Flash Parameter Table %u.%u with %u DWORDs\n", s.major,
+    std::cout << pdt::format("SFDP revision %u.%u, Basic Flash Parameter Table %u.%u with %u DWORDs\n", s.major,
                               s.minor, s.bfpt_major, s.bfpt_minor, s.bfpt_dwords);
     std::cout << "Erase types: " << erase_text << "\n";
     std::cout << "Read command: " << nor.read_command() << "\n";
     std::cout << "Quad enable: " << flash::describe(s.quad_enable) << "\n";
-    std::cout << vfio::format("Status register=0x%02x  Protection: %s\n", protection->status,
+    std::cout << pdt::format("Status register=0x%02x  Protection: %s\n", protection->status,
                               protection->describe().c_str());
     std::cout << journal_text;
     return 0;
@@ -309,7 +309,7 @@ std::optional<std::string> parse_options(const OptionText& t, Options& o, double
     auto number = [](const char* name, const std::string& text, std::optional<uint64_t>& out) -> std::optional<std::string> {
         if (text.empty())
             return std::nullopt;
-        auto value = vfio::parse_size(text);
+        auto value = pdt::parse_size(text);
         if (!value)
             return std::string("--") + name + " " + value.error().message();
         out = *value;
@@ -321,7 +321,7 @@ std::optional<std::string> parse_options(const OptionText& t, Options& o, double
         return e;
     if (auto e = number("update_offset", t.update_offset, o.update_offset))
         return e;
-    auto seconds = vfio::parse_seconds("busy_timeout", t.busy_timeout);
+    auto seconds = pdt::parse_seconds("busy_timeout", t.busy_timeout);
     if (!seconds)
         return seconds.error().message();
     busy_seconds = *seconds;
@@ -331,14 +331,14 @@ std::optional<std::string> parse_options(const OptionText& t, Options& o, double
 std::string to_json(const Report& r) {
     std::string journal = "null";
     if (r.journal)
-        journal = vfio::format("{\"device\": \"%s\", \"image\": \"%s\", \"address\": %llu, \"length\": %llu}",
+        journal = pdt::format("{\"device\": \"%s\", \"image\": \"%s\", \"address\": %llu, \"length\": %llu}",
                                r.journal->device.c_str(), r.journal->image.c_str(),
                                static_cast<unsigned long long>(r.journal->address),
                                static_cast<unsigned long long>(r.journal->length));
     std::string error;
     for (char c : r.error)
         error += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-    return vfio::format(
+    return pdt::format(
         "{\"mode\": \"%s\", \"verdict\": \"%s\", \"address\": %llu, \"length\": %llu, \"sectors_differ\": %zu, "
         "\"sectors_unchanged\": %zu, \"sectors_written\": %zu, \"sectors_skipped\": %zu, \"verified_bytes\": %llu, "
         "\"dry_run\": %s, \"first_difference\": %s, \"interrupted_write\": %s, \"error\": %s}",

@@ -43,7 +43,7 @@ struct Report {
 std::string to_json(const Report& report);
 
 // The mode and number options as given, and their reading into Options (a usage message on
-// error): one mode at most, sizes as vfio::parse_size reads them, --busy_timeout seconds.
+// error): one mode at most, sizes as pdt::parse_size reads them, --busy_timeout seconds.
 struct OptionText {
     std::vector<std::string> devices, sim_designs, design_files;
     std::string lock_timeout, read, compare, write, offset, length, update_offset, busy_timeout = "3";

@@ -8,11 +8,11 @@
 #include <cstdio>
 #include <iostream>
 
+#include "base/numbers.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
 #include "memmapped_persistence_run.hpp"
 #include "tool_support/open_designs.hpp"
-#include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
 
@@ -48,12 +48,12 @@ std::optional<std::string> parse_request(const Options& o, memmapped_persistence
         return "--write, --verify and --reset each run one step: give at most one";
     if (o.sim_designs.empty() && o.devices.empty())
         return "name the device: --device BDF (any vfio-pci device) or --sim_design NAME";
-    auto bar = vfio::parse_number("bar", o.bar, 0, 5);
-    auto offset = vfio::parse_number("offset", o.offset, 0, UINT64_MAX);
-    auto size = o.size.rfind("0x", 0) == 0 ? vfio::parse_number("size", o.size, 0, UINT64_MAX) : vfio::parse_size(o.size);
-    auto width = vfio::parse_number("width", o.width, 1, 8);
-    auto key = vfio::parse_number("key", o.key, 0, UINT64_MAX);
-    for (const vfio::Error* e : {bar.ok() ? nullptr : &bar.error(), offset.ok() ? nullptr : &offset.error(),
+    auto bar = pdt::parse_number("bar", o.bar, 0, 5);
+    auto offset = pdt::parse_number("offset", o.offset, 0, UINT64_MAX);
+    auto size = o.size.rfind("0x", 0) == 0 ? pdt::parse_number("size", o.size, 0, UINT64_MAX) : pdt::parse_size(o.size);
+    auto width = pdt::parse_number("width", o.width, 1, 8);
+    auto key = pdt::parse_number("key", o.key, 0, UINT64_MAX);
+    for (const pdt::Error* e : {bar.ok() ? nullptr : &bar.error(), offset.ok() ? nullptr : &offset.error(),
                                  size.ok() ? nullptr : &size.error(), width.ok() ? nullptr : &width.error(),
                                  key.ok() ? nullptr : &key.error()})
         if (e)

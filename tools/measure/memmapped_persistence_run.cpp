@@ -5,8 +5,8 @@
 
 #include <iostream>
 
+#include "base/format.hpp"
 #include "measure/bar_persistence.hpp"
-#include "vfio_access/format.hpp"
 
 namespace memmapped_persistence {
 namespace {
@@ -17,25 +17,25 @@ const std::vector<unsigned> kWidths{1, 2, 4, 8};
 
 // The region checked before any access: inside the BAR, a width the BAR takes, aligned; never the
 // XDMA DMA BAR (registers) nor a design peripheral's registers (a write could start or reset it).
-vfio::Result<vfio::Bar*> check_region(const Target& t, const vfio::BarRegion& r) {
+pdt::Result<vfio::Bar*> check_region(const Target& t, const vfio::BarRegion& r) {
     vfio::Bar* bar = PDT_TRY(vfio::check_bar_region(*t.device, r, tool_support::bar_widths(t, r.bar, kWidths)));
-    const std::string object = "BAR " + std::to_string(r.bar) + " offset " + vfio::hex(r.offset) + " size " + vfio::hex(r.size);
+    const std::string object = "BAR " + std::to_string(r.bar) + " offset " + pdt::hex(r.offset) + " size " + pdt::hex(r.size);
     if (tool_support::is_dma_bar(t, r.bar))
-        return vfio::make_error("check BAR region", object, EPERM,
+        return pdt::make_error("check BAR region", object, EPERM,
                                 "BAR " + std::to_string(r.bar) + " holds the XDMA registers, not memory: this tool writes");
     for (const designs::Design* d : t.designs)
         for (const designs::Peripheral& p : d->peripherals)
             if (p.bar == r.bar && p.offset < r.offset + r.size && r.offset < p.offset + p.frame_size())
-                return vfio::make_error("check BAR region", object, EPERM,
+                return pdt::make_error("check BAR region", object, EPERM,
                                         std::string("overlaps the ") + designs::display_name(p.type) + " registers at " +
-                                            vfio::hex(p.offset) + " of design " + d->name + ": this tool writes");
+                                            pdt::hex(p.offset) + " of design " + d->name + ": this tool writes");
     return bar;
 }
 
 std::string heading(const Target& t, const Request& q) {
     return "memmapped_persistence " + t.device->identity().address.to_string() + " " + tool_support::target_name(t) +
-           " BAR " + std::to_string(q.region.bar) + " offset " + vfio::hex(q.region.offset) + " size " +
-           vfio::hex(q.region.size) + " width " + std::to_string(q.region.width) + " key " + std::to_string(q.key);
+           " BAR " + std::to_string(q.region.bar) + " offset " + pdt::hex(q.region.offset) + " size " +
+           pdt::hex(q.region.size) + " width " + std::to_string(q.region.width) + " key " + std::to_string(q.key);
 }
 
 // One step on one device; `verified` counts the bytes compared and kept.
@@ -51,7 +51,7 @@ int step(const Target& t, const Request& q, Step s, uint64_t& verified) {
             std::cerr << "Error: " << bdf << ": " << written.error().message() << "\n";
             return 1;
         }
-        std::cout << "wrote " << vfio::hex(q.region.size) << " bytes of key " << q.key
+        std::cout << "wrote " << pdt::hex(q.region.size) << " bytes of key " << q.key
                   << "'s pattern, read back in this process\n";
         if (s == Step::Write)
             return 0;

@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <iostream>
 
+#include "base/numbers.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
 #include "measure/mmio_timing.hpp"
 #include "time_memmapped_run.hpp"
 #include "tool_support/open_designs.hpp"
-#include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
 
@@ -40,11 +40,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
 std::optional<std::string> parse_request(const Options& o, unsigned& bar, measure::MmioTimingRequest& request) {
     if (o.bar.empty())
         return "--bar is required";
-    auto b = vfio::parse_number("bar", o.bar, 0, 5);
-    auto offset = vfio::parse_number("offset", o.offset, 0, UINT64_MAX);
-    auto count = vfio::parse_number("count", o.count, 1, 10000000);
-    auto widths = vfio::parse_size_list(o.widths);
-    for (const vfio::Error* e : {b.ok() ? nullptr : &b.error(), offset.ok() ? nullptr : &offset.error(),
+    auto b = pdt::parse_number("bar", o.bar, 0, 5);
+    auto offset = pdt::parse_number("offset", o.offset, 0, UINT64_MAX);
+    auto count = pdt::parse_number("count", o.count, 1, 10000000);
+    auto widths = pdt::parse_size_list(o.widths);
+    for (const pdt::Error* e : {b.ok() ? nullptr : &b.error(), offset.ok() ? nullptr : &offset.error(),
                                  count.ok() ? nullptr : &count.error(), widths.ok() ? nullptr : &widths.error()})
         if (e)
             return e->message();

@@ -30,7 +30,7 @@ std::optional<std::string> sysfs_root_for(const std::string& access, const po::v
     return std::nullopt;
 }
 
-int usage_or_failure(const vfio::Error& error) { return cli::report_error("display_physical_slots", error); }
+int usage_or_failure(const pdt::Error& error) { return cli::report_error("display_physical_slots", error); }
 
 }  // namespace
 

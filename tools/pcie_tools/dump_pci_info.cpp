@@ -21,7 +21,7 @@ namespace {
 
 // `lspci -vvv`'s text for one function: the same decoder the lspci comparison test checks
 // token by token against lspci itself.
-vfio::Result<pcie::Lines> lspci_lines(pcie::ConfigBackend& bus, const pcie::PciAddress& address) {
+pdt::Result<pcie::Lines> lspci_lines(pcie::ConfigBackend& bus, const pcie::PciAddress& address) {
     pcie::ConfigSpace* space = PDT_TRY(bus.open(address));
     const pcie::DeviceConfig decoded = PDT_TRY(pcie::decode_device(*space));
     return pcie::format_lspci_function(decoded);

@@ -10,13 +10,13 @@
 #include <iostream>
 #include <thread>
 
+#include "base/format.hpp"
+#include "base/json_text.hpp"
+#include "base/numbers.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
 #include "sensor_tool.hpp"
 #include "tool_support/board_health.hpp"
-#include "vfio_access/format.hpp"
-#include "vfio_access/json_text.hpp"
-#include "vfio_access/numbers.hpp"
 
 namespace po = boost::program_options;
 
@@ -46,13 +46,13 @@ void print_sample(const sensor_tool::Opened& opened, tool_support::BoardHealth& 
         const auto hottest = health.watch().temperature(design.place.address);
         if (json)
             std::printf("{\"type\":\"sample\",\"time\":%lld,\"pci_address\":%s,\"design\":%s,\"temperatures\":%s%s}\n",
-                        static_cast<long long>(now), vfio::json_quote(design.place.address).c_str(),
-                        vfio::json_quote(design.place.design).c_str(), sensors::temperatures_json(blocks).c_str(),
-                        hottest ? vfio::format(",\"max_temperature_c\":%.1f", hottest->max_celsius).c_str() : "");
+                        static_cast<long long>(now), pdt::json_quote(design.place.address).c_str(),
+                        pdt::json_quote(design.place.design).c_str(), sensors::temperatures_json(blocks).c_str(),
+                        hottest ? pdt::format(",\"max_temperature_c\":%.1f", hottest->max_celsius).c_str() : "");
         else
             std::printf("%s %s %s: %s%s\n", clock_time(now).c_str(), design.place.address.c_str(),
                         design.place.design.c_str(), sensors::temperatures_text(blocks).c_str(),
-                        hottest ? vfio::format(" (max %.1f C)", hottest->max_celsius).c_str() : "");
+                        hottest ? pdt::format(" (max %.1f C)", hottest->max_celsius).c_str() : "");
     }
 }
 
@@ -75,8 +75,8 @@ int main(int argc, char** argv) {
             {description, cli::fpga_sio_usage(argv[0], "Samples the temperatures of the identified FPGA designs "
                                                         "until Ctrl-C.")}))
         return *status;
-    const auto interval = vfio::parse_seconds("interval", interval_text);
-    const auto duration = duration_text.empty() ? vfio::Result<double>(0.0) : vfio::parse_seconds("duration", duration_text);
+    const auto interval = pdt::parse_seconds("interval", interval_text);
+    const auto duration = duration_text.empty() ? pdt::Result<double>(0.0) : pdt::parse_seconds("duration", duration_text);
     if (!interval || !duration) {
         std::cerr << "Error: " << (!interval ? interval.error() : duration.error()).message() << "\n";
         return 2;

@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<vfio::KernelDevice>> open_devices;  // held until the report is done
     for (const vfio::DeviceIdentity& id : *ids) {
         auto device = bus.open_device(id);
-        auto gathered = device ? vfio::report::gather_device(**device) : vfio::Result<vfio::report::DeviceReport>(device.error());
+        auto gathered = device ? vfio::report::gather_device(**device) : pdt::Result<vfio::report::DeviceReport>(device.error());
         if (gathered)
             report.devices.push_back(std::move(gathered).value());
         else

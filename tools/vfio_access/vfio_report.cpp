@@ -1,4 +1,4 @@
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 #include "vfio_report.hpp"
 
 #include <linux/vfio.h>
@@ -8,7 +8,7 @@
 namespace vfio::report {
 namespace {
 
-using vfio::hex;
+using pdt::hex;
 
 std::string hex4(uint16_t value) {
     char text[8];
@@ -45,10 +45,10 @@ void append_iommu_text(const ContainerInfo& c, std::string& out) {
     if (!i.has_iova_range_cap)
         out += "  No IOVA range capability: DMA allocation is impossible\n";
     for (size_t n = 0; n < i.iova_ranges.size(); ++n)
-        out += "  [" + std::to_string(n) + "] start=" + hex(i.iova_ranges[n].start) + " end=" + hex(i.iova_ranges[n].last) + "\n";
+        out += "  [" + std::to_string(n) + "] start=" + pdt::hex(i.iova_ranges[n].start) + " end=" + pdt::hex(i.iova_ranges[n].last) + "\n";
     if (i.migration)
-        out += "  MIGRATION capability: flags=" + hex(i.migration->flags) + " max dirty bitmap size=" +
-               hex(i.migration->max_dirty_bitmap_size) + " dirty page sizes: " + page_sizes_text(i.migration->pgsize_bitmap) + "\n";
+        out += "  MIGRATION capability: flags=" + pdt::hex(i.migration->flags) + " max dirty bitmap size=" +
+               pdt::hex(i.migration->max_dirty_bitmap_size) + " dirty page sizes: " + page_sizes_text(i.migration->pgsize_bitmap) + "\n";
     if (i.dma_avail)
         out += "  DMA_AVAIL capability: avail=" + std::to_string(*i.dma_avail) + "\n";
     for (uint16_t id : i.other_caps)
@@ -65,10 +65,10 @@ void append_device_text(const DeviceReport& d, std::string& out) {
     out += std::string("  control: I/O") + plus_minus(d.command & 0x1) + " Mem" + plus_minus(d.command & cfg::COMMAND_MEMORY) +
            " BusMaster" + plus_minus(d.command & cfg::COMMAND_MASTER) + "\n";
     for (const RegionReport& r : d.regions) {
-        out += "  PCI region " + r.info.name() + " size=" + hex(r.info.size) + " offset=" + hex(r.info.offset) +
+        out += "  PCI region " + r.info.name() + " size=" + pdt::hex(r.info.size) + " offset=" + pdt::hex(r.info.offset) +
                " supports: " + region_supports(r.info) + "\n";
         if (r.bar)
-            out += "    bar[" + std::to_string(r.info.index) + "] base_addr=" + hex(r.bar->base_addr) +
+            out += "    bar[" + std::to_string(r.info.index) + "] base_addr=" + pdt::hex(r.bar->base_addr) +
                    " is_IO=" + std::to_string(r.bar->is_io) + " is_prefetchable=" + std::to_string(r.bar->is_prefetchable) +
                    " is_64=" + std::to_string(r.bar->is_64) + "\n";
         for (uint16_t cap : r.info.caps)
@@ -138,7 +138,7 @@ std::string irq_block_name(IrqIndex index) {
     return "IRQ " + std::to_string(static_cast<unsigned>(index));
 }
 
-Result<DeviceReport> gather_device(KernelDevice& device_ref) {
+pdt::Result<DeviceReport> gather_device(KernelDevice& device_ref) {
     KernelDevice* device = &device_ref;
     DeviceReport d;
     d.identity = device->identity();

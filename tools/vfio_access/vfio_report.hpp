@@ -42,7 +42,7 @@ struct Report {
 
 // Reads everything the report shows from an open device. Keep the devices open until the
 // container's IOMMU information is read: the kernel drops it with the last device's group.
-Result<DeviceReport> gather_device(KernelDevice& device);
+pdt::Result<DeviceReport> gather_device(KernelDevice& device);
 // Decodes a BAR register (and the next one for a 64-bit memory BAR).
 BarDecode decode_bar(uint32_t low, uint32_t high);
 

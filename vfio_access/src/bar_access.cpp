@@ -8,14 +8,14 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 #include "vfio_access/unique_fd.hpp"
 
 namespace vfio {
 namespace {
 
 std::string access_object(const BarAccess& access) {
-    return "BAR " + std::to_string(access.bar) + " offset " + hex(access.offset) + " width " + std::to_string(access.width);
+    return "BAR " + std::to_string(access.bar) + " offset " + pdt::hex(access.offset) + " width " + std::to_string(access.width);
 }
 
 }  // namespace
@@ -27,61 +27,61 @@ std::string widths_text(const std::vector<unsigned>& widths) {
     return text;
 }
 
-Result<Bar*> check_bar_access(Device& device, const BarAccess& access, const std::vector<unsigned>& widths) {
+pdt::Result<Bar*> check_bar_access(Device& device, const BarAccess& access, const std::vector<unsigned>& widths) {
     const std::string object = access_object(access);
     auto bar = device.bar(access.bar);
     if (!bar.ok())
-        return make_error("check BAR access", object, ENODEV,
+        return pdt::make_error("check BAR access", object, ENODEV,
                           "BAR " + std::to_string(access.bar) + " does not exist on this device");
     const uint64_t size = (*bar)->size();
     if (access.offset >= size || access.width > size - access.offset)
-        return make_error("check BAR access", object, ERANGE,
-                          "the access ends past BAR " + std::to_string(access.bar) + " of " + hex(size) + " bytes");
+        return pdt::make_error("check BAR access", object, ERANGE,
+                          "the access ends past BAR " + std::to_string(access.bar) + " of " + pdt::hex(size) + " bytes");
     if (std::find(widths.begin(), widths.end(), access.width) == widths.end())
-        return make_error("check BAR access", object, EINVAL,
+        return pdt::make_error("check BAR access", object, EINVAL,
                           "width " + std::to_string(access.width) + " is not one this BAR's registers take (" +
                               widths_text(widths) + " bytes)");
     if (access.width == 0 || access.offset % access.width != 0)
-        return make_error("check BAR access", object, EINVAL,
+        return pdt::make_error("check BAR access", object, EINVAL,
                           "offset not aligned to the " + std::to_string(access.width) + "-byte access");
     return *bar;
 }
 
-Result<Bar*> check_bar_region(Device& device, const BarRegion& region, const std::vector<unsigned>& widths) {
-    const std::string object = "BAR " + std::to_string(region.bar) + " offset " + hex(region.offset) + " size " +
-                               hex(region.size) + " width " + std::to_string(region.width);
+pdt::Result<Bar*> check_bar_region(Device& device, const BarRegion& region, const std::vector<unsigned>& widths) {
+    const std::string object = "BAR " + std::to_string(region.bar) + " offset " + pdt::hex(region.offset) + " size " +
+                               pdt::hex(region.size) + " width " + std::to_string(region.width);
     auto first = check_bar_access(device, {region.bar, region.offset, region.width}, widths);
     if (!first.ok())
-        return make_error("check BAR region", object, first.error().code, first.error().hint);
+        return pdt::make_error("check BAR region", object, first.error().code, first.error().hint);
     if (region.size == 0 || region.size % region.width != 0)
-        return make_error("check BAR region", object, EINVAL,
-                          "size " + hex(region.size) + " is not a multiple of the " + std::to_string(region.width) +
+        return pdt::make_error("check BAR region", object, EINVAL,
+                          "size " + pdt::hex(region.size) + " is not a multiple of the " + std::to_string(region.width) +
                               "-byte access");
     const uint64_t bar_size = (*first)->size();
     if (region.size > bar_size - region.offset)
-        return make_error("check BAR region", object, ERANGE,
-                          "the region ends past BAR " + std::to_string(region.bar) + " of " + hex(bar_size) + " bytes");
+        return pdt::make_error("check BAR region", object, ERANGE,
+                          "the region ends past BAR " + std::to_string(region.bar) + " of " + pdt::hex(bar_size) + " bytes");
     return *first;
 }
 
 WcMapping::~WcMapping() { ::munmap(m_base, m_size); }
 
-Result<std::unique_ptr<WcMapping>> map_bar_write_combined(const std::string& sysfs_root, const PciAddress& address,
+pdt::Result<std::unique_ptr<WcMapping>> map_bar_write_combined(const std::string& sysfs_root, const PciAddress& address,
                                                           unsigned bar) {
     const std::string path =
         sysfs_root + "/bus/pci/devices/" + address.to_string() + "/resource" + std::to_string(bar) + "_wc";
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
-        return make_error("map write-combined", path, errno,
+        return pdt::make_error("map write-combined", path, errno,
                           errno == ENOENT ? "no resource" + std::to_string(bar) + "_wc: BAR " + std::to_string(bar) +
                                                 " is not prefetchable (or not a memory BAR)"
                                           : "");
     UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
     if (!fd.valid())
-        return errno_error("map write-combined", path, errno == EACCES ? "sysfs resource files need root" : "");
+        return pdt::errno_error("map write-combined", path, errno == EACCES ? "sysfs resource files need root" : "");
     void* base = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
     if (base == MAP_FAILED)
-        return errno_error("map write-combined", path);
+        return pdt::errno_error("map write-combined", path);
     return std::make_unique<WcMapping>(base, static_cast<uint64_t>(st.st_size));
 }
 

@@ -24,39 +24,39 @@ const char* to_string(IrqIndex index) {
     return "?";
 }
 
-Result<uint8_t> Device::config_read8(uint32_t offset) {
+pdt::Result<uint8_t> Device::config_read8(uint32_t offset) {
     uint8_t value = 0;
     PDT_CHECK(config_read(offset, &value, 1));
     return value;
 }
 
-Result<uint16_t> Device::config_read16(uint32_t offset) {
+pdt::Result<uint16_t> Device::config_read16(uint32_t offset) {
     uint16_t value = 0;
     PDT_CHECK(config_read(offset, &value, 2));
     return value;
 }
 
-Result<uint32_t> Device::config_read32(uint32_t offset) {
+pdt::Result<uint32_t> Device::config_read32(uint32_t offset) {
     uint32_t value = 0;
     PDT_CHECK(config_read(offset, &value, 4));
     return value;
 }
 
-Result<void> Device::config_write16(uint32_t offset, uint16_t value) { return config_write(offset, &value, 2); }
+pdt::Result<void> Device::config_write16(uint32_t offset, uint16_t value) { return config_write(offset, &value, 2); }
 
-Result<bool> Device::enable_bus_master() {
+pdt::Result<bool> Device::enable_bus_master() {
     const uint16_t command = PDT_TRY(config_read16(cfg::COMMAND));
     if (command & cfg::COMMAND_MASTER)
         return false;
     PDT_CHECK(config_write16(cfg::COMMAND, static_cast<uint16_t>(command | cfg::COMMAND_MASTER)));
     const uint16_t readback = PDT_TRY(config_read16(cfg::COMMAND));
     if (!(readback & cfg::COMMAND_MASTER))
-        return make_error("enable bus master", identity().address.to_string(), EIO,
+        return pdt::make_error("enable bus master", identity().address.to_string(), EIO,
                           "Command register did not keep the Bus Master bit");
     return true;
 }
 
-Result<uint64_t> Device::irq_wait(unsigned vector, std::chrono::milliseconds timeout) {
+pdt::Result<uint64_t> Device::irq_wait(unsigned vector, std::chrono::milliseconds timeout) {
     const int fd = PDT_TRY(irq_eventfd(vector));
     pollfd pfd{fd, POLLIN, 0};
     int rc;
@@ -65,17 +65,17 @@ Result<uint64_t> Device::irq_wait(unsigned vector, std::chrono::milliseconds tim
     } while (rc < 0 && errno == EINTR);
     const std::string object = identity().address.to_string() + " vector " + std::to_string(vector);
     if (rc < 0)
-        return errno_error("poll interrupt eventfd", object);
+        return pdt::errno_error("poll interrupt eventfd", object);
     if (rc == 0)
-        return make_error("wait for interrupt", object, ETIMEDOUT,
+        return pdt::make_error("wait for interrupt", object, ETIMEDOUT,
                           "no interrupt within " + std::to_string(timeout.count()) + " ms");
     uint64_t count = 0;
     if (::read(fd, &count, sizeof count) != static_cast<ssize_t>(sizeof count))
-        return errno_error("read interrupt eventfd", object);
+        return pdt::errno_error("read interrupt eventfd", object);
     return count;
 }
 
-Result<uint64_t> Device::irq_poll(unsigned vector) {
+pdt::Result<uint64_t> Device::irq_poll(unsigned vector) {
     auto waited = irq_wait(vector, std::chrono::milliseconds(0));
     if (!waited && waited.error().code == ETIMEDOUT)
         return uint64_t{0};

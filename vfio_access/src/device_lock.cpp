@@ -58,14 +58,14 @@ bool directory_writable(const std::string& path) {
 
 // Creates the directory (sticky and writable by everyone, as /run/lock itself, so that every
 // user's tools share it); an existing one is left as it is.
-Result<void> make_lock_directory(const std::string& directory) {
+pdt::Result<void> make_lock_directory(const std::string& directory) {
     if (::mkdir(directory.c_str(), 01777) == 0) {
         ::chmod(directory.c_str(), 01777);  // mkdir's mode went through the umask
         return {};
     }
     if (errno == EEXIST)
         return {};
-    return errno_error("create lock directory", directory, "set PDT_LOCK_DIR to a writable directory");
+    return pdt::errno_error("create lock directory", directory, "set PDT_LOCK_DIR to a writable directory");
 }
 
 // lock_holds(): the holds of this process, and the start of each one still held.
@@ -177,7 +177,7 @@ std::string configured_lock_directory() {
     return default_lock_directory();
 }
 
-Result<std::unique_ptr<DeviceLock>> DeviceLock::acquire(const LockOptions& options, const PciAddress& address) {
+pdt::Result<std::unique_ptr<DeviceLock>> DeviceLock::acquire(const LockOptions& options, const PciAddress& address) {
     PDT_CHECK(make_lock_directory(options.directory));
     const std::string path = options.directory + "/" + options.prefix + address.to_string() + ".lock";
     bool writable = true;
@@ -189,16 +189,16 @@ Result<std::unique_ptr<DeviceLock>> DeviceLock::acquire(const LockOptions& optio
         fd.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
     }
     if (!fd.valid())
-        return errno_error("open lock file", path, "set PDT_LOCK_DIR to a writable directory");
+        return pdt::errno_error("open lock file", path, "set PDT_LOCK_DIR to a writable directory");
     const auto start = std::chrono::steady_clock::now();
     const auto deadline = start + options.timeout;
     while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
         if (errno == EINTR)
             continue;
         if (errno != EWOULDBLOCK)
-            return errno_error("flock", path);
+            return pdt::errno_error("flock", path);
         if (std::chrono::steady_clock::now() >= deadline)
-            return make_error("lock", address.to_string(), EBUSY, busy_hint(fd.get(), path, options.timeout));
+            return pdt::make_error("lock", address.to_string(), EBUSY, busy_hint(fd.get(), path, options.timeout));
         std::this_thread::sleep_for(kPollInterval);
     }
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -206,7 +206,7 @@ Result<std::unique_ptr<DeviceLock>> DeviceLock::acquire(const LockOptions& optio
         const std::string record = format_lock_record(this_process_holder());
         if (::ftruncate(fd.get(), 0) != 0 ||
             ::pwrite(fd.get(), record.data(), record.size(), 0) != static_cast<ssize_t>(record.size()))
-            return errno_error("write lock record", path);
+            return pdt::errno_error("write lock record", path);
     }
     return std::unique_ptr<DeviceLock>(new DeviceLock(address, path, std::move(fd), writable, waited));
 }

@@ -12,17 +12,17 @@
 #include <mutex>
 #include <utility>
 
+#include "base/spellings.hpp"
 #include "vfio_access/device.hpp"
-#include "vfio_access/spellings.hpp"
 
 namespace vfio {
 
 namespace {
 
-constexpr Spelling<DmaAccess> kAccessNames[] = {{DmaAccess::DeviceRead, "device-read"},
+constexpr pdt::Spelling<DmaAccess> kAccessNames[] = {{DmaAccess::DeviceRead, "device-read"},
                                                 {DmaAccess::DeviceWrite, "device-write"},
                                                 {DmaAccess::DeviceReadWrite, "device-read-write"}};
-constexpr Spelling<BufferKind> kKindNames[] = {{BufferKind::Anonymous, "anonymous"},
+constexpr pdt::Spelling<BufferKind> kKindNames[] = {{BufferKind::Anonymous, "anonymous"},
                                                {BufferKind::HugePages, "huge pages"},
                                                {BufferKind::SharedMemory, "shared memory"}};
 
@@ -47,21 +47,21 @@ long long meminfo_value(const std::string& path, const std::string& key) {
 
 }  // namespace
 
-const char* to_string(DmaAccess access) { return spelling(access, kAccessNames); }
+const char* to_string(DmaAccess access) { return pdt::spelling(access, kAccessNames); }
 
-const char* to_string(BufferKind kind) { return spelling(kind, kKindNames); }
+const char* to_string(BufferKind kind) { return pdt::spelling(kind, kKindNames); }
 
-Result<uint64_t> default_huge_page_size(const std::string& meminfo_path) {
+pdt::Result<uint64_t> default_huge_page_size(const std::string& meminfo_path) {
     const long long kib = meminfo_value(meminfo_path, "Hugepagesize:");
     if (kib <= 0)
-        return make_error("read default huge page size", meminfo_path, ENOTSUP,
+        return pdt::make_error("read default huge page size", meminfo_path, ENOTSUP,
                           "no Hugepagesize line: the kernel has no huge page support");
     return static_cast<uint64_t>(kib) * 1024;
 }
 
-Result<HostBuffer> HostBuffer::allocate(uint64_t size, BufferKind kind) {
+pdt::Result<HostBuffer> HostBuffer::allocate(uint64_t size, BufferKind kind) {
     if (size == 0)
-        return make_error("allocate host buffer", "0 bytes", EINVAL, "size must be non-zero");
+        return pdt::make_error("allocate host buffer", "0 bytes", EINVAL, "size must be non-zero");
     const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     HostBuffer buffer;
     buffer.m_kind = kind;
@@ -77,12 +77,12 @@ Result<HostBuffer> HostBuffer::allocate(uint64_t size, BufferKind kind) {
     // write then copies the page, and the device keeps reading zeros (seen with edu).
     void* p = mmap(nullptr, buffer.m_mapped_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED)
-        return errno_error("mmap", bytes_text(buffer.m_mapped_size));
+        return pdt::errno_error("mmap", bytes_text(buffer.m_mapped_size));
     buffer.m_data = p;  // anonymous pages are zero-filled
     return buffer;
 }
 
-Result<void> HostBuffer::map_huge_pages(HostBuffer& buffer) {
+pdt::Result<void> HostBuffer::map_huge_pages(HostBuffer& buffer) {
     const uint64_t huge = PDT_TRY(default_huge_page_size());
     // Rounded up to whole huge pages, or munmap() fails with EINVAL.
     buffer.m_mapped_size = (buffer.m_size + huge - 1) / huge * huge;
@@ -96,32 +96,32 @@ Result<void> HostBuffer::map_huge_pages(HostBuffer& buffer) {
                                                                            std::to_string(total) + " huge pages free";
         hint += "; this buffer needs " + std::to_string(needed) + " huge page(s) of " + std::to_string(huge / 1024) +
                 " KiB: echo <n> > /proc/sys/vm/nr_hugepages";
-        return make_error("mmap MAP_HUGETLB", bytes_text(buffer.m_mapped_size), code, hint);
+        return pdt::make_error("mmap MAP_HUGETLB", bytes_text(buffer.m_mapped_size), code, hint);
     }
     buffer.m_data = p;
     return {};
 }
 
-Result<void> HostBuffer::map_shared_memory(HostBuffer& buffer) {
+pdt::Result<void> HostBuffer::map_shared_memory(HostBuffer& buffer) {
     static std::atomic<unsigned> counter{0};
     const std::string name = "/pdt_dma_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
     const int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
-        return errno_error("shm_open", name, errno == ENOENT ? "is /dev/shm (tmpfs) mounted?" : "");
+        return pdt::errno_error("shm_open", name, errno == ENOENT ? "is /dev/shm (tmpfs) mounted?" : "");
     buffer.m_shm_name = name;  // from here release() unlinks it, on every path
-    auto fail = [&](Error error) {
+    auto fail = [&](pdt::Error error) {
         ::close(fd);
         return error;
     };
     if (ftruncate(fd, static_cast<off_t>(buffer.m_mapped_size)) != 0)
-        return fail(errno_error("ftruncate", name + " to " + bytes_text(buffer.m_mapped_size)));
+        return fail(pdt::errno_error("ftruncate", name + " to " + bytes_text(buffer.m_mapped_size)));
     // Reserve the pages now: a full /dev/shm then fails here, not with SIGBUS on first touch.
     if (const int rc = posix_fallocate(fd, 0, static_cast<off_t>(buffer.m_mapped_size)); rc != 0)
-        return fail(make_error("posix_fallocate", name + " " + bytes_text(buffer.m_mapped_size), rc,
+        return fail(pdt::make_error("posix_fallocate", name + " " + bytes_text(buffer.m_mapped_size), rc,
                                rc == ENOSPC ? "/dev/shm is full" : ""));
     void* p = mmap(nullptr, buffer.m_mapped_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED)
-        return fail(errno_error("mmap", name));
+        return fail(pdt::errno_error("mmap", name));
     ::close(fd);
     buffer.m_data = p;
     return {};
@@ -152,9 +152,9 @@ void HostBuffer::release() {
     m_shm_name.clear();
 }
 
-Result<DmaRegion> DmaRegion::allocate_physical(std::shared_ptr<PhysicalPool> pool, uint64_t size, Options options) {
+pdt::Result<DmaRegion> DmaRegion::allocate_physical(std::shared_ptr<PhysicalPool> pool, uint64_t size, Options options) {
     if (size == 0)
-        return make_error("allocate host buffer", "0 bytes", EINVAL, "size must be non-zero");
+        return pdt::make_error("allocate host buffer", "0 bytes", EINVAL, "size must be non-zero");
     DmaRegion region;
     region.m_run = PDT_TRY(pool->allocate(size, options.dma_mask_bits));
     region.m_pool = std::move(pool);
@@ -165,7 +165,7 @@ Result<DmaRegion> DmaRegion::allocate_physical(std::shared_ptr<PhysicalPool> poo
     return region;
 }
 
-Result<DmaRegion> DmaRegion::allocate(Device& device, uint64_t size, Options options) {
+pdt::Result<DmaRegion> DmaRegion::allocate(Device& device, uint64_t size, Options options) {
     // No-IOMMU devices get physical buffers, or the refusal of a mode the caller did not opt into.
     if (std::shared_ptr<PhysicalPool> pool = PDT_TRY(device.physical_pool())) {
         std::lock_guard lock(device.dma_fence().allocation_mutex());
@@ -217,12 +217,12 @@ DmaRegion::~DmaRegion() {
 
 namespace {
 
-Result<void> unmap_and_free(Device& device, uint64_t iova, uint64_t size) {
+pdt::Result<void> unmap_and_free(Device& device, uint64_t iova, uint64_t size) {
     const uint64_t unmapped = PDT_TRY(device.dma_unmap(iova, size));
     if (unmapped != size) {
         char object[64];
         std::snprintf(object, sizeof object, "IOVA 0x%llx", static_cast<unsigned long long>(iova));
-        return make_error("VFIO_IOMMU_UNMAP_DMA", object, EIO,
+        return pdt::make_error("VFIO_IOMMU_UNMAP_DMA", object, EIO,
                           "unmapped " + std::to_string(unmapped) + " of " + std::to_string(size) +
                               " bytes; was the mapping made by another process?");
     }
@@ -231,7 +231,7 @@ Result<void> unmap_and_free(Device& device, uint64_t iova, uint64_t size) {
 
 }  // namespace
 
-Result<void> DmaRegion::release() {
+pdt::Result<void> DmaRegion::release() {
     if (m_device == nullptr) {
         if (m_pool)  // a physical run never given to a device
             std::exchange(m_pool, nullptr)->free(std::exchange(m_run, PhysicalRun()));

@@ -29,7 +29,7 @@ std::string DeviceFilter::to_string() const {
            field_text(subsystem_device_id);
 }
 
-Result<void> DeviceSelection::add_location(std::string_view bdf) {
+pdt::Result<void> DeviceSelection::add_location(std::string_view bdf) {
     const PciAddress address = PDT_TRY(PciAddress::parse(bdf));
     add_location(address);
     return {};
@@ -56,13 +56,13 @@ std::vector<DeviceIdentity> DeviceSelection::select(const std::vector<DeviceIden
     return selected;
 }
 
-Result<uint16_t> parse_hex_id(std::string_view text, std::string_view what) {
+pdt::Result<uint16_t> parse_hex_id(std::string_view text, std::string_view what) {
     std::string_view digits = text;
     if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
         digits.remove_prefix(2);
     const std::string object = std::string(what) + " '" + std::string(text) + "'";
     if (digits.empty() || digits.size() > 4)
-        return make_error("parse ID", object, EINVAL, "expected 1 to 4 hex digits, e.g. 10ee");
+        return pdt::make_error("parse ID", object, EINVAL, "expected 1 to 4 pdt::hex digits, e.g. 10ee");
     unsigned value = 0;
     for (char c : digits) {
         unsigned nibble;
@@ -73,7 +73,7 @@ Result<uint16_t> parse_hex_id(std::string_view text, std::string_view what) {
         else if (c >= 'A' && c <= 'F')
             nibble = static_cast<unsigned>(c - 'A' + 10);
         else
-            return make_error("parse ID", object, EINVAL, "expected 1 to 4 hex digits, e.g. 10ee");
+            return pdt::make_error("parse ID", object, EINVAL, "expected 1 to 4 pdt::hex digits, e.g. 10ee");
         value = value * 16 + nibble;
     }
     return static_cast<uint16_t>(value);

@@ -1,4 +1,4 @@
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 #include "vfio_access/iommu_info.hpp"
 
 #include <linux/vfio.h>
@@ -16,11 +16,11 @@ T load(std::span<const uint8_t> bytes, size_t offset) {
     return value;
 }
 
-Error malformed(size_t offset, const std::string& why) {
-    return make_error("parse VFIO_IOMMU_GET_INFO", "capability at offset " + hex(offset), EPROTO, why);
+pdt::Error malformed(size_t offset, const std::string& why) {
+    return pdt::make_error("parse VFIO_IOMMU_GET_INFO", "capability at offset " + pdt::hex(offset), EPROTO, why);
 }
 
-Result<void> parse_cap(std::span<const uint8_t> bytes, size_t offset, uint16_t id, IommuInfo& info) {
+pdt::Result<void> parse_cap(std::span<const uint8_t> bytes, size_t offset, uint16_t id, IommuInfo& info) {
     switch (id) {
     case VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE: {
         if (offset + sizeof(vfio_iommu_type1_info_cap_iova_range) > bytes.size())
@@ -61,10 +61,10 @@ Result<void> parse_cap(std::span<const uint8_t> bytes, size_t offset, uint16_t i
 
 uint64_t IommuInfo::smallest_page_size() const { return iova_pgsizes ? (iova_pgsizes & (~iova_pgsizes + 1)) : 4096; }
 
-Result<IommuInfo> parse_iommu_info(std::span<const uint8_t> bytes) {
+pdt::Result<IommuInfo> parse_iommu_info(std::span<const uint8_t> bytes) {
     constexpr size_t base_size = offsetof(vfio_iommu_type1_info, cap_offset);
     if (bytes.size() < base_size)
-        return make_error("parse VFIO_IOMMU_GET_INFO", std::to_string(bytes.size()) + " bytes", EPROTO,
+        return pdt::make_error("parse VFIO_IOMMU_GET_INFO", std::to_string(bytes.size()) + " bytes", EPROTO,
                           "shorter than the fixed part of struct vfio_iommu_type1_info");
     IommuInfo info;
     info.flags = load<uint32_t>(bytes, offsetof(vfio_iommu_type1_info, flags));
@@ -88,13 +88,13 @@ Result<IommuInfo> parse_iommu_info(std::span<const uint8_t> bytes) {
     return info;
 }
 
-Result<IovaAllocator> make_iova_allocator(const IommuInfo& info) {
+pdt::Result<IovaAllocator> make_iova_allocator(const IommuInfo& info) {
     if (!info.has_iova_range_cap)
-        return make_error("seed IOVA allocator", "VFIO_IOMMU_GET_INFO", ENOTSUP,
+        return pdt::make_error("seed IOVA allocator", "VFIO_IOMMU_GET_INFO", ENOTSUP,
                           "the kernel reports no VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE capability, so DMA allocation is "
                           "impossible (kernel older than 5.4?)");
     if (info.iova_ranges.empty())
-        return make_error("seed IOVA allocator", "VFIO_IOMMU_GET_INFO", ENOSPC,
+        return pdt::make_error("seed IOVA allocator", "VFIO_IOMMU_GET_INFO", ENOSPC,
                           "the IOVA range capability lists no usable range, so DMA allocation is impossible");
     return IovaAllocator(info.iova_ranges, info.smallest_page_size());
 }
@@ -106,7 +106,7 @@ std::string page_sizes_text(uint64_t bitmap) {
             continue;
         if (!text.empty())
             text += ' ';
-        text += hex(1ull << bit);
+        text += pdt::hex(1ull << bit);
     }
     return text;
 }

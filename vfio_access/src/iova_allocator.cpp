@@ -1,4 +1,4 @@
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 #include <algorithm>
 #include <cstdio>
 
@@ -26,7 +26,7 @@ IovaAllocator::IovaAllocator(std::vector<IovaRange> ranges, uint64_t page_size) 
     }
 }
 
-IovaAllocator IovaAllocator::unavailable(Error reason) {
+IovaAllocator IovaAllocator::unavailable(pdt::Error reason) {
     IovaAllocator allocator;
     allocator.m_unavailable = std::move(reason);
     return allocator;
@@ -40,13 +40,13 @@ IovaAllocator IovaAllocator::remote(uint64_t page_size, Remote functions) {
 
 uint64_t IovaAllocator::round_up(uint64_t size) const { return (size + m_page_size - 1) / m_page_size * m_page_size; }
 
-Result<uint64_t> IovaAllocator::allocate(uint64_t size, unsigned dma_mask_bits) {
+pdt::Result<uint64_t> IovaAllocator::allocate(uint64_t size, unsigned dma_mask_bits) {
     if (m_unavailable)
         return *m_unavailable;
     const uint64_t want = round_up(size);
     const uint64_t limit = mask_limit(dma_mask_bits);
     if (size == 0 || want < size)
-        return make_error("allocate IOVA", hex(size) + " bytes", EINVAL, "size must be non-zero");
+        return pdt::make_error("allocate IOVA", pdt::hex(size) + " bytes", EINVAL, "size must be non-zero");
     if (m_remote)
         return m_remote->allocate(want, dma_mask_bits);
     size_t best = m_free.size();
@@ -66,8 +66,8 @@ Result<uint64_t> IovaAllocator::allocate(uint64_t size, unsigned dma_mask_bits) 
         }
     }
     if (best == m_free.size())
-        return make_error("allocate IOVA", hex(want) + " bytes", ENOSPC,
-                          "no free IOVA range below " + hex(limit) + " (" + std::to_string(dma_mask_bits) +
+        return pdt::make_error("allocate IOVA", pdt::hex(want) + " bytes", ENOSPC,
+                          "no free IOVA range below " + pdt::hex(limit) + " (" + std::to_string(dma_mask_bits) +
                               "-bit DMA mask) is large enough");
     const uint64_t iova = m_free[best].start;
     if (m_free[best].size() == want)
@@ -77,10 +77,10 @@ Result<uint64_t> IovaAllocator::allocate(uint64_t size, unsigned dma_mask_bits) 
     return iova;
 }
 
-Result<void> IovaAllocator::free(uint64_t iova, uint64_t size) {
+pdt::Result<void> IovaAllocator::free(uint64_t iova, uint64_t size) {
     const uint64_t len = round_up(size);
     if (len == 0 || iova % m_page_size != 0 || iova + len - 1 < iova)
-        return make_error("free IOVA", hex(iova) + "+" + hex(size), EINVAL, "not a page-aligned allocation");
+        return pdt::make_error("free IOVA", pdt::hex(iova) + "+" + pdt::hex(size), EINVAL, "not a page-aligned allocation");
     if (m_remote)
         return m_remote->free(iova, len);
     const IovaRange freed{iova, iova + len - 1};
@@ -89,7 +89,7 @@ Result<void> IovaAllocator::free(uint64_t iova, uint64_t size) {
     const bool overlaps_next = next != m_free.end() && next->start <= freed.last;
     const bool overlaps_prev = next != m_free.begin() && std::prev(next)->last >= freed.start;
     if (overlaps_next || overlaps_prev)
-        return make_error("free IOVA", hex(iova) + "+" + hex(size), EINVAL, "range is already free (double free?)");
+        return pdt::make_error("free IOVA", pdt::hex(iova) + "+" + pdt::hex(size), EINVAL, "range is already free (double free?)");
     next = m_free.insert(next, freed);
     if (std::next(next) != m_free.end() && next->last + 1 == std::next(next)->start) {
         next->last = std::next(next)->last;

@@ -7,7 +7,7 @@ namespace vfio {
 KernelDeviceBus::KernelDeviceBus(KernelOptions options) : m_options(std::move(options)) {}
 KernelDeviceBus::~KernelDeviceBus() = default;
 
-Result<std::vector<ScannedDevice>> KernelDeviceBus::scan_devices() {
+pdt::Result<std::vector<ScannedDevice>> KernelDeviceBus::scan_devices() {
     std::vector<ScannedDevice> all = PDT_TRY(scan_pci_bus(m_options));
     std::vector<ScannedDevice> selected;
     for (ScannedDevice& d : all)
@@ -16,7 +16,7 @@ Result<std::vector<ScannedDevice>> KernelDeviceBus::scan_devices() {
     return selected;
 }
 
-Result<std::vector<DeviceIdentity>> KernelDeviceBus::scan() {
+pdt::Result<std::vector<DeviceIdentity>> KernelDeviceBus::scan() {
     const std::vector<ScannedDevice> devices = PDT_TRY(scan_devices());
     const bool located = !m_options.selection.locations().empty();
     std::vector<DeviceIdentity> ids;
@@ -26,13 +26,13 @@ Result<std::vector<DeviceIdentity>> KernelDeviceBus::scan() {
     return ids;
 }
 
-Result<std::shared_ptr<Container>> KernelDeviceBus::container() {
+pdt::Result<std::shared_ptr<Container>> KernelDeviceBus::container() {
     if (!m_container)
         m_container = PDT_TRY(Container::open(m_options.dev_vfio_root));
     return m_container;
 }
 
-Result<ContainerInfo> KernelDeviceBus::container_info() {
+pdt::Result<ContainerInfo> KernelDeviceBus::container_info() {
     for (auto& [id, weak] : m_brokered_containers)
         if (std::shared_ptr<Container> brokered = weak.lock())
             return brokered->info();  // the broker's container of the devices open now
@@ -40,7 +40,7 @@ Result<ContainerInfo> KernelDeviceBus::container_info() {
     return c->info();
 }
 
-Result<std::shared_ptr<Group>> KernelDeviceBus::group(int number) {
+pdt::Result<std::shared_ptr<Group>> KernelDeviceBus::group(int number) {
     for (auto& [n, weak] : m_groups)
         if (n == number)
             if (std::shared_ptr<Group> g = weak.lock())
@@ -56,7 +56,7 @@ Result<std::shared_ptr<Group>> KernelDeviceBus::group(int number) {
     return g;
 }
 
-Result<std::unique_ptr<KernelDevice>> KernelDeviceBus::open_brokered(const DeviceIdentity& identity) {
+pdt::Result<std::unique_ptr<KernelDevice>> KernelDeviceBus::open_brokered(const DeviceIdentity& identity) {
     BrokeredDevice got = PDT_TRY(m_options.broker->open_device(identity.address));
     std::shared_ptr<Container> container;
     for (auto& [id, weak] : m_brokered_containers)
@@ -88,7 +88,7 @@ Result<std::unique_ptr<KernelDevice>> KernelDeviceBus::open_brokered(const Devic
     return device;
 }
 
-Result<std::unique_ptr<KernelDevice>> KernelDeviceBus::open_device(const DeviceIdentity& identity) {
+pdt::Result<std::unique_ptr<KernelDevice>> KernelDeviceBus::open_device(const DeviceIdentity& identity) {
     if (m_options.broker) {
         auto brokered = open_brokered(identity);
         if (brokered || brokered.error().code != ENODEV || brokered.error().operation != "open")
@@ -101,7 +101,7 @@ Result<std::unique_ptr<KernelDevice>> KernelDeviceBus::open_device(const DeviceI
     if (number < 0)
         number = sysfs_iommu_group(m_options.sysfs_root, identity.address);
     if (number < 0)
-        return make_error("open", identity.address.to_string(), ENODEV,
+        return pdt::make_error("open", identity.address.to_string(), ENODEV,
                           "no IOMMU group (enable the IOMMU, e.g. intel_iommu=on, or vfio no-IOMMU mode)");
     std::unique_ptr<DeviceLock> lock;  // taken before the group opens; released if the open fails
     if (!m_options.lock.directory.empty())
@@ -120,7 +120,7 @@ Result<std::unique_ptr<KernelDevice>> KernelDeviceBus::open_device(const DeviceI
     return device;
 }
 
-Result<std::unique_ptr<Device>> KernelDeviceBus::open(const DeviceIdentity& identity) {
+pdt::Result<std::unique_ptr<Device>> KernelDeviceBus::open(const DeviceIdentity& identity) {
     std::unique_ptr<KernelDevice> device = PDT_TRY(open_device(identity));
     return std::unique_ptr<Device>(std::move(device));
 }

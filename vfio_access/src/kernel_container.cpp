@@ -47,19 +47,19 @@ constexpr ExtensionName k_extensions[] = {
 
 }  // namespace
 
-Result<std::shared_ptr<Container>> Container::open(const std::string& dev_vfio_root) {
+pdt::Result<std::shared_ptr<Container>> Container::open(const std::string& dev_vfio_root) {
     PDT_CHECK(check_vfio_available(dev_vfio_root));
     auto container = std::make_shared<Container>();
     container->m_path = dev_vfio_root + "/vfio";
     container->m_fd.reset(::open(container->m_path.c_str(), O_RDWR | O_CLOEXEC));
     if (!container->m_fd.valid()) {
         if (errno == EACCES || errno == EPERM)
-            return errno_error("open", container->m_path, "no permission on " + container->m_path);
-        return errno_error("open", container->m_path);
+            return pdt::errno_error("open", container->m_path, "no permission on " + container->m_path);
+        return pdt::errno_error("open", container->m_path);
     }
     container->m_api_version = xioctl(container->fd(), VFIO_GET_API_VERSION, 0ul);
     if (container->m_api_version != VFIO_API_VERSION)
-        return make_error("VFIO_GET_API_VERSION", container->m_path, EPROTO,
+        return pdt::make_error("VFIO_GET_API_VERSION", container->m_path, EPROTO,
                           "kernel VFIO API version " + std::to_string(container->m_api_version) + ", expected " +
                               std::to_string(VFIO_API_VERSION));
     container->forget_iommu();
@@ -82,7 +82,7 @@ void Container::forget_iommu() {
     m_iommu_type = 0;
     m_iommu.reset();
     m_allocator = IovaAllocator::unavailable(
-        make_error("allocate IOVA", m_path, ENODEV, "no group attached to the container yet"));
+        pdt::make_error("allocate IOVA", m_path, ENODEV, "no group attached to the container yet"));
 }
 
 void Container::group_detached() {
@@ -104,11 +104,11 @@ ContainerInfo Container::info() const {
     return info;
 }
 
-Result<void> Container::set_iommu(bool noiommu) {
+pdt::Result<void> Container::set_iommu(bool noiommu) {
     ++m_groups;  // the caller's group is attached; undone by group_detached()
     if (m_iommu_type != 0) {
         if ((m_iommu_type == VFIO_NOIOMMU_IOMMU) != noiommu)
-            return make_error("VFIO_SET_IOMMU", m_path, EINVAL,
+            return pdt::make_error("VFIO_SET_IOMMU", m_path, EINVAL,
                               "cannot mix no-IOMMU and IOMMU groups in one container: run the no-IOMMU device "
                               "on its own (--device <BDF>), or bind every device of the run the same way");
         return {};
@@ -121,35 +121,35 @@ Result<void> Container::set_iommu(bool noiommu) {
     else if (has_extension(VFIO_TYPE1_IOMMU))
         type = VFIO_TYPE1_IOMMU;
     else
-        return make_error("VFIO_CHECK_EXTENSION", m_path, ENOTSUP, "the kernel offers neither TYPE1v2 nor TYPE1 IOMMU");
+        return pdt::make_error("VFIO_CHECK_EXTENSION", m_path, ENOTSUP, "the kernel offers neither TYPE1v2 nor TYPE1 IOMMU");
     if (xioctl(fd(), VFIO_SET_IOMMU, static_cast<unsigned long>(type)) < 0)
-        return errno_error("VFIO_SET_IOMMU", m_path + " type " + std::to_string(type),
+        return pdt::errno_error("VFIO_SET_IOMMU", m_path + " type " + std::to_string(type),
                            noiommu ? "no-IOMMU mode needs CAP_SYS_RAWIO: sudo setcap cap_sys_rawio=ep <executable>" : "");
     m_iommu_type = type;
     if (noiommu) {
-        m_allocator = IovaAllocator::unavailable(make_error(
+        m_allocator = IovaAllocator::unavailable(pdt::make_error(
             "allocate IOVA", m_path, ENOTSUP, "no-IOMMU mode: DMA needs physical addresses, VFIO_IOMMU_MAP_DMA is unavailable"));
         return {};
     }
     return load_iommu_info();
 }
 
-Result<std::shared_ptr<PhysicalPool>> Container::physical_pool(const PhysicalPoolOptions& options) {
+pdt::Result<std::shared_ptr<PhysicalPool>> Container::physical_pool(const PhysicalPoolOptions& options) {
     if (!m_pool)
         m_pool = PDT_TRY(PhysicalPool::create(options));
     return m_pool;
 }
 
-Result<void> Container::load_iommu_info() {
+pdt::Result<void> Container::load_iommu_info() {
     vfio_iommu_type1_info probe{};
     probe.argsz = sizeof probe;
     if (xioctl(fd(), VFIO_IOMMU_GET_INFO, &probe) < 0)
-        return errno_error("VFIO_IOMMU_GET_INFO", m_path);
+        return pdt::errno_error("VFIO_IOMMU_GET_INFO", m_path);
     std::vector<uint8_t> bytes(std::max<size_t>(probe.argsz, sizeof probe), 0);
     const uint32_t argsz = static_cast<uint32_t>(bytes.size());
     std::memcpy(bytes.data(), &argsz, sizeof argsz);
     if (xioctl(fd(), VFIO_IOMMU_GET_INFO, bytes.data()) < 0)
-        return errno_error("VFIO_IOMMU_GET_INFO", m_path);
+        return pdt::errno_error("VFIO_IOMMU_GET_INFO", m_path);
     m_iommu = PDT_TRY(parse_iommu_info(bytes));
     auto allocator = make_iova_allocator(*m_iommu);
     m_allocator = allocator ? std::move(allocator).value() : IovaAllocator::unavailable(allocator.error());
@@ -170,28 +170,28 @@ std::vector<std::string> group_functions(const std::string& sysfs_root, const st
     return functions;
 }
 
-Error group_open_error(const KernelOptions& options, const std::string& path, int code) {
+pdt::Error group_open_error(const KernelOptions& options, const std::string& path, int code) {
     switch (code) {
     case ENOENT:
-        return make_error("open", path, code, path + " does not exist: is the device bound to vfio-pci?");
+        return pdt::make_error("open", path, code, path + " does not exist: is the device bound to vfio-pci?");
     case EACCES:
-        return make_error("open", path, code, group_permission_hint(path, describe_device_file(path),
+        return pdt::make_error("open", path, code, group_permission_hint(path, describe_device_file(path),
                                                                     group_functions(options.sysfs_root, path)));
     case EBUSY:
-        return make_error("open", path, code,
+        return pdt::make_error("open", path, code,
                           describe_file_holders(path, find_file_holders(options.proc_root, path), options.proc_root));
     case EPERM:
         if (path.find("noiommu-") == std::string::npos)  // an LSM or a device cgroup: as EACCES
-            return make_error("open", path, code, group_permission_hint(path, describe_device_file(path),
+            return pdt::make_error("open", path, code, group_permission_hint(path, describe_device_file(path),
                                                                         group_functions(options.sysfs_root, path)));
-        return make_error("open", path, code,
+        return pdt::make_error("open", path, code,
                           "no-IOMMU groups need CAP_SYS_RAWIO: sudo setcap cap_sys_rawio=ep <executable>");
     default:
-        return make_error("open", path, code);
+        return pdt::make_error("open", path, code);
     }
 }
 
-Error group_not_viable_error(const std::string& sysfs_root, int group, const std::string& path) {
+pdt::Error group_not_viable_error(const std::string& sysfs_root, int group, const std::string& path) {
     const fs::path dir = fs::path(sysfs_root) / "kernel/iommu_groups" / std::to_string(group) / "devices";
     std::vector<std::string> names;
     std::error_code ec;
@@ -209,10 +209,10 @@ Error group_not_viable_error(const std::string& sysfs_root, int group, const std
     std::string hint = "IOMMU group " + std::to_string(group) + " is not viable: every device in it must be bound to vfio-pci or to no driver";
     if (!culprits.empty())
         hint += "; " + culprits;
-    return make_error("VFIO_GROUP_GET_STATUS", path, EPERM, hint);
+    return pdt::make_error("VFIO_GROUP_GET_STATUS", path, EPERM, hint);
 }
 
-Result<std::shared_ptr<Group>> Group::open(const KernelOptions& options, int number, std::shared_ptr<Container> container) {
+pdt::Result<std::shared_ptr<Group>> Group::open(const KernelOptions& options, int number, std::shared_ptr<Container> container) {
     auto group = std::make_shared<Group>();
     group->m_status.number = number;
     group->m_status.path = options.dev_vfio_root + "/" + std::to_string(number);
@@ -228,14 +228,14 @@ Result<std::shared_ptr<Group>> Group::open(const KernelOptions& options, int num
     vfio_group_status status{};
     status.argsz = sizeof status;
     if (xioctl(group->m_fd.get(), VFIO_GROUP_GET_STATUS, &status) < 0)
-        return errno_error("VFIO_GROUP_GET_STATUS", path);
+        return pdt::errno_error("VFIO_GROUP_GET_STATUS", path);
     group->m_status.viable = (status.flags & VFIO_GROUP_FLAGS_VIABLE) != 0;
     group->m_status.container_was_set = (status.flags & VFIO_GROUP_FLAGS_CONTAINER_SET) != 0;
     if (!group->m_status.viable)
         return group_not_viable_error(options.sysfs_root, number, path);
     int container_fd = container->fd();
     if (!group->m_status.container_was_set && xioctl(group->m_fd.get(), VFIO_GROUP_SET_CONTAINER, &container_fd) < 0)
-        return errno_error("VFIO_GROUP_SET_CONTAINER", path);
+        return pdt::errno_error("VFIO_GROUP_SET_CONTAINER", path);
     group->m_container = std::move(container);
     group->m_attached = true;
     PDT_CHECK(group->m_container->set_iommu(group->m_status.noiommu));
@@ -255,11 +255,11 @@ Group::~Group() {
         m_container->group_detached();
 }
 
-Result<UniqueFd> Group::device_fd(const PciAddress& address) {
+pdt::Result<UniqueFd> Group::device_fd(const PciAddress& address) {
     std::string name = address.to_string();
     UniqueFd fd(xioctl(m_fd.get(), VFIO_GROUP_GET_DEVICE_FD, name.data()));
     if (!fd.valid())
-        return errno_error("VFIO_GROUP_GET_DEVICE_FD", name + " in " + m_status.path,
+        return pdt::errno_error("VFIO_GROUP_GET_DEVICE_FD", name + " in " + m_status.path,
                            errno == EBUSY ? "the device is already open (in this or another process)" : "");
     return fd;
 }

@@ -1,4 +1,4 @@
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 #include <linux/vfio.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -82,24 +82,24 @@ Container& KernelDevice::mapping_container() const { return m_mappings ? *m_mapp
 int KernelDevice::container_fd() const { return m_group->container().fd(); }
 IovaAllocator& KernelDevice::iova_allocator() { return mapping_container().allocator(); }
 
-Result<void> KernelDevice::load_info() {
+pdt::Result<void> KernelDevice::load_info() {
     vfio_device_info info{};
     info.argsz = sizeof info;
     if (xioctl(fd(), VFIO_DEVICE_GET_INFO, &info) < 0)
-        return errno_error("VFIO_DEVICE_GET_INFO", object());
+        return pdt::errno_error("VFIO_DEVICE_GET_INFO", object());
     if (!(info.flags & VFIO_DEVICE_FLAGS_PCI))
-        return make_error("VFIO_DEVICE_GET_INFO", object(), ENODEV, "not a vfio-pci device");
+        return pdt::make_error("VFIO_DEVICE_GET_INFO", object(), ENODEV, "not a vfio-pci device");
     m_flags = info.flags;
     m_num_regions = info.num_regions;
     m_num_irqs = info.num_irqs;
     if (m_num_regions <= VFIO_PCI_CONFIG_REGION_INDEX)
-        return make_error("VFIO_DEVICE_GET_INFO", object(), ENODEV,
+        return pdt::make_error("VFIO_DEVICE_GET_INFO", object(), ENODEV,
                           "only " + std::to_string(m_num_regions) + " regions: no config space region");
     m_config = PDT_TRY(region_info(VFIO_PCI_CONFIG_REGION_INDEX));
     return {};
 }
 
-Result<RegionInfo> KernelDevice::region_info(uint32_t index) const {
+pdt::Result<RegionInfo> KernelDevice::region_info(uint32_t index) const {
     std::vector<uint8_t> bytes(sizeof(vfio_region_info), 0);
     for (int attempt = 0; attempt < 2; ++attempt) {
         vfio_region_info head{};
@@ -107,7 +107,7 @@ Result<RegionInfo> KernelDevice::region_info(uint32_t index) const {
         head.index = index;
         std::memcpy(bytes.data(), &head, sizeof head);
         if (xioctl(fd(), VFIO_DEVICE_GET_REGION_INFO, bytes.data()) < 0)
-            return errno_error("VFIO_DEVICE_GET_REGION_INFO", object() + " region " + std::to_string(index));
+            return pdt::errno_error("VFIO_DEVICE_GET_REGION_INFO", object() + " region " + std::to_string(index));
         std::memcpy(&head, bytes.data(), sizeof head);
         if (head.argsz <= bytes.size())
             break;
@@ -135,16 +135,16 @@ namespace {
 // then the whole size moved by io (pread or pwrite at the region's file offset), or an error
 // naming the operation.
 template <typename Io>
-Result<void> config_io(const char* operation, const std::string& device, const RegionInfo& config, uint32_t offset,
+pdt::Result<void> config_io(const char* operation, const std::string& device, const RegionInfo& config, uint32_t offset,
                        uint32_t size, Io io) {
-    const std::string where = "PCI region 7 (CONFIG) of " + device + " offset " + hex(offset);
+    const std::string where = "PCI region 7 (CONFIG) of " + device + " offset " + pdt::hex(offset);
     if (offset > config.size || size > config.size - offset)
-        return make_error(operation, where, ERANGE, "config region is " + hex(config.size) + " bytes");
+        return pdt::make_error(operation, where, ERANGE, "config region is " + pdt::hex(config.size) + " bytes");
     const ssize_t moved = io(size, static_cast<off_t>(config.offset + offset));
     if (moved < 0)
-        return errno_error(operation, where);
+        return pdt::errno_error(operation, where);
     if (static_cast<uint32_t>(moved) != size)
-        return make_error(operation, where, EIO,
+        return pdt::make_error(operation, where, EIO,
                           std::string(operation) + " of " + std::to_string(size) + " bytes moved only " +
                               std::to_string(moved));
     return {};
@@ -152,31 +152,31 @@ Result<void> config_io(const char* operation, const std::string& device, const R
 
 }  // namespace
 
-Result<void> KernelDevice::config_read(uint32_t offset, void* data, uint32_t size) {
+pdt::Result<void> KernelDevice::config_read(uint32_t offset, void* data, uint32_t size) {
     return config_io("config read", object(), m_config, offset, size,
                      [&](uint32_t n, off_t at) { return ::pread(fd(), data, n, at); });
 }
 
-Result<void> KernelDevice::config_write(uint32_t offset, const void* data, uint32_t size) {
+pdt::Result<void> KernelDevice::config_write(uint32_t offset, const void* data, uint32_t size) {
     return config_io("config write", object(), m_config, offset, size,
                      [&](uint32_t n, off_t at) { return ::pwrite(fd(), data, n, at); });
 }
 
-Result<Bar*> KernelDevice::bar(unsigned index) {
+pdt::Result<Bar*> KernelDevice::bar(unsigned index) {
     const std::string where = object() + " BAR " + std::to_string(index);
     if (index > VFIO_PCI_BAR5_REGION_INDEX)
-        return make_error("map BAR", where, EINVAL, "BAR index must be 0 to 5");
+        return pdt::make_error("map BAR", where, EINVAL, "BAR index must be 0 to 5");
     std::lock_guard lock(m_bar_mutex);
     if (m_bars[index])
         return m_bars[index].get();
     const RegionInfo region = PDT_TRY(region_info(index));
     if (region.size == 0)
-        return make_error("map BAR", where, ENOENT, "BAR not implemented (or upper half of a 64-bit BAR)");
+        return pdt::make_error("map BAR", where, ENOENT, "BAR not implemented (or upper half of a 64-bit BAR)");
     const uint32_t bar_register = PDT_TRY(config_read32(0x10 + 4 * index));
     if (bar_register & 1u)
-        return make_error("map BAR", where, ENOTSUP, "an I/O BAR cannot be memory-mapped");
+        return pdt::make_error("map BAR", where, ENOTSUP, "an I/O BAR cannot be memory-mapped");
     if (!region.mmappable())
-        return make_error("map BAR", where, ENOTSUP, "VFIO does not allow mmap of this BAR");
+        return pdt::make_error("map BAR", where, ENOTSUP, "VFIO does not allow mmap of this BAR");
     // vfio-pci (Linux 6.1's vfio_pci_core_mmap) requests the BAR's region on its first mmap
     // without a lock: a second process mapping the same BAR at that moment gets EBUSY, and a
     // retry a little later finds the region mapped. Retried for up to about 100 ms.
@@ -190,7 +190,7 @@ Result<Bar*> KernelDevice::bar(unsigned index) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     if (base == MAP_FAILED)
-        return make_error("mmap", where + " (" + hex(region.size) + " bytes)", error,
+        return pdt::make_error("mmap", where + " (" + pdt::hex(region.size) + " bytes)", error,
                           error == EBUSY ? "another process mapping the same BAR at the same time can race in vfio-pci "
                                            "(still busy after 20 tries over 100 ms)"
                                          : "");
@@ -202,11 +202,11 @@ DmaAddressing KernelDevice::dma_addressing() const {
     return group().noiommu ? DmaAddressing::Physical : DmaAddressing::Iommu;
 }
 
-Result<std::shared_ptr<PhysicalPool>> KernelDevice::physical_pool() {
+pdt::Result<std::shared_ptr<PhysicalPool>> KernelDevice::physical_pool() {
     if (!group().noiommu)
         return std::shared_ptr<PhysicalPool>();
     if (!m_no_iommu_allowed)
-        return make_error("allocate DMA buffer", object(), EPERM,
+        return pdt::make_error("allocate DMA buffer", object(), EPERM,
                           "refused: " + group().path + " is a no-IOMMU group, so the device would be given physical "
                           "addresses that can reach all of RAM; pass --no_iommu to accept that (DANGER: see the README)");
     std::shared_ptr<PhysicalPool> pool = PDT_TRY(mapping_container().physical_pool(m_physical));
@@ -215,11 +215,11 @@ Result<std::shared_ptr<PhysicalPool>> KernelDevice::physical_pool() {
     return pool;
 }
 
-Result<void> KernelDevice::dma_map(uint64_t iova, void* vaddr, uint64_t size, DmaAccess access) {
+pdt::Result<void> KernelDevice::dma_map(uint64_t iova, void* vaddr, uint64_t size, DmaAccess access) {
     Container& container = mapping_container();
-    const std::string where = "IOVA " + hex(iova) + " size " + hex(size) + " for " + object();
+    const std::string where = "IOVA " + pdt::hex(iova) + " size " + pdt::hex(size) + " for " + object();
     if (container.iommu_type() == VFIO_NOIOMMU_IOMMU)
-        return make_error("VFIO_IOMMU_MAP_DMA", where, ENOTSUP, "no-IOMMU mode has no IOMMU mappings");
+        return pdt::make_error("VFIO_IOMMU_MAP_DMA", where, ENOTSUP, "no-IOMMU mode has no IOMMU mappings");
     vfio_iommu_type1_dma_map map{};
     map.argsz = sizeof map;
     map.flags = (allows_read(access) ? VFIO_DMA_MAP_FLAG_READ : 0u) | (allows_write(access) ? VFIO_DMA_MAP_FLAG_WRITE : 0u);
@@ -233,7 +233,7 @@ Result<void> KernelDevice::dma_map(uint64_t iova, void* vaddr, uint64_t size, Dm
     return {};
 }
 
-Error dma_map_error(const std::string& where, int code, uint64_t size, const MemlockState& memlock) {
+pdt::Error dma_map_error(const std::string& where, int code, uint64_t size, const MemlockState& memlock) {
     std::string hint;
     if (code == ENOMEM)
         hint = "pinned memory counts against RLIMIT_MEMLOCK: " + memlock_hint(memlock, size);
@@ -241,31 +241,31 @@ Error dma_map_error(const std::string& where, int code, uint64_t size, const Mem
         hint = "overlaps an existing mapping";
     else if (code == EINVAL)
         hint = "IOVA, address and size must be page aligned and inside the IOVA ranges";
-    return make_error("VFIO_IOMMU_MAP_DMA", where, code, hint);
+    return pdt::make_error("VFIO_IOMMU_MAP_DMA", where, code, hint);
 }
 
-Result<uint64_t> KernelDevice::dma_unmap(uint64_t iova, uint64_t size) {
+pdt::Result<uint64_t> KernelDevice::dma_unmap(uint64_t iova, uint64_t size) {
     vfio_iommu_type1_dma_unmap unmap{};
     unmap.argsz = sizeof unmap;
     unmap.iova = iova;
     unmap.size = size;
     if (xioctl(mapping_container().fd(), VFIO_IOMMU_UNMAP_DMA, &unmap) < 0)
-        return errno_error("VFIO_IOMMU_UNMAP_DMA", "IOVA " + hex(iova) + " size " + hex(size) + " for " + object());
+        return pdt::errno_error("VFIO_IOMMU_UNMAP_DMA", "IOVA " + pdt::hex(iova) + " size " + pdt::hex(size) + " for " + object());
     return static_cast<uint64_t>(unmap.size);
 }
 
-Result<IrqInfo> KernelDevice::irq_info(IrqIndex index) {
+pdt::Result<IrqInfo> KernelDevice::irq_info(IrqIndex index) {
     vfio_irq_info info{};
     info.argsz = sizeof info;
     info.index = static_cast<uint32_t>(index);
     if (xioctl(fd(), VFIO_DEVICE_GET_IRQ_INFO, &info) < 0)
-        return errno_error("VFIO_DEVICE_GET_IRQ_INFO", object() + " " + to_string(index));
+        return pdt::errno_error("VFIO_DEVICE_GET_IRQ_INFO", object() + " " + to_string(index));
     return IrqInfo{index, info.count, info.flags};
 }
 
 namespace {
 
-Result<void> set_irqs(int fd, const std::string& where, uint32_t flags, IrqIndex index, const std::vector<int32_t>& fds,
+pdt::Result<void> set_irqs(int fd, const std::string& where, uint32_t flags, IrqIndex index, const std::vector<int32_t>& fds,
                       uint32_t count) {
     std::vector<uint8_t> bytes(sizeof(vfio_irq_set) + fds.size() * sizeof(int32_t), 0);
     vfio_irq_set set{};
@@ -278,20 +278,20 @@ Result<void> set_irqs(int fd, const std::string& where, uint32_t flags, IrqIndex
     if (!fds.empty())
         std::memcpy(bytes.data() + sizeof set, fds.data(), fds.size() * sizeof(int32_t));
     if (xioctl(fd, VFIO_DEVICE_SET_IRQS, bytes.data()) < 0)
-        return errno_error("VFIO_DEVICE_SET_IRQS", where);
+        return pdt::errno_error("VFIO_DEVICE_SET_IRQS", where);
     return {};
 }
 
 }  // namespace
 
-Result<void> KernelDevice::irq_enable(IrqIndex index, unsigned vectors) {
+pdt::Result<void> KernelDevice::irq_enable(IrqIndex index, unsigned vectors) {
     const std::string where = object() + " " + to_string(index);
     const IrqInfo info = PDT_TRY(irq_info(index));
     if (vectors == 0 || vectors > info.count)
-        return make_error("enable interrupts", where, EINVAL,
+        return pdt::make_error("enable interrupts", where, EINVAL,
                           std::to_string(vectors) + " vectors asked, the device offers " + std::to_string(info.count));
     if (!(info.flags & VFIO_IRQ_INFO_EVENTFD))
-        return make_error("enable interrupts", where, ENOTSUP, "this interrupt cannot signal an eventfd");
+        return pdt::make_error("enable interrupts", where, ENOTSUP, "this interrupt cannot signal an eventfd");
     if (m_irq_index)
         PDT_CHECK(irq_disable(*m_irq_index));
     // An MSI is a memory write by the device: without Bus Master none can ever arrive.
@@ -302,7 +302,7 @@ Result<void> KernelDevice::irq_enable(IrqIndex index, unsigned vectors) {
     for (unsigned i = 0; i < vectors; ++i) {
         owned.emplace_back(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
         if (!owned.back().valid())
-            return errno_error("eventfd", where + " vector " + std::to_string(i));
+            return pdt::errno_error("eventfd", where + " vector " + std::to_string(i));
         fds.push_back(owned.back().get());
     }
     PDT_CHECK(set_irqs(fd(), where, VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER, index, fds, vectors));
@@ -311,7 +311,7 @@ Result<void> KernelDevice::irq_enable(IrqIndex index, unsigned vectors) {
     return {};
 }
 
-Result<void> KernelDevice::irq_disable(IrqIndex index) {
+pdt::Result<void> KernelDevice::irq_disable(IrqIndex index) {
     PDT_CHECK(set_irqs(fd(), object() + " " + to_string(index), VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER,
                        index, {}, 0));
     if (m_irq_index == index) {
@@ -321,25 +321,25 @@ Result<void> KernelDevice::irq_disable(IrqIndex index) {
     return {};
 }
 
-Result<int> KernelDevice::irq_eventfd(unsigned vector) {
+pdt::Result<int> KernelDevice::irq_eventfd(unsigned vector) {
     if (vector >= m_irq_fds.size())
-        return make_error("interrupt eventfd", object() + " vector " + std::to_string(vector), EINVAL,
+        return pdt::make_error("interrupt eventfd", object() + " vector " + std::to_string(vector), EINVAL,
                           m_irq_index ? std::to_string(m_irq_fds.size()) + " vectors enabled" : "interrupts are not enabled");
     return m_irq_fds[vector].get();
 }
 
-Result<void> KernelDevice::irq_unmask(unsigned vector) {
+pdt::Result<void> KernelDevice::irq_unmask(unsigned vector) {
     if (m_irq_index != IrqIndex::Intx)
         return {};
     (void)vector;
     return set_irqs(fd(), object() + " INTx", VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_UNMASK, IrqIndex::Intx, {}, 1);
 }
 
-Result<void> KernelDevice::reset() {
+pdt::Result<void> KernelDevice::reset() {
     if (!(m_flags & VFIO_DEVICE_FLAGS_RESET))
-        return make_error("VFIO_DEVICE_RESET", object(), ENOTSUP, "the device reports no reset support");
+        return pdt::make_error("VFIO_DEVICE_RESET", object(), ENOTSUP, "the device reports no reset support");
     if (xioctl(fd(), VFIO_DEVICE_RESET, 0ul) < 0)
-        return errno_error("VFIO_DEVICE_RESET", object());
+        return pdt::errno_error("VFIO_DEVICE_RESET", object());
     return {};
 }
 

@@ -15,7 +15,7 @@ int xioctl(int fd, unsigned long request, unsigned long arg);
 
 class Container {
 public:
-    static Result<std::shared_ptr<Container>> open(const std::string& dev_vfio_root);
+    static pdt::Result<std::shared_ptr<Container>> open(const std::string& dev_vfio_root);
     // A container another process (the VFIO manager) set up: its fd, IOMMU model and an
     // allocator that asks that process for IOVA.
     static std::shared_ptr<Container> adopt(UniqueFd fd, std::string path, int iommu_type, IovaAllocator allocator);
@@ -26,17 +26,17 @@ public:
     ContainerInfo info() const;
     // VFIO_SET_IOMMU on the first group attached (type1v2, or no-IOMMU for a noiommu group);
     // later groups must use the same model. Then VFIO_IOMMU_GET_INFO seeds the allocator.
-    Result<void> set_iommu(bool noiommu);
+    pdt::Result<void> set_iommu(bool noiommu);
     int iommu_type() const { return m_iommu_type; }
     IovaAllocator& allocator() { return m_allocator; }
     // No-IOMMU: the buffer pool of every device in this container, made on first use.
-    Result<std::shared_ptr<PhysicalPool>> physical_pool(const PhysicalPoolOptions& options);
+    pdt::Result<std::shared_ptr<PhysicalPool>> physical_pool(const PhysicalPoolOptions& options);
     // Called when a group leaves the container. With the last group the kernel drops the
     // IOMMU model, so the next group attached sets it again.
     void group_detached();
 
 private:
-    Result<void> load_iommu_info();
+    pdt::Result<void> load_iommu_info();
     void forget_iommu();
 
     UniqueFd m_fd;
@@ -56,11 +56,11 @@ public:
     Group& operator=(const Group&) = delete;
     ~Group();
     // Opens <root>/<N> (or noiommu-<N>), checks viability and attaches it to the container.
-    static Result<std::shared_ptr<Group>> open(const KernelOptions& options, int number,
+    static pdt::Result<std::shared_ptr<Group>> open(const KernelOptions& options, int number,
                                                std::shared_ptr<Container> container);
     // A group held by the VFIO manager: no fd here, only its status and container.
     static std::shared_ptr<Group> brokered(GroupStatus status, std::shared_ptr<Container> container);
-    Result<UniqueFd> device_fd(const PciAddress& address);
+    pdt::Result<UniqueFd> device_fd(const PciAddress& address);
     const GroupStatus& status() const { return m_status; }
     Container& container() { return *m_container; }
     const std::shared_ptr<Container>& shared_container() const { return m_container; }

@@ -55,7 +55,7 @@ int sysfs_iommu_group(const std::string& sysfs_root, const PciAddress& address) 
     return ec ? -1 : last_component_number(link);
 }
 
-Result<std::vector<ScannedDevice>> scan_pci_bus(const KernelOptions& options) {
+pdt::Result<std::vector<ScannedDevice>> scan_pci_bus(const KernelOptions& options) {
     PciLibraryOptions library_options;
     library_options.dump_file = options.pci_dump_file;
     auto library = PDT_TRY(PciLibrary::open(library_options));
@@ -87,30 +87,30 @@ std::string bind_to_vfio_commands(const PciAddress& address, const std::string& 
            " | sudo tee /sys/bus/pci/drivers/vfio-pci/bind";
 }
 
-Result<void> check_bound_to_vfio(const std::string& sysfs_root, const PciAddress& address) {
+pdt::Result<void> check_bound_to_vfio(const std::string& sysfs_root, const PciAddress& address) {
     std::error_code ec;
     if (!fs::exists(device_dir(sysfs_root, address), ec))
-        return make_error("open", address.to_string(), ENODEV,
+        return pdt::make_error("open", address.to_string(), ENODEV,
                           "no such PCI device in " + (fs::path(sysfs_root) / "bus/pci/devices").string());
     const std::string driver = bound_driver(sysfs_root, address);
     if (driver == "vfio-pci")
         return {};
     const std::string bdf = address.to_string();
-    return make_error("open", bdf, ENODEV,
+    return pdt::make_error("open", bdf, ENODEV,
                       std::string("not bound to vfio-pci ") + (driver.empty() ? "(no driver bound)" : "but to " + driver) +
                           "; bind it: " + bind_to_vfio_commands(address, driver));
 }
 
-Result<void> check_vfio_available(const std::string& dev_vfio_root) {
+pdt::Result<void> check_vfio_available(const std::string& dev_vfio_root) {
     struct stat st {};
     if (::stat(dev_vfio_root.c_str(), &st) != 0)
-        return make_error("open", dev_vfio_root, errno == ENOENT ? ENODEV : errno,
+        return pdt::make_error("open", dev_vfio_root, errno == ENOENT ? ENODEV : errno,
                           dev_vfio_root + " does not exist: no VFIO support; load the vfio-pci module (modprobe vfio-pci)");
     const std::string container = dev_vfio_root + "/vfio";
     if (::access(container.c_str(), F_OK) != 0)
-        return make_error("open", container, ENODEV, container + " does not exist: no VFIO support; load the vfio-pci module (modprobe vfio-pci)");
+        return pdt::make_error("open", container, ENODEV, container + " does not exist: no VFIO support; load the vfio-pci module (modprobe vfio-pci)");
     if (::access(container.c_str(), R_OK | W_OK) != 0)
-        return make_error("open", container, EACCES, container_permission_hint(container));
+        return pdt::make_error("open", container, EACCES, container_permission_hint(container));
     return {};
 }
 

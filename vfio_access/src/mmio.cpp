@@ -18,27 +18,27 @@ std::string bar_object(unsigned index, uint64_t offset, unsigned width) {
 
 }  // namespace
 
-Result<RegisterWindow> Bar::window(uint64_t offset, uint64_t size, Access64 mode) const {
+pdt::Result<RegisterWindow> Bar::window(uint64_t offset, uint64_t size, Access64 mode) const {
     if (size == 0 || offset > this->size() || size > this->size() - offset) {
         char text[96];
         std::snprintf(text, sizeof text, "BAR %u window 0x%llx+0x%llx", m_index,
                       static_cast<unsigned long long>(offset), static_cast<unsigned long long>(size));
         char hint[64];
         std::snprintf(hint, sizeof hint, "BAR size is 0x%llx", static_cast<unsigned long long>(this->size()));
-        return make_error("map register window", text, ERANGE, hint);
+        return pdt::make_error("map register window", text, ERANGE, hint);
     }
     return RegisterWindow(this, m_backend, offset, size, mode);
 }
 
-Result<uint64_t> Bar::read(uint64_t offset, unsigned width) const {
+pdt::Result<uint64_t> Bar::read(uint64_t offset, unsigned width) const {
     if (!valid_width(width) || offset % width != 0 || offset > size() || width > size() - offset)
-        return make_error("read", bar_object(m_index, offset, width), ERANGE, "outside the BAR or misaligned");
+        return pdt::make_error("read", bar_object(m_index, offset, width), ERANGE, "outside the BAR or misaligned");
     return m_backend->read(offset, width);
 }
 
-Result<void> Bar::write(uint64_t offset, unsigned width, uint64_t value) const {
+pdt::Result<void> Bar::write(uint64_t offset, unsigned width, uint64_t value) const {
     if (!valid_width(width) || offset % width != 0 || offset > size() || width > size() - offset)
-        return make_error("write", bar_object(m_index, offset, width), ERANGE, "outside the BAR or misaligned");
+        return pdt::make_error("write", bar_object(m_index, offset, width), ERANGE, "outside the BAR or misaligned");
     m_backend->write(offset, width, value);
     return {};
 }

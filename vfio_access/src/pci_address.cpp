@@ -24,14 +24,14 @@ long parse_hex_field(std::string_view text, size_t pos, size_t digits) {
     return value;
 }
 
-Error bad_address(std::string_view text, const char* why) {
-    return make_error("parse PCI address", "\"" + std::string(text) + "\"", EINVAL,
+pdt::Error bad_address(std::string_view text, const char* why) {
+    return pdt::make_error("parse PCI address", "\"" + std::string(text) + "\"", EINVAL,
                       std::string(why) + "; expected dddd:bb:dd.f, e.g. 0000:15:00.0");
 }
 
 }  // namespace
 
-Result<PciAddress> PciAddress::parse(std::string_view text) {
+pdt::Result<PciAddress> PciAddress::parse(std::string_view text) {
     // Layout: dddd:bb:dd.f -> 12 characters with separators at 4, 7 and 10.
     if (text.size() != 12)
         return bad_address(text, "wrong length");
@@ -42,7 +42,7 @@ Result<PciAddress> PciAddress::parse(std::string_view text) {
     const long device = parse_hex_field(text, 8, 2);
     const long function = parse_hex_field(text, 11, 1);
     if (domain < 0 || bus < 0 || device < 0 || function < 0)
-        return bad_address(text, "non-hex digit");
+        return bad_address(text, "non-pdt::hex digit");
     if (device > 0x1f)
         return bad_address(text, "device number above 0x1f");
     if (function > 7)

@@ -76,11 +76,11 @@ struct PciLibrary::State {
 PciLibrary::PciLibrary(std::unique_ptr<State> state) : m_state(std::move(state)) {}
 PciLibrary::~PciLibrary() = default;
 
-Result<std::unique_ptr<PciLibrary>> PciLibrary::open(const PciLibraryOptions& options) {
+pdt::Result<std::unique_ptr<PciLibrary>> PciLibrary::open(const PciLibraryOptions& options) {
     auto state = std::make_unique<State>();
     state->access = pci_alloc();
     if (state->access == nullptr)
-        return make_error("pci_alloc", "libpci", ENOMEM);
+        return pdt::make_error("pci_alloc", "libpci", ENOMEM);
     pci_access* const access = state->access;
     access->error = on_fatal;
     access->warning = quiet;
@@ -99,7 +99,7 @@ Result<std::unique_ptr<PciLibrary>> PciLibrary::open(const PciLibraryOptions& op
         return true;
     });
     if (!scanned)
-        return make_error("scan PCI bus", options.dump_file.empty() ? "libpci" : options.dump_file, EIO,
+        return pdt::make_error("scan PCI bus", options.dump_file.empty() ? "libpci" : options.dump_file, EIO,
                           std::string("libpci: ") + t_message);
     for (pci_dev* dev = access->devices; dev != nullptr; dev = dev->next)
         state->devices[address_of(dev)] = dev;
@@ -115,10 +115,10 @@ std::vector<PciAddress> PciLibrary::functions() const {
 
 bool PciLibrary::has(const PciAddress& address) const { return m_state->find(address) != nullptr; }
 
-Result<PciFunctionInfo> PciLibrary::info(const PciAddress& address) {
+pdt::Result<PciFunctionInfo> PciLibrary::info(const PciAddress& address) {
     pci_dev* const dev = m_state->find(address);
     if (dev == nullptr)
-        return make_error("read identity of", address.to_string(), ENODEV, "no such PCI function (lspci -D)");
+        return pdt::make_error("read identity of", address.to_string(), ENODEV, "no such PCI function (lspci -D)");
     PciFunctionInfo out;
     out.address = address;
     unsigned known = 0;
@@ -133,7 +133,7 @@ Result<PciFunctionInfo> PciLibrary::info(const PciAddress& address) {
         return true;
     });
     if (!filled)
-        return make_error("read identity of", address.to_string(), EIO, std::string("libpci: ") + t_message);
+        return pdt::make_error("read identity of", address.to_string(), EIO, std::string("libpci: ") + t_message);
     out.vendor_id = dev->vendor_id;
     out.device_id = dev->device_id;
     out.subsystem_vendor_id = (known & PCI_FILL_SUBSYS) ? dev->subsys_vendor_id : 0xffff;

@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "vfio_access/format.hpp"
-#include "vfio_access/spellings.hpp"
-#include "vfio_access/text_file.hpp"
+#include "base/format.hpp"
+#include "base/spellings.hpp"
+#include "base/text_file.hpp"
 #include "vfio_access/unique_fd.hpp"
 
 namespace vfio {
@@ -24,14 +24,14 @@ const char* const kNoIommuDanger =
 
 namespace {
 
-constexpr Spelling<DmaAddressing> kAddressingNames[] = {{DmaAddressing::Iommu, "iommu"},
+constexpr pdt::Spelling<DmaAddressing> kAddressingNames[] = {{DmaAddressing::Iommu, "iommu"},
                                                         {DmaAddressing::Physical, "no-iommu (physical addresses)"}};
 constexpr uint64_t kPagemapPage = 4096;  // pagemap has one entry per base page
 constexpr uint64_t kFrameMask = (1ull << 55) - 1;
 
 uint64_t mask_limit(unsigned bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
 
-std::string mask_text(unsigned bits) { return std::to_string(bits) + " bits, up to " + hex(mask_limit(bits)); }
+std::string mask_text(unsigned bits) { return std::to_string(bits) + " bits, up to " + pdt::hex(mask_limit(bits)); }
 
 // "2M" -> 2 MiB, "1G", "1024M", "2048K", "2097152".
 uint64_t parse_page_size(const std::string& text) {
@@ -50,7 +50,7 @@ uint64_t parse_page_size(const std::string& text) {
 
 }  // namespace
 
-const char* to_string(DmaAddressing addressing) { return spelling(addressing, kAddressingNames); }
+const char* to_string(DmaAddressing addressing) { return pdt::spelling(addressing, kAddressingNames); }
 
 std::string dma_addressing_line() {
     if (process_dma_addressing() != DmaAddressing::Physical)
@@ -66,29 +66,29 @@ PagemapEntry decode_pagemap_entry(uint64_t raw) {
     return entry;
 }
 
-Result<std::vector<uint64_t>> read_physical_addresses(const std::string& pagemap_path, uintptr_t virt,
+pdt::Result<std::vector<uint64_t>> read_physical_addresses(const std::string& pagemap_path, uintptr_t virt,
                                                       uint64_t page_size, size_t pages) {
     UniqueFd fd(::open(pagemap_path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid())
-        return errno_error("open", pagemap_path, "physical addresses come from pagemap (Linux 2.6.25 and later)");
+        return pdt::errno_error("open", pagemap_path, "physical addresses come from pagemap (Linux 2.6.25 and later)");
     std::vector<uint64_t> phys;
     for (size_t i = 0; i < pages; ++i) {
         const uintptr_t page = virt + i * page_size;
         uint64_t raw = 0;
         const off_t offset = static_cast<off_t>(page / kPagemapPage * sizeof raw);
         const ssize_t got = ::pread(fd.get(), &raw, sizeof raw, offset);
-        const std::string where = pagemap_path + " entry of " + hex(page);
+        const std::string where = pagemap_path + " entry of " + pdt::hex(page);
         if (got < 0)
-            return errno_error("read", where);
+            return pdt::errno_error("read", where);
         if (got != static_cast<ssize_t>(sizeof raw))
-            return make_error("read", where, EIO, "short read: " + std::to_string(got) + " of 8 bytes");
+            return pdt::make_error("read", where, EIO, "short read: " + std::to_string(got) + " of 8 bytes");
         const PagemapEntry entry = decode_pagemap_entry(raw);
         if (!entry.present || entry.swapped)
-            return make_error("read physical address", where, EFAULT,
+            return pdt::make_error("read physical address", where, EFAULT,
                               entry.swapped ? "the page is swapped out: DMA buffers must be locked"
                                             : "the page is not present: DMA buffers must be populated and locked");
         if (entry.frame == 0)
-            return make_error("read physical address", where, EPERM,
+            return pdt::make_error("read physical address", where, EPERM,
                               "pagemap gives frame number 0: reading frame numbers needs CAP_SYS_ADMIN (run as root, "
                               "or sudo setcap cap_sys_admin,cap_sys_rawio=ep <executable>)");
         phys.push_back(entry.frame * kPagemapPage + (page % kPagemapPage));
@@ -117,10 +117,10 @@ uint64_t RunAllocator::largest_free() const {
     return largest;
 }
 
-Result<PhysicalRun> RunAllocator::allocate(uint64_t size, unsigned dma_mask_bits) {
+pdt::Result<PhysicalRun> RunAllocator::allocate(uint64_t size, unsigned dma_mask_bits) {
     const uint64_t want = (size + kAlignment - 1) / kAlignment * kAlignment;
     if (size == 0 || want < size)
-        return make_error("allocate physical buffer", std::to_string(size) + " bytes", EINVAL, "size must be non-zero");
+        return pdt::make_error("allocate physical buffer", std::to_string(size) + " bytes", EINVAL, "size must be non-zero");
     const uint64_t limit = mask_limit(dma_mask_bits);
     size_t best = m_free.size();
     bool fits_above_mask = false;
@@ -138,12 +138,12 @@ Result<PhysicalRun> RunAllocator::allocate(uint64_t size, unsigned dma_mask_bits
     const std::string what = std::to_string(want) + " bytes";
     if (best == m_free.size()) {
         if (fits_above_mask)
-            return make_error("allocate physical buffer", what, ERANGE,
+            return pdt::make_error("allocate physical buffer", what, ERANGE,
                               "every free contiguous run large enough lies above the device's DMA mask (" +
                                   mask_text(dma_mask_bits) + "); a truncated address would reach other memory. "
                                   "Give the machine less memory or reserve huge pages at boot (hugepages= on the kernel "
                                   "command line) so that they lie low");
-        return make_error("allocate physical buffer", what, ENOMEM,
+        return pdt::make_error("allocate physical buffer", what, ENOMEM,
                           "the largest free physically contiguous run is " + std::to_string(largest_free()) + " bytes");
     }
     PhysicalRun& run = m_free[best];
@@ -175,8 +175,8 @@ void RunAllocator::free(PhysicalRun run) {
     }
 }
 
-Result<std::vector<HugetlbfsMount>> hugetlbfs_mounts(const std::string& mounts_path, uint64_t default_page_size) {
-    const std::string text = PDT_TRY(read_text_file(mounts_path, "open", "read", "the mount table"));
+pdt::Result<std::vector<HugetlbfsMount>> hugetlbfs_mounts(const std::string& mounts_path, uint64_t default_page_size) {
+    const std::string text = PDT_TRY(pdt::read_text_file(mounts_path, "open", "read", "the mount table"));
     std::vector<HugetlbfsMount> mounts;
     std::istringstream lines(text);
     std::string line;
@@ -194,7 +194,7 @@ Result<std::vector<HugetlbfsMount>> hugetlbfs_mounts(const std::string& mounts_p
             mounts.push_back(mount);
     }
     if (mounts.empty())
-        return make_error("find hugetlbfs", mounts_path, ENOENT,
+        return pdt::make_error("find hugetlbfs", mounts_path, ENOENT,
                           "no hugetlbfs is mounted: no-IOMMU DMA buffers are huge pages. mkdir -p /dev/hugepages && "
                           "mount -t hugetlbfs nodev /dev/hugepages, and reserve pages: echo 64 > /proc/sys/vm/nr_hugepages");
     std::sort(mounts.begin(), mounts.end(),
@@ -205,7 +205,7 @@ Result<std::vector<HugetlbfsMount>> hugetlbfs_mounts(const std::string& mounts_p
 long long available_huge_pages(const std::string& hugepages_sysfs, uint64_t page_size) {
     const std::string dir = hugepages_sysfs + "/hugepages-" + std::to_string(page_size >> 10) + "kB/";
     auto number = [&](const char* name) -> long long {
-        auto text = read_text_file(dir + name, "open", "read", "");
+        auto text = pdt::read_text_file(dir + name, "open", "read", "");
         return text ? std::strtoll(text->c_str(), nullptr, 10) : -1;
     };
     const long long free_pages = number("free_hugepages");

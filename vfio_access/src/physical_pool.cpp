@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/format.hpp"
 #include "vfio_access/dma.hpp"
-#include "vfio_access/format.hpp"
 #include "vfio_access/permission_hint.hpp"
 #include "vfio_access/physical_memory.hpp"
 
@@ -32,7 +32,7 @@ DmaAddressing process_dma_addressing() {
     return physical_used.load() ? DmaAddressing::Physical : DmaAddressing::Iommu;
 }
 
-Result<std::shared_ptr<PhysicalPool>> PhysicalPool::create(PhysicalPoolOptions options) {
+pdt::Result<std::shared_ptr<PhysicalPool>> PhysicalPool::create(PhysicalPoolOptions options) {
     auto default_size = default_huge_page_size(options.meminfo_path);
     std::shared_ptr<PhysicalPool> pool(new PhysicalPool(std::move(options)));
     pool->m_mounts = PDT_TRY(hugetlbfs_mounts(pool->m_options.mounts_path, default_size ? *default_size : 0));
@@ -44,16 +44,16 @@ PhysicalPool::~PhysicalPool() {
         ::munmap(mapping.base, mapping.size);
 }
 
-Result<PhysicalPool::Mapping> PhysicalPool::map_pages(const HugetlbfsMount& mount, uint64_t pages) {
+pdt::Result<PhysicalPool::Mapping> PhysicalPool::map_pages(const HugetlbfsMount& mount, uint64_t pages) {
     std::string name = mount.path + "/pdt_dma_XXXXXX";
     const int fd = ::mkstemp(name.data());
     if (fd < 0)
-        return errno_error("create", name, "a file in the hugetlbfs mount holds the buffer pages: is it writable?");
+        return pdt::errno_error("create", name, "a file in the hugetlbfs mount holds the buffer pages: is it writable?");
     ::unlink(name.c_str());  // the mapping keeps the pages; nothing is left behind
     Mapping mapping;
     mapping.size = pages * mount.page_size;
     if (::ftruncate(fd, static_cast<off_t>(mapping.size)) != 0) {
-        const Error error = errno_error("ftruncate", name + " to " + std::to_string(mapping.size) + " bytes");
+        const pdt::Error error = pdt::errno_error("ftruncate", name + " to " + std::to_string(mapping.size) + " bytes");
         ::close(fd);
         return error;
     }
@@ -61,13 +61,13 @@ Result<PhysicalPool::Mapping> PhysicalPool::map_pages(const HugetlbfsMount& moun
     const int code = errno;
     ::close(fd);
     if (base == MAP_FAILED)
-        return make_error("mmap", std::to_string(pages) + " huge page(s) of " + kib(mount.page_size) + " in " + mount.path,
+        return pdt::make_error("mmap", std::to_string(pages) + " huge page(s) of " + kib(mount.page_size) + " in " + mount.path,
                           code, code == ENOMEM ? "not enough free huge pages: " +
                                                      reserve_hint(m_options, mount.page_size, pages)
                                                : "");
     mapping.base = base;
     if (::mlock(base, mapping.size) != 0) {
-        const Error error = make_error("mlock", std::to_string(mapping.size) + " bytes of huge pages", errno,
+        const pdt::Error error = pdt::make_error("mlock", std::to_string(mapping.size) + " bytes of huge pages", errno,
                                        memlock_hint(current_memlock(), mapping.size));
         ::munmap(base, mapping.size);
         return error;
@@ -75,7 +75,7 @@ Result<PhysicalPool::Mapping> PhysicalPool::map_pages(const HugetlbfsMount& moun
     return mapping;
 }
 
-Result<void> PhysicalPool::grow(uint64_t size) {
+pdt::Result<void> PhysicalPool::grow(uint64_t size) {
     const HugetlbfsMount* chosen = nullptr;
     uint64_t pages = 0;
     // The smallest page that holds the buffer alone; else the largest pages, several of them.
@@ -91,7 +91,7 @@ Result<void> PhysicalPool::grow(uint64_t size) {
     if (!chosen) {
         const HugetlbfsMount& mount = m_mounts.front();
         const uint64_t need = (size + mount.page_size - 1) / mount.page_size;
-        return make_error("allocate no-IOMMU buffer", std::to_string(size) + " bytes", ENOMEM,
+        return pdt::make_error("allocate no-IOMMU buffer", std::to_string(size) + " bytes", ENOMEM,
                           "no free huge pages: " + std::to_string(need) + " page(s) of " + kib(mount.page_size) +
                               " needed, " + std::to_string(available_huge_pages(m_options.hugepages_sysfs, mount.page_size)) +
                               " free; " + reserve_hint(m_options, mount.page_size, need));
@@ -111,7 +111,7 @@ Result<void> PhysicalPool::grow(uint64_t size) {
     return {};
 }
 
-Result<PhysicalRun> PhysicalPool::allocate_locked(uint64_t size, unsigned dma_mask_bits) {
+pdt::Result<PhysicalRun> PhysicalPool::allocate_locked(uint64_t size, unsigned dma_mask_bits) {
     auto first = m_runs.allocate(size, dma_mask_bits);
     if (first || first.error().code == EINVAL)
         return first;
@@ -121,21 +121,21 @@ Result<PhysicalRun> PhysicalPool::allocate_locked(uint64_t size, unsigned dma_ma
     auto second = m_runs.allocate(size, dma_mask_bits);
     for (unsigned tries = 0; tries < kMaxGrowthsPastTheMask; ++tries) {
         if (auto grown = grow(grow_by); !grown)
-            return second.error().code == ERANGE ? std::move(second) : Result<PhysicalRun>(std::move(grown).error());
+            return second.error().code == ERANGE ? std::move(second) : pdt::Result<PhysicalRun>(std::move(grown).error());
         second = m_runs.allocate(size, dma_mask_bits);
         if (second || second.error().code != ERANGE)
             break;
     }
     if (second || second.error().code != ENOMEM)
         return second;
-    Error error = std::move(second).error();
+    pdt::Error error = std::move(second).error();
     error.hint += ": a buffer must be one physically contiguous run; use smaller transfers, or 1 GiB pages "
                   "(hugepagesz=1G hugepages=<n> on the kernel command line, mount -t hugetlbfs -o pagesize=1G "
                   "nodev /dev/hugepages1G)";
     return error;
 }
 
-Result<PhysicalRun> PhysicalPool::allocate(uint64_t size, unsigned dma_mask_bits) {
+pdt::Result<PhysicalRun> PhysicalPool::allocate(uint64_t size, unsigned dma_mask_bits) {
     std::lock_guard lock(m_mutex);
     const PhysicalRun run = PDT_TRY(allocate_locked(size, dma_mask_bits));
     std::memset(run.virt, 0, run.size);

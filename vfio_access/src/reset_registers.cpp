@@ -1,12 +1,12 @@
 #include "vfio_access/reset_registers.hpp"
 
+#include "base/format.hpp"
 #include "vfio_access/bar_access.hpp"
-#include "vfio_access/format.hpp"
 
 namespace vfio {
 namespace {
 
-Result<std::vector<uint64_t>> read_all(const std::vector<Bar*>& bars, const std::vector<ResetRegister>& registers) {
+pdt::Result<std::vector<uint64_t>> read_all(const std::vector<Bar*>& bars, const std::vector<ResetRegister>& registers) {
     std::vector<uint64_t> values;
     for (size_t i = 0; i < registers.size(); ++i)
         values.push_back(PDT_TRY(bars[i]->read(registers[i].offset, registers[i].width)));
@@ -15,7 +15,7 @@ Result<std::vector<uint64_t>> read_all(const std::vector<Bar*>& bars, const std:
 
 }  // namespace
 
-Result<ResetReport> registers_across_reset(Device& device, const std::vector<ResetRegister>& registers,
+pdt::Result<ResetReport> registers_across_reset(Device& device, const std::vector<ResetRegister>& registers,
                                            const std::vector<unsigned>& widths) {
     std::vector<Bar*> bars;
     for (const ResetRegister& r : registers)
@@ -32,7 +32,7 @@ Result<ResetReport> registers_across_reset(Device& device, const std::vector<Res
         for (size_t i = registers.size(); i-- > 0;)
             if (registers[i].write)
                 (void)bars[i]->write(registers[i].offset, registers[i].width, report.after_open[i]);
-        Error error = std::move(reset).error();
+        pdt::Error error = std::move(reset).error();
         error.hint += std::string(error.hint.empty() ? "" : "; ") + "the written registers were given back their values";
         return error;
     }
@@ -50,8 +50,8 @@ std::vector<std::string> format_reset_report(const ResetReport& report) {
                               : reset == open                 ? "reset to its value after open"
                               : reset == written              ? "kept the written value"
                                                               : "neither its value after open nor the written one";
-        lines.push_back(r.name + ": after open " + hex(open) + ", after write " + hex(written) + ", after reset " +
-                        hex(reset) + " (" + verdict + ")");
+        lines.push_back(r.name + ": after open " + pdt::hex(open) + ", after write " + pdt::hex(written) + ", after reset " +
+                        pdt::hex(reset) + " (" + verdict + ")");
     }
     return lines;
 }

@@ -40,33 +40,33 @@ class CountingDevice : public vfio::Device {
 public:
     CountingDevice(vfio::Device& inner, Log& log) : m_inner(inner), m_log(log) {}
     const vfio::DeviceIdentity& identity() const override { return m_inner.identity(); }
-    vfio::Result<void> config_read(uint32_t offset, void* data, uint32_t size) override {
+    pdt::Result<void> config_read(uint32_t offset, void* data, uint32_t size) override {
         return m_inner.config_read(offset, data, size);
     }
-    vfio::Result<void> config_write(uint32_t offset, const void* data, uint32_t size) override {
+    pdt::Result<void> config_write(uint32_t offset, const void* data, uint32_t size) override {
         m_log.writes.push_back(~uint64_t{0});
         return m_inner.config_write(offset, data, size);
     }
-    vfio::Result<vfio::Bar*> bar(unsigned index) override {
+    pdt::Result<vfio::Bar*> bar(unsigned index) override {
         vfio::Bar* inner = PDT_TRY(m_inner.bar(index));
         if (!m_bars[index])
             m_bars[index] = std::make_unique<vfio::Bar>(index, std::make_shared<CountingBar>(inner, m_log));
         return m_bars[index].get();
     }
-    vfio::Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) override {
+    pdt::Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) override {
         m_log.writes.push_back(~uint64_t{0});
         return m_inner.dma_map(iova, vaddr, size, access);
     }
-    vfio::Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) override { return m_inner.dma_unmap(iova, size); }
+    pdt::Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) override { return m_inner.dma_unmap(iova, size); }
     vfio::IovaAllocator& iova_allocator() override { return m_inner.iova_allocator(); }
-    vfio::Result<vfio::IrqInfo> irq_info(vfio::IrqIndex index) override { return m_inner.irq_info(index); }
-    vfio::Result<void> irq_enable(vfio::IrqIndex index, unsigned vectors) override {
+    pdt::Result<vfio::IrqInfo> irq_info(vfio::IrqIndex index) override { return m_inner.irq_info(index); }
+    pdt::Result<void> irq_enable(vfio::IrqIndex index, unsigned vectors) override {
         m_log.writes.push_back(~uint64_t{0});
         return m_inner.irq_enable(index, vectors);
     }
-    vfio::Result<void> irq_disable(vfio::IrqIndex index) override { return m_inner.irq_disable(index); }
-    vfio::Result<int> irq_eventfd(unsigned vector) override { return m_inner.irq_eventfd(vector); }
-    vfio::Result<void> reset() override {
+    pdt::Result<void> irq_disable(vfio::IrqIndex index) override { return m_inner.irq_disable(index); }
+    pdt::Result<int> irq_eventfd(unsigned vector) override { return m_inner.irq_eventfd(vector); }
+    pdt::Result<void> reset() override {
         m_log.writes.push_back(~uint64_t{0});
         return m_inner.reset();
     }

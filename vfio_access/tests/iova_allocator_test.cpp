@@ -84,13 +84,13 @@ TEST(IovaAllocator, NoRangesMeansNoAllocation) {
 TEST(IovaAllocator, RemoteForwardsRoundedRequests) {
     std::vector<std::string> calls;
     IovaAllocator::Remote remote{
-        [&](uint64_t size, unsigned bits) -> vfio::Result<uint64_t> {
+        [&](uint64_t size, unsigned bits) -> pdt::Result<uint64_t> {
             calls.push_back("allocate " + std::to_string(size) + " " + std::to_string(bits));
             if (size > 8192)
-                return vfio::make_error("allocate IOVA", "manager", ENOSPC, "full");
+                return pdt::make_error("allocate IOVA", "manager", ENOSPC, "full");
             return uint64_t{0x40000};
         },
-        [&](uint64_t iova, uint64_t size) -> vfio::Result<void> {
+        [&](uint64_t iova, uint64_t size) -> pdt::Result<void> {
             calls.push_back("free " + std::to_string(iova) + " " + std::to_string(size));
             return {};
         }};

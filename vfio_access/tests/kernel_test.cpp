@@ -231,7 +231,7 @@ TEST_F(KernelScan, GroupOpenErrorsNameTheCause) {
     EXPECT_NE(vfio::group_open_error(options, "/dev/vfio/noiommu-5", EPERM).message().find("cap_sys_rawio"), std::string::npos);
     tree.symlink("/usr/bin/qemu-system-x86_64", "proc/4242/exe");
     tree.symlink(path, "proc/4242/task/4243/fd/12");
-    const vfio::Error busy = vfio::group_open_error(options, path, EBUSY);
+    const pdt::Error busy = vfio::group_open_error(options, path, EBUSY);
     EXPECT_EQ(busy.code, EBUSY);
     EXPECT_NE(busy.message().find("/dev/vfio/5 is already open by /usr/bin/qemu-system-x86_64 PID 4242"),
               std::string::npos)
@@ -240,7 +240,7 @@ TEST_F(KernelScan, GroupOpenErrorsNameTheCause) {
 
 TEST_F(KernelScan, NotViableGroupNamesTheOtherDriver) {
     device("0000:00:03.1", "snd_hda_intel", 5);  // shares group 5 with edu
-    const vfio::Error error = vfio::group_not_viable_error(options.sysfs_root, 5, "/dev/vfio/5");
+    const pdt::Error error = vfio::group_not_viable_error(options.sysfs_root, 5, "/dev/vfio/5");
     EXPECT_EQ(error.operation, "VFIO_GROUP_GET_STATUS");
     EXPECT_NE(error.message().find("IOMMU group 5 is not viable"), std::string::npos) << error.message();
     EXPECT_NE(error.message().find("0000:00:03.1 is bound to snd_hda_intel"), std::string::npos) << error.message();

@@ -101,7 +101,7 @@ TEST(GroupOpenPermission, EaccesAndEpermNameTheFileTheGroupAndTheFunction) {
     tree.write("dev/vfio/5", "");
     ASSERT_EQ(::chmod(tree.path("dev/vfio/5").c_str(), 0600), 0);
     for (const int code : {EACCES, EPERM}) {
-        const vfio::Error error = vfio::group_open_error(options, tree.path("dev/vfio/5"), code);
+        const pdt::Error error = vfio::group_open_error(options, tree.path("dev/vfio/5"), code);
         EXPECT_EQ(error.code, code);
         const std::string message = error.message();
         EXPECT_TRUE(contains(message, "no read/write permission on " + tree.path("dev/vfio/5") + " (owner ")) << message;
@@ -164,7 +164,7 @@ TEST(MemlockHint, CurrentMemlockReadsTheLimitAndProcStatus) {
 
 // The ENOMEM of VFIO_IOMMU_MAP_DMA is simulated: dma_map_error() is what KernelDevice::dma_map() returns.
 TEST(DmaMapError, EnomemCarriesTheMemlockHint) {
-    const vfio::Error error =
+    const pdt::Error error =
         vfio::dma_map_error("IOVA 0x100000 size 0x2000 for 0000:01:00.0", ENOMEM, 8192, {4096, 0, false});
     EXPECT_EQ(error.operation, "VFIO_IOMMU_MAP_DMA");
     EXPECT_EQ(error.code, ENOMEM);

@@ -294,28 +294,28 @@ TEST(PhysicalPool, NoHugetlbfsMounted) {
 // A no-IOMMU device: DMA buffers come from its pool, or its refusal; nothing is mapped.
 class NoIommuDevice final : public vfio::Device {
 public:
-    explicit NoIommuDevice(vfio::Result<std::shared_ptr<vfio::PhysicalPool>> pool) : m_pool(std::move(pool)) {}
+    explicit NoIommuDevice(pdt::Result<std::shared_ptr<vfio::PhysicalPool>> pool) : m_pool(std::move(pool)) {}
     const vfio::DeviceIdentity& identity() const override { return m_identity; }
-    vfio::Result<void> config_read(uint32_t, void*, uint32_t) override { return refused(); }
-    vfio::Result<void> config_write(uint32_t, const void*, uint32_t) override { return refused(); }
-    vfio::Result<vfio::Bar*> bar(unsigned) override { return refused().error(); }
-    vfio::Result<void> dma_map(uint64_t, void*, uint64_t, vfio::DmaAccess) override {
+    pdt::Result<void> config_read(uint32_t, void*, uint32_t) override { return refused(); }
+    pdt::Result<void> config_write(uint32_t, const void*, uint32_t) override { return refused(); }
+    pdt::Result<vfio::Bar*> bar(unsigned) override { return refused().error(); }
+    pdt::Result<void> dma_map(uint64_t, void*, uint64_t, vfio::DmaAccess) override {
         ++maps;
         return refused();
     }
-    vfio::Result<uint64_t> dma_unmap(uint64_t, uint64_t) override { return refused().error(); }
+    pdt::Result<uint64_t> dma_unmap(uint64_t, uint64_t) override { return refused().error(); }
     vfio::IovaAllocator& iova_allocator() override { return m_iova; }
-    vfio::Result<std::shared_ptr<vfio::PhysicalPool>> physical_pool() override { return m_pool; }
-    vfio::Result<vfio::IrqInfo> irq_info(vfio::IrqIndex) override { return refused().error(); }
-    vfio::Result<void> irq_enable(vfio::IrqIndex, unsigned) override { return refused(); }
-    vfio::Result<void> irq_disable(vfio::IrqIndex) override { return refused(); }
-    vfio::Result<int> irq_eventfd(unsigned) override { return refused().error(); }
-    vfio::Result<void> reset() override { return refused(); }
+    pdt::Result<std::shared_ptr<vfio::PhysicalPool>> physical_pool() override { return m_pool; }
+    pdt::Result<vfio::IrqInfo> irq_info(vfio::IrqIndex) override { return refused().error(); }
+    pdt::Result<void> irq_enable(vfio::IrqIndex, unsigned) override { return refused(); }
+    pdt::Result<void> irq_disable(vfio::IrqIndex) override { return refused(); }
+    pdt::Result<int> irq_eventfd(unsigned) override { return refused().error(); }
+    pdt::Result<void> reset() override { return refused(); }
     int maps = 0;
 
 private:
-    static vfio::Result<void> refused() { return vfio::make_error("fake", "device", ENOTSUP); }
-    vfio::Result<std::shared_ptr<vfio::PhysicalPool>> m_pool;
+    static pdt::Result<void> refused() { return pdt::make_error("fake", "device", ENOTSUP); }
+    pdt::Result<std::shared_ptr<vfio::PhysicalPool>> m_pool;
     vfio::DeviceIdentity m_identity;
     vfio::IovaAllocator m_iova = vfio::IovaAllocator({{0x100000, 0xffffff}}, 4096);
 };
@@ -339,7 +339,7 @@ TEST(PhysicalDmaRegion, IovaIsThePhysicalAddressAndNothingIsMapped) {
 }
 
 TEST(PhysicalDmaRegion, TheDevicesRefusalStopsTheBuffer) {
-    NoIommuDevice device(vfio::make_error("allocate DMA buffer", "0000:01:00.0", EPERM, "refused: pass --no_iommu"));
+    NoIommuDevice device(pdt::make_error("allocate DMA buffer", "0000:01:00.0", EPERM, "refused: pass --no_iommu"));
     auto region = vfio::DmaRegion::allocate(device, 4096, vfio::DmaAccess::DeviceReadWrite);
     ASSERT_FALSE(region.ok());
     EXPECT_TRUE(contains(region.error().message(), "refused: pass --no_iommu"));

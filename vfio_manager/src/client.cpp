@@ -10,27 +10,27 @@
 
 namespace vfio_manager {
 
-vfio::Result<std::shared_ptr<Client>> Client::connect(const std::string& path) {
+pdt::Result<std::shared_ptr<Client>> Client::connect(const std::string& path) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     if (path.empty() || path.size() >= sizeof address.sun_path)
-        return vfio::make_error("connect", path, ENAMETOOLONG, "the socket path must be 1 to 107 bytes");
+        return pdt::make_error("connect", path, ENAMETOOLONG, "the socket path must be 1 to 107 bytes");
     std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
     vfio::UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
     if (!fd.valid())
-        return vfio::errno_error("socket", path);
+        return pdt::errno_error("socket", path);
     if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) < 0)
-        return vfio::errno_error("connect", path,
+        return pdt::errno_error("connect", path,
                                  errno == EACCES ? "the VFIO manager's socket belongs to another user" : "");
     std::shared_ptr<Client> client(new Client(std::move(fd), path));
     PDT_CHECK(client->status());
     return client;
 }
 
-vfio::Result<std::pair<Message, std::vector<vfio::UniqueFd>>> Client::transact(Body request, MessageType expected) {
+pdt::Result<std::pair<Message, std::vector<vfio::UniqueFd>>> Client::transact(Body request, MessageType expected) {
     std::lock_guard lock(m_mutex);
     Message out{++m_sequence, std::move(request)};
-    const vfio::Error closed = vfio::make_error(to_string(out.type()), "VFIO manager " + m_path, ECONNRESET,
+    const pdt::Error closed = pdt::make_error(to_string(out.type()), "VFIO manager " + m_path, ECONNRESET,
                                                 "the manager closed the connection (it refuses clients of another "
                                                 "uid, and closes a client after a malformed message: see its log)");
     auto sent = send_packet(m_fd.get(), encode(out));
@@ -43,19 +43,19 @@ vfio::Result<std::pair<Message, std::vector<vfio::UniqueFd>>> Client::transact(B
         return closed;
     Message in = PDT_TRY(decode((*packet)->bytes.data(), (*packet)->bytes.size()));
     if (in.sequence != out.sequence || in.type() != expected)
-        return vfio::make_error(to_string(out.type()), "VFIO manager " + m_path, EPROTO,
+        return pdt::make_error(to_string(out.type()), "VFIO manager " + m_path, EPROTO,
                                 std::string("expected ") + to_string(expected) + " " + std::to_string(out.sequence) +
                                     ", got " + to_string(in.type()) + " " + std::to_string(in.sequence));
     return std::make_pair(std::move(in), std::move((*packet)->fds));
 }
 
-vfio::Result<vfio::BrokeredDevice> Client::open_device(const vfio::PciAddress& address) {
+pdt::Result<vfio::BrokeredDevice> Client::open_device(const vfio::PciAddress& address) {
     auto [message, fds] = PDT_TRY(transact(OpenDevice{address}, MessageType::OpenDeviceReply));
     const auto& reply = std::get<OpenDeviceReply>(message.body);
     if (reply.error.code != 0)
         return reply.error.to_error();
     if (fds.size() != 2)
-        return vfio::make_error("open", address.to_string() + " through the VFIO manager", EPROTO,
+        return pdt::make_error("open", address.to_string() + " through the VFIO manager", EPROTO,
                                 std::to_string(fds.size()) + " file descriptors received, expected 2");
     vfio::BrokeredDevice device;
     device.device_fd = std::move(fds[0]);
@@ -68,7 +68,7 @@ vfio::Result<vfio::BrokeredDevice> Client::open_device(const vfio::PciAddress& a
     return device;
 }
 
-vfio::Result<uint64_t> Client::allocate_iova(uint32_t container_id, uint64_t size, unsigned dma_mask_bits) {
+pdt::Result<uint64_t> Client::allocate_iova(uint32_t container_id, uint64_t size, unsigned dma_mask_bits) {
     auto [message, fds] = PDT_TRY(transact(AllocateIova{container_id, dma_mask_bits, size}, MessageType::AllocateIovaReply));
     const auto& reply = std::get<AllocateIovaReply>(message.body);
     if (reply.error.code != 0)
@@ -76,7 +76,7 @@ vfio::Result<uint64_t> Client::allocate_iova(uint32_t container_id, uint64_t siz
     return reply.iova;
 }
 
-vfio::Result<void> Client::free_iova(uint32_t container_id, uint64_t iova, uint64_t size) {
+pdt::Result<void> Client::free_iova(uint32_t container_id, uint64_t iova, uint64_t size) {
     auto [message, fds] = PDT_TRY(transact(FreeIova{container_id, iova, size}, MessageType::FreeIovaReply));
     const auto& reply = std::get<FreeIovaReply>(message.body);
     if (reply.error.code != 0)
@@ -84,12 +84,12 @@ vfio::Result<void> Client::free_iova(uint32_t container_id, uint64_t iova, uint6
     return {};
 }
 
-vfio::Result<StatusReply> Client::status() {
+pdt::Result<StatusReply> Client::status() {
     auto [message, fds] = PDT_TRY(transact(Status{}, MessageType::StatusReply));
     return std::get<StatusReply>(message.body);
 }
 
-vfio::Result<std::shared_ptr<Client>> connect_if_running() {
+pdt::Result<std::shared_ptr<Client>> connect_if_running() {
     auto path = socket_path();
     if (!path)
         return std::shared_ptr<Client>();

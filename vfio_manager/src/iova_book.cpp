@@ -1,5 +1,5 @@
 #include "vfio_manager/iova_book.hpp"
-#include "vfio_access/format.hpp"
+#include "base/format.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,7 +9,7 @@
 namespace vfio_manager {
 namespace {
 
-using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
+using pdt::hex;  // "0x1f" (base/format.hpp)
 
 }  // namespace
 
@@ -18,26 +18,26 @@ void IovaBook::attach(vfio::IovaAllocator* allocator) {
     m_records.clear();
 }
 
-vfio::Result<uint64_t> IovaBook::allocate(uint32_t client, uint64_t size, unsigned dma_mask_bits) {
+pdt::Result<uint64_t> IovaBook::allocate(uint32_t client, uint64_t size, unsigned dma_mask_bits) {
     if (m_allocator == nullptr)
-        return vfio::make_error("allocate IOVA", hex(size) + " bytes", ENODEV, "the container is not open");
+        return pdt::make_error("allocate IOVA", hex(size) + " bytes", ENODEV, "the container is not open");
     const uint64_t rounded = m_allocator->round_up(size);
     const uint64_t iova = PDT_TRY(m_allocator->allocate(rounded, dma_mask_bits));
     m_records.push_back({iova, rounded, client});
     return iova;
 }
 
-vfio::Result<void> IovaBook::free(uint32_t client, uint64_t iova, uint64_t size) {
+pdt::Result<void> IovaBook::free(uint32_t client, uint64_t iova, uint64_t size) {
     const std::string object = "IOVA " + hex(iova) + " size " + hex(size);
     if (m_allocator == nullptr)
-        return vfio::make_error("free IOVA", object, ENODEV, "the container is not open");
+        return pdt::make_error("free IOVA", object, ENODEV, "the container is not open");
     const uint64_t rounded = m_allocator->round_up(size);
     auto it = std::find_if(m_records.begin(), m_records.end(),
                            [&](const IovaRecord& r) { return r.iova == iova && r.size == rounded; });
     if (it == m_records.end())
-        return vfio::make_error("free IOVA", object, ENOENT, "no such allocation in this container");
+        return pdt::make_error("free IOVA", object, ENOENT, "no such allocation in this container");
     if (it->owner != client)
-        return vfio::make_error("free IOVA", object, EPERM, "the range belongs to another client");
+        return pdt::make_error("free IOVA", object, EPERM, "the range belongs to another client");
     PDT_CHECK(m_allocator->free(iova, rounded));
     m_records.erase(it);
     return {};

@@ -212,8 +212,8 @@ Body get_body(MessageType type, Reader& r) {
     return Status{};  // not reached: the type was checked by the caller
 }
 
-vfio::Error protocol_error(const std::string& why) {
-    return vfio::make_error("decode", "VFIO manager message", EPROTO, why);
+pdt::Error protocol_error(const std::string& why) {
+    return pdt::make_error("decode", "VFIO manager message", EPROTO, why);
 }
 
 }  // namespace
@@ -232,11 +232,11 @@ const char* to_string(MessageType type) {
     return "unknown";
 }
 
-ReplyError ReplyError::from(const vfio::Error& error) {
+ReplyError ReplyError::from(const pdt::Error& error) {
     return ReplyError{error.code == 0 ? EIO : error.code, error.operation, error.object, error.hint};
 }
 
-vfio::Error ReplyError::to_error() const { return vfio::make_error(operation, object, code, hint); }
+pdt::Error ReplyError::to_error() const { return pdt::make_error(operation, object, code, hint); }
 
 MessageType Message::type() const { return static_cast<MessageType>(body.index() + 1); }
 
@@ -253,7 +253,7 @@ std::vector<uint8_t> encode(const Message& message) {
     return std::move(w.bytes());
 }
 
-vfio::Result<Message> decode(const uint8_t* data, size_t size) {
+pdt::Result<Message> decode(const uint8_t* data, size_t size) {
     if (data == nullptr || size < k_header_size)
         return protocol_error(std::to_string(size) + " bytes, shorter than the " + std::to_string(k_header_size) +
                               "-byte header");

@@ -45,7 +45,7 @@ Server::~Server() {
         ::unlink(m_options.socket_path.c_str());  // only a socket this server bound
 }
 
-vfio::Result<std::unique_ptr<Server>> Server::create(ServerOptions options, std::ostream& log) {
+pdt::Result<std::unique_ptr<Server>> Server::create(ServerOptions options, std::ostream& log) {
     PDT_CHECK(vfio::check_vfio_available(options.kernel.dev_vfio_root));  // else "not bound" would mislead
     vfio::KernelDeviceBus scanner(options.kernel);
     const std::vector<vfio::ScannedDevice> scanned = PDT_TRY(scanner.scan_devices());
@@ -54,12 +54,12 @@ vfio::Result<std::unique_ptr<Server>> Server::create(ServerOptions options, std:
         if (d.bound_to_vfio())
             devices.push_back(d.identity);
     if (devices.empty())
-        return vfio::make_error("start", "VFIO manager", ENODEV,
+        return pdt::make_error("start", "VFIO manager", ENODEV,
                                 "No available IOMMU groups to manage: no selected device is bound to vfio-pci");
     return start(std::move(options), devices, log);
 }
 
-vfio::Result<std::unique_ptr<Server>> Server::start(ServerOptions options, const std::vector<vfio::DeviceIdentity>& devices,
+pdt::Result<std::unique_ptr<Server>> Server::start(ServerOptions options, const std::vector<vfio::DeviceIdentity>& devices,
                                                     std::ostream& log) {
     std::unique_ptr<Server> server(new Server(std::move(options), log));
     std::map<int, Domain*> by_group;
@@ -86,7 +86,7 @@ vfio::Result<std::unique_ptr<Server>> Server::start(ServerOptions options, const
     return server;
 }
 
-vfio::Result<void> Server::open_domain(Domain& domain) {
+pdt::Result<void> Server::open_domain(Domain& domain) {
     domain.devices.clear();
     domain.bus.reset();
     vfio::KernelOptions kernel = m_options.kernel;
@@ -98,40 +98,40 @@ vfio::Result<void> Server::open_domain(Domain& domain) {
     return {};
 }
 
-vfio::Result<void> Server::bind() {
+pdt::Result<void> Server::bind() {
     const std::string& path = m_options.socket_path;
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     if (path.empty() || path.size() >= sizeof address.sun_path)
-        return vfio::make_error("bind", path, ENAMETOOLONG, "the socket path must be 1 to 107 bytes");
+        return pdt::make_error("bind", path, ENAMETOOLONG, "the socket path must be 1 to 107 bytes");
     std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
     const fs::path dir = fs::path(path).parent_path();
     std::error_code ec;
     if (!dir.empty() && !fs::exists(dir, ec)) {
         if (::mkdir(dir.c_str(), m_policy.group ? 0750 : 0700) < 0 && errno != EEXIST)
-            return vfio::errno_error("mkdir", dir.string());
+            return pdt::errno_error("mkdir", dir.string());
         if (m_policy.group && ::chown(dir.c_str(), static_cast<uid_t>(-1), *m_policy.group) < 0)
-            return vfio::errno_error("chown", dir.string());
+            return pdt::errno_error("chown", dir.string());
     }
     vfio::UniqueFd listener(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
     if (!listener.valid())
-        return vfio::errno_error("socket", path);
+        return pdt::errno_error("socket", path);
     // A socket file left by a manager that died is replaced; a live one is not.
     vfio::UniqueFd probe(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
     if (::connect(probe.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0)
-        return vfio::make_error("bind", path, EADDRINUSE, "another VFIO manager is already listening there");
+        return pdt::make_error("bind", path, EADDRINUSE, "another VFIO manager is already listening there");
     ::unlink(path.c_str());
     const mode_t old_mask = ::umask(0177);
     const int rc = ::bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof address);
     ::umask(old_mask);
     if (rc < 0)
-        return vfio::errno_error("bind", path);
+        return pdt::errno_error("bind", path);
     m_listener = std::move(listener);
     if (m_policy.group && (::chown(path.c_str(), static_cast<uid_t>(-1), *m_policy.group) < 0 ||
                            ::chmod(path.c_str(), 0660) < 0))
-        return vfio::errno_error("chown/chmod", path);
+        return pdt::errno_error("chown/chmod", path);
     if (::listen(m_listener.get(), 64) < 0)
-        return vfio::errno_error("listen", path);
+        return pdt::errno_error("listen", path);
     return {};
 }
 
@@ -198,7 +198,7 @@ OpenDeviceReply Server::open_device(Client& client, const OpenDevice& request, s
     for (auto& domain : m_domains)
         for (auto& device : domain->devices)
             managed += (managed.empty() ? "" : ", ") + device->identity().address.to_string();
-    reply.error = ReplyError::from(vfio::make_error(
+    reply.error = ReplyError::from(pdt::make_error(
         "open", request.address.to_string(), ENODEV,
         "not managed by the VFIO manager (it manages: " + (managed.empty() ? std::string("none") : managed) + ")"));
     return reply;
@@ -214,7 +214,7 @@ std::optional<Message> Server::reply(Client& client, const Message& request, std
         Domain* domain = find_domain(allocate->container_id);
         auto iova = domain && domain->users.count(client.id)
                         ? domain->book.allocate(client.id, allocate->size, allocate->dma_mask_bits)
-                        : vfio::Result<uint64_t>(vfio::make_error("allocate IOVA", "container " + std::to_string(allocate->container_id),
+                        : pdt::Result<uint64_t>(pdt::make_error("allocate IOVA", "container " + std::to_string(allocate->container_id),
                                                                   EPERM, "open a device of that container first"));
         if (iova)
             r.iova = *iova;
@@ -225,7 +225,7 @@ std::optional<Message> Server::reply(Client& client, const Message& request, std
         FreeIovaReply r;
         Domain* domain = find_domain(free->container_id);
         auto freed = domain ? domain->book.free(client.id, free->iova, free->size)
-                            : vfio::Result<void>(vfio::make_error("free IOVA", "container " + std::to_string(free->container_id),
+                            : pdt::Result<void>(pdt::make_error("free IOVA", "container " + std::to_string(free->container_id),
                                                                   ENOENT, "no such container"));
         if (!freed)
             r.error = ReplyError::from(freed.error());
@@ -298,7 +298,7 @@ void Server::disconnect(size_t index, const std::string& why) {
     }
 }
 
-vfio::Result<void> Server::run(const std::atomic<bool>& stop) {
+pdt::Result<void> Server::run(const std::atomic<bool>& stop) {
     bool announced = false;
     bool had_client = false;
     for (;;) {
@@ -313,7 +313,7 @@ vfio::Result<void> Server::run(const std::atomic<bool>& stop) {
             fds.push_back({c->fd.get(), POLLIN, 0});
         const int ready = ::poll(fds.data(), fds.size(), 200);
         if (ready < 0 && errno != EINTR)
-            return vfio::errno_error("poll", m_options.socket_path);
+            return pdt::errno_error("poll", m_options.socket_path);
         if (ready <= 0)
             continue;
         for (size_t i = fds.size(); i-- > 1;) {

@@ -13,22 +13,22 @@
 
 namespace vfio_manager {
 
-vfio::Result<std::string> socket_path() {
+pdt::Result<std::string> socket_path() {
     if (const char* path = std::getenv(k_socket_env); path && *path)
         return std::string(path);
     if (::geteuid() == 0)
         return std::string("/run/pcie-dma-toolkit/vfio_manager.sock");
     if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime)
         return std::string(runtime) + "/pcie-dma-toolkit/vfio_manager.sock";
-    return vfio::make_error("locate", "VFIO manager socket", ENOENT,
+    return pdt::make_error("locate", "VFIO manager socket", ENOENT,
                             "XDG_RUNTIME_DIR is not set: set it, or name the socket in PDT_VFIO_MANAGER_SOCKET");
 }
 
-vfio::Result<PeerCredentials> peer_credentials(int fd) {
+pdt::Result<PeerCredentials> peer_credentials(int fd) {
     ucred cred{};
     socklen_t length = sizeof cred;
     if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) < 0)
-        return vfio::errno_error("getsockopt SO_PEERCRED", "VFIO manager client");
+        return pdt::errno_error("getsockopt SO_PEERCRED", "VFIO manager client");
     return PeerCredentials{cred.pid, cred.uid, cred.gid};
 }
 
@@ -52,7 +52,7 @@ std::string refusal_reason(const AccessPolicy& policy, const PeerCredentials& pe
     return why;
 }
 
-vfio::Result<void> send_packet(int socket, const std::vector<uint8_t>& bytes, const std::vector<int>& fds) {
+pdt::Result<void> send_packet(int socket, const std::vector<uint8_t>& bytes, const std::vector<int>& fds) {
     iovec io{const_cast<uint8_t*>(bytes.data()), bytes.size()};
     msghdr msg{};
     msg.msg_iov = &io;
@@ -73,14 +73,14 @@ vfio::Result<void> send_packet(int socket, const std::vector<uint8_t>& bytes, co
         sent = ::sendmsg(socket, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     } while (sent < 0 && errno == EINTR);
     if (sent < 0)
-        return vfio::errno_error("sendmsg", "VFIO manager socket");
+        return pdt::errno_error("sendmsg", "VFIO manager socket");
     if (static_cast<size_t>(sent) != bytes.size())
-        return vfio::make_error("sendmsg", "VFIO manager socket", EIO,
+        return pdt::make_error("sendmsg", "VFIO manager socket", EIO,
                                 "sent " + std::to_string(sent) + " of " + std::to_string(bytes.size()) + " bytes");
     return {};
 }
 
-vfio::Result<std::optional<Packet>> receive_packet(int socket) {
+pdt::Result<std::optional<Packet>> receive_packet(int socket) {
     Packet packet;
     packet.bytes.resize(k_max_message + 1);
     iovec io{packet.bytes.data(), packet.bytes.size()};
@@ -95,7 +95,7 @@ vfio::Result<std::optional<Packet>> receive_packet(int socket) {
         got = ::recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
     } while (got < 0 && errno == EINTR);
     if (got < 0)
-        return vfio::errno_error("recvmsg", "VFIO manager socket");
+        return pdt::errno_error("recvmsg", "VFIO manager socket");
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
             continue;
@@ -112,7 +112,7 @@ vfio::Result<std::optional<Packet>> receive_packet(int socket) {
     if (msg.msg_flags & MSG_TRUNC)
         packet.bytes.resize(k_max_message + 1);  // decode() rejects it as too long
     if (msg.msg_flags & MSG_CTRUNC)
-        return vfio::make_error("recvmsg", "VFIO manager socket", EPROTO, "too many file descriptors attached");
+        return pdt::make_error("recvmsg", "VFIO manager socket", EPROTO, "too many file descriptors attached");
     return std::optional<Packet>(std::move(packet));
 }
 

@@ -148,7 +148,7 @@ TEST(VfioManagerProtocol, EveryTruncationOfEveryMessageIsRejected) {
 }
 
 TEST(VfioManagerProtocol, ReplyErrorCarriesTheWholeError) {
-    const vfio::Error error = vfio::make_error("open", "0000:01:00.0", ENODEV, "not managed");
+    const pdt::Error error = pdt::make_error("open", "0000:01:00.0", ENODEV, "not managed");
     const ReplyError carried = ReplyError::from(error);
     EXPECT_EQ(carried.to_error().message(), error.message());
 }

@@ -67,7 +67,7 @@ protected:
     std::unique_ptr<Server> m_server;
     std::atomic<bool> m_stop{false};
     std::thread m_thread;
-    vfio::Result<void> m_result;
+    pdt::Result<void> m_result;
 };
 
 TEST_F(Running, ServesStatusOnAPrivateSocket) {

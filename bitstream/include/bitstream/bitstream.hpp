@@ -4,7 +4,7 @@
 // words, the Sync word, every configuration packet (UG470 chapter 5 "Configuration Packets",
 // UG570 "Configuration Packets"), the IDCODE the bitstream checks and whether it is compressed or encrypted.
 //
-//   auto file = vfio::read_text_file(path, ...);
+//   auto file = pdt::read_text_file(path, ...);
 //   auto parsed = bitstream::parse(bitstream::bytes(*file));
 //   if (parsed && parsed->idcode) { auto part = bitstream::part_for_idcode(*parsed->idcode); ... }
 //
@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.hpp"
 #include "bitstream/registers.hpp"
-#include "vfio_access/result.hpp"
 
 namespace bitstream {
 
@@ -93,20 +93,20 @@ bool has_bit_header(std::span<const uint8_t> file);
 
 // The .bit header; EINVAL naming the byte offset for a field past the end, a missing 'e', an
 // unknown key, a string without its NUL or a data length past the end of the file.
-vfio::Result<BitHeader> parse_header(std::span<const uint8_t> file);
+pdt::Result<BitHeader> parse_header(std::span<const uint8_t> file);
 
 // The configuration packets of `data` (the bytes from the dummy words on); `base` is the
 // data's offset in the file, which errors and offsets name. EINVAL for no Sync word, a packet
 // whose word count runs past the end, a type 2 packet not after a type 1, an unknown header
 // type before DESYNC.
-vfio::Result<Configuration> parse_configuration(std::span<const uint8_t> data, size_t base = 0);
+pdt::Result<Configuration> parse_configuration(std::span<const uint8_t> data, size_t base = 0);
 
 // A .bit or .bin file: the header when it has one, then its configuration.
-vfio::Result<Bitstream> parse(std::span<const uint8_t> file);
+pdt::Result<Bitstream> parse(std::span<const uint8_t> file);
 
 // The IDCODE the packets write first, parsed only as far as that write, so that the start of
 // a flash (or of a file) is enough and what follows it is not looked at: parse's errors for what
 // comes before it; ENOENT ("find IDCODE", the offset where the packets end) when none is written.
-vfio::Result<uint32_t> first_idcode(std::span<const uint8_t> file);
+pdt::Result<uint32_t> first_idcode(std::span<const uint8_t> file);
 
 }  // namespace bitstream

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace cli {
 
@@ -57,7 +57,7 @@ struct CommandLine {
 enum class Request { Run, Help, Version };
 // Parses argv into the options' variables and `values`; `line.usage` is not used. A malformed
 // command line is EINVAL, its hint the parser's message.
-vfio::Result<Request> parse_arguments(int argc, const char* const* argv, const CommandLine& line,
+pdt::Result<Request> parse_arguments(int argc, const char* const* argv, const CommandLine& line,
                                       boost::program_options::variables_map& values);
 
 // Parses argv into the options' variables (and `values`, when given). Returns the exit status
@@ -68,6 +68,6 @@ std::optional<int> parse_command_line(int argc, char** argv, const CommandLine& 
 
 // A failure the tool reports as "<tool>: <message>" on stderr; returns its exit status: 2 for a
 // usage error (EINVAL), else 1.
-int report_error(const std::string& tool, const vfio::Error& error);
+int report_error(const std::string& tool, const pdt::Error& error);
 
 }  // namespace cli

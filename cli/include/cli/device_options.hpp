@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "cli/transfer_timeout.hpp"
-#include "vfio_access/result.hpp"
 
 namespace cli {
 
@@ -64,7 +64,7 @@ struct Etsoc1Cards {
     size_t fakes = 0;
     std::vector<int> indices;
 };
-vfio::Result<Etsoc1Cards> parse_etsoc1_devices(const std::vector<std::string>& devices);
+pdt::Result<Etsoc1Cards> parse_etsoc1_devices(const std::vector<std::string>& devices);
 // An ET-SoC-1 option given but not used by the cards --etsoc1_device names is a usage error
 // (EINVAL naming the option and its value), never dropped: --etsoc1_socket and --etsoc1_log need a runtime card
 // (--etsoc1_device N), --etsoc1_fake a fake one (--etsoc1_device fake), and with no
@@ -74,7 +74,7 @@ struct GivenOption {
     std::string name;  // without the dashes
     std::string text;  // as given; empty: not given
 };
-vfio::Result<void> check_etsoc1_options_used(const Etsoc1Selection& selection, const std::vector<GivenOption>& shaping);
+pdt::Result<void> check_etsoc1_options_used(const Etsoc1Selection& selection, const std::vector<GivenOption>& shaping);
 
 // --engine_mode auto|credits|stop_list and --completion auto|poll_writeback|completed_count|
 // status|interrupt, as given (tool_support::dma_mode_request reads them into the driver's typed xdma::ModeRequest).
@@ -94,11 +94,11 @@ void add_transfer_timeout_option(boost::program_options::options_description& op
 
 // "<seconds>" > 0 (fractions allowed), at most a day, to the nearest millisecond (at least 1);
 // errors name --transfer_timeout. Every tool's one reading of the option.
-vfio::Result<std::chrono::milliseconds> parse_transfer_timeout(const std::string& text);
+pdt::Result<std::chrono::milliseconds> parse_transfer_timeout(const std::string& text);
 // --lock_timeout SECONDS (the advisory device locks of vfio_access/device_lock.hpp).
 void add_lock_timeout_option(boost::program_options::options_description& options, std::string& seconds);
 // "<seconds>" >= 0 (fractions allowed), at most a week; "" is 0. Errors name --lock_timeout.
-vfio::Result<std::chrono::milliseconds> parse_lock_timeout(const std::string& text);
+pdt::Result<std::chrono::milliseconds> parse_lock_timeout(const std::string& text);
 
 // --no_iommu: the one opt-in to DMA with physical addresses on devices in no-IOMMU VFIO groups
 // (vfio_access/physical_memory.hpp). Without it such a device's first DMA buffer is refused.

@@ -40,12 +40,12 @@ struct CopyEndpointConfig {
 };
 
 // Errors say why: no usable GPU, an ordinal out of range, a device allocation that failed.
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(const CopyEndpointConfig& config);
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(const CopyEndpointConfig& config);
 
 // The reference the latency figures are compared with: `samples` bare cudaMemcpyAsync of
 // `bytes` followed by cudaStreamSynchronize, each timed from the call to the return (seconds),
 // between pinned host memory and the device, on one stream of GPU `gpu`.
-vfio::Result<std::vector<double>> bare_copy_seconds(int gpu, streams::Direction direction, uint64_t bytes,
+pdt::Result<std::vector<double>> bare_copy_seconds(int gpu, streams::Direction direction, uint64_t bytes,
                                                     unsigned samples);
 
 }  // namespace cuda_stream

@@ -21,9 +21,9 @@
 #include <optional>
 #include <string>
 
+#include "base/result.hpp"
 #include "streams/lie.hpp"
 #include "streams/stream_channel.hpp"
-#include "vfio_access/result.hpp"
 
 namespace cuda_stream {
 
@@ -38,8 +38,8 @@ struct GpuInfo {
 };
 
 // The GPUs the CUDA runtime sees; an error says why there are none usable (no driver, no device).
-vfio::Result<int> gpu_count();
-vfio::Result<GpuInfo> gpu_info(int ordinal);
+pdt::Result<int> gpu_count();
+pdt::Result<GpuInfo> gpu_info(int ordinal);
 
 // A test-only fault: one byte of the stream at this offset is corrupted on the GPU (H2C: in the
 // device slot after the copy, before the check; C2H: after generation, before the copy).
@@ -71,12 +71,12 @@ inline uint64_t generated_stream_of(unsigned channel) { return 0x10000 + channel
 
 // Device memory an H2C and a C2H channel share so that data loops back through the GPU.
 class Loop;
-vfio::Result<std::shared_ptr<Loop>> make_loop(int gpu, size_t slots, uint64_t slot_size);
+pdt::Result<std::shared_ptr<Loop>> make_loop(int gpu, size_t slots, uint64_t slot_size);
 
 // loop null: the H2C channel only checks; the C2H channel generates.
-vfio::Result<std::unique_ptr<streams::StreamChannel>> open_h2c(const ChannelConfig& config,
+pdt::Result<std::unique_ptr<streams::StreamChannel>> open_h2c(const ChannelConfig& config,
                                                                std::shared_ptr<Loop> loop);
-vfio::Result<std::unique_ptr<streams::StreamChannel>> open_c2h(const ChannelConfig& config,
+pdt::Result<std::unique_ptr<streams::StreamChannel>> open_c2h(const ChannelConfig& config,
                                                                std::shared_ptr<Loop> loop);
 
 // The reference: bare cudaMemcpyAsync of the same sizes, nothing generated or checked, on
@@ -95,6 +95,6 @@ struct BareConfig {
     HostMemory memory = HostMemory::Pinned;
     double seconds_per_mode = 2.0;
 };
-vfio::Result<BareRates> bare_copy_rates(const BareConfig& config);
+pdt::Result<BareRates> bare_copy_rates(const BareConfig& config);
 
 }  // namespace cuda_stream

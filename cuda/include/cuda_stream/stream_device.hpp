@@ -22,6 +22,6 @@ struct StreamDeviceConfig {
 
 // The GPU of this ordinal (gpu_info) as a stream device. ENODEV when the CUDA runtime has no
 // such GPU.
-vfio::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(int ordinal, const StreamDeviceConfig& config);
+pdt::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(int ordinal, const StreamDeviceConfig& config);
 
 }  // namespace cuda_stream

@@ -7,22 +7,22 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.hpp"
 #include "designs/design.hpp"
-#include "vfio_access/result.hpp"
 
 namespace designs {
 
 class Registry {
 public:
     // Only the built-in designs. Fails only if an embedded file is malformed (a build defect).
-    static vfio::Result<Registry> builtin();
+    static pdt::Result<Registry> builtin();
     // Built-ins plus each --design_file, in order.
-    static vfio::Result<Registry> load(const std::vector<std::string>& design_files);
+    static pdt::Result<Registry> load(const std::vector<std::string>& design_files);
 
     // Adds the designs of one JSON file. Errors name the file, the field and the problem.
-    vfio::Result<void> add_file(const std::string& path);
+    pdt::Result<void> add_file(const std::string& path);
     // Adds the designs of JSON text; `source` names it in errors and in Design::source.
-    vfio::Result<void> add_text(std::string_view text, const std::string& source, bool builtin = false);
+    pdt::Result<void> add_text(std::string_view text, const std::string& source, bool builtin = false);
 
     const std::vector<Design>& designs() const { return m_designs; }
     // The design of that name that a device would match first; nullptr when unknown.

@@ -42,7 +42,7 @@ public:
         bool end_of_packet = false;
     };
 
-    static vfio::Result<std::unique_ptr<ContinuousRing>> open(vfio::Device& device, const ContinuousRingSettings& o,
+    static pdt::Result<std::unique_ptr<ContinuousRing>> open(vfio::Device& device, const ContinuousRingSettings& o,
                                                              uint64_t size, bool free_running);
     ~ContinuousRing();
 
@@ -51,13 +51,13 @@ public:
     const std::string& name() const { return m_name; }
     uint64_t overwritten() const { return m_overwritten; }
 
-    vfio::Result<void> start();
+    pdt::Result<void> start();
     // The next completed descriptor, in ring order; nullopt when none is ready.
-    vfio::Result<std::optional<Piece>> poll();
+    pdt::Result<std::optional<Piece>> poll();
     // The descriptor just consumed may be filled again: clear its writeback (not free_running).
     void release(size_t index);
     // Clears Run and waits up to 1 s for the engine to go idle, both proven by reading back.
-    vfio::Result<void> stop();
+    pdt::Result<void> stop();
     // The channel's registers decoded, to the process's failure observer (xdma_register_dump.hpp).
     void report_failure(const std::string& what) const;
 

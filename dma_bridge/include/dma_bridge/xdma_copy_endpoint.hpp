@@ -47,7 +47,7 @@ struct CopyEndpointConfig {
 // Enables Bus Master in the device's Command register, discovers the memory-mapped channels and
 // opens an engine pair per queue. ENODEV when the
 // design has no memory-mapped H2C and C2H channel; EINVAL when card_memory_size is 0.
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config);
 
 }  // namespace xdma

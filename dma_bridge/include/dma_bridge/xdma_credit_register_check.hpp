@@ -5,11 +5,11 @@
 // mode resets them to 0. Leaves Run clear and fetch not halted. The channel must be idle.
 #pragma once
 
+#include "base/result.hpp"
 #include "vfio_access/mmio.hpp"
-#include "vfio_access/result.hpp"
 
 namespace xdma {
 
-vfio::Result<void> check_descriptor_credit_register(const vfio::RegisterWindow& regs);
+pdt::Result<void> check_descriptor_credit_register(const vfio::RegisterWindow& regs);
 
 }  // namespace xdma

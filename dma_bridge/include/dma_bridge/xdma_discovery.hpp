@@ -48,19 +48,19 @@ struct Channels {
 // The DMA register space at `offset` of `bar`, 64-bit registers split low/high: 64 KiB, or up
 // to the end of a smaller BAR (PG195 lets a design use a smaller one as long as the blocks the
 // driver touches fit; check them with check_engine_blocks before use).
-vfio::Result<vfio::RegisterWindow> dma_registers(vfio::Device& device, unsigned bar, uint64_t offset = 0);
+pdt::Result<vfio::RegisterWindow> dma_registers(vfio::Device& device, unsigned bar, uint64_t offset = 0);
 
 // ERANGE naming the block, its addresses and the BAR size when the block does not fit.
-vfio::Result<void> check_block(const vfio::RegisterWindow& regs, uint32_t block_target, unsigned channel = 0);
+pdt::Result<void> check_block(const vfio::RegisterWindow& regs, uint32_t block_target, unsigned channel = 0);
 // The blocks an engine touches: its channel and SGDMA blocks, the IRQ block, SGDMA common.
-vfio::Result<void> check_engine_blocks(const vfio::RegisterWindow& regs, Direction direction, unsigned channel);
+pdt::Result<void> check_engine_blocks(const vfio::RegisterWindow& regs, Direction direction, unsigned channel);
 // "H2C SGDMA 0", "IRQ", "SGDMA common".
 std::string block_name(uint32_t block_target, unsigned channel = 0);
 
 // Channels of one direction. An identifier reading 0xFFFFFFFF fails with ENODEV (device gone),
 // never as "no channels"; channel 0's blocks beyond a small BAR fail with ERANGE (check_block).
-vfio::Result<std::vector<ChannelInfo>> discover(const vfio::RegisterWindow& regs, Direction direction, bool stream);
-vfio::Result<Channels> discover(const vfio::RegisterWindow& regs, bool stream);
+pdt::Result<std::vector<ChannelInfo>> discover(const vfio::RegisterWindow& regs, Direction direction, bool stream);
+pdt::Result<Channels> discover(const vfio::RegisterWindow& regs, bool stream);
 
 // "H2C 0 stream version 6 address_alignment=1 length_granularity=1 address_bits=64".
 std::string describe(const ChannelInfo& info);

@@ -116,34 +116,34 @@ struct EngineCounters {
 
 class Engine {
 public:
-    static vfio::Result<std::unique_ptr<Engine>> open(vfio::Device& device, EngineOptions options);
+    static pdt::Result<std::unique_ptr<Engine>> open(vfio::Device& device, EngineOptions options);
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
 
     // Memory-mapped channel: host_iova <-> card (AXI) address. Returns the transfer id.
-    vfio::Result<uint64_t> submit_memory(uint64_t host_iova, uint64_t card_address, uint64_t length);
+    pdt::Result<uint64_t> submit_memory(uint64_t host_iova, uint64_t card_address, uint64_t length);
     // Stream channel: H2C sends length bytes (EOP on the last descriptor when end_of_packet);
     // C2H receives up to length bytes (end_of_packet ignored).
-    vfio::Result<uint64_t> submit_stream(uint64_t host_iova, uint64_t length, bool end_of_packet);
+    pdt::Result<uint64_t> submit_stream(uint64_t host_iova, uint64_t length, bool end_of_packet);
     // EngineOptions::coalesce_credits: hands the descriptors written since the last write of
     // Descriptor Credits to the engine, in one write of that register; nothing when none wait.
     void flush_credits();
     size_t credits_held() const { return m_held_credits; }  // written, not yet credited
 
     // The oldest transfer if it completed (completions are in submission order).
-    vfio::Result<std::optional<TransferCompletion>> poll();
-    vfio::Result<TransferCompletion> wait(std::chrono::milliseconds timeout);
-    vfio::Result<TransferCompletion> wait() { return wait(m_options.timeout); }
+    pdt::Result<std::optional<TransferCompletion>> poll();
+    pdt::Result<TransferCompletion> wait(std::chrono::milliseconds timeout);
+    pdt::Result<TransferCompletion> wait() { return wait(m_options.timeout); }
 
     // Clears Run and waits (EngineOptions::idle_wait) for the engine to go idle, both proven by
     // reading the IP back; only then is the engine's DMA claim released. In-flight transfers are lost,
     // and so are credits held back (coalesce_credits), never written: clearing Run clears the
     // register's credits too (PG195). The engine stays idle (Run clear) until the next submit reinitialises it, which also
     // clears a latched error.
-    vfio::Result<void> stop();
+    pdt::Result<void> stop();
     // stop(), then reinitialise the channel at once: the latched error is cleared.
-    vfio::Result<void> recover();
+    pdt::Result<void> recover();
 
     const ChannelInfo& info() const { return m_info; }
     const EngineOptions& options() const { return m_options; }
@@ -194,35 +194,35 @@ private:
     };
 
     Engine(vfio::Device& device, EngineOptions options) : m_device(device), m_options(options) {}
-    vfio::Result<void> initialise();  // PG195's programming sequence, the steps below
-    vfio::Result<void> set_credit_mode();
+    pdt::Result<void> initialise();  // PG195's programming sequence, the steps below
+    pdt::Result<void> set_credit_mode();
     void clear_halt();
     void set_poll_mode_writeback_address();
     uint32_t status_events() const;
-    vfio::Result<void> write_channel_control();
+    pdt::Result<void> write_channel_control();
     void route_channel_interrupt();
     void forget_transfers();
-    vfio::Result<void> start_credit_ring();
-    vfio::Result<uint64_t> submit(std::vector<Piece>& pieces, uint64_t length);
-    vfio::Error refuse_submit(size_t descriptors, uint64_t length) const;  // zero length, too big, ring full
+    pdt::Result<void> start_credit_ring();
+    pdt::Result<uint64_t> submit(std::vector<Piece>& pieces, uint64_t length);
+    pdt::Error refuse_submit(size_t descriptors, uint64_t length) const;  // zero length, too big, ring full
     bool piece_fits(const Piece& piece) const;  // the DMA mask and Alignments
     size_t first_misfit(const std::vector<Piece>& pieces) const;
-    vfio::Error piece_error(size_t index, const Piece& piece) const;
+    pdt::Error piece_error(size_t index, const Piece& piece) const;
     void write_descriptor(size_t index, const Piece& piece, uint64_t next, unsigned adjacent);
     void write_to_ring(std::vector<Piece>& pieces);  // Credits
-    vfio::Result<void> start_list();                 // StopList
+    pdt::Result<void> start_list();                 // StopList
     size_t write_list();
-    vfio::Result<uint64_t> hardware_completed();  // descriptors completed so far (sequence)
-    vfio::Result<TransferCompletion> finish(const Transfer& transfer);  // C2H stream
-    vfio::Error more_completed_than_started(uint64_t completed);
-    vfio::Result<void> check_status(uint32_t status_value, const char* source);
-    vfio::Error fail(int code, std::string what, const std::string& after = {});
-    vfio::Result<void> start_engine();  // Run set, proven by Status (RunControl::start)
+    pdt::Result<uint64_t> hardware_completed();  // descriptors completed so far (sequence)
+    pdt::Result<TransferCompletion> finish(const Transfer& transfer);  // C2H stream
+    pdt::Error more_completed_than_started(uint64_t completed);
+    pdt::Result<void> check_status(uint32_t status_value, const char* source);
+    pdt::Error fail(int code, std::string what, const std::string& after = {});
+    pdt::Result<void> start_engine();  // Run set, proven by Status (RunControl::start)
     void claim_writes();                // before the engine is given addresses
-    vfio::Error busy_at_open() const;   // whose leftover a channel busy at open is
+    pdt::Error busy_at_open() const;   // whose leftover a channel busy at open is
     void warn(std::string text);
     // The completed count of a list, checked against Status when it stops short (xdma_completion.cpp).
-    vfio::Result<uint64_t> checked_count(uint64_t completed);
+    pdt::Result<uint64_t> checked_count(uint64_t completed);
     bool stopped_at_stop(uint32_t status_value) const;
     std::string count_diagnosis() const;  // for a timeout: why the count may be the IP's fault
     std::string diagnostics(uint32_t status_value) const;
@@ -256,7 +256,7 @@ private:
     mutable std::string m_name;
     std::vector<Piece> m_scratch;
     std::chrono::steady_clock::time_point m_deadline;
-    std::optional<vfio::Error> m_failure;
+    std::optional<pdt::Error> m_failure;
     bool m_stopped = false;  // stop() left Run clear: submit reinitialises
     std::optional<std::chrono::steady_clock::time_point> m_restart_deadline;  // StopList: busy after STOP
     EngineCounters m_counters;

@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
+#include "base/spellings.hpp"
 #include "dma_bridge/xdma_engine.hpp"
-#include "vfio_access/spellings.hpp"
 
 namespace xdma {
 
@@ -32,11 +32,11 @@ struct ModeRequest {
     EngineModeRequest mode = EngineModeRequest::Auto;
     CompletionRequest completion = CompletionRequest::Auto;
 };
-// The spellings of the requests, for the command-line layer to parse (vfio::parse_spelling) and
+// The spellings of the requests, for the command-line layer to parse (pdt::parse_spelling) and
 // for progress lines: the driver itself takes the typed request, never option text.
-inline constexpr vfio::Spelling<EngineModeRequest> kEngineModeSpellings[] = {
+inline constexpr pdt::Spelling<EngineModeRequest> kEngineModeSpellings[] = {
     {EngineModeRequest::Auto, "auto"}, {EngineModeRequest::Credits, "credits"}, {EngineModeRequest::StopList, "stop_list"}};
-inline constexpr vfio::Spelling<CompletionRequest> kCompletionSpellings[] = {
+inline constexpr pdt::Spelling<CompletionRequest> kCompletionSpellings[] = {
     {CompletionRequest::Auto, "auto"},
     {CompletionRequest::PollWriteback, "poll_writeback"},
     {CompletionRequest::CompletedCount, "completed_count"},
@@ -55,7 +55,7 @@ struct ProbedIp {
 // descriptor fetch (SGDMA Common Descriptor Control W1S), sets and reads back its Descriptor
 // Credit Mode Enable bit, its Control.pollmode_wb_enable bit and its IRQ block Channel
 // Interrupt Enable Mask bit, then restores every register it touched. Fails with EBUSY on a busy or running channel (another user?).
-vfio::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction direction, unsigned channel);
+pdt::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction direction, unsigned channel);
 
 struct Modes {
     RunMode mode = RunMode::Credits;
@@ -71,17 +71,17 @@ std::string describe(const Modes& modes, bool stream);
 // the IP has them, else STOP-terminated lists; poll-mode writeback when the IP has it, else
 // the Completed Descriptor Count register. Interrupt completion also needs MSI on the device
 // (irq_info(Msi) or irq_info(Msix) with at least one vector).
-vfio::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t register_offset, Direction direction,
+pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t register_offset, Direction direction,
                                  unsigned channel, const IpOptions& stated, const ModeRequest& request);
 
 // choose_modes for the engine `options` names (bar, offset, direction, channel), then sets its
 // mode and completion; for interrupt completion also enables MSI and picks the vector.
-vfio::Result<Modes> configure_engine(vfio::Device& device, const IpOptions& stated, const ModeRequest& request,
+pdt::Result<Modes> configure_engine(vfio::Device& device, const IpOptions& stated, const ModeRequest& request,
                                      EngineOptions& options);
 
 // Enables MSI (else MSI-X) on the device with every vector it offers, unless already enabled
 // (engines opened earlier keep their eventfds); returns the number of vectors enabled.
-vfio::Result<unsigned> enable_msi(vfio::Device& device);
+pdt::Result<unsigned> enable_msi(vfio::Device& device);
 // The vector an engine uses among `vectors`: H2C channels 0..3, then C2H channels 4..7, folded.
 unsigned msi_vector_for(Direction direction, unsigned channel, unsigned vectors);
 

@@ -37,7 +37,7 @@ struct FoundBlock {
 // Reads the identifier register of every 256-byte slot PG195 defines that fits `regs` (channels
 // 0..3 of H2C/C2H Channels and SGDMA, the one IRQ, Config and SGDMA Common block), keeping those
 // whose [31:20] is 0x1FC and whose target (and channel ID) match the slot. ENODEV when an identifier reads 0xFFFFFFFF (the device is gone).
-vfio::Result<std::vector<FoundBlock>> scan_blocks(const vfio::RegisterWindow& regs);
+pdt::Result<std::vector<FoundBlock>> scan_blocks(const vfio::RegisterWindow& regs);
 
 // "H2C Channels", "C2H Channels", "IRQ Block", "Config Block", "H2C SGDMA", "C2H SGDMA",
 // "SGDMA Common", "MSI-X" (PG195's target names); "target 0x7" for others.
@@ -62,10 +62,10 @@ using RegisterRequest = vfio::BarAccess;
 // access: the BAR exists (ENODEV), the offset lies inside it (ERANGE), the width is one the
 // XDMA registers take (32-bit only, EINVAL), the offset is aligned to it (EINVAL), the BAR is
 // the DMA BAR (EPERM) and the register is on the allow-list of `blocks` (EPERM with the reason).
-vfio::Result<void> check_request(vfio::Device& device, unsigned dma_bar, uint64_t register_offset,
+pdt::Result<void> check_request(vfio::Device& device, unsigned dma_bar, uint64_t register_offset,
                                  const std::vector<FoundBlock>& blocks, const RegisterRequest& request);
 // The same checks without the allow-list (vfio::check_bar_access with PG195's 32-bit width).
-vfio::Result<vfio::Bar*> check_access(vfio::Device& device, const RegisterRequest& request);
+pdt::Result<vfio::Bar*> check_access(vfio::Device& device, const RegisterRequest& request);
 // The name of a scratch register (scratch_registers()) at `offset` of a found block, if one is.
 std::optional<std::string> scratch_register(const std::vector<FoundBlock>& blocks, uint64_t offset);
 // "Control (0x04)", the PG195 name of an allow-listed register at `offset` of a found block.
@@ -84,7 +84,7 @@ struct RegisterTest {
 // The pattern tests (0s, 1s, 0xAA.., 0x55.., walking 1, walking 0, each within the register's
 // mask) on every scratch register of every channel found, each restored to its value before.
 // EBUSY naming the channel when its Control.run or Status.busy is set: nothing is written then.
-vfio::Result<std::vector<RegisterTest>> write_tests(const vfio::RegisterWindow& regs, const std::vector<FoundBlock>& blocks);
+pdt::Result<std::vector<RegisterTest>> write_tests(const vfio::RegisterWindow& regs, const std::vector<FoundBlock>& blocks);
 // The patterns written to a register of `mask` (masked; duplicates kept in order).
 std::vector<uint32_t> test_patterns(uint32_t mask);
 
@@ -110,7 +110,7 @@ struct ProbeSummary {
 // found (describe()), MSI-X from the config-space MSI-X capability (PG195 places its table at
 // 0x8000 of the DMA BAR; it has no identifier register and is not read), the requested register and the write
 // tests. A bad request fails before any register access; one off the allow-list after the scan.
-vfio::Result<ProbeSummary> run_probe(vfio::Device& device, unsigned dma_bar, const ProbeOptions& options, std::ostream& out);
+pdt::Result<ProbeSummary> run_probe(vfio::Device& device, unsigned dma_bar, const ProbeOptions& options, std::ostream& out);
 
 // The registers test_dma_descriptor_credits --reset_test reads across VFIO_DEVICE_RESET (fpga_sio's
 // -r): H2C 0 Control and Status (read only), SGDMA Common Descriptor Credit Mode Enable (0x6020,

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "vfio_access/mmio.hpp"
-#include "vfio_access/result.hpp"
 
 namespace xdma {
 
@@ -39,11 +39,11 @@ public:
     bool control_reads_back() const { return !m_control_unreadable; }
     uint32_t control() const { return m_control; }  // as last written, without Run
 
-    vfio::Result<void> start(std::chrono::milliseconds bound);
-    vfio::Result<void> clear_run();
+    pdt::Result<void> start(std::chrono::milliseconds bound);
+    pdt::Result<void> clear_run();
     // clear_run(), then Status.busy clear within idle_wait. `state` describes the channel for
     // the timeout's message.
-    vfio::Result<void> stop(std::chrono::milliseconds idle_wait, const std::function<std::string()>& state);
+    pdt::Result<void> stop(std::chrono::milliseconds idle_wait, const std::function<std::string()>& state);
 
     // The fallbacks used so far, in the JSON's words: "control_w1s_ignored",
     // "control_w1c_ignored", "control_not_readable", "start_refused_after_stop".
@@ -53,14 +53,14 @@ private:
     uint32_t reg(uint32_t offset) const { return m_regs.read32(m_base + offset); }
     void set_reg(uint32_t offset, uint32_t value) const { m_regs.write32(m_base + offset, value); }
     void set_run();
-    vfio::Result<void> set_run_once(uint32_t count);
+    pdt::Result<void> set_run_once(uint32_t count);
     void report_refusals(unsigned refused, std::chrono::steady_clock::time_point begin);
     void control_not_readable(const std::string& why);
     void w1s_ignored(const std::string& why);
     // Status, or a count unlike count_before, shows the engine ran since Run was set.
     bool started(uint32_t count_before) const;
     bool wait_idle(std::chrono::steady_clock::time_point deadline) const;
-    vfio::Error error(const char* operation, int code, const std::string& what) const;
+    pdt::Error error(const char* operation, int code, const std::string& what) const;
 
     vfio::RegisterWindow m_regs;
     uint64_t m_base = 0;

@@ -40,19 +40,19 @@ struct StreamChannelOptions {
 class XdmaStreamChannel : public streams::StreamChannel {
 public:
     // The device must outlive the channel.
-    static vfio::Result<std::unique_ptr<XdmaStreamChannel>> create(vfio::Device& device, StreamChannelOptions options);
+    static pdt::Result<std::unique_ptr<XdmaStreamChannel>> create(vfio::Device& device, StreamChannelOptions options);
 
     streams::Direction direction() const override { return m_options.direction; }
     std::string name() const override { return m_engine->name(); }
     size_t buffer_count() const override { return m_options.buffer_count; }
     uint64_t buffer_size() const override { return m_options.buffer_size; }
     uint8_t* buffer(size_t index) override { return m_buffers.data() + index * m_options.buffer_size; }
-    vfio::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override;
-    vfio::Result<std::optional<streams::Completion>> poll() override;
-    vfio::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override;
+    pdt::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override;
+    pdt::Result<std::optional<streams::Completion>> poll() override;
+    pdt::Result<streams::Completion> wait(std::chrono::milliseconds timeout) override;
     // Stops the engine (Run cleared, idle) and abandons queued buffers; the next submit
     // reinitialises the channel, so this is also the way to recover after an error or timeout.
-    vfio::Result<void> stop() override;
+    pdt::Result<void> stop() override;
     bool busy() const override { return m_engine->busy(); }
     void report_failure(const std::string& what) override { m_engine->report_failure(what); }
 

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
+#include "base/result.hpp"
 #include "dma_bridge/xdma_descriptor.hpp"
-#include "vfio_access/result.hpp"
 
 namespace xdma {
 
@@ -24,6 +24,6 @@ struct StreamWriteback {
 };
 // EPROTO naming the fault: "Incorrect stream wb_magic_status 0x... (expected magic 0x52B4)" or
 // "C2H stream writeback length N exceeds the descriptor length M" (in the hint).
-vfio::Result<StreamWriteback> decode_stream_writeback(const C2hStreamWriteback& record, uint64_t capacity);
+pdt::Result<StreamWriteback> decode_stream_writeback(const C2hStreamWriteback& record, uint64_t capacity);
 
 }  // namespace xdma

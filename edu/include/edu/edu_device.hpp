@@ -72,13 +72,13 @@ struct DmaRequest {
 };
 
 // EINVAL naming the limit a request breaks, or success.
-vfio::Result<void> validate(const DmaRequest& request, const std::string& object);
+pdt::Result<void> validate(const DmaRequest& request, const std::string& object);
 
 class EduDevice {
 public:
     // Maps BAR0 and checks the identification register's magic byte (0xed). The device must
     // outlive the EduDevice.
-    static vfio::Result<EduDevice> attach(vfio::Device& device);
+    static pdt::Result<EduDevice> attach(vfio::Device& device);
     EduDevice(EduDevice&&) noexcept = default;
     EduDevice& operator=(EduDevice&&) noexcept = default;
     ~EduDevice();
@@ -93,37 +93,37 @@ public:
     unsigned minor_version() const { return (identification() >> 16) & 0xff; }
 
     // Writes value to LIVENESS and expects ~value back (EIO naming both when not).
-    vfio::Result<void> check_liveness(uint32_t value);
+    pdt::Result<void> check_liveness(uint32_t value);
     // Factorial of n computed by the device (status bit 0 polled), for a second liveness path.
-    vfio::Result<uint32_t> factorial(uint32_t n, std::chrono::milliseconds timeout = std::chrono::seconds(5));
+    pdt::Result<uint32_t> factorial(uint32_t n, std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
     uint32_t irq_status() const;
     void irq_raise(uint32_t bits);
     void irq_acknowledge(uint32_t bits);
     // Routes the device's interrupt to vector 0's eventfd (one MSI vector).
-    vfio::Result<void> enable_msi();
-    vfio::Result<void> disable_msi();
+    pdt::Result<void> enable_msi();
+    pdt::Result<void> disable_msi();
     bool msi_enabled() const { return m_msi; }
 
     // Starts a transfer (after validate()); EBUSY while one is running. irq: raise DMA_IRQ on
     // completion (needs enable_msi() to reach an eventfd).
-    vfio::Result<void> start_dma(const DmaRequest& request, bool irq);
+    pdt::Result<void> start_dma(const DmaRequest& request, bool irq);
     bool dma_busy() const;
     // Waits for the running transfer: Poll reads DMA_CMD until START clears; Msi waits for the
     // eventfd, then checks and acknowledges DMA_IRQ. ETIMEDOUT after timeout.
-    vfio::Result<void> wait_dma(Wait wait, std::chrono::milliseconds timeout);
+    pdt::Result<void> wait_dma(Wait wait, std::chrono::milliseconds timeout);
     // start_dma + wait_dma.
-    vfio::Result<void> dma(const DmaRequest& request, Wait wait,
+    pdt::Result<void> dma(const DmaRequest& request, Wait wait,
                            std::chrono::milliseconds timeout = std::chrono::seconds(10));
-    vfio::Result<void> dma_to_edu(uint64_t host_iova, uint32_t edu_offset, uint32_t count, Wait wait,
+    pdt::Result<void> dma_to_edu(uint64_t host_iova, uint32_t edu_offset, uint32_t count, Wait wait,
                                   std::chrono::milliseconds timeout = std::chrono::seconds(10));
-    vfio::Result<void> dma_from_edu(uint32_t edu_offset, uint64_t host_iova, uint32_t count, Wait wait,
+    pdt::Result<void> dma_from_edu(uint32_t edu_offset, uint64_t host_iova, uint32_t count, Wait wait,
                                     std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 private:
     EduDevice(vfio::Device& device, vfio::RegisterWindow regs);
-    vfio::Result<void> wait_dma_poll(std::chrono::milliseconds timeout);
-    vfio::Result<void> wait_dma_msi(std::chrono::milliseconds timeout);
+    pdt::Result<void> wait_dma_poll(std::chrono::milliseconds timeout);
+    pdt::Result<void> wait_dma_msi(std::chrono::milliseconds timeout);
 
     vfio::Device* m_device;
     vfio::RegisterWindow m_regs;

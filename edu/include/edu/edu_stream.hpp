@@ -27,7 +27,7 @@ public:
     };
     // The EduDevice (and its vfio::Device) must outlive the loopback. H2C buffers are mapped
     // device-read-only, C2H buffers device-write-only, below edu's 28-bit DMA mask.
-    static vfio::Result<std::unique_ptr<EduLoopback>> create(EduDevice& edu, Options options);
+    static pdt::Result<std::unique_ptr<EduLoopback>> create(EduDevice& edu, Options options);
     ~EduLoopback();
 
     streams::StreamChannel& h2c();
@@ -43,8 +43,8 @@ private:
     };
     explicit EduLoopback(EduDevice& edu);
     // Advances the engine: completes the running transfer when edu is done, starts the next.
-    vfio::Result<void> pump();  // m_mutex held
-    vfio::Result<void> start(const Job& job);
+    pdt::Result<void> pump();  // m_mutex held
+    pdt::Result<void> start(const Job& job);
     Channel& channel(streams::Direction d);
 
     EduDevice& m_edu;

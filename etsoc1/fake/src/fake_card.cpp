@@ -117,7 +117,7 @@ struct FakeCard::Model {
         queues[c.queue].push_back(c.event);
     }
 
-    vfio::Result<void> check_range(CardAddress address, uint64_t bytes) const {
+    pdt::Result<void> check_range(CardAddress address, uint64_t bytes) const {
         auto it = allocations.upper_bound(address);
         if (it != allocations.begin()) {
             --it;
@@ -127,7 +127,7 @@ struct FakeCard::Model {
         char where[96];
         std::snprintf(where, sizeof where, "card range 0x%llx+0x%llx", static_cast<unsigned long long>(address),
                       static_cast<unsigned long long>(bytes));
-        return vfio::make_error("check the copy's card range", where, EFAULT, "not inside a live allocation");
+        return pdt::make_error("check the copy's card range", where, EFAULT, "not inside a live allocation");
     }
     uint8_t* card_bytes(CardAddress address) {
         auto it = std::prev(allocations.upper_bound(address));
@@ -300,19 +300,19 @@ struct FakeCard::Model {
         }
     }
 
-    vfio::Result<EventId> issue(Kind kind, StreamId stream, std::span<const Node> nodes, bool barrier);
+    pdt::Result<EventId> issue(Kind kind, StreamId stream, std::span<const Node> nodes, bool barrier);
 };
 
-vfio::Result<EventId> FakeCard::Model::issue(Kind kind, StreamId stream, std::span<const Node> nodes, bool barrier) {
+pdt::Result<EventId> FakeCard::Model::issue(Kind kind, StreamId stream, std::span<const Node> nodes, bool barrier) {
     const char* what = kind == Kind::ToCard ? "copy to card" : kind == Kind::FromCard ? "copy from card" : "launch";
     const std::string object = "ET-SoC-1 fake stream " + std::to_string(stream);
     std::lock_guard lock(mutex);
     auto s = streams.find(stream);
     if (s == streams.end())
-        return vfio::make_error(what, object, EINVAL, "no such stream");
+        return pdt::make_error(what, object, EINVAL, "no such stream");
     const DmaLimits& l = parameters.limits;
     if (kind != Kind::Kernel && (nodes.empty() || nodes.size() > l.max_nodes))
-        return vfio::make_error(what, object, EINVAL,
+        return pdt::make_error(what, object, EINVAL,
                                 std::to_string(nodes.size()) + " nodes: a command takes 1.." + std::to_string(l.max_nodes));
     Command c;
     c.kind = kind;
@@ -322,7 +322,7 @@ vfio::Result<EventId> FakeCard::Model::issue(Kind kind, StreamId stream, std::sp
     CommandRecord record{kind, stream, barrier, {}};
     for (const Node& n : nodes) {
         if (n.bytes == 0 || n.bytes > l.max_node_bytes)
-            return vfio::make_error(what, object, EINVAL,
+            return pdt::make_error(what, object, EINVAL,
                                     "a node of " + std::to_string(n.bytes) + " bytes: nodes take 1.." +
                                         std::to_string(l.max_node_bytes));
         PDT_CHECK(check_range(n.card, n.bytes));
@@ -364,50 +364,50 @@ FakeCard::~FakeCard() {
 const FakeParameters& FakeCard::parameters() const { return m->parameters; }
 
 namespace {
-vfio::Result<void> check_device(int device) {
+pdt::Result<void> check_device(int device) {
     if (device != 0)
-        return vfio::make_error("open", "ET-SoC-1 fake " + std::to_string(device), ENODEV, "the fake has one card: 0");
+        return pdt::make_error("open", "ET-SoC-1 fake " + std::to_string(device), ENODEV, "the fake has one card: 0");
     return {};
 }
 }  // namespace
 
-vfio::Result<DeviceInfo> FakeCard::info(int device) const {
+pdt::Result<DeviceInfo> FakeCard::info(int device) const {
     PDT_CHECK(check_device(device));
     return DeviceInfo{"ET-SoC-1 fake 0", "", "", "", m->parameters.memory_bytes, 1000};
 }
 
-vfio::Result<DmaLimits> FakeCard::limits(int device) const {
+pdt::Result<DmaLimits> FakeCard::limits(int device) const {
     PDT_CHECK(check_device(device));
     return m->parameters.limits;
 }
 
-vfio::Result<CardAddress> FakeCard::allocate(int device, uint64_t bytes, uint32_t alignment) {
+pdt::Result<CardAddress> FakeCard::allocate(int device, uint64_t bytes, uint32_t alignment) {
     PDT_CHECK(check_device(device));
     std::lock_guard lock(m->mutex);
     const uint64_t align = std::max<uint64_t>(4096, alignment);
     const uint64_t size = (bytes + 4095) / 4096 * 4096;  // the runtime's 4 KiB blocks
     const CardAddress address = (m->next_address + align - 1) / align * align;
     if (bytes == 0 || address + size - kCardBase > m->parameters.memory_bytes)
-        return vfio::make_error("allocate card memory", "ET-SoC-1 fake 0", ENOMEM,
+        return pdt::make_error("allocate card memory", "ET-SoC-1 fake 0", ENOMEM,
                                 std::to_string(bytes) + " bytes do not fit the card's memory");
     void* pages = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (pages == MAP_FAILED)
-        return vfio::make_error("allocate card memory", "ET-SoC-1 fake 0", errno,
+        return pdt::make_error("allocate card memory", "ET-SoC-1 fake 0", errno,
                                 std::to_string(size) + " bytes of host memory to stand for it");
     m->allocations[address] = Allocation{{static_cast<uint8_t*>(pages), PageDeleter{size}}, size};  // zeros
     m->next_address = address + size;
     return address;
 }
 
-vfio::Result<void> FakeCard::free(int device, CardAddress address) {
+pdt::Result<void> FakeCard::free(int device, CardAddress address) {
     PDT_CHECK(check_device(device));
     std::lock_guard lock(m->mutex);
     if (m->allocations.erase(address) == 0)
-        return vfio::make_error("free card memory", "ET-SoC-1 fake 0", EINVAL, "not an allocation's address");
+        return pdt::make_error("free card memory", "ET-SoC-1 fake 0", EINVAL, "not an allocation's address");
     return {};
 }
 
-vfio::Result<StreamId> FakeCard::create_stream(int device) {
+pdt::Result<StreamId> FakeCard::create_stream(int device) {
     PDT_CHECK(check_device(device));
     std::lock_guard lock(m->mutex);
     const StreamId fresh = m->next_stream++;
@@ -415,45 +415,45 @@ vfio::Result<StreamId> FakeCard::create_stream(int device) {
     return fresh;
 }
 
-vfio::Result<void> FakeCard::destroy_stream(StreamId stream) {
+pdt::Result<void> FakeCard::destroy_stream(StreamId stream) {
     std::lock_guard lock(m->mutex);
     m->streams.erase(stream);
     m->errors.erase(stream);
     return {};
 }
 
-vfio::Result<EventId> FakeCard::copy_to_card(StreamId stream, std::span<const Node> nodes, bool barrier) {
+pdt::Result<EventId> FakeCard::copy_to_card(StreamId stream, std::span<const Node> nodes, bool barrier) {
     return m->issue(Kind::ToCard, stream, nodes, barrier);
 }
 
-vfio::Result<EventId> FakeCard::copy_from_card(StreamId stream, std::span<const Node> nodes, bool barrier) {
+pdt::Result<EventId> FakeCard::copy_from_card(StreamId stream, std::span<const Node> nodes, bool barrier) {
     return m->issue(Kind::FromCard, stream, nodes, barrier);
 }
 
-vfio::Result<EventId> FakeCard::launch_empty(StreamId stream, bool barrier) {
+pdt::Result<EventId> FakeCard::launch_empty(StreamId stream, bool barrier) {
     return m->issue(Kind::Kernel, stream, {}, barrier);
 }
 
-vfio::Result<bool> FakeCard::wait_event(EventId event, std::chrono::seconds timeout) {
+pdt::Result<bool> FakeCard::wait_event(EventId event, std::chrono::seconds timeout) {
     std::unique_lock lock(m->mutex);
     return m->published.wait_for(lock, timeout, [&] { return !m->pending(event); });
 }
 
-vfio::Result<bool> FakeCard::wait_stream(StreamId stream, std::chrono::seconds timeout) {
+pdt::Result<bool> FakeCard::wait_stream(StreamId stream, std::chrono::seconds timeout) {
     std::unique_lock lock(m->mutex);
     return m->published.wait_for(lock, timeout, [&] {
         return std::none_of(m->commands.begin(), m->commands.end(), [&](const Command& c) { return c.stream == stream; });
     });
 }
 
-vfio::Result<std::vector<CardError>> FakeCard::drain_errors(StreamId stream) {
+pdt::Result<std::vector<CardError>> FakeCard::drain_errors(StreamId stream) {
     std::lock_guard lock(m->mutex);
     std::vector<CardError> drained;
     drained.swap(m->errors[stream]);
     return drained;
 }
 
-vfio::Result<void> FakeCard::abort_stream(StreamId stream, std::chrono::seconds timeout) {
+pdt::Result<void> FakeCard::abort_stream(StreamId stream, std::chrono::seconds timeout) {
     std::unique_lock lock(m->mutex);
     m->advance();
     const bool in_flight = std::any_of(m->commands.begin(), m->commands.end(),
@@ -461,7 +461,7 @@ vfio::Result<void> FakeCard::abort_stream(StreamId stream, std::chrono::seconds 
     if (m->parameters.abort_hangs && in_flight) {  // the abort's event never fires: its commands may still move data
         lock.unlock();
         std::this_thread::sleep_for(timeout);
-        return vfio::make_error("abort", "ET-SoC-1 fake stream " + std::to_string(stream), ETIMEDOUT,
+        return pdt::make_error("abort", "ET-SoC-1 fake stream " + std::to_string(stream), ETIMEDOUT,
                                 "the abort did not complete within " + std::to_string(timeout.count()) + " s");
     }
     std::erase_if(m->commands, [&](const Command& c) {
@@ -486,7 +486,7 @@ unsigned FakeCard::max_in_flight(CommandRecord::Kind kind) const {
     return m->max_in_flight[kind];
 }
 
-vfio::Result<std::vector<uint8_t>> FakeCard::card_memory(CardAddress address, uint64_t bytes) const {
+pdt::Result<std::vector<uint8_t>> FakeCard::card_memory(CardAddress address, uint64_t bytes) const {
     std::lock_guard lock(m->mutex);
     PDT_CHECK(m->check_range(address, bytes));
     const uint8_t* from = m->card_bytes(address);

@@ -4,18 +4,18 @@
 #include <functional>
 #include <map>
 
+#include "base/numbers.hpp"
 #include "etsoc1/fake_card.hpp"
-#include "vfio_access/numbers.hpp"
 
 namespace etsoc1 {
 
 namespace {
 
-vfio::Error bad(const std::string& item, const std::string& why) {
-    return vfio::make_error("parse ET-SoC-1 fake parameter", "\"" + item + "\"", EINVAL, why);
+pdt::Error bad(const std::string& item, const std::string& why) {
+    return pdt::make_error("parse ET-SoC-1 fake parameter", "\"" + item + "\"", EINVAL, why);
 }
 
-vfio::Result<double> positive(const std::string& item, const std::string& value) {
+pdt::Result<double> positive(const std::string& item, const std::string& value) {
     char* end = nullptr;
     errno = 0;
     const double v = std::strtod(value.c_str(), &end);
@@ -24,31 +24,31 @@ vfio::Result<double> positive(const std::string& item, const std::string& value)
     return v;
 }
 
-vfio::Result<uint64_t> whole(const std::string& item, const std::string& value, uint64_t lowest) {
-    auto v = vfio::parse_number("etsoc1_fake", value, lowest, UINT64_MAX);
+pdt::Result<uint64_t> whole(const std::string& item, const std::string& value, uint64_t lowest) {
+    auto v = pdt::parse_number("etsoc1_fake", value, lowest, UINT64_MAX);
     if (!v.ok())
         return bad(item, "expected a whole number >= " + std::to_string(lowest));
     return *v;
 }
 
-vfio::Result<bool> flag(const std::string& item, const std::string& value) {
+pdt::Result<bool> flag(const std::string& item, const std::string& value) {
     if (value != "0" && value != "1")
         return bad(item, "expected 0 or 1");
     return value == "1";
 }
 
-using Setter = std::function<vfio::Result<void>(FakeParameters&, const std::string& item, const std::string& value)>;
+using Setter = std::function<pdt::Result<void>(FakeParameters&, const std::string& item, const std::string& value)>;
 
 template <typename F>
 Setter number(F set) {
-    return [set](FakeParameters& p, const std::string& item, const std::string& value) -> vfio::Result<void> {
+    return [set](FakeParameters& p, const std::string& item, const std::string& value) -> pdt::Result<void> {
         set(p, PDT_TRY(positive(item, value)));
         return {};
     };
 }
 template <typename F>
 Setter count(F set, uint64_t lowest = 1) {
-    return [set, lowest](FakeParameters& p, const std::string& item, const std::string& value) -> vfio::Result<void> {
+    return [set, lowest](FakeParameters& p, const std::string& item, const std::string& value) -> pdt::Result<void> {
         set(p, PDT_TRY(whole(item, value, lowest)));
         return {};
     };
@@ -56,7 +56,7 @@ Setter count(F set, uint64_t lowest = 1) {
 
 template <typename F>
 Setter boolean(F set) {
-    return [set](FakeParameters& p, const std::string& item, const std::string& value) -> vfio::Result<void> {
+    return [set](FakeParameters& p, const std::string& item, const std::string& value) -> pdt::Result<void> {
         set(p, PDT_TRY(flag(item, value)));
         return {};
     };
@@ -92,7 +92,7 @@ const std::map<std::string, Setter>& setters() {
 
 }  // namespace
 
-vfio::Result<FakeParameters> parse_fake_parameters(const std::string& text) {
+pdt::Result<FakeParameters> parse_fake_parameters(const std::string& text) {
     FakeParameters p;
     size_t begin = 0;
     while (begin < text.size()) {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace etsoc1 {
 
@@ -59,35 +59,35 @@ public:
     virtual ~Card() = default;
 
     virtual int device_count() const = 0;
-    virtual vfio::Result<DeviceInfo> info(int device) const = 0;
-    virtual vfio::Result<DmaLimits> limits(int device) const = 0;
+    virtual pdt::Result<DeviceInfo> info(int device) const = 0;
+    virtual pdt::Result<DmaLimits> limits(int device) const = 0;
 
-    virtual vfio::Result<CardAddress> allocate(int device, uint64_t bytes, uint32_t alignment) = 0;
-    virtual vfio::Result<void> free(int device, CardAddress address) = 0;
+    virtual pdt::Result<CardAddress> allocate(int device, uint64_t bytes, uint32_t alignment) = 0;
+    virtual pdt::Result<void> free(int device, CardAddress address) = 0;
 
-    virtual vfio::Result<StreamId> create_stream(int device) = 0;
-    virtual vfio::Result<void> destroy_stream(StreamId stream) = 0;
+    virtual pdt::Result<StreamId> create_stream(int device) = 0;
+    virtual pdt::Result<void> destroy_stream(StreamId stream) = 0;
 
     // One DMA-list command (1..max_nodes nodes); returns at once. The barrier flag is always
     // given: the runtime's defaults differ by direction (host-to-card false, card-to-host true).
-    virtual vfio::Result<EventId> copy_to_card(StreamId stream, std::span<const Node> nodes, bool barrier) = 0;
-    virtual vfio::Result<EventId> copy_from_card(StreamId stream, std::span<const Node> nodes, bool barrier) = 0;
+    virtual pdt::Result<EventId> copy_to_card(StreamId stream, std::span<const Node> nodes, bool barrier) = 0;
+    virtual pdt::Result<EventId> copy_from_card(StreamId stream, std::span<const Node> nodes, bool barrier) = 0;
 
     // True when done, false when the timeout (whole seconds; 0 polls) passed first.
-    virtual vfio::Result<bool> wait_event(EventId event, std::chrono::seconds timeout) = 0;
-    virtual vfio::Result<bool> wait_stream(StreamId stream, std::chrono::seconds timeout) = 0;
+    virtual pdt::Result<bool> wait_event(EventId event, std::chrono::seconds timeout) = 0;
+    virtual pdt::Result<bool> wait_stream(StreamId stream, std::chrono::seconds timeout) = 0;
     // Errors the card reported on the stream since the last drain (call after every wait).
-    virtual vfio::Result<std::vector<CardError>> drain_errors(StreamId stream) = 0;
+    virtual pdt::Result<std::vector<CardError>> drain_errors(StreamId stream) = 0;
     // Abandons the stream's commands (the runtime's abortStream) and waits up to `timeout` (whole
     // seconds; 0 looks once) for the abort to complete: ETIMEDOUT when it did not, and then the
     // commands may still move data. The stream stays usable.
-    virtual vfio::Result<void> abort_stream(StreamId stream, std::chrono::seconds timeout) = 0;
+    virtual pdt::Result<void> abort_stream(StreamId stream, std::chrono::seconds timeout) = 0;
 
     // Optional: an empty kernel (enters, returns 0) launched on the stream.
     virtual bool can_launch() const { return false; }
-    virtual vfio::Result<EventId> launch_empty(StreamId stream, bool barrier) {
+    virtual pdt::Result<EventId> launch_empty(StreamId stream, bool barrier) {
         (void)stream, (void)barrier;
-        return vfio::make_error("launch an empty kernel", "ET-SoC-1", ENOTSUP, "this card binding runs no kernels");
+        return pdt::make_error("launch an empty kernel", "ET-SoC-1", ENOTSUP, "this card binding runs no kernels");
     }
 };
 

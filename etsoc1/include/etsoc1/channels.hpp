@@ -30,9 +30,9 @@ struct ChannelConfig {
 
 class Loop;
 // Allocates the loop's card slots and its streams; the card must outlive the loop.
-vfio::Result<std::shared_ptr<Loop>> make_loop(Card& card, const ChannelConfig& config);
+pdt::Result<std::shared_ptr<Loop>> make_loop(Card& card, const ChannelConfig& config);
 
-vfio::Result<std::unique_ptr<streams::StreamChannel>> open_h2c(std::shared_ptr<Loop> loop);
-vfio::Result<std::unique_ptr<streams::StreamChannel>> open_c2h(std::shared_ptr<Loop> loop);
+pdt::Result<std::unique_ptr<streams::StreamChannel>> open_h2c(std::shared_ptr<Loop> loop);
+pdt::Result<std::unique_ptr<streams::StreamChannel>> open_c2h(std::shared_ptr<Loop> loop);
 
 }  // namespace etsoc1

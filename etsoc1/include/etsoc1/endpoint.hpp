@@ -24,6 +24,6 @@ struct EndpointConfig {
 };
 
 // The card must outlive the endpoint.
-vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_endpoint(Card& card, const EndpointConfig& config);
+pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_endpoint(Card& card, const EndpointConfig& config);
 
 }  // namespace etsoc1

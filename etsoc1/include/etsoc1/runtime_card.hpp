@@ -28,7 +28,7 @@ struct RuntimeOptions {
 
 // True when this build has the runtime binding.
 bool runtime_built();
-vfio::Result<std::unique_ptr<Card>> open_runtime_card(const RuntimeOptions& options);
+pdt::Result<std::unique_ptr<Card>> open_runtime_card(const RuntimeOptions& options);
 
 // The default socket of the runtime daemon (`server --device_type=pcie`).
 inline constexpr const char* kDaemonSocket = "/var/run/et_runtime/pcie.sock";
@@ -46,7 +46,7 @@ int open_node_briefly(const std::string& path);
 // The nodes exist in pairs and every ops node can be opened now (the ops node opens once at a
 // time). Errors: ENODEV (no driver or card, recovery mode), EBUSY (another process, with the
 // daemon mode to use instead), EPERM (a reset in progress), EACCES.
-vfio::Result<DeviceNodes> preflight(const std::string& dev_dir, const NodeOpener& try_open = open_node_briefly);
+pdt::Result<DeviceNodes> preflight(const std::string& dev_dir, const NodeOpener& try_open = open_node_briefly);
 
 // PCI address and link of card N from sysfs (/sys/class/misc/et<N>_ops/device, then the PCI
 // device's current_link_speed and current_link_width); fields left empty when unreadable.

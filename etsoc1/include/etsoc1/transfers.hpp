@@ -54,7 +54,7 @@ using TransferId = uint64_t;
 class Mover {
 public:
     // Creates the card streams; destroys them when destroyed.
-    static vfio::Result<std::unique_ptr<Mover>> open(Card& card, MoverConfig config);
+    static pdt::Result<std::unique_ptr<Mover>> open(Card& card, MoverConfig config);
     ~Mover();
     Mover(const Mover&) = delete;
     Mover& operator=(const Mover&) = delete;
@@ -67,22 +67,22 @@ public:
 
     // Queues a transfer and issues what the window allows; returns at once. With a stream
     // index all its commands go on that stream, else round-robin over the direction's streams.
-    vfio::Result<TransferId> start(Direction direction, uint8_t* host, CardAddress card, uint64_t bytes,
+    pdt::Result<TransferId> start(Direction direction, uint8_t* host, CardAddress card, uint64_t bytes,
                                    std::optional<unsigned> stream_index = std::nullopt,
                                    Chunking chunking = Chunking::InOrder);
     // True once every command of the transfer completed (then forgotten); the transfer's error
     // when the card reported one or a command could not be issued. Never blocks.
-    vfio::Result<bool> done(TransferId transfer);
+    pdt::Result<bool> done(TransferId transfer);
     // Blocks (card waits of whole seconds) until done; ETIMEDOUT when no command of the
     // transfer's direction completed within the timeout.
-    vfio::Result<void> wait(TransferId transfer, std::chrono::milliseconds timeout);
+    pdt::Result<void> wait(TransferId transfer, std::chrono::milliseconds timeout);
     // Blocks until any in-flight command completes (or sleeps briefly when none is in flight).
-    vfio::Result<void> wait_progress(std::chrono::milliseconds timeout);
+    pdt::Result<void> wait_progress(std::chrono::milliseconds timeout);
     // Aborts the direction's streams (within config.abort_timeout for all of them) and forgets
     // its transfers: the direction is idle after. An abort that did not complete: the error
     // names it, and buffers_at_risk() is set (a warning says so once): its commands may still
     // read or write the host memory they were given, which must then never be freed.
-    vfio::Result<void> abandon(Direction direction);
+    pdt::Result<void> abandon(Direction direction);
     const streams::BuffersAtRisk& buffers_at_risk() const { return m_at_risk; }
     unsigned in_flight(Direction direction) const;
 
@@ -97,15 +97,15 @@ private:
     struct Transfer {
         Direction direction = Direction::H2C;
         size_t outstanding = 0;  // commands not yet complete
-        std::optional<vfio::Error> error;
+        std::optional<pdt::Error> error;
         size_t error_part = 0;  // the command whose error it is
     };
 
     Mover(Card& card, MoverConfig config, DmaLimits limits) : m_card(card), m_config(config), m_limits(limits) {}
     static size_t at(Direction d) { return d == Direction::H2C ? 0 : 1; }
-    vfio::Result<void> progress();  // with m_mutex held
+    pdt::Result<void> progress();  // with m_mutex held
     void complete(Direction direction, const Command& command);  // with m_mutex held
-    void fail(TransferId transfer, size_t part, vfio::Error error);  // keeps the earliest part's
+    void fail(TransferId transfer, size_t part, pdt::Error error);  // keeps the earliest part's
     std::optional<std::pair<Direction, EventId>> oldest_in_flight(std::optional<Direction> direction) const;
 
     Card& m_card;

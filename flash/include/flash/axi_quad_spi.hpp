@@ -11,8 +11,8 @@
 #include <span>
 #include <vector>
 
+#include "base/result.hpp"
 #include "vfio_access/mmio.hpp"
-#include "vfio_access/result.hpp"
 
 namespace flash {
 
@@ -77,7 +77,7 @@ public:
     // transactions inhibited, every slave deselected, interrupts off (polled use), and finds
     // the FIFO depth by filling the Tx FIFO until SPISR Tx_Full (16 or 256; anything else is an
     // error naming what was found). Errors name the register and the core's location.
-    static vfio::Result<AxiQuadSpi> open(vfio::RegisterWindow window, SpiMode mode, std::string location,
+    static pdt::Result<AxiQuadSpi> open(vfio::RegisterWindow window, SpiMode mode, std::string location,
                                          std::chrono::milliseconds timeout = std::chrono::milliseconds(1000));
 
     unsigned fifo_depth() const { return m_fifo_depth; }
@@ -86,14 +86,14 @@ public:
 
     // One transaction on slave select 0: sends `out`, then `in_count` more bytes of 0x00 whose
     // replies are returned (the replies to `out` itself are discarded).
-    vfio::Result<std::vector<uint8_t>> transfer(std::span<const uint8_t> out, size_t in_count);
+    pdt::Result<std::vector<uint8_t>> transfer(std::span<const uint8_t> out, size_t in_count);
 
 private:
     AxiQuadSpi(vfio::RegisterWindow window, SpiMode mode, std::string location, std::chrono::milliseconds timeout)
         : m_regs(std::move(window)), m_mode(mode), m_location(std::move(location)), m_timeout(timeout) {}
-    vfio::Result<unsigned> find_fifo_depth();
-    vfio::Result<void> shift_chunk(std::span<const uint8_t> chunk, std::vector<uint8_t>& replies);
-    vfio::Error error(const std::string& operation, uint64_t reg, const std::string& hint, int code = EIO) const;
+    pdt::Result<unsigned> find_fifo_depth();
+    pdt::Result<void> shift_chunk(std::span<const uint8_t> chunk, std::vector<uint8_t>& replies);
+    pdt::Error error(const std::string& operation, uint64_t reg, const std::string& hint, int code = EIO) const;
     void reset_fifos_inhibited() const;
 
     vfio::RegisterWindow m_regs;

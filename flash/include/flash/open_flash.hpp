@@ -12,7 +12,7 @@ namespace flash {
 const designs::Peripheral* quad_spi_peripheral(const designs::Design& design, uint8_t revision);
 // Resets the core and reads the flash's JEDEC ID and SFDP. ENOENT when the design has no
 // quad_spi peripheral.
-vfio::Result<SpiNor> open_flash(vfio::Device& device, const designs::Design& design, uint8_t revision,
+pdt::Result<SpiNor> open_flash(vfio::Device& device, const designs::Design& design, uint8_t revision,
                                 FlashTimeouts timeouts = {});
 
 }  // namespace flash

@@ -19,7 +19,7 @@ namespace flash {
 
 // Reads [address, address + length) three times; an error naming the first differing address
 // when any two reads differ (EIO).
-vfio::Result<std::vector<uint8_t>> read_verified(SpiNor& flash, uint64_t address, size_t length);
+pdt::Result<std::vector<uint8_t>> read_verified(SpiNor& flash, uint64_t address, size_t length);
 
 // The first address where `data` (read at `address`) differs from `expected`, if any.
 std::optional<uint64_t> first_difference(uint64_t address, std::span<const uint8_t> data,
@@ -40,10 +40,10 @@ struct WriteRules {
     uint64_t golden_end = 0;
     bool overwrite_golden = false;
 };
-vfio::Result<void> check_write_range(SpiNor& flash, uint64_t address, uint64_t length, const WriteRules& rules);
+pdt::Result<void> check_write_range(SpiNor& flash, uint64_t address, uint64_t length, const WriteRules& rules);
 
 // Compares the flash (verified reads) with the image padded with 0xFF to whole sectors.
-vfio::Result<Plan> plan_write(SpiNor& flash, uint64_t address, std::span<const uint8_t> image);
+pdt::Result<Plan> plan_write(SpiNor& flash, uint64_t address, std::span<const uint8_t> image);
 
 // The image as written: padded with 0xFF (erased) to the plan's length.
 std::vector<uint8_t> padded_image(std::span<const uint8_t> image, uint32_t sector_size);
@@ -56,7 +56,7 @@ struct WriteResult {
 // sector after writing (a mismatch: EIO naming the sector and the first differing address).
 // `stop` is asked before each sector: true ends the write there (ECANCELED, naming how many
 // sectors were written), the sector before it complete and verified.
-vfio::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::span<const uint8_t> padded,
+pdt::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::span<const uint8_t> padded,
                                        const std::function<bool()>& stop = {});
 
 // The journal of a write in progress: a small text file written (atomically) before the first
@@ -66,9 +66,9 @@ struct Journal {
     std::string image;   // the image file's path
     uint64_t address = 0, length = 0;
 };
-vfio::Result<void> write_journal(const std::filesystem::path& path, const Journal& journal);
+pdt::Result<void> write_journal(const std::filesystem::path& path, const Journal& journal);
 // nullopt when there is none; an error when it is unreadable or malformed.
-vfio::Result<std::optional<Journal>> read_journal(const std::filesystem::path& path);
-vfio::Result<void> remove_journal(const std::filesystem::path& path);
+pdt::Result<std::optional<Journal>> read_journal(const std::filesystem::path& path);
+pdt::Result<void> remove_journal(const std::filesystem::path& path);
 
 }  // namespace flash

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace flash {
 
@@ -90,10 +90,10 @@ struct SfdpInfo {
 
 // How much of SFDP space the header at `first` (its first 8 + 8 * 256 bytes or fewer) says
 // must be read to hold every table: at most kSfdpMaxBytes. Errors: no 'SFDP' signature.
-vfio::Result<size_t> sfdp_extent(std::span<const uint8_t> first);
+pdt::Result<size_t> sfdp_extent(std::span<const uint8_t> first);
 // Parses SFDP space read from address 0. Errors (EINVAL unless said): too short; signature
 // missing (ENODEV: "no SFDP"); no BFPT; a table out of the bytes given; a BFPT shorter than
 // 9 DWORDs; density 0 or over 2^40 bytes; no erase type; a reserved address-bytes value.
-vfio::Result<SfdpInfo> parse_sfdp(std::span<const uint8_t> bytes);
+pdt::Result<SfdpInfo> parse_sfdp(std::span<const uint8_t> bytes);
 
 }  // namespace flash

@@ -61,7 +61,7 @@ class SpiNor {
 public:
     // Reads the JEDEC ID and SFDP (an error when the flash has none), chooses the read opcode
     // for the core's mode and how to address it. Entering 4-byte mode is the one state change.
-    static vfio::Result<SpiNor> open(AxiQuadSpi spi, FlashTimeouts timeouts = {});
+    static pdt::Result<SpiNor> open(AxiQuadSpi spi, FlashTimeouts timeouts = {});
 
     const JedecId& jedec_id() const { return m_id; }
     const SfdpInfo& sfdp() const { return m_sfdp; }
@@ -73,21 +73,21 @@ public:
     // The erase type used for programming: the 4 KiB one when present, else the smallest.
     EraseType sector_erase() const;
 
-    vfio::Result<std::vector<uint8_t>> read(uint64_t address, size_t length);
-    vfio::Result<uint8_t> read_status();
-    vfio::Result<Protection> protection();
-    vfio::Result<void> wait_ready(std::chrono::milliseconds timeout, const std::string& what);
+    pdt::Result<std::vector<uint8_t>> read(uint64_t address, size_t length);
+    pdt::Result<uint8_t> read_status();
+    pdt::Result<Protection> protection();
+    pdt::Result<void> wait_ready(std::chrono::milliseconds timeout, const std::string& what);
     // Write enable, erase of the block at `address` (aligned to the type's size), then WIP poll.
-    vfio::Result<void> erase(uint64_t address, const EraseType& type);
+    pdt::Result<void> erase(uint64_t address, const EraseType& type);
     // Write enable, page program of `data` within one page, then WIP poll.
-    vfio::Result<void> program_page(uint64_t address, std::span<const uint8_t> data);
+    pdt::Result<void> program_page(uint64_t address, std::span<const uint8_t> data);
 
 private:
     SpiNor(AxiQuadSpi spi, FlashTimeouts timeouts) : m_spi(std::move(spi)), m_timeouts(timeouts) {}
-    vfio::Result<void> choose_addressing();
-    vfio::Result<void> write_enable();
+    pdt::Result<void> choose_addressing();
+    pdt::Result<void> write_enable();
     std::vector<uint8_t> command(uint8_t op, uint64_t address) const;
-    vfio::Error error(const std::string& operation, const std::string& hint, int code = EIO) const;
+    pdt::Error error(const std::string& operation, const std::string& hint, int code = EIO) const;
 
     AxiQuadSpi m_spi;
     FlashTimeouts m_timeouts;

@@ -53,7 +53,7 @@ struct QdmaInfo {
 
 // Reads the QDMA's global CSR registers (read-only). ENODEV when the config block identifier is
 // not the QDMA's 0x1FD3 (all-ones: the device is gone).
-vfio::Result<QdmaInfo> read_qdma(vfio::Device& device, const designs::Qdma& qdma);
+pdt::Result<QdmaInfo> read_qdma(vfio::Device& device, const designs::Qdma& qdma);
 
 struct PeripheralInfo {
     designs::PeripheralType type = designs::PeripheralType::QuadSpi;
@@ -94,11 +94,11 @@ std::string candidate_names(const std::vector<const designs::Design*>& candidate
 
 // Describes `device` as `design` by reading it. Fails only when the device cannot be read
 // (ENODEV when the DMA bridge identifiers read all-ones: the device is gone).
-vfio::Result<IdentifiedDesign> identify_device(vfio::Device& device, const designs::Design& design);
+pdt::Result<IdentifiedDesign> identify_device(vfio::Device& device, const designs::Design& design);
 
 struct Identification {
     std::vector<IdentifiedDesign> designs;
-    std::vector<vfio::Error> failures;  // matching devices that could not be opened or read
+    std::vector<pdt::Error> failures;  // matching devices that could not be opened or read
 };
 
 struct IdentifyOptions {
@@ -114,7 +114,7 @@ struct IdentifyOptions {
 
 // Scans the bus, opens each device whose identity matches a design of the registry and
 // identifies it. Fails only when the bus cannot be scanned.
-vfio::Result<Identification> identify_designs(vfio::DeviceBus& bus, const designs::Registry& registry,
+pdt::Result<Identification> identify_designs(vfio::DeviceBus& bus, const designs::Registry& registry,
                                               const IdentifyOptions& options);
 
 // The lines display_identified_pcie_fpga_designs prints for one design (fpga_sio wording).

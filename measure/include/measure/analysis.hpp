@@ -26,7 +26,7 @@ LinkProof prove_link(double gbps, unsigned trained_width, const std::string& lnk
 
 // tokens/s = H2D rate / active bytes per token; with a resident fraction r, / (1 - r); the
 // compute-in-host-RAM alternative at host RAM bandwidth / active bytes per token.
-vfio::Result<CeilingResult> compute_ceiling(double h2d_gbps, const CeilingInputs& inputs, double measured_memcpy_gbps);
+pdt::Result<CeilingResult> compute_ceiling(double h2d_gbps, const CeilingInputs& inputs, double measured_memcpy_gbps);
 
 // A measured figure by name: the 99% interval for a mean of runs, [v, v] for a single figure.
 struct Metric {
@@ -40,7 +40,7 @@ struct Prediction {
     std::string name;
     double low = 0, high = 0;
 };
-vfio::Result<std::vector<Prediction>> parse_predictions(const std::string& text, const std::string& file);
+pdt::Result<std::vector<Prediction>> parse_predictions(const std::string& text, const std::string& file);
 // pass: the interval lies inside [low, high]; fail: wholly outside; else inconclusive (also
 // when the metric was not measured, or has no interval).
 PredictionResult judge(const Prediction& prediction, const std::map<std::string, Metric>& metrics);

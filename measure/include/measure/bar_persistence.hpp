@@ -24,7 +24,7 @@ uint64_t persistence_value(uint64_t key, uint64_t offset, unsigned width);
 // Writes the pattern over the region (checked by vfio::check_bar_region before), then reads
 // it back in this process: EIO naming the first access that does not hold what was written
 // (the region is not memory: registers, unclaimed space, a read-only window).
-vfio::Result<void> write_persistence_pattern(vfio::Bar& bar, const vfio::BarRegion& region, uint64_t key);
+pdt::Result<void> write_persistence_pattern(vfio::Bar& bar, const vfio::BarRegion& region, uint64_t key);
 
 struct PersistenceComparison {
     uint64_t bytes_compared = 0;

@@ -36,7 +36,7 @@ const char* stop_reason();  // nullptr while copies may go on
 
 // One copy of `bytes`, split at info().max_copy_bytes, with up to info().max_in_flight pieces
 // in flight on `queue`; returns when every piece completed.
-vfio::Result<void> copy(CopyEndpoint& endpoint, Direction direction, unsigned queue, HostBuffer& host,
+pdt::Result<void> copy(CopyEndpoint& endpoint, Direction direction, unsigned queue, HostBuffer& host,
                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
                         std::chrono::milliseconds timeout);
 
@@ -58,19 +58,19 @@ struct CopyName {
 };
 // "... copy 17 of 50: failed at byte 32 of 4096 (host buffer offset 69664, card offset
 // 0x11020)": the offset within the copy, within the host buffer and on the card.
-vfio::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const CopyName& name,
+pdt::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const CopyName& name,
                           uint64_t host_offset, uint64_t card_offset);
 
 // Writes the pattern to card[card_offset..+bytes] through `scratch` (untimed), for C2H checks:
 // in two copies, the last piece first (rule 3), so that a path that hands back a reused bounce
 // buffer's bytes gives them at the wrong places.
-vfio::Result<void> preload_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
+pdt::Result<void> preload_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
                                 uint64_t key, std::chrono::milliseconds timeout);
 // One copy in two pieces, the last piece first (rule 3), on `queue`. A card-to-host read-back
 // too small to cut (split_point 0) through a driver's reused bounce buffer (driver_stages) is
 // read twice instead, around a decoy of the destination's poison (stage_decoy); bytes the two
 // reads disagree on get their poison back, so the check fails on them.
-vfio::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direction, HostBuffer& host,
+pdt::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direction, HostBuffer& host,
                                          uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
                                          std::chrono::milliseconds timeout, unsigned queue = 0);
 // Rule 3 where the driver stages every copy through one reused bounce buffer (info().driver_stages,
@@ -79,7 +79,7 @@ vfio::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direc
 // much), so that the bounce buffer holds it; a card-to-host copy that moves nothing then hands back
 // these bytes, not the pattern a preload or the copy under test staged. Nothing to do elsewhere.
 // Used after the preloads of card-to-host copies, at every size from 1 byte, and by small read-backs.
-vfio::Result<void> stage_decoy(CopyEndpoint& endpoint, HostBuffer& host, uint64_t host_offset, uint64_t bytes,
+pdt::Result<void> stage_decoy(CopyEndpoint& endpoint, HostBuffer& host, uint64_t host_offset, uint64_t bytes,
                                std::chrono::milliseconds timeout, unsigned queue = 0);
 // Where a copy of `bytes` is cut for rule 3: half, rounded down to 64 bytes; 0 (one piece)
 // below 128 bytes.
@@ -100,12 +100,12 @@ uint64_t slots_that_fit(uint64_t wanted, uint64_t bytes, uint64_t host_bytes, ui
 // each card slot holds it (through `scratch`, by preload_card) and each slot of `data` (the
 // copies' destination) holds poison.
 // The preloads and read-backs run on `queue`.
-vfio::Result<void> prepare_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
+pdt::Result<void> prepare_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
                                  const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
                                  unsigned queue = 0);
 // After it: H2C, each card slot read back through `scratch`, poisoned first and read in two copies the last piece first (rules 2 and 3); C2H, each slot of
 // `data` compared with its key's pattern. Slot i is copy `name.number + i`.
-vfio::Result<void> check_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
+pdt::Result<void> check_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
                                const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
                                const CopyName& name, unsigned queue = 0);
 

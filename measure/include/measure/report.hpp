@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace measure::report {
 
@@ -104,9 +104,9 @@ struct Run {
 };
 
 // Parses one result file's text; errors name the file and the field ("sweep.points[3].bytes").
-vfio::Result<Run> parse_run(std::string_view text, const std::string& file);
+pdt::Result<Run> parse_run(std::string_view text, const std::string& file);
 // Reads and parses a file; a directory contributes every *.json in it (sorted).
-vfio::Result<std::vector<Run>> load_runs(const std::vector<std::string>& paths);
+pdt::Result<std::vector<Run>> load_runs(const std::vector<std::string>& paths);
 
 // ---- Statistics of the merge (report_stats.cpp) ----
 
@@ -211,7 +211,7 @@ struct Plot {
 
 // Runs gnuplot on a script and returns what it printed on stdout (SVG); an error carries
 // gnuplot's stderr. A test may pass another function.
-using Plotter = std::function<vfio::Result<std::string>(const std::string& script)>;
+using Plotter = std::function<pdt::Result<std::string>(const std::string& script)>;
 Plotter gnuplot_plotter(const std::string& gnuplot_path = "gnuplot");
 
 // The gnuplot scripts (exposed for tests) and the plots made from them.
@@ -219,7 +219,7 @@ std::string bandwidth_script(const Report& report, const std::string& direction,
 std::string latency_script(const Report& report, const std::string& mode, std::vector<std::string>& titles);
 // One card's access lines in one direction (empty when it has none).
 std::string access_script(const Card& card, const std::string& direction, std::vector<std::string>& titles);
-vfio::Result<std::vector<Plot>> make_plots(const Report& report, const Plotter& plotter);
+pdt::Result<std::vector<Plot>> make_plots(const Report& report, const Plotter& plotter);
 
 // ---- HTML (report_html.cpp) ----
 

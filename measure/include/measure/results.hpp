@@ -220,6 +220,6 @@ void for_each_section(const RunResult& r, const Visit& visit) {
 nlohmann::json to_json(const RunResult& result);
 nlohmann::json to_json(const SweepResult& sweep);
 // The fields of a sweep that ceiling reads back from a result file.
-vfio::Result<std::map<std::string, double>> read_large_copy_rates(const nlohmann::json& result, const std::string& file);
+pdt::Result<std::map<std::string, double>> read_large_copy_rates(const nlohmann::json& result, const std::string& file);
 
 }  // namespace measure

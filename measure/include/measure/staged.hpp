@@ -23,7 +23,7 @@ unsigned default_staged_threads();
 // (after the copy of chunk i - D from it completed) and issues it; C2H issues D chunks, then
 // waits chunk i, copies it out and issues chunk i + D in its slot. The slots lie within
 // bounce[bounce_offset, bounce_offset + bytes). Returns when every chunk completed.
-vfio::Result<void> staged_copy(CopyEndpoint& endpoint, Direction direction, const StagedPipeline& pipeline,
+pdt::Result<void> staged_copy(CopyEndpoint& endpoint, Direction direction, const StagedPipeline& pipeline,
                                uint8_t* user, HostBuffer& bounce, uint64_t bounce_offset, uint64_t card_offset,
                                uint64_t bytes, std::chrono::milliseconds timeout);
 
@@ -33,7 +33,7 @@ vfio::Result<void> staged_copy(CopyEndpoint& endpoint, Direction direction, cons
 // smallest size whose rate reaches 90% of the best size's in both directions, clamped to the
 // card window, the largest copy and the host buffers; depth 4 within info().max_in_flight.
 inline constexpr unsigned kCalibrationCopies = 3;
-vfio::Result<StagedPlan> plan_staged(CopyEndpoint& endpoint, const SweepSettings& settings, HostBuffer& source,
+pdt::Result<StagedPlan> plan_staged(CopyEndpoint& endpoint, const SweepSettings& settings, HostBuffer& source,
                                      HostBuffer& check, const CommonSettings& common, uint64_t& key,
                                      uint64_t& bytes_verified);
 // The smallest size of `curve` (one direction, ascending sizes) whose rate reaches `fraction`

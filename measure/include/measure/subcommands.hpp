@@ -27,7 +27,7 @@ struct SweepSettings {
 };
 // Sizes above the endpoint's card window (info().card_memory_bytes, its limit) are left out with
 // a warning; when none fits, the window's size is measured instead, with a warning.
-vfio::Result<SweepResult> run_sweep(CopyEndpoint& endpoint, const SweepSettings& settings,
+pdt::Result<SweepResult> run_sweep(CopyEndpoint& endpoint, const SweepSettings& settings,
                                     const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
                                     std::vector<std::string>& warnings);
 // The sizes, rates and staged model of a sweep from its points (used by run_sweep; public for tests).
@@ -41,7 +41,7 @@ struct LatencySettings {
     double max_gap_us = 1000; // idle gap drawn uniformly from [0, max_gap_us]
 };
 // A copy size above the endpoint's card window is clamped to the window, with a warning.
-vfio::Result<LatencyResult> run_latency(CopyEndpoint& endpoint, const LatencySettings& settings,
+pdt::Result<LatencyResult> run_latency(CopyEndpoint& endpoint, const LatencySettings& settings,
                                         const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
                                         std::vector<std::string>& warnings);
 
@@ -57,7 +57,7 @@ struct AccessSettings {
                                // transfer's bytes checked (a card region each: transfers x size fit the card)
 };
 std::vector<uint64_t> default_access_sizes();
-vfio::Result<AccessResult> run_access(CopyEndpoint& endpoint, const AccessSettings& settings,
+pdt::Result<AccessResult> run_access(CopyEndpoint& endpoint, const AccessSettings& settings,
                                       const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
                                       std::vector<std::string>& warnings);
 
@@ -66,7 +66,7 @@ struct InflightSettings {
     unsigned repeats = 5;
     unsigned tries = 3;  // per way per run: the run's figure is their median
 };
-vfio::Result<InflightResult> run_inflight(CopyEndpoint& endpoint, const InflightSettings& settings,
+pdt::Result<InflightResult> run_inflight(CopyEndpoint& endpoint, const InflightSettings& settings,
                                           const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
                                           std::vector<std::string>& warnings);
 
@@ -74,7 +74,7 @@ struct BidirSettings {
     uint64_t bytes = 64ull << 20;
     unsigned repeats = 5, copies = 4;  // copies per direction per repeat; a run's rate is its median copy's
 };
-vfio::Result<BidirResult> run_bidir(CopyEndpoint& endpoint, const BidirSettings& settings,
+pdt::Result<BidirResult> run_bidir(CopyEndpoint& endpoint, const BidirSettings& settings,
                                     const CommonSettings& common, Progress& progress, uint64_t& bytes_verified);
 
 struct LaunchSettings {
@@ -82,7 +82,7 @@ struct LaunchSettings {
     unsigned tries = 3;  // queued batches per run: the run's figure is their median
 };
 // ENOTSUP when the endpoint runs no code on the card (the caller reports SKIPPED).
-vfio::Result<LaunchResult> run_launch(CopyEndpoint& endpoint, const LaunchSettings& settings,
+pdt::Result<LaunchResult> run_launch(CopyEndpoint& endpoint, const LaunchSettings& settings,
                                       const CommonSettings& common, Progress& progress, uint64_t& bytes_verified);
 
 }  // namespace measure

@@ -8,8 +8,8 @@
 #include <ostream>
 #include <string>
 
+#include "base/numbers.hpp"
 #include "measure/context.hpp"
-#include "vfio_access/numbers.hpp"
 #include "measure/subcommands.hpp"
 
 namespace measure {
@@ -61,13 +61,13 @@ struct ParsedOptions {
 // EINVAL (exit 2) for an unknown option or subcommand, a malformed value, or a campaign file
 // that cannot be read or holds what the tool does not know. `endpoint_options` are the
 // adapters' own (endpoints.cpp).
-vfio::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
+pdt::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
                                           const boost::program_options::options_description& endpoint_options);
-// The base's size parsers (vfio_access/numbers.hpp): "4KiB", "1.5MiB", "0-63,64".
-using vfio::parse_size;
-using vfio::parse_size_list;
+// The base's size parsers (base/numbers.hpp): "4KiB", "1.5MiB", "0-63,64".
+using pdt::parse_size;
+using pdt::parse_size_list;
 // Applies a campaign file's steps, settings and thresholds to `options`.
-vfio::Result<void> apply_campaign(const nlohmann::json& campaign, const std::string& file, ToolOptions& options);
+pdt::Result<void> apply_campaign(const nlohmann::json& campaign, const std::string& file, ToolOptions& options);
 
 // Runs the steps on the endpoint, prints the human text (or JSON) to `out`, messages to `err`,
 // writes --output, and returns the exit status: 0 PASS / PASS WITH WARNINGS (or SKIPPED beside

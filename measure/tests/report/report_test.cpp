@@ -296,7 +296,7 @@ TEST(ReportPlots, ScriptsHaveACurvePerCardDirectionAndPath) {
 TEST(ReportPlots, SvgPrologStrippedAndPlotterErrorsPassedOn) {
     const report::Report r = load(two_cards());
     size_t calls = 0;
-    auto plots = report::make_plots(r, [&](const std::string&) -> vfio::Result<std::string> {
+    auto plots = report::make_plots(r, [&](const std::string&) -> pdt::Result<std::string> {
         ++calls;
         return std::string("<?xml version=\"1.0\"?>\n<svg id=\"s\"></svg>\n");
     });
@@ -307,7 +307,7 @@ TEST(ReportPlots, SvgPrologStrippedAndPlotterErrorsPassedOn) {
     EXPECT_EQ((*plots)[5].id, "access-C2-H2C");
     EXPECT_EQ((*plots)[0].id, "bandwidth-H2C");
     EXPECT_EQ((*plots)[0].svg.rfind("<svg", 0), 0u);
-    auto no_svg = report::make_plots(r, [](const std::string&) -> vfio::Result<std::string> { return std::string("x"); });
+    auto no_svg = report::make_plots(r, [](const std::string&) -> pdt::Result<std::string> { return std::string("x"); });
     ASSERT_FALSE(no_svg.ok());
     EXPECT_NE(no_svg.error().message().find("gnuplot printed no <svg> element"), std::string::npos);
     auto missing = report::make_plots(r, report::gnuplot_plotter("/nonexistent/gnuplot"));

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace metrics {
 
@@ -37,7 +37,7 @@ struct Family {
 // distinct, counters end in _total and gauges do not, every family has HELP text, a sample names
 // a label once, the samples of a family have distinct label sets, help and label values are
 // UTF-8, counters are not negative. The error (EINVAL) names the family and the rule broken.
-vfio::Result<void> check_families(const std::vector<Family>& families);
+pdt::Result<void> check_families(const std::vector<Family>& families);
 
 // A sample value as Go's strconv.FormatFloat(v, 'g', -1, 64) writes it, as Prometheus's own
 // client library does: NaN, +Inf, -Inf; 0 for -0; the shortest decimal that reads back as v,
@@ -59,17 +59,17 @@ class Publisher {
 public:
     virtual ~Publisher() = default;
     virtual std::string target() const = 0;
-    virtual vfio::Result<void> publish(const std::string& exposition) = 0;
+    virtual pdt::Result<void> publish(const std::string& exposition) = 0;
     // Takes the report away: removes the file (none there is no error) or DELETEs the push group.
     // Both paths otherwise serve the last report for ever, so a run that ends and leaves it
     // behind looks, by its pdt_last_report_timestamp_seconds, like a run that stopped reporting.
-    virtual vfio::Result<void> withdraw() = 0;
+    virtual pdt::Result<void> withdraw() = 0;
 };
 
 // Opens the target and proves it usable at start-up: the file's directory is writable (a
 // temporary file is created there and removed), the URL parses and the gateway answers. The
 // error names the path or URL and the cause. job and instance name the push group.
-vfio::Result<std::unique_ptr<Publisher>> open_publisher(const std::string& target, const std::string& job,
+pdt::Result<std::unique_ptr<Publisher>> open_publisher(const std::string& target, const std::string& job,
                                                         const std::string& instance);
 
 }  // namespace metrics

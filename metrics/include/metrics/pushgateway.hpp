@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace metrics {
 
@@ -21,7 +21,7 @@ struct PushUrl {
 // listens on 9091), a path of RFC 3986 path characters with valid %XX escapes and no empty
 // segment; no user info, query or fragment. A trailing slash is dropped. Errors are EINVAL,
 // name the URL and say what is wrong.
-vfio::Result<PushUrl> parse_push_url(const std::string& url);
+pdt::Result<PushUrl> parse_push_url(const std::string& url);
 
 // http://HOST:PORT/PATH (IPv6 hosts in brackets): what parse_push_url reads back.
 std::string to_string(const PushUrl& url);
@@ -30,7 +30,7 @@ std::string to_string(const PushUrl& url);
 // (RFC 3986 unreserved characters kept, every other byte %XX), or, where it contains a '/' or
 // is empty, written as <label>@base64/<value in base64url> (RFC 4648 section 5; "=" for an
 // empty value), the only form the gateway reads such values in. An empty job is EINVAL.
-vfio::Result<std::string> grouping_path(const std::string& job, const std::string& instance);
+pdt::Result<std::string> grouping_path(const std::string& job, const std::string& instance);
 
 struct HttpResponse {
     int status = 0;           // 200, 404, ...
@@ -45,7 +45,7 @@ inline constexpr std::chrono::milliseconds kHttpTimeout{5000};
 // phase (connect, send, receive) has `timeout`. Any answer with a status line is a response,
 // whatever its status; errors (a name that does not resolve, a refused or timed-out connection,
 // an answer that is not HTTP) name "<method> http://HOST:PORT<target>" and the cause.
-vfio::Result<HttpResponse> http_exchange(const PushUrl& url, const std::string& method, const std::string& target,
+pdt::Result<HttpResponse> http_exchange(const PushUrl& url, const std::string& method, const std::string& target,
                                          const std::string& body, std::chrono::milliseconds timeout = kHttpTimeout);
 
 }  // namespace metrics

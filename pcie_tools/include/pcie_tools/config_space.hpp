@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "vfio_access/device_lock.hpp"
 #include "vfio_access/pci_address.hpp"
-#include "vfio_access/result.hpp"
 
 namespace pcie {
 
-using vfio::Error;
+using pdt::Error;
 using vfio::PciAddress;
-using vfio::Result;
+using pdt::Result;
 
 // One function's configuration space. Reads outside size() fail; so do writes on read-only
 // backends (dump files, backends opened without write access).

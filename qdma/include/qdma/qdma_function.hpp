@@ -17,9 +17,9 @@
 #include <memory>
 #include <string>
 
+#include "base/result.hpp"
 #include "vfio_access/device.hpp"
 #include "vfio_access/mmio.hpp"
-#include "vfio_access/result.hpp"
 
 namespace qdma {
 
@@ -62,7 +62,7 @@ class Function {
 public:
     // Reads the capabilities, checks the options against them (queues past MULTQ_MAX: EINVAL
     // naming QDMA_GLBL2_CHANNEL_QDMA_CAP) and programs the function's FMAP context.
-    static vfio::Result<std::unique_ptr<Function>> open(vfio::Device& device, const FunctionOptions& options);
+    static pdt::Result<std::unique_ptr<Function>> open(vfio::Device& device, const FunctionOptions& options);
     ~Function();
     Function(const Function&) = delete;
     Function& operator=(const Function&) = delete;
@@ -75,20 +75,20 @@ public:
 
     // The rngsz_idx whose QDMA_GLBL_RNG_SZ holds `entries` (the ring's entries, status
     // descriptor included); EINVAL listing the sizes the IP offers otherwise.
-    vfio::Result<unsigned> ring_size_index(uint32_t entries) const;
+    pdt::Result<unsigned> ring_size_index(uint32_t entries) const;
     // The bufsz_idx whose QDMA_C2H_BUF_SZ holds `bytes`; EINVAL listing the sizes otherwise.
-    vfio::Result<unsigned> c2h_buffer_size_index(uint32_t bytes) const;
+    pdt::Result<unsigned> c2h_buffer_size_index(uint32_t bytes) const;
     // The physical qid of the function's queue `qid`; EINVAL past the FMAP range.
-    vfio::Result<uint32_t> physical_qid(uint32_t qid) const;
+    pdt::Result<uint32_t> physical_qid(uint32_t qid) const;
 
     // Context commands on physical queue `hw_qid` (sel, op as PG302's CtxtSel / CtxtOp values).
-    vfio::Result<void> context_command(uint32_t hw_qid, uint32_t sel, uint32_t op,
+    pdt::Result<void> context_command(uint32_t hw_qid, uint32_t sel, uint32_t op,
                                        const std::array<uint32_t, 8>* data = nullptr);
-    vfio::Result<std::array<uint32_t, 8>> context_read(uint32_t hw_qid, uint32_t sel);
+    pdt::Result<std::array<uint32_t, 8>> context_read(uint32_t hw_qid, uint32_t sel);
 
     // Sets run in QDMA_H2C_MM_CTL / QDMA_C2H_MM_CTL (MM channel 0) and reads it back: EIO
     // naming the register when it does not stick.
-    vfio::Result<void> start_mm_channel(QueueDirection direction);
+    pdt::Result<void> start_mm_channel(QueueDirection direction);
 
     // Writes a PIDX / CIDX doorbell of the function's queue `qid` (QDMA_TRQ_SEL_QUEUE_PF).
     void doorbell(uint32_t qid, uint64_t reg, uint32_t value) const;
@@ -96,8 +96,8 @@ public:
 private:
     Function(vfio::Device& device, const FunctionOptions& options, vfio::RegisterWindow regs)
         : m_device(device), m_options(options), m_regs(std::move(regs)) {}
-    vfio::Result<void> read_capabilities();
-    vfio::Result<void> check_errors(const std::string& what);
+    pdt::Result<void> read_capabilities();
+    pdt::Result<void> check_errors(const std::string& what);
 
     vfio::Device& m_device;
     FunctionOptions m_options;

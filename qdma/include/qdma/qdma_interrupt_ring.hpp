@@ -20,7 +20,7 @@ class InterruptRing {
 public:
     // A 4 KiB ring (512 entries, page_size 0) `ring_index` (0..255) on `vector`, whose interrupts
     // this object enables (MSI-X, else MSI). The context is cleared on destruction.
-    static vfio::Result<std::unique_ptr<InterruptRing>> open(Function& function, unsigned ring_index, unsigned vector);
+    static pdt::Result<std::unique_ptr<InterruptRing>> open(Function& function, unsigned ring_index, unsigned vector);
     ~InterruptRing();
     InterruptRing(const InterruptRing&) = delete;
     InterruptRing& operator=(const InterruptRing&) = delete;
@@ -29,7 +29,7 @@ public:
     uint64_t interrupts() const { return m_interrupts; }  // MSIs received
     // Waits up to `timeout` for the vector, then reads the ring's new entries and re-arms it
     // with INT_CIDX. The entries read (0 after a timeout: not an error, the caller polls).
-    vfio::Result<unsigned> wait(std::chrono::milliseconds timeout);
+    pdt::Result<unsigned> wait(std::chrono::milliseconds timeout);
 
 private:
     InterruptRing(Function& function, unsigned index, unsigned vector) : m_function(function), m_index(index), m_vector(vector) {}

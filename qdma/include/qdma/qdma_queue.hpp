@@ -62,7 +62,7 @@ struct Packet {
 
 class Queue {
 public:
-    static vfio::Result<std::unique_ptr<Queue>> open(Function& function, const QueueOptions& options);
+    static pdt::Result<std::unique_ptr<Queue>> open(Function& function, const QueueOptions& options);
     ~Queue();
     Queue(const Queue&) = delete;
     Queue& operator=(const Queue&) = delete;
@@ -74,9 +74,9 @@ public:
 
     // Writes one descriptor at PIDX (the doorbell waits for commit()). EINVAL for a length the
     // descriptor cannot hold (0, or past 64K-1: lengthInByte / len), EBUSY when the ring is full.
-    vfio::Result<void> post_mm(uint64_t src_addr, uint64_t dst_addr, uint32_t length);
-    vfio::Result<void> post_h2c_stream(uint64_t addr, uint32_t length);
-    vfio::Result<void> post_c2h_stream(uint64_t addr);
+    pdt::Result<void> post_mm(uint64_t src_addr, uint64_t dst_addr, uint32_t length);
+    pdt::Result<void> post_h2c_stream(uint64_t addr, uint32_t length);
+    pdt::Result<void> post_c2h_stream(uint64_t addr);
     // Writes PIDX to the queue's QDMA_DMAP_SEL_H2C_DSC_PIDX / C2H_DSC_PIDX (with irq_arm when
     // the queue interrupts).
     void commit();
@@ -85,23 +85,23 @@ public:
 
     // Descriptor queues (not C2H stream): descriptors completed since the last call, from the
     // status descriptor's cidx.
-    vfio::Result<uint32_t> reap();
+    pdt::Result<uint32_t> reap();
     // C2H stream: the next packet if its completion entry has the expected color; its buffers
     // are released and CMPT_CIDX updated.
-    vfio::Result<std::optional<Packet>> next_packet();
+    pdt::Result<std::optional<Packet>> next_packet();
 
     // Tears the queue down and sets it up again, empty (the latched error cleared).
-    vfio::Result<void> restart();
+    pdt::Result<void> restart();
     // The contexts and status as read now, for timeout messages.
     std::string describe_state();
 
 private:
     Queue(Function& function, const QueueOptions& options) : m_function(function), m_options(options) {}
-    vfio::Result<void> allocate();
-    vfio::Result<void> set_up();
-    vfio::Result<void> set_up_c2h_stream(uint16_t fnc_id);
-    vfio::Result<void> tear_down();
-    vfio::Error fail(const std::string& why);
+    pdt::Result<void> allocate();
+    pdt::Result<void> set_up();
+    pdt::Result<void> set_up_c2h_stream(uint16_t fnc_id);
+    pdt::Result<void> tear_down();
+    pdt::Error fail(const std::string& why);
     uint64_t status_raw() const;
     uint32_t sel_sw() const;
 
@@ -115,7 +115,7 @@ private:
     uint32_t m_cmpt_slots = 0, m_cmpt_cidx = 0;
     bool m_color = true;
     bool m_set_up = false;
-    std::optional<vfio::Error> m_error;
+    std::optional<pdt::Error> m_error;
     vfio::DmaRegion m_ring, m_cmpt_ring;
     vfio::DmaFence::Claim m_claim;  // while descriptors are outstanding (destroyed before the rings)
 };

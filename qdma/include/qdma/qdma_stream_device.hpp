@@ -30,7 +30,7 @@ struct StreamDeviceConfig {
 // Opens the function (capabilities, FMAP). ENODEV when the IP has no H2C or C2H stream engine;
 // EINVAL when channels is 0 or past the function's queues, or a route names a channel past it.
 // `device` outlives the stream device.
-vfio::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(vfio::Device& device,
+pdt::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(vfio::Device& device,
                                                                         const StreamDeviceConfig& config);
 
 }  // namespace qdma

@@ -13,8 +13,8 @@
 #include <mutex>
 #include <string>
 
+#include "base/result.hpp"
 #include "sim/sim_device.hpp"
-#include "vfio_access/result.hpp"
 
 namespace sim {
 
@@ -33,7 +33,7 @@ public:
 
     // `key` names the backing file under PDT_SIM_BAR_MEMORY_DIR (the design, its address, the
     // BAR and offset); the file's open or mapping error otherwise.
-    static vfio::Result<std::shared_ptr<BarMemoryBlock>> make(uint64_t size, bool cleared_by_reset,
+    static pdt::Result<std::shared_ptr<BarMemoryBlock>> make(uint64_t size, bool cleared_by_reset,
                                                               const std::string& key);
 
 private:

@@ -26,7 +26,7 @@ using pcie::ConfigSpace;
 using pcie::MemoryConfigSpace;
 using pcie::SystemInfo;
 using vfio::PciAddress;
-using vfio::Result;
+using pdt::Result;
 
 struct ConfigWrite {
     uint32_t offset = 0;

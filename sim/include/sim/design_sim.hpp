@@ -46,7 +46,7 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design);
 // AXI reads did on the measured designs. xdma_stepped: the XDMA engines advance only in
 // XdmaModel::step() (deterministic tests) instead of on their own thread; so do the QDMA's. `link`: the XDMA
 // model's link rate and latency. Fails when PDT_SIM_TEMPERATURE does not parse.
-vfio::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
+pdt::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
                                                bool xdma_stepped = false, const SimulatedLink& link = {});
 
 // Where make_design_bus places the n-th design: seed 004's 0000:15:00.0, 0000:2d:00.0,
@@ -59,7 +59,7 @@ int simulated_iommu_group(size_t index);
 // With lock.directory set, each open() first takes the advisory lock of the simulated address
 // (file name prefix "sim-": never a real device's lock), as the kernel bus does; by default
 // simulated devices take no lock. `link`: every instance's XDMA link (default unthrottled).
-vfio::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::string>& design_names,
+pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::string>& design_names,
                                                       const designs::Registry& registry,
                                                       const vfio::LockOptions& lock = {},
                                                       const SimulatedLink& link = {});

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace sim {
 
@@ -28,9 +28,9 @@ struct TemperatureCurve {
     double at(double seconds) const;
     // "T" (constant) or "T0,T1@S1,T2@S2,..." (T0 at 0 s, T1 at S1 seconds, ...; "s" optional).
     // Each T within -60..200 C and times increasing; EINVAL naming the bad part otherwise.
-    static vfio::Result<TemperatureCurve> parse(const std::string& text);
+    static pdt::Result<TemperatureCurve> parse(const std::string& text);
     // The curve of PDT_SIM_TEMPERATURE when set (an error when it does not parse), else the default.
-    static vfio::Result<TemperatureCurve> from_environment();
+    static pdt::Result<TemperatureCurve> from_environment();
 };
 
 class DieThermal {

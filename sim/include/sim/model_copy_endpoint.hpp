@@ -50,15 +50,15 @@ struct ModelCopyParameters {
 
 class ModelCopyEndpoint : public streams::CopyEndpoint {
 public:
-    static vfio::Result<std::unique_ptr<ModelCopyEndpoint>> create(const ModelCopyParameters& parameters);
+    static pdt::Result<std::unique_ptr<ModelCopyEndpoint>> create(const ModelCopyParameters& parameters);
 
     const streams::EndpointInfo& info() const override { return m_info; }
-    vfio::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, streams::HostMemory memory) override;
-    vfio::Result<streams::Ticket> issue(streams::Direction direction, unsigned queue, streams::HostBuffer& host,
+    pdt::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, streams::HostMemory memory) override;
+    pdt::Result<streams::Ticket> issue(streams::Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
-    vfio::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
-    vfio::Result<void> reset_queues() override;
-    vfio::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override;
+    pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
+    pdt::Result<void> reset_queues() override;
+    pdt::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override;
 
     const ModelCopyParameters& parameters() const { return m_parameters; }
     // The card's memory, for tests that look behind the tool.
@@ -71,7 +71,7 @@ private:
         Clock::time_point completion;
     };
     explicit ModelCopyEndpoint(const ModelCopyParameters& parameters);
-    vfio::Error copy_error(streams::Direction direction, unsigned queue, uint64_t host_offset, uint64_t card_offset,
+    pdt::Error copy_error(streams::Direction direction, unsigned queue, uint64_t host_offset, uint64_t card_offset,
                            uint64_t bytes, int code, const std::string& hint) const;
     unsigned iotlb_misses(const uint8_t* host, uint64_t bytes);
     // Moves a copy's bytes as the lie allows; completes_early holds back its tail in m_late

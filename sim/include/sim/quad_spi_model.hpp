@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "sim/sim_device.hpp"
-#include "vfio_access/result.hpp"
 
 namespace sim {
 
@@ -49,7 +49,7 @@ inline constexpr const char* kFlashFaultVariable = "PDT_SIM_FLASH_FAULT";
 // it lasts from one process to the next) and logs every erase and program command to
 // <dir>/<key>.log, one line each.
 inline constexpr const char* kFlashDirVariable = "PDT_SIM_FLASH_DIR";
-vfio::Result<FlashFaultPlan> parse_flash_faults(const std::string& text);
+pdt::Result<FlashFaultPlan> parse_flash_faults(const std::string& text);
 
 // The flash itself: a SPI slave that takes a byte and answers one, selected and deselected.
 class SpiNorModel {
@@ -130,7 +130,7 @@ private:
 // The model of a design's quad_spi peripheral: its flash shape by name (design data "flash",
 // empty for the default), the faults of PDT_SIM_FLASH_FAULT, the backing of PDT_SIM_FLASH_DIR
 // keyed by `key` (the design and PCI address). EINVAL for an unknown shape or fault.
-vfio::Result<std::shared_ptr<QuadSpiModel>> make_quad_spi_model(const std::string& shape, unsigned fifo_depth,
+pdt::Result<std::shared_ptr<QuadSpiModel>> make_quad_spi_model(const std::string& shape, unsigned fifo_depth,
                                                                 const std::string& key);
 
 }  // namespace sim

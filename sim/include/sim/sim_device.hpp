@@ -76,11 +76,11 @@ public:
         LyingWriteScope& operator=(const LyingWriteScope&) = delete;
     };
 
-    vfio::Result<void> map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access);
+    pdt::Result<void> map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access);
     uint64_t unmap(uint64_t iova, uint64_t size);  // bytes unmapped (whole mappings only)
     // Copies between a device address and host memory; fails with EFAULT on a fault.
-    vfio::Result<void> read(uint64_t iova, void* dst, uint64_t length);
-    vfio::Result<void> write(uint64_t iova, const void* src, uint64_t length);
+    pdt::Result<void> read(uint64_t iova, void* dst, uint64_t length);
+    pdt::Result<void> write(uint64_t iova, const void* src, uint64_t length);
     std::vector<DmaFault> faults() const;
     size_t mapping_count() const;
 
@@ -90,7 +90,7 @@ private:
         uint64_t size;
         vfio::DmaAccess access;
     };
-    vfio::Result<void> fault(uint64_t iova, uint64_t length, bool write, const char* reason);
+    pdt::Result<void> fault(uint64_t iova, uint64_t length, bool write, const char* reason);
     bool released(uint64_t iova) const;  // inside a range the driver unmapped (m_mutex held)
     mutable std::shared_mutex m_mutex;
     std::map<uint64_t, Mapping> m_mappings;  // by IOVA
@@ -107,22 +107,22 @@ public:
     ~SimDevice() override;
 
     const vfio::DeviceIdentity& identity() const override { return m_identity; }
-    vfio::Result<void> config_read(uint32_t offset, void* data, uint32_t size) override;
-    vfio::Result<void> config_write(uint32_t offset, const void* data, uint32_t size) override;
-    vfio::Result<vfio::Bar*> bar(unsigned index) override;
-    vfio::Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) override;
-    vfio::Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) override;
+    pdt::Result<void> config_read(uint32_t offset, void* data, uint32_t size) override;
+    pdt::Result<void> config_write(uint32_t offset, const void* data, uint32_t size) override;
+    pdt::Result<vfio::Bar*> bar(unsigned index) override;
+    pdt::Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, vfio::DmaAccess access) override;
+    pdt::Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) override;
     vfio::IovaAllocator& iova_allocator() override { return m_iova_allocator; }
-    vfio::Result<vfio::IrqInfo> irq_info(vfio::IrqIndex index) override;
-    vfio::Result<void> irq_enable(vfio::IrqIndex index, unsigned vectors) override;
-    vfio::Result<void> irq_disable(vfio::IrqIndex index) override;
-    vfio::Result<int> irq_eventfd(unsigned vector) override;
-    vfio::Result<void> reset() override;
+    pdt::Result<vfio::IrqInfo> irq_info(vfio::IrqIndex index) override;
+    pdt::Result<void> irq_enable(vfio::IrqIndex index, unsigned vectors) override;
+    pdt::Result<void> irq_disable(vfio::IrqIndex index) override;
+    pdt::Result<int> irq_eventfd(unsigned vector) override;
+    pdt::Result<void> reset() override;
 
     // Model side.
     bool bus_master_enabled() const;
-    vfio::Result<void> dma_read(uint64_t iova, void* dst, uint64_t length);         // device reads host
-    vfio::Result<void> dma_write(uint64_t iova, const void* src, uint64_t length);  // device writes host
+    pdt::Result<void> dma_read(uint64_t iova, void* dst, uint64_t length);         // device reads host
+    pdt::Result<void> dma_write(uint64_t iova, const void* src, uint64_t length);  // device writes host
     void raise_msi(unsigned vector);  // no-op unless that vector is enabled
     SimIommu& iommu() { return m_iommu; }
     std::vector<std::string> iommu_faults() const override;
@@ -136,7 +136,7 @@ public:
     void on_destroy(std::function<void()> action) { m_destroy_actions.push_back(std::move(action)); }
 
 private:
-    vfio::Result<void> require_bus_master(uint64_t iova, uint64_t length, bool write);
+    pdt::Result<void> require_bus_master(uint64_t iova, uint64_t length, bool write);
     void close_eventfds();
 
     vfio::DeviceIdentity m_identity;
@@ -157,12 +157,12 @@ private:
 // A simulated bus: devices are created when opened, from factories registered with an identity.
 class DesignBus : public vfio::DeviceBus {
 public:
-    using Factory = std::function<vfio::Result<std::unique_ptr<vfio::Device>>()>;
+    using Factory = std::function<pdt::Result<std::unique_ptr<vfio::Device>>()>;
     void add(vfio::DeviceIdentity identity, Factory factory);
     std::string name() const override { return "simulated"; }
     bool simulated() const override { return true; }
-    vfio::Result<std::vector<vfio::DeviceIdentity>> scan() override;
-    vfio::Result<std::unique_ptr<vfio::Device>> open(const vfio::DeviceIdentity& identity) override;
+    pdt::Result<std::vector<vfio::DeviceIdentity>> scan() override;
+    pdt::Result<std::unique_ptr<vfio::Device>> open(const vfio::DeviceIdentity& identity) override;
 
 private:
     std::vector<std::pair<vfio::DeviceIdentity, Factory>> m_devices;

@@ -207,8 +207,8 @@ struct FaultPlan {
     // run_clear_ignored, QdmaConfig::ignores_stop): no stop can be proven.
     bool ignores_stop = false;
 };
-vfio::Result<FaultPlan> parse_fault_plan(const std::string& text);
-vfio::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text);
+pdt::Result<FaultPlan> parse_fault_plan(const std::string& text);
+pdt::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text);
 
 // A check the model made on the driver's programming that hardware would leave undefined
 // (an adjacent block crossing 4 KiB, a credit register overflow, ...). Tests assert none.

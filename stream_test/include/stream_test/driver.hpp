@@ -20,13 +20,13 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "cli/transfer_timeout.hpp"
-#include "streams/stream_channel.hpp"
-#include "streams/stream_device.hpp"
 #include "pattern/pattern.hpp"
 #include "pattern/worker_pool.hpp"
 #include "stream_test/rate_counter.hpp"
-#include "vfio_access/result.hpp"
+#include "streams/stream_channel.hpp"
+#include "streams/stream_device.hpp"
 
 namespace stream_test {
 
@@ -119,13 +119,13 @@ public:
     ~StreamTest();
 
     // A source sends the pattern of `stream` from channel (H2C), one packet per buffer.
-    vfio::Result<size_t> add_source(streams::StreamChannel& channel, uint64_t stream);
+    pdt::Result<size_t> add_source(streams::StreamChannel& channel, uint64_t stream);
     // A sink receives on channel (C2H) and checks what the card function makes of source
     // `from` (whose packet size sets the expected lengths and EOP positions). from = nullopt:
     // counted, not verified (FixedData: still verified, its data does not depend on a source;
     // Generated: from must be nullopt and the channel must name its generated_stream).
     // Crc64 needs source packets of a multiple of 8 bytes and sink buffers of at least 8.
-    vfio::Result<size_t> add_sink(streams::StreamChannel& channel, std::optional<size_t> from,
+    pdt::Result<size_t> add_sink(streams::StreamChannel& channel, std::optional<size_t> from,
                                   CardFunction function = CardFunction::Loopback);
     // Output rows, printed in the order added. A pair row counts and verifies at its sink.
     // label: "0000:15:00.0 0 -> 1" or "0000:01:00.0 H2C channel 0".

@@ -34,12 +34,12 @@ public:
     };
     virtual ~CardDma() = default;
     // Host -> card for every chunk, then (pipelined, each once its H2C completed) card -> host.
-    virtual vfio::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
+    virtual pdt::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
                                           const std::vector<Chunk>& chunks) = 0;
-    virtual vfio::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) = 0;
-    virtual vfio::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) = 0;
+    virtual pdt::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) = 0;
+    virtual pdt::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) = 0;
     // Stops both directions (idle on return).
-    virtual vfio::Result<void> stop() = 0;
+    virtual pdt::Result<void> stop() = 0;
     // "H2C channel 0" (XDMA), "H2C queue 0" (QDMA).
     virtual std::string name(streams::Direction direction) const = 0;
     virtual Alignment alignment(streams::Direction direction) const = 0;
@@ -63,14 +63,14 @@ public:
         xdma::IpOptions ip;       // what the design states about its XDMA IP
         xdma::ModeRequest modes;  // --engine_mode, --completion
     };
-    static vfio::Result<XdmaCardDma> open(vfio::Device& device, const Options& options);
+    static pdt::Result<XdmaCardDma> open(vfio::Device& device, const Options& options);
 
     // With --completion interrupt, waits on the engines' MSIs rather than polling.
-    vfio::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
+    pdt::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
                                   const std::vector<Chunk>& chunks) override;
-    vfio::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
-    vfio::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
-    vfio::Result<void> stop() override;
+    pdt::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
+    pdt::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
+    pdt::Result<void> stop() override;
     std::string name(streams::Direction direction) const override;
     Alignment alignment(streams::Direction direction) const override;
     size_t descriptors_for(streams::Direction direction, uint64_t length) const override;
@@ -80,8 +80,8 @@ public:
 
 private:
     enum class Waited { None, H2c, C2h };
-    vfio::Result<Waited> wait_interrupt(bool h2c_busy, bool c2h_busy);
-    vfio::Result<void> run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
+    pdt::Result<Waited> wait_interrupt(bool h2c_busy, bool c2h_busy);
+    pdt::Result<void> run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
                            const std::vector<Chunk>& chunks);
     const xdma::Engine& engine(streams::Direction d) const { return d == streams::Direction::H2C ? *m_h2c : *m_c2h; }
     std::unique_ptr<xdma::Engine> m_h2c;

@@ -71,8 +71,8 @@ std::optional<int> parse_command_line(int argc, char** argv, const boost::progra
                                       const char* summary);
 
 // Converts the common options; errors are usage errors.
-vfio::Result<StreamRunOptions> run_options(const CommonCli& cli);
-vfio::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& option,
+pdt::Result<StreamRunOptions> run_options(const CommonCli& cli);
+pdt::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& option,
                                                              const std::vector<std::string>& texts);
 
 // Opens the stream devices the command line names (tool_support::open_stream_devices) and calls

@@ -30,11 +30,11 @@ namespace stream_tools {
 // fpga_sio's -f names: none (no fork), no_dma_mapping_access, read_dma_mapping,
 // write_dma_mapping (zeros), toggle_dma_mapping (every byte inverted).
 enum class ForkTouch { None, NoAccess, Read, Write, Toggle };
-vfio::Result<ForkTouch> parse_fork_touch(const std::string& text);
+pdt::Result<ForkTouch> parse_fork_touch(const std::string& text);
 const char* to_string(ForkTouch touch);
 // fpga_sio's -b names: heap (private anonymous memory), shared_memory (a POSIX shared memory
 // object), huge_pages (private MAP_HUGETLB).
-vfio::Result<vfio::BufferKind> parse_fork_buffers(const std::string& text);
+pdt::Result<vfio::BufferKind> parse_fork_buffers(const std::string& text);
 const char* fork_buffers_name(vfio::BufferKind kind);
 
 struct ForkOptions {
@@ -51,7 +51,7 @@ public:
     virtual std::string name() const = 0;  // "edu 0000:01:00.0"
     virtual unsigned dma_mask_bits() const = 0;
     virtual uint64_t bytes() const = 0;    // the size of one transfer
-    virtual vfio::Result<void> round_trip(const vfio::DmaRegion& source, const vfio::DmaRegion& destination) = 0;
+    virtual pdt::Result<void> round_trip(const vfio::DmaRegion& source, const vfio::DmaRegion& destination) = 0;
 };
 
 struct ForkOutcome {
@@ -61,6 +61,6 @@ struct ForkOutcome {
 };
 
 // The run above; errors: a buffer not allocated or mapped, fork() or the copy failing.
-vfio::Result<ForkOutcome> run_fork_test(vfio::Device& device, ForkCopier& copier, const ForkOptions& options);
+pdt::Result<ForkOutcome> run_fork_test(vfio::Device& device, ForkCopier& copier, const ForkOptions& options);
 
 }  // namespace stream_tools

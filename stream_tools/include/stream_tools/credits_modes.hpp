@@ -35,7 +35,7 @@ struct IovaOffsets {
     uint64_t descriptors = 0, h2c = 0, c2h = 0;
 };
 // "D,H,C", each a number (0x.. hex).
-vfio::Result<IovaOffsets> parse_iova_offsets(const std::string& text);
+pdt::Result<IovaOffsets> parse_iova_offsets(const std::string& text);
 
 struct CreditsModes {
     bool reset_test = false;
@@ -46,7 +46,7 @@ struct CreditsModes {
 };
 // Usage errors name the option: -a above 2, -a/-b/-m without -f, more than one of -r, -f and -o,
 // --edu_sim alone, -o not three numbers.
-vfio::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& texts);
+pdt::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& texts);
 
 // The exit status: 0 the registers were read after the reset on every device, 1 a device failed
 // (a reset refused, a device whose reset-test registers are not known).

@@ -32,7 +32,7 @@ namespace stream_tools {
 inline constexpr unsigned kCreditRing = 1023;
 inline constexpr uint64_t kCreditPage = 4096;
 
-vfio::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar);
+pdt::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar);
 
 struct CreditsOptions {
     std::vector<DeviceRouting> routing;
@@ -48,14 +48,14 @@ struct CreditsOptions {
 // fixed-data designs: as many messages into the H2C sink, and 3 x 1023 C2H pages checked to
 // be zeros without EOP (each page holds non-zero bytes before it is credited).
 // Each returns the C2H bytes it verified (8 per CRC64 result; the zero pages).
-vfio::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
+pdt::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                         std::chrono::milliseconds timeout, std::FILE* out);
-vfio::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
+pdt::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                              std::chrono::milliseconds timeout, std::FILE* out);
 
 // Whether the design's XDMA IP has descriptor credits: as its design data states, else by
 // register read-back on H2C 0 (xdma::probe_ip). The error names why it cannot be tested.
-vfio::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma_bar, const xdma::IpOptions& stated);
+pdt::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma_bar, const xdma::IpOptions& stated);
 
 // Prints "Test: PASS|FAIL" per design and the steps' lines, then the bytes verified on each
 // route (verdict.hpp); returns the exit status. A design with no channel pair, no loopback

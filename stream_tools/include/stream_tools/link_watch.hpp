@@ -20,7 +20,7 @@ namespace stream_tools {
 class LinkLoadWatcher : public LoadWatcher {
 public:
     // Each device's monitor thread gets its own ports bus from `open_ports`.
-    using PortsFactory = std::function<vfio::Result<std::unique_ptr<pcie::ConfigBackend>>()>;
+    using PortsFactory = std::function<pdt::Result<std::unique_ptr<pcie::ConfigBackend>>()>;
     LinkLoadWatcher(std::vector<vfio::Device*> devices, PortsFactory open_ports,
                     std::chrono::milliseconds interval = std::chrono::milliseconds(50));
     ~LinkLoadWatcher() override;

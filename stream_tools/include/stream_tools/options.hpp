@@ -8,24 +8,24 @@
 #include <utility>
 #include <vector>
 
+#include "base/numbers.hpp"
+#include "base/result.hpp"
 #include "streams/stream_device.hpp"
 #include "tool_support/switch_routes.hpp"
-#include "vfio_access/numbers.hpp"
 #include "vfio_access/pci_address.hpp"
-#include "vfio_access/result.hpp"
 
 namespace stream_tools {
 
-// The base's number parsers (vfio_access/numbers.hpp), by the names the stream tools use.
-using vfio::parse_number;
-using vfio::parse_seconds;
+// The base's number parsers (base/numbers.hpp), by the names the stream tools use.
+using pdt::parse_number;
+using pdt::parse_seconds;
 
 // "<bdf>,<channel>" (--stream_device, --h2c_stream_device, --c2h_stream_device).
 struct ChannelSelector {
     vfio::PciAddress address;
     unsigned channel = 0;
 };
-vfio::Result<ChannelSelector> parse_channel_selector(const std::string& option, const std::string& text);
+pdt::Result<ChannelSelector> parse_channel_selector(const std::string& option, const std::string& text);
 
 // --device_routing (tool_support/switch_routes.hpp), by the names the stream tools use.
 using tool_support::DeviceRouting;
@@ -33,15 +33,15 @@ using tool_support::parse_device_routing;
 using tool_support::SwitchRoute;
 
 // --host_memory_limit: "" is default_host_memory_limit(), else a number of bytes >= 4096.
-vfio::Result<uint64_t> parse_host_memory_limit(const std::string& text);
+pdt::Result<uint64_t> parse_host_memory_limit(const std::string& text);
 // Half of this machine's physical memory.
 uint64_t default_host_memory_limit();
 // "<h2c>[,<c2h>]" (test_dma_bridge's --stream_mapping_size, --stream_num_descriptors,
 // --transfer_length): one value for both directions, or one each.
-vfio::Result<std::pair<uint64_t, uint64_t>> parse_number_pair(const std::string& option, const std::string& text,
+pdt::Result<std::pair<uint64_t, uint64_t>> parse_number_pair(const std::string& option, const std::string& text,
                                                                uint64_t min, uint64_t max);
 
 // --buffer_allocation heap|shared_memory|huge_pages.
-vfio::Result<streams::BufferAllocation> parse_buffer_allocation(const std::string& text);
+pdt::Result<streams::BufferAllocation> parse_buffer_allocation(const std::string& text);
 
 }  // namespace stream_tools

@@ -39,14 +39,14 @@ public:
     // Opens the function (FMAP), starts MM channel 0 both ways and sets up the two queues.
     // ENODEV when the IP has no MM engines (QDMA_GLBL2_CHANNEL_MDMA); EINVAL for a piece_bytes
     // outside 1..64K-1 and for what qdma::Queue::open refuses.
-    static vfio::Result<std::unique_ptr<QdmaCardDma>> open(vfio::Device& device, const Options& options);
+    static pdt::Result<std::unique_ptr<QdmaCardDma>> open(vfio::Device& device, const Options& options);
 
-    vfio::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
+    pdt::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
                                   const std::vector<Chunk>& chunks) override;
-    vfio::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
-    vfio::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
+    pdt::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
+    pdt::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
     // Restarts both queues (torn down and set up again, empty): what was in flight is lost.
-    vfio::Result<void> stop() override;
+    pdt::Result<void> stop() override;
     std::string name(streams::Direction direction) const override;
     Alignment alignment(streams::Direction) const override { return Alignment{}; }  // byte-aligned descriptors
     size_t descriptors_for(streams::Direction, uint64_t length) const override {
@@ -59,11 +59,11 @@ public:
 private:
     struct Lane;
     explicit QdmaCardDma(const Options& options) : m_options(options) {}
-    vfio::Result<void> run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
+    pdt::Result<void> run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
                            const std::vector<Chunk>& chunks);
-    vfio::Result<void> post(Lane& lane, const std::vector<Chunk>& chunks, size_t limit);
-    vfio::Result<bool> reap(Lane& lane, const std::vector<Chunk>& chunks);
-    vfio::Result<bool> sleep_on_interrupt(Lane& h2c, Lane& c2h, const std::vector<Chunk>& chunks);
+    pdt::Result<void> post(Lane& lane, const std::vector<Chunk>& chunks, size_t limit);
+    pdt::Result<bool> reap(Lane& lane, const std::vector<Chunk>& chunks);
+    pdt::Result<bool> sleep_on_interrupt(Lane& h2c, Lane& c2h, const std::vector<Chunk>& chunks);
 
     Options m_options;
     std::unique_ptr<qdma::Function> m_function;  // outlives the queues (declared first)

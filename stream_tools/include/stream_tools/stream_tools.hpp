@@ -60,6 +60,6 @@ void stop_on_trip(const std::atomic<bool>* tripped);
 // crc64_stream_latency's samples end with stopped_early(object) once it is, so that their
 // engines are stopped on the usual error path. Its message names which stop it was.
 bool stop_requested();
-vfio::Error stopped_early(const std::string& object);
+pdt::Error stopped_early(const std::string& object);
 
 }  // namespace stream_tools

@@ -19,9 +19,9 @@
 #include <optional>
 #include <string>
 
+#include "base/format.hpp"
+#include "base/result.hpp"
 #include "streams/stream_channel.hpp"
-#include "vfio_access/format.hpp"
-#include "vfio_access/result.hpp"
 
 namespace streams {
 
@@ -80,23 +80,23 @@ public:
     virtual const EndpointInfo& info() const = 0;
 
     // A host buffer the endpoint's copies may use (errors say why a kind is not offered).
-    virtual vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, HostMemory memory) = 0;
+    virtual pdt::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, HostMemory memory) = 0;
 
     // Starts one copy of `bytes` between host[host_offset..] and card[card_offset..] on a
     // queue (< info().queues); returns at once. Errors name the endpoint, direction and range.
-    virtual vfio::Result<Ticket> issue(Direction direction, unsigned queue, HostBuffer& host, uint64_t host_offset,
+    virtual pdt::Result<Ticket> issue(Direction direction, unsigned queue, HostBuffer& host, uint64_t host_offset,
                                        uint64_t card_offset, uint64_t bytes) = 0;
     // Blocks until that copy completed; ETIMEDOUT after timeout (the endpoint is then unusable
     // until reset_queues). A copy the card reported failed is an error naming it.
-    virtual vfio::Result<void> wait(const Ticket& ticket, std::chrono::milliseconds timeout) = 0;
+    virtual pdt::Result<void> wait(const Ticket& ticket, std::chrono::milliseconds timeout) = 0;
     // Abandons whatever is queued and leaves every queue idle.
-    virtual vfio::Result<void> reset_queues() = 0;
+    virtual pdt::Result<void> reset_queues() = 0;
 
     // Launches `count` empty kernels (or the card's equivalent) on a queue, all queued at
     // once, and waits for the last. Only when info().can_launch; else ENOTSUP.
-    virtual vfio::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) {
+    virtual pdt::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) {
         (void)queue, (void)count, (void)timeout;
-        return vfio::make_error("launch", info().name, ENOTSUP, "this endpoint runs no code on the card");
+        return pdt::make_error("launch", info().name, ENOTSUP, "this endpoint runs no code on the card");
     }
 };
 
@@ -112,9 +112,9 @@ inline std::optional<CopyRefusal> range_refusal(const EndpointInfo& info, const 
     if (bytes == 0)
         return CopyRefusal{EINVAL, "a copy moves at least one byte"};
     if (host_offset > host.size() || bytes > host.size() - host_offset)
-        return CopyRefusal{ERANGE, "beyond the host buffer of " + vfio::hex(host.size()) + " bytes"};
+        return CopyRefusal{ERANGE, "beyond the host buffer of " + pdt::hex(host.size()) + " bytes"};
     if (card_offset > info.card_memory_bytes || bytes > info.card_memory_bytes - card_offset)
-        return CopyRefusal{ERANGE, "beyond the card memory of " + vfio::hex(info.card_memory_bytes) + " bytes"};
+        return CopyRefusal{ERANGE, "beyond the card memory of " + pdt::hex(info.card_memory_bytes) + " bytes"};
     return std::nullopt;
 }
 

@@ -14,18 +14,18 @@ public:
     explicit ForwardingEndpoint(std::unique_ptr<CopyEndpoint> to) : inner(std::move(to)) {}
 
     const EndpointInfo& info() const override { return inner->info(); }
-    vfio::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override {
+    pdt::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override {
         return inner->allocate(bytes, memory);
     }
-    vfio::Result<Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset, uint64_t card_offset,
+    pdt::Result<Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset, uint64_t card_offset,
                                uint64_t bytes) override {
         return inner->issue(d, queue, host, host_offset, card_offset, bytes);
     }
-    vfio::Result<void> wait(const Ticket& ticket, std::chrono::milliseconds timeout) override {
+    pdt::Result<void> wait(const Ticket& ticket, std::chrono::milliseconds timeout) override {
         return inner->wait(ticket, timeout);
     }
-    vfio::Result<void> reset_queues() override { return inner->reset_queues(); }
-    vfio::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override {
+    pdt::Result<void> reset_queues() override { return inner->reset_queues(); }
+    pdt::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override {
         return inner->launch_empty(queue, count, timeout);
     }
 

@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <string>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace streams {
 
@@ -51,9 +51,9 @@ inline bool is_lie(const std::string& text) {
 // "" or "none" (no lie), "moves_nothing", "stale_after=N" (N decimal, 0 or more) or
 // "completes_early"; else EINVAL `parse <source> "<text>"` naming the spellings. `source`
 // says where the text came from: "option --cuda_lie", "PDT_SIM_FAULT".
-inline vfio::Result<Lie> parse_lie(const std::string& source, const std::string& text) {
+inline pdt::Result<Lie> parse_lie(const std::string& source, const std::string& text) {
     const auto bad = [&](const std::string& why) {
-        return vfio::make_error("parse " + source, "\"" + text + "\"", EINVAL,
+        return pdt::make_error("parse " + source, "\"" + text + "\"", EINVAL,
                                 why + " (one of moves_nothing, stale_after=N, completes_early)");
     };
     if (text.empty() || text == "none")

@@ -11,7 +11,7 @@
 //   registers), present only where the block keeps them and has recorded something.
 // - alarm is true while the block's alarm for that reading is active; block-wide alarms (the
 //   over-temperature OT, a CMS error bit) are in SensorSample::alarms, by name.
-// - sample() fails (a vfio::Error naming the block and its BAR offset) only when the block cannot
+// - sample() fails (a pdt::Error naming the block and its BAR offset) only when the block cannot
 //   be read at all: a CMS whose firmware never became ready, a BAR that cannot be mapped.
 // - A block is used by one thread at a time.
 #pragma once
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace streams {
 
@@ -71,7 +71,7 @@ public:
     virtual std::string kind() const = 0;
     // Where it sits: "bar 0 offset 0x1000".
     virtual std::string location() const = 0;
-    virtual vfio::Result<SensorSample> sample() = 0;
+    virtual pdt::Result<SensorSample> sample() = 0;
 };
 
 }  // namespace streams

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace streams {
 
@@ -50,13 +50,13 @@ public:
 
     // Queue a buffer: H2C sends `length` bytes from it; C2H receives up to `length` bytes.
     // Completions come back in submission order.
-    virtual vfio::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) = 0;
+    virtual pdt::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) = 0;
     // The next completion if one is ready, else nullopt. Errors name the channel and cause.
-    virtual vfio::Result<std::optional<Completion>> poll() = 0;
+    virtual pdt::Result<std::optional<Completion>> poll() = 0;
     // Blocks (polling or by interrupt) for the next completion; ETIMEDOUT after timeout.
-    virtual vfio::Result<Completion> wait(std::chrono::milliseconds timeout) = 0;
+    virtual pdt::Result<Completion> wait(std::chrono::milliseconds timeout) = 0;
     // Stops the engine and abandons queued buffers; the channel is idle and reusable after.
-    virtual vfio::Result<void> stop() = 0;
+    virtual pdt::Result<void> stop() = 0;
     // True while the engine has work queued or running.
     virtual bool busy() const = 0;
     // The driver gave up on this channel (no completion within its transfer timeout): report

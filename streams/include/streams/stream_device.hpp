@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "streams/stream_channel.hpp"
 #include "vfio_access/pci_address.hpp"
-#include "vfio_access/result.hpp"
 
 namespace streams {
 
@@ -91,7 +91,7 @@ public:
     virtual const char* channel_kind() const { return "channel"; }
     // The engine modes the adapter chose when it opened the device; nullopt where it has no choice.
     virtual std::optional<EngineChoice> engines() const { return std::nullopt; }
-    virtual vfio::Result<std::unique_ptr<StreamChannel>> open_channel(Direction direction, unsigned channel,
+    virtual pdt::Result<std::unique_ptr<StreamChannel>> open_channel(Direction direction, unsigned channel,
                                                                       const ChannelBuffers& buffers) = 0;
 };
 
@@ -99,7 +99,7 @@ public:
 // H2C channel feeding it has failed (a descriptor or data error), that failure is the cause
 // to report: the C2H timeout is only its symptom. (The H2C completion polled to find out is
 // lost: the caller stops on either error.)
-inline vfio::Result<Completion> wait_loopback(StreamChannel& h2c, StreamChannel& c2h,
+inline pdt::Result<Completion> wait_loopback(StreamChannel& h2c, StreamChannel& c2h,
                                              std::chrono::milliseconds timeout) {
     auto done = c2h.wait(timeout);
     if (done.ok() || done.error().code != ETIMEDOUT || !h2c.busy())

@@ -44,11 +44,11 @@ private:
 
 // CopyEndpoint::allocate for an endpoint `owner` (named `name` in errors) that DMAs through
 // `device` with a DMA mask of `dma_mask_bits`.
-inline vfio::Result<std::unique_ptr<HostBuffer>> allocate_vfio_buffer(vfio::Device& device, uint64_t bytes,
+inline pdt::Result<std::unique_ptr<HostBuffer>> allocate_vfio_buffer(vfio::Device& device, uint64_t bytes,
                                                                       HostMemory memory, unsigned dma_mask_bits,
                                                                       const void* owner, const std::string& name) {
     if (bytes == 0)
-        return vfio::make_error("allocate host buffer", name, EINVAL, "size 0");
+        return pdt::make_error("allocate host buffer", name, EINVAL, "size 0");
     if (memory == HostMemory::Pageable)
         return std::unique_ptr<HostBuffer>(std::make_unique<PageableBuffer>(bytes));
     vfio::DmaRegion::Options options;
@@ -78,7 +78,7 @@ inline std::optional<CopyRefusal> mapped_copy_refusal(const EndpointInfo& info, 
     if (auto refusal = range_refusal(info, host, host_offset, card_offset, bytes))
         return refusal;
     if (bytes > info.max_copy_bytes)
-        return CopyRefusal{EINVAL, "more than the " + vfio::hex(info.max_copy_bytes) + " bytes one copy may move"};
+        return CopyRefusal{EINVAL, "more than the " + pdt::hex(info.max_copy_bytes) + " bytes one copy may move"};
     return std::nullopt;
 }
 

@@ -46,7 +46,7 @@ public:
     // (its error names the path or URL), and opens the sensor blocks of every target (a design
     // without sensors has none: not an error). Events (alarms, a trip) print to `out` as lines,
     // or JSON Lines {"type":"sensor_event",...} with json.
-    static vfio::Result<std::unique_ptr<BoardHealth>> open(const BoardHealthCli& cli, const std::string& tool,
+    static pdt::Result<std::unique_ptr<BoardHealth>> open(const BoardHealthCli& cli, const std::string& tool,
                                                            const std::vector<DesignUnderTest>& targets, std::FILE* out,
                                                            bool json);
     ~BoardHealth();

@@ -61,7 +61,7 @@ public:
     const boost::program_options::options_description& options() const { return m_options; }
     // The adapter name recorded in the result ("model", "xdma", "qdma", "edu", "cuda", "etsoc1"); EINVAL for an
     // unknown endpoint (a usage error).
-    vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open(const std::string& endpoint, std::string& adapter);
+    pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open(const std::string& endpoint, std::string& adapter);
     // The tool's transfer timeout, before open(): an ET-SoC-1 endpoint's aborts take no longer.
     void set_transfer_timeout(std::chrono::milliseconds timeout) { m_transfer_timeout = timeout; }
     // The design open() opened for --endpoint xdma or qdma (its sensors are watched); valid while the
@@ -70,9 +70,9 @@ public:
 
 private:
     boost::program_options::options_description m_options{"Endpoint options"};
-    vfio::Result<std::unique_ptr<streams::CopyEndpoint>> open_etsoc1();
+    pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_etsoc1();
     std::vector<cli::GivenOption> etsoc1_shaping() const;  // --etsoc1_window, --etsoc1_memory as given
-    vfio::Result<void> check_etsoc1_unused(const std::string& endpoint) const;
+    pdt::Result<void> check_etsoc1_unused(const std::string& endpoint) const;
 
     sim::ModelCopyParameters m_model;
     std::string m_model_memory;

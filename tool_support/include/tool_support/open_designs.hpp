@@ -62,7 +62,7 @@ vfio::LockOptions sim_lock_options(std::chrono::milliseconds timeout);
 
 // The bus of the selection: the simulated designs, else the kernel's VFIO devices (through the
 // VFIO manager when one is running: vfio_manager::connect_if_running()).
-vfio::Result<std::unique_ptr<vfio::DeviceBus>> open_bus(const DesignSelection& selection, const designs::Registry& registry);
+pdt::Result<std::unique_ptr<vfio::DeviceBus>> open_bus(const DesignSelection& selection, const designs::Registry& registry);
 
 // "vfio-pci is not loaded: /dev/vfio does not exist (load it: sudo modprobe vfio-pci)", or the
 // permission problem, when the VFIO container node cannot be used; nullopt when it can.

@@ -36,7 +36,7 @@ public:
     std::vector<streams::LoopRoute> routes() const override { return m_queues->routes(); }
     streams::CardFunction card_function() const override { return m_queues->card_function(); }
     const char* channel_kind() const override { return "queue"; }
-    vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
+    pdt::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
                                                                        const streams::ChannelBuffers& buffers) override {
         return m_queues->open_channel(direction, channel, buffers);
     }
@@ -51,7 +51,7 @@ private:
 // Opens the stream queues 0..n-1 of the design's function (n: past the highest queue a route
 // names), bus mastering enabled. ENODEV when the design has no qdma or no stream routes (the
 // reason names it), or the IP no stream engines; EINVAL for a ring size the IP lacks.
-vfio::Result<std::unique_ptr<QdmaDesignStreamDevice>> make_qdma_stream_device(identify::IdentifiedDesign design,
+pdt::Result<std::unique_ptr<QdmaDesignStreamDevice>> make_qdma_stream_device(identify::IdentifiedDesign design,
                                                                               const QdmaStreamOptions& options);
 
 }  // namespace tool_support

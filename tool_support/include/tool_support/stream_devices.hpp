@@ -49,7 +49,7 @@ struct CudaRunOptions {
     std::optional<std::pair<bool, uint64_t>> corrupt;  // (h2c?, stream byte offset)
     streams::Lie lie;
 };
-vfio::Result<CudaRunOptions> cuda_run_options(const CudaStreamCli& cli);
+pdt::Result<CudaRunOptions> cuda_run_options(const CudaStreamCli& cli);
 // True when this build has the CUDA adapter.
 bool cuda_built();
 
@@ -62,7 +62,7 @@ void add_etsoc1_stream_options(boost::program_options::options_description& desc
 // --etsoc1_window: copies in flight per direction on one card, 1..4 (the card has 4 DMA
 // channels each way); default 4. The stream tools share them among the card's channels.
 void add_etsoc1_window_option(boost::program_options::options_description& description, std::string& text);
-vfio::Result<unsigned> etsoc1_window(const std::string& text);
+pdt::Result<unsigned> etsoc1_window(const std::string& text);
 // The runtime's options from the card selection (--etsoc1_socket, --etsoc1_log), with a line to
 // out naming where the runtime's own log goes.
 etsoc1::RuntimeOptions etsoc1_runtime_options(const cli::Etsoc1Selection& cli, std::FILE* out);

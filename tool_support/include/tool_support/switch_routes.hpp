@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "vfio_access/pci_address.hpp"
-#include "vfio_access/result.hpp"
 
 namespace tool_support {
 
@@ -24,6 +24,6 @@ struct DeviceRouting {
 
 // Usage errors (EINVAL) name the option and the text: a bad address, a route that is not
 // <master>:<slave> with ports 0..15, a master port routed twice.
-vfio::Result<DeviceRouting> parse_device_routing(const std::string& option, const std::string& text);
+pdt::Result<DeviceRouting> parse_device_routing(const std::string& option, const std::string& text);
 
 }  // namespace tool_support

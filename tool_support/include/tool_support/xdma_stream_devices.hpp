@@ -43,9 +43,9 @@ struct EngineModes {
     streams::EngineChoice choice;
 };
 // --engine_mode and --completion parsed; errors are usage errors (EINVAL) naming the option.
-vfio::Result<xdma::ModeRequest> dma_mode_request(const cli::XdmaModeText& modes);
+pdt::Result<xdma::ModeRequest> dma_mode_request(const cli::XdmaModeText& modes);
 
-vfio::Result<EngineModes> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request);
+pdt::Result<EngineModes> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request);
 
 // Routing of one design: routes[m] is the slave port feeding master port m (nullopt: off).
 using SwitchRoutes = std::vector<std::optional<unsigned>>;
@@ -61,10 +61,10 @@ struct RoutingDecision {
 RoutingDecision decide_routing(const SwitchRoutes& current, const SwitchRoutes& defaults,
                                const std::optional<std::vector<SwitchRoute>>& requested, bool force);
 // Writes MI_MUX for every master port, then commits.
-vfio::Result<void> write_switch_routes(vfio::Device& device, const identify::SwitchInfo& info,
+pdt::Result<void> write_switch_routes(vfio::Device& device, const identify::SwitchInfo& info,
                                        const SwitchRoutes& routes);
 // Reads MI_MUX of every master port (bit 31: disabled; [3:0] the slave port).
-vfio::Result<SwitchRoutes> read_switch_routes(vfio::Device& device, const identify::SwitchInfo& info);
+pdt::Result<SwitchRoutes> read_switch_routes(vfio::Device& device, const identify::SwitchInfo& info);
 // "0->1 1->0" style text of a routing, "all disabled" when no port is enabled.
 std::string describe_routes(const SwitchRoutes& routes);
 
@@ -77,7 +77,7 @@ struct SwitchUpdate {
     std::string line;
     SwitchRoutes routes;
 };
-vfio::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
+pdt::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
                                                 bool force);
 
 // What the design's card does with its streams (dma_bridge.stream_function).
@@ -105,7 +105,7 @@ public:
     streams::CardFunction card_function() const override;
     uint64_t packet_granularity() const override;
     std::optional<streams::EngineChoice> engines() const override { return m_chosen; }
-    vfio::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
+    pdt::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
                                                                        const streams::ChannelBuffers& buffers) override;
     vfio::Device& device() { return *m_design.device; }
     const identify::IdentifiedDesign& identified() const { return m_design; }
@@ -131,14 +131,14 @@ struct OpenOptions {
 
 // Identifies the designs on the bus and returns the stream designs with a DMA bridge and at
 // least one loopback route, with their switch routed and bus mastering enabled.
-vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
+pdt::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
     vfio::DeviceBus& bus, const designs::Registry& registry, const OpenOptions& options);
 // As above for designs already identified (tool_support::open_designs); takes their devices.
-vfio::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
+pdt::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_devices(
     std::vector<identify::IdentifiedDesign> designs, const OpenOptions& options);
 
 // As above for one identified design whose device it takes over (tests, simulated instances).
-vfio::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify::IdentifiedDesign design,
+pdt::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify::IdentifiedDesign design,
                                                                         const OpenOptions& options);
 
 }  // namespace tool_support

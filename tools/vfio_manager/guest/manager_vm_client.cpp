@@ -28,15 +28,15 @@
 #include <map>
 #include <thread>
 
+#include "base/format.hpp"
 #include "edu/edu_device.hpp"
 #include "vfio_access/kernel.hpp"
 #include "vfio_manager/client.hpp"
 #include "vfio_manager/transport.hpp"
-#include "vfio_access/format.hpp"
 
 namespace {
 
-using vfio::hex;  // "0x1f" (vfio_access/format.hpp)
+using pdt::hex;  // "0x1f" (base/format.hpp)
 
 int fail(const std::string& what) {
     std::cout << "manager-client FAIL: " << what << std::endl;
@@ -56,11 +56,11 @@ struct Opened {
 };
 
 // Through the manager when one runs (required: true), else directly.
-vfio::Result<Opened> open(const std::string& bdf, bool required) {
+pdt::Result<Opened> open(const std::string& bdf, bool required) {
     vfio::KernelOptions options;
     options.broker = PDT_TRY(vfio_manager::connect_if_running());
     if (required && !options.broker)
-        return vfio::make_error("open", bdf, ENOENT, "no VFIO manager is running");
+        return pdt::make_error("open", bdf, ENOENT, "no VFIO manager is running");
     vfio::DeviceIdentity id;
     id.address = PDT_TRY(vfio::PciAddress::parse(bdf));
     Opened o;

@@ -22,7 +22,7 @@ struct BarAccess {
 // without touching a register: the BAR exists (ENODEV), the access lies inside it (ERANGE), the
 // width is one of `widths` (EINVAL, naming those the BAR takes), the offset is aligned to the
 // width (EINVAL; a 64-byte access to 64 bytes). Returns the BAR.
-Result<Bar*> check_bar_access(Device& device, const BarAccess& access, const std::vector<unsigned>& widths);
+pdt::Result<Bar*> check_bar_access(Device& device, const BarAccess& access, const std::vector<unsigned>& widths);
 
 // A region of a BAR a tool accesses `width` bytes at a time (memmapped_persistence).
 struct BarRegion {
@@ -35,7 +35,7 @@ struct BarRegion {
 // (EINVAL, "size 0x.. is not a multiple of the 4-byte access"; a size 0 is one) and the region
 // ends inside the BAR (ERANGE, "the region ends past BAR <n> of 0x.. bytes"). Made before any
 // access; each error names "BAR <n> offset 0x<o> size 0x<s> width <w>".
-Result<Bar*> check_bar_region(Device& device, const BarRegion& region, const std::vector<unsigned>& widths);
+pdt::Result<Bar*> check_bar_region(Device& device, const BarRegion& region, const std::vector<unsigned>& widths);
 
 // "1, 2, 4" for an error or a help text.
 std::string widths_text(const std::vector<unsigned>& widths);
@@ -58,7 +58,7 @@ private:
 // ENOENT "no resource<N>_wc: BAR <N> is not prefetchable (or not a memory BAR)" when the file is
 // absent; the open or mmap error (EACCES with a hint to run as root) otherwise.
 // sysfs_root: "/sys" (tests pass another).
-Result<std::unique_ptr<WcMapping>> map_bar_write_combined(const std::string& sysfs_root, const PciAddress& address,
+pdt::Result<std::unique_ptr<WcMapping>> map_bar_write_combined(const std::string& sysfs_root, const PciAddress& address,
                                                           unsigned bar);
 
 }  // namespace vfio

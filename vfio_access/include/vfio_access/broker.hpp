@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
+#include "base/result.hpp"
 #include "vfio_access/pci_address.hpp"
-#include "vfio_access/result.hpp"
 #include "vfio_access/unique_fd.hpp"
 
 namespace vfio {
@@ -30,10 +30,10 @@ public:
     virtual ~DeviceBroker() = default;
     // ENODEV with operation "open": the broker does not manage that device (KernelDeviceBus then
     // opens it directly, as without a broker).
-    virtual Result<BrokeredDevice> open_device(const PciAddress& address) = 0;
+    virtual pdt::Result<BrokeredDevice> open_device(const PciAddress& address) = 0;
     // An IOVA range of `size` bytes (a multiple of the page size) below 2^dma_mask_bits.
-    virtual Result<uint64_t> allocate_iova(uint32_t container_id, uint64_t size, unsigned dma_mask_bits) = 0;
-    virtual Result<void> free_iova(uint32_t container_id, uint64_t iova, uint64_t size) = 0;
+    virtual pdt::Result<uint64_t> allocate_iova(uint32_t container_id, uint64_t size, unsigned dma_mask_bits) = 0;
+    virtual pdt::Result<void> free_iova(uint32_t container_id, uint64_t iova, uint64_t size) = 0;
 };
 
 }  // namespace vfio

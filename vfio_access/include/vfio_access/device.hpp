@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "vfio_access/device_lock.hpp"
 #include "vfio_access/dma.hpp"
 #include "vfio_access/dma_fence.hpp"
 #include "vfio_access/mmio.hpp"
 #include "vfio_access/pci_address.hpp"
-#include "vfio_access/result.hpp"
 
 namespace vfio {
 
@@ -62,48 +62,48 @@ public:
     virtual const DeviceIdentity& identity() const = 0;
 
     // Configuration space (the VFIO config region for the kernel backend).
-    virtual Result<void> config_read(uint32_t offset, void* data, uint32_t size) = 0;
-    virtual Result<void> config_write(uint32_t offset, const void* data, uint32_t size) = 0;
-    Result<uint8_t> config_read8(uint32_t offset);
-    Result<uint16_t> config_read16(uint32_t offset);
-    Result<uint32_t> config_read32(uint32_t offset);
-    Result<void> config_write16(uint32_t offset, uint16_t value);
+    virtual pdt::Result<void> config_read(uint32_t offset, void* data, uint32_t size) = 0;
+    virtual pdt::Result<void> config_write(uint32_t offset, const void* data, uint32_t size) = 0;
+    pdt::Result<uint8_t> config_read8(uint32_t offset);
+    pdt::Result<uint16_t> config_read16(uint32_t offset);
+    pdt::Result<uint32_t> config_read32(uint32_t offset);
+    pdt::Result<void> config_write16(uint32_t offset, uint16_t value);
     // Sets Bus Master in the Command register; returns true when it had to be set.
-    Result<bool> enable_bus_master();
+    pdt::Result<bool> enable_bus_master();
 
     // A memory BAR, mapped on first use and owned by the device. Fails for absent, I/O or
     // unmappable BARs.
-    virtual Result<Bar*> bar(unsigned index) = 0;
+    virtual pdt::Result<Bar*> bar(unsigned index) = 0;
 
     // IOMMU mapping of host memory at an IOVA chosen from iova_allocator().
-    virtual Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, DmaAccess access) = 0;
+    virtual pdt::Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, DmaAccess access) = 0;
     // Returns the number of bytes the IOMMU reports unmapped.
-    virtual Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) = 0;
+    virtual pdt::Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) = 0;
     virtual IovaAllocator& iova_allocator() = 0;
     // No-IOMMU devices (physical_memory.hpp): the pool their DMA buffers come from, whose
     // addresses are physical; null when an IOMMU maps DMA (the default). DmaRegion asks first.
     // Errors: a no-IOMMU device the caller did not opt into (--no_iommu), a pool not made.
-    virtual Result<std::shared_ptr<PhysicalPool>> physical_pool() { return std::shared_ptr<PhysicalPool>(); }
+    virtual pdt::Result<std::shared_ptr<PhysicalPool>> physical_pool() { return std::shared_ptr<PhysicalPool>(); }
     virtual DmaAddressing dma_addressing() const { return DmaAddressing::Iommu; }
 
     // Interrupts: each enabled vector signals an eventfd.
-    virtual Result<IrqInfo> irq_info(IrqIndex index) = 0;
-    virtual Result<void> irq_enable(IrqIndex index, unsigned vectors) = 0;
-    virtual Result<void> irq_disable(IrqIndex index) = 0;
-    virtual Result<int> irq_eventfd(unsigned vector) = 0;
+    virtual pdt::Result<IrqInfo> irq_info(IrqIndex index) = 0;
+    virtual pdt::Result<void> irq_enable(IrqIndex index, unsigned vectors) = 0;
+    virtual pdt::Result<void> irq_disable(IrqIndex index) = 0;
+    virtual pdt::Result<int> irq_eventfd(unsigned vector) = 0;
     // Call after the device's interrupt has been acknowledged: re-enables a level interrupt
     // the kernel masked when it fired (INTx). Nothing to do for MSI/MSI-X.
-    virtual Result<void> irq_unmask(unsigned vector) {
+    virtual pdt::Result<void> irq_unmask(unsigned vector) {
         (void)vector;
         return {};
     }
     // Waits for vector's eventfd; returns the number of interrupts counted since the last wait.
     // ETIMEDOUT when none came within timeout.
-    Result<uint64_t> irq_wait(unsigned vector, std::chrono::milliseconds timeout);
+    pdt::Result<uint64_t> irq_wait(unsigned vector, std::chrono::milliseconds timeout);
     // Non-blocking: the count pending now (0 when none).
-    Result<uint64_t> irq_poll(unsigned vector);
+    pdt::Result<uint64_t> irq_poll(unsigned vector);
 
-    virtual Result<void> reset() = 0;
+    virtual pdt::Result<void> reset() = 0;
 
     // The DMA the IOMMU refused this device, one line each ("device write at IOVA 0x..., N bytes:
     // why"), where the device keeps them: a model's IOMMU records every one; the kernel's are in
@@ -134,8 +134,8 @@ public:
     // Models (sim/) rather than the kernel's devices: the one answer to "is this simulated?",
     // asked of the bus rather than of the options that chose it.
     virtual bool simulated() const { return false; }
-    virtual Result<std::vector<DeviceIdentity>> scan() = 0;
-    virtual Result<std::unique_ptr<Device>> open(const DeviceIdentity& identity) = 0;
+    virtual pdt::Result<std::vector<DeviceIdentity>> scan() = 0;
+    virtual pdt::Result<std::unique_ptr<Device>> open(const DeviceIdentity& identity) = 0;
 };
 
 }  // namespace vfio

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "vfio_access/pci_address.hpp"
-#include "vfio_access/result.hpp"
 #include "vfio_access/unique_fd.hpp"
 
 namespace vfio {
@@ -74,7 +74,7 @@ class DeviceLock {
 public:
     // Takes the lock of `address` (creating the directory and file as needed). EBUSY names the
     // holder when the device is still busy after options.timeout.
-    static Result<std::unique_ptr<DeviceLock>> acquire(const LockOptions& options, const PciAddress& address);
+    static pdt::Result<std::unique_ptr<DeviceLock>> acquire(const LockOptions& options, const PciAddress& address);
     ~DeviceLock();  // empties the record, then closing the file releases the lock
     DeviceLock(const DeviceLock&) = delete;
     DeviceLock& operator=(const DeviceLock&) = delete;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "vfio_access/physical_memory.hpp"
-#include "vfio_access/result.hpp"
 
 namespace vfio {
 
@@ -39,18 +39,18 @@ public:
     IovaAllocator(std::vector<IovaRange> ranges, uint64_t page_size);
     // An allocator that can never allocate: allocate() returns `reason` (e.g. the kernel gave
     // no IOVA ranges, or a no-IOMMU container).
-    static IovaAllocator unavailable(Error reason);
+    static IovaAllocator unavailable(pdt::Error reason);
     // An allocator whose ranges are kept by another process (the VFIO manager): allocate()
     // and free() forward the page-rounded request to these functions.
     struct Remote {
-        std::function<Result<uint64_t>(uint64_t size, unsigned dma_mask_bits)> allocate;
-        std::function<Result<void>(uint64_t iova, uint64_t size)> free;
+        std::function<pdt::Result<uint64_t>(uint64_t size, unsigned dma_mask_bits)> allocate;
+        std::function<pdt::Result<void>(uint64_t iova, uint64_t size)> free;
     };
     static IovaAllocator remote(uint64_t page_size, Remote functions);
 
     // dma_mask_bits: highest address the device can generate is 2^bits - 1.
-    Result<uint64_t> allocate(uint64_t size, unsigned dma_mask_bits = 64);
-    Result<void> free(uint64_t iova, uint64_t size);
+    pdt::Result<uint64_t> allocate(uint64_t size, unsigned dma_mask_bits = 64);
+    pdt::Result<void> free(uint64_t iova, uint64_t size);
 
     uint64_t page_size() const { return m_page_size; }
     const std::vector<IovaRange>& free_ranges() const { return m_free; }
@@ -59,7 +59,7 @@ public:
 private:
     std::vector<IovaRange> m_free;  // sorted, non-overlapping, merged
     uint64_t m_page_size = 4096;
-    std::optional<Error> m_unavailable;
+    std::optional<pdt::Error> m_unavailable;
     std::shared_ptr<Remote> m_remote;
 };
 
@@ -71,12 +71,12 @@ enum class BufferKind { Anonymous, HugePages, SharedMemory };
 const char* to_string(BufferKind kind);
 
 // The default huge page size ("Hugepagesize:" of meminfo_path, normally /proc/meminfo).
-Result<uint64_t> default_huge_page_size(const std::string& meminfo_path = "/proc/meminfo");
+pdt::Result<uint64_t> default_huge_page_size(const std::string& meminfo_path = "/proc/meminfo");
 
 // Page-aligned host memory, zeroed on allocation, released on destruction.
 class HostBuffer {
 public:
-    static Result<HostBuffer> allocate(uint64_t size, BufferKind kind = BufferKind::Anonymous);
+    static pdt::Result<HostBuffer> allocate(uint64_t size, BufferKind kind = BufferKind::Anonymous);
     HostBuffer() = default;
     HostBuffer(HostBuffer&& other) noexcept;
     HostBuffer& operator=(HostBuffer&& other) noexcept;
@@ -91,8 +91,8 @@ public:
     const std::string& shm_name() const { return m_shm_name; }  // SharedMemory: "/pdt_dma_<pid>_<n>"
 
 private:
-    static Result<void> map_huge_pages(HostBuffer& buffer);
-    static Result<void> map_shared_memory(HostBuffer& buffer);
+    static pdt::Result<void> map_huge_pages(HostBuffer& buffer);
+    static pdt::Result<void> map_shared_memory(HostBuffer& buffer);
     void release();
     void* m_data = nullptr;
     uint64_t m_size = 0;
@@ -113,8 +113,8 @@ public:
         BufferKind kind = BufferKind::Anonymous;
         unsigned dma_mask_bits = 64;
     };
-    static Result<DmaRegion> allocate(Device& device, uint64_t size, Options options);
-    static Result<DmaRegion> allocate(Device& device, uint64_t size, DmaAccess access) {
+    static pdt::Result<DmaRegion> allocate(Device& device, uint64_t size, Options options);
+    static pdt::Result<DmaRegion> allocate(Device& device, uint64_t size, DmaAccess access) {
         return allocate(device, size, Options{access, BufferKind::Anonymous, 64});
     }
 
@@ -126,7 +126,7 @@ public:
     ~DmaRegion();
 
     // Explicit release that reports errors (the destructor can only log them).
-    Result<void> release();
+    pdt::Result<void> release();
 
     uint8_t* data() const { return m_pool ? m_run.virt : static_cast<uint8_t*>(m_buffer.data()); }
     uint64_t size() const { return m_pool ? m_size : m_buffer.size(); }
@@ -136,7 +136,7 @@ public:
     DmaAccess access() const { return m_access; }
 
 private:
-    static Result<DmaRegion> allocate_physical(std::shared_ptr<PhysicalPool> pool, uint64_t size, Options options);
+    static pdt::Result<DmaRegion> allocate_physical(std::shared_ptr<PhysicalPool> pool, uint64_t size, Options options);
     Device* m_device = nullptr;
     HostBuffer m_buffer;
     std::shared_ptr<PhysicalPool> m_pool;  // no-IOMMU: the run comes from (and goes back to) it

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.hpp"
 #include "vfio_access/device.hpp"
 #include "vfio_access/pci_address.hpp"
-#include "vfio_access/result.hpp"
 
 namespace vfio {
 
@@ -30,7 +30,7 @@ class DeviceSelection {
 public:
     void add_filter(const DeviceFilter& filter) { m_filters.push_back(filter); }
     // Strict "dddd:bb:dd.f"; duplicates are ignored.
-    Result<void> add_location(std::string_view bdf);
+    pdt::Result<void> add_location(std::string_view bdf);
     void add_location(const PciAddress& address);
 
     bool matches(const DeviceIdentity& identity) const;
@@ -47,6 +47,6 @@ private:
 
 // A 16-bit ID given as hex, with or without "0x" ("10ee", "0x10EE"). what names the option
 // in the error ("--vendor").
-Result<uint16_t> parse_hex_id(std::string_view text, std::string_view what);
+pdt::Result<uint16_t> parse_hex_id(std::string_view text, std::string_view what);
 
 }  // namespace vfio

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "vfio_access/dma.hpp"
-#include "vfio_access/result.hpp"
 
 namespace vfio {
 
@@ -34,11 +34,11 @@ struct IommuInfo {
 
 // bytes: the whole struct vfio_iommu_type1_info as returned by the second (full-size) call,
 // argsz included. Errors name the byte offset of a malformed capability.
-Result<IommuInfo> parse_iommu_info(std::span<const uint8_t> bytes);
+pdt::Result<IommuInfo> parse_iommu_info(std::span<const uint8_t> bytes);
 
 // The allocator for a container: seeded from every IOVA range with the smallest page size.
 // Without the IOVA-range capability DMA allocation is impossible: an error says so.
-Result<IovaAllocator> make_iova_allocator(const IommuInfo& info);
+pdt::Result<IovaAllocator> make_iova_allocator(const IommuInfo& info);
 
 // The page sizes of a bitmap, as "0x1000 0x200000 0x40000000".
 std::string page_sizes_text(uint64_t bitmap);

@@ -117,32 +117,32 @@ public:
     ~KernelDevice() override;
 
     const DeviceIdentity& identity() const override { return m_identity; }
-    Result<void> config_read(uint32_t offset, void* data, uint32_t size) override;
-    Result<void> config_write(uint32_t offset, const void* data, uint32_t size) override;
-    Result<Bar*> bar(unsigned index) override;
-    Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, DmaAccess access) override;
-    Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) override;
+    pdt::Result<void> config_read(uint32_t offset, void* data, uint32_t size) override;
+    pdt::Result<void> config_write(uint32_t offset, const void* data, uint32_t size) override;
+    pdt::Result<Bar*> bar(unsigned index) override;
+    pdt::Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, DmaAccess access) override;
+    pdt::Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) override;
     IovaAllocator& iova_allocator() override;
-    Result<IrqInfo> irq_info(IrqIndex index) override;
+    pdt::Result<IrqInfo> irq_info(IrqIndex index) override;
     // One eventfd per vector (VFIO_IRQ_SET_DATA_EVENTFD | ACTION_TRIGGER). MSI and MSI-X also
     // set Bus Master: an MSI is a memory write by the device. Enabling replaces any other
     // index enabled before.
-    Result<void> irq_enable(IrqIndex index, unsigned vectors) override;
-    Result<void> irq_disable(IrqIndex index) override;
-    Result<int> irq_eventfd(unsigned vector) override;
-    Result<void> irq_unmask(unsigned vector) override;  // INTx: VFIO_IRQ_SET_ACTION_UNMASK
+    pdt::Result<void> irq_enable(IrqIndex index, unsigned vectors) override;
+    pdt::Result<void> irq_disable(IrqIndex index) override;
+    pdt::Result<int> irq_eventfd(unsigned vector) override;
+    pdt::Result<void> irq_unmask(unsigned vector) override;  // INTx: VFIO_IRQ_SET_ACTION_UNMASK
     // A no-IOMMU group's device: the container's pool once the caller opted in (the first one
     // in a process prints kNoIommuDanger to stderr), else the refusal (EPERM, naming
     // --no_iommu); null for a device behind an IOMMU.
-    Result<std::shared_ptr<PhysicalPool>> physical_pool() override;
+    pdt::Result<std::shared_ptr<PhysicalPool>> physical_pool() override;
     DmaAddressing dma_addressing() const override;
-    Result<void> reset() override;
+    pdt::Result<void> reset() override;
 
     // VFIO_DEVICE_GET_INFO.
     uint32_t device_flags() const { return m_flags; }
     uint32_t num_regions() const { return m_num_regions; }
     uint32_t num_irqs() const { return m_num_irqs; }
-    Result<RegionInfo> region_info(uint32_t index) const;
+    pdt::Result<RegionInfo> region_info(uint32_t index) const;
     const GroupStatus& group() const;
     ContainerInfo container_info() const;
     int fd() const { return m_fd.get(); }
@@ -151,7 +151,7 @@ public:
 private:
     friend class KernelDeviceBus;
     KernelDevice(DeviceIdentity identity, std::shared_ptr<Group> group, UniqueFd fd);
-    Result<void> load_info();
+    pdt::Result<void> load_info();
     std::string object() const { return m_identity.address.to_string(); }
 
     Container& mapping_container() const;
@@ -176,21 +176,21 @@ public:
     ~KernelDeviceBus() override;
 
     std::string name() const override { return "vfio"; }
-    Result<std::vector<DeviceIdentity>> scan() override;
-    Result<std::unique_ptr<Device>> open(const DeviceIdentity& identity) override;
+    pdt::Result<std::vector<DeviceIdentity>> scan() override;
+    pdt::Result<std::unique_ptr<Device>> open(const DeviceIdentity& identity) override;
 
     // The selected devices (all drivers) with their bound driver.
-    Result<std::vector<ScannedDevice>> scan_devices();
-    Result<std::unique_ptr<KernelDevice>> open_device(const DeviceIdentity& identity);
+    pdt::Result<std::vector<ScannedDevice>> scan_devices();
+    pdt::Result<std::unique_ptr<KernelDevice>> open_device(const DeviceIdentity& identity);
     // Opens the container if needed (no group attached: iommu_type 0 until the first open).
     // With a broker: the container of the first brokered device still open.
-    Result<ContainerInfo> container_info();
+    pdt::Result<ContainerInfo> container_info();
     const KernelOptions& options() const { return m_options; }
 
 private:
-    Result<std::shared_ptr<Container>> container();
-    Result<std::shared_ptr<Group>> group(int number);
-    Result<std::unique_ptr<KernelDevice>> open_brokered(const DeviceIdentity& identity);
+    pdt::Result<std::shared_ptr<Container>> container();
+    pdt::Result<std::shared_ptr<Group>> group(int number);
+    pdt::Result<std::unique_ptr<KernelDevice>> open_brokered(const DeviceIdentity& identity);
 
     KernelOptions m_options;
     std::vector<std::pair<uint32_t, std::weak_ptr<Container>>> m_brokered_containers;
@@ -207,7 +207,7 @@ std::shared_ptr<MmioBackend> make_mapped_mmio(void* base, uint64_t size);
 
 // libpci scan of the whole bus (or of options.pci_dump_file), no selection applied. The IOMMU
 // group comes from libpci, else from the sysfs iommu_group link; the driver from sysfs.
-Result<std::vector<ScannedDevice>> scan_pci_bus(const KernelOptions& options);
+pdt::Result<std::vector<ScannedDevice>> scan_pci_bus(const KernelOptions& options);
 // The driver bound to a device ("" when none), from <sysfs_root>/bus/pci/devices/<bdf>/driver.
 std::string bound_driver(const std::string& sysfs_root, const PciAddress& address);
 // The IOMMU group from the sysfs iommu_group link; -1 when none.
@@ -217,18 +217,18 @@ int sysfs_iommu_group(const std::string& sysfs_root, const PciAddress& address);
 std::string bind_to_vfio_commands(const PciAddress& address, const std::string& driver);
 // ENODEV "not bound to vfio-pci" errors naming the driver bound, or "no driver", with the
 // commands that bind it.
-Result<void> check_bound_to_vfio(const std::string& sysfs_root, const PciAddress& address);
+pdt::Result<void> check_bound_to_vfio(const std::string& sysfs_root, const PciAddress& address);
 // Errors for a missing <root> ("no VFIO support") or an inaccessible <root>/vfio.
-Result<void> check_vfio_available(const std::string& dev_vfio_root);
+pdt::Result<void> check_vfio_available(const std::string& dev_vfio_root);
 // The PCI addresses in the IOMMU group of a group file (<root>/<N> or noiommu-<N>), sorted.
 std::vector<std::string> group_functions(const std::string& sysfs_root, const std::string& group_path);
 // The error for a group open that failed with `code` (EBUSY walks proc_root for the holder;
 // EACCES, and EPERM on a group that is not no-IOMMU, say which group to join: permission_hint.hpp).
-Error group_open_error(const KernelOptions& options, const std::string& path, int code);
+pdt::Error group_open_error(const KernelOptions& options, const std::string& path, int code);
 // The error for VFIO_IOMMU_MAP_DMA of `size` bytes failing with `code` at `where`; ENOMEM names
 // the RLIMIT_MEMLOCK limit `memlock` and the bytes needed.
-Error dma_map_error(const std::string& where, int code, uint64_t size, const MemlockState& memlock);
+pdt::Error dma_map_error(const std::string& where, int code, uint64_t size, const MemlockState& memlock);
 // The error for a group that is not viable, naming the group's devices and their drivers.
-Error group_not_viable_error(const std::string& sysfs_root, int group, const std::string& path);
+pdt::Error group_not_viable_error(const std::string& sysfs_root, int group, const std::string& path);
 
 }  // namespace vfio

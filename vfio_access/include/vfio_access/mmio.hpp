@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace vfio {
 
@@ -36,10 +36,10 @@ public:
 
     // A window [offset, offset + size) of this BAR; fails when it does not fit (the only
     // probe design identification needs, as in fpga_sio).
-    Result<RegisterWindow> window(uint64_t offset, uint64_t size, Access64 mode = Access64::Native) const;
+    pdt::Result<RegisterWindow> window(uint64_t offset, uint64_t size, Access64 mode = Access64::Native) const;
 
-    Result<uint64_t> read(uint64_t offset, unsigned width) const;
-    Result<void> write(uint64_t offset, unsigned width, uint64_t value) const;
+    pdt::Result<uint64_t> read(uint64_t offset, unsigned width) const;
+    pdt::Result<void> write(uint64_t offset, unsigned width, uint64_t value) const;
 
 private:
     friend class RegisterWindow;

@@ -7,14 +7,14 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.hpp"
 #include "vfio_access/pci_address.hpp"
-#include "vfio_access/result.hpp"
 
 namespace vfio {
 
 // "0-3,8,10-11" (sysfs cpulist) -> {0,1,2,3,8,10,11}. An empty or whitespace-only list is
 // empty; anything else that is not such a list is EINVAL naming the text.
-Result<std::vector<int>> parse_cpu_list(std::string_view text);
+pdt::Result<std::vector<int>> parse_cpu_list(std::string_view text);
 
 struct NumaNode {
     int node = -1;          // -1: the platform reports none (a single-node machine, a VM)
@@ -23,9 +23,9 @@ struct NumaNode {
 };
 // <sysfs_root>/bus/pci/devices/<bdf>/numa_node, and that node's cpulist. ENOENT when the
 // device has no sysfs entry (a simulated design).
-Result<NumaNode> device_numa_node(const std::string& sysfs_root, const PciAddress& address);
+pdt::Result<NumaNode> device_numa_node(const std::string& sysfs_root, const PciAddress& address);
 
 // Binds the calling thread to `cpus` (sched_setaffinity); threads it starts later inherit it.
-Result<void> bind_calling_thread(const std::vector<int>& cpus, const std::string& object);
+pdt::Result<void> bind_calling_thread(const std::vector<int>& cpus, const std::string& object);
 
 }  // namespace vfio

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace vfio {
 
@@ -17,7 +17,7 @@ struct PciAddress {
     uint8_t function = 0;  // 0..7
 
     // Accepts exactly "dddd:bb:dd.f" (hex, either case). Errors name the text and the field.
-    static Result<PciAddress> parse(std::string_view text);
+    static pdt::Result<PciAddress> parse(std::string_view text);
     std::string to_string() const;  // lower-case "0000:15:00.0"
 
     auto operator<=>(const PciAddress&) const = default;

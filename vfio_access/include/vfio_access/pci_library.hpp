@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "vfio_access/pci_address.hpp"
-#include "vfio_access/result.hpp"
 
 namespace vfio {
 
@@ -34,7 +34,7 @@ struct PciFunctionInfo {
 class PciLibrary {
 public:
     // pci_alloc, pci_init, pci_scan_bus; EIO with libpci's message when it reports a fatal error.
-    static Result<std::unique_ptr<PciLibrary>> open(const PciLibraryOptions& options = {});
+    static pdt::Result<std::unique_ptr<PciLibrary>> open(const PciLibraryOptions& options = {});
     ~PciLibrary();
     PciLibrary(const PciLibrary&) = delete;
     PciLibrary& operator=(const PciLibrary&) = delete;
@@ -42,7 +42,7 @@ public:
     // Every function found, in address order.
     std::vector<PciAddress> functions() const;
     bool has(const PciAddress& address) const;
-    Result<PciFunctionInfo> info(const PciAddress& address);
+    pdt::Result<PciFunctionInfo> info(const PciAddress& address);
     // Config-space block access; false when libpci could not do it (unprivileged reads past
     // byte 64, writes without root or without `writable`, a fatal libpci error).
     bool read(const PciAddress& address, uint32_t offset, void* data, uint32_t length);

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
 namespace vfio {
 
@@ -49,7 +49,7 @@ PagemapEntry decode_pagemap_entry(uint64_t raw);
 // The physical address of each of `pages` pages of `page_size` bytes from `virt`, read from
 // `pagemap_path` (its entry of the first 4 KiB page of each). Errors: a short file, a page not
 // present or swapped, and frame number 0 (no CAP_SYS_ADMIN), each naming the fix.
-Result<std::vector<uint64_t>> read_physical_addresses(const std::string& pagemap_path, uintptr_t virt,
+pdt::Result<std::vector<uint64_t>> read_physical_addresses(const std::string& pagemap_path, uintptr_t virt,
                                                       uint64_t page_size, size_t pages);
 
 // Memory that is contiguous both virtually and physically.
@@ -69,7 +69,7 @@ class RunAllocator {
 public:
     static constexpr uint64_t kAlignment = 4096;
     void add(PhysicalRun run);
-    Result<PhysicalRun> allocate(uint64_t size, unsigned dma_mask_bits);
+    pdt::Result<PhysicalRun> allocate(uint64_t size, unsigned dma_mask_bits);
     void free(PhysicalRun run);
     const std::vector<PhysicalRun>& free_runs() const { return m_free; }
     uint64_t largest_free() const;
@@ -85,7 +85,7 @@ struct HugetlbfsMount {
 };
 // The hugetlbfs mounts listed in `mounts_path` (/proc/mounts format). ENOENT, with the mount
 // command, when there are none.
-Result<std::vector<HugetlbfsMount>> hugetlbfs_mounts(const std::string& mounts_path, uint64_t default_page_size);
+pdt::Result<std::vector<HugetlbfsMount>> hugetlbfs_mounts(const std::string& mounts_path, uint64_t default_page_size);
 
 // Pages of `page_size` bytes free for a new mapping: free_hugepages - resv_hugepages of
 // <sysfs>/hugepages-<kB>kB; -1 when the size is unknown there.
@@ -106,14 +106,14 @@ struct PhysicalPoolOptions {
 class PhysicalPool {
 public:
     // Finds the hugetlbfs mounts (ENOENT naming the fix when none). Maps nothing yet.
-    static Result<std::shared_ptr<PhysicalPool>> create(PhysicalPoolOptions options);
+    static pdt::Result<std::shared_ptr<PhysicalPool>> create(PhysicalPoolOptions options);
     ~PhysicalPool();
     PhysicalPool(const PhysicalPool&) = delete;
     PhysicalPool& operator=(const PhysicalPool&) = delete;
 
     // A zeroed run of at least `size` bytes (rounded up to 4 KiB) below the mask; maps more huge
     // pages when no free run fits. Errors name the fix (pages to reserve, 1 GiB pages, mask).
-    Result<PhysicalRun> allocate(uint64_t size, unsigned dma_mask_bits);
+    pdt::Result<PhysicalRun> allocate(uint64_t size, unsigned dma_mask_bits);
     void free(PhysicalRun run);
     const std::vector<HugetlbfsMount>& mounts() const { return m_mounts; }
 
@@ -123,11 +123,11 @@ private:
         uint64_t size = 0;
     };
     explicit PhysicalPool(PhysicalPoolOptions options) : m_options(std::move(options)) {}
-    Result<void> grow(uint64_t size);
+    pdt::Result<void> grow(uint64_t size);
     // Growths a buffer may take while every new run lies above the DMA mask.
     static constexpr unsigned kMaxGrowthsPastTheMask = 16;
-    Result<PhysicalRun> allocate_locked(uint64_t size, unsigned dma_mask_bits);
-    Result<Mapping> map_pages(const HugetlbfsMount& mount, uint64_t pages);
+    pdt::Result<PhysicalRun> allocate_locked(uint64_t size, unsigned dma_mask_bits);
+    pdt::Result<Mapping> map_pages(const HugetlbfsMount& mount, uint64_t pages);
 
     PhysicalPoolOptions m_options;
     std::mutex m_mutex;  // buffers may be allocated and released from several threads

@@ -33,7 +33,7 @@ struct ResetReport {
 // refused by check_bar_access (nothing touched), the reset refused by the kernel (ENOTTY when
 // the device has no reset method: the written registers are then given back their values after
 // open, last first).
-Result<ResetReport> registers_across_reset(Device& device, const std::vector<ResetRegister>& registers,
+pdt::Result<ResetReport> registers_across_reset(Device& device, const std::vector<ResetRegister>& registers,
                                            const std::vector<unsigned>& widths);
 
 // One line per register: "<name>: after open 0x.., after write 0x.., after reset 0x.. (<verdict>)",

@@ -22,18 +22,18 @@ class Client final : public vfio::DeviceBroker {
 public:
     // Connects and asks for the status, so a manager that refuses this process is an error
     // here. ECONNREFUSED/ENOENT when nothing listens at path.
-    static vfio::Result<std::shared_ptr<Client>> connect(const std::string& path);
+    static pdt::Result<std::shared_ptr<Client>> connect(const std::string& path);
 
-    vfio::Result<vfio::BrokeredDevice> open_device(const vfio::PciAddress& address) override;
-    vfio::Result<uint64_t> allocate_iova(uint32_t container_id, uint64_t size, unsigned dma_mask_bits) override;
-    vfio::Result<void> free_iova(uint32_t container_id, uint64_t iova, uint64_t size) override;
-    vfio::Result<StatusReply> status();
+    pdt::Result<vfio::BrokeredDevice> open_device(const vfio::PciAddress& address) override;
+    pdt::Result<uint64_t> allocate_iova(uint32_t container_id, uint64_t size, unsigned dma_mask_bits) override;
+    pdt::Result<void> free_iova(uint32_t container_id, uint64_t iova, uint64_t size) override;
+    pdt::Result<StatusReply> status();
     const std::string& path() const { return m_path; }
 
 private:
     Client(vfio::UniqueFd fd, std::string path) : m_fd(std::move(fd)), m_path(std::move(path)) {}
     // Sends the request, returns the reply of the expected type with any fds attached.
-    vfio::Result<std::pair<Message, std::vector<vfio::UniqueFd>>> transact(Body request, MessageType expected);
+    pdt::Result<std::pair<Message, std::vector<vfio::UniqueFd>>> transact(Body request, MessageType expected);
 
     std::mutex m_mutex;
     vfio::UniqueFd m_fd;
@@ -44,6 +44,6 @@ private:
 // The manager of socket_path() when one is listening there; nullptr when none is (no socket
 // file, or a stale one nobody listens on); an Error when one is there but cannot be used
 // (no permission, refused this process, speaks another protocol version).
-vfio::Result<std::shared_ptr<Client>> connect_if_running();
+pdt::Result<std::shared_ptr<Client>> connect_if_running();
 
 }  // namespace vfio_manager

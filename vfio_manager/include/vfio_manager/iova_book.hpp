@@ -28,9 +28,9 @@ class IovaBook {
 public:
     // A fresh container's allocator (not owned; must outlive its use): forgets every record.
     void attach(vfio::IovaAllocator* allocator);
-    vfio::Result<uint64_t> allocate(uint32_t client, uint64_t size, unsigned dma_mask_bits);
+    pdt::Result<uint64_t> allocate(uint32_t client, uint64_t size, unsigned dma_mask_bits);
     // Only the exact range, and only by the client it was allocated to.
-    vfio::Result<void> free(uint32_t client, uint64_t iova, uint64_t size);
+    pdt::Result<void> free(uint32_t client, uint64_t iova, uint64_t size);
     // The client left: its ranges become quarantined. Returns how many.
     size_t quarantine(uint32_t client);
 

@@ -17,8 +17,8 @@
 #include <variant>
 #include <vector>
 
+#include "base/result.hpp"
 #include "vfio_access/pci_address.hpp"
-#include "vfio_access/result.hpp"
 
 namespace vfio_manager {
 
@@ -40,12 +40,12 @@ enum class MessageType : uint16_t {
 };
 const char* to_string(MessageType type);
 
-// A failure carried in a reply (code 0: success), turned back into a vfio::Error by the client.
+// A failure carried in a reply (code 0: success), turned back into a pdt::Error by the client.
 struct ReplyError {
     int32_t code = 0;
     std::string operation, object, hint;
-    static ReplyError from(const vfio::Error& error);
-    vfio::Error to_error() const;
+    static ReplyError from(const pdt::Error& error);
+    pdt::Error to_error() const;
     bool operator==(const ReplyError&) const = default;
 };
 
@@ -108,6 +108,6 @@ struct Message {
 
 std::vector<uint8_t> encode(const Message& message);
 // Never reads outside [data, data + size); every malformed input is an EPROTO Error.
-vfio::Result<Message> decode(const uint8_t* data, size_t size);
+pdt::Result<Message> decode(const uint8_t* data, size_t size);
 
 }  // namespace vfio_manager

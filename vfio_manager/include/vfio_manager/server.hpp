@@ -35,16 +35,16 @@ class Server {
 public:
     // Scans the selected vfio-pci devices and starts: ENODEV "No available IOMMU groups to
     // manage" when there are none.
-    static vfio::Result<std::unique_ptr<Server>> create(ServerOptions options, std::ostream& log);
+    static pdt::Result<std::unique_ptr<Server>> create(ServerOptions options, std::ostream& log);
     // Opens the given devices (none is allowed: the protocol alone) and binds the socket.
-    static vfio::Result<std::unique_ptr<Server>> start(ServerOptions options,
+    static pdt::Result<std::unique_ptr<Server>> start(ServerOptions options,
                                                        const std::vector<vfio::DeviceIdentity>& devices,
                                                        std::ostream& log);
     ~Server();
 
     // Serves until `stop` is set (then once no client is connected) or, with `once`, until the
     // client count drops to 0. Unlinks the socket on return.
-    vfio::Result<void> run(const std::atomic<bool>& stop);
+    pdt::Result<void> run(const std::atomic<bool>& stop);
     StatusReply status() const;
     const std::string& path() const { return m_options.socket_path; }
 
@@ -52,8 +52,8 @@ private:
     struct Domain;
     struct Client;
     Server(ServerOptions options, std::ostream& log);
-    vfio::Result<void> open_domain(Domain& domain);
-    vfio::Result<void> bind();
+    pdt::Result<void> open_domain(Domain& domain);
+    pdt::Result<void> bind();
     void accept_client();
     // false: the client is to be closed.
     bool serve(Client& client);

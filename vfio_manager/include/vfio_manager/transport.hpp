@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 #include "vfio_access/unique_fd.hpp"
 
 namespace vfio_manager {
@@ -22,14 +22,14 @@ inline constexpr const char* k_socket_env = "PDT_VFIO_MANAGER_SOCKET";
 
 // The socket path for this process (see above); ENOENT when neither the variable, root, nor
 // XDG_RUNTIME_DIR gives one.
-vfio::Result<std::string> socket_path();
+pdt::Result<std::string> socket_path();
 
 struct PeerCredentials {
     pid_t pid = 0;
     uid_t uid = 0;
     gid_t gid = 0;
 };
-vfio::Result<PeerCredentials> peer_credentials(int fd);
+pdt::Result<PeerCredentials> peer_credentials(int fd);
 // "/usr/bin/tool" from /proc/<pid>/exe, or "(unknown)".
 std::string executable_of(pid_t pid);
 
@@ -45,8 +45,8 @@ struct Packet {
     std::vector<vfio::UniqueFd> fds;
 };
 // One SOCK_SEQPACKET packet with `fds` as SCM_RIGHTS (never blocks: EAGAIN when full).
-vfio::Result<void> send_packet(int socket, const std::vector<uint8_t>& bytes, const std::vector<int>& fds = {});
+pdt::Result<void> send_packet(int socket, const std::vector<uint8_t>& bytes, const std::vector<int>& fds = {});
 // One packet; nullopt at end of file (the peer closed or died).
-vfio::Result<std::optional<Packet>> receive_packet(int socket);
+pdt::Result<std::optional<Packet>> receive_packet(int socket);
 
 }  // namespace vfio_manager

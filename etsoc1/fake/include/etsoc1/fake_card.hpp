@@ -88,7 +88,7 @@ struct FakeParameters {
 // collision, kernel_us, corrupt_h2c_byte, copy_error_at, hang_at, abort_hangs (0 or 1), moves_nothing (0 or 1),
 // stale_after (a whole number >= 0), completes_early (0 or 1); unknown keys and bad values are
 // EINVAL naming them.
-vfio::Result<FakeParameters> parse_fake_parameters(const std::string& text);
+pdt::Result<FakeParameters> parse_fake_parameters(const std::string& text);
 
 // What the card was asked to do, for tests.
 struct CommandRecord {
@@ -106,27 +106,27 @@ public:
     FakeCard& operator=(const FakeCard&) = delete;
 
     int device_count() const override { return 1; }
-    vfio::Result<DeviceInfo> info(int device) const override;
-    vfio::Result<DmaLimits> limits(int device) const override;
-    vfio::Result<CardAddress> allocate(int device, uint64_t bytes, uint32_t alignment) override;
-    vfio::Result<void> free(int device, CardAddress address) override;
-    vfio::Result<StreamId> create_stream(int device) override;
-    vfio::Result<void> destroy_stream(StreamId stream) override;
-    vfio::Result<EventId> copy_to_card(StreamId stream, std::span<const Node> nodes, bool barrier) override;
-    vfio::Result<EventId> copy_from_card(StreamId stream, std::span<const Node> nodes, bool barrier) override;
-    vfio::Result<bool> wait_event(EventId event, std::chrono::seconds timeout) override;
-    vfio::Result<bool> wait_stream(StreamId stream, std::chrono::seconds timeout) override;
-    vfio::Result<std::vector<CardError>> drain_errors(StreamId stream) override;
-    vfio::Result<void> abort_stream(StreamId stream, std::chrono::seconds timeout) override;
+    pdt::Result<DeviceInfo> info(int device) const override;
+    pdt::Result<DmaLimits> limits(int device) const override;
+    pdt::Result<CardAddress> allocate(int device, uint64_t bytes, uint32_t alignment) override;
+    pdt::Result<void> free(int device, CardAddress address) override;
+    pdt::Result<StreamId> create_stream(int device) override;
+    pdt::Result<void> destroy_stream(StreamId stream) override;
+    pdt::Result<EventId> copy_to_card(StreamId stream, std::span<const Node> nodes, bool barrier) override;
+    pdt::Result<EventId> copy_from_card(StreamId stream, std::span<const Node> nodes, bool barrier) override;
+    pdt::Result<bool> wait_event(EventId event, std::chrono::seconds timeout) override;
+    pdt::Result<bool> wait_stream(StreamId stream, std::chrono::seconds timeout) override;
+    pdt::Result<std::vector<CardError>> drain_errors(StreamId stream) override;
+    pdt::Result<void> abort_stream(StreamId stream, std::chrono::seconds timeout) override;
     bool can_launch() const override { return true; }
-    vfio::Result<EventId> launch_empty(StreamId stream, bool barrier) override;
+    pdt::Result<EventId> launch_empty(StreamId stream, bool barrier) override;
 
     const FakeParameters& parameters() const;
     std::vector<CommandRecord> commands() const;
     // The most commands of a kind issued and not yet seen complete at once.
     unsigned max_in_flight(CommandRecord::Kind kind) const;
     // What card memory holds now (for tests: the host cannot read a real card's memory).
-    vfio::Result<std::vector<uint8_t>> card_memory(CardAddress address, uint64_t bytes) const;
+    pdt::Result<std::vector<uint8_t>> card_memory(CardAddress address, uint64_t bytes) const;
     // The bounce buffer's size: its high-water mark of bytes staged at once.
     uint64_t bounce_bytes() const;
 

@@ -5,12 +5,12 @@
 #include <cerrno>
 #include <string>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
-namespace vfio {
+namespace pdt {
 
 inline Error option_error(const std::string& option, const std::string& text, const std::string& hint) {
     return make_error("parse option --" + option, "\"" + text + "\"", EINVAL, hint);
 }
 
-}  // namespace vfio
+}  // namespace pdt

@@ -8,7 +8,7 @@
 #include <utility>
 #include <variant>
 
-namespace vfio {
+namespace pdt {
 
 struct Error {
     std::string operation;  // what was attempted: "open", "VFIO_GROUP_GET_STATUS", "H2C 0 transfer"
@@ -64,7 +64,7 @@ private:
     bool m_ok = true;
 };
 
-}  // namespace vfio
+}  // namespace pdt
 
 // Evaluate a Result-returning expression; on error return the Error from the enclosing
 // function, else yield the value. Uses a GNU statement expression (GCC and Clang).

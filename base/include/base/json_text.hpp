@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-namespace vfio {
+namespace pdt {
 
 inline std::string json_quote(const std::string& text) {
     std::string out = "\"";
@@ -24,4 +24,4 @@ inline std::string json_quote(const std::string& text) {
     return out + "\"";
 }
 
-}  // namespace vfio
+}  // namespace pdt

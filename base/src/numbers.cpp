@@ -1,5 +1,5 @@
-#include "vfio_access/numbers.hpp"
-#include "vfio_access/option_error.hpp"
+#include "base/numbers.hpp"
+#include "base/option_error.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <map>
 
-namespace vfio {
+namespace pdt {
 namespace {
 
 Error bad_size(const std::string& what, const std::string& text, const std::string& hint) {
@@ -88,4 +88,4 @@ Result<std::vector<uint64_t>> parse_size_list(const std::string& text) {
     return out;
 }
 
-}  // namespace vfio
+}  // namespace pdt

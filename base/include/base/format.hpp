@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-namespace vfio {
+namespace pdt {
 
 // printf into a string, of any length (the messages and report lines of every module).
 template <typename... Args>
@@ -32,4 +32,4 @@ inline std::string hex32(uint64_t value) {
     return text;
 }
 
-}  // namespace vfio
+}  // namespace pdt

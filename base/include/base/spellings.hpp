@@ -1,18 +1,18 @@
 // An enum's spellings on the command line: one table per enum serves both parsing an option's
 // value and printing it back, so a spelling is written once.
 //
-//   constexpr vfio::Spelling<Mode> kModes[] = {{Mode::Auto, "auto"}, {Mode::Credits, "credits"}};
-//   auto mode = vfio::parse_spelling("engine_mode", text, kModes);  // EINVAL: "one of auto, credits"
-//   const char* name = vfio::spelling(*mode, kModes);
+//   constexpr pdt::Spelling<Mode> kModes[] = {{Mode::Auto, "auto"}, {Mode::Credits, "credits"}};
+//   auto mode = pdt::parse_spelling("engine_mode", text, kModes);  // EINVAL: "one of auto, credits"
+//   const char* name = pdt::spelling(*mode, kModes);
 #pragma once
 
 #include <cerrno>
 #include <cstddef>
 #include <string>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
-namespace vfio {
+namespace pdt {
 
 template <typename E>
 struct Spelling {
@@ -41,4 +41,4 @@ const char* spelling(E value, const Spelling<E> (&table)[N]) {
     return "?";
 }
 
-}  // namespace vfio
+}  // namespace pdt

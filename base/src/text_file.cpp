@@ -1,9 +1,9 @@
-#include "vfio_access/text_file.hpp"
+#include "base/text_file.hpp"
 
 #include <fstream>
 #include <sstream>
 
-namespace vfio {
+namespace pdt {
 
 Result<std::string> read_text_file(const std::string& path, const std::string& open_operation,
                                    const std::string& read_operation, const std::string& hint) {
@@ -17,4 +17,4 @@ Result<std::string> read_text_file(const std::string& path, const std::string& o
     return text.str();
 }
 
-}  // namespace vfio
+}  // namespace pdt

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "vfio_access/result.hpp"
+#include "base/result.hpp"
 
-namespace vfio {
+namespace pdt {
 
 // "<number>" in C notation (0x.. hex, 0.. octal, else decimal, as strtoull base 0 reads it),
 // within [min, max]. Errors: `parse option --<option> "<text>"`.
@@ -25,4 +25,4 @@ Result<uint64_t> parse_size(const std::string& text);
 // "64,128,256" or "0-63" (an inclusive range), sizes as parse_size.
 Result<std::vector<uint64_t>> parse_size_list(const std::string& text);
 
-}  // namespace vfio
+}  // namespace pdt

@@ -12,7 +12,7 @@ namespace pdt {
 namespace {
 
 Error bad_size(const std::string& what, const std::string& text, const std::string& hint) {
-    return make_error("parse " + what, "\"" + text + "\"", EINVAL, hint);
+    return usage_error("parse " + what, "\"" + text + "\"", hint);
 }
 
 bool starts_with_digit(const std::string& text) {

@@ -19,6 +19,12 @@ Error make_error(std::string operation, std::string object, int code, std::strin
     return Error{std::move(operation), std::move(object), std::move(hint), code};
 }
 
+Error usage_error(std::string operation, std::string object, std::string hint) {
+    Error error = make_error(std::move(operation), std::move(object), EINVAL, std::move(hint));
+    error.usage = true;
+    return error;
+}
+
 Error errno_error(std::string operation, std::string object, std::string hint) {
     return make_error(std::move(operation), std::move(object), errno, std::move(hint));
 }

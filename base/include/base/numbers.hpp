@@ -1,5 +1,5 @@
 // The number parsers of every option and parameter value, strict: no sign, no blanks, no
-// trailing junk. Errors are EINVAL (a usage error) and name the option or item they parse.
+// trailing junk. Errors are usage errors (pdt::usage_error, EINVAL) and name the option or item they parse.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The usage error of an option value, worded the same by every parser: EINVAL,
+// The usage error of an option value, worded the same by every parser: a usage error (EINVAL),
 // `parse option --<option> "<text>"`, and a hint saying what was expected.
 #pragma once
 
@@ -10,7 +10,7 @@
 namespace pdt {
 
 inline Error option_error(const std::string& option, const std::string& text, const std::string& hint) {
-    return make_error("parse option --" + option, "\"" + text + "\"", EINVAL, hint);
+    return usage_error("parse option --" + option, "\"" + text + "\"", hint);
 }
 
 }  // namespace pdt

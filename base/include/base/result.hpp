@@ -15,12 +15,18 @@ struct Error {
     std::string object;     // what it acted on: "0000:01:00.0", "/dev/vfio/12", "BAR 2 offset 0x40"
     std::string hint;       // what the user can do about it; may be empty
     int code = EIO;         // an errno value (ETIMEDOUT, ENODEV, EFAULT, ...)
+    // A usage error: what was asked for cannot be (an option's value, a combination of options,
+    // a request a device cannot serve by its design). Mains exit 2 for it and 1 for any other
+    // error; never inferred from `code`, so a device's EINVAL stays a failure.
+    bool usage = false;
 
     // "<operation> <object>: <strerror(code)>[: <detail>] [(hint)]" on one line.
     std::string message() const;
 };
 
 Error make_error(std::string operation, std::string object, int code, std::string hint = {});
+// A usage error (EINVAL, `usage` set): the request, not the device, is at fault.
+Error usage_error(std::string operation, std::string object, std::string hint);
 // An Error from the current errno, for a failed system call.
 Error errno_error(std::string operation, std::string object, std::string hint = {});
 

@@ -2,7 +2,7 @@
 // value and printing it back, so a spelling is written once.
 //
 //   constexpr pdt::Spelling<Mode> kModes[] = {{Mode::Auto, "auto"}, {Mode::Credits, "credits"}};
-//   auto mode = pdt::parse_spelling("engine_mode", text, kModes);  // EINVAL: "one of auto, credits"
+//   auto mode = pdt::parse_spelling("engine_mode", text, kModes);  // usage error: "one of auto, credits"
 //   const char* name = pdt::spelling(*mode, kModes);
 #pragma once
 
@@ -20,7 +20,7 @@ struct Spelling {
     const char* name;
 };
 
-// The value spelt `text`; else EINVAL `parse option --<option> "<text>"` listing the spellings.
+// The value spelt `text`; else a usage error `parse option --<option> "<text>"` listing the spellings.
 template <typename E, size_t N>
 Result<E> parse_spelling(const std::string& option, const std::string& text, const Spelling<E> (&table)[N]) {
     std::string names;
@@ -29,7 +29,7 @@ Result<E> parse_spelling(const std::string& option, const std::string& text, con
             return s.value;
         names += (names.empty() ? "" : ", ") + std::string(s.name);
     }
-    return make_error("parse option --" + option, "\"" + text + "\"", EINVAL, "one of " + names);
+    return usage_error("parse option --" + option, "\"" + text + "\"", "one of " + names);
 }
 
 // The spelling of `value`; "?" for a value the table lacks.

@@ -5,8 +5,23 @@
 #include <cerrno>
 
 #include "base/numbers.hpp"
+#include "base/option_error.hpp"
 
 namespace {
+
+// A usage error is EINVAL with `usage` set: mains exit 2 for it, and 1 for any other error,
+// a plain EINVAL (a device's) included.
+TEST(UsageError, IsEinvalMarkedAsUsage) {
+    const pdt::Error usage = pdt::usage_error("parse option --count", "\"x\"", "expected a number");
+    EXPECT_TRUE(usage.usage);
+    EXPECT_EQ(usage.code, EINVAL);
+    EXPECT_EQ(usage.message(), "parse option --count \"x\": Invalid argument (expected a number)");
+    EXPECT_FALSE(pdt::make_error("VFIO_DEVICE_SET_IRQS", "0000:15:00.0", EINVAL).usage);
+    EXPECT_FALSE(pdt::make_error("open", "/dev/vfio/12", ENOENT, "load vfio-pci").usage);
+    const pdt::Error option = pdt::option_error("count", "x", "expected a number");
+    EXPECT_TRUE(option.usage);
+    EXPECT_EQ(option.code, EINVAL);
+}
 
 TEST(ParseNumber, ReadsCNotationWithinTheRange) {
     EXPECT_EQ(*pdt::parse_number("n", "0x40", 0, 100), 64u);
@@ -21,6 +36,7 @@ TEST(ParseNumber, RefusesWhatIsNotAnUnsignedNumber) {
         const auto r = pdt::parse_number("count", text, 0, 100);
         ASSERT_FALSE(r.ok()) << text;
         EXPECT_EQ(r.error().code, EINVAL) << text;
+        EXPECT_TRUE(r.error().usage) << text;
         EXPECT_EQ(r.error().message(), std::string("parse option --count \"") + text +
                                            "\": Invalid argument (expected an unsigned number)");
     }
@@ -47,6 +63,7 @@ TEST(ParseSeconds, RefusesZeroNegativeJunkAndTooLong) {
     for (const char* text : {"0", "-1", "", "1s", "inf", "nan", " 1", "+2"}) {
         const auto r = pdt::parse_seconds("duration", text);
         ASSERT_FALSE(r.ok()) << text;
+        EXPECT_TRUE(r.error().usage) << text;
         EXPECT_EQ(r.error().message(), std::string("parse option --duration \"") + text +
                                            "\": Invalid argument (expected a positive number of seconds)");
     }
@@ -69,6 +86,7 @@ TEST(ParseSize, RefusesUnknownUnitsSignsAndHugeSizes) {
     for (const char* text : {"", "-4K", "4 KiB", "4kib", "4T", "K", "2e15", "x"}) {
         const auto r = pdt::parse_size(text);
         ASSERT_FALSE(r.ok()) << text;
+        EXPECT_TRUE(r.error().usage) << text;
         EXPECT_EQ(r.error().message(), std::string("parse size \"") + text +
                                            "\": Invalid argument (expected a number of bytes, e.g. 4096, 4KiB, 64MiB)");
     }
@@ -84,6 +102,8 @@ TEST(ParseSizeList, RefusesEmptyListsBadItemsAndBadRanges) {
     EXPECT_EQ(pdt::parse_size_list(",").error().message(),
               "parse list \",\": Invalid argument (expected comma-separated sizes)");
     EXPECT_EQ(pdt::parse_size_list("").error().hint, "expected comma-separated sizes");
+    EXPECT_TRUE(pdt::parse_size_list("").error().usage);
+    EXPECT_TRUE(pdt::parse_size_list("8-4").error().usage);
     EXPECT_EQ(pdt::parse_size_list("64,4X").error().message(),
               "parse size \"4X\": Invalid argument (expected a number of bytes, e.g. 4096, 4KiB, 64MiB)");
     EXPECT_EQ(pdt::parse_size_list("8-4").error().message(),

@@ -20,6 +20,7 @@ TEST(Spellings, AnUnknownSpellingIsEinvalListingEveryOne) {
     const auto r = pdt::parse_spelling("colour", "Red", kColours);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, EINVAL);
+    EXPECT_TRUE(r.error().usage);
     EXPECT_EQ(r.error().message(), "parse option --colour \"Red\": Invalid argument (one of red, green)");
     EXPECT_FALSE(pdt::parse_spelling("colour", "", kColours).ok());
 }

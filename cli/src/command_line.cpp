@@ -46,7 +46,7 @@ pdt::Result<Request> parse_arguments(int argc, const char* const* argv, const Co
         parse(argc, argv, line, values);
         po::notify(values);
     } catch (const po::error& e) {
-        return pdt::make_error("parse command line", "", EINVAL, e.what());
+        return pdt::usage_error("parse command line", "", e.what());
     }
     if (values.count("help"))
         return Request::Help;
@@ -72,7 +72,7 @@ std::optional<int> parse_command_line(int argc, char** argv, const CommandLine& 
 
 int report_error(const std::string& tool, const pdt::Error& error) {
     std::cerr << tool << ": " << error.message() << "\n";
-    return error.code == EINVAL ? 2 : 1;
+    return error.usage ? 2 : 1;
 }
 
 }  // namespace cli

@@ -74,7 +74,7 @@ pdt::Result<Etsoc1Cards> parse_etsoc1_devices(const std::vector<std::string>& de
 namespace {
 
 pdt::Error unused_option(const std::string& name, const std::string& text, const std::string& why) {
-    return pdt::make_error("option --" + name + " \"" + text + "\" is not used", "", EINVAL, why);
+    return pdt::usage_error("option --" + name + " \"" + text + "\" is not used", "", why);
 }
 
 }  // namespace
@@ -135,7 +135,7 @@ void add_transfer_timeout_option(po::options_description& options, std::string& 
 pdt::Result<std::chrono::milliseconds> parse_transfer_timeout(const std::string& text) {
     const double seconds = PDT_TRY(pdt::parse_seconds("transfer_timeout", text));
     if (seconds > 86400)
-        return pdt::make_error("parse option --transfer_timeout", text, EINVAL, "expected seconds above 0, at most a day");
+        return pdt::usage_error("parse option --transfer_timeout", text, "expected seconds above 0, at most a day");
     return std::chrono::milliseconds(std::max<int64_t>(1, std::llround(seconds * 1000.0)));
 }
 
@@ -154,7 +154,7 @@ pdt::Result<std::chrono::milliseconds> parse_lock_timeout(const std::string& tex
     const double seconds = std::strtod(text.c_str(), &end);
     if (end == text.c_str() || *end != '\0' || errno != 0 || !std::isfinite(seconds) || seconds < 0 ||
         seconds > 7 * 24 * 3600.0)
-        return pdt::make_error("parse option --lock_timeout", text, EINVAL,
+        return pdt::usage_error("parse option --lock_timeout", text,
                                 "expected seconds to wait for a busy device, 0 or more");
     return std::chrono::milliseconds(static_cast<int64_t>(std::llround(seconds * 1000.0)));
 }

@@ -107,13 +107,24 @@ TEST(CommandLine, OptionsAndArgumentsGoOn) {
 TEST(CommandLine, ReportErrorExits2ForAUsageErrorElse1) {
     std::ostringstream err;
     std::streambuf* const cerr = std::cerr.rdbuf(err.rdbuf());
-    const int usage = cli::report_error("tool", pdt::make_error("parse", "x", EINVAL, "bad"));
+    const int usage = cli::report_error("tool", pdt::usage_error("parse", "x", "bad"));
     const int failure = cli::report_error("tool", pdt::make_error("open", "y", ENODEV, "gone"));
     std::cerr.rdbuf(cerr);
     EXPECT_EQ(usage, 2);
     EXPECT_EQ(failure, 1);
-    EXPECT_EQ(err.str(), "tool: " + pdt::make_error("parse", "x", EINVAL, "bad").message() + "\ntool: " +
+    EXPECT_EQ(err.str(), "tool: " + pdt::usage_error("parse", "x", "bad").message() + "\ntool: " +
                              pdt::make_error("open", "y", ENODEV, "gone").message() + "\n");
+}
+
+// A device's EINVAL (an ioctl or a register the device refused) is a failure, not a usage error:
+// the exit status comes from Error::usage, never from the errno.
+TEST(CommandLine, ReportErrorExits1ForADevicesEinval) {
+    std::ostringstream err;
+    std::streambuf* const cerr = std::cerr.rdbuf(err.rdbuf());
+    const int status = cli::report_error("tool", pdt::make_error("VFIO_DEVICE_SET_IRQS", "0000:15:00.0", EINVAL));
+    std::cerr.rdbuf(cerr);
+    EXPECT_EQ(status, 1);
+    EXPECT_EQ(err.str(), "tool: VFIO_DEVICE_SET_IRQS 0000:15:00.0: Invalid argument\n");
 }
 
 }  // namespace

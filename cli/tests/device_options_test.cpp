@@ -133,6 +133,7 @@ TEST(DeviceOptions, LockTimeoutParsesSecondsAndRejectsTheRestNamingTheOption) {
         const auto r = cli::parse_lock_timeout(bad);
         ASSERT_FALSE(r.ok()) << bad;
         EXPECT_EQ(r.error().code, EINVAL) << bad;
+        EXPECT_TRUE(r.error().usage) << bad;
         EXPECT_NE(r.error().message().find("--lock_timeout"), std::string::npos) << r.error().message();
     }
 }
@@ -148,6 +149,7 @@ TEST(DeviceOptions, TransferTimeoutParsesSecondsAndRejectsTheRestNamingTheOption
         const auto r = cli::parse_transfer_timeout(bad);
         ASSERT_FALSE(r.ok()) << bad;
         EXPECT_EQ(r.error().code, EINVAL) << bad;
+        EXPECT_TRUE(r.error().usage) << bad;
         EXPECT_NE(r.error().message().find("transfer_timeout"), std::string::npos) << r.error().message();
     }
 }
@@ -164,6 +166,7 @@ TEST(DeviceOptions, Etsoc1DevicesAreFakesAndRuntimeIndices) {
         const auto r = cli::parse_etsoc1_devices({bad});
         ASSERT_FALSE(r.ok()) << bad;
         EXPECT_EQ(r.error().code, EINVAL) << bad;
+        EXPECT_TRUE(r.error().usage) << bad;
         EXPECT_NE(r.error().message().find("etsoc1_device"), std::string::npos) << r.error().message();
     }
 }
@@ -177,6 +180,7 @@ TEST(DeviceOptions, Etsoc1OptionsTheNamedCardsDoNotUseAreUsageErrorsNamingThem) 
         const auto r = cli::check_etsoc1_options_used(selection, shaping);
         ASSERT_FALSE(r.ok()) << named;
         EXPECT_EQ(r.error().code, EINVAL) << named;
+        EXPECT_TRUE(r.error().usage) << named;
         EXPECT_NE(r.error().message().find(named + " is not used"), std::string::npos) << r.error().message();
     };
     refused({{}, "", "/run/s.sock", ""}, {}, "--etsoc1_socket \"/run/s.sock\"");
@@ -208,6 +212,7 @@ TEST(ParseArguments, AMalformedCommandLineIsEinvalWithTheParsersMessage) {
     const auto unknown = Taken().parse({"--bogus"});
     ASSERT_FALSE(unknown.ok());
     EXPECT_EQ(unknown.error().code, EINVAL);
+    EXPECT_TRUE(unknown.error().usage);
     EXPECT_EQ(unknown.error().hint, "unrecognised option '--bogus'");
     const auto not_a_number = Taken().parse({"--cuda_device", "first"});
     ASSERT_FALSE(not_a_number.ok());

@@ -196,7 +196,7 @@ pdt::Result<void> CudaCopyEndpoint::open() {
     m_info.name = gpu.pci_bus_id + " " + gpu.name;
     m_info.pci_address = gpu.pci_bus_id;
     if (m_config.card_memory_bytes == 0 || m_config.card_memory_bytes > gpu.memory_bytes)
-        return pdt::make_error("open CUDA copy endpoint", m_info.name, EINVAL,
+        return pdt::usage_error("open CUDA copy endpoint", m_info.name,
                                 "card memory of " + hex(m_config.card_memory_bytes) + " bytes: expected 1 to the GPU's " +
                                     hex(gpu.memory_bytes));
     if (m_config.queues == 0 || m_config.max_in_flight == 0)

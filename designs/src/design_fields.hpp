@@ -29,7 +29,7 @@ public:
         : m_object(object), m_path(std::move(path)), m_source(source) {}
 
     pdt::Error error(const std::string& key, const std::string& problem) const {
-        return pdt::make_error("parse design file", m_source + " field " + field(key), EINVAL, problem);
+        return pdt::usage_error("parse design file", m_source + " field " + field(key), problem);
     }
     std::string field(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }
     bool has(const char* key) const { return m_object.contains(key); }
@@ -107,7 +107,7 @@ public:
     pdt::Result<Fields> object(const char* key) const { return object_value(field(key), at(key)); }
     pdt::Result<Fields> object_value(const std::string& path, const json& value) const {
         if (!value.is_object())
-            return pdt::make_error("parse design file", m_source + " field " + path, EINVAL,
+            return pdt::usage_error("parse design file", m_source + " field " + path,
                                     "expected an object {...} (got " + value.dump() + ")");
         return Fields(value, path, m_source);
     }

@@ -414,20 +414,20 @@ pdt::Result<std::vector<Design>> parse_designs(std::string_view text, const std:
         // "[json.exception.parse_error.101] parse error at line 3, column 7: syntax error ..."
         const std::string what = e.what();
         const size_t at = what.find("parse error ");
-        return pdt::make_error("parse design file", source, EINVAL,
+        return pdt::usage_error("parse design file", source,
                                 "invalid JSON " + (at == std::string::npos ? what : what.substr(at + 12)));
     } catch (const json::exception& e) {
         // The parser throws out_of_range, not parse_error, for a number beyond a double
         // ("[json.exception.out_of_range.406] number overflow parsing '65e666'"; found by fuzzing).
         const std::string what = e.what();
         const size_t at = what.find("] ");
-        return pdt::make_error("parse design file", source, EINVAL,
+        return pdt::usage_error("parse design file", source,
                                 "invalid JSON: " + (at == std::string::npos ? what : what.substr(at + 2)));
     }
     std::vector<Design> designs;
     auto add = [&](const std::string& path, const json& value) -> pdt::Result<void> {
         if (!value.is_object())
-            return pdt::make_error("parse design file", source + (path.empty() ? "" : " field " + path), EINVAL,
+            return pdt::usage_error("parse design file", source + (path.empty() ? "" : " field " + path),
                                     std::string("expected a design object {\"name\": ..., \"match\": ...} (got ") +
                                         value.type_name() + ")");
         Design design = PDT_TRY(parse_design(Fields(value, path, source)));
@@ -437,7 +437,7 @@ pdt::Result<std::vector<Design>> parse_designs(std::string_view text, const std:
     };
     if (root.is_array()) {
         if (root.empty())
-            return pdt::make_error("parse design file", source, EINVAL, "the array holds no designs");
+            return pdt::usage_error("parse design file", source, "the array holds no designs");
         for (size_t i = 0; i < root.size(); ++i)
             PDT_CHECK(add("[" + std::to_string(i) + "]", root[i]));
     } else {

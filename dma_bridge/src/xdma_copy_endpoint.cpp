@@ -222,7 +222,7 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Dev
                                                                         const CopyEndpointConfig& config) {
     const std::string object = config.name.empty() ? device.identity().address.to_string() : config.name;
     if (config.card_memory_size == 0)
-        return pdt::make_error("open XDMA copy endpoint", object, EINVAL, "the design states no card memory");
+        return pdt::usage_error("open XDMA copy endpoint", object, "the design states no card memory");
     if (config.ring_descriptors == 0 || config.ring_descriptors > MAX_DESCRIPTOR_CREDITS)
         return pdt::make_error("open XDMA copy endpoint", object, EINVAL, "ring_descriptors must be 1..1023");
     PDT_TRY(device.enable_bus_master());  // the engines fetch descriptors and move data as bus master

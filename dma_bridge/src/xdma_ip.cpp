@@ -110,7 +110,7 @@ pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t
     const std::string object =
         device.identity().address.to_string() + " " + to_string(direction) + " " + std::to_string(channel);
     auto refuse = [&](const std::string& option, const std::string& hint) {
-        return pdt::make_error("choose XDMA " + option, object, EINVAL, hint);
+        return pdt::usage_error("choose XDMA " + option, object, hint);
     };
     std::optional<ProbedIp> probed;
     auto probe = [&]() -> pdt::Result<void> {

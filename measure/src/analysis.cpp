@@ -50,7 +50,7 @@ LinkProof prove_link(double gbps, unsigned trained_width, const std::string& lnk
 
 pdt::Result<CeilingResult> compute_ceiling(double h2d_gbps, const CeilingInputs& in, double memcpy_gbps) {
     if (!(in.active_bytes_per_token > 0))
-        return pdt::make_error("ceiling", "--active_bytes", EINVAL, "give the active weight bytes per token");
+        return pdt::usage_error("ceiling", "--active_bytes", "give the active weight bytes per token");
     if (!(h2d_gbps > 0))
         return pdt::make_error("ceiling", "H2C rate", EINVAL, "no measured host-to-card rate");
     CeilingResult c;
@@ -129,15 +129,15 @@ pdt::Result<std::vector<Prediction>> parse_predictions(const std::string& text, 
     try {
         const auto j = nlohmann::json::parse(text);
         if (!j.is_object() || !j.contains("predictions") || !j["predictions"].is_array())
-            return pdt::make_error("read predictions", file, EINVAL, "expected {\"predictions\": [...]}");
+            return pdt::usage_error("read predictions", file, "expected {\"predictions\": [...]}");
         for (const auto& p : j["predictions"]) {
             Prediction pr{p.at("name").get<std::string>(), p.at("low").get<double>(), p.at("high").get<double>()};
             if (!(pr.low <= pr.high))
-                return pdt::make_error("read predictions", file, EINVAL, pr.name + ": low is above high");
+                return pdt::usage_error("read predictions", file, pr.name + ": low is above high");
             out.push_back(pr);
         }
     } catch (const nlohmann::json::exception& e) {
-        return pdt::make_error("read predictions", file, EINVAL,
+        return pdt::usage_error("read predictions", file,
                                 std::string("each prediction needs name, low and high: ") + e.what());
     }
     return out;

@@ -10,7 +10,7 @@ namespace {
 using nlohmann::json;
 
 pdt::Error bad(const std::string& file, const std::string& hint) {
-    return pdt::make_error("campaign", file, EINVAL, hint);
+    return pdt::usage_error("campaign", file, hint);
 }
 
 pdt::Result<uint64_t> size_field(const json& j, const std::string& key, uint64_t fallback) {
@@ -20,14 +20,14 @@ pdt::Result<uint64_t> size_field(const json& j, const std::string& key, uint64_t
         return j[key].get<uint64_t>();
     if (j[key].is_string())
         return parse_size(j[key].get<std::string>());
-    return pdt::make_error("campaign", key, EINVAL, "expected bytes (a number or \"64MiB\")");
+    return pdt::usage_error("campaign", key, "expected bytes (a number or \"64MiB\")");
 }
 
 pdt::Result<std::vector<uint64_t>> size_list(const json& j, const std::string& key, std::vector<uint64_t> fallback) {
     if (!j.contains(key))
         return fallback;
     if (!j[key].is_array())
-        return pdt::make_error("campaign", key, EINVAL, "expected a list of sizes");
+        return pdt::usage_error("campaign", key, "expected a list of sizes");
     std::vector<uint64_t> out;
     for (const json& v : j[key])
         out.push_back(v.is_string() ? PDT_TRY(parse_size(v.get<std::string>())) : v.get<uint64_t>());
@@ -55,7 +55,7 @@ pdt::Result<void> apply_step(const json& s, const std::string& name, ToolOptions
         o.sweep.staged_chunk = PDT_TRY(size_field(s, "staged_chunk", o.sweep.staged_chunk));
         o.sweep.staged_depth = s.value("staged_depth", o.sweep.staged_depth);
         if (o.sweep.staged_chunk % 64 != 0 || o.sweep.staged_depth > 64)
-            return pdt::make_error("campaign", "sweep staged_chunk/staged_depth", EINVAL,
+            return pdt::usage_error("campaign", "sweep staged_chunk/staged_depth",
                                     "expected a chunk of a multiple of 64 bytes and 0 to 64 bounce slots (0: from the "
                                     "measured curve)");
     } else if (name == "latency") {

@@ -17,7 +17,7 @@ const std::set<std::string> kSubcommands = {"sweep", "latency", "access", "infli
                                             "launch", "ceiling", "campaign"};
 
 pdt::Error usage(const std::string& what, const std::string& hint) {
-    return pdt::make_error("pcie_link_measure", what, EINVAL, hint);
+    return pdt::usage_error("pcie_link_measure", what, hint);
 }
 
 std::vector<std::string> split(const std::string& text, char sep) {

@@ -176,12 +176,12 @@ json to_json(const RunResult& r) {
 
 pdt::Result<std::map<std::string, double>> read_large_copy_rates(const nlohmann::json& result, const std::string& file) {
     if (!result.is_object() || result.value("schema", "") != "pcie_link_measure/1")
-        return pdt::make_error("read result", file, EINVAL, "not a pcie_link_measure/1 result file");
+        return pdt::usage_error("read result", file, "not a pcie_link_measure/1 result file");
     if (result.value("verdict", "") == "FAIL")
-        return pdt::make_error("read result", file, EINVAL, "its verdict is FAIL: its rates are not to be used");
+        return pdt::usage_error("read result", file, "its verdict is FAIL: its rates are not to be used");
     const auto sweep = result.find("sweep");
     if (sweep == result.end() || !sweep->contains("large_copy_gbps") || !(*sweep)["large_copy_gbps"].is_object())
-        return pdt::make_error("read result", file, EINVAL, "it holds no sweep.large_copy_gbps");
+        return pdt::usage_error("read result", file, "it holds no sweep.large_copy_gbps");
     std::map<std::string, double> out;
     for (auto it = (*sweep)["large_copy_gbps"].begin(); it != (*sweep)["large_copy_gbps"].end(); ++it)
         if (it.value().is_number())

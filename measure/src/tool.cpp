@@ -44,7 +44,7 @@ pdt::Result<void> run_ceiling(Run& run) {
         try {
             j = nlohmann::json::parse(in);
         } catch (const nlohmann::json::exception& e) {
-            return pdt::make_error("read result", run.options.ceiling_from, EINVAL, e.what());
+            return pdt::usage_error("read result", run.options.ceiling_from, e.what());
         }
         const auto rates = PDT_TRY(read_large_copy_rates(j, run.options.ceiling_from));
         const auto it = rates.find("H2C/direct");
@@ -140,11 +140,11 @@ pdt::Result<void> write_outputs(const ToolOptions& o, const RunResult& r) {
     return {};
 }
 
-// Reads and hashes the predictions file before anything is timed. EINVAL: usage (exit 2).
+// Reads and hashes the predictions file before anything is timed. Its errors are usage errors (exit 2).
 pdt::Result<std::vector<Prediction>> read_predictions(const ToolOptions& o, RunResult& r, std::ostream& out) {
     std::ifstream in(o.predictions_file, std::ios::binary);
     if (!in)
-        return pdt::make_error("read predictions", o.predictions_file, EINVAL, "cannot read the file");
+        return pdt::usage_error("read predictions", o.predictions_file, "cannot read the file");
     std::stringstream text;
     text << in.rdbuf();
     auto predictions = PDT_TRY(parse_predictions(text.str(), o.predictions_file));

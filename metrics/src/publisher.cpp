@@ -109,7 +109,7 @@ pdt::Result<std::unique_ptr<Publisher>> open_file_publisher(const std::string& t
         return pdt::make_error("open metrics file", target, EISDIR, "give a file, such as " + target + "pdt.prom");
     if (path.extension() != ".prom") {
         const std::string suggestion = std::filesystem::path(path).replace_extension(".prom").string();
-        return pdt::make_error("open metrics file", target, EINVAL,
+        return pdt::usage_error("open metrics file", target,
                                 "node_exporter's textfile collector reads only *.prom files: name it " + suggestion);
     }
     std::error_code error;

@@ -13,7 +13,7 @@ namespace metrics {
 namespace {
 
 pdt::Error url_error(const std::string& url, const std::string& reason) {
-    return pdt::make_error("parse Pushgateway URL", url.empty() ? "\"\"" : url, EINVAL, reason);
+    return pdt::usage_error("parse Pushgateway URL", url.empty() ? "\"\"" : url, reason);
 }
 
 bool hex_digit(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }

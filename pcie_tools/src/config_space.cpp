@@ -106,13 +106,13 @@ Result<std::unique_ptr<ConfigBackend>> open_backend(const std::string& access, b
     if (access == "sim") {
         const SimulatedTopology& topology = simulated ? simulated : default_simulated_topology();
         if (!topology)
-            return pdt::make_error("choose config-space access", "\"sim\"", EINVAL,
+            return pdt::usage_error("choose config-space access", "\"sim\"",
                                     "this program has no simulated topology (sim::open_demo_topology)");
         return topology();
     }
     if (access == "vfio")
         return open_vfio_backend(lock, writable);
-    return pdt::make_error("choose config-space access", "\"" + access + "\"", EINVAL,
+    return pdt::usage_error("choose config-space access", "\"" + access + "\"",
                             "expected libpci, pciaccess, vfio, dump:<file> or sim");
 }
 

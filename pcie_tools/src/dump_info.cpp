@@ -51,7 +51,7 @@ Result<std::vector<PciAddress>> select_devices(ConfigBackend& bus, const std::ve
         const auto vendor = parse_id(arg.substr(0, colon));
         const auto device = colon == std::string::npos ? std::optional<uint16_t>(0) : parse_id(arg.substr(colon + 1));
         if (!vendor || !device)
-            return pdt::make_error("parse", "\"" + arg + "\"", EINVAL,
+            return pdt::usage_error("parse", "\"" + arg + "\"",
                                     "Invalid PCI device ID: expected a BDF (0000:01:00.0), vendor:device or vendor in hex");
         PDT_CHECK(match_ids(vendor, colon == std::string::npos ? std::nullopt : device));
     }

@@ -66,11 +66,11 @@ Result<Port> find_port(ConfigBackend& bus, const PciAddress& address, const Say&
         p.exp = PDT_TRY(read_express(*p.space));
     }
     if (!p.exp.is_downstream_side())
-        return pdt::make_error("retrain link of", p.space->address().to_string(), EINVAL,
+        return pdt::usage_error("retrain link of", p.space->address().to_string(),
                                 std::string("a ") + port_type_name(p.exp.type()) +
                                     " has no Retrain Link; give a Root Port, Downstream Port or the device below one");
     if (!p.exp.has_link())
-        return pdt::make_error("retrain link of", p.space->address().to_string(), EINVAL, "the function has no link");
+        return pdt::usage_error("retrain link of", p.space->address().to_string(), "the function has no link");
     return p;
 }
 
@@ -90,7 +90,7 @@ Result<uint8_t> parse_target_speed(const std::string& text) {
     } else if (t.size() == 1 && t[0] >= '1' && t[0] <= '6') {
         return static_cast<uint8_t>(t[0] - '0');
     }
-    return pdt::make_error("parse", "\"" + text + "\"", EINVAL,
+    return pdt::usage_error("parse", "\"" + text + "\"",
                             "Invalid target link speed: give a Target Link Speed code 1..6 "
                             "(2.5/5/8/16/32/64 GT/s) or a rate such as 8GT/s");
 }
@@ -145,7 +145,7 @@ private:
         const uint8_t target = m_options.target_speed.value_or(m_p.exp.max_speed());
         m_report.target = target;
         if (target < 1 || target > 6 || !(supported & (1u << target)) || target > m_p.exp.max_speed())
-            return pdt::make_error("set Target Link Speed of", m_port.address().to_string(), EINVAL,
+            return pdt::usage_error("set Target Link Speed of", m_port.address().to_string(),
                                     "the port does not support " + speed_name(target) + " (it supports " +
                                         speeds_list(supported) + ", max " + speed_name(m_p.exp.max_speed()) + ")");
         if (m_p.below_exp && !(m_p.below_exp->supported_speeds() & (1u << target)))

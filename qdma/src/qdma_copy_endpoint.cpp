@@ -242,9 +242,9 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Dev
                                                                         const CopyEndpointConfig& config) {
     const std::string object = config.name.empty() ? device.identity().address.to_string() : config.name;
     if (config.card_memory_size == 0)
-        return pdt::make_error("open QDMA copy endpoint", object, EINVAL, "the design states no card memory");
+        return pdt::usage_error("open QDMA copy endpoint", object, "the design states no card memory");
     if (config.queues == 0)
-        return pdt::make_error("open QDMA copy endpoint", object, EINVAL, "queues must be 1 or more");
+        return pdt::usage_error("open QDMA copy endpoint", object, "queues must be 1 or more");
     if (config.piece_bytes == 0 || config.piece_bytes > 0xFFFF)
         return pdt::make_error("open QDMA copy endpoint", object, EINVAL,
                                 "piece_bytes " + hex(config.piece_bytes) + ": the MM descriptor's lengthInByte holds 1..64K-1");

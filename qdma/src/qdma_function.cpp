@@ -28,7 +28,7 @@ pdt::Result<std::unique_ptr<Function>> Function::open(vfio::Device& device, cons
     PDT_CHECK(function->read_capabilities());
     const Capabilities& caps = function->m_caps;
     if (options.queues == 0 || uint32_t{options.qid_base} + options.queues > caps.multq_max)
-        return pdt::make_error("open QDMA function", function->name(), EINVAL,
+        return pdt::usage_error("open QDMA function", function->name(),
                                 "queues [" + std::to_string(options.qid_base) + ", " +
                                     std::to_string(options.qid_base + options.queues) +
                                     ") do not fit the IP's QDMA_GLBL2_CHANNEL_QDMA_CAP.MULTQ_MAX " +
@@ -97,7 +97,7 @@ pdt::Result<unsigned> Function::ring_size_index(uint32_t entries) const {
     for (unsigned i = 0; i < kRingSizeCount; ++i)
         if (m_caps.ring_sizes[i] == entries && entries >= 3)
             return i;
-    return pdt::make_error("choose ring size", name(), EINVAL,
+    return pdt::usage_error("choose ring size", name(),
                             std::to_string(entries) + " entries is none of QDMA_GLBL_RNG_SZ_1..16 (" +
                                 list(m_caps.ring_sizes) + ")");
 }
@@ -106,14 +106,14 @@ pdt::Result<unsigned> Function::c2h_buffer_size_index(uint32_t bytes) const {
     for (unsigned i = 0; i < kRingSizeCount; ++i)
         if (m_caps.c2h_buf_sizes[i] == bytes && bytes > 0)
             return i;
-    return pdt::make_error("choose C2H buffer size", name(), EINVAL,
+    return pdt::usage_error("choose C2H buffer size", name(),
                             std::to_string(bytes) + " bytes is none of QDMA_C2H_BUF_SZ_0..15 (" +
                                 list(m_caps.c2h_buf_sizes) + ")");
 }
 
 pdt::Result<uint32_t> Function::physical_qid(uint32_t qid) const {
     if (qid >= m_options.queues)
-        return pdt::make_error("choose queue", name(), EINVAL,
+        return pdt::usage_error("choose queue", name(),
                                 "queue " + std::to_string(qid) + " is past the function's FMAP range of " +
                                     std::to_string(m_options.queues) + " queue(s) (qid_max)");
     return m_options.qid_base + qid;

@@ -125,7 +125,7 @@ pdt::Result<uint32_t> ring_for(const Function& function, size_t descriptors) {
         if (size >= descriptors + 2 && (best == 0 || size < best))
             best = size;
     if (best == 0)
-        return pdt::make_error("choose ring size", function.name(), EINVAL,
+        return pdt::usage_error("choose ring size", function.name(),
                                 "no QDMA_GLBL_RNG_SZ_1..16 value holds " + std::to_string(descriptors) + " buffers");
     return best;
 }
@@ -140,7 +140,7 @@ pdt::Result<std::unique_ptr<streams::StreamChannel>> open_stream_channel(std::sh
         return pdt::make_error("open stream channel on", function->name(), EINVAL,
                                 "buffers: " + std::to_string(buffers.count) + " of " + hex(buffers.size) + " bytes");
     if (direction == Direction::H2C && buffers.size > 0xFFFF)
-        return pdt::make_error("open stream channel on", function->name(), EINVAL,
+        return pdt::usage_error("open stream channel on", function->name(),
                                 "buffers of " + hex(buffers.size) + " bytes: an H2C stream descriptor's len holds 64K-1");
     QueueOptions q;
     q.qid = qid;
@@ -153,7 +153,7 @@ pdt::Result<std::unique_ptr<streams::StreamChannel>> open_stream_channel(std::sh
     q.warn = options.warn;
     auto queue = PDT_TRY(Queue::open(*function, q));
     if (buffers.count > queue->capacity())
-        return pdt::make_error("open stream channel on", queue->name(), EINVAL,
+        return pdt::usage_error("open stream channel on", queue->name(),
                                 std::to_string(buffers.count) + " buffers do not fit a ring of " +
                                     std::to_string(q.ring_entries) + " entries (" + std::to_string(queue->capacity()) +
                                     " outstanding)");

@@ -39,7 +39,7 @@ pdt::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(vfio::Dev
                                                                         const StreamDeviceConfig& config) {
     const std::string object = device.identity().address.to_string() + " " + config.design_name;
     if (config.channels == 0 || config.channels > config.function.queues)
-        return pdt::make_error("open QDMA stream device", object, EINVAL,
+        return pdt::usage_error("open QDMA stream device", object,
                                 std::to_string(config.channels) + " channels: 1.." +
                                     std::to_string(config.function.queues) + " (the function's FMAP queues)");
     for (const streams::LoopRoute& route : config.routes)

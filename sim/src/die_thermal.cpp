@@ -20,7 +20,7 @@ pdt::Result<double> parse_number(const std::string& text, const std::string& who
     errno = 0;
     const double value = std::strtod(text.c_str(), &end);
     if (text.empty() || errno || *end || !std::isfinite(value) || value < low || value > high)
-        return pdt::make_error("parse temperature curve", whole, EINVAL,
+        return pdt::usage_error("parse temperature curve", whole,
                                 pdt::format("'%s' is not a %s in %g..%g (syntax: T or T0,T1@S1,T2@S2,...)", text.c_str(),
                                              what, low, high));
     return value;
@@ -58,11 +58,11 @@ pdt::Result<TemperatureCurve> TemperatureCurve::parse(const std::string& text) {
                 time.pop_back();
             seconds = PDT_TRY(parse_number(time, text, 0, 1e9, "time in seconds"));
         } else if (!curve.points.empty()) {
-            return pdt::make_error("parse temperature curve", text, EINVAL,
+            return pdt::usage_error("parse temperature curve", text,
                                     "'" + part + "' has no time: every point after the first is T@seconds");
         }
         if (!curve.points.empty() && seconds <= curve.points.back().first)
-            return pdt::make_error("parse temperature curve", text, EINVAL, "'" + part + "': times must increase");
+            return pdt::usage_error("parse temperature curve", text, "'" + part + "': times must increase");
         curve.points.emplace_back(seconds, celsius);
         start = comma + 1;
     }
@@ -75,7 +75,7 @@ pdt::Result<TemperatureCurve> TemperatureCurve::from_environment() {
         return TemperatureCurve{};
     auto curve = parse(text);
     if (!curve)
-        return pdt::make_error("read " + std::string(kTemperatureEnvironmentVariable), text, EINVAL,
+        return pdt::usage_error("read " + std::string(kTemperatureEnvironmentVariable), text,
                                 curve.error().hint);
     return curve;
 }

@@ -129,7 +129,7 @@ pdt::Result<FlashFaultPlan> parse_flash_faults(const std::string& text) {
                  item.find_first_not_of("0123456789", 14) == std::string::npos)
             plan.program_fails_after = static_cast<unsigned>(std::stoul(item.substr(14)));
         else if (!item.empty())
-            return pdt::make_error(std::string("parse ") + kFlashFaultVariable, item, EINVAL,
+            return pdt::usage_error(std::string("parse ") + kFlashFaultVariable, item,
                                     "unknown flash fault (names: stuck_busy, protected, read_bit_error, "
                                     "program_fails[=N])");
         if (comma == std::string::npos)

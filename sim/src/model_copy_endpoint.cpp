@@ -75,9 +75,9 @@ ModelCopyEndpoint::ModelCopyEndpoint(const ModelCopyParameters& p) : m_parameter
 pdt::Result<std::unique_ptr<ModelCopyEndpoint>> ModelCopyEndpoint::create(const ModelCopyParameters& p) {
     if (!(p.h2c_gbps > 0) || !(p.c2h_gbps > 0) || !(p.latency_us >= 0) || !(p.launch_us >= 0) ||
         !(p.launch_queued_us >= 0) || !(p.iotlb_miss_us >= 0))
-        return pdt::make_error("create", p.name, EINVAL, "rates must be above 0 GB/s, times 0 us or more");
+        return pdt::usage_error("create", p.name, "rates must be above 0 GB/s, times 0 us or more");
     if (p.queues == 0 || p.in_flight == 0 || p.card_memory_bytes == 0)
-        return pdt::make_error("create", p.name, EINVAL, "queues, copies in flight and card memory must be 1 or more");
+        return pdt::usage_error("create", p.name, "queues, copies in flight and card memory must be 1 or more");
     std::unique_ptr<ModelCopyEndpoint> endpoint(new ModelCopyEndpoint(p));
     // Uninitialised: the pages are touched only where copies land.
     endpoint->m_card.reset(new (std::nothrow) uint8_t[p.card_memory_bytes]);

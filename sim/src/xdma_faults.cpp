@@ -63,7 +63,7 @@ pdt::Error bad_spec(const std::string& item, const std::string& why) {
         names += (names.empty() ? "" : ", ") + std::string(fault_name(fault));
     for (QdmaFault fault : all_qdma_faults())
         names += ", " + std::string(fault_name(fault));
-    return pdt::make_error(std::string("parse ") + kFaultEnvironmentVariable, item, EINVAL,
+    return pdt::usage_error(std::string("parse ") + kFaultEnvironmentVariable, item,
                             why + " (syntax <name>[@<H2C|C2H><channel or QDMA queue>]; names: " + names +
                                 ", ignores_stop, late_engine=MS, or one lie: moves_nothing, stale_after=N, completes_early)");
 }

@@ -49,7 +49,7 @@ pdt::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     const auto mapping = PDT_TRY(parse_number_pair("stream_mapping_size", cli.stream_mapping_size, 4, uint64_t{1} << 40));
     const auto descriptors = PDT_TRY(parse_number_pair("stream_num_descriptors", cli.stream_num_descriptors, 1, 1023));
     if (mapping.first % 4 != 0 || mapping.second % 4 != 0)
-        return pdt::make_error("parse option --stream_mapping_size", cli.stream_mapping_size, EINVAL,
+        return pdt::usage_error("parse option --stream_mapping_size", cli.stream_mapping_size,
                                 "must be a multiple of 4");
     CommonCli common;
     common.buffer_allocation = cli.buffer_allocation;
@@ -66,7 +66,7 @@ pdt::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     o.c2h_mapping_size = mapping.second;
     o.stream_axi_width_bytes = PDT_TRY(parse_number("stream_axi_width_bytes", cli.stream_axi_width_bytes, 4, 4096));
     if (o.stream_axi_width_bytes % 4 != 0)
-        return pdt::make_error("parse option --stream_axi_width_bytes", cli.stream_axi_width_bytes, EINVAL,
+        return pdt::usage_error("parse option --stream_axi_width_bytes", cli.stream_axi_width_bytes,
                                 "must be a multiple of 4");
     o.c2h_num_descriptors = descriptors.second;
     o.memory.timeout = o.stream.test.transfer_timeout;
@@ -82,7 +82,7 @@ pdt::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     std::stringstream tests(cli.enabled_tests);
     for (std::string test; std::getline(tests, test, ',');) {
         if (std::find(kDmaBridgeTests.begin(), kDmaBridgeTests.end(), test) == kDmaBridgeTests.end())
-            return pdt::make_error("parse option --enabled_tests", test, EINVAL, "unknown test");
+            return pdt::usage_error("parse option --enabled_tests", test, "unknown test");
         o.enabled.insert(test);
     }
     return o;

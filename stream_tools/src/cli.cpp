@@ -67,7 +67,7 @@ pdt::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     options.allocation = PDT_TRY(parse_buffer_allocation(cli.buffer_allocation));
     options.mapping_size = PDT_TRY(parse_number("stream_mapping_size", cli.stream_mapping_size, 4, uint64_t{1} << 40));
     if (options.mapping_size % 4 != 0)
-        return pdt::make_error("parse option --stream_mapping_size", cli.stream_mapping_size, EINVAL,
+        return pdt::usage_error("parse option --stream_mapping_size", cli.stream_mapping_size,
                                 "must be a multiple of 4");
     options.num_descriptors = PDT_TRY(parse_number("stream_num_descriptors", cli.stream_num_descriptors, 1, 1023));
     auto seconds = [](double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0 + 0.5)); };
@@ -81,7 +81,7 @@ pdt::Result<StreamRunOptions> run_options(const CommonCli& cli) {
     options.qdma_ring_entries =
         static_cast<uint32_t>(PDT_TRY(parse_number("qdma_ring_entries", cli.qdma_ring_entries, 0, 65536)));
     if (cli.verify_threads < -1 || cli.verify_threads > static_cast<int>(kMaxVerifyThreads))
-        return pdt::make_error("parse option --verify_threads", "\"" + std::to_string(cli.verify_threads) + "\"", EINVAL,
+        return pdt::usage_error("parse option --verify_threads", "\"" + std::to_string(cli.verify_threads) + "\"",
                                 "must be in the range 0.." + std::to_string(kMaxVerifyThreads));
     options.verify_threads = cli.verify_threads >= 0 ? static_cast<unsigned>(cli.verify_threads) : std::min(4u, cores / 2);
     options.test.h2c_replay = cli.h2c_replay;
@@ -105,7 +105,7 @@ std::unique_ptr<tool_support::BoardHealth> open_board_health(const tool_support:
     if (health)
         return std::move(*health);
     std::cerr << "Error: " << health.error().message() << "\n";
-    status = health.error().code == EINVAL ? tool_support::kUsageError : 1;
+    status = health.error().usage ? tool_support::kUsageError : 1;
     return nullptr;
 }
 

@@ -69,7 +69,7 @@ pdt::Result<IovaOffsets> parse_iova_offsets(const std::string& text) {
     for (size_t i = 0; i < 3; ++i) {
         const size_t comma = text.find(',', at);
         if ((i < 2) != (comma != std::string::npos))
-            return pdt::make_error("parse option --iova_offsets", "\"" + text + "\"", EINVAL,
+            return pdt::usage_error("parse option --iova_offsets", "\"" + text + "\"",
                                     "expected <descriptor offset>,<H2C offset>,<C2H offset>");
         *fields[i] = PDT_TRY(pdt::parse_number("iova_offsets", text.substr(at, comma - at), 0, 1ull << 40));
         at = comma + 1;

@@ -170,10 +170,10 @@ pdt::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& t) {
     modes.reset_test = t.reset_test;
     modes.edu_sim = t.edu_sim;
     if (t.fork.empty() && (!t.mappings.empty() || !t.buffers.empty() || t.dontfork))
-        return pdt::make_error("parse option", "--fork_mappings/--fork_buffers/--dontfork", EINVAL,
+        return pdt::usage_error("parse option", "--fork_mappings/--fork_buffers/--dontfork",
                                 "they shape a --fork run: give --fork too");
     if (int(t.reset_test) + int(!t.fork.empty()) + int(!t.iova_offsets.empty()) > 1)
-        return pdt::make_error("parse option", "--reset_test/--fork/--iova_offsets", EINVAL,
+        return pdt::usage_error("parse option", "--reset_test/--fork/--iova_offsets",
                                 "each is a run of its own: give one");
     if (!t.iova_offsets.empty())
         modes.iova_offsets = PDT_TRY(parse_iova_offsets(t.iova_offsets));
@@ -188,7 +188,7 @@ pdt::Result<CreditsModes> parse_credits_modes(const CreditsModeTexts& t) {
         modes.fork = fork;
     }
     if (t.edu_sim && !modes.reset_test && !modes.fork && !modes.iova_offsets)
-        return pdt::make_error("parse option", "--edu_sim", EINVAL, "it serves --reset_test, --fork or --iova_offsets");
+        return pdt::usage_error("parse option", "--edu_sim", "it serves --reset_test, --fork or --iova_offsets");
     return modes;
 }
 

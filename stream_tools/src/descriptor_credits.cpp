@@ -49,7 +49,7 @@ pdt::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const C
                                       std::FILE* out) {
     const uint64_t pages = std::min<uint64_t>(design.dma_bridge->memory_size / kCreditPage, 3 * kCreditRing);
     if (pages == 0)
-        return pdt::make_error("test descriptor credits", design.identity.address.to_string(), EINVAL,
+        return pdt::usage_error("test descriptor credits", design.identity.address.to_string(),
                                 "card memory smaller than one 4 KiB page: nothing to verify");
     std::fprintf(out, "Testing %" PRIu64 " bytes of card memory, using rings with %u descriptors, and a total of %" PRIu64
                       " descriptors\n",
@@ -188,7 +188,7 @@ pdt::Result<uint64_t> route_credits(tool_support::XdmaStreamDevice& device, cons
     case streams::CardFunction::FixedData: return fixed_data_stream_credits(device, route, options.timeout, out);
     case streams::CardFunction::Loopback: break;
     case streams::CardFunction::Generated:
-        return pdt::make_error("descriptor credits", device.address().to_string(), EINVAL,
+        return pdt::usage_error("descriptor credits", device.address().to_string(),
                                 "card-generated data is not a function of an XDMA stream design");
     }
     return stream_credits(device, route, options.timeout.count(), out);

@@ -49,7 +49,7 @@ pdt::Result<streams::ChannelBuffers> channel_buffers(const StreamRunOptions& opt
     streams::ChannelBuffers buffers{options.num_descriptors, (options.mapping_size / options.num_descriptors) & ~uint64_t{3},
                            options.allocation};
     if (buffers.size == 0)
-        return pdt::make_error("size stream buffers", "--stream_mapping_size", EINVAL,
+        return pdt::usage_error("size stream buffers", "--stream_mapping_size",
                                 "stream_mapping_size / stream_num_descriptors must be at least 4 bytes");
     return buffers;
 }
@@ -60,7 +60,7 @@ pdt::Result<streams::ChannelBuffers> device_buffers(const streams::ChannelBuffer
     const uint64_t granularity = device.packet_granularity();
     sized.size -= sized.size % granularity;
     if (sized.size == 0)
-        return pdt::make_error("size stream buffers", device.design_name(), EINVAL,
+        return pdt::usage_error("size stream buffers", device.design_name(),
                                 format("its %s stream needs buffers of a multiple of %" PRIu64
                                        " bytes: raise --stream_mapping_size",
                                        streams::to_string(device.card_function()), granularity));

@@ -53,12 +53,12 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open_etsoc1()
     config.window = PDT_TRY(etsoc1_window(m_etsoc1_window));
     config.card_memory_bytes = m_etsoc1_memory.empty() ? 256u << 20 : PDT_TRY(pdt::parse_size(m_etsoc1_memory));
     if (config.queues == 0)
-        return pdt::make_error("--etsoc1_queues", "etsoc1", EINVAL, "at least one queue");
+        return pdt::usage_error("--etsoc1_queues", "etsoc1", "at least one queue");
     if (m_etsoc1.devices.size() > 1)
-        return pdt::make_error("--etsoc1_device", "etsoc1 endpoint", EINVAL, "pcie_link_measure measures one card");
+        return pdt::usage_error("--etsoc1_device", "etsoc1 endpoint", "pcie_link_measure measures one card");
     PDT_CHECK(cli::check_etsoc1_options_used(m_etsoc1, etsoc1_shaping()));
     if (m_etsoc1.devices.empty())
-        return pdt::make_error("--endpoint etsoc1", "", EINVAL,
+        return pdt::usage_error("--endpoint etsoc1", "",
                                 "name the card: --etsoc1_device N (a card of the runtime) or --etsoc1_device fake "
                                 "(the fake card)");
     const cli::Etsoc1Cards cards = PDT_TRY(cli::parse_etsoc1_devices(m_etsoc1.devices));
@@ -84,7 +84,7 @@ pdt::Result<void> CopyEndpoints::check_etsoc1_unused(const std::string& endpoint
     given.push_back({"etsoc1_fake", m_etsoc1.fake});
     for (const cli::GivenOption& option : given)
         if (!option.text.empty())
-            return pdt::make_error("option --" + option.name + " \"" + option.text + "\" is not used", "", EINVAL,
+            return pdt::usage_error("option --" + option.name + " \"" + option.text + "\" is not used", "",
                                     "it is for --endpoint etsoc1, and the endpoint is " + endpoint);
     return {};
 }
@@ -114,7 +114,7 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const st
     if (endpoint == "edu") {
         adapter = "edu";
         if (!m_model_lie.empty() && !m_edu.sim)
-            return pdt::make_error("--model_lie", "edu endpoint", EINVAL, "a lie is for the simulated edu: add --edu_sim");
+            return pdt::usage_error("--model_lie", "edu endpoint", "a lie is for the simulated edu: add --edu_sim");
         if (!m_model_lie.empty())
             m_edu.sim_lie = PDT_TRY(streams::parse_lie("option --model_lie", m_model_lie));
         return open_edu(m_edu, m_xdma.devices, m_xdma.lock_timeout, m_xdma.no_iommu);
@@ -127,7 +127,7 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const st
         adapter = "etsoc1";
         return open_etsoc1();
     }
-    return pdt::make_error("--endpoint", endpoint, EINVAL, "known endpoints: model, xdma, edu, cuda, etsoc1, qdma");
+    return pdt::usage_error("--endpoint", endpoint, "known endpoints: model, xdma, edu, cuda, etsoc1, qdma");
 }
 
 }  // namespace tool_support

@@ -23,7 +23,7 @@ using OwningEduEndpoint = OwningEndpoint<EduOwned>;
 
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_sim(const EduEndpointCli& cli) {
     if (!(cli.sim_delay_ms >= 0 && cli.sim_delay_ms <= 10000))
-        return pdt::make_error("--edu_sim_delay_ms", "edu endpoint", EINVAL, "expected 0 to 10000 ms");
+        return pdt::usage_error("--edu_sim_delay_ms", "edu endpoint", "expected 0 to 10000 ms");
     sim::EduModelOptions options;
     options.dma_delay = std::chrono::microseconds(std::llround(cli.sim_delay_ms * 1000));
     options.lie = cli.sim_lie;
@@ -50,9 +50,9 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduEndpointCl
     std::string usage;
     auto locations = tool_support::parse_locations(devices, "--device", usage);
     if (!locations)
-        return pdt::make_error("--device", "edu endpoint", EINVAL, usage);
+        return pdt::usage_error("--device", "edu endpoint", usage);
     if (locations->size() > 1)
-        return pdt::make_error("--device", "edu endpoint", EINVAL, "the edu endpoint measures one device: give one --device");
+        return pdt::usage_error("--device", "edu endpoint", "the edu endpoint measures one device: give one --device");
     const auto timeout = PDT_TRY(cli::parse_lock_timeout(lock_timeout));
     if (cli.sim)
         return open_sim(cli);

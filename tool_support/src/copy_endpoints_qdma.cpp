@@ -37,16 +37,16 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_qdma(const QdmaEndpoint
     std::string usage;
     auto locations = parse_locations(shared.devices, "--device", usage);
     if (!locations)
-        return pdt::make_error("--device", "qdma endpoint", EINVAL, usage);
+        return pdt::usage_error("--device", "qdma endpoint", usage);
     const auto lock_timeout = PDT_TRY(cli::parse_lock_timeout(shared.lock_timeout));
     if (cli.queues == 0)
-        return pdt::make_error("--qdma_queues 0", "qdma endpoint", EINVAL, "expected 1 or more");
+        return pdt::usage_error("--qdma_queues 0", "qdma endpoint", "expected 1 or more");
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(shared.design_files)));
     DesignSelection selection{shared.sim_designs, *locations, lock_timeout, false};
     selection.no_iommu = shared.no_iommu;
     OpenedDesigns opened = open_designs(*registry, selection, nullptr, std::cerr);
     if (opened.status == kUsageError)
-        return pdt::make_error("open qdma endpoint", "--sim_design", EINVAL, "see the error above");
+        return pdt::usage_error("open qdma endpoint", "--sim_design", "see the error above");
     const identify::IdentifiedDesign* design = qdma_memory_design(opened.found);
     if (design == nullptr)
         return pdt::make_error("open qdma endpoint", "the selected devices", ENODEV,

@@ -39,13 +39,13 @@ pdt::Result<void> set_sim_link(const XdmaEndpointCli& cli, DesignSelection& sele
     if (cli.sim_rate_gbps == 0 && cli.sim_latency_us == 0)
         return {};
     if (cli.sim_designs.empty())
-        return pdt::make_error("--sim_rate_gbps / --sim_latency_us", "xdma endpoint", EINVAL,
+        return pdt::usage_error("--sim_rate_gbps / --sim_latency_us", "xdma endpoint",
                                 "they set a simulated design's link: give --sim_design NAME");
     if (!(cli.sim_rate_gbps >= 0 && cli.sim_rate_gbps <= 1000))
-        return pdt::make_error("--sim_rate_gbps", std::to_string(cli.sim_rate_gbps), EINVAL,
+        return pdt::usage_error("--sim_rate_gbps", std::to_string(cli.sim_rate_gbps),
                                 "expected GB/s in [0, 1000] (0: unthrottled)");
     if (!(cli.sim_latency_us >= 0 && cli.sim_latency_us <= 1e6) || cli.sim_latency_us != std::floor(cli.sim_latency_us))
-        return pdt::make_error("--sim_latency_us", std::to_string(cli.sim_latency_us), EINVAL,
+        return pdt::usage_error("--sim_latency_us", std::to_string(cli.sim_latency_us),
                                 "expected whole microseconds in [0, 1000000]");
     selection.sim_link_bytes_per_second = cli.sim_rate_gbps * 1e9;
     selection.sim_link_latency = std::chrono::microseconds(static_cast<int64_t>(cli.sim_latency_us));
@@ -74,11 +74,11 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpoint
     std::string usage;
     auto locations = parse_locations(cli.devices, "--device", usage);
     if (!locations)
-        return pdt::make_error("--device", "xdma endpoint", EINVAL, usage);
+        return pdt::usage_error("--device", "xdma endpoint", usage);
     const auto modes = PDT_TRY(dma_mode_request(cli.modes));
     const auto lock_timeout = PDT_TRY(cli::parse_lock_timeout(cli.lock_timeout));
     if (cli.queues == 0)
-        return pdt::make_error("--xdma_queues 0", "xdma endpoint", EINVAL, "expected 1 or more");
+        return pdt::usage_error("--xdma_queues 0", "xdma endpoint", "expected 1 or more");
     // The registry lives with the endpoint: the design of designs_under_test() points into it.
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(cli.design_files)));
     DesignSelection selection{cli.sim_designs, *locations, lock_timeout, false};
@@ -86,7 +86,7 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpoint
     PDT_CHECK(set_sim_link(cli, selection));
     OpenedDesigns opened = open_designs(*registry, selection, nullptr, std::cerr);
     if (opened.status == kUsageError)
-        return pdt::make_error("open xdma endpoint", "--sim_design", EINVAL, "see the error above");
+        return pdt::usage_error("open xdma endpoint", "--sim_design", "see the error above");
     const identify::IdentifiedDesign* design = memory_design(opened.found);
     if (design == nullptr)
         return pdt::make_error("open xdma endpoint", "the selected devices", ENODEV,
@@ -126,7 +126,7 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaEndpoint
     cuda_stream::CopyEndpointConfig config;
     config.lie = lie;
     if (cli.gpus.size() > 1)
-        return pdt::make_error("--cuda_device", "cuda endpoint", EINVAL, "pcie_link_measure measures one GPU");
+        return pdt::usage_error("--cuda_device", "cuda endpoint", "pcie_link_measure measures one GPU");
     config.gpu = cli.gpus.empty() ? 0 : cli.gpus.front();
     config.queues = cli.queues;
     config.card_memory_bytes = PDT_TRY(pdt::parse_size(cli.memory));

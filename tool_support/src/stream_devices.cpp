@@ -35,7 +35,7 @@ pdt::Result<CudaRunOptions> cuda_run_options(const CudaStreamCli& cli) {
     CudaRunOptions o;
     o.channels = static_cast<unsigned>(PDT_TRY(pdt::parse_number("cuda_channels", cli.channels, 1, 16)));
     if (cli.host_memory != "pinned" && cli.host_memory != "pageable")
-        return pdt::make_error("parse option --cuda_host_memory", cli.host_memory, EINVAL,
+        return pdt::usage_error("parse option --cuda_host_memory", cli.host_memory,
                                 "expected pinned or pageable");
     o.pinned = cli.host_memory == "pinned";
     o.reference_seconds = cli.reference_seconds == "0"
@@ -45,7 +45,7 @@ pdt::Result<CudaRunOptions> cuda_run_options(const CudaStreamCli& cli) {
         const auto comma = cli.corrupt.find(',');
         const std::string direction = cli.corrupt.substr(0, comma);
         if (comma == std::string::npos || (direction != "h2c" && direction != "c2h"))
-            return pdt::make_error("parse option --cuda_corrupt", cli.corrupt, EINVAL,
+            return pdt::usage_error("parse option --cuda_corrupt", cli.corrupt,
                                     "expected h2c|c2h,<stream byte offset>");
         o.corrupt = std::make_pair(direction == "h2c", PDT_TRY(pdt::parse_number("cuda_corrupt",
                                                                                   cli.corrupt.substr(comma + 1), 0,
@@ -142,7 +142,7 @@ pdt::Result<Devices> open_etsoc1_stream_devices(const Etsoc1StreamCli& cli, std:
                               : static_cast<unsigned>(PDT_TRY(pdt::parse_number("etsoc1_channels", cli.channels, 1, 4)));
     const unsigned window = PDT_TRY(etsoc1_window(cli.window));
     if (window < channels)
-        return pdt::make_error("parse option --etsoc1_window", cli.window, EINVAL,
+        return pdt::usage_error("parse option --etsoc1_window", cli.window,
                                 "each of the " + std::to_string(channels) +
                                     " channels needs a copy in flight: at least --etsoc1_channels");
     const etsoc1::FakeParameters fake = PDT_TRY(etsoc1::parse_fake_parameters(cli.fake));
@@ -165,7 +165,7 @@ OpenedStreamDevices opened_or_failed(pdt::Result<Devices> devices, std::ostream&
     OpenedStreamDevices opened;
     if (!devices.ok()) {
         errors << "Error: " << devices.error().message() << "\n";
-        opened.status = devices.error().code == EINVAL ? kUsageError : 1;
+        opened.status = devices.error().usage ? kUsageError : 1;
         return opened;
     }
     opened.devices = std::move(*devices);

@@ -211,7 +211,7 @@ pdt::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify:
         if (requested)
             for (const SwitchRoute& r : *requested)
                 if (r.master >= design.axi_switch->routes.size())
-                    return pdt::make_error("route AXI4-Stream Switch", bdf, EINVAL,
+                    return pdt::usage_error("route AXI4-Stream Switch", bdf,
                                             "master port " + std::to_string(r.master) + " out of range");
         const RoutingDecision decision =
             decide_routing(design.axi_switch->routes, defaults, requested, options.force_routing);

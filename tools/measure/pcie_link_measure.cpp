@@ -101,13 +101,13 @@ int main(int argc, char** argv) {
     auto endpoint = endpoints.open(options.endpoint, adapter);
     if (!endpoint) {
         std::cerr << "pcie_link_measure: " << endpoint.error().message() << "\n";
-        return endpoint.error().code == EINVAL ? 2 : 1;
+        return endpoint.error().usage ? 2 : 1;
     }
     auto health = tool_support::BoardHealth::open(health_cli, "pcie_link_measure", endpoints.designs_under_test(),
                                                   options.json ? stderr : stdout, options.json);
     if (!health) {
         std::cerr << "pcie_link_measure: " << health.error().message() << "\n";
-        return health.error().code == EINVAL ? 2 : 1;
+        return health.error().usage ? 2 : 1;
     }
     hook_health(options, **health, endpoints.designs_under_test());
     (*health)->start();

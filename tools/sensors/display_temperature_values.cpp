@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     auto health = tool_support::BoardHealth::open(health_cli, "display_temperature_values", targets, stdout, options.json);
     if (!health) {
         std::cerr << "Error: " << health.error().message() << "\n";
-        return health.error().code == EINVAL ? 2 : 1;
+        return health.error().usage ? 2 : 1;
     }
     for (const sensor_tool::DesignBlocks& design : opened.found)
         if (design.blocks.empty() && !options.json)

@@ -38,11 +38,11 @@ pdt::Result<Bar*> check_bar_access(Device& device, const BarAccess& access, cons
         return pdt::make_error("check BAR access", object, ERANGE,
                           "the access ends past BAR " + std::to_string(access.bar) + " of " + pdt::hex(size) + " bytes");
     if (std::find(widths.begin(), widths.end(), access.width) == widths.end())
-        return pdt::make_error("check BAR access", object, EINVAL,
+        return pdt::usage_error("check BAR access", object,
                           "width " + std::to_string(access.width) + " is not one this BAR's registers take (" +
                               widths_text(widths) + " bytes)");
     if (access.width == 0 || access.offset % access.width != 0)
-        return pdt::make_error("check BAR access", object, EINVAL,
+        return pdt::usage_error("check BAR access", object,
                           "offset not aligned to the " + std::to_string(access.width) + "-byte access");
     return *bar;
 }
@@ -54,7 +54,7 @@ pdt::Result<Bar*> check_bar_region(Device& device, const BarRegion& region, cons
     if (!first.ok())
         return pdt::make_error("check BAR region", object, first.error().code, first.error().hint);
     if (region.size == 0 || region.size % region.width != 0)
-        return pdt::make_error("check BAR region", object, EINVAL,
+        return pdt::usage_error("check BAR region", object,
                           "size " + pdt::hex(region.size) + " is not a multiple of the " + std::to_string(region.width) +
                               "-byte access");
     const uint64_t bar_size = (*first)->size();

@@ -25,7 +25,7 @@ long parse_hex_field(std::string_view text, size_t pos, size_t digits) {
 }
 
 pdt::Error bad_address(std::string_view text, const char* why) {
-    return pdt::make_error("parse PCI address", "\"" + std::string(text) + "\"", EINVAL,
+    return pdt::usage_error("parse PCI address", "\"" + std::string(text) + "\"",
                       std::string(why) + "; expected dddd:bb:dd.f, e.g. 0000:15:00.0");
 }
 

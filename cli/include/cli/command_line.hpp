@@ -56,7 +56,7 @@ struct CommandLine {
 // (pcie_link_measure, whose library is tested parsing without printing).
 enum class Request { Run, Help, Version };
 // Parses argv into the options' variables and `values`; `line.usage` is not used. A malformed
-// command line is EINVAL, its hint the parser's message.
+// command line is a usage error (pdt::usage_error), its hint the parser's message.
 pdt::Result<Request> parse_arguments(int argc, const char* const* argv, const CommandLine& line,
                                       boost::program_options::variables_map& values);
 
@@ -67,7 +67,7 @@ std::optional<int> parse_command_line(int argc, char** argv, const CommandLine& 
                                       boost::program_options::variables_map* values = nullptr);
 
 // A failure the tool reports as "<tool>: <message>" on stderr; returns its exit status: 2 for a
-// usage error (EINVAL), else 1.
+// usage error (Error::usage, never inferred from the errno: a device's EINVAL is a failure), else 1.
 int report_error(const std::string& tool, const pdt::Error& error);
 
 }  // namespace cli

@@ -59,14 +59,14 @@ struct Etsoc1Selection {
 };
 void add_etsoc1_options(boost::program_options::options_description& options, Etsoc1Selection& selection);
 // What --etsoc1_device names: how many fake cards, and the runtime's card indices (0..63), in
-// the order given. EINVAL naming --etsoc1_device for anything else.
+// the order given. A usage error naming --etsoc1_device for anything else.
 struct Etsoc1Cards {
     size_t fakes = 0;
     std::vector<int> indices;
 };
 pdt::Result<Etsoc1Cards> parse_etsoc1_devices(const std::vector<std::string>& devices);
 // An ET-SoC-1 option given but not used by the cards --etsoc1_device names is a usage error
-// (EINVAL naming the option and its value), never dropped: --etsoc1_socket and --etsoc1_log need a runtime card
+// (pdt::usage_error naming the option and its value), never dropped: --etsoc1_socket and --etsoc1_log need a runtime card
 // (--etsoc1_device N), --etsoc1_fake a fake one (--etsoc1_device fake), and with no
 // --etsoc1_device every ET-SoC-1 option is unused: the fake is used only when named. `shaping`:
 // the tool's own options that shape the cards ({"etsoc1_window", text}; empty text: not given).

@@ -66,7 +66,7 @@ struct Modes {
 // poll_writeback (descriptor credits yes (probed), poll-mode writeback yes (probed))".
 std::string describe(const Modes& modes, bool stream);
 
-// Resolves the request against the IP. An explicit choice the IP cannot do is EINVAL naming
+// Resolves the request against the IP. An explicit choice the IP cannot do is a usage error naming
 // the option and why (stated in the design data, or read back as 0). Auto picks credits when
 // the IP has them, else STOP-terminated lists; poll-mode writeback when the IP has it, else
 // the Completed Descriptor Count register. Interrupt completion also needs MSI on the device

@@ -12,7 +12,7 @@ namespace etsoc1 {
 namespace {
 
 pdt::Error bad(const std::string& item, const std::string& why) {
-    return pdt::make_error("parse ET-SoC-1 fake parameter", "\"" + item + "\"", EINVAL, why);
+    return pdt::usage_error("parse ET-SoC-1 fake parameter", "\"" + item + "\"", why);
 }
 
 pdt::Result<double> positive(const std::string& item, const std::string& value) {

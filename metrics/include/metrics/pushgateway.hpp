@@ -19,7 +19,7 @@ struct PushUrl {
 // http://HOST:PORT[/PATH], strictly: the scheme http (https is refused: the push is plain HTTP),
 // a host name ([A-Za-z0-9.-]) or [IPv6], a decimal port 1..65535 (no default: Pushgateway
 // listens on 9091), a path of RFC 3986 path characters with valid %XX escapes and no empty
-// segment; no user info, query or fragment. A trailing slash is dropped. Errors are EINVAL,
+// segment; no user info, query or fragment. A trailing slash is dropped. Errors are usage errors,
 // name the URL and say what is wrong.
 pdt::Result<PushUrl> parse_push_url(const std::string& url);
 

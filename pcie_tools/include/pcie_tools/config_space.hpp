@@ -93,7 +93,7 @@ using SimulatedTopology = std::function<std::unique_ptr<ConfigBackend>()>;
 void set_default_simulated_topology(SimulatedTopology topology);
 
 // Opens a backend from an --access value: "libpci", "pciaccess", "dump:<file>", "sim" (the
-// simulated topology `simulated` makes, else the default one; EINVAL when there is none).
+// simulated topology `simulated` makes, else the default one; a usage error when there is none, as for an unknown access).
 // `writable` opens the backend for writes (pcie_set_speed only). "vfio" takes the advisory
 // device lock of each function it opens (vfio_access/device_lock.hpp).
 Result<std::unique_ptr<ConfigBackend>> open_backend(const std::string& access, bool writable,

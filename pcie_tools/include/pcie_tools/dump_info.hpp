@@ -14,7 +14,7 @@
 namespace pcie {
 
 // Each argument: a BDF ("dddd:bb:dd.f" or "bb:dd.f"), "<vendor>:<device>" or "<vendor>" in hex.
-// No arguments: every device with vendor 0x10ee. EINVAL for an argument that is none of these
+// No arguments: every device with vendor 0x10ee. A usage error for an argument that is none of these
 // ("Invalid PCI device ID"); ENODEV when nothing matches.
 Result<std::vector<PciAddress>> select_devices(ConfigBackend& bus, const std::vector<std::string>& arguments);
 

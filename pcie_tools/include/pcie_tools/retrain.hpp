@@ -41,7 +41,7 @@ Result<RetrainReport> set_link_speed(ConfigBackend& bus, const PciAddress& addre
                                      const Say& say);
 
 // Parses a Target Link Speed argument: "1".."6", or "2.5", "5", "8", "16", "32", "64" with an
-// optional "GT/s". EINVAL "Invalid target link speed" otherwise.
+// optional "GT/s". A usage error "Invalid target link speed" otherwise.
 Result<uint8_t> parse_target_speed(const std::string& text);
 
 }  // namespace pcie

@@ -49,9 +49,9 @@ struct CopyEndpointConfig {
 };
 
 // Opens the function (FMAP, capabilities), starts MM channel 0 in both directions and sets up
-// `queues` H2C and C2H MM queue pairs. EINVAL for options the IP or PG302 refuses, naming the
+// `queues` H2C and C2H MM queue pairs. A usage error for options the IP or PG302 refuses, naming the
 // register and value (a ring size not among QDMA_GLBL_RNG_SZ, queues past the FMAP range or
-// MULTQ_MAX); ENODEV when the IP has no MM engines; EINVAL when card_memory_size is 0.
+// MULTQ_MAX); ENODEV when the IP has no MM engines; a usage error when card_memory_size is 0.
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config);
 

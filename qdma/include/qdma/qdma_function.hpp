@@ -60,7 +60,7 @@ const char* to_string(QueueDirection direction);
 
 class Function {
 public:
-    // Reads the capabilities, checks the options against them (queues past MULTQ_MAX: EINVAL
+    // Reads the capabilities, checks the options against them (queues past MULTQ_MAX: a usage error
     // naming QDMA_GLBL2_CHANNEL_QDMA_CAP) and programs the function's FMAP context.
     static pdt::Result<std::unique_ptr<Function>> open(vfio::Device& device, const FunctionOptions& options);
     ~Function();
@@ -74,11 +74,11 @@ public:
     std::string name() const;  // "0000:15:00.0 QDMA function 0"
 
     // The rngsz_idx whose QDMA_GLBL_RNG_SZ holds `entries` (the ring's entries, status
-    // descriptor included); EINVAL listing the sizes the IP offers otherwise.
+    // descriptor included); a usage error listing the sizes the IP offers otherwise.
     pdt::Result<unsigned> ring_size_index(uint32_t entries) const;
-    // The bufsz_idx whose QDMA_C2H_BUF_SZ holds `bytes`; EINVAL listing the sizes otherwise.
+    // The bufsz_idx whose QDMA_C2H_BUF_SZ holds `bytes`; a usage error listing the sizes otherwise.
     pdt::Result<unsigned> c2h_buffer_size_index(uint32_t bytes) const;
-    // The physical qid of the function's queue `qid`; EINVAL past the FMAP range.
+    // The physical qid of the function's queue `qid`; a usage error past the FMAP range.
     pdt::Result<uint32_t> physical_qid(uint32_t qid) const;
 
     // Context commands on physical queue `hw_qid` (sel, op as PG302's CtxtSel / CtxtOp values).

@@ -28,7 +28,8 @@ struct StreamDeviceConfig {
 };
 
 // Opens the function (capabilities, FMAP). ENODEV when the IP has no H2C or C2H stream engine;
-// EINVAL when channels is 0 or past the function's queues, or a route names a channel past it.
+// a usage error when channels is 0 or past the function's queues; EINVAL when a route names a
+// channel past it.
 // `device` outlives the stream device.
 pdt::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(vfio::Device& device,
                                                                         const StreamDeviceConfig& config);

@@ -27,7 +27,7 @@ struct TemperatureCurve {
     std::vector<std::pair<double, double>> points{{0.0, 38.0}};
     double at(double seconds) const;
     // "T" (constant) or "T0,T1@S1,T2@S2,..." (T0 at 0 s, T1 at S1 seconds, ...; "s" optional).
-    // Each T within -60..200 C and times increasing; EINVAL naming the bad part otherwise.
+    // Each T within -60..200 C and times increasing; a usage error naming the bad part otherwise.
     static pdt::Result<TemperatureCurve> parse(const std::string& text);
     // The curve of PDT_SIM_TEMPERATURE when set (an error when it does not parse), else the default.
     static pdt::Result<TemperatureCurve> from_environment();

@@ -49,11 +49,11 @@ inline bool is_lie(const std::string& text) {
 }
 
 // "" or "none" (no lie), "moves_nothing", "stale_after=N" (N decimal, 0 or more) or
-// "completes_early"; else EINVAL `parse <source> "<text>"` naming the spellings. `source`
+// "completes_early"; else a usage error `parse <source> "<text>"` naming the spellings. `source`
 // says where the text came from: "option --cuda_lie", "PDT_SIM_FAULT".
 inline pdt::Result<Lie> parse_lie(const std::string& source, const std::string& text) {
     const auto bad = [&](const std::string& why) {
-        return pdt::make_error("parse " + source, "\"" + text + "\"", EINVAL,
+        return pdt::usage_error("parse " + source, "\"" + text + "\"",
                                 why + " (one of moves_nothing, stale_after=N, completes_early)");
     };
     if (text.empty() || text == "none")

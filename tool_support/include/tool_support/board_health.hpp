@@ -6,7 +6,7 @@
 //
 //   tool_support::BoardHealthCli health_cli;  add_board_health_options(options, health_cli);
 //   auto health = BoardHealth::open(health_cli, "test_dma_bridge", targets, stdout, json);
-//   if (!health) { print health.error(); return health.error().code == EINVAL ? 2 : 1; }
+//   if (!health) { print health.error(); return health.error().usage ? 2 : 1; }
 //   health->start();  ... rate line + health->beside(label) ...  health->publish(rows, passing);
 #pragma once
 
@@ -42,7 +42,7 @@ struct RowMetrics {
 
 class BoardHealth {
 public:
-    // Parses the options (EINVAL: a usage error), opens the metrics target and proves it usable
+    // Parses the options (a usage error: Error::usage), opens the metrics target and proves it usable
     // (its error names the path or URL), and opens the sensor blocks of every target (a design
     // without sensors has none: not an error). Events (alarms, a trip) print to `out` as lines,
     // or JSON Lines {"type":"sensor_event",...} with json.

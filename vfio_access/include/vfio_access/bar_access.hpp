@@ -20,8 +20,8 @@ struct BarAccess {
 
 // The checks, in order, each an error naming "BAR <n> offset 0x<o> width <w>" and why, made
 // without touching a register: the BAR exists (ENODEV), the access lies inside it (ERANGE), the
-// width is one of `widths` (EINVAL, naming those the BAR takes), the offset is aligned to the
-// width (EINVAL; a 64-byte access to 64 bytes). Returns the BAR.
+// width is one of `widths` (a usage error, naming those the BAR takes), the offset is aligned to the
+// width (a usage error; a 64-byte access to 64 bytes). Returns the BAR.
 pdt::Result<Bar*> check_bar_access(Device& device, const BarAccess& access, const std::vector<unsigned>& widths);
 
 // A region of a BAR a tool accesses `width` bytes at a time (memmapped_persistence).
@@ -32,7 +32,7 @@ struct BarRegion {
     unsigned width = 4;
 };
 // check_bar_access for the region's first access, then: the size is a multiple of the width
-// (EINVAL, "size 0x.. is not a multiple of the 4-byte access"; a size 0 is one) and the region
+// (a usage error, "size 0x.. is not a multiple of the 4-byte access"; a size 0 is one) and the region
 // ends inside the BAR (ERANGE, "the region ends past BAR <n> of 0x.. bytes"). Made before any
 // access; each error names "BAR <n> offset 0x<o> size 0x<s> width <w>".
 pdt::Result<Bar*> check_bar_region(Device& device, const BarRegion& region, const std::vector<unsigned>& widths);

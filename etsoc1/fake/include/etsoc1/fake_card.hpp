@@ -87,7 +87,7 @@ struct FakeParameters {
 // read_channels, write_channels, node_bytes, nodes, queues, poll_busy_us, poll_idle_us,
 // collision, kernel_us, corrupt_h2c_byte, copy_error_at, hang_at, abort_hangs (0 or 1), moves_nothing (0 or 1),
 // stale_after (a whole number >= 0), completes_early (0 or 1); unknown keys and bad values are
-// EINVAL naming them.
+// usage errors naming them.
 pdt::Result<FakeParameters> parse_fake_parameters(const std::string& text);
 
 // What the card was asked to do, for tests.

@@ -119,6 +119,14 @@ void add_xdma_mode_options(po::options_description& options, XdmaModeText& modes
          "completed_count, status (stop_list only) or interrupt (MSI)");
 }
 
+pdt::Error name_xdma_mode_options(pdt::Error error) {
+    if (error.operation == "choose XDMA engine mode")
+        error.hint += "; option --engine_mode";
+    else if (error.operation == "choose XDMA completion")
+        error.hint += "; options --completion and --engine_mode";
+    return error;
+}
+
 void add_json_option(po::options_description& options, bool& json, JsonForm form) {
     options.add_options()("json", po::bool_switch(&json),
                           form == JsonForm::Lines

@@ -208,6 +208,20 @@ TEST(ParseArguments, HelpAndVersionAreRequestsNotRuns) {
     EXPECT_EQ(*Taken().parse({"--version"}), cli::Request::Version);
 }
 
+// The driver refuses a mode in its own words; the tool layer names the options that asked for it.
+TEST(DeviceOptions, AnXdmaModeRefusalGainsTheOptionsName) {
+    const pdt::Error mode = cli::name_xdma_mode_options(
+        pdt::usage_error("choose XDMA engine mode", "0000:15:00.0 H2C 0", "engine mode credits: the IP has none"));
+    EXPECT_EQ(mode.hint, "engine mode credits: the IP has none; option --engine_mode");
+    EXPECT_TRUE(mode.usage);
+    const pdt::Error completion = cli::name_xdma_mode_options(
+        pdt::usage_error("choose XDMA completion", "0000:15:00.0 H2C 0", "completion status needs STOP-terminated lists"));
+    EXPECT_EQ(completion.hint, "completion status needs STOP-terminated lists; options --completion and --engine_mode");
+    const pdt::Error other = cli::name_xdma_mode_options(pdt::make_error("open", "0000:15:00.0", ENODEV, "gone"));
+    EXPECT_EQ(other.hint, "gone");
+    EXPECT_FALSE(other.usage);
+}
+
 TEST(ParseArguments, AMalformedCommandLineIsEinvalWithTheParsersMessage) {
     const auto unknown = Taken().parse({"--bogus"});
     ASSERT_FALSE(unknown.ok());

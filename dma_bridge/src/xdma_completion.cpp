@@ -144,7 +144,7 @@ pdt::Result<uint64_t> Engine::checked_count(uint64_t completed) {
     warn("Completed Descriptor Count (0x48) reads " + std::to_string(count) + " after a list of " +
          std::to_string(m_list_count) +
          " descriptors stopped at its STOP (Status descriptor_stopped, busy clear): the XDMA IP does not count "
-         "completed descriptors; completing by Status from now on (--completion status)");
+         "completed descriptors; completing by Status from now on (completion status)");
     m_options.completion = CompletionMethod::StatusRegister;
     m_completes_by_status = true;
     streams::note_fallback("completion_by_status");
@@ -162,13 +162,13 @@ std::string Engine::count_diagnosis() const {
         return "Completed Descriptor Count (0x48) reads " + std::to_string(count) + " of the " +
                std::to_string(m_list_count) +
                " descriptors of a list while Status says the engine stopped at its STOP (descriptor_stopped, busy "
-               "clear): the XDMA IP does not count completed descriptors; use --completion status";
+               "clear): the XDMA IP does not count completed descriptors; use completion status";
     if (m_options.mode == RunMode::Credits && count < m_started - m_held_credits && (value & status::busy) &&
         !(value & status::errors) && sgdma(sgdma_reg::DESCRIPTOR_CREDITS) == 0)
         return "Completed Descriptor Count (0x48) reads " + std::to_string(count) + " of " +
                std::to_string(m_started) +
                " descriptors with every credit taken (Descriptor Credits reads 0): if their data arrived, the XDMA IP "
-               "does not count completed descriptors; use --engine_mode stop_list --completion status";
+               "does not count completed descriptors; use engine mode stop_list with completion status";
     return {};
 }
 

@@ -229,7 +229,7 @@ pdt::Result<void> Engine::set_credit_mode() {
     if (!(m_regs.read32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE) & bit))
         return pdt::make_error("initialise XDMA engine", name(), ENOTSUP,
                                 "credits ring: Descriptor Credit Mode Enable (0x6020) reads back 0, the XDMA IP "
-                                "has no descriptor credits; use STOP-terminated lists (--engine_mode stop_list)");
+                                "has no descriptor credits; use STOP-terminated lists (engine mode stop_list)");
     return {};
 }
 
@@ -277,8 +277,8 @@ pdt::Result<void> Engine::write_channel_control() {
     if (!present)
         return pdt::make_error("initialise XDMA engine", name(), ENOTSUP,
                                 std::string("Control.pollmode_wb_enable (bit 26) reads back 0: the XDMA IP has no "
-                                            "poll-mode writeback; use --completion completed_count, ") +
-                                    (m_options.mode == RunMode::StopList ? "status" : "status (with --engine_mode stop_list)") +
+                                            "poll-mode writeback; use completion completed_count, ") +
+                                    (m_options.mode == RunMode::StopList ? "status" : "status (with engine mode stop_list)") +
                                     ", interrupt (where the IP's interrupts work) or auto");
     return {};
 }

@@ -133,7 +133,7 @@ pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t
     switch (request.mode) {
     case EngineModeRequest::Credits:
         if (!credits)
-            return refuse("engine mode", "--engine_mode credits: the IP has no descriptor credits (" +
+            return refuse("engine mode", "engine mode credits: the IP has no descriptor credits (" +
                                              why_not(stated.descriptor_credits,
                                                      "Descriptor Credit Mode Enable read back 0") +
                                              "); use stop_list or auto");
@@ -154,8 +154,8 @@ pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t
         auto msix = device.irq_info(vfio::IrqIndex::Msix);
         return (msi.ok() && msi->count > 0) || (msix.ok() && msix->count > 0);
     };
-    // Every --completion value that works on this IP but the refused one, for a refusal:
-    // "poll_writeback, completed_count, status (with --engine_mode stop_list), interrupt or auto".
+    // Every completion that works on this IP but the refused one, for a refusal:
+    // "poll_writeback, completed_count, status (with engine mode stop_list), interrupt or auto".
     auto working = [&](CompletionRequest refused) {
         std::vector<std::string> names;
         if (writeback && refused != CompletionRequest::PollWriteback)
@@ -163,7 +163,7 @@ pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t
         if (refused != CompletionRequest::CompletedCount)
             names.push_back("completed_count");
         if (refused != CompletionRequest::Status)
-            names.push_back(modes.mode == RunMode::StopList ? "status" : "status (with --engine_mode stop_list)");
+            names.push_back(modes.mode == RunMode::StopList ? "status" : "status (with engine mode stop_list)");
         if (refused != CompletionRequest::Interrupt && interrupts_usable())
             names.push_back("interrupt");
         std::string text;
@@ -175,7 +175,7 @@ pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t
     switch (request.completion) {
     case CompletionRequest::PollWriteback:
         if (!writeback)
-            return refuse("completion", "--completion poll_writeback: the IP has no poll-mode writeback (" +
+            return refuse("completion", "completion poll_writeback: the IP has no poll-mode writeback (" +
                                             why_not(stated.poll_mode_writeback,
                                                     "Control.pollmode_wb_enable read back 0") +
                                             "); use " + working(request.completion));
@@ -184,14 +184,14 @@ pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t
     case CompletionRequest::CompletedCount: modes.completion = CompletionMethod::CompletedCountRegister; break;
     case CompletionRequest::Status:
         if (modes.mode != RunMode::StopList)
-            return refuse("completion", "--completion status needs STOP-terminated lists: the engine runs a "
-                                        "credits ring that never stops; add --engine_mode stop_list, or use " +
+            return refuse("completion", "completion status needs STOP-terminated lists: the engine runs a "
+                                        "credits ring that never stops; add engine mode stop_list, or use " +
                                             working(request.completion));
         modes.completion = CompletionMethod::StatusRegister;
         break;
     case CompletionRequest::Interrupt: {
         if (!stated.interrupts.value_or(probed && probed->interrupts))
-            return refuse("completion", "--completion interrupt: " +
+            return refuse("completion", "completion interrupt: " +
                                             std::string(stated.interrupts
                                                             ? "the design data states the XDMA IP's interrupts are not usable"
                                                             : "the IRQ block's Channel Interrupt Enable Mask reads back 0, "
@@ -200,7 +200,7 @@ pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t
         auto msi = device.irq_info(vfio::IrqIndex::Msi);
         auto msix = device.irq_info(vfio::IrqIndex::Msix);
         if ((!msi.ok() || msi->count == 0) && (!msix.ok() || msix->count == 0))
-            return refuse("completion", "--completion interrupt: the device offers no MSI or MSI-X vectors" +
+            return refuse("completion", "completion interrupt: the device offers no MSI or MSI-X vectors" +
                                             (msi.ok() ? std::string() : " (" + msi.error().message() + ")") +
                                             "; use " + working(request.completion));
         modes.completion = CompletionMethod::Interrupt;

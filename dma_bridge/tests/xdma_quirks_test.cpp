@@ -161,7 +161,7 @@ TEST(XdmaQuirks, CompletedCountStuckAtZeroOnStopListsFallsBackToStatusWhenNotFor
         EXPECT_EQ(engine->warnings()[0],
                   std::string("Completed Descriptor Count (0x48) reads 0 after a list of ") + descriptors +
                       " descriptors stopped at its STOP (Status descriptor_stopped, busy clear): the XDMA IP does not "
-                      "count completed descriptors; completing by Status from now on (--completion status)");
+                      "count completed descriptors; completing by Status from now on (completion status)");
     }
     EXPECT_EQ(warnings.lines.size(), 2u);
 }
@@ -183,7 +183,7 @@ TEST(XdmaQuirks, CompletedCountStuckAtZeroWhenForcedIsATimeoutThatSaysWhy) {
     EXPECT_TRUE(has(timed_out.error().message(),
                     "; Completed Descriptor Count (0x48) reads 0 of the 4 descriptors of a list while Status says the "
                     "engine stopped at its STOP (descriptor_stopped, busy clear): the XDMA IP does not count completed "
-                    "descriptors; use --completion status"))
+                    "descriptors; use completion status"))
         << timed_out.error().message();
     EXPECT_TRUE(h2c->warnings().empty());
     // The data did land: the card holds the key.
@@ -205,7 +205,7 @@ TEST(XdmaQuirks, CompletedCountStuckAtZeroOnACreditsRingIsATimeoutThatSaysWhatTo
     EXPECT_TRUE(has(timed_out.error().message(),
                     "; Completed Descriptor Count (0x48) reads 0 of 4 descriptors with every credit taken (Descriptor "
                     "Credits reads 0): if their data arrived, the XDMA IP does not count completed descriptors; use "
-                    "--engine_mode stop_list --completion status"))
+                    "engine mode stop_list with completion status"))
         << timed_out.error().message();
 }
 
@@ -221,7 +221,7 @@ TEST(XdmaQuirks, ARefusalListsEveryCompletionMethodThatWouldWork) {
     auto interrupt = choose(without_interrupts, {.completion = CompletionRequest::Interrupt});
     ASSERT_FALSE(interrupt.ok());
     EXPECT_TRUE(has(interrupt.error().hint, "the XDMA IP's interrupts are not usable; use poll_writeback, "
-                                            "completed_count, status (with --engine_mode stop_list) or auto"))
+                                            "completed_count, status (with engine mode stop_list) or auto"))
         << interrupt.error().message();
     auto on_lists = choose(without_interrupts, {.mode = EngineModeRequest::StopList,
                                                 .completion = CompletionRequest::Interrupt});
@@ -235,11 +235,11 @@ TEST(XdmaQuirks, ARefusalListsEveryCompletionMethodThatWouldWork) {
     auto writeback = choose(without_writeback, {.completion = CompletionRequest::PollWriteback});
     ASSERT_FALSE(writeback.ok());
     EXPECT_TRUE(has(writeback.error().hint, "(Control.pollmode_wb_enable read back 0); use completed_count, status "
-                                            "(with --engine_mode stop_list), interrupt or auto"))
+                                            "(with engine mode stop_list), interrupt or auto"))
         << writeback.error().message();
     auto status = choose(without_writeback, {.mode = EngineModeRequest::Credits, .completion = CompletionRequest::Status});
     ASSERT_FALSE(status.ok());
-    EXPECT_TRUE(has(status.error().hint, "add --engine_mode stop_list, or use completed_count, interrupt or auto"))
+    EXPECT_TRUE(has(status.error().hint, "add engine mode stop_list, or use completed_count, interrupt or auto"))
         << status.error().message();
 }
 

@@ -153,7 +153,7 @@ TEST(CardDmaSim, InterruptCompletionOnAnIpWithoutInterruptsIsRefused) {
     stream_tools::XdmaCardDma::Options options;
     options.modes.completion = xdma::CompletionRequest::Interrupt;
     const pdt::Error error = refusal(config, options);
-    EXPECT_NE(error.message().find("--completion interrupt: the IRQ block's Channel Interrupt Enable Mask reads back 0, "
+    EXPECT_NE(error.message().find("completion interrupt: the IRQ block's Channel Interrupt Enable Mask reads back 0, "
                                    "the XDMA IP's interrupts are not usable"),
               std::string::npos)
         << error.message();
@@ -166,7 +166,8 @@ TEST(CardDmaSim, ACreditsRequestOnAnIpWithoutCreditsIsRefused) {
     options.modes.mode = xdma::EngineModeRequest::Credits;
     const pdt::Error error = refusal(config, options);
     EXPECT_EQ(error.code, EINVAL);
-    EXPECT_NE(error.hint.find("--engine_mode credits: the IP has no descriptor credits"), std::string::npos)
+    EXPECT_TRUE(error.usage);
+    EXPECT_NE(error.hint.find("engine mode credits: the IP has no descriptor credits"), std::string::npos)
         << error.message();
 }
 

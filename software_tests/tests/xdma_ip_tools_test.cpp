@@ -138,12 +138,13 @@ struct Refusal {
 TEST(XdmaIpToolsRefuse, ExplicitChoicesTheIpCannotDoFailWithTheReason) {
     const Refusal refusals[] = {
         {"ipcfg_no_credits_mm", {"--engine_mode", "credits"}, 1,
-         {"--engine_mode credits: the IP has no descriptor credits (Descriptor Credit Mode Enable read back 0); use "
-          "stop_list or auto",
+         {"engine mode credits: the IP has no descriptor credits (Descriptor Credit Mode Enable read back 0); use "
+          "stop_list or auto; option --engine_mode",
           "Overall FAIL"}},
         {"ipcfg_no_poll_wb_stream", {"--completion", "poll_writeback"}, 1,
-         {"--completion poll_writeback: the IP has no poll-mode writeback (Control.pollmode_wb_enable read back 0)"}},
-        {"ipcfg_small_bar_mm", {"--completion", "status"}, 1, {"--completion status needs STOP-terminated lists"}},
+         {"completion poll_writeback: the IP has no poll-mode writeback (Control.pollmode_wb_enable read back 0)",
+          "; options --completion and --engine_mode"}},
+        {"ipcfg_small_bar_mm", {"--completion", "status"}, 1, {"completion status needs STOP-terminated lists"}},
         {"ipcfg_small_bar_mm", {"--engine_mode", "ring"}, 2, {"parse option --engine_mode \"ring\""}},
     };
     for (const Refusal& refusal : refusals) {
@@ -230,7 +231,7 @@ const Quirk kQuirks[] = {
      "Run did not stick; starting the engine with a write of Control (0x04) instead",
      "engine mode credits, completion poll_writeback"},
     {"ipcfg_count_zero_mm",
-     "the XDMA IP does not count completed descriptors; completing by Status from now on (--completion status)",
+     "the XDMA IP does not count completed descriptors; completing by Status from now on (completion status)",
      "engine mode stop_list, completion completed_count"},
     {"ipcfg_bogus_alignments_mm",
      "address_bits 6 makes no sense (a PCIe DMA engine has 32 to 64); ignored, using a 64-bit DMA mask",
@@ -260,7 +261,7 @@ TEST(XdmaIpToolsQuirks, AForcedCompletedCountOnAnIpThatDoesNotCountFailsSayingWh
     args[std::find(args.begin(), args.end(), "--transfer_timeout") - args.begin() + 1] = "1";  // a short timeout
     const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, args);
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_TRUE(contains(r.output, "the XDMA IP does not count completed descriptors; use --completion status"))
+    EXPECT_TRUE(contains(r.output, "the XDMA IP does not count completed descriptors; use completion status"))
         << r.output;
     EXPECT_TRUE(contains(r.output, "Overall FAIL")) << r.output;
 }

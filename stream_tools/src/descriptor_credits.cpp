@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstring>
 
+#include "cli/device_options.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_credit_register_check.hpp"
 #include "pattern/pattern.hpp"
@@ -212,7 +213,7 @@ std::vector<ChannelResult> test_design(identify::IdentifiedDesign& design, const
         return {failed(base, registers.error())};
     const auto modes = tool_support::describe_engine_modes(design, {xdma::EngineModeRequest::Credits, options.modes.completion});
     if (!modes.ok())
-        return {failed(base, modes.error())};
+        return {failed(base, cli::name_xdma_mode_options(modes.error()))};
     std::fprintf(out, "%s\n", modes->line.c_str());
     base.engines = modes->choice;
     if (design.dma_bridge->mode == designs::DmaMode::MemoryMapped) {

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "base/format.hpp"
+#include "cli/device_options.hpp"
 #include "dma_bridge_suite_shared.hpp"
 #include "pattern/worker_pool.hpp"
 #include "stream_test/report.hpp"
@@ -131,7 +132,7 @@ std::optional<tool_support::EngineModes> engine_modes(const identify::Identified
     auto modes = tool_support::describe_engine_modes(design, options.modes);
     if (!modes.ok()) {
         ChannelResult result = result_for(design, tests);
-        result.failure = modes.error().message();
+        result.failure = cli::name_xdma_mode_options(modes.error()).message();
         std::fprintf(out, "TEST FAIL:\n  %s\n", result.failure->c_str());
         results.push_back(result);
         return std::nullopt;

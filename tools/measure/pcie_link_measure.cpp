@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/device_options.hpp"
 #include "measure/copying.hpp"
 #include "measure/tool.hpp"
 #include "pdt_version/version.hpp"
@@ -100,7 +101,7 @@ int main(int argc, char** argv) {
     stop_copies_on_signals();  // from before the open: a stop asked for meanwhile starts no copy
     auto endpoint = endpoints.open(options.endpoint, adapter);
     if (!endpoint) {
-        std::cerr << "pcie_link_measure: " << endpoint.error().message() << "\n";
+        std::cerr << "pcie_link_measure: " << cli::name_xdma_mode_options(endpoint.error()).message() << "\n";
         return endpoint.error().usage ? 2 : 1;
     }
     auto health = tool_support::BoardHealth::open(health_cli, "pcie_link_measure", endpoints.designs_under_test(),

@@ -83,6 +83,11 @@ struct XdmaModeText {
     std::string completion = "auto";
 };
 void add_xdma_mode_options(boost::program_options::options_description& options, XdmaModeText& modes);
+// The driver refuses an engine mode or a completion the XDMA IP lacks in the request's words
+// ("engine mode credits: the IP has no descriptor credits ...", xdma::choose_modes, whose
+// operations are "choose XDMA engine mode" and "choose XDMA completion"); this names the
+// options that asked for it in the hint. Any other error comes back as it is.
+pdt::Error name_xdma_mode_options(pdt::Error error);
 
 // --json: JSON Lines (one object per line, as the run goes: the DMA tools) or one document at
 // the end (the identification, config-space, VFIO and measurement tools).

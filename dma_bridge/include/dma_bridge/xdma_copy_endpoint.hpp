@@ -39,7 +39,7 @@ struct CopyEndpointConfig {
     unsigned max_in_flight = 64;      // copies one queue holds at once (issued, not waited for)
     unsigned dma_mask_bits = 64;
     IpOptions ip;       // what the design states about its XDMA IP
-    ModeRequest modes;  // --engine_mode, --completion
+    ModeRequest modes;  // the engine mode and completion asked for
     // The engines' own progress deadline (wait() takes its own timeout per call).
     std::chrono::milliseconds engine_timeout{10000};
 };

@@ -72,7 +72,7 @@ struct EngineOptions {
     uint64_t register_offset = 0;  // of the DMA register space inside dma_bar
     RunMode mode = RunMode::Credits;
     CompletionMethod completion = CompletionMethod::PollWriteback;
-    // The completion method was chosen (--completion auto), not forced: on STOP-terminated lists
+    // The completion method was chosen (completion auto), not forced: on STOP-terminated lists
     // the engine may fall back from the Completed Descriptor Count register to Status completion
     // when it sees that the IP does not count (configure_engine sets it).
     bool completion_auto = false;

@@ -25,7 +25,9 @@ struct IpOptions {
     std::optional<bool> interrupts;           // the MSI/MSI-X interrupt path is usable
 };
 
-// --engine_mode auto|credits|stop_list, --completion auto|poll_writeback|completed_count|status|interrupt.
+// What is asked of the engines: an engine mode (auto, credits, stop_list) and a completion (auto,
+// poll_writeback, completed_count, status, interrupt), spelled as kEngineModeSpellings and
+// kCompletionSpellings write them.
 enum class EngineModeRequest { Auto, Credits, StopList };
 enum class CompletionRequest { Auto, PollWriteback, CompletedCount, Status, Interrupt };
 struct ModeRequest {
@@ -67,7 +69,9 @@ struct Modes {
 std::string describe(const Modes& modes, bool stream);
 
 // Resolves the request against the IP. An explicit choice the IP cannot do is a usage error naming
-// the option and why (stated in the design data, or read back as 0). Auto picks credits when
+// the request in these words ("engine mode credits", "completion status") and why (stated in the
+// design data, or read back as 0); its operation is "choose XDMA engine mode" or "choose XDMA
+// completion", for the tool layer to name its options. Auto picks credits when
 // the IP has them, else STOP-terminated lists; poll-mode writeback when the IP has it, else
 // the Completed Descriptor Count register. Interrupt completion also needs MSI on the device
 // (irq_info(Msi) or irq_info(Msix) with at least one vector).

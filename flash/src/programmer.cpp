@@ -16,6 +16,11 @@ pdt::Error write_error(const std::string& object, const std::string& hint, int c
     return pdt::make_error("check write", object, code, hint);
 }
 
+// A write the flash cannot take as asked (an empty image, a range off the sector grid).
+pdt::Error write_usage_error(const std::string& object, const std::string& hint) {
+    return pdt::usage_error("check write", object, hint);
+}
+
 std::string range_text(uint64_t address, uint64_t length) {
     return pdt::hex(address) + ".." + pdt::hex(address + length - 1);
 }
@@ -49,7 +54,7 @@ pdt::Result<std::vector<uint8_t>> read_verified(SpiNor& flash, uint64_t address,
 pdt::Result<void> check_write_range(SpiNor& flash, uint64_t address, uint64_t length, const WriteRules& rules) {
     const uint32_t sector = flash.sector_erase().size;
     if (length == 0)
-        return write_error("image", "the image is empty", EINVAL);
+        return write_usage_error("image", "the image is empty");
     if (address >= flash.size() || length > flash.size() - address)
         return write_error(range_text(address, length),
                            pdt::format("%llu bytes at %s do not fit the flash's %llu bytes: the image is larger than "
@@ -58,14 +63,11 @@ pdt::Result<void> check_write_range(SpiNor& flash, uint64_t address, uint64_t le
                                         static_cast<unsigned long long>(flash.size())),
                            EFBIG);
     if (address % sector != 0)
-        return write_error(pdt::hex(address), pdt::format("the range is not sector aligned (erase sectors are %u bytes)",
-                                                            sector),
-                           EINVAL);
+        return write_usage_error(pdt::hex(address),
+                                 pdt::format("the range is not sector aligned (erase sectors are %u bytes)", sector));
     if (address < rules.golden_end && !rules.overwrite_golden)
         return write_error(range_text(address, length),
-                           "the range overlaps the golden image " + range_text(0, rules.golden_end) +
-                               " (--overwrite_golden to write it)",
-                           EPERM);
+                           "the range overlaps the golden image " + range_text(0, rules.golden_end), EPERM);
     const Protection protection = PDT_TRY(flash.protection());
     const uint64_t padded = (length + sector - 1) / sector * sector;
     if (protection.protects(address, padded))

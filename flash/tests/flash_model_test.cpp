@@ -219,8 +219,10 @@ TEST(FlashModel, RangeChecks) {
     EXPECT_EQ(big.error().code, EFBIG);
     EXPECT_NE(big.error().message().find("larger than the flash"), std::string::npos);
     EXPECT_EQ(flash::check_write_range(*nor, 0x100, 10, {}).error().code, EINVAL);
+    EXPECT_TRUE(flash::check_write_range(*nor, 0x100, 10, {}).error().usage);
     auto golden = flash::check_write_range(*nor, 0x10000, 10, {0x800000, false});
     EXPECT_NE(golden.error().message().find("golden image"), std::string::npos);
+    EXPECT_EQ(golden.error().message().find("--"), std::string::npos) << "the library names no option";
     EXPECT_TRUE(flash::check_write_range(*nor, 0x10000, 10, {0x800000, true}));
     auto protected_sector = flash::check_write_range(*nor, (128u << 20) - 0x1000, 10, {});
     EXPECT_EQ(protected_sector.error().code, EACCES);

@@ -89,7 +89,9 @@ TEST_F(FlasherTest, RefusalsWriteNothing) {
     std::ofstream(text) << "not a bitstream\n";
     EXPECT_NE(run("--write " + text.string() + " --program").output.find("the image is not a bitstream"),
               std::string::npos);
-    EXPECT_NE(run("--write " + bit + " --offset 0 --program").output.find("golden image"), std::string::npos);
+    const std::string golden = run("--write " + bit + " --offset 0 --program").output;
+    EXPECT_NE(golden.find("golden image"), std::string::npos) << golden;
+    EXPECT_NE(golden.find("(--overwrite_golden to write it)"), std::string::npos) << golden;  // the tool names the option
     EXPECT_NE(run("--write " + bit + " --offset 0x4000100 --program").output.find("not sector aligned"), std::string::npos);
     EXPECT_NE(run("--write " + bit + " --offset 0x7ff0000 --program", "protected").output.find("protected sector"),
               std::string::npos);

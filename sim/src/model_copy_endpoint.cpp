@@ -149,7 +149,7 @@ pdt::Result<streams::Ticket> ModelCopyEndpoint::issue(Direction direction, unsig
     if (host.memory() == HostMemory::Pageable && !m_parameters.pageable_copies)
         return copy_error(direction, queue, host_offset, card_offset, bytes, EINVAL,
                           "the host buffer is pageable: the model copies only registered memory "
-                          "(pageable_copies, --model_pageable_copies, lets it stage them as CUDA's driver does)");
+                          "(the parameter pageable_copies lets it stage them as CUDA's driver does)");
     std::lock_guard<std::mutex> lock(m_mutex);
     if (m_pending[queue].size() >= m_parameters.in_flight)
         return copy_error(direction, queue, host_offset, card_offset, bytes, EBUSY,

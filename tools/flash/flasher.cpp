@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -114,8 +115,12 @@ int write_range(flash::SpiNor& nor, const Target& target, const Options& options
                 uint64_t address, const std::string& image_name, Report& report, const std::function<bool()>& stop) {
     const uint64_t update = options.update_offset.value_or(nor.size() / 2);
     auto checked = flash::check_write_range(nor, address, image.size(), {update, options.overwrite_golden});
-    if (!checked)
-        return fail(report, checked.error().message() + "; nothing written");
+    if (!checked) {
+        pdt::Error error = std::move(checked).error();
+        if (error.code == EPERM && !options.overwrite_golden)  // the golden image: the option that allows it
+            error.hint += " (--overwrite_golden to write it)";
+        return fail(report, error.message() + "; nothing written");
+    }
     auto plan = flash::plan_write(nor, address, image);
     if (!plan)
         return fail(report, plan.error().message() + "; nothing written");

@@ -33,7 +33,7 @@ struct Plan {
     size_t unchanged = 0;            // sectors already holding the image
 };
 
-// The checks every write takes before anything is written (each EINVAL unless said): the image
+// The checks every write takes before anything is written (each a usage error unless said): the image
 // fits the flash (EFBIG), the range is sector aligned, it avoids the golden image
 // [0, golden_end) unless overwrite_golden (EPERM), no sector of it is block-protected (EACCES).
 struct WriteRules {

@@ -58,7 +58,7 @@ struct ParsedOptions {
     std::string help_text;
 };
 
-// EINVAL (exit 2) for an unknown option or subcommand, a malformed value, or a campaign file
+// A usage error (exit 2) for an unknown option or subcommand, a malformed value, or a campaign file
 // that cannot be read or holds what the tool does not know. `endpoint_options` are the
 // adapters' own (endpoints.cpp).
 pdt::Result<ParsedOptions> parse_options(int argc, const char* const* argv,

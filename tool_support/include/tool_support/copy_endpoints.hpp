@@ -59,8 +59,8 @@ class CopyEndpoints {
 public:
     CopyEndpoints();
     const boost::program_options::options_description& options() const { return m_options; }
-    // The adapter name recorded in the result ("model", "xdma", "qdma", "edu", "cuda", "etsoc1"); EINVAL for an
-    // unknown endpoint (a usage error).
+    // The adapter name recorded in the result ("model", "xdma", "qdma", "edu", "cuda", "etsoc1"); a usage error
+    // (pdt::usage_error) for an unknown endpoint or a bad endpoint option.
     pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open(const std::string& endpoint, std::string& adapter);
     // The tool's transfer timeout, before open(): an ET-SoC-1 endpoint's aborts take no longer.
     void set_transfer_timeout(std::chrono::milliseconds timeout) { m_transfer_timeout = timeout; }

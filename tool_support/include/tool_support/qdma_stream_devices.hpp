@@ -50,7 +50,7 @@ private:
 
 // Opens the stream queues 0..n-1 of the design's function (n: past the highest queue a route
 // names), bus mastering enabled. ENODEV when the design has no qdma or no stream routes (the
-// reason names it), or the IP no stream engines; EINVAL for a ring size the IP lacks.
+// reason names it), or the IP no stream engines; a usage error for a ring size the IP lacks.
 pdt::Result<std::unique_ptr<QdmaDesignStreamDevice>> make_qdma_stream_device(identify::IdentifiedDesign design,
                                                                               const QdmaStreamOptions& options);
 

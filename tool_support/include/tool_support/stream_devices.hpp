@@ -41,7 +41,7 @@ void add_cuda_stream_options(boost::program_options::options_description& descri
 // --cuda_lie, for the stream tools and pcie_link_measure alike.
 void add_cuda_lie_option(boost::program_options::options_description& description, std::string& text);
 
-// The GPU options, converted (usage errors: EINVAL, naming the option).
+// The GPU options, converted (usage errors naming the option).
 struct CudaRunOptions {
     unsigned channels = 1;
     bool pinned = true;

@@ -22,7 +22,7 @@ struct DeviceRouting {
     std::vector<SwitchRoute> routes;
 };
 
-// Usage errors (EINVAL) name the option and the text: a bad address, a route that is not
+// Usage errors name the option and the text: a bad address, a route that is not
 // <master>:<slave> with ports 0..15, a master port routed twice.
 pdt::Result<DeviceRouting> parse_device_routing(const std::string& option, const std::string& text);
 

@@ -42,7 +42,7 @@ struct EngineModes {
     std::string line;
     streams::EngineChoice choice;
 };
-// --engine_mode and --completion parsed; errors are usage errors (EINVAL) naming the option.
+// --engine_mode and --completion parsed; errors are usage errors naming the option.
 pdt::Result<xdma::ModeRequest> dma_mode_request(const cli::XdmaModeText& modes);
 
 pdt::Result<EngineModes> describe_engine_modes(const identify::IdentifiedDesign& design, const xdma::ModeRequest& request);

@@ -51,8 +51,12 @@ pdt::Result<Bar*> check_bar_region(Device& device, const BarRegion& region, cons
     const std::string object = "BAR " + std::to_string(region.bar) + " offset " + pdt::hex(region.offset) + " size " +
                                pdt::hex(region.size) + " width " + std::to_string(region.width);
     auto first = check_bar_access(device, {region.bar, region.offset, region.width}, widths);
-    if (!first.ok())
-        return pdt::make_error("check BAR region", object, first.error().code, first.error().hint);
+    if (!first.ok()) {  // the access's refusal (a usage error stays one), named as the region's
+        pdt::Error error = std::move(first).error();
+        error.operation = "check BAR region";
+        error.object = object;
+        return error;
+    }
     if (region.size == 0 || region.size % region.width != 0)
         return pdt::usage_error("check BAR region", object,
                           "size " + pdt::hex(region.size) + " is not a multiple of the " + std::to_string(region.width) +

@@ -183,7 +183,7 @@ pdt::Result<vfio::Bar*> check_timing_request(vfio::Device& device, unsigned bar,
     for (unsigned width : request.widths)
         checked = PDT_TRY(vfio::check_bar_access(device, vfio::BarAccess{bar, request.offset, width}, bar_widths));
     if (!checked)
-        return pdt::make_error("check BAR access", "BAR " + std::to_string(bar), EINVAL, "no access width given");
+        return pdt::usage_error("check BAR access", "BAR " + std::to_string(bar), "no access width given");
     return checked;
 }
 

@@ -80,7 +80,7 @@ void Impl::stop_queue(bool c2h_side, unsigned qid, unsigned err_bit, uint32_t st
 
 void Impl::raw_write(bool to_card, uint64_t address, const uint8_t* data, uint64_t n) {
     if (to_card)
-        card.write(address - config.card_memory_base, data, n);
+        card_memory.write(address - config.card_memory_base, data, n);
     else
         (void)device.dma_write(address, data, n);
 }
@@ -291,7 +291,7 @@ bool Impl::move_descriptor(bool c2h_side, bool is_mm, unsigned qid, Queue& q, co
             mm_scratch.resize(length);
         uint8_t* const data = mm_scratch.data();
         if (c2h_side)
-            card.read(src - config.card_memory_base, data, length);
+            card_memory.read(src - config.card_memory_base, data, length);
         else if (!device.dma_read(src, data, length).ok()) {
             stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
             return true;

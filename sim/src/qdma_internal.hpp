@@ -193,7 +193,7 @@ struct Impl : EngineThreadState {
     // A memory-mapped descriptor's data on its way through the model, kept between descriptors
     // (up to 256 MiB each: a fresh zeroed buffer each time cost page faults on every one).
     std::vector<uint8_t> mm_scratch;
-    CardMemory card;
+    CardMemory card_memory;
     streams::Lie lie;
     uint64_t lie_transfers = 0;
 };

@@ -135,7 +135,7 @@ void Impl::reset() {
     c2h.clear();
     loopback.clear();
     loopback_bytes.clear();
-    card.clear();
+    card_memory.clear();
     ++generation;
 }
 

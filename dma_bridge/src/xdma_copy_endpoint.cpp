@@ -51,8 +51,6 @@ public:
 
 private:
     pdt::Result<void> pump(Queue& queue);
-    pdt::Error issue_error(Direction direction, unsigned queue, uint64_t host_offset, uint64_t card_offset,
-                            uint64_t bytes, int code, const std::string& why) const;
     pdt::Error timeout_error(unsigned queue, const streams::Ticket& ticket, std::chrono::milliseconds timeout) const;
 
     vfio::Device& m_device;
@@ -80,7 +78,7 @@ pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
             m_queues[q].engines[d == Direction::H2C ? 0 : 1] = PDT_TRY(Engine::open(m_device, engine));
         }
     }
-    m_info.name = m_config.name.empty() ? m_device.identity().address.to_string() : m_config.name;
+    m_info.name = streams::endpoint_name(m_config.name, m_device);
     m_info.pci_address = m_device.identity().address.to_string();
     m_info.card_memory_bytes = m_config.card_memory_size;
     const Engine& h2c = *m_queues[0].engines[0];
@@ -101,18 +99,10 @@ pdt::Result<std::unique_ptr<streams::HostBuffer>> XdmaCopyEndpoint::allocate(uin
     return streams::allocate_vfio_buffer(m_device, bytes, memory, m_dma_mask_bits, this, m_info.name);
 }
 
-pdt::Error XdmaCopyEndpoint::issue_error(Direction direction, unsigned queue, uint64_t host_offset,
-                                          uint64_t card_offset, uint64_t bytes, int code, const std::string& why) const {
-    return pdt::make_error(std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of",
-                            m_info.name, code,
-                            hex(bytes) + " bytes, host offset " + hex(host_offset) + ", card range [" + hex(card_offset) +
-                                ", " + hex(card_offset + bytes) + "): " + why);
-}
-
 pdt::Result<streams::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     auto refuse = [&](int code, const std::string& why) {
-        return issue_error(direction, queue, host_offset, card_offset, bytes, code, why);
+        return streams::copy_issue_error(m_info.name, direction, queue, host_offset, card_offset, bytes, code, why);
     };
     if (m_broken)
         return refuse(EIO, "the endpoint is unusable until reset_queues after: " + m_broken->message());
@@ -174,12 +164,9 @@ pdt::Error XdmaCopyEndpoint::timeout_error(unsigned queue, const streams::Ticket
 
 pdt::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
     if (m_broken)
-        return pdt::make_error("wait for copy of", m_info.name, EIO,
-                                "the endpoint is unusable until reset_queues after: " + m_broken->message());
+        return streams::unusable_until_reset("wait for copy of", m_info.name, *m_broken);
     if (ticket.queue >= m_queues.size() || ticket.sequence >= m_queues[ticket.queue].next_sequence)
-        return pdt::make_error("wait for copy of", m_info.name, EINVAL,
-                                "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
-                                    std::to_string(ticket.queue));
+        return streams::unknown_ticket_error("wait for copy of", m_info.name, ticket);
     Queue& q = m_queues[ticket.queue];
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (ticket.sequence >= q.completed_before) {
@@ -202,25 +189,15 @@ pdt::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chr
 }
 
 pdt::Result<void> XdmaCopyEndpoint::reset_queues() {
-    std::optional<pdt::Error> first;
-    for (Queue& q : m_queues) {
-        for (auto& engine : q.engines)
-            if (auto recovered = engine->recover(); !recovered.ok() && !first)
-                first = recovered.error();
-        q.copies.clear();
-        q.completed_before = q.next_sequence;
-    }
-    if (first)
-        return *first;
-    m_broken.reset();
-    return {};
+    return streams::reset_issue_queues(m_queues, m_broken, [](Queue& q) -> auto& { return q.engines; },
+                                       [](Engine& engine) { return engine.recover(); });
 }
 
 }  // namespace
 
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config) {
-    const std::string object = config.name.empty() ? device.identity().address.to_string() : config.name;
+    const std::string object = streams::endpoint_name(config.name, device);
     if (config.card_memory_size == 0)
         return pdt::make_error("open XDMA copy endpoint", object, EINVAL, "the design states no card memory");
     if (config.ring_descriptors == 0 || config.ring_descriptors > MAX_DESCRIPTOR_CREDITS)

@@ -34,8 +34,7 @@ public:
 
 private:
     pdt::Error unusable(const std::string& operation) const {
-        return pdt::make_error(operation, m_info.name, EIO,
-                                "the endpoint is unusable until reset_queues after: " + m_broken->message());
+        return streams::unusable_until_reset(operation, m_info.name, *m_broken);
     }
 
     EduDevice m_edu;
@@ -91,9 +90,7 @@ pdt::Result<void> EduCopyEndpoint::wait(const streams::Ticket& ticket, std::chro
     if (m_broken)
         return unusable(operation);
     if (ticket.queue != 0 || ticket.sequence >= m_next_sequence)
-        return pdt::make_error(operation, m_info.name, EINVAL,
-                                "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
-                                    std::to_string(ticket.queue));
+        return streams::unknown_ticket_error(operation, m_info.name, ticket);
     if (ticket.sequence < m_completed_before)
         return {};
     auto waited = m_edu.wait_dma(Wait::Poll, timeout);

@@ -91,7 +91,7 @@ pdt::Result<void> QdmaCopyEndpoint::open() {
         }
     }
     const uint32_t capacity = m_pairs[0].queues[0]->capacity();
-    m_info.name = m_config.name.empty() ? m_function->device().identity().address.to_string() : m_config.name;
+    m_info.name = streams::endpoint_name(m_config.name, m_function->device());
     m_info.pci_address = m_function->device().identity().address.to_string();
     m_info.card_memory_bytes = m_config.card_memory_size;
     m_info.max_copy_bytes = std::min<uint64_t>(m_config.card_memory_size, uint64_t{capacity} * m_config.piece_bytes);
@@ -104,10 +104,7 @@ pdt::Result<void> QdmaCopyEndpoint::open() {
 pdt::Result<streams::Ticket> QdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     auto refuse = [&](int code, const std::string& why) {
-        return pdt::make_error(std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of",
-                                m_info.name, code,
-                                hex(bytes) + " bytes, host offset " + hex(host_offset) + ", card range [" +
-                                    hex(card_offset) + ", " + hex(card_offset + bytes) + "): " + why);
+        return streams::copy_issue_error(m_info.name, direction, queue, host_offset, card_offset, bytes, code, why);
     };
     if (m_broken)
         return refuse(EIO, "the endpoint is unusable until reset_queues after: " + m_broken->message());
@@ -171,12 +168,9 @@ pdt::Result<void> QdmaCopyEndpoint::pump(Pair& pair) {
 
 pdt::Result<void> QdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
     if (m_broken)
-        return pdt::make_error("wait for copy of", m_info.name, EIO,
-                                "the endpoint is unusable until reset_queues after: " + m_broken->message());
+        return streams::unusable_until_reset("wait for copy of", m_info.name, *m_broken);
     if (ticket.queue >= m_pairs.size() || ticket.sequence >= m_pairs[ticket.queue].next_sequence)
-        return pdt::make_error("wait for copy of", m_info.name, EINVAL,
-                                "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
-                                    std::to_string(ticket.queue));
+        return streams::unknown_ticket_error("wait for copy of", m_info.name, ticket);
     Pair& pair = m_pairs[ticket.queue];
     const std::string what = "wait for copy " + std::to_string(ticket.sequence) + " on queue " + std::to_string(ticket.queue) + " of";
     const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -222,25 +216,15 @@ pdt::Result<void> QdmaCopyEndpoint::sleep_on_interrupt(Pair& pair, std::chrono::
 }
 
 pdt::Result<void> QdmaCopyEndpoint::reset_queues() {
-    std::optional<pdt::Error> first;
-    for (Pair& pair : m_pairs) {
-        for (auto& queue : pair.queues)
-            if (auto restarted = queue->restart(); !restarted.ok() && !first)
-                first = restarted.error();
-        pair.copies.clear();
-        pair.completed_before = pair.next_sequence;
-    }
-    if (first)
-        return *first;
-    m_broken.reset();
-    return {};
+    return streams::reset_issue_queues(m_pairs, m_broken, [](Pair& pair) -> auto& { return pair.queues; },
+                                       [](Queue& queue) { return queue.restart(); });
 }
 
 }  // namespace
 
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config) {
-    const std::string object = config.name.empty() ? device.identity().address.to_string() : config.name;
+    const std::string object = streams::endpoint_name(config.name, device);
     if (config.card_memory_size == 0)
         return pdt::make_error("open QDMA copy endpoint", object, EINVAL, "the design states no card memory");
     if (config.queues == 0)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "streams/copy_endpoint.hpp"
+#include "vfio_access/device.hpp"
 #include "vfio_access/dma.hpp"
 
 namespace streams {
@@ -41,6 +42,12 @@ public:
 private:
     std::vector<uint8_t> m_data;
 };
+
+// The name of an endpoint over `device` (EndpointInfo::name): the configured one, else the
+// device's PCI address.
+inline std::string endpoint_name(const std::string& configured, const vfio::Device& device) {
+    return configured.empty() ? device.identity().address.to_string() : configured;
+}
 
 // CopyEndpoint::allocate for an endpoint `owner` (named `name` in errors) that DMAs through
 // `device` with a DMA mask of `dma_mask_bits`.

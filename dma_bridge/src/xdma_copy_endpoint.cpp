@@ -37,28 +37,26 @@ struct Queue {
     Engine& engine(Direction d) { return *engines[d == Direction::H2C ? 0 : 1]; }
 };
 
-class XdmaCopyEndpoint final : public streams::CopyEndpoint {
+class XdmaCopyEndpoint final : public streams::VfioCopyEndpoint {
 public:
-    XdmaCopyEndpoint(vfio::Device& device, const CopyEndpointConfig& config) : m_device(device), m_config(config) {}
+    XdmaCopyEndpoint(vfio::Device& device, const CopyEndpointConfig& config)
+        : VfioCopyEndpoint(64), m_device(device), m_config(config) {}
 
     pdt::Result<void> open(unsigned queues);
-    const streams::EndpointInfo& info() const override { return m_info; }
-    pdt::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
     pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
     pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     pdt::Result<void> reset_queues() override;
 
 private:
+    vfio::Device& dma_device() const override { return m_device; }
     pdt::Result<void> pump(Queue& queue);
     pdt::Error timeout_error(unsigned queue, const streams::Ticket& ticket, std::chrono::milliseconds timeout) const;
 
     vfio::Device& m_device;
     CopyEndpointConfig m_config;
-    streams::EndpointInfo m_info;
     std::vector<Queue> m_queues;
     std::optional<pdt::Error> m_broken;  // a wait timed out: unusable until reset_queues
-    unsigned m_dma_mask_bits = 64;
 };
 
 pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
@@ -93,10 +91,6 @@ pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
         for (const auto& engine : queue.engines)
             m_dma_mask_bits = std::min(m_dma_mask_bits, engine->dma_mask_bits());
     return {};
-}
-
-pdt::Result<std::unique_ptr<streams::HostBuffer>> XdmaCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
-    return streams::allocate_vfio_buffer(m_device, bytes, memory, m_dma_mask_bits, this, m_info.name);
 }
 
 pdt::Result<streams::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,

@@ -35,21 +35,18 @@ struct Pair {
     Queue& queue(Direction d) { return *queues[d == Direction::H2C ? 0 : 1]; }
 };
 
-class QdmaCopyEndpoint final : public streams::CopyEndpoint {
+class QdmaCopyEndpoint final : public streams::VfioCopyEndpoint {
 public:
     QdmaCopyEndpoint(std::unique_ptr<Function> function, const CopyEndpointConfig& config)
-        : m_function(std::move(function)), m_config(config) {}
+        : VfioCopyEndpoint(config.dma_mask_bits), m_function(std::move(function)), m_config(config) {}
     pdt::Result<void> open();
-    const streams::EndpointInfo& info() const override { return m_info; }
-    pdt::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override {
-        return streams::allocate_vfio_buffer(m_function->device(), bytes, memory, m_config.dma_mask_bits, this, m_info.name);
-    }
     pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
     pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     pdt::Result<void> reset_queues() override;
 
 private:
+    vfio::Device& dma_device() const override { return m_function->device(); }
     uint32_t pieces(uint64_t bytes) const { return static_cast<uint32_t>((bytes + m_config.piece_bytes - 1) / m_config.piece_bytes); }
     pdt::Result<void> pump(Pair& pair);
     pdt::Result<void> submit(Queue& queue, const Copy& copy);
@@ -60,7 +57,6 @@ private:
     std::unique_ptr<InterruptRing> m_ring;  // likewise: the queues' contexts name it
     std::mutex m_ring_mutex;                // queues of several threads share the ring
     CopyEndpointConfig m_config;
-    streams::EndpointInfo m_info;
     std::vector<Pair> m_pairs;
     std::optional<pdt::Error> m_broken;
 };

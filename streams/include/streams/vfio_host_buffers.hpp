@@ -1,4 +1,4 @@
-// Host buffers of the copy endpoints that DMA through VFIO (XDMA, edu): a registered buffer is
+// Host buffers of the copy endpoints that DMA through VFIO (XDMA, QDMA, edu): a registered buffer is
 // a vfio::DmaRegion mapped in the endpoint's device container, owned by that endpoint; a
 // pageable one is plain memory for the host's own use (a staged copy's user buffer), never
 // given to a DMA engine.
@@ -65,6 +65,26 @@ inline pdt::Result<std::unique_ptr<HostBuffer>> allocate_vfio_buffer(vfio::Devic
     auto region = PDT_TRY(vfio::DmaRegion::allocate(device, bytes, options));
     return std::unique_ptr<HostBuffer>(std::make_unique<RegisteredBuffer>(std::move(region), memory, owner));
 }
+
+// The base of a CopyEndpoint whose engines DMA through VFIO to the host buffers it registered
+// itself (XDMA, QDMA, edu): its EndpointInfo, and allocate() of buffers mapped in dma_device()'s
+// container within the DMA mask (m_dma_mask_bits), owned by the endpoint.
+class VfioCopyEndpoint : public CopyEndpoint {
+public:
+    const EndpointInfo& info() const override { return m_info; }
+    pdt::Result<std::unique_ptr<HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override {
+        // The owner is the whole endpoint, as the derived class's `this` names it to registered_by.
+        return allocate_vfio_buffer(dma_device(), bytes, memory, m_dma_mask_bits, dynamic_cast<const void*>(this),
+                                    m_info.name);
+    }
+
+protected:
+    explicit VfioCopyEndpoint(unsigned dma_mask_bits) : m_dma_mask_bits(dma_mask_bits) {}
+    virtual vfio::Device& dma_device() const = 0;
+
+    EndpointInfo m_info;
+    unsigned m_dma_mask_bits;
+};
 
 // The registered buffer of `owner` that `host` is, or nullptr (pageable, or another endpoint's).
 inline const RegisteredBuffer* registered_by(const HostBuffer& host, const void* owner) {

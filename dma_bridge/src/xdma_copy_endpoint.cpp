@@ -56,7 +56,6 @@ private:
     vfio::Device& m_device;
     CopyEndpointConfig m_config;
     std::vector<Queue> m_queues;
-    std::optional<pdt::Error> m_broken;  // a wait timed out: unusable until reset_queues
 };
 
 pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
@@ -95,16 +94,11 @@ pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
 
 pdt::Result<streams::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
+    const streams::RegisteredBuffer* registered = PDT_TRY(
+        admit_copy(direction, queue, m_queues.size(), host, host_offset, card_offset, bytes, "the XDMA engines"));
     auto refuse = [&](int code, const std::string& why) {
         return streams::copy_issue_error(m_info.name, direction, queue, host_offset, card_offset, bytes, code, why);
     };
-    if (m_broken)
-        return refuse(EIO, "the endpoint is unusable until reset_queues after: " + m_broken->message());
-    if (queue >= m_queues.size())
-        return refuse(EINVAL, "the endpoint has " + std::to_string(m_queues.size()) + " queue(s), numbered from 0");
-    if (auto refusal = streams::mapped_copy_refusal(m_info, host, this, "the XDMA engines", host_offset, card_offset, bytes))
-        return refuse(refusal->code, refusal->why);
-    const streams::RegisteredBuffer* registered = streams::registered_by(host, this);
     Queue& q = m_queues[queue];
     const ChannelInfo& channel = q.engine(direction).info();
     const uint64_t host_iova = registered->iova() + host_offset, card_address = m_config.card_memory_base + card_offset;

@@ -43,7 +43,6 @@ private:
     uint64_t m_completed_before = 0;     // every sequence below this completed
     bool m_busy = false;                 // edu is moving copy m_running
     uint64_t m_running = 0;
-    std::optional<pdt::Error> m_broken;  // a wait timed out: unusable until reset_queues
 };
 
 pdt::Result<streams::Ticket> EduCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,

@@ -58,7 +58,6 @@ private:
     std::mutex m_ring_mutex;                // queues of several threads share the ring
     CopyEndpointConfig m_config;
     std::vector<Pair> m_pairs;
-    std::optional<pdt::Error> m_broken;
 };
 
 pdt::Result<void> QdmaCopyEndpoint::open() {
@@ -99,19 +98,13 @@ pdt::Result<void> QdmaCopyEndpoint::open() {
 
 pdt::Result<streams::Ticket> QdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
-    auto refuse = [&](int code, const std::string& why) {
-        return streams::copy_issue_error(m_info.name, direction, queue, host_offset, card_offset, bytes, code, why);
-    };
-    if (m_broken)
-        return refuse(EIO, "the endpoint is unusable until reset_queues after: " + m_broken->message());
-    if (queue >= m_pairs.size())
-        return refuse(EINVAL, "the endpoint has " + std::to_string(m_pairs.size()) + " queue(s), numbered from 0");
-    if (auto refusal = streams::mapped_copy_refusal(m_info, host, this, "the QDMA queues", host_offset, card_offset, bytes))
-        return refuse(refusal->code, refusal->why);
-    const streams::RegisteredBuffer* registered = streams::registered_by(host, this);
+    const streams::RegisteredBuffer* registered = PDT_TRY(
+        admit_copy(direction, queue, m_pairs.size(), host, host_offset, card_offset, bytes, "the QDMA queues"));
     Pair& pair = m_pairs[queue];
     if (pair.copies.size() >= m_info.max_in_flight)
-        return refuse(EBUSY, std::to_string(pair.copies.size()) + " copies already in flight, the most one queue holds");
+        return streams::copy_issue_error(m_info.name, direction, queue, host_offset, card_offset, bytes, EBUSY,
+                                         std::to_string(pair.copies.size()) +
+                                             " copies already in flight, the most one queue holds");
     const streams::Ticket ticket{queue, pair.next_sequence++};
     pair.copies.push_back(Copy{ticket.sequence, direction, registered->iova() + host_offset,
                                m_config.card_memory_base + card_offset, bytes, pieces(bytes), 0, false});

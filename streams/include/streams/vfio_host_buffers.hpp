@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,12 @@ inline pdt::Result<std::unique_ptr<HostBuffer>> allocate_vfio_buffer(vfio::Devic
     return std::unique_ptr<HostBuffer>(std::make_unique<RegisteredBuffer>(std::move(region), memory, owner));
 }
 
+// The registered buffer of `owner` that `host` is, or nullptr (pageable, or another endpoint's).
+inline const RegisteredBuffer* registered_by(const HostBuffer& host, const void* owner) {
+    const auto* registered = dynamic_cast<const RegisteredBuffer*>(&host);
+    return registered != nullptr && registered->owner() == owner ? registered : nullptr;
+}
+
 // The base of a CopyEndpoint whose engines DMA through VFIO to the host buffers it registered
 // itself (XDMA, QDMA, edu): its EndpointInfo, and allocate() of buffers mapped in dma_device()'s
 // container within the DMA mask (m_dma_mask_bits), owned by the endpoint.
@@ -82,15 +89,18 @@ protected:
     explicit VfioCopyEndpoint(unsigned dma_mask_bits) : m_dma_mask_bits(dma_mask_bits) {}
     virtual vfio::Device& dma_device() const = 0;
 
+    // What issue() on one of `queues` queue pairs refuses first, in this order: the endpoint
+    // unusable until reset_queues (m_broken), a queue past the last, what mapped_copy_refusal finds
+    // (`engines` names the DMA: "the XDMA engines"). Else the host buffer as registered here.
+    pdt::Result<const RegisteredBuffer*> admit_copy(Direction direction, unsigned queue, size_t queues,
+                                                    const HostBuffer& host, uint64_t host_offset, uint64_t card_offset,
+                                                    uint64_t bytes, const std::string& engines) const;
+
     EndpointInfo m_info;
     unsigned m_dma_mask_bits;
+    std::optional<pdt::Error> m_broken;  // a wait timed out (or a copy failed): unusable until reset_queues
 };
 
-// The registered buffer of `owner` that `host` is, or nullptr (pageable, or another endpoint's).
-inline const RegisteredBuffer* registered_by(const HostBuffer& host, const void* owner) {
-    const auto* registered = dynamic_cast<const RegisteredBuffer*>(&host);
-    return registered != nullptr && registered->owner() == owner ? registered : nullptr;
-}
 
 // For issue() of an endpoint whose DMA reaches only the buffers it mapped itself (`engines` names
 // what moves the data: "the XDMA engines"): why the copy cannot be made (a pageable or another
@@ -107,6 +117,23 @@ inline std::optional<CopyRefusal> mapped_copy_refusal(const EndpointInfo& info, 
     if (bytes > info.max_copy_bytes)
         return CopyRefusal{EINVAL, "more than the " + pdt::hex(info.max_copy_bytes) + " bytes one copy may move"};
     return std::nullopt;
+}
+
+inline pdt::Result<const RegisteredBuffer*> VfioCopyEndpoint::admit_copy(Direction direction, unsigned queue, size_t queues,
+                                                                         const HostBuffer& host, uint64_t host_offset,
+                                                                         uint64_t card_offset, uint64_t bytes,
+                                                                         const std::string& engines) const {
+    auto refuse = [&](int code, const std::string& why) {
+        return copy_issue_error(m_info.name, direction, queue, host_offset, card_offset, bytes, code, why);
+    };
+    const void* owner = dynamic_cast<const void*>(this);
+    if (m_broken)
+        return refuse(EIO, "the endpoint is unusable until reset_queues after: " + m_broken->message());
+    if (queue >= queues)
+        return refuse(EINVAL, "the endpoint has " + std::to_string(queues) + " queue(s), numbered from 0");
+    if (auto refusal = mapped_copy_refusal(m_info, host, owner, engines, host_offset, card_offset, bytes))
+        return refuse(refusal->code, refusal->why);
+    return registered_by(host, owner);
 }
 
 }  // namespace streams

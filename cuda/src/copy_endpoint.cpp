@@ -228,8 +228,7 @@ pdt::Result<void> CudaCopyEndpoint::make_queue(Queue& q) {
 
 pdt::Result<void> CudaCopyEndpoint::usable(const std::string& operation) const {
     if (m_broken)
-        return pdt::make_error(operation, m_info.name, EIO,
-                                "the endpoint is unusable until reset_queues after: " + m_broken->message());
+        return streams::unusable_until_reset(operation, m_info.name, *m_broken);
     return {};
 }
 
@@ -260,9 +259,7 @@ pdt::Result<Ticket> CudaCopyEndpoint::issue(Direction direction, unsigned queue,
     const std::string operation =
         std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of";
     auto refuse = [&](int code, const std::string& why) {
-        return pdt::make_error(operation, m_info.name, code,
-                                hex(bytes) + " bytes, host offset " + hex(host_offset) + ", card range [" +
-                                    hex(card_offset) + ", " + hex(card_offset + bytes) + "): " + why);
+        return streams::copy_issue_error(m_info.name, direction, queue, host_offset, card_offset, bytes, code, why);
     };
     PDT_CHECK(usable(operation));
     if (queue >= m_queues.size())
@@ -332,9 +329,7 @@ pdt::Result<void> CudaCopyEndpoint::wait(const Ticket& ticket, std::chrono::mill
         "wait for copy " + std::to_string(ticket.sequence) + " on queue " + std::to_string(ticket.queue) + " of";
     PDT_CHECK(usable(operation));
     if (ticket.queue >= m_queues.size() || ticket.sequence >= m_queues[ticket.queue].next_sequence)
-        return pdt::make_error(operation, m_info.name, EINVAL,
-                                "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
-                                    std::to_string(ticket.queue));
+        return streams::unknown_ticket_error(operation, m_info.name, ticket);
     Queue& q = m_queues[ticket.queue];
     if (ticket.sequence >= q.completed_before) {
         const Pending& pending = q.pending[ticket.sequence - q.pending.front().sequence];

@@ -130,6 +130,36 @@ private:
     const std::string& m_source;
 };
 
+// One end of a route object: its key, the route member it fills, its largest value.
+template <typename Route>
+struct RouteEnd {
+    const char* key;
+    unsigned Route::*member;
+    uint64_t max;
+};
+
+// The array `key` of route objects {"<from>": n, "<to>": m} (`expected` when it is not an array);
+// a route whose `unique` end (from or to) repeats an earlier route's is refused: "<label> n is
+// routed twice".
+template <typename Route>
+pdt::Result<std::vector<Route>> parse_route_objects(const Fields& f, const char* key, const std::string& expected,
+                                                    const RouteEnd<Route>& from, const RouteEnd<Route>& to,
+                                                    const RouteEnd<Route>& unique, const std::string& label) {
+    std::vector<Route> routes;
+    auto parse_route = [&](const Fields& r) -> pdt::Result<Route> {
+        PDT_CHECK(r.only({from.key, to.key}));
+        Route route;
+        route.*from.member = static_cast<unsigned>(PDT_TRY(r.number(from.key, from.max)));
+        route.*to.member = static_cast<unsigned>(PDT_TRY(r.number(to.key, to.max)));
+        for (const Route& earlier : routes)
+            if (earlier.*unique.member == route.*unique.member)
+                return r.error(unique.key, label + " " + std::to_string(route.*unique.member) + " is routed twice");
+        return route;
+    };
+    PDT_CHECK(f.append_objects(key, expected, routes, parse_route));
+    return routes;
+}
+
 // The QDMA sections (design_parser_qdma.cpp): qdma, card and simulation.qdma.
 pdt::Result<Qdma> parse_qdma(const Fields& f);
 pdt::Result<CardFunction> parse_card(const Fields& f);

@@ -181,20 +181,9 @@ pdt::Result<PeripheralType> parse_type(const Fields& f) {
 }
 
 pdt::Result<std::vector<Route>> parse_routes(const Fields& f, unsigned masters, unsigned slaves) {
-    std::vector<Route> routes;
-    auto parse_route = [&](const Fields& r) -> pdt::Result<Route> {
-        PDT_CHECK(r.only({"master", "slave"}));
-        Route route;
-        route.master = static_cast<unsigned>(PDT_TRY(r.number("master", masters - 1)));
-        route.slave = static_cast<unsigned>(PDT_TRY(r.number("slave", slaves - 1)));
-        for (const Route& other : routes)
-            if (other.master == route.master)
-                return r.error("master", "master port " + std::to_string(route.master) + " is routed twice");
-        return route;
-    };
-    PDT_CHECK(f.append_objects("default_routes", "expected an array of {\"master\": m, \"slave\": s}", routes,
-                               parse_route));
-    return routes;
+    const detail::RouteEnd<Route> master{"master", &Route::master, masters - 1};
+    return detail::parse_route_objects<Route>(f, "default_routes", "expected an array of {\"master\": m, \"slave\": s}",
+                                      master, {"slave", &Route::slave, slaves - 1}, master, "master port");
 }
 
 // UG580: SYSMONE1 (UltraScale) or SYSMONE4 (UltraScale+).

@@ -9,19 +9,10 @@ constexpr uint64_t kMaxQid = 2047;
 
 // qdma.stream_routes: [{"h2c": q, "c2h": q}], each C2H stream queue fed by one H2C queue at most.
 pdt::Result<std::vector<QdmaStreamRoute>> parse_stream_routes(const Fields& f) {
-    std::vector<QdmaStreamRoute> routes;
-    auto parse_route = [&](const Fields& r) -> pdt::Result<QdmaStreamRoute> {
-        PDT_CHECK(r.only({"h2c", "c2h"}));
-        QdmaStreamRoute route;
-        route.h2c = static_cast<unsigned>(PDT_TRY(r.number("h2c", kMaxQid)));
-        route.c2h = static_cast<unsigned>(PDT_TRY(r.number("c2h", kMaxQid)));
-        for (const QdmaStreamRoute& earlier : routes)
-            if (earlier.c2h == route.c2h)
-                return r.error("c2h", "C2H stream queue " + std::to_string(route.c2h) + " is routed twice");
-        return route;
-    };
-    PDT_CHECK(f.append_objects("stream_routes", "expected an array of {\"h2c\": queue, \"c2h\": queue}", routes,
-                               parse_route));
+    const RouteEnd<QdmaStreamRoute> c2h{"c2h", &QdmaStreamRoute::c2h, kMaxQid};
+    auto routes = PDT_TRY(parse_route_objects<QdmaStreamRoute>(
+        f, "stream_routes", "expected an array of {\"h2c\": queue, \"c2h\": queue}",
+        {"h2c", &QdmaStreamRoute::h2c, kMaxQid}, c2h, c2h, "C2H stream queue"));
     if (routes.empty())
         return f.error("stream_routes", "an empty list; leave the field out when no H2C queue comes back on a C2H queue");
     return routes;

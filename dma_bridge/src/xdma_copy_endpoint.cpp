@@ -37,30 +37,25 @@ struct Queue {
     Engine& engine(Direction d) { return *engines[d == Direction::H2C ? 0 : 1]; }
 };
 
-class XdmaCopyEndpoint final : public streams::CopyEndpoint {
+class XdmaCopyEndpoint final : public streams::VfioCopyEndpoint {
 public:
-    XdmaCopyEndpoint(vfio::Device& device, const CopyEndpointConfig& config) : m_device(device), m_config(config) {}
+    XdmaCopyEndpoint(vfio::Device& device, const CopyEndpointConfig& config)
+        : VfioCopyEndpoint(64), m_device(device), m_config(config) {}
 
     pdt::Result<void> open(unsigned queues);
-    const streams::EndpointInfo& info() const override { return m_info; }
-    pdt::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
     pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
     pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     pdt::Result<void> reset_queues() override;
 
 private:
+    vfio::Device& dma_device() const override { return m_device; }
     pdt::Result<void> pump(Queue& queue);
-    pdt::Error issue_error(Direction direction, unsigned queue, uint64_t host_offset, uint64_t card_offset,
-                            uint64_t bytes, int code, const std::string& why) const;
     pdt::Error timeout_error(unsigned queue, const streams::Ticket& ticket, std::chrono::milliseconds timeout) const;
 
     vfio::Device& m_device;
     CopyEndpointConfig m_config;
-    streams::EndpointInfo m_info;
     std::vector<Queue> m_queues;
-    std::optional<pdt::Error> m_broken;  // a wait timed out: unusable until reset_queues
-    unsigned m_dma_mask_bits = 64;
 };
 
 pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
@@ -80,7 +75,7 @@ pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
             m_queues[q].engines[d == Direction::H2C ? 0 : 1] = PDT_TRY(Engine::open(m_device, engine));
         }
     }
-    m_info.name = m_config.name.empty() ? m_device.identity().address.to_string() : m_config.name;
+    m_info.name = streams::endpoint_name(m_config.name, m_device);
     m_info.pci_address = m_device.identity().address.to_string();
     m_info.card_memory_bytes = m_config.card_memory_size;
     const Engine& h2c = *m_queues[0].engines[0];
@@ -97,30 +92,13 @@ pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
     return {};
 }
 
-pdt::Result<std::unique_ptr<streams::HostBuffer>> XdmaCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
-    return streams::allocate_vfio_buffer(m_device, bytes, memory, m_dma_mask_bits, this, m_info.name);
-}
-
-pdt::Error XdmaCopyEndpoint::issue_error(Direction direction, unsigned queue, uint64_t host_offset,
-                                          uint64_t card_offset, uint64_t bytes, int code, const std::string& why) const {
-    return pdt::make_error(std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of",
-                            m_info.name, code,
-                            hex(bytes) + " bytes, host offset " + hex(host_offset) + ", card range [" + hex(card_offset) +
-                                ", " + hex(card_offset + bytes) + "): " + why);
-}
-
 pdt::Result<streams::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
+    const streams::RegisteredBuffer* registered = PDT_TRY(
+        admit_copy(direction, queue, m_queues.size(), host, host_offset, card_offset, bytes, "the XDMA engines"));
     auto refuse = [&](int code, const std::string& why) {
-        return issue_error(direction, queue, host_offset, card_offset, bytes, code, why);
+        return streams::copy_issue_error(m_info.name, direction, queue, host_offset, card_offset, bytes, code, why);
     };
-    if (m_broken)
-        return refuse(EIO, "the endpoint is unusable until reset_queues after: " + m_broken->message());
-    if (queue >= m_queues.size())
-        return refuse(EINVAL, "the endpoint has " + std::to_string(m_queues.size()) + " queue(s), numbered from 0");
-    if (auto refusal = streams::mapped_copy_refusal(m_info, host, this, "the XDMA engines", host_offset, card_offset, bytes))
-        return refuse(refusal->code, refusal->why);
-    const streams::RegisteredBuffer* registered = streams::registered_by(host, this);
     Queue& q = m_queues[queue];
     const ChannelInfo& channel = q.engine(direction).info();
     const uint64_t host_iova = registered->iova() + host_offset, card_address = m_config.card_memory_base + card_offset;
@@ -174,12 +152,9 @@ pdt::Error XdmaCopyEndpoint::timeout_error(unsigned queue, const streams::Ticket
 
 pdt::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
     if (m_broken)
-        return pdt::make_error("wait for copy of", m_info.name, EIO,
-                                "the endpoint is unusable until reset_queues after: " + m_broken->message());
+        return streams::unusable_until_reset("wait for copy of", m_info.name, *m_broken);
     if (ticket.queue >= m_queues.size() || ticket.sequence >= m_queues[ticket.queue].next_sequence)
-        return pdt::make_error("wait for copy of", m_info.name, EINVAL,
-                                "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
-                                    std::to_string(ticket.queue));
+        return streams::unknown_ticket_error("wait for copy of", m_info.name, ticket);
     Queue& q = m_queues[ticket.queue];
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (ticket.sequence >= q.completed_before) {
@@ -202,25 +177,15 @@ pdt::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chr
 }
 
 pdt::Result<void> XdmaCopyEndpoint::reset_queues() {
-    std::optional<pdt::Error> first;
-    for (Queue& q : m_queues) {
-        for (auto& engine : q.engines)
-            if (auto recovered = engine->recover(); !recovered.ok() && !first)
-                first = recovered.error();
-        q.copies.clear();
-        q.completed_before = q.next_sequence;
-    }
-    if (first)
-        return *first;
-    m_broken.reset();
-    return {};
+    return streams::reset_issue_queues(m_queues, m_broken, [](Queue& q) -> auto& { return q.engines; },
+                                       [](Engine& engine) { return engine.recover(); });
 }
 
 }  // namespace
 
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config) {
-    const std::string object = config.name.empty() ? device.identity().address.to_string() : config.name;
+    const std::string object = streams::endpoint_name(config.name, device);
     if (config.card_memory_size == 0)
         return pdt::usage_error("open XDMA copy endpoint", object, "the design states no card memory");
     if (config.ring_descriptors == 0 || config.ring_descriptors > MAX_DESCRIPTOR_CREDITS)

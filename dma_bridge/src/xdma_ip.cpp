@@ -27,9 +27,14 @@
 namespace xdma {
 namespace {
 
-// "stated in the design data" or "read back 0 by the register probe".
-std::string why_not(const std::optional<bool>& stated, const char* probe_text) {
-    return stated ? std::string("the design data states the XDMA IP has none") : std::string(probe_text);
+// A refusal's hint for a mode the IP lacks: "engine mode credits: the IP has no descriptor
+// credits (<why>); use <alternatives>", why being the design data's statement or, probed,
+// what read back 0 (probe_text).
+std::string lacking_feature_hint(const std::string& request, const char* feature, const std::optional<bool>& stated,
+                                 const char* probe_text, const std::string& alternatives) {
+    return request + ": the IP has no " + feature + " (" +
+           (stated ? std::string("the design data states the XDMA IP has none") : std::string(probe_text)) + "); use " +
+           alternatives;
 }
 
 // The channel's interrupt source in the IRQ block: H2C channels first, then C2H channels.
@@ -133,10 +138,9 @@ pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t
     switch (request.mode) {
     case EngineModeRequest::Credits:
         if (!credits)
-            return refuse("engine mode", "engine mode credits: the IP has no descriptor credits (" +
-                                             why_not(stated.descriptor_credits,
-                                                     "Descriptor Credit Mode Enable read back 0") +
-                                             "); use stop_list or auto");
+            return refuse("engine mode", lacking_feature_hint("engine mode credits", "descriptor credits",
+                                                              stated.descriptor_credits,
+                                                              "Descriptor Credit Mode Enable read back 0", "stop_list or auto"));
         modes.mode = RunMode::Credits;
         break;
     case EngineModeRequest::StopList: modes.mode = RunMode::StopList; break;
@@ -175,10 +179,10 @@ pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t
     switch (request.completion) {
     case CompletionRequest::PollWriteback:
         if (!writeback)
-            return refuse("completion", "completion poll_writeback: the IP has no poll-mode writeback (" +
-                                            why_not(stated.poll_mode_writeback,
-                                                    "Control.pollmode_wb_enable read back 0") +
-                                            "); use " + working(request.completion));
+            return refuse("completion", lacking_feature_hint("completion poll_writeback", "poll-mode writeback",
+                                                             stated.poll_mode_writeback,
+                                                             "Control.pollmode_wb_enable read back 0",
+                                                             working(request.completion)));
         modes.completion = CompletionMethod::PollWriteback;
         break;
     case CompletionRequest::CompletedCount: modes.completion = CompletionMethod::CompletedCountRegister; break;

@@ -13,9 +13,10 @@ namespace {
 using streams::Direction;
 using streams::HostMemory;
 
-class EduCopyEndpoint final : public streams::CopyEndpoint {
+class EduCopyEndpoint final : public streams::VfioCopyEndpoint {
 public:
-    EduCopyEndpoint(EduDevice edu, const CopyEndpointConfig& config) : m_edu(std::move(edu)), m_config(config) {
+    EduCopyEndpoint(EduDevice edu, const CopyEndpointConfig& config)
+        : VfioCopyEndpoint(DMA_MASK_BITS), m_edu(std::move(edu)), m_config(config) {
         m_info.name = config.name.empty() ? m_edu.name() : config.name;
         if (config.report_pci_address)
             m_info.pci_address = m_edu.device().identity().address.to_string();
@@ -25,32 +26,24 @@ public:
         m_info.max_in_flight = 1;  // edu ignores a command while a transfer runs
     }
 
-    const streams::EndpointInfo& info() const override { return m_info; }
-    pdt::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override;
     pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
     pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     pdt::Result<void> reset_queues() override;
 
 private:
+    vfio::Device& dma_device() const override { return m_edu.device(); }
     pdt::Error unusable(const std::string& operation) const {
-        return pdt::make_error(operation, m_info.name, EIO,
-                                "the endpoint is unusable until reset_queues after: " + m_broken->message());
+        return streams::unusable_until_reset(operation, m_info.name, *m_broken);
     }
 
     EduDevice m_edu;
     CopyEndpointConfig m_config;
-    streams::EndpointInfo m_info;
     uint64_t m_next_sequence = 0;
     uint64_t m_completed_before = 0;     // every sequence below this completed
     bool m_busy = false;                 // edu is moving copy m_running
     uint64_t m_running = 0;
-    std::optional<pdt::Error> m_broken;  // a wait timed out: unusable until reset_queues
 };
-
-pdt::Result<std::unique_ptr<streams::HostBuffer>> EduCopyEndpoint::allocate(uint64_t bytes, HostMemory memory) {
-    return streams::allocate_vfio_buffer(m_edu.device(), bytes, memory, DMA_MASK_BITS, this, m_info.name);
-}
 
 pdt::Result<streams::Ticket> EduCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                      uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
@@ -91,9 +84,7 @@ pdt::Result<void> EduCopyEndpoint::wait(const streams::Ticket& ticket, std::chro
     if (m_broken)
         return unusable(operation);
     if (ticket.queue != 0 || ticket.sequence >= m_next_sequence)
-        return pdt::make_error(operation, m_info.name, EINVAL,
-                                "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
-                                    std::to_string(ticket.queue));
+        return streams::unknown_ticket_error(operation, m_info.name, ticket);
     if (ticket.sequence < m_completed_before)
         return {};
     auto waited = m_edu.wait_dma(Wait::Poll, timeout);

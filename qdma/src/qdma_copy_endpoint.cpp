@@ -35,21 +35,18 @@ struct Pair {
     Queue& queue(Direction d) { return *queues[d == Direction::H2C ? 0 : 1]; }
 };
 
-class QdmaCopyEndpoint final : public streams::CopyEndpoint {
+class QdmaCopyEndpoint final : public streams::VfioCopyEndpoint {
 public:
     QdmaCopyEndpoint(std::unique_ptr<Function> function, const CopyEndpointConfig& config)
-        : m_function(std::move(function)), m_config(config) {}
+        : VfioCopyEndpoint(config.dma_mask_bits), m_function(std::move(function)), m_config(config) {}
     pdt::Result<void> open();
-    const streams::EndpointInfo& info() const override { return m_info; }
-    pdt::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, HostMemory memory) override {
-        return streams::allocate_vfio_buffer(m_function->device(), bytes, memory, m_config.dma_mask_bits, this, m_info.name);
-    }
     pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
     pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     pdt::Result<void> reset_queues() override;
 
 private:
+    vfio::Device& dma_device() const override { return m_function->device(); }
     uint32_t pieces(uint64_t bytes) const { return static_cast<uint32_t>((bytes + m_config.piece_bytes - 1) / m_config.piece_bytes); }
     pdt::Result<void> pump(Pair& pair);
     pdt::Result<void> submit(Queue& queue, const Copy& copy);
@@ -60,9 +57,7 @@ private:
     std::unique_ptr<InterruptRing> m_ring;  // likewise: the queues' contexts name it
     std::mutex m_ring_mutex;                // queues of several threads share the ring
     CopyEndpointConfig m_config;
-    streams::EndpointInfo m_info;
     std::vector<Pair> m_pairs;
-    std::optional<pdt::Error> m_broken;
 };
 
 pdt::Result<void> QdmaCopyEndpoint::open() {
@@ -91,7 +86,7 @@ pdt::Result<void> QdmaCopyEndpoint::open() {
         }
     }
     const uint32_t capacity = m_pairs[0].queues[0]->capacity();
-    m_info.name = m_config.name.empty() ? m_function->device().identity().address.to_string() : m_config.name;
+    m_info.name = streams::endpoint_name(m_config.name, m_function->device());
     m_info.pci_address = m_function->device().identity().address.to_string();
     m_info.card_memory_bytes = m_config.card_memory_size;
     m_info.max_copy_bytes = std::min<uint64_t>(m_config.card_memory_size, uint64_t{capacity} * m_config.piece_bytes);
@@ -103,22 +98,13 @@ pdt::Result<void> QdmaCopyEndpoint::open() {
 
 pdt::Result<streams::Ticket> QdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
                                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
-    auto refuse = [&](int code, const std::string& why) {
-        return pdt::make_error(std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of",
-                                m_info.name, code,
-                                hex(bytes) + " bytes, host offset " + hex(host_offset) + ", card range [" +
-                                    hex(card_offset) + ", " + hex(card_offset + bytes) + "): " + why);
-    };
-    if (m_broken)
-        return refuse(EIO, "the endpoint is unusable until reset_queues after: " + m_broken->message());
-    if (queue >= m_pairs.size())
-        return refuse(EINVAL, "the endpoint has " + std::to_string(m_pairs.size()) + " queue(s), numbered from 0");
-    if (auto refusal = streams::mapped_copy_refusal(m_info, host, this, "the QDMA queues", host_offset, card_offset, bytes))
-        return refuse(refusal->code, refusal->why);
-    const streams::RegisteredBuffer* registered = streams::registered_by(host, this);
+    const streams::RegisteredBuffer* registered = PDT_TRY(
+        admit_copy(direction, queue, m_pairs.size(), host, host_offset, card_offset, bytes, "the QDMA queues"));
     Pair& pair = m_pairs[queue];
     if (pair.copies.size() >= m_info.max_in_flight)
-        return refuse(EBUSY, std::to_string(pair.copies.size()) + " copies already in flight, the most one queue holds");
+        return streams::copy_issue_error(m_info.name, direction, queue, host_offset, card_offset, bytes, EBUSY,
+                                         std::to_string(pair.copies.size()) +
+                                             " copies already in flight, the most one queue holds");
     const streams::Ticket ticket{queue, pair.next_sequence++};
     pair.copies.push_back(Copy{ticket.sequence, direction, registered->iova() + host_offset,
                                m_config.card_memory_base + card_offset, bytes, pieces(bytes), 0, false});
@@ -171,12 +157,9 @@ pdt::Result<void> QdmaCopyEndpoint::pump(Pair& pair) {
 
 pdt::Result<void> QdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
     if (m_broken)
-        return pdt::make_error("wait for copy of", m_info.name, EIO,
-                                "the endpoint is unusable until reset_queues after: " + m_broken->message());
+        return streams::unusable_until_reset("wait for copy of", m_info.name, *m_broken);
     if (ticket.queue >= m_pairs.size() || ticket.sequence >= m_pairs[ticket.queue].next_sequence)
-        return pdt::make_error("wait for copy of", m_info.name, EINVAL,
-                                "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
-                                    std::to_string(ticket.queue));
+        return streams::unknown_ticket_error("wait for copy of", m_info.name, ticket);
     Pair& pair = m_pairs[ticket.queue];
     const std::string what = "wait for copy " + std::to_string(ticket.sequence) + " on queue " + std::to_string(ticket.queue) + " of";
     const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -222,25 +205,15 @@ pdt::Result<void> QdmaCopyEndpoint::sleep_on_interrupt(Pair& pair, std::chrono::
 }
 
 pdt::Result<void> QdmaCopyEndpoint::reset_queues() {
-    std::optional<pdt::Error> first;
-    for (Pair& pair : m_pairs) {
-        for (auto& queue : pair.queues)
-            if (auto restarted = queue->restart(); !restarted.ok() && !first)
-                first = restarted.error();
-        pair.copies.clear();
-        pair.completed_before = pair.next_sequence;
-    }
-    if (first)
-        return *first;
-    m_broken.reset();
-    return {};
+    return streams::reset_issue_queues(m_pairs, m_broken, [](Pair& pair) -> auto& { return pair.queues; },
+                                       [](Queue& queue) { return queue.restart(); });
 }
 
 }  // namespace
 
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
                                                                         const CopyEndpointConfig& config) {
-    const std::string object = config.name.empty() ? device.identity().address.to_string() : config.name;
+    const std::string object = streams::endpoint_name(config.name, device);
     if (config.card_memory_size == 0)
         return pdt::usage_error("open QDMA copy endpoint", object, "the design states no card memory");
     if (config.queues == 0)

@@ -2,6 +2,9 @@
 // tables print them.
 #include "qdma/qdma_registers.hpp"
 
+#include <concepts>
+#include <type_traits>
+
 namespace qdma {
 
 const char* to_string(CtxtOp op) {
@@ -50,68 +53,144 @@ void set_bits(ContextWords& words, unsigned lsb, unsigned width, uint64_t value)
 
 namespace {
 bool flag(const ContextWords& w, unsigned bit) { return get_bits(w, bit, 1) != 0; }
-}  // namespace
+
+// Each context structure's fields, listed once for encode and decode: field(lsb, width, member)
+// for the member at bits [lsb + width - 1 : lsb]; field(lsb, width, member, shift) for an address
+// stored without its low `shift` bits.
+template <class Context, class Of>
+concept ContextOf = std::same_as<std::remove_const_t<Context>, Of>;
 
 // Software Descriptor Context Structure (0x0 C2H and 0x1 H2C).
-ContextWords SoftwareContext::encode() const {
+template <class C, class Field>
+    requires ContextOf<C, SoftwareContext>
+void each_field(C& c, Field&& field) {
+    field(0, 16, c.pidx);
+    field(16, 1, c.irq_arm);
+    field(17, 12, c.fnc_id);
+    field(32, 1, c.qen);
+    field(33, 1, c.fcrd_en);
+    field(34, 1, c.wbi_chk);
+    field(35, 1, c.wbi_intvl_en);
+    field(36, 1, c.at);
+    field(37, 4, c.fetch_max);
+    field(44, 4, c.rngsz_idx);
+    field(48, 2, c.dsc_sz);
+    field(50, 1, c.bypass);
+    field(51, 1, c.mm_chn);
+    field(52, 1, c.wbk_en);
+    field(53, 1, c.irq_en);
+    field(54, 3, c.port_id);
+    field(57, 1, c.irq_no_last);
+    field(58, 2, c.err);
+    field(60, 1, c.err_wb_sent);
+    field(61, 1, c.irq_req);
+    field(62, 1, c.mrkr_dis);
+    field(63, 1, c.is_mm);
+    field(64, 64, c.dsc_base);
+    field(128, 11, c.vec);
+    field(139, 1, c.int_aggr);
+}
+
+// Completion Context Structure (0x6).
+template <class C, class Field>
+    requires ContextOf<C, CompletionContext>
+void each_field(C& c, Field&& field) {
+    field(0, 1, c.en_stat_desc);
+    field(1, 1, c.en_int);
+    field(2, 3, c.trig_mode);
+    field(5, 12, c.fnc_id);
+    field(17, 4, c.counter_idx);
+    field(21, 4, c.timer_idx);
+    field(25, 2, c.int_st);
+    field(27, 1, c.color);
+    field(28, 4, c.qsize_idx);
+    field(32, 58, c.baddr, 6);
+    field(90, 2, c.desc_size);
+    field(92, 16, c.pidx);
+    field(108, 16, c.cidx);
+    field(124, 1, c.valid);
+    field(125, 2, c.err);
+    field(127, 1, c.user_trig_pend);
+    field(128, 1, c.timer_running);
+    field(129, 1, c.full_upd);
+    field(130, 1, c.ovf_chk_dis);
+    field(131, 1, c.at);
+    field(132, 11, c.vec);
+    field(143, 1, c.int_aggr);
+    field(146, 1, c.dir_c2h);
+}
+
+// C2H Prefetch Context Structure (0x7).
+template <class C, class Field>
+    requires ContextOf<C, PrefetchContext>
+void each_field(C& c, Field&& field) {
+    field(0, 1, c.bypass);
+    field(1, 4, c.bufsz_idx);
+    field(5, 3, c.port_id);
+    field(26, 1, c.err);
+    field(27, 1, c.pfch_en);
+    field(28, 1, c.pfch);
+    field(29, 16, c.sw_crdt);
+    field(45, 1, c.valid);
+}
+
+// Function Map Context Structure (0xC).
+template <class C, class Field>
+    requires ContextOf<C, FmapContext>
+void each_field(C& c, Field&& field) {
+    field(0, 11, c.qid_base);
+    field(32, 12, c.qid_max);
+}
+
+// Interrupt Context Structure (0x8).
+template <class C, class Field>
+    requires ContextOf<C, InterruptContext>
+void each_field(C& c, Field&& field) {
+    field(0, 1, c.valid);
+    field(1, 11, c.vec);
+    field(13, 1, c.int_st);
+    field(14, 1, c.color);
+    field(15, 52, c.baddr_4k, 12);
+    field(67, 3, c.page_size);
+    field(70, 12, c.pidx);
+    field(82, 1, c.at);
+    field(114, 12, c.func);
+}
+
+template <class Context>
+ContextWords encode_fields(const Context& c) {
     ContextWords w{};
-    set_bits(w, 0, 16, pidx);
-    set_bits(w, 16, 1, irq_arm);
-    set_bits(w, 17, 12, fnc_id);
-    set_bits(w, 32, 1, qen);
-    set_bits(w, 33, 1, fcrd_en);
-    set_bits(w, 34, 1, wbi_chk);
-    set_bits(w, 35, 1, wbi_intvl_en);
-    set_bits(w, 36, 1, at);
-    set_bits(w, 37, 4, fetch_max);
-    set_bits(w, 44, 4, rngsz_idx);
-    set_bits(w, 48, 2, static_cast<uint32_t>(dsc_sz));
-    set_bits(w, 50, 1, bypass);
-    set_bits(w, 51, 1, mm_chn);
-    set_bits(w, 52, 1, wbk_en);
-    set_bits(w, 53, 1, irq_en);
-    set_bits(w, 54, 3, port_id);
-    set_bits(w, 57, 1, irq_no_last);
-    set_bits(w, 58, 2, err);
-    set_bits(w, 60, 1, err_wb_sent);
-    set_bits(w, 61, 1, irq_req);
-    set_bits(w, 62, 1, mrkr_dis);
-    set_bits(w, 63, 1, is_mm);
-    set_bits(w, 64, 64, dsc_base);
-    set_bits(w, 128, 11, vec);
-    set_bits(w, 139, 1, int_aggr);
+    each_field(c, [&w](unsigned lsb, unsigned width, const auto& value, unsigned shift = 0) {
+        set_bits(w, lsb, width, static_cast<uint64_t>(value) >> shift);
+    });
     return w;
 }
 
-SoftwareContext SoftwareContext::decode(const ContextWords& w) {
-    SoftwareContext c;
-    c.pidx = static_cast<uint16_t>(get_bits(w, 0, 16));
-    c.irq_arm = flag(w, 16);
-    c.fnc_id = static_cast<uint16_t>(get_bits(w, 17, 12));
-    c.qen = flag(w, 32);
-    c.fcrd_en = flag(w, 33);
-    c.wbi_chk = flag(w, 34);
-    c.wbi_intvl_en = flag(w, 35);
-    c.at = flag(w, 36);
-    c.fetch_max = static_cast<uint8_t>(get_bits(w, 37, 4));
-    c.rngsz_idx = static_cast<uint8_t>(get_bits(w, 44, 4));
-    c.dsc_sz = static_cast<DscSz>(get_bits(w, 48, 2));
-    c.bypass = flag(w, 50);
-    c.mm_chn = flag(w, 51);
-    c.wbk_en = flag(w, 52);
-    c.irq_en = flag(w, 53);
-    c.port_id = static_cast<uint8_t>(get_bits(w, 54, 3));
-    c.irq_no_last = flag(w, 57);
-    c.err = static_cast<uint8_t>(get_bits(w, 58, 2));
-    c.err_wb_sent = flag(w, 60);
-    c.irq_req = flag(w, 61);
-    c.mrkr_dis = flag(w, 62);
-    c.is_mm = flag(w, 63);
-    c.dsc_base = get_bits(w, 64, 64);
-    c.vec = static_cast<uint16_t>(get_bits(w, 128, 11));
-    c.int_aggr = flag(w, 139);
+template <class Context>
+Context decode_fields(const ContextWords& w) {
+    Context c;
+    each_field(c, [&w](unsigned lsb, unsigned width, auto& value, unsigned shift = 0) {
+        value = static_cast<std::remove_reference_t<decltype(value)>>(get_bits(w, lsb, width) << shift);
+    });
     return c;
 }
+
+}  // namespace
+
+ContextWords SoftwareContext::encode() const { return encode_fields(*this); }
+SoftwareContext SoftwareContext::decode(const ContextWords& w) { return decode_fields<SoftwareContext>(w); }
+
+ContextWords CompletionContext::encode() const { return encode_fields(*this); }
+CompletionContext CompletionContext::decode(const ContextWords& w) { return decode_fields<CompletionContext>(w); }
+
+ContextWords PrefetchContext::encode() const { return encode_fields(*this); }
+PrefetchContext PrefetchContext::decode(const ContextWords& w) { return decode_fields<PrefetchContext>(w); }
+
+ContextWords FmapContext::encode() const { return encode_fields(*this); }
+FmapContext FmapContext::decode(const ContextWords& w) { return decode_fields<FmapContext>(w); }
+
+ContextWords InterruptContext::encode() const { return encode_fields(*this); }
+InterruptContext InterruptContext::decode(const ContextWords& w) { return decode_fields<InterruptContext>(w); }
 
 // Hardware Descriptor Context Structure (0x2 C2H and 0x3 H2C).
 HardwareContext HardwareContext::decode(const ContextWords& w) {
@@ -122,131 +201,6 @@ HardwareContext HardwareContext::decode(const ContextWords& w) {
     c.idl_stp_b = flag(w, 41);
     c.evt_pnd = flag(w, 42);
     c.fetch_pnd = static_cast<uint8_t>(get_bits(w, 43, 4));
-    return c;
-}
-
-// Completion Context Structure (0x6).
-ContextWords CompletionContext::encode() const {
-    ContextWords w{};
-    set_bits(w, 0, 1, en_stat_desc);
-    set_bits(w, 1, 1, en_int);
-    set_bits(w, 2, 3, static_cast<uint32_t>(trig_mode));
-    set_bits(w, 5, 12, fnc_id);
-    set_bits(w, 17, 4, counter_idx);
-    set_bits(w, 21, 4, timer_idx);
-    set_bits(w, 25, 2, int_st);
-    set_bits(w, 27, 1, color);
-    set_bits(w, 28, 4, qsize_idx);
-    set_bits(w, 32, 58, baddr >> 6);
-    set_bits(w, 90, 2, desc_size);
-    set_bits(w, 92, 16, pidx);
-    set_bits(w, 108, 16, cidx);
-    set_bits(w, 124, 1, valid);
-    set_bits(w, 125, 2, err);
-    set_bits(w, 127, 1, user_trig_pend);
-    set_bits(w, 128, 1, timer_running);
-    set_bits(w, 129, 1, full_upd);
-    set_bits(w, 130, 1, ovf_chk_dis);
-    set_bits(w, 131, 1, at);
-    set_bits(w, 132, 11, vec);
-    set_bits(w, 143, 1, int_aggr);
-    set_bits(w, 146, 1, dir_c2h);
-    return w;
-}
-
-CompletionContext CompletionContext::decode(const ContextWords& w) {
-    CompletionContext c;
-    c.en_stat_desc = flag(w, 0);
-    c.en_int = flag(w, 1);
-    c.trig_mode = static_cast<TriggerMode>(get_bits(w, 2, 3));
-    c.fnc_id = static_cast<uint16_t>(get_bits(w, 5, 12));
-    c.counter_idx = static_cast<uint8_t>(get_bits(w, 17, 4));
-    c.timer_idx = static_cast<uint8_t>(get_bits(w, 21, 4));
-    c.int_st = static_cast<uint8_t>(get_bits(w, 25, 2));
-    c.color = flag(w, 27);
-    c.qsize_idx = static_cast<uint8_t>(get_bits(w, 28, 4));
-    c.baddr = get_bits(w, 32, 58) << 6;
-    c.desc_size = static_cast<uint8_t>(get_bits(w, 90, 2));
-    c.pidx = static_cast<uint16_t>(get_bits(w, 92, 16));
-    c.cidx = static_cast<uint16_t>(get_bits(w, 108, 16));
-    c.valid = flag(w, 124);
-    c.err = static_cast<uint8_t>(get_bits(w, 125, 2));
-    c.user_trig_pend = flag(w, 127);
-    c.timer_running = flag(w, 128);
-    c.full_upd = flag(w, 129);
-    c.ovf_chk_dis = flag(w, 130);
-    c.at = flag(w, 131);
-    c.vec = static_cast<uint16_t>(get_bits(w, 132, 11));
-    c.int_aggr = flag(w, 143);
-    c.dir_c2h = flag(w, 146);
-    return c;
-}
-
-// C2H Prefetch Context Structure (0x7).
-ContextWords PrefetchContext::encode() const {
-    ContextWords w{};
-    set_bits(w, 0, 1, bypass);
-    set_bits(w, 1, 4, bufsz_idx);
-    set_bits(w, 5, 3, port_id);
-    set_bits(w, 26, 1, err);
-    set_bits(w, 27, 1, pfch_en);
-    set_bits(w, 28, 1, pfch);
-    set_bits(w, 29, 16, sw_crdt);
-    set_bits(w, 45, 1, valid);
-    return w;
-}
-
-PrefetchContext PrefetchContext::decode(const ContextWords& w) {
-    PrefetchContext c;
-    c.bypass = flag(w, 0);
-    c.bufsz_idx = static_cast<uint8_t>(get_bits(w, 1, 4));
-    c.port_id = static_cast<uint8_t>(get_bits(w, 5, 3));
-    c.err = flag(w, 26);
-    c.pfch_en = flag(w, 27);
-    c.pfch = flag(w, 28);
-    c.sw_crdt = static_cast<uint16_t>(get_bits(w, 29, 16));
-    c.valid = flag(w, 45);
-    return c;
-}
-
-// Function Map Context Structure (0xC).
-ContextWords FmapContext::encode() const {
-    ContextWords w{};
-    set_bits(w, 0, 11, qid_base);
-    set_bits(w, 32, 12, qid_max);
-    return w;
-}
-
-FmapContext FmapContext::decode(const ContextWords& w) {
-    return {static_cast<uint16_t>(get_bits(w, 0, 11)), static_cast<uint16_t>(get_bits(w, 32, 12))};
-}
-
-// Interrupt Context Structure (0x8).
-ContextWords InterruptContext::encode() const {
-    ContextWords w{};
-    set_bits(w, 0, 1, valid);
-    set_bits(w, 1, 11, vec);
-    set_bits(w, 13, 1, int_st);
-    set_bits(w, 14, 1, color);
-    set_bits(w, 15, 52, baddr_4k >> 12);
-    set_bits(w, 67, 3, page_size);
-    set_bits(w, 70, 12, pidx);
-    set_bits(w, 82, 1, at);
-    set_bits(w, 114, 12, func);
-    return w;
-}
-
-InterruptContext InterruptContext::decode(const ContextWords& w) {
-    InterruptContext c;
-    c.valid = flag(w, 0);
-    c.vec = static_cast<uint16_t>(get_bits(w, 1, 11));
-    c.int_st = flag(w, 13);
-    c.color = flag(w, 14);
-    c.baddr_4k = get_bits(w, 15, 52) << 12;
-    c.page_size = static_cast<uint8_t>(get_bits(w, 67, 3));
-    c.pidx = static_cast<uint16_t>(get_bits(w, 70, 12));
-    c.at = flag(w, 82);
-    c.func = static_cast<uint16_t>(get_bits(w, 114, 12));
     return c;
 }
 

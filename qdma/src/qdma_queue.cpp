@@ -183,47 +183,42 @@ pdt::Error Queue::fail(const std::string& why) {
     return *m_error;
 }
 
-pdt::Result<void> Queue::post_mm(uint64_t src_addr, uint64_t dst_addr, uint32_t length) {
+pdt::Result<void> Queue::check_post(std::optional<uint32_t> length, uint64_t max_length, const char* bound) const {
     if (m_error)
         return *m_error;
-    if (length == 0 || length > kMmMaxLength)
-        return pdt::make_error("post descriptor on", name(), EINVAL,
-                                "length " + hex(length) + ": the MM descriptor's lengthInByte holds 1..64K-1");
+    if (length && (*length == 0 || *length > max_length))
+        return pdt::make_error("post descriptor on", name(), EINVAL, "length " + hex(*length) + ": " + bound);
     if (m_outstanding >= capacity())
         return pdt::make_error("post descriptor on", name(), EBUSY, "the ring is full");
-    const MmDescriptor d = mm_descriptor(src_addr, dst_addr, length);
-    std::memcpy(m_ring.data() + uint64_t{m_pidx} * m_desc_bytes, &d, sizeof d);
+    return {};
+}
+
+void Queue::write_descriptor(const void* descriptor, size_t bytes) {
+    std::memcpy(m_ring.data() + uint64_t{m_pidx} * m_desc_bytes, descriptor, bytes);
     m_pidx = (m_pidx + 1) % m_slots;
     ++m_outstanding;
+}
+
+pdt::Result<void> Queue::post_mm(uint64_t src_addr, uint64_t dst_addr, uint32_t length) {
+    PDT_CHECK(check_post(length, kMmMaxLength, "the MM descriptor's lengthInByte holds 1..64K-1"));
+    const MmDescriptor d = mm_descriptor(src_addr, dst_addr, length);
+    write_descriptor(&d, sizeof d);
     return {};
 }
 
 pdt::Result<void> Queue::post_h2c_stream(uint64_t addr, uint32_t length) {
-    if (m_error)
-        return *m_error;
-    if (length == 0 || length > kH2cStreamMaxLength)
-        return pdt::make_error("post descriptor on", name(), EINVAL,
-                                "length " + hex(length) + ": the H2C stream descriptor's len holds 1..64K-1 (one packet)");
-    if (m_outstanding >= capacity())
-        return pdt::make_error("post descriptor on", name(), EBUSY, "the ring is full");
+    PDT_CHECK(check_post(length, kH2cStreamMaxLength, "the H2C stream descriptor's len holds 1..64K-1 (one packet)"));
     H2cStreamDescriptor d;
     d.len = static_cast<uint16_t>(length);
     d.addr = addr;
-    std::memcpy(m_ring.data() + uint64_t{m_pidx} * m_desc_bytes, &d, sizeof d);
-    m_pidx = (m_pidx + 1) % m_slots;
-    ++m_outstanding;
+    write_descriptor(&d, sizeof d);
     return {};
 }
 
 pdt::Result<void> Queue::post_c2h_stream(uint64_t addr) {
-    if (m_error)
-        return *m_error;
-    if (m_outstanding >= capacity())
-        return pdt::make_error("post descriptor on", name(), EBUSY, "the ring is full");
+    PDT_CHECK(check_post(std::nullopt, 0, ""));
     const C2hStreamDescriptor d{addr};
-    std::memcpy(m_ring.data() + uint64_t{m_pidx} * m_desc_bytes, &d, sizeof d);
-    m_pidx = (m_pidx + 1) % m_slots;
-    ++m_outstanding;
+    write_descriptor(&d, sizeof d);
     return {};
 }
 

@@ -9,7 +9,7 @@ namespace sim {
 namespace {
 
 using model_support::steady_seconds;
-using model_support::width_mask;
+using model_support::read_by_registers;
 
 // One sensor of a U200/U250 (PG348 Table 3): its MAX_REG offset in the REG_MAP (AVG_REG and
 // INS_REG follow at +4 and +8, Table 2) and its instantaneous value in the register's unit
@@ -74,12 +74,7 @@ CmsModel::CmsModel(std::shared_ptr<DieThermal> die, Config config) : m_die(std::
 
 uint64_t CmsModel::read(uint64_t offset, unsigned width) {
     std::lock_guard lock(m_mutex);
-    uint64_t value = 0;
-    for (uint64_t byte = 0; byte < width; byte += 4 - ((offset + byte) & 3)) {
-        const uint64_t at = offset + byte;
-        value |= (static_cast<uint64_t>(read_locked(at & ~3ull)) >> ((at & 3) * 8)) << (byte * 8);
-    }
-    return value & width_mask(width);
+    return read_by_registers(offset, width, [this](uint64_t at) { return read_locked(at); });
 }
 
 void CmsModel::write(uint64_t offset, unsigned width, uint64_t value) {

@@ -126,6 +126,18 @@ void apply_xdma_ip(const designs::Design& design, XdmaConfig& config) {
     config.completed_count_reads_zero = design.simulation.completed_count_reads_zero;
 }
 
+// The faults of PDT_SIM_FAULT that every engine of an XDMA or QDMA model takes alike: the lie,
+// late_engine and ignores_stop.
+template <class DmaModel>
+void apply_engine_faults(DmaModel& model, const FaultPlan& faults) {
+    if (faults.lie)
+        model.set_lie(faults.lie);
+    if (faults.late_engine.count() > 0)
+        model.set_late_engine(faults.late_engine);
+    if (faults.ignores_stop)
+        model.set_ignores_stop();
+}
+
 }  // namespace
 
 vfio::DeviceIdentity simulated_identity(const designs::Design& design, const vfio::PciAddress& address, int iommu_group) {
@@ -293,23 +305,13 @@ pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::s
             if (instance.xdma) {
                 for (const FaultInjection& f : faults.injections)
                     instance.xdma->inject(f.direction, f.channel, f.fault);
-                if (faults.lie)
-                    instance.xdma->set_lie(faults.lie);
-                if (faults.late_engine.count() > 0)
-                    instance.xdma->set_late_engine(faults.late_engine);
-                if (faults.ignores_stop)
-                    instance.xdma->set_ignores_stop();
+                apply_engine_faults(*instance.xdma, faults);
             }
             if (instance.qdma) {
                 for (const QdmaFaultInjection& f : faults.qdma_injections)
                     instance.qdma->inject(f.direction == XdmaDirection::C2H ? QdmaQueueKind::C2H : QdmaQueueKind::H2C,
                                           f.qid, f.fault);
-                if (faults.lie)
-                    instance.qdma->set_lie(faults.lie);
-                if (faults.late_engine.count() > 0)
-                    instance.qdma->set_late_engine(faults.late_engine);
-                if (faults.ignores_stop)
-                    instance.qdma->set_ignores_stop();
+                apply_engine_faults(*instance.qdma, faults);
             }
             return std::unique_ptr<vfio::Device>(std::move(instance.device));
         });

@@ -1,5 +1,6 @@
 // What the XDMA and QDMA models share between their engine thread and the register accesses
-// that wake it, and the register write both take through their AXI4-Lite slave.
+// that wake it, the register write both take through their AXI4-Lite slave, and the model
+// calls both answer alike (stepping, the card memory from outside).
 #pragma once
 
 #include <condition_variable>
@@ -7,6 +8,8 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+
+#include "card_memory.hpp"
 
 namespace sim {
 
@@ -47,6 +50,41 @@ void write_dwords(const std::weak_ptr<Impl>& model, uint64_t offset, unsigned wi
             impl->write32(offset + 4, static_cast<uint32_t>(value >> 32));
     }
     impl->notify();
+}
+
+// Starts the engine thread of a model that is not stepped (Impl::engine_thread runs in it).
+template <class Impl>
+void start_engine_thread(Impl* impl) {
+    impl->thread = std::thread([impl] { impl->engine_thread(); });
+}
+
+// Stepped mode: model.step() until no engine makes progress, at most max_steps times; the steps.
+template <class Model>
+size_t step_until_idle(Model& model, size_t max_steps) {
+    size_t steps = 0;
+    while (steps < max_steps && model.step() > 0)
+        ++steps;
+    return steps;
+}
+
+// The card memory by AXI address from outside the engines, under the model's lock: false,
+// touching nothing, outside the window [card_memory_base, + card_memory_size) of its config.
+template <class Impl>
+bool read_card_memory(const Impl& impl, uint64_t address, void* dst, uint64_t length) {
+    std::lock_guard lock(impl.mutex);
+    const auto& c = impl.config;
+    return impl.card_memory.read_at(c.card_memory_base, c.card_memory_size, address, dst, length);
+}
+template <class Impl>
+bool write_card_memory(Impl& impl, uint64_t address, const void* src, uint64_t length) {
+    std::lock_guard lock(impl.mutex);
+    const auto& c = impl.config;
+    return impl.card_memory.write_at(c.card_memory_base, c.card_memory_size, address, src, length);
+}
+template <class Impl>
+uint64_t card_memory_resident(const Impl& impl) {
+    std::lock_guard lock(impl.mutex);
+    return impl.card_memory.resident_bytes();
 }
 
 }  // namespace sim

@@ -4,6 +4,7 @@
 // shape, the 4-byte Address Instruction Table.
 #include <cerrno>
 
+#include "model_support.hpp"
 #include "sim/quad_spi_model.hpp"
 
 namespace sim {
@@ -113,10 +114,7 @@ const char* flash_fault_name(FlashFault fault) {
 
 pdt::Result<FlashFaultPlan> parse_flash_faults(const std::string& text) {
     FlashFaultPlan plan;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(',', start);
-        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    for (const std::string& item : model_support::comma_items(text)) {
         if (item == "stuck_busy")
             plan.stuck_busy = true;
         else if (item == "protected")
@@ -132,9 +130,6 @@ pdt::Result<FlashFaultPlan> parse_flash_faults(const std::string& text) {
             return pdt::usage_error(std::string("parse ") + kFlashFaultVariable, item,
                                     "unknown flash fault (names: stuck_busy, protected, read_bit_error, "
                                     "program_fails[=N])");
-        if (comma == std::string::npos)
-            break;
-        start = comma + 1;
     }
     return plan;
 }

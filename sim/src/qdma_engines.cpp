@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "late_tails.hpp"
+#include "model_support.hpp"
 #include "qdma_internal.hpp"
 
 namespace sim::qdma_impl {
@@ -34,13 +35,7 @@ constexpr unsigned kDescriptorError = 1u << 1;
 
 }  // namespace
 
-bool Impl::take_fault(Queue& q, QdmaFault fault) {
-    auto it = std::find(q.faults.begin(), q.faults.end(), fault);
-    if (it == q.faults.end())
-        return false;
-    q.faults.erase(it);
-    return true;
-}
+bool Impl::take_fault(Queue& q, QdmaFault fault) { return model_support::take_armed_fault(q.faults, fault); }
 
 // PG302 Writeback Status Structure: err [1:0], cidx [31:16], pidx [47:32], in the descriptor
 // ring's last entry.
@@ -85,7 +80,7 @@ void Impl::stop_queue(bool c2h_side, unsigned qid, unsigned err_bit, uint32_t st
 
 void Impl::raw_write(bool to_card, uint64_t address, const uint8_t* data, uint64_t n) {
     if (to_card)
-        card.write(address - config.card_memory_base, data, n);
+        card_memory.write(address - config.card_memory_base, data, n);
     else
         (void)device.dma_write(address, data, n);
 }
@@ -127,6 +122,14 @@ void Impl::land_late(Queue& q) {
 }
 
 
+void Impl::cmpt_error(unsigned qid, CmptContext& cmpt, unsigned err, uint32_t c2h_err_bit) {
+    cmpt.invalidate_with_error(err);
+    c2h_err_stat |= c2h_err_bit;
+    glbl_err_stat |= ERR_C2H_ST;
+    if (cmpt.en_stat_desc())
+        write_cmpt_status(qid, err);
+}
+
 // One completion entry in the example design's format ([1] color, [2] error, [3] desc_used,
 // [19:4] length) and the CMPT status descriptor. PG302 Handling Exception Events: on a full ring
 // the context is invalidated with err 3 and the completion dropped (C2H_ERR_STAT.WRB_QFULL_ERR);
@@ -141,11 +144,7 @@ void Impl::post_completion(unsigned qid, Queue& q, uint64_t length, bool descrip
     const uint32_t slots = entries - 1;
     const uint32_t used = (cmpt.pidx() + slots - cmpt.cidx()) % slots;
     if (used >= entries - 2) {
-        cmpt.invalidate_with_error(3);
-        c2h_err_stat |= C2H_ERR_WRB_QFULL;
-        glbl_err_stat |= ERR_C2H_ST;
-        if (cmpt.en_stat_desc())
-            write_cmpt_status(qid, 3);
+        cmpt_error(qid, cmpt, 3, C2H_ERR_WRB_QFULL);
         return;
     }
     const bool err = take_fault(q, QdmaFault::CompletionError) || descriptor_error;
@@ -292,7 +291,7 @@ bool Impl::move_descriptor(bool c2h_side, bool is_mm, unsigned qid, Queue& q, co
             mm_scratch.resize(length);
         uint8_t* const data = mm_scratch.data();
         if (c2h_side)
-            card.read(src - config.card_memory_base, data, length);
+            card_memory.read(src - config.card_memory_base, data, length);
         else if (!device.dma_read(src, data, length).ok()) {
             stop_queue(false, qid, kDmaError, DSC_ERR_DMA);
             return true;

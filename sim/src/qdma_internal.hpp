@@ -156,6 +156,9 @@ struct Impl : EngineThreadState {
     void stop_queue(bool c2h, unsigned qid, unsigned err_bit, uint32_t sts_bit);
     void write_ring_status(bool c2h, unsigned qid, unsigned err);
     void write_cmpt_status(unsigned qid, unsigned err);
+    // A completion ring error: the context invalidated with `err`, C2H_ERR_STAT `c2h_err_bit`
+    // and GLBL_ERR_STAT.ERR_C2H_ST set, a status descriptor where en_stat_desc.
+    void cmpt_error(unsigned qid, CmptContext& cmpt, unsigned err, uint32_t c2h_err_bit);
     void ring_interrupt(bool c2h, unsigned qid);
     void cmpt_interrupt(unsigned qid);
     void aggregate(unsigned ring, unsigned qid, bool c2h, uint64_t stat_desc);
@@ -190,7 +193,7 @@ struct Impl : EngineThreadState {
     // A memory-mapped descriptor's data on its way through the model, kept between descriptors
     // (up to 256 MiB each: a fresh zeroed buffer each time cost page faults on every one).
     std::vector<uint8_t> mm_scratch;
-    CardMemory card;
+    CardMemory card_memory;
     streams::Lie lie;
     uint64_t lie_transfers = 0;
 };

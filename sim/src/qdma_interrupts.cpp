@@ -7,6 +7,21 @@ namespace sim::qdma_impl {
 
 using namespace qdma_csr;
 
+namespace {
+
+// An interrupt on vector `vec`: directly, or with int_aggr through the aggregation ring vec
+// names, the entry carrying the stat_desc that stat_desc() gives.
+template <class StatDesc>
+void deliver_queue_interrupt(Impl& impl, unsigned vec, bool int_aggr, unsigned qid, bool c2h_side,
+                             StatDesc&& stat_desc) {
+    if (!int_aggr)
+        impl.device.raise_msi(vec);
+    else
+        impl.aggregate(vec, qid, c2h_side, stat_desc());
+}
+
+}  // namespace
+
 // An armed descriptor queue with irq_en [W1 21] (irq_arm [W0 16], set by the PIDX doorbell's
 // irq_en [16]) interrupts and disarms: directly on vec [W4 10:0], or with int_aggr [W4 11]
 // through the aggregation ring vec names.
@@ -15,16 +30,11 @@ void Impl::ring_interrupt(bool c2h_side, unsigned qid) {
     if (!w || !field((*w)[1], 21, 21) || !field((*w)[0], 16, 16))
         return;
     (*w)[0] = with_field((*w)[0], 16, 16, 0);
-    const unsigned vec = field((*w)[4], 10, 0);
-    if (!field((*w)[4], 11, 11)) {
-        device.raise_msi(vec);
-        return;
-    }
     // stat_desc of a descriptor queue: pidx [15:0], cidx [31:16], error [36:35].
-    const Words* hw = find(c2h_side ? CtxtSel::HW_C2H : CtxtSel::HW_H2C, qid);
-    const uint64_t stat = field((*w)[0], 15, 0) | uint64_t(hw ? hw_cidx(*hw) : 0) << 16 |
-                          uint64_t(field((*w)[1], 27, 26)) << 35;
-    aggregate(vec, qid, c2h_side, stat);
+    deliver_queue_interrupt(*this, field((*w)[4], 10, 0), field((*w)[4], 11, 11), qid, c2h_side, [&] {
+        const Words* hw = find(c2h_side ? CtxtSel::HW_C2H : CtxtSel::HW_H2C, qid);
+        return field((*w)[0], 15, 0) | uint64_t(hw ? hw_cidx(*hw) : 0) << 16 | uint64_t(field((*w)[1], 27, 26)) << 35;
+    });
 }
 
 // A completion entry with en_int [W0 1] interrupts when int_st [W0 26:25] is 0 (ISR: armed),
@@ -35,16 +45,12 @@ void Impl::cmpt_interrupt(unsigned qid) {
     if (!w || !field((*w)[0], 1, 1) || field((*w)[0], 26, 25) != 0)
         return;
     (*w)[0] = with_field((*w)[0], 26, 25, 1);
-    const unsigned vec = field((*w)[4], 14, 4);
-    if (!field((*w)[4], 15, 15)) {
-        device.raise_msi(vec);
-        return;
-    }
     // stat_desc of a completion ring: its status descriptor's fields.
-    CmptContext cmpt(*w);
-    const uint64_t stat = cmpt.pidx() | uint64_t(cmpt.cidx()) << 16 | uint64_t(cmpt.color()) << 32 |
-                          uint64_t(cmpt.int_st()) << 33 | uint64_t(cmpt.err()) << 35;
-    aggregate(vec, qid, true, stat);
+    deliver_queue_interrupt(*this, field((*w)[4], 14, 4), field((*w)[4], 15, 15), qid, true, [&] {
+        CmptContext cmpt(*w);
+        return cmpt.pidx() | uint64_t(cmpt.cidx()) << 16 | uint64_t(cmpt.color()) << 32 |
+               uint64_t(cmpt.int_st()) << 33 | uint64_t(cmpt.err()) << 35;
+    });
 }
 
 // Interrupt Context (sel 0x8, by ring): valid [0], vec [11:1], int_st [13], color [14],

@@ -100,10 +100,8 @@ std::shared_ptr<QdmaModel> QdmaModel::attach(SimDevice& device, SimBar& bar, Qdm
     std::shared_ptr<QdmaModel> model(new QdmaModel(device, config));
     bar.add_block(0, qdma_csr::kFrameSize, std::make_shared<qdma_impl::QdmaBlock>(model->m_impl));
     device.on_destroy([model] { model->m_impl->shutdown(); });
-    if (!config.stepped) {
-        qdma_impl::Impl* impl = model->m_impl.get();
-        impl->thread = std::thread([impl] { impl->engine_thread(); });
-    }
+    if (!config.stepped)
+        start_engine_thread(model->m_impl.get());
     return model;
 }
 
@@ -115,27 +113,19 @@ size_t QdmaModel::step() {
 }
 
 size_t QdmaModel::run_until_idle(size_t max_steps) {
-    size_t steps = 0;
-    while (steps < max_steps && step() > 0)
-        ++steps;
-    return steps;
+    return step_until_idle(*this, max_steps);
 }
 
 bool QdmaModel::card_read(uint64_t address, void* dst, uint64_t length) const {
-    std::lock_guard lock(m_impl->mutex);
-    const auto& c = m_impl->config;
-    return m_impl->card.read_at(c.card_memory_base, c.card_memory_size, address, dst, length);
+    return read_card_memory(*m_impl, address, dst, length);
 }
 
 bool QdmaModel::card_write(uint64_t address, const void* src, uint64_t length) {
-    std::lock_guard lock(m_impl->mutex);
-    const auto& c = m_impl->config;
-    return m_impl->card.write_at(c.card_memory_base, c.card_memory_size, address, src, length);
+    return write_card_memory(*m_impl, address, src, length);
 }
 
 uint64_t QdmaModel::card_memory_resident_bytes() const {
-    std::lock_guard lock(m_impl->mutex);
-    return m_impl->card.resident_bytes();
+    return card_memory_resident(*m_impl);
 }
 
 void QdmaModel::inject(QdmaQueueKind kind, unsigned qid, QdmaFault fault) {

@@ -135,7 +135,7 @@ void Impl::reset() {
     c2h.clear();
     loopback.clear();
     loopback_bytes.clear();
-    card.clear();
+    card_memory.clear();
     ++generation;
 }
 
@@ -166,11 +166,7 @@ void Impl::doorbell(uint64_t offset, uint32_t value) {
             const uint32_t slots = entries - 1;
             const uint32_t written = (cmpt.pidx() + slots - cmpt.cidx()) % slots;
             if (cidx >= slots || (cidx + slots - cmpt.cidx()) % slots > written) {
-                cmpt.invalidate_with_error(1);
-                c2h_err_stat |= C2H_ERR_WRB_CIDX;
-                glbl_err_stat |= ERR_C2H_ST;
-                if (cmpt.en_stat_desc())
-                    write_cmpt_status(qid, 1);
+                cmpt_error(qid, cmpt, 1, C2H_ERR_WRB_CIDX);
                 return;
             }
         }

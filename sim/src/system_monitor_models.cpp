@@ -8,7 +8,7 @@
 namespace sim {
 namespace {
 
-using model_support::width_mask;
+using model_support::read_by_registers;
 
 // Temperature (C) = code * gain / 2^bits - offset, the code MSB-justified in 16 bits.
 struct TransferFunction {
@@ -226,12 +226,7 @@ uint32_t SystemMonitorModel::read32_locked(uint64_t offset) {
 
 uint64_t SystemMonitorModel::read(uint64_t offset, unsigned width) {
     std::lock_guard lock(m_mutex);
-    uint64_t value = 0;
-    for (uint64_t byte = 0; byte < width; byte += 4 - ((offset + byte) & 3)) {
-        const uint64_t at = offset + byte;
-        value |= (static_cast<uint64_t>(read32_locked(at & ~3ull)) >> ((at & 3) * 8)) << (byte * 8);
-    }
-    return value & width_mask(width);
+    return read_by_registers(offset, width, [this](uint64_t at) { return read32_locked(at); });
 }
 
 void SystemMonitorModel::write32_locked(uint64_t offset, uint32_t value) {

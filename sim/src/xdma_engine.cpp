@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "model_support.hpp"
 #include "xdma_internal.hpp"
 
 namespace sim::xdma_impl {
@@ -21,13 +22,7 @@ Descriptor parse(const uint8_t* raw) {
 
 }  // namespace
 
-bool Impl::take_fault(Channel& ch, XdmaFault fault) {
-    auto it = std::find(ch.faults.begin(), ch.faults.end(), fault);
-    if (it == ch.faults.end())
-        return false;
-    ch.faults.erase(it);
-    return true;
-}
+bool Impl::take_fault(Channel& ch, XdmaFault fault) { return model_support::take_armed_fault(ch.faults, fault); }
 
 void Impl::violation(const Channel& ch, std::string what) {
     violations.push_back(XdmaViolation{ch.direction, ch.index, std::move(what)});

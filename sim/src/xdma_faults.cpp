@@ -1,6 +1,7 @@
 // Fault names and the test-only PDT_SIM_FAULT syntax (xdma_model.hpp).
 #include <cerrno>
 
+#include "model_support.hpp"
 #include "sim/xdma_model.hpp"
 
 namespace sim {
@@ -105,10 +106,7 @@ pdt::Result<QdmaFaultInjection> parse_qdma_one(const std::string& item, QdmaFaul
 
 pdt::Result<FaultPlan> parse_fault_plan(const std::string& text) {
     FaultPlan plan;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(',', start);
-        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    for (const std::string& item : model_support::comma_items(text)) {
         if (item.empty()) {
         } else if (item.compare(0, 12, "late_engine=") == 0) {
             const std::string ms = item.substr(12);
@@ -126,9 +124,6 @@ pdt::Result<FaultPlan> parse_fault_plan(const std::string& text) {
         } else {
             plan.injections.push_back(PDT_TRY(parse_one(item)));
         }
-        if (comma == std::string::npos)
-            break;
-        start = comma + 1;
     }
     return plan;
 }

@@ -129,6 +129,11 @@ struct Impl : EngineThreadState {
     uint32_t read32(uint64_t offset);
     void write32(uint64_t offset, uint32_t value);
     void reset();
+    // The channel a channel block (target 0 H2C, 1 C2H) or an SGDMA block (4 H2C, 5 C2H)
+    // addresses; nullptr for another target or a channel the model does not have.
+    Channel* addressed_channel(unsigned target, unsigned index);
+    uint32_t read_channel_block(Channel& ch, unsigned reg);       // 0x04.. of a channel block
+    uint32_t read_sgdma_block(const Channel& ch, unsigned reg) const;  // 0x80.. of an SGDMA block
 
     // Engine (xdma_engine.cpp); all with m_mutex held.
     bool advance(Channel& ch);          // one descriptor or stream chunk; true on progress

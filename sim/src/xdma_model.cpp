@@ -189,10 +189,8 @@ std::shared_ptr<XdmaModel> XdmaModel::attach(SimDevice& device, SimBar& bar, Xdm
     bar.add_block(config.block_offset, std::min<uint64_t>(0x10000, room),
                   std::make_shared<xdma_impl::XdmaBlock>(model->m_impl));
     device.on_destroy([model] { model->m_impl->shutdown(); });
-    if (!config.stepped) {
-        xdma_impl::Impl* impl = model->m_impl.get();
-        impl->thread = std::thread([impl] { impl->engine_thread(); });
-    }
+    if (!config.stepped)
+        start_engine_thread(model->m_impl.get());
     return model;
 }
 
@@ -206,10 +204,7 @@ size_t XdmaModel::step() {
 }
 
 size_t XdmaModel::run_until_idle(size_t max_steps) {
-    size_t steps = 0;
-    while (steps < max_steps && step() > 0)
-        ++steps;
-    return steps;
+    return step_until_idle(*this, max_steps);
 }
 
 void XdmaModel::set_route(unsigned h2c, std::optional<unsigned> c2h) {
@@ -249,20 +244,15 @@ uint64_t XdmaModel::c2h_peak_pending_bytes() const {
 }
 
 bool XdmaModel::card_read(uint64_t address, void* dst, uint64_t length) const {
-    std::lock_guard lock(m_impl->mutex);
-    const auto& c = m_impl->config;
-    return m_impl->card_memory.read_at(c.card_memory_base, c.card_memory_size, address, dst, length);
+    return read_card_memory(*m_impl, address, dst, length);
 }
 
 bool XdmaModel::card_write(uint64_t address, const void* src, uint64_t length) {
-    std::lock_guard lock(m_impl->mutex);
-    const auto& c = m_impl->config;
-    return m_impl->card_memory.write_at(c.card_memory_base, c.card_memory_size, address, src, length);
+    return write_card_memory(*m_impl, address, src, length);
 }
 
 uint64_t XdmaModel::card_memory_resident_bytes() const {
-    std::lock_guard lock(m_impl->mutex);
-    return m_impl->card_memory.resident_bytes();
+    return card_memory_resident(*m_impl);
 }
 
 void XdmaModel::inject(XdmaDirection direction, unsigned channel, XdmaFault fault) {

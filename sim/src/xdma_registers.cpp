@@ -29,6 +29,45 @@ uint32_t channel_bit_mask(const Channel& ch) {
 
 }  // namespace
 
+Channel* Impl::addressed_channel(unsigned target, unsigned index) {
+    if (target == kTargetH2cChannel || target == kTargetH2cSgdma)
+        return channel(XdmaDirection::H2C, index);
+    if (target == kTargetC2hChannel || target == kTargetC2hSgdma)
+        return channel(XdmaDirection::C2H, index);
+    return nullptr;
+}
+
+uint32_t Impl::read_channel_block(Channel& ch, unsigned reg) {
+    switch (reg) {
+    case 0x04: return config.control_reads_zero ? 0 : ch.control;
+    case 0x40: settle(ch); return ch.status;
+    case 0x44: {
+        settle(ch);
+        const uint32_t value = ch.status;
+        ch.status &= kStatusBusy;
+        update_interrupts();
+        return value;
+    }
+    case 0x48: return config.completed_count_reads_zero ? 0 : ch.completed_count;
+    case 0x4C:
+        return uint32_t{config.address_alignment} << 16 | uint32_t{config.length_granularity} << 8 | config.address_bits;
+    case 0x88: return static_cast<uint32_t>(ch.poll_wb_address);  // 0 without poll-mode writeback
+    case 0x8C: return static_cast<uint32_t>(ch.poll_wb_address >> 32);
+    case 0x90: return ch.interrupt_enable_mask;
+    default: return 0;
+    }
+}
+
+uint32_t Impl::read_sgdma_block(const Channel& ch, unsigned reg) const {
+    switch (reg) {
+    case 0x80: return static_cast<uint32_t>(ch.descriptor_address);
+    case 0x84: return static_cast<uint32_t>(ch.descriptor_address >> 32);
+    case 0x88: return ch.descriptor_adjacent;
+    case 0x8C: return ch.credits;
+    default: return 0;
+    }
+}
+
 uint32_t Impl::read32(uint64_t offset) {
     const unsigned target = (offset >> 12) & 0xF;
     const unsigned index = (offset >> 8) & 0xF;
@@ -37,43 +76,15 @@ uint32_t Impl::read32(uint64_t offset) {
     const uint32_t stream_bit = config.stream ? 1u << 15 : 0;
     auto identifier = [&](unsigned t, uint32_t extra) { return kSubsystemId << 20 | t << 16 | extra | version; };
 
-    if (target == kTargetH2cChannel || target == kTargetC2hChannel) {
-        Channel* ch = channel(target == kTargetH2cChannel ? XdmaDirection::H2C : XdmaDirection::C2H, index);
+    if (target == kTargetH2cChannel || target == kTargetC2hChannel || target == kTargetH2cSgdma ||
+        target == kTargetC2hSgdma) {
+        Channel* ch = addressed_channel(target, index);
         if (!ch)
             return 0;
-        switch (reg) {
-        case 0x00: return identifier(target, stream_bit | index << 8);
-        case 0x04: return config.control_reads_zero ? 0 : ch->control;
-        case 0x40: settle(*ch); return ch->status;
-        case 0x44: {
-            settle(*ch);
-            const uint32_t value = ch->status;
-            ch->status &= kStatusBusy;
-            update_interrupts();
-            return value;
-        }
-        case 0x48: return config.completed_count_reads_zero ? 0 : ch->completed_count;
-        case 0x4C:
-            return uint32_t{config.address_alignment} << 16 | uint32_t{config.length_granularity} << 8 |
-                   config.address_bits;
-        case 0x88: return static_cast<uint32_t>(ch->poll_wb_address);  // 0 without poll-mode writeback
-        case 0x8C: return static_cast<uint32_t>(ch->poll_wb_address >> 32);
-        case 0x90: return ch->interrupt_enable_mask;
-        default: return 0;
-        }
-    }
-    if (target == kTargetH2cSgdma || target == kTargetC2hSgdma) {
-        Channel* ch = channel(target == kTargetH2cSgdma ? XdmaDirection::H2C : XdmaDirection::C2H, index);
-        if (!ch)
-            return 0;
-        switch (reg) {
-        case 0x00: return identifier(target, stream_bit | index << 8);
-        case 0x80: return static_cast<uint32_t>(ch->descriptor_address);
-        case 0x84: return static_cast<uint32_t>(ch->descriptor_address >> 32);
-        case 0x88: return ch->descriptor_adjacent;
-        case 0x8C: return ch->credits;
-        default: return 0;
-        }
+        if (reg == 0x00)
+            return identifier(target, stream_bit | index << 8);
+        return target == kTargetH2cChannel || target == kTargetC2hChannel ? read_channel_block(*ch, reg)
+                                                                          : read_sgdma_block(*ch, reg);
     }
     if (index != 0)
         return 0;
@@ -123,7 +134,7 @@ void Impl::write32(uint64_t offset, uint32_t value) {
     ++generation;
 
     if (target == kTargetH2cChannel || target == kTargetC2hChannel) {
-        Channel* ch = channel(target == kTargetH2cChannel ? XdmaDirection::H2C : XdmaDirection::C2H, index);
+        Channel* ch = addressed_channel(target, index);
         if (!ch)
             return;
         if ((reg == 0x08 && config.control_w1s_ignored) || (reg == 0x0C && config.control_w1c_ignored)) {
@@ -154,7 +165,7 @@ void Impl::write32(uint64_t offset, uint32_t value) {
         return;
     }
     if (target == kTargetH2cSgdma || target == kTargetC2hSgdma) {
-        Channel* ch = channel(target == kTargetH2cSgdma ? XdmaDirection::H2C : XdmaDirection::C2H, index);
+        Channel* ch = addressed_channel(target, index);
         if (!ch)
             return;
         if (reg == 0x80) {

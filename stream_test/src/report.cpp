@@ -244,11 +244,15 @@ int Report::finish(const Summary& summary) {
         print_host_cost(m_out, summary);
     if (const std::string why = unverified_reason(summary); !why.empty() && !summary.rows.empty())
         std::fprintf(m_out, "FAIL: %s\n", why.c_str());
-    if (const std::string addressing = vfio::dma_addressing_line(); !addressing.empty())
-        std::fprintf(m_out, "%s\n", addressing.c_str());
-    std::fprintf(m_out, "Overall %s\n", pass ? "PASS" : "FAIL");
+    print_text_verdict(m_out, pass);
     std::fflush(m_out);
     return pass ? 0 : 1;
+}
+
+void print_text_verdict(std::FILE* out, bool pass) {
+    if (const std::string addressing = vfio::dma_addressing_line(); !addressing.empty())
+        std::fprintf(out, "%s\n", addressing.c_str());
+    std::fprintf(out, "Overall %s\n", pass ? "PASS" : "FAIL");
 }
 
 std::string json_dma_addressing() {

@@ -36,17 +36,6 @@ pdt::Result<XdmaCardDma> XdmaCardDma::open(vfio::Device& device, const Options& 
     return dma;
 }
 
-pdt::Result<void> XdmaCardDma::round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
-                                       const std::vector<Chunk>& chunks) {
-    return run(&h2c_host, &c2h_host, chunks);
-}
-pdt::Result<void> XdmaCardDma::write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
-    return run(&host, nullptr, chunks);
-}
-pdt::Result<void> XdmaCardDma::read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
-    return run(nullptr, &host, chunks);
-}
-
 pdt::Result<void> XdmaCardDma::stop() {
     auto h2c = m_h2c->stop();
     auto c2h = m_c2h->stop();

@@ -10,7 +10,6 @@
 #include "stream_test/report.hpp"
 #include "stream_tools/stream_tools.hpp"
 #include "streams/fallbacks.hpp"
-#include "vfio_access/physical_memory.hpp"
 
 namespace stream_tools {
 namespace {
@@ -155,9 +154,7 @@ int run_crc64_latency(const std::vector<streams::StreamDevice*>& devices, const 
     } else {
         if (totals.routes == 0)
             std::fprintf(out, "%s\n", reason.c_str());
-        if (const std::string addressing = vfio::dma_addressing_line(); !addressing.empty())
-            std::fprintf(out, "%s\n", addressing.c_str());
-        std::fprintf(out, "Overall %s\n", passed ? "PASS" : "FAIL");
+        stream_test::print_text_verdict(out, passed);
     }
     std::fflush(out);
     return passed ? 0 : 1;

@@ -39,6 +39,15 @@ pdt::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar) {
     return xdma::check_descriptor_credit_register(PDT_TRY(xdma::dma_registers(device, dma_bar)));
 }
 
+pdt::Result<void> submit_pattern_message(streams::StreamChannel& h2c, const pattern::Pattern& pat, uint64_t message,
+                                         uint64_t bytes, uint64_t& word) {
+    const size_t index = message % h2c.buffer_count();
+    pat.generate(reinterpret_cast<uint32_t*>(h2c.buffer(index)), bytes / 4, word);
+    PDT_CHECK(h2c.submit(index, bytes, true));
+    word += bytes / 4;
+    return {};
+}
+
 namespace {
 
 constexpr uint64_t kGuardGap = 64;  // host guard bytes after each C2H page
@@ -119,10 +128,7 @@ pdt::Result<uint64_t> stream_credits(tool_support::XdmaStreamDevice& device, con
         if (stop_requested())  // Ctrl-C or SIGTERM: the channels stop (proven) as they close
             return stopped_early(c2h->name());
         while (sent < messages && h2c_queued - h2c_done < h2c->buffer_count()) {
-            const size_t index = sent % h2c->buffer_count();
-            pat.generate(reinterpret_cast<uint32_t*>(h2c->buffer(index)), length_of(sent) / 4, word);
-            PDT_CHECK(h2c->submit(index, length_of(sent), true));
-            word += length_of(sent) / 4;
+            PDT_CHECK(submit_pattern_message(*h2c, pat, sent, length_of(sent), word));
             ++sent, ++h2c_queued;
         }
         if (h2c_done < h2c_queued && PDT_TRY(h2c->poll()))

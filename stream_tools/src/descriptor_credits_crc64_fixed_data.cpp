@@ -94,10 +94,7 @@ pdt::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice& 
         if (stop_requested())
             return stopped_early(c2h->name());
         while (sent < kMessages && sent - h2c_done < h2c->buffer_count()) {
-            const size_t index = sent % h2c->buffer_count();
-            pat.generate(reinterpret_cast<uint32_t*>(h2c->buffer(index)), length_of(sent) / 4, word);
-            PDT_CHECK(h2c->submit(index, length_of(sent), true));
-            word += length_of(sent) / 4;
+            PDT_CHECK(submit_pattern_message(*h2c, pat, sent, length_of(sent), word));
             ++sent;
         }
         if (received == kMessages) {

@@ -64,17 +64,6 @@ std::string QdmaCardDma::name(Direction direction) const {
            std::to_string(direction == Direction::H2C ? m_options.h2c_queue : m_options.c2h_queue);
 }
 
-pdt::Result<void> QdmaCardDma::round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
-                                           const std::vector<Chunk>& chunks) {
-    return run(&h2c_host, &c2h_host, chunks);
-}
-pdt::Result<void> QdmaCardDma::write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
-    return run(&host, nullptr, chunks);
-}
-pdt::Result<void> QdmaCardDma::read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
-    return run(nullptr, &host, chunks);
-}
-
 pdt::Result<void> QdmaCardDma::stop() {
     auto h2c = m_h2c->restart();
     auto c2h = m_c2h->restart();

@@ -86,49 +86,21 @@ private:
     std::string m_error;
 };
 
-void put(Writer& w, const ReplyError& e) {
+void put_field(Writer& w, uint32_t v) { w.u32(v); }
+void put_field(Writer& w, int32_t v) { w.i32(v); }
+void put_field(Writer& w, uint64_t v) { w.u64(v); }
+void put_field(Writer& w, bool v) { w.boolean(v); }
+void put_field(Writer& w, const ReplyError& e) {
     w.i32(e.code);
     w.string(e.operation);
     w.string(e.object);
     w.string(e.hint);
 }
-void put(Writer& w, const vfio::PciAddress& a) {
+void put_field(Writer& w, const vfio::PciAddress& a) {
     w.u16(a.domain);
     w.u8(a.bus);
     w.u8(a.device);
     w.u8(a.function);
-}
-void put(Writer& w, const OpenDevice& m) { put(w, m.address); }
-void put(Writer& w, const OpenDeviceReply& m) {
-    put(w, m.error);
-    w.u32(m.container_id);
-    w.i32(m.iommu_type);
-    w.i32(m.iommu_group);
-    w.boolean(m.noiommu);
-    w.u64(m.page_size);
-}
-void put(Writer& w, const AllocateIova& m) {
-    w.u32(m.container_id);
-    w.u32(m.dma_mask_bits);
-    w.u64(m.size);
-}
-void put(Writer& w, const AllocateIovaReply& m) {
-    put(w, m.error);
-    w.u64(m.iova);
-}
-void put(Writer& w, const FreeIova& m) {
-    w.u32(m.container_id);
-    w.u64(m.iova);
-    w.u64(m.size);
-}
-void put(Writer& w, const FreeIovaReply& m) { put(w, m.error); }
-void put(Writer&, const Status&) {}
-void put(Writer& w, const StatusReply& m) {
-    w.u32(m.clients);
-    w.u32(m.devices_open);
-    w.u32(m.iova_regions);
-    w.u32(m.quarantined_regions);
-    w.u32(m.containers_recycled);
 }
 
 ReplyError get_error(Reader& r) {
@@ -153,6 +125,63 @@ vfio::PciAddress get_address(Reader& r) {
         r.fail("PCI function", std::to_string(a.function) + " exceeds 7");
     return a;
 }
+
+void get_field(Reader& r, uint32_t& v, const char* name) { v = r.u32(name); }
+void get_field(Reader& r, int32_t& v, const char* name) { v = r.i32(name); }
+void get_field(Reader& r, uint64_t& v, const char* name) { v = r.u64(name); }
+void get_field(Reader& r, bool& v, const char* name) { v = r.boolean(name); }
+void get_field(Reader& r, ReplyError& e, const char*) { e = get_error(r); }
+void get_field(Reader& r, vfio::PciAddress& a, const char*) { a = get_address(r); }
+
+// A message's fields in wire order, with the names decode errors give them: the one list that
+// put (encode) and get_message (decode) both walk. The checks on decoded values are get_body's.
+template <class M, class Field>
+void each_field(M& m, Field&& f) {
+    using T = std::remove_const_t<M>;
+    if constexpr (std::is_same_v<T, OpenDevice>) {
+        f(m.address, "PCI address");
+    } else if constexpr (std::is_same_v<T, OpenDeviceReply>) {
+        f(m.error, "error");
+        f(m.container_id, "container id");
+        f(m.iommu_type, "IOMMU type");
+        f(m.iommu_group, "IOMMU group");
+        f(m.noiommu, "noiommu");
+        f(m.page_size, "page size");
+    } else if constexpr (std::is_same_v<T, AllocateIova>) {
+        f(m.container_id, "container id");
+        f(m.dma_mask_bits, "DMA mask bits");
+        f(m.size, "size");
+    } else if constexpr (std::is_same_v<T, AllocateIovaReply>) {
+        f(m.error, "error");
+        f(m.iova, "IOVA");
+    } else if constexpr (std::is_same_v<T, FreeIova>) {
+        f(m.container_id, "container id");
+        f(m.iova, "IOVA");
+        f(m.size, "size");
+    } else if constexpr (std::is_same_v<T, FreeIovaReply>) {
+        f(m.error, "error");
+    } else if constexpr (std::is_same_v<T, StatusReply>) {
+        f(m.clients, "clients");
+        f(m.devices_open, "devices open");
+        f(m.iova_regions, "IOVA regions");
+        f(m.quarantined_regions, "quarantined regions");
+        f(m.containers_recycled, "containers recycled");
+    } else {
+        static_assert(std::is_same_v<T, Status>, "a message without its field list");
+    }
+}
+
+template <class M>
+void put(Writer& w, const M& m) {
+    each_field(m, [&](const auto& v, const char*) { put_field(w, v); });
+}
+template <class M>
+M get_message(Reader& r) {
+    M m;
+    each_field(m, [&](auto& v, const char* name) { get_field(r, v, name); });
+    return m;
+}
+
 void check_size(Reader& r, uint64_t size) {
     if (size == 0)
         r.fail("size", "is 0");
@@ -160,54 +189,29 @@ void check_size(Reader& r, uint64_t size) {
 
 Body get_body(MessageType type, Reader& r) {
     switch (type) {
-    case MessageType::OpenDevice: return OpenDevice{get_address(r)};
+    case MessageType::OpenDevice: return get_message<OpenDevice>(r);
     case MessageType::OpenDeviceReply: {
-        OpenDeviceReply m;
-        m.error = get_error(r);
-        m.container_id = r.u32("container id");
-        m.iommu_type = r.i32("IOMMU type");
-        m.iommu_group = r.i32("IOMMU group");
-        m.noiommu = r.boolean("noiommu");
-        m.page_size = r.u64("page size");
+        const auto m = get_message<OpenDeviceReply>(r);
         if (m.error.code == 0 && (m.page_size < 4096 || (m.page_size & (m.page_size - 1)) != 0))
             r.fail("page size", std::to_string(m.page_size) + " is not a power of two >= 4096");
         return m;
     }
     case MessageType::AllocateIova: {
-        AllocateIova m;
-        m.container_id = r.u32("container id");
-        m.dma_mask_bits = r.u32("DMA mask bits");
-        m.size = r.u64("size");
+        const auto m = get_message<AllocateIova>(r);
         if (m.dma_mask_bits < 12 || m.dma_mask_bits > 64)
             r.fail("DMA mask bits", std::to_string(m.dma_mask_bits) + " is outside 12..64");
         check_size(r, m.size);
         return m;
     }
-    case MessageType::AllocateIovaReply: {
-        AllocateIovaReply m;
-        m.error = get_error(r);
-        m.iova = r.u64("IOVA");
-        return m;
-    }
+    case MessageType::AllocateIovaReply: return get_message<AllocateIovaReply>(r);
     case MessageType::FreeIova: {
-        FreeIova m;
-        m.container_id = r.u32("container id");
-        m.iova = r.u64("IOVA");
-        m.size = r.u64("size");
+        const auto m = get_message<FreeIova>(r);
         check_size(r, m.size);
         return m;
     }
-    case MessageType::FreeIovaReply: return FreeIovaReply{get_error(r)};
+    case MessageType::FreeIovaReply: return get_message<FreeIovaReply>(r);
     case MessageType::Status: return Status{};
-    case MessageType::StatusReply: {
-        StatusReply m;
-        m.clients = r.u32("clients");
-        m.devices_open = r.u32("devices open");
-        m.iova_regions = r.u32("IOVA regions");
-        m.quarantined_regions = r.u32("quarantined regions");
-        m.containers_recycled = r.u32("containers recycled");
-        return m;
-    }
+    case MessageType::StatusReply: return get_message<StatusReply>(r);
     }
     return Status{};  // not reached: the type was checked by the caller
 }

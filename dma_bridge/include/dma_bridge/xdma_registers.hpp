@@ -58,24 +58,7 @@ inline constexpr uint32_t PERFORMANCE_CYCLE_COUNT = 0xC4;    // lo, hi at 0xC8
 inline constexpr uint32_t PERFORMANCE_DATA_COUNT = 0xCC;     // lo, hi at 0xD0
 }  // namespace channel_reg
 
-// Channel Control (0x04) and Interrupt Enable Mask (0x90) bits; Status (0x40) uses the same
-// positions for the events these enable.
-namespace control {
-inline constexpr uint32_t run = 1u << 0;
-inline constexpr uint32_t ie_descriptor_stopped = 1u << 1;
-inline constexpr uint32_t ie_descriptor_completed = 1u << 2;
-inline constexpr uint32_t ie_align_mismatch = 1u << 3;
-inline constexpr uint32_t ie_magic_stopped = 1u << 4;
-inline constexpr uint32_t ie_invalid_length = 1u << 5;
-inline constexpr uint32_t ie_idle_stopped = 1u << 6;
-inline constexpr uint32_t ie_read_error = 0x1Fu << 9;
-inline constexpr uint32_t ie_write_error = 0x1Fu << 14;
-inline constexpr uint32_t ie_desc_error = 0x1Fu << 19;
-inline constexpr uint32_t non_inc_mode = 1u << 25;
-inline constexpr uint32_t pollmode_wb_enable = 1u << 26;
-inline constexpr uint32_t stream_wb_disable = 1u << 27;  // C2H stream writeback disable
-}  // namespace control
-
+// Channel Status (0x40) bits.
 namespace status {
 inline constexpr uint32_t busy = 1u << 0;
 inline constexpr uint32_t descriptor_stopped = 1u << 1;
@@ -89,6 +72,24 @@ inline constexpr uint32_t write_error = 0x1Fu << 14;  // [18:14]
 inline constexpr uint32_t desc_error = 0x1Fu << 19;   // [23:19]
 inline constexpr uint32_t errors = align_mismatch | magic_stopped | invalid_length | read_error | write_error | desc_error;
 }  // namespace status
+
+// Channel Control (0x04) and Interrupt Enable Mask (0x90) bits: an ie_ bit enables its event at
+// the position Status (0x40) reports the event in.
+namespace control {
+inline constexpr uint32_t run = 1u << 0;
+inline constexpr uint32_t ie_descriptor_stopped = status::descriptor_stopped;
+inline constexpr uint32_t ie_descriptor_completed = status::descriptor_completed;
+inline constexpr uint32_t ie_align_mismatch = status::align_mismatch;
+inline constexpr uint32_t ie_magic_stopped = status::magic_stopped;
+inline constexpr uint32_t ie_invalid_length = status::invalid_length;
+inline constexpr uint32_t ie_idle_stopped = status::idle_stopped;
+inline constexpr uint32_t ie_read_error = status::read_error;
+inline constexpr uint32_t ie_write_error = status::write_error;
+inline constexpr uint32_t ie_desc_error = status::desc_error;
+inline constexpr uint32_t non_inc_mode = 1u << 25;
+inline constexpr uint32_t pollmode_wb_enable = 1u << 26;
+inline constexpr uint32_t stream_wb_disable = 1u << 27;  // C2H stream writeback disable
+}  // namespace control
 
 // "busy descriptor_completed desc_error(unsupported request)": the set bits by PG195 name.
 std::string decode_status(Direction direction, uint32_t value);

@@ -102,6 +102,11 @@ private:
     pdt::Result<void> set_up_c2h_stream(uint16_t fnc_id);
     pdt::Result<void> tear_down();
     pdt::Error fail(const std::string& why);
+    // What every post checks, in order: a failed queue stays failed; a descriptor length outside
+    // 1..max_length (where the descriptor has one; `bound` names the field) is refused; so is a
+    // full ring. Then write_descriptor puts the descriptor at the PIDX (commit() rings).
+    pdt::Result<void> check_post(std::optional<uint32_t> length, uint64_t max_length, const char* bound) const;
+    void write_descriptor(const void* descriptor, size_t bytes);
     uint64_t status_raw() const;
     uint32_t sel_sw() const;
 

@@ -28,6 +28,9 @@ std::string json_escape(const std::string& text);
 // `,"dma_addressing":"no-iommu (physical addresses)"` for a JSON result object once the process
 // used no-IOMMU buffers (vfio_access/physical_memory.hpp); "" otherwise.
 std::string json_dma_addressing();
+// The last lines of a text result: the DMA addressing line once the process used no-IOMMU
+// buffers (vfio::dma_addressing_line), then "Overall PASS" or "Overall FAIL".
+void print_text_verdict(std::FILE* out, bool pass);
 // ',"engine_mode":"credits","completion":"poll_writeback"': the engine modes a device's adapter
 // chose, as the tools' JSON lines name them (total, selected, latency); "" where none were.
 std::string json_engine_fields(const std::optional<streams::EngineChoice>& engines);

@@ -34,10 +34,16 @@ public:
     };
     virtual ~CardDma() = default;
     // Host -> card for every chunk, then (pipelined, each once its H2C completed) card -> host.
-    virtual pdt::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
-                                          const std::vector<Chunk>& chunks) = 0;
-    virtual pdt::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) = 0;
-    virtual pdt::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) = 0;
+    pdt::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
+                                 const std::vector<Chunk>& chunks) {
+        return run(&h2c_host, &c2h_host, chunks);
+    }
+    pdt::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
+        return run(&host, nullptr, chunks);
+    }
+    pdt::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) {
+        return run(nullptr, &host, chunks);
+    }
     // Stops both directions (idle on return).
     virtual pdt::Result<void> stop() = 0;
     // "H2C channel 0" (XDMA), "H2C queue 0" (QDMA).
@@ -48,6 +54,12 @@ public:
     virtual size_t ring_descriptors() const = 0;
     // "H2C channel 0 C2H channel 0" / "H2C queue 0 C2H queue 0".
     std::string channels() const { return name(streams::Direction::H2C) + " " + name(streams::Direction::C2H); }
+
+protected:
+    // What round_trip, write and read do: host -> card from h2c_host, card -> host into c2h_host
+    // (either may be null), each chunk's C2H once its H2C completed.
+    virtual pdt::Result<void> run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
+                                  const std::vector<Chunk>& chunks) = 0;
 };
 
 // Through one H2C and one C2H XDMA engine (PG195 memory-mapped channels).
@@ -65,11 +77,6 @@ public:
     };
     static pdt::Result<XdmaCardDma> open(vfio::Device& device, const Options& options);
 
-    // With --completion interrupt, waits on the engines' MSIs rather than polling.
-    pdt::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
-                                  const std::vector<Chunk>& chunks) override;
-    pdt::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
-    pdt::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
     pdt::Result<void> stop() override;
     std::string name(streams::Direction direction) const override;
     Alignment alignment(streams::Direction direction) const override;
@@ -81,8 +88,9 @@ public:
 private:
     enum class Waited { None, H2c, C2h };
     pdt::Result<Waited> wait_interrupt(bool h2c_busy, bool c2h_busy);
+    // With --completion interrupt, waits on the engines' MSIs rather than polling.
     pdt::Result<void> run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
-                           const std::vector<Chunk>& chunks);
+                          const std::vector<Chunk>& chunks) override;
     const xdma::Engine& engine(streams::Direction d) const { return d == streams::Direction::H2C ? *m_h2c : *m_c2h; }
     std::unique_ptr<xdma::Engine> m_h2c;
     std::unique_ptr<xdma::Engine> m_c2h;

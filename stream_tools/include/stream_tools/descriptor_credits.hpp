@@ -17,6 +17,7 @@
 
 #include "dma_bridge/xdma_ip.hpp"
 #include "identify/identify.hpp"
+#include "pattern/pattern.hpp"
 #include "stream_test/driver.hpp"
 #include "stream_tools/options.hpp"
 #include "stream_tools/verdict.hpp"
@@ -52,6 +53,12 @@ pdt::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& devic
                                         std::chrono::milliseconds timeout, std::FILE* out);
 pdt::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                              std::chrono::milliseconds timeout, std::FILE* out);
+
+// The stream credit tests' H2C step: message number `message`, `bytes` long, filled with the
+// pattern's words from `word` on (`word` moves past them), in its buffer (message modulo the
+// buffer count) and submitted as one packet.
+pdt::Result<void> submit_pattern_message(streams::StreamChannel& h2c, const pattern::Pattern& pat, uint64_t message,
+                                         uint64_t bytes, uint64_t& word);
 
 // Whether the design's XDMA IP has descriptor credits: as its design data states, else by
 // register read-back on H2C 0 (xdma::probe_ip). The error names why it cannot be tested.

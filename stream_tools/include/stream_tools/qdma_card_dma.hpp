@@ -41,10 +41,6 @@ public:
     // outside 1..64K-1 and for what qdma::Queue::open refuses.
     static pdt::Result<std::unique_ptr<QdmaCardDma>> open(vfio::Device& device, const Options& options);
 
-    pdt::Result<void> round_trip(const vfio::DmaRegion& h2c_host, const vfio::DmaRegion& c2h_host,
-                                  const std::vector<Chunk>& chunks) override;
-    pdt::Result<void> write(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
-    pdt::Result<void> read(const vfio::DmaRegion& host, const std::vector<Chunk>& chunks) override;
     // Restarts both queues (torn down and set up again, empty): what was in flight is lost.
     pdt::Result<void> stop() override;
     std::string name(streams::Direction direction) const override;
@@ -60,7 +56,7 @@ private:
     struct Lane;
     explicit QdmaCardDma(const Options& options) : m_options(options) {}
     pdt::Result<void> run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
-                           const std::vector<Chunk>& chunks);
+                          const std::vector<Chunk>& chunks) override;
     pdt::Result<void> post(Lane& lane, const std::vector<Chunk>& chunks, size_t limit);
     pdt::Result<bool> reap(Lane& lane, const std::vector<Chunk>& chunks);
     pdt::Result<bool> sleep_on_interrupt(Lane& h2c, Lane& c2h, const std::vector<Chunk>& chunks);

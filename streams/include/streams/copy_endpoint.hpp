@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/format.hpp"
 #include "base/result.hpp"
@@ -116,6 +117,50 @@ inline std::optional<CopyRefusal> range_refusal(const EndpointInfo& info, const 
     if (card_offset > info.card_memory_bytes || bytes > info.card_memory_bytes - card_offset)
         return CopyRefusal{ERANGE, "beyond the card memory of " + pdt::hex(info.card_memory_bytes) + " bytes"};
     return std::nullopt;
+}
+
+// The errors the endpoints word alike (`endpoint`: EndpointInfo::name). A refused issue():
+// "issue H2C copy on queue 1 of <endpoint>: <bytes> bytes, host offset <o>, card range [<a>,
+// <b>): <why>".
+inline pdt::Error copy_issue_error(const std::string& endpoint, Direction direction, unsigned queue,
+                                   uint64_t host_offset, uint64_t card_offset, uint64_t bytes, int code,
+                                   const std::string& why) {
+    return pdt::make_error(std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of",
+                           endpoint, code,
+                           pdt::hex(bytes) + " bytes, host offset " + pdt::hex(host_offset) + ", card range [" +
+                               pdt::hex(card_offset) + ", " + pdt::hex(card_offset + bytes) + "): " + why);
+}
+// After a wait timed out (or a copy failed, where the endpoint says so): EIO until reset_queues.
+inline pdt::Error unusable_until_reset(const std::string& operation, const std::string& endpoint,
+                                       const pdt::Error& broke) {
+    return pdt::make_error(operation, endpoint, EIO, "the endpoint is unusable until reset_queues after: " + broke.message());
+}
+// wait() for a ticket the endpoint never gave: EINVAL.
+inline pdt::Error unknown_ticket_error(const std::string& operation, const std::string& endpoint, const Ticket& ticket) {
+    return pdt::make_error(operation, endpoint, EINVAL,
+                           "no copy " + std::to_string(ticket.sequence) + " was issued on queue " +
+                               std::to_string(ticket.queue));
+}
+
+// reset_queues of an endpoint whose queues each keep their copies in issue order (copies,
+// next_sequence, completed_before: XDMA engine pairs, QDMA queue pairs): every mover of every
+// queue (movers_of(queue)) is restarted by restart(mover), the first failure returned; the copies
+// in flight are dropped (their tickets count as completed); `broken` clears when all restarted.
+template <class Queue, class MoversOf, class Restart>
+pdt::Result<void> reset_issue_queues(std::vector<Queue>& queues, std::optional<pdt::Error>& broken, MoversOf&& movers_of,
+                                     Restart&& restart) {
+    std::optional<pdt::Error> first;
+    for (Queue& q : queues) {
+        for (auto& mover : movers_of(q))
+            if (auto restarted = restart(*mover); !restarted.ok() && !first)
+                first = restarted.error();
+        q.copies.clear();
+        q.completed_before = q.next_sequence;
+    }
+    if (first)
+        return *first;
+    broken.reset();
+    return {};
 }
 
 }  // namespace streams

@@ -62,7 +62,7 @@ pdt::Result<uint16_t> parse_hex_id(std::string_view text, std::string_view what)
         digits.remove_prefix(2);
     const std::string object = std::string(what) + " '" + std::string(text) + "'";
     if (digits.empty() || digits.size() > 4)
-        return pdt::usage_error("parse ID", object, "expected 1 to 4 pdt::hex digits, e.g. 10ee");
+        return pdt::usage_error("parse ID", object, "expected 1 to 4 hex digits, e.g. 10ee");
     unsigned value = 0;
     for (char c : digits) {
         unsigned nibble;
@@ -73,7 +73,7 @@ pdt::Result<uint16_t> parse_hex_id(std::string_view text, std::string_view what)
         else if (c >= 'A' && c <= 'F')
             nibble = static_cast<unsigned>(c - 'A' + 10);
         else
-            return pdt::usage_error("parse ID", object, "expected 1 to 4 pdt::hex digits, e.g. 10ee");
+            return pdt::usage_error("parse ID", object, "expected 1 to 4 hex digits, e.g. 10ee");
         value = value * 16 + nibble;
     }
     return static_cast<uint16_t>(value);

@@ -42,7 +42,7 @@ pdt::Result<PciAddress> PciAddress::parse(std::string_view text) {
     const long device = parse_hex_field(text, 8, 2);
     const long function = parse_hex_field(text, 11, 1);
     if (domain < 0 || bus < 0 || device < 0 || function < 0)
-        return bad_address(text, "non-pdt::hex digit");
+        return bad_address(text, "non-hex digit");
     if (device > 0x1f)
         return bad_address(text, "device number above 0x1f");
     if (function > 7)

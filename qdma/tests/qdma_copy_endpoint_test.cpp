@@ -8,6 +8,7 @@
 #include "copy_endpoint_calls.hpp"
 #include "qdma/qdma_copy_endpoint.hpp"
 #include "qdma_fake.hpp"
+#include "qdma_keyed_bytes.hpp"
 
 namespace {
 
@@ -15,6 +16,8 @@ using namespace std::chrono_literals;
 using namespace copy_endpoint_test;
 using qdma_test::FakeRig;
 using qdma_test::has;
+using qdma_test::keyed;
+using qdma_test::mismatches;
 
 constexpr uint64_t kBase = 0x80000000ull;
 
@@ -32,21 +35,6 @@ std::unique_ptr<streams::CopyEndpoint> open(FakeRig& rig, const qdma::CopyEndpoi
     auto e = qdma::open_copy_endpoint(*rig.device, c);
     EXPECT_TRUE(e.ok()) << e.error().message();
     return e.ok() ? std::move(e).value() : nullptr;
-}
-
-void keyed(uint8_t* p, size_t n, uint32_t key) {
-    for (size_t i = 0; i < n; ++i)
-        p[i] = static_cast<uint8_t>((key * 2654435761u + i * 40503u) >> 11);
-}
-
-// Bytes of `got` that differ from the keyed pattern.
-size_t mismatches(const uint8_t* got, size_t n, uint32_t key) {
-    std::vector<uint8_t> want(n);
-    keyed(want.data(), n, key);
-    size_t bad = 0;
-    for (size_t i = 0; i < n; ++i)
-        bad += got[i] != want[i];
-    return bad;
 }
 
 TEST(QdmaCopyEndpoint, KeyedDataGoesToTheCardAndBackEveryByteChecked) {

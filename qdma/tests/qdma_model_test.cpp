@@ -11,29 +11,17 @@
 #include "qdma/qdma_registers.hpp"
 #include "qdma/qdma_stream_channel.hpp"
 #include "qdma/qdma_stream_device.hpp"
+#include "qdma_keyed_bytes.hpp"
 #include "qdma_model_rig.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 using namespace copy_endpoint_test;
+using qdma_test::keyed;
+using qdma_test::mismatches;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-void keyed(uint8_t* p, size_t n, uint32_t key) {
-    for (size_t i = 0; i < n; ++i)
-        p[i] = static_cast<uint8_t>((key * 2654435761u + i * 40503u) >> 11);
-}
-
-// Bytes that differ from the keyed pattern; every byte is checked.
-size_t mismatches(const uint8_t* got, size_t n, uint32_t key) {
-    std::vector<uint8_t> want(n);
-    keyed(want.data(), n, key);
-    size_t bad = 0;
-    for (size_t i = 0; i < n; ++i)
-        bad += got[i] != want[i];
-    return bad;
-}
 
 qdma::CopyEndpointConfig config_for(const std::string& name) {
     const designs::Design& d = qdma_model_test::design(name);

@@ -7,6 +7,7 @@
 
 #include "qdma/qdma_stream_channel.hpp"
 #include "qdma_fake.hpp"
+#include "qdma_keyed_bytes.hpp"
 
 // Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
 namespace qdma_stream_channel_test {
@@ -16,6 +17,7 @@ namespace {
 using namespace std::chrono_literals;
 using qdma_test::FakeRig;
 using qdma_test::has;
+using qdma_test::keyed;
 using streams::Direction;
 
 struct Loop {
@@ -36,11 +38,6 @@ Loop open_loop(FakeRig& rig, uint32_t qid = 1, size_t count = 8) {
     if (h2c.ok()) loop.h2c = std::move(h2c).value();
     if (c2h.ok()) loop.c2h = std::move(c2h).value();
     return loop;
-}
-
-void keyed(uint8_t* p, size_t n, uint32_t key) {
-    for (size_t i = 0; i < n; ++i)
-        p[i] = static_cast<uint8_t>((key * 2654435761u + i * 40503u) >> 11);
 }
 
 // Sends one packet of `bytes` and receives it; returns the bytes that differ (every byte checked).

@@ -5,14 +5,13 @@
 // the figures are the model's cost, not a device's. Exit status: 0 timed, 1 a device failed or
 // the access was refused, 2 usage error.
 #include <cstdio>
-#include <iostream>
 
+#include "bar_tool_usage.hpp"
 #include "base/numbers.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
 #include "measure/mmio_timing.hpp"
 #include "time_memmapped_run.hpp"
-#include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
 
@@ -63,15 +62,11 @@ int main(int argc, char** argv) {
     if (auto status = parse_options(argc, argv, o))
         return *status;
     time_memmapped::Selection selection{o.sim_designs, o.devices, 0, {}, o.json};
-    std::string usage;
-    auto locations = tool_support::parse_locations(o.devices, "--device", usage);
-    auto registry = designs::Registry::load(o.design_files);
     auto request_error = parse_request(o, selection.bar, selection.request);
     if (!request_error && o.sim_designs.empty() && o.devices.empty())
         request_error = "name the device: --device BDF (any vfio-pci device) or --sim_design NAME";
-    if (request_error || !locations || !registry) {
-        std::cerr << "Error: " << (request_error ? *request_error : !locations ? usage : registry.error().message()) << "\n";
+    auto registry = bar_tool_usage::checked_registry(request_error, o);
+    if (!registry)
         return 2;
-    }
     return time_memmapped::run(*registry, selection);
 }

@@ -52,11 +52,8 @@ std::optional<std::string> parse_request(const Options& o, memmapped_persistence
     auto size = o.size.rfind("0x", 0) == 0 ? pdt::parse_number("size", o.size, 0, UINT64_MAX) : pdt::parse_size(o.size);
     auto width = pdt::parse_number("width", o.width, 1, 8);
     auto key = pdt::parse_number("key", o.key, 0, UINT64_MAX);
-    for (const pdt::Error* e : {bar.ok() ? nullptr : &bar.error(), offset.ok() ? nullptr : &offset.error(),
-                                 size.ok() ? nullptr : &size.error(), width.ok() ? nullptr : &width.error(),
-                                 key.ok() ? nullptr : &key.error()})
-        if (e)
-            return e->message();
+    if (auto error = bar_tool_usage::first_error(bar, offset, size, width, key))
+        return error;
     if (*size > (256ull << 20))
         return "--size " + o.size + ": at most 256 MiB";
     q.region = {static_cast<unsigned>(*bar), *offset, *size, static_cast<unsigned>(*width)};

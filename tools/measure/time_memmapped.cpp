@@ -43,10 +43,8 @@ std::optional<std::string> parse_request(const Options& o, unsigned& bar, measur
     auto offset = pdt::parse_number("offset", o.offset, 0, UINT64_MAX);
     auto count = pdt::parse_number("count", o.count, 1, 10000000);
     auto widths = pdt::parse_size_list(o.widths);
-    for (const pdt::Error* e : {b.ok() ? nullptr : &b.error(), offset.ok() ? nullptr : &offset.error(),
-                                 count.ok() ? nullptr : &count.error(), widths.ok() ? nullptr : &widths.error()})
-        if (e)
-            return e->message();
+    if (auto error = bar_tool_usage::first_error(b, offset, count, widths))
+        return error;
     bar = static_cast<unsigned>(*b);
     request = {*offset, {}, static_cast<unsigned>(*count), o.write};
     for (uint64_t w : *widths)

@@ -46,9 +46,9 @@ pdt::Error refusal(const sim::XdmaConfig& config, const stream_tools::XdmaCardDm
 
 // A host buffer the card reads, filled with byte i = i * step + first, and one it writes.
 struct RoundTripBuffers {
-    RoundTripBuffers(Rig& rig, uint64_t size, unsigned step, unsigned first)
-        : out(vfio::DmaRegion::allocate(*rig.device, size, vfio::DmaAccess::DeviceRead)),
-          in(vfio::DmaRegion::allocate(*rig.device, size, vfio::DmaAccess::DeviceWrite)) {
+    RoundTripBuffers(sim::SimDevice& device, uint64_t size, unsigned step, unsigned first)
+        : out(vfio::DmaRegion::allocate(device, size, vfio::DmaAccess::DeviceRead)),
+          in(vfio::DmaRegion::allocate(device, size, vfio::DmaAccess::DeviceWrite)) {
         EXPECT_TRUE(out.ok() && in.ok());
         for (uint64_t i = 0; out.ok() && i < size; ++i)
             out->data()[i] = static_cast<uint8_t>(i * step + first);
@@ -100,7 +100,7 @@ TEST(CardDmaSim, RunsTheModesItIsGiven) {
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     EXPECT_EQ(dma->h2c().options().mode, xdma::RunMode::StopList);
     EXPECT_EQ(dma->c2h().options().completion, xdma::CompletionMethod::CompletedCountRegister);
-    RoundTripBuffers host(rig, 0x4000, 7, 1);
+    RoundTripBuffers host(*rig.device, 0x4000, 7, 1);
     ASSERT_TRUE(host.out.ok() && host.in.ok());
     auto& out = host.out;
     auto& in = host.in;
@@ -125,7 +125,7 @@ TEST(CardDmaSim, InterruptCompletionWaitsOnTheMsis) {
     auto dma = stream_tools::XdmaCardDma::open(*rig.device, options);
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     ASSERT_EQ(dma->h2c().options().completion, xdma::CompletionMethod::Interrupt);
-    RoundTripBuffers host(rig, 0x40000, 13, 5);
+    RoundTripBuffers host(*rig.device, 0x40000, 13, 5);
     ASSERT_TRUE(host.out.ok() && host.in.ok());
     auto& out = host.out;
     auto& in = host.in;
@@ -293,12 +293,11 @@ TEST(QdmaCardDmaSim, ChunksPastTheRingAndOddLengthsRoundTrip) {
     EXPECT_EQ((*dma)->channels(), "H2C queue 0 C2H queue 0");
     EXPECT_EQ((*dma)->descriptors_for(streams::Direction::H2C, 0x30001), 49u);
     const uint64_t size = 0x40000;
-    auto out = vfio::DmaRegion::allocate(*card.device, size, vfio::DmaAccess::DeviceRead);
-    auto in = vfio::DmaRegion::allocate(*card.device, size, vfio::DmaAccess::DeviceWrite);
-    ASSERT_TRUE(out.ok() && in.ok());
-    for (uint64_t i = 0; i < size; ++i)
-        out->data()[i] = static_cast<uint8_t>(i * 7 + 3);
-    std::memset(in->data(), 0xA5, size);
+    RoundTripBuffers host(*card.device, size, 7, 3);
+    ASSERT_TRUE(host.out.ok() && host.in.ok());
+    std::memset(host.in->data(), 0xA5, size);  // poisoned
+    auto& out = host.out;
+    auto& in = host.in;
     const std::vector<stream_tools::Chunk> chunks{{0x3, 0x1001, 0x30001}, {0x30010, 0x40000, 0x7}};
     ASSERT_TRUE((*dma)->round_trip(*out, *in, chunks).ok());
     for (const stream_tools::Chunk& c : chunks)
@@ -316,12 +315,11 @@ TEST(QdmaCardDmaSim, InterruptCompletionWaitsOnTheRing) {
     auto dma = stream_tools::QdmaCardDma::open(*card.device, options);
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     const uint64_t size = 0x80000;
-    auto out = vfio::DmaRegion::allocate(*card.device, size, vfio::DmaAccess::DeviceRead);
-    auto in = vfio::DmaRegion::allocate(*card.device, size, vfio::DmaAccess::DeviceWrite);
-    ASSERT_TRUE(out.ok() && in.ok());
-    for (uint64_t i = 0; i < size; ++i)
-        out->data()[i] = static_cast<uint8_t>(i * 13 + 1);
-    std::memset(in->data(), 0xA5, size);
+    RoundTripBuffers host(*card.device, size, 13, 1);
+    ASSERT_TRUE(host.out.ok() && host.in.ok());
+    std::memset(host.in->data(), 0xA5, size);  // poisoned
+    auto& out = host.out;
+    auto& in = host.in;
     std::vector<stream_tools::Chunk> chunks;
     for (uint64_t at = 0; at < size; at += 0x10000)
         chunks.push_back({at, at, 0x10000});

@@ -83,6 +83,16 @@ std::shared_ptr<FakeCms> running_u200() {
     return cms;
 }
 
+// A U200 CMS as after power-up: the MicroBlaze held in reset (PG348 Resets: MB_RESETN_REG reads
+// 0), REG_MAP not ready; once released, ready after `polls_to_ready` polls (negative: never).
+std::shared_ptr<FakeCms> u200_held_in_reset(int polls_to_ready) {
+    auto cms = running_u200();
+    cms->regs[MB_RESETN_REG] = 0;
+    cms->regs[HOST_STATUS2_REG] = 0;
+    cms->polls_to_ready = polls_to_ready;
+    return cms;
+}
+
 struct Block {
     explicit Block(std::shared_ptr<vfio::MmioBackend> backend,
                    sensors::CmsOptions options = {std::chrono::milliseconds(200), std::chrono::milliseconds(1)})
@@ -187,10 +197,7 @@ TEST(Cms, OtherProfilesShowOnlyTheSensorsEveryCardHas) {
 }
 
 TEST(Cms, ReleasesTheMicroBlazeOnlyWhenHeldInResetThenWaitsForReady) {
-    auto fake = running_u200();
-    fake->regs[MB_RESETN_REG] = 0;  // PG348 Resets: 0 after power-up
-    fake->regs[HOST_STATUS2_REG] = 0;
-    fake->polls_to_ready = 5;
+    auto fake = u200_held_in_reset(5);
     Block block(fake);
     const auto first = block.cms->sample();
     ASSERT_TRUE(first.ok()) << first.error().message();
@@ -205,10 +212,7 @@ TEST(Cms, ReleasesTheMicroBlazeOnlyWhenHeldInResetThenWaitsForReady) {
 }
 
 TEST(Cms, AFirmwareThatNeverBecomesReadyFailsTheSample) {
-    auto fake = running_u200();
-    fake->regs[MB_RESETN_REG] = 0;
-    fake->regs[HOST_STATUS2_REG] = 0;
-    fake->polls_to_ready = -1;
+    auto fake = u200_held_in_reset(-1);
     Block block(fake, {std::chrono::milliseconds(30), std::chrono::milliseconds(1)});
     const auto sample = block.cms->sample();
     ASSERT_FALSE(sample.ok());

@@ -16,10 +16,12 @@ struct Rig {
     std::shared_ptr<sim::SpiNorModel> model;
     std::shared_ptr<sim::SimBar> backend = std::make_shared<sim::SimBar>(0x10000);
     vfio::Bar bar{0, backend};
-    Rig(const std::string& shape, unsigned depth = 256, sim::FlashFaultPlan faults = {}) {
-        model = std::make_shared<sim::SpiNorModel>(*sim::flash_shape(shape), faults);
+    Rig(const sim::FlashShape& shape, unsigned depth = 256, sim::FlashFaultPlan faults = {}) {
+        model = std::make_shared<sim::SpiNorModel>(shape, faults);
         backend->add_block(kOffset, 0x80, std::make_shared<sim::QuadSpiModel>(model, depth));
     }
+    Rig(const std::string& shape, unsigned depth = 256, sim::FlashFaultPlan faults = {})
+        : Rig(*sim::flash_shape(shape), depth, faults) {}
     pdt::Result<flash::SpiNor> open(flash::SpiMode mode = flash::SpiMode::Standard) {
         auto spi = flash::AxiQuadSpi::open(bar.window(kOffset, 0x80).value(), mode, "test");
         if (!spi)
@@ -55,11 +57,8 @@ TEST(FlashModel, NoCoreIsAnError) {
 TEST(FlashModel, NoFlashAnswering) {
     auto shape = *sim::flash_shape("mt25qu01g");
     shape.jedec_id[0] = 0xff;  // MISO pulled up: no flash on slave select 0
-    auto model = std::make_shared<sim::SpiNorModel>(shape, sim::FlashFaultPlan{});
-    auto backend = std::make_shared<sim::SimBar>(0x10000);
-    backend->add_block(kOffset, 0x80, std::make_shared<sim::QuadSpiModel>(model, 16));
-    vfio::Bar bar{0, backend};
-    auto nor = flash::SpiNor::open(*flash::AxiQuadSpi::open(bar.window(kOffset, 0x80).value(), flash::SpiMode::Standard, "t"));
+    Rig rig(shape, 16);
+    auto nor = rig.open();
     ASSERT_FALSE(nor);
     EXPECT_NE(nor.error().message().find("no flash answers"), std::string::npos) << nor.error().message();
 }
@@ -136,11 +135,8 @@ TEST(FlashModel, QuadModeReadsWhatStandardReads) {
 TEST(FlashModel, NoSfdpIsAClearError) {
     auto shape = *sim::flash_shape("mt25qu01g");
     shape.sfdp.clear();
-    auto model = std::make_shared<sim::SpiNorModel>(shape, sim::FlashFaultPlan{});
-    auto backend = std::make_shared<sim::SimBar>(0x10000);
-    backend->add_block(kOffset, 0x80, std::make_shared<sim::QuadSpiModel>(model, 16));
-    vfio::Bar bar{0, backend};
-    auto nor = flash::SpiNor::open(*flash::AxiQuadSpi::open(bar.window(kOffset, 0x80).value(), flash::SpiMode::Standard, "t"));
+    Rig rig(shape, 16);
+    auto nor = rig.open();
     ASSERT_FALSE(nor);
     EXPECT_EQ(nor.error().code, ENODEV);
     EXPECT_NE(nor.error().message().find("no SFDP"), std::string::npos) << nor.error().message();

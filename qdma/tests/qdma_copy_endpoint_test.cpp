@@ -32,9 +32,7 @@ qdma::CopyEndpointConfig config() {
 }
 
 std::unique_ptr<streams::CopyEndpoint> open(FakeRig& rig, const qdma::CopyEndpointConfig& c = config()) {
-    auto e = qdma::open_copy_endpoint(*rig.device, c);
-    EXPECT_TRUE(e.ok()) << e.error().message();
-    return e.ok() ? std::move(e).value() : nullptr;
+    return opened(qdma::open_copy_endpoint(*rig.device, c));
 }
 
 TEST(QdmaCopyEndpoint, KeyedDataGoesToTheCardAndBackEveryByteChecked) {

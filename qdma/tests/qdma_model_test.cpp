@@ -36,9 +36,7 @@ qdma::CopyEndpointConfig config_for(const std::string& name) {
 }
 
 std::unique_ptr<streams::CopyEndpoint> open(sim::DesignInstance& instance, const std::string& name) {
-    auto e = qdma::open_copy_endpoint(*instance.device, config_for(name));
-    EXPECT_TRUE(e.ok()) << e.error().message();
-    return e.ok() ? std::move(e).value() : nullptr;
+    return opened(qdma::open_copy_endpoint(*instance.device, config_for(name)));
 }
 
 // H2C then C2H of `bytes` at `card_offset` on queue q; returns the C2H bytes that differ.

@@ -13,6 +13,7 @@
 #include "qdma/qdma_stream_device.hpp"
 #include "qdma_keyed_bytes.hpp"
 #include "qdma_model_rig.hpp"
+#include "test_support/failed_with.hpp"
 
 namespace {
 
@@ -20,6 +21,7 @@ using namespace std::chrono_literals;
 using namespace copy_endpoint_test;
 using qdma_test::keyed;
 using qdma_test::mismatches;
+using test_support::failed_with;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -119,9 +121,7 @@ TEST(QdmaOnModel, ADescriptorErrorFailsTheWaitNamingIt) {
     instance.qdma->inject(sim::QdmaQueueKind::H2C, 1, sim::QdmaFault::DescriptorError);
     auto out = buffer(*e, 0x1000);
     auto w = e->wait(issue(*e, streams::Direction::H2C, 1, *out, 0, 0, 0x1000), 5s);
-    ASSERT_FALSE(w.ok());
-    EXPECT_EQ(w.error().code, EIO);
-    EXPECT_TRUE(has(w.error().message(), "descriptor fetch error")) << w.error().message();
+    EXPECT_TRUE(failed_with(w, EIO, "descriptor fetch error"));
     ASSERT_TRUE(e->reset_queues().ok());
     EXPECT_EQ(round_trip(*e, 1, 0, 0x1000, 10), 0u);
 }
@@ -133,9 +133,7 @@ TEST(QdmaOnModel, AStalledQueueTimesOut) {
     instance.qdma->inject(sim::QdmaQueueKind::C2H, 0, sim::QdmaFault::QueueStall);
     auto in = buffer(*e, 0x1000);
     auto w = e->wait(issue(*e, streams::Direction::C2H, 0, *in, 0, 0, 0x1000), 100ms);
-    ASSERT_FALSE(w.ok());
-    EXPECT_EQ(w.error().code, ETIMEDOUT);
-    EXPECT_TRUE(has(w.error().message(), "C2H MM queue 0")) << w.error().message();
+    EXPECT_TRUE(failed_with(w, ETIMEDOUT, "C2H MM queue 0"));
 }
 
 }  // namespace
@@ -209,9 +207,7 @@ TEST(QdmaOnModelStream, OpenNicHasNoMmEngines) {
     qdma::CopyEndpointConfig c;
     c.card_memory_size = 0x1000;
     auto e = qdma::open_copy_endpoint(*instance.device, c);
-    ASSERT_FALSE(e.ok());
-    EXPECT_EQ(e.error().code, ENODEV);
-    EXPECT_TRUE(has(e.error().message(), "H2C_ENG")) << e.error().message();
+    EXPECT_TRUE(failed_with(e, ENODEV, "H2C_ENG"));
 }
 
 TEST(QdmaOnModelStream, AMovesNothingCardNeverVerifies) {
@@ -231,9 +227,7 @@ TEST(QdmaOnModelStream, ACompletionErrorFailsAndStopRecovers) {
     ASSERT_TRUE(loop.h2c->submit(0, 256, true).ok());
     ASSERT_TRUE(loop.h2c->wait(5s).ok());
     auto failed = loop.c2h->wait(5s);
-    ASSERT_FALSE(failed.ok());
-    EXPECT_EQ(failed.error().code, EIO);
-    EXPECT_TRUE(has(failed.error().message(), "error bit set")) << failed.error().message();
+    EXPECT_TRUE(failed_with(failed, EIO, "error bit set"));
     ASSERT_TRUE(loop.c2h->stop().ok());
     for (size_t b = 0; b < loop.c2h->buffer_count(); ++b)
         ASSERT_TRUE(loop.c2h->submit(b, loop.c2h->buffer_size(), false).ok());
@@ -278,9 +272,7 @@ TEST(QdmaOnModelStreamDevice, AMemoryMappedQdmaHasNoStreamQueues) {
     qdma::StreamDeviceConfig config;
     config.design_name = "VD100_qdma_ddr4";
     auto opened = qdma::open_stream_device(*instance.device, config);
-    ASSERT_FALSE(opened.ok());
-    EXPECT_EQ(opened.error().code, ENODEV);
-    EXPECT_TRUE(has(opened.error().message(), "H2C_ST 0, C2H_ST 0")) << opened.error().message();
+    EXPECT_TRUE(failed_with(opened, ENODEV, "H2C_ST 0, C2H_ST 0"));
     config.routes = {{0, 3}};
     auto route = qdma::open_stream_device(*instance.device, config);
     ASSERT_FALSE(route.ok());
@@ -327,9 +319,7 @@ TEST(QdmaOnModelInterrupts, ARingPastTheContextsIsRefused) {
     c.interrupts = true;
     c.interrupt_ring = 256;
     auto e = qdma::open_copy_endpoint(*instance.device, c);
-    ASSERT_FALSE(e.ok());
-    EXPECT_EQ(e.error().code, EINVAL);
-    EXPECT_TRUE(has(e.error().message(), "ring 256 (0..255)")) << e.error().message();
+    EXPECT_TRUE(failed_with(e, EINVAL, "ring 256 (0..255)"));
 }
 
 }  // namespace

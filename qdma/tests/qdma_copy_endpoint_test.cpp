@@ -37,10 +37,15 @@ std::unique_ptr<streams::CopyEndpoint> open(FakeRig& rig, const qdma::CopyEndpoi
     return opened(qdma::open_copy_endpoint(*rig.device, c));
 }
 
-TEST(QdmaCopyEndpoint, KeyedDataGoesToTheCardAndBackEveryByteChecked) {
+// Every test starts with an endpoint of config() open on the in-test QDMA.
+class QdmaCopyEndpoint : public testing::Test {
+protected:
+    void SetUp() override { ASSERT_NE(e, nullptr); }
     FakeRig rig;
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
+    std::unique_ptr<streams::CopyEndpoint> e = open(rig);
+};
+
+TEST_F(QdmaCopyEndpoint, KeyedDataGoesToTheCardAndBackEveryByteChecked) {
     EXPECT_EQ(e->info().queues, 2u);
     EXPECT_EQ(e->info().max_in_flight, 62u);  // 64 entries: 63 descriptors, 62 outstanding
     EXPECT_EQ(e->info().max_copy_bytes, 0x100000u);
@@ -59,10 +64,7 @@ TEST(QdmaCopyEndpoint, KeyedDataGoesToTheCardAndBackEveryByteChecked) {
     }
 }
 
-TEST(QdmaCopyEndpoint, ManyCopiesInFlightCompleteInOrder) {
-    FakeRig rig;
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
+TEST_F(QdmaCopyEndpoint, ManyCopiesInFlightCompleteInOrder) {
     auto out = buffer(*e, 0x40000), in = buffer(*e, 0x40000);
     keyed(out->data(), 0x40000, 3);
     std::memset(in->data(), 0x5A, 0x40000);
@@ -76,10 +78,7 @@ TEST(QdmaCopyEndpoint, ManyCopiesInFlightCompleteInOrder) {
     EXPECT_EQ(mismatches(in->data(), 0x40000, 3), 0u);
 }
 
-TEST(QdmaCopyEndpoint, RefusesBadRangesAndForeignBuffers) {
-    FakeRig rig;
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
+TEST_F(QdmaCopyEndpoint, RefusesBadRangesAndForeignBuffers) {
     auto b = buffer(*e, 0x1000);
     auto past = e->issue(Direction::H2C, 0, *b, 0, 0xFF800, 0x1000);
     ASSERT_FALSE(past.ok());
@@ -103,10 +102,7 @@ TEST(QdmaCopyEndpoint, RefusesBadRangesAndForeignBuffers) {
     EXPECT_TRUE(has(t.error().message(), "queue 16 is past the function's FMAP range of 16")) << t.error().message();
 }
 
-TEST(QdmaCopyEndpoint, ACardThatMovesNothingNeverVerifies) {
-    FakeRig rig;
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
+TEST_F(QdmaCopyEndpoint, ACardThatMovesNothingNeverVerifies) {
     rig.fake->moves_nothing = true;  // completes every descriptor on time, moves no byte
     auto out = buffer(*e, 0x8000), in = buffer(*e, 0x8000);
     keyed(out->data(), 0x8000, 9);
@@ -123,10 +119,7 @@ TEST(QdmaCopyEndpoint, ACardThatMovesNothingNeverVerifies) {
     EXPECT_GT(mismatches(in->data(), 0x8000, 9), 0x7000u);
 }
 
-TEST(QdmaCopyEndpoint, ACardReportedErrorFailsTheWaitAndResetRecovers) {
-    FakeRig rig;
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
+TEST_F(QdmaCopyEndpoint, ACardReportedErrorFailsTheWaitAndResetRecovers) {
     auto out = buffer(*e, 0x2000);
     rig.fake->status_err = true;
     auto w = e->wait(issue(*e, Direction::H2C, 1, *out, 0, 0, 0x2000), 2s);
@@ -143,10 +136,7 @@ TEST(QdmaCopyEndpoint, ACardReportedErrorFailsTheWaitAndResetRecovers) {
     EXPECT_EQ(mismatches(in->data(), 0x2000, 4), 0u);
 }
 
-TEST(QdmaCopyEndpoint, ACopyThatNeverCompletesTimesOutNamingTheQueue) {
-    FakeRig rig;
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
+TEST_F(QdmaCopyEndpoint, ACopyThatNeverCompletesTimesOutNamingTheQueue) {
     rig.fake->never_completes = true;
     auto out = buffer(*e, 0x1000);
     auto w = e->wait(issue(*e, Direction::H2C, 0, *out, 0, 0x10, 0x1000), 50ms);

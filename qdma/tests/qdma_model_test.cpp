@@ -114,14 +114,23 @@ TEST(QdmaOnModel, ACardThatCompletesEarlyFailsTheCheck) {
     EXPECT_GT(round_trip(*e, 0, 0, 0x8000, 9), 0u);  // the tail is not there when the copy completes
 }
 
+// One 4 KiB copy in direction `d` on `queue` of `e`, after `fault` was injected into that MM queue
+// of the model: what its wait ends with.
+pdt::Result<void> wait_after_fault(sim::DesignInstance& instance, streams::CopyEndpoint& e, streams::Direction d,
+                                   unsigned queue, sim::QdmaFault fault, std::chrono::milliseconds timeout) {
+    instance.qdma->inject(d == streams::Direction::H2C ? sim::QdmaQueueKind::H2C : sim::QdmaQueueKind::C2H, queue,
+                          fault);
+    auto host = buffer(e, 0x1000);
+    return e.wait(issue(e, d, queue, *host, 0, 0, 0x1000), timeout);
+}
+
 TEST(QdmaOnModel, ADescriptorErrorFailsTheWaitNamingIt) {
     auto instance = qdma_model_test::instance("VD100_qdma_ddr4");
     auto e = open(instance, "VD100_qdma_ddr4");
     ASSERT_NE(e, nullptr);
-    instance.qdma->inject(sim::QdmaQueueKind::H2C, 1, sim::QdmaFault::DescriptorError);
-    auto out = buffer(*e, 0x1000);
-    auto w = e->wait(issue(*e, streams::Direction::H2C, 1, *out, 0, 0, 0x1000), 5s);
-    EXPECT_TRUE(failed_with(w, EIO, "descriptor fetch error"));
+    EXPECT_TRUE(
+        failed_with(wait_after_fault(instance, *e, streams::Direction::H2C, 1, sim::QdmaFault::DescriptorError, 5s),
+                    EIO, "descriptor fetch error"));
     ASSERT_TRUE(e->reset_queues().ok());
     EXPECT_EQ(round_trip(*e, 1, 0, 0x1000, 10), 0u);
 }
@@ -130,10 +139,9 @@ TEST(QdmaOnModel, AStalledQueueTimesOut) {
     auto instance = qdma_model_test::instance("VD100_qdma_ddr4");
     auto e = open(instance, "VD100_qdma_ddr4");
     ASSERT_NE(e, nullptr);
-    instance.qdma->inject(sim::QdmaQueueKind::C2H, 0, sim::QdmaFault::QueueStall);
-    auto in = buffer(*e, 0x1000);
-    auto w = e->wait(issue(*e, streams::Direction::C2H, 0, *in, 0, 0, 0x1000), 100ms);
-    EXPECT_TRUE(failed_with(w, ETIMEDOUT, "C2H MM queue 0"));
+    EXPECT_TRUE(
+        failed_with(wait_after_fault(instance, *e, streams::Direction::C2H, 0, sim::QdmaFault::QueueStall, 100ms),
+                    ETIMEDOUT, "C2H MM queue 0"));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/sim_device.hpp"
+#include "sim_device_at.hpp"
 #include "vfio_access/mmio.hpp"
 
 namespace sim_test {
@@ -20,12 +21,9 @@ struct SteppedDeviceRig {
     // The device (vendor 0x10ee, `device_id`) with BAR 0 of `bar_size` bytes; a rig attaches its
     // model to `device` and `bar`, then calls enable().
     SteppedDeviceRig(uint16_t device_id, uint64_t bar_size) {
-        vfio::DeviceIdentity id;
-        id.address = *vfio::PciAddress::parse("0000:01:00.0");
-        id.vendor_id = 0x10ee;
-        id.device_id = device_id;
         bar = std::make_shared<sim::SimBar>(bar_size);
-        device = std::make_unique<sim::SimDevice>(id, std::vector<std::shared_ptr<sim::SimBar>>{bar});
+        device = std::make_unique<sim::SimDevice>(xilinx_identity("0000:01:00.0", device_id),
+                                                  std::vector<std::shared_ptr<sim::SimBar>>{bar});
     }
     // Bus master on, the first `bar_size` bytes of BAR 0 in `regs`, `host` mapped at `iova`.
     void enable(uint64_t bar_size, uint64_t iova) {

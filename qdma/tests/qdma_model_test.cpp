@@ -41,6 +41,18 @@ std::unique_ptr<streams::CopyEndpoint> open(sim::DesignInstance& instance, const
     return opened(qdma::open_copy_endpoint(*instance.device, config_for(name)));
 }
 
+// A built-in QDMA design's simulated instance and the copy endpoint open on it (nullptr when it
+// did not open: the test has failed).
+struct OnModel {
+    sim::DesignInstance instance;
+    std::unique_ptr<streams::CopyEndpoint> e;
+};
+OnModel opened_on(const std::string& name) {
+    OnModel on{qdma_model_test::instance(name), nullptr};
+    on.e = open(on.instance, name);
+    return on;
+}
+
 // H2C then C2H of `bytes` at `card_offset` on queue q; returns the C2H bytes that differ.
 size_t round_trip(streams::CopyEndpoint& e, unsigned q, uint64_t card_offset, uint64_t bytes, uint32_t key) {
     auto out = buffer(e, bytes), in = buffer(e, bytes);
@@ -55,8 +67,7 @@ size_t round_trip(streams::CopyEndpoint& e, unsigned q, uint64_t card_offset, ui
 class QdmaOnModelMm : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(QdmaOnModelMm, KeyedCopiesEveryByteCheckedOnBothQueues) {
-    auto instance = qdma_model_test::instance(GetParam());
-    auto e = open(instance, GetParam());
+    auto [instance, e] = opened_on(GetParam());
     ASSERT_NE(e, nullptr);
     for (unsigned q = 0; q < 2; ++q) {
         const uint64_t bytes = 0x31000 + 12, offset = 0x100000 * q + 0x40;
@@ -89,16 +100,14 @@ TEST(QdmaOnModel, AQueueRestartsAndAReopenFindsItsQueuesClean) {
 }
 
 TEST(QdmaOnModel, AMovesNothingCardNeverVerifies) {
-    auto instance = qdma_model_test::instance("U200_qdma_ram");
-    auto e = open(instance, "U200_qdma_ram");
+    auto [instance, e] = opened_on("U200_qdma_ram");
     ASSERT_NE(e, nullptr);
     instance.qdma->set_lie(streams::Lie{streams::Lie::Kind::MovesNothing});
     EXPECT_GT(round_trip(*e, 0, 0, 0x8000, 5), 0x7000u);
 }
 
 TEST(QdmaOnModel, AStaleCardFailsOnceItStopsMoving) {
-    auto instance = qdma_model_test::instance("U200_qdma_ram");
-    auto e = open(instance, "U200_qdma_ram");
+    auto [instance, e] = opened_on("U200_qdma_ram");
     ASSERT_NE(e, nullptr);
     instance.qdma->set_lie(streams::Lie{streams::Lie::Kind::StaleAfter, 4});  // 4 descriptors move
     EXPECT_EQ(round_trip(*e, 0, 0, 0x8000, 6), 0u);      // one H2C and one C2H descriptor
@@ -107,8 +116,7 @@ TEST(QdmaOnModel, AStaleCardFailsOnceItStopsMoving) {
 }
 
 TEST(QdmaOnModel, ACardThatCompletesEarlyFailsTheCheck) {
-    auto instance = qdma_model_test::instance("U200_qdma_ram");
-    auto e = open(instance, "U200_qdma_ram");
+    auto [instance, e] = opened_on("U200_qdma_ram");
     ASSERT_NE(e, nullptr);
     instance.qdma->set_lie(streams::Lie{streams::Lie::Kind::CompletesEarly});
     EXPECT_GT(round_trip(*e, 0, 0, 0x8000, 9), 0u);  // the tail is not there when the copy completes
@@ -125,8 +133,7 @@ pdt::Result<void> wait_after_fault(sim::DesignInstance& instance, streams::CopyE
 }
 
 TEST(QdmaOnModel, ADescriptorErrorFailsTheWaitNamingIt) {
-    auto instance = qdma_model_test::instance("VD100_qdma_ddr4");
-    auto e = open(instance, "VD100_qdma_ddr4");
+    auto [instance, e] = opened_on("VD100_qdma_ddr4");
     ASSERT_NE(e, nullptr);
     EXPECT_TRUE(
         failed_with(wait_after_fault(instance, *e, streams::Direction::H2C, 1, sim::QdmaFault::DescriptorError, 5s),
@@ -136,8 +143,7 @@ TEST(QdmaOnModel, ADescriptorErrorFailsTheWaitNamingIt) {
 }
 
 TEST(QdmaOnModel, AStalledQueueTimesOut) {
-    auto instance = qdma_model_test::instance("VD100_qdma_ddr4");
-    auto e = open(instance, "VD100_qdma_ddr4");
+    auto [instance, e] = opened_on("VD100_qdma_ddr4");
     ASSERT_NE(e, nullptr);
     EXPECT_TRUE(
         failed_with(wait_after_fault(instance, *e, streams::Direction::C2H, 0, sim::QdmaFault::QueueStall, 100ms),

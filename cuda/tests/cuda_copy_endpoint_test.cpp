@@ -28,9 +28,7 @@ std::unique_ptr<streams::CopyEndpoint> open(uint64_t card = 64ull << 20, unsigne
     config.card_memory_bytes = card;
     config.queues = queues;
     config.max_in_flight = 8;
-    auto e = cuda_stream::open_copy_endpoint(config);
-    EXPECT_TRUE(e.ok()) << e.error().message();
-    return e.ok() ? std::move(*e) : nullptr;
+    return opened(cuda_stream::open_copy_endpoint(config));
 }
 
 TEST(CudaCopyEndpoint, NoGpuIsAnErrorThatSaysWhy) {

@@ -27,9 +27,7 @@ xdma::CopyEndpointConfig endpoint_config(uint64_t card_memory_size = 0x100000) {
 }
 
 std::unique_ptr<streams::CopyEndpoint> open(Rig& rig, const xdma::CopyEndpointConfig& config = endpoint_config()) {
-    auto endpoint = xdma::open_copy_endpoint(*rig.device, config);
-    EXPECT_TRUE(endpoint.ok()) << endpoint.error().message();
-    return endpoint.ok() ? std::move(endpoint).value() : nullptr;
+    return opened(xdma::open_copy_endpoint(*rig.device, config));
 }
 
 TEST(XdmaCopyEndpoint, APatternGoesToTheCardAndBack) {

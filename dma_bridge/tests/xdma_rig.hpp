@@ -14,6 +14,7 @@
 #include "dma_bridge/xdma_ip.hpp"
 #include "dma_bridge/xdma_register_dump.hpp"
 #include "sim/xdma_model.hpp"
+#include "sim_device_at.hpp"
 #include "vfio_access/dma_fence.hpp"
 
 namespace xdma_test {
@@ -62,13 +63,7 @@ struct Warnings {
     std::vector<std::string> lines;
 };
 
-inline vfio::DeviceIdentity identity() {
-    vfio::DeviceIdentity id;
-    id.address = *vfio::PciAddress::parse("0000:15:00.0");
-    id.vendor_id = 0x10ee;
-    id.device_id = 0x7024;
-    return id;
-}
+inline vfio::DeviceIdentity identity() { return sim_test::xilinx_identity("0000:15:00.0", 0x7024); }
 
 struct Rig {
     explicit Rig(sim::XdmaConfig config, uint64_t bar_size = 0x10000) {

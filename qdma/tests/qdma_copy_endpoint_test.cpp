@@ -8,6 +8,8 @@
 #include "copy_endpoint_calls.hpp"
 #include "qdma/qdma_copy_endpoint.hpp"
 #include "qdma_fake.hpp"
+#include "qdma_keyed_bytes.hpp"
+#include "test_support/failed_with.hpp"
 
 namespace {
 
@@ -15,6 +17,9 @@ using namespace std::chrono_literals;
 using namespace copy_endpoint_test;
 using qdma_test::FakeRig;
 using qdma_test::has;
+using qdma_test::keyed;
+using qdma_test::mismatches;
+using test_support::failed_with;
 
 constexpr uint64_t kBase = 0x80000000ull;
 
@@ -29,30 +34,18 @@ qdma::CopyEndpointConfig config() {
 }
 
 std::unique_ptr<streams::CopyEndpoint> open(FakeRig& rig, const qdma::CopyEndpointConfig& c = config()) {
-    auto e = qdma::open_copy_endpoint(*rig.device, c);
-    EXPECT_TRUE(e.ok()) << e.error().message();
-    return e.ok() ? std::move(e).value() : nullptr;
+    return opened(qdma::open_copy_endpoint(*rig.device, c));
 }
 
-void keyed(uint8_t* p, size_t n, uint32_t key) {
-    for (size_t i = 0; i < n; ++i)
-        p[i] = static_cast<uint8_t>((key * 2654435761u + i * 40503u) >> 11);
-}
-
-// Bytes of `got` that differ from the keyed pattern.
-size_t mismatches(const uint8_t* got, size_t n, uint32_t key) {
-    std::vector<uint8_t> want(n);
-    keyed(want.data(), n, key);
-    size_t bad = 0;
-    for (size_t i = 0; i < n; ++i)
-        bad += got[i] != want[i];
-    return bad;
-}
-
-TEST(QdmaCopyEndpoint, KeyedDataGoesToTheCardAndBackEveryByteChecked) {
+// Every test starts with an endpoint of config() open on the in-test QDMA.
+class QdmaCopyEndpoint : public testing::Test {
+protected:
+    void SetUp() override { ASSERT_NE(e, nullptr); }
     FakeRig rig;
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
+    std::unique_ptr<streams::CopyEndpoint> e = open(rig);
+};
+
+TEST_F(QdmaCopyEndpoint, KeyedDataGoesToTheCardAndBackEveryByteChecked) {
     EXPECT_EQ(e->info().queues, 2u);
     EXPECT_EQ(e->info().max_in_flight, 62u);  // 64 entries: 63 descriptors, 62 outstanding
     EXPECT_EQ(e->info().max_copy_bytes, 0x100000u);
@@ -71,10 +64,7 @@ TEST(QdmaCopyEndpoint, KeyedDataGoesToTheCardAndBackEveryByteChecked) {
     }
 }
 
-TEST(QdmaCopyEndpoint, ManyCopiesInFlightCompleteInOrder) {
-    FakeRig rig;
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
+TEST_F(QdmaCopyEndpoint, ManyCopiesInFlightCompleteInOrder) {
     auto out = buffer(*e, 0x40000), in = buffer(*e, 0x40000);
     keyed(out->data(), 0x40000, 3);
     std::memset(in->data(), 0x5A, 0x40000);
@@ -88,10 +78,7 @@ TEST(QdmaCopyEndpoint, ManyCopiesInFlightCompleteInOrder) {
     EXPECT_EQ(mismatches(in->data(), 0x40000, 3), 0u);
 }
 
-TEST(QdmaCopyEndpoint, RefusesBadRangesAndForeignBuffers) {
-    FakeRig rig;
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
+TEST_F(QdmaCopyEndpoint, RefusesBadRangesAndForeignBuffers) {
     auto b = buffer(*e, 0x1000);
     auto past = e->issue(Direction::H2C, 0, *b, 0, 0xFF800, 0x1000);
     ASSERT_FALSE(past.ok());
@@ -115,10 +102,7 @@ TEST(QdmaCopyEndpoint, RefusesBadRangesAndForeignBuffers) {
     EXPECT_TRUE(has(t.error().message(), "queue 16 is past the function's FMAP range of 16")) << t.error().message();
 }
 
-TEST(QdmaCopyEndpoint, ACardThatMovesNothingNeverVerifies) {
-    FakeRig rig;
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
+TEST_F(QdmaCopyEndpoint, ACardThatMovesNothingNeverVerifies) {
     rig.fake->moves_nothing = true;  // completes every descriptor on time, moves no byte
     auto out = buffer(*e, 0x8000), in = buffer(*e, 0x8000);
     keyed(out->data(), 0x8000, 9);
@@ -135,16 +119,11 @@ TEST(QdmaCopyEndpoint, ACardThatMovesNothingNeverVerifies) {
     EXPECT_GT(mismatches(in->data(), 0x8000, 9), 0x7000u);
 }
 
-TEST(QdmaCopyEndpoint, ACardReportedErrorFailsTheWaitAndResetRecovers) {
-    FakeRig rig;
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
+TEST_F(QdmaCopyEndpoint, ACardReportedErrorFailsTheWaitAndResetRecovers) {
     auto out = buffer(*e, 0x2000);
     rig.fake->status_err = true;
     auto w = e->wait(issue(*e, Direction::H2C, 1, *out, 0, 0, 0x2000), 2s);
-    ASSERT_FALSE(w.ok());
-    EXPECT_EQ(w.error().code, EIO);
-    EXPECT_TRUE(has(w.error().message(), "the card reported it failed")) << w.error().message();
+    ASSERT_TRUE(failed_with(w, EIO, "the card reported it failed"));
     EXPECT_TRUE(has(w.error().message(), "err 1 (DMA error)")) << w.error().message();
     EXPECT_FALSE(e->issue(Direction::H2C, 0, *out, 0, 0, 0x100).ok());  // unusable until reset
     rig.fake->status_err = false;
@@ -157,16 +136,11 @@ TEST(QdmaCopyEndpoint, ACardReportedErrorFailsTheWaitAndResetRecovers) {
     EXPECT_EQ(mismatches(in->data(), 0x2000, 4), 0u);
 }
 
-TEST(QdmaCopyEndpoint, ACopyThatNeverCompletesTimesOutNamingTheQueue) {
-    FakeRig rig;
-    auto e = open(rig);
-    ASSERT_NE(e, nullptr);
+TEST_F(QdmaCopyEndpoint, ACopyThatNeverCompletesTimesOutNamingTheQueue) {
     rig.fake->never_completes = true;
     auto out = buffer(*e, 0x1000);
     auto w = e->wait(issue(*e, Direction::H2C, 0, *out, 0, 0x10, 0x1000), 50ms);
-    ASSERT_FALSE(w.ok());
-    EXPECT_EQ(w.error().code, ETIMEDOUT);
-    EXPECT_TRUE(has(w.error().message(), "not completed within 50 ms")) << w.error().message();
+    ASSERT_TRUE(failed_with(w, ETIMEDOUT, "not completed within 50 ms"));
     EXPECT_TRUE(has(w.error().message(), "H2C MM queue 0: pidx 1, cidx 0, 1 outstanding")) << w.error().message();
 }
 

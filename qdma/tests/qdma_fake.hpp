@@ -17,6 +17,7 @@
 
 #include "qdma/qdma_registers.hpp"
 #include "sim/sim_device.hpp"
+#include "sim_device_at.hpp"
 
 namespace qdma_test {
 
@@ -186,13 +187,7 @@ private:
     std::array<uint32_t, 8> data{};
 };
 
-inline vfio::DeviceIdentity identity() {
-    vfio::DeviceIdentity id;
-    id.address = *vfio::PciAddress::parse("0000:15:00.0");
-    id.vendor_id = 0x10ee;
-    id.device_id = 0xb03f;
-    return id;
-}
+inline vfio::DeviceIdentity identity() { return sim_test::xilinx_identity("0000:15:00.0", 0xb03f); }
 
 struct FakeRig {
     FakeRig() {

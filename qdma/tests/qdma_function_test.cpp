@@ -5,12 +5,14 @@
 #include "qdma/qdma_function.hpp"
 #include "qdma/qdma_queue.hpp"
 #include "qdma_fake.hpp"
+#include "test_support/failed_with.hpp"
 
 namespace {
 
 using namespace qdma;
 using qdma_test::FakeRig;
 using qdma_test::has;
+using test_support::failed_with;
 
 QueueOptions qo(uint32_t qid, QueueDirection direction = QueueDirection::H2C, QueueKind kind = QueueKind::MemoryMapped,
                uint32_t ring_entries = 64) {  // 64: one of the in-test QDMA's ring sizes
@@ -43,17 +45,13 @@ TEST(QdmaFunction, ReadsCapabilitiesAndProgramsFmap) {
     EXPECT_EQ(fmap.qid_max, 4);
     EXPECT_EQ(*f->physical_qid(3), 11u);
     auto past = f->physical_qid(4);
-    ASSERT_FALSE(past.ok());
-    EXPECT_EQ(past.error().code, EINVAL);
-    EXPECT_TRUE(has(past.error().message(), "queue 4 is past the function's FMAP range of 4 queue(s)"));
+    EXPECT_TRUE(failed_with(past, EINVAL, "queue 4 is past the function's FMAP range of 4 queue(s)"));
 }
 
 TEST(QdmaFunction, RefusesQueuesPastMultqMax) {
     FakeRig rig;
     auto f = Function::open(*rig.device, FunctionOptions{.qid_base = 60, .queues = 8});
-    ASSERT_FALSE(f.ok());
-    EXPECT_EQ(f.error().code, EINVAL);
-    EXPECT_TRUE(has(f.error().message(), "QDMA_GLBL2_CHANNEL_QDMA_CAP.MULTQ_MAX 64")) << f.error().message();
+    ASSERT_TRUE(failed_with(f, EINVAL, "QDMA_GLBL2_CHANNEL_QDMA_CAP.MULTQ_MAX 64"));
 }
 
 TEST(QdmaFunction, RefusesANonQdma) {
@@ -61,9 +59,7 @@ TEST(QdmaFunction, RefusesANonQdma) {
     rig.bar = std::make_shared<sim::SimBar>(0x20000, 0);  // reads 0: no CONFIG_BLOCK_ID
     sim::SimDevice device(qdma_test::identity(), {rig.bar});
     auto f = Function::open(device, {});
-    ASSERT_FALSE(f.ok());
-    EXPECT_EQ(f.error().code, ENODEV);
-    EXPECT_TRUE(has(f.error().message(), "CONFIG_BLOCK_ID reads 0x0")) << f.error().message();
+    ASSERT_TRUE(failed_with(f, ENODEV, "CONFIG_BLOCK_ID reads 0x0"));
 }
 
 TEST(QdmaFunction, RingSizesMustBeGlblRngSzValues) {
@@ -72,9 +68,7 @@ TEST(QdmaFunction, RingSizesMustBeGlblRngSzValues) {
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(*f->ring_size_index(256), 2u);
     auto bad = f->ring_size_index(100);
-    ASSERT_FALSE(bad.ok());
-    EXPECT_EQ(bad.error().code, EINVAL);
-    EXPECT_TRUE(has(bad.error().message(), "100 entries is none of QDMA_GLBL_RNG_SZ_1..16 (64 128 256")) << bad.error().message();
+    EXPECT_TRUE(failed_with(bad, EINVAL, "100 entries is none of QDMA_GLBL_RNG_SZ_1..16 (64 128 256"));
     auto buf = f->c2h_buffer_size_index(1000);
     ASSERT_FALSE(buf.ok());
     EXPECT_TRUE(has(buf.error().message(), "none of QDMA_C2H_BUF_SZ_0..15 (4096")) << buf.error().message();
@@ -84,9 +78,7 @@ TEST(QdmaFunction, ARefusedContextWriteIsAnErrorNamingTheRegister) {
     FakeRig rig;
     rig.fake->refuse_sel = 0xC;
     auto f = Function::open(*rig.device, {});
-    ASSERT_FALSE(f.ok());
-    EXPECT_EQ(f.error().code, EIO);
-    EXPECT_TRUE(has(f.error().message(), "QDMA_CTXT_WR QDMA_CTXT_SELC_FMAP qid 0")) << f.error().message();
+    ASSERT_TRUE(failed_with(f, EIO, "QDMA_CTXT_WR QDMA_CTXT_SELC_FMAP qid 0"));
     EXPECT_TRUE(has(f.error().message(), "QDMA_GLBL_ERR_STAT 0x200 (IND_CTXT_CMD_ERR 0x1)")) << f.error().message();
 }
 
@@ -107,9 +99,7 @@ TEST(QdmaFunction, ABusyThatNeverClearsTimesOut) {
     FakeRig rig;
     rig.fake->stuck_busy = true;
     auto f = Function::open(*rig.device, FunctionOptions{.context_timeout = std::chrono::milliseconds(20)});
-    ASSERT_FALSE(f.ok());
-    EXPECT_EQ(f.error().code, ETIMEDOUT);
-    EXPECT_TRUE(has(f.error().message(), "QDMA_IND_CTXT_CMD.busy still set after 20 ms")) << f.error().message();
+    ASSERT_TRUE(failed_with(f, ETIMEDOUT, "QDMA_IND_CTXT_CMD.busy still set after 20 ms"));
 }
 
 TEST(QdmaQueue, SetUpFollowsPg302AndTearDownInvalidates) {
@@ -178,9 +168,7 @@ TEST(QdmaQueue, RefusesWhatTheIpHasNot) {
     auto f = open_function(rig);
     ASSERT_NE(f, nullptr);
     auto c2h = Queue::open(*f, qo(0, QueueDirection::C2H));
-    ASSERT_FALSE(c2h.ok());
-    EXPECT_EQ(c2h.error().code, ENODEV);
-    EXPECT_TRUE(has(c2h.error().message(), "QDMA_GLBL2_CHANNEL_MDMA reports no C2H_ENG")) << c2h.error().message();
+    EXPECT_TRUE(failed_with(c2h, ENODEV, "QDMA_GLBL2_CHANNEL_MDMA reports no C2H_ENG"));
     auto st = Queue::open(*f, qo(0, QueueDirection::H2C, QueueKind::Stream));
     ASSERT_FALSE(st.ok());
     EXPECT_TRUE(has(st.error().message(), "no H2C_ST")) << st.error().message();
@@ -229,9 +217,7 @@ TEST(QdmaQueue, StatusErrorsAndBadCidxLatch) {
     ASSERT_TRUE(q->post_mm(host.iova(), 0x80000000ull, 64).ok());
     q->commit();
     auto e = q->reap();
-    ASSERT_FALSE(e.ok());
-    EXPECT_EQ(e.error().code, EIO);
-    EXPECT_TRUE(has(e.error().message(), "status descriptor reports err 1 (DMA error)")) << e.error().message();
+    EXPECT_TRUE(failed_with(e, EIO, "status descriptor reports err 1 (DMA error)"));
     EXPECT_FALSE(q->post_mm(host.iova(), 0x80000000ull, 64).ok());  // latched
     rig.fake->status_err = false;
     ASSERT_TRUE(q->restart().ok());

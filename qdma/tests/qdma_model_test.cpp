@@ -11,29 +11,19 @@
 #include "qdma/qdma_registers.hpp"
 #include "qdma/qdma_stream_channel.hpp"
 #include "qdma/qdma_stream_device.hpp"
+#include "qdma_keyed_bytes.hpp"
 #include "qdma_model_rig.hpp"
+#include "test_support/failed_with.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 using namespace copy_endpoint_test;
+using qdma_test::keyed;
+using qdma_test::mismatches;
+using test_support::failed_with;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-void keyed(uint8_t* p, size_t n, uint32_t key) {
-    for (size_t i = 0; i < n; ++i)
-        p[i] = static_cast<uint8_t>((key * 2654435761u + i * 40503u) >> 11);
-}
-
-// Bytes that differ from the keyed pattern; every byte is checked.
-size_t mismatches(const uint8_t* got, size_t n, uint32_t key) {
-    std::vector<uint8_t> want(n);
-    keyed(want.data(), n, key);
-    size_t bad = 0;
-    for (size_t i = 0; i < n; ++i)
-        bad += got[i] != want[i];
-    return bad;
-}
 
 qdma::CopyEndpointConfig config_for(const std::string& name) {
     const designs::Design& d = qdma_model_test::design(name);
@@ -48,9 +38,19 @@ qdma::CopyEndpointConfig config_for(const std::string& name) {
 }
 
 std::unique_ptr<streams::CopyEndpoint> open(sim::DesignInstance& instance, const std::string& name) {
-    auto e = qdma::open_copy_endpoint(*instance.device, config_for(name));
-    EXPECT_TRUE(e.ok()) << e.error().message();
-    return e.ok() ? std::move(e).value() : nullptr;
+    return opened(qdma::open_copy_endpoint(*instance.device, config_for(name)));
+}
+
+// A built-in QDMA design's simulated instance and the copy endpoint open on it (nullptr when it
+// did not open: the test has failed).
+struct OnModel {
+    sim::DesignInstance instance;
+    std::unique_ptr<streams::CopyEndpoint> e;
+};
+OnModel opened_on(const std::string& name) {
+    OnModel on{qdma_model_test::instance(name), nullptr};
+    on.e = open(on.instance, name);
+    return on;
 }
 
 // H2C then C2H of `bytes` at `card_offset` on queue q; returns the C2H bytes that differ.
@@ -67,8 +67,7 @@ size_t round_trip(streams::CopyEndpoint& e, unsigned q, uint64_t card_offset, ui
 class QdmaOnModelMm : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(QdmaOnModelMm, KeyedCopiesEveryByteCheckedOnBothQueues) {
-    auto instance = qdma_model_test::instance(GetParam());
-    auto e = open(instance, GetParam());
+    auto [instance, e] = opened_on(GetParam());
     ASSERT_NE(e, nullptr);
     for (unsigned q = 0; q < 2; ++q) {
         const uint64_t bytes = 0x31000 + 12, offset = 0x100000 * q + 0x40;
@@ -101,16 +100,14 @@ TEST(QdmaOnModel, AQueueRestartsAndAReopenFindsItsQueuesClean) {
 }
 
 TEST(QdmaOnModel, AMovesNothingCardNeverVerifies) {
-    auto instance = qdma_model_test::instance("U200_qdma_ram");
-    auto e = open(instance, "U200_qdma_ram");
+    auto [instance, e] = opened_on("U200_qdma_ram");
     ASSERT_NE(e, nullptr);
     instance.qdma->set_lie(streams::Lie{streams::Lie::Kind::MovesNothing});
     EXPECT_GT(round_trip(*e, 0, 0, 0x8000, 5), 0x7000u);
 }
 
 TEST(QdmaOnModel, AStaleCardFailsOnceItStopsMoving) {
-    auto instance = qdma_model_test::instance("U200_qdma_ram");
-    auto e = open(instance, "U200_qdma_ram");
+    auto [instance, e] = opened_on("U200_qdma_ram");
     ASSERT_NE(e, nullptr);
     instance.qdma->set_lie(streams::Lie{streams::Lie::Kind::StaleAfter, 4});  // 4 descriptors move
     EXPECT_EQ(round_trip(*e, 0, 0, 0x8000, 6), 0u);      // one H2C and one C2H descriptor
@@ -119,37 +116,38 @@ TEST(QdmaOnModel, AStaleCardFailsOnceItStopsMoving) {
 }
 
 TEST(QdmaOnModel, ACardThatCompletesEarlyFailsTheCheck) {
-    auto instance = qdma_model_test::instance("U200_qdma_ram");
-    auto e = open(instance, "U200_qdma_ram");
+    auto [instance, e] = opened_on("U200_qdma_ram");
     ASSERT_NE(e, nullptr);
     instance.qdma->set_lie(streams::Lie{streams::Lie::Kind::CompletesEarly});
     EXPECT_GT(round_trip(*e, 0, 0, 0x8000, 9), 0u);  // the tail is not there when the copy completes
 }
 
+// One 4 KiB copy in direction `d` on `queue` of `e`, after `fault` was injected into that MM queue
+// of the model: what its wait ends with.
+pdt::Result<void> wait_after_fault(sim::DesignInstance& instance, streams::CopyEndpoint& e, streams::Direction d,
+                                   unsigned queue, sim::QdmaFault fault, std::chrono::milliseconds timeout) {
+    instance.qdma->inject(d == streams::Direction::H2C ? sim::QdmaQueueKind::H2C : sim::QdmaQueueKind::C2H, queue,
+                          fault);
+    auto host = buffer(e, 0x1000);
+    return e.wait(issue(e, d, queue, *host, 0, 0, 0x1000), timeout);
+}
+
 TEST(QdmaOnModel, ADescriptorErrorFailsTheWaitNamingIt) {
-    auto instance = qdma_model_test::instance("VD100_qdma_ddr4");
-    auto e = open(instance, "VD100_qdma_ddr4");
+    auto [instance, e] = opened_on("VD100_qdma_ddr4");
     ASSERT_NE(e, nullptr);
-    instance.qdma->inject(sim::QdmaQueueKind::H2C, 1, sim::QdmaFault::DescriptorError);
-    auto out = buffer(*e, 0x1000);
-    auto w = e->wait(issue(*e, streams::Direction::H2C, 1, *out, 0, 0, 0x1000), 5s);
-    ASSERT_FALSE(w.ok());
-    EXPECT_EQ(w.error().code, EIO);
-    EXPECT_TRUE(has(w.error().message(), "descriptor fetch error")) << w.error().message();
+    EXPECT_TRUE(
+        failed_with(wait_after_fault(instance, *e, streams::Direction::H2C, 1, sim::QdmaFault::DescriptorError, 5s),
+                    EIO, "descriptor fetch error"));
     ASSERT_TRUE(e->reset_queues().ok());
     EXPECT_EQ(round_trip(*e, 1, 0, 0x1000, 10), 0u);
 }
 
 TEST(QdmaOnModel, AStalledQueueTimesOut) {
-    auto instance = qdma_model_test::instance("VD100_qdma_ddr4");
-    auto e = open(instance, "VD100_qdma_ddr4");
+    auto [instance, e] = opened_on("VD100_qdma_ddr4");
     ASSERT_NE(e, nullptr);
-    instance.qdma->inject(sim::QdmaQueueKind::C2H, 0, sim::QdmaFault::QueueStall);
-    auto in = buffer(*e, 0x1000);
-    auto w = e->wait(issue(*e, streams::Direction::C2H, 0, *in, 0, 0, 0x1000), 100ms);
-    ASSERT_FALSE(w.ok());
-    EXPECT_EQ(w.error().code, ETIMEDOUT);
-    EXPECT_TRUE(has(w.error().message(), "C2H MM queue 0")) << w.error().message();
+    EXPECT_TRUE(
+        failed_with(wait_after_fault(instance, *e, streams::Direction::C2H, 0, sim::QdmaFault::QueueStall, 100ms),
+                    ETIMEDOUT, "C2H MM queue 0"));
 }
 
 }  // namespace
@@ -223,9 +221,7 @@ TEST(QdmaOnModelStream, OpenNicHasNoMmEngines) {
     qdma::CopyEndpointConfig c;
     c.card_memory_size = 0x1000;
     auto e = qdma::open_copy_endpoint(*instance.device, c);
-    ASSERT_FALSE(e.ok());
-    EXPECT_EQ(e.error().code, ENODEV);
-    EXPECT_TRUE(has(e.error().message(), "H2C_ENG")) << e.error().message();
+    EXPECT_TRUE(failed_with(e, ENODEV, "H2C_ENG"));
 }
 
 TEST(QdmaOnModelStream, AMovesNothingCardNeverVerifies) {
@@ -245,9 +241,7 @@ TEST(QdmaOnModelStream, ACompletionErrorFailsAndStopRecovers) {
     ASSERT_TRUE(loop.h2c->submit(0, 256, true).ok());
     ASSERT_TRUE(loop.h2c->wait(5s).ok());
     auto failed = loop.c2h->wait(5s);
-    ASSERT_FALSE(failed.ok());
-    EXPECT_EQ(failed.error().code, EIO);
-    EXPECT_TRUE(has(failed.error().message(), "error bit set")) << failed.error().message();
+    EXPECT_TRUE(failed_with(failed, EIO, "error bit set"));
     ASSERT_TRUE(loop.c2h->stop().ok());
     for (size_t b = 0; b < loop.c2h->buffer_count(); ++b)
         ASSERT_TRUE(loop.c2h->submit(b, loop.c2h->buffer_size(), false).ok());
@@ -292,9 +286,7 @@ TEST(QdmaOnModelStreamDevice, AMemoryMappedQdmaHasNoStreamQueues) {
     qdma::StreamDeviceConfig config;
     config.design_name = "VD100_qdma_ddr4";
     auto opened = qdma::open_stream_device(*instance.device, config);
-    ASSERT_FALSE(opened.ok());
-    EXPECT_EQ(opened.error().code, ENODEV);
-    EXPECT_TRUE(has(opened.error().message(), "H2C_ST 0, C2H_ST 0")) << opened.error().message();
+    EXPECT_TRUE(failed_with(opened, ENODEV, "H2C_ST 0, C2H_ST 0"));
     config.routes = {{0, 3}};
     auto route = qdma::open_stream_device(*instance.device, config);
     ASSERT_FALSE(route.ok());
@@ -341,9 +333,7 @@ TEST(QdmaOnModelInterrupts, ARingPastTheContextsIsRefused) {
     c.interrupts = true;
     c.interrupt_ring = 256;
     auto e = qdma::open_copy_endpoint(*instance.device, c);
-    ASSERT_FALSE(e.ok());
-    EXPECT_EQ(e.error().code, EINVAL);
-    EXPECT_TRUE(has(e.error().message(), "ring 256 (0..255)")) << e.error().message();
+    EXPECT_TRUE(failed_with(e, EINVAL, "ring 256 (0..255)"));
 }
 
 }  // namespace

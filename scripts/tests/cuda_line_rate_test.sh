@@ -5,10 +5,8 @@
 # the case DISTURBED ("not the device rate") instead of printing its ratio as the device's.
 # Usage: cuda_line_rate_test.sh
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/bin"
+# shellcheck source=scripts/tests/fake_tools_dir.sh
+. "$(dirname "$0")/fake_tools_dir.sh"
 # The fake stream tool: round k (counted in $tmp/round) prints bare H2D word k of $BARE and a
 # verified H2C rate of word k of $VERIFIED (GB/s), as the real tools print them.
 cat >"$tmp/bin/test_dma_bridge_independent_streams" <<'FAKE'
@@ -29,7 +27,6 @@ for tool in test_dma_bridge_parallel_streams dump_pci_info cuda_stream_test; do
 done
 chmod +x "$tmp/bin/"*
 export ROUND_FILE=$tmp/round ARGS_FILE=$tmp/args
-failures=0
 # check NAME BARE VERIFIED REGEX: the h2d case's ratio line matches REGEX.
 check() {
     local name=$1 line

@@ -6,10 +6,8 @@
 # fails the run, one that stays within 0.05 or is marked passes.
 # Usage: h200_measure_test.sh
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/bin"
+# shellcheck source=scripts/tests/fake_tools_dir.sh
+. "$(dirname "$0")/fake_tools_dir.sh"
 # The fake stream tool: bare $BARE GB/s, verified $VERIFIED (with DISTURB set by cuda_line_rate.sh's
 # caller: $BARE_D and $VERIFIED_D, one word a round, counted in $tmp/round.<disturb>).
 cat >"$tmp/bin/test_dma_bridge_independent_streams" <<'FAKE'
@@ -45,7 +43,6 @@ for tool in cuda_stream_test cuda_copy_endpoint_test dump_pci_info cuda_host_mem
 done
 chmod +x "$tmp/bin/"*
 export ROUND_FILE=$tmp/round BARE="50 50.2 49.9" VERIFIED="49 49.2 48.9" BARE_D="50 50.1 49.8" VERIFIED_D="49 49.1 48.8"
-failures=0
 # check NAME WANT-STATUS REGEX-IN-SUMMARY [REGEX-NOT-IN-SUMMARY] (environment: FAIL_ and rate variables)
 check() {
     local name=$1 want=$2 re=$3 not=${4:-} out rc

@@ -4,10 +4,8 @@
 # verified and RSS growth within a run each fail the soak, naming why.
 # Usage: soak_test.sh
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+# shellcheck source=scripts/tests/fake_tools_dir.sh
+. "$(dirname "$0")/fake_tools_dir.sh"
 # check NAME WANT-STATUS REGEX-ON-OUTPUT FAKE_MODE [SOAK OPTIONS...]
 check() {
   local name=$1 want=$2 re=$3 mode=$4 out rc

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 
+#include "builtin_instance.hpp"
 #include "sensor_rig.hpp"
 #include "sim/design_sim.hpp"
 #include "sim/system_monitor_models.hpp"
@@ -16,6 +17,8 @@ namespace sysmon_test {
 namespace {
 
 using sensors::SysmonPrimitive;
+using sensors_test::failed_with;
+using sensors_test::reading;
 using sensors_test::registers;
 using sensors_test::Rig;
 
@@ -41,15 +44,6 @@ double temperature(uint32_t code10, uint32_t flag, SysmonPrimitive primitive) {
     EXPECT_EQ(sample.readings[0].name, "Temp");
     EXPECT_TRUE(sample.readings[0].value) << sample.readings[0].unreadable;
     return sample.readings[0].value.value_or(-1000);
-}
-
-const streams::SensorReading& reading(const streams::SensorSample& sample, const std::string& name) {
-    for (const streams::SensorReading& r : sample.readings)
-        if (r.name == name)
-            return r;
-    ADD_FAILURE() << "no reading " << name;
-    static const streams::SensorReading none;
-    return none;
 }
 
 }  // namespace
@@ -171,37 +165,30 @@ TEST(Sysmon, ErrorsNameTheBlockAndTheDocument) {
     Rig rig(registers({}), frame(3));
     auto small = sensors::make_sysmon(rig.window(frame(1)), 2, SysmonPrimitive::Sysmone4, "bar 0 offset 0x4000");
     EXPECT_EQ(small->kind(), "SYSMON");
-    auto sample = small->sample();
-    ASSERT_FALSE(sample.ok());
-    EXPECT_EQ(sample.error().code, ERANGE);
-    EXPECT_EQ(sample.error().message(),
-              "read SYSMON bar 0 offset 0x4000: Numerical result out of range (the register window is 0x1000 bytes; "
-              "a SYSMON with 2 slaves spans 0x1800 (PG185))");
+    EXPECT_TRUE(failed_with(
+        small->sample(), ERANGE,
+        "read SYSMON bar 0 offset 0x4000: Numerical result out of range (the register window is 0x1000 bytes; "
+        "a SYSMON with 2 slaves spans 0x1800 (PG185))"));
     auto four = sensors::make_sysmon(rig.window(frame(3)), 4, SysmonPrimitive::Sysmone4, "bar 0 offset 0x4000");
-    sample = four->sample();
-    ASSERT_FALSE(sample.ok());
-    EXPECT_EQ(sample.error().code, EINVAL);
-    EXPECT_EQ(sample.error().message(),
-              "read SYSMON bar 0 offset 0x4000: Invalid argument (4 slave SYSMONs: sysmon_slave_sel selects at most 3 "
-              "(PG185))");
+    EXPECT_TRUE(failed_with(four->sample(), EINVAL,
+                            "read SYSMON bar 0 offset 0x4000: Invalid argument (4 slave SYSMONs: sysmon_slave_sel "
+                            "selects at most 3 (PG185))"));
 }
 
 // The simulated U200 (VU9P, S(2) at 0x4000): the die's temperature in the master, the slaves a
 // degree and a half apart, UltraScale+ supplies.
 TEST(Sysmon, ReadsTheSimulatedU200) {
-    const designs::Registry registry = designs::Registry::builtin().value();
-    const designs::Design* u200 = registry.find("U200_dma_ddr4");
+    const designs::Design* u200 = sim_test::builtin_registry().find("U200_dma_ddr4");
     ASSERT_NE(u200, nullptr);
-    auto made = sim::instantiate_design(*u200, sim::simulated_identity(*u200, sim::simulated_address(0), 41), true);
-    ASSERT_TRUE(made.ok()) << made.error().message();
+    sim::DesignInstance made = sim_test::instance("U200_dma_ddr4");
     const designs::Peripheral& p = u200->peripherals[0];
     ASSERT_EQ(p.type, designs::PeripheralType::Sysmon);
-    vfio::Bar* bar = made->device->bar(p.bar).value();
+    vfio::Bar* bar = made.device->bar(p.bar).value();
     auto block = sensors::make_sysmon(bar->window(p.offset, p.frame_size()).value(), p.sysmon_slaves,
                                       SysmonPrimitive::Sysmone4, "bar 0 offset 0x4000");
     const streams::SensorSample sample = block->sample().value();
     ASSERT_EQ(sample.readings.size(), 12u);
-    const double die = made->die->temperature_c();
+    const double die = made.die->temperature_c();
     EXPECT_NEAR(*reading(sample, "Temp").value, die, 0.5);
     EXPECT_NEAR(*reading(sample, "Slave 1 Temp").value, die + 1.5, 0.6);
     EXPECT_NEAR(*reading(sample, "Slave 2 Temp").value, die + 3.0, 0.6);

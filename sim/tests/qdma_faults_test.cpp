@@ -52,6 +52,27 @@ bool card_matches(const Rig<>& r, unsigned index, uint32_t length) {
 
 uint64_t status_of(const Rig<>& r) { return r.get64(kRing + (kEntries - 1) * 32); }
 
+// A stream queue pair `qid` (H2C ring at kIova, C2H ring at kIova + 0x1000 with one 4 KiB buffer
+// at kData, completion ring at kIova + 0x2000), `fault` injected into its C2H queue, then one
+// 32-byte packet sent from host offset 0x8000 and the model run until idle.
+std::unique_ptr<Rig<>> one_packet_with_c2h_fault(unsigned qid, QdmaFault fault) {
+    auto r = std::make_unique<Rig<>>(designs::QdmaSimulation{1, 64, true, false});
+    r->ring_size(0, kEntries);
+    r->wr(C2H_BUF_SZ, 4096);
+    r->fmap(0, 0, 8);
+    r->write(CtxtSel::SW_H2C, qid, Sw{.is_mm = false, .dsc_sz = 1, .base = kIova}.words());
+    r->write(CtxtSel::SW_C2H, qid, Sw{.is_mm = false, .dsc_sz = 0, .base = kIova + 0x1000}.words());
+    r->write(CtxtSel::PFTCH, qid, {0, 1u << 13});
+    r->write(CtxtSel::CMPT, qid, Cmpt{.base = kIova + 0x2000}.words());
+    r->put64(0x1000, kIova + kData);
+    r->wr(r->doorbell(qid, C2H_DSC_PIDX), 1);
+    r->model->inject(QdmaQueueKind::C2H, qid, fault);
+    r->h2c_st_descriptor(0, kIova + 0x8000, 32);
+    r->wr(r->doorbell(qid, H2C_DSC_PIDX), 1);
+    r->model->run_until_idle();
+    return r;
+}
+
 }  // namespace
 
 TEST(QdmaFaults, DescriptorErrorStopsTheQueue) {
@@ -69,20 +90,7 @@ TEST(QdmaFaults, DescriptorErrorStopsTheQueue) {
 }
 
 TEST(QdmaFaults, CompletionWithTheErrorBit) {
-    auto r = std::make_unique<Rig<>>(designs::QdmaSimulation{1, 64, true, false});
-    r->ring_size(0, kEntries);
-    r->wr(C2H_BUF_SZ, 4096);
-    r->fmap(0, 0, 8);
-    r->write(CtxtSel::SW_H2C, 0, Sw{.is_mm = false, .dsc_sz = 1, .base = kIova}.words());
-    r->write(CtxtSel::SW_C2H, 0, Sw{.is_mm = false, .dsc_sz = 0, .base = kIova + 0x1000}.words());
-    r->write(CtxtSel::PFTCH, 0, {0, 1u << 13});
-    r->write(CtxtSel::CMPT, 0, Cmpt{.base = kIova + 0x2000}.words());
-    r->put64(0x1000, kIova + kData);
-    r->wr(r->doorbell(0, C2H_DSC_PIDX), 1);
-    r->model->inject(QdmaQueueKind::C2H, 0, QdmaFault::CompletionError);
-    r->h2c_st_descriptor(0, kIova + 0x8000, 32);
-    r->wr(r->doorbell(0, H2C_DSC_PIDX), 1);
-    r->model->run_until_idle();
+    auto r = one_packet_with_c2h_fault(0, QdmaFault::CompletionError);
     EXPECT_EQ(r->get64(0x2000) >> 2 & 1, 1u) << "the entry's error bit";
     EXPECT_EQ(r->get64(0x2000) >> 4 & 0xFFFF, 32u);
 }
@@ -208,20 +216,7 @@ TEST(QdmaFaults, DesignBusInjectsIntoTheQdmaModel) {
 }
 
 TEST(QdmaFaults, C2hStreamDescriptorErrorPostsAnErroredCompletion) {
-    auto r = std::make_unique<Rig<>>(designs::QdmaSimulation{1, 64, true, false});
-    r->ring_size(0, kEntries);
-    r->wr(C2H_BUF_SZ, 4096);
-    r->fmap(0, 0, 8);
-    r->write(CtxtSel::SW_H2C, 1, Sw{.is_mm = false, .dsc_sz = 1, .base = kIova}.words());
-    r->write(CtxtSel::SW_C2H, 1, Sw{.is_mm = false, .dsc_sz = 0, .base = kIova + 0x1000}.words());
-    r->write(CtxtSel::PFTCH, 1, {0, 1u << 13});
-    r->write(CtxtSel::CMPT, 1, Cmpt{.base = kIova + 0x2000}.words());
-    r->put64(0x1000, kIova + kData);
-    r->wr(r->doorbell(1, C2H_DSC_PIDX), 1);
-    r->model->inject(QdmaQueueKind::C2H, 1, QdmaFault::DescriptorError);
-    r->h2c_st_descriptor(0, kIova + 0x8000, 32);
-    r->wr(r->doorbell(1, H2C_DSC_PIDX), 1);
-    r->model->run_until_idle();
+    auto r = one_packet_with_c2h_fault(1, QdmaFault::DescriptorError);
     EXPECT_EQ(r->rd(GLBL_DSC_ERR_STS), DSC_ERR_UR_CA);
     EXPECT_EQ(r->rd(GLBL_DSC_ERR_LOG0), 0x80000000u | 1u << 30 | 1u) << "valid, C2H, qid 1";
     EXPECT_EQ(r->get64(0x2000) >> 2 & 1, 1u) << "the completion carries the error";

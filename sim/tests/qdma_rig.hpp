@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/qdma_model.hpp"
+#include "stepped_device_rig.hpp"
 
 namespace qdma_test {
 
@@ -58,24 +59,20 @@ struct Cmpt {
 };
 
 template <size_t HostBytes = 0x40000>
-struct Rig {
-    explicit Rig(designs::QdmaSimulation caps = {1, 64, true, true}, unsigned function = 0) {
-        vfio::DeviceIdentity id;
-        id.address = *vfio::PciAddress::parse("0000:01:00.0");
-        id.vendor_id = 0x10ee;
-        id.device_id = 0x903f;
-        bar = std::make_shared<sim::SimBar>(kFrameSize);
-        device = std::make_unique<sim::SimDevice>(id, std::vector<std::shared_ptr<sim::SimBar>>{bar});
+struct Rig : sim_test::SteppedDeviceRig<HostBytes> {
+    using Base = sim_test::SteppedDeviceRig<HostBytes>;
+    using Base::host;
+    using Base::regs;
+
+    explicit Rig(designs::QdmaSimulation caps = {1, 64, true, true}, unsigned function = 0) : Base(0x903f, kFrameSize) {
         sim::QdmaConfig config;
         config.caps = caps;
         config.function = function;
         config.card_memory_base = kCardBase;
         config.card_memory_size = kCardSize;
         config.stepped = true;
-        model = sim::QdmaModel::attach(*device, *bar, config);
-        EXPECT_TRUE(device->enable_bus_master().ok());
-        regs = *device->bar(0).value()->window(0, kFrameSize, vfio::Access64::SplitLowHigh);
-        EXPECT_TRUE(device->dma_map(kIova, host, sizeof host, vfio::DmaAccess::DeviceReadWrite).ok());
+        model = sim::QdmaModel::attach(*this->device, *this->bar, config);
+        this->enable(kFrameSize, kIova);
     }
 
     uint32_t rd(uint64_t offset) const { return regs.read32(offset); }
@@ -133,11 +130,7 @@ struct Rig {
     static unsigned status_cidx(uint64_t s) { return (s >> 16) & 0xFFFF; }
     static unsigned status_pidx(uint64_t s) { return (s >> 32) & 0xFFFF; }
 
-    std::shared_ptr<sim::SimBar> bar;
-    std::unique_ptr<sim::SimDevice> device;
     std::shared_ptr<sim::QdmaModel> model;
-    vfio::RegisterWindow regs;
-    alignas(4096) uint8_t host[HostBytes] = {};
 };
 
 }  // namespace qdma_test

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "builtin_instance.hpp"
 #include "sim/design_sim.hpp"
 #include "sim/system_monitor_models.hpp"
 #include "vfio_access/dma.hpp"
@@ -206,18 +207,14 @@ TEST(SystemMonitorModels, InstantiatedDesignsFollowPdtSimTemperature) {
 
 // instantiate_design attaches the device's DMA byte count to the die once the device exists.
 TEST(SystemMonitorModels, AnInstancesDieFollowsItsOwnDmaActivity) {
-    const designs::Registry registry = designs::Registry::builtin().value();
-    const designs::Design* u200 = registry.find("U200_dma_ddr4");
-    ASSERT_NE(u200, nullptr);
-    auto made = sim::instantiate_design(*u200, sim::simulated_identity(*u200, sim::simulated_address(0), 41), true);
-    ASSERT_TRUE(made.ok()) << made.error().message();
-    sim::SimDevice& device = *made->device;
-    EXPECT_EQ(made->die->load(), 0.0);
+    sim::DesignInstance made = sim_test::instance("U200_dma_ddr4");
+    sim::SimDevice& device = *made.device;
+    EXPECT_EQ(made.die->load(), 0.0);
     ASSERT_TRUE(*device.enable_bus_master());
     auto buffer = vfio::DmaRegion::allocate(device, 1 << 20, vfio::DmaAccess::DeviceWrite);
     ASSERT_TRUE(buffer.ok()) << buffer.error().message();
     std::vector<uint8_t> data(1 << 20);
     ASSERT_TRUE(device.dma_write(buffer->iova(), data.data(), data.size()).ok());
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    EXPECT_GT(made->die->load(), 0.0) << "1 MiB moved: the lagged load has begun to rise";
+    EXPECT_GT(made.die->load(), 0.0) << "1 MiB moved: the lagged load has begun to rise";
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/xdma_model.hpp"
+#include "stepped_device_rig.hpp"
 
 namespace xdma_register_test {
 
@@ -20,19 +21,14 @@ constexpr uint64_t kIova = 0x100000;
 // A simulated device whose BAR 0 of `bar_size` bytes holds a stepped XDMA model, with bus master
 // enabled and the BAR in `regs`; `host` (HostBytes bytes, zeroed) is mapped for DMA at kIova.
 template <size_t HostBytes>
-struct RegisterRig {
-    explicit RegisterRig(sim::XdmaConfig config, uint64_t bar_size = 0x10000) {
+struct RegisterRig : sim_test::SteppedDeviceRig<HostBytes> {
+    using Base = sim_test::SteppedDeviceRig<HostBytes>;
+    using Base::host;
+
+    explicit RegisterRig(sim::XdmaConfig config, uint64_t bar_size = 0x10000) : Base(0x7024, bar_size) {
         config.stepped = true;
-        vfio::DeviceIdentity id;
-        id.address = *vfio::PciAddress::parse("0000:01:00.0");
-        id.vendor_id = 0x10ee;
-        id.device_id = 0x7024;
-        bar = std::make_shared<sim::SimBar>(bar_size);
-        device = std::make_unique<sim::SimDevice>(id, std::vector<std::shared_ptr<sim::SimBar>>{bar});
-        model = sim::XdmaModel::attach(*device, *bar, config);
-        EXPECT_TRUE(device->enable_bus_master().ok());
-        regs = *device->bar(0).value()->window(0, bar_size, vfio::Access64::SplitLowHigh);
-        EXPECT_TRUE(device->dma_map(kIova, host, sizeof host, vfio::DmaAccess::DeviceReadWrite).ok());
+        model = sim::XdmaModel::attach(*this->device, *this->bar, config);
+        this->enable(bar_size, kIova);
     }
     // Descriptor at host offset `at`.
     void descriptor(size_t at, uint32_t control, uint32_t length, uint64_t src, uint64_t dst, uint64_t nxt = 0) {
@@ -43,11 +39,7 @@ struct RegisterRig {
         std::memcpy(host + at + 16, &dst, 8);
         std::memcpy(host + at + 24, &nxt, 8);
     }
-    std::shared_ptr<sim::SimBar> bar;
-    std::unique_ptr<sim::SimDevice> device;
     std::shared_ptr<sim::XdmaModel> model;
-    vfio::RegisterWindow regs;
-    alignas(4096) uint8_t host[HostBytes] = {};
 };
 
 }  // namespace xdma_register_test

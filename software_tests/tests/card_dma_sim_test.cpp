@@ -36,22 +36,28 @@ sim::XdmaConfig memory() {
     return sim::XdmaConfig{.num_h2c = 1, .num_c2h = 1, .card_memory_size = 0x100000};
 }
 
-// CardDma::open on an IP of `config` with `options`: it must refuse; why.
-pdt::Error refusal(const sim::XdmaConfig& config, const stream_tools::XdmaCardDma::Options& options) {
+// CardDma::open on an IP of `config` asked for the engine modes `modes`: it must refuse; why.
+pdt::Error refusal(const sim::XdmaConfig& config, const xdma::ModeRequest& modes) {
     Rig rig(config);
+    stream_tools::XdmaCardDma::Options options;
+    options.modes = modes;
     auto dma = stream_tools::XdmaCardDma::open(*rig.device, options);
     EXPECT_FALSE(dma.ok());
     return dma.ok() ? pdt::Error{} : dma.error();
 }
 
-// A host buffer the card reads, filled with byte i = i * step + first, and one it writes.
+// A host buffer the card reads, filled with byte i = i * step + first, and one it writes (filled
+// with `poison` when one is given).
 struct RoundTripBuffers {
-    RoundTripBuffers(Rig& rig, uint64_t size, unsigned step, unsigned first)
-        : out(vfio::DmaRegion::allocate(*rig.device, size, vfio::DmaAccess::DeviceRead)),
-          in(vfio::DmaRegion::allocate(*rig.device, size, vfio::DmaAccess::DeviceWrite)) {
+    RoundTripBuffers(sim::SimDevice& device, uint64_t size, unsigned step, unsigned first,
+                     std::optional<uint8_t> poison = std::nullopt)
+        : out(vfio::DmaRegion::allocate(device, size, vfio::DmaAccess::DeviceRead)),
+          in(vfio::DmaRegion::allocate(device, size, vfio::DmaAccess::DeviceWrite)) {
         EXPECT_TRUE(out.ok() && in.ok());
         for (uint64_t i = 0; out.ok() && i < size; ++i)
             out->data()[i] = static_cast<uint8_t>(i * step + first);
+        if (poison && in.ok())
+            std::memset(in->data(), *poison, size);
     }
     pdt::Result<vfio::DmaRegion> out, in;
 };
@@ -100,7 +106,7 @@ TEST(CardDmaSim, RunsTheModesItIsGiven) {
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     EXPECT_EQ(dma->h2c().options().mode, xdma::RunMode::StopList);
     EXPECT_EQ(dma->c2h().options().completion, xdma::CompletionMethod::CompletedCountRegister);
-    RoundTripBuffers host(rig, 0x4000, 7, 1);
+    RoundTripBuffers host(*rig.device, 0x4000, 7, 1);
     ASSERT_TRUE(host.out.ok() && host.in.ok());
     auto& out = host.out;
     auto& in = host.in;
@@ -125,7 +131,7 @@ TEST(CardDmaSim, InterruptCompletionWaitsOnTheMsis) {
     auto dma = stream_tools::XdmaCardDma::open(*rig.device, options);
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     ASSERT_EQ(dma->h2c().options().completion, xdma::CompletionMethod::Interrupt);
-    RoundTripBuffers host(rig, 0x40000, 13, 5);
+    RoundTripBuffers host(*rig.device, 0x40000, 13, 5);
     ASSERT_TRUE(host.out.ok() && host.in.ok());
     auto& out = host.out;
     auto& in = host.in;
@@ -150,9 +156,7 @@ TEST(CardDmaSim, InterruptCompletionWaitsOnTheMsis) {
 TEST(CardDmaSim, InterruptCompletionOnAnIpWithoutInterruptsIsRefused) {
     sim::XdmaConfig config = memory();
     config.interrupts = false;
-    stream_tools::XdmaCardDma::Options options;
-    options.modes.completion = xdma::CompletionRequest::Interrupt;
-    const pdt::Error error = refusal(config, options);
+    const pdt::Error error = refusal(config, {.completion = xdma::CompletionRequest::Interrupt});
     EXPECT_NE(error.message().find("completion interrupt: the IRQ block's Channel Interrupt Enable Mask reads back 0, "
                                    "the XDMA IP's interrupts are not usable"),
               std::string::npos)
@@ -162,9 +166,7 @@ TEST(CardDmaSim, InterruptCompletionOnAnIpWithoutInterruptsIsRefused) {
 TEST(CardDmaSim, ACreditsRequestOnAnIpWithoutCreditsIsRefused) {
     sim::XdmaConfig config = memory();
     config.descriptor_credits = false;
-    stream_tools::XdmaCardDma::Options options;
-    options.modes.mode = xdma::EngineModeRequest::Credits;
-    const pdt::Error error = refusal(config, options);
+    const pdt::Error error = refusal(config, {.mode = xdma::EngineModeRequest::Credits});
     EXPECT_EQ(error.code, EINVAL);
     EXPECT_TRUE(error.usage);
     EXPECT_NE(error.hint.find("engine mode credits: the IP has no descriptor credits"), std::string::npos)
@@ -294,17 +296,14 @@ TEST(QdmaCardDmaSim, ChunksPastTheRingAndOddLengthsRoundTrip) {
     EXPECT_EQ((*dma)->channels(), "H2C queue 0 C2H queue 0");
     EXPECT_EQ((*dma)->descriptors_for(streams::Direction::H2C, 0x30001), 49u);
     const uint64_t size = 0x40000;
-    auto out = vfio::DmaRegion::allocate(*card.device, size, vfio::DmaAccess::DeviceRead);
-    auto in = vfio::DmaRegion::allocate(*card.device, size, vfio::DmaAccess::DeviceWrite);
-    ASSERT_TRUE(out.ok() && in.ok());
-    for (uint64_t i = 0; i < size; ++i)
-        out->data()[i] = static_cast<uint8_t>(i * 7 + 3);
-    std::memset(in->data(), 0xA5, size);
+    RoundTripBuffers host(*card.device, size, 7, 3, 0xA5);  // the destination poisoned
+    ASSERT_TRUE(host.out.ok() && host.in.ok());
     const std::vector<stream_tools::Chunk> chunks{{0x3, 0x1001, 0x30001}, {0x30010, 0x40000, 0x7}};
-    ASSERT_TRUE((*dma)->round_trip(*out, *in, chunks).ok());
+    ASSERT_TRUE((*dma)->round_trip(*host.out, *host.in, chunks).ok());
     for (const stream_tools::Chunk& c : chunks)
-        EXPECT_EQ(std::memcmp(in->data() + c.host_offset, out->data() + c.host_offset, c.length), 0) << c.card_address;
-    EXPECT_EQ(in->data()[0x2], 0xA5);  // outside every chunk: untouched
+        EXPECT_EQ(std::memcmp(host.in->data() + c.host_offset, host.out->data() + c.host_offset, c.length), 0)
+            << c.card_address;
+    EXPECT_EQ(host.in->data()[0x2], 0xA5);  // outside every chunk: untouched
     EXPECT_TRUE((*dma)->stop().ok());
 }
 
@@ -317,16 +316,12 @@ TEST(QdmaCardDmaSim, InterruptCompletionWaitsOnTheRing) {
     auto dma = stream_tools::QdmaCardDma::open(*card.device, options);
     ASSERT_TRUE(dma.ok()) << dma.error().message();
     const uint64_t size = 0x80000;
-    auto out = vfio::DmaRegion::allocate(*card.device, size, vfio::DmaAccess::DeviceRead);
-    auto in = vfio::DmaRegion::allocate(*card.device, size, vfio::DmaAccess::DeviceWrite);
-    ASSERT_TRUE(out.ok() && in.ok());
-    for (uint64_t i = 0; i < size; ++i)
-        out->data()[i] = static_cast<uint8_t>(i * 13 + 1);
-    std::memset(in->data(), 0xA5, size);
+    RoundTripBuffers host(*card.device, size, 13, 1, 0xA5);  // the destination poisoned
+    ASSERT_TRUE(host.out.ok() && host.in.ok());
     std::vector<stream_tools::Chunk> chunks;
     for (uint64_t at = 0; at < size; at += 0x10000)
         chunks.push_back({at, at, 0x10000});
-    ASSERT_TRUE((*dma)->round_trip(*out, *in, chunks).ok());
-    EXPECT_EQ(std::memcmp(in->data(), out->data(), size), 0);
+    ASSERT_TRUE((*dma)->round_trip(*host.out, *host.in, chunks).ok());
+    EXPECT_EQ(std::memcmp(host.in->data(), host.out->data(), size), 0);
     EXPECT_GT((*dma)->interrupts(), 0u);
 }

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <regex>
 #include <set>
 #include <string>
@@ -99,6 +100,28 @@ struct Cell {
     test_support::Outcome outcome;
 };
 
+// Runs every cell, two processes at a time, each tool with its cell's fault injected
+// (PDT_SIM_FAULT) and the arguments `args_of` gives it; the outcome goes into the cell.
+void run_cells(std::vector<Cell>& runs, const std::function<std::vector<std::string>(const Cell&)>& args_of) {
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < runs.size();) {
+            Cell& r = runs[i];
+            const Tool& tool = *std::find_if(std::begin(kTools), std::end(kTools), [&](const Tool& t) { return r.tool == t.name; });
+            test_support::RunOptions options;
+            options.environment = {"PDT_SIM_FAULT=" + r.fault};
+            options.timeout = 90s;
+            options.stdin_from_null = true;
+            r.outcome = test_support::run_process(tool.path, args_of(r), options);
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2; ++i)
+        threads.emplace_back(worker);
+    for (auto& t : threads)
+        t.join();
+}
+
 std::string judge(const Cell& r) {
     const std::string& out = r.outcome.output;
     const bool pass = test_support::contains(out, "Overall PASS\n");
@@ -133,23 +156,7 @@ TEST(FaultMatrix, EveryFaultOnEveryDmaTool) {
             runs.push_back(Cell{tool.name, table[f].fault, design, table[f], {}});
         }
     }
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-        for (size_t i; (i = next.fetch_add(1)) < runs.size();) {
-            Cell& r = runs[i];
-            const Tool& tool = *std::find_if(std::begin(kTools), std::end(kTools), [&](const Tool& t) { return r.tool == t.name; });
-            test_support::RunOptions options;
-            options.environment = {std::string("PDT_SIM_FAULT=") + r.fault};
-            options.timeout = 90s;
-            options.stdin_from_null = true;
-            r.outcome = test_support::run_process(tool.path, args(r.tool, r.design), options);
-        }
-    };
-    std::vector<std::thread> threads;
-    for (int i = 0; i < 2; ++i)
-        threads.emplace_back(worker);
-    for (auto& t : threads)
-        t.join();
+    run_cells(runs, [](const Cell& r) { return args(r.tool, r.design); });
     for (const Cell& r : runs) {
         const std::string problem = judge(r);
         EXPECT_EQ(problem, "") << r.tool << " on " << r.design << " with PDT_SIM_FAULT=" << r.fault << "\n" << r.outcome.output;
@@ -205,23 +212,7 @@ TEST(FaultMatrix, EveryQdmaFaultOnTheToolsOfQdmaDesigns) {
             runs.push_back(Cell{row.tool, name, row.memory ? "memory" : "stream", e, {}});
         }
     ASSERT_EQ(runs.size(), rows.size() * 3) << "a QDMA fault kind without its row";
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-        for (size_t i; (i = next.fetch_add(1)) < runs.size();) {
-            Cell& r = runs[i];
-            const Tool& tool = *std::find_if(std::begin(kTools), std::end(kTools), [&](const Tool& t) { return r.tool == t.name; });
-            test_support::RunOptions options;
-            options.environment = {"PDT_SIM_FAULT=" + r.fault};
-            options.timeout = 90s;
-            options.stdin_from_null = true;
-            r.outcome = test_support::run_process(tool.path, qdma_args(r.tool, r.design == "memory"), options);
-        }
-    };
-    std::vector<std::thread> threads;
-    for (int i = 0; i < 2; ++i)
-        threads.emplace_back(worker);
-    for (auto& t : threads)
-        t.join();
+    run_cells(runs, [](const Cell& r) { return qdma_args(r.tool, r.design == "memory"); });
     for (const Cell& r : runs)
         EXPECT_EQ(judge(r), "") << r.tool << " on the QDMA " << r.design << " design with PDT_SIM_FAULT=" << r.fault
                                 << "\n" << r.outcome.output;

@@ -2,37 +2,26 @@
 #include <gtest/gtest.h>
 
 #include <sched.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 
 #include "stream_tools/numa_placement.hpp"
+#include "temp_tree.hpp"
 
 namespace {
-
-namespace fs = std::filesystem;
 
 class NumaPlacement : public ::testing::Test {
 protected:
     void SetUp() override {
-        root = fs::temp_directory_path() / ("pdt_numa_plan_" + std::to_string(::getpid()));
-        fs::create_directories(root / "devices/system/node/node0");
-        fs::create_directories(root / "devices/system/node/node1");
-        write("devices/system/node/node0/cpulist", "0-7\n");
-        write("devices/system/node/node1/cpulist", "8-15\n");
+        sysfs.write("devices/system/node/node0/cpulist", "0-7\n");
+        sysfs.write("devices/system/node/node1/cpulist", "8-15\n");
     }
-    void TearDown() override { fs::remove_all(root); }
-    void write(const std::string& rel, const std::string& text) { std::ofstream(root / rel) << text; }
     vfio::PciAddress device(const std::string& bdf, const std::string& node) {
-        fs::create_directories(root / "bus/pci/devices" / bdf);
-        write("bus/pci/devices/" + bdf + "/numa_node", node + "\n");
+        sysfs.write("bus/pci/devices/" + bdf + "/numa_node", node + "\n");
         return *vfio::PciAddress::parse(bdf);
     }
     stream_tools::NumaPlan plan(const std::vector<vfio::PciAddress>& devices) {
-        return stream_tools::plan_numa_placement(devices, root.string());
+        return stream_tools::plan_numa_placement(devices, sysfs.root());
     }
-    fs::path root;
+    TempTree sysfs;
 };
 
 TEST_F(NumaPlacement, OneNodeGivesItsCpusAndSaysSo) {

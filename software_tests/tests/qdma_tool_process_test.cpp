@@ -74,22 +74,23 @@ TEST(QdmaTools, BadQdmaOptionsAreUsageErrors) {
                                   {{{"--qdma_ring_entries", "0x10001"}, "qdma_ring_entries"}});
 }
 
-TEST(QdmaTools, ADescriptorErrorFailsNamingTheQueue) {
+// test_dma_bridge's memory test `enabled_test` on the MM queues with `fault` injected (PDT_SIM_FAULT).
+Outcome memory_test_with_fault(const std::string& enabled_test, const std::string& fault) {
     test_support::RunOptions options;
-    options.environment.push_back("PDT_SIM_FAULT=qdma_descriptor_error@C2H0");
-    const Outcome r = test_support::run_process(TEST_DMA_BRIDGE_TOOL, with(kMemory, {"--enabled_tests",
-                                                                                     "memory_fixed_buffers"}), options);
-    expect_fail(r, "C2H failure : complete descriptors on 0000:15:00.0 QDMA function 0 C2H MM queue 0: Input/output "
-                   "error (the status descriptor reports err 2 (descriptor fetch error)");
+    options.environment.push_back("PDT_SIM_FAULT=" + fault);
+    return test_support::run_process(TEST_DMA_BRIDGE_TOOL, with(kMemory, {"--enabled_tests", enabled_test}), options);
+}
+
+TEST(QdmaTools, ADescriptorErrorFailsNamingTheQueue) {
+    expect_fail(memory_test_with_fault("memory_fixed_buffers", "qdma_descriptor_error@C2H0"),
+                "C2H failure : complete descriptors on 0000:15:00.0 QDMA function 0 C2H MM queue 0: Input/output "
+                "error (the status descriptor reports err 2 (descriptor fetch error)");
 }
 
 TEST(QdmaTools, AStalledQueueTimesOutWithItsState) {
-    test_support::RunOptions options;
-    options.environment.push_back("PDT_SIM_FAULT=qdma_queue_stall");
-    const Outcome r = test_support::run_process(TEST_DMA_BRIDGE_TOOL, with(kMemory, {"--enabled_tests",
-                                                                                     "memory_addressing"}), options);
-    expect_fail(r, "H2C failure : memory-mapped DMA 0000:15:00.0 QDMA function 0 H2C MM queue 0: Connection timed out "
-                   "(no descriptor completed within the transfer timeout of 1000 ms: pidx ");
+    expect_fail(memory_test_with_fault("memory_addressing", "qdma_queue_stall"),
+                "H2C failure : memory-mapped DMA 0000:15:00.0 QDMA function 0 H2C MM queue 0: Connection timed out "
+                "(no descriptor completed within the transfer timeout of 1000 ms: pidx ");
 }
 
 TEST(QdmaTools, XdmaEngineModesAreRefused) {

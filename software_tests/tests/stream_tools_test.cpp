@@ -261,17 +261,22 @@ struct FakeWatcher : stream_tools::LoadWatcher {
     bool busy_at_stop = true;
 };
 
-TEST(ParallelStreams, WatcherLinesPrintBeforeTheTotals) {
+// The fake devices and a quick run's options that watch the link with the fake watcher.
+struct WatchedDevices {
+    WatchedDevices() { options.watcher = &watcher; }
     Devices d;
-    FakeWatcher watcher(d);
+    FakeWatcher watcher{d};
     StreamRunOptions options = quick();
-    options.watcher = &watcher;
+};
+
+TEST(ParallelStreams, WatcherLinesPrintBeforeTheTotals) {
+    WatchedDevices w;
     int code = -1;
-    const std::string out = parallel(d.all(), {}, options, code);
+    const std::string out = parallel(w.d.all(), {}, w.options, code);
     EXPECT_EQ(code, 0) << out;
-    EXPECT_EQ(watcher.starts, 1);
-    EXPECT_EQ(watcher.stops, 1);
-    EXPECT_FALSE(watcher.busy_at_stop) << "stopped once every channel has drained";
+    EXPECT_EQ(w.watcher.starts, 1);
+    EXPECT_EQ(w.watcher.stops, 1);
+    EXPECT_FALSE(w.watcher.busy_at_stop) << "stopped once every channel has drained";
     EXPECT_TRUE(contains(out, "link under load: 0000:15:00.0 5 GT/s x4 in 5 samples\n"
                               "link under load: 0000:2d:00.0 8 GT/s x8 in 5 samples\n"
                               "Overall test statistics:\n"))
@@ -280,14 +285,11 @@ TEST(ParallelStreams, WatcherLinesPrintBeforeTheTotals) {
 }
 
 TEST(IndependentStreams, WatcherLinesPrintBeforeTheTotals) {
-    Devices d;
-    FakeWatcher watcher(d);
-    StreamRunOptions options = quick();
-    options.watcher = &watcher;
+    WatchedDevices w;
     int code = -1;
-    const std::string out = independent(d.all(), {}, {}, options, code);
+    const std::string out = independent(w.d.all(), {}, {}, w.options, code);
     EXPECT_EQ(code, 0) << out;
-    EXPECT_EQ(watcher.stops, 1);
+    EXPECT_EQ(w.watcher.stops, 1);
     EXPECT_TRUE(contains(out, "link under load: 0000:2d:00.0 8 GT/s x8 in 5 samples\nOverall test statistics:\n"))
         << out;
 }

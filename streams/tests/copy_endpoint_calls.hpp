@@ -16,6 +16,13 @@ namespace copy_endpoint_test {
 using streams::Direction;
 using streams::HostMemory;
 
+// The endpoint an adapter's open_copy_endpoint made, or nullptr when it failed (the error fails
+// the test).
+inline std::unique_ptr<streams::CopyEndpoint> opened(pdt::Result<std::unique_ptr<streams::CopyEndpoint>> endpoint) {
+    EXPECT_TRUE(endpoint.ok()) << endpoint.error().message();
+    return endpoint.ok() ? std::move(endpoint).value() : nullptr;
+}
+
 inline std::unique_ptr<streams::HostBuffer> buffer(streams::CopyEndpoint& e, uint64_t bytes,
                                                    HostMemory memory = HostMemory::Registered) {
     auto b = e.allocate(bytes, memory);

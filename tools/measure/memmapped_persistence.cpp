@@ -6,13 +6,12 @@
 // before any access. Exit status: 0 the content was kept, 1 it was not (or a device failed or
 // the region was refused), 2 usage error.
 #include <cstdio>
-#include <iostream>
 
+#include "bar_tool_usage.hpp"
 #include "base/numbers.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
 #include "memmapped_persistence_run.hpp"
-#include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
 
@@ -53,11 +52,8 @@ std::optional<std::string> parse_request(const Options& o, memmapped_persistence
     auto size = o.size.rfind("0x", 0) == 0 ? pdt::parse_number("size", o.size, 0, UINT64_MAX) : pdt::parse_size(o.size);
     auto width = pdt::parse_number("width", o.width, 1, 8);
     auto key = pdt::parse_number("key", o.key, 0, UINT64_MAX);
-    for (const pdt::Error* e : {bar.ok() ? nullptr : &bar.error(), offset.ok() ? nullptr : &offset.error(),
-                                 size.ok() ? nullptr : &size.error(), width.ok() ? nullptr : &width.error(),
-                                 key.ok() ? nullptr : &key.error()})
-        if (e)
-            return e->message();
+    if (auto error = bar_tool_usage::first_error(bar, offset, size, width, key))
+        return error;
     if (*size > (256ull << 20))
         return "--size " + o.size + ": at most 256 MiB";
     q.region = {static_cast<unsigned>(*bar), *offset, *size, static_cast<unsigned>(*width)};
@@ -79,13 +75,8 @@ int main(int argc, char** argv) {
         return *status;
     memmapped_persistence::Request request;
     request.argv.assign(argv, argv + argc);
-    std::string usage;
-    auto locations = tool_support::parse_locations(o.devices, "--device", usage);
-    auto registry = designs::Registry::load(o.design_files);
-    auto request_error = parse_request(o, request);
-    if (request_error || !locations || !registry) {
-        std::cerr << "Error: " << (request_error ? *request_error : !locations ? usage : registry.error().message()) << "\n";
+    auto registry = bar_tool_usage::checked_registry(parse_request(o, request), o);
+    if (!registry)
         return 2;
-    }
     return memmapped_persistence::run(*registry, request);
 }

@@ -5,14 +5,13 @@
 // the figures are the model's cost, not a device's. Exit status: 0 timed, 1 a device failed or
 // the access was refused, 2 usage error.
 #include <cstdio>
-#include <iostream>
 
+#include "bar_tool_usage.hpp"
 #include "base/numbers.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
 #include "measure/mmio_timing.hpp"
 #include "time_memmapped_run.hpp"
-#include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
 
@@ -44,10 +43,8 @@ std::optional<std::string> parse_request(const Options& o, unsigned& bar, measur
     auto offset = pdt::parse_number("offset", o.offset, 0, UINT64_MAX);
     auto count = pdt::parse_number("count", o.count, 1, 10000000);
     auto widths = pdt::parse_size_list(o.widths);
-    for (const pdt::Error* e : {b.ok() ? nullptr : &b.error(), offset.ok() ? nullptr : &offset.error(),
-                                 count.ok() ? nullptr : &count.error(), widths.ok() ? nullptr : &widths.error()})
-        if (e)
-            return e->message();
+    if (auto error = bar_tool_usage::first_error(b, offset, count, widths))
+        return error;
     bar = static_cast<unsigned>(*b);
     request = {*offset, {}, static_cast<unsigned>(*count), o.write};
     for (uint64_t w : *widths)
@@ -63,15 +60,11 @@ int main(int argc, char** argv) {
     if (auto status = parse_options(argc, argv, o))
         return *status;
     time_memmapped::Selection selection{o.sim_designs, o.devices, 0, {}, o.json};
-    std::string usage;
-    auto locations = tool_support::parse_locations(o.devices, "--device", usage);
-    auto registry = designs::Registry::load(o.design_files);
     auto request_error = parse_request(o, selection.bar, selection.request);
     if (!request_error && o.sim_designs.empty() && o.devices.empty())
         request_error = "name the device: --device BDF (any vfio-pci device) or --sim_design NAME";
-    if (request_error || !locations || !registry) {
-        std::cerr << "Error: " << (request_error ? *request_error : !locations ? usage : registry.error().message()) << "\n";
+    auto registry = bar_tool_usage::checked_registry(request_error, o);
+    if (!registry)
         return 2;
-    }
     return time_memmapped::run(*registry, selection);
 }

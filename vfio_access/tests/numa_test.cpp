@@ -3,14 +3,10 @@
 
 #include <sched.h>
 
-#include <filesystem>
-#include <fstream>
-
+#include "temp_tree.hpp"
 #include "vfio_access/numa.hpp"
 
 namespace {
-
-namespace fs = std::filesystem;
 
 TEST(CpuList, RangesAndSinglesAndWhitespace) {
     auto cpus = vfio::parse_cpu_list("0-3,8,10-11\n");
@@ -34,20 +30,17 @@ TEST(CpuList, MalformedListsAreErrorsNamingTheText) {
 class NumaSysfs : public ::testing::Test {
 protected:
     void SetUp() override {
-        root = fs::temp_directory_path() / ("pdt_numa_" + std::to_string(::getpid()));
-        fs::create_directories(root / "bus/pci/devices/0000:19:00.0");
-        fs::create_directories(root / "devices/system/node/node1");
+        sysfs.mkdir("bus/pci/devices/0000:19:00.0");
         write("devices/system/node/node1/cpulist", "16-19,24\n");
     }
-    void TearDown() override { fs::remove_all(root); }
-    void write(const std::string& rel, const std::string& text) { std::ofstream(root / rel) << text; }
+    void write(const std::string& rel, const std::string& text) { sysfs.write(rel, text); }
     vfio::PciAddress address() { return *vfio::PciAddress::parse("0000:19:00.0"); }
-    fs::path root;
+    TempTree sysfs;
 };
 
 TEST_F(NumaSysfs, TheDevicesNodeAndItsCpus) {
     write("bus/pci/devices/0000:19:00.0/numa_node", "1\n");
-    auto node = vfio::device_numa_node(root.string(), address());
+    auto node = vfio::device_numa_node(sysfs.root(), address());
     ASSERT_TRUE(node.ok()) << node.error().message();
     EXPECT_EQ(node->node, 1);
     EXPECT_EQ(node->cpu_list, "16-19,24");
@@ -56,23 +49,23 @@ TEST_F(NumaSysfs, TheDevicesNodeAndItsCpus) {
 
 TEST_F(NumaSysfs, MinusOneIsNoNode) {
     write("bus/pci/devices/0000:19:00.0/numa_node", "-1\n");
-    auto node = vfio::device_numa_node(root.string(), address());
+    auto node = vfio::device_numa_node(sysfs.root(), address());
     ASSERT_TRUE(node.ok()) << node.error().message();
     EXPECT_EQ(node->node, -1);
     EXPECT_TRUE(node->cpus.empty());
 }
 
 TEST_F(NumaSysfs, MissingEntriesAndGarbageAreErrorsNamingThePath) {
-    auto missing = vfio::device_numa_node(root.string(), *vfio::PciAddress::parse("0000:01:00.0"));
+    auto missing = vfio::device_numa_node(sysfs.root(), *vfio::PciAddress::parse("0000:01:00.0"));
     ASSERT_FALSE(missing.ok());
     EXPECT_EQ(missing.error().code, ENOENT);
     EXPECT_NE(missing.error().message().find("0000:01:00.0/numa_node"), std::string::npos) << missing.error().message();
     write("bus/pci/devices/0000:19:00.0/numa_node", "x\n");
-    auto garbage = vfio::device_numa_node(root.string(), address());
+    auto garbage = vfio::device_numa_node(sysfs.root(), address());
     ASSERT_FALSE(garbage.ok());
     EXPECT_NE(garbage.error().message().find("is not a node number"), std::string::npos) << garbage.error().message();
     write("bus/pci/devices/0000:19:00.0/numa_node", "2\n");  // node2 has no cpulist
-    auto no_list = vfio::device_numa_node(root.string(), address());
+    auto no_list = vfio::device_numa_node(sysfs.root(), address());
     ASSERT_FALSE(no_list.ok());
     EXPECT_NE(no_list.error().message().find("node2/cpulist"), std::string::npos) << no_list.error().message();
 }

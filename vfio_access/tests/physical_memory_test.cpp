@@ -11,6 +11,7 @@
 
 #include "../src/kernel_internal.hpp"
 #include "temp_tree.hpp"
+#include "test_support/failed_with.hpp"
 #include "vfio_access/device.hpp"
 #include "vfio_access/physical_memory.hpp"
 
@@ -18,6 +19,8 @@
 namespace physical_memory_test {
 
 namespace {
+
+using test_support::failed_with;
 
 constexpr uint64_t kPresent = 1ull << 63;
 constexpr uint64_t kPage = 16 * 1024;  // the fake huge page
@@ -60,10 +63,7 @@ TEST(Pagemap, ZeroFrameNumbersNeedCapSysAdmin) {
     const std::string pagemap = tree.path("pagemap");
     write_entry(pagemap, 0x200000, kPresent);  // what an unprivileged reader sees
     auto phys = vfio::read_physical_addresses(pagemap, 0x200000, 0x200000, 1);
-    ASSERT_FALSE(phys.ok());
-    EXPECT_EQ(phys.error().code, EPERM);
-    EXPECT_TRUE(contains(phys.error().message(), "frame number 0: reading frame numbers needs CAP_SYS_ADMIN"))
-        << phys.error().message();
+    EXPECT_TRUE(failed_with(phys, EPERM, "frame number 0: reading frame numbers needs CAP_SYS_ADMIN"));
 }
 
 TEST(Pagemap, PageNotPresentSwappedOrFileShort) {
@@ -72,9 +72,7 @@ TEST(Pagemap, PageNotPresentSwappedOrFileShort) {
     write_entry(pagemap, 0x200000, 0x8000);                    // not present
     write_entry(pagemap, 0x400000, kPresent | (1ull << 62));   // swapped
     auto absent = vfio::read_physical_addresses(pagemap, 0x200000, 0x200000, 1);
-    ASSERT_FALSE(absent.ok());
-    EXPECT_EQ(absent.error().code, EFAULT);
-    EXPECT_TRUE(contains(absent.error().message(), "not present: DMA buffers must be populated and locked"));
+    EXPECT_TRUE(failed_with(absent, EFAULT, "not present: DMA buffers must be populated and locked"));
     auto swapped = vfio::read_physical_addresses(pagemap, 0x400000, 0x200000, 1);
     ASSERT_FALSE(swapped.ok());
     EXPECT_TRUE(contains(swapped.error().message(), "swapped out"));
@@ -115,10 +113,7 @@ TEST(RunAllocator, BestFitInsideOneRunAndJoinsOnFree) {
     ASSERT_TRUE(b.ok());
     EXPECT_EQ(b->phys, 0x100000u);
     auto too_big = allocator.allocate(0x9000, 64);
-    ASSERT_FALSE(too_big.ok());
-    EXPECT_EQ(too_big.error().code, ENOMEM);
-    EXPECT_TRUE(contains(too_big.error().message(), "largest free physically contiguous run is 32768 bytes"))
-        << too_big.error().message();
+    EXPECT_TRUE(failed_with(too_big, ENOMEM, "largest free physically contiguous run is 32768 bytes"));
     allocator.free(*b);
     allocator.free(*a);
     ASSERT_EQ(allocator.free_runs().size(), 2u);
@@ -138,10 +133,7 @@ TEST(RunAllocator, BufferAboveTheDmaMaskIsAnErrorNeverTruncated) {
     vfio::RunAllocator allocator;
     allocator.add(run(0x10000000, 0x10000000, 0x200000));  // at 256 MiB: above edu's 28 bits
     auto above = allocator.allocate(4096, 28);
-    ASSERT_FALSE(above.ok());
-    EXPECT_EQ(above.error().code, ERANGE);
-    EXPECT_TRUE(contains(above.error().message(), "above the device's DMA mask (28 bits, up to 0xfffffff)"))
-        << above.error().message();
+    EXPECT_TRUE(failed_with(above, ERANGE, "above the device's DMA mask (28 bits, up to 0xfffffff)"));
     allocator.add(run(0x20000000, 0xffff000, 0x2000));  // straddles the mask: one page fits below
     auto below = allocator.allocate(4096, 28);
     ASSERT_TRUE(below.ok()) << below.error().message();
@@ -168,9 +160,7 @@ TEST(HugetlbfsMounts, NoneMountedNamesTheMountCommand) {
     TempTree tree;
     tree.write("mounts", "proc /proc proc rw 0 0\n");
     auto mounts = vfio::hugetlbfs_mounts(tree.path("mounts"), 2u << 20);
-    ASSERT_FALSE(mounts.ok());
-    EXPECT_EQ(mounts.error().code, ENOENT);
-    EXPECT_TRUE(contains(mounts.error().message(), "no hugetlbfs is mounted"));
+    ASSERT_TRUE(failed_with(mounts, ENOENT, "no hugetlbfs is mounted"));
     EXPECT_TRUE(contains(mounts.error().message(), "mount -t hugetlbfs nodev /dev/hugepages"));
 }
 
@@ -196,6 +186,15 @@ struct FakeHuge {
             for (uint64_t at = 0; at < bytes; at += kPage)
                 write_entry(tree.path("pagemap"), virt + at, frame(next_page++));
         };
+    }
+    // One allocation from a pool opened on this fake (it must open), for the tests of a refusal:
+    // the pool is closed on return, so only an error is worth reading.
+    pdt::Result<vfio::PhysicalRun> allocation(uint64_t size, unsigned dma_mask_bits) {
+        auto pool = vfio::PhysicalPool::create(options);
+        EXPECT_TRUE(pool.ok()) << pool.error().message();
+        if (!pool.ok())
+            return pool.error();
+        return (*pool)->allocate(size, dma_mask_bits);
     }
 };
 
@@ -228,47 +227,30 @@ TEST(PhysicalPool, BuffersComeFromContiguousRunsWithTheirPhysicalAddresses) {
 TEST(PhysicalPool, PagesNotContiguousForABigBufferNameOneGibPages) {
     FakeHuge fake;
     fake.frame = [](uint64_t page) { return kPresent | (0x1000 + page * 64); };  // 256 KiB apart
-    auto pool = vfio::PhysicalPool::create(fake.options);
-    ASSERT_TRUE(pool.ok());
-    auto big = (*pool)->allocate(32768, 64);
-    ASSERT_FALSE(big.ok());
-    EXPECT_EQ(big.error().code, ENOMEM);
-    EXPECT_TRUE(contains(big.error().message(), "one physically contiguous run")) << big.error().message();
+    auto big = fake.allocation(32768, 64);
+    ASSERT_TRUE(failed_with(big, ENOMEM, "one physically contiguous run"));
     EXPECT_TRUE(contains(big.error().message(), "hugepagesz=1G"));
 }
 
 TEST(PhysicalPool, ZeroFrameNumbersAreRefusedNamingCapSysAdmin) {
     FakeHuge fake;
     fake.frame = [](uint64_t) { return kPresent; };
-    auto pool = vfio::PhysicalPool::create(fake.options);
-    ASSERT_TRUE(pool.ok());
-    auto a = (*pool)->allocate(4096, 64);
-    ASSERT_FALSE(a.ok());
-    EXPECT_EQ(a.error().code, EPERM);
-    EXPECT_TRUE(contains(a.error().message(), "CAP_SYS_ADMIN")) << a.error().message();
+    auto a = fake.allocation(4096, 64);
+    ASSERT_TRUE(failed_with(a, EPERM, "CAP_SYS_ADMIN"));
 }
 
 TEST(PhysicalPool, NoFreeHugePagesNamesNrHugepages) {
     FakeHuge fake(0);
-    auto pool = vfio::PhysicalPool::create(fake.options);
-    ASSERT_TRUE(pool.ok());
-    auto a = (*pool)->allocate(4096, 64);
-    ASSERT_FALSE(a.ok());
-    EXPECT_EQ(a.error().code, ENOMEM);
-    EXPECT_TRUE(contains(a.error().message(), "no free huge pages: 1 page(s) of 16 kB needed, 0 free"))
-        << a.error().message();
+    auto a = fake.allocation(4096, 64);
+    ASSERT_TRUE(failed_with(a, ENOMEM, "no free huge pages: 1 page(s) of 16 kB needed, 0 free"));
     EXPECT_TRUE(contains(a.error().message(), "hugepages-16kB/nr_hugepages"));
 }
 
 TEST(PhysicalPool, PagesAboveTheMaskAreAnError) {
     FakeHuge fake;
     fake.frame = [](uint64_t page) { return kPresent | (0x10000 + page * 4); };  // from 256 MiB
-    auto pool = vfio::PhysicalPool::create(fake.options);
-    ASSERT_TRUE(pool.ok());
-    auto a = (*pool)->allocate(4096, 28);
-    ASSERT_FALSE(a.ok());
-    EXPECT_EQ(a.error().code, ERANGE);
-    EXPECT_TRUE(contains(a.error().message(), "DMA mask (28 bits")) << a.error().message();
+    auto a = fake.allocation(4096, 28);
+    ASSERT_TRUE(failed_with(a, ERANGE, "DMA mask (28 bits"));
 }
 
 // The kernel may hand out a huge page above the mask first: the pool keeps it unused and takes
@@ -366,9 +348,7 @@ TEST(MixedContainer, NoIommuAndIommuGroupsDoNotShareOne) {
                                                 noiommu_first ? VFIO_NOIOMMU_IOMMU : VFIO_TYPE1v2_IOMMU,
                                                 vfio::IovaAllocator());
         auto joined = container->set_iommu(!noiommu_first);
-        ASSERT_FALSE(joined.ok());
-        EXPECT_EQ(joined.error().code, EINVAL);
-        EXPECT_TRUE(contains(joined.error().message(), "cannot mix no-IOMMU and IOMMU groups in one container"));
+        ASSERT_TRUE(failed_with(joined, EINVAL, "cannot mix no-IOMMU and IOMMU groups in one container"));
         EXPECT_TRUE(contains(joined.error().message(), "run the no-IOMMU device on its own (--device <BDF>)"));
     }
 }

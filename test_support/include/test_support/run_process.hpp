@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 #include <vector>
 
@@ -38,6 +39,21 @@ struct Outcome {
     long peak_rss_kib = 0;  // the child's peak resident set (wait4)
     bool running_when_stopped = false;  // with stop_once: the child had not exited when it matched
 };
+
+// Whether `run` exited with `exit_code` and printed every one of `parts` (in output), for
+// EXPECT_TRUE: a failure names the exit status it had and each part missing, and shows the whole
+// output.
+inline testing::AssertionResult exited_printing(const Outcome& run, int exit_code,
+                                                const std::vector<std::string_view>& parts) {
+    testing::AssertionResult printed = contains_all(run.output, parts);
+    if (run.exit_code == exit_code)
+        return printed;
+    testing::AssertionResult failure = testing::AssertionFailure();
+    failure << "exit status " << run.exit_code << ", expected " << exit_code << "\n";
+    if (!printed)
+        return failure << printed.message();
+    return failure << "in:\n" << run.output;
+}
 
 enum class Stderr { with_stdout, separate, discard, inherit };
 

@@ -1,4 +1,4 @@
-#include "copy_endpoint_adapters.hpp"
+#include "adapter_glue.hpp"
 
 #include <cmath>
 
@@ -10,7 +10,7 @@
 
 namespace po = boost::program_options;
 
-namespace tool_support {
+namespace adapters {
 namespace {
 
 // What the edu endpoint copies through: the bus and device, or the simulated edu.
@@ -79,4 +79,4 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_edu(const EduEndpointCl
     return std::unique_ptr<streams::CopyEndpoint>(std::move(owner));
 }
 
-}  // namespace tool_support
+}  // namespace adapters

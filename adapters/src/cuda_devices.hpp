@@ -1,15 +1,15 @@
-// The GPUs of --cuda_device as stream devices: stream_devices_cuda.cpp in a build with the CUDA
-// adapter, stream_devices_no_cuda.cpp (which says it is missing) without.
+// The GPUs of --cuda_device as stream devices: cuda_devices.cpp in a build with the CUDA
+// adapter, cuda_devices_no_cuda.cpp (which says it is missing) without.
 #pragma once
 
 #include <memory>
 #include <vector>
 
-#include "tool_support/stream_devices.hpp"
+#include "adapters/stream_devices.hpp"
 
-namespace tool_support {
+namespace adapters {
 
 pdt::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_stream_devices(const CudaStreamCli& cli,
                                                                                            const StreamDeviceUse& use);
 
-}  // namespace tool_support
+}  // namespace adapters

@@ -2,7 +2,7 @@
 // and its options), opened as streams::CopyEndpoint in one call. The model (sim), the card memory
 // of an XDMA design (dma_bridge, real or --sim_design) or of a QDMA design (qdma), QEMU's edu (edu, real or simulated), a
 // GPU (cuda) and an ET-SoC-1 card (etsoc1). Add an adapter here: its options and one branch in
-// open(). The stream devices' registry is tool_support/stream_devices.hpp.
+// open(). The stream devices' registry is adapters/stream_devices.hpp.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -18,7 +18,7 @@
 #include "sim/model_copy_endpoint.hpp"
 #include "tool_support/open_designs.hpp"
 
-namespace tool_support {
+namespace adapters {
 
 // --endpoint xdma: the card memory of an XDMA design (real or --sim_design) through its
 // memory-mapped engines.
@@ -66,7 +66,7 @@ public:
     void set_transfer_timeout(std::chrono::milliseconds timeout) { m_transfer_timeout = timeout; }
     // The design open() opened for --endpoint xdma or qdma (its sensors are watched); valid while the
     // endpoint lives. Empty for the other endpoints.
-    const std::vector<DesignUnderTest>& designs_under_test() const { return m_designs; }
+    const std::vector<tool_support::DesignUnderTest>& designs_under_test() const { return m_designs; }
 
 private:
     boost::program_options::options_description m_options{"Endpoint options"};
@@ -84,7 +84,7 @@ private:
     // --endpoint etsoc1: one card of the runtime's (index) or the fake (named: --etsoc1_device
     // fake), which outlives the endpoint.
     cli::Etsoc1Selection m_etsoc1;
-    std::vector<DesignUnderTest> m_designs;
+    std::vector<tool_support::DesignUnderTest> m_designs;
     std::string m_etsoc1_memory;
     unsigned m_etsoc1_queues = 4;
     std::string m_etsoc1_window;  // --etsoc1_window (add_etsoc1_window_option)
@@ -92,4 +92,4 @@ private:
     std::shared_ptr<etsoc1::Card> m_etsoc1_card;
 };
 
-}  // namespace tool_support
+}  // namespace adapters

@@ -1,15 +1,15 @@
-#include "copy_endpoint_adapters.hpp"
+#include "adapter_glue.hpp"
 
 #include "etsoc1/endpoint.hpp"
 #include "etsoc1/fake_card.hpp"
 #include "etsoc1/runtime_card.hpp"
 
 #include "base/numbers.hpp"
-#include "tool_support/stream_devices.hpp"
+#include "adapters/stream_devices.hpp"
 
 namespace po = boost::program_options;
 
-namespace tool_support {
+namespace adapters {
 
 CopyEndpoints::CopyEndpoints() {
     sim::ModelCopyParameters& m = m_model;
@@ -130,4 +130,4 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> CopyEndpoints::open(const st
     return pdt::make_error("--endpoint", endpoint, EINVAL, "known endpoints: model, xdma, edu, cuda, etsoc1, qdma");
 }
 
-}  // namespace tool_support
+}  // namespace adapters

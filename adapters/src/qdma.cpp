@@ -1,6 +1,6 @@
 // --endpoint qdma: the card memory of a QDMA design (real or --sim_design) through its
 // memory-mapped queue pairs (qdma::open_copy_endpoint).
-#include "copy_endpoint_adapters.hpp"
+#include "adapter_glue.hpp"
 
 #include <algorithm>
 #include <iostream>
@@ -11,7 +11,7 @@
 
 namespace po = boost::program_options;
 
-namespace tool_support {
+namespace adapters {
 namespace {
 
 const identify::IdentifiedDesign* qdma_memory_design(const identify::Identification& found) {
@@ -33,19 +33,19 @@ void add_qdma_options(po::options_description& options, QdmaEndpointCli& cli) {
 }
 
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_qdma(const QdmaEndpointCli& cli, const XdmaEndpointCli& shared,
-                                                               std::vector<DesignUnderTest>& designs) {
+                                                               std::vector<tool_support::DesignUnderTest>& designs) {
     std::string usage;
-    auto locations = parse_locations(shared.devices, "--device", usage);
+    auto locations = tool_support::parse_locations(shared.devices, "--device", usage);
     if (!locations)
         return pdt::make_error("--device", "qdma endpoint", EINVAL, usage);
     const auto lock_timeout = PDT_TRY(cli::parse_lock_timeout(shared.lock_timeout));
     if (cli.queues == 0)
         return pdt::make_error("--qdma_queues 0", "qdma endpoint", EINVAL, "expected 1 or more");
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(shared.design_files)));
-    DesignSelection selection{shared.sim_designs, *locations, lock_timeout, false};
+    tool_support::DesignSelection selection{shared.sim_designs, *locations, lock_timeout, false};
     selection.no_iommu = shared.no_iommu;
-    OpenedDesigns opened = open_designs(*registry, selection, nullptr, std::cerr);
-    if (opened.status == kUsageError)
+    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, nullptr, std::cerr);
+    if (opened.status == tool_support::kUsageError)
         return pdt::make_error("open qdma endpoint", "--sim_design", EINVAL, "see the error above");
     const identify::IdentifiedDesign* design = qdma_memory_design(opened.found);
     if (design == nullptr)
@@ -66,12 +66,12 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_qdma(const QdmaEndpoint
     config.interrupts = cli.interrupts;
     config.interrupt_ring = config.function;  // one ring per PF
     vfio::Device& device = *design->device;
-    const DesignUnderTest under_test{&device, design->design, design->identity};
-    using Owned = std::pair<std::unique_ptr<designs::Registry>, OpenedDesigns>;
+    const tool_support::DesignUnderTest under_test{&device, design->design, design->identity};
+    using Owned = std::pair<std::unique_ptr<designs::Registry>, tool_support::OpenedDesigns>;
     auto owner = std::make_unique<OwningEndpoint<Owned>>(Owned{std::move(registry), std::move(opened)});
     owner->inner = PDT_TRY(qdma::open_copy_endpoint(device, config));
     designs = {under_test};
     return std::unique_ptr<streams::CopyEndpoint>(std::move(owner));
 }
 
-}  // namespace tool_support
+}  // namespace adapters

@@ -3,9 +3,9 @@
 #include <cinttypes>
 
 #include "cuda_stream/stream_device.hpp"
-#include "cuda_stream_devices.hpp"
+#include "cuda_devices.hpp"
 
-namespace tool_support {
+namespace adapters {
 namespace {
 
 // The bare cudaMemcpyAsync loop of the same sizes, before the verified run.
@@ -58,4 +58,4 @@ pdt::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_strea
     return devices;
 }
 
-}  // namespace tool_support
+}  // namespace adapters

@@ -1,7 +1,7 @@
 // The registry of stream devices: what a stream tool's command line names, opened as
 // streams::StreamDevice in one call. The designs of the bus (--sim_design designs, else the
-// kernel's VFIO devices: tool_support/xdma_stream_devices.hpp, and QDMA designs with stream
-// routes: tool_support/qdma_stream_devices.hpp), or instead the NVIDIA GPUs of
+// kernel's VFIO devices: adapters/xdma_stream_devices.hpp, and QDMA designs with stream
+// routes: adapters/qdma_stream_devices.hpp), or instead the NVIDIA GPUs of
 // --cuda_device (cuda_stream/stream_device.hpp) or the ET-SoC-1 cards of --etsoc1_device
 // (etsoc1/stream_device.hpp). The options that choose and shape these devices are defined
 // here once; the adapters take typed settings.
@@ -25,7 +25,7 @@
 #include "tool_support/open_designs.hpp"
 #include "tool_support/switch_routes.hpp"
 
-namespace tool_support {
+namespace adapters {
 
 // --cuda_device and the GPU options of the stream tools, as given.
 struct CudaStreamCli {
@@ -69,10 +69,10 @@ etsoc1::RuntimeOptions etsoc1_runtime_options(const cli::Etsoc1Selection& cli, s
 
 // What a stream tool's command line names.
 struct StreamDeviceRequest {
-    std::vector<std::string> design_files;   // --design_file
-    DesignSelection designs;                 // --sim_design, --lock_timeout, container options
-    std::vector<DeviceRouting> routing;      // --device_routing
-    xdma::ModeRequest modes;                 // --engine_mode, --completion
+    std::vector<std::string> design_files;             // --design_file
+    tool_support::DesignSelection designs;             // --sim_design, --lock_timeout, container options
+    std::vector<tool_support::DeviceRouting> routing;  // --device_routing
+    xdma::ModeRequest modes;                           // --engine_mode, --completion
     CudaStreamCli cuda;
     Etsoc1StreamCli etsoc1;
 };
@@ -96,7 +96,7 @@ struct OpenedStreamDevices {
     std::unique_ptr<vfio::DeviceBus> bus;         // the designs' bus: outlives the devices
     std::vector<std::unique_ptr<streams::StreamDevice>> devices;
     std::vector<vfio::Device*> kernel_devices;  // the XDMA designs' VFIO devices on the kernel bus
-    std::vector<DesignUnderTest> designs;       // the XDMA designs opened (their sensors are watched)
+    std::vector<tool_support::DesignUnderTest> designs;  // the XDMA designs opened (their sensors are watched)
 };
 
 // Opens what the request names: the GPUs, else the ET-SoC-1 cards, else the designs of the bus
@@ -107,4 +107,4 @@ struct OpenedStreamDevices {
 OpenedStreamDevices open_stream_devices(const StreamDeviceRequest& request, const StreamDeviceUse& use,
                                         std::ostream& errors);
 
-}  // namespace tool_support
+}  // namespace adapters

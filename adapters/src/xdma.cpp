@@ -1,4 +1,4 @@
-#include "copy_endpoint_adapters.hpp"
+#include "adapter_glue.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -9,15 +9,15 @@
 #include "owning_endpoint.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
-#include "tool_support/stream_devices.hpp"
-#include "tool_support/xdma_stream_devices.hpp"
+#include "adapters/stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 #ifdef PDT_HAVE_CUDA
 #include "cuda_stream/cuda_copy_endpoint.hpp"
 #endif
 
 namespace po = boost::program_options;
 
-namespace tool_support {
+namespace adapters {
 namespace {
 
 const identify::IdentifiedDesign* memory_design(const identify::Identification& found) {
@@ -35,7 +35,7 @@ std::string short_number(double value) {
 
 // --sim_rate_gbps and --sim_latency_us on the selection; EINVAL when they are out of range or
 // given without --sim_design (a real card's link is what it is).
-pdt::Result<void> set_sim_link(const XdmaEndpointCli& cli, DesignSelection& selection) {
+pdt::Result<void> set_sim_link(const XdmaEndpointCli& cli, tool_support::DesignSelection& selection) {
     if (cli.sim_rate_gbps == 0 && cli.sim_latency_us == 0)
         return {};
     if (cli.sim_designs.empty())
@@ -70,9 +70,9 @@ void add_xdma_options(po::options_description& options, XdmaEndpointCli& cli) {
 }
 
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpointCli& cli,
-                                                               std::vector<DesignUnderTest>& designs) {
+                                                               std::vector<tool_support::DesignUnderTest>& designs) {
     std::string usage;
-    auto locations = parse_locations(cli.devices, "--device", usage);
+    auto locations = tool_support::parse_locations(cli.devices, "--device", usage);
     if (!locations)
         return pdt::make_error("--device", "xdma endpoint", EINVAL, usage);
     const auto modes = PDT_TRY(dma_mode_request(cli.modes));
@@ -81,11 +81,11 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpoint
         return pdt::make_error("--xdma_queues 0", "xdma endpoint", EINVAL, "expected 1 or more");
     // The registry lives with the endpoint: the design of designs_under_test() points into it.
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(cli.design_files)));
-    DesignSelection selection{cli.sim_designs, *locations, lock_timeout, false};
+    tool_support::DesignSelection selection{cli.sim_designs, *locations, lock_timeout, false};
     selection.no_iommu = cli.no_iommu;
     PDT_CHECK(set_sim_link(cli, selection));
-    OpenedDesigns opened = open_designs(*registry, selection, nullptr, std::cerr);
-    if (opened.status == kUsageError)
+    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, nullptr, std::cerr);
+    if (opened.status == tool_support::kUsageError)
         return pdt::make_error("open xdma endpoint", "--sim_design", EINVAL, "see the error above");
     const identify::IdentifiedDesign* design = memory_design(opened.found);
     if (design == nullptr)
@@ -104,8 +104,8 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpoint
     config.ip = ip_options(*design);
     config.modes = modes;
     vfio::Device& device = *design->device;
-    const DesignUnderTest under_test{&device, design->design, design->identity};
-    using Owned = std::pair<std::unique_ptr<designs::Registry>, OpenedDesigns>;
+    const tool_support::DesignUnderTest under_test{&device, design->design, design->identity};
+    using Owned = std::pair<std::unique_ptr<designs::Registry>, tool_support::OpenedDesigns>;
     auto owner = std::make_unique<OwningEndpoint<Owned>>(Owned{std::move(registry), std::move(opened)});
     owner->inner = PDT_TRY(xdma::open_copy_endpoint(device, config));
     designs = {under_test};
@@ -137,4 +137,4 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaEndpoint
 #endif
 }
 
-}  // namespace tool_support
+}  // namespace adapters

@@ -1,9 +1,9 @@
 // --cuda_device in a build without CUDA: says so.
 #include <cerrno>
 
-#include "cuda_stream_devices.hpp"
+#include "cuda_devices.hpp"
 
-namespace tool_support {
+namespace adapters {
 
 bool cuda_built() { return false; }
 
@@ -15,4 +15,4 @@ pdt::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_strea
                             "toolkit and rebuild");
 }
 
-}  // namespace tool_support
+}  // namespace adapters

@@ -1,18 +1,18 @@
-#include "tool_support/stream_devices.hpp"
+#include "adapters/stream_devices.hpp"
 
 #include <iostream>
 
 #include "base/numbers.hpp"
-#include "cuda_stream_devices.hpp"
+#include "cuda_devices.hpp"
 #include "etsoc1/fake_card.hpp"
 #include "etsoc1/runtime_card.hpp"
 #include "etsoc1/stream_device.hpp"
-#include "tool_support/qdma_stream_devices.hpp"
-#include "tool_support/xdma_stream_devices.hpp"
+#include "adapters/qdma_stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 
 namespace po = boost::program_options;
 
-namespace tool_support {
+namespace adapters {
 
 void add_cuda_stream_options(po::options_description& description, CudaStreamCli& cli) {
     cli::add_cuda_device_option(description, cli.devices);
@@ -165,7 +165,7 @@ OpenedStreamDevices opened_or_failed(pdt::Result<Devices> devices, std::ostream&
     OpenedStreamDevices opened;
     if (!devices.ok()) {
         errors << "Error: " << devices.error().message() << "\n";
-        opened.status = devices.error().code == EINVAL ? kUsageError : 1;
+        opened.status = devices.error().code == EINVAL ? tool_support::kUsageError : 1;
         return opened;
     }
     opened.devices = std::move(*devices);
@@ -175,7 +175,7 @@ OpenedStreamDevices opened_or_failed(pdt::Result<Devices> devices, std::ostream&
 OpenedStreamDevices usage_error(const std::string& message, std::ostream& errors) {
     errors << "Error: " << message << "\n";
     OpenedStreamDevices opened;
-    opened.status = kUsageError;
+    opened.status = tool_support::kUsageError;
     return opened;
 }
 
@@ -186,7 +186,7 @@ OpenedStreamDevices open_designs_as_stream_devices(const StreamDeviceRequest& re
     auto registry = designs::Registry::load(request.design_files);
     if (!registry.ok()) {
         errors << "Error: " << registry.error().message() << "\n";
-        result.status = kUsageError;
+        result.status = tool_support::kUsageError;
         return result;
     }
     result.registry = std::make_unique<designs::Registry>(std::move(*registry));
@@ -196,7 +196,7 @@ OpenedStreamDevices open_designs_as_stream_devices(const StreamDeviceRequest& re
     open.modes = request.modes;
     open.dma_mask_bits = use.dma_mask_bits;
     open.progress = use.json ? &std::cerr : &std::cout;
-    OpenedDesigns opened = open_designs(*result.registry, request.designs, open.progress, errors);
+    tool_support::OpenedDesigns opened = tool_support::open_designs(*result.registry, request.designs, open.progress, errors);
     result.status = opened.status;
     if (opened.status != 0)  // no design, or a device that failed: nothing is tested
         return result;
@@ -268,4 +268,4 @@ OpenedStreamDevices open_stream_devices(const StreamDeviceRequest& request, cons
     return open_designs_as_stream_devices(request, use, errors);
 }
 
-}  // namespace tool_support
+}  // namespace adapters

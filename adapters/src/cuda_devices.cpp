@@ -1,9 +1,13 @@
 // The GPUs of --cuda_device as stream devices (cuda_stream adapter), each after a bare
-// cudaMemcpyAsync loop of the same buffer sizes, whose rates are the run's reference.
+// cudaMemcpyAsync loop of the same buffer sizes, whose rates are the run's reference; and one GPU
+// as --endpoint cuda.
+#include "cuda_devices.hpp"
+
 #include <cinttypes>
 
+#include "base/numbers.hpp"
+#include "cuda_stream/cuda_copy_endpoint.hpp"
 #include "cuda_stream/stream_device.hpp"
-#include "cuda_devices.hpp"
 
 namespace adapters {
 namespace {
@@ -38,8 +42,7 @@ pdt::Result<void> print_reference(const cuda_stream::GpuInfo& info, double secon
 
 bool cuda_built() { return true; }
 
-pdt::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_stream_devices(const CudaStreamCli& cli,
-                                                                                           const StreamDeviceUse& use) {
+pdt::Result<StreamDevices> open_cuda_stream_devices(const CudaStreamCli& cli, const StreamDeviceUse& use) {
     const CudaRunOptions o = PDT_TRY(cuda_run_options(cli));
     cuda_stream::StreamDeviceConfig config;
     config.channels = o.channels;
@@ -49,13 +52,24 @@ pdt::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_strea
                                                     o.corrupt->second};
     config.lie = o.lie;
     config.loopback = cli.loopback;
-    std::vector<std::unique_ptr<streams::StreamDevice>> devices;
+    StreamDevices devices;
     for (int ordinal : cli.devices) {
         const cuda_stream::GpuInfo info = PDT_TRY(cuda_stream::gpu_info(ordinal));
         PDT_CHECK(print_reference(info, o.reference_seconds, o.channels, config.memory, use, stdout));
         devices.push_back(PDT_TRY(cuda_stream::open_stream_device(ordinal, config)));
     }
     return devices;
+}
+
+OpenedCopyEndpoint open_cuda_copy_endpoint(const CudaEndpointCli& cli, const streams::Lie& lie) {
+    cuda_stream::CopyEndpointConfig config;
+    config.lie = lie;
+    if (cli.gpus.size() > 1)
+        return pdt::make_error("--cuda_device", "cuda endpoint", EINVAL, "pcie_link_measure measures one GPU");
+    config.gpu = cli.gpus.empty() ? 0 : cli.gpus.front();
+    config.queues = cli.queues;
+    config.card_memory_bytes = PDT_TRY(pdt::parse_size(cli.memory));
+    return cuda_stream::open_copy_endpoint(config);
 }
 
 }  // namespace adapters

@@ -1,5 +1,6 @@
-// --endpoint qdma: the card memory of a QDMA design (real or --sim_design) through its
-// memory-mapped queue pairs (qdma::open_copy_endpoint).
+// The qdma row: --endpoint qdma, the card memory of a QDMA design (real or --sim_design) through
+// its memory-mapped queue pairs (qdma::open_copy_endpoint). Its stream queues open with the
+// designs of the bus (xdma.cpp, adapters/qdma_stream_devices.hpp).
 #include "adapter_glue.hpp"
 
 #include <algorithm>
@@ -21,9 +22,28 @@ const identify::IdentifiedDesign* qdma_memory_design(const identify::Identificat
     return nullptr;
 }
 
+// The endpoint on the design's function: its own range of physical queues.
+qdma::CopyEndpointConfig qdma_endpoint_config(const identify::IdentifiedDesign& design, const QdmaEndpointCli& cli) {
+    qdma::CopyEndpointConfig config;
+    config.name = design.identity.address.to_string() + " " + design.design->name;
+    config.bar = design.design->qdma->bar;
+    config.function = design.design->card ? design.design->card->physical_function : 0;
+    config.card_memory_base = design.design->qdma->memory_base;
+    config.card_memory_size = design.design->qdma->memory_size;
+    config.queues = cli.queues;
+    config.function_queues = static_cast<uint16_t>(std::max(16u, cli.queues));
+    // Each PF its own range of physical queues (FMAP), so that PFs of one card do not share queues.
+    config.qid_base = static_cast<uint16_t>(config.function * config.function_queues);
+    config.ring_entries = cli.ring_entries;
+    config.interrupts = cli.interrupts;
+    config.interrupt_ring = config.function;  // one ring per PF
+    return config;
+}
+
 }  // namespace
 
-void add_qdma_options(po::options_description& options, QdmaEndpointCli& cli) {
+void add_qdma_options(po::options_description& options, EndpointSettings& settings) {
+    QdmaEndpointCli& cli = settings.qdma;
     options.add_options()(
         "qdma_queues", po::value(&cli.queues)->default_value(cli.queues), "qdma: H2C/C2H MM queue pairs")(
         "qdma_ring_entries", po::value(&cli.ring_entries)->default_value(cli.ring_entries),
@@ -32,8 +52,9 @@ void add_qdma_options(po::options_description& options, QdmaEndpointCli& cli) {
         "qdma: completion by MSI-X through an interrupt aggregation ring (default: polling)");
 }
 
-pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_qdma(const QdmaEndpointCli& cli, const XdmaEndpointCli& shared,
-                                                               std::vector<tool_support::DesignUnderTest>& designs) {
+OpenedCopyEndpoint open_qdma_endpoint(const EndpointSettings& settings, EndpointHolds& holds) {
+    const QdmaEndpointCli& cli = settings.qdma;
+    const XdmaEndpointCli& shared = settings.xdma;  // the design selection
     std::string usage;
     auto locations = tool_support::parse_locations(shared.devices, "--device", usage);
     if (!locations)
@@ -52,25 +73,13 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_qdma(const QdmaEndpoint
         return pdt::make_error("open qdma endpoint", "the selected devices", ENODEV,
                                 opened.found.designs.empty() ? "no known FPGA design found (see above)"
                                                              : "no design with a QDMA and card memory");
-    qdma::CopyEndpointConfig config;
-    config.name = design->identity.address.to_string() + " " + design->design->name;
-    config.bar = design->design->qdma->bar;
-    config.function = design->design->card ? design->design->card->physical_function : 0;
-    config.card_memory_base = design->design->qdma->memory_base;
-    config.card_memory_size = design->design->qdma->memory_size;
-    config.queues = cli.queues;
-    config.function_queues = static_cast<uint16_t>(std::max(16u, cli.queues));
-    // Each PF its own range of physical queues (FMAP), so that PFs of one card do not share queues.
-    config.qid_base = static_cast<uint16_t>(config.function * config.function_queues);
-    config.ring_entries = cli.ring_entries;
-    config.interrupts = cli.interrupts;
-    config.interrupt_ring = config.function;  // one ring per PF
+    const qdma::CopyEndpointConfig config = qdma_endpoint_config(*design, cli);
     vfio::Device& device = *design->device;
     const tool_support::DesignUnderTest under_test{&device, design->design, design->identity};
     using Owned = std::pair<std::unique_ptr<designs::Registry>, tool_support::OpenedDesigns>;
     auto owner = std::make_unique<OwningEndpoint<Owned>>(Owned{std::move(registry), std::move(opened)});
     owner->inner = PDT_TRY(qdma::open_copy_endpoint(device, config));
-    designs = {under_test};
+    holds.designs = {under_test};
     return std::unique_ptr<streams::CopyEndpoint>(std::move(owner));
 }
 

@@ -1,19 +1,17 @@
+// The xdma row: --endpoint xdma (the card memory of an XDMA design, real or --sim_design,
+// through its memory-mapped engines) and the designs of the bus as the stream tools' stream
+// devices (XDMA designs, and QDMA designs with stream routes).
 #include "adapter_glue.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 
-#include "base/numbers.hpp"
+#include "adapters/qdma_stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 #include "dma_bridge/xdma_copy_endpoint.hpp"
 #include "owning_endpoint.hpp"
-#include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
-#include "adapters/stream_devices.hpp"
-#include "adapters/xdma_stream_devices.hpp"
-#ifdef PDT_HAVE_CUDA
-#include "cuda_stream/cuda_copy_endpoint.hpp"
-#endif
 
 namespace po = boost::program_options;
 
@@ -52,9 +50,28 @@ pdt::Result<void> set_sim_link(const XdmaEndpointCli& cli, tool_support::DesignS
     return {};
 }
 
+// The endpoint on `design`, named after it (and its simulated link, where one is set).
+xdma::CopyEndpointConfig xdma_endpoint_config(const identify::IdentifiedDesign& design, const XdmaEndpointCli& cli,
+                                              const tool_support::DesignSelection& selection,
+                                              const xdma::ModeRequest& modes) {
+    xdma::CopyEndpointConfig config;
+    config.name = design.identity.address.to_string() + " " + design.design->name;
+    if (selection.sim_link_bytes_per_second > 0 || selection.sim_link_latency.count() > 0)
+        config.name += " (sim link " + short_number(cli.sim_rate_gbps) + " GB/s, " +
+                       std::to_string(selection.sim_link_latency.count()) + " us)";
+    config.dma_bar = design.dma_bridge->bar;
+    config.card_memory_base = design.dma_bridge->memory_base;
+    config.card_memory_size = design.dma_bridge->memory_size;
+    config.max_queues = cli.queues;
+    config.ip = ip_options(design);
+    config.modes = modes;
+    return config;
+}
+
 }  // namespace
 
-void add_xdma_options(po::options_description& options, XdmaEndpointCli& cli) {
+void add_xdma_options(po::options_description& options, EndpointSettings& settings) {
+    XdmaEndpointCli& cli = settings.xdma;
     cli::add_sim_design_option(options, cli.sim_designs);
     cli::add_device_option(options, cli.devices);
     cli::add_design_file_option(options, cli.design_files);
@@ -69,8 +86,8 @@ void add_xdma_options(po::options_description& options, XdmaEndpointCli& cli) {
     cli::add_xdma_mode_options(options, cli.modes);
 }
 
-pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpointCli& cli,
-                                                               std::vector<tool_support::DesignUnderTest>& designs) {
+OpenedCopyEndpoint open_xdma_endpoint(const EndpointSettings& settings, EndpointHolds& holds) {
+    const XdmaEndpointCli& cli = settings.xdma;
     std::string usage;
     auto locations = tool_support::parse_locations(cli.devices, "--device", usage);
     if (!locations)
@@ -92,49 +109,89 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_xdma(const XdmaEndpoint
         return pdt::make_error("open xdma endpoint", "the selected devices", ENODEV,
                                 opened.found.designs.empty() ? "no known FPGA design found (see above)"
                                                              : "no design with a memory-mapped DMA bridge and card memory");
-    xdma::CopyEndpointConfig config;
-    config.name = design->identity.address.to_string() + " " + design->design->name;
-    if (selection.sim_link_bytes_per_second > 0 || selection.sim_link_latency.count() > 0)
-        config.name += " (sim link " + short_number(cli.sim_rate_gbps) + " GB/s, " +
-                       std::to_string(selection.sim_link_latency.count()) + " us)";
-    config.dma_bar = design->dma_bridge->bar;
-    config.card_memory_base = design->dma_bridge->memory_base;
-    config.card_memory_size = design->dma_bridge->memory_size;
-    config.max_queues = cli.queues;
-    config.ip = ip_options(*design);
-    config.modes = modes;
+    const xdma::CopyEndpointConfig config = xdma_endpoint_config(*design, cli, selection, modes);
     vfio::Device& device = *design->device;
     const tool_support::DesignUnderTest under_test{&device, design->design, design->identity};
     using Owned = std::pair<std::unique_ptr<designs::Registry>, tool_support::OpenedDesigns>;
     auto owner = std::make_unique<OwningEndpoint<Owned>>(Owned{std::move(registry), std::move(opened)});
     owner->inner = PDT_TRY(xdma::open_copy_endpoint(device, config));
-    designs = {under_test};
+    holds.designs = {under_test};
     return std::unique_ptr<streams::CopyEndpoint>(std::move(owner));
 }
 
-void add_cuda_options(po::options_description& options, CudaEndpointCli& cli) {
-    cli::add_cuda_device_option(options, cli.gpus);
-    options.add_options()(
-        "cuda_queues", po::value(&cli.queues)->default_value(cli.queues), "cuda: CUDA streams")(
-        "cuda_memory", po::value(&cli.memory)->default_value(cli.memory), "cuda: device memory the copies address");
-    add_cuda_lie_option(options, cli.lie);
+pdt::Result<bool> designs_named(const StreamDeviceRequest& request) {
+    return !request.designs.sim_designs.empty() || !request.routing.empty();
 }
 
-pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_cuda(const CudaEndpointCli& cli) {
-    const streams::Lie lie = PDT_TRY(streams::parse_lie("option --cuda_lie", cli.lie));  // a usage error first
-#ifdef PDT_HAVE_CUDA
-    cuda_stream::CopyEndpointConfig config;
-    config.lie = lie;
-    if (cli.gpus.size() > 1)
-        return pdt::make_error("--cuda_device", "cuda endpoint", EINVAL, "pcie_link_measure measures one GPU");
-    config.gpu = cli.gpus.empty() ? 0 : cli.gpus.front();
-    config.queues = cli.queues;
-    config.card_memory_bytes = PDT_TRY(pdt::parse_size(cli.memory));
-    return cuda_stream::open_copy_endpoint(config);
-#else
-    (void)cli, (void)lie;
-    return pdt::make_error("open cuda endpoint", "--endpoint cuda", ENOTSUP, "this build has no CUDA (nvcc not found)");
-#endif
+namespace {
+
+// A design opened as a stream device joins the result: its device (on the kernel bus) and the
+// design whose sensors are watched.
+template <typename Device>
+void add_design_device(std::unique_ptr<Device> device, OpenedStreamDevices& result) {
+    if (!result.bus->simulated())
+        result.kernel_devices.push_back(&device->device());
+    const identify::IdentifiedDesign& identified = device->identified();
+    result.designs.push_back({&device->device(), identified.design, identified.identity});
+    result.devices.push_back(std::move(device));
+}
+
+// The QDMA designs with stream routes among `found` as stream devices; the rest are left in
+// `xdma_designs` for the XDMA path (a QDMA design without routes: nothing to verify).
+pdt::Result<void> open_qdma_designs(std::vector<identify::IdentifiedDesign>& found, const StreamDeviceUse& use,
+                                     std::ostream* progress, std::vector<identify::IdentifiedDesign>& xdma_designs,
+                                     OpenedStreamDevices& result) {
+    for (identify::IdentifiedDesign& design : found) {
+        if (!design.design->qdma || design.design->qdma->stream_routes.empty()) {
+            xdma_designs.push_back(std::move(design));
+            continue;
+        }
+        add_design_device(PDT_TRY(make_qdma_stream_device(std::move(design),
+                                                          {use.qdma_ring_entries, use.dma_mask_bits, progress})),
+                          result);
+    }
+    return {};
+}
+
+// The designs of the bus, as stream devices; an error when one cannot be opened.
+pdt::Result<void> open_design_devices(tool_support::OpenedDesigns& opened, const OpenOptions& open,
+                                       const StreamDeviceUse& use, OpenedStreamDevices& result) {
+    std::vector<identify::IdentifiedDesign> xdma_designs;
+    PDT_CHECK(open_qdma_designs(opened.found.designs, use, open.progress, xdma_designs, result));
+    for (auto& device : PDT_TRY(open_xdma_stream_devices(std::move(xdma_designs), open)))
+        add_design_device(std::move(device), result);
+    return {};
+}
+
+}  // namespace
+
+OpenedStreamDevices open_designs_as_stream_devices(const StreamDeviceRequest& request, const StreamDeviceUse& use,
+                                                   std::ostream& errors) {
+    OpenedStreamDevices result;
+    auto registry = designs::Registry::load(request.design_files);
+    if (!registry.ok()) {
+        errors << "Error: " << registry.error().message() << "\n";
+        result.status = tool_support::kUsageError;
+        return result;
+    }
+    result.registry = std::make_unique<designs::Registry>(std::move(*registry));
+    OpenOptions open;
+    open.routing = request.routing;
+    open.timeout = use.transfer_timeout;
+    open.modes = request.modes;
+    open.dma_mask_bits = use.dma_mask_bits;
+    open.progress = use.json ? &std::cerr : &std::cout;
+    tool_support::OpenedDesigns opened =
+        tool_support::open_designs(*result.registry, request.designs, open.progress, errors);
+    result.status = opened.status;
+    if (opened.status != 0)  // no design, or a device that failed: nothing is tested
+        return result;
+    result.bus = std::move(opened.bus);
+    if (auto devices = open_design_devices(opened, open, use, result); !devices.ok()) {
+        errors << "Error: " << devices.error().message() << "\n";
+        result.status = 1;
+    }
+    return result;
 }
 
 }  // namespace adapters

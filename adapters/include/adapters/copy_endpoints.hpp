@@ -1,8 +1,9 @@
 // The registry of copy endpoints: what pcie_link_measure's command line names (--endpoint NAME
 // and its options), opened as streams::CopyEndpoint in one call. The model (sim), the card memory
-// of an XDMA design (dma_bridge, real or --sim_design) or of a QDMA design (qdma), QEMU's edu (edu, real or simulated), a
-// GPU (cuda) and an ET-SoC-1 card (etsoc1). Add an adapter here: its options and one branch in
-// open(). The stream devices' registry is adapters/stream_devices.hpp.
+// of an XDMA design (dma_bridge, real or --sim_design) or of a QDMA design (qdma), QEMU's edu
+// (edu, real or simulated), a GPU (cuda) and an ET-SoC-1 card (etsoc1): the rows of the adapter
+// table (adapters/adapter_table.hpp), whose settings are below. The stream devices' registry is
+// adapters/stream_devices.hpp.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -14,22 +15,28 @@
 #include "cli/device_options.hpp"
 #include "etsoc1/card.hpp"
 #include "streams/copy_endpoint.hpp"
-#include "streams/lie.hpp"
 #include "sim/model_copy_endpoint.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace adapters {
 
+// --endpoint model: the model of a link and its card (sim::ModelCopyEndpoint).
+struct ModelEndpointCli {
+    sim::ModelCopyParameters parameters;  // --model_h2c_gbps ... --model_pci_address
+    std::string memory;                   // --model_memory (empty: the model's default)
+    std::string lie;                      // --model_lie (test only): the model's, or with --edu_sim the edu's
+};
 // --endpoint xdma: the card memory of an XDMA design (real or --sim_design) through its
-// memory-mapped engines.
+// memory-mapped engines. Its design selection (--sim_design, --device, --design_file,
+// --lock_timeout, --no_iommu) is qdma's too, and edu takes its --device and --lock_timeout.
 struct XdmaEndpointCli {
     std::vector<std::string> sim_designs;   // --sim_design
     std::vector<std::string> devices;       // --device
     std::vector<std::string> design_files;  // --design_file
     std::string lock_timeout;
-    bool no_iommu = false;    // --no_iommu (xdma, qdma, edu)
-    cli::XdmaModeText modes;  // --engine_mode, --completion
-    unsigned queues = 4;  // --xdma_queues: engine pairs used at most
+    bool no_iommu = false;        // --no_iommu (xdma, qdma, edu)
+    cli::XdmaModeText modes;      // --engine_mode, --completion
+    unsigned queues = 4;          // --xdma_queues: engine pairs used at most
     double sim_rate_gbps = 0;     // --sim_rate_gbps: the simulated design's link rate per direction (0: unthrottled)
     double sim_latency_us = 0;    // --sim_latency_us: its latency per descriptor, whole microseconds
 };
@@ -41,6 +48,12 @@ struct QdmaEndpointCli {
     uint32_t ring_entries = 65;    // --qdma_ring_entries: one of the IP's QDMA_GLBL_RNG_SZ values
     bool interrupts = false;       // --qdma_interrupts: completion by MSI-X through an aggregation ring
 };
+// --endpoint edu: QEMU's edu bound to vfio-pci, or the simulated edu (--edu_sim), whose lie is
+// --model_lie.
+struct EduEndpointCli {
+    bool sim = false;           // --edu_sim
+    double sim_delay_ms = 100;  // --edu_sim_delay_ms: the model's delay from command to transfer
+};
 // --endpoint cuda: a GPU (built when CMake finds CUDA).
 struct CudaEndpointCli {
     std::vector<int> gpus;             // --cuda_device: one GPU (none given: 0)
@@ -48,48 +61,48 @@ struct CudaEndpointCli {
     std::string memory = "1GiB";       // --cuda_memory: the device allocation copies address
     std::string lie;                   // --cuda_lie (add_cuda_lie_option): a test fault
 };
-// --endpoint edu: QEMU's edu bound to vfio-pci, or the simulated edu (--edu_sim).
-struct EduEndpointCli {
-    bool sim = false;          // --edu_sim
-    double sim_delay_ms = 100;  // --edu_sim_delay_ms: the model's delay from command to transfer
-    streams::Lie sim_lie{};     // --model_lie with --edu_sim (test only): how the model lies
+// --endpoint etsoc1: one card of the runtime's (index) or the fake (named: --etsoc1_device fake).
+struct Etsoc1EndpointCli : cli::Etsoc1Selection {
+    unsigned queues = 4;  // --etsoc1_queues
+    std::string memory;   // --etsoc1_memory (empty: 256 MiB)
+    std::string window;   // --etsoc1_window (add_etsoc1_window_option)
+};
+
+// Every adapter's endpoint options as given, and the tool's transfer timeout.
+struct EndpointSettings {
+    ModelEndpointCli model;
+    XdmaEndpointCli xdma;
+    QdmaEndpointCli qdma;
+    EduEndpointCli edu;
+    CudaEndpointCli cuda;
+    Etsoc1EndpointCli etsoc1;
+    std::chrono::milliseconds transfer_timeout{5000};  // an ET-SoC-1 endpoint's aborts take no longer
+};
+
+// What an opened endpoint copies through besides what it owns, held while it lives.
+struct EndpointHolds {
+    std::vector<tool_support::DesignUnderTest> designs;  // xdma, qdma: the design (its sensors are watched)
+    std::shared_ptr<etsoc1::Card> etsoc1_card;           // etsoc1: the card, which outlives the endpoint
 };
 
 class CopyEndpoints {
 public:
+    // The options of every row of the adapter table, in its order.
     CopyEndpoints();
     const boost::program_options::options_description& options() const { return m_options; }
-    // The adapter name recorded in the result ("model", "xdma", "qdma", "edu", "cuda", "etsoc1"); EINVAL for an
-    // unknown endpoint (a usage error).
+    // The row named `endpoint` opens it; `adapter` receives the row's name, recorded in the
+    // result. EINVAL for an unknown endpoint (a usage error, naming the known ones).
     pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open(const std::string& endpoint, std::string& adapter);
     // The tool's transfer timeout, before open(): an ET-SoC-1 endpoint's aborts take no longer.
-    void set_transfer_timeout(std::chrono::milliseconds timeout) { m_transfer_timeout = timeout; }
+    void set_transfer_timeout(std::chrono::milliseconds timeout) { m_settings.transfer_timeout = timeout; }
     // The design open() opened for --endpoint xdma or qdma (its sensors are watched); valid while the
     // endpoint lives. Empty for the other endpoints.
-    const std::vector<tool_support::DesignUnderTest>& designs_under_test() const { return m_designs; }
+    const std::vector<tool_support::DesignUnderTest>& designs_under_test() const { return m_holds.designs; }
 
 private:
     boost::program_options::options_description m_options{"Endpoint options"};
-    pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_etsoc1();
-    std::vector<cli::GivenOption> etsoc1_shaping() const;  // --etsoc1_window, --etsoc1_memory as given
-    pdt::Result<void> check_etsoc1_unused(const std::string& endpoint) const;
-
-    sim::ModelCopyParameters m_model;
-    std::string m_model_memory;
-    std::string m_model_lie;  // --model_lie (test only)
-    XdmaEndpointCli m_xdma;
-    QdmaEndpointCli m_qdma;  // with m_xdma's --sim_design, --device, --design_file, --lock_timeout
-    EduEndpointCli m_edu;  // with m_xdma's --device and --lock_timeout
-    CudaEndpointCli m_cuda;
-    // --endpoint etsoc1: one card of the runtime's (index) or the fake (named: --etsoc1_device
-    // fake), which outlives the endpoint.
-    cli::Etsoc1Selection m_etsoc1;
-    std::vector<tool_support::DesignUnderTest> m_designs;
-    std::string m_etsoc1_memory;
-    unsigned m_etsoc1_queues = 4;
-    std::string m_etsoc1_window;  // --etsoc1_window (add_etsoc1_window_option)
-    std::chrono::milliseconds m_transfer_timeout{5000};
-    std::shared_ptr<etsoc1::Card> m_etsoc1_card;
+    EndpointSettings m_settings;
+    EndpointHolds m_holds;
 };
 
 }  // namespace adapters

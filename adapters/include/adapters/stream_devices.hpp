@@ -3,8 +3,9 @@
 // kernel's VFIO devices: adapters/xdma_stream_devices.hpp, and QDMA designs with stream
 // routes: adapters/qdma_stream_devices.hpp), or instead the NVIDIA GPUs of
 // --cuda_device (cuda_stream/stream_device.hpp) or the ET-SoC-1 cards of --etsoc1_device
-// (etsoc1/stream_device.hpp). The options that choose and shape these devices are defined
-// here once; the adapters take typed settings.
+// (etsoc1/stream_device.hpp): the rows of the adapter table (adapters/adapter_table.hpp) with
+// stream devices. The options that choose and shape these devices are defined here once (in the
+// rows' files: adapters/src/cuda.cpp, etsoc1.cpp); the adapters take typed settings.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -26,6 +27,8 @@
 #include "tool_support/switch_routes.hpp"
 
 namespace adapters {
+
+using StreamDevices = std::vector<std::unique_ptr<streams::StreamDevice>>;
 
 // --cuda_device and the GPU options of the stream tools, as given.
 struct CudaStreamCli {
@@ -94,13 +97,14 @@ struct OpenedStreamDevices {
     int status = 0;
     std::unique_ptr<designs::Registry> registry;  // the design data the devices point into
     std::unique_ptr<vfio::DeviceBus> bus;         // the designs' bus: outlives the devices
-    std::vector<std::unique_ptr<streams::StreamDevice>> devices;
+    StreamDevices devices;
     std::vector<vfio::Device*> kernel_devices;  // the XDMA designs' VFIO devices on the kernel bus
     std::vector<tool_support::DesignUnderTest> designs;  // the XDMA designs opened (their sensors are watched)
 };
 
-// Opens what the request names: the GPUs, else the ET-SoC-1 cards, else the designs of the bus
-// (routed, bus master enabled). A GPU or card selection combined with designs is a usage error.
+// Opens what the request names, through the adapter table: the ET-SoC-1 cards, else the GPUs,
+// else the designs of the bus (routed, bus master enabled). A card or GPU selection combined
+// with designs, or cards with GPUs, is a usage error.
 // The GPUs' reference rates go to stdout (text or JSON Lines); the cards' lines and the designs'
 // progress ("Opening device", "routes updated") to stdout, or to stderr with use.json; errors to
 // `errors`.

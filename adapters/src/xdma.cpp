@@ -158,7 +158,8 @@ pdt::Result<void> open_design_devices(tool_support::OpenedDesigns& opened, const
                                        const StreamDeviceUse& use, OpenedStreamDevices& result) {
     std::vector<identify::IdentifiedDesign> xdma_designs;
     PDT_CHECK(open_qdma_designs(opened.found.designs, use, open.progress, xdma_designs, result));
-    for (auto& device : PDT_TRY(open_xdma_stream_devices(std::move(xdma_designs), open)))
+    auto xdma_devices = PDT_TRY(open_xdma_stream_devices(std::move(xdma_designs), open));
+    for (auto& device : xdma_devices)
         add_design_device(std::move(device), result);
     return {};
 }

@@ -7,7 +7,7 @@
 
 #include <cctype>
 
-#include "tool_support/stream_devices.hpp"
+#include "adapters/stream_devices.hpp"
 #include "tool_run.hpp"
 
 namespace {
@@ -16,14 +16,14 @@ using test_support::contains;
 using Kind = streams::Lie::Kind;
 
 TEST(CudaLieOption, TheRunOptionsCarryIt) {
-    tool_support::CudaStreamCli cli;
+    adapters::CudaStreamCli cli;
     cli.lie = "stale_after=7";
-    auto o = tool_support::cuda_run_options(cli);
+    auto o = adapters::cuda_run_options(cli);
     ASSERT_TRUE(o) << o.error().message();
     EXPECT_EQ(o->lie.kind, Kind::StaleAfter);
     EXPECT_EQ(o->lie.stale_after, 7u);
     cli.lie = "bogus";
-    auto bad = tool_support::cuda_run_options(cli);
+    auto bad = adapters::cuda_run_options(cli);
     ASSERT_FALSE(bad);
     EXPECT_EQ(bad.error().message(), "parse option --cuda_lie \"bogus\": Invalid argument (unknown lie (one of "
                                      "moves_nothing, stale_after=N, completes_early))");

@@ -214,7 +214,7 @@ TEST_F(ModelRun, BidirWithOneDirectionFailingEndsWithItsError) {
     }
 }
 
-// The forwarding base (tool_support's OwningEndpoint is one) forwards launches too: an endpoint
+// The forwarding base (the adapter registry's OwningEndpoint is one) forwards launches too: an endpoint
 // that runs code stays one behind it, and one that does not still says ENOTSUP.
 TEST(ForwardingEndpoint, ForwardsLaunchesToTheEndpointItHolds) {
     streams::ForwardingEndpoint launches(model());

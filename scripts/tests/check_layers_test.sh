@@ -26,12 +26,12 @@ out=$(python3 "$check" --root "$work") || fail "a tree that keeps the floors fai
 printf '#include "streams/seam.hpp"\n#include "measure/stats.hpp"\n' > "$work/edu/src/up.cpp"
 out=$(python3 "$check" --root "$work"); rc=$?
 [ $rc -eq 1 ] || fail "an include running up: exit $rc, expected 1"
-grep -q 'edu/src/up.cpp:2: #include "measure/stats.hpp" .* runs up: edu (floor 4) includes measure (floor 5)' <<<"$out" ||
+grep -q 'edu/src/up.cpp:2: #include "measure/stats.hpp" .* runs up: edu (floor 5) includes measure (floor 6)' <<<"$out" ||
   fail "the include running up is not named: $out"
 rm "$work/edu/src/up.cpp"
 printf '#include "../../cuda/src/gpu.hpp"\n' > "$work/edu/src/side.cpp"
 out=$(python3 "$check" --root "$work"); rc=$?
-[ $rc -eq 1 ] && grep -q 'runs sideways: edu and cuda stand side by side on floor 4' <<<"$out" ||
+[ $rc -eq 1 ] && grep -q 'runs sideways: edu and cuda stand side by side on floor 5' <<<"$out" ||
   fail "a sideways include: exit $rc: $out"
 rm "$work/edu/src/side.cpp"
 mkdir -p "$work/newmod/src" && printf '#include "streams/seam.hpp"\n' > "$work/newmod/src/a.cpp"

@@ -13,7 +13,7 @@
 #include "sim/design_sim.hpp"
 #include "sim/xdma_model.hpp"
 #include "stream_tools/stream_tools.hpp"
-#include "tool_support/xdma_stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 
 namespace test_designs {
 
@@ -41,11 +41,11 @@ inline SimulatedDesign identify_simulated(const designs::Registry& registry, con
 
 // The identified design opened as the stream tools' XDMA stream device, with `timeout` for its
 // transfers.
-inline std::unique_ptr<tool_support::XdmaStreamDevice> open_stream_device(identify::IdentifiedDesign identified,
+inline std::unique_ptr<adapters::XdmaStreamDevice> open_stream_device(identify::IdentifiedDesign identified,
                                                                           std::chrono::milliseconds timeout) {
-    tool_support::OpenOptions options;
+    adapters::OpenOptions options;
     options.timeout = timeout;
-    auto made = tool_support::make_xdma_stream_device(std::move(identified), options);
+    auto made = adapters::make_xdma_stream_device(std::move(identified), options);
     EXPECT_TRUE(made.ok()) << made.error().message();
     return made.ok() ? std::move(*made) : nullptr;
 }

@@ -12,7 +12,7 @@
 #include "stream_tools/descriptor_credits.hpp"
 #include "stream_tools/dma_bridge_suite.hpp"
 #include "stream_tools/stream_tools.hpp"
-#include "tool_support/xdma_stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 
 namespace {
 
@@ -26,7 +26,7 @@ struct Sim {
         xdma = simulated.xdma;
         designs.push_back(std::move(simulated.identified));
     }
-    tool_support::XdmaStreamDevice& device() {
+    adapters::XdmaStreamDevice& device() {
         // A generous timeout: a loaded 2-core machine under ASan (no test here expects a timeout).
         if (!stream)
             stream = test_designs::open_stream_device(std::move(designs[0]), 10s);
@@ -35,7 +35,7 @@ struct Sim {
     designs::Registry registry;
     std::shared_ptr<sim::XdmaModel> xdma;
     std::vector<identify::IdentifiedDesign> designs;
-    std::unique_ptr<tool_support::XdmaStreamDevice> stream;
+    std::unique_ptr<adapters::XdmaStreamDevice> stream;
 };
 
 StreamRunOptions quick() { return test_designs::short_stream_run(10s, 500ms); }  // timeout as above

@@ -10,7 +10,7 @@
 #include "simulated_design.hpp"
 #include "stream_subtest_runs.hpp"
 #include "stream_tools/stream_subtests.hpp"
-#include "tool_support/xdma_stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 
 namespace {
 
@@ -45,7 +45,7 @@ struct FunctionDesign {
     }
     designs::Registry registry;
     std::shared_ptr<sim::XdmaModel> xdma;
-    std::unique_ptr<tool_support::XdmaStreamDevice> stream;
+    std::unique_ptr<adapters::XdmaStreamDevice> stream;
     stream_tools::StreamSubtestOptions options;
 };
 

@@ -16,7 +16,7 @@
 #include "stream_tools/dma_bridge_suite.hpp"
 #include "stream_tools/stream_subtests.hpp"
 #include "stream_tools/stream_tools.hpp"
-#include "tool_support/xdma_stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 
 namespace {
 
@@ -52,7 +52,7 @@ struct SimDesign {
 
     designs::Registry m_registry;
     std::shared_ptr<sim::XdmaModel> xdma;
-    std::unique_ptr<tool_support::XdmaStreamDevice> device;
+    std::unique_ptr<adapters::XdmaStreamDevice> device;
 };
 
 StreamRunOptions sim_options() { return test_designs::short_stream_run(500ms, 600ms); }
@@ -114,22 +114,22 @@ TEST(SwitchRoutingSim, UpdateWritesCommitsAndReadsBack) {
     auto identified = identify::identify_device(*instance->device, *design);
     ASSERT_TRUE(identified.ok());
     identified->device = std::move(instance->device);
-    const tool_support::SwitchRoutes straight{0u, 1u};
-    auto update = tool_support::update_switch_routes(*identified, straight, false);
+    const adapters::SwitchRoutes straight{0u, 1u};
+    auto update = adapters::update_switch_routes(*identified, straight, false);
     ASSERT_TRUE(update.ok()) << update.error().message();
     EXPECT_EQ(update->line, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes updated");
     EXPECT_EQ(switch_block->committed_routes(), straight);
     const unsigned commits = switch_block->commits();
-    update = tool_support::update_switch_routes(*identified, straight, false);
+    update = adapters::update_switch_routes(*identified, straight, false);
     EXPECT_EQ(update->line, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes unchanged");
     EXPECT_EQ(switch_block->commits(), commits);
-    update = tool_support::update_switch_routes(*identified, straight, true);
+    update = adapters::update_switch_routes(*identified, straight, true);
     EXPECT_EQ(update->line, "Device 0000:15:00.0 design TOSING_160T_dma_stream_loopback routes update forced");
     EXPECT_EQ(switch_block->commits(), commits + 1);
-    const tool_support::SwitchRoutes one_off{std::nullopt, 0u};
-    ASSERT_TRUE(tool_support::update_switch_routes(*identified, one_off, false).ok());
+    const adapters::SwitchRoutes one_off{std::nullopt, 0u};
+    ASSERT_TRUE(adapters::update_switch_routes(*identified, one_off, false).ok());
     EXPECT_EQ(switch_block->committed_routes(), one_off);
-    EXPECT_EQ(tool_support::describe_routes(one_off), "master 1 <- slave 0");
+    EXPECT_EQ(adapters::describe_routes(one_off), "master 1 <- slave 0");
 }
 
 struct MemoryDesign {
@@ -313,8 +313,8 @@ TEST(DescriptorCreditsSim, DataErrorFailsWithExitOne) {
 }
 
 TEST(SwitchRouting, Policy) {
-    using tool_support::decide_routing;
-    using tool_support::SwitchRoutes;
+    using adapters::decide_routing;
+    using adapters::SwitchRoutes;
     const SwitchRoutes off{std::nullopt, std::nullopt}, defaults{1u, 0u}, straight{0u, 1u};
     // After a VFIO reset every port is off: the defaults are written.
     auto d = decide_routing(off, defaults, std::nullopt, false);
@@ -330,9 +330,9 @@ TEST(SwitchRouting, Policy) {
     EXPECT_EQ(d.routes, (SwitchRoutes{std::nullopt, 0u}));
     d = decide_routing(straight, defaults, std::vector<tool_support::SwitchRoute>{{0, 0}, {1, 1}}, false);
     EXPECT_FALSE(d.write);
-    EXPECT_EQ(tool_support::loop_routes(defaults, 2, 2),
+    EXPECT_EQ(adapters::loop_routes(defaults, 2, 2),
               (std::vector<streams::LoopRoute>{{0, 1}, {1, 0}}));
-    EXPECT_EQ(tool_support::loop_routes(SwitchRoutes{std::nullopt, 3u}, 2, 2), std::vector<streams::LoopRoute>{});
+    EXPECT_EQ(adapters::loop_routes(SwitchRoutes{std::nullopt, 3u}, 2, 2), std::vector<streams::LoopRoute>{});
 }
 
 struct ModelFault {

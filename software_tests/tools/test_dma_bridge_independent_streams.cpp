@@ -17,8 +17,8 @@ int main(int argc, char** argv) {
         ("h2c_stream_device", po::value(&h2c_devices)->composing(), "<bdf>,<channel>: test this H2C channel (repeatable)")
         ("c2h_stream_device", po::value(&c2h_devices)->composing(), "<bdf>,<channel>: test this C2H channel (repeatable)");
     stream_tools::add_common_options(description, cli);
-    tool_support::add_cuda_stream_options(description, cli.cuda);
-    tool_support::add_etsoc1_stream_options(description, cli.etsoc1);
+    adapters::add_cuda_stream_options(description, cli.cuda);
+    adapters::add_etsoc1_stream_options(description, cli.etsoc1);
     if (auto status = stream_tools::parse_command_line(
             argc, argv, description, "Soak-tests DMA stream channels as independent streams, verifying every byte."))
         return *status;

@@ -16,8 +16,8 @@ int main(int argc, char** argv) {
     description.add_options()("stream_device", boost::program_options::value(&stream_devices)->composing(),
                               "<bdf>,<h2c_channel>: test only this pair (repeatable)");
     stream_tools::add_common_options(description, cli);
-    tool_support::add_cuda_stream_options(description, cli.cuda);
-    tool_support::add_etsoc1_stream_options(description, cli.etsoc1);
+    adapters::add_cuda_stream_options(description, cli.cuda);
+    adapters::add_etsoc1_stream_options(description, cli.etsoc1);
     cli.cuda.loopback = true;  // each channel's data comes back through GPU memory
     if (auto status = stream_tools::parse_command_line(
             argc, argv, description, "Soak-tests looped-back DMA stream pairs in parallel, verifying every byte."))

@@ -8,7 +8,7 @@
 
 #include "stream_tools/cli.hpp"
 #include "cli/device_options.hpp"
-#include "tool_support/xdma_stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
         if (!design.axi_switch)
             continue;
         ++switches;
-        tool_support::SwitchRoutes wanted = tool_support::default_switch_routes(*design.design, design.identity.revision);
+        adapters::SwitchRoutes wanted = adapters::default_switch_routes(*design.design, design.identity.revision);
         wanted.resize(design.axi_switch->routes.size());
         for (const DeviceRouting& routing : routings) {
             if (routing.address != design.identity.address)
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
                 wanted[route.master] = route.slave;
             }
         }
-        auto update = tool_support::update_switch_routes(design, wanted, force);
+        auto update = adapters::update_switch_routes(design, wanted, force);
         if (!update.ok()) {
             std::cerr << "Error: " << update.error().message() << "\n";
             ++failed;

@@ -112,7 +112,7 @@ std::unique_ptr<tool_support::BoardHealth> open_board_health(const tool_support:
 int run_on_stream_devices(const CommonCli& cli,
                           const std::function<int(const std::vector<streams::StreamDevice*>&, const StreamRunOptions&)>& body) {
     auto options = run_options(cli);
-    tool_support::StreamDeviceRequest request;
+    adapters::StreamDeviceRequest request;
     for (const std::string& text : cli.device_routing) {
         auto routing = parse_device_routing("device_routing", text);
         if (!routing.ok()) {
@@ -133,11 +133,11 @@ int run_on_stream_devices(const CommonCli& cli,
     request.modes = *dma_mode_request(cli.modes);
     request.cuda = cli.cuda;
     request.etsoc1 = cli.etsoc1;
-    const tool_support::StreamDeviceUse use{options->num_descriptors, options->mapping_size,
+    const adapters::StreamDeviceUse use{options->num_descriptors, options->mapping_size,
                                             options->test.transfer_timeout, options->dma_mask_bits,
                                             options->qdma_ring_entries, cli.json};
     report_dma_failures(cli.json ? stderr : stdout);  // registers and AER on a DMA failure
-    tool_support::OpenedStreamDevices opened = tool_support::open_stream_devices(request, use, std::cerr);
+    adapters::OpenedStreamDevices opened = adapters::open_stream_devices(request, use, std::cerr);
     if (opened.status != 0) {
         if (opened.status != tool_support::kUsageError)
             std::cout << "Overall FAIL\n";

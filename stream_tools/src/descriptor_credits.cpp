@@ -9,7 +9,7 @@
 #include "pattern/pattern.hpp"
 #include "stream_tools/card_dma.hpp"
 #include "stream_tools/stream_tools.hpp"
-#include "tool_support/xdma_stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 
 namespace stream_tools {
 namespace {
@@ -68,7 +68,7 @@ pdt::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const C
     dma_options.dma_bar = design.dma_bridge->bar;
     dma_options.ring_descriptors = kCreditRing;
     dma_options.timeout = options.timeout;
-    dma_options.ip = tool_support::ip_options(design);
+    dma_options.ip = adapters::ip_options(design);
     dma_options.modes = options.modes;
     dma_options.modes.mode = xdma::EngineModeRequest::Credits;
     dma_options.dma_mask_bits = options.dma_mask_bits;
@@ -111,7 +111,7 @@ pdt::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const C
 }
 
 // Stream designs: growing messages through one loopback route.
-pdt::Result<uint64_t> stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route, int64_t options_timeout,
+pdt::Result<uint64_t> stream_credits(adapters::XdmaStreamDevice& device, const streams::LoopRoute& route, int64_t options_timeout,
                                   std::FILE* out) {
     const uint64_t first_words = kCreditPage / 4 - 1, messages = 3 * kCreditRing;
     const uint64_t longest = (first_words + messages - 1) * 4;
@@ -188,7 +188,7 @@ ChannelResult with_outcome(ChannelResult result, const pdt::Result<uint64_t>& ou
 
 // One route, as the design's card function needs: loopback messages, CRC64 messages, or the
 // fixed-data sink and source (descriptor_credits_crc64_fixed_data.cpp).
-pdt::Result<uint64_t> route_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route, const CreditsOptions& options,
+pdt::Result<uint64_t> route_credits(adapters::XdmaStreamDevice& device, const streams::LoopRoute& route, const CreditsOptions& options,
                                      std::FILE* out) {
     switch (device.card_function()) {
     case streams::CardFunction::Crc64: return crc64_stream_credits(device, route, options.timeout, out);
@@ -212,12 +212,12 @@ std::vector<ChannelResult> test_design(identify::IdentifiedDesign& design, const
                          ": no H2C x C2H channel pair to test";
         return {result};
     }
-    if (auto credits = require_descriptor_credits(*design.device, design.dma_bridge->bar, tool_support::ip_options(design));
+    if (auto credits = require_descriptor_credits(*design.device, design.dma_bridge->bar, adapters::ip_options(design));
         !credits.ok())
         return {failed(base, credits.error())};
     if (auto registers = credit_register_test(*design.device, design.dma_bridge->bar); !registers.ok())
         return {failed(base, registers.error())};
-    const auto modes = tool_support::describe_engine_modes(design, {xdma::EngineModeRequest::Credits, options.modes.completion});
+    const auto modes = adapters::describe_engine_modes(design, {xdma::EngineModeRequest::Credits, options.modes.completion});
     if (!modes.ok())
         return {failed(base, cli::name_xdma_mode_options(modes.error()))};
     std::fprintf(out, "%s\n", modes->line.c_str());
@@ -229,13 +229,13 @@ std::vector<ChannelResult> test_design(identify::IdentifiedDesign& design, const
             return {failed(result, bm.error())};
         return {with_outcome(result, memory_credits(design, options, out))};
     }
-    tool_support::OpenOptions open;
+    adapters::OpenOptions open;
     open.routing = options.routing;
     open.timeout = options.timeout;
     open.dma_mask_bits = options.dma_mask_bits;
     open.modes = options.modes;
     open.modes.mode = xdma::EngineModeRequest::Credits;
-    auto device = tool_support::make_xdma_stream_device(std::move(design), open);
+    auto device = adapters::make_xdma_stream_device(std::move(design), open);
     if (!device.ok())
         return {failed(base, device.error())};
     if ((*device)->routes().empty()) {

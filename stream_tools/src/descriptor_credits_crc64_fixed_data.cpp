@@ -11,7 +11,7 @@
 #include "pattern/pattern.hpp"
 #include "stream_tools/descriptor_credits.hpp"
 #include "stream_tools/stream_tools.hpp"
-#include "tool_support/xdma_stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 
 namespace stream_tools {
 namespace {
@@ -24,7 +24,7 @@ using pdt::format;
 
 }  // namespace
 
-pdt::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
+pdt::Result<uint64_t> crc64_stream_credits(adapters::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                         std::chrono::milliseconds timeout, std::FILE* out) {
     // Message m: (page / beat - 1 + m) tdata beats, so most messages are longer than a page.
     const uint64_t beat = device.packet_granularity(), first_beats = kCreditPage / beat - 1;
@@ -77,7 +77,7 @@ pdt::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& devic
     return received * kCrcBytes;
 }
 
-pdt::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
+pdt::Result<uint64_t> fixed_data_stream_credits(adapters::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                              std::chrono::milliseconds timeout, std::FILE* out) {
     const uint64_t first_words = kCreditPage / 4 - 1;
     const auto length_of = [&](uint64_t m) { return (first_words + m) * 4; };

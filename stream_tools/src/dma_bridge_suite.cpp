@@ -11,7 +11,7 @@
 #include "stream_test/report.hpp"
 #include "stream_tools/memory_boundaries.hpp"
 #include "stream_tools/stream_subtests.hpp"
-#include "tool_support/xdma_stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 
 namespace stream_tools {
 
@@ -127,9 +127,9 @@ void run_memory_test(identify::IdentifiedDesign& design, const std::string& name
 
 // The engine modes line every run prints; nullopt, with a failed result, when the IP cannot do
 // what --engine_mode / --completion ask.
-std::optional<tool_support::EngineModes> engine_modes(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options,
+std::optional<adapters::EngineModes> engine_modes(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options,
                                         const std::string& tests, std::FILE* out, std::vector<ChannelResult>& results) {
-    auto modes = tool_support::describe_engine_modes(design, options.modes);
+    auto modes = adapters::describe_engine_modes(design, options.modes);
     if (!modes.ok()) {
         ChannelResult result = result_for(design, tests);
         result.failure = cli::name_xdma_mode_options(modes.error()).message();
@@ -186,7 +186,7 @@ void run_memory_design(identify::IdentifiedDesign& design, const DmaBridgeTestOp
         dma_options.timeout = memory.timeout;
         dma_options.dma_mask_bits = memory.dma_mask_bits;
         dma_options.ring_descriptors = test == "memory_variable_transfers" ? 1023 : 64;
-        dma_options.ip = tool_support::ip_options(design);
+        dma_options.ip = adapters::ip_options(design);
         dma_options.modes = options.modes;
         return std::unique_ptr<CardDma>(std::make_unique<XdmaCardDma>(PDT_TRY(XdmaCardDma::open(*design.device, dma_options))));
     };
@@ -321,13 +321,13 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
                         "lower --stream_mapping_size, or raise the limit", options, out, results))
         return;
     const unsigned bar = design.dma_bridge->bar;
-    const xdma::IpOptions ip = tool_support::ip_options(design);
-    tool_support::OpenOptions open;
+    const xdma::IpOptions ip = adapters::ip_options(design);
+    adapters::OpenOptions open;
     open.modes = options.modes;
     open.timeout = options.stream.test.transfer_timeout;
     open.routing = options.routing;
     open.dma_mask_bits = options.stream.dma_mask_bits;
-    auto device = tool_support::make_xdma_stream_device(std::move(design), open);
+    auto device = adapters::make_xdma_stream_device(std::move(design), open);
     if (!device.ok()) {
         base.failure = "H2C failure : " + device.error().message();
         std::fprintf(out, "TEST FAIL:\n  %s\n", base.failure->c_str());

@@ -6,7 +6,7 @@
 
 #include "dma_bridge_suite_shared.hpp"
 #include "stream_tools/qdma_card_dma.hpp"
-#include "tool_support/qdma_stream_devices.hpp"
+#include "adapters/qdma_stream_devices.hpp"
 
 namespace stream_tools {
 namespace {
@@ -77,7 +77,7 @@ void run_qdma_streams(identify::IdentifiedDesign& design, const DmaBridgeTestOpt
         return;
     ChannelResult base = result_for(design, "stream_fixed_buffers");
     base.queues = true;
-    auto device = tool_support::make_qdma_stream_device(std::move(design), {options.qdma_ring_entries,
+    auto device = adapters::make_qdma_stream_device(std::move(design), {options.qdma_ring_entries,
                                                                             options.stream.dma_mask_bits, nullptr});
     if (!device.ok()) {
         base.failure = "H2C failure : " + device.error().message();

@@ -13,7 +13,7 @@
 #include "pdt_version/version.hpp"
 #include "sim/config_topology.hpp"
 #include "tool_support/board_health.hpp"
-#include "tool_support/copy_endpoints.hpp"
+#include "adapters/copy_endpoints.hpp"
 
 namespace {
 
@@ -73,7 +73,7 @@ void stop_copies_on_signals() {
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
-    tool_support::CopyEndpoints endpoints;
+    adapters::CopyEndpoints endpoints;
     tool_support::BoardHealthCli health_cli;
     boost::program_options::options_description adapter_options;
     adapter_options.add(endpoints.options());

@@ -77,7 +77,7 @@ struct GivenOption {
 pdt::Result<void> check_etsoc1_options_used(const Etsoc1Selection& selection, const std::vector<GivenOption>& shaping);
 
 // --engine_mode auto|credits|stop_list and --completion auto|poll_writeback|completed_count|
-// status|interrupt, as given (tool_support::dma_mode_request reads them into the driver's typed xdma::ModeRequest).
+// status|interrupt, as given (adapters::dma_mode_request reads them into the driver's typed xdma::ModeRequest).
 struct XdmaModeText {
     std::string engine_mode = "auto";
     std::string completion = "auto";

@@ -1,6 +1,6 @@
 // Command-line plumbing shared by the stream tool mains: the options they have in common,
 // their conversion (usage errors exit 2), and running a tool's body on the stream devices the
-// adapter registry opens for them (tool_support/stream_devices.hpp).
+// adapter registry opens for them (adapters/stream_devices.hpp).
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -13,8 +13,8 @@
 #include "cli/device_options.hpp"
 #include "stream_tools/stream_tools.hpp"
 #include "tool_support/board_health.hpp"
-#include "tool_support/stream_devices.hpp"
-#include "tool_support/xdma_stream_devices.hpp"
+#include "adapters/stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 
 namespace stream_tools {
 
@@ -46,8 +46,8 @@ struct CommonCli {
     std::string lock_timeout;          // --lock_timeout seconds ("": 0, fail at once on a busy device)
     bool one_container_for_mappings = false;  // --use_one_container_for_mappings
     bool no_iommu = false;                    // --no_iommu
-    tool_support::CudaStreamCli cuda;      // --cuda_device and its options (the mains that take them)
-    tool_support::Etsoc1StreamCli etsoc1;  // --etsoc1_device and its options (the mains that take them)
+    adapters::CudaStreamCli cuda;      // --cuda_device and its options (the mains that take them)
+    adapters::Etsoc1StreamCli etsoc1;  // --etsoc1_device and its options (the mains that take them)
     tool_support::BoardHealthCli health;   // --max_temperature, --metrics
 };
 
@@ -62,8 +62,8 @@ void add_common_options(boost::program_options::options_description& description
 std::unique_ptr<tool_support::BoardHealth> open_board_health(const tool_support::BoardHealthCli& cli,
                                                              const std::vector<tool_support::DesignUnderTest>& designs,
                                                              bool json, int& status);
-// --engine_mode and --completion (tool_support/xdma_stream_devices.hpp).
-using tool_support::dma_mode_request;
+// --engine_mode and --completion (adapters/xdma_stream_devices.hpp).
+using adapters::dma_mode_request;
 
 // Parses argv into description; returns an exit status when the run ends here (--help: 0,
 // usage error: 2, with the message on stderr).
@@ -75,7 +75,7 @@ pdt::Result<StreamRunOptions> run_options(const CommonCli& cli);
 pdt::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& option,
                                                              const std::vector<std::string>& texts);
 
-// Opens the stream devices the command line names (tool_support::open_stream_devices) and calls
+// Opens the stream devices the command line names (adapters::open_stream_devices) and calls
 // body with them; returns body's exit status, 1 when the devices cannot be opened, 2 for a usage
 // error. Ctrl-C (SIGINT) stops the run in body.
 int run_on_stream_devices(const CommonCli& cli,

@@ -22,9 +22,9 @@
 #include "stream_tools/options.hpp"
 #include "stream_tools/verdict.hpp"
 
-namespace tool_support {
+namespace adapters {
 class XdmaStreamDevice;
-}  // namespace tool_support
+}  // namespace adapters
 
 namespace stream_tools {
 
@@ -49,9 +49,9 @@ struct CreditsOptions {
 // fixed-data designs: as many messages into the H2C sink, and 3 x 1023 C2H pages checked to
 // be zeros without EOP (each page holds non-zero bytes before it is credited).
 // Each returns the C2H bytes it verified (8 per CRC64 result; the zero pages).
-pdt::Result<uint64_t> crc64_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
+pdt::Result<uint64_t> crc64_stream_credits(adapters::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                         std::chrono::milliseconds timeout, std::FILE* out);
-pdt::Result<uint64_t> fixed_data_stream_credits(tool_support::XdmaStreamDevice& device, const streams::LoopRoute& route,
+pdt::Result<uint64_t> fixed_data_stream_credits(adapters::XdmaStreamDevice& device, const streams::LoopRoute& route,
                                              std::chrono::milliseconds timeout, std::FILE* out);
 
 // The stream credit tests' H2C step: message number `message`, `bytes` long, filled with the

@@ -101,7 +101,6 @@ protected:
     std::optional<pdt::Error> m_broken;  // a wait timed out (or a copy failed): unusable until reset_queues
 };
 
-
 // For issue() of an endpoint whose DMA reaches only the buffers it mapped itself (`engines` names
 // what moves the data: "the XDMA engines"): why the copy cannot be made (a pageable or another
 // endpoint's buffer, range_refusal's reasons, more than one copy may move), or nothing.

@@ -11,7 +11,7 @@
 #include "identify/identify.hpp"
 #include "streams/stream_device.hpp"
 
-namespace tool_support {
+namespace adapters {
 
 struct QdmaStreamOptions {
     uint32_t ring_entries = 0;  // a QDMA_GLBL_RNG_SZ value; 0: the smallest holding the buffers
@@ -54,4 +54,4 @@ private:
 pdt::Result<std::unique_ptr<QdmaDesignStreamDevice>> make_qdma_stream_device(identify::IdentifiedDesign design,
                                                                               const QdmaStreamOptions& options);
 
-}  // namespace tool_support
+}  // namespace adapters

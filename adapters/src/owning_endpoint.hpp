@@ -4,7 +4,7 @@
 
 #include "streams/forwarding_endpoint.hpp"
 
-namespace tool_support {
+namespace adapters {
 
 template <typename Owned>
 class OwningEndpoint final : public streams::ForwardingEndpoint {
@@ -16,4 +16,4 @@ public:
     Owned owned;
 };
 
-}  // namespace tool_support
+}  // namespace adapters

@@ -1,10 +1,11 @@
 // The registry of stream devices: what a stream tool's command line names, opened as
 // streams::StreamDevice in one call. The designs of the bus (--sim_design designs, else the
-// kernel's VFIO devices: tool_support/xdma_stream_devices.hpp, and QDMA designs with stream
-// routes: tool_support/qdma_stream_devices.hpp), or instead the NVIDIA GPUs of
+// kernel's VFIO devices: adapters/xdma_stream_devices.hpp, and QDMA designs with stream
+// routes: adapters/qdma_stream_devices.hpp), or instead the NVIDIA GPUs of
 // --cuda_device (cuda_stream/stream_device.hpp) or the ET-SoC-1 cards of --etsoc1_device
-// (etsoc1/stream_device.hpp). The options that choose and shape these devices are defined
-// here once; the adapters take typed settings.
+// (etsoc1/stream_device.hpp): the rows of the adapter table (adapters/adapter_table.hpp) with
+// stream devices. The options that choose and shape these devices are defined here once (in the
+// rows' files: adapters/src/cuda.cpp, etsoc1.cpp); the adapters take typed settings.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -25,7 +26,9 @@
 #include "tool_support/open_designs.hpp"
 #include "tool_support/switch_routes.hpp"
 
-namespace tool_support {
+namespace adapters {
+
+using StreamDevices = std::vector<std::unique_ptr<streams::StreamDevice>>;
 
 // --cuda_device and the GPU options of the stream tools, as given.
 struct CudaStreamCli {
@@ -69,10 +72,10 @@ etsoc1::RuntimeOptions etsoc1_runtime_options(const cli::Etsoc1Selection& cli, s
 
 // What a stream tool's command line names.
 struct StreamDeviceRequest {
-    std::vector<std::string> design_files;   // --design_file
-    DesignSelection designs;                 // --sim_design, --lock_timeout, container options
-    std::vector<DeviceRouting> routing;      // --device_routing
-    xdma::ModeRequest modes;                 // --engine_mode, --completion
+    std::vector<std::string> design_files;             // --design_file
+    tool_support::DesignSelection designs;             // --sim_design, --lock_timeout, container options
+    std::vector<tool_support::DeviceRouting> routing;  // --device_routing
+    xdma::ModeRequest modes;                           // --engine_mode, --completion
     CudaStreamCli cuda;
     Etsoc1StreamCli etsoc1;
 };
@@ -94,17 +97,18 @@ struct OpenedStreamDevices {
     int status = 0;
     std::unique_ptr<designs::Registry> registry;  // the design data the devices point into
     std::unique_ptr<vfio::DeviceBus> bus;         // the designs' bus: outlives the devices
-    std::vector<std::unique_ptr<streams::StreamDevice>> devices;
+    StreamDevices devices;
     std::vector<vfio::Device*> kernel_devices;  // the XDMA designs' VFIO devices on the kernel bus
-    std::vector<DesignUnderTest> designs;       // the XDMA designs opened (their sensors are watched)
+    std::vector<tool_support::DesignUnderTest> designs;  // the XDMA designs opened (their sensors are watched)
 };
 
-// Opens what the request names: the GPUs, else the ET-SoC-1 cards, else the designs of the bus
-// (routed, bus master enabled). A GPU or card selection combined with designs is a usage error.
+// Opens what the request names, through the adapter table: the ET-SoC-1 cards, else the GPUs,
+// else the designs of the bus (routed, bus master enabled). A card or GPU selection combined
+// with designs, or cards with GPUs, is a usage error.
 // The GPUs' reference rates go to stdout (text or JSON Lines); the cards' lines and the designs'
 // progress ("Opening device", "routes updated") to stdout, or to stderr with use.json; errors to
 // `errors`.
 OpenedStreamDevices open_stream_devices(const StreamDeviceRequest& request, const StreamDeviceUse& use,
                                         std::ostream& errors);
 
-}  // namespace tool_support
+}  // namespace adapters

@@ -1,11 +1,15 @@
 // The GPUs of --cuda_device as stream devices (cuda_stream adapter), each after a bare
-// cudaMemcpyAsync loop of the same buffer sizes, whose rates are the run's reference.
+// cudaMemcpyAsync loop of the same buffer sizes, whose rates are the run's reference; and one GPU
+// as --endpoint cuda.
+#include "cuda_devices.hpp"
+
 #include <cinttypes>
 
+#include "base/numbers.hpp"
+#include "cuda_stream/cuda_copy_endpoint.hpp"
 #include "cuda_stream/stream_device.hpp"
-#include "cuda_stream_devices.hpp"
 
-namespace tool_support {
+namespace adapters {
 namespace {
 
 // The bare cudaMemcpyAsync loop of the same sizes, before the verified run.
@@ -38,8 +42,7 @@ pdt::Result<void> print_reference(const cuda_stream::GpuInfo& info, double secon
 
 bool cuda_built() { return true; }
 
-pdt::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_stream_devices(const CudaStreamCli& cli,
-                                                                                           const StreamDeviceUse& use) {
+pdt::Result<StreamDevices> open_cuda_stream_devices(const CudaStreamCli& cli, const StreamDeviceUse& use) {
     const CudaRunOptions o = PDT_TRY(cuda_run_options(cli));
     cuda_stream::StreamDeviceConfig config;
     config.channels = o.channels;
@@ -49,7 +52,7 @@ pdt::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_strea
                                                     o.corrupt->second};
     config.lie = o.lie;
     config.loopback = cli.loopback;
-    std::vector<std::unique_ptr<streams::StreamDevice>> devices;
+    StreamDevices devices;
     for (int ordinal : cli.devices) {
         const cuda_stream::GpuInfo info = PDT_TRY(cuda_stream::gpu_info(ordinal));
         PDT_CHECK(print_reference(info, o.reference_seconds, o.channels, config.memory, use, stdout));
@@ -58,4 +61,15 @@ pdt::Result<std::vector<std::unique_ptr<streams::StreamDevice>>> open_cuda_strea
     return devices;
 }
 
-}  // namespace tool_support
+OpenedCopyEndpoint open_cuda_copy_endpoint(const CudaEndpointCli& cli, const streams::Lie& lie) {
+    cuda_stream::CopyEndpointConfig config;
+    config.lie = lie;
+    if (cli.gpus.size() > 1)
+        return pdt::usage_error("--cuda_device", "cuda endpoint", "pcie_link_measure measures one GPU");
+    config.gpu = cli.gpus.empty() ? 0 : cli.gpus.front();
+    config.queues = cli.queues;
+    config.card_memory_bytes = PDT_TRY(pdt::parse_size(cli.memory));
+    return cuda_stream::open_copy_endpoint(config);
+}
+
+}  // namespace adapters

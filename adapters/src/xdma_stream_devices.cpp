@@ -1,17 +1,17 @@
-#include "tool_support/xdma_stream_devices.hpp"
+#include "adapters/xdma_stream_devices.hpp"
 
 #include <algorithm>
 
 #include "base/spellings.hpp"
 #include "dma_bridge/xdma_stream_channel.hpp"
 
-namespace tool_support {
+namespace adapters {
 
 RoutingDecision decide_routing(const SwitchRoutes& current, const SwitchRoutes& defaults,
-                               const std::optional<std::vector<SwitchRoute>>& requested, bool force) {
+                               const std::optional<std::vector<tool_support::SwitchRoute>>& requested, bool force) {
     if (requested) {
         SwitchRoutes wanted(current.size());
-        for (const SwitchRoute& route : *requested)
+        for (const tool_support::SwitchRoute& route : *requested)
             if (route.master < wanted.size())
                 wanted[route.master] = route.slave;
         return RoutingDecision{wanted, force || wanted != current};
@@ -90,7 +90,7 @@ streams::CardFunction card_function(const designs::DmaBridge& bridge) {
 }
 
 streams::CardFunction XdmaStreamDevice::card_function() const {
-    return m_design.design->dma_bridge ? tool_support::card_function(*m_design.design->dma_bridge)
+    return m_design.design->dma_bridge ? adapters::card_function(*m_design.design->dma_bridge)
                                        : streams::CardFunction::Loopback;
 }
 
@@ -201,15 +201,15 @@ pdt::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify:
         return pdt::make_error("open stream design", bdf, EINVAL, "the identified design holds no open device");
     if (!design.dma_bridge || design.dma_bridge->mode != designs::DmaMode::Stream)
         return pdt::make_error("open stream design", bdf, ENODEV, "not a DMA stream design");
-    std::optional<std::vector<SwitchRoute>> requested;
-    for (const DeviceRouting& routing : options.routing)
+    std::optional<std::vector<tool_support::SwitchRoute>> requested;
+    for (const tool_support::DeviceRouting& routing : options.routing)
         if (routing.address == design.identity.address)
             requested = routing.routes;
     const SwitchRoutes defaults = default_switch_routes(*design.design, design.identity.revision);
     SwitchRoutes routes = defaults;
     if (design.axi_switch) {
         if (requested)
-            for (const SwitchRoute& r : *requested)
+            for (const tool_support::SwitchRoute& r : *requested)
                 if (r.master >= design.axi_switch->routes.size())
                     return pdt::usage_error("route AXI4-Stream Switch", bdf,
                                             "master port " + std::to_string(r.master) + " out of range");
@@ -267,4 +267,4 @@ pdt::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_dev
     return devices;
 }
 
-}  // namespace tool_support
+}  // namespace adapters

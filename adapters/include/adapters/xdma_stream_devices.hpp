@@ -15,7 +15,7 @@
 #include "tool_support/switch_routes.hpp"
 #include "streams/stream_device.hpp"
 
-namespace tool_support {
+namespace adapters {
 
 // AXI4-Stream Switch (PG085) registers, relative to the switch's base.
 namespace axis_switch {
@@ -59,7 +59,7 @@ struct RoutingDecision {
 // always when forced); otherwise the design's default routes when every master port is
 // disabled (as after a VFIO reset); otherwise the current routing is kept.
 RoutingDecision decide_routing(const SwitchRoutes& current, const SwitchRoutes& defaults,
-                               const std::optional<std::vector<SwitchRoute>>& requested, bool force);
+                               const std::optional<std::vector<tool_support::SwitchRoute>>& requested, bool force);
 // Writes MI_MUX for every master port, then commits.
 pdt::Result<void> write_switch_routes(vfio::Device& device, const identify::SwitchInfo& info,
                                        const SwitchRoutes& routes);
@@ -121,7 +121,7 @@ private:
 
 struct OpenOptions {
     std::vector<vfio::PciAddress> locations;  // empty: all
-    std::vector<DeviceRouting> routing;       // --device_routing
+    std::vector<tool_support::DeviceRouting> routing;  // --device_routing
     bool force_routing = false;
     std::chrono::milliseconds timeout{cli::kDefaultTransferTimeout};
     unsigned dma_mask_bits = 64;  // --a32: 32 (IOVAs of the channels' buffers below 4 GiB)
@@ -141,4 +141,4 @@ pdt::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_dev
 pdt::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify::IdentifiedDesign design,
                                                                         const OpenOptions& options);
 
-}  // namespace tool_support
+}  // namespace adapters

@@ -1,11 +1,11 @@
-#include "tool_support/qdma_stream_devices.hpp"
+#include "adapters/qdma_stream_devices.hpp"
 
 #include <algorithm>
 #include <cerrno>
 
 #include "qdma/qdma_stream_device.hpp"
 
-namespace tool_support {
+namespace adapters {
 
 std::vector<streams::LoopRoute> qdma_loop_routes(const designs::Design& design) {
     std::vector<streams::LoopRoute> routes;
@@ -57,4 +57,4 @@ pdt::Result<std::unique_ptr<QdmaDesignStreamDevice>> make_qdma_stream_device(ide
     return std::make_unique<QdmaDesignStreamDevice>(std::move(design), std::move(queues));
 }
 
-}  // namespace tool_support
+}  // namespace adapters

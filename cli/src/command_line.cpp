@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <iostream>
 
+#include "cli/option_names.hpp"
 #include "pdt_version/version.hpp"
 
 namespace po = boost::program_options;
@@ -71,7 +72,7 @@ std::optional<int> parse_command_line(int argc, char** argv, const CommandLine& 
 }
 
 int report_error(const std::string& tool, const pdt::Error& error) {
-    std::cerr << tool << ": " << error.message() << "\n";
+    std::cerr << tool << ": " << name_options(error).message() << "\n";
     return error.usage ? 2 : 1;
 }
 

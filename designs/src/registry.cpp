@@ -23,7 +23,7 @@ pdt::Result<Registry> Registry::load(const std::vector<std::string>& design_file
 
 pdt::Result<void> Registry::add_file(const std::string& path) {
     const std::string text = PDT_TRY(pdt::read_text_file(path, "open design file", "read design file",
-                                                          "--design_file takes a readable JSON file"));
+                                                          "the design file must be a readable JSON file"));
     return add_text(text, path, false);
 }
 

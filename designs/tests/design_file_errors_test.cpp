@@ -199,8 +199,8 @@ TEST(DesignFileErrors, UnreadableFileAndLoadStopsAtTheBadFile) {
     ASSERT_FALSE(missing.ok());
     EXPECT_EQ(missing.error().code, ENOENT);
     EXPECT_EQ(missing.error().message(),
-              "open design file /nonexistent/dir/my.json: No such file or directory (--design_file takes a readable "
-              "JSON file)");
+              "open design file /nonexistent/dir/my.json: No such file or directory (the design file must be a "
+              "readable JSON file)");
     const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_pdt_bad_design.json";
     std::ofstream(path) << design(R"(, "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 9})");
     auto bad = designs::Registry::load({path});

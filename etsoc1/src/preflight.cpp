@@ -63,8 +63,8 @@ pdt::Result<DeviceNodes> preflight(const std::string& dev_dir, const NodeOpener&
         if (error == EBUSY)
             return pdt::make_error("open", path, EBUSY,
                                     "card busy: another process holds it (the ops node opens once at a time; a runtime "
-                                    "daemon, `server --device_type=pcie`, holds its cards): use the daemon mode, "
-                                    "--etsoc1_socket " + std::string(kDaemonSocket) + ", or stop that process");
+                                    "daemon, `server --device_type=pcie`, holds its cards): use the daemon mode at the "
+                                    "runtime's socket " + std::string(kDaemonSocket) + ", or stop that process");
         if (error == EPERM)
             return pdt::make_error("open", path, EPERM, "the card is being reset: try again when the reset is done");
         if (error != 0)

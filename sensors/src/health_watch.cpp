@@ -70,9 +70,9 @@ void HealthWatch::sample_design(size_t index, std::vector<WatchEvent>& events) {
             if (!hottest || *reading.value > hottest->celsius)
                 hottest = DesignTemperature{*reading.value, sensor, *reading.value, sensor};
             if (m_options.max_temperature_c && *reading.value > *m_options.max_temperature_c && !m_tripped.load()) {
-                m_trip_reason = pdt::format("%s %s: %s %s %.1f C is over --max_temperature %g C", design.address.c_str(),
-                                             design.design.c_str(), block_name(block).c_str(), reading.name.c_str(),
-                                             *reading.value, *m_options.max_temperature_c);
+                m_trip_reason = pdt::format("%s %s: %s %s %.1f C is over the temperature limit of %g C",
+                                            design.address.c_str(), design.design.c_str(), block_name(block).c_str(),
+                                            reading.name.c_str(), *reading.value, *m_options.max_temperature_c);
                 m_tripped.store(true);
                 events.push_back({design.address, m_trip_reason, true});
             }

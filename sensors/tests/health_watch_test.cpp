@@ -76,7 +76,8 @@ TEST(HealthWatch, TripsOnceWhenATemperatureCrossesTheLimitNamingTheSensor) {
     rig.watch->sample_now();
     ASSERT_TRUE(rig.watch->tripped());
     EXPECT_EQ(rig.watch->trip_reason(),
-              "0000:15:00.0 TEF1001_dma_ddr3: XADC at bar 0 offset 0x3000 Temperature 95.5 C is over --max_temperature 95 C");
+              "0000:15:00.0 TEF1001_dma_ddr3: XADC at bar 0 offset 0x3000 Temperature 95.5 C is over the temperature "
+              "limit of 95 C");
     ASSERT_EQ(rig.events.size(), 1u);
     EXPECT_TRUE(rig.events[0].failure);
     EXPECT_EQ(rig.events[0].text, rig.watch->trip_reason());

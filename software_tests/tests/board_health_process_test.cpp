@@ -74,7 +74,7 @@ TEST(BoardHealthProcess, ATemperatureOverTheLimitStopsTheRunWithExitOneNamingThe
     const Outcome r = run(PARALLEL_STREAMS_TOOL, with(kSoak, {"--duration", "60", "--max_temperature", "90"}),
                           {"PDT_SIM_TEMPERATURE=40,99@1.5"});
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(Error: 0000:15:00\.0 TEF1001_dma_stream_loopback: XADC at bar 0 offset 0x3000 \S.* [0-9.]+ C is over --max_temperature 90 C)")))
+    EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(Error: 0000:15:00\.0 TEF1001_dma_stream_loopback: XADC at bar 0 offset 0x3000 \S.* [0-9.]+ C is over the temperature limit \(--max_temperature\) of 90 C)")))
         << r.output;
     EXPECT_TRUE(contains(r.output, "Board health: 0000:15:00.0 TEF1001_dma_stream_loopback: XADC")) << r.output;
     EXPECT_TRUE(r.output.ends_with("Overall FAIL\n")) << r.output;
@@ -141,7 +141,7 @@ TEST(BoardHealthProcess, TestDmaBridgeStopsOverTheLimit) {
                            "0x40000", "--stream_num_descriptors", "16", "--min_words", "0x10000", "--max_temperature", "50"},
                           {"PDT_SIM_TEMPERATURE=60"});
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_TRUE(contains(r.output, "is over --max_temperature 50 C")) << r.output;
+    EXPECT_TRUE(contains(r.output, "is over the temperature limit (--max_temperature) of 50 C")) << r.output;
     EXPECT_TRUE(r.output.ends_with("Overall FAIL\n")) << r.output;
 }
 

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/option_names.hpp"
 #include "edu/edu_device.hpp"
 #include "edu/edu_stream.hpp"
 #include "edu_guest.hpp"
@@ -53,7 +54,7 @@ Guest& guest() {
         if (!g->open_first())
             return g;
         if (auto master = g->device->enable_bus_master(); !master) {
-            g->error = master.error().message();
+            g->error = cli::name_options(master.error()).message();
             return g;
         }
         g->attach();
@@ -124,7 +125,7 @@ DriverRun run_driver(const char* label, streams::StreamChannel& h2c, streams::St
 
 std::unique_ptr<edu::EduLoopback> loopback() {
     auto created = edu::EduLoopback::create(*guest().edu, {.buffers = BUFFERS, .buffer_size = BUFFER_SIZE});
-    EXPECT_TRUE(created.ok()) << created.error().message();
+    EXPECT_TRUE(created.ok()) << cli::name_options(created.error()).message();  // as a tool: names --no_iommu
     return created.ok() ? std::move(created).value() : nullptr;
 }
 

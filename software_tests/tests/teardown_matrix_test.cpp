@@ -92,13 +92,17 @@ std::vector<Cell> cells() {
         all.push_back({&tool, End::DataError, 1, flipped, {}});
         if (soak(tool.name)) {
             all.push_back({&tool, End::Sigterm, 0, "Overall PASS\n", {}});
-            all.push_back({&tool, End::MaxTemperature, 1, "C is over --max_temperature 90 C", {}});
+            all.push_back(
+                {&tool, End::MaxTemperature, 1, "C is over the temperature limit \\(--max_temperature\\) of 90 C", {}});
         }
         const std::string stops = tool.name;  // these stop their copies and fail, naming why
         if (!soak(stops))
             all.push_back({&tool, End::Sigterm, 1, "stopped by SIGINT or SIGTERM", {}});
         if (stops == "test_dma_bridge")
-            all.push_back({&tool, End::MaxTemperature, 1, "stopped by a board-health trip(.|\\n)*over --max_temperature 90 C", {}});
+            all.push_back({&tool, End::MaxTemperature, 1,
+                           "stopped by a board-health trip(.|\\n)*over the temperature limit "
+                           "\\(--max_temperature\\) of 90 C",
+                           {}});
     }
     return all;
 }
@@ -264,7 +268,7 @@ std::vector<ModelCell> measure_cells() {
         add(latency, std::string("late_engine=2,") + m.lie, End::DataError, 1, "differ from the pattern written");
         add(sweep, m.late, End::Sigterm, 1, "stopped by SIGINT or SIGTERM: no copy was started after it");
         add(tool_run::with(sweep, {"--max_temperature", "90"}), m.late, End::MaxTemperature, 1,
-            "stopped by a board-health trip(.|\\n)*over --max_temperature 90 C");
+            "stopped by a board-health trip(.|\\n)*over the temperature limit \\(--max_temperature\\) of 90 C");
         all.back().environment.push_back("PDT_SIM_TEMPERATURE=40,99@1.5");
         add(latency, "late_engine=1500,ignores_stop", End::IgnoresStop, 1, kept_mapped);
     }

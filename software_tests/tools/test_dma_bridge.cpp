@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/option_names.hpp"
 #include "stream_tools/cli.hpp"
 #include "stream_tools/dma_bridge_suite.hpp"
 #include "stream_tools/failure_report.hpp"

@@ -5,6 +5,7 @@
 // Exit status: 0 every design passed, 1 a failure or nothing tested, 2 usage error.
 #include <iostream>
 
+#include "cli/option_names.hpp"
 #include "stream_tools/cli.hpp"
 #include "stream_tools/credits_modes.hpp"
 #include "stream_tools/descriptor_credits.hpp"
@@ -82,7 +83,8 @@ int main(int argc, char** argv) {
     auto registry = designs::Registry::load(design_files);
     auto experiments = parse_credits_modes(mode_texts);
     if (!registry.ok() || !experiments.ok()) {
-        std::cerr << "Error: " << (registry.ok() ? experiments.error() : registry.error()).message() << "\n";
+        std::cerr << "Error: " << cli::name_options(registry.ok() ? experiments.error() : registry.error()).message()
+                  << "\n";
         return 2;
     }
     if (experiments->any()) {  // -r or -f: an experiment instead of the credit tests

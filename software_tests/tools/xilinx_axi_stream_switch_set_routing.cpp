@@ -9,6 +9,7 @@
 #include "stream_tools/cli.hpp"
 #include "cli/device_options.hpp"
 #include "adapters/xdma_stream_devices.hpp"
+#include "cli/option_names.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
     }
     auto registry = designs::Registry::load(design_files);
     if (!registry.ok()) {
-        std::cerr << "Error: " << registry.error().message() << "\n";
+        std::cerr << "Error: " << cli::name_options(registry.error()).message() << "\n";
         return 2;
     }
     tool_support::OpenedDesigns opened =

@@ -203,12 +203,12 @@ int Report::finish(const Summary& summary) {
     for (const auto& row : summary.rows) {
         if (row.failure)
             std::fprintf(m_out, "%s Test FAILED: %s %s\n", row.label.c_str(), row.failure->channel.c_str(),
-                         row.failure->message.c_str());
+                         named(row.failure->message).c_str());
         else if (row.verifies && row.words_verified > 0 && row.on_card)
             std::fprintf(m_out, "%s Test pattern verified by the card in %" PRIu64 " words (%" PRIu64 " bytes)%s\n",
                          row.label.c_str(), row.words_verified, row.words_verified * 4,
-                         row.replayed ? "; each buffer generated once and resent (--h2c_replay), the card poisoning "
-                                        "every destination before its copy"
+                         row.replayed ? named("; each buffer generated once and resent (the H2C replay), the card "
+                                              "poisoning every destination before its copy").c_str()
                                       : "");
         else if (row.verifies && row.words_verified > 0 && row.function == CardFunction::Generated)
             std::fprintf(m_out, "%s Card-generated test pattern verified in %" PRIu64 " words (%" PRIu64 " bytes)\n",

@@ -8,6 +8,7 @@
 #include "stream_tools/failure_report.hpp"
 #include "stream_tools/link_watch.hpp"
 #include "cli/command_line.hpp"
+#include "cli/option_names.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
@@ -137,7 +138,10 @@ int run_on_stream_devices(const CommonCli& cli,
                                             options->test.transfer_timeout, options->dma_mask_bits,
                                             options->qdma_ring_entries, cli.json};
     report_dma_failures(cli.json ? stderr : stdout);  // registers and AER on a DMA failure
-    adapters::OpenedStreamDevices opened = adapters::open_stream_devices(request, use, std::cerr);
+    adapters::OpenedStreamDevices opened = [&] {
+        cli::OptionNamingStream errors(std::cerr);  // the options of the requests the libraries' errors name
+        return adapters::open_stream_devices(request, use, errors);
+    }();
     if (opened.status != 0) {
         if (opened.status != tool_support::kUsageError)
             std::cout << "Overall FAIL\n";

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "base/format.hpp"
+#include "cli/option_names.hpp"
 #include "stream_test/report.hpp"
 #include "stream_tools/numa_placement.hpp"
 
@@ -123,7 +124,9 @@ struct Run {
                   test_options.stop_failing = &options.health->tripped();
               return test_options;
           }()),
-          report(out, options.json), watcher(options.watcher), health(options.health) {}
+          report(out, options.json), watcher(options.watcher), health(options.health) {
+        report.name_requests([](std::string text) { return cli::name_options(std::move(text)); });
+    }
 
     pdt::Result<streams::StreamChannel*> open(streams::StreamDevice& device, Direction direction, unsigned channel,
                                                const streams::ChannelBuffers& buffers) {

@@ -84,14 +84,15 @@ pdt::Result<std::unique_ptr<BoardHealth>> BoardHealth::open(const BoardHealthCli
         watched.push_back({address, target.design->name, std::move(blocks)});
     }
     auto print = [out, json](const sensors::WatchEvent& event) {
+        const std::string text = cli::name_options(event.text);  // the temperature limit's option
         if (json)
             std::fprintf(out, "{\"type\":\"sensor_event\",\"pci_address\":%s,\"text\":%s,\"failure\":%s}\n",
-                         pdt::json_quote(event.address).c_str(), pdt::json_quote(event.text).c_str(),
+                         pdt::json_quote(event.address).c_str(), pdt::json_quote(text).c_str(),
                          event.failure ? "true" : "false");
         else if (event.failure)
-            std::fprintf(out, "Error: %s\n", event.text.c_str());
+            std::fprintf(out, "Error: %s\n", text.c_str());
         else
-            std::fprintf(out, "Sensors: %s %s\n", event.address.c_str(), event.text.c_str());
+            std::fprintf(out, "Sensors: %s %s\n", event.address.c_str(), text.c_str());
         std::fflush(out);
     };
     health->m_watch = std::make_unique<sensors::HealthWatch>(std::move(watched), options, print);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/option_names.hpp"
 #include "sim/edu_model.hpp"
 #include "tool_support/open_designs.hpp"
 #include "vfio_access/kernel.hpp"
@@ -67,7 +68,7 @@ int for_each_target(const designs::Registry& registry, const TargetSelection& s,
     if (!found.ok() || found->empty()) {
         const auto why = vfio_unavailable(options.dev_vfio_root);
         std::cerr << "Error: "
-                  << (!found.ok() ? found.error().message()
+                  << (!found.ok() ? cli::name_options(found.error()).message()
                                   : "no vfio-pci device at the --device locations" + (why ? ": " + *why : std::string()))
                   << "\n";
         return 1;
@@ -76,7 +77,7 @@ int for_each_target(const designs::Registry& registry, const TargetSelection& s,
     for (const vfio::DeviceIdentity& identity : *found) {
         auto device = bus.open_device(identity);
         if (!device.ok()) {
-            std::cerr << "Error: " << device.error().message() << "\n";
+            std::cerr << "Error: " << cli::name_options(device.error()).message() << "\n";
             status = 1;
             continue;
         }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <ostream>
 
+#include "cli/option_names.hpp"
 #include "sim/design_sim.hpp"
 #include "vfio_manager/client.hpp"
 
@@ -113,7 +114,7 @@ OpenedDesigns open_designs(const designs::Registry& registry, const DesignSelect
     }
     auto bus = open_bus(selection, registry);
     if (!bus.ok()) {
-        errors << "Error: " << bus.error().message() << "\n";
+        errors << "Error: " << cli::name_options(bus.error()).message() << "\n";
         opened.status = 1;
         return opened;
     }
@@ -125,14 +126,14 @@ OpenedDesigns open_designs(const designs::Registry& registry, const DesignSelect
     if (progress)
         progress->flush();
     if (!found.ok()) {
-        errors << "Error: " << found.error().message() << "\n";
+        errors << "Error: " << cli::name_options(found.error()).message() << "\n";
         opened.status = 1;
         return opened;
     }
     opened.found = std::move(found).value();
     report_warnings(opened.found, errors);
     for (const pdt::Error& failure : opened.found.failures)
-        errors << "Error: " << failure.message() << "\n";
+        errors << "Error: " << cli::name_options(failure).message() << "\n";
     if (!opened.found.failures.empty())
         opened.status = 1;
     if (opened.found.designs.empty() && opened.found.failures.empty()) {

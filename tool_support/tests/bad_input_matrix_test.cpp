@@ -71,7 +71,8 @@ const Row kNamedUnknownOption = {"unknown_option", "--no_such_option", E, kUsage
 const Row kUnknownDesign = {"unknown_design", "--sim_design NoSuchDesign", E, kUsage,
                             "Error: --sim_design NoSuchDesign: unknown design"};
 const Row kMissingDesignFile = {"missing_design_file", "--design_file {root}/none.json", E, kUsage,
-                                "none.json: No such file or directory (--design_file takes a readable JSON file)"};
+                                "none.json: No such file or directory (the design file (--design_file) must be a "
+                                "readable JSON file)"};
 const Row kNoDesign = {"no_device", "", E, kFail, "Error: no known FPGA design found on the vfio bus"};
 const Row kStreamNotBound = {"not_bound_to_vfio", "", Machine::bound_elsewhere, kFail,
                              "is bound to xdma, not vfio-pci; bind it: "};

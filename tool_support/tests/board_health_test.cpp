@@ -109,7 +109,7 @@ TEST(BoardHealth, ADieOverTheLimitTripsNamingTheSensor) {
     health->stop();
     ASSERT_TRUE(health->tripped());
     EXPECT_TRUE(std::regex_match(health->trip_reason(),
-                                 std::regex(R"(0000:15:00\.0 TEF1001_dma_stream_loopback: XADC at bar 0 offset 0x3000 .+ 9[0-9]\.[0-9] C is over --max_temperature 95 C)")))
+                                 std::regex(R"(0000:15:00\.0 TEF1001_dma_stream_loopback: XADC at bar 0 offset 0x3000 .+ 9[0-9]\.[0-9] C is over the temperature limit \(--max_temperature\) of 95 C)")))
         << health->trip_reason();
 }
 

@@ -144,7 +144,8 @@ TEST_F(FakeBoundDevice, EveryToolNamesTheHolderOfABusyDeviceAndFails) {
         EXPECT_LT(std::chrono::steady_clock::now() - start, 20s) << name_of(tool);  // no waiting by default
         EXPECT_EQ(r.exit_code, 1) << name_of(tool) << ": " << r.output << r.err;
         EXPECT_TRUE(contains(r.err, named)) << name_of(tool) << ": " << r.err;
-        EXPECT_TRUE(contains(r.err, "; --lock_timeout <s> waits for it)")) << name_of(tool) << ": " << r.err;
+        EXPECT_TRUE(contains(r.err, "; a lock wait (--lock_timeout <s>) waits for it)"))
+            << name_of(tool) << ": " << r.err;
         EXPECT_FALSE(contains(r.output, "PASS")) << name_of(tool) << ": " << r.output;
     }
 }
@@ -174,7 +175,7 @@ TEST_F(FakeBoundDevice, LockTimeoutGivesUpNamingTheHolder) {
     EXPECT_GE(std::chrono::steady_clock::now() - start, 500ms);
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_TRUE(contains(r.err, "pid " + std::to_string(holder.pid()))) << r.err;
-    EXPECT_TRUE(contains(r.err, "still busy after waiting 0.5 s (--lock_timeout)")) << r.err;
+    EXPECT_TRUE(contains(r.err, "still busy after 0.5 s of lock wait (--lock_timeout <s>)")) << r.err;
 }
 
 TEST(EveryToolLockTimeout, BadValueIsAUsageError) {

@@ -11,6 +11,7 @@
 #include "base/numbers.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
+#include "cli/option_names.hpp"
 #include "dma_bridge/xdma_probe.hpp"
 #include "probe_json.hpp"
 #include "tool_support/open_designs.hpp"
@@ -80,7 +81,9 @@ int main(int argc, char** argv) {
     auto registry = designs::Registry::load(options.design_files);
     if (!locations || !lock_timeout.ok() || !registry) {
         std::cerr << "Error: "
-                  << (!locations ? usage : !lock_timeout.ok() ? lock_timeout.error().message() : registry.error().message())
+                  << (!locations           ? usage
+                      : !lock_timeout.ok() ? lock_timeout.error().message()
+                                           : cli::name_options(registry.error()).message())
                   << "\n";
         return 2;
     }

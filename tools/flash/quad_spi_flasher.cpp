@@ -9,6 +9,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
+#include "cli/option_names.hpp"
 #include "flash/open_flash.hpp"
 #include "flasher.hpp"
 #include "tool_support/open_designs.hpp"
@@ -74,7 +75,9 @@ int main(int argc, char** argv) {
     auto lock_timeout = cli::parse_lock_timeout(t.lock_timeout);
     auto registry = designs::Registry::load(t.design_files);
     if (!locations || !lock_timeout || !registry)
-        return usage(!locations ? location_error : !lock_timeout ? lock_timeout.error().message() : registry.error().message());
+        return usage(!locations      ? location_error
+                     : !lock_timeout ? lock_timeout.error().message()
+                                     : cli::name_options(registry.error()).message());
     tool_support::DesignSelection selection{t.sim_designs, *locations};
     selection.lock_timeout = *lock_timeout;
     auto opened = tool_support::open_designs(*registry, selection, o.json ? &std::cerr : &std::cout, std::cerr);

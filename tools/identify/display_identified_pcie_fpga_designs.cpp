@@ -9,6 +9,7 @@
 #include "identify/identify.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
+#include "cli/option_names.hpp"
 #include "tool_support/device_locks.hpp"
 #include "tool_support/open_designs.hpp"
 
@@ -74,7 +75,7 @@ int main(int argc, char** argv) {
     selection.lock_timeout = *lock_timeout;
     auto registry = designs::Registry::load(options.design_files);
     if (!registry) {
-        std::cerr << "Error: " << registry.error().message() << "\n";
+        std::cerr << "Error: " << cli::name_options(registry.error()).message() << "\n";
         return 2;
     }
     if (options.list_designs) {

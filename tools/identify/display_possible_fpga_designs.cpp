@@ -8,6 +8,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
+#include "cli/option_names.hpp"
 #include "tool_support/open_designs.hpp"
 #include "tool_support/possible_designs.hpp"
 
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
         return *status;
     auto registry = designs::Registry::load(design_files);
     if (!registry.ok()) {
-        std::cerr << "Error: " << registry.error().message() << "\n";
+        std::cerr << "Error: " << cli::name_options(registry.error()).message() << "\n";
         return 2;
     }
     const vfio::KernelOptions options = tool_support::kernel_options();

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "cli/option_names.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace bar_tool_usage {
@@ -12,7 +13,11 @@ std::optional<designs::Registry> checked_registry(const std::optional<std::strin
     auto locations = tool_support::parse_locations(selection.devices, "--device", usage);
     auto registry = designs::Registry::load(selection.design_files);
     if (request_error || !locations || !registry) {
-        std::cerr << "Error: " << (request_error ? *request_error : !locations ? usage : registry.error().message()) << "\n";
+        std::cerr << "Error: "
+                  << (request_error ? *request_error
+                      : !locations  ? usage
+                                    : cli::name_options(registry.error()).message())
+                  << "\n";
         return std::nullopt;
     }
     return std::move(registry).value();

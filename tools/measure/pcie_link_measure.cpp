@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/device_options.hpp"
+#include "cli/option_names.hpp"
 #include "measure/copying.hpp"
 #include "measure/tool.hpp"
 #include "pdt_version/version.hpp"
@@ -101,7 +102,8 @@ int main(int argc, char** argv) {
     stop_copies_on_signals();  // from before the open: a stop asked for meanwhile starts no copy
     auto endpoint = endpoints.open(options.endpoint, adapter);
     if (!endpoint) {
-        std::cerr << "pcie_link_measure: " << cli::name_xdma_mode_options(endpoint.error()).message() << "\n";
+        std::cerr << "pcie_link_measure: " << cli::name_options(cli::name_xdma_mode_options(endpoint.error())).message()
+                  << "\n";
         return endpoint.error().usage ? 2 : 1;
     }
     auto health = tool_support::BoardHealth::open(health_cli, "pcie_link_measure", endpoints.designs_under_test(),
@@ -113,7 +115,10 @@ int main(int argc, char** argv) {
     hook_health(options, **health, endpoints.designs_under_test());
     (*health)->start();
     measure::Progress progress = measure::Progress::for_stderr();
-    const int status = measure::run_tool(options, **endpoint, adapter, std::cout, std::cerr, progress);
+    // A step's failure quotes the library's hint: the tool names the option of each request in it.
+    cli::OptionNamingStream out(std::cout);
+    const int status = measure::run_tool(options, **endpoint, adapter, out, std::cerr, progress);
+    out.flush();
     (*health)->stop();
     return status;
 }

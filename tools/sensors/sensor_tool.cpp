@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/device_options.hpp"
+#include "cli/option_names.hpp"
 #include "sensors/open_sensors.hpp"
 
 namespace sensor_tool {
@@ -25,7 +26,7 @@ Opened open(const Options& options) {
         std::cerr << "Error: "
                   << (!locations      ? usage
                       : !lock_timeout ? lock_timeout.error().message()
-                                      : registry.error().message())
+                                      : cli::name_options(registry.error()).message())
                   << "\n";
         opened.status = tool_support::kUsageError;
         return opened;

@@ -13,6 +13,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
+#include "cli/option_names.hpp"
 #include "vfio_manager/server.hpp"
 
 namespace po = boost::program_options;
@@ -80,7 +81,8 @@ int main(int argc, char** argv) {
     auto parsed = parse_options(argc, argv, daemon);
     if (const int* exit_code = std::get_if<int>(&parsed))
         return *exit_code;
-    auto server = vfio_manager::Server::create(std::move(std::get<vfio_manager::ServerOptions>(parsed)), std::cout);
+    cli::OptionNamingStream log(std::cout);  // a refused client's reason names the option that serves it
+    auto server = vfio_manager::Server::create(std::move(std::get<vfio_manager::ServerOptions>(parsed)), log);
     if (!server) {
         std::cerr << "Error: " << server.error().message() << "\n";
         return 1;

@@ -96,11 +96,11 @@ std::string busy_hint(int fd, const std::string& path, std::chrono::milliseconds
     }
     if (timeout.count() > 0) {
         char waited[64];
-        std::snprintf(waited, sizeof waited, "; still busy after waiting %.1f s (--lock_timeout)",
+        std::snprintf(waited, sizeof waited, "; still busy after %.1f s of lock wait",
                       static_cast<double>(timeout.count()) / 1000.0);
         return who + waited;
     }
-    return who + "; --lock_timeout <s> waits for it";
+    return who + "; a lock wait waits for it";
 }
 
 }  // namespace

@@ -110,7 +110,7 @@ pdt::Result<void> Container::set_iommu(bool noiommu) {
         if ((m_iommu_type == VFIO_NOIOMMU_IOMMU) != noiommu)
             return pdt::make_error("VFIO_SET_IOMMU", m_path, EINVAL,
                               "cannot mix no-IOMMU and IOMMU groups in one container: run the no-IOMMU device "
-                              "on its own (--device <BDF>), or bind every device of the run the same way");
+                              "on its own through the device selection, or bind every device of the run the same way");
         return {};
     }
     int type;

@@ -208,7 +208,8 @@ pdt::Result<std::shared_ptr<PhysicalPool>> KernelDevice::physical_pool() {
     if (!m_no_iommu_allowed)
         return pdt::make_error("allocate DMA buffer", object(), EPERM,
                           "refused: " + group().path + " is a no-IOMMU group, so the device would be given physical "
-                          "addresses that can reach all of RAM; pass --no_iommu to accept that (DANGER: see the README)");
+                          "addresses that can reach all of RAM; the no-IOMMU opt-in accepts that (DANGER: see the "
+                          "README)");
     std::shared_ptr<PhysicalPool> pool = PDT_TRY(mapping_container().physical_pool(m_physical));
     static std::once_flag danger;
     std::call_once(danger, [] { std::fprintf(stderr, "%s\n", kNoIommuDanger); });

@@ -18,7 +18,7 @@
 namespace vfio {
 
 const char* const kNoIommuDanger =
-    "DANGER: no-IOMMU mode (--no_iommu). The device is given physical addresses and nothing checks "
+    "DANGER: no-IOMMU mode, by the no-IOMMU opt-in. The device is given physical addresses and nothing checks "
     "what it does with them: any address it is given can reach all of RAM, and a wrong one can "
     "overwrite the kernel or any process. Buffers are locked huge pages inside the device's DMA mask.";
 

@@ -48,7 +48,7 @@ std::string refusal_reason(const AccessPolicy& policy, const PeerCredentials& pe
     if (policy.group)
         why += ", and gid " + std::to_string(peer.gid) + " is not the allowed group " + std::to_string(*policy.group);
     else
-        why += " (start the manager with --allow_group to serve a group)";
+        why += " (start the manager with the group allowance to serve a group)";
     return why;
 }
 

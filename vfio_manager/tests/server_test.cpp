@@ -181,7 +181,8 @@ TEST(VfioManagerPolicy, OnlyOwnerRootOrTheAllowedGroup) {
     EXPECT_EQ(refusal_reason(policy, {1, 1000, 1000}), "");
     EXPECT_EQ(refusal_reason(policy, {1, 0, 0}), "");
     EXPECT_EQ(refusal_reason(policy, {1, 1001, 1000}),
-              "uid 1001 is neither the manager's uid 1000 nor root (start the manager with --allow_group to serve a group)");
+              "uid 1001 is neither the manager's uid 1000 nor root (start the manager with the group allowance to serve "
+              "a group)");
     policy.group = 50;
     EXPECT_EQ(refusal_reason(policy, {1, 1001, 50}), "");
     EXPECT_EQ(refusal_reason(policy, {1, 1001, 51}),

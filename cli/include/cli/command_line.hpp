@@ -66,7 +66,8 @@ pdt::Result<Request> parse_arguments(int argc, const char* const* argv, const Co
 std::optional<int> parse_command_line(int argc, char** argv, const CommandLine& line,
                                       boost::program_options::variables_map* values = nullptr);
 
-// A failure the tool reports as "<tool>: <message>" on stderr; returns its exit status: 2 for a
+// A failure the tool reports as "<tool>: <message>" on stderr, the options of the hint's requests
+// named (cli::name_options); returns its exit status: 2 for a
 // usage error (Error::usage, never inferred from the errno: a device's EINVAL is a failure), else 1.
 int report_error(const std::string& tool, const pdt::Error& error);
 

@@ -45,6 +45,10 @@ public:
         m_annotate_text = std::move(text);
         m_annotate_json = std::move(json);
     }
+    // How the tool names the requests the text speaks of in the library's words ("the H2C
+    // replay", a failure's hint): each such text goes through it (the tools: cli::name_options).
+    using Naming = std::function<std::string(std::string text)>;
+    void name_requests(Naming naming) { m_naming = std::move(naming); }
     void on_interval(const std::vector<std::pair<std::string, Interval>>& rows) override;
     // Totals, verification lines, failures and the verdict. Returns the exit code (0 / 1).
     int finish(const Summary& summary);
@@ -60,6 +64,9 @@ private:
     bool m_json;
     Annotation m_annotate_text;
     Annotation m_annotate_json;
+    Naming m_naming;
+
+    std::string named(std::string text) const { return m_naming ? m_naming(std::move(text)) : text; }
 };
 
 }  // namespace stream_test

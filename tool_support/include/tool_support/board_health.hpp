@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/option_names.hpp"
 #include "designs/design.hpp"
 #include "metrics/exposition.hpp"
 #include "sensors/health_watch.hpp"
@@ -59,7 +60,7 @@ public:
     std::string json_beside(const std::string& label) const;
     // Set once a temperature crossed --max_temperature: the run must stop and FAIL with reason().
     const std::atomic<bool>& tripped() const { return m_watch->tripped(); }
-    std::string trip_reason() const { return m_watch->trip_reason(); }
+    std::string trip_reason() const { return cli::name_options(m_watch->trip_reason()); }
     sensors::HealthWatch& watch() { return *m_watch; }
 
     // Writes the metrics (nothing without --metrics): the rows, the verdict so far, whether the

@@ -251,7 +251,7 @@ TEST(CardSideStream, ReplayResendsEachBufferWhenTheCardPoisonsAndStillChecksEver
     EXPECT_EQ(h2c.first_words.size(), 4u);  // but only the 4 buffers' first spans: generated once
     EXPECT_EQ(run.summary.rows[0].words_verified, 64u * 1024);
     EXPECT_TRUE(run.summary.rows[0].replayed);
-    EXPECT_NE(run.text.find("each buffer generated once and resent (the H2C replay)"), std::string::npos) << run.text;
+    EXPECT_NE(run.text.find("each buffer generated once and resent by the H2C replay"), std::string::npos) << run.text;
 }
 
 TEST(CardSideStream, ReplayIsRefusedWhereTheCardDoesNotPoisonItsDestination) {

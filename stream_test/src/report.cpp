@@ -207,7 +207,7 @@ int Report::finish(const Summary& summary) {
         else if (row.verifies && row.words_verified > 0 && row.on_card)
             std::fprintf(m_out, "%s Test pattern verified by the card in %" PRIu64 " words (%" PRIu64 " bytes)%s\n",
                          row.label.c_str(), row.words_verified, row.words_verified * 4,
-                         row.replayed ? named("; each buffer generated once and resent (the H2C replay), the card "
+                         row.replayed ? named("; each buffer generated once and resent by the H2C replay, the card "
                                               "poisoning every destination before its copy").c_str()
                                       : "");
         else if (row.verifies && row.words_verified > 0 && row.function == CardFunction::Generated)

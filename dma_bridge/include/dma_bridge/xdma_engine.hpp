@@ -98,6 +98,24 @@ struct EngineOptions {
     unsigned coalesce_limit = 64;  // credits held back at most: 1..1023
 };
 
+// The options of one engine, the rest as the defaults above: which channel and direction, its
+// kind (stream or memory-mapped), where its DMA register space lies (register_offset inside
+// dma_bar), its ring, the IOVA width and the timeout.
+inline EngineOptions engine_options(Direction direction, unsigned channel, bool stream, unsigned dma_bar,
+                                    uint64_t register_offset, unsigned ring_descriptors, unsigned dma_mask_bits,
+                                    std::chrono::milliseconds timeout) {
+    EngineOptions options;
+    options.direction = direction;
+    options.channel = channel;
+    options.stream = stream;
+    options.dma_bar = dma_bar;
+    options.register_offset = register_offset;
+    options.ring_descriptors = ring_descriptors;
+    options.dma_mask_bits = dma_mask_bits;
+    options.timeout = timeout;
+    return options;
+}
+
 struct TransferCompletion {
     uint64_t id = 0;         // as returned by submit
     uint64_t length = 0;     // bytes moved (C2H stream: from the stream writebacks)

@@ -104,16 +104,9 @@ struct EngineOptions {
 inline EngineOptions engine_options(Direction direction, unsigned channel, bool stream, unsigned dma_bar,
                                     uint64_t register_offset, unsigned ring_descriptors, unsigned dma_mask_bits,
                                     std::chrono::milliseconds timeout) {
-    EngineOptions options;
-    options.direction = direction;
-    options.channel = channel;
-    options.stream = stream;
-    options.dma_bar = dma_bar;
-    options.register_offset = register_offset;
-    options.ring_descriptors = ring_descriptors;
-    options.dma_mask_bits = dma_mask_bits;
-    options.timeout = timeout;
-    return options;
+    return EngineOptions{.direction = direction, .channel = channel, .stream = stream, .dma_bar = dma_bar,
+                         .register_offset = register_offset, .ring_descriptors = ring_descriptors,
+                         .timeout = timeout, .dma_mask_bits = dma_mask_bits};
 }
 
 struct TransferCompletion {

@@ -62,15 +62,9 @@ pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
     m_queues.resize(queues);
     for (unsigned q = 0; q < queues; ++q) {
         for (Direction d : {Direction::H2C, Direction::C2H}) {
-            EngineOptions engine;
-            engine.direction = d;
-            engine.channel = q;
-            engine.stream = false;
-            engine.dma_bar = m_config.dma_bar;
-            engine.register_offset = m_config.register_offset;
-            engine.ring_descriptors = m_config.ring_descriptors;
-            engine.dma_mask_bits = m_config.dma_mask_bits;
-            engine.timeout = m_config.engine_timeout;
+            EngineOptions engine = engine_options(d, q, false, m_config.dma_bar, m_config.register_offset,
+                                                  m_config.ring_descriptors, m_config.dma_mask_bits,
+                                                  m_config.engine_timeout);
             PDT_TRY(configure_engine(m_device, m_config.ip, m_config.modes, engine));
             m_queues[q].engines[d == Direction::H2C ? 0 : 1] = PDT_TRY(Engine::open(m_device, engine));
         }

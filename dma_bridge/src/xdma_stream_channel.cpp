@@ -17,19 +17,13 @@ pdt::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio::
                                 std::to_string(options.buffer_count) + " buffers of " + std::to_string(per_buffer) +
                                     " descriptors exceed the 1023 descriptors an engine can have in flight");
     std::unique_ptr<XdmaStreamChannel> channel(new XdmaStreamChannel(options));
-    EngineOptions engine;
-    engine.direction = options.direction;
-    engine.channel = options.channel;
-    engine.stream = true;
-    engine.dma_bar = options.dma_bar;
-    engine.register_offset = options.register_offset;
+    const auto ring = static_cast<unsigned>(per_buffer * options.buffer_count);
+    EngineOptions engine = engine_options(options.direction, options.channel, true, options.dma_bar,
+                                          options.register_offset, ring, options.dma_mask_bits, options.timeout);
     engine.mode = options.mode;
     engine.completion = options.completion;
     engine.completion_auto = options.completion_auto;
-    engine.ring_descriptors = static_cast<unsigned>(per_buffer * options.buffer_count);
     engine.max_descriptor_length = options.max_descriptor_length;
-    engine.dma_mask_bits = options.dma_mask_bits;
-    engine.timeout = options.timeout;
     engine.msi_vector = options.msi_vector;
     engine.coalesce_credits = options.coalesce_credits;
     channel->m_engine = PDT_TRY(Engine::open(device, engine));

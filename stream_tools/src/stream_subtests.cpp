@@ -102,14 +102,9 @@ private:
 
 pdt::Result<std::unique_ptr<xdma::Engine>> stream_engine(vfio::Device& device, const StreamSubtestOptions& o,
                                                           xdma::Direction direction, unsigned ring) {
-    xdma::EngineOptions e;
-    e.direction = direction;
-    e.channel = direction == xdma::Direction::H2C ? o.h2c_channel : o.c2h_channel;
-    e.stream = true;
-    e.dma_bar = o.dma_bar;
-    e.ring_descriptors = ring;
-    e.timeout = o.timeout;
-    e.dma_mask_bits = o.dma_mask_bits;
+    const unsigned channel = direction == xdma::Direction::H2C ? o.h2c_channel : o.c2h_channel;
+    xdma::EngineOptions e =
+        xdma::engine_options(direction, channel, true, o.dma_bar, 0, ring, o.dma_mask_bits, o.timeout);
     PDT_TRY(xdma::configure_engine(device, o.ip, o.modes, e));
     return xdma::Engine::open(device, e);
 }

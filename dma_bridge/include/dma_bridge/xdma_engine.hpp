@@ -98,6 +98,17 @@ struct EngineOptions {
     unsigned coalesce_limit = 64;  // credits held back at most: 1..1023
 };
 
+// The options of one engine, the rest as the defaults above: which channel and direction, its
+// kind (stream or memory-mapped), where its DMA register space lies (register_offset inside
+// dma_bar), its ring, the IOVA width and the timeout.
+inline EngineOptions engine_options(Direction direction, unsigned channel, bool stream, unsigned dma_bar,
+                                    uint64_t register_offset, unsigned ring_descriptors, unsigned dma_mask_bits,
+                                    std::chrono::milliseconds timeout) {
+    return EngineOptions{.direction = direction, .channel = channel, .stream = stream, .dma_bar = dma_bar,
+                         .register_offset = register_offset, .ring_descriptors = ring_descriptors,
+                         .timeout = timeout, .dma_mask_bits = dma_mask_bits};
+}
+
 struct TransferCompletion {
     uint64_t id = 0;         // as returned by submit
     uint64_t length = 0;     // bytes moved (C2H stream: from the stream writebacks)

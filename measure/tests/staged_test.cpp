@@ -104,9 +104,10 @@ TEST(StagedCopy, EveryLieFailsItWithTheCopyNamed) {
         }
 }
 
-// The staged path's host copies shared by threads: exact at every size, cut or not.
+// The staged path's host copies shared by threads: exact at every size, cut or not. 8 threads
+// over 1 MiB + 7 bytes: a share rounded down to 64 bytes left the last 7 bytes uncopied (fixed).
 TEST(ParallelMemcpy, CopiesExactlyWithAnyThreadCountAndSize) {
-    for (unsigned threads : {1u, 2u, 3u, 4u}) {
+    for (unsigned threads : {1u, 2u, 3u, 4u, 8u}) {
         measure::ParallelMemcpy copier(threads);
         EXPECT_EQ(copier.threads(), threads);
         for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{4095}, uint64_t{256} << 10, (uint64_t{1} << 20) + 7,

@@ -7,6 +7,13 @@
 
 namespace adapters {
 
+tool_support::DesignSelection endpoint_selection(const XdmaEndpointCli& cli, std::vector<vfio::PciAddress> locations,
+                                                 std::chrono::milliseconds lock_timeout) {
+    tool_support::DesignSelection selection{cli.sim_designs, std::move(locations), lock_timeout, false};
+    selection.no_iommu = cli.no_iommu;
+    return selection;
+}
+
 pdt::Result<EndpointDesign> open_endpoint_design(std::unique_ptr<designs::Registry> registry,
                                                  const tool_support::DesignSelection& selection,
                                                  const std::string& endpoint,

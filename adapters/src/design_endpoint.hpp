@@ -3,13 +3,20 @@
 // them (the registry its design points into, the bus its device is on).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "adapter_glue.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace adapters {
+
+// The designs the xdma options select (--sim_design, --no_iommu; --device parsed into `locations`),
+// waited for `lock_timeout` when busy: xdma's selection, which qdma shares.
+tool_support::DesignSelection endpoint_selection(const XdmaEndpointCli& cli, std::vector<vfio::PciAddress> locations,
+                                                 std::chrono::milliseconds lock_timeout);
 
 struct EndpointDesign {
     std::unique_ptr<designs::Registry> registry;

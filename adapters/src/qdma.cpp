@@ -61,8 +61,7 @@ OpenedCopyEndpoint open_qdma_endpoint(const EndpointSettings& settings, Endpoint
     if (cli.queues == 0)
         return pdt::usage_error("--qdma_queues 0", "qdma endpoint", "expected 1 or more");
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(shared.design_files)));
-    tool_support::DesignSelection selection{shared.sim_designs, *locations, lock_timeout, false};
-    selection.no_iommu = shared.no_iommu;
+    const tool_support::DesignSelection selection = endpoint_selection(shared, *locations, lock_timeout);
     EndpointDesign opened = PDT_TRY(open_endpoint_design(std::move(registry), selection, "qdma", qdma_memory_design,
                                                          "no design with a QDMA and card memory"));
     const qdma::CopyEndpointConfig config = qdma_endpoint_config(*opened.design, cli);

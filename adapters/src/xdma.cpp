@@ -97,8 +97,7 @@ OpenedCopyEndpoint open_xdma_endpoint(const EndpointSettings& settings, Endpoint
         return pdt::usage_error("--xdma_queues 0", "xdma endpoint", "expected 1 or more");
     // The registry lives with the endpoint: the design of designs_under_test() points into it.
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(cli.design_files)));
-    tool_support::DesignSelection selection{cli.sim_designs, *locations, lock_timeout, false};
-    selection.no_iommu = cli.no_iommu;
+    tool_support::DesignSelection selection = endpoint_selection(cli, *locations, lock_timeout);
     PDT_CHECK(set_sim_link(cli, selection));
     EndpointDesign opened = PDT_TRY(open_endpoint_design(std::move(registry), selection, "xdma", memory_design,
                                                          "no design with a memory-mapped DMA bridge and card memory"));

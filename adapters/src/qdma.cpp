@@ -1,12 +1,10 @@
 // The qdma row: --endpoint qdma, the card memory of a QDMA design (real or --sim_design) through
 // its memory-mapped queue pairs (qdma::open_copy_endpoint). Its stream queues open with the
 // designs of the bus (xdma.cpp, adapters/qdma_stream_devices.hpp).
-#include "adapter_glue.hpp"
+#include "design_endpoint.hpp"
 
 #include <algorithm>
-#include <iostream>
 
-#include "owning_endpoint.hpp"
 #include "qdma/qdma_copy_endpoint.hpp"
 #include "tool_support/open_designs.hpp"
 
@@ -63,24 +61,12 @@ OpenedCopyEndpoint open_qdma_endpoint(const EndpointSettings& settings, Endpoint
     if (cli.queues == 0)
         return pdt::usage_error("--qdma_queues 0", "qdma endpoint", "expected 1 or more");
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(shared.design_files)));
-    tool_support::DesignSelection selection{shared.sim_designs, *locations, lock_timeout, false};
-    selection.no_iommu = shared.no_iommu;
-    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, nullptr, std::cerr);
-    if (opened.status == tool_support::kUsageError)
-        return pdt::usage_error("open qdma endpoint", "--sim_design", "see the error above");
-    const identify::IdentifiedDesign* design = qdma_memory_design(opened.found);
-    if (design == nullptr)
-        return pdt::make_error("open qdma endpoint", "the selected devices", ENODEV,
-                                opened.found.designs.empty() ? "no known FPGA design found (see above)"
-                                                             : "no design with a QDMA and card memory");
-    const qdma::CopyEndpointConfig config = qdma_endpoint_config(*design, cli);
-    vfio::Device& device = *design->device;
-    const tool_support::DesignUnderTest under_test{&device, design->design, design->identity};
-    using Owned = std::pair<std::unique_ptr<designs::Registry>, tool_support::OpenedDesigns>;
-    auto owner = std::make_unique<OwningEndpoint<Owned>>(Owned{std::move(registry), std::move(opened)});
-    owner->inner = PDT_TRY(qdma::open_copy_endpoint(device, config));
-    holds.designs = {under_test};
-    return std::unique_ptr<streams::CopyEndpoint>(std::move(owner));
+    const tool_support::DesignSelection selection = endpoint_selection(shared, *locations, lock_timeout);
+    EndpointDesign opened = PDT_TRY(open_endpoint_design(std::move(registry), selection, "qdma", qdma_memory_design,
+                                                         "no design with a QDMA and card memory"));
+    const qdma::CopyEndpointConfig config = qdma_endpoint_config(*opened.design, cli);
+    auto inner = PDT_TRY(qdma::open_copy_endpoint(*opened.design->device, config));
+    return own_design_endpoint(std::move(opened), std::move(inner), holds);
 }
 
 }  // namespace adapters

@@ -1,7 +1,7 @@
 // The xdma row: --endpoint xdma (the card memory of an XDMA design, real or --sim_design,
 // through its memory-mapped engines) and the designs of the bus as the stream tools' stream
 // devices (XDMA designs, and QDMA designs with stream routes).
-#include "adapter_glue.hpp"
+#include "design_endpoint.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -10,7 +10,6 @@
 #include "adapters/qdma_stream_devices.hpp"
 #include "adapters/xdma_stream_devices.hpp"
 #include "dma_bridge/xdma_copy_endpoint.hpp"
-#include "owning_endpoint.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
@@ -98,25 +97,13 @@ OpenedCopyEndpoint open_xdma_endpoint(const EndpointSettings& settings, Endpoint
         return pdt::usage_error("--xdma_queues 0", "xdma endpoint", "expected 1 or more");
     // The registry lives with the endpoint: the design of designs_under_test() points into it.
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(cli.design_files)));
-    tool_support::DesignSelection selection{cli.sim_designs, *locations, lock_timeout, false};
-    selection.no_iommu = cli.no_iommu;
+    tool_support::DesignSelection selection = endpoint_selection(cli, *locations, lock_timeout);
     PDT_CHECK(set_sim_link(cli, selection));
-    tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, nullptr, std::cerr);
-    if (opened.status == tool_support::kUsageError)
-        return pdt::usage_error("open xdma endpoint", "--sim_design", "see the error above");
-    const identify::IdentifiedDesign* design = memory_design(opened.found);
-    if (design == nullptr)
-        return pdt::make_error("open xdma endpoint", "the selected devices", ENODEV,
-                                opened.found.designs.empty() ? "no known FPGA design found (see above)"
-                                                             : "no design with a memory-mapped DMA bridge and card memory");
-    const xdma::CopyEndpointConfig config = xdma_endpoint_config(*design, cli, selection, modes);
-    vfio::Device& device = *design->device;
-    const tool_support::DesignUnderTest under_test{&device, design->design, design->identity};
-    using Owned = std::pair<std::unique_ptr<designs::Registry>, tool_support::OpenedDesigns>;
-    auto owner = std::make_unique<OwningEndpoint<Owned>>(Owned{std::move(registry), std::move(opened)});
-    owner->inner = PDT_TRY(xdma::open_copy_endpoint(device, config));
-    holds.designs = {under_test};
-    return std::unique_ptr<streams::CopyEndpoint>(std::move(owner));
+    EndpointDesign opened = PDT_TRY(open_endpoint_design(std::move(registry), selection, "xdma", memory_design,
+                                                         "no design with a memory-mapped DMA bridge and card memory"));
+    const xdma::CopyEndpointConfig config = xdma_endpoint_config(*opened.design, cli, selection, modes);
+    auto inner = PDT_TRY(xdma::open_copy_endpoint(*opened.design->device, config));
+    return own_design_endpoint(std::move(opened), std::move(inner), holds);
 }
 
 pdt::Result<bool> designs_named(const StreamDeviceRequest& request) {

@@ -71,6 +71,11 @@ std::optional<int> parse_command_line(int argc, char** argv, const CommandLine& 
     return std::nullopt;
 }
 
+std::optional<int> parse_fpga_sio_command_line(int argc, char** argv, const po::options_description& options,
+                                               const std::string& summary) {
+    return parse_command_line(argc, argv, {options, fpga_sio_usage(argv[0], summary)});
+}
+
 int report_error(const std::string& tool, const pdt::Error& error) {
     std::cerr << tool << ": " << name_options(error).message() << "\n";
     return error.usage ? 2 : 1;

@@ -19,9 +19,10 @@ struct Parsed {
     std::string out, err;
 };
 
-// Parses `words` (argv[0] is "/usr/bin/tool") with --json, --count N and `usage`.
-Parsed parse(std::vector<std::string> words, const cli::Usage& usage, std::vector<std::string>* arguments = nullptr,
-             po::variables_map* values = nullptr) {
+// Parses `words` (argv[0] is "/usr/bin/tool") with --json and --count N through `parse_line`,
+// capturing what it prints.
+template <typename ParseLine>
+Parsed capture(std::vector<std::string> words, ParseLine parse_line) {
     po::options_description options("Options");
     cli::add_help_and_version(options);
     unsigned count = 1;
@@ -34,13 +35,20 @@ Parsed parse(std::vector<std::string> words, const cli::Usage& usage, std::vecto
     std::streambuf* const cout = std::cout.rdbuf(out.rdbuf());
     std::streambuf* const cerr = std::cerr.rdbuf(err.rdbuf());
     Parsed parsed;
-    parsed.status = cli::parse_command_line(static_cast<int>(argv.size()), argv.data(),
-                                                     {options, usage, arguments, "argument"}, values);
+    parsed.status = parse_line(static_cast<int>(argv.size()), argv.data(), options);
     std::cout.rdbuf(cout);
     std::cerr.rdbuf(cerr);
     parsed.out = out.str();
     parsed.err = err.str();
     return parsed;
+}
+
+// parse_command_line with `usage`.
+Parsed parse(std::vector<std::string> words, const cli::Usage& usage, std::vector<std::string>* arguments = nullptr,
+             po::variables_map* values = nullptr) {
+    return capture(std::move(words), [&](int argc, char** argv, const po::options_description& options) {
+        return cli::parse_command_line(argc, argv, {options, usage, arguments, "argument"}, values);
+    });
 }
 
 std::string options_text() {
@@ -64,6 +72,19 @@ TEST(CommandLine, FpgaSioWordingOfHelp) {
     EXPECT_EQ(p.status, 0);
     EXPECT_EQ(p.out, "Usage: /usr/bin/tool [options]\nDoes things.\n\n" + options_text());
     EXPECT_EQ(p.err, "");
+}
+
+TEST(CommandLine, TheFpgaSioShorthandParsesAsTheLongForm) {
+    const cli::Usage usage = cli::fpga_sio_usage("/usr/bin/tool", "Does things.");
+    for (const std::vector<std::string>& words : {std::vector<std::string>{"--bogus"}, {"--help"}, {"--json"}}) {
+        const Parsed shorthand = capture(words, [](int argc, char** argv, const po::options_description& options) {
+            return cli::parse_fpga_sio_command_line(argc, argv, options, "Does things.");
+        });
+        const Parsed long_form = parse(words, usage);
+        EXPECT_EQ(shorthand.status, long_form.status) << words[0];
+        EXPECT_EQ(shorthand.out, long_form.out) << words[0];
+        EXPECT_EQ(shorthand.err, long_form.err) << words[0];
+    }
 }
 
 TEST(CommandLine, ToolWordingPrintsTheOptionsAfterAUsageError) {

@@ -54,6 +54,15 @@ struct Taken {
     }
 };
 
+// `r`, the parse of `given`, is a usage error (EINVAL) whose message says `words`.
+template <typename Value>
+void expect_usage_error_naming(const pdt::Result<Value>& r, const std::string& given, const std::string& words) {
+    ASSERT_FALSE(r.ok()) << given;
+    EXPECT_EQ(r.error().code, EINVAL) << given;
+    EXPECT_TRUE(r.error().usage) << given;
+    EXPECT_NE(r.error().message().find(words), std::string::npos) << r.error().message();
+}
+
 TEST(DeviceOptions, EachOptionParsesIntoItsVariable) {
     Taken t;
     const auto r = t.parse({"--sim_design", "A", "--sim_design", "B", "--design_file", "f.json", "-d", "0000:01:00.0",
@@ -129,13 +138,8 @@ TEST(DeviceOptions, LockTimeoutParsesSecondsAndRejectsTheRestNamingTheOption) {
     EXPECT_EQ(*cli::parse_lock_timeout(""), std::chrono::milliseconds(0));
     EXPECT_EQ(*cli::parse_lock_timeout("0.5"), std::chrono::milliseconds(500));
     EXPECT_EQ(*cli::parse_lock_timeout("2"), std::chrono::milliseconds(2000));
-    for (const char* bad : {"-1", "soon", "1s", "700000", "nan"}) {
-        const auto r = cli::parse_lock_timeout(bad);
-        ASSERT_FALSE(r.ok()) << bad;
-        EXPECT_EQ(r.error().code, EINVAL) << bad;
-        EXPECT_TRUE(r.error().usage) << bad;
-        EXPECT_NE(r.error().message().find("--lock_timeout"), std::string::npos) << r.error().message();
-    }
+    for (const char* bad : {"-1", "soon", "1s", "700000", "nan"})
+        expect_usage_error_naming(cli::parse_lock_timeout(bad), bad, "--lock_timeout");
 }
 
 // One reading of --transfer_timeout for every tool: seconds above 0, at most a day, to the
@@ -145,13 +149,8 @@ TEST(DeviceOptions, TransferTimeoutParsesSecondsAndRejectsTheRestNamingTheOption
     EXPECT_EQ(*cli::parse_transfer_timeout("0.0004"), std::chrono::milliseconds(1));
     EXPECT_EQ(*cli::parse_transfer_timeout("2.0006"), std::chrono::milliseconds(2001));
     EXPECT_EQ(*cli::parse_transfer_timeout("86400"), std::chrono::milliseconds(86400000));
-    for (const char* bad : {"0", "-1", "", "soon", "1s", "86401", "nan"}) {
-        const auto r = cli::parse_transfer_timeout(bad);
-        ASSERT_FALSE(r.ok()) << bad;
-        EXPECT_EQ(r.error().code, EINVAL) << bad;
-        EXPECT_TRUE(r.error().usage) << bad;
-        EXPECT_NE(r.error().message().find("transfer_timeout"), std::string::npos) << r.error().message();
-    }
+    for (const char* bad : {"0", "-1", "", "soon", "1s", "86401", "nan"})
+        expect_usage_error_naming(cli::parse_transfer_timeout(bad), bad, "transfer_timeout");
 }
 
 // --etsoc1_device: fakes counted, runtime indices kept in order, anything else refused naming
@@ -162,13 +161,8 @@ TEST(DeviceOptions, Etsoc1DevicesAreFakesAndRuntimeIndices) {
     EXPECT_EQ(cards->fakes, 2u);
     EXPECT_EQ(cards->indices, (std::vector<int>{3, 0}));
     EXPECT_EQ(cli::parse_etsoc1_devices({})->fakes, 0u);
-    for (const char* bad : {"64", "-1", "Fake", "card0", ""}) {
-        const auto r = cli::parse_etsoc1_devices({bad});
-        ASSERT_FALSE(r.ok()) << bad;
-        EXPECT_EQ(r.error().code, EINVAL) << bad;
-        EXPECT_TRUE(r.error().usage) << bad;
-        EXPECT_NE(r.error().message().find("etsoc1_device"), std::string::npos) << r.error().message();
-    }
+    for (const char* bad : {"64", "-1", "Fake", "card0", ""})
+        expect_usage_error_naming(cli::parse_etsoc1_devices({bad}), bad, "etsoc1_device");
 }
 
 // F30: an ET-SoC-1 option that the cards named do not use is a usage error naming it, never
@@ -177,11 +171,7 @@ TEST(DeviceOptions, Etsoc1DevicesAreFakesAndRuntimeIndices) {
 TEST(DeviceOptions, Etsoc1OptionsTheNamedCardsDoNotUseAreUsageErrorsNamingThem) {
     const auto refused = [](const cli::Etsoc1Selection& selection, const std::vector<cli::GivenOption>& shaping,
                             const std::string& named) {
-        const auto r = cli::check_etsoc1_options_used(selection, shaping);
-        ASSERT_FALSE(r.ok()) << named;
-        EXPECT_EQ(r.error().code, EINVAL) << named;
-        EXPECT_TRUE(r.error().usage) << named;
-        EXPECT_NE(r.error().message().find(named + " is not used"), std::string::npos) << r.error().message();
+        expect_usage_error_naming(cli::check_etsoc1_options_used(selection, shaping), named, named + " is not used");
     };
     refused({{}, "", "/run/s.sock", ""}, {}, "--etsoc1_socket \"/run/s.sock\"");
     refused({{}, "dma_gbps=2", "", ""}, {}, "--etsoc1_fake \"dma_gbps=2\"");

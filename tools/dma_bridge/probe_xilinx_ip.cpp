@@ -37,10 +37,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
         "pattern-test and restore the SGDMA descriptor address registers of every stopped channel (writes!)");
     cli::add_json_option(desc, options.json, cli::JsonForm::Document);
     cli::add_lock_timeout_option(desc, options.lock_timeout);
-    return cli::parse_command_line(
-        argc, argv,
-        {desc, cli::fpga_sio_usage(argv[0], "Probes the XDMA register blocks of the identified FPGA designs "
-                                            "(read-only unless --write_tests).")});
+    return cli::parse_fpga_sio_command_line(argc, argv, desc,
+                                            "Probes the XDMA register blocks of the identified FPGA designs "
+                                            "(read-only unless --write_tests).");
 }
 
 // --bar/--offset/--width as a request; a usage error is printed and 2 returned.

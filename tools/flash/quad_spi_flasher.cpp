@@ -60,10 +60,9 @@ int main(int argc, char** argv) {
         ("any_part", po::bool_switch(&o.any_part), "write an image without checking its IDCODE against the design's part")
         ("journal", po::value(&o.journal), "the journal file of a write in progress")
         ("busy_timeout", po::value(&t.busy_timeout), "seconds the flash may stay busy (WIP) after a command");
-    if (auto status = cli::parse_command_line(
-            argc, argv, {description, cli::fpga_sio_usage(argv[0], "Identifies, reads, compares and programs the "
-                                                                   "configuration flash behind the AXI Quad SPI of "
-                                                                   "the identified FPGA designs.")}))
+    if (auto status = cli::parse_fpga_sio_command_line(argc, argv, description,
+                                                       "Identifies, reads, compares and programs the configuration "
+                                                       "flash behind the AXI Quad SPI of the identified FPGA designs."))
         return *status;
     double busy_seconds = 3;
     if (auto message = flasher::parse_options(t, o, busy_seconds))

@@ -31,10 +31,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
     desc.add_options()("list_designs", po::bool_switch(&options.list_designs), "list the known designs and exit");
     cli::add_json_option(desc, options.json, cli::JsonForm::Document);
     cli::add_lock_timeout_option(desc, options.lock_timeout);
-    return cli::parse_command_line(
-        argc, argv,
-        {desc, cli::fpga_sio_usage(argv[0], "Identifies the FPGA designs on the PCI bus (or simulated ones) "
-                                                     "with their DMA bridge channels and peripherals.")});
+    return cli::parse_fpga_sio_command_line(argc, argv, desc,
+                                            "Identifies the FPGA designs on the PCI bus (or simulated ones) "
+                                            "with their DMA bridge channels and peripherals.");
 }
 
 void list_designs(const designs::Registry& registry) {

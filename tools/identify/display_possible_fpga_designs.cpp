@@ -20,9 +20,8 @@ int main(int argc, char** argv) {
     po::options_description desc("Options");
     cli::add_help_and_version(desc);
     cli::add_design_file_option(desc, design_files);
-    const auto usage =
-        cli::fpga_sio_usage(argv[0], "Lists the PCI devices that match a known design, without opening them.");
-    if (auto status = cli::parse_command_line(argc, argv, {desc, usage}))
+    if (auto status = cli::parse_fpga_sio_command_line(
+            argc, argv, desc, "Lists the PCI devices that match a known design, without opening them."))
         return *status;
     auto registry = designs::Registry::load(design_files);
     if (!registry.ok()) {

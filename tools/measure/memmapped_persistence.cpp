@@ -34,10 +34,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
         "write", po::bool_switch(&o.write), "only write the pattern (and read it back)")(
         "verify", po::bool_switch(&o.verify), "only compare the region with the pattern (no write)")(
         "reset", po::bool_switch(&o.reset), "only write, VFIO_DEVICE_RESET, compare");
-    return cli::parse_command_line(
-        argc, argv,
-        {desc, cli::fpga_sio_usage(argv[0], "Checks whether a BAR's memory keeps its content across processes and a "
-                                            "VFIO device reset (writes the region).")});
+    return cli::parse_fpga_sio_command_line(argc, argv, desc,
+                                            "Checks whether a BAR's memory keeps its content across processes and a "
+                                            "VFIO device reset (writes the region).");
 }
 
 std::optional<std::string> parse_request(const Options& o, memmapped_persistence::Request& q) {

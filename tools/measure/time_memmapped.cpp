@@ -32,8 +32,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
         "count", po::value(&o.count), "accesses per figure (default 1000)")(
         "write", po::bool_switch(&o.write), "time writes too (each writes back the value read there first)");
     cli::add_json_option(desc, o.json, cli::JsonForm::Document);
-    return cli::parse_command_line(argc, argv,
-                                   {desc, cli::fpga_sio_usage(argv[0], "Times read and write accesses to a BAR.")});
+    return cli::parse_fpga_sio_command_line(argc, argv, desc, "Times read and write accesses to a BAR.");
 }
 
 std::optional<std::string> parse_request(const Options& o, unsigned& bar, measure::MmioTimingRequest& request) {

@@ -18,10 +18,9 @@ int main(int argc, char** argv) {
     cli::add_help_and_version(description);
     sensor_tool::add_design_options(description, options);
     cli::add_json_option(description, options.json, cli::JsonForm::Document);
-    if (auto status = cli::parse_command_line(
-            argc, argv,
-            {description, cli::fpga_sio_usage(argv[0], "Displays the sensor values (temperature, supplies, alarms) "
-                                                        "of the identified FPGA designs.")}))
+    if (auto status = cli::parse_fpga_sio_command_line(argc, argv, description,
+                                                       "Displays the sensor values (temperature, supplies, alarms) "
+                                                       "of the identified FPGA designs."))
         return *status;
     sensor_tool::Opened opened = sensor_tool::open(options);
     if (opened.found.empty())

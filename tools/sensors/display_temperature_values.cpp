@@ -70,10 +70,8 @@ int main(int argc, char** argv) {
         "duration", po::value(&duration_text), "stop after this many seconds (default: run until Ctrl-C)");
     tool_support::add_board_health_options(description, health_cli);
     cli::add_json_option(description, options.json, cli::JsonForm::Lines);
-    if (auto status = cli::parse_command_line(
-            argc, argv,
-            {description, cli::fpga_sio_usage(argv[0], "Samples the temperatures of the identified FPGA designs "
-                                                        "until Ctrl-C.")}))
+    if (auto status = cli::parse_fpga_sio_command_line(
+            argc, argv, description, "Samples the temperatures of the identified FPGA designs until Ctrl-C."))
         return *status;
     const auto interval = pdt::parse_seconds("interval", interval_text);
     const auto duration = duration_text.empty() ? pdt::Result<double>(0.0) : pdt::parse_seconds("duration", duration_text);

@@ -6,13 +6,11 @@ namespace {
 
 vfio::DeviceIdentity identity(const char* bdf, uint16_t vendor, uint16_t device, uint16_t sub_vendor = 0xffff,
                               uint16_t sub_device = 0xffff) {
-    vfio::DeviceIdentity id;
-    id.address = vfio::PciAddress::parse(bdf).value();
-    id.vendor_id = vendor;
-    id.device_id = device;
-    id.subsystem_vendor_id = sub_vendor;
-    id.subsystem_device_id = sub_device;
-    return id;
+    return {.address = vfio::PciAddress::parse(bdf).value(),
+            .vendor_id = vendor,
+            .device_id = device,
+            .subsystem_vendor_id = sub_vendor,
+            .subsystem_device_id = sub_device};
 }
 
 }  // namespace

@@ -66,6 +66,13 @@ pdt::Result<Request> parse_arguments(int argc, const char* const* argv, const Co
 std::optional<int> parse_command_line(int argc, char** argv, const CommandLine& line,
                                       boost::program_options::variables_map* values = nullptr);
 
+// parse_command_line in fpga_sio's wording (fpga_sio_usage), as the design tools parse theirs:
+//   if (auto status = cli::parse_fpga_sio_command_line(argc, argv, options, "Lists ..."))
+//       return *status;
+std::optional<int> parse_fpga_sio_command_line(int argc, char** argv,
+                                               const boost::program_options::options_description& options,
+                                               const std::string& summary);
+
 // A failure the tool reports as "<tool>: <message>" on stderr, the options of the hint's requests
 // named (cli::name_options); returns its exit status: 2 for a
 // usage error (Error::usage, never inferred from the errno: a device's EINVAL is a failure), else 1.

@@ -94,6 +94,9 @@ const Row kUnknownAccess = {
     "{tool}: choose config-space access \"bogus\": Invalid argument (expected libpci, pciaccess, vfio, "};
 const Row kMissingDumpFile = {"missing_dump_file", "--access dump:{root}/none.lspci", E, kFail,
                               "none.lspci: No such file or directory (expected the output of lspci -xxxx)"};
+// A dump whose bytes do not parse: the file's fault, not the command line's (exit 1).
+const Row kMalformedDumpFile = {"malformed_dump_file", "--access dump:{root}/malformed.lspci", E, kFail,
+                                "malformed.lspci:2: Invalid argument (bad byte \"zz\")"};
 const Row kSetSpeedMalformedBdf = {"malformed_bdf", "--access sim 0000:01:00", E, kUsage,
                                    "Invalid PCI device location 0000:01:00: "};
 
@@ -185,7 +188,7 @@ const ToolRows kTables[] = {
      {kNamedUnknownOption, kAccessMalformedBdf, kUnknownAccess,
       {"missing_device", "--access dump:{root}/dump.txt 0000:99:00.0", Machine::bound_elsewhere, kFail,
        "0000:99:00.0"},
-      kMissingDumpFile}},
+      kMissingDumpFile, kMalformedDumpFile}},
 
     {"pcie_set_speed",
      {kNamedUnknownOption,
@@ -197,7 +200,8 @@ const ToolRows kTables[] = {
       {"missing_device", "--access sim 0000:99:00.0", E, kFail,
        "pcie_set_speed: open config space 0000:99:00.0: No such device (not in the simulated topology)"}}},
 
-    {"display_physical_slots", {kNamedUnknownOption, kAccessMalformedBdf, kUnknownAccess, kMissingDumpFile}},
+    {"display_physical_slots",
+     {kNamedUnknownOption, kAccessMalformedBdf, kUnknownAccess, kMissingDumpFile, kMalformedDumpFile}},
 
     // fpga_sio's names of dump_pci_info and pcie_set_speed: their messages carry the name run.
     {"dump_pci_info_pciutils", {kNamedUnknownOption, kAccessMalformedBdf}},
@@ -349,6 +353,7 @@ void build(FakeMachine& machine, Machine kind) {
         machine.add({"0000:15:00.0", 0x10ee, 0x7024, 0x0002, 0x0007, driver, 41});
     if (kind != Machine::no_vfio)
         machine.load_vfio();
+    machine.tree.write("malformed.lspci", "01:00.0 Memory controller: Xilinx Corporation Device 7024\n00: zz\n");
     // The child may run as a user: it must reach the tree, as a user reaches /sys and /dev.
     std::filesystem::permissions(machine.tree.root(), perms::owner_all | perms::group_read | perms::group_exec |
                                                           perms::others_read | perms::others_exec);

@@ -41,7 +41,7 @@ TEST(Preflight, ABusyCardSaysSoNamingTheDaemonMode) {
     EXPECT_EQ(r.error().code, EBUSY);
     EXPECT_TRUE(test_support::contains_all(
         r.error().message(), {"et0_ops", "card busy: another process holds it", "server --device_type=pcie",
-                              "--etsoc1_socket /var/run/et_runtime/pcie.sock"}));
+                              "the runtime's socket /var/run/et_runtime/pcie.sock"}));
 }
 
 TEST(Preflight, OtherRefusalsGetTheirOwnMessages) {

@@ -5,7 +5,7 @@
 # the case DISTURBED ("not the device rate") instead of printing its ratio as the device's.
 # Usage: cuda_line_rate_test.sh
 set -uo pipefail
-# shellcheck source=scripts/tests/fake_tools_dir.sh
+# shellcheck source-path=SCRIPTDIR source=fake_tools_dir.sh
 . "$(dirname "$0")/fake_tools_dir.sh"
 # The fake stream tool: round k (counted in $tmp/round) prints bare H2D word k of $BARE and a
 # verified H2C rate of word k of $VERIFIED (GB/s), as the real tools print them.

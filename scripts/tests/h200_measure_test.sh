@@ -6,7 +6,7 @@
 # fails the run, one that stays within 0.05 or is marked passes.
 # Usage: h200_measure_test.sh
 set -uo pipefail
-# shellcheck source=scripts/tests/fake_tools_dir.sh
+# shellcheck source-path=SCRIPTDIR source=fake_tools_dir.sh
 . "$(dirname "$0")/fake_tools_dir.sh"
 # The fake stream tool: bare $BARE GB/s, verified $VERIFIED (with DISTURB set by cuda_line_rate.sh's
 # caller: $BARE_D and $VERIFIED_D, one word a round, counted in $tmp/round.<disturb>).

@@ -4,7 +4,7 @@
 # verified and RSS growth within a run each fail the soak, naming why.
 # Usage: soak_test.sh
 set -uo pipefail
-# shellcheck source=scripts/tests/fake_tools_dir.sh
+# shellcheck source-path=SCRIPTDIR source=fake_tools_dir.sh
 . "$(dirname "$0")/fake_tools_dir.sh"
 # check NAME WANT-STATUS REGEX-ON-OUTPUT FAKE_MODE [SOAK OPTIONS...]
 check() {

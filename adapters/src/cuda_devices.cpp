@@ -14,7 +14,7 @@ namespace {
 
 // The bare cudaMemcpyAsync loop of the same sizes, before the verified run.
 pdt::Result<void> print_reference(const cuda_stream::GpuInfo& info, double seconds, unsigned channels,
-                                   cuda_stream::HostMemory memory, const StreamDeviceUse& use, std::FILE* out) {
+                                  cuda_stream::HostMemory memory, const StreamDeviceUse& use, std::FILE* out) {
     if (seconds <= 0)
         return {};
     cuda_stream::BareConfig config{info.ordinal, channels, use.buffers_per_channel,

@@ -10,8 +10,8 @@ bool cuda_built() { return false; }
 pdt::Result<StreamDevices> open_cuda_stream_devices(const CudaStreamCli& cli, const StreamDeviceUse&) {
     PDT_TRY(cuda_run_options(cli));  // usage errors first, as in a CUDA build
     return pdt::make_error("open CUDA devices", "--cuda_device", ENODEV,
-                            "this build has no CUDA adapter: CMake did not find CUDA (nvcc); install the CUDA "
-                            "toolkit and rebuild");
+                           "this build has no CUDA adapter: CMake did not find CUDA (nvcc); install the CUDA "
+                           "toolkit and rebuild");
 }
 
 OpenedCopyEndpoint open_cuda_copy_endpoint(const CudaEndpointCli&, const streams::Lie&) {

@@ -26,8 +26,8 @@ pdt::Result<EndpointDesign> open_endpoint_design(std::unique_ptr<designs::Regist
     result.design = pick(result.opened.found);
     if (result.design == nullptr)
         return pdt::make_error("open " + endpoint + " endpoint", "the selected devices", ENODEV,
-                                result.opened.found.designs.empty() ? "no known FPGA design found (see above)"
-                                                                    : none_picked);
+                               result.opened.found.designs.empty() ? "no known FPGA design found (see above)"
+                                                                   : none_picked);
     return result;
 }
 

@@ -58,7 +58,7 @@ std::string describe_fake(const etsoc1::FakeParameters& p) {
 
 // The fake cards of --etsoc1_device fake, each with a made-up PCI address in a domain no host has.
 pdt::Result<void> open_fake_cards(size_t count, const etsoc1::FakeParameters& fake, const etsoc1::StreamDeviceConfig& shape,
-                                   std::FILE* out, StreamDevices& devices) {
+                                  std::FILE* out, StreamDevices& devices) {
     for (size_t i = 0; i < count; ++i) {
         auto card = std::make_shared<etsoc1::FakeCard>(fake);
         etsoc1::StreamDeviceConfig config = shape;
@@ -76,7 +76,7 @@ pdt::Result<void> open_fake_cards(size_t count, const etsoc1::FakeParameters& fa
 // A card whose PCI address the runtime does not give (its daemon) is shown at a made-up address
 // in domain fffe, as the fakes are in ffff, and the line says so.
 pdt::Result<void> open_runtime_cards(const Etsoc1StreamCli& cli, const std::vector<int>& indices,
-                                      const etsoc1::StreamDeviceConfig& shape, std::FILE* out, StreamDevices& devices) {
+                                     const etsoc1::StreamDeviceConfig& shape, std::FILE* out, StreamDevices& devices) {
     std::shared_ptr<etsoc1::Card> card = PDT_TRY(etsoc1::open_runtime_card(etsoc1_runtime_options(cli, out)));
     for (int index : indices) {
         etsoc1::StreamDeviceConfig config = shape;

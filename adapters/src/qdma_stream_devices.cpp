@@ -17,15 +17,15 @@ std::vector<streams::LoopRoute> qdma_loop_routes(const designs::Design& design) 
 }
 
 pdt::Result<std::unique_ptr<QdmaDesignStreamDevice>> make_qdma_stream_device(identify::IdentifiedDesign design,
-                                                                              const QdmaStreamOptions& options) {
+                                                                             const QdmaStreamOptions& options) {
     const std::string bdf = design.identity.address.to_string();
     if (!design.device)
         return pdt::make_error("open QDMA stream design", bdf, EINVAL, "the identified design holds no open device");
     const std::vector<streams::LoopRoute> routes = qdma_loop_routes(*design.design);
     if (routes.empty())
         return pdt::make_error("open QDMA stream design", bdf + " " + design.design->name, ENODEV,
-                                "its design data states no qdma.stream_routes (what the card does between its stream "
-                                "queues): nothing comes back to verify");
+                               "its design data states no qdma.stream_routes (what the card does between its stream "
+                               "queues): nothing comes back to verify");
     unsigned channels = 0;
     for (const streams::LoopRoute& r : routes)
         channels = std::max({channels, r.h2c + 1, r.c2h + 1});

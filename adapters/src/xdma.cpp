@@ -126,8 +126,8 @@ void add_design_device(std::unique_ptr<Device> device, OpenedStreamDevices& resu
 // The QDMA designs with stream routes among `found` as stream devices; the rest are left in
 // `xdma_designs` for the XDMA path (a QDMA design without routes: nothing to verify).
 pdt::Result<void> open_qdma_designs(std::vector<identify::IdentifiedDesign>& found, const StreamDeviceUse& use,
-                                     std::ostream* progress, std::vector<identify::IdentifiedDesign>& xdma_designs,
-                                     OpenedStreamDevices& result) {
+                                    std::ostream* progress, std::vector<identify::IdentifiedDesign>& xdma_designs,
+                                    OpenedStreamDevices& result) {
     for (identify::IdentifiedDesign& design : found) {
         if (!design.design->qdma || design.design->qdma->stream_routes.empty()) {
             xdma_designs.push_back(std::move(design));
@@ -142,7 +142,7 @@ pdt::Result<void> open_qdma_designs(std::vector<identify::IdentifiedDesign>& fou
 
 // The designs of the bus, as stream devices; an error when one cannot be opened.
 pdt::Result<void> open_design_devices(tool_support::OpenedDesigns& opened, const OpenOptions& open,
-                                       const StreamDeviceUse& use, OpenedStreamDevices& result) {
+                                      const StreamDeviceUse& use, OpenedStreamDevices& result) {
     std::vector<identify::IdentifiedDesign> xdma_designs;
     PDT_CHECK(open_qdma_designs(opened.found.designs, use, open.progress, xdma_designs, result));
     auto xdma_devices = PDT_TRY(open_xdma_stream_devices(std::move(xdma_designs), open));

@@ -23,7 +23,7 @@ RoutingDecision decide_routing(const SwitchRoutes& current, const SwitchRoutes& 
 }
 
 pdt::Result<void> write_switch_routes(vfio::Device& device, const identify::SwitchInfo& info,
-                                       const SwitchRoutes& routes) {
+                                      const SwitchRoutes& routes) {
     vfio::Bar* bar = PDT_TRY(device.bar(info.bar));
     const uint64_t frame = axis_switch::MI_MUX + 4 * routes.size();
     const vfio::RegisterWindow regs = PDT_TRY(bar->window(info.offset, frame));
@@ -56,11 +56,11 @@ std::string describe_routes(const SwitchRoutes& routes) {
 }
 
 pdt::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
-                                                bool force) {
+                                               bool force) {
     const std::string prefix = "Device " + design.identity.address.to_string() + " design " + design.design->name;
     if (!design.axi_switch || !design.device)
         return pdt::make_error("route AXI4-Stream Switch", design.identity.address.to_string(), ENODEV,
-                                "the design has no AXI4-Stream Switch");
+                               "the design has no AXI4-Stream Switch");
     const SwitchRoutes current = PDT_TRY(read_switch_routes(*design.device, *design.axi_switch));
     SwitchUpdate update;
     update.routes = wanted;
@@ -73,9 +73,9 @@ pdt::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& desig
     const SwitchRoutes readback = PDT_TRY(read_switch_routes(*design.device, *design.axi_switch));
     if (readback != wanted)
         return pdt::make_error("route AXI4-Stream Switch", design.identity.address.to_string(), EIO,
-                                "routes of design " + design.design->name + " read back as " +
-                                    describe_routes(readback) + ", not " + describe_routes(wanted) +
-                                    " (the fabric may have no AXI4-Stream Switch)");
+                               "routes of design " + design.design->name + " read back as " +
+                                   describe_routes(readback) + ", not " + describe_routes(wanted) +
+                                   " (the fabric may have no AXI4-Stream Switch)");
     update.line = prefix + (force ? " routes update forced" : " routes updated");
     return update;
 }
@@ -172,8 +172,8 @@ vfio::BufferKind buffer_kind(streams::BufferAllocation allocation) {
 }  // namespace
 
 pdt::Result<std::unique_ptr<streams::StreamChannel>> XdmaStreamDevice::open_channel(streams::Direction direction,
-                                                                                     unsigned channel,
-                                                                                     const streams::ChannelBuffers& buffers) {
+                                                                                    unsigned channel,
+                                                                                    const streams::ChannelBuffers& buffers) {
     xdma::StreamChannelOptions options;
     options.direction = direction == streams::Direction::H2C ? xdma::Direction::H2C : xdma::Direction::C2H;
     options.channel = channel;
@@ -195,7 +195,7 @@ pdt::Result<std::unique_ptr<streams::StreamChannel>> XdmaStreamDevice::open_chan
 }
 
 pdt::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify::IdentifiedDesign design,
-                                                                        const OpenOptions& options) {
+                                                                       const OpenOptions& options) {
     const std::string bdf = design.identity.address.to_string();
     if (!design.device)
         return pdt::make_error("open stream design", bdf, EINVAL, "the identified design holds no open device");

@@ -42,7 +42,7 @@ Result<double> parse_seconds(const std::string& option, const std::string& text)
         return option_error(option, text, "expected a positive number of seconds");
     if (value > kMaxSeconds)
         return option_error(option, text,
-                          "must be at most " + std::to_string(static_cast<uint64_t>(kMaxSeconds)) + " seconds");
+                            "must be at most " + std::to_string(static_cast<uint64_t>(kMaxSeconds)) + " seconds");
     return value;
 }
 

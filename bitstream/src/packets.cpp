@@ -200,8 +200,8 @@ pdt::Result<uint32_t> first_idcode(std::span<const uint8_t> file) {
     const Configuration c = PDT_TRY(PacketParser(data, base, true).run());
     if (!c.idcode)
         return pdt::make_error("find IDCODE", "byte offset " + pdt::hex(c.end_offset), ENOENT,
-                                "the bitstream's packets write no IDCODE before " +
-                                    std::string(c.desync_seen ? "DESYNC" : "the end of the data"));
+                               "the bitstream's packets write no IDCODE before " +
+                                   std::string(c.desync_seen ? "DESYNC" : "the end of the data"));
     return *c.idcode;
 }
 

@@ -42,7 +42,7 @@ void parse(int argc, const char* const* argv, const CommandLine& line, po::varia
 }  // namespace
 
 pdt::Result<Request> parse_arguments(int argc, const char* const* argv, const CommandLine& line,
-                                      po::variables_map& values) {
+                                     po::variables_map& values) {
     try {
         parse(argc, argv, line, values);
         po::notify(values);

@@ -136,10 +136,10 @@ private:
     pdt::Result<void> issue_h2c(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
     pdt::Result<void> issue_c2h(Entry& entry, uint8_t* slot, cudaEvent_t after, cudaEvent_t done);
     pdt::Result<void> corrupt_if_inside(uint8_t* slot, uint64_t stream_byte, uint64_t length, Direction direction,
-                                         cudaStream_t stream);
+                                        cudaStream_t stream);
     // The entry's copy between host buffer and slot, as the test-only lie allows (config.lie).
     pdt::Result<void> copy(Entry& entry, void* dst, const void* src, cudaMemcpyKind kind, cudaStream_t stream,
-                            const char* operation);
+                           const char* operation);
     // Copies the held-back tails of the transfers poll handed over (completes_early).
     pdt::Result<void> land_tails(cudaStream_t stream);
     pdt::Result<void> record(cudaEvent_t event, cudaStream_t stream);
@@ -188,8 +188,8 @@ pdt::Result<void> Loop::pump() {
             const size_t s = m_c2h_issued % slots;
             if (c->length < m_length[s])
                 return pdt::make_error("loop back on the GPU", c2h->name(), EINVAL,
-                                        "C2H buffer of " + std::to_string(c->length) + " bytes is smaller than the " +
-                                            std::to_string(m_length[s]) + "-byte H2C packet");
+                                       "C2H buffer of " + std::to_string(c->length) + " bytes is smaller than the " +
+                                           std::to_string(m_length[s]) + "-byte H2C packet");
             c->length = m_length[s];
             PDT_CHECK(c2h->issue(*c, slot(m_c2h_issued), m_filled[s].get(), m_drained[s].get()));
             ++m_c2h_issued;
@@ -234,9 +234,9 @@ pdt::Result<void> CudaChannel::allocate() {
 pdt::Result<void> CudaChannel::submit(size_t index, uint64_t length, bool /*end_of_packet*/) {
     if (index >= m_config.buffer_count || length == 0 || length > m_config.buffer_size || length % 4 != 0)
         return pdt::make_error("submit", m_name, EINVAL,
-                                "buffer " + std::to_string(index) + " length " + std::to_string(length) +
-                                    ": needs a buffer index below " + std::to_string(m_config.buffer_count) +
-                                    " and a non-zero multiple of 4 bytes up to the buffer size");
+                               "buffer " + std::to_string(index) + " length " + std::to_string(length) +
+                                   ": needs a buffer index below " + std::to_string(m_config.buffer_count) +
+                                   " and a non-zero multiple of 4 bytes up to the buffer size");
     std::lock_guard lock(mutex());
     m_queue.push_back(Entry{index, length, false, 0, ++m_next_id, false});
     if (m_loop)
@@ -281,7 +281,7 @@ pdt::Result<void> CudaChannel::wait_for(cudaStream_t stream, cudaEvent_t event) 
 }
 
 pdt::Result<void> CudaChannel::copy(Entry& entry, void* dst, const void* src, cudaMemcpyKind kind,
-                                     cudaStream_t stream, const char* operation) {
+                                    cudaStream_t stream, const char* operation) {
     PDT_CHECK(land_tails(stream));  // the next transfer starts: what was held back lands first
     entry.transfer = ++m_transfers;
     const detail::LieSplit split =
@@ -307,7 +307,7 @@ pdt::Result<void> CudaChannel::land_tails(cudaStream_t stream) {
 }
 
 pdt::Result<void> CudaChannel::corrupt_if_inside(uint8_t* slot, uint64_t stream_byte, uint64_t length,
-                                                  Direction direction, cudaStream_t stream) {
+                                                 Direction direction, cudaStream_t stream) {
     const auto& c = m_config.corruption;
     if (!c || c->direction != direction || c->stream_byte_offset < stream_byte ||
         c->stream_byte_offset >= stream_byte + length)
@@ -448,13 +448,13 @@ pdt::Result<std::shared_ptr<Loop>> make_loop(int gpu, size_t slots, uint64_t slo
 namespace {
 
 pdt::Result<std::unique_ptr<streams::StreamChannel>> open(const ChannelConfig& config, Direction direction,
-                                                           std::shared_ptr<Loop> loop) {
+                                                          std::shared_ptr<Loop> loop) {
     const GpuInfo info = PDT_TRY(gpu_info(config.gpu));
     const std::string name = info.pci_bus_id + " " + streams::to_string(direction) + " " +
                              std::to_string(config.channel);
     if (config.buffer_count == 0 || config.buffer_size == 0 || config.buffer_size % 4 != 0)
         return pdt::make_error("open CUDA channel", name, EINVAL,
-                                "needs at least one buffer, of a non-zero multiple of 4 bytes");
+                               "needs at least one buffer, of a non-zero multiple of 4 bytes");
     if (loop && (loop->slot_size < config.buffer_size || loop->gpu != config.gpu))
         return pdt::make_error("open CUDA channel", name, EINVAL, "the loopback ring's slots are too small");
     auto channel = std::make_unique<CudaChannel>(config, direction, loop, name);
@@ -469,12 +469,12 @@ pdt::Result<std::unique_ptr<streams::StreamChannel>> open(const ChannelConfig& c
 }  // namespace
 
 pdt::Result<std::unique_ptr<streams::StreamChannel>> open_h2c(const ChannelConfig& config,
-                                                               std::shared_ptr<Loop> loop) {
+                                                              std::shared_ptr<Loop> loop) {
     return open(config, Direction::H2C, std::move(loop));
 }
 
 pdt::Result<std::unique_ptr<streams::StreamChannel>> open_c2h(const ChannelConfig& config,
-                                                               std::shared_ptr<Loop> loop) {
+                                                              std::shared_ptr<Loop> loop) {
     return open(config, Direction::C2H, std::move(loop));
 }
 

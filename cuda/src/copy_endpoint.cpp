@@ -63,7 +63,7 @@ private:
 constexpr uint64_t kHugePage = 2ull << 20;
 
 pdt::Result<std::unique_ptr<HostBuffer>> allocate_host(uint64_t bytes, streams::HostMemory memory,
-                                                        const std::string& object) {
+                                                       const std::string& object) {
     using streams::HostMemory;
     if (bytes == 0)
         return pdt::make_error("allocate host buffer", object, EINVAL, "size 0");
@@ -84,7 +84,7 @@ pdt::Result<std::unique_ptr<HostBuffer>> allocate_host(uint64_t bytes, streams::
     p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
     if (p == MAP_FAILED)
         return pdt::errno_error("mmap MAP_HUGETLB " + hex(mapped) + " bytes", object,
-                                 "are 2 MiB huge pages reserved? (/proc/sys/vm/nr_hugepages)");
+                                "are 2 MiB huge pages reserved? (/proc/sys/vm/nr_hugepages)");
     if (const cudaError_t error = cudaHostRegister(p, mapped, cudaHostRegisterPortable); error != cudaSuccess) {
         munmap(p, mapped);
         return detail::cuda_error("cudaHostRegister of huge pages", object, error);
@@ -133,7 +133,7 @@ public:
         return buffer;
     }
     pdt::Result<Ticket> issue(Direction direction, unsigned queue, HostBuffer& host, uint64_t host_offset,
-                               uint64_t card_offset, uint64_t bytes) override;
+                              uint64_t card_offset, uint64_t bytes) override;
     pdt::Result<void> wait(const Ticket& ticket, std::chrono::milliseconds timeout) override;
     pdt::Result<void> reset_queues() override;
     pdt::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override;
@@ -146,7 +146,7 @@ private:
     pdt::Result<void> retire(Queue& q);
     void retire_through(Queue& q, uint64_t sequence);
     pdt::Result<void> poll(cudaEvent_t event, Clock::time_point deadline, const std::string& operation,
-                            std::chrono::milliseconds timeout);
+                           std::chrono::milliseconds timeout);
     pdt::Result<void> usable(const std::string& operation) const;
     // The copy as the test-only lie allows (config.lie): cudaMemcpyAsync of what it moves now.
     cudaError_t lying_copy(void* dst, const void* src, uint64_t bytes, cudaMemcpyKind kind, unsigned queue,
@@ -255,7 +255,7 @@ pdt::Result<void> CudaCopyEndpoint::retire(Queue& q) {
 }
 
 pdt::Result<Ticket> CudaCopyEndpoint::issue(Direction direction, unsigned queue, HostBuffer& host,
-                                             uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
+                                            uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     const std::string operation =
         std::string("issue ") + to_string(direction) + " copy on queue " + std::to_string(queue) + " of";
     auto refuse = [&](int code, const std::string& why) {
@@ -300,7 +300,7 @@ pdt::Result<Ticket> CudaCopyEndpoint::issue(Direction direction, unsigned queue,
 // Polls an event until it fired: spinning first (a 4 KiB copy completes in microseconds),
 // yielding the core after 100 us. A timeout or a failure leaves the endpoint unusable.
 pdt::Result<void> CudaCopyEndpoint::poll(cudaEvent_t event, Clock::time_point deadline, const std::string& operation,
-                                          std::chrono::milliseconds timeout) {
+                                         std::chrono::milliseconds timeout) {
     const auto spin_until = Clock::now() + std::chrono::microseconds(100);
     for (;;) {
         const cudaError_t state = cudaEventQuery(event);
@@ -308,14 +308,14 @@ pdt::Result<void> CudaCopyEndpoint::poll(cudaEvent_t event, Clock::time_point de
             return {};
         if (state != cudaErrorNotReady) {
             m_broken = pdt::make_error(operation, m_info.name, EIO,
-                                        std::string("the GPU reported it failed: ") + cudaGetErrorName(state) + ": " +
-                                            cudaGetErrorString(state));
+                                       std::string("the GPU reported it failed: ") + cudaGetErrorName(state) + ": " +
+                                           cudaGetErrorString(state));
             return *m_broken;
         }
         const auto now = Clock::now();
         if (now >= deadline) {
             m_broken = pdt::make_error(operation, m_info.name, ETIMEDOUT,
-                                        "not completed within " + std::to_string(timeout.count()) + " ms");
+                                       "not completed within " + std::to_string(timeout.count()) + " ms");
             return *m_broken;
         }
         if (now >= spin_until)
@@ -394,7 +394,7 @@ pdt::Result<void> CudaCopyEndpoint::launch_empty(unsigned queue, unsigned count,
     PDT_CHECK(usable(operation));
     if (queue >= m_queues.size() || count == 0)
         return pdt::make_error(operation, m_info.name, EINVAL,
-                                "expected a queue below " + std::to_string(m_queues.size()) + " and a count of 1 or more");
+                               "expected a queue below " + std::to_string(m_queues.size()) + " and a count of 1 or more");
     Queue& q = m_queues[queue];
     PDT_CUDA(cudaSetDevice(m_config.gpu), "cudaSetDevice", m_info.name);
     PDT_CUDA(detail::launch_empty(count, q.stream.get()), "launch empty kernel", m_info.name);

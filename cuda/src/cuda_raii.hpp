@@ -18,7 +18,7 @@ namespace cuda_stream::detail {
 // "<operation>: <object>: <CUDA error name>: <text>" as a pdt::Error (code EIO).
 inline pdt::Error cuda_error(std::string operation, std::string object, cudaError_t error) {
     return pdt::make_error(std::move(operation), std::move(object), EIO,
-                            std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error));
+                           std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error));
 }
 
 #define PDT_CUDA(call, operation, object)                                   \

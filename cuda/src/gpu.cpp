@@ -19,8 +19,8 @@ pdt::Result<int> gpu_count() {
     const cudaError_t error = cudaGetDeviceCount(&count);
     if (error != cudaSuccess)
         return pdt::make_error("cudaGetDeviceCount", "CUDA runtime", ENODEV,
-                                std::string("no usable NVIDIA GPU: ") + cudaGetErrorName(error) + ": " +
-                                    cudaGetErrorString(error));
+                               std::string("no usable NVIDIA GPU: ") + cudaGetErrorName(error) + ": " +
+                                   cudaGetErrorString(error));
     if (count == 0)
         return pdt::make_error("cudaGetDeviceCount", "CUDA runtime", ENODEV, "no NVIDIA GPU found");
     return count;
@@ -31,7 +31,7 @@ pdt::Result<GpuInfo> gpu_info(int ordinal) {
     const std::string object = "GPU " + std::to_string(ordinal);
     if (ordinal < 0 || ordinal >= count)
         return pdt::make_error("select CUDA device", object, ENODEV,
-                                "this machine has " + std::to_string(count) + " GPU(s), numbered from 0");
+                               "this machine has " + std::to_string(count) + " GPU(s), numbered from 0");
     cudaDeviceProp prop{};
     PDT_CUDA(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties", object);
     char bus_id[32] = {};

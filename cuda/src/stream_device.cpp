@@ -42,7 +42,7 @@ public:
     }
 
     pdt::Result<std::unique_ptr<streams::StreamChannel>> open_channel(Direction direction, unsigned channel,
-                                                                       const streams::ChannelBuffers& buffers) override {
+                                                                      const streams::ChannelBuffers& buffers) override {
         ChannelConfig config;
         config.gpu = m_info.ordinal;
         config.channel = channel;

@@ -115,7 +115,7 @@ public:
     // `out`, stopping at the first error; `expected` is the error when `key` is not an array.
     template <typename T, typename Parse>
     pdt::Result<void> append_objects(const char* key, const std::string& expected, std::vector<T>& out,
-                                      const Parse& parse) const {
+                                     const Parse& parse) const {
         const json& list = at(key);
         if (!list.is_array())
             return error(key, expected);

@@ -23,7 +23,7 @@ pdt::Result<Registry> Registry::load(const std::vector<std::string>& design_file
 
 pdt::Result<void> Registry::add_file(const std::string& path) {
     const std::string text = PDT_TRY(pdt::read_text_file(path, "open design file", "read design file",
-                                                          "the design file must be a readable JSON file"));
+                                                         "the design file must be a readable JSON file"));
     return add_text(text, path, false);
 }
 
@@ -37,7 +37,7 @@ pdt::Result<void> Registry::add_text(std::string_view text, const std::string& s
         const auto clash = std::find_if(first, last, [&](const Design& d) { return d.name == design.name; });
         if (clash != last)
             return pdt::make_error("parse design file", source + " field name", EEXIST,
-                                    "design \"" + design.name + "\" is already defined in " + clash->source);
+                                   "design \"" + design.name + "\" is already defined in " + clash->source);
         if (builtin) {
             m_designs.push_back(std::move(design));
         } else {

@@ -17,7 +17,7 @@ namespace xdma {
 using pdt::hex;
 
 pdt::Result<std::unique_ptr<ContinuousRing>> ContinuousRing::open(vfio::Device& device, const ContinuousRingSettings& o,
-                                                                   uint64_t size, bool free_running) {
+                                                                  uint64_t size, bool free_running) {
     auto ring = std::unique_ptr<ContinuousRing>(new ContinuousRing(device, PDT_TRY(dma_registers(device, o.dma_bar))));
     ring->m_channel_index = o.c2h_channel;
     ring->m_channel = block_offset(target::C2H_CHANNEL, o.c2h_channel);
@@ -35,7 +35,7 @@ pdt::Result<std::unique_ptr<ContinuousRing>> ContinuousRing::open(vfio::Device& 
         return pdt::make_error("open continuous C2H ring", ring->m_name, ENODEV, "not an XDMA C2H stream channel");
     if (ring->reg(channel_reg::STATUS) & status::busy)
         return pdt::make_error("open continuous C2H ring", ring->m_name, EBUSY,
-                                "Attempting to initialise when DMA channel busy");
+                               "Attempting to initialise when DMA channel busy");
     const vfio::DmaRegion::Options table_options{vfio::DmaAccess::DeviceReadWrite, o.buffer_kind, o.dma_mask_bits};
     const vfio::DmaRegion::Options data_options{vfio::DmaAccess::DeviceWrite, o.buffer_kind, o.dma_mask_bits};
     const uint64_t table = o.buffers * (sizeof(Descriptor) + sizeof(C2hStreamWriteback));
@@ -82,8 +82,8 @@ pdt::Result<std::optional<ContinuousRing::Piece>> ContinuousRing::poll() {
     const uint32_t status_value = reg(channel_reg::STATUS);
     if (status_value & status::errors) {
         pdt::Error error = pdt::make_error("receive", m_name, EIO,
-                                             "channel_status=" + hex(status_value) + " (" +
-                                                 decode_status(Direction::C2H, status_value) + ")");
+                                           "channel_status=" + hex(status_value) + " (" +
+                                               decode_status(Direction::C2H, status_value) + ")");
         report_failure(error.message());
         return error;
     }
@@ -94,7 +94,7 @@ pdt::Result<std::optional<ContinuousRing::Piece>> ContinuousRing::poll() {
     if (ahead > m_count) {
         if (!m_free_running)
             return pdt::make_error("receive", m_name, EOVERFLOW,
-                                    "the engine completed more descriptors than the ring holds: data overwritten");
+                                   "the engine completed more descriptors than the ring holds: data overwritten");
         // The newest m_count - 1 completions are intact; the oldest buffer is being written now.
         const uint64_t skip = ahead - (m_count - 1);
         m_consumed += skip;

@@ -44,7 +44,7 @@ public:
 
     pdt::Result<void> open(unsigned queues);
     pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
-                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
+                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
     pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     pdt::Result<void> reset_queues() override;
 
@@ -87,7 +87,7 @@ pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
 }
 
 pdt::Result<streams::Ticket> XdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
-                                                      uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
+                                                     uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     const streams::RegisteredBuffer* registered = PDT_TRY(
         admit_copy(direction, queue, m_queues.size(), host, host_offset, card_offset, bytes, "the XDMA engines"));
     auto refuse = [&](int code, const std::string& why) {
@@ -132,16 +132,16 @@ pdt::Result<void> XdmaCopyEndpoint::pump(Queue& q) {
 }
 
 pdt::Error XdmaCopyEndpoint::timeout_error(unsigned queue, const streams::Ticket& ticket,
-                                            std::chrono::milliseconds timeout) const {
+                                           std::chrono::milliseconds timeout) const {
     const Queue& q = m_queues[queue];
     const Copy& oldest = q.copies.front();
     const Engine& engine = *q.engines[oldest.direction == Direction::H2C ? 0 : 1];
     return pdt::make_error("wait for copy " + std::to_string(ticket.sequence) + " on queue " + std::to_string(queue) + " of",
-                            m_info.name, ETIMEDOUT,
-                            "not completed within " + std::to_string(timeout.count()) + " ms; oldest copy " +
-                                std::to_string(oldest.sequence) + " " + to_string(oldest.direction) + " card [" +
-                                hex(oldest.card_address) + ", " + hex(oldest.card_address + oldest.bytes) + ") on " +
-                                engine.name() + ": " + engine.describe_state());
+                           m_info.name, ETIMEDOUT,
+                           "not completed within " + std::to_string(timeout.count()) + " ms; oldest copy " +
+                               std::to_string(oldest.sequence) + " " + to_string(oldest.direction) + " card [" +
+                               hex(oldest.card_address) + ", " + hex(oldest.card_address + oldest.bytes) + ") on " +
+                               engine.name() + ": " + engine.describe_state());
 }
 
 pdt::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
@@ -178,7 +178,7 @@ pdt::Result<void> XdmaCopyEndpoint::reset_queues() {
 }  // namespace
 
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
-                                                                        const CopyEndpointConfig& config) {
+                                                                       const CopyEndpointConfig& config) {
     const std::string object = streams::endpoint_name(config.name, device);
     if (config.card_memory_size == 0)
         return pdt::usage_error("open XDMA copy endpoint", object, "the design states no card memory");
@@ -191,8 +191,8 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Dev
                                                 static_cast<unsigned>(channels.c2h.size()), config.max_queues});
     if (queues == 0)
         return pdt::make_error("open XDMA copy endpoint", object, ENODEV,
-                                "no memory-mapped H2C and C2H channel pair found (" + std::to_string(channels.h2c.size()) +
-                                    " H2C, " + std::to_string(channels.c2h.size()) + " C2H)");
+                               "no memory-mapped H2C and C2H channel pair found (" + std::to_string(channels.h2c.size()) +
+                                   " H2C, " + std::to_string(channels.c2h.size()) + " C2H)");
     auto endpoint = std::make_unique<XdmaCopyEndpoint>(device, config);
     PDT_CHECK(endpoint->open(queues));
     return std::unique_ptr<streams::CopyEndpoint>(std::move(endpoint));

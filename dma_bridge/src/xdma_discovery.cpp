@@ -110,7 +110,7 @@ pdt::Result<std::vector<ChannelInfo>> discover(const vfio::RegisterWindow& regs,
             std::snprintf(object, sizeof object, "%s channel %u identifier (BAR %u offset 0x%llx)", to_string(direction),
                           ch, regs.bar_index(), static_cast<unsigned long long>(regs.base() + channel_block));
             return pdt::make_error("discover XDMA channels", object, ENODEV,
-                                    "identifier reads 0xffffffff: device gone (link down or surprise removal)");
+                                   "identifier reads 0xffffffff: device gone (link down or surprise removal)");
         }
         if (!identifier_matches(id, channel_target(direction), stream, ch) ||
             !identifier_matches(sgdma_id, sgdma_target(direction), stream, ch))

@@ -78,8 +78,8 @@ pdt::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineOp
     const auto channels = PDT_TRY(discover(engine->m_regs, options.direction, options.stream));
     if (options.channel >= channels.size())
         return pdt::make_error("open XDMA engine", object, ENODEV,
-                                "the design has " + std::to_string(channels.size()) + " " + to_string(options.direction) +
-                                    (options.stream ? " stream" : " memory-mapped") + " channels");
+                               "the design has " + std::to_string(channels.size()) + " " + to_string(options.direction) +
+                                   (options.stream ? " stream" : " memory-mapped") + " channels");
     engine->m_info = channels[options.channel];
     // The Alignments register checked for sense (PG195 channel register 0x4C); a sane
     // address_bits below the mask asked for lowers the engine's DMA mask.
@@ -111,8 +111,8 @@ pdt::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineOp
         auto fd = device.irq_eventfd(options.msi_vector);
         if (!fd)
             return pdt::make_error("open XDMA engine", object, fd.error().code,
-                                    "MSI vector " + std::to_string(options.msi_vector) +
-                                        " not enabled; call Device::irq_enable(Msi, n) before opening engines");
+                                   "MSI vector " + std::to_string(options.msi_vector) +
+                                       " not enabled; call Device::irq_enable(Msi, n) before opening engines");
     }
     if (engine->reg(channel_reg::STATUS) & status::busy)
         return engine->busy_at_open();
@@ -128,9 +128,9 @@ pdt::Result<std::unique_ptr<Engine>> Engine::open(vfio::Device& device, EngineOp
                                                                                  engine->m_dma_mask_bits});
     if (!ring && engine->m_dma_mask_bits < options.dma_mask_bits)
         return pdt::make_error("open XDMA engine", object, ring.error().code,
-                                ring.error().message() + " (the DMA mask is the " +
-                                    std::to_string(engine->m_dma_mask_bits) +
-                                    " address_bits of the channel's Alignments register, 0x4C)");
+                               ring.error().message() + " (the DMA mask is the " +
+                                   std::to_string(engine->m_dma_mask_bits) +
+                                   " address_bits of the channel's Alignments register, 0x4C)");
     engine->m_ring = PDT_TRY(std::move(ring));
     PDT_CHECK(engine->initialise());
     return engine;
@@ -154,8 +154,8 @@ pdt::Error Engine::busy_at_open() const {
     for (const std::string& abandoned : m_device.dma_fence().abandoned())
         if (abandoned.compare(0, prefix.size(), prefix) == 0)
             return pdt::make_error("open XDMA engine", name(), EBUSY,
-                                    why + " (our own: this process could not stop it earlier: " +
-                                        abandoned.substr(prefix.size()) + ")");
+                                   why + " (our own: this process could not stop it earlier: " +
+                                       abandoned.substr(prefix.size()) + ")");
     if (m_device.lock() != nullptr)
         why += " (a leftover of an earlier run that could not stop it: this process holds the device lock, so no "
                "other process of the toolkit uses the device; a device reset recovers the channel)";
@@ -228,8 +228,8 @@ pdt::Result<void> Engine::set_credit_mode() {
     m_regs.write32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE_W1S, bit);
     if (!(m_regs.read32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE) & bit))
         return pdt::make_error("initialise XDMA engine", name(), ENOTSUP,
-                                "credits ring: Descriptor Credit Mode Enable (0x6020) reads back 0, the XDMA IP "
-                                "has no descriptor credits; use STOP-terminated lists (engine mode stop_list)");
+                               "credits ring: Descriptor Credit Mode Enable (0x6020) reads back 0, the XDMA IP "
+                               "has no descriptor credits; use STOP-terminated lists (engine mode stop_list)");
     return {};
 }
 
@@ -276,10 +276,10 @@ pdt::Result<void> Engine::write_channel_control() {
                                                     : reg(POLL_MODE_LOW_WRITE_BACK_ADDRESS) == count_wb_low;
     if (!present)
         return pdt::make_error("initialise XDMA engine", name(), ENOTSUP,
-                                std::string("Control.pollmode_wb_enable (bit 26) reads back 0: the XDMA IP has no "
-                                            "poll-mode writeback; use completion completed_count, ") +
-                                    (m_options.mode == RunMode::StopList ? "status" : "status (with engine mode stop_list)") +
-                                    ", interrupt (where the IP's interrupts work) or auto");
+                               std::string("Control.pollmode_wb_enable (bit 26) reads back 0: the XDMA IP has no "
+                                           "poll-mode writeback; use completion completed_count, ") +
+                                   (m_options.mode == RunMode::StopList ? "status" : "status (with engine mode stop_list)") +
+                                   ", interrupt (where the IP's interrupts work) or auto");
     return {};
 }
 

@@ -66,13 +66,13 @@ pdt::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction direc
     if (identifier::subsystem_identifier(id) != identifier::SUBSYSTEM_IDENTIFIER ||
         identifier::target(id) != channel_target(direction) || identifier::channel_id(id) != channel)
         return pdt::make_error("probe XDMA IP options", object, ENODEV,
-                                "no such channel: its identifier reads " + pdt::hex(id));
+                               "no such channel: its identifier reads " + pdt::hex(id));
     const uint32_t status_value = regs.read32(ch + channel_reg::STATUS);
     const uint32_t control_value = regs.read32(ch + channel_reg::CONTROL);
     if ((status_value & status::busy) || (control_value & control::run))
         return pdt::make_error("probe XDMA IP options", object, EBUSY,
-                                "the channel is busy or running (status " + decode_status(direction, status_value) +
-                                    "); probing needs an idle channel (another user of the channel?)");
+                               "the channel is busy or running (status " + decode_status(direction, status_value) +
+                                   "); probing needs an idle channel (another user of the channel?)");
     const uint32_t halt_before = regs.read32(common + sgdma_common_reg::DESCRIPTOR_CONTROL);
     const uint32_t credit_before = regs.read32(common + sgdma_common_reg::DESCRIPTOR_CREDIT_MODE_ENABLE);
     regs.write32(common + sgdma_common_reg::DESCRIPTOR_CONTROL_W1S, bit);  // halt descriptor fetch
@@ -111,7 +111,7 @@ pdt::Result<ProbedIp> probe_ip(const vfio::RegisterWindow& regs, Direction direc
 }
 
 pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t register_offset, Direction direction,
-                                 unsigned channel, const IpOptions& stated, const ModeRequest& request) {
+                                unsigned channel, const IpOptions& stated, const ModeRequest& request) {
     const std::string object =
         device.identity().address.to_string() + " " + to_string(direction) + " " + std::to_string(channel);
     auto refuse = [&](const std::string& option, const std::string& hint) {
@@ -218,7 +218,7 @@ pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t
 }
 
 pdt::Result<Modes> configure_engine(vfio::Device& device, const IpOptions& stated, const ModeRequest& request,
-                                     EngineOptions& options) {
+                                    EngineOptions& options) {
     const Modes modes = PDT_TRY(choose_modes(device, options.dma_bar, options.register_offset, options.direction,
                                              options.channel, stated, request));
     options.mode = modes.mode;
@@ -246,7 +246,7 @@ pdt::Result<unsigned> enable_msi(vfio::Device& device) {
         return info->count;
     }
     return pdt::make_error("enable MSI", device.identity().address.to_string(), ENOTSUP,
-                            "the device offers no MSI or MSI-X vectors");
+                           "the device offers no MSI or MSI-X vectors");
 }
 
 unsigned msi_vector_for(Direction direction, unsigned channel, unsigned vectors) {

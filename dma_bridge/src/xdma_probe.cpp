@@ -146,18 +146,18 @@ pdt::Result<vfio::Bar*> check_access(vfio::Device& device, const RegisterRequest
 }
 
 pdt::Result<void> check_request(vfio::Device& device, unsigned dma_bar, uint64_t register_offset,
-                                 const std::vector<FoundBlock>& blocks, const RegisterRequest& request) {
+                                const std::vector<FoundBlock>& blocks, const RegisterRequest& request) {
     PDT_TRY(check_access(device, request));
     const std::string object = request_object(request);
     if (request.bar != dma_bar)
         return pdt::make_error("check register access", object, EPERM,
-                                "not on the allow-list: the design data names no registers in BAR " +
-                                    std::to_string(request.bar) + " (the DMA bridge is BAR " + std::to_string(dma_bar) +
-                                    "); a read of an unimplemented AXI address can hang the host");
+                               "not on the allow-list: the design data names no registers in BAR " +
+                                   std::to_string(request.bar) + " (the DMA bridge is BAR " + std::to_string(dma_bar) +
+                                   "); a read of an unimplemented AXI address can hang the host");
     if (request.offset < register_offset || !allowed_register(blocks, request.offset - register_offset))
         return pdt::make_error("check register access", object, EPERM,
-                                "not on the allow-list: no XDMA block found there names a register whose read "
-                                "has no side effect (PG195 Register Space; Status 0x44 clears on read)");
+                               "not on the allow-list: no XDMA block found there names a register whose read "
+                               "has no side effect (PG195 Register Space; Status 0x44 clears on read)");
     return {};
 }
 

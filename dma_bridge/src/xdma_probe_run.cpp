@@ -85,8 +85,8 @@ void report_test(const RegisterTest& test, std::ostream& out) {
 }
 
 pdt::Result<ProbeSummary::RegisterRead> read_one(vfio::Device& device, unsigned dma_bar,
-                                                   const std::vector<FoundBlock>& blocks, const RegisterRequest& request,
-                                                   std::ostream& out) {
+                                                 const std::vector<FoundBlock>& blocks, const RegisterRequest& request,
+                                                 std::ostream& out) {
     PDT_CHECK(check_request(device, dma_bar, 0, blocks, request));
     vfio::Bar* bar = PDT_TRY(device.bar(request.bar));
     const uint64_t value = PDT_TRY(bar->read(request.offset, request.width));

@@ -4,7 +4,7 @@
 namespace xdma {
 
 pdt::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio::Device& device,
-                                                                           StreamChannelOptions options) {
+                                                                          StreamChannelOptions options) {
     const std::string object = device.identity().address.to_string() + " " + to_string(options.direction) + " " +
                                std::to_string(options.channel);
     if (options.buffer_count == 0 || options.buffer_size == 0)
@@ -14,8 +14,8 @@ pdt::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio::
     const uint64_t per_buffer = (options.buffer_size + options.max_descriptor_length - 1) / options.max_descriptor_length;
     if (per_buffer * options.buffer_count > MAX_DESCRIPTOR_CREDITS)
         return pdt::make_error("create XDMA stream channel", object, EINVAL,
-                                std::to_string(options.buffer_count) + " buffers of " + std::to_string(per_buffer) +
-                                    " descriptors exceed the 1023 descriptors an engine can have in flight");
+                               std::to_string(options.buffer_count) + " buffers of " + std::to_string(per_buffer) +
+                                   " descriptors exceed the 1023 descriptors an engine can have in flight");
     std::unique_ptr<XdmaStreamChannel> channel(new XdmaStreamChannel(options));
     const auto ring = static_cast<unsigned>(per_buffer * options.buffer_count);
     EngineOptions engine = engine_options(options.direction, options.channel, true, options.dma_bar,
@@ -35,17 +35,17 @@ pdt::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio::
     const unsigned align = channel->m_engine->info().address_alignment;
     if (align > 1 && options.buffer_size % align != 0)
         return pdt::make_error("create XDMA stream channel", object, EINVAL,
-                                "buffer_size " + std::to_string(options.buffer_size) +
-                                    " is not a multiple of the channel's address_alignment of " + std::to_string(align) +
-                                    " bytes");
+                               "buffer_size " + std::to_string(options.buffer_size) +
+                                   " is not a multiple of the channel's address_alignment of " + std::to_string(align) +
+                                   " bytes");
     return channel;
 }
 
 pdt::Result<void> XdmaStreamChannel::submit(size_t index, uint64_t length, bool end_of_packet) {
     if (index >= m_options.buffer_count || length == 0 || length > m_options.buffer_size)
         return pdt::make_error("submit " + name(), "buffer " + std::to_string(index), EINVAL,
-                                "buffer index must be < " + std::to_string(m_options.buffer_count) + " and length 1.." +
-                                    std::to_string(m_options.buffer_size));
+                               "buffer index must be < " + std::to_string(m_options.buffer_count) + " and length 1.." +
+                                   std::to_string(m_options.buffer_size));
     const uint64_t id = PDT_TRY(m_engine->submit_stream(buffer_iova(index), length, end_of_packet));
     m_queue.emplace_back(id, index);
     return {};

@@ -132,11 +132,11 @@ pdt::Error Engine::refuse_submit(size_t n, uint64_t length) const {
         return pdt::make_error("submit XDMA transfer", name(), EINVAL, "zero-length transfer");
     if (n > m_options.ring_descriptors)
         return pdt::make_error("submit XDMA transfer", name(), EINVAL,
-                                "transfer of " + std::to_string(length) + " bytes needs " + std::to_string(n) +
-                                    " descriptors; the ring holds " + std::to_string(m_options.ring_descriptors));
+                               "transfer of " + std::to_string(length) + " bytes needs " + std::to_string(n) +
+                                   " descriptors; the ring holds " + std::to_string(m_options.ring_descriptors));
     return pdt::make_error("submit XDMA transfer", name(), EAGAIN,
-                            "ring full: " + std::to_string(m_options.ring_descriptors - free_descriptors()) +
-                                " descriptors in flight; wait for completions first");
+                           "ring full: " + std::to_string(m_options.ring_descriptors - free_descriptors()) +
+                               " descriptors in flight; wait for completions first");
 }
 
 // Credits: the pieces into the ring after the last descriptor started, each linked to the next

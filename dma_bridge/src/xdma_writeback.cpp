@@ -18,8 +18,8 @@ pdt::Result<StreamWriteback> decode_stream_writeback(const C2hStreamWriteback& r
     }
     if (record.length > capacity)
         return pdt::make_error("decode C2H stream writeback", "record", EPROTO,
-                                "C2H stream writeback length " + std::to_string(record.length) +
-                                    " exceeds the descriptor length " + std::to_string(capacity));
+                               "C2H stream writeback length " + std::to_string(record.length) +
+                                   " exceeds the descriptor length " + std::to_string(capacity));
     return StreamWriteback{record.length, (record.wb_magic_status & C2H_STREAM_WRITEBACK_EOP) != 0};
 }
 

@@ -12,7 +12,7 @@ using namespace xdma_test;
 namespace {
 
 pdt::Result<xdma::Modes> choose(vfio::Device& device, const xdma::IpOptions& stated, xdma::ModeRequest request,
-                                 Direction direction = Direction::H2C) {
+                                Direction direction = Direction::H2C) {
     return xdma::choose_modes(device, 0, 0, direction, 0, stated, request);
 }
 

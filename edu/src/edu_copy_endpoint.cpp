@@ -27,7 +27,7 @@ public:
     }
 
     pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
-                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
+                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
     pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     pdt::Result<void> reset_queues() override;
 
@@ -46,7 +46,7 @@ private:
 };
 
 pdt::Result<streams::Ticket> EduCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
-                                                     uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
+                                                    uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     const std::string operation = std::string("issue ") + to_string(direction) + " copy of " + std::to_string(bytes) +
                                   " bytes at card offset " + std::to_string(card_offset) + " on";
     auto refuse = [&](int code, const std::string& why) { return pdt::make_error(operation, m_info.name, code, why); };
@@ -105,9 +105,9 @@ pdt::Result<void> EduCopyEndpoint::reset_queues() {
     while (m_busy && m_edu.dma_busy()) {
         if (std::chrono::steady_clock::now() > deadline)
             return pdt::make_error("reset queues of", m_info.name, ETIMEDOUT,
-                                    "copy " + std::to_string(m_running) + " still running after " +
-                                        std::to_string(m_config.drain_timeout.count()) +
-                                        " ms (edu cannot abort a transfer)");
+                                   "copy " + std::to_string(m_running) + " still running after " +
+                                       std::to_string(m_config.drain_timeout.count()) +
+                                       " ms (edu cannot abort a transfer)");
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     m_busy = false;
@@ -119,7 +119,7 @@ pdt::Result<void> EduCopyEndpoint::reset_queues() {
 }  // namespace
 
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
-                                                                        const CopyEndpointConfig& config) {
+                                                                       const CopyEndpointConfig& config) {
     PDT_TRY(device.enable_bus_master());  // without Bus Master, edu's DMA reads zeros
     EduDevice edu = PDT_TRY(EduDevice::attach(device));
     return std::unique_ptr<streams::CopyEndpoint>(std::make_unique<EduCopyEndpoint>(std::move(edu), config));

@@ -20,15 +20,15 @@ pdt::Result<void> validate(const DmaRequest& request, const std::string& object)
         return pdt::make_error(what, object, EINVAL, "count 0: QEMU 7.2's edu aborts the VM on an empty transfer");
     if (request.edu_offset >= DMA_BUFFER_SIZE || request.count > DMA_MAX_END - request.edu_offset)
         return pdt::make_error(what, object, EINVAL,
-                                "edu buffer offset " + hex(request.edu_offset) + " + count " +
-                                    std::to_string(request.count) + " must be at most " +
-                                    std::to_string(DMA_MAX_END) +
-                                    " (QEMU 7.2's edu aborts the VM at the end of its 4096-byte buffer)");
+                               "edu buffer offset " + hex(request.edu_offset) + " + count " +
+                                   std::to_string(request.count) + " must be at most " +
+                                   std::to_string(DMA_MAX_END) +
+                                   " (QEMU 7.2's edu aborts the VM at the end of its 4096-byte buffer)");
     const uint64_t mask = (uint64_t{1} << DMA_MASK_BITS) - 1;
     if (request.host_iova > mask || request.count - 1 > mask - request.host_iova)
         return pdt::make_error(what, object, EINVAL,
-                                "host IOVA " + hex(request.host_iova) + " + " + std::to_string(request.count) +
-                                    " bytes exceeds edu's 28-bit DMA mask " + hex(mask));
+                               "host IOVA " + hex(request.host_iova) + " + " + std::to_string(request.count) +
+                                   " bytes exceeds edu's 28-bit DMA mask " + hex(mask));
     return {};
 }
 
@@ -42,8 +42,8 @@ pdt::Result<EduDevice> EduDevice::attach(vfio::Device& device) {
     const uint32_t id = edu.identification();
     if ((id & 0xffff) != IDENTIFICATION_MAGIC)
         return pdt::make_error("identify edu", edu.name() + " BAR0 IDENTIFICATION", ENODEV,
-                                "read " + hex(id) + ", an edu device reads 0xRRrr00ed (" +
-                                    hex(IDENTIFICATION_V1_0) + " for v1.0)");
+                               "read " + hex(id) + ", an edu device reads 0xRRrr00ed (" +
+                                   hex(IDENTIFICATION_V1_0) + " for v1.0)");
     return edu;
 }
 
@@ -54,8 +54,8 @@ pdt::Result<void> EduDevice::check_liveness(uint32_t value) {
     const uint32_t got = m_regs.read32(reg::LIVENESS);
     if (got != static_cast<uint32_t>(~value))
         return pdt::make_error("liveness check", m_name + " BAR0 LIVENESS", EIO,
-                                "wrote " + hex(value) + ", read " + hex(got) + ", expected " +
-                                    hex(static_cast<uint32_t>(~value)));
+                               "wrote " + hex(value) + ", read " + hex(got) + ", expected " +
+                                   hex(static_cast<uint32_t>(~value)));
     return {};
 }
 
@@ -65,7 +65,7 @@ pdt::Result<uint32_t> EduDevice::factorial(uint32_t n, std::chrono::milliseconds
     while (m_regs.read32(reg::STATUS) & STATUS_COMPUTING) {
         if (std::chrono::steady_clock::now() > deadline)
             return pdt::make_error("factorial", m_name + " BAR0 STATUS", ETIMEDOUT,
-                                    "still computing after " + std::to_string(timeout.count()) + " ms");
+                                   "still computing after " + std::to_string(timeout.count()) + " ms");
         std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
     return m_regs.read32(reg::FACTORIAL);
@@ -97,7 +97,7 @@ pdt::Result<void> EduDevice::start_dma(const DmaRequest& request, bool irq) {
     PDT_CHECK(validate(request, m_name));
     if (dma_busy())
         return pdt::make_error("start DMA", m_name + " BAR0 DMA_CMD", EBUSY,
-                                "a transfer is still running; edu ignores new commands until it ends");
+                               "a transfer is still running; edu ignores new commands until it ends");
     if (irq && !m_msi)
         return pdt::make_error("start DMA", m_name, EINVAL, "completion interrupt asked for without enable_msi()");
     const uint64_t edu_address = DMA_BUFFER_ADDRESS + request.edu_offset;
@@ -123,7 +123,7 @@ pdt::Result<void> EduDevice::wait_dma_poll(std::chrono::milliseconds timeout) {
     while (dma_busy()) {
         if (std::chrono::steady_clock::now() > deadline)
             return pdt::make_error("wait for DMA", m_name + " BAR0 DMA_CMD", ETIMEDOUT,
-                                    "START still set after " + std::to_string(timeout.count()) + " ms");
+                                   "START still set after " + std::to_string(timeout.count()) + " ms");
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     m_claim.proven();  // START reads back clear: the transfer ended
@@ -146,11 +146,11 @@ pdt::Result<void> EduDevice::wait_dma_msi(std::chrono::milliseconds timeout) {
     const uint32_t status = irq_status();
     if (!(status & DMA_IRQ))
         return pdt::make_error("wait for DMA interrupt", m_name + " BAR0 IRQ_STATUS", EIO,
-                                "MSI came but IRQ status is " + hex(status) + ", without DMA_IRQ " + hex(DMA_IRQ));
+                               "MSI came but IRQ status is " + hex(status) + ", without DMA_IRQ " + hex(DMA_IRQ));
     irq_acknowledge(DMA_IRQ);
     if (dma_busy())
         return pdt::make_error("wait for DMA interrupt", m_name + " BAR0 DMA_CMD", EIO,
-                                "DMA_IRQ raised while START is still set");
+                               "DMA_IRQ raised while START is still set");
     m_claim.proven();  // START reads back clear: the transfer ended
     return {};
 }
@@ -174,12 +174,12 @@ pdt::Result<void> EduDevice::dma(const DmaRequest& request, Wait wait, std::chro
 }
 
 pdt::Result<void> EduDevice::dma_to_edu(uint64_t host_iova, uint32_t edu_offset, uint32_t count, Wait wait,
-                                         std::chrono::milliseconds timeout) {
+                                        std::chrono::milliseconds timeout) {
     return dma({DmaDirection::ToEdu, host_iova, edu_offset, count}, wait, timeout);
 }
 
 pdt::Result<void> EduDevice::dma_from_edu(uint32_t edu_offset, uint64_t host_iova, uint32_t count, Wait wait,
-                                           std::chrono::milliseconds timeout) {
+                                          std::chrono::milliseconds timeout) {
     return dma({DmaDirection::FromEdu, host_iova, edu_offset, count}, wait, timeout);
 }
 

@@ -19,10 +19,10 @@ public:
     pdt::Result<void> submit(size_t index, uint64_t length, bool end_of_packet) override {
         if (index >= m_regions.size())
             return pdt::make_error("submit", name(), EINVAL,
-                                    "buffer " + std::to_string(index) + " of " + std::to_string(m_regions.size()));
+                                   "buffer " + std::to_string(index) + " of " + std::to_string(m_regions.size()));
         if (length == 0 || length > buffer_size())
             return pdt::make_error("submit", name(), EINVAL,
-                                    "length " + std::to_string(length) + " outside 1.." + std::to_string(buffer_size()));
+                                   "length " + std::to_string(length) + " outside 1.." + std::to_string(buffer_size()));
         std::lock_guard lock(m_owner.m_mutex);
         m_queued.push_back({m_direction, index, length, end_of_packet});
         return m_owner.pump();
@@ -46,10 +46,10 @@ public:
                 return *c;
             if (std::chrono::steady_clock::now() > deadline)
                 return pdt::make_error("wait for completion", name(), ETIMEDOUT,
-                                        std::string("none within ") + std::to_string(timeout.count()) + " ms" +
-                                            (m_direction == streams::Direction::C2H
-                                                 ? " (a loopback C2H receives only what H2C sent)"
-                                                 : ""));
+                                       std::string("none within ") + std::to_string(timeout.count()) + " ms" +
+                                           (m_direction == streams::Direction::C2H
+                                                ? " (a loopback C2H receives only what H2C sent)"
+                                                : ""));
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
     }
@@ -88,7 +88,7 @@ public:
 pdt::Result<std::unique_ptr<EduLoopback>> EduLoopback::create(EduDevice& edu, Options options) {
     if (options.buffers == 0 || options.buffer_size == 0 || options.buffer_size > DMA_MAX_END)
         return pdt::make_error("create edu loopback", edu.name(), EINVAL,
-                                "buffers must be 1..4095 bytes (QEMU 7.2's edu aborts at its buffer's end) and at least one");
+                               "buffers must be 1..4095 bytes (QEMU 7.2's edu aborts at its buffer's end) and at least one");
     std::unique_ptr<EduLoopback> loop(new EduLoopback(edu));
     loop->m_h2c = std::make_unique<Channel>(*loop, streams::Direction::H2C);
     loop->m_c2h = std::make_unique<Channel>(*loop, streams::Direction::C2H);

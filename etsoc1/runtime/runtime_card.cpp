@@ -142,7 +142,7 @@ public:
         const bool done = PDT_TRY(wait_event(our_event(abort), timeout));
         if (!done)
             return pdt::make_error("abort", stream_name(stream), ETIMEDOUT,
-                                    "the abort did not complete within " + std::to_string(timeout.count()) + " s");
+                                   "the abort did not complete within " + std::to_string(timeout.count()) + " s");
         return {};
     }
 
@@ -156,7 +156,7 @@ private:
     // the node's source and destination; memcpy: the runtime's call for the direction.
     template <typename EndsOf, typename Memcpy>
     pdt::Result<EventId> copy(const char* call, StreamId stream, std::span<const Node> nodes, bool barrier,
-                               const EndsOf& ends, const Memcpy& memcpy) {
+                              const EndsOf& ends, const Memcpy& memcpy) {
         return guarded(call, stream_name(stream), [&] {
             if (nodes.size() == 1) {
                 const Ends one = ends(nodes[0]);
@@ -177,7 +177,7 @@ private:
     pdt::Result<rt::DeviceId> device_id(int device) const {
         if (device < 0 || device >= device_count())
             return pdt::make_error("open", name(device), ENODEV,
-                                    "the runtime sees " + std::to_string(device_count()) + " card(s)");
+                                   "the runtime sees " + std::to_string(device_count()) + " card(s)");
         return m_devices[static_cast<size_t>(device)];
     }
 
@@ -227,7 +227,7 @@ pdt::Result<void> start_logging(const std::string& path) {
     std::FILE* file = std::fopen(path.c_str(), "ae");
     if (file == nullptr)
         return pdt::make_error("open the ET-SoC-1 runtime's log", path, errno,
-                                "the runtime's log needs a file this user can write (or - for stderr)");
+                               "the runtime's log needs a file this user can write (or - for stderr)");
     logger = std::make_unique<LoggerToFile>(file);
     return {};
 }

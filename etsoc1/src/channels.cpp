@@ -145,8 +145,8 @@ pdt::Result<void> Loop::pump() {
             const uint64_t sent = m_length[m_issued[1] % slots];
             if (e.length < sent)
                 return pdt::make_error("loop back through the card", name, EINVAL,
-                                        "C2H buffer of " + std::to_string(e.length) + " bytes is smaller than the " +
-                                            std::to_string(sent) + "-byte H2C packet");
+                                       "C2H buffer of " + std::to_string(e.length) + " bytes is smaller than the " +
+                                           std::to_string(sent) + "-byte H2C packet");
             e.length = sent;
             if (sent <= kUncut)
                 PDT_CHECK(first_read_and_decoy(e, slot(m_issued[1]), sent));
@@ -174,9 +174,9 @@ pdt::Result<void> Loop::first_read_and_decoy(Entry& e, CardAddress card, uint64_
 pdt::Result<void> Loop::submit(Direction d, size_t index, uint64_t length) {
     if (index >= config.buffer_count || length == 0 || length > config.buffer_size || length % 4 != 0)
         return pdt::make_error("submit", name + " " + streams::to_string(d), EINVAL,
-                                "buffer " + std::to_string(index) + " length " + std::to_string(length) +
-                                    ": needs a buffer index below " + std::to_string(config.buffer_count) +
-                                    " and a non-zero multiple of 4 bytes up to the buffer size");
+                               "buffer " + std::to_string(index) + " length " + std::to_string(length) +
+                                   ": needs a buffer index below " + std::to_string(config.buffer_count) +
+                                   " and a non-zero multiple of 4 bytes up to the buffer size");
     std::lock_guard lock(m_mutex);
     m_stopped[at(d)] = false;
     m_entries[at(d)].push_back(Entry{index, length, m_submitted[at(d)]++, std::nullopt, false, std::nullopt, {}, {}});
@@ -273,7 +273,7 @@ pdt::Result<std::shared_ptr<Loop>> make_loop(Card& card, const ChannelConfig& co
     const std::string name = info.name + " channel " + std::to_string(config.channel);
     if (config.buffer_count == 0 || config.buffer_size == 0 || config.buffer_size % 4 != 0 || config.window == 0)
         return pdt::make_error("open ET-SoC-1 channels", name, EINVAL,
-                                "needs at least one buffer, of a non-zero multiple of 4 bytes, and a window of one");
+                               "needs at least one buffer, of a non-zero multiple of 4 bytes, and a window of one");
     MoverConfig mover;
     mover.device = config.device;
     mover.window = config.window;

@@ -49,21 +49,21 @@ public:
         // huge pages would change nothing the card sees and are not offered.
         if (memory == streams::HostMemory::RegisteredHugePages)
             return pdt::make_error("allocate host buffer", m_info.name, ENOTSUP,
-                                    "huge-page memory is not offered: the runtime cannot register user memory "
-                                    "(removed in 0.3.x); every copy is staged through its bounce buffer");
+                                   "huge-page memory is not offered: the runtime cannot register user memory "
+                                   "(removed in 0.3.x); every copy is staged through its bounce buffer");
         if (bytes == 0)
             return pdt::make_error("allocate host buffer", m_info.name, EINVAL, "zero bytes");
         return std::unique_ptr<streams::HostBuffer>(std::make_unique<PageableBuffer>(bytes, m_mover->buffers_at_risk()));
     }
 
     pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
-                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override {
+                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override {
         if (queue >= m_info.queues || bytes == 0 || host_offset > host.size() || bytes > host.size() - host_offset ||
             card_offset > card_bytes() || bytes > card_bytes() - card_offset)
             return pdt::make_error(std::string("issue ") + streams::to_string(direction) + " copy", m_info.name, EINVAL,
-                                    "queue " + std::to_string(queue) + ", host offset " + std::to_string(host_offset) +
-                                        ", card offset " + std::to_string(card_offset) + ", " + std::to_string(bytes) +
-                                        " bytes: outside the buffer, the card window or the queues");
+                                   "queue " + std::to_string(queue) + ", host offset " + std::to_string(host_offset) +
+                                       ", card offset " + std::to_string(card_offset) + ", " + std::to_string(bytes) +
+                                       " bytes: outside the buffer, the card window or the queues");
         const TransferId id = PDT_TRY(
             m_mover->start(direction, host.data() + host_offset, m_base + card_offset, bytes, queue));
         return streams::Ticket{queue, id};
@@ -88,11 +88,11 @@ public:
             last = PDT_TRY(m_card.launch_empty(stream, true));
         if (count > 0 && !PDT_TRY(m_card.wait_event(last, whole_seconds(timeout))))
             return pdt::make_error("launch empty kernels", m_info.name, ETIMEDOUT,
-                                    "not done within " + std::to_string(whole_seconds(timeout).count()) + " s");
+                                   "not done within " + std::to_string(whole_seconds(timeout).count()) + " s");
         const auto errors = PDT_TRY(m_card.drain_errors(stream));
         if (!errors.empty())
             return pdt::make_error("launch empty kernels", m_info.name, EIO,
-                                    "the card reported " + errors.front().code + " (" + errors.front().text + ")");
+                                   "the card reported " + errors.front().code + " (" + errors.front().text + ")");
         return {};
     }
 

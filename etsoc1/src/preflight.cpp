@@ -50,26 +50,26 @@ pdt::Result<DeviceNodes> preflight(const std::string& dev_dir, const NodeOpener&
     const std::string where = dev_dir + "/et<N>_ops";
     if (nodes.ops.empty())
         return pdt::make_error("find ET-SoC-1 cards", where, ENODEV,
-                                "no ops device node: the et-soc1 kernel driver (et-soc1.ko) is not loaded or sees no "
-                                "card (modprobe et-soc1, or make dkms in et-driver/)");
+                               "no ops device node: the et-soc1 kernel driver (et-soc1.ko) is not loaded or sees no "
+                               "card (modprobe et-soc1, or make dkms in et-driver/)");
     if (nodes.ops != nodes.mgmt)
         return pdt::make_error("find ET-SoC-1 cards", where, ENODEV,
-                                std::to_string(nodes.ops.size()) + " ops and " + std::to_string(nodes.mgmt.size()) +
-                                    " mgmt nodes: a card is in recovery mode (only its mgmt node is up); the runtime "
-                                    "refuses to start like this");
+                               std::to_string(nodes.ops.size()) + " ops and " + std::to_string(nodes.mgmt.size()) +
+                                   " mgmt nodes: a card is in recovery mode (only its mgmt node is up); the runtime "
+                                   "refuses to start like this");
     for (int n : nodes.ops) {
         const std::string path = dev_dir + "/et" + std::to_string(n) + "_ops";
         const int error = try_open(path);
         if (error == EBUSY)
             return pdt::make_error("open", path, EBUSY,
-                                    "card busy: another process holds it (the ops node opens once at a time; a runtime "
-                                    "daemon, `server --device_type=pcie`, holds its cards): use the daemon mode at the "
-                                    "runtime's socket " + std::string(kDaemonSocket) + ", or stop that process");
+                                   "card busy: another process holds it (the ops node opens once at a time; a runtime "
+                                   "daemon, `server --device_type=pcie`, holds its cards): use the daemon mode at the "
+                                   "runtime's socket " + std::string(kDaemonSocket) + ", or stop that process");
         if (error == EPERM)
             return pdt::make_error("open", path, EPERM, "the card is being reset: try again when the reset is done");
         if (error != 0)
             return pdt::make_error("open", path, error,
-                                    error == EACCES ? "no permission (the driver's udev rule makes the nodes 0666)" : "");
+                                   error == EACCES ? "no permission (the driver's udev rule makes the nodes 0666)" : "");
     }
     return nodes;
 }

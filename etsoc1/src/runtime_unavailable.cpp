@@ -9,8 +9,8 @@ pdt::Result<std::unique_ptr<Card>> open_runtime_card(const RuntimeOptions& optio
     if (options.socket.empty())
         PDT_TRY(preflight(options.dev_dir));  // in-process: a missing driver or a busy card is said first
     return pdt::make_error("open ET-SoC-1 card", "libetrt", ENODEV,
-                            "this build has no ET-SoC-1 runtime binding: CMake did not find the runtime under "
-                            "/opt/et (ET_PLATFORM_PATH); install et-platform there and rebuild");
+                           "this build has no ET-SoC-1 runtime binding: CMake did not find the runtime under "
+                           "/opt/et (ET_PLATFORM_PATH); install et-platform there and rebuild");
 }
 
 }  // namespace etsoc1

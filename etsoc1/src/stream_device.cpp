@@ -25,7 +25,7 @@ public:
     }
 
     pdt::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
-                                                                       const streams::ChannelBuffers& buffers) override {
+                                                                      const streams::ChannelBuffers& buffers) override {
         auto& loop = m_loops[channel];
         if (!loop) {
             ChannelConfig config;

@@ -50,7 +50,7 @@ pdt::Result<std::unique_ptr<Mover>> Mover::open(Card& card, MoverConfig config) 
     const std::string object = "ET-SoC-1 " + std::to_string(config.device);
     if (card.device_count() <= config.device || config.device < 0)
         return pdt::make_error("open", object, ENODEV,
-                                "the runtime sees " + std::to_string(card.device_count()) + " card(s)");
+                               "the runtime sees " + std::to_string(card.device_count()) + " card(s)");
     const DmaLimits limits = PDT_TRY(card.limits(config.device));
     if (config.window == 0 || config.streams_per_direction == 0 || limits.max_nodes == 0 || limits.max_node_bytes == 0)
         return pdt::make_error("open", object, EINVAL, "needs a window and streams of at least one, and DMA limits");
@@ -75,10 +75,10 @@ StreamId Mover::stream(Direction direction, unsigned index) const {
 }
 
 pdt::Result<TransferId> Mover::start(Direction direction, uint8_t* host, CardAddress card, uint64_t bytes,
-                                      std::optional<unsigned> stream_index, Chunking chunking) {
+                                     std::optional<unsigned> stream_index, Chunking chunking) {
     if (bytes == 0)
         return pdt::make_error(std::string("start ") + streams::to_string(direction) + " transfer",
-                                "ET-SoC-1 " + std::to_string(m_config.device), EINVAL, "zero bytes");
+                               "ET-SoC-1 " + std::to_string(m_config.device), EINVAL, "zero bytes");
     std::lock_guard lock(m_mutex);
     const TransferId id = m_next_transfer++;
     auto commands = chunking == Chunking::InOrder ? split(m_limits, host, card, bytes)
@@ -164,7 +164,7 @@ pdt::Result<bool> Mover::done(TransferId transfer) {
     auto t = m_transfers.find(transfer);
     if (t == m_transfers.end())
         return pdt::make_error("check transfer", "ET-SoC-1 transfer " + std::to_string(transfer), EINVAL,
-                                "unknown or already reported");
+                               "unknown or already reported");
     if (t->second.outstanding > 0)
         return false;
     std::optional<pdt::Error> error = std::move(t->second.error);
@@ -199,8 +199,8 @@ pdt::Result<void> Mover::wait(TransferId transfer, std::chrono::milliseconds tim
         if (!oldest || left.count() <= 0 ||
             !PDT_TRY(m_card.wait_event(oldest->second, whole_seconds(left))))
             return pdt::make_error("wait for the card", object, ETIMEDOUT,
-                                    "no copy completed within " + std::to_string(whole_seconds(timeout).count()) +
-                                        " s (card waits take whole seconds)");
+                                   "no copy completed within " + std::to_string(whole_seconds(timeout).count()) +
+                                       " s (card waits take whole seconds)");
     }
 }
 
@@ -216,8 +216,8 @@ pdt::Result<void> Mover::wait_progress(std::chrono::milliseconds timeout) {
     }
     if (!PDT_TRY(m_card.wait_event(oldest->second, whole_seconds(timeout))))
         return pdt::make_error("wait for the card", "ET-SoC-1 " + std::to_string(m_config.device), ETIMEDOUT,
-                                std::string("no ") + streams::to_string(oldest->first) + " copy completed within " +
-                                    std::to_string(whole_seconds(timeout).count()) + " s (card waits take whole seconds)");
+                               std::string("no ") + streams::to_string(oldest->first) + " copy completed within " +
+                                   std::to_string(whole_seconds(timeout).count()) + " s (card waits take whole seconds)");
     return {};
 }
 

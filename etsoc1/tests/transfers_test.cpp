@@ -194,7 +194,7 @@ class SecondCompletesFirst : public FakeCard {
 public:
     using FakeCard::FakeCard;
     pdt::Result<etsoc1::EventId> copy_to_card(etsoc1::StreamId stream, std::span<const etsoc1::Node> nodes,
-                                               bool barrier) override {
+                                              bool barrier) override {
         auto e = FakeCard::copy_to_card(stream, nodes, barrier);
         if (e.ok())
             issued.push_back({*e, stream});

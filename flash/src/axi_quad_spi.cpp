@@ -47,7 +47,7 @@ void AxiQuadSpi::reset_fifos_inhibited() const {
 }
 
 pdt::Result<AxiQuadSpi> AxiQuadSpi::open(vfio::RegisterWindow window, SpiMode mode, std::string location,
-                                          std::chrono::milliseconds timeout) {
+                                         std::chrono::milliseconds timeout) {
     AxiQuadSpi spi(std::move(window), mode, std::move(location), timeout);
     const vfio::RegisterWindow& r = spi.m_regs;
     // PG153 "Software Reset Register": 0x0000000A resets the core to its register reset values.
@@ -107,14 +107,14 @@ pdt::Result<void> AxiQuadSpi::shift_chunk(std::span<const uint8_t> chunk, std::v
             m_regs.write32(pg153::SPICR, kMasterManual | pg153::SPICR_MASTER_INHIBIT);
             return error("SPI transfer", pg153::SPISR,
                          pdt::format("Command Error: command 0x%02x is not in the %s-mode core's command table",
-                                      chunk.empty() ? 0 : chunk[0], to_string(m_mode)),
+                                     chunk.empty() ? 0 : chunk[0], to_string(m_mode)),
                          ENOTSUP);
         }
         if (Clock::now() > deadline) {
             m_regs.write32(pg153::SPICR, kMasterManual | pg153::SPICR_MASTER_INHIBIT);
             return error("SPI transfer", pg153::SPISR,
                          pdt::format("Tx FIFO not empty after %lld ms (SPISR %s)",
-                                      static_cast<long long>(m_timeout.count()), pdt::hex(status).c_str()),
+                                     static_cast<long long>(m_timeout.count()), pdt::hex(status).c_str()),
                          ETIMEDOUT);
         }
         status = m_regs.read32(pg153::SPISR);

@@ -12,7 +12,7 @@ const designs::Peripheral* quad_spi_peripheral(const designs::Design& design, ui
 }
 
 pdt::Result<SpiNor> open_flash(vfio::Device& device, const designs::Design& design, uint8_t revision,
-                                FlashTimeouts timeouts) {
+                               FlashTimeouts timeouts) {
     const designs::Peripheral* p = quad_spi_peripheral(design, revision);
     if (!p)
         return pdt::make_error("open flash", design.name, ENOENT, "the design lists no quad_spi peripheral");

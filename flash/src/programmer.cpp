@@ -44,9 +44,9 @@ pdt::Result<std::vector<uint8_t>> read_verified(SpiNor& flash, uint64_t address,
         const std::vector<uint8_t> again = PDT_TRY(flash.read(address, length));
         if (auto at = first_difference(address, again, first))
             return pdt::make_error("read flash", range_text(address, length), EIO,
-                                    pdt::format("read %d differs from read 1 first at %s (0x%02x, then 0x%02x): "
-                                                 "the flash does not read back the same twice",
-                                                 pass, pdt::hex(*at).c_str(), first[*at - address], again[*at - address]));
+                                   pdt::format("read %d differs from read 1 first at %s (0x%02x, then 0x%02x): "
+                                               "the flash does not read back the same twice",
+                                               pass, pdt::hex(*at).c_str(), first[*at - address], again[*at - address]));
     }
     return first;
 }
@@ -58,9 +58,9 @@ pdt::Result<void> check_write_range(SpiNor& flash, uint64_t address, uint64_t le
     if (address >= flash.size() || length > flash.size() - address)
         return write_error(range_text(address, length),
                            pdt::format("%llu bytes at %s do not fit the flash's %llu bytes: the image is larger than "
-                                        "the flash",
-                                        static_cast<unsigned long long>(length), pdt::hex(address).c_str(),
-                                        static_cast<unsigned long long>(flash.size())),
+                                       "the flash",
+                                       static_cast<unsigned long long>(length), pdt::hex(address).c_str(),
+                                       static_cast<unsigned long long>(flash.size())),
                            EFBIG);
     if (address % sector != 0)
         return write_usage_error(pdt::hex(address),
@@ -100,7 +100,7 @@ pdt::Result<Plan> plan_write(SpiNor& flash, uint64_t address, std::span<const ui
 }
 
 pdt::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::span<const uint8_t> padded,
-                                       const std::function<bool()>& stop) {
+                                      const std::function<bool()>& stop) {
     WriteResult result;
     result.skipped = plan.unchanged;
     const EraseType erase = flash.sector_erase();
@@ -108,8 +108,8 @@ pdt::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::span
     for (uint64_t sector : plan.to_write) {
         if (stop && stop())
             return pdt::make_error("write flash", pdt::hex(sector), ECANCELED,
-                                    pdt::format("interrupted before this sector: %zu of %zu sectors written",
-                                                 result.written, plan.to_write.size()));
+                                   pdt::format("interrupted before this sector: %zu of %zu sectors written",
+                                               result.written, plan.to_write.size()));
         const std::span<const uint8_t> want = padded.subspan(sector - plan.address, plan.sector_size);
         PDT_CHECK(flash.erase(sector, erase));
         for (uint32_t at = 0; at < plan.sector_size; at += page) {
@@ -121,9 +121,9 @@ pdt::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::span
         const std::vector<uint8_t> got = PDT_TRY(read_verified(flash, sector, plan.sector_size));
         if (auto bad = first_difference(sector, got, want))
             return pdt::make_error("verify sector", pdt::hex(sector), EIO,
-                                    pdt::format("after erase and program the flash differs from the image first at %s "
-                                                 "(reads 0x%02x, image 0x%02x): the program failed",
-                                                 pdt::hex(*bad).c_str(), got[*bad - sector], want[*bad - sector]));
+                                   pdt::format("after erase and program the flash differs from the image first at %s "
+                                               "(reads 0x%02x, image 0x%02x): the program failed",
+                                               pdt::hex(*bad).c_str(), got[*bad - sector], want[*bad - sector]));
         ++result.written;
         result.verified_bytes += plan.sector_size;
     }
@@ -175,7 +175,7 @@ pdt::Result<std::optional<Journal>> read_journal(const std::filesystem::path& pa
     }
     if (!header || !address || !length || journal.image.empty())
         return pdt::make_error("read journal", path.string(), EINVAL,
-                                "not a quad_spi_flasher journal (remove it once the flash is checked)");
+                               "not a quad_spi_flasher journal (remove it once the flash is checked)");
     return std::optional<Journal>(journal);
 }
 

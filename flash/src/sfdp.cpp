@@ -59,11 +59,11 @@ std::vector<ParameterHeader> parameter_headers(std::span<const uint8_t> bytes) {
 
 // The table's DWORDs, 1-based as JESD216 numbers them (index 0 unused).
 pdt::Result<std::vector<uint32_t>> table_dwords(std::span<const uint8_t> bytes, const ParameterHeader& h,
-                                                 const std::string& name) {
+                                                const std::string& name) {
     const uint64_t end = uint64_t{h.pointer} + uint64_t{h.length_dwords} * 4;
     if (end > bytes.size())
         return sfdp_error(name, pdt::format("the table at %s, %u DWORDs, ends past the %zu bytes of SFDP read",
-                                             pdt::hex(h.pointer).c_str(), h.length_dwords, bytes.size()));
+                                            pdt::hex(h.pointer).c_str(), h.length_dwords, bytes.size()));
     std::vector<uint32_t> dwords(h.length_dwords + 1u, 0);
     for (unsigned i = 1; i <= h.length_dwords; ++i)
         dwords[i] = dword_at(bytes, h.pointer + (i - 1) * 4);

@@ -48,7 +48,7 @@ std::string Protection::describe() const {
     if (level == 0)
         return "none (BP=0)";
     return pdt::format("BP=%u %s: %s..%s", level, bottom ? "bottom" : "top", pdt::hex(begin).c_str(),
-                        pdt::hex(end - 1).c_str());
+                       pdt::hex(end - 1).c_str());
 }
 
 Protection decode_protection(uint8_t manufacturer, uint8_t status, uint8_t configuration, uint64_t density) {
@@ -115,7 +115,7 @@ pdt::Result<void> SpiNor::choose_addressing() {
         } else {
             return error("choose addressing",
                          pdt::format("%s bytes need 4-byte addresses and the BFPT gives no way to them (DWORD 16)",
-                                      pdt::hex(s.density_bytes).c_str()),
+                                     pdt::hex(s.density_bytes).c_str()),
                          ENOTSUP);
         }
     }
@@ -166,7 +166,7 @@ std::vector<uint8_t> SpiNor::command(uint8_t op, uint64_t address) const {
 pdt::Result<std::vector<uint8_t>> SpiNor::read(uint64_t address, size_t length) {
     if (address > size() || length > size() - address)
         return error("read", pdt::format("%s + %zu bytes is beyond the flash's %s bytes", pdt::hex(address).c_str(),
-                                          length, pdt::hex(size()).c_str()),
+                                         length, pdt::hex(size()).c_str()),
                      ERANGE);
     std::vector<uint8_t> data;
     data.reserve(length);
@@ -204,7 +204,7 @@ pdt::Result<void> SpiNor::wait_ready(std::chrono::milliseconds timeout, const st
             return {};
         if (Clock::now() > deadline)
             return error(what, pdt::format("busy (status register %s, WIP set) %lld ms after the command: stuck busy",
-                                            pdt::hex(status).c_str(), static_cast<long long>(timeout.count())),
+                                           pdt::hex(status).c_str(), static_cast<long long>(timeout.count())),
                          ETIMEDOUT);
         if (m_timeouts.status_poll_interval.count() > 0)
             std::this_thread::sleep_for(m_timeouts.status_poll_interval);
@@ -233,7 +233,7 @@ pdt::Result<void> SpiNor::program_page(uint64_t address, std::span<const uint8_t
     const uint64_t page = m_sfdp.page_size;
     if (data.empty() || address / page != (address + data.size() - 1) / page || address + data.size() > size())
         return error("page program", pdt::format("%zu bytes at %s cross a %llu-byte page", data.size(),
-                                                  pdt::hex(address).c_str(), static_cast<unsigned long long>(page)),
+                                                 pdt::hex(address).c_str(), static_cast<unsigned long long>(page)),
                      EINVAL);
     PDT_CHECK(wait_ready(m_timeouts.page_program, "page program " + pdt::hex(address)));
     PDT_CHECK(write_enable());

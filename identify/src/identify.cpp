@@ -173,7 +173,7 @@ std::string candidate_names(const std::vector<const designs::Design*>& candidate
 }
 
 pdt::Result<Identification> identify_designs(vfio::DeviceBus& bus, const designs::Registry& registry,
-                                              const IdentifyOptions& options) {
+                                             const IdentifyOptions& options) {
     const std::vector<vfio::DeviceIdentity> scanned = PDT_TRY(bus.scan());
     Identification result;
     LinkChecker link_checker(bus, options);

@@ -82,7 +82,7 @@ pdt::Result<QdmaInfo> read_qdma(vfio::Device& device, const designs::Qdma& qdma)
     const uint32_t id = regs.read32(kConfigBlockId);
     if (field(id, 31, 16) != kQdmaIdentifier)
         return pdt::make_error("identify QDMA", "bar " + std::to_string(qdma.bar), ENODEV,
-                                "config block identifier " + pdt::hex(id) + " is not the QDMA's 0x1fd3");
+                               "config block identifier " + pdt::hex(id) + " is not the QDMA's 0x1fd3");
     QdmaInfo info;
     info.bar = qdma.bar;
     info.memory_base = qdma.memory_base;

@@ -101,7 +101,7 @@ Plan make_plan(const Point& p, Direction d, unsigned transfers, Rng& rng) {
 
 // Seconds per transfer of transfers [first, end), up to max_in_flight in flight on queue 0.
 pdt::Result<double> time_batch(CopyEndpoint& ep, Direction d, HostBuffer& host, const Plan& plan, size_t first,
-                                size_t end, uint64_t bytes, uint64_t card_stride, const CommonSettings& c) {
+                               size_t end, uint64_t bytes, uint64_t card_stride, const CommonSettings& c) {
     const unsigned window = std::max(1u, ep.info().max_in_flight);
     std::deque<Ticket> in_flight;
     const auto start = Clock::now();
@@ -118,8 +118,8 @@ pdt::Result<double> time_batch(CopyEndpoint& ep, Direction d, HostBuffer& host, 
 
 // Transfer i's bytes as they arrived against what it was given.
 pdt::Result<void> check_transfer(CopyEndpoint& ep, Direction d, const uint8_t* arrived, const uint8_t* sent,
-                                  uint64_t bytes, size_t i, size_t transfers, uint64_t host_offset,
-                                  uint64_t card_offset) {
+                                 uint64_t bytes, size_t i, size_t transfers, uint64_t host_offset,
+                                 uint64_t card_offset) {
     if (std::memcmp(arrived, sent, bytes) == 0)
         return {};
     uint64_t at = 0;
@@ -137,7 +137,7 @@ void poison_from(uint8_t* to, const uint8_t* expected, uint64_t bytes) {
 
 // H2C: every transfer's card region read back in one copy and compared with the window.
 pdt::Result<void> check_h2c(CopyEndpoint& ep, const Plan& plan, HostBuffer& host, HostBuffer& scratch, uint64_t bytes,
-                             uint64_t card_stride, const CommonSettings& c) {
+                            uint64_t card_stride, const CommonSettings& c) {
     const size_t transfers = plan.host.size();
     for (size_t i = 0; i < transfers; ++i)
         poison_from(scratch.data() + i * card_stride, host.data() + plan.host[i], bytes);
@@ -151,7 +151,7 @@ pdt::Result<void> check_h2c(CopyEndpoint& ep, const Plan& plan, HostBuffer& host
 // C2H: the batch's window bytes against the card regions' pattern (still in `scratch`); on a
 // cold point the lines the check read are flushed again before the next batch.
 pdt::Result<void> check_c2h_batch(CopyEndpoint& ep, const Plan& plan, size_t first, size_t end, HostBuffer& host,
-                                   HostBuffer& scratch, const Point& p, uint64_t card_stride) {
+                                  HostBuffer& scratch, const Point& p, uint64_t card_stride) {
     for (size_t i = first; i < end; ++i) {
         PDT_CHECK(check_transfer(ep, Direction::C2H, host.data() + plan.host[i], scratch.data() + i * card_stride,
                                  p.bytes, i, plan.host.size(), plan.host[i], i * card_stride));
@@ -162,8 +162,8 @@ pdt::Result<void> check_c2h_batch(CopyEndpoint& ep, const Plan& plan, size_t fir
 }
 
 pdt::Result<AccessPoint> run_point(CopyEndpoint& ep, Direction d, const Point& p, HostBuffer& host, HostBuffer& scratch,
-                                    unsigned transfers, const CommonSettings& c, Rng& rng, uint64_t key,
-                                    uint64_t& verified) {
+                                   unsigned transfers, const CommonSettings& c, Rng& rng, uint64_t key,
+                                   uint64_t& verified) {
     const Plan plan = make_plan(p, d, transfers, rng);
     const uint64_t card_stride = round_up_64(p.bytes);
     if (d == Direction::H2C) {
@@ -231,7 +231,7 @@ std::vector<uint64_t> default_access_sizes() {
 }
 
 pdt::Result<AccessResult> run_access(CopyEndpoint& ep, const AccessSettings& s, const CommonSettings& c,
-                                      Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
+                                     Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
     const std::vector<uint64_t> sizes = s.sizes.empty() ? default_access_sizes() : s.sizes;
     std::vector<uint64_t> windows = s.windows;
     if (windows.empty())
@@ -241,14 +241,14 @@ pdt::Result<AccessResult> run_access(CopyEndpoint& ep, const AccessSettings& s, 
     const std::vector<Point> points = make_points(s, sizes, windows, max_copy);
     if (points.empty() || s.transfers == 0)
         return pdt::make_error("access", ep.info().name, EINVAL,
-                                "no size fits its window (size + offset <= window; a spread of offsets takes 63)");
+                               "no size fits its window (size + offset <= window; a spread of offsets takes 63)");
     // A card region per transfer, so that every transfer's bytes can be checked.
     const uint64_t regions = s.transfers * round_up_64(*std::max_element(sizes.begin(), sizes.end()));
     if (regions > ep.info().card_memory_bytes)
         return pdt::make_error("access", ep.info().name, EINVAL,
-                                std::to_string(s.transfers) + " transfers need " + std::to_string(regions) +
-                                    " bytes of card memory (a region each, to check every transfer); the card has " +
-                                    std::to_string(ep.info().card_memory_bytes) + ": give fewer --access_transfers");
+                               std::to_string(s.transfers) + " transfers need " + std::to_string(regions) +
+                                   " bytes of card memory (a region each, to check every transfer); the card has " +
+                                   std::to_string(ep.info().card_memory_bytes) + ": give fewer --access_transfers");
     const uint64_t largest = *std::max_element(windows.begin(), windows.end());
     auto scratch = PDT_TRY(ep.allocate(regions, HostMemory::Registered));
     AccessResult out;

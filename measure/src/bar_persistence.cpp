@@ -21,8 +21,8 @@ pdt::Result<void> write_persistence_pattern(vfio::Bar& bar, const vfio::BarRegio
         const uint64_t read = PDT_TRY(bar.read(o, region.width));
         if (read != expected)
             return pdt::make_error("write pattern", "BAR " + std::to_string(region.bar) + " offset " + pdt::hex(o), EIO,
-                                    "read back " + pdt::hex(read) + " right after writing " + pdt::hex(expected) +
-                                        ": the region is not memory (registers, unclaimed or read-only space)");
+                                   "read back " + pdt::hex(read) + " right after writing " + pdt::hex(expected) +
+                                       ": the region is not memory (registers, unclaimed or read-only space)");
     }
     return {};
 }

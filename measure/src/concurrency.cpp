@@ -18,7 +18,7 @@ const char* way_name(Way w) { return w == Way::OneAtATime ? "one at a time" : w 
 // Two copies of `bytes` (host and card [0, bytes) and [bytes, 2 bytes)) the way asked, each with
 // its own key, prepared before and checked after the timing (docs/verification.md); GB/s.
 pdt::Result<double> two_copies(CopyEndpoint& ep, Direction d, Way way, HostBuffer& host, HostBuffer& scratch,
-                                uint64_t bytes, const CommonSettings& c, uint64_t& key, const CopyName& name) {
+                               uint64_t bytes, const CommonSettings& c, uint64_t& key, const CopyName& name) {
     const auto slots = keyed_slots(2, bytes, 0, key);
     PDT_CHECK(prepare_batch(ep, d, host, scratch, slots, bytes, c.timeout));
     const auto start = Clock::now();
@@ -38,8 +38,8 @@ pdt::Result<double> two_copies(CopyEndpoint& ep, Direction d, Way way, HostBuffe
 }
 
 pdt::Result<InflightPoint> inflight_point(CopyEndpoint& ep, Direction d, uint64_t bytes, const InflightSettings& s,
-                                           const CommonSettings& c, HostBuffer& host, HostBuffer& scratch, Rng& rng,
-                                           uint64_t& key, uint64_t& verified) {
+                                          const CommonSettings& c, HostBuffer& host, HostBuffer& scratch, Rng& rng,
+                                          uint64_t& key, uint64_t& verified) {
     const EndpointInfo& info = ep.info();
     const bool one_queue = info.max_in_flight >= 2 && bytes <= info.max_copy_bytes;
     const bool two_queues = info.queues >= 2 && bytes <= info.max_copy_bytes;
@@ -80,7 +80,7 @@ pdt::Result<InflightPoint> inflight_point(CopyEndpoint& ep, Direction d, uint64_
 }  // namespace
 
 pdt::Result<InflightResult> run_inflight(CopyEndpoint& ep, const InflightSettings& s, const CommonSettings& c,
-                                          Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
+                                         Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
     const EndpointInfo& info = ep.info();
     if (info.max_in_flight < 2 && info.queues < 2)
         return pdt::make_error("inflight", info.name, ENOTSUP, "one queue that holds one copy: nothing to overlap");
@@ -130,8 +130,8 @@ struct WayBuffers {
 // C2H preparation writes the card: traffic in the other direction). A thread that leaves early
 // (an error) drops out of the lockstep, so the other never waits for it.
 pdt::Result<double> one_way(CopyEndpoint& ep, Direction d, unsigned queue, WayBuffers& b, uint64_t card,
-                             uint64_t bytes, unsigned copies, const CommonSettings& c, uint64_t& key,
-                             const std::string& what, std::barrier<>* lockstep = nullptr) {
+                            uint64_t bytes, unsigned copies, const CommonSettings& c, uint64_t& key,
+                            const std::string& what, std::barrier<>* lockstep = nullptr) {
     struct Leave {
         std::barrier<>* lockstep;
         ~Leave() {
@@ -162,7 +162,7 @@ pdt::Result<double> one_way(CopyEndpoint& ep, Direction d, unsigned queue, WayBu
 // of each in flight, each pair timed from issue to the later completion, so a direction cannot
 // be seen faster than the other's pace. Every copy is checked, outside its timing.
 pdt::Result<BidirRun> both_ways(CopyEndpoint& ep, WayBuffers& src, WayBuffers& dst, uint64_t bytes, unsigned copies,
-                                 const CommonSettings& c, uint64_t& h2c_key, uint64_t& c2h_key, const std::string& what) {
+                                const CommonSettings& c, uint64_t& h2c_key, uint64_t& c2h_key, const std::string& what) {
     if (ep.info().queues >= 2) {
         pdt::Result<double> back = 0.0;
         std::barrier<> lockstep(2);  // each pair of copies starts together: a late one would run alone
@@ -200,7 +200,7 @@ pdt::Result<BidirRun> both_ways(CopyEndpoint& ep, WayBuffers& src, WayBuffers& d
 }  // namespace
 
 pdt::Result<BidirResult> run_bidir(CopyEndpoint& ep, const BidirSettings& s, const CommonSettings& c,
-                                    Progress& progress, uint64_t& verified) {
+                                   Progress& progress, uint64_t& verified) {
     const EndpointInfo& info = ep.info();
     if (info.queues < 2 && info.max_in_flight < 2)
         return pdt::make_error("bidir", info.name, ENOTSUP, "one queue that holds one copy: no two directions at once");
@@ -230,7 +230,7 @@ pdt::Result<BidirResult> run_bidir(CopyEndpoint& ep, const BidirSettings& s, con
 }
 
 pdt::Result<LaunchResult> run_launch(CopyEndpoint& ep, const LaunchSettings& s, const CommonSettings& c,
-                                      Progress& progress, uint64_t& verified) {
+                                     Progress& progress, uint64_t& verified) {
     if (!ep.info().can_launch)
         return pdt::make_error("launch", ep.info().name, ENOTSUP, "this endpoint runs no code on the card");
     // A launch moves no data: a 4 KiB round trip before and after the launches checks that the

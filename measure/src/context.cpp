@@ -103,8 +103,8 @@ DeviceContext::~DeviceContext() {
 }
 
 pdt::Result<std::unique_ptr<DeviceContext>> DeviceContext::open(const std::string& access,
-                                                                 const std::string& pci_address,
-                                                                 const SimulatedTopology& simulated) {
+                                                                const std::string& pci_address,
+                                                                const SimulatedTopology& simulated) {
     std::unique_ptr<DeviceContext> c(new DeviceContext);
     c->m_access = access;
     c->m_simulated = simulated;

@@ -35,8 +35,8 @@ const char* stop_reason() {
 }
 
 pdt::Result<void> copy(CopyEndpoint& endpoint, Direction direction, unsigned queue, HostBuffer& host,
-                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
-                        std::chrono::milliseconds timeout) {
+                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
+                       std::chrono::milliseconds timeout) {
     const EndpointInfo& info = endpoint.info();
     const uint64_t piece = info.max_copy_bytes ? info.max_copy_bytes : bytes;
     const unsigned window = std::max(1u, info.max_in_flight);
@@ -46,8 +46,8 @@ pdt::Result<void> copy(CopyEndpoint& endpoint, Direction direction, unsigned que
             if (!in_flight.empty())
                 PDT_CHECK(endpoint.wait(in_flight.back(), timeout));
             return pdt::make_error("copy", info.name, EINTR,
-                                    std::string("stopped by ") + why +
-                                        ": no copy was started after it, and those in flight completed");
+                                   std::string("stopped by ") + why +
+                                       ": no copy was started after it, and those in flight completed");
         }
         if (in_flight.size() >= window) {
             PDT_CHECK(endpoint.wait(in_flight.front(), timeout));
@@ -108,7 +108,7 @@ void fill_poison(uint8_t* data, uint64_t bytes, uint64_t key) {
 }
 
 pdt::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const CopyName& name,
-                          uint64_t host_offset, uint64_t card_offset) {
+                         uint64_t host_offset, uint64_t card_offset) {
     std::string where = name.what;
     if (name.number)
         where += " copy " + std::to_string(name.number) + (name.count ? " of " + std::to_string(name.count) : "");
@@ -116,14 +116,14 @@ pdt::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const
     std::snprintf(offsets, sizeof offsets, " (host buffer offset %llu, card offset 0x%llx)",
                   static_cast<unsigned long long>(host_offset + at), static_cast<unsigned long long>(card_offset + at));
     return pdt::make_error(std::string(to_string(direction)) + " data check", where, EIO,
-                            "failed at byte " + std::to_string(at) + " of " + std::to_string(bytes) + offsets +
-                                ": the bytes read back differ from the pattern written");
+                           "failed at byte " + std::to_string(at) + " of " + std::to_string(bytes) + offsets +
+                               ": the bytes read back differ from the pattern written");
 }
 
 uint64_t split_point(uint64_t bytes) { return bytes < 128 ? 0 : bytes / 2 / 64 * 64; }
 
 pdt::Result<void> stage_decoy(CopyEndpoint& endpoint, HostBuffer& host, uint64_t host_offset, uint64_t bytes,
-                               std::chrono::milliseconds timeout, unsigned queue) {
+                              std::chrono::milliseconds timeout, unsigned queue) {
     const EndpointInfo& info = endpoint.info();
     const uint64_t n = std::min(bytes, info.decoy_card_bytes);
     if (!info.driver_stages || n == 0)
@@ -140,8 +140,8 @@ namespace {
 // destination gets its poison back (rule 2: it differs from what is expected at every byte), so
 // the caller's check fails there; where they agree it holds what both read.
 pdt::Result<void> read_twice_around_a_decoy(CopyEndpoint& endpoint, HostBuffer& host, uint64_t host_offset,
-                                             uint64_t card_offset, uint64_t bytes, std::chrono::milliseconds timeout,
-                                             unsigned queue) {
+                                            uint64_t card_offset, uint64_t bytes, std::chrono::milliseconds timeout,
+                                            unsigned queue) {
     uint8_t* at = host.data() + host_offset;
     const std::vector<uint8_t> poison(at, at + bytes);
     PDT_CHECK(copy(endpoint, Direction::C2H, queue, host, host_offset, card_offset, bytes, timeout));
@@ -158,8 +158,8 @@ pdt::Result<void> read_twice_around_a_decoy(CopyEndpoint& endpoint, HostBuffer& 
 }  // namespace
 
 pdt::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direction, HostBuffer& host,
-                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
-                                         std::chrono::milliseconds timeout, unsigned queue) {
+                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
+                                        std::chrono::milliseconds timeout, unsigned queue) {
     const uint64_t cut = split_point(bytes);
     if (direction == Direction::C2H && cut == 0 && endpoint.info().driver_stages)
         return read_twice_around_a_decoy(endpoint, host, host_offset, card_offset, bytes, timeout, queue);
@@ -170,7 +170,7 @@ pdt::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direct
 }
 
 pdt::Result<void> preload_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
-                                uint64_t key, std::chrono::milliseconds timeout) {
+                               uint64_t key, std::chrono::milliseconds timeout) {
     fill_pattern(scratch.data(), bytes, key);
     return copy_last_piece_first(endpoint, Direction::H2C, scratch, 0, card_offset, bytes, timeout);
 }
@@ -179,8 +179,8 @@ namespace {
 
 // The card's bytes at card_offset, read back through poisoned `scratch` in two pieces.
 pdt::Result<std::optional<uint64_t>> read_back(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset,
-                                                uint64_t bytes, uint64_t key, std::chrono::milliseconds timeout,
-                                                unsigned queue = 0) {
+                                               uint64_t bytes, uint64_t key, std::chrono::milliseconds timeout,
+                                               unsigned queue = 0) {
     fill_poison(scratch.data(), bytes, key);
     PDT_CHECK(copy_last_piece_first(endpoint, Direction::C2H, scratch, 0, card_offset, bytes, timeout, queue));
     return find_mismatch(scratch.data(), bytes, key);
@@ -204,8 +204,8 @@ uint64_t slots_that_fit(uint64_t wanted, uint64_t bytes, uint64_t host_bytes, ui
 }
 
 pdt::Result<void> prepare_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
-                                 const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
-                                 unsigned queue) {
+                                const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
+                                unsigned queue) {
     for (const KeyedSlot& slot : slots) {
         if (direction == Direction::H2C) {
             fill_pattern(data.data() + slot.host_offset, bytes, slot.key);
@@ -221,8 +221,8 @@ pdt::Result<void> prepare_batch(CopyEndpoint& endpoint, Direction direction, Hos
 }
 
 pdt::Result<void> check_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
-                               const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
-                               const CopyName& name, unsigned queue) {
+                              const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
+                              const CopyName& name, unsigned queue) {
     for (size_t i = 0; i < slots.size(); ++i) {
         const CopyName copy_name{name.what, name.number + i, name.count};
         const KeyedSlot& slot = slots[i];

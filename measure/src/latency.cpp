@@ -16,8 +16,8 @@ constexpr uint64_t kSlotBytes = 64ull << 20;
 // go in batches of as many slots as fit the host buffer and the card window; back to back means
 // back to back within a batch, and each batch is prepared before and checked after its copies.
 pdt::Result<LatencyMode> run_mode(CopyEndpoint& ep, Direction d, bool gaps, const LatencySettings& s,
-                                   const CommonSettings& common, HostBuffer& host, HostBuffer& scratch, Rng& rng,
-                                   uint64_t& key, Progress& progress, uint64_t& verified) {
+                                  const CommonSettings& common, HostBuffer& host, HostBuffer& scratch, Rng& rng,
+                                  uint64_t& key, Progress& progress, uint64_t& verified) {
     LatencyMode m;
     m.direction = d;
     m.mode = gaps ? "idle_gap" : "back_to_back";
@@ -48,7 +48,7 @@ pdt::Result<LatencyMode> run_mode(CopyEndpoint& ep, Direction d, bool gaps, cons
 }  // namespace
 
 pdt::Result<LatencyResult> run_latency(CopyEndpoint& ep, const LatencySettings& asked, const CommonSettings& common,
-                                        Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
+                                       Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
     const EndpointInfo& info = ep.info();
     if (asked.bytes == 0 || asked.samples == 0 || info.card_memory_bytes == 0)
         return pdt::make_error("latency", info.name, EINVAL, "copy size and samples must be 1 or more, and the "

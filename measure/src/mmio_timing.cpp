@@ -178,7 +178,7 @@ std::vector<MmioRow> time_accesses(MmioAccessor& accessor, const MmioTimingReque
 }
 
 pdt::Result<vfio::Bar*> check_timing_request(vfio::Device& device, unsigned bar, const MmioTimingRequest& request,
-                                              const std::vector<unsigned>& bar_widths) {
+                                             const std::vector<unsigned>& bar_widths) {
     vfio::Bar* checked = nullptr;
     for (unsigned width : request.widths)
         checked = PDT_TRY(vfio::check_bar_access(device, vfio::BarAccess{bar, request.offset, width}, bar_widths));

@@ -38,7 +38,7 @@ pdt::Result<Direction> parse_direction(const std::string& text) {
 }
 
 pdt::Result<std::vector<std::string>> parse_choices(const std::string& option, const std::string& text,
-                                                     const std::set<std::string>& allowed) {
+                                                    const std::set<std::string>& allowed) {
     std::vector<std::string> out = split(text, ',');
     if (out.empty())
         return usage(option + " " + text, "expected a comma-separated list");
@@ -193,7 +193,7 @@ pdt::Result<void> read_campaign(ToolOptions& o) {
 }  // namespace
 
 pdt::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
-                                          const po::options_description& endpoint_options) {
+                                         const po::options_description& endpoint_options) {
     ParsedOptions parsed;
     ToolOptions& o = parsed.options;
     RawOptions raw;

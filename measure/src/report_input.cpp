@@ -321,7 +321,7 @@ namespace {
 
 pdt::Result<Run> load_file(const std::string& path) {
     const std::string text = PDT_TRY(pdt::read_text_file(path, "read result file", "read result file",
-                                                          "give the path of a result JSON written by pcie_link_measure"));
+                                                         "give the path of a result JSON written by pcie_link_measure"));
     return parse_run(text, path);
 }
 

@@ -299,7 +299,7 @@ pdt::Result<std::string> run_gnuplot(const std::string& gnuplot, const std::stri
     if (spawned != 0) {
         ::close(out[0]);
         return pdt::make_error("run", gnuplot, spawned,
-                                "the plots need gnuplot: install the Debian package gnuplot-nox (scripts/install_deps.sh)");
+                               "the plots need gnuplot: install the Debian package gnuplot-nox (scripts/install_deps.sh)");
     }
     std::string svg;
     char buffer[65536];

@@ -25,8 +25,8 @@ Chunk chunk(const StagedPipeline& p, uint64_t bytes, uint64_t i) {
 }
 
 pdt::Result<void> staged_h2c(CopyEndpoint& ep, const StagedPipeline& p, const uint8_t* user, HostBuffer& bounce,
-                              uint64_t bounce_offset, uint64_t card_offset, uint64_t bytes,
-                              std::chrono::milliseconds timeout) {
+                             uint64_t bounce_offset, uint64_t card_offset, uint64_t bytes,
+                             std::chrono::milliseconds timeout) {
     const uint64_t chunks = (bytes + p.chunk_bytes - 1) / p.chunk_bytes;
     std::deque<Ticket> in_flight;
     for (uint64_t i = 0; i < chunks; ++i) {
@@ -45,8 +45,8 @@ pdt::Result<void> staged_h2c(CopyEndpoint& ep, const StagedPipeline& p, const ui
 }
 
 pdt::Result<void> staged_c2h(CopyEndpoint& ep, const StagedPipeline& p, uint8_t* user, HostBuffer& bounce,
-                              uint64_t bounce_offset, uint64_t card_offset, uint64_t bytes,
-                              std::chrono::milliseconds timeout) {
+                             uint64_t bounce_offset, uint64_t card_offset, uint64_t bytes,
+                             std::chrono::milliseconds timeout) {
     const uint64_t chunks = (bytes + p.chunk_bytes - 1) / p.chunk_bytes;
     std::deque<Ticket> in_flight;
     const auto issue = [&](uint64_t i) -> pdt::Result<void> {
@@ -71,8 +71,8 @@ pdt::Result<void> staged_c2h(CopyEndpoint& ep, const StagedPipeline& p, uint8_t*
 }  // namespace
 
 pdt::Result<void> staged_copy(CopyEndpoint& ep, Direction direction, const StagedPipeline& p, uint8_t* user,
-                               HostBuffer& bounce, uint64_t bounce_offset, uint64_t card_offset, uint64_t bytes,
-                               std::chrono::milliseconds timeout) {
+                              HostBuffer& bounce, uint64_t bounce_offset, uint64_t card_offset, uint64_t bytes,
+                              std::chrono::milliseconds timeout) {
     if (p.chunk_bytes == 0 || p.depth == 0)
         return pdt::make_error("staged copy", ep.info().name, EINVAL, "the chunk and the depth must be 1 or more");
     if (direction == Direction::H2C)
@@ -119,7 +119,7 @@ std::vector<uint64_t> calibration_sizes(uint64_t limit) {
 
 // The median rate of kCalibrationCopies direct copies of `bytes`, each keyed and checked.
 pdt::Result<double> calibrate_size(CopyEndpoint& ep, Direction d, HostBuffer& source, HostBuffer& check,
-                                    uint64_t bytes, const CommonSettings& common, uint64_t& key, uint64_t& verified) {
+                                   uint64_t bytes, const CommonSettings& common, uint64_t& key, uint64_t& verified) {
     HostBuffer& data = d == Direction::H2C ? source : check;
     HostBuffer& scratch = d == Direction::H2C ? check : source;
     const CopyName name{ep.info().name + " sweep staged calibration " + to_string(d) + " " + format_bytes(bytes), 1,
@@ -143,7 +143,7 @@ pdt::Result<double> calibrate_size(CopyEndpoint& ep, Direction d, HostBuffer& so
 
 // Chunk from the curve: the larger of the two directions' 90% sizes.
 pdt::Result<void> chunk_from_curve(CopyEndpoint& ep, HostBuffer& source, HostBuffer& check, uint64_t limit,
-                                    const CommonSettings& common, uint64_t& key, uint64_t& verified, StagedPlan& plan) {
+                                   const CommonSettings& common, uint64_t& key, uint64_t& verified, StagedPlan& plan) {
     // No untimed warm-up copy: every copy is checked (a copy that is not could absorb a
     // corruption unseen); each size's median of kCalibrationCopies absorbs first touches.
     const std::vector<uint64_t> sizes = calibration_sizes(limit);
@@ -175,7 +175,7 @@ void choose_depth(const EndpointInfo& info, unsigned asked, StagedPlan& plan) {
 }  // namespace
 
 pdt::Result<StagedPlan> plan_staged(CopyEndpoint& ep, const SweepSettings& s, HostBuffer& source, HostBuffer& check,
-                                     const CommonSettings& common, uint64_t& key, uint64_t& verified) {
+                                    const CommonSettings& common, uint64_t& key, uint64_t& verified) {
     StagedPlan plan;
     const uint64_t limit = chunk_limit(ep.info(), std::min(source.size(), check.size()));
     if (s.staged_chunk) {

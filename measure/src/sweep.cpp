@@ -33,7 +33,7 @@ unsigned iterations_for(const SweepSettings& s, uint64_t bytes) {
 // Times copy `slot` of the variant; `timed` is its seconds. A staged copy's bounce slots lie in
 // the registered buffer's range of the slot.
 pdt::Result<void> timed_copy(CopyEndpoint& ep, const Variant& v, Buffers& b, const KeyedSlot& slot, uint64_t bytes,
-                              const CommonSettings& common, double& timed) {
+                             const CommonSettings& common, double& timed) {
     HostBuffer& dma = v.direction == Direction::H2C ? *b.source : *b.check;
     const auto start = Clock::now();
     if (v.path == Path::Staged)
@@ -50,7 +50,7 @@ pdt::Result<void> timed_copy(CopyEndpoint& ep, const Variant& v, Buffers& b, con
 // and is checked (docs/verification.md): the copies go in batches of as many slots as the host
 // buffers and the card window hold, each batch prepared before and checked after its timing.
 pdt::Result<double> run_size(CopyEndpoint& ep, const Variant& v, Buffers& b, uint64_t bytes, unsigned iterations,
-                              const CommonSettings& common, unsigned run, uint64_t& key, uint64_t& verified) {
+                             const CommonSettings& common, unsigned run, uint64_t& key, uint64_t& verified) {
     const CopyName name{ep.info().name + " sweep " + name_of(v.path) + " " + format_bytes(bytes) +
                             " run " + std::to_string(run + 1),
                         1, iterations};
@@ -197,7 +197,7 @@ void begin_progress(Progress& progress, const SweepSettings& s, const std::vecto
 }  // namespace
 
 pdt::Result<SweepResult> run_sweep(CopyEndpoint& ep, const SweepSettings& s, const CommonSettings& common,
-                                    Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
+                                   Progress& progress, uint64_t& verified, std::vector<std::string>& warnings) {
     if (s.min_bytes == 0 || s.min_bytes > s.max_bytes || s.repeats == 0)
         return pdt::make_error("sweep", ep.info().name, EINVAL, "sizes must be 1 <= min <= max, repeats >= 1");
     if (ep.info().card_memory_bytes == 0)

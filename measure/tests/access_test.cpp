@@ -28,7 +28,7 @@ class Recording final : public streams::ForwardingEndpoint {
 public:
     explicit Recording(const sim::ModelCopyParameters& p) : streams::ForwardingEndpoint(sim::ModelCopyEndpoint::create(p).value()) {}
     pdt::Result<Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset, uint64_t card_offset,
-                               uint64_t bytes) override {
+                              uint64_t bytes) override {
         issued.push_back({host_offset, bytes});
         return streams::ForwardingEndpoint::issue(d, queue, host, host_offset, card_offset, bytes);
     }

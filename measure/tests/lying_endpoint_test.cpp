@@ -45,7 +45,7 @@ public:
         return std::unique_ptr<HostBuffer>(std::make_unique<Buffer>(bytes, memory));
     }
     pdt::Result<Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset, uint64_t,
-                               uint64_t bytes) override {
+                              uint64_t bytes) override {
         if (d == Direction::H2C)
             std::memcpy(m_bounce.data(), host.data() + host_offset, bytes);
         else
@@ -190,7 +190,7 @@ TEST(Verification, SlotsAndSplits) {
 
 TEST(Verification, AFailureNamesTheCopyAndEveryOffset) {
     const pdt::Error e = check_failure(Direction::C2H, 32, 4096, CopyName{"m sweep direct 4 KiB run 1", 17, 50}, 69632,
-                                        0x11000);
+                                       0x11000);
     EXPECT_EQ(e.operation, "C2H data check");
     EXPECT_EQ(e.object, "m sweep direct 4 KiB run 1 copy 17 of 50");
     EXPECT_EQ(e.code, EIO);

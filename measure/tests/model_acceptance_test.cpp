@@ -181,7 +181,7 @@ public:
     FailsInBothWays(std::unique_ptr<streams::CopyEndpoint> inner, Direction failing)
         : streams::ForwardingEndpoint(std::move(inner)), m_failing(failing) {}
     pdt::Result<streams::Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset,
-                                        uint64_t card_offset, uint64_t bytes) override {
+                                       uint64_t card_offset, uint64_t bytes) override {
         const bool c2h_thread = d == Direction::C2H && queue == 1;
         const unsigned seen = c2h_thread ? ++m_c2h_thread_copies : m_c2h_thread_copies.load();
         const bool fail = m_failing == Direction::C2H ? c2h_thread && seen == 2

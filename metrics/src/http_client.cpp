@@ -199,7 +199,7 @@ pdt::Result<HttpResponse> parse_answer(const Exchange& x, const std::string& ans
 }  // namespace
 
 pdt::Result<HttpResponse> http_exchange(const PushUrl& url, const std::string& method, const std::string& target,
-                                         const std::string& body, std::chrono::milliseconds timeout) {
+                                        const std::string& body, std::chrono::milliseconds timeout) {
     const Exchange x{url, method, to_string(url) + target, timeout};
     const bool ipv6 = url.host.find(':') != std::string::npos;
     std::string request = method + " " + target + " HTTP/1.1\r\n";

@@ -130,7 +130,7 @@ std::string first_line(const std::string& body) {
 
 // 2xx, or an error naming the URL, the status line and the body's first line.
 pdt::Result<void> expect_success(const HttpResponse& response, const std::string& method, const std::string& url,
-                                  const std::string& advice) {
+                                 const std::string& advice) {
     if (response.status >= 200 && response.status < 300)
         return {};
     std::string hint = "the server answered \"" + response.status_line + "\"";
@@ -159,7 +159,7 @@ private:
 };
 
 pdt::Result<std::unique_ptr<Publisher>> open_push_publisher(const std::string& target, const std::string& job,
-                                                             const std::string& instance) {
+                                                            const std::string& instance) {
     PushUrl url = PDT_TRY(parse_push_url(target));
     std::string grouping = PDT_TRY(grouping_path(job, instance));
     // The start-up check: the gateway's readiness endpoint (Pushgateway 0.10 and later) answers.
@@ -173,7 +173,7 @@ pdt::Result<std::unique_ptr<Publisher>> open_push_publisher(const std::string& t
 }  // namespace
 
 pdt::Result<std::unique_ptr<Publisher>> open_publisher(const std::string& target, const std::string& job,
-                                                        const std::string& instance) {
+                                                       const std::string& instance) {
     if (target.find("://") != std::string::npos)
         return open_push_publisher(target, job, instance);
     return open_file_publisher(target);

@@ -168,7 +168,7 @@ std::string to_string(const PushUrl& url) {
 pdt::Result<std::string> grouping_path(const std::string& job, const std::string& instance) {
     if (job.empty())
         return pdt::make_error("build the Pushgateway grouping key", "job \"\"", EINVAL,
-                                "the gateway needs a job name");
+                               "the gateway needs a job name");
     return "/metrics" + grouping_segment("job", job) + grouping_segment("instance", instance);
 }
 

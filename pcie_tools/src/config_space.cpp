@@ -79,7 +79,7 @@ Result<std::vector<PciAddress>> path_to_root(ConfigBackend& bus, const PciAddres
             return chain;
         if (!seen.insert(*up).second)
             return pdt::make_error("walk bridges above", address.to_string(), ELOOP,
-                                    "bridge bus numbers form a loop");
+                                   "bridge bus numbers form a loop");
         chain.push_back(*up);
     }
 }

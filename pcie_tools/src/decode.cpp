@@ -167,8 +167,8 @@ Result<ExpressInfo> read_express(ConfigSpace& space) {
     const Capability* exp = caps.find(reg::CAP_ID_EXP);
     if (!exp)
         return pdt::make_error("find PCI Express capability", space.address().to_string(), ENOENT,
-                                space.size() <= 64 ? "only 64 bytes readable: run as root (CAP_SYS_ADMIN)"
-                                                   : "conventional PCI function: it has no link registers");
+                               space.size() <= 64 ? "only 64 bytes readable: run as root (CAP_SYS_ADMIN)"
+                                                  : "conventional PCI function: it has no link registers");
     return decode_express(space, exp->offset);
 }
 
@@ -180,7 +180,7 @@ Result<DeviceConfig> decode_device(ConfigSpace& space) {
     const uint32_t ids = PDT_TRY(space.read32(reg::VENDOR_ID));
     if (ids == 0xffffffffu)
         return pdt::make_error("read config header", d.address.to_string(), ENODEV,
-                                "vendor ID reads 0xffff: no function there, or it fell off the bus");
+                               "vendor ID reads 0xffff: no function there, or it fell off the bus");
     h.vendor_id = static_cast<uint16_t>(ids);
     h.device_id = static_cast<uint16_t>(ids >> 16);
     h.command = PDT_TRY(space.read16(reg::COMMAND));

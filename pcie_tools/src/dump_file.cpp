@@ -141,10 +141,10 @@ Result<std::unique_ptr<DumpBackend>> DumpBackend::parse(const std::string& text,
             at += byte.size();
             if (byte.size() != 2 || !all_hex(byte))
                 return pdt::make_error("parse lspci dump", source + ":" + std::to_string(number), EINVAL,
-                                        "bad byte \"" + std::string(byte) + "\"");
+                                       "bad byte \"" + std::string(byte) + "\"");
             if (offset >= kMaxConfig)
                 return pdt::make_error("parse lspci dump", source + ":" + std::to_string(number), EINVAL,
-                                        "offset beyond 4096 bytes of config space");
+                                       "offset beyond 4096 bytes of config space");
             current->bytes[offset] = static_cast<uint8_t>(hex_value(byte[0]) * 16 + hex_value(byte[1]));
             current->end = std::max(current->end, offset + 1);
             ++offset;
@@ -153,7 +153,7 @@ Result<std::unique_ptr<DumpBackend>> DumpBackend::parse(const std::string& text,
     finish();
     if (bus->m_spaces.empty())
         return pdt::make_error("parse lspci dump", source, ENODEV,
-                                "no device found; capture with lspci -xxxx -s <bdf> as root");
+                               "no device found; capture with lspci -xxxx -s <bdf> as root");
     return bus;
 }
 

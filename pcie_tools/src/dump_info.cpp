@@ -59,8 +59,8 @@ Result<std::vector<PciAddress>> select_devices(ConfigBackend& bus, const std::ve
         PDT_CHECK(match_ids(0x10ee, std::nullopt));
     if (chosen.empty())
         return pdt::make_error("select devices on", bus.name(), ENODEV,
-                                arguments.empty() ? "No device found: no vendor 10ee device; name one by BDF or ID"
-                                                  : "No device found matching the arguments");
+                               arguments.empty() ? "No device found: no vendor 10ee device; name one by BDF or ID"
+                                                 : "No device found matching the arguments");
     return chosen;
 }
 

@@ -56,8 +56,8 @@ Result<Port> find_port(ConfigBackend& bus, const PciAddress& address, const Say&
         const auto parent = PDT_TRY(bus.parent(address));
         if (!parent)
             return pdt::make_error("get parent bridge for", address.to_string(), ENODEV,
-                                    "Failed to get parent bridge for target device; Retrain Link exists only on "
-                                    "Root and Downstream Ports");
+                                   "Failed to get parent bridge for target device; Retrain Link exists only on "
+                                   "Root and Downstream Ports");
         say(format("%s is an %s: Retrain Link exists only in the port above it, %s", address.to_string().c_str(),
                 port_type_name(type), parent->to_string().c_str()));
         p.below = address;
@@ -135,7 +135,7 @@ private:
         say_status(m_report.lnksta_before);
         if (!m_p.exp.has_v2())
             return pdt::make_error("set Target Link Speed of", m_port.address().to_string(), ENOTSUP,
-                                    "PCI Express capability version 1 has no Link Control 2");
+                                   "PCI Express capability version 1 has no Link Control 2");
         return {};
     }
 

@@ -46,7 +46,7 @@ public:
         if (m_base)
             return m_base->open(address);
         return pdt::make_error("open config space", address.to_string(), ENODEV,
-                                "not bound to vfio-pci, and libpci could not be opened");
+                               "not bound to vfio-pci, and libpci could not be opened");
     }
     SystemInfo system_info(const PciAddress& address) override {
         return m_base ? m_base->system_info(address) : sysfs_system_info(address);

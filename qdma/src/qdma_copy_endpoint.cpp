@@ -41,7 +41,7 @@ public:
         : VfioCopyEndpoint(config.dma_mask_bits), m_function(std::move(function)), m_config(config) {}
     pdt::Result<void> open();
     pdt::Result<streams::Ticket> issue(Direction direction, unsigned queue, streams::HostBuffer& host,
-                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
+                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
     pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     pdt::Result<void> reset_queues() override;
 
@@ -64,8 +64,8 @@ pdt::Result<void> QdmaCopyEndpoint::open() {
     const Capabilities& caps = m_function->capabilities();
     if (caps.h2c_mm_engines == 0 || caps.c2h_mm_engines == 0)
         return pdt::make_error("open QDMA copy endpoint", m_function->name(), ENODEV,
-                                "QDMA_GLBL2_CHANNEL_MDMA reports " + std::to_string(caps.h2c_mm_engines) + " H2C_ENG and " +
-                                    std::to_string(caps.c2h_mm_engines) + " C2H_ENG: no memory-mapped queue pair");
+                               "QDMA_GLBL2_CHANNEL_MDMA reports " + std::to_string(caps.h2c_mm_engines) + " H2C_ENG and " +
+                                   std::to_string(caps.c2h_mm_engines) + " C2H_ENG: no memory-mapped queue pair");
     PDT_CHECK(m_function->start_mm_channel(QueueDirection::H2C));
     PDT_CHECK(m_function->start_mm_channel(QueueDirection::C2H));
     if (m_config.interrupts)
@@ -97,7 +97,7 @@ pdt::Result<void> QdmaCopyEndpoint::open() {
 }
 
 pdt::Result<streams::Ticket> QdmaCopyEndpoint::issue(Direction direction, unsigned queue, streams::HostBuffer& host,
-                                                      uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
+                                                     uint64_t host_offset, uint64_t card_offset, uint64_t bytes) {
     const streams::RegisteredBuffer* registered = PDT_TRY(
         admit_copy(direction, queue, m_pairs.size(), host, host_offset, card_offset, bytes, "the QDMA queues"));
     Pair& pair = m_pairs[queue];
@@ -166,7 +166,7 @@ pdt::Result<void> QdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chr
     while (ticket.sequence >= pair.completed_before) {
         if (auto pumped = pump(pair); !pumped.ok()) {
             m_broken = pdt::make_error(what, m_info.name, pumped.error().code,
-                                        "the card reported it failed: " + pumped.error().message());
+                                       "the card reported it failed: " + pumped.error().message());
             return *m_broken;
         }
         if (ticket.sequence < pair.completed_before)
@@ -175,11 +175,11 @@ pdt::Result<void> QdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chr
             const Copy& oldest = pair.copies.front();
             Queue& queue = pair.queue(oldest.direction);
             m_broken = pdt::make_error(what, m_info.name, ETIMEDOUT,
-                                        "not completed within " + std::to_string(timeout.count()) + " ms; oldest copy " +
-                                            std::to_string(oldest.sequence) + " " + to_string(oldest.direction) +
-                                            " card [" + hex(oldest.card_address) + ", " +
-                                            hex(oldest.card_address + oldest.bytes) + ") on " + queue.name() + ": " +
-                                            queue.describe_state());
+                                       "not completed within " + std::to_string(timeout.count()) + " ms; oldest copy " +
+                                           std::to_string(oldest.sequence) + " " + to_string(oldest.direction) +
+                                           " card [" + hex(oldest.card_address) + ", " +
+                                           hex(oldest.card_address + oldest.bytes) + ") on " + queue.name() + ": " +
+                                           queue.describe_state());
             return *m_broken;
         }
         if (m_ring)
@@ -212,7 +212,7 @@ pdt::Result<void> QdmaCopyEndpoint::reset_queues() {
 }  // namespace
 
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
-                                                                        const CopyEndpointConfig& config) {
+                                                                       const CopyEndpointConfig& config) {
     const std::string object = streams::endpoint_name(config.name, device);
     if (config.card_memory_size == 0)
         return pdt::usage_error("open QDMA copy endpoint", object, "the design states no card memory");
@@ -220,7 +220,7 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Dev
         return pdt::usage_error("open QDMA copy endpoint", object, "queues must be 1 or more");
     if (config.piece_bytes == 0 || config.piece_bytes > 0xFFFF)
         return pdt::make_error("open QDMA copy endpoint", object, EINVAL,
-                                "piece_bytes " + hex(config.piece_bytes) + ": the MM descriptor's lengthInByte holds 1..64K-1");
+                               "piece_bytes " + hex(config.piece_bytes) + ": the MM descriptor's lengthInByte holds 1..64K-1");
     PDT_CHECK(device.enable_bus_master());
     FunctionOptions options;
     options.bar = config.bar;

@@ -21,8 +21,8 @@ pdt::Result<std::unique_ptr<Function>> Function::open(vfio::Device& device, cons
     const uint64_t needed = queue_register(options.queues, 0);
     if (bar->size() < needed)
         return pdt::make_error("open QDMA function", object, ERANGE,
-                                "the BAR is " + hex(bar->size()) + " bytes; QDMA_TRQ_SEL_QUEUE_PF of " +
-                                    std::to_string(options.queues) + " queues ends at " + hex(needed));
+                               "the BAR is " + hex(bar->size()) + " bytes; QDMA_TRQ_SEL_QUEUE_PF of " +
+                                   std::to_string(options.queues) + " queues ends at " + hex(needed));
     vfio::RegisterWindow regs = PDT_TRY(bar->window(0, bar->size()));
     auto function = std::unique_ptr<Function>(new Function(device, options, std::move(regs)));
     PDT_CHECK(function->read_capabilities());
@@ -52,7 +52,7 @@ pdt::Result<void> Function::read_capabilities() {
     const uint32_t id = m_regs.read32(CONFIG_BLOCK_ID);
     if ((id >> 16) != QDMA_IDENTIFIER)
         return pdt::make_error("open QDMA function", name(), ENODEV,
-                                "CONFIG_BLOCK_ID reads " + hex(id) + ", not the QDMA identifier 0x1fd3 in [31:16]");
+                               "CONFIG_BLOCK_ID reads " + hex(id) + ", not the QDMA identifier 0x1fd3 in [31:16]");
     m_caps.config_block_id = id;
     m_caps.multq_max = m_regs.read32(QDMA_GLBL2_CHANNEL_QDMA_CAP) & 0xFFF;
     const uint32_t mdma = m_regs.read32(QDMA_GLBL2_CHANNEL_MDMA);
@@ -125,7 +125,7 @@ pdt::Result<void> Function::start_mm_channel(QueueDirection direction) {
     m_regs.write32(ctl, m_regs.read32(ctl) | MM_CTL_RUN);
     if (const uint32_t value = m_regs.read32(ctl); !(value & MM_CTL_RUN))
         return pdt::make_error(std::string("start MM channel 0 (") + reg + ") of", name(), EIO,
-                                std::string(reg) + " reads " + hex(value) + " after run was set");
+                               std::string(reg) + " reads " + hex(value) + " after run was set");
     return {};
 }
 
@@ -149,7 +149,7 @@ pdt::Result<void> Function::check_errors(const std::string& what) {
 }
 
 pdt::Result<void> Function::context_command(uint32_t hw_qid, uint32_t sel, uint32_t op,
-                                             const std::array<uint32_t, 8>* data) {
+                                            const std::array<uint32_t, 8>* data) {
     const auto s = static_cast<CtxtSel>(sel);
     const auto o = static_cast<CtxtOp>(op);
     const std::string what = std::string(to_string(o)) + " " + to_string(s) + " qid " + std::to_string(hw_qid) + " on";
@@ -170,8 +170,8 @@ pdt::Result<void> Function::context_command(uint32_t hw_qid, uint32_t sel, uint3
     while (m_regs.read32(QDMA_IND_CTXT_CMD) & IND_CTXT_CMD_BUSY) {
         if (std::chrono::steady_clock::now() >= deadline)
             return pdt::make_error(what, name(), ETIMEDOUT,
-                                    "QDMA_IND_CTXT_CMD.busy still set after " +
-                                        std::to_string(m_options.context_timeout.count()) + " ms");
+                                   "QDMA_IND_CTXT_CMD.busy still set after " +
+                                       std::to_string(m_options.context_timeout.count()) + " ms");
         std::this_thread::yield();
     }
     return check_errors(what);

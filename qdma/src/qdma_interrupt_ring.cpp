@@ -14,8 +14,8 @@ constexpr uint32_t kEntries = 4096 / 8;  // page_size 0: 4 KiB
 pdt::Result<std::unique_ptr<InterruptRing>> InterruptRing::open(Function& function, unsigned ring_index, unsigned vector) {
     if (ring_index > 255 || vector > 2047)
         return pdt::make_error("open interrupt aggregation ring", function.name(), EINVAL,
-                                "ring " + std::to_string(ring_index) + " (0..255), vector " + std::to_string(vector) +
-                                    " (Interrupt Context vec holds 11 bits)");
+                               "ring " + std::to_string(ring_index) + " (0..255), vector " + std::to_string(vector) +
+                                   " (Interrupt Context vec holds 11 bits)");
     vfio::Device& device = function.device();
     // MSI-X where the function has it; a device without (the simulated one) gives MSI vectors.
     const vfio::IrqInfo msix = PDT_TRY(device.irq_info(vfio::IrqIndex::Msix));

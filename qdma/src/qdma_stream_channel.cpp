@@ -105,9 +105,9 @@ pdt::Result<Completion> QdmaStreamChannel::wait(std::chrono::milliseconds timeou
             return *done;
         if (std::chrono::steady_clock::now() >= deadline)
             return pdt::make_error("wait for a completion on", name(), ETIMEDOUT,
-                                    "none within " + std::to_string(timeout.count()) + " ms; " +
-                                        std::to_string(m_submitted.size()) + " buffer(s) submitted; " +
-                                        m_queue->describe_state());
+                                   "none within " + std::to_string(timeout.count()) + " ms; " +
+                                       std::to_string(m_submitted.size()) + " buffer(s) submitted; " +
+                                       m_queue->describe_state());
         std::this_thread::yield();
     }
 }
@@ -133,12 +133,12 @@ pdt::Result<uint32_t> ring_for(const Function& function, size_t descriptors) {
 }  // namespace
 
 pdt::Result<std::unique_ptr<streams::StreamChannel>> open_stream_channel(std::shared_ptr<Function> function,
-                                                                          Direction direction, uint32_t qid,
-                                                                          const streams::ChannelBuffers& buffers,
-                                                                          const StreamChannelOptions& options) {
+                                                                         Direction direction, uint32_t qid,
+                                                                         const streams::ChannelBuffers& buffers,
+                                                                         const StreamChannelOptions& options) {
     if (buffers.count == 0 || buffers.size == 0 || buffers.size > 0xFFFFFFFF)
         return pdt::make_error("open stream channel on", function->name(), EINVAL,
-                                "buffers: " + std::to_string(buffers.count) + " of " + hex(buffers.size) + " bytes");
+                               "buffers: " + std::to_string(buffers.count) + " of " + hex(buffers.size) + " bytes");
     if (direction == Direction::H2C && buffers.size > 0xFFFF)
         return pdt::usage_error("open stream channel on", function->name(),
                                 "buffers of " + hex(buffers.size) + " bytes: an H2C stream descriptor's len holds 64K-1");

@@ -36,7 +36,7 @@ private:
 }  // namespace
 
 pdt::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(vfio::Device& device,
-                                                                        const StreamDeviceConfig& config) {
+                                                                       const StreamDeviceConfig& config) {
     const std::string object = device.identity().address.to_string() + " " + config.design_name;
     if (config.channels == 0 || config.channels > config.function.queues)
         return pdt::usage_error("open QDMA stream device", object,
@@ -45,15 +45,15 @@ pdt::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(vfio::Dev
     for (const streams::LoopRoute& route : config.routes)
         if (route.h2c >= config.channels || route.c2h >= config.channels)
             return pdt::make_error("open QDMA stream device", object, EINVAL,
-                                    "route H2C " + std::to_string(route.h2c) + " -> C2H " + std::to_string(route.c2h) +
-                                        " names a channel past " + std::to_string(config.channels - 1));
+                                   "route H2C " + std::to_string(route.h2c) + " -> C2H " + std::to_string(route.c2h) +
+                                       " names a channel past " + std::to_string(config.channels - 1));
     PDT_CHECK(device.enable_bus_master());
     std::shared_ptr<Function> function = PDT_TRY(Function::open(device, config.function));
     const Capabilities& caps = function->capabilities();
     if (!caps.h2c_st || !caps.c2h_st)
         return pdt::make_error("open QDMA stream device", object, ENODEV,
-                                std::string("QDMA_GLBL2_CHANNEL_MDMA reports H2C_ST ") + (caps.h2c_st ? "1" : "0") +
-                                    ", C2H_ST " + (caps.c2h_st ? "1" : "0") + ": no stream queue pair");
+                               std::string("QDMA_GLBL2_CHANNEL_MDMA reports H2C_ST ") + (caps.h2c_st ? "1" : "0") +
+                                   ", C2H_ST " + (caps.c2h_st ? "1" : "0") + ": no stream queue pair");
     return std::unique_ptr<streams::StreamDevice>(std::make_unique<QdmaStreamDevice>(device, std::move(function), config));
 }
 

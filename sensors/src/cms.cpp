@@ -233,8 +233,8 @@ pdt::Result<streams::SensorSample> Cms::sample() {
     const bool absent = id == kAllOnes;
     if (!absent && id != kRegMapId)
         return pdt::make_error("read CMS REG_MAP", m_location, EIO,
-                                format("REG_MAP_ID_REG reads 0x%08x, not 0x%08x (PG348 Table 2): not a CMS", id,
-                                       kRegMapId));
+                               format("REG_MAP_ID_REG reads 0x%08x, not 0x%08x (PG348 Table 2): not a CMS", id,
+                                      kRegMapId));
     const uint32_t profile = reg_map(PROFILE_NAME_REG);
     const bool u200_u250 = profile == kProfileU200U250;
     if (absent)

@@ -165,7 +165,7 @@ std::string temperature_text(const DesignTemperature& temperature) {
 
 std::string temperature_json_fields(const DesignTemperature& temperature) {
     return pdt::format(",\"temperature_c\":%.1f,\"max_temperature_c\":%.1f,\"temperature_sensor\":", temperature.celsius,
-                        temperature.max_celsius) +
+                       temperature.max_celsius) +
            pdt::json_quote(temperature.sensor);
 }
 

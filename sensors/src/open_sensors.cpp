@@ -12,8 +12,8 @@ std::string block_location(unsigned bar, uint64_t offset) {
 }
 
 pdt::Result<std::vector<std::unique_ptr<streams::SensorBlock>>> open_sensor_blocks(vfio::Device& device,
-                                                                                    const designs::Design& design,
-                                                                                    uint8_t revision) {
+                                                                                   const designs::Design& design,
+                                                                                   uint8_t revision) {
     using designs::PeripheralType;
     std::vector<std::unique_ptr<streams::SensorBlock>> blocks;
     for (const designs::Peripheral* p : design.peripherals_for_revision(revision)) {

@@ -34,8 +34,8 @@ streams::SensorReading checked_reading(std::string name, streams::SensorUnit uni
     const PhysicalRange range = physical_range(unit);
     if (!std::isfinite(value) || value < range.low || value > range.high) {
         reading.unreadable = pdt::format("reads 0x%0*x, which converts to %.3f %s, outside %g..%g %s", digits, raw,
-                                          value, streams::unit_symbol(unit), range.low, range.high,
-                                          streams::unit_symbol(unit));
+                                         value, streams::unit_symbol(unit), range.low, range.high,
+                                         streams::unit_symbol(unit));
         return reading;
     }
     reading.value = value;

@@ -36,13 +36,13 @@ public:
     pdt::Result<streams::SensorSample> sample() override {
         if (m_slaves > kSysmonMaxSlaves)
             return pdt::make_error("read SYSMON", m_location, EINVAL,
-                                    std::to_string(m_slaves) + " slave SYSMONs: sysmon_slave_sel selects at most " +
-                                        std::to_string(kSysmonMaxSlaves) + " (PG185)");
+                                   std::to_string(m_slaves) + " slave SYSMONs: sysmon_slave_sel selects at most " +
+                                       std::to_string(kSysmonMaxSlaves) + " (PG185)");
         const uint64_t needed = kSysmonBytesPerSysmon * (1 + m_slaves);
         if (m_window.size() < needed)
             return pdt::make_error("read SYSMON", m_location, ERANGE,
-                                    "the register window is " + pdt::hex(m_window.size()) + " bytes; a SYSMON with " +
-                                        std::to_string(m_slaves) + " slaves spans " + pdt::hex(needed) + " (PG185)");
+                                   "the register window is " + pdt::hex(m_window.size()) + " bytes; a SYSMON with " +
+                                       std::to_string(m_slaves) + " slaves spans " + pdt::hex(needed) + " (PG185)");
         streams::SensorSample out;
         for (unsigned instance = 0; instance <= m_slaves; ++instance)
             read_instance(instance, out);

@@ -27,9 +27,9 @@ public:
     pdt::Result<streams::SensorSample> sample() override {
         if (m_window.size() < kXadcFrameBytes)
             return pdt::make_error("read XADC", m_location, ERANGE,
-                                    "the register window is " + pdt::hex(m_window.size()) +
-                                        " bytes; the XADC Wizard's registers span " + pdt::hex(kXadcFrameBytes) +
-                                        " (PG091)");
+                                   "the register window is " + pdt::hex(m_window.size()) +
+                                       " bytes; the XADC Wizard's registers span " + pdt::hex(kXadcFrameBytes) +
+                                       " (PG091)");
         streams::SensorSample out;
         detail::MonitorView view;
         view.drp_base = kXadcDrpBase;

@@ -102,7 +102,7 @@ TEST(HealthWatch, ReportsAlarmsAsTheyAreRaisedAndCleared) {
 
 TEST(HealthWatch, AnUnreadableBlockIsReportedOnceAndHasNoTemperature) {
     Rig rig({pdt::make_error("read CMS", "bar 0 offset 0x40000", ETIMEDOUT, "firmware not ready"),
-             pdt::make_error("read CMS", "bar 0 offset 0x40000", ETIMEDOUT, "firmware not ready"), temperature(40.0)});
+            pdt::make_error("read CMS", "bar 0 offset 0x40000", ETIMEDOUT, "firmware not ready"), temperature(40.0)});
     rig.watch->sample_now();
     rig.watch->sample_now();
     EXPECT_FALSE(rig.watch->temperature("0000:15:00.0"));

@@ -15,7 +15,7 @@ namespace sim {
 BarMemoryBlock::~BarMemoryBlock() { ::munmap(m_bytes, m_size); }
 
 pdt::Result<std::shared_ptr<BarMemoryBlock>> BarMemoryBlock::make(uint64_t size, bool cleared_by_reset,
-                                                                   const std::string& key) {
+                                                                  const std::string& key) {
     const char* dir = std::getenv(kBarMemoryDirVariable);
     if (!dir || !*dir) {
         void* bytes = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -15,14 +15,14 @@ namespace {
 using model_support::steady_seconds;
 
 pdt::Result<double> parse_number(const std::string& text, const std::string& whole, double low, double high,
-                                  const char* what) {
+                                 const char* what) {
     char* end = nullptr;
     errno = 0;
     const double value = std::strtod(text.c_str(), &end);
     if (text.empty() || errno || *end || !std::isfinite(value) || value < low || value > high)
         return pdt::usage_error("parse temperature curve", whole,
                                 pdt::format("'%s' is not a %s in %g..%g (syntax: T or T0,T1@S1,T2@S2,...)", text.c_str(),
-                                             what, low, high));
+                                            what, low, high));
     return value;
 }
 

@@ -94,7 +94,7 @@ pdt::Result<std::unique_ptr<streams::HostBuffer>> ModelCopyEndpoint::allocate(ui
         void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
         if (p == MAP_FAILED)
             return pdt::errno_error("allocate huge-page host buffer", m_info.name,
-                                     "reserve 2 MiB huge pages first (sysctl vm.nr_hugepages)");
+                                    "reserve 2 MiB huge pages first (sysctl vm.nr_hugepages)");
         return std::unique_ptr<streams::HostBuffer>(
             std::make_unique<ModelHostBuffer>(static_cast<uint8_t*>(p), bytes, mapped, memory));
     }
@@ -105,12 +105,12 @@ pdt::Result<std::unique_ptr<streams::HostBuffer>> ModelCopyEndpoint::allocate(ui
 }
 
 pdt::Error ModelCopyEndpoint::copy_error(Direction direction, unsigned queue, uint64_t host_offset,
-                                          uint64_t card_offset, uint64_t bytes, int code,
-                                          const std::string& hint) const {
+                                         uint64_t card_offset, uint64_t bytes, int code,
+                                         const std::string& hint) const {
     return pdt::make_error(std::string(streams::to_string(direction)) + " copy on queue " + std::to_string(queue),
-                            m_info.name + " host offset " + std::to_string(host_offset) + " card offset " +
-                                std::to_string(card_offset) + " bytes " + std::to_string(bytes),
-                            code, hint);
+                           m_info.name + " host offset " + std::to_string(host_offset) + " card offset " +
+                               std::to_string(card_offset) + " bytes " + std::to_string(bytes),
+                           code, hint);
 }
 
 unsigned ModelCopyEndpoint::iotlb_misses(const uint8_t* host, uint64_t bytes) {
@@ -226,7 +226,7 @@ pdt::Result<void> ModelCopyEndpoint::wait(const streams::Ticket& ticket, std::ch
                                [&](const Pending& p) { return p.sequence == ticket.sequence; });
         if (it == pending.end())
             return pdt::make_error("wait", m_info.name + " queue " + std::to_string(ticket.queue), EINVAL,
-                                    "copy " + std::to_string(ticket.sequence) + " is not in flight");
+                                   "copy " + std::to_string(ticket.sequence) + " is not in flight");
         completion = it->completion;
         pending.erase(pending.begin(), it + 1);  // a queue completes in order
     }
@@ -234,7 +234,7 @@ pdt::Result<void> ModelCopyEndpoint::wait(const streams::Ticket& ticket, std::ch
     if (completion > deadline) {
         std::this_thread::sleep_until(deadline);
         return pdt::make_error("wait", m_info.name + " queue " + std::to_string(ticket.queue), ETIMEDOUT,
-                                "the modelled copy needs longer than the timeout");
+                               "the modelled copy needs longer than the timeout");
     }
     pace_until(completion);
     return {};

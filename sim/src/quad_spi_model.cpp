@@ -126,7 +126,7 @@ void QuadSpiModel::write(uint64_t offset, unsigned, uint64_t value) {
 }
 
 pdt::Result<std::shared_ptr<QuadSpiModel>> make_quad_spi_model(const std::string& shape_name, unsigned fifo_depth,
-                                                                const std::string& key) {
+                                                               const std::string& key) {
     auto shape = flash_shape(shape_name);
     if (!shape) {
         std::string names;

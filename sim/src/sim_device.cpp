@@ -87,7 +87,7 @@ pdt::Result<void> SimDevice::config_write(uint32_t offset, const void* data, uin
 pdt::Result<vfio::Bar*> SimDevice::bar(unsigned index) {
     if (index >= m_bars.size() || !m_bars[index])
         return pdt::make_error("map BAR", m_identity.address.to_string() + " BAR " + std::to_string(index), ENODEV,
-                                "the simulated design has no such BAR");
+                               "the simulated design has no such BAR");
     return m_bars[index].get();
 }
 
@@ -106,9 +106,9 @@ pdt::Result<vfio::IrqInfo> SimDevice::irq_info(vfio::IrqIndex index) {
 pdt::Result<void> SimDevice::irq_enable(vfio::IrqIndex index, unsigned vectors) {
     if (index != vfio::IrqIndex::Msi || vectors == 0 || vectors > m_msi_vectors)
         return pdt::make_error("VFIO_DEVICE_SET_IRQS", m_identity.address.to_string(), EINVAL,
-                                std::string(vfio::to_string(index)) + " with " + std::to_string(vectors) +
-                                    " vectors not supported; the simulated device has " +
-                                    std::to_string(m_msi_vectors) + " MSI vectors");
+                               std::string(vfio::to_string(index)) + " with " + std::to_string(vectors) +
+                                   " vectors not supported; the simulated device has " +
+                                   std::to_string(m_msi_vectors) + " MSI vectors");
     std::lock_guard lock(m_irq_mutex);
     for (int fd : m_eventfds)
         ::close(fd);
@@ -138,7 +138,7 @@ pdt::Result<int> SimDevice::irq_eventfd(unsigned vector) {
     std::lock_guard lock(m_irq_mutex);
     if (vector >= m_eventfds.size())
         return pdt::make_error("interrupt eventfd", m_identity.address.to_string() + " vector " + std::to_string(vector),
-                                ENXIO, "vector not enabled; call irq_enable first");
+                               ENXIO, "vector not enabled; call irq_enable first");
     return m_eventfds[vector];
 }
 
@@ -174,7 +174,7 @@ pdt::Result<void> SimDevice::require_bus_master(uint64_t iova, uint64_t length, 
     std::snprintf(object, sizeof object, "IOVA 0x%llx length 0x%llx", static_cast<unsigned long long>(iova),
                   static_cast<unsigned long long>(length));
     return pdt::make_error(write ? "DMA write" : "DMA read", object, EACCES,
-                            "Bus Master is clear in the Command register of " + m_identity.address.to_string());
+                           "Bus Master is clear in the Command register of " + m_identity.address.to_string());
 }
 
 pdt::Result<void> SimDevice::dma_read(uint64_t iova, void* dst, uint64_t length) {

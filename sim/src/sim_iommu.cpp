@@ -92,7 +92,7 @@ pdt::Result<void> SimIommu::fault(uint64_t iova, uint64_t length, bool write, co
         m_faults.push_back(DmaFault{iova, length, write, reason});
     }
     return pdt::make_error(write ? "DMA write" : "DMA read", iova_text(iova, length), EFAULT,
-                            std::string("IOMMU fault: ") + reason);
+                           std::string("IOMMU fault: ") + reason);
 }
 
 namespace {

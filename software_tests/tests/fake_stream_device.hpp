@@ -24,7 +24,7 @@ public:
     std::vector<streams::LoopRoute> routes() const override { return m_routes; }
 
     pdt::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
-                                                                       const streams::ChannelBuffers& buffers) override {
+                                                                      const streams::ChannelBuffers& buffers) override {
         if (channel >= m_channels || fail_open)
             return pdt::make_error("open channel", m_bdf, ENODEV);
         for (const auto& route : m_routes) {

@@ -100,9 +100,9 @@ std::vector<Cell> cells() {
             all.push_back({&tool, End::Sigterm, 1, "stopped by SIGINT or SIGTERM", {}});
         if (stops == "test_dma_bridge")
             all.push_back({&tool, End::MaxTemperature, 1,
-                           "stopped by a board-health trip(.|\\n)*over the temperature limit "
-                           "\\(--max_temperature\\) of 90 C",
-                           {}});
+                          "stopped by a board-health trip(.|\\n)*over the temperature limit "
+                          "\\(--max_temperature\\) of 90 C",
+                          {}});
     }
     return all;
 }

@@ -33,28 +33,28 @@ pdt::Result<size_t> StreamTest::add_source(streams::StreamChannel& channel, uint
         return pdt::make_error("add stream source", channel.name(), EINVAL, "a source must be an H2C channel");
     if (channel.buffer_count() == 0 || channel.buffer_size() == 0 || channel.buffer_size() % 4 != 0)
         return pdt::make_error("add stream source", channel.name(), EINVAL,
-                                "needs at least one buffer, of a non-zero multiple of 4 bytes");
+                               "needs at least one buffer, of a non-zero multiple of 4 bytes");
     m_sources.push_back(std::make_unique<Source>(channel, stream));
     return m_sources.size() - 1;
 }
 
 pdt::Result<size_t> StreamTest::add_sink(streams::StreamChannel& channel, std::optional<size_t> from,
-                                          CardFunction function) {
+                                         CardFunction function) {
     if (channel.direction() != streams::Direction::C2H)
         return pdt::make_error("add stream sink", channel.name(), EINVAL, "a sink must be a C2H channel");
     if (channel.buffer_count() == 0 || channel.buffer_size() == 0 || channel.buffer_size() % 4 != 0)
         return pdt::make_error("add stream sink", channel.name(), EINVAL,
-                                "needs at least one buffer, of a non-zero multiple of 4 bytes");
+                               "needs at least one buffer, of a non-zero multiple of 4 bytes");
     if (from && *from >= m_sources.size())
         return pdt::make_error("add stream sink", channel.name(), EINVAL, "unknown source");
     if (function == CardFunction::Generated && (from || !channel.generated_stream()))
         return pdt::make_error("add stream sink", channel.name(), EINVAL,
-                                "generated data needs a channel whose card generates a stream, and no source");
+                               "generated data needs a channel whose card generates a stream, and no source");
     if (function == CardFunction::Crc64 && from &&
         (m_sources[*from]->packet_bytes % 8 != 0 || channel.buffer_size() < 8))
         return pdt::make_error("add stream sink", channel.name(), EINVAL,
-                                "a CRC64 stream needs H2C packets of a multiple of 8 bytes and C2H buffers of at "
-                                "least 8 bytes");
+                               "a CRC64 stream needs H2C packets of a multiple of 8 bytes and C2H buffers of at "
+                               "least 8 bytes");
     m_sinks.push_back(std::make_unique<Sink>(channel, from ? m_sources[*from].get() : nullptr, function));
     return m_sinks.size() - 1;
 }

@@ -100,8 +100,8 @@ pdt::Result<void> XdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio::
             const bool h2c_stuck = h2c_done < h2c_started;
             const xdma::Engine& stuck = *(h2c_stuck ? m_h2c : m_c2h);
             pdt::Error error = pdt::make_error("memory-mapped DMA", stuck.name(), ETIMEDOUT,
-                                                 "no transfer completed within the transfer timeout of " +
-                                                     std::to_string(m_timeout.count()) + " ms: " + stuck.describe_state());
+                                               "no transfer completed within the transfer timeout of " +
+                                                   std::to_string(m_timeout.count()) + " ms: " + stuck.describe_state());
             stuck.report_failure(error.message());
             return error;
         } else if (m_h2c->options().completion != xdma::CompletionMethod::Interrupt) {
@@ -145,7 +145,7 @@ std::string TransferTiming::figure(const char* name, uint64_t bytes, std::chrono
 
 std::string TransferTiming::report() const {
     std::string text = pdt::format("%s timing for %" PRIu64 " transfers of %" PRIu64 " bytes:\n", m_name.c_str(),
-                                    m_count, m_bytes);
+                                   m_count, m_bytes);
     if (m_count == 0)
         return text;
     // Min rate from the longest time, Max rate from the shortest.

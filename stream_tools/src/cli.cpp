@@ -92,7 +92,7 @@ pdt::Result<StreamRunOptions> run_options(const CommonCli& cli) {
 }
 
 pdt::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& option,
-                                                             const std::vector<std::string>& texts) {
+                                                            const std::vector<std::string>& texts) {
     std::vector<ChannelSelector> selectors;
     for (const std::string& text : texts)
         selectors.push_back(PDT_TRY(parse_channel_selector(option, text)));

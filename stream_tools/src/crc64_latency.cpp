@@ -26,7 +26,7 @@ struct Measured {
 
 // One packet length on one route: samples + 1 round trips, each CRC checked.
 pdt::Result<Measured> measure(streams::StreamDevice& device, const streams::LoopRoute& route, uint64_t length,
-                               const LatencyOptions& options, uint64_t& sequence) {
+                              const LatencyOptions& options, uint64_t& sequence) {
     auto h2c = PDT_TRY(device.open_channel(streams::Direction::H2C, route.h2c, streams::ChannelBuffers{1, length}));
     auto c2h = PDT_TRY(device.open_channel(streams::Direction::C2H, route.c2h, streams::ChannelBuffers{1, kResultBytes}));
     auto* words = reinterpret_cast<uint64_t*>(h2c->buffer(0));
@@ -49,9 +49,9 @@ pdt::Result<Measured> measure(streams::StreamDevice& device, const streams::Loop
         std::memcpy(&actual, c2h->buffer(0), sizeof actual);
         if (result.length != kResultBytes || !result.end_of_packet || actual != expected)
             return pdt::make_error("check CRC64 result", c2h->name(), EIO,
-                                    format("%" PRIu64 "-byte packet, sample %" PRIu64 ": length %" PRIu64
-                                         " EOP %d CRC64 0x%016" PRIx64 ", expected length 8 EOP 1 CRC64 0x%016" PRIx64,
-                                         length, i, result.length, result.end_of_packet ? 1 : 0, actual, expected));
+                                   format("%" PRIu64 "-byte packet, sample %" PRIu64 ": length %" PRIu64
+                                        " EOP %d CRC64 0x%016" PRIx64 ", expected length 8 EOP 1 CRC64 0x%016" PRIx64,
+                                        length, i, result.length, result.end_of_packet ? 1 : 0, actual, expected));
         ++measured.verified;
         if (i > 0)
             measured.latencies_us.push_back(std::chrono::duration<double, std::micro>(stop - start).count());

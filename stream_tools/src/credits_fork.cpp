@@ -93,7 +93,7 @@ std::string seen_text(char c) {
 }
 
 pdt::Result<vfio::DmaRegion> buffer(vfio::Device& device, ForkCopier& copier, const ForkOptions& o, bool source,
-                                     bool before_fork) {
+                                    bool before_fork) {
     auto region = PDT_TRY(vfio::DmaRegion::allocate(
         device, copier.bytes(),
         {source ? vfio::DmaAccess::DeviceRead : vfio::DmaAccess::DeviceWrite, o.buffers, copier.dma_mask_bits()}));

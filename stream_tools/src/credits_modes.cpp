@@ -89,8 +89,8 @@ pdt::Result<std::unique_ptr<ForkCopier>> open_copier(const tool_support::DeviceT
                 std::make_unique<XdmaCopier>(std::move(dma), bdf + " card memory", d->dma_bridge->memory_base));
         }
     return pdt::make_error("fork test", bdf, ENOTSUP,
-                            "--fork moves its transfers through QEMU's edu device (1234:11e8) or the card memory of an "
-                            "XDMA memory-mapped design; this device is neither");
+                           "--fork moves its transfers through QEMU's edu device (1234:11e8) or the card memory of an "
+                           "XDMA memory-mapped design; this device is neither");
 }
 
 int reset_one(const tool_support::DeviceTarget& t, std::FILE* out) {

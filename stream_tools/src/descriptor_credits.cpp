@@ -23,7 +23,7 @@ pdt::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma_
         if (*stated.descriptor_credits)
             return {};
         return pdt::make_error("test descriptor credits", object, ENOTSUP,
-                                "cannot test descriptor credits: the design data states the XDMA IP has none");
+                               "cannot test descriptor credits: the design data states the XDMA IP has none");
     }
     const vfio::RegisterWindow regs = PDT_TRY(xdma::dma_registers(device, dma_bar));
     PDT_CHECK(xdma::check_engine_blocks(regs, xdma::Direction::H2C, 0));
@@ -31,8 +31,8 @@ pdt::Result<void> require_descriptor_credits(vfio::Device& device, unsigned dma_
     if (probed.descriptor_credits)
         return {};
     return pdt::make_error("test descriptor credits", object, ENOTSUP,
-                            "cannot test descriptor credits: the XDMA IP has none (H2C 0 Descriptor Credit Mode "
-                            "Enable, 0x6020, reads back 0)");
+                           "cannot test descriptor credits: the XDMA IP has none (H2C 0 Descriptor Credit Mode "
+                           "Enable, 0x6020, reads back 0)");
 }
 
 pdt::Result<void> credit_register_test(vfio::Device& device, unsigned dma_bar) {
@@ -56,7 +56,7 @@ uint8_t guard_byte(uint64_t i) { return static_cast<uint8_t>(0xA5 ^ i); }
 // Memory-mapped designs: pages round-tripped through rings of 1023 descriptors; the C2H side
 // starts holding the inverse of the pattern, so a page never written cannot pass.
 pdt::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const CreditsOptions& options,
-                                      std::FILE* out) {
+                                     std::FILE* out) {
     const uint64_t pages = std::min<uint64_t>(design.dma_bridge->memory_size / kCreditPage, 3 * kCreditRing);
     if (pages == 0)
         return pdt::usage_error("test descriptor credits", design.identity.address.to_string(),
@@ -100,12 +100,12 @@ pdt::Result<uint64_t> memory_credits(identify::IdentifiedDesign& design, const C
         for (uint64_t i = kCreditPage; i < stride; ++i)
             if (page[i] != guard_byte(i))
                 return pdt::make_error("verify card memory", design.identity.address.to_string(), EIO,
-                                        "guard band: host byte " + std::to_string(i - kCreditPage) + " after the C2H page " +
-                                            std::to_string(p) + " changed (overrun)");
+                                       "guard band: host byte " + std::to_string(i - kCreditPage) + " after the C2H page " +
+                                           std::to_string(p) + " changed (overrun)");
         const pattern::Mismatch m = pat.verify(reinterpret_cast<const uint32_t*>(page), kCreditPage / 4, p * kCreditPage / 4);
         if (!m.ok())
             return pdt::make_error("verify card memory", design.identity.address.to_string(), EIO,
-                                    m.describe());
+                                   m.describe());
     }
     return bytes;
 }
@@ -140,9 +140,9 @@ pdt::Result<uint64_t> stream_credits(adapters::XdmaStreamDevice& device, const s
         const std::string where = "message " + std::to_string(message) + " byte " + std::to_string(in_message);
         if (piece.length != expected || piece.end_of_packet != eop)
             return pdt::make_error("receive", c2h->name(), EIO,
-                                    where + ": length " + std::to_string(piece.length) + " EOP " +
-                                        std::to_string(piece.end_of_packet) + ", expected length " +
-                                        std::to_string(expected) + " EOP " + std::to_string(eop));
+                                   where + ": length " + std::to_string(piece.length) + " EOP " +
+                                       std::to_string(piece.end_of_packet) + ", expected length " +
+                                       std::to_string(expected) + " EOP " + std::to_string(eop));
         const pattern::Mismatch m =
             pat.verify(reinterpret_cast<const uint32_t*>(c2h->buffer(piece.buffer)), piece.length / 4, rx_word);
         if (!m.ok())
@@ -189,7 +189,7 @@ ChannelResult with_outcome(ChannelResult result, const pdt::Result<uint64_t>& ou
 // One route, as the design's card function needs: loopback messages, CRC64 messages, or the
 // fixed-data sink and source (descriptor_credits_crc64_fixed_data.cpp).
 pdt::Result<uint64_t> route_credits(adapters::XdmaStreamDevice& device, const streams::LoopRoute& route, const CreditsOptions& options,
-                                     std::FILE* out) {
+                                    std::FILE* out) {
     switch (device.card_function()) {
     case streams::CardFunction::Crc64: return crc64_stream_credits(device, route, options.timeout, out);
     case streams::CardFunction::FixedData: return fixed_data_stream_credits(device, route, options.timeout, out);

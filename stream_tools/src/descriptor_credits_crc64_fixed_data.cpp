@@ -56,15 +56,15 @@ pdt::Result<uint64_t> crc64_stream_credits(adapters::XdmaStreamDevice& device, c
         const std::string where = format("message %" PRIu64 " (%" PRIu64 " bytes)", received, length_of(received));
         if (piece.length != kCrcBytes || !piece.end_of_packet)
             return pdt::make_error("receive", c2h->name(), EIO,
-                                    where + format(": length %" PRIu64 " EOP %d, expected one 8-byte CRC64 result "
-                                                 "with EOP",
-                                                 piece.length, piece.end_of_packet ? 1 : 0));
+                                   where + format(": length %" PRIu64 " EOP %d, expected one 8-byte CRC64 result "
+                                                "with EOP",
+                                                piece.length, piece.end_of_packet ? 1 : 0));
         uint64_t actual;
         std::memcpy(&actual, c2h->buffer(piece.buffer), sizeof actual);
         if (actual != expected.front())
             return pdt::make_error("receive", c2h->name(), EIO,
-                                    where + format(": CRC64 0x%016" PRIx64 ", expected 0x%016" PRIx64, actual,
-                                                 expected.front()));
+                                   where + format(": CRC64 0x%016" PRIx64 ", expected 0x%016" PRIx64, actual,
+                                                expected.front()));
         expected.pop_front();
         ++received;
         PDT_CHECK(c2h->submit(piece.buffer, kCreditPage, false));
@@ -109,14 +109,14 @@ pdt::Result<uint64_t> fixed_data_stream_credits(adapters::XdmaStreamDevice& devi
         const std::string where = format("C2H descriptor %" PRIu64, received);
         if (piece.length != kCreditPage || piece.end_of_packet)
             return pdt::make_error("receive", c2h->name(), EIO,
-                                    where + format(": length %" PRIu64 " EOP %d, expected length %" PRIu64
-                                                 " EOP 0 (fixed data)",
-                                                 piece.length, piece.end_of_packet ? 1 : 0, kCreditPage));
+                                   where + format(": length %" PRIu64 " EOP %d, expected length %" PRIu64
+                                                " EOP 0 (fixed data)",
+                                                piece.length, piece.end_of_packet ? 1 : 0, kCreditPage));
         for (uint64_t i = 0; i < kCreditPage / 4; ++i)
             if (words[i] != 0)
                 return pdt::make_error("receive", c2h->name(), EIO,
-                                        where + format(": word %" PRIu64 " is 0x%08" PRIx32 ", expected 0 (fixed data)",
-                                                     i, words[i]));
+                                       where + format(": word %" PRIu64 " is 0x%08" PRIx32 ", expected 0 (fixed data)",
+                                                    i, words[i]));
         ++received;
         std::memset(c2h->buffer(piece.buffer), kPoison, kCreditPage);
         PDT_CHECK(c2h->submit(piece.buffer, kCreditPage, false));

@@ -119,10 +119,10 @@ public:
         for (uint64_t i = 0; i < window; ++i)
             if (reads[0][i] != reads[1][i])
                 return pdt::make_error("memory_boundaries", "C2H", EIO,
-                                        "two reads of the window differ at card address " +
-                                            hex(m_options.memory_base + i) + ": " + hex(reads[0][i]) + " then " +
-                                            hex(reads[1][i]) + " (byte " + hex(i) + " of " + what +
-                                            ", host buffer offset " + hex(m_guard + i) + ")");
+                                       "two reads of the window differ at card address " +
+                                           hex(m_options.memory_base + i) + ": " + hex(reads[0][i]) + " then " +
+                                           hex(reads[1][i]) + " (byte " + hex(i) + " of " + what +
+                                           ", host buffer offset " + hex(m_guard + i) + ")");
         m_shadow = std::move(reads[0]);
         return {};
     }

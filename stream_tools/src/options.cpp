@@ -34,7 +34,7 @@ uint64_t default_host_memory_limit() {
 }
 
 pdt::Result<std::pair<uint64_t, uint64_t>> parse_number_pair(const std::string& option, const std::string& text,
-                                                               uint64_t min, uint64_t max) {
+                                                             uint64_t min, uint64_t max) {
     const auto comma = text.find(',');
     const uint64_t h2c = PDT_TRY(parse_number(option, text.substr(0, comma), min, max));
     if (comma == std::string::npos)

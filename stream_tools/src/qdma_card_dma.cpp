@@ -26,8 +26,8 @@ struct QdmaCardDma::Lane {
 pdt::Result<std::unique_ptr<QdmaCardDma>> QdmaCardDma::open(vfio::Device& device, const Options& options) {
     if (options.piece_bytes == 0 || options.piece_bytes > 0xFFFF)
         return pdt::make_error("open QDMA card-memory DMA", device.identity().address.to_string(), EINVAL,
-                                "piece_bytes " + pdt::hex(options.piece_bytes) +
-                                    ": the MM descriptor's lengthInByte holds 1..64K-1 (PG302)");
+                               "piece_bytes " + pdt::hex(options.piece_bytes) +
+                                   ": the MM descriptor's lengthInByte holds 1..64K-1 (PG302)");
     qdma::FunctionOptions function;
     function.bar = options.bar;
     function.function = options.function;
@@ -38,8 +38,8 @@ pdt::Result<std::unique_ptr<QdmaCardDma>> QdmaCardDma::open(vfio::Device& device
     const qdma::Capabilities& caps = dma->m_function->capabilities();
     if (caps.h2c_mm_engines == 0 || caps.c2h_mm_engines == 0)
         return pdt::make_error("open QDMA card-memory DMA", dma->m_function->name(), ENODEV,
-                                "QDMA_GLBL2_CHANNEL_MDMA reports " + std::to_string(caps.h2c_mm_engines) + " H2C_ENG and " +
-                                    std::to_string(caps.c2h_mm_engines) + " C2H_ENG: no memory-mapped queue pair");
+                               "QDMA_GLBL2_CHANNEL_MDMA reports " + std::to_string(caps.h2c_mm_engines) + " H2C_ENG and " +
+                                   std::to_string(caps.c2h_mm_engines) + " C2H_ENG: no memory-mapped queue pair");
     PDT_CHECK(dma->m_function->start_mm_channel(qdma::QueueDirection::H2C));
     PDT_CHECK(dma->m_function->start_mm_channel(qdma::QueueDirection::C2H));
     qdma::QueueOptions queue;
@@ -138,7 +138,7 @@ pdt::Result<bool> QdmaCardDma::sleep_on_interrupt(Lane& h2c, Lane& c2h, const st
 // wrote it completed (when both directions take part). No completion for the transfer
 // timeout fails, naming the stuck queue and its contexts as read.
 pdt::Result<void> QdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio::DmaRegion* c2h_host,
-                                    const std::vector<Chunk>& chunks) {
+                                   const std::vector<Chunk>& chunks) {
     const size_t n = chunks.size();
     Lane h2c{*m_h2c, h2c_host, Direction::H2C}, c2h{*m_c2h, c2h_host, Direction::C2H};
     if (!h2c_host)
@@ -166,8 +166,8 @@ pdt::Result<void> QdmaCardDma::run(const vfio::DmaRegion* h2c_host, const vfio::
         } else if (now - last_progress > m_options.timeout) {
             qdma::Queue& stuck = h2c.done < n ? *m_h2c : *m_c2h;
             return pdt::make_error("memory-mapped DMA", stuck.name(), ETIMEDOUT,
-                                    "no descriptor completed within the transfer timeout of " +
-                                        std::to_string(m_options.timeout.count()) + " ms: " + stuck.describe_state());
+                                   "no descriptor completed within the transfer timeout of " +
+                                       std::to_string(m_options.timeout.count()) + " ms: " + stuck.describe_state());
         } else if (!m_ring) {
             std::this_thread::sleep_for(std::chrono::microseconds(20));
         }

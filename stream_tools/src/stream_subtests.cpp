@@ -101,7 +101,7 @@ private:
 };
 
 pdt::Result<std::unique_ptr<xdma::Engine>> stream_engine(vfio::Device& device, const StreamSubtestOptions& o,
-                                                          xdma::Direction direction, unsigned ring) {
+                                                         xdma::Direction direction, unsigned ring) {
     const unsigned channel = direction == xdma::Direction::H2C ? o.h2c_channel : o.c2h_channel;
     xdma::EngineOptions e =
         xdma::engine_options(direction, channel, true, o.dma_bar, 0, ring, o.dma_mask_bits, o.timeout);
@@ -309,8 +309,8 @@ struct Round {
 
 // One round of stream_variable_transfers: `bytes` from the start of both mappings.
 pdt::Result<void> variable_round(xdma::Engine& h2c, xdma::Engine& c2h, const vfio::DmaRegion& h2c_data,
-                                  const vfio::DmaRegion& c2h_data, const StreamSubtestOptions& o, const Round& r,
-                                  const pattern::Pattern& pat, PieceChecker& checker, uint64_t& packets) {
+                                 const vfio::DmaRegion& c2h_data, const StreamSubtestOptions& o, const Round& r,
+                                 const pattern::Pattern& pat, PieceChecker& checker, uint64_t& packets) {
     pattern::generate(o.pool, pat, reinterpret_cast<uint32_t*>(h2c_data.data()), r.bytes / 4, r.first_word);
     if (o.function == CardFunction::FixedData)  // a receive never written fails
         std::memset(c2h_data.data(), stream_test::kFixedDataPoison, r.bytes);

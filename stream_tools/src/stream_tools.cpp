@@ -129,7 +129,7 @@ struct Run {
     }
 
     pdt::Result<streams::StreamChannel*> open(streams::StreamDevice& device, Direction direction, unsigned channel,
-                                               const streams::ChannelBuffers& buffers) {
+                                              const streams::ChannelBuffers& buffers) {
         auto opened = PDT_TRY(device.open_channel(direction, channel, buffers));
         channels.push_back(std::move(opened));
         return channels.back().get();
@@ -277,7 +277,7 @@ struct Channel {
 
 // Sources first (H2C rows), then sinks verified against the source routed to them.
 pdt::Result<void> add_independent(Run& run, const std::vector<Channel>& h2c, const std::vector<Channel>& c2h,
-                                   const streams::ChannelBuffers& buffers) {
+                                  const streams::ChannelBuffers& buffers) {
     std::vector<std::pair<Channel, size_t>> sources;
     uint64_t stream = 0;
     for (const Channel& c : h2c) {
@@ -379,8 +379,8 @@ bool stop_requested() {
 
 pdt::Error stopped_early(const std::string& object) {
     return pdt::make_error("DMA", object, ECANCELED,
-                            std::string("stopped by ") + (g_stop.load() ? "SIGINT or SIGTERM" : "a board-health trip") +
-                                ": the engines were stopped before their buffers were released");
+                           std::string("stopped by ") + (g_stop.load() ? "SIGINT or SIGTERM" : "a board-health trip") +
+                               ": the engines were stopped before their buffers were released");
 }
 
 }  // namespace stream_tools

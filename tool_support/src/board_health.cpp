@@ -67,8 +67,8 @@ void add_board_health_options(po::options_description& description, BoardHealthC
 }
 
 pdt::Result<std::unique_ptr<BoardHealth>> BoardHealth::open(const BoardHealthCli& cli, const std::string& tool,
-                                                             const std::vector<DesignUnderTest>& targets, std::FILE* out,
-                                                             bool json) {
+                                                            const std::vector<DesignUnderTest>& targets, std::FILE* out,
+                                                            bool json) {
     sensors::HealthWatch::Options options;
     options.max_temperature_c = PDT_TRY(parse_max_temperature(cli.max_temperature));
     std::unique_ptr<BoardHealth> health(new BoardHealth);

@@ -23,7 +23,7 @@ std::string physical_slot(const std::string& sysfs_root, const vfio::PciAddress&
 }
 
 pdt::Result<std::vector<PossibleDesign>> possible_designs(const vfio::KernelOptions& options,
-                                                           const designs::Registry& registry) {
+                                                          const designs::Registry& registry) {
     std::vector<PossibleDesign> found;
     for (vfio::ScannedDevice& device : PDT_TRY(vfio::scan_pci_bus(options))) {
         std::vector<const designs::Design*> candidates = registry.candidates(device.identity);

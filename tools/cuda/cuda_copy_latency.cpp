@@ -49,7 +49,7 @@ void fill(uint8_t* data, uint64_t bytes, uint64_t seed) {
 }
 
 pdt::Result<void> copy(streams::CopyEndpoint& e, Direction d, streams::HostBuffer& host, uint64_t host_offset,
-                        uint64_t bytes) {
+                       uint64_t bytes) {
     const auto ticket = PDT_TRY(e.issue(d, 0, host, host_offset, 0, bytes));
     return e.wait(ticket, std::chrono::seconds(10));
 }

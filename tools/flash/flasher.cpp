@@ -210,8 +210,8 @@ int identify(flash::SpiNor& nor, const Target& target, const Options& options, s
             journal_text = "Interrupted write found (journal " + path + "): image " + j.image + " at " +
                            hex(j.address) + ".." + hex(j.address + j.length - 1) + ": the same --write finishes it\n";
             journal_json = pdt::format("{\"image\": \"%s\", \"address\": %llu, \"length\": %llu}", j.image.c_str(),
-                                        static_cast<unsigned long long>(j.address),
-                                        static_cast<unsigned long long>(j.length));
+                                       static_cast<unsigned long long>(j.address),
+                                       static_cast<unsigned long long>(j.length));
         }
     }
     auto protection = nor.protection();
@@ -244,17 +244,17 @@ int identify(flash::SpiNor& nor, const Target& target, const Options& options, s
     std::cout << "FIFO depth=" << nor.controller().fifo_depth() << "\n";
     std::cout << "SPI mode=" << flash::to_string(nor.controller().mode()) << "\n";
     std::cout << pdt::format("Manufacturer ID=0x%02x (%s)  Memory Interface Type=0x%02x  Density=0x%02x\n",
-                              id.manufacturer, flash::manufacturer_name(id.manufacturer), id.memory_type, id.capacity);
+                             id.manufacturer, flash::manufacturer_name(id.manufacturer), id.memory_type, id.capacity);
     std::cout << pdt::format("Flash Size Bytes=%llu  Page Size Bytes=%u  Num Address Bytes=%u (%s)\n",
-                              static_cast<unsigned long long>(nor.size()), s.page_size, nor.address_bytes(),
-                              nor.addressing().c_str());
+                             static_cast<unsigned long long>(nor.size()), s.page_size, nor.address_bytes(),
+                             nor.addressing().c_str());
     std::cout << pdt::format("SFDP revision %u.%u, Basic Flash Parameter Table %u.%u with %u DWORDs\n", s.major,
-                              s.minor, s.bfpt_major, s.bfpt_minor, s.bfpt_dwords);
+                             s.minor, s.bfpt_major, s.bfpt_minor, s.bfpt_dwords);
     std::cout << "Erase types: " << erase_text << "\n";
     std::cout << "Read command: " << nor.read_command() << "\n";
     std::cout << "Quad enable: " << flash::describe(s.quad_enable) << "\n";
     std::cout << pdt::format("Status register=0x%02x  Protection: %s\n", protection->status,
-                              protection->describe().c_str());
+                             protection->describe().c_str());
     std::cout << journal_text;
     return 0;
 }
@@ -337,9 +337,9 @@ std::string to_json(const Report& r) {
     std::string journal = "null";
     if (r.journal)
         journal = pdt::format("{\"device\": \"%s\", \"image\": \"%s\", \"address\": %llu, \"length\": %llu}",
-                               r.journal->device.c_str(), r.journal->image.c_str(),
-                               static_cast<unsigned long long>(r.journal->address),
-                               static_cast<unsigned long long>(r.journal->length));
+                              r.journal->device.c_str(), r.journal->image.c_str(),
+                              static_cast<unsigned long long>(r.journal->address),
+                              static_cast<unsigned long long>(r.journal->length));
     std::string error;
     for (char c : r.error)
         error += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);

@@ -25,12 +25,12 @@ pdt::Result<void> check_dma_bar(const Target& t, const Selection& s) {
     const std::string object = "BAR " + std::to_string(s.bar) + " offset " + pdt::hex(s.request.offset);
     if (!xdma::allowed_register(blocks, s.request.offset))
         return pdt::make_error("check BAR access", object, EPERM,
-                                "not on probe_xilinx_ip's allow-list of the XDMA DMA BAR: no block found there names "
-                                "a register whose read has no side effect (Status 0x44 clears on read)");
+                               "not on probe_xilinx_ip's allow-list of the XDMA DMA BAR: no block found there names "
+                               "a register whose read has no side effect (Status 0x44 clears on read)");
     if (s.request.write && !xdma::scratch_register(blocks, s.request.offset))
         return pdt::make_error("check BAR access", object, EPERM,
-                                "--write on the XDMA DMA BAR only to an SGDMA Descriptor Low/High Address or Adjacent "
-                                "register: writing back a value elsewhere could clear RW1C bits or start an engine");
+                               "--write on the XDMA DMA BAR only to an SGDMA Descriptor Low/High Address or Adjacent "
+                               "register: writing back a value elsewhere could clear RW1C bits or start an engine");
     return {};
 }
 

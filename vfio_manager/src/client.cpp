@@ -21,7 +21,7 @@ pdt::Result<std::shared_ptr<Client>> Client::connect(const std::string& path) {
         return pdt::errno_error("socket", path);
     if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) < 0)
         return pdt::errno_error("connect", path,
-                                 errno == EACCES ? "the VFIO manager's socket belongs to another user" : "");
+                                errno == EACCES ? "the VFIO manager's socket belongs to another user" : "");
     std::shared_ptr<Client> client(new Client(std::move(fd), path));
     PDT_CHECK(client->status());
     return client;
@@ -31,8 +31,8 @@ pdt::Result<std::pair<Message, std::vector<vfio::UniqueFd>>> Client::transact(Bo
     std::lock_guard lock(m_mutex);
     Message out{++m_sequence, std::move(request)};
     const pdt::Error closed = pdt::make_error(to_string(out.type()), "VFIO manager " + m_path, ECONNRESET,
-                                                "the manager closed the connection (it refuses clients of another "
-                                                "uid, and closes a client after a malformed message: see its log)");
+                                              "the manager closed the connection (it refuses clients of another "
+                                              "uid, and closes a client after a malformed message: see its log)");
     auto sent = send_packet(m_fd.get(), encode(out));
     if (!sent)
         return sent.error().code == EPIPE || sent.error().code == ECONNRESET ? closed : sent.error();
@@ -44,8 +44,8 @@ pdt::Result<std::pair<Message, std::vector<vfio::UniqueFd>>> Client::transact(Bo
     Message in = PDT_TRY(decode((*packet)->bytes.data(), (*packet)->bytes.size()));
     if (in.sequence != out.sequence || in.type() != expected)
         return pdt::make_error(to_string(out.type()), "VFIO manager " + m_path, EPROTO,
-                                std::string("expected ") + to_string(expected) + " " + std::to_string(out.sequence) +
-                                    ", got " + to_string(in.type()) + " " + std::to_string(in.sequence));
+                               std::string("expected ") + to_string(expected) + " " + std::to_string(out.sequence) +
+                                   ", got " + to_string(in.type()) + " " + std::to_string(in.sequence));
     return std::make_pair(std::move(in), std::move((*packet)->fds));
 }
 
@@ -56,7 +56,7 @@ pdt::Result<vfio::BrokeredDevice> Client::open_device(const vfio::PciAddress& ad
         return reply.error.to_error();
     if (fds.size() != 2)
         return pdt::make_error("open", address.to_string() + " through the VFIO manager", EPROTO,
-                                std::to_string(fds.size()) + " file descriptors received, expected 2");
+                               std::to_string(fds.size()) + " file descriptors received, expected 2");
     vfio::BrokeredDevice device;
     device.device_fd = std::move(fds[0]);
     device.container_fd = std::move(fds[1]);

@@ -55,12 +55,12 @@ pdt::Result<std::unique_ptr<Server>> Server::create(ServerOptions options, std::
             devices.push_back(d.identity);
     if (devices.empty())
         return pdt::make_error("start", "VFIO manager", ENODEV,
-                                "No available IOMMU groups to manage: no selected device is bound to vfio-pci");
+                               "No available IOMMU groups to manage: no selected device is bound to vfio-pci");
     return start(std::move(options), devices, log);
 }
 
 pdt::Result<std::unique_ptr<Server>> Server::start(ServerOptions options, const std::vector<vfio::DeviceIdentity>& devices,
-                                                    std::ostream& log) {
+                                                   std::ostream& log) {
     std::unique_ptr<Server> server(new Server(std::move(options), log));
     std::map<int, Domain*> by_group;
     for (const vfio::DeviceIdentity& id : devices) {
@@ -215,7 +215,7 @@ std::optional<Message> Server::reply(Client& client, const Message& request, std
         auto iova = domain && domain->users.count(client.id)
                         ? domain->book.allocate(client.id, allocate->size, allocate->dma_mask_bits)
                         : pdt::Result<uint64_t>(pdt::make_error("allocate IOVA", "container " + std::to_string(allocate->container_id),
-                                                                  EPERM, "open a device of that container first"));
+                                                                EPERM, "open a device of that container first"));
         if (iova)
             r.iova = *iova;
         else
@@ -226,7 +226,7 @@ std::optional<Message> Server::reply(Client& client, const Message& request, std
         Domain* domain = find_domain(free->container_id);
         auto freed = domain ? domain->book.free(client.id, free->iova, free->size)
                             : pdt::Result<void>(pdt::make_error("free IOVA", "container " + std::to_string(free->container_id),
-                                                                  ENOENT, "no such container"));
+                                                                ENOENT, "no such container"));
         if (!freed)
             r.error = ReplyError::from(freed.error());
         out.body = r;

@@ -21,7 +21,7 @@ pdt::Result<std::string> socket_path() {
     if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime)
         return std::string(runtime) + "/pcie-dma-toolkit/vfio_manager.sock";
     return pdt::make_error("locate", "VFIO manager socket", ENOENT,
-                            "XDG_RUNTIME_DIR is not set: set it, or name the socket in PDT_VFIO_MANAGER_SOCKET");
+                           "XDG_RUNTIME_DIR is not set: set it, or name the socket in PDT_VFIO_MANAGER_SOCKET");
 }
 
 pdt::Result<PeerCredentials> peer_credentials(int fd) {
@@ -76,7 +76,7 @@ pdt::Result<void> send_packet(int socket, const std::vector<uint8_t>& bytes, con
         return pdt::errno_error("sendmsg", "VFIO manager socket");
     if (static_cast<size_t>(sent) != bytes.size())
         return pdt::make_error("sendmsg", "VFIO manager socket", EIO,
-                                "sent " + std::to_string(sent) + " of " + std::to_string(bytes.size()) + " bytes");
+                               "sent " + std::to_string(sent) + " of " + std::to_string(bytes.size()) + " bytes");
     return {};
 }
 

@@ -37,7 +37,7 @@ public:
     streams::CardFunction card_function() const override { return m_queues->card_function(); }
     const char* channel_kind() const override { return "queue"; }
     pdt::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
-                                                                       const streams::ChannelBuffers& buffers) override {
+                                                                      const streams::ChannelBuffers& buffers) override {
         return m_queues->open_channel(direction, channel, buffers);
     }
     vfio::Device& device() { return *m_design.device; }
@@ -52,6 +52,6 @@ private:
 // names), bus mastering enabled. ENODEV when the design has no qdma or no stream routes (the
 // reason names it), or the IP no stream engines; a usage error for a ring size the IP lacks.
 pdt::Result<std::unique_ptr<QdmaDesignStreamDevice>> make_qdma_stream_device(identify::IdentifiedDesign design,
-                                                                              const QdmaStreamOptions& options);
+                                                                             const QdmaStreamOptions& options);
 
 }  // namespace adapters

@@ -62,7 +62,7 @@ RoutingDecision decide_routing(const SwitchRoutes& current, const SwitchRoutes& 
                                const std::optional<std::vector<tool_support::SwitchRoute>>& requested, bool force);
 // Writes MI_MUX for every master port, then commits.
 pdt::Result<void> write_switch_routes(vfio::Device& device, const identify::SwitchInfo& info,
-                                       const SwitchRoutes& routes);
+                                      const SwitchRoutes& routes);
 // Reads MI_MUX of every master port (bit 31: disabled; [3:0] the slave port).
 pdt::Result<SwitchRoutes> read_switch_routes(vfio::Device& device, const identify::SwitchInfo& info);
 // "0->1 1->0" style text of a routing, "all disabled" when no port is enabled.
@@ -78,7 +78,7 @@ struct SwitchUpdate {
     SwitchRoutes routes;
 };
 pdt::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
-                                                bool force);
+                                               bool force);
 
 // What the design's card does with its streams (dma_bridge.stream_function).
 streams::CardFunction card_function(const designs::DmaBridge& bridge);
@@ -106,7 +106,7 @@ public:
     uint64_t packet_granularity() const override;
     std::optional<streams::EngineChoice> engines() const override { return m_chosen; }
     pdt::Result<std::unique_ptr<streams::StreamChannel>> open_channel(streams::Direction direction, unsigned channel,
-                                                                       const streams::ChannelBuffers& buffers) override;
+                                                                      const streams::ChannelBuffers& buffers) override;
     vfio::Device& device() { return *m_design.device; }
     const identify::IdentifiedDesign& identified() const { return m_design; }
 
@@ -139,6 +139,6 @@ pdt::Result<std::vector<std::unique_ptr<XdmaStreamDevice>>> open_xdma_stream_dev
 
 // As above for one identified design whose device it takes over (tests, simulated instances).
 pdt::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify::IdentifiedDesign design,
-                                                                        const OpenOptions& options);
+                                                                       const OpenOptions& options);
 
 }  // namespace adapters

@@ -58,7 +58,7 @@ enum class Request { Run, Help, Version };
 // Parses argv into the options' variables and `values`; `line.usage` is not used. A malformed
 // command line is a usage error (pdt::usage_error), its hint the parser's message.
 pdt::Result<Request> parse_arguments(int argc, const char* const* argv, const CommandLine& line,
-                                      boost::program_options::variables_map& values);
+                                     boost::program_options::variables_map& values);
 
 // Parses argv into the options' variables (and `values`, when given). Returns the exit status
 // when the run ends here: 0 after --help or --version, 2 after a usage error (the message on

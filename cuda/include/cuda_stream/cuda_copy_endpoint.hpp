@@ -46,6 +46,6 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(const Cop
 // `bytes` followed by cudaStreamSynchronize, each timed from the call to the return (seconds),
 // between pinned host memory and the device, on one stream of GPU `gpu`.
 pdt::Result<std::vector<double>> bare_copy_seconds(int gpu, streams::Direction direction, uint64_t bytes,
-                                                    unsigned samples);
+                                                   unsigned samples);
 
 }  // namespace cuda_stream

@@ -75,9 +75,9 @@ pdt::Result<std::shared_ptr<Loop>> make_loop(int gpu, size_t slots, uint64_t slo
 
 // loop null: the H2C channel only checks; the C2H channel generates.
 pdt::Result<std::unique_ptr<streams::StreamChannel>> open_h2c(const ChannelConfig& config,
-                                                               std::shared_ptr<Loop> loop);
+                                                              std::shared_ptr<Loop> loop);
 pdt::Result<std::unique_ptr<streams::StreamChannel>> open_c2h(const ChannelConfig& config,
-                                                               std::shared_ptr<Loop> loop);
+                                                              std::shared_ptr<Loop> loop);
 
 // The reference: bare cudaMemcpyAsync of the same sizes, nothing generated or checked, on
 // `streams` CUDA streams per direction with `buffer_count` copies in flight per stream.

@@ -48,6 +48,6 @@ struct CopyEndpointConfig {
 // opens an engine pair per queue. ENODEV when the
 // design has no memory-mapped H2C and C2H channel; EINVAL when card_memory_size is 0.
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
-                                                                        const CopyEndpointConfig& config);
+                                                                       const CopyEndpointConfig& config);
 
 }  // namespace xdma

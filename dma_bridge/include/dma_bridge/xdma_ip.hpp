@@ -76,12 +76,12 @@ std::string describe(const Modes& modes, bool stream);
 // the Completed Descriptor Count register. Interrupt completion also needs MSI on the device
 // (irq_info(Msi) or irq_info(Msix) with at least one vector).
 pdt::Result<Modes> choose_modes(vfio::Device& device, unsigned dma_bar, uint64_t register_offset, Direction direction,
-                                 unsigned channel, const IpOptions& stated, const ModeRequest& request);
+                                unsigned channel, const IpOptions& stated, const ModeRequest& request);
 
 // choose_modes for the engine `options` names (bar, offset, direction, channel), then sets its
 // mode and completion; for interrupt completion also enables MSI and picks the vector.
 pdt::Result<Modes> configure_engine(vfio::Device& device, const IpOptions& stated, const ModeRequest& request,
-                                     EngineOptions& options);
+                                    EngineOptions& options);
 
 // Enables MSI (else MSI-X) on the device with every vector it offers, unless already enabled
 // (engines opened earlier keep their eventfds); returns the number of vectors enabled.

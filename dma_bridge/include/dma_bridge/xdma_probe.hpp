@@ -63,7 +63,7 @@ using RegisterRequest = vfio::BarAccess;
 // XDMA registers take (32-bit only, EINVAL), the offset is aligned to it (EINVAL), the BAR is
 // the DMA BAR (EPERM) and the register is on the allow-list of `blocks` (EPERM with the reason).
 pdt::Result<void> check_request(vfio::Device& device, unsigned dma_bar, uint64_t register_offset,
-                                 const std::vector<FoundBlock>& blocks, const RegisterRequest& request);
+                                const std::vector<FoundBlock>& blocks, const RegisterRequest& request);
 // The same checks without the allow-list (vfio::check_bar_access with PG195's 32-bit width).
 pdt::Result<vfio::Bar*> check_access(vfio::Device& device, const RegisterRequest& request);
 // The name of a scratch register (scratch_registers()) at `offset` of a found block, if one is.

@@ -32,6 +32,6 @@ struct CopyEndpointConfig {
 // Sets Bus Master (edu DMA reads zeros without it), attaches the edu (ENODEV when BAR0 is no
 // edu's) and returns the endpoint. The device must outlive the endpoint.
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
-                                                                        const CopyEndpointConfig& config);
+                                                                       const CopyEndpointConfig& config);
 
 }  // namespace edu

@@ -114,11 +114,11 @@ public:
     pdt::Result<void> wait_dma(Wait wait, std::chrono::milliseconds timeout);
     // start_dma + wait_dma.
     pdt::Result<void> dma(const DmaRequest& request, Wait wait,
-                           std::chrono::milliseconds timeout = std::chrono::seconds(10));
+                          std::chrono::milliseconds timeout = std::chrono::seconds(10));
     pdt::Result<void> dma_to_edu(uint64_t host_iova, uint32_t edu_offset, uint32_t count, Wait wait,
-                                  std::chrono::milliseconds timeout = std::chrono::seconds(10));
+                                 std::chrono::milliseconds timeout = std::chrono::seconds(10));
     pdt::Result<void> dma_from_edu(uint32_t edu_offset, uint64_t host_iova, uint32_t count, Wait wait,
-                                    std::chrono::milliseconds timeout = std::chrono::seconds(10));
+                                   std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 private:
     EduDevice(vfio::Device& device, vfio::RegisterWindow regs);

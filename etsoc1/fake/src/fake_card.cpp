@@ -313,7 +313,7 @@ pdt::Result<EventId> FakeCard::Model::issue(Kind kind, StreamId stream, std::spa
     const DmaLimits& l = parameters.limits;
     if (kind != Kind::Kernel && (nodes.empty() || nodes.size() > l.max_nodes))
         return pdt::make_error(what, object, EINVAL,
-                                std::to_string(nodes.size()) + " nodes: a command takes 1.." + std::to_string(l.max_nodes));
+                               std::to_string(nodes.size()) + " nodes: a command takes 1.." + std::to_string(l.max_nodes));
     Command c;
     c.kind = kind;
     c.stream = stream;
@@ -323,8 +323,8 @@ pdt::Result<EventId> FakeCard::Model::issue(Kind kind, StreamId stream, std::spa
     for (const Node& n : nodes) {
         if (n.bytes == 0 || n.bytes > l.max_node_bytes)
             return pdt::make_error(what, object, EINVAL,
-                                    "a node of " + std::to_string(n.bytes) + " bytes: nodes take 1.." +
-                                        std::to_string(l.max_node_bytes));
+                                   "a node of " + std::to_string(n.bytes) + " bytes: nodes take 1.." +
+                                       std::to_string(l.max_node_bytes));
         PDT_CHECK(check_range(n.card, n.bytes));
         c.bytes += n.bytes;
         record.node_bytes.push_back(n.bytes);
@@ -389,11 +389,11 @@ pdt::Result<CardAddress> FakeCard::allocate(int device, uint64_t bytes, uint32_t
     const CardAddress address = (m->next_address + align - 1) / align * align;
     if (bytes == 0 || address + size - kCardBase > m->parameters.memory_bytes)
         return pdt::make_error("allocate card memory", "ET-SoC-1 fake 0", ENOMEM,
-                                std::to_string(bytes) + " bytes do not fit the card's memory");
+                               std::to_string(bytes) + " bytes do not fit the card's memory");
     void* pages = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (pages == MAP_FAILED)
         return pdt::make_error("allocate card memory", "ET-SoC-1 fake 0", errno,
-                                std::to_string(size) + " bytes of host memory to stand for it");
+                               std::to_string(size) + " bytes of host memory to stand for it");
     m->allocations[address] = Allocation{{static_cast<uint8_t*>(pages), PageDeleter{size}}, size};  // zeros
     m->next_address = address + size;
     return address;
@@ -462,7 +462,7 @@ pdt::Result<void> FakeCard::abort_stream(StreamId stream, std::chrono::seconds t
         lock.unlock();
         std::this_thread::sleep_for(timeout);
         return pdt::make_error("abort", "ET-SoC-1 fake stream " + std::to_string(stream), ETIMEDOUT,
-                                "the abort did not complete within " + std::to_string(timeout.count()) + " s");
+                               "the abort did not complete within " + std::to_string(timeout.count()) + " s");
     }
     std::erase_if(m->commands, [&](const Command& c) {
         if (c.stream != stream)

@@ -68,8 +68,8 @@ public:
     // Queues a transfer and issues what the window allows; returns at once. With a stream
     // index all its commands go on that stream, else round-robin over the direction's streams.
     pdt::Result<TransferId> start(Direction direction, uint8_t* host, CardAddress card, uint64_t bytes,
-                                   std::optional<unsigned> stream_index = std::nullopt,
-                                   Chunking chunking = Chunking::InOrder);
+                                  std::optional<unsigned> stream_index = std::nullopt,
+                                  Chunking chunking = Chunking::InOrder);
     // True once every command of the transfer completed (then forgotten); the transfer's error
     // when the card reported one or a command could not be issued. Never blocks.
     pdt::Result<bool> done(TransferId transfer);

@@ -78,7 +78,7 @@ public:
     // the FIFO depth by filling the Tx FIFO until SPISR Tx_Full (16 or 256; anything else is an
     // error naming what was found). Errors name the register and the core's location.
     static pdt::Result<AxiQuadSpi> open(vfio::RegisterWindow window, SpiMode mode, std::string location,
-                                         std::chrono::milliseconds timeout = std::chrono::milliseconds(1000));
+                                        std::chrono::milliseconds timeout = std::chrono::milliseconds(1000));
 
     unsigned fifo_depth() const { return m_fifo_depth; }
     SpiMode mode() const { return m_mode; }

@@ -13,6 +13,6 @@ const designs::Peripheral* quad_spi_peripheral(const designs::Design& design, ui
 // Resets the core and reads the flash's JEDEC ID and SFDP. ENOENT when the design has no
 // quad_spi peripheral.
 pdt::Result<SpiNor> open_flash(vfio::Device& device, const designs::Design& design, uint8_t revision,
-                                FlashTimeouts timeouts = {});
+                               FlashTimeouts timeouts = {});
 
 }  // namespace flash

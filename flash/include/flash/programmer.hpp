@@ -57,7 +57,7 @@ struct WriteResult {
 // `stop` is asked before each sector: true ends the write there (ECANCELED, naming how many
 // sectors were written), the sector before it complete and verified.
 pdt::Result<WriteResult> execute_plan(SpiNor& flash, const Plan& plan, std::span<const uint8_t> padded,
-                                       const std::function<bool()>& stop = {});
+                                      const std::function<bool()>& stop = {});
 
 // The journal of a write in progress: a small text file written (atomically) before the first
 // erase and removed once every sector verified.

@@ -115,7 +115,7 @@ struct IdentifyOptions {
 // Scans the bus, opens each device whose identity matches a design of the registry and
 // identifies it. Fails only when the bus cannot be scanned.
 pdt::Result<Identification> identify_designs(vfio::DeviceBus& bus, const designs::Registry& registry,
-                                              const IdentifyOptions& options);
+                                             const IdentifyOptions& options);
 
 // The lines display_identified_pcie_fpga_designs prints for one design (fpga_sio wording).
 std::string format_text(const IdentifiedDesign& design);

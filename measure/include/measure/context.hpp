@@ -33,7 +33,7 @@ public:
     // Errors when the bus cannot be opened or the address is malformed.
     // `simulated`: what --pci_access sim opens (sim::open_demo_topology, handed in by the tool).
     static pdt::Result<std::unique_ptr<DeviceContext>> open(const std::string& access, const std::string& pci_address,
-                                                             const SimulatedTopology& simulated = {});
+                                                            const SimulatedTopology& simulated = {});
     ~DeviceContext();
     // dump_pci_info's text for the device; on error, a line that says why.
     std::string pci_info();

@@ -37,8 +37,8 @@ const char* stop_reason();  // nullptr while copies may go on
 // One copy of `bytes`, split at info().max_copy_bytes, with up to info().max_in_flight pieces
 // in flight on `queue`; returns when every piece completed.
 pdt::Result<void> copy(CopyEndpoint& endpoint, Direction direction, unsigned queue, HostBuffer& host,
-                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
-                        std::chrono::milliseconds timeout);
+                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
+                       std::chrono::milliseconds timeout);
 
 // The pattern: 64-bit words key ^ (index * golden ratio), so that every word of every check
 // differs from its neighbours and from the last check's (a copy that moved nothing, or moved
@@ -59,20 +59,20 @@ struct CopyName {
 // "... copy 17 of 50: failed at byte 32 of 4096 (host buffer offset 69664, card offset
 // 0x11020)": the offset within the copy, within the host buffer and on the card.
 pdt::Error check_failure(Direction direction, uint64_t at, uint64_t bytes, const CopyName& name,
-                          uint64_t host_offset, uint64_t card_offset);
+                         uint64_t host_offset, uint64_t card_offset);
 
 // Writes the pattern to card[card_offset..+bytes] through `scratch` (untimed), for C2H checks:
 // in two copies, the last piece first (rule 3), so that a path that hands back a reused bounce
 // buffer's bytes gives them at the wrong places.
 pdt::Result<void> preload_card(CopyEndpoint& endpoint, HostBuffer& scratch, uint64_t card_offset, uint64_t bytes,
-                                uint64_t key, std::chrono::milliseconds timeout);
+                               uint64_t key, std::chrono::milliseconds timeout);
 // One copy in two pieces, the last piece first (rule 3), on `queue`. A card-to-host read-back
 // too small to cut (split_point 0) through a driver's reused bounce buffer (driver_stages) is
 // read twice instead, around a decoy of the destination's poison (stage_decoy); bytes the two
 // reads disagree on get their poison back, so the check fails on them.
 pdt::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direction, HostBuffer& host,
-                                         uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
-                                         std::chrono::milliseconds timeout, unsigned queue = 0);
+                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes,
+                                        std::chrono::milliseconds timeout, unsigned queue = 0);
 // Rule 3 where the driver stages every copy through one reused bounce buffer (info().driver_stages,
 // the ET-SoC-1 runtime): host[host_offset..+bytes), which holds what the next card-to-host copies
 // must not bring (poison), copied to the card's decoy region (info().decoy_card_bytes, at most that
@@ -80,7 +80,7 @@ pdt::Result<void> copy_last_piece_first(CopyEndpoint& endpoint, Direction direct
 // these bytes, not the pattern a preload or the copy under test staged. Nothing to do elsewhere.
 // Used after the preloads of card-to-host copies, at every size from 1 byte, and by small read-backs.
 pdt::Result<void> stage_decoy(CopyEndpoint& endpoint, HostBuffer& host, uint64_t host_offset, uint64_t bytes,
-                               std::chrono::milliseconds timeout, unsigned queue = 0);
+                              std::chrono::milliseconds timeout, unsigned queue = 0);
 // Where a copy of `bytes` is cut for rule 3: half, rounded down to 64 bytes; 0 (one piece)
 // below 128 bytes.
 uint64_t split_point(uint64_t bytes);
@@ -101,13 +101,13 @@ uint64_t slots_that_fit(uint64_t wanted, uint64_t bytes, uint64_t host_bytes, ui
 // copies' destination) holds poison.
 // The preloads and read-backs run on `queue`.
 pdt::Result<void> prepare_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
-                                 const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
-                                 unsigned queue = 0);
+                                const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
+                                unsigned queue = 0);
 // After it: H2C, each card slot read back through `scratch`, poisoned first and read in two copies the last piece first (rules 2 and 3); C2H, each slot of
 // `data` compared with its key's pattern. Slot i is copy `name.number + i`.
 pdt::Result<void> check_batch(CopyEndpoint& endpoint, Direction direction, HostBuffer& data, HostBuffer& scratch,
-                               const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
-                               const CopyName& name, unsigned queue = 0);
+                              const std::vector<KeyedSlot>& slots, uint64_t bytes, std::chrono::milliseconds timeout,
+                              const CopyName& name, unsigned queue = 0);
 
 std::string format_bytes(uint64_t bytes);  // "4 KiB", "256 MiB", "65 B"
 

@@ -58,7 +58,7 @@ std::vector<MmioRow> time_accesses(MmioAccessor& accessor, const MmioTimingReque
 // The request's accesses checked before any is made (vfio::check_bar_access for each width at
 // the offset: a 64-byte access needs 64 bytes aligned to 64).
 pdt::Result<vfio::Bar*> check_timing_request(vfio::Device& device, unsigned bar, const MmioTimingRequest& request,
-                                              const std::vector<unsigned>& bar_widths);
+                                             const std::vector<unsigned>& bar_widths);
 
 // The table, one line a row, with a header naming the mappings' meaning.
 std::string format_rows(const std::vector<MmioRow>& rows);

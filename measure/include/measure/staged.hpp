@@ -24,8 +24,8 @@ unsigned default_staged_threads();
 // waits chunk i, copies it out and issues chunk i + D in its slot. The slots lie within
 // bounce[bounce_offset, bounce_offset + bytes). Returns when every chunk completed.
 pdt::Result<void> staged_copy(CopyEndpoint& endpoint, Direction direction, const StagedPipeline& pipeline,
-                               uint8_t* user, HostBuffer& bounce, uint64_t bounce_offset, uint64_t card_offset,
-                               uint64_t bytes, std::chrono::milliseconds timeout);
+                              uint8_t* user, HostBuffer& bounce, uint64_t bounce_offset, uint64_t card_offset,
+                              uint64_t bytes, std::chrono::milliseconds timeout);
 
 // The chunk and depth of a sweep's staged path: --staged_chunk / --staged_depth when given, else
 // from a short calibration of direct copies of 64 KiB to 4 MiB (doubling, kCalibrationCopies
@@ -34,8 +34,8 @@ pdt::Result<void> staged_copy(CopyEndpoint& endpoint, Direction direction, const
 // card window, the largest copy and the host buffers; depth 4 within info().max_in_flight.
 inline constexpr unsigned kCalibrationCopies = 3;
 pdt::Result<StagedPlan> plan_staged(CopyEndpoint& endpoint, const SweepSettings& settings, HostBuffer& source,
-                                     HostBuffer& check, const CommonSettings& common, uint64_t& key,
-                                     uint64_t& bytes_verified);
+                                    HostBuffer& check, const CommonSettings& common, uint64_t& key,
+                                    uint64_t& bytes_verified);
 // The smallest size of `curve` (one direction, ascending sizes) whose rate reaches `fraction`
 // of its best; 0 for an empty curve.
 uint64_t knee_bytes(const std::vector<CalibrationPoint>& curve, double fraction);

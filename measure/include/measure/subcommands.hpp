@@ -28,8 +28,8 @@ struct SweepSettings {
 // Sizes above the endpoint's card window (info().card_memory_bytes, its limit) are left out with
 // a warning; when none fits, the window's size is measured instead, with a warning.
 pdt::Result<SweepResult> run_sweep(CopyEndpoint& endpoint, const SweepSettings& settings,
-                                    const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
-                                    std::vector<std::string>& warnings);
+                                   const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
+                                   std::vector<std::string>& warnings);
 // The sizes, rates and staged model of a sweep from its points (used by run_sweep; public for tests).
 void summarise_sweep(SweepResult& sweep);
 // Bytes per second of memcpy between two host buffers, the median of `runs`.
@@ -42,8 +42,8 @@ struct LatencySettings {
 };
 // A copy size above the endpoint's card window is clamped to the window, with a warning.
 pdt::Result<LatencyResult> run_latency(CopyEndpoint& endpoint, const LatencySettings& settings,
-                                        const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
-                                        std::vector<std::string>& warnings);
+                                       const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
+                                       std::vector<std::string>& warnings);
 
 struct AccessSettings {
     Direction direction = Direction::H2C;
@@ -58,8 +58,8 @@ struct AccessSettings {
 };
 std::vector<uint64_t> default_access_sizes();
 pdt::Result<AccessResult> run_access(CopyEndpoint& endpoint, const AccessSettings& settings,
-                                      const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
-                                      std::vector<std::string>& warnings);
+                                     const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
+                                     std::vector<std::string>& warnings);
 
 struct InflightSettings {
     std::vector<uint64_t> sizes = {1ull << 20, 4ull << 20, 16ull << 20, 64ull << 20};
@@ -67,15 +67,15 @@ struct InflightSettings {
     unsigned tries = 3;  // per way per run: the run's figure is their median
 };
 pdt::Result<InflightResult> run_inflight(CopyEndpoint& endpoint, const InflightSettings& settings,
-                                          const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
-                                          std::vector<std::string>& warnings);
+                                         const CommonSettings& common, Progress& progress, uint64_t& bytes_verified,
+                                         std::vector<std::string>& warnings);
 
 struct BidirSettings {
     uint64_t bytes = 64ull << 20;
     unsigned repeats = 5, copies = 4;  // copies per direction per repeat; a run's rate is its median copy's
 };
 pdt::Result<BidirResult> run_bidir(CopyEndpoint& endpoint, const BidirSettings& settings,
-                                    const CommonSettings& common, Progress& progress, uint64_t& bytes_verified);
+                                   const CommonSettings& common, Progress& progress, uint64_t& bytes_verified);
 
 struct LaunchSettings {
     unsigned samples = 50, queued = 100, repeats = 5;
@@ -83,6 +83,6 @@ struct LaunchSettings {
 };
 // ENOTSUP when the endpoint runs no code on the card (the caller reports SKIPPED).
 pdt::Result<LaunchResult> run_launch(CopyEndpoint& endpoint, const LaunchSettings& settings,
-                                      const CommonSettings& common, Progress& progress, uint64_t& bytes_verified);
+                                     const CommonSettings& common, Progress& progress, uint64_t& bytes_verified);
 
 }  // namespace measure

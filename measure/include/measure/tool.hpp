@@ -62,7 +62,7 @@ struct ParsedOptions {
 // that cannot be read or holds what the tool does not know. `endpoint_options` are the
 // adapters' own (endpoints.cpp).
 pdt::Result<ParsedOptions> parse_options(int argc, const char* const* argv,
-                                          const boost::program_options::options_description& endpoint_options);
+                                         const boost::program_options::options_description& endpoint_options);
 // The base's size parsers (base/numbers.hpp): "4KiB", "1.5MiB", "0-63,64".
 using pdt::parse_size;
 using pdt::parse_size_list;

@@ -70,6 +70,6 @@ public:
 // temporary file is created there and removed), the URL parses and the gateway answers. The
 // error names the path or URL and the cause. job and instance name the push group.
 pdt::Result<std::unique_ptr<Publisher>> open_publisher(const std::string& target, const std::string& job,
-                                                        const std::string& instance);
+                                                       const std::string& instance);
 
 }  // namespace metrics

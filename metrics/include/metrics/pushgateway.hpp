@@ -46,6 +46,6 @@ inline constexpr std::chrono::milliseconds kHttpTimeout{5000};
 // whatever its status; errors (a name that does not resolve, a refused or timed-out connection,
 // an answer that is not HTTP) name "<method> http://HOST:PORT<target>" and the cause.
 pdt::Result<HttpResponse> http_exchange(const PushUrl& url, const std::string& method, const std::string& target,
-                                         const std::string& body, std::chrono::milliseconds timeout = kHttpTimeout);
+                                        const std::string& body, std::chrono::milliseconds timeout = kHttpTimeout);
 
 }  // namespace metrics

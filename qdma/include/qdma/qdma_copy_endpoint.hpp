@@ -53,6 +53,6 @@ struct CopyEndpointConfig {
 // register and value (a ring size not among QDMA_GLBL_RNG_SZ, queues past the FMAP range or
 // MULTQ_MAX); ENODEV when the IP has no MM engines; a usage error when card_memory_size is 0.
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Device& device,
-                                                                        const CopyEndpointConfig& config);
+                                                                       const CopyEndpointConfig& config);
 
 }  // namespace qdma

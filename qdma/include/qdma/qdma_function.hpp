@@ -83,7 +83,7 @@ public:
 
     // Context commands on physical queue `hw_qid` (sel, op as PG302's CtxtSel / CtxtOp values).
     pdt::Result<void> context_command(uint32_t hw_qid, uint32_t sel, uint32_t op,
-                                       const std::array<uint32_t, 8>* data = nullptr);
+                                      const std::array<uint32_t, 8>* data = nullptr);
     pdt::Result<std::array<uint32_t, 8>> context_read(uint32_t hw_qid, uint32_t sel);
 
     // Sets run in QDMA_H2C_MM_CTL / QDMA_C2H_MM_CTL (MM channel 0) and reads it back: EIO

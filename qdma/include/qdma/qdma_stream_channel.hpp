@@ -33,8 +33,8 @@ struct StreamChannelOptions {
 // Opens the function's stream queue `qid` in `direction` with buffers.count buffers of
 // buffers.size bytes, registered for DMA. ENODEV when the IP has no stream engine that way.
 pdt::Result<std::unique_ptr<streams::StreamChannel>> open_stream_channel(std::shared_ptr<Function> function,
-                                                                          streams::Direction direction, uint32_t qid,
-                                                                          const streams::ChannelBuffers& buffers,
-                                                                          const StreamChannelOptions& options = {});
+                                                                         streams::Direction direction, uint32_t qid,
+                                                                         const streams::ChannelBuffers& buffers,
+                                                                         const StreamChannelOptions& options = {});
 
 }  // namespace qdma

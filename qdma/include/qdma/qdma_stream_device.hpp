@@ -32,6 +32,6 @@ struct StreamDeviceConfig {
 // channel past it.
 // `device` outlives the stream device.
 pdt::Result<std::unique_ptr<streams::StreamDevice>> open_stream_device(vfio::Device& device,
-                                                                        const StreamDeviceConfig& config);
+                                                                       const StreamDeviceConfig& config);
 
 }  // namespace qdma

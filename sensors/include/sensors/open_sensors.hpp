@@ -17,7 +17,7 @@ std::string block_location(unsigned bar, uint64_t offset);
 // The design's sensor blocks in design order; none (not an error) when it lists none. Fails
 // when a listed block's BAR cannot be mapped or does not hold its registers.
 pdt::Result<std::vector<std::unique_ptr<streams::SensorBlock>>> open_sensor_blocks(vfio::Device& device,
-                                                                                    const designs::Design& design,
-                                                                                    uint8_t revision);
+                                                                                   const designs::Design& design,
+                                                                                   uint8_t revision);
 
 }  // namespace sensors

@@ -34,7 +34,7 @@ public:
     // `key` names the backing file under PDT_SIM_BAR_MEMORY_DIR (the design, its address, the
     // BAR and offset); the file's open or mapping error otherwise.
     static pdt::Result<std::shared_ptr<BarMemoryBlock>> make(uint64_t size, bool cleared_by_reset,
-                                                              const std::string& key);
+                                                             const std::string& key);
 
 private:
     BarMemoryBlock(uint8_t* bytes, uint64_t size, bool cleared_by_reset, std::string backing)

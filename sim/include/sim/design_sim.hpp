@@ -60,8 +60,8 @@ int simulated_iommu_group(size_t index);
 // (file name prefix "sim-": never a real device's lock), as the kernel bus does; by default
 // simulated devices take no lock. `link`: every instance's XDMA link (default unthrottled).
 pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::string>& design_names,
-                                                      const designs::Registry& registry,
-                                                      const vfio::LockOptions& lock = {},
-                                                      const SimulatedLink& link = {});
+                                                        const designs::Registry& registry,
+                                                        const vfio::LockOptions& lock = {},
+                                                        const SimulatedLink& link = {});
 
 }  // namespace sim

@@ -55,7 +55,7 @@ public:
     const streams::EndpointInfo& info() const override { return m_info; }
     pdt::Result<std::unique_ptr<streams::HostBuffer>> allocate(uint64_t bytes, streams::HostMemory memory) override;
     pdt::Result<streams::Ticket> issue(streams::Direction direction, unsigned queue, streams::HostBuffer& host,
-                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
+                                       uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
     pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     pdt::Result<void> reset_queues() override;
     pdt::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override;
@@ -72,7 +72,7 @@ private:
     };
     explicit ModelCopyEndpoint(const ModelCopyParameters& parameters);
     pdt::Error copy_error(streams::Direction direction, unsigned queue, uint64_t host_offset, uint64_t card_offset,
-                           uint64_t bytes, int code, const std::string& hint) const;
+                          uint64_t bytes, int code, const std::string& hint) const;
     unsigned iotlb_misses(const uint8_t* host, uint64_t bytes);
     // Moves a copy's bytes as the lie allows; completes_early holds back its tail in m_late
     // until a copy of the same direction (its engine's next transfer) is issued late_by after.

@@ -131,6 +131,6 @@ private:
 // empty for the default), the faults of PDT_SIM_FLASH_FAULT, the backing of PDT_SIM_FLASH_DIR
 // keyed by `key` (the design and PCI address). EINVAL for an unknown shape or fault.
 pdt::Result<std::shared_ptr<QuadSpiModel>> make_quad_spi_model(const std::string& shape, unsigned fifo_depth,
-                                                                const std::string& key);
+                                                               const std::string& key);
 
 }  // namespace sim

@@ -126,7 +126,7 @@ public:
     // Generated: from must be nullopt and the channel must name its generated_stream).
     // Crc64 needs source packets of a multiple of 8 bytes and sink buffers of at least 8.
     pdt::Result<size_t> add_sink(streams::StreamChannel& channel, std::optional<size_t> from,
-                                  CardFunction function = CardFunction::Loopback);
+                                 CardFunction function = CardFunction::Loopback);
     // Output rows, printed in the order added. A pair row counts and verifies at its sink.
     // label: "0000:15:00.0 0 -> 1" or "0000:01:00.0 H2C channel 0".
     void add_pair_row(std::string label, size_t sink);

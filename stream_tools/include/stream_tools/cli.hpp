@@ -73,7 +73,7 @@ std::optional<int> parse_command_line(int argc, char** argv, const boost::progra
 // Converts the common options; errors are usage errors.
 pdt::Result<StreamRunOptions> run_options(const CommonCli& cli);
 pdt::Result<std::vector<ChannelSelector>> channel_selectors(const std::string& option,
-                                                             const std::vector<std::string>& texts);
+                                                            const std::vector<std::string>& texts);
 
 // Opens the stream devices the command line names (adapters::open_stream_devices) and calls
 // body with them; returns body's exit status, 1 when the devices cannot be opened, 2 for a usage

@@ -39,7 +39,7 @@ uint64_t default_host_memory_limit();
 // "<h2c>[,<c2h>]" (test_dma_bridge's --stream_mapping_size, --stream_num_descriptors,
 // --transfer_length): one value for both directions, or one each.
 pdt::Result<std::pair<uint64_t, uint64_t>> parse_number_pair(const std::string& option, const std::string& text,
-                                                               uint64_t min, uint64_t max);
+                                                             uint64_t min, uint64_t max);
 
 // --buffer_allocation heap|shared_memory|huge_pages.
 pdt::Result<streams::BufferAllocation> parse_buffer_allocation(const std::string& text);

@@ -86,7 +86,7 @@ public:
     // Starts one copy of `bytes` between host[host_offset..] and card[card_offset..] on a
     // queue (< info().queues); returns at once. Errors name the endpoint, direction and range.
     virtual pdt::Result<Ticket> issue(Direction direction, unsigned queue, HostBuffer& host, uint64_t host_offset,
-                                       uint64_t card_offset, uint64_t bytes) = 0;
+                                      uint64_t card_offset, uint64_t bytes) = 0;
     // Blocks until that copy completed; ETIMEDOUT after timeout (the endpoint is then unusable
     // until reset_queues). A copy the card reported failed is an error naming it.
     virtual pdt::Result<void> wait(const Ticket& ticket, std::chrono::milliseconds timeout) = 0;

@@ -18,7 +18,7 @@ public:
         return inner->allocate(bytes, memory);
     }
     pdt::Result<Ticket> issue(Direction d, unsigned queue, HostBuffer& host, uint64_t host_offset, uint64_t card_offset,
-                               uint64_t bytes) override {
+                              uint64_t bytes) override {
         return inner->issue(d, queue, host, host_offset, card_offset, bytes);
     }
     pdt::Result<void> wait(const Ticket& ticket, std::chrono::milliseconds timeout) override {

@@ -92,7 +92,7 @@ public:
     // The engine modes the adapter chose when it opened the device; nullopt where it has no choice.
     virtual std::optional<EngineChoice> engines() const { return std::nullopt; }
     virtual pdt::Result<std::unique_ptr<StreamChannel>> open_channel(Direction direction, unsigned channel,
-                                                                      const ChannelBuffers& buffers) = 0;
+                                                                     const ChannelBuffers& buffers) = 0;
 };
 
 // Waits for the next completion of a loopback's C2H channel. When none comes in time and the

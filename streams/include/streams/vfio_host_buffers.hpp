@@ -53,8 +53,8 @@ inline std::string endpoint_name(const std::string& configured, const vfio::Devi
 // CopyEndpoint::allocate for an endpoint `owner` (named `name` in errors) that DMAs through
 // `device` with a DMA mask of `dma_mask_bits`.
 inline pdt::Result<std::unique_ptr<HostBuffer>> allocate_vfio_buffer(vfio::Device& device, uint64_t bytes,
-                                                                      HostMemory memory, unsigned dma_mask_bits,
-                                                                      const void* owner, const std::string& name) {
+                                                                     HostMemory memory, unsigned dma_mask_bits,
+                                                                     const void* owner, const std::string& name) {
     if (bytes == 0)
         return pdt::make_error("allocate host buffer", name, EINVAL, "size 0");
     if (memory == HostMemory::Pageable)

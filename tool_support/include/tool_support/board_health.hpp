@@ -48,8 +48,8 @@ public:
     // without sensors has none: not an error). Events (alarms, a trip) print to `out` as lines,
     // or JSON Lines {"type":"sensor_event",...} with json.
     static pdt::Result<std::unique_ptr<BoardHealth>> open(const BoardHealthCli& cli, const std::string& tool,
-                                                           const std::vector<DesignUnderTest>& targets, std::FILE* out,
-                                                           bool json);
+                                                          const std::vector<DesignUnderTest>& targets, std::FILE* out,
+                                                          bool json);
     ~BoardHealth();
 
     void start();  // the first sample now, then every second

@@ -20,7 +20,7 @@ struct PossibleDesign {
 // Every device of the scan (options' dump file / sysfs root, as the kernel bus uses) whose
 // identity matches a design of the registry, in bus order.
 pdt::Result<std::vector<PossibleDesign>> possible_designs(const vfio::KernelOptions& options,
-                                                           const designs::Registry& registry);
+                                                          const designs::Registry& registry);
 
 // fpga_sio's line: "PCI device <bdf>[  physical slot <s>]  Design name <a>[ or <b>]  IOMMU group <g>",
 // or "... No IOMMU group set, won't be able to open device using VFIO" in place of the group.

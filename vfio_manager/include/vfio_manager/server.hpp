@@ -38,8 +38,8 @@ public:
     static pdt::Result<std::unique_ptr<Server>> create(ServerOptions options, std::ostream& log);
     // Opens the given devices (none is allowed: the protocol alone) and binds the socket.
     static pdt::Result<std::unique_ptr<Server>> start(ServerOptions options,
-                                                       const std::vector<vfio::DeviceIdentity>& devices,
-                                                       std::ostream& log);
+                                                      const std::vector<vfio::DeviceIdentity>& devices,
+                                                      std::ostream& log);
     ~Server();
 
     // Serves until `stop` is set (then once no client is connected) or, with `once`, until the

@@ -6,6 +6,9 @@
 #
 #   scripts/h200_measure.sh bundle [BUILD_DIR] [BUNDLE_DIR]   # here: binaries + their libraries
 #   scripts/h200_measure.sh run    [BIN_DIR]   [OUT_DIR]      # there: the measurements
+#   scripts/h200_measure.sh bounds|table ROWS CONTEST PATTERN [VERIFY_THREADS] [CORES]
+#       # a run's bounds (TSV) or its table, again, from its line_rate/rows.tsv, contest.txt and
+#       # pattern_benchmark.txt (VERIFY_THREADS: line_rate's, default CORES - 2; CORES: nproc)
 #
 # The device machine has no package registry: `bundle` copies the tools below with the shared
 # libraries they load that are not glibc or the CUDA driver (libpci, Boost, ...) into BUNDLE_DIR
@@ -17,11 +20,14 @@
 #      H2D and D2H
 #   3. disturbed: the pinned H2D and D2H cases again with DISTURB memory-bandwidth hogs beside
 #      them: each ratio stays within 0.05 of the quiet one, or the case is marked DISTURBED
-#   4. contest: cuda_host_memory_contest, the host memory's share while the GPU copies both ways
-#      (the limit of both directions at once and loopback)
+#   4. contest: cuda_host_memory_contest, the host memory's share while the GPU copies both ways,
+#      and its read and write rates apart, alone and under the GPU's copies
 #   5. sweep: pcie_link_measure sweep, direct and staged (pipelined bounce buffers) against the
 #      driver's own pageable copy and the serial model; bidir
 #   6. pattern_benchmark on this host (generate and verify per core against memcpy)
+# Each case's bound (bounds below): the least of its bare copy, its host memory's bound and its
+# host cores' bound, all from the same run; printed with verified / bound and whether the case
+# reaches 0.97 of it.
 # OUT_DIR gets each step's output, summary.txt, result.json, report.html, performance.md (the
 # table for docs/performance.md) and OUT_DIR.tar.gz. A step that fails is "FAILED (exit N)"
 # with no timing; `run` then exits 1 naming every failed step. Nothing here writes the GPU's
@@ -71,34 +77,52 @@ describe_case() {
     esac
 }
 
-# rows_json TSV: the rows of cuda_line_rate.sh's rows.tsv as a JSON array.
+# bound_lines TSV [BOUNDS]: each row of TSV with its bound's columns after a tab ("-" without).
+bound_lines() {
+    awk -F'\t' -v bounds="${2:-}" '
+        BEGIN { while (bounds != "" && (getline line < bounds) > 0) { split(line, a, "\t"); b[a[1]] = substr(line, length(a[1]) + 2) } }
+        { print $0 "\t" (($1 in b) ? b[$1] : "-\t-\t-\t-\t-\t-\t-\t-") }' "$1"
+}
+
+# rows_json TSV [BOUNDS]: the rows of cuda_line_rate.sh's rows.tsv as a JSON array, with their bounds.
 rows_json() {
     local first=1 name ratio low high pairs bare verified spread verdict cores per what goal core_goal
+    local bound limit mem core vb meets n model
     echo "["
-    while IFS=$'\t' read -r name ratio low high pairs bare verified spread verdict cores per; do
+    while IFS=$'\t' read -r name ratio low high pairs bare verified spread verdict cores per bound limit mem core vb meets n model; do
         IFS='|' read -r what goal core_goal < <(describe_case "$name")
         [ $first = 1 ] || echo ","
         first=0
         num() { [[ $1 =~ ^[0-9.]+$ ]] && echo "$1" || echo null; }
-        printf '  {"case": "%s", "what": "%s", "goal": %s, "cores_goal": %s, "ratio": %s, "ratio_low": %s, "ratio_high": %s, "pairs": %s, "bare_gbps": %s, "verified_gbps": %s, "bare_spread": %s, "verdict": "%s", "cores": %s, "cores_per_verified_gbps": %s}' \
+        printf '  {"case": "%s", "what": "%s", "goal": %s, "cores_goal": %s, "ratio": %s, "ratio_low": %s, "ratio_high": %s, "pairs": %s, "bare_gbps": %s, "verified_gbps": %s, "bare_spread": %s, "verdict": "%s", "cores": %s, "cores_per_verified_gbps": %s' \
             "$name" "$what" "$(num "$goal")" "$(num "$core_goal")" "$(num "$ratio")" "$(num "$low")" "$(num "$high")" "$(num "$pairs")" \
             "$(num "$bare")" "$(num "$verified")" "$(num "$spread")" "$verdict" "$(num "$cores")" "$(num "$per")"
-    done <"$1"
+        printf ', "bound_gbps": %s, "bound_set_by": "%s", "memory_bound_gbps": %s, "cores_bound_gbps": %s, "verified_vs_bound": %s, "meets_bound": "%s", "bound_cores": %s, "host_touches": "%s"}' \
+            "$(num "$bound")" "$limit" "$(num "$mem")" "$(num "$core")" "$(num "$vb")" "$meets" "$(num "$n")" "$model"
+    done < <(bound_lines "$1" "${2:-}")
     echo
     echo "]"
 }
 
-# rows_markdown TSV TITLE: the rows as a Markdown table (the one docs/performance.md holds).
+# rows_markdown TSV [BOUNDS]: the rows as a Markdown table (the one docs/performance.md holds).
 rows_markdown() {
-    echo "| case | what | verified / bare (median of pairs) | spread of the pairs | bare GB/s (spread) | verified GB/s | goal | host cores (per verified GB/s) | cores goal | verdict |"
-    echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo "| case | what | verified / bare (median of pairs) | spread of the pairs | bound GB/s (set by) | verified / bound | meets 0.97 of its bound | bare GB/s (spread) | verified GB/s | goal | host cores (per verified GB/s) | cores goal | verdict |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     local name ratio low high pairs bare verified spread verdict cores per what goal core_goal
-    while IFS=$'\t' read -r name ratio low high pairs bare verified spread verdict cores per; do
+    local bound limit vb meets
+    while IFS=$'\t' read -r name ratio low high pairs bare verified spread verdict cores per bound limit _ _ vb meets _; do
         IFS='|' read -r what goal core_goal < <(describe_case "$name")
         local pct
         pct=$(awk -v s="$spread" 'BEGIN { if (s ~ /^[0-9.]+$/) printf "%.0f%%", 100 * s; else print "-" }')
-        echo "| $name | $what | **$ratio** ($pairs pairs) | $low-$high | $bare ($pct) | $verified | $goal | $cores ($per) | $core_goal | $verdict |"
-    done <"$1"
+        echo "| $name | $what | **$ratio** ($pairs pairs) | $low-$high | $bound ($limit) | $vb | $meets | $bare ($pct) | $verified | $goal | $cores ($per) | $core_goal | $verdict |"
+    done < <(bound_lines "$1" "${2:-}")
+}
+
+# bounds_markdown BOUNDS: how each case's bound was reached.
+bounds_markdown() {
+    echo "| case | host memory touched per byte moved | memory bound GB/s | cores bound GB/s (cores) | bound GB/s (set by) |"
+    echo "|---|---|---|---|---|"
+    awk -F'\t' '{ printf "| %s | %s | %s | %s (%s) | %s (%s) |\n", $1, $9, $4, $5, $8, $2, $3 }' "$1"
 }
 
 # disturbed_check QUIET_TSV DISTURBED_TSV: per case, the disturbed ratio against the quiet one:
@@ -113,6 +137,143 @@ disturbed_check() {
             printf "%s\t%s\t%s\t%.3f\t%s\n", $1, q[$1], $2, d, v
         }
         END { exit bad }' "$1" "$2"
+}
+
+# path_model CASE: per byte the case moves, what host memory it must touch and what the host's
+# cores must compute: "host_writes host_reads dma_reads dma_writes generated checked channels",
+# then "|" and the model in words. Host touches are made by the host's threads (the pattern
+# workers, the channels, the CUDA driver's staging copies); DMA touches by the GPU's copy engines.
+# The bare copy of the same case makes only the DMA touches (and, pageable, the driver's).
+path_model() {
+    case $1 in
+        # Pinned H2D, resent (--h2c_replay): generated once; the copy engine reads each byte. No
+        # host thread touches it: no memory or core bound but the bare copy's.
+        h2d_replay_*) echo "0 0 1 0 0 0 1|DMA read" ;;
+        # Pinned H2D, generated for every copy: a worker writes each byte (streaming stores), the
+        # copy engine reads it; the GPU checks it.
+        h2d_*) echo "1 0 1 0 1 0 1|host write + DMA read" ;;
+        # Pinned D2H: the GPU generates; the copy engine writes each byte, a worker reads it to check.
+        d2h_*) echo "0 1 0 1 0 1 1|DMA write + host read" ;;
+        # Both directions at once, and loopback (the C2H copies bring back what the H2C copies
+        # took): half the bytes moved are H2D (host write + DMA read), half D2H (DMA write + host
+        # read). Two channels a direction: four channel threads.
+        both_2ch_* | loopback_2ch_*) echo "0.5 0.5 0.5 0.5 0.5 0.5 4|per byte moved: 1/2 (host write + DMA read) + 1/2 (DMA write + host read)" ;;
+        both_* | loopback_*) echo "0.5 0.5 0.5 0.5 0.5 0.5 2|per byte moved: 1/2 (host write + DMA read) + 1/2 (DMA write + host read)" ;;
+        # Pageable H2D: a worker writes each byte into pageable memory; the driver copies it into
+        # its pinned staging buffer (host read + host write), the copy engine reads that.
+        pageable_h2d_*) echo "2 1 1 0 1 0 1|host write + driver's staging copy (host read + write) + DMA read" ;;
+        # Pageable D2H: the copy engine writes the driver's staging buffer, the driver copies it
+        # into pageable memory (host read + write), a worker reads it to check.
+        pageable_d2h_*) echo "1 2 0 1 0 1 1|DMA write + driver's staging copy (host read + write) + host read" ;;
+        *) echo "0 0 0 0 0 0 1|no model" ;;
+    esac
+}
+
+# host_rates CONTEST PATTERN: "Wa Wl Xw Ra Rl Xr G V" ("-" where the run has no figure): the host
+# threads' write and read rates alone (Wa, Ra) and while the GPU copies (Wl, Rl), the GPU's mean
+# copy traffic meanwhile (Xw, Xr), all GB/s, from cuda_host_memory_contest; one core's generate
+# (streaming stores) and verify rates, G and V, from pattern_benchmark. A contest without the
+# writes and reads apart (before F27) gives its written-and-read-back figures for both: a thread
+# there writes and reads the same bytes, so with equal costs each runs at the sum's rate.
+host_rates() {
+    awk 'function num(s) { return s ~ /^[0-9.]+$/ ? s + 0 : "" }
+         function meanwhile(   i) { for (i = 1; i < NF; i++) if ($i == "meanwhile") return num($(i + 1)); return "" }
+         FILENAME == ARGV[1] && /^  written alone:/ { wa = num($3) }
+         FILENAME == ARGV[1] && /^  written while the GPU copies:/ { wl = num($6); xw = meanwhile() }
+         FILENAME == ARGV[1] && /^  read alone:/ { ra = num($3) }
+         FILENAME == ARGV[1] && /^  read while the GPU copies:/ { rl = num($6); xr = meanwhile() }
+         FILENAME == ARGV[1] && /^  host alone: .* = [0-9.]+ GB\/s$/ { sa = num($(NF - 1)) }
+         FILENAME == ARGV[1] && /^  host while the GPU copies: .* = [0-9.]+ GB\/s$/ { sl = num($(NF - 1)) }
+         FILENAME == ARGV[1] && /^  host loaded:/ { gsub(/,/, ""); xs = (num($4) + num($6) + num($9) + num($12)) / 3 }
+         FILENAME == ARGV[2] && /^generate \(streaming stores/ { for (i = 1; i < NF; i++) if ($(i + 1) == "GB/s") { g = num($i); break } }
+         FILENAME == ARGV[2] && /^verify / { v = num($2) }
+         function out(x) { return x == "" ? "-" : x }
+         END {
+             if (wa == "" && ra == "" && sa != "") { wa = ra = sa; wl = rl = sl; xw = xr = xs }
+             print out(wa), out(wl), out(xw), out(ra), out(rl), out(xr), out(g), out(v)
+         }' "$1" "$2"
+}
+
+# bound_of RATIO BARE HOST_RATES MODEL THREADS: "bound limit memory cores verified/bound meets"
+# for one case ("-" where there is no figure).
+#   memory: the host threads' write and read rates fall from their rates alone as the copy
+#     engines' traffic grows, in a line through the rates under the GPU's copies (contest); at
+#     rate v the case's copy engines move x = (dma_reads + dma_writes) v and its threads need
+#     v (host_writes / W(x) + host_reads / R(x)) <= 1 of the memory's time; the bound is the
+#     largest such v (found by halving).
+#   cores: THREADS cores each generating at G and checking at V (one core's rates):
+#     THREADS / (generated / G + checked / V).
+#   bound: the least of the bare copy, memory and cores; verified / bound is the median of the
+#     pairs' ratios times bare / bound (the ratio itself where the bare copy is the bound); the
+#     case meets its bound at 0.97 of it or more.
+bound_of() {
+    awk -v ratio="$1" -v bare="$2" -v rates="$3" -v model="$4" -v threads="$5" '
+        function num(s) { return s ~ /^[0-9.]+$/ ? s + 0 : -1 }
+        function at(a, l, X, x,   k, r) {  # a host rate with the copy engines moving x GB/s
+            k = (l >= 0 && X > 0 && l < a) ? (a - l) / X : 0
+            r = a - k * x
+            return r < 0.01 * a ? 0.01 * a : r
+        }
+        function need(v,   x, t) {
+            x = (m[3] + m[4]) * v; t = 0
+            if (m[1] > 0) t += m[1] / at(wa, wl, xw, x)
+            if (m[2] > 0) t += m[2] / at(ra, rl, xr, x)
+            return v * t
+        }
+        function f(x) { return x < 0 ? "-" : sprintf("%.2f", x) }
+        BEGIN {
+            split(model, m, " "); split(rates, h, " ")
+            wa = num(h[1]); wl = num(h[2]); xw = num(h[3]); ra = num(h[4]); rl = num(h[5]); xr = num(h[6])
+            g = num(h[7]); v = num(h[8]); bare = num(bare); ratio = num(ratio)
+            mem = -1
+            if ((m[1] > 0 || m[2] > 0) && (m[1] == 0 || wa > 0) && (m[2] == 0 || ra > 0)) {
+                hi = 1 / ((m[1] > 0 ? m[1] / wa : 0) + (m[2] > 0 ? m[2] / ra : 0)); lo = 0
+                for (i = 0; i < 60; i++) { mid = (lo + hi) / 2; if (need(mid) <= 1) lo = mid; else hi = mid }
+                mem = lo
+            }
+            cores = -1
+            if ((m[5] > 0 || m[6] > 0) && (m[5] == 0 || g > 0) && (m[6] == 0 || v > 0))
+                cores = threads / ((m[5] > 0 ? m[5] / g : 0) + (m[6] > 0 ? m[6] / v : 0))
+            bound = bare; limit = "bare"
+            if (mem >= 0 && (bound < 0 || mem < bound)) { bound = mem; limit = "memory" }
+            if (cores >= 0 && (bound < 0 || cores < bound)) { bound = cores; limit = "cores" }
+            if (bound <= 0 || ratio < 0 || bare < 0) { printf "%s\t-\t%s\t%s\t-\t-\n", f(bound), f(mem), f(cores); exit }
+            vb = ratio * bare / bound
+            meets = vb >= 0.97 ? (vb > 1.03 ? "yes, above the bound (a bare or model that reads low)" : "yes") : "no"
+            printf "%.2f\t%s\t%s\t%s\t%.3f\t%s\n", bound, limit, f(mem), f(cores), vb, meets
+        }'
+}
+
+# bounds ROWS CONTEST PATTERN [VERIFY_THREADS] [CORES]: each row's bound, as TSV in the rows'
+# order: case, bound GB/s, what sets it (bare, memory or cores), the memory bound, the cores
+# bound, verified / bound, whether it meets 0.97 of it, the cores the case may use and its
+# model. The cores a case may use: the pattern workers (VERIFY_THREADS) and its channel
+# threads, at most CORES.
+bounds() {
+    [ $# -ge 3 ] || { sed -n '2,36p' "$0"; return 2; }
+    local rows=$1 contest=$2 pattern=$3 cores=${5:-$(nproc)}
+    local threads=${4:-$(( cores > 2 ? cores - 2 : 1 ))} rates
+    [ -f "$contest" ] || contest=/dev/null
+    [ -f "$pattern" ] || pattern=/dev/null
+    rates=$(host_rates "$contest" "$pattern")
+    local name ratio bare model words n
+    while IFS=$'\t' read -r name ratio _ _ _ bare _; do
+        IFS='|' read -r model words < <(path_model "$name")
+        n=$(( threads + ${model##* } ))
+        [ "$n" -le "$cores" ] || n=$cores
+        printf '%s\t%s\t%s\t%s\n' "$name" "$(bound_of "$ratio" "$bare" "$rates" "$model" "$n")" "$n" "$words"
+    done <"$rows"
+}
+
+# table ROWS CONTEST PATTERN [VERIFY_THREADS] [CORES]: a run's table again, with its bounds.
+table() {
+    [ $# -ge 3 ] || { sed -n '2,36p' "$0"; return 2; }
+    local b
+    b=$(mktemp) || return 1
+    bounds "$@" >"$b" && rows_markdown "$1" "$b" && echo && bounds_markdown "$b"
+    local rc=$?
+    rm -f "$b"
+    return "$rc"
 }
 
 run() {
@@ -184,6 +345,14 @@ run() {
     grep -iE "both|alone|sum|Verdict" "$out/bidir.txt" | head -8 | tee -a "$summary"
     step pattern_benchmark "$(find_bin pattern_benchmark)"
     grep -iE "ratio|goal|memcpy" "$out/pattern_benchmark.txt" | head -12 | tee -a "$summary"
+    # Each case's bound from this run's bare copies, contest and pattern_benchmark.
+    local part
+    for part in line_rate disturbed; do
+        [ -s "$out/$part/rows.tsv" ] || continue
+        bounds "$out/$part/rows.tsv" "$out/contest.txt" "$out/pattern_benchmark.txt" >"$out/$part/bounds.tsv"
+        awk -F'\t' -v part="$part" '{ printf "bound %s %s: %s GB/s (set by %s; memory %s, cores %s on %s cores), verified / bound %s: %s\n",
+            part, $1, $2, $3, $4, $5, $8, $6, $7 }' "$out/$part/bounds.tsv" | tee -a "$summary"
+    done
 
     local total
     total=$(elapsed "$began")
@@ -206,13 +375,15 @@ report() {
     local out=$1 machine=$2 gpu_line=$3 total=$4 steps=$5 date
     date=$(date -u +%FT%TZ)
     local quiet=$out/line_rate/rows.tsv disturbed=$out/disturbed/rows.tsv
+    local quiet_bounds=$out/line_rate/bounds.tsv disturbed_bounds=$out/disturbed/bounds.tsv
     [ -f "$quiet" ] || : >"$quiet"
+    [ -f "$quiet_bounds" ] || : >"$quiet_bounds"
     {
         echo "{"
         echo "\"date\": \"$date\", \"machine\": $(json_text <<<"$machine"), \"gpu\": $(json_text <<<"$gpu_line"),"
         echo "\"seconds\": $total, \"steps\": [$steps],"
-        echo "\"rows\": $(rows_json "$quiet"),"
-        echo "\"disturbed_rows\": $( [ -s "$disturbed" ] && rows_json "$disturbed" || echo "[]"),"
+        echo "\"rows\": $(rows_json "$quiet" "$quiet_bounds"),"
+        echo "\"disturbed_rows\": $( [ -s "$disturbed" ] && rows_json "$disturbed" "$disturbed_bounds" || echo "[]"),"
         echo "\"disturbed_check\": $(json_text <"$out/disturbed_check.tsv" 2>/dev/null || echo '""'),"
         for part in contest sweep bidir pattern_benchmark; do
             echo "\"$part\": $(json_text <"$out/$part.txt" 2>/dev/null || echo '""'),"
@@ -223,12 +394,16 @@ report() {
     {
         echo "Measured $date on $machine; GPU: $gpu_line; the whole run took $total s."
         echo
-        rows_markdown "$quiet"
+        rows_markdown "$quiet" "$quiet_bounds"
+        echo
+        echo "Each case's bound: the least of its bare copy, its host memory's bound and its host cores' bound (docs/performance.md gives the models):"
+        echo
+        bounds_markdown "$quiet_bounds"
         if [ -s "$disturbed" ]; then
             echo
             echo "The same cases with memory-bandwidth hogs beside them (disturbed run):"
             echo
-            rows_markdown "$disturbed"
+            rows_markdown "$disturbed" "$disturbed_bounds"
             echo
             echo "| case | quiet ratio | disturbed ratio | difference | verdict |"
             echo "|---|---|---|---|---|"
@@ -259,5 +434,7 @@ report() {
 case ${1:-} in
     bundle) shift; bundle "$@" ;;
     run) shift; run "$@" ;;
-    *) sed -n '2,29p' "$0"; exit 2 ;;
+    bounds) shift; bounds "$@" ;;
+    table) shift; table "$@" ;;
+    *) sed -n '2,36p' "$0"; exit 2 ;;
 esac

@@ -3,7 +3,8 @@
 # 0 and writes result.json (valid JSON, a row per case with its ratio and spread), report.html
 # and performance.md; a step that fails is "FAILED (exit N)" with no timing and the run exits 1
 # naming it; a disturbed run whose ratio moves by more than 0.05 without being marked DISTURBED
-# fails the run, one that stays within 0.05 or is marked passes.
+# fails the run, one that stays within 0.05 or is marked passes; each case gets its bound (the
+# bare copy's here, the fake contest and pattern_benchmark printing no figures).
 # Usage: h200_measure_test.sh
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=fake_tools_dir.sh
@@ -65,12 +66,16 @@ also() {
     if grep -qE -- "$2" "$tmp/out/summary.txt"; then echo "ok $1"; else echo "FAIL $1: want /$2/"; failures=$((failures + 1)); fi
 }
 check all-pass 0 '^every step passed$' 'FAILED'
+# The fake contest and pattern_benchmark print no figures: each bound is the bare copy's.
+also bound '^bound line_rate h2d_8x0x1000000: 50.00 GB/s \(set by bare; memory -, cores - on [0-9]+ cores\), verified / bound 0.980: yes$'
 also timed '^## line_rate: exit 0 in [0-9.]+ s$'
 also within-ten-minutes '^whole run: [0-9.]+ s \(within 10 minutes\)$'
 # The reports of that last passing run.
 if python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert len(r["rows"]) == 7, r["rows"]; \
         h = r["rows"][0]; assert h["case"] == "h2d_8x0x1000000" and h["ratio"] == 0.98 and h["verdict"] == "quiet", h; \
         assert h["cores"] == 2.0 and h["goal"] == 0.97, h; assert r["rows"][5]["goal"] == 0.9 and r["rows"][1]["cores_goal"] == 1; \
+        assert h["bound_gbps"] == 50.0 and h["bound_set_by"] == "bare" and h["verified_vs_bound"] == 0.98, h; \
+        assert h["meets_bound"] == "yes" and h["memory_bound_gbps"] is None and h["host_touches"] == "host write + DMA read", h; \
         assert len(r["disturbed_rows"]) == 2' "$tmp/out/result.json" 2>"$tmp/json.err"; then
     echo "ok result.json"
 else

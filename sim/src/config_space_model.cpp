@@ -170,7 +170,8 @@ void SimDownstreamPort::finish_training() {
 ConfigBuilder::ConfigBuilder(uint16_t vendor, uint16_t device, uint32_t class_code, uint8_t header_type)
     : m_bytes(kSpace, 0), m_writable(kSpace, 0), m_rw1c(kSpace, 0) {
     set16(PCI_VENDOR_ID, vendor).set16(PCI_DEVICE_ID, device);
-    set8(PCI_CLASS_PROG, static_cast<uint8_t>(class_code)).set16(0x0a, static_cast<uint16_t>(class_code >> 8));
+    set8(PCI_CLASS_PROG, static_cast<uint8_t>(class_code));
+    set16(PCI_CLASS_DEVICE, static_cast<uint16_t>(class_code >> 8));
     set8(PCI_HEADER_TYPE, header_type);
     writable16(PCI_COMMAND, 0x0547);
     rw1c16(PCI_STATUS, reg::STATUS_RW1C);

@@ -33,7 +33,7 @@ std::unique_ptr<SimConfigSpace> endpoint(uint16_t vendor, uint16_t device_id, ui
                                          uint16_t lnksta, uint16_t devctl) {
     ConfigBuilder b(vendor, device_id, 0x058000);
     b.set8(PCI_REVISION_ID, 0x01).set16(PCI_SUBSYSTEM_VENDOR_ID, 0x0002).set16(PCI_SUBSYSTEM_ID, 0x0009);
-    b.set16(PCI_COMMAND, 0x0146).set32(PCI_BASE_ADDRESS_0, 0x94300000).set32(0x18, 0x94400004);
+    b.set16(PCI_COMMAND, 0x0146).set32(PCI_BASE_ADDRESS_0, 0x94300000).set32(PCI_BASE_ADDRESS_2, 0x94400004);
     b.add_pm(0x0003, 0x0008);
     b.add_msi(0x0086);
     ExpressRegs r;

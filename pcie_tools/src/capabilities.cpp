@@ -20,14 +20,14 @@ std::string hex2(uint32_t value) {
 }
 
 void walk_standard(ConfigSpace& space, CapabilityList& list) {
-    auto status = space.read16(reg::STATUS);
+    auto status = space.read16(PCI_STATUS);
     if (!status) {
         list.problems.push_back("<access denied> reading Status");
         return;
     }
-    if (!(*status & reg::STATUS_CAP_LIST))
+    if (!(*status & PCI_STATUS_CAP_LIST))
         return;
-    auto pointer = space.read8(reg::CAPABILITY_LIST);
+    auto pointer = space.read8(PCI_CAPABILITY_LIST);
     if (!pointer) {
         list.problems.push_back("<access denied> reading the capability pointer");
         return;
@@ -62,12 +62,12 @@ void walk_standard(ConfigSpace& space, CapabilityList& list) {
 }
 
 void walk_extended(ConfigSpace& space, CapabilityList& list) {
-    if (space.size() <= reg::EXT_CAP_START)
+    if (space.size() <= PCI_CFG_SPACE_SIZE)
         return;  // conventional space, or extended space not readable
     std::set<uint32_t> visited;
-    uint32_t at = reg::EXT_CAP_START;
+    uint32_t at = PCI_CFG_SPACE_SIZE;
     while (at) {
-        if (at < reg::EXT_CAP_START) {
+        if (at < PCI_CFG_SPACE_SIZE) {
             list.problems.push_back("extended capability pointer 0x" + hex(at) + " below 0x100");
             return;
         }
@@ -79,16 +79,16 @@ void walk_extended(ConfigSpace& space, CapabilityList& list) {
             return;
         }
         if (!header) {
-            if (at != reg::EXT_CAP_START)  // no extended space at all is normal
+            if (at != PCI_CFG_SPACE_SIZE)  // no extended space at all is normal
                 list.problems.push_back("truncated: extended capability [" + hex(at) + "] beyond the readable space");
             return;
         }
         if (*header == 0xffffffffu) {
-            if (at != reg::EXT_CAP_START)
+            if (at != PCI_CFG_SPACE_SIZE)
                 list.problems.push_back("<chain broken> at extended [" + hex(at) + "]");
             return;
         }
-        if (*header == 0 && at == reg::EXT_CAP_START)
+        if (*header == 0 && at == PCI_CFG_SPACE_SIZE)
             return;  // no extended capabilities
         const uint16_t id = static_cast<uint16_t>(*header & 0xffff);
         list.extended.push_back({true, id, static_cast<uint8_t>((*header >> 16) & 0xf), static_cast<uint16_t>(at)});

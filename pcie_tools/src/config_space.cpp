@@ -52,10 +52,10 @@ Result<std::optional<PciAddress>> ConfigBackend::parent(const PciAddress& addres
         if (candidate.domain != address.domain || candidate == address)
             continue;
         ConfigSpace* space = PDT_TRY(open(candidate));
-        const uint8_t header = PDT_TRY(space->read8(reg::HEADER_TYPE));
-        if ((header & reg::HEADER_TYPE_MASK) != reg::HEADER_TYPE_BRIDGE)
+        const uint8_t header = PDT_TRY(space->read8(PCI_HEADER_TYPE));
+        if ((header & PCI_HEADER_TYPE_MASK) != PCI_HEADER_TYPE_BRIDGE)
             continue;
-        const uint8_t secondary = PDT_TRY(space->read8(reg::SECONDARY_BUS));
+        const uint8_t secondary = PDT_TRY(space->read8(PCI_SECONDARY_BUS));
         if (secondary == address.bus && secondary != candidate.bus)
             return std::optional<PciAddress>(candidate);
     }

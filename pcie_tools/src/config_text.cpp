@@ -60,19 +60,19 @@ Lines format_pm(const PmInfo& pm) {
 Lines format_msi(const MsiInfo& msi) {
     const uint16_t f = msi.flags;
     Lines out = {format("Capabilities: [%x] MSI: Enable%c Count=%u/%u Maskable%c 64bit%c", msi.offset,
-                flag(f, reg::MSI_FLAGS_ENABLE), 1u << ((f >> 4) & 7), 1u << ((f >> 1) & 7),
-                flag(f, reg::MSI_FLAGS_MASKBIT), flag(f, reg::MSI_FLAGS_64BIT)),
-            (f & reg::MSI_FLAGS_64BIT ? format("\t\tAddress: %016" PRIx64, msi.address)
+                flag(f, PCI_MSI_FLAGS_ENABLE), 1u << ((f >> 4) & 7), 1u << ((f >> 1) & 7),
+                flag(f, PCI_MSI_FLAGS_MASKBIT), flag(f, PCI_MSI_FLAGS_64BIT)),
+            (f & PCI_MSI_FLAGS_64BIT ? format("\t\tAddress: %016" PRIx64, msi.address)
                                       : format("\t\tAddress: %08x", static_cast<uint32_t>(msi.address))) +
                 format("  Data: %04x", msi.data)};
-    if (f & reg::MSI_FLAGS_MASKBIT)
+    if (f & PCI_MSI_FLAGS_MASKBIT)
         out.push_back(format("\t\tMasking: %08x  Pending: %08x", msi.mask, msi.pending));
     return out;
 }
 
 Lines format_msix(const MsixInfo& x) {
-    return {format("Capabilities: [%x] MSI-X: Enable%c Count=%u Masked%c", x.offset, flag(x.flags, reg::MSIX_FLAGS_ENABLE),
-                (x.flags & reg::MSIX_FLAGS_QSIZE) + 1u, flag(x.flags, reg::MSIX_FLAGS_MASKALL)),
+    return {format("Capabilities: [%x] MSI-X: Enable%c Count=%u Masked%c", x.offset, flag(x.flags, PCI_MSIX_FLAGS_ENABLE),
+                (x.flags & PCI_MSIX_FLAGS_QSIZE) + 1u, flag(x.flags, PCI_MSIX_FLAGS_MASKALL)),
             format("\t\tVector table: BAR=%u offset=%08x", x.table & 7u, x.table & ~7u),
             format("\t\tPBA: BAR=%u offset=%08x", x.pba & 7u, x.pba & ~7u)};
 }
@@ -119,7 +119,7 @@ Lines format_header(const DeviceConfig& d, const SystemInfo& info) {
     std::string ids = format("vendor_id=%04x (%s) device_id=%04x (%s)", h.vendor_id,
                           name_or(info.vendor_name, "Vendor", h.vendor_id).c_str(), h.device_id,
                           name_or(info.device_name, "Device", h.device_id).c_str());
-    if (h.header_type == reg::HEADER_TYPE_NORMAL)
+    if (h.header_type == PCI_HEADER_TYPE_NORMAL)
         ids += format(" subvendor_id=%04x subdevice_id=%04x", h.subsystem_vendor_id, h.subsystem_id);
     out.push_back(ids);
     if (info.iommu_group >= 0)
@@ -133,14 +133,14 @@ Lines format_header(const DeviceConfig& d, const SystemInfo& info) {
     if (info.numa_node >= 0)
         out.push_back(format("numa_node=%d", info.numa_node));
     const uint16_t c = h.command, s = h.status;
-    out.push_back(format("control: I/O%c Mem%c BusMaster%c ParErr%c SERR%c DisINTx%c", flag(c, reg::COMMAND_IO),
-                      flag(c, reg::COMMAND_MEMORY), flag(c, reg::COMMAND_MASTER), flag(c, reg::COMMAND_PARITY),
-                      flag(c, reg::COMMAND_SERR), flag(c, reg::COMMAND_INTX_DISABLE)));
+    out.push_back(format("control: I/O%c Mem%c BusMaster%c ParErr%c SERR%c DisINTx%c", flag(c, PCI_COMMAND_IO),
+                      flag(c, PCI_COMMAND_MEMORY), flag(c, PCI_COMMAND_MASTER), flag(c, PCI_COMMAND_PARITY),
+                      flag(c, PCI_COMMAND_SERR), flag(c, PCI_COMMAND_INTX_DISABLE)));
     out.push_back(format("status: INTx%c <ParErr%c >TAbort%c <TAbort%c <MAbort%c >SERR%c DetParErr%c",
-                      flag(s, reg::STATUS_INTERRUPT), flag(s, reg::STATUS_PARITY), flag(s, reg::STATUS_SIG_TARGET_ABORT),
-                      flag(s, reg::STATUS_REC_TARGET_ABORT), flag(s, reg::STATUS_REC_MASTER_ABORT),
-                      flag(s, reg::STATUS_SIG_SYSTEM_ERROR), flag(s, reg::STATUS_DETECTED_PARITY)));
-    if (h.header_type == reg::HEADER_TYPE_BRIDGE)
+                      flag(s, PCI_STATUS_INTERRUPT), flag(s, PCI_STATUS_PARITY), flag(s, PCI_STATUS_SIG_TARGET_ABORT),
+                      flag(s, PCI_STATUS_REC_TARGET_ABORT), flag(s, PCI_STATUS_REC_MASTER_ABORT),
+                      flag(s, PCI_STATUS_SIG_SYSTEM_ERROR), flag(s, PCI_STATUS_DETECTED_PARITY)));
+    if (h.header_type == PCI_HEADER_TYPE_BRIDGE)
         out.push_back(format("bus: primary=%02x secondary=%02x subordinate=%02x", h.primary_bus, h.secondary_bus,
                           h.subordinate_bus));
     for (const BarInfo& b : h.bars) {
@@ -171,15 +171,15 @@ Lines format_capabilities(const DeviceConfig& d) {
     Lines out;
     auto append = [&out](const Lines& more) { out.insert(out.end(), more.begin(), more.end()); };
     for (const Capability& c : d.caps.standard) {
-        if (c.id == reg::CAP_ID_PM && d.pm && d.pm->offset == c.offset)
+        if (c.id == PCI_CAP_ID_PM && d.pm && d.pm->offset == c.offset)
             append(format_pm(*d.pm));
-        else if (c.id == reg::CAP_ID_MSI && d.msi && d.msi->offset == c.offset)
+        else if (c.id == PCI_CAP_ID_MSI && d.msi && d.msi->offset == c.offset)
             append(format_msi(*d.msi));
-        else if (c.id == reg::CAP_ID_MSIX && d.msix && d.msix->offset == c.offset)
+        else if (c.id == PCI_CAP_ID_MSIX && d.msix && d.msix->offset == c.offset)
             append(format_msix(*d.msix));
-        else if (c.id == reg::CAP_ID_EXP && d.express && d.express->offset == c.offset)
+        else if (c.id == PCI_CAP_ID_EXP && d.express && d.express->offset == c.offset)
             append(format_express(*d.express));
-        else if (c.id == reg::CAP_ID_EXP && d.express_truncated && d.express_truncated->offset == c.offset)
+        else if (c.id == PCI_CAP_ID_EXP && d.express_truncated && d.express_truncated->offset == c.offset)
             out.push_back(format_express_head(*d.express_truncated));
         else if (const CapSection* s = find_section(d, c))
             append(s->lines());
@@ -191,9 +191,9 @@ Lines format_capabilities(const DeviceConfig& d) {
     const bool root = d.express && (d.express->type() == reg::PortType::RootPort ||
                                     d.express->type() == reg::PortType::RcEventCollector);
     for (const Capability& c : d.caps.extended) {
-        if (c.id == reg::EXT_CAP_ID_ERR && d.aer && d.aer->offset == c.offset)
+        if (c.id == PCI_EXT_CAP_ID_ERR && d.aer && d.aer->offset == c.offset)
             append(format_aer(*d.aer, root));
-        else if (c.id == reg::EXT_CAP_ID_DSN && d.dsn && d.dsn->offset == c.offset)
+        else if (c.id == PCI_EXT_CAP_ID_DSN && d.dsn && d.dsn->offset == c.offset)
             out.push_back(format_dsn(*d.dsn));
         else if (const CapSection* s = find_section(d, c))
             append(s->lines());

@@ -76,10 +76,10 @@ void read_into(ConfigSpace& space, uint32_t offset, T& out, std::vector<std::str
 }
 
 void decode_bars(ConfigSpace& space, HeaderInfo& h, std::vector<std::string>& problems) {
-    const unsigned count = h.header_type == reg::HEADER_TYPE_NORMAL ? 6 : h.header_type == reg::HEADER_TYPE_BRIDGE ? 2 : 0;
+    const unsigned count = h.header_type == PCI_HEADER_TYPE_NORMAL ? 6 : h.header_type == PCI_HEADER_TYPE_BRIDGE ? 2 : 0;
     for (unsigned i = 0; i < count; ++i) {
         uint32_t low = 0;
-        read_into(space, reg::BASE_ADDRESS_0 + 4 * i, low, problems, "BAR");
+        read_into(space, PCI_BASE_ADDRESS_0 + 4 * i, low, problems, "BAR");
         if (low == 0 || low == 0xffffffffu)
             continue;
         BarInfo bar;
@@ -93,7 +93,7 @@ void decode_bars(ConfigSpace& space, HeaderInfo& h, std::vector<std::string>& pr
             bar.base = low & ~0xfu;
             if (bar.is_64 && i + 1 < count) {
                 uint32_t high = 0;
-                read_into(space, reg::BASE_ADDRESS_0 + 4 * (i + 1), high, problems, "BAR");
+                read_into(space, PCI_BASE_ADDRESS_0 + 4 * (i + 1), high, problems, "BAR");
                 bar.base |= static_cast<uint64_t>(high) << 32;
                 ++i;
             }
@@ -104,16 +104,16 @@ void decode_bars(ConfigSpace& space, HeaderInfo& h, std::vector<std::string>& pr
 
 MsiInfo decode_msi(ConfigSpace& space, uint16_t offset, std::vector<std::string>& problems) {
     MsiInfo msi{offset, 0};
-    read_into(space, offset + reg::MSI_FLAGS, msi.flags, problems, "MSI Message Control");
-    const bool is64 = msi.flags & reg::MSI_FLAGS_64BIT;
+    read_into(space, offset + PCI_MSI_FLAGS, msi.flags, problems, "MSI Message Control");
+    const bool is64 = msi.flags & PCI_MSI_FLAGS_64BIT;
     uint32_t low = 0, high = 0;
-    read_into(space, offset + reg::MSI_ADDRESS_LO, low, problems, "MSI Message Address");
+    read_into(space, offset + PCI_MSI_ADDRESS_LO, low, problems, "MSI Message Address");
     if (is64)
-        read_into(space, offset + reg::MSI_ADDRESS_LO + 4u, high, problems, "MSI Message Upper Address");
+        read_into(space, offset + PCI_MSI_ADDRESS_LO + 4u, high, problems, "MSI Message Upper Address");
     msi.address = static_cast<uint64_t>(high) << 32 | low;
     const uint32_t data = offset + (is64 ? 0x0cu : 0x08u);
     read_into(space, data, msi.data, problems, "MSI Message Data");
-    if (msi.flags & reg::MSI_FLAGS_MASKBIT) {
+    if (msi.flags & PCI_MSI_FLAGS_MASKBIT) {
         read_into(space, data + 4u, msi.mask, problems, "MSI Mask Bits");
         read_into(space, data + 8u, msi.pending, problems, "MSI Pending Bits");
     }
@@ -134,37 +134,37 @@ bool has_memory_bar(const HeaderInfo& h) {
 Result<ExpressInfo> decode_express(ConfigSpace& space, uint16_t offset) {
     ExpressInfo e;
     e.offset = offset;
-    e.flags = PDT_TRY(space.read16(offset + reg::EXP_FLAGS));
-    e.devcap = PDT_TRY(space.read32(offset + reg::EXP_DEVCAP));
-    e.devctl = PDT_TRY(space.read16(offset + reg::EXP_DEVCTL));
-    e.devsta = PDT_TRY(space.read16(offset + reg::EXP_DEVSTA));
-    e.lnkcap = PDT_TRY(space.read32(offset + reg::EXP_LNKCAP));
-    e.lnkctl = PDT_TRY(space.read16(offset + reg::EXP_LNKCTL));
-    e.lnksta = PDT_TRY(space.read16(offset + reg::EXP_LNKSTA));
+    e.flags = PDT_TRY(space.read16(offset + PCI_EXP_FLAGS));
+    e.devcap = PDT_TRY(space.read32(offset + PCI_EXP_DEVCAP));
+    e.devctl = PDT_TRY(space.read16(offset + PCI_EXP_DEVCTL));
+    e.devsta = PDT_TRY(space.read16(offset + PCI_EXP_DEVSTA));
+    e.lnkcap = PDT_TRY(space.read32(offset + PCI_EXP_LNKCAP));
+    e.lnkctl = PDT_TRY(space.read16(offset + PCI_EXP_LNKCTL));
+    e.lnksta = PDT_TRY(space.read16(offset + PCI_EXP_LNKSTA));
     if (e.slot()) {
-        e.sltcap = PDT_TRY(space.read32(offset + reg::EXP_SLTCAP));
-        e.sltctl = PDT_TRY(space.read16(offset + reg::EXP_SLTCTL));
-        e.sltsta = PDT_TRY(space.read16(offset + reg::EXP_SLTSTA));
+        e.sltcap = PDT_TRY(space.read32(offset + PCI_EXP_SLTCAP));
+        e.sltctl = PDT_TRY(space.read16(offset + PCI_EXP_SLTCTL));
+        e.sltsta = PDT_TRY(space.read16(offset + PCI_EXP_SLTSTA));
     }
     if (e.type() == reg::PortType::RootPort || e.type() == reg::PortType::RcEventCollector) {
-        e.rootctl = PDT_TRY(space.read16(offset + reg::EXP_RTCTL));
-        e.rootcap = PDT_TRY(space.read16(offset + reg::EXP_RTCAP));
-        e.rootsta = PDT_TRY(space.read32(offset + reg::EXP_RTSTA));
+        e.rootctl = PDT_TRY(space.read16(offset + PCI_EXP_RTCTL));
+        e.rootcap = PDT_TRY(space.read16(offset + PCI_EXP_RTCAP));
+        e.rootsta = PDT_TRY(space.read32(offset + PCI_EXP_RTSTA));
     }
     if (e.has_v2()) {
-        e.devcap2 = PDT_TRY(space.read32(offset + reg::EXP_DEVCAP2));
-        e.devctl2 = PDT_TRY(space.read16(offset + reg::EXP_DEVCTL2));
-        e.devsta2 = PDT_TRY(space.read16(offset + reg::EXP_DEVSTA2));
-        e.lnkcap2 = PDT_TRY(space.read32(offset + reg::EXP_LNKCAP2));
-        e.lnkctl2 = PDT_TRY(space.read16(offset + reg::EXP_LNKCTL2));
-        e.lnksta2 = PDT_TRY(space.read16(offset + reg::EXP_LNKSTA2));
+        e.devcap2 = PDT_TRY(space.read32(offset + PCI_EXP_DEVCAP2));
+        e.devctl2 = PDT_TRY(space.read16(offset + PCI_EXP_DEVCTL2));
+        e.devsta2 = PDT_TRY(space.read16(offset + PCI_EXP_DEVSTA2));
+        e.lnkcap2 = PDT_TRY(space.read32(offset + PCI_EXP_LNKCAP2));
+        e.lnkctl2 = PDT_TRY(space.read16(offset + PCI_EXP_LNKCTL2));
+        e.lnksta2 = PDT_TRY(space.read16(offset + PCI_EXP_LNKSTA2));
     }
     return e;
 }
 
 Result<ExpressInfo> read_express(ConfigSpace& space) {
     const CapabilityList caps = walk_capabilities(space);
-    const Capability* exp = caps.find(reg::CAP_ID_EXP);
+    const Capability* exp = caps.find(PCI_CAP_ID_EXP);
     if (!exp)
         return pdt::make_error("find PCI Express capability", space.address().to_string(), ENOENT,
                                space.size() <= 64 ? "only 64 bytes readable: run as root (CAP_SYS_ADMIN)"
@@ -177,28 +177,28 @@ Result<DeviceConfig> decode_device(ConfigSpace& space) {
     d.address = space.address();
     d.config_size = space.size();
     HeaderInfo& h = d.header;
-    const uint32_t ids = PDT_TRY(space.read32(reg::VENDOR_ID));
+    const uint32_t ids = PDT_TRY(space.read32(PCI_VENDOR_ID));
     if (ids == 0xffffffffu)
         return pdt::make_error("read config header", d.address.to_string(), ENODEV,
                                "vendor ID reads 0xffff: no function there, or it fell off the bus");
     h.vendor_id = static_cast<uint16_t>(ids);
     h.device_id = static_cast<uint16_t>(ids >> 16);
-    h.command = PDT_TRY(space.read16(reg::COMMAND));
-    h.status = PDT_TRY(space.read16(reg::STATUS));
-    const uint32_t rev_class = PDT_TRY(space.read32(reg::REVISION_ID));
+    h.command = PDT_TRY(space.read16(PCI_COMMAND));
+    h.status = PDT_TRY(space.read16(PCI_STATUS));
+    const uint32_t rev_class = PDT_TRY(space.read32(PCI_REVISION_ID));
     h.revision = static_cast<uint8_t>(rev_class);
     h.class_code = rev_class >> 8;
-    const uint8_t header_type = PDT_TRY(space.read8(reg::HEADER_TYPE));
-    h.header_type = header_type & reg::HEADER_TYPE_MASK;
+    const uint8_t header_type = PDT_TRY(space.read8(PCI_HEADER_TYPE));
+    h.header_type = header_type & PCI_HEADER_TYPE_MASK;
     h.multifunction = header_type & 0x80;
     std::vector<std::string>& problems = d.problems;
-    if (h.header_type == reg::HEADER_TYPE_NORMAL) {
-        read_into(space, reg::SUBSYSTEM_VENDOR_ID, h.subsystem_vendor_id, problems, "Subsystem Vendor ID");
-        read_into(space, reg::SUBSYSTEM_ID, h.subsystem_id, problems, "Subsystem ID");
-    } else if (h.header_type == reg::HEADER_TYPE_BRIDGE) {
-        read_into(space, reg::PRIMARY_BUS, h.primary_bus, problems, "Primary Bus Number");
-        read_into(space, reg::SECONDARY_BUS, h.secondary_bus, problems, "Secondary Bus Number");
-        read_into(space, reg::SUBORDINATE_BUS, h.subordinate_bus, problems, "Subordinate Bus Number");
+    if (h.header_type == PCI_HEADER_TYPE_NORMAL) {
+        read_into(space, PCI_SUBSYSTEM_VENDOR_ID, h.subsystem_vendor_id, problems, "Subsystem Vendor ID");
+        read_into(space, PCI_SUBSYSTEM_ID, h.subsystem_id, problems, "Subsystem ID");
+    } else if (h.header_type == PCI_HEADER_TYPE_BRIDGE) {
+        read_into(space, PCI_PRIMARY_BUS, h.primary_bus, problems, "Primary Bus Number");
+        read_into(space, PCI_SECONDARY_BUS, h.secondary_bus, problems, "Secondary Bus Number");
+        read_into(space, PCI_SUBORDINATE_BUS, h.subordinate_bus, problems, "Subordinate Bus Number");
     }
     decode_bars(space, h, problems);
 
@@ -206,20 +206,20 @@ Result<DeviceConfig> decode_device(ConfigSpace& space) {
     for (const std::string& p : d.caps.problems)
         problems.push_back(p);
     for (const Capability& c : d.caps.standard) {
-        if (c.id == reg::CAP_ID_PM && !d.pm) {
+        if (c.id == PCI_CAP_ID_PM && !d.pm) {
             PmInfo pm{c.offset, 0, 0};
-            read_into(space, c.offset + reg::PM_PMC, pm.pmc, problems, "PMC");
-            read_into(space, c.offset + reg::PM_CTRL, pm.pmcsr, problems, "PMCSR");
+            read_into(space, c.offset + PCI_PM_PMC, pm.pmc, problems, "PMC");
+            read_into(space, c.offset + PCI_PM_CTRL, pm.pmcsr, problems, "PMCSR");
             d.pm = pm;
-        } else if (c.id == reg::CAP_ID_MSI && !d.msi) {
+        } else if (c.id == PCI_CAP_ID_MSI && !d.msi) {
             d.msi = decode_msi(space, c.offset, problems);
-        } else if (c.id == reg::CAP_ID_MSIX && !d.msix) {
+        } else if (c.id == PCI_CAP_ID_MSIX && !d.msix) {
             MsixInfo x{c.offset, 0, 0, 0};
-            read_into(space, c.offset + reg::MSIX_FLAGS, x.flags, problems, "MSI-X Message Control");
-            read_into(space, c.offset + reg::MSIX_TABLE, x.table, problems, "MSI-X Table Offset");
-            read_into(space, c.offset + reg::MSIX_PBA, x.pba, problems, "MSI-X PBA Offset");
+            read_into(space, c.offset + PCI_MSIX_FLAGS, x.flags, problems, "MSI-X Message Control");
+            read_into(space, c.offset + PCI_MSIX_TABLE, x.table, problems, "MSI-X Table Offset");
+            read_into(space, c.offset + PCI_MSIX_PBA, x.pba, problems, "MSI-X PBA Offset");
             d.msix = x;
-        } else if (c.id == reg::CAP_ID_EXP && !d.express) {
+        } else if (c.id == PCI_CAP_ID_EXP && !d.express) {
             auto e = decode_express(space, c.offset);
             if (e) {
                 d.express = *e;
@@ -228,41 +228,41 @@ Result<DeviceConfig> decode_device(ConfigSpace& space) {
             }
             else {
                 problems.push_back("<access denied> PCI Express capability: " + e.error().message());
-                if (auto flags = space.read16(c.offset + reg::EXP_FLAGS))
+                if (auto flags = space.read16(c.offset + PCI_EXP_FLAGS))
                     d.express_truncated = ExpressInfo{c.offset, *flags};
             }
         }
     }
     for (const Capability& c : d.caps.extended) {
-        if (c.id == reg::EXT_CAP_ID_ERR && !d.aer) {
+        if (c.id == PCI_EXT_CAP_ID_ERR && !d.aer) {
             AerInfo a;
             a.offset = c.offset;
             a.version = c.version;
-            read_into(space, c.offset + reg::ERR_UNCOR_STATUS, a.uncor_status, problems, "UESta");
-            read_into(space, c.offset + reg::ERR_UNCOR_MASK, a.uncor_mask, problems, "UEMsk");
-            read_into(space, c.offset + reg::ERR_UNCOR_SEVER, a.uncor_sever, problems, "UESvrt");
-            read_into(space, c.offset + reg::ERR_COR_STATUS, a.cor_status, problems, "CESta");
-            read_into(space, c.offset + reg::ERR_COR_MASK, a.cor_mask, problems, "CEMsk");
-            read_into(space, c.offset + reg::ERR_CAP, a.cap_control, problems, "AERCap");
+            read_into(space, c.offset + PCI_ERR_UNCOR_STATUS, a.uncor_status, problems, "UESta");
+            read_into(space, c.offset + PCI_ERR_UNCOR_MASK, a.uncor_mask, problems, "UEMsk");
+            read_into(space, c.offset + PCI_ERR_UNCOR_SEVER, a.uncor_sever, problems, "UESvrt");
+            read_into(space, c.offset + PCI_ERR_COR_STATUS, a.cor_status, problems, "CESta");
+            read_into(space, c.offset + PCI_ERR_COR_MASK, a.cor_mask, problems, "CEMsk");
+            read_into(space, c.offset + PCI_ERR_CAP, a.cap_control, problems, "AERCap");
             for (int i = 0; i < 4; ++i)
-                read_into(space, c.offset + reg::ERR_HEADER_LOG + 4 * i, a.header_log[i], problems, "HeaderLog");
+                read_into(space, c.offset + PCI_ERR_HEADER_LOG + 4 * i, a.header_log[i], problems, "HeaderLog");
             const auto type = d.express ? d.express->type() : reg::PortType::Endpoint;
             a.root = type == reg::PortType::RootPort || type == reg::PortType::RcEventCollector;
             if (a.root) {
-                read_into(space, c.offset + reg::ERR_ROOT_COMMAND, a.root_command, problems, "RootCmd");
-                read_into(space, c.offset + reg::ERR_ROOT_STATUS, a.root_status, problems, "RootSta");
-                read_into(space, c.offset + reg::ERR_ROOT_COR_SRC, a.cor_source, problems, "ErrorSrc");
-                read_into(space, c.offset + reg::ERR_ROOT_COR_SRC + 2u, a.uncor_source, problems, "ErrorSrc");
+                read_into(space, c.offset + PCI_ERR_ROOT_COMMAND, a.root_command, problems, "RootCmd");
+                read_into(space, c.offset + PCI_ERR_ROOT_STATUS, a.root_status, problems, "RootSta");
+                read_into(space, c.offset + PCI_ERR_ROOT_ERR_SRC, a.cor_source, problems, "ErrorSrc");
+                read_into(space, c.offset + PCI_ERR_ROOT_ERR_SRC + 2u, a.uncor_source, problems, "ErrorSrc");
             }
             d.aer = a;
-        } else if (c.id == reg::EXT_CAP_ID_DSN && !d.dsn) {
+        } else if (c.id == PCI_EXT_CAP_ID_DSN && !d.dsn) {
             uint32_t low = 0, high = 0;
             read_into(space, c.offset + 4, low, problems, "Device Serial Number");
             read_into(space, c.offset + 8, high, problems, "Device Serial Number");
             d.dsn = DsnInfo{c.offset, static_cast<uint64_t>(high) << 32 | low};
         }
     }
-    if (const Capability* ss = d.caps.find(0x0d); ss && h.header_type == reg::HEADER_TYPE_BRIDGE) {
+    if (const Capability* ss = d.caps.find(0x0d); ss && h.header_type == PCI_HEADER_TYPE_BRIDGE) {
         read_into(space, ss->offset + 4u, h.subsystem_vendor_id, problems, "Subsystem Vendor ID");
         read_into(space, ss->offset + 6u, h.subsystem_id, problems, "Subsystem ID");
     }

@@ -173,7 +173,7 @@ SystemInfo DumpBackend::system_info(const PciAddress& address) {
     const auto it = m_spaces.find(address);
     if (it == m_spaces.end())
         return info;
-    const auto ids = it->second->read32(reg::VENDOR_ID);
+    const auto ids = it->second->read32(PCI_VENDOR_ID);
     if (ids) {
         info.vendor_name = lookup_vendor(static_cast<uint16_t>(*ids));
         info.device_name = lookup_device(static_cast<uint16_t>(*ids), static_cast<uint16_t>(*ids >> 16));

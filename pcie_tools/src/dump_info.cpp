@@ -159,9 +159,9 @@ nlohmann::json to_json(const DeviceConfig& d, const SystemInfo& info) {
                         {"max_link_width", e.max_width()},
                         {"link_speed", speed_name(e.speed())},
                         {"link_width", e.width()},
-                        {"link_training", (e.lnksta & reg::EXP_LNKSTA_LT) != 0},
-                        {"aspm_control", e.lnkctl & reg::EXP_LNKCTL_ASPMC},
-                        {"target_link_speed", speed_name(e.lnkctl2 & reg::EXP_LNKCTL2_TLS)}};
+                        {"link_training", (e.lnksta & PCI_EXP_LNKSTA_LT) != 0},
+                        {"aspm_control", e.lnkctl & PCI_EXP_LNKCTL_ASPMC},
+                        {"target_link_speed", speed_name(e.lnkctl2 & PCI_EXP_LNKCTL2_TLS)}};
         if (e.slot())
             j["express"].update({{"sltcap", hex(e.sltcap, 8)}, {"sltctl", hex(e.sltctl, 4)}, {"sltsta", hex(e.sltsta, 4)},
                                  {"slot_number", e.sltcap >> 19}});

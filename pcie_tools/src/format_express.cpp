@@ -140,8 +140,8 @@ void link_lines(const ExpressInfo& e, Lines& out) {
     const uint16_t w = e.lnkctl;
     line = format("\t\tLnkCtl:\tASPM %s;", aspm_enabled(w & 3));
     if (t == PortType::RootPort || t == PortType::Endpoint || t == PortType::LegacyEndpoint || t == PortType::PciBridge)
-        line += format(" RCB %u bytes,", (w & reg::EXP_LNKCTL_RCB) ? 128u : 64u);
-    line += format(" Disabled%c CommClk%c", flag(w, reg::EXP_LNKCTL_LD), flag(w, reg::EXP_LNKCTL_CCC));
+        line += format(" RCB %u bytes,", (w & PCI_EXP_LNKCTL_RCB) ? 128u : 64u);
+    line += format(" Disabled%c CommClk%c", flag(w, PCI_EXP_LNKCTL_LD), flag(w, PCI_EXP_LNKCTL_CCC));
     out.push_back(line);
     out.push_back(format("\t\t\tExtSynch%c ClockPM%c AutWidDis%c BWInt%c AutBWInt%c", flag(w, 1u << 7), flag(w, 1u << 8),
                       flag(w, 1u << 9), flag(w, 1u << 10), flag(w, 1u << 11)));
@@ -151,8 +151,8 @@ void link_lines(const ExpressInfo& e, Lines& out) {
                       link_compare(e.speed(), e.max_speed(), down).c_str(), e.width(),
                       link_compare(e.width(), e.max_width(), down).c_str()));
     out.push_back(format("\t\t\tTrErr%c Train%c SlotClk%c DLActive%c BWMgmt%c ABWMgmt%c", flag(s, 1u << 10),
-                      flag(s, reg::EXP_LNKSTA_LT), flag(s, reg::EXP_LNKSTA_SLC), flag(s, reg::EXP_LNKSTA_DLLLA),
-                      flag(s, reg::EXP_LNKSTA_LBMS), flag(s, reg::EXP_LNKSTA_LABS)));
+                      flag(s, PCI_EXP_LNKSTA_LT), flag(s, PCI_EXP_LNKSTA_SLC), flag(s, PCI_EXP_LNKSTA_DLLLA),
+                      flag(s, PCI_EXP_LNKSTA_LBMS), flag(s, PCI_EXP_LNKSTA_LABS)));
 }
 
 void slot_lines(const ExpressInfo& e, Lines& out) {
@@ -283,7 +283,7 @@ void link2_control(const ExpressInfo& e, Lines& out) {
     const unsigned target = w & 0xf;
     std::string line = format("\t\tLnkCtl2: Target Link Speed: %s, EnterCompliance%c SpeedDis%c",
                            target <= 6 ? speed_name_lspci(static_cast<uint8_t>(std::max(target, 1u))).c_str() : "Unknown",
-                           flag(w, 1u << 4), flag(w, reg::EXP_LNKCTL2_HASD));
+                           flag(w, 1u << 4), flag(w, PCI_EXP_LNKCTL2_HASD));
     if (e.type() == PortType::Downstream)
         line += format(", Selectable De-emphasis: %s", (w & (1u << 6)) ? "-3.5dB" : "-6dB");
     out.push_back(line);
@@ -325,7 +325,7 @@ std::string format_express_head(const ExpressInfo& e) {
     std::string head = format("Capabilities: [%x] Express (v%u) %s", e.offset, e.version(), port_type_name(e.type()));
     if (e.is_downstream_side())
         head += format(" (Slot%c)", e.slot() ? '+' : '-');
-    head += format(", MSI %02x", (e.flags & reg::EXP_FLAGS_IRQ) >> 9);
+    head += format(", MSI %02x", (e.flags & PCI_EXP_FLAGS_IRQ) >> 9);
     return head;
 }
 

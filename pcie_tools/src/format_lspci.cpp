@@ -189,12 +189,12 @@ std::string title(const DeviceConfig& d, const PciNames& names) {
 Lines format_lspci_function(const DeviceConfig& d) {
     const Header h{d.header_bytes};
     const HeaderInfo& hi = d.header;
-    const bool is_bridge = hi.header_type == reg::HEADER_TYPE_BRIDGE;
+    const bool is_bridge = hi.header_type == PCI_HEADER_TYPE_BRIDGE;
     const PciNames names = lookup_names(hi.vendor_id, hi.device_id, hi.class_code, hi.subsystem_vendor_id, hi.subsystem_id);
     Lines out{title(d, names)};
     if (hi.subsystem_vendor_id && hi.subsystem_vendor_id != 0xffff)
         out.push_back("\tSubsystem: " + names.subsystem);
-    if (hi.header_type > reg::HEADER_TYPE_BRIDGE) {
+    if (hi.header_type > PCI_HEADER_TYPE_BRIDGE) {
         out.push_back(format("\t!!! Unknown header type %02x", hi.header_type));
         return out;
     }

@@ -39,16 +39,16 @@ double payload_bandwidth(uint8_t speed, unsigned width, unsigned max_payload) {
 }
 
 bool LinkHop::aspm_enabled() const {
-    return (below.lnkctl & reg::EXP_LNKCTL_ASPMC) || (port && (port->lnkctl & reg::EXP_LNKCTL_ASPMC));
+    return (below.lnkctl & PCI_EXP_LNKCTL_ASPMC) || (port && (port->lnkctl & PCI_EXP_LNKCTL_ASPMC));
 }
 
 bool LinkHop::autonomous_speed_allowed() const {
     const ExpressInfo& side = port ? *port : below;
-    return side.has_v2() && !(side.lnkctl2 & reg::EXP_LNKCTL2_HASD);
+    return side.has_v2() && !(side.lnkctl2 & PCI_EXP_LNKCTL2_HASD);
 }
 
 bool LinkHop::autonomous_change_seen() const {
-    return (below.lnksta & reg::EXP_LNKSTA_LABS) || (port && (port->lnksta & reg::EXP_LNKSTA_LABS));
+    return (below.lnksta & PCI_EXP_LNKSTA_LABS) || (port && (port->lnksta & PCI_EXP_LNKSTA_LABS));
 }
 
 bool LinkHop::limited_by_device() const {

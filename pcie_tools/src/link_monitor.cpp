@@ -5,8 +5,8 @@
 namespace pcie {
 
 void LinkStatusRange::add(uint16_t lnksta) {
-    const uint8_t speed = lnksta & reg::EXP_LNKSTA_CLS;
-    const uint8_t width = (lnksta & reg::EXP_LNKSTA_NLW) >> 4;
+    const uint8_t speed = lnksta & PCI_EXP_LNKSTA_CLS;
+    const uint8_t width = (lnksta & PCI_EXP_LNKSTA_NLW) >> 4;
     ++samples;
     min_speed = std::min(min_speed, speed);
     max_speed = std::max(max_speed, speed);
@@ -42,14 +42,14 @@ Result<std::unique_ptr<LinkMonitor>> LinkMonitor::start(ConfigBackend& bus, cons
     monitor->m_summary.device = device;
     monitor->m_device_space = PDT_TRY(bus.open(device));
     const ExpressInfo e = PDT_TRY(read_express(*monitor->m_device_space));
-    monitor->m_device_lnksta = e.offset + reg::EXP_LNKSTA;
+    monitor->m_device_lnksta = e.offset + PCI_EXP_LNKSTA;
     const auto parent = PDT_TRY(bus.parent(device));
     if (parent && !e.is_downstream_side()) {
         ConfigSpace* port_space = PDT_TRY(bus.open(*parent));
         auto port = read_express(*port_space);
         if (port && port->is_downstream_side()) {
             monitor->m_port_space = port_space;
-            monitor->m_port_lnksta = port->offset + reg::EXP_LNKSTA;
+            monitor->m_port_lnksta = port->offset + PCI_EXP_LNKSTA;
             monitor->m_summary.port = *parent;
         }
     }

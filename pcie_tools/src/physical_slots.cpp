@@ -62,7 +62,7 @@ Result<PhysicalSlot> describe(ConfigBackend& bus, const PciAddress& address, con
     slot.revision = config.header.revision;
     slot.vendor_id = config.header.vendor_id;
     slot.device_id = config.header.device_id;
-    if (config.header.header_type == reg::HEADER_TYPE_NORMAL) {
+    if (config.header.header_type == PCI_HEADER_TYPE_NORMAL) {
         slot.subsystem_vendor_id = config.header.subsystem_vendor_id;
         slot.subsystem_id = config.header.subsystem_id;
     }

@@ -30,7 +30,7 @@ Result<uint16_t> wait_training_clear(ConfigSpace& port, uint32_t lnksta, const R
     const auto deadline = Clock::now() + options.timeout;
     for (;;) {
         const uint16_t status = PDT_TRY(port.read16(lnksta));
-        if (!(status & reg::EXP_LNKSTA_LT))
+        if (!(status & PCI_EXP_LNKSTA_LT))
             return status;
         if (Clock::now() >= deadline)
             return port.access_error("wait for Link Training to clear", lnksta, 2, ETIMEDOUT,
@@ -102,8 +102,8 @@ class Retrainer {
 public:
     Retrainer(ConfigBackend& bus, Port p, const RetrainOptions& options, const Say& say)
         : m_bus(bus), m_p(std::move(p)), m_port(*m_p.space), m_options(options), m_say(say),
-          m_lnkctl(m_p.exp.offset + reg::EXP_LNKCTL), m_lnksta(m_p.exp.offset + reg::EXP_LNKSTA),
-          m_lnkctl2(m_p.exp.offset + reg::EXP_LNKCTL2) {
+          m_lnkctl(m_p.exp.offset + PCI_EXP_LNKCTL), m_lnksta(m_p.exp.offset + PCI_EXP_LNKSTA),
+          m_lnkctl2(m_p.exp.offset + PCI_EXP_LNKCTL2) {
         m_report.port = m_port.address();
         m_report.below = m_p.below;
     }
@@ -122,9 +122,9 @@ public:
 private:
     Result<void> show_port() {
         const SystemInfo info = m_bus.system_info(m_port.address());
-        const uint8_t revision = PDT_TRY(m_port.read8(reg::REVISION_ID));
-        const uint16_t vendor = PDT_TRY(m_port.read16(reg::VENDOR_ID));
-        const uint16_t device = PDT_TRY(m_port.read16(reg::DEVICE_ID));
+        const uint8_t revision = PDT_TRY(m_port.read8(PCI_REVISION_ID));
+        const uint16_t vendor = PDT_TRY(m_port.read16(PCI_VENDOR_ID));
+        const uint16_t device = PDT_TRY(m_port.read16(PCI_DEVICE_ID));
         m_say(format("Operating on device %s vendor_id=%04x (%s) device_id=%04x (%s) revision_id=%02x",
                   m_port.address().to_string().c_str(), vendor,
                   info.vendor_name.empty() ? "?" : info.vendor_name.c_str(), device,
@@ -156,9 +156,9 @@ private:
 
     Result<void> plan() {
         m_report.lnkctl2_before = PDT_TRY(m_port.read16(m_lnkctl2));
-        m_new_lnkctl2 = static_cast<uint16_t>((m_report.lnkctl2_before & ~reg::EXP_LNKCTL2_TLS) | m_report.target);
+        m_new_lnkctl2 = static_cast<uint16_t>((m_report.lnkctl2_before & ~PCI_EXP_LNKCTL2_TLS) | m_report.target);
         m_old_lnkctl = PDT_TRY(m_port.read16(m_lnkctl));
-        const uint8_t old_target = m_report.lnkctl2_before & reg::EXP_LNKCTL2_TLS;
+        const uint8_t old_target = m_report.lnkctl2_before & PCI_EXP_LNKCTL2_TLS;
         m_say(format("Original link control 2: %04X", m_report.lnkctl2_before));
         m_say(format("Original target link speed: %u (%s)", old_target, speed_name(old_target).c_str()));
         m_say(format("New target link speed: %u (%s)", m_report.target, speed_name(m_report.target).c_str()));
@@ -179,7 +179,7 @@ private:
             return {};
         PDT_CHECK(m_port.write16(m_lnkctl2, m_new_lnkctl2));
         m_report.lnkctl2_after = PDT_TRY(m_port.read16(m_lnkctl2));
-        if ((m_report.lnkctl2_after & reg::EXP_LNKCTL2_TLS) == m_report.target)
+        if ((m_report.lnkctl2_after & PCI_EXP_LNKCTL2_TLS) == m_report.target)
             return {};
         m_report.lnkctl2_rejected = true;
         m_say(format("Link control 2 write not accepted: reads back %04X", m_report.lnkctl2_after));
@@ -207,18 +207,18 @@ private:
     }
 
     Result<void> report_result() {
-        m_report.speed_after = m_report.lnksta_after & reg::EXP_LNKSTA_CLS;
-        m_report.width_after = (m_report.lnksta_after & reg::EXP_LNKSTA_NLW) >> 4;
+        m_report.speed_after = m_report.lnksta_after & PCI_EXP_LNKSTA_CLS;
+        m_report.width_after = (m_report.lnksta_after & PCI_EXP_LNKSTA_NLW) >> 4;
         say_status(m_report.lnksta_after);
         m_say(std::string("Link Bandwidth Management Status: ") +
-              ((m_report.lnksta_after & reg::EXP_LNKSTA_LBMS) ? "set (the port reports a completed retrain)"
+              ((m_report.lnksta_after & PCI_EXP_LNKSTA_LBMS) ? "set (the port reports a completed retrain)"
                                                               : "clear (the port reports no bandwidth change)"));
         if (m_p.below) {
             ConfigSpace* below = PDT_TRY(m_bus.open(*m_p.below));
-            auto status = below->read16(m_p.below_exp->offset + reg::EXP_LNKSTA);
+            auto status = below->read16(m_p.below_exp->offset + PCI_EXP_LNKSTA);
             if (status && *status != 0xffff)
                 m_say(format("Device %s link status: %04X (%s x%u)", m_p.below->to_string().c_str(), *status,
-                          speed_name(*status & reg::EXP_LNKSTA_CLS).c_str(), (*status & reg::EXP_LNKSTA_NLW) >> 4));
+                          speed_name(*status & PCI_EXP_LNKSTA_CLS).c_str(), (*status & PCI_EXP_LNKSTA_NLW) >> 4));
         }
         m_report.reached = m_report.speed_after == m_report.target;
         const std::string target = "Target link speed " + speed_name(m_report.target);
@@ -233,10 +233,10 @@ private:
 
     void say_status(uint16_t status) {
         m_say(format("Link status: %04X", status));
-        m_say("Current link speed: " + speed_name(status & reg::EXP_LNKSTA_CLS) +
-              format(" width x%u", (status & reg::EXP_LNKSTA_NLW) >> 4));
+        m_say("Current link speed: " + speed_name(status & PCI_EXP_LNKSTA_CLS) +
+              format(" width x%u", (status & PCI_EXP_LNKSTA_NLW) >> 4));
     }
-    uint16_t retrain_value() const { return m_old_lnkctl | reg::EXP_LNKCTL_RL; }
+    uint16_t retrain_value() const { return m_old_lnkctl | PCI_EXP_LNKCTL_RL; }
 
     ConfigBackend& m_bus;
     Port m_p;

@@ -121,8 +121,8 @@ namespace {
 
 bool has_own_decoder(const Capability& c) {
     if (c.extended)
-        return c.id == reg::EXT_CAP_ID_ERR || c.id == reg::EXT_CAP_ID_DSN;
-    return c.id == reg::CAP_ID_PM || c.id == reg::CAP_ID_MSI || c.id == reg::CAP_ID_MSIX || c.id == reg::CAP_ID_EXP;
+        return c.id == PCI_EXT_CAP_ID_ERR || c.id == PCI_EXT_CAP_ID_DSN;
+    return c.id == PCI_CAP_ID_PM || c.id == PCI_CAP_ID_MSI || c.id == PCI_CAP_ID_MSIX || c.id == PCI_CAP_ID_EXP;
 }
 
 CapSection decode_one(ConfigSpace& space, const DeviceConfig& d, const Capability& c) {

@@ -123,7 +123,7 @@ void enhanced_allocation(CapReader& r, const DeviceConfig& d, CapSection& s) {
     const unsigned entries = r.w(2) & 0x3fu;
     uint32_t at = 4;
     s.title = fmt("Enhanced Allocation (EA): NumEntries=%u", entries);
-    if (d.header.header_type == reg::HEADER_TYPE_BRIDGE) {
+    if (d.header.header_type == PCI_HEADER_TYPE_BRIDGE) {
         s.title += fmt(", secondary=%u, subordinate=%u", r.b(4), r.b(5));
         at = 8;
     }
@@ -152,7 +152,7 @@ void enhanced_allocation(CapReader& r, const DeviceConfig& d, CapSection& s) {
 bool decode_standard_section(CapReader& r, const DeviceConfig& d, CapSection& s) {
     switch (s.cap.id) {
         case 0x07:
-            if (d.header.header_type == reg::HEADER_TYPE_BRIDGE)
+            if (d.header.header_type == PCI_HEADER_TYPE_BRIDGE)
                 pcix_bridge(r, s);
             else
                 pcix_device(r, s);

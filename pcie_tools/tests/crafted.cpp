@@ -41,7 +41,7 @@ std::vector<Crafted> crafted_devices() {
         out.push_back({"gen5_endpoint", at(0x41, 0), b.bytes()});
     }
     {  // root port with slot, 64 GT/s capable, trained x8 of x16
-        ConfigBuilder b(0x8086, 0x1bb1, 0x060400, reg::HEADER_TYPE_BRIDGE);
+        ConfigBuilder b(0x8086, 0x1bb1, 0x060400, PCI_HEADER_TYPE_BRIDGE);
         b.bridge_buses(0x40, 0x41, 0x41);
         ExpressRegs r = express(reg::PortType::RootPort, 0x00008002, 0x0037, lnkcap_value(6, 16, 7, 0x007fcc00),
                                 0x0143, lnksta_value(6, 8, 0x7000));
@@ -57,7 +57,7 @@ std::vector<Crafted> crafted_devices() {
         out.push_back({"root_port", at(0x40, 1), b.bytes()});
     }
     {  // switch downstream port, speed codes outside the table
-        ConfigBuilder b(0x10b5, 0x9797, 0x060400, reg::HEADER_TYPE_BRIDGE);
+        ConfigBuilder b(0x10b5, 0x9797, 0x060400, PCI_HEADER_TYPE_BRIDGE);
         b.bridge_buses(0x42, 0x43, 0x43);
         ExpressRegs r = express(reg::PortType::Downstream, 0x00000001, 0x0020, lnkcap_value(7, 4, 9, 0x00000800), 0x0002,
                                 lnksta_value(0, 0, 0));
@@ -68,7 +68,7 @@ std::vector<Crafted> crafted_devices() {
         out.push_back({"downstream_odd", at(0x42, 2), b.bytes()});
     }
     {  // switch upstream port, slot power special value
-        ConfigBuilder b(0x10b5, 0x9796, 0x060400, reg::HEADER_TYPE_BRIDGE);
+        ConfigBuilder b(0x10b5, 0x9796, 0x060400, PCI_HEADER_TYPE_BRIDGE);
         b.bridge_buses(0x41, 0x42, 0x43);
         ExpressRegs r = express(reg::PortType::Upstream, 0x0000f023u | (0xf1u << 18), 0x2000,
                                 lnkcap_value(4, 8, 0, 0x00000400), 0x0001, lnksta_value(4, 8, 0x2000));

@@ -26,7 +26,7 @@ ExpressRegs gen4_endpoint() {
 
 Crafted endpoint_with_every_capability() {
     ConfigBuilder b(0x10ee, 0x903f, 0x058000);
-    b.set32(reg::BASE_ADDRESS_0, 0xfb000000).set16(reg::COMMAND, 0x0406);
+    b.set32(PCI_BASE_ADDRESS_0, 0xfb000000).set16(PCI_COMMAND, 0x0406);
     b.add_pm(0x0003, 0x0008);
     b.add_express(gen4_endpoint());
     b.add_capability(0x13, {0x06, 0x03, 0x00, 0x00});  // Advanced Features: TP, FLR capable
@@ -56,10 +56,10 @@ Crafted endpoint_with_every_capability() {
 }
 
 Crafted root_port_with_dpc() {
-    ConfigBuilder b(0x8086, 0x352a, 0x060400, reg::HEADER_TYPE_BRIDGE);
+    ConfigBuilder b(0x8086, 0x352a, 0x060400, PCI_HEADER_TYPE_BRIDGE);
     b.bridge_buses(0x00, 0x21, 0x21);
     b.set16(0x1c, 0x2020).set16(0x20, 0xfd00).set16(0x22, 0xfd10).set16(0x24, 0x0001).set16(0x26, 0xfff1);
-    b.set16(reg::COMMAND, 0x0407).set16(0x3e, 0x0012);
+    b.set16(PCI_COMMAND, 0x0407).set16(0x3e, 0x0012);
     ExpressRegs r;
     r.type = reg::PortType::RootPort;
     r.slot = true;
@@ -75,13 +75,13 @@ Crafted root_port_with_dpc() {
     r.lnkctl2 = 0x0005;
     r.lnksta2 = 0x501f;                         // DRS message received, link up
     const uint16_t exp = b.add_express(r);
-    b.set16(exp + reg::EXP_SLTCTL, 0x12f1).set16(exp + reg::EXP_SLTSTA, 0x0148);
-    b.set16(exp + reg::EXP_RTCTL, 0x0008).set16(exp + reg::EXP_RTCAP, 0x0001).set32(exp + reg::EXP_RTSTA, 0x00010300);
+    b.set16(exp + PCI_EXP_SLTCTL, 0x12f1).set16(exp + PCI_EXP_SLTSTA, 0x0148);
+    b.set16(exp + PCI_EXP_RTCTL, 0x0008).set16(exp + PCI_EXP_RTCAP, 0x0001).set32(exp + PCI_EXP_RTSTA, 0x00010300);
     b.add_msi(0x0081);
     b.add_capability(0x0d, {0x00, 0x00, 0x86, 0x80, 0x00, 0x00});  // Subsystem: 8086:0000
     const uint16_t aer = b.add_aer(0, 0, 0x00462030, 0x00000041, 0x00002000, 0x000000a0);
-    b.set32(aer + reg::ERR_ROOT_COMMAND, 0x7).set32(aer + reg::ERR_ROOT_STATUS, 0x08000011);
-    b.set16(aer + reg::ERR_ROOT_COR_SRC, 0x2100).set16(aer + reg::ERR_ROOT_COR_SRC + 2u, 0x2100);
+    b.set32(aer + PCI_ERR_ROOT_COMMAND, 0x7).set32(aer + PCI_ERR_ROOT_STATUS, 0x08000011);
+    b.set16(aer + PCI_ERR_ROOT_ERR_SRC, 0x2100).set16(aer + PCI_ERR_ROOT_ERR_SRC + 2u, 0x2100);
     b.add_extended(0x000d, 1, dwords({0x005f005f}));  // ACS, all but egress control
     b.add_extended(0x001d, 1, dwords({0x00411fe4, 0x01000001, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));  // DPC
     b.add_extended(0x0019, 1, dwords({0x00000002, 0x00000005, 0, 0, 0, 0, 0, 0, 0, 0}));  // Secondary PCIe
@@ -99,16 +99,16 @@ Crafted event_collector() {
     r.devcap = 0x00008000;
     r.devcap2 = 0x00000010;
     const uint16_t exp = b.add_express(r);
-    b.set16(exp + reg::EXP_RTCTL, 0x0007).set16(exp + reg::EXP_RTCAP, 0x0000).set32(exp + reg::EXP_RTSTA, 0x00020000);
+    b.set16(exp + PCI_EXP_RTCTL, 0x0007).set16(exp + PCI_EXP_RTCAP, 0x0000).set32(exp + PCI_EXP_RTSTA, 0x00020000);
     const uint16_t aer = b.add_aer(0, 0, 0x00462030, 0, 0x00002000, 0x000000a0);
-    b.set32(aer + reg::ERR_ROOT_COMMAND, 0x1).set32(aer + reg::ERR_ROOT_STATUS, 0x00000001);
+    b.set32(aer + PCI_ERR_ROOT_COMMAND, 0x1).set32(aer + PCI_ERR_ROOT_STATUS, 0x00000001);
     b.add_extended(0x0007, 2, dwords({0x00000005, 0x00030201}));  // RCEC: devices 0 and 2, buses 2-3
     return {"event_collector", at(0x00, 0x1e), b.bytes()};
 }
 
 Crafted integrated_endpoint() {
     ConfigBuilder b(0x8086, 0x0b25, 0x088000);
-    b.set32(reg::BASE_ADDRESS_0, 0xfe000004).set32(reg::BASE_ADDRESS_0 + 4, 0x00000020);
+    b.set32(PCI_BASE_ADDRESS_0, 0xfe000004).set32(PCI_BASE_ADDRESS_0 + 4, 0x00000020);
     ExpressRegs r;
     r.type = reg::PortType::RcIntegratedEndpoint;
     r.devcap = 0x10008000;
@@ -122,7 +122,7 @@ Crafted integrated_endpoint() {
 }
 
 Crafted pcix_bridge() {
-    ConfigBuilder b(0x8086, 0x0329, 0x060400, reg::HEADER_TYPE_BRIDGE);
+    ConfigBuilder b(0x8086, 0x0329, 0x060400, PCI_HEADER_TYPE_BRIDGE);
     b.bridge_buses(0x30, 0x31, 0x31);
     b.add_pm(0x0002, 0);
     b.add_capability(0x07, {0xc3, 0x00, 0x00, 0x30, 0x30, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00});
@@ -131,13 +131,13 @@ Crafted pcix_bridge() {
 
 Crafted pcix_device() {
     ConfigBuilder b(0x1077, 0x2312, 0x0c0400);
-    b.set32(reg::BASE_ADDRESS_0, 0x0000e001).set16(reg::COMMAND, 0x0007);
+    b.set32(PCI_BASE_ADDRESS_0, 0x0000e001).set16(PCI_COMMAND, 0x0007);
     b.add_capability(0x07, {0x03, 0x00, 0x08, 0x31, 0x83, 0x41});
     return {"pcix_device", at(0x31, 1), b.bytes()};
 }
 
 Crafted pcie_to_pci_bridge() {
-    ConfigBuilder b(0x12d8, 0xe130, 0x060400, reg::HEADER_TYPE_BRIDGE);
+    ConfigBuilder b(0x12d8, 0xe130, 0x060400, PCI_HEADER_TYPE_BRIDGE);
     b.bridge_buses(0x21, 0x22, 0x22);
     ExpressRegs r;
     r.type = reg::PortType::PciBridge;

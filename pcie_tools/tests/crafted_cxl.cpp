@@ -51,7 +51,7 @@ Crafted cxl_memory_device() {
 }
 
 Crafted cxl_root_port() {
-    ConfigBuilder b(0x8086, 0x347a, 0x060400, reg::HEADER_TYPE_BRIDGE);
+    ConfigBuilder b(0x8086, 0x347a, 0x060400, PCI_HEADER_TYPE_BRIDGE);
     b.bridge_buses(0x50, 0x51, 0x51);
     b.add_express(express(reg::PortType::RootPort));
     // Multicast, port form: 64 groups, ECRC regeneration, a 4 KB overlay
@@ -66,7 +66,7 @@ Crafted cxl_root_port() {
 }
 
 Crafted ea_downstream_port() {
-    ConfigBuilder b(0x10b5, 0x8796, 0x060400, reg::HEADER_TYPE_BRIDGE);
+    ConfigBuilder b(0x10b5, 0x8796, 0x060400, PCI_HEADER_TYPE_BRIDGE);
     b.bridge_buses(0x52, 0x53, 0x54);
     b.add_express(express(reg::PortType::Downstream));
     std::vector<uint8_t> ea = {0x01, 0x00};  // one entry, then the fixed bus numbers

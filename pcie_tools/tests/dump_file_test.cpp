@@ -117,8 +117,8 @@ TEST(CapabilityWalker, StopsAtALoopKeyedByOffset) {
 
 TEST(CapabilityWalker, SameIdTwiceIsNotALoop) {
     ConfigBuilder b(0x1234, 0x1, 0x058000);
-    b.add_capability(reg::CAP_ID_VNDR, {4, 0});
-    b.add_capability(reg::CAP_ID_VNDR, {4, 0});
+    b.add_capability(PCI_CAP_ID_VNDR, {4, 0});
+    b.add_capability(PCI_CAP_ID_VNDR, {4, 0});
     b.add_msi(0);
     MemoryConfigSpace space(PciAddress{}, b.bytes());
     const auto caps = walk_capabilities(space);

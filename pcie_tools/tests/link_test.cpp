@@ -24,7 +24,7 @@ void wait_rounds(const LinkMonitor& monitor, unsigned rounds) {
 
 void add_port(ConfigTopology& bus, PciAddress address, reg::PortType type, uint8_t secondary, uint8_t speed,
               uint8_t width, uint8_t sta_speed, uint8_t sta_width, uint16_t lnkctl = 0) {
-    ConfigBuilder b(0x8086, 0x0101, 0x060400, reg::HEADER_TYPE_BRIDGE);
+    ConfigBuilder b(0x8086, 0x0101, 0x060400, PCI_HEADER_TYPE_BRIDGE);
     b.bridge_buses(address.bus, secondary, secondary);
     ExpressRegs r;
     r.type = type;
@@ -207,7 +207,7 @@ TEST(LinkMonitor, SeesARetrainDuringTheRun) {
     auto* port = bus->find(at(0, 1));
     const uint16_t cap = port->express_offset();
     const uint16_t rl = 0x0060;
-    ASSERT_TRUE(port->write(cap + reg::EXP_LNKCTL, &rl, 2).ok());
+    ASSERT_TRUE(port->write(cap + PCI_EXP_LNKCTL, &rl, 2).ok());
     auto again = LinkMonitor::start(*bus, at(1, 0), std::chrono::milliseconds(1));
     ASSERT_TRUE(again.ok());
     wait_rounds(**again, 8);  // training lasts 3 Link Status reads of the port

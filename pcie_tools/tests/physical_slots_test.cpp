@@ -18,7 +18,7 @@ using test::at;
 // A root port at 00:<device>.0 over bus <secondary>; Slot Implemented when `slot`, with `number`
 // as its Physical Slot Number.
 std::unique_ptr<SimConfigSpace> port(uint8_t device, uint8_t secondary, bool slot, uint32_t number) {
-    ConfigBuilder b(0x8086, 0x0100 + device, 0x060400, reg::HEADER_TYPE_BRIDGE);
+    ConfigBuilder b(0x8086, 0x0100 + device, 0x060400, PCI_HEADER_TYPE_BRIDGE);
     b.bridge_buses(0, secondary, secondary);
     ExpressRegs r;
     r.type = reg::PortType::RootPort;
@@ -30,7 +30,7 @@ std::unique_ptr<SimConfigSpace> port(uint8_t device, uint8_t secondary, bool slo
 
 std::unique_ptr<SimConfigSpace> endpoint(uint8_t bus) {
     ConfigBuilder b(0x10ee, 0x7024, 0x058000);
-    b.set16(reg::SUBSYSTEM_VENDOR_ID, 0x0002).set16(reg::SUBSYSTEM_ID, 0x0009);
+    b.set16(PCI_SUBSYSTEM_VENDOR_ID, 0x0002).set16(PCI_SUBSYSTEM_ID, 0x0009);
     b.add_express(ExpressRegs{});
     return b.build(at(bus, 0));
 }

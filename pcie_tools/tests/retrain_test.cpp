@@ -30,20 +30,20 @@ struct Topology {
 // LBMS already set (so an accidental RW1C write would be seen clearing it).
 Topology make(PortModel model, uint8_t port_speed = 2, uint8_t device_speed = 2, uint16_t lnkctl2 = 0x0002) {
     Topology t;
-    ConfigBuilder p(0x8086, 0x0101, 0x060400, reg::HEADER_TYPE_BRIDGE);
+    ConfigBuilder p(0x8086, 0x0101, 0x060400, PCI_HEADER_TYPE_BRIDGE);
     p.bridge_buses(0, 1, 1);
     ExpressRegs pr;
     pr.type = reg::PortType::RootPort;
     pr.lnkcap = lnkcap_value(port_speed, 16, 2, 0x00212c00);
     pr.lnkctl = 0x0040;
-    pr.lnksta = lnksta_value(1, 4, reg::EXP_LNKSTA_SLC | reg::EXP_LNKSTA_LBMS);
+    pr.lnksta = lnksta_value(1, 4, PCI_EXP_LNKSTA_SLC | PCI_EXP_LNKSTA_LBMS);
     pr.lnkcap2 = lnkcap2_upto(port_speed);
     pr.lnkctl2 = lnkctl2;
     t.port_cap = p.add_express(pr);
     ConfigBuilder d(0x10ee, 0x7024, 0x058000);
     ExpressRegs dr;
     dr.lnkcap = lnkcap_value(device_speed, 4);
-    dr.lnksta = lnksta_value(1, 4, reg::EXP_LNKSTA_SLC);
+    dr.lnksta = lnksta_value(1, 4, PCI_EXP_LNKSTA_SLC);
     dr.lnkcap2 = lnkcap2_upto(device_speed);
     t.device_cap = d.add_express(dr);
     t.port = static_cast<SimDownstreamPort*>(t.bus->add(p.build_port(kPort, model)));
@@ -74,12 +74,13 @@ RetrainOptions target(uint8_t speed, milliseconds timeout = milliseconds(1000)) 
 
 // Only Link Control 2 and Link Control, 16-bit each; Link Control keeps every bit as read.
 void expect_only_link_registers_written(const Topology& t, uint16_t original_lnkctl) {
+    const uint32_t lnkctl = t.port_cap + PCI_EXP_LNKCTL;
+    const uint32_t lnkctl2 = t.port_cap + PCI_EXP_LNKCTL2;
     for (const ConfigWrite& w : t.port->writes()) {
         EXPECT_EQ(w.length, 2u) << "offset 0x" << std::hex << w.offset;
-        EXPECT_TRUE(w.offset == t.port_cap + reg::EXP_LNKCTL2 || w.offset == t.port_cap + reg::EXP_LNKCTL)
-            << "wrote offset 0x" << std::hex << w.offset;
-        if (w.offset == t.port_cap + reg::EXP_LNKCTL) {
-            EXPECT_EQ(w.value, original_lnkctl | reg::EXP_LNKCTL_RL);
+        EXPECT_TRUE(w.offset == lnkctl2 || w.offset == lnkctl) << "wrote offset 0x" << std::hex << w.offset;
+        if (w.offset == lnkctl) {
+            EXPECT_EQ(w.value, original_lnkctl | PCI_EXP_LNKCTL_RL);
         }
     }
     EXPECT_TRUE(t.device->writes().empty()) << "the device below must not be written";
@@ -102,7 +103,7 @@ TEST(Retrain, EndpointMovesToItsPortAndReachesFiveGts) {
     EXPECT_TRUE(said.has("Current link speed: 5 GT/s width x4"));
     EXPECT_TRUE(said.has("Target link speed 5 GT/s reached"));
     // The device's own Link Status follows the port's.
-    EXPECT_EQ(t.device->peek16(t.device_cap + reg::EXP_LNKSTA) & 0x3ff, 0x42);
+    EXPECT_EQ(t.device->peek16(t.device_cap + PCI_EXP_LNKSTA) & 0x3ff, 0x42);
     // Target unchanged (0002): Link Control 2 is not written at all.
     ASSERT_EQ(t.port->writes().size(), 1u);
     expect_only_link_registers_written(t, 0x0040);
@@ -114,9 +115,9 @@ TEST(Retrain, WritesTargetSpeedKeepingOtherLinkControl2Bits) {
     auto report = set_link_speed(*t.bus, kPort, target(2), said.say());
     ASSERT_TRUE(report.ok()) << report.error().message();
     EXPECT_TRUE(report->reached);
-    EXPECT_EQ(t.port->peek16(t.port_cap + reg::EXP_LNKCTL2), 0x0062);
+    EXPECT_EQ(t.port->peek16(t.port_cap + PCI_EXP_LNKCTL2), 0x0062);
     ASSERT_EQ(t.port->writes().size(), 2u);
-    EXPECT_EQ(t.port->writes()[0].offset, t.port_cap + reg::EXP_LNKCTL2);
+    EXPECT_EQ(t.port->writes()[0].offset, t.port_cap + PCI_EXP_LNKCTL2);
     EXPECT_EQ(t.port->writes()[0].value, 0x0062u);
     // What will change is said before anything is written.
     size_t plan = 0, trigger = 0;
@@ -133,19 +134,19 @@ TEST(Retrain, WritesTargetSpeedKeepingOtherLinkControl2Bits) {
 
 TEST(Retrain, NeverClearsLinkStatusRw1cBits) {
     Topology t = make(PortModel{});
-    t.port->poke16(t.port_cap + reg::EXP_LNKSTA, lnksta_value(1, 4, reg::EXP_LNKSTA_LABS));
+    t.port->poke16(t.port_cap + PCI_EXP_LNKSTA, lnksta_value(1, 4, PCI_EXP_LNKSTA_LABS));
     auto report = set_link_speed(*t.bus, kPort, target(2), [](const std::string&) {});
     ASSERT_TRUE(report.ok());
     // LABS was set before; a 32-bit read-modify-write at Link Control would have cleared it.
-    EXPECT_TRUE(t.port->peek16(t.port_cap + reg::EXP_LNKSTA) & reg::EXP_LNKSTA_LABS);
+    EXPECT_TRUE(t.port->peek16(t.port_cap + PCI_EXP_LNKSTA) & PCI_EXP_LNKSTA_LABS);
 }
 
 TEST(Retrain, SimulatedSpaceShowsWhatA32BitWriteWouldDo) {
     Topology t = make(PortModel{});
-    const uint32_t dword = t.port->peek32(t.port_cap + reg::EXP_LNKCTL);
-    const uint32_t value = dword | reg::EXP_LNKCTL_RL;
-    ASSERT_TRUE(t.port->write(t.port_cap + reg::EXP_LNKCTL, &value, 4).ok());
-    EXPECT_FALSE(t.port->peek16(t.port_cap + reg::EXP_LNKSTA) & reg::EXP_LNKSTA_LBMS)
+    const uint32_t dword = t.port->peek32(t.port_cap + PCI_EXP_LNKCTL);
+    const uint32_t value = dword | PCI_EXP_LNKCTL_RL;
+    ASSERT_TRUE(t.port->write(t.port_cap + PCI_EXP_LNKCTL, &value, 4).ok());
+    EXPECT_FALSE(t.port->peek16(t.port_cap + PCI_EXP_LNKSTA) & PCI_EXP_LNKSTA_LBMS)
         << "the model must clear RW1C bits written as 1, or the test above proves nothing";
 }
 
@@ -163,7 +164,7 @@ std::optional<RetrainReport> expect_eight_gts_rejected(const PortModel& model, c
         return std::nullopt;
     EXPECT_TRUE(report->lnkctl2_rejected);
     EXPECT_FALSE(report->reached);
-    EXPECT_EQ(t.port->peek16(t.port_cap + reg::EXP_LNKCTL2), 0x0001);
+    EXPECT_EQ(t.port->peek16(t.port_cap + PCI_EXP_LNKCTL2), 0x0001);
     for (const char* line : said_lines)
         EXPECT_TRUE(said.has(line)) << line;
     expect_only_link_registers_written(t, 0x0040);
@@ -199,7 +200,7 @@ TEST(Retrain, QemuLikePortReportsHonestlyThatTheTargetWasNotReached) {
     qemu.lnkctl2_read_only = true;
     qemu.ignore_retrain = true;
     Topology t = make(qemu, 3, 3, 0x0003);
-    t.port->poke16(t.port_cap + reg::EXP_LNKSTA, lnksta_value(3, 4));
+    t.port->poke16(t.port_cap + PCI_EXP_LNKSTA, lnksta_value(3, 4));
     Said said;
     auto report = set_link_speed(*t.bus, kPort, target(1), said.say());
     ASSERT_TRUE(report.ok()) << report.error().message();
@@ -221,14 +222,14 @@ TEST(Retrain, TimesOutWhenTrainingNeverEndsAndRestoresLinkControl2) {
     EXPECT_EQ(report.error().code, ETIMEDOUT);
     EXPECT_NE(report.error().message().find("after Retrain Link"), std::string::npos) << report.error().message();
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
-    EXPECT_EQ(t.port->peek16(t.port_cap + reg::EXP_LNKCTL2), 0x0001);
+    EXPECT_EQ(t.port->peek16(t.port_cap + PCI_EXP_LNKCTL2), 0x0001);
 }
 
 TEST(Retrain, WaitsForTrainingToClearBeforeRetraining) {
     PortModel stuck;
     stuck.training_reads = -1;
     Topology t = make(stuck);
-    t.port->poke16(t.port_cap + reg::EXP_LNKSTA, lnksta_value(1, 4, reg::EXP_LNKSTA_LT));
+    t.port->poke16(t.port_cap + PCI_EXP_LNKSTA, lnksta_value(1, 4, PCI_EXP_LNKSTA_LT));
     auto report = set_link_speed(*t.bus, kPort, target(2, milliseconds(20)), [](const std::string&) {});
     ASSERT_FALSE(report.ok());
     EXPECT_EQ(report.error().code, ETIMEDOUT);

@@ -60,16 +60,16 @@ struct ExpressInfo {
     bool function0 = true;
     bool has_mem_bar = false;
 
-    uint8_t version() const { return flags & reg::EXP_FLAGS_VERS; }
-    reg::PortType type() const { return static_cast<reg::PortType>((flags & reg::EXP_FLAGS_TYPE) >> 4); }
-    bool slot() const { return flags & reg::EXP_FLAGS_SLOT; }
+    uint8_t version() const { return flags & PCI_EXP_FLAGS_VERS; }
+    reg::PortType type() const { return static_cast<reg::PortType>((flags & PCI_EXP_FLAGS_TYPE) >> 4); }
+    bool slot() const { return flags & PCI_EXP_FLAGS_SLOT; }
     bool has_link() const;     // every type except Root Complex integrated endpoint / event collector
     bool has_v2() const { return version() >= 2; }
     bool is_downstream_side() const;  // Root Port or switch Downstream Port (owns Retrain Link)
-    uint8_t max_speed() const { return lnkcap & reg::EXP_LNKCAP_SLS; }
-    uint8_t max_width() const { return (lnkcap & reg::EXP_LNKCAP_MLW) >> 4; }
-    uint8_t speed() const { return lnksta & reg::EXP_LNKSTA_CLS; }
-    uint8_t width() const { return (lnksta & reg::EXP_LNKSTA_NLW) >> 4; }
+    uint8_t max_speed() const { return lnkcap & PCI_EXP_LNKCAP_SLS; }
+    uint8_t max_width() const { return (lnkcap & PCI_EXP_LNKCAP_MLW) >> 4; }
+    uint8_t speed() const { return lnksta & PCI_EXP_LNKSTA_CLS; }
+    uint8_t width() const { return (lnksta & PCI_EXP_LNKSTA_NLW) >> 4; }
     // Supported Link Speeds as a bit vector (bit n = speed code n); from LnkCap2 when it is
     // implemented, else every code up to LnkCap's Max Link Speed.
     uint32_t supported_speeds() const;

@@ -3,6 +3,8 @@
 // adapters and tools see only this interface and cannot tell the two apart.
 #pragma once
 
+#include <linux/pci_regs.h>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -41,18 +43,19 @@ struct IrqInfo {
     uint32_t flags = 0;  // VFIO_IRQ_INFO_* bits
 };
 
-// PCI configuration space register offsets used across the toolkit (PCI Local Bus spec).
+// PCI configuration space registers the toolkit's drivers, tools and tests name, typed for
+// config_read*/config_write16; the values are the kernel's (<linux/pci_regs.h>).
 namespace cfg {
-inline constexpr uint32_t VENDOR_ID = 0x00;
-inline constexpr uint32_t DEVICE_ID = 0x02;
-inline constexpr uint32_t COMMAND = 0x04;
-inline constexpr uint32_t STATUS = 0x06;
-inline constexpr uint32_t REVISION_ID = 0x08;
-inline constexpr uint32_t SUBSYSTEM_VENDOR_ID = 0x2c;
-inline constexpr uint32_t SUBSYSTEM_ID = 0x2e;
-inline constexpr uint32_t CAPABILITIES_POINTER = 0x34;
-inline constexpr uint16_t COMMAND_MEMORY = 0x0002;
-inline constexpr uint16_t COMMAND_MASTER = 0x0004;
+inline constexpr uint32_t VENDOR_ID = PCI_VENDOR_ID;
+inline constexpr uint32_t DEVICE_ID = PCI_DEVICE_ID;
+inline constexpr uint32_t COMMAND = PCI_COMMAND;
+inline constexpr uint32_t STATUS = PCI_STATUS;
+inline constexpr uint32_t REVISION_ID = PCI_REVISION_ID;
+inline constexpr uint32_t SUBSYSTEM_VENDOR_ID = PCI_SUBSYSTEM_VENDOR_ID;
+inline constexpr uint32_t SUBSYSTEM_ID = PCI_SUBSYSTEM_ID;
+inline constexpr uint32_t CAPABILITIES_POINTER = PCI_CAPABILITY_LIST;
+inline constexpr uint16_t COMMAND_MEMORY = PCI_COMMAND_MEMORY;
+inline constexpr uint16_t COMMAND_MASTER = PCI_COMMAND_MASTER;
 }  // namespace cfg
 
 class Device {

@@ -7,6 +7,12 @@
 
 #include <cstdint>
 
+// Header Type's layout field: the mask came to the header with Linux 6.7 (Debian 12's 6.1 headers
+// carry it as a backport); older headers name only the register.
+#ifndef PCI_HEADER_TYPE_MASK
+#define PCI_HEADER_TYPE_MASK 0x7f
+#endif
+
 namespace pcie::reg {
 
 // Status bits that software clears by writing 1 (RW1C): Master Data Parity Error and bits 11-15.

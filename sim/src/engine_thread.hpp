@@ -1,6 +1,7 @@
 // What the XDMA and QDMA models share between their engine thread and the register accesses
 // that wake it, the register write both take through their AXI4-Lite slave, and the model
-// calls both answer alike (stepping, the card memory from outside).
+// calls both answer alike (stepping, and DmaModel's: configuration, the card memory from
+// outside, destruction).
 #pragma once
 
 #include <condition_variable>
@@ -8,8 +9,10 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "card_memory.hpp"
+#include "sim/dma_model.hpp"
 
 namespace sim {
 
@@ -67,24 +70,41 @@ size_t step_until_idle(Model& model, size_t max_steps) {
     return steps;
 }
 
-// The card memory by AXI address from outside the engines, under the model's lock: false,
-// touching nothing, outside the window [card_memory_base, + card_memory_size) of its config.
-template <class Impl>
-bool read_card_memory(const Impl& impl, uint64_t address, void* dst, uint64_t length) {
-    std::lock_guard lock(impl.mutex);
-    const auto& c = impl.config;
-    return impl.card_memory.read_at(c.card_memory_base, c.card_memory_size, address, dst, length);
+// DmaModel (sim/dma_model.hpp): each model's .cpp instantiates it for its Impl and Config.
+template <class Impl, class Config>
+DmaModel<Impl, Config>::DmaModel(SimDevice& device, Config config)
+    : m_impl(std::make_shared<Impl>(device, std::move(config))) {}
+
+template <class Impl, class Config>
+DmaModel<Impl, Config>::~DmaModel() {
+    m_impl->shutdown();
 }
-template <class Impl>
-bool write_card_memory(Impl& impl, uint64_t address, const void* src, uint64_t length) {
-    std::lock_guard lock(impl.mutex);
-    const auto& c = impl.config;
-    return impl.card_memory.write_at(c.card_memory_base, c.card_memory_size, address, src, length);
+
+template <class Impl, class Config>
+const Config& DmaModel<Impl, Config>::config() const {
+    return m_impl->config;
 }
-template <class Impl>
-uint64_t card_memory_resident(const Impl& impl) {
-    std::lock_guard lock(impl.mutex);
-    return impl.card_memory.resident_bytes();
+
+// The card memory by AXI address, under the model's lock: false, touching nothing, outside the
+// window [card_memory_base, + card_memory_size) of its config.
+template <class Impl, class Config>
+bool DmaModel<Impl, Config>::card_read(uint64_t address, void* dst, uint64_t length) const {
+    std::lock_guard lock(m_impl->mutex);
+    const Config& c = m_impl->config;
+    return m_impl->card_memory.read_at(c.card_memory_base, c.card_memory_size, address, dst, length);
+}
+
+template <class Impl, class Config>
+bool DmaModel<Impl, Config>::card_write(uint64_t address, const void* src, uint64_t length) {
+    std::lock_guard lock(m_impl->mutex);
+    const Config& c = m_impl->config;
+    return m_impl->card_memory.write_at(c.card_memory_base, c.card_memory_size, address, src, length);
+}
+
+template <class Impl, class Config>
+uint64_t DmaModel<Impl, Config>::card_memory_resident_bytes() const {
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->card_memory.resident_bytes();
 }
 
 }  // namespace sim

@@ -91,10 +91,7 @@ void Impl::engine_thread() {
 
 }  // namespace qdma_impl
 
-QdmaModel::QdmaModel(SimDevice& device, QdmaConfig config)
-    : m_impl(std::make_shared<qdma_impl::Impl>(device, config)) {}
-
-QdmaModel::~QdmaModel() { m_impl->shutdown(); }
+template class DmaModel<qdma_impl::Impl, QdmaConfig>;
 
 std::shared_ptr<QdmaModel> QdmaModel::attach(SimDevice& device, SimBar& bar, QdmaConfig config) {
     std::shared_ptr<QdmaModel> model(new QdmaModel(device, config));
@@ -105,8 +102,6 @@ std::shared_ptr<QdmaModel> QdmaModel::attach(SimDevice& device, SimBar& bar, Qdm
     return model;
 }
 
-const QdmaConfig& QdmaModel::config() const { return m_impl->config; }
-
 size_t QdmaModel::step() {
     std::lock_guard lock(m_impl->mutex);
     return m_impl->device_gone ? 0 : m_impl->step_locked();
@@ -114,18 +109,6 @@ size_t QdmaModel::step() {
 
 size_t QdmaModel::run_until_idle(size_t max_steps) {
     return step_until_idle(*this, max_steps);
-}
-
-bool QdmaModel::card_read(uint64_t address, void* dst, uint64_t length) const {
-    return read_card_memory(*m_impl, address, dst, length);
-}
-
-bool QdmaModel::card_write(uint64_t address, const void* src, uint64_t length) {
-    return write_card_memory(*m_impl, address, src, length);
-}
-
-uint64_t QdmaModel::card_memory_resident_bytes() const {
-    return card_memory_resident(*m_impl);
 }
 
 void QdmaModel::inject(QdmaQueueKind kind, unsigned qid, QdmaFault fault) {

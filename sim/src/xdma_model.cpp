@@ -175,10 +175,7 @@ void Impl::engine_thread() {
 
 }  // namespace xdma_impl
 
-XdmaModel::XdmaModel(SimDevice& device, XdmaConfig config)
-    : m_impl(std::make_shared<xdma_impl::Impl>(device, config)) {}
-
-XdmaModel::~XdmaModel() { m_impl->shutdown(); }
+template class DmaModel<xdma_impl::Impl, XdmaConfig>;
 
 std::shared_ptr<XdmaModel> XdmaModel::attach(SimDevice& device, SimBar& bar, XdmaConfig config) {
     std::shared_ptr<XdmaModel> model(new XdmaModel(device, config));
@@ -193,8 +190,6 @@ std::shared_ptr<XdmaModel> XdmaModel::attach(SimDevice& device, SimBar& bar, Xdm
         start_engine_thread(model->m_impl.get());
     return model;
 }
-
-const XdmaConfig& XdmaModel::config() const { return m_impl->config; }
 
 size_t XdmaModel::step() {
     std::lock_guard lock(m_impl->mutex);
@@ -241,18 +236,6 @@ uint64_t XdmaModel::c2h_pending_bytes(unsigned c2h) const {
 uint64_t XdmaModel::c2h_peak_pending_bytes() const {
     std::lock_guard lock(m_impl->mutex);
     return m_impl->peak_pending;
-}
-
-bool XdmaModel::card_read(uint64_t address, void* dst, uint64_t length) const {
-    return read_card_memory(*m_impl, address, dst, length);
-}
-
-bool XdmaModel::card_write(uint64_t address, const void* src, uint64_t length) {
-    return write_card_memory(*m_impl, address, src, length);
-}
-
-uint64_t XdmaModel::card_memory_resident_bytes() const {
-    return card_memory_resident(*m_impl);
 }
 
 void XdmaModel::inject(XdmaDirection direction, unsigned channel, XdmaFault fault) {

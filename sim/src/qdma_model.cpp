@@ -34,43 +34,6 @@ std::shared_ptr<RegisterFileBlock> make_qdma_csr_block(const designs::QdmaSimula
 }
 
 namespace qdma_impl {
-namespace {
-
-// The CSR frame as one block of the BAR: 32-bit registers; a 64-bit access is two 32-bit ones.
-class QdmaBlock : public RegisterBlock {
-public:
-    explicit QdmaBlock(std::weak_ptr<Impl> impl) : m_impl(std::move(impl)) {}
-
-    uint64_t read(uint64_t offset, unsigned width) override {
-        auto impl = m_impl.lock();
-        if (!impl)
-            return width == 8 ? ~0ull : 0xFFFFFFFFu;
-        std::lock_guard lock(impl->mutex);
-        if (width == 8)
-            return impl->read32(offset) | uint64_t(impl->read32(offset + 4)) << 32;
-        const uint64_t shifted = impl->read32(offset & ~3ull) >> ((offset & 3) * 8);
-        return width == 4 ? shifted : shifted & ((1ull << (width * 8)) - 1);
-    }
-
-    void write(uint64_t offset, unsigned width, uint64_t value) override {
-        write_dwords(m_impl, offset, width, value, /*both_halves=*/true);
-    }
-
-    void reset() override {
-        if (auto impl = m_impl.lock()) {
-            {
-                std::lock_guard lock(impl->mutex);
-                impl->reset();
-            }
-            impl->notify();
-        }
-    }
-
-private:
-    std::weak_ptr<Impl> m_impl;
-};
-
-}  // namespace
 
 Impl::Impl(SimDevice& dev, QdmaConfig cfg)
     : device(dev), config(cfg), identification(make_qdma_csr_block(cfg.caps, cfg.axi_lite_bar_mask)) {}
@@ -95,11 +58,8 @@ template class DmaModel<qdma_impl::Impl, QdmaConfig>;
 
 std::shared_ptr<QdmaModel> QdmaModel::attach(SimDevice& device, SimBar& bar, QdmaConfig config) {
     std::shared_ptr<QdmaModel> model(new QdmaModel(device, config));
-    bar.add_block(0, qdma_csr::kFrameSize, std::make_shared<qdma_impl::QdmaBlock>(model->m_impl));
-    device.on_destroy([model] { model->m_impl->shutdown(); });
-    if (!config.stepped)
-        start_engine_thread(model->m_impl.get());
-    return model;
+    // The CSR frame: 32-bit registers; a 64-bit access is two 32-bit ones.
+    return attach_model(device, bar, 0, qdma_csr::kFrameSize, /*both_halves=*/true, model, model->m_impl);
 }
 
 size_t QdmaModel::step() {
@@ -126,20 +86,9 @@ size_t QdmaModel::faults_pending(QdmaQueueKind kind, unsigned qid) const {
     return it == queues.end() ? 0 : it->second.faults.size();
 }
 
-void QdmaModel::set_late_engine(std::chrono::milliseconds late) {
-    std::lock_guard lock(m_impl->mutex);
-    m_impl->config.late_engine = late;
-}
-
 void QdmaModel::set_ignores_stop() {
     std::lock_guard lock(m_impl->mutex);
     m_impl->config.ignores_stop = true;
-}
-
-void QdmaModel::set_lie(streams::Lie lie) {
-    std::lock_guard lock(m_impl->mutex);
-    m_impl->lie = lie;
-    m_impl->lie_transfers = 0;
 }
 
 uint64_t QdmaModel::processed(QdmaQueueKind kind, unsigned qid) const {

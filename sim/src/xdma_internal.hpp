@@ -120,7 +120,7 @@ struct Impl : EngineThreadState {
     // Registers (xdma_registers.cpp); offset relative to the DMA register space.
     uint32_t read32(uint64_t offset);
     void write32(uint64_t offset, uint32_t value);
-    void reset();
+    void reset();  // the device's reset (mutex held)
     // The channel a channel block (target 0 H2C, 1 C2H) or an SGDMA block (4 H2C, 5 C2H)
     // addresses; nullptr for another target or a channel the model does not have.
     Channel* addressed_channel(unsigned target, unsigned index);

@@ -228,7 +228,8 @@ struct Impl;
 // Instantiated in sim/src/qdma_model.cpp, where its Impl is complete.
 extern template class DmaModel<qdma_impl::Impl, QdmaConfig>;
 
-// config(), card_read(), card_write(), card_memory_resident_bytes(): DmaModel's.
+// config(), card_read(), card_write(), card_memory_resident_bytes(), set_lie(),
+// set_late_engine(): DmaModel's.
 class QdmaModel : public DmaModel<qdma_impl::Impl, QdmaConfig> {
 public:
     // Places the CSR frame at offset 0 of `bar` (which must hold kFrameSize bytes), makes
@@ -239,13 +240,11 @@ public:
     size_t step();
     size_t run_until_idle(size_t max_steps = 100000);
 
-    // Faults (one-shot, by physical queue) and the lie (every transfer from now on; a transfer
-    // is one MM descriptor or one C2H stream packet, counted over all queues).
+    // Faults (one-shot, by physical queue). The lie (set_lie) counts transfers: one MM
+    // descriptor or one C2H stream packet is one, counted over all queues.
     void inject(QdmaQueueKind kind, unsigned qid, QdmaFault fault);
     size_t faults_pending(QdmaQueueKind kind, unsigned qid) const;
-    void set_lie(streams::Lie lie);
-    void set_late_engine(std::chrono::milliseconds late);  // QdmaConfig::late_engine from now on
-    void set_ignores_stop();                              // QdmaConfig::ignores_stop from now on
+    void set_ignores_stop();  // QdmaConfig::ignores_stop from now on
     // Observability: descriptors (MM, H2C ST) or packets (C2H ST) the queue has completed.
     uint64_t processed(QdmaQueueKind kind, unsigned qid) const;
     // Bytes waiting in the loopback FIFO of C2H stream queue `qid`.

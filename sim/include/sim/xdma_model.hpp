@@ -223,7 +223,8 @@ struct XdmaViolation {
 // Instantiated in sim/src/xdma_model.cpp, where its Impl is complete.
 extern template class DmaModel<xdma_impl::Impl, XdmaConfig>;
 
-// config(), card_read(), card_write(), card_memory_resident_bytes(): DmaModel's.
+// config(), card_read(), card_write(), card_memory_resident_bytes(), set_lie(),
+// set_late_engine(): DmaModel's.
 class XdmaModel : public DmaModel<xdma_impl::Impl, XdmaConfig> {
 public:
     // Places the model's register blocks in `bar` at config.block_offset (0x10000 bytes, or to the
@@ -255,12 +256,8 @@ public:
     // Fault injection (thread safe). clear_faults() drops faults not yet applied.
     void inject(XdmaDirection direction, unsigned channel, XdmaFault fault);
     void clear_faults();
-    // TEST-ONLY: every engine lies from now on (docs/verification.md); transfers are the
-    // descriptors completed on any channel, counted from this call.
-    void set_lie(streams::Lie lie);
+    // The lie set_lie() set; its transfers are the descriptors completed on any channel.
     streams::Lie lie() const;
-    // XdmaConfig::late_engine from now on (PDT_SIM_FAULT late_engine=MS).
-    void set_late_engine(std::chrono::milliseconds late);
     void set_ignores_stop();  // XdmaConfig::run_clear_ignored from now on (PDT_SIM_FAULT ignores_stop)
     std::vector<XdmaViolation> violations() const;
 

@@ -128,8 +128,8 @@ void apply_xdma_ip(const designs::Design& design, XdmaConfig& config) {
 
 // The faults of PDT_SIM_FAULT that every engine of an XDMA or QDMA model takes alike: the lie,
 // late_engine and ignores_stop.
-template <class DmaModel>
-void apply_engine_faults(DmaModel& model, const FaultPlan& faults) {
+template <class Model>
+void apply_engine_faults(Model& model, const FaultPlan& faults) {
     if (faults.lie)
         model.set_lie(faults.lie);
     if (faults.late_engine.count() > 0)

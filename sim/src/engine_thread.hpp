@@ -1,6 +1,7 @@
 // What the XDMA and QDMA models share between their engine thread and the register accesses
-// that wake it, the register write both take through their AXI4-Lite slave, and the model
-// calls both answer alike (stepping, the card memory from outside).
+// that wake it, the register block that takes both models' AXI4-Lite accesses, and the model
+// calls both answer alike (stepping, and DmaModel's: configuration, the card memory from
+// outside, destruction).
 #pragma once
 
 #include <condition_variable>
@@ -8,8 +9,11 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "card_memory.hpp"
+#include "sim/dma_model.hpp"
+#include "sim/sim_device.hpp"
 
 namespace sim {
 
@@ -35,27 +39,68 @@ struct EngineThreadState {
     }
 };
 
-// A register write through the AXI4-Lite slave: whole dwords only (a narrower write is dropped);
-// a 64-bit write is two dwords where the IP takes both halves (QDMA), else its lower half only
-// (XDMA, as fpga_sio observed). Then the engine thread is woken. Nothing when the model is gone.
+// A model's register space as one block of the BAR, through its AXI4-Lite slave: 32-bit
+// registers, read and written under the model's lock; a narrower read is of the dword that
+// holds it, a narrower write is dropped. A 64-bit access is two dwords where the IP takes both
+// halves (QDMA); else (XDMA, as fpga_sio observed) a 64-bit read returns all-ones and a 64-bit
+// write updates only its lower half. A write wakes the engine thread, and so does reset() (the
+// device's reset: Impl::reset under the lock). A model gone reads all-ones and takes nothing.
 template <class Impl>
-void write_dwords(const std::weak_ptr<Impl>& model, uint64_t offset, unsigned width, uint64_t value, bool both_halves) {
-    auto impl = model.lock();
-    if (!impl || width < 4)
-        return;
-    {
-        std::lock_guard lock(impl->mutex);
-        impl->write32(offset, static_cast<uint32_t>(value));
-        if (width == 8 && both_halves)
-            impl->write32(offset + 4, static_cast<uint32_t>(value >> 32));
-    }
-    impl->notify();
-}
+class ModelRegisterBlock : public RegisterBlock {
+public:
+    ModelRegisterBlock(std::weak_ptr<Impl> impl, bool both_halves) : m_impl(std::move(impl)), m_both_halves(both_halves) {}
 
-// Starts the engine thread of a model that is not stepped (Impl::engine_thread runs in it).
-template <class Impl>
-void start_engine_thread(Impl* impl) {
-    impl->thread = std::thread([impl] { impl->engine_thread(); });
+    uint64_t read(uint64_t offset, unsigned width) override {
+        auto impl = m_impl.lock();
+        if (!impl || (width == 8 && !m_both_halves))
+            return width == 8 ? ~0ull : 0xFFFFFFFFu;
+        std::lock_guard lock(impl->mutex);
+        if (width == 8)
+            return impl->read32(offset) | uint64_t(impl->read32(offset + 4)) << 32;
+        const uint64_t shifted = impl->read32(offset & ~3ull) >> ((offset & 3) * 8);
+        return width == 4 ? shifted : shifted & ((1ull << (width * 8)) - 1);
+    }
+
+    void write(uint64_t offset, unsigned width, uint64_t value) override {
+        auto impl = m_impl.lock();
+        if (!impl || width < 4)
+            return;
+        {
+            std::lock_guard lock(impl->mutex);
+            impl->write32(offset, static_cast<uint32_t>(value));
+            if (width == 8 && m_both_halves)
+                impl->write32(offset + 4, static_cast<uint32_t>(value >> 32));
+        }
+        impl->notify();
+    }
+
+    void reset() override {
+        auto impl = m_impl.lock();
+        if (!impl)
+            return;
+        {
+            std::lock_guard lock(impl->mutex);
+            impl->reset();
+        }
+        impl->notify();
+    }
+
+private:
+    std::weak_ptr<Impl> m_impl;
+    bool m_both_halves;
+};
+
+// A model's attach() once it is made: its register block at [offset, + size) of `bar`, the
+// device owning the model and stopping its engine thread first on destruction, and the engine
+// thread started (Impl::engine_thread) unless the model is stepped. `impl` is the model's state.
+template <class Model, class Impl>
+std::shared_ptr<Model> attach_model(SimDevice& device, SimBar& bar, uint64_t offset, uint64_t size, bool both_halves,
+                                    std::shared_ptr<Model> model, const std::shared_ptr<Impl>& impl) {
+    bar.add_block(offset, size, std::make_shared<ModelRegisterBlock<Impl>>(impl, both_halves));
+    device.on_destroy([model, state = impl.get()] { state->shutdown(); });
+    if (!impl->config.stepped)
+        impl->thread = std::thread([state = impl.get()] { state->engine_thread(); });
+    return model;
 }
 
 // Stepped mode: model.step() until no engine makes progress, at most max_steps times; the steps.
@@ -67,24 +112,62 @@ size_t step_until_idle(Model& model, size_t max_steps) {
     return steps;
 }
 
-// The card memory by AXI address from outside the engines, under the model's lock: false,
-// touching nothing, outside the window [card_memory_base, + card_memory_size) of its config.
-template <class Impl>
-bool read_card_memory(const Impl& impl, uint64_t address, void* dst, uint64_t length) {
-    std::lock_guard lock(impl.mutex);
-    const auto& c = impl.config;
-    return impl.card_memory.read_at(c.card_memory_base, c.card_memory_size, address, dst, length);
+// DmaModel (sim/dma_model.hpp): each model's .cpp instantiates it for its Impl and Config.
+template <class Impl, class Config>
+DmaModel<Impl, Config>::DmaModel(SimDevice& device, Config config)
+    : m_impl(std::make_shared<Impl>(device, std::move(config))) {}
+
+template <class Impl, class Config>
+DmaModel<Impl, Config>::~DmaModel() {
+    m_impl->shutdown();
 }
-template <class Impl>
-bool write_card_memory(Impl& impl, uint64_t address, const void* src, uint64_t length) {
-    std::lock_guard lock(impl.mutex);
-    const auto& c = impl.config;
-    return impl.card_memory.write_at(c.card_memory_base, c.card_memory_size, address, src, length);
+
+template <class Impl, class Config>
+const Config& DmaModel<Impl, Config>::config() const {
+    return m_impl->config;
 }
-template <class Impl>
-uint64_t card_memory_resident(const Impl& impl) {
-    std::lock_guard lock(impl.mutex);
-    return impl.card_memory.resident_bytes();
+
+// The card memory by AXI address, under the model's lock: false, touching nothing, outside the
+// window [card_memory_base, + card_memory_size) of its config.
+template <class Impl, class Config>
+bool DmaModel<Impl, Config>::card_read(uint64_t address, void* dst, uint64_t length) const {
+    std::lock_guard lock(m_impl->mutex);
+    const Config& c = m_impl->config;
+    return m_impl->card_memory.read_at(c.card_memory_base, c.card_memory_size, address, dst, length);
+}
+
+template <class Impl, class Config>
+bool DmaModel<Impl, Config>::card_write(uint64_t address, const void* src, uint64_t length) {
+    std::lock_guard lock(m_impl->mutex);
+    const Config& c = m_impl->config;
+    return m_impl->card_memory.write_at(c.card_memory_base, c.card_memory_size, address, src, length);
+}
+
+template <class Impl, class Config>
+uint64_t DmaModel<Impl, Config>::card_memory_resident_bytes() const {
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->card_memory.resident_bytes();
+}
+
+template <class Impl, class Config>
+void DmaModel<Impl, Config>::set_lie(streams::Lie lie) {
+    {
+        std::lock_guard lock(m_impl->mutex);
+        m_impl->lie = lie;
+        m_impl->lie_transfers = 0;
+        ++m_impl->generation;
+    }
+    m_impl->notify();
+}
+
+template <class Impl, class Config>
+void DmaModel<Impl, Config>::set_late_engine(std::chrono::milliseconds late) {
+    {
+        std::lock_guard lock(m_impl->mutex);
+        m_impl->config.late_engine = late;
+        ++m_impl->generation;
+    }
+    m_impl->notify();
 }
 
 }  // namespace sim

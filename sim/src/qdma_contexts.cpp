@@ -109,8 +109,7 @@ void Impl::context_command(uint32_t cmd) {
         if (sel == CtxtSel::SW_H2C || sel == CtxtSel::SW_C2H) {  // a cleared queue starts afresh
             Queue& q = (sel == CtxtSel::SW_H2C ? h2c : c2h)[qid];
             q.stalled = false;
-            q.held = HeldTail{};
-            q.late.clear();
+            q.tails = LateTails{};
             q.late_due.reset();
         }
         return;

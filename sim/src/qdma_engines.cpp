@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "late_tails.hpp"
 #include "model_support.hpp"
 #include "qdma_internal.hpp"
 
@@ -27,6 +26,11 @@ uint32_t le32(const uint8_t* p) {
     uint32_t v;
     std::memcpy(&v, p, 4);
     return v;
+}
+
+// raw_write to `impl`: how held-back bytes land.
+auto raw_writer(Impl& impl) {
+    return [&impl](bool card, uint64_t address, const uint8_t* data, uint64_t n) { impl.raw_write(card, address, data, n); };
 }
 
 // Error bits of the status descriptor and the SW context err field.
@@ -86,41 +90,17 @@ void Impl::raw_write(bool to_card, uint64_t address, const uint8_t* data, uint64
 }
 
 void Impl::deliver(Queue& q, bool to_card, uint64_t address, const uint8_t* data, uint64_t n) {
-    if (!lie.moves(lie_transfers))
-        return;
-    if (!lie.late_tail()) {
-        raw_write(to_card, address, data, n);
-        return;
-    }
-    HeldTail& held = q.held;
-    if (!held.bytes.empty() && (held.card != to_card || held.address + held.bytes.size() != address)) {
-        raw_write(held.card, held.address, held.bytes.data(), held.bytes.size());
-        held.bytes.clear();
-    }
-    if (held.bytes.empty())
-        held.address = address, held.card = to_card;
-    held.bytes.insert(held.bytes.end(), data, data + n);
-    if (held.bytes.size() > streams::kLateTailBytes) {
-        const uint64_t now = held.bytes.size() - streams::kLateTailBytes;
-        raw_write(to_card, held.address, held.bytes.data(), now);
-        held.bytes.erase(held.bytes.begin(), held.bytes.begin() + static_cast<long>(now));
-        held.address += now;
-    }
+    q.tails.deliver(lie, lie_transfers, to_card, address, data, n, raw_writer(*this));
 }
 
 void Impl::end_transfer(Queue& q) {
     ++lie_transfers;
-    if (q.held.bytes.empty())
-        return;
-    q.held.due = std::chrono::steady_clock::now() + lie.late_by;
-    q.late.push_back(std::move(q.held));
-    q.held = HeldTail{};
+    q.tails.end_transfer(lie.late_by);
 }
 
 void Impl::land_late(Queue& q) {
-    land_due_tails(q.late, [&](const HeldTail& t) { raw_write(t.card, t.address, t.bytes.data(), t.bytes.size()); });
+    q.tails.land_due(raw_writer(*this));
 }
-
 
 void Impl::cmpt_error(unsigned qid, CmptContext& cmpt, unsigned err, uint32_t c2h_err_bit) {
     cmpt.invalidate_with_error(err);

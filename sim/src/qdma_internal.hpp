@@ -15,6 +15,7 @@
 
 #include "card_memory.hpp"
 #include "engine_thread.hpp"
+#include "late_tails.hpp"
 #include "sim/qdma_model.hpp"
 
 namespace sim::qdma_impl {
@@ -108,21 +109,12 @@ struct RingState {
     uint16_t next(uint16_t index, uint32_t by = 1) const { return static_cast<uint16_t>((index + by) % slots); }
 };
 
-// completes_early: the last bytes of a transfer, held back from its destination.
-struct HeldTail {
-    bool card = false;
-    uint64_t address = 0;
-    std::vector<uint8_t> bytes;
-    std::chrono::steady_clock::time_point due;
-};
-
 // Engine state of one side (H2C or C2H) of a physical queue.
 struct Queue {
     std::vector<QdmaFault> faults;
     bool stalled = false;  // QueueStall: nothing moves until the SW context is cleared
     uint64_t processed = 0;
-    HeldTail held;
-    std::vector<HeldTail> late;
+    LateTails tails;  // completes_early; card: an AXI address of the card memory
     // QdmaConfig::late_engine: when the pending descriptor moves.
     std::optional<std::chrono::steady_clock::time_point> late_due;
 };

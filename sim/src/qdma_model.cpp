@@ -34,43 +34,6 @@ std::shared_ptr<RegisterFileBlock> make_qdma_csr_block(const designs::QdmaSimula
 }
 
 namespace qdma_impl {
-namespace {
-
-// The CSR frame as one block of the BAR: 32-bit registers; a 64-bit access is two 32-bit ones.
-class QdmaBlock : public RegisterBlock {
-public:
-    explicit QdmaBlock(std::weak_ptr<Impl> impl) : m_impl(std::move(impl)) {}
-
-    uint64_t read(uint64_t offset, unsigned width) override {
-        auto impl = m_impl.lock();
-        if (!impl)
-            return width == 8 ? ~0ull : 0xFFFFFFFFu;
-        std::lock_guard lock(impl->mutex);
-        if (width == 8)
-            return impl->read32(offset) | uint64_t(impl->read32(offset + 4)) << 32;
-        const uint64_t shifted = impl->read32(offset & ~3ull) >> ((offset & 3) * 8);
-        return width == 4 ? shifted : shifted & ((1ull << (width * 8)) - 1);
-    }
-
-    void write(uint64_t offset, unsigned width, uint64_t value) override {
-        write_dwords(m_impl, offset, width, value, /*both_halves=*/true);
-    }
-
-    void reset() override {
-        if (auto impl = m_impl.lock()) {
-            {
-                std::lock_guard lock(impl->mutex);
-                impl->reset();
-            }
-            impl->notify();
-        }
-    }
-
-private:
-    std::weak_ptr<Impl> m_impl;
-};
-
-}  // namespace
 
 Impl::Impl(SimDevice& dev, QdmaConfig cfg)
     : device(dev), config(cfg), identification(make_qdma_csr_block(cfg.caps, cfg.axi_lite_bar_mask)) {}
@@ -91,21 +54,13 @@ void Impl::engine_thread() {
 
 }  // namespace qdma_impl
 
-QdmaModel::QdmaModel(SimDevice& device, QdmaConfig config)
-    : m_impl(std::make_shared<qdma_impl::Impl>(device, config)) {}
-
-QdmaModel::~QdmaModel() { m_impl->shutdown(); }
+template class DmaModel<qdma_impl::Impl, QdmaConfig>;
 
 std::shared_ptr<QdmaModel> QdmaModel::attach(SimDevice& device, SimBar& bar, QdmaConfig config) {
     std::shared_ptr<QdmaModel> model(new QdmaModel(device, config));
-    bar.add_block(0, qdma_csr::kFrameSize, std::make_shared<qdma_impl::QdmaBlock>(model->m_impl));
-    device.on_destroy([model] { model->m_impl->shutdown(); });
-    if (!config.stepped)
-        start_engine_thread(model->m_impl.get());
-    return model;
+    // The CSR frame: 32-bit registers; a 64-bit access is two 32-bit ones.
+    return attach_model(device, bar, 0, qdma_csr::kFrameSize, /*both_halves=*/true, model, model->m_impl);
 }
-
-const QdmaConfig& QdmaModel::config() const { return m_impl->config; }
 
 size_t QdmaModel::step() {
     std::lock_guard lock(m_impl->mutex);
@@ -114,18 +69,6 @@ size_t QdmaModel::step() {
 
 size_t QdmaModel::run_until_idle(size_t max_steps) {
     return step_until_idle(*this, max_steps);
-}
-
-bool QdmaModel::card_read(uint64_t address, void* dst, uint64_t length) const {
-    return read_card_memory(*m_impl, address, dst, length);
-}
-
-bool QdmaModel::card_write(uint64_t address, const void* src, uint64_t length) {
-    return write_card_memory(*m_impl, address, src, length);
-}
-
-uint64_t QdmaModel::card_memory_resident_bytes() const {
-    return card_memory_resident(*m_impl);
 }
 
 void QdmaModel::inject(QdmaQueueKind kind, unsigned qid, QdmaFault fault) {
@@ -143,20 +86,9 @@ size_t QdmaModel::faults_pending(QdmaQueueKind kind, unsigned qid) const {
     return it == queues.end() ? 0 : it->second.faults.size();
 }
 
-void QdmaModel::set_late_engine(std::chrono::milliseconds late) {
-    std::lock_guard lock(m_impl->mutex);
-    m_impl->config.late_engine = late;
-}
-
 void QdmaModel::set_ignores_stop() {
     std::lock_guard lock(m_impl->mutex);
     m_impl->config.ignores_stop = true;
-}
-
-void QdmaModel::set_lie(streams::Lie lie) {
-    std::lock_guard lock(m_impl->mutex);
-    m_impl->lie = lie;
-    m_impl->lie_transfers = 0;
 }
 
 uint64_t QdmaModel::processed(QdmaQueueKind kind, unsigned qid) const {

@@ -75,7 +75,7 @@ void Impl::abort_run(Channel& ch) {
     ch.stalled = false;
     ch.current.reset();
     ch.current_filled = 0;
-    ch.held = HeldTail{};
+    ch.tails.held = HeldTail{};
     abort_stream_packet(ch);
 }
 

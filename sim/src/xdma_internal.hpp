@@ -14,6 +14,7 @@
 
 #include "card_memory.hpp"
 #include "engine_thread.hpp"
+#include "late_tails.hpp"
 #include "sim/xdma_model.hpp"
 
 namespace sim::xdma_impl {
@@ -65,14 +66,6 @@ struct StreamChunk {
     bool eop = false;
 };
 
-// completes_early (xdma_lies.cpp): the last bytes of a transfer, held back from its destination.
-struct HeldTail {
-    bool card = false;     // card memory offset, else a host IOVA
-    uint64_t address = 0;
-    std::vector<uint8_t> bytes;
-    std::chrono::steady_clock::time_point due;  // lands at the first transfer started after this
-};
-
 struct Channel {
     XdmaDirection direction = XdmaDirection::H2C;
     unsigned index = 0;
@@ -106,8 +99,7 @@ struct Channel {
     uint64_t packet_bytes = 0;           // Crc64: bytes of the packet so far
     std::optional<std::vector<uint8_t>> held_packet;  // H2C stream: ReorderPacket
     std::vector<XdmaFault> faults;
-    HeldTail held;                       // completes_early: the current transfer's tail
-    std::vector<HeldTail> late;          // completes_early: tails that land at the next transfer
+    LateTails tails;                     // completes_early (xdma_lies.cpp); card: a card memory offset
     uint64_t processed = 0;
     bool irq_pending = false;
     // busy_after_stop: when a stopped engine's Status.busy clears.
@@ -128,7 +120,7 @@ struct Impl : EngineThreadState {
     // Registers (xdma_registers.cpp); offset relative to the DMA register space.
     uint32_t read32(uint64_t offset);
     void write32(uint64_t offset, uint32_t value);
-    void reset();
+    void reset();  // the device's reset (mutex held)
     // The channel a channel block (target 0 H2C, 1 C2H) or an SGDMA block (4 H2C, 5 C2H)
     // addresses; nullptr for another target or a channel the model does not have.
     Channel* addressed_channel(unsigned target, unsigned index);

@@ -24,44 +24,6 @@ const char* to_string(XdmaFault fault) {
 }
 
 namespace xdma_impl {
-namespace {
-
-// The 64 KiB DMA register space as one block of the BAR. Registers are 32 bits wide; a 64-bit
-// read returns all-ones and a 64-bit write updates only the lower half (fpga_sio's observation
-// of the IP), so drivers must use Access64::SplitLowHigh.
-class XdmaBlock : public RegisterBlock {
-public:
-    explicit XdmaBlock(std::weak_ptr<Impl> impl) : m_impl(std::move(impl)) {}
-
-    uint64_t read(uint64_t offset, unsigned width) override {
-        auto impl = m_impl.lock();
-        if (!impl || width == 8)
-            return width == 8 ? ~0ull : 0xFFFFFFFFu;
-        uint32_t word;
-        {
-            std::lock_guard lock(impl->mutex);
-            word = impl->read32(offset & ~3ull);
-        }
-        const uint64_t shifted = word >> ((offset & 3) * 8);
-        return width == 4 ? shifted : shifted & ((1ull << (width * 8)) - 1);
-    }
-
-    void write(uint64_t offset, unsigned width, uint64_t value) override {
-        write_dwords(m_impl, offset, width, value, /*both_halves=*/false);
-    }
-
-    void reset() override {
-        if (auto impl = m_impl.lock()) {
-            impl->reset();
-            impl->notify();
-        }
-    }
-
-private:
-    std::weak_ptr<Impl> m_impl;
-};
-
-}  // namespace
 
 Impl::Impl(SimDevice& dev, XdmaConfig cfg) : device(dev), config(cfg) {
     config.num_h2c = std::min(config.num_h2c, kMaxChannels);
@@ -175,10 +137,7 @@ void Impl::engine_thread() {
 
 }  // namespace xdma_impl
 
-XdmaModel::XdmaModel(SimDevice& device, XdmaConfig config)
-    : m_impl(std::make_shared<xdma_impl::Impl>(device, config)) {}
-
-XdmaModel::~XdmaModel() { m_impl->shutdown(); }
+template class DmaModel<xdma_impl::Impl, XdmaConfig>;
 
 std::shared_ptr<XdmaModel> XdmaModel::attach(SimDevice& device, SimBar& bar, XdmaConfig config) {
     std::shared_ptr<XdmaModel> model(new XdmaModel(device, config));
@@ -186,15 +145,11 @@ std::shared_ptr<XdmaModel> XdmaModel::attach(SimDevice& device, SimBar& bar, Xdm
     // fit (channels 0x0000/0x1000, IRQ 0x2000, config 0x3000, SGDMA 0x4000/0x5000, common 0x6000,
     // MSI-X 0x8000); the rest is absent.
     const uint64_t room = bar.size() > config.block_offset ? bar.size() - config.block_offset : 0;
-    bar.add_block(config.block_offset, std::min<uint64_t>(0x10000, room),
-                  std::make_shared<xdma_impl::XdmaBlock>(model->m_impl));
-    device.on_destroy([model] { model->m_impl->shutdown(); });
-    if (!config.stepped)
-        start_engine_thread(model->m_impl.get());
-    return model;
+    // Registers are 32 bits wide; a 64-bit read returns all-ones and a 64-bit write updates only
+    // the lower half (fpga_sio's observation of the IP), so drivers must use Access64::SplitLowHigh.
+    return attach_model(device, bar, config.block_offset, std::min<uint64_t>(0x10000, room), /*both_halves=*/false,
+                        model, model->m_impl);
 }
-
-const XdmaConfig& XdmaModel::config() const { return m_impl->config; }
 
 size_t XdmaModel::step() {
     std::lock_guard lock(m_impl->mutex);
@@ -243,18 +198,6 @@ uint64_t XdmaModel::c2h_peak_pending_bytes() const {
     return m_impl->peak_pending;
 }
 
-bool XdmaModel::card_read(uint64_t address, void* dst, uint64_t length) const {
-    return read_card_memory(*m_impl, address, dst, length);
-}
-
-bool XdmaModel::card_write(uint64_t address, const void* src, uint64_t length) {
-    return write_card_memory(*m_impl, address, src, length);
-}
-
-uint64_t XdmaModel::card_memory_resident_bytes() const {
-    return card_memory_resident(*m_impl);
-}
-
 void XdmaModel::inject(XdmaDirection direction, unsigned channel, XdmaFault fault) {
     {
         std::lock_guard lock(m_impl->mutex);
@@ -265,28 +208,9 @@ void XdmaModel::inject(XdmaDirection direction, unsigned channel, XdmaFault faul
     m_impl->notify();
 }
 
-void XdmaModel::set_late_engine(std::chrono::milliseconds late) {
-    {
-        std::lock_guard lock(m_impl->mutex);
-        m_impl->config.late_engine = late;
-        ++m_impl->generation;
-    }
-    m_impl->notify();
-}
-
 void XdmaModel::set_ignores_stop() {
     std::lock_guard lock(m_impl->mutex);
     m_impl->config.run_clear_ignored = true;
-}
-
-void XdmaModel::set_lie(streams::Lie lie) {
-    {
-        std::lock_guard lock(m_impl->mutex);
-        m_impl->lie = lie;
-        m_impl->lie_transfers = 0;
-        ++m_impl->generation;
-    }
-    m_impl->notify();
 }
 
 streams::Lie XdmaModel::lie() const {

@@ -259,7 +259,6 @@ void Impl::update_interrupts() {
 }
 
 void Impl::reset() {
-    std::lock_guard lock(mutex);
     for (auto* list : {&h2c, &c2h})
         for (Channel& ch : *list) {
             Channel fresh;

@@ -88,9 +88,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "designs/design.hpp"
+#include "sim/dma_model.hpp"
 #include "sim/peripheral_blocks.hpp"
 #include "sim/xdma_model.hpp"
 #include "streams/lie.hpp"
@@ -223,40 +225,33 @@ namespace qdma_impl {
 struct Impl;
 }
 
-class QdmaModel {
+// Instantiated in sim/src/qdma_model.cpp, where its Impl is complete.
+extern template class DmaModel<qdma_impl::Impl, QdmaConfig>;
+
+// config(), card_read(), card_write(), card_memory_resident_bytes(), set_lie(),
+// set_late_engine(): DmaModel's.
+class QdmaModel : public DmaModel<qdma_impl::Impl, QdmaConfig> {
 public:
     // Places the CSR frame at offset 0 of `bar` (which must hold kFrameSize bytes), makes
     // `device` own the model and stop its thread first on destruction, hooks device.reset().
     static std::shared_ptr<QdmaModel> attach(SimDevice& device, SimBar& bar, QdmaConfig config);
-    ~QdmaModel();
-    QdmaModel(const QdmaModel&) = delete;
-    QdmaModel& operator=(const QdmaModel&) = delete;
 
-    const QdmaConfig& config() const;
     // Stepped mode: each queue with work processes at most one descriptor (or packet).
     size_t step();
     size_t run_until_idle(size_t max_steps = 100000);
 
-    // Card memory by card (AXI) address; false when outside it.
-    bool card_read(uint64_t address, void* dst, uint64_t length) const;
-    bool card_write(uint64_t address, const void* src, uint64_t length);
-    uint64_t card_memory_resident_bytes() const;
-
-    // Faults (one-shot, by physical queue) and the lie (every transfer from now on; a transfer
-    // is one MM descriptor or one C2H stream packet, counted over all queues).
+    // Faults (one-shot, by physical queue). The lie (set_lie) counts transfers: one MM
+    // descriptor or one C2H stream packet is one, counted over all queues.
     void inject(QdmaQueueKind kind, unsigned qid, QdmaFault fault);
     size_t faults_pending(QdmaQueueKind kind, unsigned qid) const;
-    void set_lie(streams::Lie lie);
-    void set_late_engine(std::chrono::milliseconds late);  // QdmaConfig::late_engine from now on
-    void set_ignores_stop();                              // QdmaConfig::ignores_stop from now on
+    void set_ignores_stop();  // QdmaConfig::ignores_stop from now on
     // Observability: descriptors (MM, H2C ST) or packets (C2H ST) the queue has completed.
     uint64_t processed(QdmaQueueKind kind, unsigned qid) const;
     // Bytes waiting in the loopback FIFO of C2H stream queue `qid`.
     uint64_t loopback_pending_bytes(unsigned qid) const;
 
 private:
-    QdmaModel(SimDevice& device, QdmaConfig config);
-    std::shared_ptr<qdma_impl::Impl> m_impl;
+    QdmaModel(SimDevice& device, QdmaConfig config) : DmaModel(device, std::move(config)) {}
 };
 
 }  // namespace sim

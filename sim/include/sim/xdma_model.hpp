@@ -42,11 +42,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "streams/lie.hpp"
+#include "sim/dma_model.hpp"
 #include "sim/sim_device.hpp"
 
 namespace sim {
@@ -218,18 +220,17 @@ struct XdmaViolation {
     std::string what;
 };
 
-class XdmaModel {
+// Instantiated in sim/src/xdma_model.cpp, where its Impl is complete.
+extern template class DmaModel<xdma_impl::Impl, XdmaConfig>;
+
+// config(), card_read(), card_write(), card_memory_resident_bytes(), set_lie(),
+// set_late_engine(): DmaModel's.
+class XdmaModel : public DmaModel<xdma_impl::Impl, XdmaConfig> {
 public:
     // Places the model's register blocks in `bar` at config.block_offset (0x10000 bytes, or to the
     // end of a smaller BAR: blocks beyond it are absent, reading all-ones), makes
     // `device` own it and stop it first on destruction, and hooks its reset to device.reset().
     static std::shared_ptr<XdmaModel> attach(SimDevice& device, SimBar& bar, XdmaConfig config);
-
-    ~XdmaModel();
-    XdmaModel(const XdmaModel&) = delete;
-    XdmaModel& operator=(const XdmaModel&) = delete;
-
-    const XdmaConfig& config() const;
 
     // Stepped mode: each engine with work processes at most one descriptor (or one stream
     // chunk); returns how many engines made progress. run_until_idle() steps until none does
@@ -252,21 +253,11 @@ public:
     // The most bytes the stream input of any C2H channel has held at once (backpressure tests).
     uint64_t c2h_peak_pending_bytes() const;
 
-    // AXI-MM card memory, by card (AXI) address; false when outside the card memory.
-    bool card_read(uint64_t address, void* dst, uint64_t length) const;
-    bool card_write(uint64_t address, const void* src, uint64_t length);
-    // Host memory the card memory holds now (written pages only).
-    uint64_t card_memory_resident_bytes() const;
-
     // Fault injection (thread safe). clear_faults() drops faults not yet applied.
     void inject(XdmaDirection direction, unsigned channel, XdmaFault fault);
     void clear_faults();
-    // TEST-ONLY: every engine lies from now on (docs/verification.md); transfers are the
-    // descriptors completed on any channel, counted from this call.
-    void set_lie(streams::Lie lie);
+    // The lie set_lie() set; its transfers are the descriptors completed on any channel.
     streams::Lie lie() const;
-    // XdmaConfig::late_engine from now on (PDT_SIM_FAULT late_engine=MS).
-    void set_late_engine(std::chrono::milliseconds late);
     void set_ignores_stop();  // XdmaConfig::run_clear_ignored from now on (PDT_SIM_FAULT ignores_stop)
     std::vector<XdmaViolation> violations() const;
 
@@ -280,8 +271,7 @@ public:
     size_t faults_pending(XdmaDirection direction, unsigned channel) const;
 
 private:
-    XdmaModel(SimDevice& device, XdmaConfig config);
-    std::shared_ptr<xdma_impl::Impl> m_impl;
+    XdmaModel(SimDevice& device, XdmaConfig config) : DmaModel(device, std::move(config)) {}
 };
 
 }  // namespace sim

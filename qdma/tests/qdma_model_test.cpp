@@ -132,22 +132,35 @@ pdt::Result<void> wait_after_fault(sim::DesignInstance& instance, streams::CopyE
     return e.wait(issue(e, d, queue, *host, 0, 0, 0x1000), timeout);
 }
 
-TEST(QdmaOnModel, ADescriptorErrorFailsTheWaitNamingIt) {
-    auto [instance, e] = opened_on("VD100_qdma_ddr4");
-    ASSERT_NE(e, nullptr);
-    EXPECT_TRUE(
-        failed_with(wait_after_fault(instance, *e, streams::Direction::H2C, 1, sim::QdmaFault::DescriptorError, 5s),
-                    EIO, "descriptor fetch error"));
-    ASSERT_TRUE(e->reset_queues().ok());
-    EXPECT_EQ(round_trip(*e, 1, 0, 0x1000, 10), 0u);
-}
+// A fault of an MM queue, the wait it ends and what the error names.
+struct MmQueueFault {
+    const char* name;
+    streams::Direction direction;
+    unsigned queue;
+    sim::QdmaFault fault;
+    std::chrono::milliseconds timeout;
+    int code;
+    const char* names;
+};
 
-TEST(QdmaOnModel, AStalledQueueTimesOut) {
-    auto [instance, e] = opened_on("VD100_qdma_ddr4");
-    ASSERT_NE(e, nullptr);
-    EXPECT_TRUE(
-        failed_with(wait_after_fault(instance, *e, streams::Direction::C2H, 0, sim::QdmaFault::QueueStall, 100ms),
-                    ETIMEDOUT, "C2H MM queue 0"));
+const MmQueueFault kMmQueueFaults[] = {
+    {"descriptor error", streams::Direction::H2C, 1, sim::QdmaFault::DescriptorError, 5s, EIO,
+     "descriptor fetch error"},
+    {"stalled queue: the wait times out", streams::Direction::C2H, 0, sim::QdmaFault::QueueStall, 100ms, ETIMEDOUT,
+     "C2H MM queue 0"},
+};
+
+// Each fault fails the wait naming it; the queues reset, the queue copies again.
+TEST(QdmaOnModel, AnMmQueueFaultFailsTheWaitNamingItUntilTheQueuesReset) {
+    for (const MmQueueFault& f : kMmQueueFaults) {
+        SCOPED_TRACE(f.name);
+        auto [instance, e] = opened_on("VD100_qdma_ddr4");
+        ASSERT_NE(e, nullptr);
+        EXPECT_TRUE(failed_with(wait_after_fault(instance, *e, f.direction, f.queue, f.fault, f.timeout), f.code,
+                                f.names));
+        ASSERT_TRUE(e->reset_queues().ok());
+        EXPECT_EQ(round_trip(*e, f.queue, 0, 0x1000, 10), 0u);
+    }
 }
 
 }  // namespace

@@ -11,9 +11,9 @@
 #include "base/numbers.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
-#include "cli/option_names.hpp"
 #include "dma_bridge/xdma_probe.hpp"
 #include "probe_json.hpp"
+#include "tool_support/bar_tool_usage.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
@@ -42,23 +42,18 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
                                             "(read-only unless --write_tests).");
 }
 
-// --bar/--offset/--width as a request; a usage error is printed and 2 returned.
-std::optional<int> parse_request(const Options& options, xdma::ProbeOptions& probe) {
+// --bar/--offset/--width as a request; the message of a usage error.
+std::optional<std::string> parse_request(const Options& options, xdma::ProbeOptions& probe) {
     probe.write_tests = options.write_tests;
     if (options.bar.empty() && options.offset.empty())
         return std::nullopt;
-    if (options.bar.empty() || options.offset.empty()) {
-        std::cerr << "Error: --bar and --offset go together\n";
-        return 2;
-    }
+    if (options.bar.empty() || options.offset.empty())
+        return "--bar and --offset go together";
     auto bar = pdt::parse_number("bar", options.bar, 0, 255);
     auto offset = pdt::parse_number("offset", options.offset, 0, UINT64_MAX);
     auto width = pdt::parse_number("width", options.width, 1, 64);
-    for (const auto* parsed : {&bar, &offset, &width})
-        if (!parsed->ok()) {
-            std::cerr << "Error: " << parsed->error().message() << "\n";
-            return 2;
-        }
+    if (auto error = tool_support::first_error(bar, offset, width))
+        return error;
     probe.read = xdma::RegisterRequest{static_cast<unsigned>(*bar), *offset, static_cast<unsigned>(*width)};
     return std::nullopt;
 }
@@ -71,28 +66,14 @@ int main(int argc, char** argv) {
     if (auto status = parse_options(argc, argv, options))
         return *status;
     xdma::ProbeOptions probe;
-    if (auto status = parse_request(options, probe))
-        return *status;
-    tool_support::DesignSelection selection{options.sim_designs, {}};
-    std::string usage;
-    auto locations = tool_support::parse_locations(options.devices, "--device", usage);
-    auto lock_timeout = cli::parse_lock_timeout(options.lock_timeout);
-    auto registry = designs::Registry::load(options.design_files);
-    if (!locations || !lock_timeout.ok() || !registry) {
-        std::cerr << "Error: "
-                  << (!locations           ? usage
-                      : !lock_timeout.ok() ? lock_timeout.error().message()
-                                           : cli::name_options(registry.error()).message())
-                  << "\n";
+    auto checked = tool_support::checked_usage(parse_request(options, probe), options, options.lock_timeout);
+    if (!checked)
         return 2;
-    }
-    selection.locations = *locations;
-    selection.lock_timeout = *lock_timeout;
     // --json: stdout holds one JSON document; the text lines are not written.
     std::ostringstream discarded;
     std::ostream& text = options.json ? discarded : std::cout;
-    tool_support::OpenedDesigns opened =
-        tool_support::open_designs(*registry, selection, options.json ? &std::cerr : &std::cout, std::cerr);
+    tool_support::OpenedDesigns opened = tool_support::open_designs(
+        checked->registry, checked->selection, options.json ? &std::cerr : &std::cout, std::cerr);
     if (opened.found.designs.empty())
         return opened.status;
     int status = opened.status;

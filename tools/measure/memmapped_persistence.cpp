@@ -7,11 +7,11 @@
 // the region was refused), 2 usage error.
 #include <cstdio>
 
-#include "bar_tool_usage.hpp"
 #include "base/numbers.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
 #include "memmapped_persistence_run.hpp"
+#include "tool_support/bar_tool_usage.hpp"
 
 namespace po = boost::program_options;
 
@@ -44,14 +44,14 @@ std::optional<std::string> parse_request(const Options& o, memmapped_persistence
         return "--bar, --offset and --size name the memory region: all three are required";
     if (int(o.write) + int(o.verify) + int(o.reset) > 1)
         return "--write, --verify and --reset each run one step: give at most one";
-    if (o.sim_designs.empty() && o.devices.empty())
-        return "name the device: --device BDF (any vfio-pci device) or --sim_design NAME";
+    if (auto error = tool_support::unnamed_device_error(o))
+        return error;
     auto bar = pdt::parse_number("bar", o.bar, 0, 5);
     auto offset = pdt::parse_number("offset", o.offset, 0, UINT64_MAX);
     auto size = o.size.rfind("0x", 0) == 0 ? pdt::parse_number("size", o.size, 0, UINT64_MAX) : pdt::parse_size(o.size);
     auto width = pdt::parse_number("width", o.width, 1, 8);
     auto key = pdt::parse_number("key", o.key, 0, UINT64_MAX);
-    if (auto error = bar_tool_usage::first_error(bar, offset, size, width, key))
+    if (auto error = tool_support::first_error(bar, offset, size, width, key))
         return error;
     if (*size > (256ull << 20))
         return "--size " + o.size + ": at most 256 MiB";
@@ -74,8 +74,8 @@ int main(int argc, char** argv) {
         return *status;
     memmapped_persistence::Request request;
     request.argv.assign(argv, argv + argc);
-    auto registry = bar_tool_usage::checked_registry(parse_request(o, request), o);
-    if (!registry)
+    auto checked = tool_support::checked_usage(parse_request(o, request), o);
+    if (!checked)
         return 2;
-    return memmapped_persistence::run(*registry, request);
+    return memmapped_persistence::run(checked->registry, request);
 }

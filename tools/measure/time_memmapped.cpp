@@ -6,12 +6,12 @@
 // the access was refused, 2 usage error.
 #include <cstdio>
 
-#include "bar_tool_usage.hpp"
 #include "base/numbers.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
 #include "measure/mmio_timing.hpp"
 #include "time_memmapped_run.hpp"
+#include "tool_support/bar_tool_usage.hpp"
 
 namespace po = boost::program_options;
 
@@ -42,7 +42,9 @@ std::optional<std::string> parse_request(const Options& o, unsigned& bar, measur
     auto offset = pdt::parse_number("offset", o.offset, 0, UINT64_MAX);
     auto count = pdt::parse_number("count", o.count, 1, 10000000);
     auto widths = pdt::parse_size_list(o.widths);
-    if (auto error = bar_tool_usage::first_error(b, offset, count, widths))
+    if (auto error = tool_support::first_error(b, offset, count, widths))
+        return error;
+    if (auto error = tool_support::unnamed_device_error(o))
         return error;
     bar = static_cast<unsigned>(*b);
     request = {*offset, {}, static_cast<unsigned>(*count), o.write};
@@ -59,11 +61,8 @@ int main(int argc, char** argv) {
     if (auto status = parse_options(argc, argv, o))
         return *status;
     time_memmapped::Selection selection{o.sim_designs, o.devices, 0, {}, o.json};
-    auto request_error = parse_request(o, selection.bar, selection.request);
-    if (!request_error && o.sim_designs.empty() && o.devices.empty())
-        request_error = "name the device: --device BDF (any vfio-pci device) or --sim_design NAME";
-    auto registry = bar_tool_usage::checked_registry(request_error, o);
-    if (!registry)
+    auto checked = tool_support::checked_usage(parse_request(o, selection.bar, selection.request), o);
+    if (!checked)
         return 2;
-    return time_memmapped::run(*registry, selection);
+    return time_memmapped::run(checked->registry, selection);
 }

@@ -17,8 +17,6 @@ namespace {
 
 using streams::HostMemory;
 
-using pdt::hex;  // "0x1f" (base/format.hpp)
-
 // One copy issued on a queue and not yet seen completed.
 struct Copy {
     uint64_t sequence = 0;
@@ -51,7 +49,6 @@ public:
 private:
     vfio::Device& dma_device() const override { return m_device; }
     pdt::Result<void> pump(Queue& queue);
-    pdt::Error timeout_error(unsigned queue, const streams::Ticket& ticket, std::chrono::milliseconds timeout) const;
 
     vfio::Device& m_device;
     CopyEndpointConfig m_config;
@@ -131,43 +128,22 @@ pdt::Result<void> XdmaCopyEndpoint::pump(Queue& q) {
     return {};
 }
 
-pdt::Error XdmaCopyEndpoint::timeout_error(unsigned queue, const streams::Ticket& ticket,
-                                           std::chrono::milliseconds timeout) const {
-    const Queue& q = m_queues[queue];
-    const Copy& oldest = q.copies.front();
-    const Engine& engine = *q.engines[oldest.direction == Direction::H2C ? 0 : 1];
-    return pdt::make_error("wait for copy " + std::to_string(ticket.sequence) + " on queue " + std::to_string(queue) + " of",
-                           m_info.name, ETIMEDOUT,
-                           "not completed within " + std::to_string(timeout.count()) + " ms; oldest copy " +
-                               std::to_string(oldest.sequence) + " " + to_string(oldest.direction) + " card [" +
-                               hex(oldest.card_address) + ", " + hex(oldest.card_address + oldest.bytes) + ") on " +
-                               engine.name() + ": " + engine.describe_state());
-}
-
+// A copy the card reports failed leaves the endpoint usable (the engine keeps its error); a
+// timeout is told to the failure observer with the engine's registers as they are.
 pdt::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
-    if (m_broken)
-        return streams::unusable_until_reset("wait for copy of", m_info.name, *m_broken);
-    if (ticket.queue >= m_queues.size() || ticket.sequence >= m_queues[ticket.queue].next_sequence)
-        return streams::unknown_ticket_error("wait for copy of", m_info.name, ticket);
-    Queue& q = m_queues[ticket.queue];
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (ticket.sequence >= q.completed_before) {
-        auto pumped = pump(q);
-        if (!pumped.ok())
-            return pdt::make_error("wait for copy " + std::to_string(ticket.sequence) + " on queue " +
-                                        std::to_string(ticket.queue) + " of",
-                                    m_info.name, pumped.error().code, "the card reported it failed: " + pumped.error().message());
-        if (ticket.sequence < q.completed_before)
-            break;
-        if (std::chrono::steady_clock::now() >= deadline) {
-            pdt::Error error = timeout_error(ticket.queue, ticket, timeout);
-            q.engine(q.copies.front().direction).report_failure(error.message());
-            m_broken = error;
-            return error;
-        }
+    auto timed_out = [&](Queue& q) {
+        Engine& engine = q.engine(q.copies.front().direction);
+        pdt::Error error = streams::oldest_copy_timeout(ticket, m_info.name, timeout, q.copies.front(), engine);
+        engine.report_failure(error.message());
+        return error;
+    };
+    auto idle = [](Queue&, std::chrono::steady_clock::time_point) -> pdt::Result<void> {
         std::this_thread::yield();
-    }
-    return {};
+        return {};
+    };
+    return streams::wait_in_issue_order(m_queues, ticket, timeout, m_info.name, m_broken,
+                                        streams::AfterFailedCopy::Usable, [this](Queue& q) { return pump(q); },
+                                        timed_out, idle);
 }
 
 pdt::Result<void> XdmaCopyEndpoint::reset_queues() {

@@ -155,39 +155,21 @@ pdt::Result<void> QdmaCopyEndpoint::pump(Pair& pair) {
     return {};
 }
 
+// A copy the card reports failed, like a timeout, leaves the endpoint unusable until reset_queues.
 pdt::Result<void> QdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) {
-    if (m_broken)
-        return streams::unusable_until_reset("wait for copy of", m_info.name, *m_broken);
-    if (ticket.queue >= m_pairs.size() || ticket.sequence >= m_pairs[ticket.queue].next_sequence)
-        return streams::unknown_ticket_error("wait for copy of", m_info.name, ticket);
-    Pair& pair = m_pairs[ticket.queue];
-    const std::string what = "wait for copy " + std::to_string(ticket.sequence) + " on queue " + std::to_string(ticket.queue) + " of";
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (ticket.sequence >= pair.completed_before) {
-        if (auto pumped = pump(pair); !pumped.ok()) {
-            m_broken = pdt::make_error(what, m_info.name, pumped.error().code,
-                                       "the card reported it failed: " + pumped.error().message());
-            return *m_broken;
-        }
-        if (ticket.sequence < pair.completed_before)
-            break;
-        if (std::chrono::steady_clock::now() >= deadline) {
-            const Copy& oldest = pair.copies.front();
-            Queue& queue = pair.queue(oldest.direction);
-            m_broken = pdt::make_error(what, m_info.name, ETIMEDOUT,
-                                       "not completed within " + std::to_string(timeout.count()) + " ms; oldest copy " +
-                                           std::to_string(oldest.sequence) + " " + to_string(oldest.direction) +
-                                           " card [" + hex(oldest.card_address) + ", " +
-                                           hex(oldest.card_address + oldest.bytes) + ") on " + queue.name() + ": " +
-                                           queue.describe_state());
-            return *m_broken;
-        }
+    auto timed_out = [&](Pair& pair) {
+        const Copy& oldest = pair.copies.front();
+        return streams::oldest_copy_timeout(ticket, m_info.name, timeout, oldest, pair.queue(oldest.direction));
+    };
+    auto idle = [this](Pair& pair, std::chrono::steady_clock::time_point deadline) -> pdt::Result<void> {
         if (m_ring)
-            PDT_CHECK(sleep_on_interrupt(pair, deadline));
-        else
-            std::this_thread::yield();
-    }
-    return {};
+            return sleep_on_interrupt(pair, deadline);
+        std::this_thread::yield();
+        return {};
+    };
+    return streams::wait_in_issue_order(m_pairs, ticket, timeout, m_info.name, m_broken,
+                                        streams::AfterFailedCopy::Unusable, [this](Pair& pair) { return pump(pair); },
+                                        timed_out, idle);
 }
 
 // Arms the oldest copy's queue, looks once more (a completion before the arm raises nothing),

@@ -20,18 +20,17 @@ using namespace stream_tools;
 namespace {
 
 struct Cli {
-    std::vector<std::string> devices, sim_designs, design_files, device_routing;
-    std::string max_buffer_size = "0x8000000", max_channel_combinations = "16", buffer_allocation = "heap";
+    // The stream tools' options this tool takes too, with their defaults (run_options reads them).
+    // Its --stream_mapping_size and --stream_num_descriptors are its own (<h2c>[,<c2h>]), and it
+    // parses --qdma_ring_entries and --lock_timeout itself, after its own options.
+    CommonCli common;
+    std::vector<std::string> devices;
+    std::string max_buffer_size = "0x8000000", max_channel_combinations = "16";
     std::string stream_mapping_size = "0x40000000", stream_num_descriptors = "64", transfer_length = "0x10000000";
     std::string stream_axi_width_bytes = "16", host_buffer_divisor = "4", memory_base, memory_size, enabled_tests;
     std::string min_words = "0x100000000", qdma_queues = "1", qdma_ring_entries = "0";
-    std::string transfer_timeout = std::to_string(cli::kDefaultTransferTimeout.count()), host_memory_limit;
-    int verify_threads = -1;
-    bool a32 = false, json = false, isolate_iommu_groups = false, qdma_interrupts = false;
-    cli::XdmaModeText modes;
+    bool qdma_interrupts = false;
     std::string lock_timeout;
-    bool no_iommu = false;
-    tool_support::BoardHealthCli health;  // --max_temperature, --metrics
 };
 
 pdt::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
@@ -52,16 +51,9 @@ pdt::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     if (mapping.first % 4 != 0 || mapping.second % 4 != 0)
         return pdt::usage_error("parse option --stream_mapping_size", cli.stream_mapping_size,
                                 "must be a multiple of 4");
-    CommonCli common;
-    common.buffer_allocation = cli.buffer_allocation;
+    CommonCli common = cli.common;
     common.stream_mapping_size = std::to_string(mapping.first);
     common.stream_num_descriptors = std::to_string(descriptors.first);
-    common.transfer_timeout = cli.transfer_timeout;
-    common.host_memory_limit = cli.host_memory_limit;
-    common.verify_threads = cli.verify_threads;
-    common.a32 = cli.a32;
-    common.json = cli.json;
-    common.modes = cli.modes;
     o.stream = PDT_TRY(run_options(common));
     o.modes = PDT_TRY(dma_mode_request(common.modes));
     o.c2h_mapping_size = mapping.second;
@@ -78,7 +70,7 @@ pdt::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
     o.qdma_queues = static_cast<unsigned>(PDT_TRY(parse_number("qdma_queues", cli.qdma_queues, 1, 16)));
     o.qdma_ring_entries = static_cast<uint32_t>(PDT_TRY(parse_number("qdma_ring_entries", cli.qdma_ring_entries, 0, 65536)));
     o.qdma_interrupts = cli.qdma_interrupts;
-    for (const std::string& text : cli.device_routing)
+    for (const std::string& text : cli.common.device_routing)
         o.routing.push_back(PDT_TRY(parse_device_routing("device_routing", text)));
     std::stringstream tests(cli.enabled_tests);
     for (std::string test; std::getline(tests, test, ',');) {
@@ -96,16 +88,16 @@ int main(int argc, char** argv) {
     Cli cli;
     po::options_description d;
     cli::add_device_option(d, cli.devices);
-    cli::add_sim_design_option(d, cli.sim_designs);
-    cli::add_design_file_option(d, cli.design_files);
+    cli::add_sim_design_option(d, cli.common.sim_designs);
+    cli::add_design_file_option(d, cli.common.design_files);
     d.add_options()
         ("max_buffer_size", po::value(&cli.max_buffer_size), "buffer bytes for memory_fixed_buffers (default 0x8000000)")
         ("max_channel_combinations", po::value(&cli.max_channel_combinations), "H2C x C2H pairs tested at most (16)")
-        ("buffer_allocation", po::value(&cli.buffer_allocation), "heap, shared_memory or huge_pages")
-        ("device_routing", po::value(&cli.device_routing)->composing(),
+        ("buffer_allocation", po::value(&cli.common.buffer_allocation), "heap, shared_memory or huge_pages")
+        ("device_routing", po::value(&cli.common.device_routing)->composing(),
          "<bdf>[,<master>:<slave>]... AXI4-Stream Switch routes of a device; unlisted master ports disabled")
-        ("a32", po::bool_switch(&cli.a32), "IOVAs of every DMA buffer and descriptor ring below 4 GiB (32-bit DMA mask)")
-        ("isolate_iommu_groups", po::bool_switch(&cli.isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself")
+        ("a32", po::bool_switch(&cli.common.a32), "IOVAs of every DMA buffer and descriptor ring below 4 GiB (32-bit DMA mask)")
+        ("isolate_iommu_groups", po::bool_switch(&cli.common.isolate_iommu_groups), "one VFIO container (IOVA space) per IOMMU group; a running VFIO manager decides this itself")
         ("stream_mapping_size", po::value(&cli.stream_mapping_size), "<h2c>[,<c2h>] stream host buffer bytes (0x40000000)")
         ("stream_num_descriptors", po::value(&cli.stream_num_descriptors), "<h2c>[,<c2h>] stream buffers (64)")
         ("transfer_length", po::value(&cli.transfer_length), "<h2c>[,<c2h>] bytes per memory_variable_transfers transfer")
@@ -116,19 +108,19 @@ int main(int argc, char** argv) {
         ("dma_bridge_memory_size_bytes", po::value(&cli.memory_size), "override the card memory size")
         ("enabled_tests", po::value(&cli.enabled_tests), "comma-separated subset of the tests")
         ("min_words", po::value(&cli.min_words), "words each test moves at least (default 2^32, every LCG value)")
-        ("host_memory_limit", po::value(&cli.host_memory_limit), host_memory_limit_help())
-        ("verify_threads", po::value(&cli.verify_threads), "extra threads that share pattern generation and checking (0..256)")
+        ("host_memory_limit", po::value(&cli.common.host_memory_limit), host_memory_limit_help())
+        ("verify_threads", po::value(&cli.common.verify_threads), "extra threads that share pattern generation and checking (0..256)")
         ("qdma_queues", po::value(&cli.qdma_queues), "QDMA memory tests: MM queue pairs H2C q / C2H q tested, 1..16 (1)")
         ("qdma_ring_entries", po::value(&cli.qdma_ring_entries),
          "QDMA: descriptor ring entries, a QDMA_GLBL_RNG_SZ value (0: 65 for memory, as the stream buffers need)")
         ("qdma_interrupts", po::bool_switch(&cli.qdma_interrupts),
          "QDMA memory tests: completion by MSI-X through an interrupt aggregation ring (default: polling)");
-    cli::add_transfer_timeout_option(d, cli.transfer_timeout);
-    cli::add_json_option(d, cli.json, cli::JsonForm::Lines);
+    cli::add_transfer_timeout_option(d, cli.common.transfer_timeout);
+    cli::add_json_option(d, cli.common.json, cli::JsonForm::Lines);
     cli::add_lock_timeout_option(d, cli.lock_timeout);
-    cli::add_no_iommu_option(d, cli.no_iommu);
-    cli::add_xdma_mode_options(d, cli.modes);
-    tool_support::add_board_health_options(d, cli.health);
+    cli::add_no_iommu_option(d, cli.common.no_iommu);
+    cli::add_xdma_mode_options(d, cli.common.modes);
+    tool_support::add_board_health_options(d, cli.common.health);
     if (auto status = parse_command_line(argc, argv, d, "Tests the DMA bridge of identified designs."))
         return *status;
     auto options = convert(cli);
@@ -138,7 +130,7 @@ int main(int argc, char** argv) {
         std::cerr << "Error: " << usage << "\n";
         return 2;
     }
-    auto registry = designs::Registry::load(cli.design_files);
+    auto registry = designs::Registry::load(cli.common.design_files);
     auto lock_timeout = cli::parse_lock_timeout(cli.lock_timeout);
     if (!options.ok() || !registry.ok() || !lock_timeout.ok()) {
         std::cerr << "Error: "
@@ -146,27 +138,29 @@ int main(int argc, char** argv) {
                   << "\n";
         return 2;
     }
-    options->simulated_card_memory = !cli.sim_designs.empty();
+    options->simulated_card_memory = !cli.common.sim_designs.empty();
     if (options->memory_base_override || options->memory_size_override)
-        (cli.json ? std::cerr : std::cout)
+        (cli.common.json ? std::cerr : std::cout)
             << "Overriding DMA bridge memory window: tests fail if it lies outside the design's memory\n";
-    std::ostream& text = cli.json ? std::cerr : std::cout;  // --json: stdout holds only cli.json Lines
-    tool_support::DesignSelection selection{cli.sim_designs, *locations, *lock_timeout, cli.isolate_iommu_groups};
-    selection.no_iommu = cli.no_iommu;
+    std::ostream& text = cli.common.json ? std::cerr : std::cout;  // --json: stdout holds only cli.json Lines
+    tool_support::DesignSelection selection{cli.common.sim_designs, *locations, *lock_timeout,
+                                            cli.common.isolate_iommu_groups};
+    selection.no_iommu = cli.common.no_iommu;
     tool_support::OpenedDesigns opened = tool_support::open_designs(*registry, selection, &text, std::cerr);
     if (opened.found.designs.empty()) {
         if (opened.status != tool_support::kUsageError)
-            std::cout << (cli.json ? kNothingOpenedJson : "Overall FAIL\n");
+            std::cout << (cli.common.json ? kNothingOpenedJson : "Overall FAIL\n");
         return opened.status;
     }
     int health_status = 0;
-    auto health = open_board_health(cli.health, tool_support::designs_under_test(opened.found), cli.json, health_status);
+    auto health = open_board_health(cli.common.health, tool_support::designs_under_test(opened.found), cli.common.json,
+                                    health_status);
     if (!health)
         return health_status;
     options->stream.health = health.get();
-    report_dma_failures(cli.json ? stderr : stdout);  // registers and AER on a DMA failure
+    report_dma_failures(cli.common.json ? stderr : stdout);  // registers and AER on a DMA failure
     const int status = run_test_dma_bridge(opened.found.designs, *options, stdout);
-    if (cli.json)
+    if (cli.common.json)
         tool_support::report_device_holds(stdout);
     return opened.status == 0 ? status : opened.status;
 }

@@ -163,4 +163,62 @@ pdt::Result<void> reset_issue_queues(std::vector<Queue>& queues, std::optional<p
     return {};
 }
 
+// What an endpoint of such queues is after a wait saw a copy fail: usable still (the next issue
+// meets the mover's own error), or unusable until reset_queues as after a timeout.
+enum class AfterFailedCopy { Usable, Unusable };
+
+// What a wait() for `ticket` that gave up did: "wait for copy <n> on queue <q> of" (its endpoint).
+inline std::string copy_wait_operation(const Ticket& ticket) {
+    return "wait for copy " + std::to_string(ticket.sequence) + " on queue " + std::to_string(ticket.queue) + " of";
+}
+
+// The ETIMEDOUT of a wait() for `ticket` on such a queue: "wait for copy <n> on queue <q> of
+// <endpoint>: not completed within <t> ms; oldest copy <m> H2C card [<a>, <b>) on <mover's name>:
+// <its state>", the copy (sequence, direction, card_address, bytes) the queue's front and
+// `mover` (name(), describe_state()) the engine or queue it was submitted to.
+template <class Copy, class Mover>
+pdt::Error oldest_copy_timeout(const Ticket& ticket, const std::string& endpoint, std::chrono::milliseconds timeout,
+                               const Copy& oldest, Mover& mover) {
+    return pdt::make_error(copy_wait_operation(ticket), endpoint, ETIMEDOUT,
+                           "not completed within " + std::to_string(timeout.count()) + " ms; oldest copy " +
+                               std::to_string(oldest.sequence) + " " + to_string(oldest.direction) + " card [" +
+                               pdt::hex(oldest.card_address) + ", " + pdt::hex(oldest.card_address + oldest.bytes) +
+                               ") on " + mover.name() + ": " + mover.describe_state());
+}
+
+// wait() of an endpoint whose queues keep their copies in issue order (as reset_issue_queues):
+// refuses while `broken` and a ticket never issued; else pump(q) (takes the completions, submits
+// what may start) until the ticket's copy completed, idle(q, deadline) between looks. A failed
+// pump is the card's report of a failed copy ("the card reported it failed: ...", its code; the
+// endpoint then `after_failure`); past `timeout`, the error timed_out(q) gives, which `broken`
+// holds until reset_queues.
+template <class Queue, class Pump, class TimedOut, class Idle>
+pdt::Result<void> wait_in_issue_order(std::vector<Queue>& queues, const Ticket& ticket, std::chrono::milliseconds timeout,
+                                      const std::string& endpoint, std::optional<pdt::Error>& broken,
+                                      AfterFailedCopy after_failure, Pump&& pump, TimedOut&& timed_out, Idle&& idle) {
+    if (broken)
+        return unusable_until_reset("wait for copy of", endpoint, *broken);
+    if (ticket.queue >= queues.size() || ticket.sequence >= queues[ticket.queue].next_sequence)
+        return unknown_ticket_error("wait for copy of", endpoint, ticket);
+    Queue& q = queues[ticket.queue];
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (ticket.sequence >= q.completed_before) {
+        if (auto pumped = pump(q); !pumped.ok()) {
+            pdt::Error failed = pdt::make_error(copy_wait_operation(ticket), endpoint, pumped.error().code,
+                                                "the card reported it failed: " + pumped.error().message());
+            if (after_failure == AfterFailedCopy::Unusable)
+                broken = failed;
+            return failed;
+        }
+        if (ticket.sequence < q.completed_before)
+            break;
+        if (std::chrono::steady_clock::now() >= deadline) {
+            broken = timed_out(q);
+            return *broken;
+        }
+        PDT_CHECK(idle(q, deadline));
+    }
+    return {};
+}
+
 }  // namespace streams

@@ -7,6 +7,7 @@
 
 #include "cli/option_names.hpp"
 #include "sim/design_sim.hpp"
+#include "tool_support/possible_designs.hpp"
 #include "vfio_manager/client.hpp"
 
 namespace tool_support {
@@ -131,6 +132,11 @@ OpenedDesigns open_designs(const designs::Registry& registry, const DesignSelect
         return opened;
     }
     opened.found = std::move(found).value();
+    if (!opened.bus->simulated()) {  // a simulated device sits in no slot
+        const std::string sysfs_root = kernel_options().sysfs_root;
+        for (identify::IdentifiedDesign& design : opened.found.designs)
+            design.physical_slot = physical_slot(sysfs_root, design.identity.address);
+    }
     report_warnings(opened.found, errors);
     for (const pdt::Error& failure : opened.found.failures)
         errors << "Error: " << cli::name_options(failure).message() << "\n";

@@ -40,7 +40,7 @@ TEST(PossibleDesigns, ListsMatchingDevicesWithDriverAndSlot) {
               "PCI device 0000:15:00.0  Design name TEF1001_dma_stream_loopback  IOMMU group 41");
     EXPECT_EQ(tool_support::binding_line((*found)[0]), "  bound to vfio-pci");
     EXPECT_EQ(tool_support::possible_design_line((*found)[1]),
-              "PCI device 0000:36:00.0  physical slot 4  Design name Litefury_Project-0 or Nitefury_Project-0  "
+              "PCI device 0000:36:00.0  physical slot 4  Design name Litefury Project-0 or Nitefury Project-0  "
               "IOMMU group 86");
     EXPECT_EQ(tool_support::binding_line((*found)[1]),
               "  bound to xdma, not vfio-pci; bind it: echo 0000:36:00.0 | sudo tee "
@@ -68,7 +68,7 @@ TEST(PossibleDesignsTool, ListsWithoutOpeningAndNotesVfio) {
     EXPECT_EQ(run.output,
               "PCI device 0000:15:00.0  Design name TEF1001_dma_stream_loopback  IOMMU group 41\n"
               "  bound to vfio-pci\n"
-              "PCI device 0000:36:00.0  physical slot 4  Design name Litefury_Project-0 or Nitefury_Project-0  IOMMU "
+              "PCI device 0000:36:00.0  physical slot 4  Design name Litefury Project-0 or Nitefury Project-0  IOMMU "
               "group 86\n"
               "  bound to xdma, not vfio-pci; bind it: echo 0000:36:00.0 | sudo tee "
               "/sys/bus/pci/devices/0000:36:00.0/driver/unbind; echo vfio-pci | sudo tee "

@@ -91,7 +91,8 @@ struct OpenedDesigns {
     identify::Identification found;
 };
 
-// Opens the bus and identifies the selected designs; "Opening device ..." lines go to
+// Opens the bus and identifies the selected designs (on the kernel bus with each one's physical
+// slot from sysfs); "Opening device ..." lines go to
 // progress (null: none). On errors it writes every "Warning: <bdf> <design>: <text>" line, an
 // "Error: <message>" line for each device that failed, and when nothing was found the
 // "Error: no known FPGA design found ..." line followed by its causes.

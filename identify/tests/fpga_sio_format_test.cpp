@@ -253,3 +253,22 @@ TEST(FpgaSioFormat, ChannelTableColumnsAndLeadingEmptyLine) {
               std::string::npos)
         << text;
 }
+
+// Enabled routes (the built-in designs' switches read all disabled at reset): each route line is
+// "    Master %2u -> Slave %2u", two-digit ports included.
+TEST(FpgaSioFormat, SwitchRouteLines) {
+    OneDesign one = identify_one("XCKU5P_DUAL_QSFP_dma_stream_loopback");
+    ASSERT_EQ(one.found.designs.size(), 1u);
+    identify::IdentifiedDesign& d = one.found.designs[0];
+    ASSERT_TRUE(d.axi_switch);
+    d.axi_switch->routes = {1u, std::nullopt, 0u, 3u};
+    expect_fpga_sio_block(d);
+    d.axi_switch->routes.assign(16, std::nullopt);
+    d.axi_switch->routes[12] = 10u;
+    expect_fpga_sio_block(d);
+    const std::string text = identify::format_text(d);
+    EXPECT_NE(text.find("\n  Enabled AXI4-Stream Switch route(s):\n    Master 12 -> Slave 10\n"), std::string::npos)
+        << text;
+    d.axi_switch->routes = {3u};
+    EXPECT_NE(identify::format_text(d).find("\n    Master  0 -> Slave  3\n"), std::string::npos);
+}

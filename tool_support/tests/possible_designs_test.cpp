@@ -7,6 +7,8 @@
 
 #include "test_support/run_process.hpp"
 #include "fake_kernel.hpp"
+#include "identify/identify.hpp"
+#include "tool_support/open_designs.hpp"
 #include "tool_support/possible_designs.hpp"
 
 namespace {
@@ -58,6 +60,21 @@ TEST(PossibleDesigns, NoIommuGroupIsSaidAsFpgaSioSaysIt) {
               "PCI device 0000:15:00.0  Design name TEF1001_dma_stream_loopback  No IOMMU group set, won't be able to "
               "open device using VFIO");
     EXPECT_EQ(tool_support::binding_line(possible).find("  bound to no driver, not vfio-pci; bind it: echo vfio-pci"), 0u);
+}
+
+// On the kernel bus identify's "PCI device" line names the slot sysfs gives (fpga_sio: libpci's).
+TEST(PossibleDesigns, IdentifiedDesignsGetTheirPhysicalSlot) {
+    FakeMachine machine;
+    add_three(machine);
+    identify::Identification found;
+    for (const char* bdf : {"0000:15:00.0", "0000:36:00.0"}) {
+        identify::IdentifiedDesign design;
+        design.identity.address = vfio::PciAddress::parse(bdf).value();
+        found.designs.push_back(std::move(design));
+    }
+    tool_support::set_physical_slots(found, fake_kernel_options(machine).sysfs_root);
+    EXPECT_EQ(found.designs[0].physical_slot, "");
+    EXPECT_EQ(found.designs[1].physical_slot, "4");
 }
 
 TEST(PossibleDesignsTool, ListsWithoutOpeningAndNotesVfio) {

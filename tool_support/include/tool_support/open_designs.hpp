@@ -99,6 +99,10 @@ struct OpenedDesigns {
 OpenedDesigns open_designs(const designs::Registry& registry, const DesignSelection& selection, std::ostream* progress,
                            std::ostream& errors);
 
+// Sets each identified design's physical slot from <sysfs_root>/bus/pci/slots (the kernel bus;
+// open_designs does it there): "" where the platform names none.
+void set_physical_slots(identify::Identification& found, const std::string& sysfs_root);
+
 // "Warning: <bdf> <design>: <text>" for each identification warning.
 void report_warnings(const identify::Identification& found, std::ostream& errors);
 

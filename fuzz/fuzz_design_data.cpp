@@ -13,6 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     for (const auto& design : registry.designs()) {
         PDT_FUZZ_CHECK(!design.name.empty());
+        PDT_FUZZ_CHECK(!design.text_name().empty());
         PDT_FUZZ_CHECK(registry.find(design.name) != nullptr);
         for (unsigned revision : {0u, 1u, 255u})
             (void)design.peripherals_for_revision(static_cast<uint8_t>(revision));

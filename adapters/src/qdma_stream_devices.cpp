@@ -31,6 +31,7 @@ pdt::Result<std::unique_ptr<QdmaDesignStreamDevice>> make_qdma_stream_device(ide
         channels = std::max({channels, r.h2c + 1, r.c2h + 1});
     qdma::StreamDeviceConfig config;
     config.design_name = design.design->name;
+    config.display_name = design.design->text_name();
     config.function.bar = design.design->qdma->bar;
     config.function.function = design.design->card ? design.design->card->physical_function : 0;
     config.function.queues = static_cast<uint16_t>(std::max(16u, channels));

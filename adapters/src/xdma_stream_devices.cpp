@@ -57,7 +57,7 @@ std::string describe_routes(const SwitchRoutes& routes) {
 
 pdt::Result<SwitchUpdate> update_switch_routes(identify::IdentifiedDesign& design, const SwitchRoutes& wanted,
                                                bool force) {
-    const std::string prefix = "Device " + design.identity.address.to_string() + " design " + design.design->name;
+    const std::string prefix = "Device " + design.identity.address.to_string() + " design " + design.design->text_name();
     if (!design.axi_switch || !design.device)
         return pdt::make_error("route AXI4-Stream Switch", design.identity.address.to_string(), ENODEV,
                                "the design has no AXI4-Stream Switch");
@@ -219,9 +219,9 @@ pdt::Result<std::unique_ptr<XdmaStreamDevice>> make_xdma_stream_device(identify:
             PDT_CHECK(write_switch_routes(*design.device, *design.axi_switch, decision.routes));
             const SwitchRoutes readback = PDT_TRY(read_switch_routes(*design.device, *design.axi_switch));
             if (options.progress && readback == decision.routes)
-                *options.progress << "Device " << bdf << " design " << design.design->name << " routes updated\n";
+                *options.progress << "Device " << bdf << " design " << design.design->text_name() << " routes updated\n";
             else if (options.progress)
-                *options.progress << "Warning: Device " << bdf << " design " << design.design->name
+                *options.progress << "Warning: Device " << bdf << " design " << design.design->text_name()
                                   << " routes read back as " << describe_routes(readback) << ", not "
                                   << describe_routes(decision.routes)
                                   << " (the fabric may have no AXI4-Stream Switch): testing the design's routes\n";

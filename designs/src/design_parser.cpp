@@ -360,14 +360,19 @@ pdt::Result<void> check_overlaps(const Fields& f, const Design& d) {
 }
 
 pdt::Result<Design> parse_design(const Fields& f) {
-    PDT_CHECK(f.only({"name", "description", "match", "dma_bridge", "qdma", "card", "peripherals", "simulation",
-                      "version_register", "fpga_part"}));
+    PDT_CHECK(f.only({"name", "display_name", "description", "match", "dma_bridge", "qdma", "card", "peripherals",
+                      "simulation", "version_register", "fpga_part"}));
     Design d;
     d.name = PDT_TRY(f.text("name", true));
     if (d.name.empty() || !std::all_of(d.name.begin(), d.name.end(), [](char c) {
             return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
         }))
         return f.error("name", "a design name is letters, digits, '_', '-' or '.' (got \"" + d.name + "\")");
+    d.display_name = f.has("display_name") ? PDT_TRY(f.text("display_name", true)) : d.name;
+    if (d.display_name.empty() || std::any_of(d.display_name.begin(), d.display_name.end(), [](char c) {
+            return std::iscntrl(static_cast<unsigned char>(c));
+        }))
+        return f.error("display_name", "a display name is one line of text, not empty");
     d.description = PDT_TRY(f.text("description", false));
     d.fpga_part = PDT_TRY(f.text("fpga_part", false));
     if (!f.has("match"))

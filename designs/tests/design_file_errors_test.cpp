@@ -142,10 +142,26 @@ TEST(DesignFileErrors, WrongTypesAndValues) {
 
 TEST(DesignFileErrors, UnknownFieldIsReportedNotIgnored) {
     const std::string message = error_of(design(R"(, "dma_brdge": {"bar": 2})"));
-    EXPECT_NE(message.find("field dma_brdge: Invalid argument (unknown field; expected one of: name, description, "
-                           "match, dma_bridge, qdma, card, peripherals, simulation, version_register, fpga_part)"),
+    EXPECT_NE(message.find("field dma_brdge: Invalid argument (unknown field; expected one of: name, display_name, "
+                           "description, match, dma_bridge, qdma, card, peripherals, simulation, version_register, "
+                           "fpga_part)"),
               std::string::npos)
         << message;
+}
+
+// display_name is optional: the name printed in text, defaulting to the key; one line of text.
+TEST(DesignFileErrors, DisplayNameDefaultsToTheNameAndIsOneLine) {
+    designs::Registry registry;
+    ASSERT_TRUE(registry.add_text(design(""), "a.json"));
+    EXPECT_EQ(registry.find("d")->display_name, "d");
+    EXPECT_EQ(registry.find("d")->text_name(), "d");
+    ASSERT_TRUE(registry.add_text(R"({"name": "e", "display_name": "e (board X) or f", )" + std::string(kMatch) + "}",
+                                  "b.json"));
+    EXPECT_EQ(registry.find("e")->display_name, "e (board X) or f");
+    EXPECT_EQ(registry.find("e (board X) or f"), nullptr);  // the key stays the name
+    EXPECT_TRUE(design_error_holds(R"(, "display_name": "")", "field display_name"));
+    EXPECT_TRUE(design_error_holds(R"(, "display_name": "two\nlines")", "field display_name"));
+    EXPECT_TRUE(design_error_holds(R"(, "display_name": 3)", "field display_name: Invalid argument (expected a string"));
 }
 
 TEST(DesignFileErrors, QuadSpiAndPartFields) {

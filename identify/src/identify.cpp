@@ -168,7 +168,7 @@ private:
 std::string candidate_names(const std::vector<const designs::Design*>& candidates) {
     std::string names;
     for (const designs::Design* d : candidates)
-        names += (names.empty() ? "" : " or ") + d->name;
+        names += (names.empty() ? "" : " or ") + d->text_name();
     return names;
 }
 

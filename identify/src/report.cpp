@@ -11,15 +11,16 @@ using pdt::format;
 
 std::string dma_bridge_lines(const DmaBridgeInfo& dma) {
     std::string text = dma.mode == designs::DmaMode::Stream
-                           ? format("DMA bridge bar %u AXI Stream\n", dma.bar)
-                           : format("DMA bridge bar %u memory base offset 0x%llx size 0x%llx\n", dma.bar,
+                           ? format("  DMA bridge bar %u AXI Stream\n", dma.bar)
+                           : format("  DMA bridge bar %u memory base offset 0x%llx size 0x%llx\n", dma.bar,
                                     static_cast<unsigned long long>(dma.memory_base),
                                     static_cast<unsigned long long>(dma.memory_size));
-    text += "Channel ID addr_alignment len_granularity num_address_bits\n";
+    // Each number right-aligned under the last letter of its heading; all H2C rows, then C2H.
+    text += "  Channel ID  addr_alignment  len_granularity  num_address_bits\n";
     for (const auto* list : {&dma.channels.h2c, &dma.channels.c2h})
         for (const xdma::ChannelInfo& c : *list)
-            text += format("%s %u %u %u %u\n", streams::to_string(c.direction), c.channel, c.address_alignment,
-                           c.length_granularity, c.address_bits);
+            text += format("       %s %u  %14u  %15u  %16u\n", streams::to_string(c.direction), c.channel,
+                           c.address_alignment, c.length_granularity, c.address_bits);
     return text;
 }
 
@@ -28,9 +29,9 @@ std::string dma_bridge_lines(const DmaBridgeInfo& dma) {
 std::string qdma_lines(const QdmaInfo& q) {
     std::string text;
     if (q.memory_size > 0)
-        text += format("QDMA bar %u memory base offset 0x%llx size 0x%llx\n", q.bar,
+        text += format("  QDMA bar %u memory base offset 0x%llx size 0x%llx\n", q.bar,
                        static_cast<unsigned long long>(q.memory_base), static_cast<unsigned long long>(q.memory_size));
-    const auto line = [&](const char* label, const std::string& value) { text += format("%-33s: %s\n", label, value.c_str()); };
+    const auto line = [&](const char* label, const std::string& value) { text += format("  %-33s: %s\n", label, value.c_str()); };
     const auto yes_no = [](bool value) { return std::string(value ? "yes" : "no"); };
     line("rtl_version", q.rtl_version);
     line("vivado_release", q.vivado_release);
@@ -55,17 +56,17 @@ std::string switch_lines(const SwitchInfo& sw) {
     std::string routes;
     for (size_t m = 0; m < sw.routes.size(); ++m)
         if (sw.routes[m])
-            routes += format("Master %zu -> Slave %u\n", m, *sw.routes[m]);
+            routes += format("    Master %2u -> Slave %2u\n", static_cast<unsigned>(m), *sw.routes[m]);
     if (routes.empty())
-        return format("All %zu master ports in AXI4-Stream Switch are disabled\n", sw.routes.size());
-    return "Enabled AXI4-Stream Switch route(s):\n" + routes;
+        return format("  All %zu master ports in AXI4-Stream Switch are disabled\n", sw.routes.size());
+    return "  Enabled AXI4-Stream Switch route(s):\n" + routes;
 }
 
 std::string peripheral_lines(const IdentifiedDesign& d, designs::PeripheralType type) {
     std::string text;
     for (const PeripheralInfo& p : d.peripherals)
         if (p.type == type)
-            text += format("%s registers at bar %u offset 0x%llx\n", designs::display_name(p.type), p.bar,
+            text += format("  %s registers at bar %u offset 0x%llx\n", designs::display_name(p.type), p.bar,
                            static_cast<unsigned long long>(p.offset));
     return text;
 }
@@ -73,19 +74,26 @@ std::string peripheral_lines(const IdentifiedDesign& d, designs::PeripheralType 
 }  // namespace
 
 std::string format_text(const IdentifiedDesign& d) {
-    std::string text = "Design " + d.design->name + (d.board_version ? format(" version 0x%x", *d.board_version) : "") + ":\n";
-    text += "PCI device " + d.identity.address.to_string() + " IOMMU group " + std::to_string(d.identity.iommu_group) + "\n";
-    if (d.design->card)  // one physical function of a multi-function card
-        text += format("Card %s physical function %u\n", d.design->card->name.c_str(), d.design->card->physical_function);
+    // fpga_sio's block: an empty line, the header, every line under it indented by 2. With a
+    // physical slot the PCI device line is followed by an empty line (fpga_sio ends it twice).
+    std::string text = "\nDesign " + d.design->text_name() +
+                       (d.board_version ? format(" version 0x%x", *d.board_version) : "") + ":\n";
+    text += format("  PCI device %s rev %02x IOMMU group %d", d.identity.address.to_string().c_str(),
+                   static_cast<unsigned>(d.identity.revision), d.identity.iommu_group);
+    if (!d.physical_slot.empty())
+        text += format("  physical slot %s\n", d.physical_slot.c_str());
+    text += "\n";
+    if (d.design->card)  // ours only: one physical function of a multi-function card
+        text += format("  Card %s physical function %u\n", d.design->card->name.c_str(), d.design->card->physical_function);
     if (d.dma_bridge)
         text += dma_bridge_lines(*d.dma_bridge);
     if (d.qdma)
         text += qdma_lines(*d.qdma);
     if (d.user_access_timestamp)
-        text += format("User access build timestamp : %08X - %s\n", *d.user_access_timestamp,
+        text += format("  User access build timestamp : %08X - %s\n", *d.user_access_timestamp,
                        designs::BuildTimestamp::decode(*d.user_access_timestamp).to_string().c_str());
     for (const DnaInfo& dna : d.dna)
-        text += format("UltraScale DNA[%u]: %08X%08X%08X\n", dna.slr, dna.words[0], dna.words[1], dna.words[2]);
+        text += format("  UltraScale DNA[%u]: %08X%08X%08X\n", dna.slr, dna.words[0], dna.words[1], dna.words[2]);
     // Peripherals in fpga_sio's fixed order: Quad SPI, XADC, SYSMON, IIC, bit-banged I2C GPIO;
     // then the switch routes; then the CMS (fpga_sio prints it after the switch and CMAC ports).
     for (designs::PeripheralType type : designs::kPeripheralTypes)

@@ -68,9 +68,9 @@ TEST(IdentifyGolden, Seed004ThreeStreamLoopbackDesigns) {
 TEST(IdentifyGolden, EachSeedDesignAloneGivesItsSeedSection) {
     const std::string seed = seed_004_identify_lines();
     for (size_t i = 0; i < kSeedDesigns.size(); ++i) {
-        const std::string section_start = "Design " + kSeedDesigns[i] + ":\n";
+        const std::string section_start = "\nDesign " + kSeedDesigns[i] + ":\n";  // each block after an empty line
         const size_t begin = seed.find(section_start);
-        const size_t end = i + 1 < kSeedDesigns.size() ? seed.find("Design " + kSeedDesigns[i + 1]) : seed.size();
+        const size_t end = i + 1 < kSeedDesigns.size() ? seed.find("\nDesign " + kSeedDesigns[i + 1]) : seed.size();
         ASSERT_NE(begin, std::string::npos);
         const IdentifyRun run = identify_designs(kSeedDesigns, {sim::simulated_address(i)});
         ASSERT_EQ(run.found.designs.size(), 1u);
@@ -82,14 +82,18 @@ TEST(Identify, MemoryMappedDesignWording) {
     const IdentifyRun run = identify_designs({"TOSING_160T_dma_ddr3"});
     EXPECT_EQ(run.text,
               "Opening device 0000:15:00.0 (10ee:7024) with IOMMU group 41\n"
+              "\n"
               "Design TOSING_160T_dma_ddr3:\n"
-              "PCI device 0000:15:00.0 IOMMU group 41\n"
-              "DMA bridge bar 2 memory base offset 0x0 size 0x40000000\n"
-              "Channel ID addr_alignment len_granularity num_address_bits\n"
-              "H2C 0 1 1 64\nH2C 1 1 1 64\nC2H 0 1 1 64\nC2H 1 1 1 64\n"
-              "User access build timestamp : 41310A00 - 08/02/2024 16:40:00\n"
-              "Quad SPI registers at bar 0 offset 0x0\n"
-              "XADC registers at bar 0 offset 0x1000\n");
+              "  PCI device 0000:15:00.0 rev 00 IOMMU group 41\n"
+              "  DMA bridge bar 2 memory base offset 0x0 size 0x40000000\n"
+              "  Channel ID  addr_alignment  len_granularity  num_address_bits\n"
+              "       H2C 0               1                1                64\n"
+              "       H2C 1               1                1                64\n"
+              "       C2H 0               1                1                64\n"
+              "       C2H 1               1                1                64\n"
+              "  User access build timestamp : 41310A00 - 08/02/2024 16:40:00\n"
+              "  Quad SPI registers at bar 0 offset 0x0\n"
+              "  XADC registers at bar 0 offset 0x1000\n");
 }
 
 TEST(Identify, RealSwitchReportsItsRoutes) {
@@ -97,7 +101,7 @@ TEST(Identify, RealSwitchReportsItsRoutes) {
     sim::DesignInstance tosing = instance(design, 1);
     auto before = identify::identify_device(*tosing.device, design);
     ASSERT_TRUE(before.ok());
-    EXPECT_NE(identify::format_text(*before).find("All 2 master ports in AXI4-Stream Switch are disabled\n"),
+    EXPECT_NE(identify::format_text(*before).find("  All 2 master ports in AXI4-Stream Switch are disabled\n"),
               std::string::npos);
     vfio::Bar* bar0 = tosing.device->bar(0).value();
     ASSERT_TRUE(bar0->write(0x3040, 4, 1).ok());
@@ -106,13 +110,13 @@ TEST(Identify, RealSwitchReportsItsRoutes) {
     auto after = identify::identify_device(*tosing.device, design);
     ASSERT_TRUE(after.ok());
     const std::string text = identify::format_text(*after);
-    EXPECT_NE(text.find("Enabled AXI4-Stream Switch route(s):\nMaster 0 -> Slave 1\nMaster 1 -> Slave 0\n"),
+    EXPECT_NE(text.find("  Enabled AXI4-Stream Switch route(s):\n    Master  0 -> Slave  1\n    Master  1 -> Slave  0\n"),
               std::string::npos)
         << text;
     ASSERT_TRUE(bar0->write(0x3044, 4, 0x80000000u).ok());
     ASSERT_TRUE(bar0->write(0x3000, 4, 2).ok());
     EXPECT_NE(identify::format_text(identify::identify_device(*tosing.device, design).value())
-                  .find("Enabled AXI4-Stream Switch route(s):\nMaster 0 -> Slave 1\n"),
+                  .find("  Enabled AXI4-Stream Switch route(s):\n    Master  0 -> Slave  1\n"),
               std::string::npos);
 }
 
@@ -123,10 +127,10 @@ TEST(Identify, CmsIsShownByPlaceAfterTheSwitchAndLeftInReset) {
     sim::DesignInstance duplex = instance(design, 2);
     const auto found = identify::identify_device(*duplex.device, design).value();
     const std::string text = identify::format_text(found);
-    const std::string tail = "Quad SPI registers at bar 0 offset 0x6000\n"
-                             "SYSMON registers at bar 0 offset 0x4000\n"
-                             "All 4 master ports in AXI4-Stream Switch are disabled\n"
-                             "CMS registers at bar 0 offset 0x40000\n";
+    const std::string tail = "  Quad SPI registers at bar 0 offset 0x6000\n"
+                             "  SYSMON registers at bar 0 offset 0x4000\n"
+                             "  All 4 master ports in AXI4-Stream Switch are disabled\n"
+                             "  CMS registers at bar 0 offset 0x40000\n";
     ASSERT_GE(text.size(), tail.size());
     EXPECT_EQ(text.substr(text.size() - tail.size()), tail) << text;
     EXPECT_EQ(duplex.device->bar(0).value()->read(0x40000 + 0x20000, 4).value(), 0u) << "MB_RESETN_REG still 0";

@@ -42,14 +42,14 @@ TEST(Project0, LiteAndNiteAreToldApartByTheirGpioAndSized) {
     EXPECT_EQ(found.designs[0].identity.device_id, 0x7011);
     EXPECT_EQ(found.designs[0].identity.subsystem_vendor_id, 0);
     EXPECT_EQ(identify::format_text(found.designs[1]),
-              "Design Litefury_Project-0 version 0x3:\n"
-              "PCI device 0000:2d:00.0 IOMMU group 85\n"
-              "DMA bridge bar 2 memory base offset 0x0 size 0x20000000\n"
-              "Channel ID addr_alignment len_granularity num_address_bits\n"
-              "H2C 0 1 1 64\n"
-              "C2H 0 1 1 64\n"
-              "Quad SPI registers at bar 0 offset 0x10000\n"
-              "XADC registers at bar 0 offset 0x3000\n");
+              "\nDesign Litefury Project-0 version 0x3:\n"  // fpga_sio's display name
+              "  PCI device 0000:2d:00.0 rev 00 IOMMU group 85\n"
+              "  DMA bridge bar 2 memory base offset 0x0 size 0x20000000\n"
+              "  Channel ID  addr_alignment  len_granularity  num_address_bits\n"
+              "       H2C 0               1                1                64\n"
+              "       C2H 0               1                1                64\n"
+              "  Quad SPI registers at bar 0 offset 0x10000\n"
+              "  XADC registers at bar 0 offset 0x3000\n");
     EXPECT_TRUE(found.designs[1].warnings.empty());
 }
 
@@ -71,7 +71,7 @@ TEST(Project0, UnknownBoardIdIsSkippedWithAMessage) {
     EXPECT_TRUE(found->designs.empty());
     EXPECT_TRUE(found->failures.empty());
     EXPECT_NE(out.str().find("Skipping device 0000:15:00.0 (10ee:7011): its registers match none of "
-                             "Litefury_Project-0 or Nitefury_Project-0\n"),
+                             "Litefury Project-0 or Nitefury Project-0\n"),
               std::string::npos)
         << out.str();
 }

@@ -34,37 +34,37 @@ struct Expected {
 };
 
 const std::vector<Expected> kQdmaDesigns = {
-    {"XCKU5P_DUAL_QSFP_qdma_ram_PF0", "Card XCKU5P_DUAL_QSFP_qdma_ram physical function 0\n",
-     "QDMA bar 0 memory base offset 0x0 size 0x200000\n", 4, 512, false, true},
-    {"XCKU5P_DUAL_QSFP_qdma_ram_PF1", "Card XCKU5P_DUAL_QSFP_qdma_ram physical function 1\n", "", 4, 512, false, true},
-    {"XCKU5P_DUAL_QSFP_qdma_ram_PF2", "Card XCKU5P_DUAL_QSFP_qdma_ram physical function 2\n", "", 4, 512, false, true},
+    {"XCKU5P_DUAL_QSFP_qdma_ram_PF0", "  Card XCKU5P_DUAL_QSFP_qdma_ram physical function 0\n",
+     "  QDMA bar 0 memory base offset 0x0 size 0x200000\n", 4, 512, false, true},
+    {"XCKU5P_DUAL_QSFP_qdma_ram_PF1", "  Card XCKU5P_DUAL_QSFP_qdma_ram physical function 1\n", "", 4, 512, false, true},
+    {"XCKU5P_DUAL_QSFP_qdma_ram_PF2", "  Card XCKU5P_DUAL_QSFP_qdma_ram physical function 2\n", "", 4, 512, false, true},
     // PF3's UART is not described: no AXI4-Lite BAR in the description, so no PF maps one.
-    {"XCKU5P_DUAL_QSFP_qdma_ram_PF3", "Card XCKU5P_DUAL_QSFP_qdma_ram physical function 3\n", "", 0, 512, false, true},
-    {"U200_qdma_ram", "", "QDMA bar 0 memory base offset 0x0 size 0x800000\n", 1, 512, false, true},
-    {"VD100_qdma_ddr4", "", "QDMA bar 0 memory base offset 0x800000000 size 0x100000000\n", 0, 512, false, true},
+    {"XCKU5P_DUAL_QSFP_qdma_ram_PF3", "  Card XCKU5P_DUAL_QSFP_qdma_ram physical function 3\n", "", 0, 512, false, true},
+    {"U200_qdma_ram", "", "  QDMA bar 0 memory base offset 0x0 size 0x800000\n", 1, 512, false, true},
+    {"VD100_qdma_ddr4", "", "  QDMA bar 0 memory base offset 0x800000000 size 0x100000000\n", 0, 512, false, true},
     {"AS02MC04_qdma_enum", "", "", 1, 512, false, true},
     {"open-nic", "", "", 1, 2048, true, false},
 };
 
 std::string yes_no(bool value) { return value ? "yes" : "no"; }
 
-// fpga_sio's QDMA lines (display_qdma), as identify prints them (no indent).
+// fpga_sio's QDMA lines (display_qdma), as identify prints them (indented by 2).
 std::string qdma_lines(const Expected& e) {
     return e.memory_line +
-           "rtl_version                      : RTL Base\n"
-           "vivado_release                   : vivado 2022.1\n"
-           "ip_type                          : EQDMA5.0 Soft IP\n"
-           "device_type                      : Soft IP\n"
-           "Number of PFs supported          : " + std::to_string(e.pfs) + "\n"
-           "Total number of queues supported : " + std::to_string(e.queues) + "\n"
-           "MM channels                      : 1\n"
-           "FLR Present                      : yes\n"
-           "ST enabled                       : " + yes_no(e.st) + "\n"
-           "MM enabled                       : " + yes_no(e.mm) + "\n"
-           "Mailbox enabled                  : no\n"
-           "MM completion enabled            : no\n"
-           "Debug Mode enabled               : no\n"
-           "Desc Engine Mode                 : Internal and Bypass mode\n";
+           "  rtl_version                      : RTL Base\n"
+           "  vivado_release                   : vivado 2022.1\n"
+           "  ip_type                          : EQDMA5.0 Soft IP\n"
+           "  device_type                      : Soft IP\n"
+           "  Number of PFs supported          : " + std::to_string(e.pfs) + "\n"
+           "  Total number of queues supported : " + std::to_string(e.queues) + "\n"
+           "  MM channels                      : 1\n"
+           "  FLR Present                      : yes\n"
+           "  ST enabled                       : " + yes_no(e.st) + "\n"
+           "  MM enabled                       : " + yes_no(e.mm) + "\n"
+           "  Mailbox enabled                  : no\n"
+           "  MM completion enabled            : no\n"
+           "  Debug Mode enabled               : no\n"
+           "  Desc Engine Mode                 : Internal and Bypass mode\n";
 }
 
 identify::IdentifiedDesign identify_sim(const std::string& name) {
@@ -88,8 +88,8 @@ TEST(QdmaIdentify, TextLinesOfEachQdmaDesign) {
     for (const Expected& e : kQdmaDesigns) {
         const identify::IdentifiedDesign d = identify_sim(e.name);
         EXPECT_TRUE(d.warnings.empty()) << e.name << ": " << d.warnings.front();
-        const std::string expected = "Design " + e.name + ":\nPCI device 0000:15:00.0 IOMMU group 41\n" + e.card_line +
-                                     qdma_lines(e);
+        const std::string expected = "\nDesign " + registry().find(e.name)->text_name() +
+                                     ":\n  PCI device 0000:15:00.0 rev 00 IOMMU group 41\n" + e.card_line + qdma_lines(e);
         const std::string text = identify::format_text(d);
         EXPECT_EQ(text.substr(0, expected.size()), expected) << text;
     }
@@ -136,7 +136,8 @@ TEST(QdmaIdentify, ToolPrintsTheQdmaLines) {
     const auto text = run_tool(args);
     EXPECT_EQ(text.exit_code, 0) << text.err;
     for (const Expected& e : kQdmaDesigns)
-        EXPECT_NE(text.output.find("Design " + e.name + ":\n"), std::string::npos) << e.name;
+        EXPECT_NE(text.output.find("\nDesign " + registry().find(e.name)->text_name() + ":\n"), std::string::npos)
+            << e.name;
     EXPECT_NE(text.output.find(qdma_lines(kQdmaDesigns.back())), std::string::npos) << text.output;
     const auto json = run_tool(args + " --json");
     EXPECT_EQ(json.exit_code, 0) << json.err;
@@ -193,7 +194,7 @@ TEST(QdmaIdentify, UnsupportedIpShowsTheVersionOnly) {
     EXPECT_EQ(d->qdma->vivado_release, "vivado 2019.1");
     EXPECT_EQ(d->qdma->rtl_version, "RTL Patch");
     const std::string text = identify::format_text(*d);
-    EXPECT_NE(text.find("device_type                      : Soft IP\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("  device_type                      : Soft IP\n"), std::string::npos) << text;
     EXPECT_EQ(text.find("Number of PFs supported"), std::string::npos) << text;
     ASSERT_FALSE(d->warnings.empty());
     EXPECT_EQ(d->warnings[0], "QDMA capabilities of QDMA Soft IP not decoded");

@@ -53,7 +53,7 @@ void expect_unreadable_dma_bridge(const std::string& name, const std::string& su
         "dma_bridge": {"bar": 2, "mode": "stream", "h2c_channels": 1, "c2h_channels": 1},
         "simulation": {"bar_sizes": {"2": ")" + bar_size + R"("}}})");
     EXPECT_EQ(run.exit_code, 1) << run.err;
-    EXPECT_NE(run.output.find("Design " + name + ":\n"), std::string::npos) << run.output << run.err;
+    EXPECT_NE(run.output.find("\nDesign " + name + ":\n"), std::string::npos) << run.output << run.err;
     EXPECT_NE(run.err.find("Warning: 0000:15:00.0 " + name + ": " + warning), std::string::npos) << run.err;
     EXPECT_NE(run.err.find("Error: 0000:15:00.0 " + name + ": cannot read the design's DMA bridge"), std::string::npos)
         << run.err;
@@ -116,13 +116,25 @@ TEST(IdentifyTool, UserDesignFileIsIdentifiedWithoutCodeChange) {
     EXPECT_EQ(run.exit_code, 0) << run.err;
     EXPECT_EQ(run.output,
               "Opening device 0000:15:00.0 (10ee:7024) with IOMMU group 41\n"
+              "\n"
               "Design my_loopback:\n"
-              "PCI device 0000:15:00.0 IOMMU group 41\n"
-              "DMA bridge bar 2 AXI Stream\n"
-              "Channel ID addr_alignment len_granularity num_address_bits\n"
-              "H2C 0 1 1 64\n"
-              "C2H 0 1 1 64\n"
-              "User access build timestamp : C1310413 - 24/02/2024 16:16:19\n");
+              "  PCI device 0000:15:00.0 rev 00 IOMMU group 41\n"
+              "  DMA bridge bar 2 AXI Stream\n"
+              "  Channel ID  addr_alignment  len_granularity  num_address_bits\n"
+              "       H2C 0               1                1                64\n"
+              "       C2H 0               1                1                64\n"
+              "  User access build timestamp : C1310413 - 24/02/2024 16:16:19\n");
+}
+
+// A user's design file may give a display name: printed in the text, the key stays the name.
+TEST(IdentifyTool, UserDesignFileDisplayName) {
+    const ToolRun run = run_design_file(
+        "my_shown", R"json({"name": "my_shown", "display_name": "my shown (board X)",
+        "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0101"}})json");
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.output.find("\nDesign my shown (board X):\n  PCI device 0000:15:00.0 rev 00 IOMMU group 41\n"),
+              std::string::npos)
+        << run.output;
 }
 
 TEST(IdentifyTool, JsonGoesToStdoutAndProgressToStderr) {

@@ -11,6 +11,9 @@ public:
     QdmaStreamDevice(vfio::Device& device, std::shared_ptr<Function> function, StreamDeviceConfig config)
         : m_device(device), m_function(std::move(function)), m_config(std::move(config)) {}
     std::string design_name() const override { return m_config.design_name; }
+    std::string display_name() const override {
+        return m_config.display_name.empty() ? m_config.design_name : m_config.display_name;
+    }
     vfio::PciAddress address() const override { return m_device.identity().address; }
     int iommu_group() const override { return m_device.identity().iommu_group; }
     unsigned h2c_channels() const override { return m_config.channels; }

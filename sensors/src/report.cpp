@@ -28,7 +28,7 @@ std::string json_list(const std::vector<std::string>& items) {
 std::string format_sample_text(const DesignPlace& place, const streams::SensorBlock& block,
                                const streams::SensorSample& sample) {
     std::string text = pdt::format("Displaying %s values for design %s in PCI device %s IOMMU group %d:\n",
-                                   block.kind().c_str(), place.design.c_str(), place.address.c_str(), place.iommu_group);
+                                   block.kind().c_str(), place.text_name().c_str(), place.address.c_str(), place.iommu_group);
     text += pdt::format("  %-22s %-13s %-13s %s\n", "Sensor", "Measurement", "Min", "Max");
     for (const streams::SensorReading& reading : sample.readings) {
         if (!reading.value) {

@@ -321,7 +321,7 @@ TEST(TestDmaBridgeProcess, LitefuryProject0IsTestedWithItsMemorySize) {
                                 "--min_words", "0x100000", "--max_buffer_size", "0x80000",
                                 "--dma_bridge_memory_size_bytes", "0x200000"});
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(contains(r.output, "Testing Litefury_Project-0 design version 0x3 with memory size 0x200000\n"))
+    EXPECT_TRUE(contains(r.output, "Testing Litefury Project-0 design version 0x3 with memory size 0x200000\n"))
         << r.output;
     EXPECT_TRUE(contains(r.output, "TEST PASS\n")) << r.output;
     EXPECT_TRUE(contains(r.output, "0000:15:00.0 Litefury_Project-0 memory_fixed_buffers H2C channel 0 C2H channel 0: "

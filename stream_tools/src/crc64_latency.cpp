@@ -91,7 +91,7 @@ void test_route(streams::StreamDevice& device, const streams::LoopRoute& route, 
                 Totals& totals, std::FILE* out) {
     ++totals.routes;
     if (!options.json)
-        std::fprintf(out, "Testing design %s using H2C %u -> C2H %u\n", device.design_name().c_str(), route.h2c,
+        std::fprintf(out, "Testing design %s using H2C %u -> C2H %u\n", device.display_name().c_str(), route.h2c,
                      route.c2h);
     uint64_t verified = 0, bytes = 0;
     for (uint64_t length = device.packet_granularity(); length <= options.max_packet_bytes; length <<= 1) {

@@ -265,8 +265,8 @@ int run_descriptor_credits(std::vector<identify::IdentifiedDesign>& designs, con
     for (identify::IdentifiedDesign& design : designs) {
         if (!design.dma_bridge || !design.device || stop_requested())
             continue;
-        const std::string name = design.design->name, bdf = design.identity.address.to_string();
-        std::fprintf(verdict.text, "Testing %s design PCI device %s\n", name.c_str(), bdf.c_str());
+        const std::string bdf = design.identity.address.to_string();
+        std::fprintf(verdict.text, "Testing %s design PCI device %s\n", design.design->text_name().c_str(), bdf.c_str());
         bool passed = true;
         for (const ChannelResult& result : test_design(design, options, verdict.text)) {
             if (result.failure)

@@ -51,7 +51,7 @@ void design_header(const identify::IdentifiedDesign& design, uint64_t memory_siz
     if (design.board_version)
         std::snprintf(version, sizeof version, " version 0x%x", *design.board_version);
     std::fprintf(out, "Testing %s design%s with memory size 0x%" PRIx64 "\nPCI device %s IOMMU group %d\n",
-                 design.design->name.c_str(), version, memory_size, design.identity.address.to_string().c_str(),
+                 design.design->text_name().c_str(), version, memory_size, design.identity.address.to_string().c_str(),
                  design.identity.iommu_group);
 }
 
@@ -378,7 +378,7 @@ void test_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions&
     if (!any)
         return;
     if (h2c == 0 || c2h == 0) {
-        std::fprintf(out, "Skipping design %s num_h2c_channels=%u num_c2h_channels=%u\n", design.design->name.c_str(),
+        std::fprintf(out, "Skipping design %s num_h2c_channels=%u num_c2h_channels=%u\n", design.design->text_name().c_str(),
                      h2c, c2h);
         ChannelResult result = result_for(design, memory ? "memory" : enabled_stream_tests(options));
         result.failure = "num_h2c_channels=" + std::to_string(h2c) + " num_c2h_channels=" + std::to_string(c2h) +

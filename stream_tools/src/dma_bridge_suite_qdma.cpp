@@ -69,7 +69,7 @@ void run_qdma_streams(identify::IdentifiedDesign& design, const DmaBridgeTestOpt
     for (const char* xdma_only : {"stream_fixed_buffers_c2h_continuous", "stream_variable_transfers"})
         if (enabled(options, xdma_only) && !options.enabled.empty())
             std::fprintf(out, "Not testing %s on %s design PCI device %s: it drives XDMA engines\n", xdma_only,
-                         design.design->name.c_str(), design.identity.address.to_string().c_str());
+                         design.design->text_name().c_str(), design.identity.address.to_string().c_str());
     if (!enabled(options, "stream_fixed_buffers"))
         return;
     if (over_host_limit(design, "stream_fixed_buffers", options.stream.mapping_size + options.c2h_mapping_size, 0,

@@ -20,7 +20,7 @@ using streams::Direction;
 using pdt::format;
 
 std::string selecting_line(const streams::StreamDevice& device) {
-    return format("Selecting test of %s design PCI device %s IOMMU group %d", device.design_name().c_str(),
+    return format("Selecting test of %s design PCI device %s IOMMU group %d", device.display_name().c_str(),
                   device.address().to_string().c_str(), device.iommu_group());
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/option_names.hpp"
 #include "sim/design_sim.hpp"
+#include "tool_support/possible_designs.hpp"
 #include "vfio_manager/client.hpp"
 
 namespace tool_support {
@@ -97,6 +98,11 @@ std::vector<std::string> explain_no_design(const vfio::KernelOptions& options, c
     return causes;
 }
 
+void set_physical_slots(identify::Identification& found, const std::string& sysfs_root) {
+    for (identify::IdentifiedDesign& design : found.designs)
+        design.physical_slot = physical_slot(sysfs_root, design.identity.address);
+}
+
 void report_warnings(const identify::Identification& found, std::ostream& errors) {
     for (const identify::IdentifiedDesign& design : found.designs)
         for (const std::string& warning : design.warnings)
@@ -131,6 +137,8 @@ OpenedDesigns open_designs(const designs::Registry& registry, const DesignSelect
         return opened;
     }
     opened.found = std::move(found).value();
+    if (!opened.bus->simulated())  // a simulated device sits in no slot
+        set_physical_slots(opened.found, kernel_options().sysfs_root);
     report_warnings(opened.found, errors);
     for (const pdt::Error& failure : opened.found.failures)
         errors << "Error: " << cli::name_options(failure).message() << "\n";

@@ -7,6 +7,8 @@
 
 #include "test_support/run_process.hpp"
 #include "fake_kernel.hpp"
+#include "identify/identify.hpp"
+#include "tool_support/open_designs.hpp"
 #include "tool_support/possible_designs.hpp"
 
 namespace {
@@ -40,7 +42,7 @@ TEST(PossibleDesigns, ListsMatchingDevicesWithDriverAndSlot) {
               "PCI device 0000:15:00.0  Design name TEF1001_dma_stream_loopback  IOMMU group 41");
     EXPECT_EQ(tool_support::binding_line((*found)[0]), "  bound to vfio-pci");
     EXPECT_EQ(tool_support::possible_design_line((*found)[1]),
-              "PCI device 0000:36:00.0  physical slot 4  Design name Litefury_Project-0 or Nitefury_Project-0  "
+              "PCI device 0000:36:00.0  physical slot 4  Design name Litefury Project-0 or Nitefury Project-0  "
               "IOMMU group 86");
     EXPECT_EQ(tool_support::binding_line((*found)[1]),
               "  bound to xdma, not vfio-pci; bind it: echo 0000:36:00.0 | sudo tee "
@@ -60,6 +62,21 @@ TEST(PossibleDesigns, NoIommuGroupIsSaidAsFpgaSioSaysIt) {
     EXPECT_EQ(tool_support::binding_line(possible).find("  bound to no driver, not vfio-pci; bind it: echo vfio-pci"), 0u);
 }
 
+// On the kernel bus identify's "PCI device" line names the slot sysfs gives (fpga_sio: libpci's).
+TEST(PossibleDesigns, IdentifiedDesignsGetTheirPhysicalSlot) {
+    FakeMachine machine;
+    add_three(machine);
+    identify::Identification found;
+    for (const char* bdf : {"0000:15:00.0", "0000:36:00.0"}) {
+        identify::IdentifiedDesign design;
+        design.identity.address = vfio::PciAddress::parse(bdf).value();
+        found.designs.push_back(std::move(design));
+    }
+    tool_support::set_physical_slots(found, fake_kernel_options(machine).sysfs_root);
+    EXPECT_EQ(found.designs[0].physical_slot, "");
+    EXPECT_EQ(found.designs[1].physical_slot, "4");
+}
+
 TEST(PossibleDesignsTool, ListsWithoutOpeningAndNotesVfio) {
     FakeMachine machine;
     add_three(machine);
@@ -68,7 +85,7 @@ TEST(PossibleDesignsTool, ListsWithoutOpeningAndNotesVfio) {
     EXPECT_EQ(run.output,
               "PCI device 0000:15:00.0  Design name TEF1001_dma_stream_loopback  IOMMU group 41\n"
               "  bound to vfio-pci\n"
-              "PCI device 0000:36:00.0  physical slot 4  Design name Litefury_Project-0 or Nitefury_Project-0  IOMMU "
+              "PCI device 0000:36:00.0  physical slot 4  Design name Litefury Project-0 or Nitefury Project-0  IOMMU "
               "group 86\n"
               "  bound to xdma, not vfio-pci; bind it: echo 0000:36:00.0 | sudo tee "
               "/sys/bus/pci/devices/0000:36:00.0/driver/unbind; echo vfio-pci | sudo tee "

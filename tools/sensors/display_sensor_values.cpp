@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
     std::string json;
     for (const sensor_tool::DesignBlocks& design : opened.found) {
         if (design.blocks.empty() && !options.json)
-            std::cout << "No sensors in design " << design.place.design << " in PCI device " << design.place.address
+            std::cout << "No sensors in design " << design.place.text_name() << " in PCI device " << design.place.address
                       << "\n\n";
         for (const auto& block : design.blocks) {
             auto sample = block->sample();

@@ -51,7 +51,7 @@ void print_sample(const sensor_tool::Opened& opened, tool_support::BoardHealth& 
                         hottest ? pdt::format(",\"max_temperature_c\":%.1f", hottest->max_celsius).c_str() : "");
         else
             std::printf("%s %s %s: %s%s\n", clock_time(now).c_str(), design.place.address.c_str(),
-                        design.place.design.c_str(), sensors::temperatures_text(blocks).c_str(),
+                        design.place.text_name().c_str(), sensors::temperatures_text(blocks).c_str(),
                         hottest ? pdt::format(" (max %.1f C)", hottest->max_celsius).c_str() : "");
     }
 }
@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
     }
     for (const sensor_tool::DesignBlocks& design : opened.found)
         if (design.blocks.empty() && !options.json)
-            std::printf("No sensors in design %s in PCI device %s\n", design.place.design.c_str(), design.place.address.c_str());
+            std::printf("No sensors in design %s in PCI device %s\n", design.place.text_name().c_str(),
+                        design.place.address.c_str());
     std::signal(SIGINT, [](int) { g_stop = 1; });
     const auto start = std::chrono::steady_clock::now();
     const auto period = std::chrono::duration<double>(*interval);

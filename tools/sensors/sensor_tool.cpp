@@ -38,7 +38,9 @@ Opened open(const Options& options) {
                                                 std::cerr);
     opened.status = opened.designs.status;
     for (const identify::IdentifiedDesign& design : opened.designs.found.designs) {
-        DesignBlocks entry{{design.design->name, design.identity.address.to_string(), design.identity.iommu_group}, {}};
+        DesignBlocks entry{{design.design->name, design.identity.address.to_string(), design.identity.iommu_group,
+                            design.design->text_name()},
+                           {}};
         auto blocks = sensors::open_sensor_blocks(*design.device, *design.design, design.identity.revision);
         if (!blocks) {
             std::cerr << "Error: " << entry.place.address << " " << entry.place.design << ": "

@@ -97,6 +97,7 @@ public:
                      std::chrono::milliseconds timeout, unsigned dma_mask_bits = 64, xdma::ModeRequest modes = {},
                      std::optional<streams::EngineChoice> chosen = std::nullopt);
     std::string design_name() const override { return m_design.design->name; }
+    std::string display_name() const override { return m_design.design->text_name(); }
     vfio::PciAddress address() const override { return m_design.identity.address; }
     int iommu_group() const override { return m_design.identity.iommu_group; }
     unsigned h2c_channels() const override { return m_design.dma_bridge->num_h2c(); }

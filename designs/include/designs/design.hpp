@@ -241,7 +241,9 @@ struct Simulation {
 };
 
 struct Design {
-    std::string name;
+    std::string name;          // the key: --sim_design, --list_designs, JSON output, file names
+    std::string display_name;  // as fpga_sio prints it in text (JSON "display_name"; default: name)
+    const std::string& text_name() const { return display_name.empty() ? name : display_name; }
     std::string description;
     std::string source;  // "built-in <file>" or the path of the user's design file
     IdMatch match;

@@ -76,6 +76,9 @@ struct DnaInfo {
 struct IdentifiedDesign {
     const designs::Design* design = nullptr;
     vfio::DeviceIdentity identity;
+    // The platform's physical slot of the device (sysfs /sys/bus/pci/slots, as libpci reports
+    // it), set by the caller that knows the platform; empty: none (simulated devices).
+    std::string physical_slot;
     std::unique_ptr<vfio::Device> device;  // left open for the caller (tests, DMA tools)
     std::optional<DmaBridgeInfo> dma_bridge;
     std::optional<QdmaInfo> qdma;
@@ -117,7 +120,10 @@ struct IdentifyOptions {
 pdt::Result<Identification> identify_designs(vfio::DeviceBus& bus, const designs::Registry& registry,
                                              const IdentifyOptions& options);
 
-// The lines display_identified_pcie_fpga_designs prints for one design (fpga_sio wording).
+// The lines display_identified_pcie_fpga_designs prints for one design, fpga_sio's block line for
+// line: an empty line, "Design <display name>:", then lines indented by 2 ("  PCI device <bdf>
+// rev <rr> IOMMU group <g>", the DMA bridge channel table, QDMA, peripherals, switch routes);
+// our own lines (Card ..., CMS registers ...) in the same style, each on a line of its own.
 std::string format_text(const IdentifiedDesign& design);
 // {"designs": [...]} for --json.
 std::string format_json(const std::vector<IdentifiedDesign>& designs);

@@ -20,6 +20,7 @@ namespace qdma {
 
 struct StreamDeviceConfig {
     std::string design_name;
+    std::string display_name;  // the name in fpga_sio's text lines; empty: design_name
     FunctionOptions function;  // bar, function, FMAP range (queues >= channels)
     unsigned channels = 1;     // stream queues 0..channels-1 each way
     std::vector<streams::LoopRoute> routes;

@@ -12,9 +12,11 @@ namespace sensors {
 
 // Where a design sits, for the headings: "design TEF1001_dma_ddr3 in PCI device 0000:15:00.0 IOMMU group 41".
 struct DesignPlace {
-    std::string design;
+    std::string design;  // the design's name (JSON)
     std::string address;
     int iommu_group = -1;
+    std::string display_name;  // the design's name in text lines (fpga_sio's); empty: design
+    const std::string& text_name() const { return display_name.empty() ? design : display_name; }
 };
 
 // "Displaying XADC values for design ... IOMMU group 41:" then the table (a reading with no

@@ -3,7 +3,8 @@
 // what the card does between them, and opens channels with registered buffers.
 //
 // Contract:
-//   - design_name(), address(), iommu_group() name the device in every line about it; a device
+//   - design_name(), address(), iommu_group() name the device in every line about it (the
+//     text lines that fpga_sio also prints name it by display_name(), fpga_sio's name); a device
 //     that is not a VFIO function (a GPU, an ET-SoC-1 card) gives iommu_group() -1 and may make
 //     up an address in a domain no host has (0xffff).
 //   - routes() are the enabled loopbacks in the order the tools select them; each names an
@@ -79,6 +80,7 @@ class StreamDevice {
 public:
     virtual ~StreamDevice() = default;
     virtual std::string design_name() const = 0;
+    virtual std::string display_name() const { return design_name(); }
     virtual vfio::PciAddress address() const = 0;
     virtual int iommu_group() const = 0;
     virtual unsigned h2c_channels() const = 0;

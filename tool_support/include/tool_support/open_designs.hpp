@@ -91,12 +91,17 @@ struct OpenedDesigns {
     identify::Identification found;
 };
 
-// Opens the bus and identifies the selected designs; "Opening device ..." lines go to
+// Opens the bus and identifies the selected designs (on the kernel bus with each one's physical
+// slot from sysfs); "Opening device ..." lines go to
 // progress (null: none). On errors it writes every "Warning: <bdf> <design>: <text>" line, an
 // "Error: <message>" line for each device that failed, and when nothing was found the
 // "Error: no known FPGA design found ..." line followed by its causes.
 OpenedDesigns open_designs(const designs::Registry& registry, const DesignSelection& selection, std::ostream* progress,
                            std::ostream& errors);
+
+// Sets each identified design's physical slot from <sysfs_root>/bus/pci/slots (the kernel bus;
+// open_designs does it there): "" where the platform names none.
+void set_physical_slots(identify::Identification& found, const std::string& sysfs_root);
 
 // "Warning: <bdf> <design>: <text>" for each identification warning.
 void report_warnings(const identify::Identification& found, std::ostream& errors);

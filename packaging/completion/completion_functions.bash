@@ -75,8 +75,8 @@ _pcie_dma_toolkit() {
     done
     if [[ $cur == -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "${words[*]}" -- "$cur")
-    elif [[ ${tool##*/} == @(dump_pci_info|pcie_set_speed|vfio_access_keep_open) ]]; then
-        # Their arguments are PCI locations.
+    elif [[ ${tool##*/} == @(@(dump_pci_info|pcie_set_speed)?(_pciutils|_libpciaccess|_vfio)|vfio_access_keep_open) ]]; then
+        # Their arguments are PCI locations (fpga_sio's names of the first two as well).
         mapfile -t COMPREPLY < <(compgen -W "$(_pcie_dma_toolkit_values "$tool" --device | tr '\n' ' ')" -- "$cur")
     elif [[ -z $cur ]]; then
         mapfile -t COMPREPLY < <(compgen -W "${words[*]}" -- "$cur")

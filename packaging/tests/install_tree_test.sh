@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `cmake --install` into a scratch prefix puts every tool, and nothing else, in bin/, a man page
-# and a completion link per tool, the design data and the documentation in share/; the installed
+# `cmake --install` into a scratch prefix puts every tool, and nothing else, in bin/ (fpga_sio's
+# names as symbolic links to their tools), a man page and a completion link per name, the design data and the documentation in share/; the installed
 # tool runs a simulated design from outside the build tree, and the installed completion finds
 # the installed designs. Usage: install_tree_test.sh BUILD_DIR SCRATCH_PREFIX TOOL...
 set -uo pipefail
@@ -14,6 +14,13 @@ installed=$(ls "$prefix/bin" | sort | tr '\n' ' ')
 wanted=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
 [ "$installed" = "$wanted" ] || fail "bin/ holds '$installed', expected '$wanted'"
 for tool in "$@"; do
+  # fpga_sio's names are symbolic links to their tool beside them in bin/.
+  if [ -L "$prefix/bin/$tool" ]; then
+    target=$(readlink "$prefix/bin/$tool")
+    case $target in */* | "") fail "bin/$tool links to '$target', not to a tool beside it" ;; esac
+    [ -f "$prefix/bin/$target" ] && [ ! -L "$prefix/bin/$target" ] || fail "bin/$tool links to '$target', not a tool"
+  fi
+  [ -x "$prefix/bin/$tool" ] || fail "bin/$tool does not run"
   [ -s "$prefix/share/man/man1/$tool.1.gz" ] || fail "no share/man/man1/$tool.1.gz"
   [ "$(readlink "$prefix/share/bash-completion/completions/$tool")" = pcie-dma-toolkit ] ||
     fail "share/bash-completion/completions/$tool is not a link to pcie-dma-toolkit"

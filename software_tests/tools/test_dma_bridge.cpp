@@ -3,10 +3,17 @@
 // transfers; write-all-then-read-all; address aliasing), a verified fixed amount of data
 // through each loopback route on stream designs. Populate / DMA / verify timing as Min / Mean
 // / Max Mbytes/sec. Exit status: 0 Overall PASS, 1 FAIL or nothing tested, 2 usage error.
+// Installed also as fpga_sio's test_dma_bridge_memory_addressing (a symbolic link:
+// software_tests/tools/CMakeLists.txt), which runs only memory_addressing unless --enabled_tests
+// says otherwise.
 #include <algorithm>
+#include <array>
 #include <iostream>
+#include <span>
 #include <sstream>
+#include <string_view>
 
+#include "cli/invoked_name.hpp"
 #include "cli/option_names.hpp"
 #include "stream_tools/cli.hpp"
 #include "stream_tools/dma_bridge_suite.hpp"
@@ -18,6 +25,13 @@ namespace po = boost::program_options;
 using namespace stream_tools;
 
 namespace {
+
+struct DmaBridgeToolName {
+    std::string_view name;
+    std::string_view enabled_tests;  // --enabled_tests's default (empty: every test)
+};
+constexpr std::array<DmaBridgeToolName, 2> kDmaBridgeToolNames{
+    {{"test_dma_bridge", ""}, {"test_dma_bridge_memory_addressing", "memory_addressing"}}};
 
 struct Cli {
     // The stream tools' options this tool takes too, with their defaults (run_options reads them).
@@ -85,7 +99,14 @@ pdt::Result<DmaBridgeTestOptions> convert(const Cli& cli) {
 
 int main(int argc, char** argv) {
     line_buffer_stdout();
+    const DmaBridgeToolName& invoked =
+        cli::name_invoked(argv[0], std::span<const DmaBridgeToolName>(kDmaBridgeToolNames));
     Cli cli;
+    cli.enabled_tests = invoked.enabled_tests;
+    const std::string enabled_tests_help =
+        invoked.enabled_tests.empty() ? "comma-separated subset of the tests"
+                                      : "comma-separated subset of the tests (default " +
+                                            std::string(invoked.enabled_tests) + ")";
     po::options_description d;
     cli::add_device_option(d, cli.devices);
     cli::add_sim_design_option(d, cli.common.sim_designs);
@@ -106,7 +127,7 @@ int main(int argc, char** argv) {
         ("host_buffer_divisor", po::value(&cli.host_buffer_divisor), "memory_host_chunks host buffer = card / n (4)")
         ("dma_bridge_memory_base_address", po::value(&cli.memory_base), "override the card memory base address")
         ("dma_bridge_memory_size_bytes", po::value(&cli.memory_size), "override the card memory size")
-        ("enabled_tests", po::value(&cli.enabled_tests), "comma-separated subset of the tests")
+        ("enabled_tests", po::value(&cli.enabled_tests), enabled_tests_help.c_str())
         ("min_words", po::value(&cli.min_words), "words each test moves at least (default 2^32, every LCG value)")
         ("host_memory_limit", po::value(&cli.common.host_memory_limit), host_memory_limit_help())
         ("verify_threads", po::value(&cli.common.verify_threads), "extra threads that share pattern generation and checking (0..256)")

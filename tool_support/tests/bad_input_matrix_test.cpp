@@ -168,6 +168,10 @@ const ToolRows kTables[] = {
       {"missing_device", "--bar 0 --offset 0 --size 64 -d 0000:99:00.0", E, kFail,
        "Error: no vfio-pci device at the --device locations"}}},
 
+    {"memmapped_persistence_vfio",
+     {kUnknownOption,
+      {"malformed_bdf", "--bar 0 --offset 0 --size 64 -d 0000:15:00", E, kUsage, "Error: --device: " BAD_BDF}}},
+
     {"display_possible_fpga_designs",
      {kUnknownOption, kMissingDesignFile, {"no_device", "", E, kFail, "No PCI device matches a known design"}}},
 
@@ -203,9 +207,13 @@ const ToolRows kTables[] = {
     {"display_physical_slots",
      {kNamedUnknownOption, kAccessMalformedBdf, kUnknownAccess, kMissingDumpFile, kMalformedDumpFile}},
 
-    // fpga_sio's names of dump_pci_info and pcie_set_speed: their messages carry the name run.
+    // fpga_sio's names (symbolic links to the mains): their messages carry the name run.
     {"dump_pci_info_pciutils", {kNamedUnknownOption, kAccessMalformedBdf}},
     {"dump_pci_info_libpciaccess", {kNamedUnknownOption, kAccessMalformedBdf}},
+    {"dump_pci_info_vfio", {kNamedUnknownOption, kAccessMalformedBdf}},
+    {"display_physical_slots_pciutils", {kNamedUnknownOption, kAccessMalformedBdf}},
+    {"display_physical_slots_libpciaccess", {kNamedUnknownOption, kAccessMalformedBdf}},
+    {"display_physical_slots_vfio", {kNamedUnknownOption, kAccessMalformedBdf}},
     {"pcie_set_speed_pciutils", {kNamedUnknownOption, kSetSpeedMalformedBdf}},
     {"pcie_set_speed_libpciaccess", {kNamedUnknownOption, kSetSpeedMalformedBdf}},
     {"pcie_set_speed_vfio",
@@ -232,6 +240,8 @@ const ToolRows kTables[] = {
        "Error: parse option --transfer_timeout \"1e300\": Invalid argument (must be at most 1000000000 seconds)"},
       kVerifyThreadsOutOfRange, kUnknownDesign, kNoDesign, missing_device("--device"), device_not_bound("--device"),
       kNoPermission}},
+
+    {"test_dma_bridge_memory_addressing", {kUnknownOption, malformed_device("--device")}},
 
     {"test_dma_bridge_parallel_streams",
      {kUnknownOption,

@@ -1,21 +1,36 @@
 // display_physical_slots: every PCI function that has a physical slot, from sysfs
 // (/sys/bus/pci/slots/*/address) or from the Slot Capabilities of the function or a port above
-// it, with its NUMA node. Lines as fpga_sio's tool of the same name prints them.
+// it, with its NUMA node. Lines as fpga_sio's tool of the same name prints them. Built once,
+// installed also under fpga_sio's names (symbolic links: pcie_tools/CMakeLists.txt); the name it
+// runs under names it in its messages and gives --access its default.
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <span>
+#include <string>
 
 #include "pcie_tools/dump_info.hpp"
 #include "pcie_tools/physical_slots.hpp"
 #include "sim/config_topology.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
+#include "cli/invoked_name.hpp"
 
 namespace po = boost::program_options;
 
 namespace {
+
+struct PhysicalSlotsName {
+    std::string_view name;
+    std::string_view access;  // --access's default
+};
+constexpr std::array<PhysicalSlotsName, 4> kPhysicalSlotsNames{{{"display_physical_slots", "libpci"},
+                                                                {"display_physical_slots_pciutils", "libpci"},
+                                                                {"display_physical_slots_libpciaccess", "pciaccess"},
+                                                                {"display_physical_slots_vfio", "vfio"}}};
 
 // The backends with this machine behind them read its sysfs; dump files and the simulation
 // only a tree named with --sysfs_root.
@@ -30,17 +45,18 @@ std::optional<std::string> sysfs_root_for(const std::string& access, const po::v
     return std::nullopt;
 }
 
-int usage_or_failure(const pdt::Error& error) { return cli::report_error("display_physical_slots", error); }
-
 }  // namespace
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
-    std::string access = "libpci";
+    const PhysicalSlotsName& invoked =
+        cli::name_invoked(argv[0], std::span<const PhysicalSlotsName>(kPhysicalSlotsNames));
+    const std::string tool(invoked.name);
+    std::string access(invoked.access);
     std::string sysfs_root;
     std::vector<std::string> devices;
     po::options_description visible(
-        "Usage: display_physical_slots [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
+        "Usage: " + tool + " [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
         "Lists the PCI functions that have a physical slot (sysfs, or the Physical Slot Number in the Slot "
         "Capabilities of the function or a port above it) and their NUMA node; no argument: every function.\n\nOptions");
     cli::add_help_and_version(visible);
@@ -54,7 +70,7 @@ int main(int argc, char** argv) {
     cli::add_json_option(visible, json, cli::JsonForm::Document);
     po::variables_map vm;
     if (auto status = cli::parse_command_line(
-            argc, argv, {visible, cli::tool_usage("display_physical_slots"), &devices, "device"}, &vm))
+            argc, argv, {visible, cli::tool_usage(tool), &devices, "device"}, &vm))
         return *status;
     if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)
         std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
@@ -62,19 +78,19 @@ int main(int argc, char** argv) {
     const vfio::LockOptions lock{vfio::configured_lock_directory(), std::chrono::milliseconds(0), ""};
     auto bus = pcie::open_backend(access, false, lock, sim::open_demo_topology);
     if (!bus)
-        return usage_or_failure(bus.error());
+        return cli::report_error(tool, bus.error());
     pcie::SlotOptions options;
     options.sysfs_root = sysfs_root_for(access, vm, sysfs_root);
     std::optional<std::vector<pcie::PciAddress>> only;
     if (!devices.empty()) {
         auto selected = pcie::select_devices(**bus, devices);
         if (!selected)
-            return usage_or_failure(selected.error());
+            return cli::report_error(tool, selected.error());
         only = *selected;
     }
     auto report = pcie::find_physical_slots(**bus, options, only);
     if (!report)
-        return usage_or_failure(report.error());
+        return cli::report_error(tool, report.error());
     if (json) {
         std::cout << pcie::physical_slots_json(*report).dump(2) << "\n";
         return 0;

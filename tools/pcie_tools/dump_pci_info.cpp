@@ -2,8 +2,11 @@
 // link summary of the whole path. Arguments as fpga_sio's: BDFs, vendor:device or vendor IDs.
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <iostream>
+#include <span>
+#include <string>
 
 #include "pcie_tools/decode.hpp"
 #include "pcie_tools/dump_info.hpp"
@@ -11,13 +14,23 @@
 #include "sim/config_topology.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
+#include "cli/invoked_name.hpp"
 
-// Built several times: as itself (--access defaults to libpci) and under fpga_sio's names, each
-// with its backend as the default (PDT_TOOL_NAME, PDT_DEFAULT_ACCESS: pcie_tools/CMakeLists.txt).
+// Built once, installed also under fpga_sio's names (symbolic links: pcie_tools/CMakeLists.txt);
+// the name it runs under names it in its messages and gives --access its default.
 
 namespace po = boost::program_options;
 
 namespace {
+
+struct DumpPciInfoName {
+    std::string_view name;
+    std::string_view access;  // --access's default
+};
+constexpr std::array<DumpPciInfoName, 4> kDumpPciInfoNames{{{"dump_pci_info", "libpci"},
+                                                            {"dump_pci_info_pciutils", "libpci"},
+                                                            {"dump_pci_info_libpciaccess", "pciaccess"},
+                                                            {"dump_pci_info_vfio", "vfio"}}};
 
 // `lspci -vvv`'s text for one function: the same decoder the lspci comparison test checks
 // token by token against lspci itself.
@@ -31,12 +44,14 @@ pdt::Result<pcie::Lines> lspci_lines(pcie::ConfigBackend& bus, const pcie::PciAd
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
-    std::string access = PDT_DEFAULT_ACCESS;
+    const DumpPciInfoName& invoked = cli::name_invoked(argv[0], std::span<const DumpPciInfoName>(kDumpPciInfoNames));
+    const std::string tool(invoked.name);
+    std::string access(invoked.access);
     std::string lock_timeout;
     std::vector<std::string> devices;
-    po::options_description visible(PDT_TOOL_NAME " [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
-                                    "Dumps config space of each device and its bridges up to the root; no argument "
-                                    "dumps every vendor 10ee device.\n\nOptions");
+    po::options_description visible(tool + " [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
+                                              "Dumps config space of each device and its bridges up to the root; no argument "
+                                              "dumps every vendor 10ee device.\n\nOptions");
     cli::add_help_and_version(visible);
     visible.add_options()(
         "access", po::value(&access)->default_value(access),
@@ -47,21 +62,21 @@ int main(int argc, char** argv) {
     cli::add_lock_timeout_option(visible, lock_timeout);  // --access vfio
     po::variables_map vm;
     if (auto status = cli::parse_command_line(
-            argc, argv, {visible, cli::tool_usage(PDT_TOOL_NAME, "Usage: "), &devices, "device"}, &vm))
+            argc, argv, {visible, cli::tool_usage(tool, "Usage: "), &devices, "device"}, &vm))
         return *status;
     if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)
         std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
                      "are readable, so PCI Express capabilities cannot be shown\n";
     const auto lock_wait = cli::parse_lock_timeout(lock_timeout);
     if (!lock_wait)
-        return cli::report_error(PDT_TOOL_NAME, lock_wait.error());
+        return cli::report_error(tool, lock_wait.error());
     const vfio::LockOptions lock{vfio::configured_lock_directory(), *lock_wait, ""};
     auto bus = pcie::open_backend(access, false, lock, sim::open_demo_topology);
     if (!bus)
-        return cli::report_error(PDT_TOOL_NAME, bus.error());
+        return cli::report_error(tool, bus.error());
     auto selected = pcie::select_devices(**bus, devices);
     if (!selected)
-        return cli::report_error(PDT_TOOL_NAME, selected.error());
+        return cli::report_error(tool, selected.error());
     int status = 0;
     nlohmann::json out = nlohmann::json::array();
     for (const pcie::PciAddress& address : *selected) {
@@ -76,7 +91,7 @@ int main(int argc, char** argv) {
         }
         auto lines = vm.count("lspci") ? lspci_lines(**bus, address) : pcie::dump_device(**bus, address);
         if (!lines) {
-            std::cerr << PDT_TOOL_NAME ": " << lines.error().message() << "\n";
+            std::cerr << tool << ": " << lines.error().message() << "\n";
             status = 1;
             continue;
         }

@@ -1,22 +1,34 @@
 // pcie_set_speed <bdf> [speed]: set the Target Link Speed of a link and retrain it from the
 // port that owns it; exit 1 when the link did not reach the target.
+#include <array>
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "pcie_tools/retrain.hpp"
 #include "sim/config_topology.hpp"
 #include "cli/command_line.hpp"
+#include "cli/invoked_name.hpp"
 
-// Built several times: as itself (--access defaults to libpci) and under fpga_sio's names, each
-// with its backend as the default (PDT_TOOL_NAME, PDT_DEFAULT_ACCESS: pcie_tools/CMakeLists.txt).
+// Built once, installed also under fpga_sio's names (symbolic links: pcie_tools/CMakeLists.txt);
+// the name it runs under names it in its messages and gives --access its default.
 
 namespace po = boost::program_options;
 
 namespace {
 
 constexpr unsigned kMaxTimeoutMs = 600000;
+
+struct PcieSetSpeedName {
+    std::string_view name;
+    std::string_view access;  // --access's default
+};
+constexpr std::array<PcieSetSpeedName, 4> kPcieSetSpeedNames{{{"pcie_set_speed", "libpci"},
+                                                              {"pcie_set_speed_pciutils", "libpci"},
+                                                              {"pcie_set_speed_libpciaccess", "pciaccess"},
+                                                              {"pcie_set_speed_vfio", "vfio"}}};
 
 // Decimal milliseconds, 1..kMaxTimeoutMs (a sign, a suffix or an overflow is no number).
 std::optional<unsigned> parse_timeout_ms(const std::string& text) {
@@ -32,11 +44,13 @@ std::optional<unsigned> parse_timeout_ms(const std::string& text) {
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
-    std::string access = PDT_DEFAULT_ACCESS;
+    const PcieSetSpeedName& invoked = cli::name_invoked(argv[0], std::span<const PcieSetSpeedName>(kPcieSetSpeedNames));
+    const std::string tool(invoked.name);
+    std::string access(invoked.access);
     std::vector<std::string> arguments;
     std::string timeout_text = "1000";
     po::options_description visible(
-        PDT_TOOL_NAME " [options] <domain>:<bus>:<dev>.<func> [<new_speed>]\n"
+        tool + " [options] <domain>:<bus>:<dev>.<func> [<new_speed>]\n"
         "new_speed: Target Link Speed code 1..6 (2.5/5/8/16/32/64 GT/s) or a rate such as 8GT/s; default: the "
         "port's maximum.\n\nOptions");
     cli::add_help_and_version(visible);
@@ -47,10 +61,10 @@ int main(int argc, char** argv) {
         "timeout-ms", po::value(&timeout_text)->default_value(timeout_text),
         "how long to wait for Link Training to clear, before and after Retrain Link (1..600000)");
     if (auto status = cli::parse_command_line(
-            argc, argv, {visible, cli::tool_usage(PDT_TOOL_NAME, "Usage: "), &arguments, "argument"}))
+            argc, argv, {visible, cli::tool_usage(tool, "Usage: "), &arguments, "argument"}))
         return *status;
     if (arguments.empty() || arguments.size() > 2) {
-        std::cerr << "Usage: " PDT_TOOL_NAME " <domain>:<bus>:<dev>.<func> [<new_speed>]\n";
+        std::cerr << "Usage: " << tool << " <domain>:<bus>:<dev>.<func> [<new_speed>]\n";
         return 2;
     }
     auto address = pcie::parse_bdf(arguments[0]);
@@ -60,7 +74,7 @@ int main(int argc, char** argv) {
     }
     const std::optional<unsigned> timeout_ms = parse_timeout_ms(timeout_text);
     if (!timeout_ms) {
-        std::cerr << PDT_TOOL_NAME ": invalid --timeout-ms " << timeout_text
+        std::cerr << tool << ": invalid --timeout-ms " << timeout_text
                   << ": expected milliseconds in the range 1.." << kMaxTimeoutMs << "\n";
         return 2;
     }
@@ -78,11 +92,11 @@ int main(int argc, char** argv) {
     const vfio::LockOptions lock{vfio::configured_lock_directory(), std::chrono::milliseconds(0), ""};
     auto bus = pcie::open_backend(access, true, lock, sim::open_demo_topology);
     if (!bus)
-        return cli::report_error(PDT_TOOL_NAME, bus.error());
+        return cli::report_error(tool, bus.error());
     auto report = pcie::set_link_speed(**bus, *address, options, [](const std::string& line) { std::cout << line << "\n"; });
     if (!report) {
         std::cout.flush();
-        std::cerr << PDT_TOOL_NAME ": " << report.error().message() << "\n";
+        std::cerr << tool << ": " << report.error().message() << "\n";
         return 1;
     }
     return report->reached ? 0 : 1;

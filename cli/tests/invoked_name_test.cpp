@@ -40,4 +40,21 @@ TEST(InvokedName, AnUnknownNameIsTheMainItself) {
     EXPECT_EQ(invoked_as(nullptr).name, "dump_pci_info");
 }
 
+// fpga_sio's PCI tools: <tool>_pciutils, _libpciaccess and _vfio pick the backend; the tool's own
+// name and any other pick libpci under the tool's own name.
+TEST(PciAccessName, TheSuffixPicksTheBackend) {
+    const auto expect = [](const char* argv0, const char* name, const char* access) {
+        const cli::PciAccessName got = cli::pci_access_name(argv0, "pcie_set_speed");
+        EXPECT_EQ(got.name, name) << argv0;
+        EXPECT_EQ(got.access, access) << argv0;
+    };
+    expect("/usr/bin/pcie_set_speed", "pcie_set_speed", "libpci");
+    expect("pcie_set_speed_pciutils", "pcie_set_speed_pciutils", "libpci");
+    expect("./pcie_set_speed_libpciaccess", "pcie_set_speed_libpciaccess", "pciaccess");
+    expect("/usr/bin/pcie_set_speed_vfio", "pcie_set_speed_vfio", "vfio");
+    expect("pcie_set_speed_vfio.old", "pcie_set_speed", "libpci");
+    expect("dump_pci_info_vfio", "pcie_set_speed", "libpci");
+    expect(nullptr, "pcie_set_speed", "libpci");
+}
+
 }  // namespace

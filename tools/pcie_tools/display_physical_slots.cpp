@@ -23,15 +23,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-struct PhysicalSlotsName {
-    std::string_view name;
-    std::string_view access;  // --access's default
-};
-constexpr std::array<PhysicalSlotsName, 4> kPhysicalSlotsNames{{{"display_physical_slots", "libpci"},
-                                                                {"display_physical_slots_pciutils", "libpci"},
-                                                                {"display_physical_slots_libpciaccess", "pciaccess"},
-                                                                {"display_physical_slots_vfio", "vfio"}}};
-
 // The backends with this machine behind them read its sysfs; dump files and the simulation
 // only a tree named with --sysfs_root.
 std::optional<std::string> sysfs_root_for(const std::string& access, const po::variables_map& vm,
@@ -49,8 +40,7 @@ std::optional<std::string> sysfs_root_for(const std::string& access, const po::v
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
-    const PhysicalSlotsName& invoked =
-        cli::name_invoked(argv[0], std::span<const PhysicalSlotsName>(kPhysicalSlotsNames));
+    const cli::PciAccessName invoked = cli::pci_access_name(argv[0], "display_physical_slots");
     const std::string tool(invoked.name);
     std::string access(invoked.access);
     std::string sysfs_root;

@@ -23,15 +23,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-struct DumpPciInfoName {
-    std::string_view name;
-    std::string_view access;  // --access's default
-};
-constexpr std::array<DumpPciInfoName, 4> kDumpPciInfoNames{{{"dump_pci_info", "libpci"},
-                                                            {"dump_pci_info_pciutils", "libpci"},
-                                                            {"dump_pci_info_libpciaccess", "pciaccess"},
-                                                            {"dump_pci_info_vfio", "vfio"}}};
-
 // `lspci -vvv`'s text for one function: the same decoder the lspci comparison test checks
 // token by token against lspci itself.
 pdt::Result<pcie::Lines> lspci_lines(pcie::ConfigBackend& bus, const pcie::PciAddress& address) {
@@ -44,7 +35,7 @@ pdt::Result<pcie::Lines> lspci_lines(pcie::ConfigBackend& bus, const pcie::PciAd
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
-    const DumpPciInfoName& invoked = cli::name_invoked(argv[0], std::span<const DumpPciInfoName>(kDumpPciInfoNames));
+    const cli::PciAccessName invoked = cli::pci_access_name(argv[0], "dump_pci_info");
     const std::string tool(invoked.name);
     std::string access(invoked.access);
     std::string lock_timeout;

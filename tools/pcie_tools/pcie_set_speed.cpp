@@ -21,15 +21,6 @@ namespace {
 
 constexpr unsigned kMaxTimeoutMs = 600000;
 
-struct PcieSetSpeedName {
-    std::string_view name;
-    std::string_view access;  // --access's default
-};
-constexpr std::array<PcieSetSpeedName, 4> kPcieSetSpeedNames{{{"pcie_set_speed", "libpci"},
-                                                              {"pcie_set_speed_pciutils", "libpci"},
-                                                              {"pcie_set_speed_libpciaccess", "pciaccess"},
-                                                              {"pcie_set_speed_vfio", "vfio"}}};
-
 // Decimal milliseconds, 1..kMaxTimeoutMs (a sign, a suffix or an overflow is no number).
 std::optional<unsigned> parse_timeout_ms(const std::string& text) {
     if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
@@ -44,7 +35,7 @@ std::optional<unsigned> parse_timeout_ms(const std::string& text) {
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
-    const PcieSetSpeedName& invoked = cli::name_invoked(argv[0], std::span<const PcieSetSpeedName>(kPcieSetSpeedNames));
+    const cli::PciAccessName invoked = cli::pci_access_name(argv[0], "pcie_set_speed");
     const std::string tool(invoked.name);
     std::string access(invoked.access);
     std::vector<std::string> arguments;

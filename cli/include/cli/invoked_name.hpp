@@ -8,6 +8,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace cli {
@@ -27,5 +28,14 @@ const Name& name_invoked(const char* argv0, std::span<const Name> names) {
             return candidate;
     return names.front();
 }
+
+// fpga_sio's PCI tools (dump_pci_info, display_physical_slots, pcie_set_speed) answer also to
+// <tool>_pciutils, <tool>_libpciaccess and <tool>_vfio: the name run under, and the --access
+// default it gives (libpci, pciaccess, vfio); the tool's own name, or any other, gives libpci.
+struct PciAccessName {
+    std::string name;
+    std::string access;
+};
+PciAccessName pci_access_name(const char* argv0, std::string_view tool);
 
 }  // namespace cli

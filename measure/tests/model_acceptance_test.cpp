@@ -4,6 +4,7 @@
 // than sleeps (a sleeping thread wakes late on a loaded machine), and each figure is a median.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <sstream>
@@ -63,10 +64,17 @@ TEST_F(ModelRun, SweepRecoversRatesHalfRateSizeAndStagedModel) {
     // doubling at or above it (32 KiB); 10 KB at 0.5 GB/s (16 KiB).
     EXPECT_EQ(r->half_rate_bytes.at("H2C/direct"), 32768u);
     EXPECT_EQ(r->half_rate_bytes.at("C2H/direct"), 16384u);
+    // Each size by its fastest repeat (the median of its copies): a busy host only slows a model
+    // paced in wall-clock time, and a 4 KiB copy is 24 us, where one preemption shows (-14% on a
+    // loaded 2-core machine, 7 December); the mean over the repeats is mean_ci99's, tested apart.
     for (const SweepPoint& p : r->points)
-        if (p.path == "direct")
-            expect_within_10(p.rate.mean, copy_gbps(p.bytes, p.direction == Direction::H2C ? kH2c : kC2h),
+        if (p.path == "direct") {
+            ASSERT_FALSE(p.run_medians_gbps.empty());
+            expect_within_10(*std::max_element(p.run_medians_gbps.begin(), p.run_medians_gbps.end()),
+                             copy_gbps(p.bytes, p.direction == Direction::H2C ? kH2c : kC2h),
                              std::string(to_string(p.direction)) + " " + std::to_string(p.bytes));
+            EXPECT_GT(p.rate.mean, 0.0);
+        }
     // The staged path adds a memcpy far faster than the model, pipelined (F20): the staged rate is
     // at least the serial model 1/(1/DMA + 1/memcpy) and at most the direct rate.
     ASSERT_FALSE(r->staged_model.empty());

@@ -110,13 +110,13 @@ void HealthWatch::start() {
     if (!has_sensors() || m_thread.joinable())
         return;
     sample_now();
-    m_stopping = false;
-    m_thread = std::thread([this] { run(); });
+    m_thread = std::jthread([this](std::stop_token stop) { run(stop); });
 }
 
-void HealthWatch::run() {
+void HealthWatch::run(std::stop_token stop) {
     std::unique_lock lock(m_thread_mutex);
-    while (!m_wake.wait_for(lock, m_options.interval, [this] { return m_stopping; })) {
+    // Wakes at each interval, or at once when stop() asks.
+    while (!m_wake.wait_for(lock, stop, m_options.interval, [] { return false; }) && !stop.stop_requested()) {
         lock.unlock();
         sample_now();
         lock.lock();
@@ -124,11 +124,7 @@ void HealthWatch::run() {
 }
 
 void HealthWatch::stop() {
-    {
-        std::lock_guard lock(m_thread_mutex);
-        m_stopping = true;
-    }
-    m_wake.notify_all();
+    m_thread.request_stop();
     if (m_thread.joinable())
         m_thread.join();
 }

@@ -57,7 +57,7 @@ void EduModel::write(uint64_t offset, unsigned width, uint64_t value) {
                 lock.unlock();
                 if (m_timer.joinable())
                     m_timer.join();  // the previous transfer's timer has finished its work
-                m_timer = std::thread([this] { timer(); });
+                m_timer = std::jthread([this](std::stop_token stop) { timer(stop); });
             }
         }
         break;
@@ -65,23 +65,18 @@ void EduModel::write(uint64_t offset, unsigned width, uint64_t value) {
     }
 }
 
-void EduModel::timer() {
+void EduModel::timer(std::stop_token stop) {
     std::unique_lock lock(m_mutex);
-    if (m_cancel.wait_for(lock, m_options.dma_delay, [this] { return m_stopping; }))
-        return;
-    run_dma();
+    // The transfer's delay, cut short when stop() asks: then the transfer never runs.
+    m_cancel.wait_for(lock, stop, m_options.dma_delay, [] { return false; });
+    if (!stop.stop_requested())
+        run_dma();
 }
 
 void EduModel::stop() {
-    {
-        std::lock_guard lock(m_mutex);
-        m_stopping = true;
-    }
-    m_cancel.notify_all();
+    m_timer.request_stop();
     if (m_timer.joinable())
         m_timer.join();
-    std::lock_guard lock(m_mutex);
-    m_stopping = false;
 }
 
 unsigned EduModel::qemu72_aborts() const {

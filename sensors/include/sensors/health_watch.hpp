@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -84,7 +85,7 @@ private:
         std::vector<std::string> active_alarms;
     };
     void sample_design(size_t index, std::vector<WatchEvent>& events);
-    void run();
+    void run(std::stop_token stop);
 
     std::vector<WatchedDesign> m_designs;
     Options m_options;
@@ -96,9 +97,8 @@ private:
     std::atomic<bool> m_tripped{false};
     std::mutex m_sample_mutex;  // one sampling pass at a time (blocks are single-threaded)
     std::mutex m_thread_mutex;
-    std::condition_variable m_wake;
-    bool m_stopping = false;
-    std::thread m_thread;
+    std::condition_variable_any m_wake;
+    std::jthread m_thread;  // the sampling thread; stop() asks it to stop and joins it
 };
 
 // "Temperature 41.2 C (max 43.0 C)": the text the tools print beside a rate line.

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -53,7 +54,7 @@ private:
         uint64_t offset = 0;  // !to_ram: the offset in m_buffer
         std::vector<uint8_t> bytes;
     };
-    void timer();
+    void timer(std::stop_token stop);
     void run_dma();  // with m_mutex held
     // The bytes of this transfer that move before it completes (the lie's choice); with m_mutex held.
     uint64_t bytes_moved_now(uint64_t count) const;
@@ -69,9 +70,8 @@ private:
     unsigned m_qemu72_aborts = 0, m_transfers = 0;
     std::optional<Tail> m_tail;  // completes_early: held back until the next command
     mutable std::mutex m_mutex;
-    std::condition_variable m_cancel;
-    bool m_stopping = false;
-    std::thread m_timer;
+    std::condition_variable_any m_cancel;
+    std::jthread m_timer;  // the running transfer's delay; stop() cancels it and joins
 };
 
 struct SimEdu {

@@ -277,8 +277,8 @@ pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::s
                                                         const designs::Registry& registry,
                                                         const vfio::LockOptions& lock, const SimulatedLink& link) {
     if (design_names.size() > 20)
-        return pdt::make_error("build simulated bus", std::to_string(design_names.size()) + " designs", E2BIG,
-                               "at most 20 simulated designs");
+        return pdt::usage_error("build simulated bus", std::to_string(design_names.size()) + " designs",
+                                "at most 20 simulated designs");
     // Test-only: faults named in PDT_SIM_FAULT go into every instance's XDMA or QDMA model
     // (xdma_model.hpp, qdma_model.hpp).
     FaultPlan faults;

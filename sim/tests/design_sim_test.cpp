@@ -93,6 +93,15 @@ TEST(DesignSim, BusPlacesDesignsAtTheSeedAddresses) {
     EXPECT_EQ((*opened)->identity().subsystem_device_id, 0x000a);
 }
 
+TEST(DesignSim, MoreThanTwentyDesignsIsAUsageError) {
+    const std::vector<std::string> names(21, "TEF1001_dma_stream_loopback");
+    auto bus = sim::make_design_bus(names, registry());
+    ASSERT_FALSE(bus.ok());
+    EXPECT_TRUE(bus.error().usage) << "the request's limit, not a device's failure";
+    EXPECT_EQ(bus.error().message(), "build simulated bus 21 designs: Invalid argument (at most 20 simulated designs)");
+    EXPECT_TRUE(sim::make_design_bus(std::vector<std::string>(20, "TEF1001_dma_stream_loopback"), registry()).ok());
+}
+
 TEST(DesignSim, UnknownDesignNameIsAnError) {
     auto bus = sim::make_design_bus({"TEF1001_dma_stream_loopback", "NoSuchDesign"}, registry());
     ASSERT_FALSE(bus.ok());

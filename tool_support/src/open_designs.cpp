@@ -121,7 +121,7 @@ OpenedDesigns open_designs(const designs::Registry& registry, const DesignSelect
     auto bus = open_bus(selection, registry);
     if (!bus.ok()) {
         errors << "Error: " << cli::name_options(bus.error()).message() << "\n";
-        opened.status = 1;
+        opened.status = bus.error().usage ? kUsageError : 1;
         return opened;
     }
     opened.bus = std::move(bus).value();

@@ -81,6 +81,16 @@ TEST(OpenDesigns, UnknownSimDesignIsAUsageError) {
     EXPECT_TRUE(opened.found.designs.empty());
 }
 
+TEST(OpenDesigns, MoreSimDesignsThanTheBusHoldsIsAUsageError) {
+    std::ostringstream progress, errors;
+    tool_support::DesignSelection selection;
+    selection.sim_designs.assign(21, "TEF1001_dma_stream_loopback");
+    const auto opened = tool_support::open_designs(builtin_registry(), selection, &progress, errors);
+    EXPECT_EQ(opened.status, 2) << errors.str();
+    EXPECT_NE(errors.str().find("at most 20 simulated designs"), std::string::npos) << errors.str();
+    EXPECT_TRUE(opened.found.designs.empty());
+}
+
 TEST(OpenDesigns, SimulatedDesignsAreIdentified) {
     std::ostringstream progress, errors;
     const auto opened =

@@ -54,7 +54,7 @@ TEST(Crc64LatencyProcess, JsonLines) {
 TEST(Crc64LatencyProcess, NothingToTestFailsAndUsageErrorsExit2) {
     const Outcome none = run_tool({"--sim_design", "NiteFury_dma_stream_loopback", "--samples", "5"});
     EXPECT_EQ(none.exit_code, 1) << none.output;
-    EXPECT_TRUE(none.output.ends_with("No CRC64 stream design was tested\nOverall FAIL\n")) << none.output;
+    EXPECT_TRUE(none.output.ends_with("No CRC64 stream design was tested\n\nOverall FAIL\n")) << none.output;
     EXPECT_EQ(run_tool({"--samples", "0"}).exit_code, 2);
     EXPECT_EQ(run_tool({"--max_packet_bytes", "4"}).exit_code, 2);
     EXPECT_EQ(run_tool({"--bogus"}).exit_code, 2);

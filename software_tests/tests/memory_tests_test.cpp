@@ -86,14 +86,14 @@ TEST(TransferTiming, ReportsMinMeanMaxAsFpgaSioAndNoRateOverTooShortAnInterval) 
     };
     const Case cases[] = {
         {10000000, {10ms, 20ms, 40ms},
-         "Min = 250.000000 (Mbytes/sec)\nMean = 428.571429 (Mbytes/sec)\nMax = 1000.000000 (Mbytes/sec)\n"},
-        {10000000, {20ms}, "Mean = 500.000000 (Mbytes/sec)\n"},
+         "   Min = 250.000000 (Mbytes/sec)\n  Mean = 428.571429 (Mbytes/sec)\n   Max = 1000.000000 (Mbytes/sec)\n"},
+        {10000000, {20ms}, "  Mean = 500.000000 (Mbytes/sec)\n"},
         {10000000, {5ms, 20ms},
-         "Min = 500.000000 (Mbytes/sec)\nMean = 800.000000 (Mbytes/sec)\n"
-         "Max: too short for a rate (10000000 bytes in 0.005000 s)\n"},
+         "   Min = 500.000000 (Mbytes/sec)\n  Mean = 800.000000 (Mbytes/sec)\n"
+         "   Max: too short for a rate (10000000 bytes in 0.005000 s)\n"},
         {4096, std::vector<std::chrono::milliseconds>(1000, 20ms),
-         "Min: too short for a rate (4096 bytes in 0.020000 s)\nMean = 0.204800 (Mbytes/sec)\n"
-         "Max: too short for a rate (4096 bytes in 0.020000 s)\n"},
+         "   Min: too short for a rate (4096 bytes in 0.020000 s)\n  Mean = 0.204800 (Mbytes/sec)\n"
+         "   Max: too short for a rate (4096 bytes in 0.020000 s)\n"},
     };
     for (const Case& c : cases) {
         stream_tools::TransferTiming timing("host-to-card DMA", c.bytes);

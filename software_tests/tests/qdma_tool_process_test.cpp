@@ -39,7 +39,7 @@ void expect_fail(const Outcome& r, const std::string& reason) {
 TEST(QdmaTools, MemoryTestsRunOnAnMmQueuePairNamedAsQueues) {
     const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, kMemory);
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    for (const char* part : {"Testing U200_qdma_ram design with memory size 0x100000\n",
+    for (const char* part : {"Testing U200_qdma_ram design with memory base address 0x0 size 0x100000\n",
                              "QDMA MM queues: descriptor rings of 65 entries",
                              "Testing using 4 buffers of size 0x40000 bytes, H2C queue 0 C2H queue 0\n",
                              "H2C queue 0 transfer length 0x30000 bytes with ",
@@ -150,7 +150,7 @@ TEST(QdmaTools, StreamRingEntriesAreTheOnesAsked) {
 TEST(QdmaTools, StreamFixedBuffersOnEachRoute) {
     const Outcome r = run_tool(TEST_DMA_BRIDGE_TOOL, example(with(kStreamSizes, {"--min_words", "0x10000"})));
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    for (const char* part : {"Testing using 16 buffers of size 0x4000 bytes, H2C queue 1 C2H queue 1\n",
+    for (const char* part : {"Testing streams using H2C 16 buffers of size 0x4000 bytes, C2H 16 buffers of size 0x4000 bytes, H2C queue 1 C2H queue 1\n",
                              "stream_fixed_buffers H2C queue 0 C2H queue 0: 262144 bytes verified\n",
                              "stream_fixed_buffers H2C queue 1 C2H queue 1: 262144 bytes verified\n"})
         EXPECT_TRUE(contains(r.output, part)) << part << "\n" << r.output;

@@ -50,7 +50,7 @@ TEST(Report, PassSummaryLines) {
               "Overall test statistics:\n"
               "0000:15:00.0 0 -> 1 818.599 Mbytes/sec (782824898560 bytes in 956.298503 secs)\n"
               "0000:15:00.0 0 -> 1 Test pattern verified in 268435456 words (1073741824 bytes)\n"
-              "Overall PASS\n");
+              "\nOverall PASS\n");
 }
 
 // F30: a failed run prints no rate for a row that verified nothing (an H2C sink whose bytes no
@@ -111,7 +111,7 @@ TEST(Report, VerifyingRowWithNoDataFails) {
     const auto [code, text] = finish(summary_of(row));
     EXPECT_EQ(code, 1);
     EXPECT_NE(text.find("p No data received: nothing verified\nFAIL: p moved no data: nothing verified on it\n"
-                        "Overall FAIL\n"),
+                        "\nOverall FAIL\n"),
               std::string::npos)
         << text;
 }
@@ -124,7 +124,7 @@ TEST(Report, NoVerifyingRowFailsWithTheReason) {
     const auto [code, text] = finish(summary_of(row));
     EXPECT_EQ(code, 1);
     EXPECT_TRUE(text.ends_with("FAIL: no C2H channel under test receives from an H2C channel under test: nothing was "
-                               "verified\nOverall FAIL\n"))
+                               "verified\n\nOverall FAIL\n"))
         << text;
     const auto [json_code, json] = finish(summary_of(row), true);
     EXPECT_EQ(json_code, 1);

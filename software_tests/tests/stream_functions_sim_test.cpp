@@ -123,7 +123,7 @@ TEST(StreamFunctionsSim, TestDmaBridgeStreamTestOnCrc64AndFixedData) {
                                                           " H2C channel [0-9] C2H channel [0-9]: [1-9][0-9]* bytes "
                                                           "verified\n")))
                 << test << "\n" << out;
-        EXPECT_TRUE(std::regex_search(out, std::regex("[1-9][0-9]* bytes verified in [0-9]+ tests, 0 failed\nOverall PASS\n$")))
+        EXPECT_TRUE(std::regex_search(out, std::regex("[1-9][0-9]* bytes verified in [0-9]+ tests, 0 failed\n\nOverall PASS\n$")))
             << out;
     }
 }
@@ -223,6 +223,6 @@ TEST(Crc64Latency, WrongResultFailsAndNothingToTestFails) {
         const std::string out = captured(
             [&](std::FILE* f) { return stream_tools::run_crc64_latency({&sim.device()}, {}, f); }, code);
         EXPECT_EQ(code, 1) << out;
-        EXPECT_EQ(out, "No CRC64 stream design was tested\nOverall FAIL\n");
+        EXPECT_EQ(out, "No CRC64 stream design was tested\n\nOverall FAIL\n");
     }
 }

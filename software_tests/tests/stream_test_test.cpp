@@ -285,7 +285,7 @@ TEST(StreamTest, NothingSelectedNeverPasses) {
     EXPECT_FALSE(summary.passed());
     const std::string printed = test_output::printed_by(
         [&](std::FILE* out) { EXPECT_EQ(stream_test::Report(out, false).finish(summary), 1); });
-    EXPECT_EQ(printed, "No stream channels were tested\nOverall FAIL\n");
+    EXPECT_EQ(printed, "No stream channels were tested\n\nOverall FAIL\n");
 }
 
 TEST(StreamTest, RejectsWrongDirectionAndOddSizes) {

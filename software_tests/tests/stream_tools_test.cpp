@@ -183,7 +183,7 @@ TEST(IndependentStreams, RowWithoutDataNeverPasses) {
     EXPECT_EQ(code, 1) << out;
     EXPECT_TRUE(contains(out, "0000:01:00.0 C2H channel 0 No data transferred\nHost CPU: ")) << out;
     EXPECT_TRUE(out.ends_with(" every thread of the process), nothing verified\nFAIL: no C2H channel under test receives "
-                             "from an H2C channel under test: nothing was verified\nOverall FAIL\n")) << out;
+                             "from an H2C channel under test: nothing was verified\n\nOverall FAIL\n")) << out;
 }
 
 TEST(StreamToolOptions, Numbers) {

@@ -117,12 +117,13 @@ TEST(TestDmaBridgeProcess, MemoryAndStreamDesignsPass) {
                                 "--stream_mapping_size", "0x100000"});
     EXPECT_EQ(r.exit_code, 0) << r.output;
     for (const char* part : {"Testing using 4 buffers of size 0x80000 bytes, H2C channel 0 C2H channel 0\n"
-                             "populate test pattern timing for 2 transfers of 2097152 bytes:\nMin",  // a rate, or too short for one
+                             "populate test pattern timing for 2 transfers of 2097152 bytes:\n   Min",  // a rate, or too short for one
                              "host-to-card and card-to-host DMA timing for 2 transfers of 2097152 bytes:\n",
                              "H2C channel 0 transfer length 0x60000 bytes with 6 descriptors\n",
                              "card-to-host DMA timing for 4 transfers of 524288 bytes:\n",
                              "Testing address aliasing of card memory size 0x200000 at 19 power-of-two offsets",
-                             "Testing using 64 buffers of size 0x4000 bytes, H2C channel 1 C2H channel 0\n",
+                             "Testing streams using H2C 64 buffers of size 0x4000 bytes, C2H 64 buffers of size 0x4000 bytes, "
+                             "H2C channel 1 C2H channel 0\n",
                              "Test pattern verified in 1048576 words\nTEST PASS\n",
                              "Verified totals:\n0000:15:00.0 XCKU5P_DUAL_QSFP_dma_ram memory_boundaries H2C channel 0 "
                              "C2H channel 0: 3010497 bytes verified\n",
@@ -133,7 +134,7 @@ TEST(TestDmaBridgeProcess, MemoryAndStreamDesignsPass) {
                              "0000:2d:00.0 NiteFury_dma_stream_loopback stream_fixed_buffers H2C channel 1 C2H channel 0: "
                              "4194304 bytes verified\n"})
         EXPECT_TRUE(contains(r.output, part)) << part << "\n" << r.output;
-    EXPECT_TRUE(r.output.ends_with(" tests, 0 failed\nOverall PASS\n")) << r.output;
+    EXPECT_TRUE(r.output.ends_with(" tests, 0 failed\n\nOverall PASS\n")) << r.output;
 }
 
 // Issue 8: a stream design without a loopback route printed Overall PASS, exit 0, with zero bytes.
@@ -144,7 +145,7 @@ TEST(TestDmaBridgeProcess, StreamDesignWithoutLoopbackFails) {
     EXPECT_TRUE(contains(r.output, "VMK180_100G_ether stream_fixed_buffers,stream_fixed_buffers_c2h_continuous,"
                                    "stream_variable_transfers: FAIL: no loopback route from an H2C to a C2H channel"))
         << r.output;
-    EXPECT_TRUE(r.output.ends_with("0 bytes verified in 1 tests, 1 failed\nOverall FAIL\n")) << r.output;
+    EXPECT_TRUE(r.output.ends_with("0 bytes verified in 1 tests, 1 failed\n\nOverall FAIL\n")) << r.output;
     EXPECT_FALSE(contains(r.output, "PASS")) << r.output;
 }
 
@@ -155,7 +156,7 @@ TEST(TestDmaBridgeProcess, IssueEightDesignsNeverPassEmpty) {
                                                           "--stream_mapping_size", "0x40000", "--transfer_timeout", "2"});
         std::smatch totals;
         ASSERT_TRUE(std::regex_search(r.output, totals, std::regex("\n([0-9]+) bytes verified in ([0-9]+) tests, ([0-9]+) "
-                                                                   "failed\nOverall (PASS|FAIL)\n$")))
+                                                                   "failed\n\nOverall (PASS|FAIL)\n$")))
             << r.output;
         if (totals[4] == "PASS") {
             EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -233,9 +234,9 @@ TEST(TestDmaBridgeProcess, H2cC2hPairs) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains_all(r.output, {"H2C channel 0 transfer length 0x60000 bytes with ",
                                         "C2H channel 0 transfer length 0x20000 bytes with ",
-                                        "Testing using H2C 16 buffers of size 0x10000 bytes, C2H 32 buffers of size "
+                                        "Testing streams using H2C 16 buffers of size 0x10000 bytes, C2H 32 buffers of size "
                                         "0x2000 bytes, H2C channel 0 C2H channel 1\n"}));
-    EXPECT_TRUE(r.output.ends_with(" tests, 0 failed\nOverall PASS\n")) << r.output;
+    EXPECT_TRUE(r.output.ends_with(" tests, 0 failed\n\nOverall PASS\n")) << r.output;
 }
 
 // test_dma_bridge's stream sub-tests `tests` on NiteFury's loopback routes, with <h2c>,<c2h> pairs of
@@ -253,14 +254,15 @@ TEST(TestDmaBridgeProcess, StreamSubtests) {
     const Outcome r = run_stream_subtests("stream_fixed_buffers_c2h_continuous,stream_variable_transfers",
                                           "0x40000,0x20000", "16,32", "0x5000,0x1800");
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(contains_all(r.output, {"Testing using H2C 16 buffers of size 0x4000 bytes, C2H continuous ring of 32 "
-                                        "buffers of size 0x1000 bytes, H2C channel 0 C2H channel 1\n",
-                                        "Testing using H2C transfer length 0x5000 bytes, C2H transfer length 0x1800 "
-                                        "bytes, 0x20000 bytes per round, H2C channel 1 C2H channel 0\n",
+    EXPECT_TRUE(contains_all(r.output, {"\nTesting streams using H2C 16 buffers of size 0x4000 bytes, C2H 32 buffers of size "
+                                        "0x1000 bytes in continuous mode, H2C channel 0 C2H channel 1\n",
+                                        "\nTesting streams with variable size buffers:\n"
+                                        "  H2C mapping size 0x20000 max transfer length 0x5000 channel ID 1\n"
+                                        "  C2H mapping size 0x20000 max transfer length 0x1800 channel ID 0\n",
                                         "stream_fixed_buffers_c2h_continuous H2C channel 1 C2H channel 0: 262144 bytes "
                                         "verified\n",
                                         "stream_variable_transfers H2C channel 0 C2H channel 1: 262144 bytes verified\n"}));
-    EXPECT_TRUE(r.output.ends_with("1048576 bytes verified in 4 tests, 0 failed\nOverall PASS\n")) << r.output;
+    EXPECT_TRUE(r.output.ends_with("1048576 bytes verified in 4 tests, 0 failed\n\nOverall PASS\n")) << r.output;
 }
 
 // C2H buffers and receives are whole stream beats (--stream_axi_width_bytes, 16 by default).
@@ -268,10 +270,10 @@ TEST(TestDmaBridgeProcess, StreamAxiWidth) {
     const Outcome r = run_stream_subtests("stream_fixed_buffers,stream_variable_transfers", "0x40000,0x3e80", "16,16",
                                           "0x5000,0x1804");
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(contains_all(r.output, {"Testing using H2C 16 buffers of size 0x4000 bytes, C2H 16 buffers of size "
+    EXPECT_TRUE(contains_all(r.output, {"Testing streams using H2C 16 buffers of size 0x4000 bytes, C2H 16 buffers of size "
                                         "0x3e0 bytes, H2C channel 0 C2H channel 1\n",
-                                        "Testing using H2C transfer length 0x3e80 bytes, C2H transfer length 0x1800 "
-                                        "bytes"}));
+                                        " max transfer length 0x3e80 channel ID 0\n",
+                                        " max transfer length 0x1800 channel ID 1\n"}));
     const Outcome bad = run_tool(TEST_DMA_BRIDGE_TOOL, {"--stream_axi_width_bytes", "6"});
     EXPECT_EQ(bad.exit_code, 2) << bad.output;
     EXPECT_TRUE(contains(bad.output, "must be a multiple of 4")) << bad.output;
@@ -321,7 +323,7 @@ TEST(TestDmaBridgeProcess, LitefuryProject0IsTestedWithItsMemorySize) {
                                 "--min_words", "0x100000", "--max_buffer_size", "0x80000",
                                 "--dma_bridge_memory_size_bytes", "0x200000"});
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(contains(r.output, "Testing Litefury Project-0 design version 0x3 with memory size 0x200000\n"))
+    EXPECT_TRUE(contains(r.output, "Testing Litefury Project-0 design version 0x3 with memory base address 0x0 size 0x200000\n"))
         << r.output;
     EXPECT_TRUE(contains(r.output, "TEST PASS\n")) << r.output;
     EXPECT_TRUE(contains(r.output, "0000:15:00.0 Litefury_Project-0 memory_fixed_buffers H2C channel 0 C2H channel 0: "
@@ -362,7 +364,7 @@ TEST(DescriptorCreditsProcess, MemoryAndStreamDesignsPass) {
     EXPECT_TRUE(contains(r.output, "0000:2d:00.0 NiteFury_dma_stream_loopback descriptor_credits H2C channel 0 C2H "
                                    "channel 1: 31389732 bytes verified\n"))
         << r.output;
-    EXPECT_TRUE(r.output.ends_with(" bytes verified in 2 tests, 0 failed\nOverall PASS\n")) << r.output;
+    EXPECT_TRUE(r.output.ends_with(" bytes verified in 2 tests, 0 failed\n\nOverall PASS\n")) << r.output;
 }
 
 TEST(DescriptorCreditsProcess, StreamDesignWithoutLoopbackFails) {
@@ -370,7 +372,7 @@ TEST(DescriptorCreditsProcess, StreamDesignWithoutLoopbackFails) {
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_TRUE(contains(r.output, "Test: FAIL\n")) << r.output;
     EXPECT_TRUE(contains(r.output, "VMK180_100G_ether descriptor_credits: FAIL: no loopback route")) << r.output;
-    EXPECT_TRUE(r.output.ends_with("0 bytes verified in 1 tests, 1 failed\nOverall FAIL\n")) << r.output;
+    EXPECT_TRUE(r.output.ends_with("0 bytes verified in 1 tests, 1 failed\n\nOverall FAIL\n")) << r.output;
 }
 
 TEST(DescriptorCreditsProcess, Json) {

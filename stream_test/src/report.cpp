@@ -252,7 +252,7 @@ int Report::finish(const Summary& summary) {
 void print_text_verdict(std::FILE* out, bool pass) {
     if (const std::string addressing = vfio::dma_addressing_line(); !addressing.empty())
         std::fprintf(out, "%s\n", addressing.c_str());
-    std::fprintf(out, "Overall %s\n", pass ? "PASS" : "FAIL");
+    std::fprintf(out, "\nOverall %s\n", pass ? "PASS" : "FAIL");  // fpga_sio: an empty line before it
 }
 
 std::string json_dma_addressing() {

@@ -133,14 +133,15 @@ void TransferTiming::add(std::chrono::nanoseconds elapsed) {
     m_max = std::max(m_max, elapsed);
 }
 
-// One figure of the report: "Mean = 428.571429 (Mbytes/sec)", or, over an interval too short to
-// mean anything (under 10 ms or 1 MiB, as the stream tools' intervals), no rate but what was
-// measured: "Max: too short for a rate (4096 bytes in 0.000003 s)".
+// One figure of the report as fpga_sio prints it (transfer_timing.c: "  %s = %0.6lf (Mbytes/sec)"
+// with the names " Min", "Mean", " Max"): "  Mean = 428.571429 (Mbytes/sec)"; or, over an interval
+// too short to mean anything (under 10 ms or 1 MiB, as the stream tools' intervals), no rate but
+// what was measured: "   Max: too short for a rate (4096 bytes in 0.000003 s)".
 std::string TransferTiming::figure(const char* name, uint64_t bytes, std::chrono::nanoseconds t) {
     const double seconds = static_cast<double>(t.count()) / 1e9;
     if (seconds < stream_test::kMinRateSeconds || bytes < stream_test::kMinRateBytes)
-        return pdt::format("%s: too short for a rate (%" PRIu64 " bytes in %.6f s)\n", name, bytes, seconds);
-    return pdt::format("%s = %.6f (Mbytes/sec)\n", name, static_cast<double>(bytes) / seconds / 1e6);
+        return pdt::format("  %4s: too short for a rate (%" PRIu64 " bytes in %.6f s)\n", name, bytes, seconds);
+    return pdt::format("  %4s = %.6f (Mbytes/sec)\n", name, static_cast<double>(bytes) / seconds / 1e6);
 }
 
 std::string TransferTiming::report() const {

@@ -45,14 +45,19 @@ MemoryTestOptions memory_options(const identify::IdentifiedDesign& design, const
     return memory;
 }
 
-void design_header(const identify::IdentifiedDesign& design, uint64_t memory_size, std::FILE* out) {
-    // Designs with a board version register (Lite/NiteFury Project-0) name it, as fpga_sio does.
-    char version[32] = "";
-    if (design.board_version)
-        std::snprintf(version, sizeof version, " version 0x%x", *design.board_version);
-    std::fprintf(out, "Testing %s design%s with memory size 0x%" PRIx64 "\nPCI device %s IOMMU group %d\n",
-                 design.design->text_name().c_str(), version, memory_size, design.identity.address.to_string().c_str(),
-                 design.identity.iommu_group);
+// fpga_sio's header of each test of a design: "Testing <name> design[ version 0x<v>] <what>", then
+// "PCI device <bdf> IOMMU group <g>". Designs with a board version register (Lite/NiteFury
+// Project-0) name it, as fpga_sio does.
+std::string design_header(const identify::IdentifiedDesign& design, const std::string& what) {
+    const std::string version = design.board_version ? pdt::format(" version 0x%x", *design.board_version) : "";
+    return pdt::format("Testing %s design%s %s\nPCI device %s IOMMU group %d\n", design.design->text_name().c_str(),
+                       version.c_str(), what.c_str(), design.identity.address.to_string().c_str(),
+                       design.identity.iommu_group);
+}
+
+std::string memory_design_header(const identify::IdentifiedDesign& design, uint64_t memory_base, uint64_t memory_size) {
+    return design_header(design, pdt::format("with memory base address 0x%" PRIx64 " size 0x%" PRIx64, memory_base,
+                                             memory_size));
 }
 
 // A sub-test whose host buffers would exceed --host_memory_limit is not started: its reason,
@@ -98,8 +103,8 @@ using MemoryTest = MemoryTestResult (*)(vfio::Device&, CardDma&, const MemoryTes
 void run_memory_test(identify::IdentifiedDesign& design, const std::string& name, MemoryTest test,
                      const MemoryTestOptions& memory, const DmaBridgeTestOptions& options, const MemoryDesign& dma,
                      std::FILE* out, std::vector<ChannelResult>& results) {
-    design_header(design, memory.memory_size, out);
-    std::fprintf(out, "%s\n", dma.modes_line.c_str());  // after fpga_sio's header
+    std::fprintf(out, "%s%s\n", memory_design_header(design, memory.memory_base, memory.memory_size).c_str(),
+                 dma.modes_line.c_str());  // ours, after fpga_sio's header
     if (over_host_limit(design, name, memory_test_host_bytes(name, memory),
                         options.simulated_card_memory ? memory_test_card_bytes(name, memory) : 0, memory_way_out(name),
                         options, out, results))
@@ -211,13 +216,9 @@ ChannelResult run_stream_route(streams::StreamDevice& device, ChannelResult resu
                                      options.stream.allocation};
     const unsigned h = *result.h2c, c = *result.c2h;
     const char* unit = result.queues ? "queue" : "channel";
-    if (h2c_buffers.size == c2h_buffers.size && h2c_buffers.count == c2h_buffers.count)
-        std::fprintf(out, "Testing using %zu buffers of size 0x%" PRIx64 " bytes, H2C %s %u C2H %s %u\n",
-                     h2c_buffers.count, h2c_buffers.size, unit, h, unit, c);
-    else
-        std::fprintf(out, "Testing using H2C %zu buffers of size 0x%" PRIx64 " bytes, C2H %zu buffers of size 0x%" PRIx64
-                          " bytes, H2C %s %u C2H %s %u\n",
-                     h2c_buffers.count, h2c_buffers.size, c2h_buffers.count, c2h_buffers.size, unit, h, unit, c);
+    std::fprintf(out, "\nTesting streams using H2C %zu buffers of size 0x%" PRIx64 " bytes, C2H %zu buffers of size 0x%" PRIx64
+                      " bytes, H2C %s %u C2H %s %u\n",
+                 h2c_buffers.count, h2c_buffers.size, c2h_buffers.count, c2h_buffers.size, unit, h, unit, c);
     std::fflush(out);
     if (h2c_buffers.size == 0 || c2h_buffers.size == 0) {
         result.failure = "H2C failure : stream_mapping_size / stream_num_descriptors is below 4 bytes";
@@ -309,14 +310,16 @@ ChannelResult with(ChannelResult result, const MemoryTestResult& outcome) {
     return result;
 }
 
+// The stream tests of one design, in fpga_sio's order: each enabled test on every loopback
+// route, after the design's header (fpga_sio prints it before each test).
 void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOptions& options, std::FILE* out,
                        std::vector<ChannelResult>& results) {
     ChannelResult base = result_for(design, enabled_stream_tests(options));
     const auto modes = engine_modes(design, options, enabled_stream_tests(options), out, results);
     if (!modes)
         return;
-    std::fprintf(out, "%s\n", modes->line.c_str());
     base.engines = modes->choice;
+    const std::string header = design_header(design, "with AXI stream") + modes->line + "\n";
     if (over_host_limit(design, enabled_stream_tests(options), options.stream.mapping_size + options.c2h_mapping_size, 0,
                         "lower --stream_mapping_size, or raise the limit", options, out, results))
         return;
@@ -330,35 +333,36 @@ void run_stream_design(identify::IdentifiedDesign design, const DmaBridgeTestOpt
     auto device = adapters::make_xdma_stream_device(std::move(design), open);
     if (!device.ok()) {
         base.failure = "H2C failure : " + device.error().message();
-        std::fprintf(out, "TEST FAIL:\n  %s\n", base.failure->c_str());
+        std::fprintf(out, "%sTEST FAIL:\n  %s\n", header.c_str(), base.failure->c_str());
         results.push_back(base);
         return;
     }
     if ((*device)->routes().empty()) {
         base.failure = "no loopback route from an H2C to a C2H channel: the stream tests have nothing they can verify";
-        std::fprintf(out, "Not testing %s design PCI device %s: %s\n", base.design.c_str(), base.device.c_str(),
-                     base.failure->c_str());
+        std::fprintf(out, "%sNot testing %s design PCI device %s: %s\n", header.c_str(), base.design.c_str(),
+                     base.device.c_str(), base.failure->c_str());
         results.push_back(base);
         return;
     }
-    for (const streams::LoopRoute& route : (*device)->routes()) {
-        ChannelResult result = on_route(base, route);
-        if (enabled(options, "stream_fixed_buffers")) {
-            result.test = "stream_fixed_buffers";
-            results.push_back(run_stream_route(**device, result, options, out));
-        }
-        StreamSubtestOptions sub = subtest_options(options, bar, route);
-        sub.ip = ip;
-        sub.modes = options.modes;
-        sub.function = (*device)->card_function();
-        sub.packet_granularity = (*device)->packet_granularity();
-        if (enabled(options, "stream_fixed_buffers_c2h_continuous")) {
-            result.test = "stream_fixed_buffers_c2h_continuous";
-            results.push_back(with(result, stream_fixed_buffers_c2h_continuous((*device)->device(), sub, out)));
-        }
-        if (enabled(options, "stream_variable_transfers")) {
-            result.test = "stream_variable_transfers";
-            results.push_back(with(result, stream_variable_transfers((*device)->device(), sub, out)));
+    for (const std::string& test : kDmaBridgeTests) {
+        if (!test.starts_with("stream_") || !enabled(options, test))
+            continue;
+        std::fprintf(out, "%s", header.c_str());
+        for (const streams::LoopRoute& route : (*device)->routes()) {
+            ChannelResult result = on_route(base, route);
+            result.test = test;
+            if (test == "stream_fixed_buffers") {
+                results.push_back(run_stream_route(**device, result, options, out));
+                continue;
+            }
+            StreamSubtestOptions sub = subtest_options(options, bar, route);
+            sub.ip = ip;
+            sub.modes = options.modes;
+            sub.function = (*device)->card_function();
+            sub.packet_granularity = (*device)->packet_granularity();
+            const auto subtest = test == "stream_variable_transfers" ? stream_variable_transfers
+                                                                     : stream_fixed_buffers_c2h_continuous;
+            results.push_back(with(result, subtest((*device)->device(), sub, out)));
         }
         std::fflush(out);
     }
@@ -378,8 +382,9 @@ void test_design(identify::IdentifiedDesign& design, const DmaBridgeTestOptions&
     if (!any)
         return;
     if (h2c == 0 || c2h == 0) {
-        std::fprintf(out, "Skipping design %s num_h2c_channels=%u num_c2h_channels=%u\n", design.design->text_name().c_str(),
-                     h2c, c2h);
+        std::fprintf(out, "Skipping design %s PCI device %s IOMMU group %d due to num_h2c_channels=%u num_c2h_channels=%u\n",
+                     design.design->text_name().c_str(), design.identity.address.to_string().c_str(),
+                     design.identity.iommu_group, h2c, c2h);
         ChannelResult result = result_for(design, memory ? "memory" : enabled_stream_tests(options));
         result.failure = "num_h2c_channels=" + std::to_string(h2c) + " num_c2h_channels=" + std::to_string(c2h) +
                          ": no H2C x C2H channel pair to test";

@@ -77,6 +77,7 @@ void run_qdma_streams(identify::IdentifiedDesign& design, const DmaBridgeTestOpt
         return;
     ChannelResult base = result_for(design, "stream_fixed_buffers");
     base.queues = true;
+    std::fprintf(out, "%s", design_header(design, "with AXI stream").c_str());
     auto device = adapters::make_qdma_stream_device(std::move(design), {options.qdma_ring_entries,
                                                                             options.stream.dma_mask_bits, nullptr});
     if (!device.ok()) {

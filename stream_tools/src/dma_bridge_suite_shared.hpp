@@ -19,8 +19,11 @@ ChannelResult result_for(const identify::IdentifiedDesign& design, const std::st
 ChannelResult on_route(ChannelResult base, const streams::LoopRoute& route);
 // The card memory window tested: the design's (XDMA dma_bridge, else qdma), or the overrides.
 MemoryTestOptions memory_options(const identify::IdentifiedDesign& design, const DmaBridgeTestOptions& options);
-// fpga_sio's "Testing <design> design with memory size 0x..." and "PCI device ..." lines.
-void design_header(const identify::IdentifiedDesign& design, uint64_t memory_size, std::FILE* out);
+// fpga_sio's lines before each test of a design: "Testing <design> design <what>" (`what`: "with
+// AXI stream", or memory_design_header's "with memory base address 0x<b> size 0x<s>") and
+// "PCI device <bdf> IOMMU group <g>", each ending in a newline.
+std::string design_header(const identify::IdentifiedDesign& design, const std::string& what);
+std::string memory_design_header(const identify::IdentifiedDesign& design, uint64_t memory_base, uint64_t memory_size);
 // A sub-test whose host buffers (and simulated card memory) exceed --host_memory_limit: its
 // reason printed, a failed result added, true.
 bool over_host_limit(const identify::IdentifiedDesign& design, const std::string& test, uint64_t bytes,

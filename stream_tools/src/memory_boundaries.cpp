@@ -233,7 +233,7 @@ MemoryTestResult memory_boundaries(vfio::Device& device, CardDma& dma, const Mem
     std::string offsets;
     for (uint64_t o : boundary_offsets(unit))
         offsets += (offsets.empty() ? "" : ", ") + hex(o);
-    std::fprintf(out, "Testing transfer boundaries using %zu transfers, sizes %s..%s bytes at card and host offsets %s, "
+    std::fprintf(out, "\nTesting transfer boundaries using %zu transfers, sizes %s..%s bytes at card and host offsets %s, "
                       "%" PRIu64 "-byte guard bands, %s\n",
                  cases.size(), hex(cases.empty() ? 0 : cases.front().length).c_str(),
                  hex(cases.empty() ? 0 : std::max_element(cases.begin(), cases.end(), [](auto& a, auto& b) {

@@ -128,7 +128,7 @@ MemoryTestResult memory_fixed_buffers(vfio::Device& device, CardDma& dma, const 
     const uint64_t count = size ? options.memory_size / size : 0;
     if (count == 0)
         return test_failure(out, "H2C", "card memory smaller than 4 bytes");
-    std::fprintf(out, "Testing using %" PRIu64 " buffers of size %s bytes, %s\n", count, hex(size).c_str(),
+    std::fprintf(out, "\nTesting using %" PRIu64 " buffers of size %s bytes, %s\n", count, hex(size).c_str(),
                  dma.channels().c_str());
     return round_trip_passes(device, dma, options, count * size, size, size, size, out);
 }
@@ -140,10 +140,11 @@ MemoryTestResult memory_variable_transfers(vfio::Device& device, CardDma& dma, c
     const uint64_t c2h_length = std::min(options.c2h_transfer_length ? options.c2h_transfer_length : length, bytes);
     if (length == 0)
         return test_failure(out, "H2C", "card memory smaller than 4 bytes");
+    std::fprintf(out, "\nTesting using:\n");
     for (streams::Direction d : {streams::Direction::H2C, streams::Direction::C2H}) {
         const uint64_t l = d == streams::Direction::H2C ? length : c2h_length;
         const size_t transfers = static_cast<size_t>((bytes + l - 1) / l);
-        std::fprintf(out, "%s transfer length %s bytes with %zu descriptors\n", dma.name(d).c_str(), hex(l).c_str(),
+        std::fprintf(out, "  %s transfer length %s bytes with %zu descriptors\n", dma.name(d).c_str(), hex(l).c_str(),
                      std::min<size_t>(transfers * dma.descriptors_for(d, l), dma.ring_descriptors()));
     }
     const uint64_t window = variable_window(bytes, length, c2h_length, options.max_buffer_size);
@@ -156,8 +157,9 @@ MemoryTestResult memory_host_chunks(vfio::Device& device, CardDma& dma, const Me
     if (chunk == 0)
         return test_failure(out, "H2C", "host buffer (card memory / host_buffer_divisor) smaller than 4 bytes");
     const uint64_t count = options.memory_size / chunk;
-    std::fprintf(out, "Testing using host buffer of size %s bytes for %" PRIu64 " chunks, %s\n", hex(chunk).c_str(),
-                 count, dma.channels().c_str());
+    std::fprintf(out, "\nTesting using %s byte host buffers with %zu descriptors:\n  %s\n  %s\n", hex(chunk).c_str(),
+                 dma.descriptors_for(streams::Direction::H2C, chunk), dma.name(streams::Direction::H2C).c_str(),
+                 dma.name(streams::Direction::C2H).c_str());
     auto h2c = vfio::DmaRegion::allocate(device, chunk, region(vfio::DmaAccess::DeviceRead, options));
     auto c2h = vfio::DmaRegion::allocate(device, chunk, region(vfio::DmaAccess::DeviceWrite, options));
     if (!h2c.ok() || !c2h.ok())
@@ -250,7 +252,7 @@ MemoryTestResult memory_addressing(vfio::Device& device, CardDma& dma, const Mem
                                    std::FILE* out) {
     const uint64_t word = addressing_word_bytes(dma.alignment(streams::Direction::H2C), dma.alignment(streams::Direction::C2H));
     const std::vector<uint64_t> offsets = alias_offsets(options.memory_size, word);
-    std::fprintf(out, "Testing address aliasing of card memory size %s at %zu power-of-two offsets%s, %s\n",
+    std::fprintf(out, "\nTesting address aliasing of card memory size %s at %zu power-of-two offsets%s, %s\n",
                  hex(options.memory_size).c_str(), offsets.size(),
                  word == 8 ? "" : (", " + std::to_string(word) + "-byte words (Alignments)").c_str(),
                  dma.channels().c_str());

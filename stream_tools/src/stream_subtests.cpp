@@ -196,8 +196,8 @@ std::string verified_lines(CardFunction function, uint64_t words, uint64_t h2c_p
 MemoryTestResult stream_fixed_buffers_c2h_continuous(vfio::Device& device, const StreamSubtestOptions& o,
                                                      std::FILE* out) {
     const ContinuousPlan p = plan_continuous(o);
-    std::fprintf(out, "Testing using H2C %zu buffers of size %s bytes, C2H continuous ring of %zu buffers of size %s "
-                      "bytes, H2C channel %u C2H channel %u\n",
+    std::fprintf(out, "\nTesting streams using H2C %zu buffers of size %s bytes, C2H %zu buffers of size %s bytes in "
+                      "continuous mode, H2C channel %u C2H channel %u\n",
                  o.h2c_buffers, hex(p.h2c_size).c_str(), o.c2h_buffers, hex(p.c2h_size).c_str(), o.h2c_channel,
                  o.c2h_channel);
     std::fflush(out);
@@ -363,10 +363,11 @@ MemoryTestResult stream_variable_transfers(vfio::Device& device, const StreamSub
     r.h2c_length = round_down(std::min(o.h2c_transfer, r.bytes), granule);
     const uint64_t c2h_most = std::min<uint64_t>({o.c2h_transfer, r.bytes, 0x0FFFFFC0}) & ~uint64_t{3};
     r.c2h_length = round_down(c2h_most, std::max<uint64_t>(o.stream_width, 4));
-    std::fprintf(out, "Testing using H2C transfer length %s bytes, C2H transfer length %s bytes, %s bytes per round, "
-                      "H2C channel %u C2H channel %u\n",
-                 hex(r.h2c_length).c_str(), hex(r.c2h_length).c_str(), hex(r.bytes).c_str(), o.h2c_channel,
-                 o.c2h_channel);
+    std::fprintf(out, "\nTesting streams with variable size buffers:\n"
+                      "  H2C mapping size %s max transfer length %s channel ID %u\n"
+                      "  C2H mapping size %s max transfer length %s channel ID %u\n",
+                 hex(r.bytes).c_str(), hex(r.h2c_length).c_str(), o.h2c_channel, hex(r.bytes).c_str(),
+                 hex(r.c2h_length).c_str(), o.c2h_channel);
     std::fflush(out);
     if (r.h2c_length == 0 || r.c2h_length == 0)
         return test_failure(out, "H2C", "transfer_length and stream_mapping_size must be at least " + std::to_string(granule) +

@@ -48,7 +48,7 @@ int report_verdict(const std::vector<ChannelResult>& results, const VerdictOutpu
             std::fprintf(out.json, "%s\n", json_total(r).c_str());
     }
     const bool pass = !results.empty() && failed == 0 && total > 0;
-    std::fprintf(out.text, "%" PRIu64 " bytes verified in %zu tests, %zu failed\nOverall %s\n", total, results.size(),
+    std::fprintf(out.text, "%" PRIu64 " bytes verified in %zu tests, %zu failed\n\nOverall %s\n", total, results.size(),
                  failed, pass ? "PASS" : "FAIL");
     if (out.json)
         std::fprintf(out.json,

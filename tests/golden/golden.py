@@ -51,7 +51,7 @@ TIMING_ONLY = re.compile(r"too short for a rate|No completed transfers|overwritt
                          r"DISTURBED: the host reference")
 # test_dma_bridge's Min / Mean / Max figures: a rate, or no rate where the interval was under
 # 10 ms or 1 MiB, by the machine's speed alone: one masked line either way.
-TIMING_FIGURE = re.compile(r"^(Min|Mean|Max)( = .*\(Mbytes/sec\)|: too short for a rate \(.*\))$")
+TIMING_FIGURE = re.compile(r"^( *)(Min|Mean|Max)( = .*\(Mbytes/sec\)|: too short for a rate \(.*\))$")
 HEX_TIME = re.compile(r"build timestamp : [0-9A-F]{8} - [0-9/: ]+")
 ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 # The staged path over its serial model: above or below it by the machine's timing alone.
@@ -77,12 +77,18 @@ def mask_text(text):
         line = FLOAT.sub("<f>", line.replace("..", "\0\0")).replace("\0\0", "..")  # "low..high"
         line = SERIAL_MODEL.sub("<beats or below> the serial model", line)
         line = STAGED_THREADS.sub("host copies on <n> threads", line)
-        line = TIMING_FIGURE.sub(r"\1 = <rate> (Mbytes/sec)", line)
+        line = TIMING_FIGURE.sub(r"\1\2 = <rate> (Mbytes/sec)", line)
         if TIMING_ONLY.search(line):
             continue
         volatile = VOLATILE_LINE.search(line) is not None
         if volatile:
-            line = re.sub(r" +", " ", INTEGER.sub("<n>", line))
+            # runs of spaces fold to one (a number's width moves its neighbours), but an indent
+            # before a word stays: it is fpga_sio's ("   Min = ...", "  Temp ...")
+            body = line.lstrip(" ")
+            indent = line[:len(line) - len(body)]
+            if indent and body[:1].isdigit():  # a right-aligned number: its width moves the indent too
+                indent = " "
+            line = indent + re.sub(r" +", " ", INTEGER.sub("<n>", body))
             # interval lines repeat a varying number of times: each masked line once; which row
             # of an interval reports first depends on timing, so a run of rate rows is sorted
             if line in seen_volatile:

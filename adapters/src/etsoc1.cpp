@@ -177,11 +177,11 @@ pdt::Result<void> check_etsoc1_unused(const EndpointSettings& settings, const st
 OpenedCopyEndpoint open_etsoc1_endpoint(const EndpointSettings& settings, EndpointHolds& holds) {
     const Etsoc1EndpointCli& cli = settings.etsoc1;
     etsoc1::EndpointConfig config;
-    config.queues = cli.queues;
-    config.abort_timeout = settings.transfer_timeout;
-    config.window = PDT_TRY(etsoc1_window(cli.window));
+    config.mover.streams_per_direction = cli.queues;
+    config.mover.abort_timeout = settings.transfer_timeout;
+    config.mover.window = PDT_TRY(etsoc1_window(cli.window));
     config.card_memory_bytes = cli.memory.empty() ? 256u << 20 : PDT_TRY(pdt::parse_size(cli.memory));
-    if (config.queues == 0)
+    if (config.mover.streams_per_direction == 0)
         return pdt::usage_error("--etsoc1_queues", "etsoc1", "at least one queue");
     if (cli.devices.size() > 1)
         return pdt::usage_error("--etsoc1_device", "etsoc1 endpoint", "pcie_link_measure measures one card");
@@ -194,7 +194,7 @@ OpenedCopyEndpoint open_etsoc1_endpoint(const EndpointSettings& settings, Endpoi
     if (cards.indices.empty()) {  // --etsoc1_device fake
         holds.etsoc1_card = std::make_shared<etsoc1::FakeCard>(PDT_TRY(etsoc1::parse_fake_parameters(cli.fake)));
     } else {
-        config.device = cards.indices.front();
+        config.mover.device = cards.indices.front();
         holds.etsoc1_card = PDT_TRY(etsoc1::open_runtime_card(etsoc1_runtime_options(cli, stderr)));
     }
     return etsoc1::open_endpoint(*holds.etsoc1_card, config);

@@ -24,17 +24,17 @@ const identify::IdentifiedDesign* qdma_memory_design(const identify::Identificat
 qdma::CopyEndpointConfig qdma_endpoint_config(const identify::IdentifiedDesign& design, const QdmaEndpointCli& cli) {
     qdma::CopyEndpointConfig config;
     config.name = design.identity.address.to_string() + " " + design.design->name;
-    config.bar = design.design->qdma->bar;
-    config.function = design.design->card ? design.design->card->physical_function : 0;
+    config.function.bar = design.design->qdma->bar;
+    config.function.function = design.design->card ? design.design->card->physical_function : 0;
     config.card_memory_base = design.design->qdma->memory_base;
     config.card_memory_size = design.design->qdma->memory_size;
     config.queues = cli.queues;
-    config.function_queues = static_cast<uint16_t>(std::max(16u, cli.queues));
+    config.function.queues = static_cast<uint16_t>(std::max(16u, cli.queues));
     // Each PF its own range of physical queues (FMAP), so that PFs of one card do not share queues.
-    config.qid_base = static_cast<uint16_t>(config.function * config.function_queues);
+    config.function.qid_base = static_cast<uint16_t>(config.function.function * config.function.queues);
     config.ring_entries = cli.ring_entries;
     config.interrupts = cli.interrupts;
-    config.interrupt_ring = config.function;  // one ring per PF
+    config.interrupt_ring = config.function.function;  // one ring per PF
     return config;
 }
 

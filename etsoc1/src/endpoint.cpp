@@ -37,7 +37,7 @@ public:
         const streams::BuffersAtRisk at_risk = m_mover->buffers_at_risk();
         m_mover.reset();  // aborts what is in flight
         if (!at_risk->load())  // else the card may still write its memory: kept too
-            (void)m_card.free(m_config.device, m_base);
+            (void)m_card.free(m_config.mover.device, m_base);
     }
 
     const streams::EndpointInfo& info() const override { return m_info; }
@@ -110,22 +110,15 @@ private:
 }  // namespace
 
 pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_endpoint(Card& card, const EndpointConfig& config) {
-    MoverConfig mover_config;
-    mover_config.device = config.device;
-    mover_config.window = config.window;
-    mover_config.streams_per_direction = config.queues;
-    mover_config.barrier_to_card = config.barrier_to_card;
-    mover_config.barrier_from_card = config.barrier_from_card;
-    mover_config.abort_timeout = config.abort_timeout;
-    auto mover = PDT_TRY(Mover::open(card, mover_config));
-    const DeviceInfo device = PDT_TRY(card.info(config.device));
+    auto mover = PDT_TRY(Mover::open(card, config.mover));
+    const DeviceInfo device = PDT_TRY(card.info(config.mover.device));
     streams::EndpointInfo info;
     info.name = device.name;
     info.pci_address = device.pci_address;
     info.card_memory_bytes = config.card_memory_bytes;
     info.max_copy_bytes = mover->limits().max_copy_bytes();
-    info.queues = config.queues;
-    info.max_in_flight = config.window;
+    info.queues = config.mover.streams_per_direction;
+    info.max_in_flight = config.mover.window;
     info.can_launch = card.can_launch();
     info.driver_stages = true;
     info.pageable_copies = true;  // every buffer is plain memory
@@ -133,7 +126,7 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_endpoint(Card& card, co
     // buffer's first bytes, where copies issued one at a time are staged).
     info.decoy_card_bytes = std::min<uint64_t>(config.card_memory_bytes, 64u << 20);
     const CardAddress base =
-        PDT_TRY(card.allocate(config.device, config.card_memory_bytes + info.decoy_card_bytes, 4096));
+        PDT_TRY(card.allocate(config.mover.device, config.card_memory_bytes + info.decoy_card_bytes, 4096));
     return std::unique_ptr<streams::CopyEndpoint>(
         std::make_unique<Endpoint>(card, config, std::move(mover), base, std::move(info)));
 }

@@ -204,13 +204,7 @@ pdt::Result<std::unique_ptr<streams::CopyEndpoint>> open_copy_endpoint(vfio::Dev
         return pdt::make_error("open QDMA copy endpoint", object, EINVAL,
                                "piece_bytes " + hex(config.piece_bytes) + ": the MM descriptor's lengthInByte holds 1..64K-1");
     PDT_CHECK(device.enable_bus_master());
-    FunctionOptions options;
-    options.bar = config.bar;
-    options.function = config.function;
-    options.qid_base = config.qid_base;
-    options.queues = config.function_queues;
-    options.context_timeout = config.context_timeout;
-    auto function = PDT_TRY(Function::open(device, options));
+    auto function = PDT_TRY(Function::open(device, config.function));
     auto endpoint = std::make_unique<QdmaCopyEndpoint>(std::move(function), config);
     PDT_CHECK(endpoint->open());
     return std::unique_ptr<streams::CopyEndpoint>(std::move(endpoint));

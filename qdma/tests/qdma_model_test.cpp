@@ -29,7 +29,7 @@ qdma::CopyEndpointConfig config_for(const std::string& name) {
     const designs::Design& d = qdma_model_test::design(name);
     qdma::CopyEndpointConfig c;
     c.name = "0000:15:00.0 " + name;
-    c.bar = d.qdma->bar;
+    c.function.bar = d.qdma->bar;
     c.card_memory_base = d.qdma->memory_base;
     c.card_memory_size = d.qdma->memory_size;
     c.queues = 2;

@@ -1,62 +1,64 @@
 // Fault names and the test-only PDT_SIM_FAULT syntax (xdma_model.hpp).
 #include <cerrno>
 
+#include "base/spellings.hpp"
 #include "model_support.hpp"
 #include "sim/xdma_model.hpp"
 
 namespace sim {
 
-const char* fault_name(XdmaFault fault) {
-    switch (fault) {
-    case XdmaFault::EngineStall: return "engine_stall";
-    case XdmaFault::EngineHang: return "engine_hang";
-    case XdmaFault::DescriptorReadError: return "descriptor_read_error";
-    case XdmaFault::BadMagic: return "bad_magic";
-    case XdmaFault::DataBitFlip: return "data_bit_flip";
-    case XdmaFault::DropPacket: return "drop_packet";
-    case XdmaFault::DuplicatePacket: return "duplicate_packet";
-    case XdmaFault::ReorderPacket: return "reorder_packet";
-    case XdmaFault::ShortC2hLength: return "short_c2h_length";
-    case XdmaFault::OverrunOneByte: return "overrun_one_byte";
-    }
-    return "unknown";
-}
-
-std::vector<XdmaFault> all_faults() {
-    return {XdmaFault::EngineStall,   XdmaFault::EngineHang,      XdmaFault::DescriptorReadError,
-            XdmaFault::BadMagic,      XdmaFault::DataBitFlip,     XdmaFault::DropPacket,
-            XdmaFault::DuplicatePacket, XdmaFault::ReorderPacket, XdmaFault::ShortC2hLength,
-            XdmaFault::OverrunOneByte};
-}
-
-std::optional<XdmaFault> parse_fault_name(const std::string& name) {
-    for (XdmaFault fault : all_faults())
-        if (name == fault_name(fault))
-            return fault;
-    return std::nullopt;
-}
-
-const char* fault_name(QdmaFault fault) {
-    switch (fault) {
-    case QdmaFault::DescriptorError: return "qdma_descriptor_error";
-    case QdmaFault::CompletionError: return "qdma_completion_error";
-    case QdmaFault::QueueStall: return "qdma_queue_stall";
-    }
-    return "unknown";
-}
-
-std::vector<QdmaFault> all_qdma_faults() {
-    return {QdmaFault::DescriptorError, QdmaFault::CompletionError, QdmaFault::QueueStall};
-}
-
 namespace {
 
-std::optional<QdmaFault> parse_qdma_fault_name(const std::string& name) {
-    for (QdmaFault fault : all_qdma_faults())
-        if (name == fault_name(fault))
-            return fault;
+// Each fault's name, one table for both ways (base/spellings.hpp), in declaration order.
+constexpr pdt::Spelling<XdmaFault> kXdmaFaultNames[] = {
+    {XdmaFault::EngineStall, "engine_stall"},
+    {XdmaFault::EngineHang, "engine_hang"},
+    {XdmaFault::DescriptorReadError, "descriptor_read_error"},
+    {XdmaFault::BadMagic, "bad_magic"},
+    {XdmaFault::DataBitFlip, "data_bit_flip"},
+    {XdmaFault::DropPacket, "drop_packet"},
+    {XdmaFault::DuplicatePacket, "duplicate_packet"},
+    {XdmaFault::ReorderPacket, "reorder_packet"},
+    {XdmaFault::ShortC2hLength, "short_c2h_length"},
+    {XdmaFault::OverrunOneByte, "overrun_one_byte"},
+};
+constexpr pdt::Spelling<QdmaFault> kQdmaFaultNames[] = {
+    {QdmaFault::DescriptorError, "qdma_descriptor_error"},
+    {QdmaFault::CompletionError, "qdma_completion_error"},
+    {QdmaFault::QueueStall, "qdma_queue_stall"},
+};
+
+// The fault of `table` named `name`; nullopt when none is.
+template <typename Fault, size_t N>
+std::optional<Fault> fault_named(const std::string& name, const pdt::Spelling<Fault> (&table)[N]) {
+    for (const pdt::Spelling<Fault>& entry : table)
+        if (name == entry.name)
+            return entry.value;
     return std::nullopt;
 }
+
+// The faults of `table`, in its order.
+template <typename Fault, size_t N>
+std::vector<Fault> faults_of(const pdt::Spelling<Fault> (&table)[N]) {
+    std::vector<Fault> faults;
+    for (const pdt::Spelling<Fault>& entry : table)
+        faults.push_back(entry.value);
+    return faults;
+}
+
+}  // namespace
+
+const char* fault_name(XdmaFault fault) { return pdt::spelling(fault, kXdmaFaultNames); }
+
+std::vector<XdmaFault> all_faults() { return faults_of(kXdmaFaultNames); }
+
+std::optional<XdmaFault> parse_fault_name(const std::string& name) { return fault_named(name, kXdmaFaultNames); }
+
+const char* fault_name(QdmaFault fault) { return pdt::spelling(fault, kQdmaFaultNames); }
+
+std::vector<QdmaFault> all_qdma_faults() { return faults_of(kQdmaFaultNames); }
+
+namespace {
 
 pdt::Error bad_spec(const std::string& item, const std::string& why) {
     std::string names;
@@ -119,7 +121,7 @@ pdt::Result<FaultPlan> parse_fault_plan(const std::string& text) {
             if (plan.lie)
                 return bad_spec(item, "a second lie (one of moves_nothing, stale_after=N, completes_early at most)");
             plan.lie = PDT_TRY(streams::parse_lie(kFaultEnvironmentVariable, item));
-        } else if (const auto qdma = parse_qdma_fault_name(item.substr(0, item.find('@')))) {
+        } else if (const auto qdma = fault_named(item.substr(0, item.find('@')), kQdmaFaultNames)) {
             plan.qdma_injections.push_back(PDT_TRY(parse_qdma_one(item, *qdma)));
         } else {
             plan.injections.push_back(PDT_TRY(parse_one(item)));

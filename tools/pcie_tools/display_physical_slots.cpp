@@ -1,12 +1,8 @@
 // display_physical_slots: every PCI function that has a physical slot, from sysfs
 // (/sys/bus/pci/slots/*/address) or from the Slot Capabilities of the function or a port above
-// it, with its NUMA node. Lines as fpga_sio's tool of the same name prints them. Built once,
-// installed also under fpga_sio's names (symbolic links: pcie_tools/CMakeLists.txt); the name it
-// runs under names it in its messages and gives --access its default.
-#include <unistd.h>
-
+// it, with its NUMA node. Lines as fpga_sio's tool of the same name prints them. Installed also
+// under fpga_sio's names (pci_tool.hpp).
 #include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <span>
@@ -14,10 +10,9 @@
 
 #include "pcie_tools/dump_info.hpp"
 #include "pcie_tools/physical_slots.hpp"
-#include "sim/config_topology.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
-#include "cli/invoked_name.hpp"
+#include "pci_tool.hpp"
 
 namespace po = boost::program_options;
 
@@ -39,10 +34,7 @@ std::optional<std::string> sysfs_root_for(const std::string& access, const po::v
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
-    const cli::PciAccessName invoked = cli::pci_access_name(argv[0], "display_physical_slots");
-    const std::string tool(invoked.name);
-    std::string access(invoked.access);
+    auto [tool, access] = pci_tool::start(argv[0], "display_physical_slots");
     std::string sysfs_root;
     std::vector<std::string> devices;
     po::options_description visible(
@@ -50,9 +42,9 @@ int main(int argc, char** argv) {
         "Lists the PCI functions that have a physical slot (sysfs, or the Physical Slot Number in the Slot "
         "Capabilities of the function or a port above it) and their NUMA node; no argument: every function.\n\nOptions");
     cli::add_help_and_version(visible);
+    pci_tool::add_access_option(visible, access,
+                                "config-space access: libpci, pciaccess, vfio, dump:<lspci -xxxx file>, sim");
     visible.add_options()(
-        "access", po::value(&access)->default_value(access),
-        "config-space access: libpci, pciaccess, vfio, dump:<lspci -xxxx file>, sim")(
         "sysfs_root", po::value(&sysfs_root),
         "sysfs tree to read slots and NUMA nodes from (default: $PDT_SYSFS_ROOT, else /sys, for libpci, pciaccess "
         "and vfio; none for dump: and sim)");
@@ -62,11 +54,8 @@ int main(int argc, char** argv) {
     if (auto status = cli::parse_command_line(
             argc, argv, {visible, cli::tool_usage(tool), &devices, "device"}, &vm))
         return *status;
-    if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)
-        std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
-                     "are readable, so slots are found from sysfs only\n";
-    const vfio::LockOptions lock{vfio::configured_lock_directory(), std::chrono::milliseconds(0), ""};
-    auto bus = pcie::open_backend(access, false, lock, sim::open_demo_topology);
+    pci_tool::warn_unless_root(access, "slots are found from sysfs only");
+    auto bus = pci_tool::open_config_backend(access, false, std::chrono::milliseconds(0));
     if (!bus)
         return cli::report_error(tool, bus.error());
     pcie::SlotOptions options;

@@ -1,9 +1,6 @@
 // dump_pci_info: lspci-style dump of PCI functions and their bridges up to the root, with the
 // link summary of the whole path. Arguments as fpga_sio's: BDFs, vendor:device or vendor IDs.
-#include <unistd.h>
-
 #include <array>
-#include <cstdio>
 #include <iostream>
 #include <span>
 #include <string>
@@ -11,13 +8,11 @@
 #include "pcie_tools/decode.hpp"
 #include "pcie_tools/dump_info.hpp"
 #include "pcie_tools/config_text.hpp"
-#include "sim/config_topology.hpp"
 #include "cli/command_line.hpp"
 #include "cli/device_options.hpp"
-#include "cli/invoked_name.hpp"
+#include "pci_tool.hpp"
 
-// Built once, installed also under fpga_sio's names (symbolic links: pcie_tools/CMakeLists.txt);
-// the name it runs under names it in its messages and gives --access its default.
+// Installed also under fpga_sio's names (pci_tool.hpp).
 
 namespace po = boost::program_options;
 
@@ -34,19 +29,17 @@ pdt::Result<pcie::Lines> lspci_lines(pcie::ConfigBackend& bus, const pcie::PciAd
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
-    const cli::PciAccessName invoked = cli::pci_access_name(argv[0], "dump_pci_info");
-    const std::string tool(invoked.name);
-    std::string access(invoked.access);
+    auto [tool, access] = pci_tool::start(argv[0], "dump_pci_info");
     std::string lock_timeout;
     std::vector<std::string> devices;
     po::options_description visible(tool + " [options] [<bdf> | <vendor>:<device> | <vendor>]...\n"
                                               "Dumps config space of each device and its bridges up to the root; no argument "
                                               "dumps every vendor 10ee device.\n\nOptions");
     cli::add_help_and_version(visible);
+    pci_tool::add_access_option(visible, access,
+                                "config-space access: libpci, pciaccess, vfio (vfio-pci bound functions via their "
+                                "VFIO config region), dump:<lspci -xxxx file>, sim");
     visible.add_options()(
-        "access", po::value(&access)->default_value(access),
-        "config-space access: libpci, pciaccess, vfio (vfio-pci bound functions via their VFIO config region), dump:<lspci -xxxx file>, sim")(
         "lspci", "print each function as `lspci -vvv` does (title, header, every capability) instead of fpga_sio's layout");
     bool json = false;
     cli::add_json_option(visible, json, cli::JsonForm::Document);
@@ -55,14 +48,11 @@ int main(int argc, char** argv) {
     if (auto status = cli::parse_command_line(
             argc, argv, {visible, cli::tool_usage(tool, "Usage: "), &devices, "device"}, &vm))
         return *status;
-    if ((access == "libpci" || access == "pciaccess") && geteuid() != 0)
-        std::cerr << "Warning: not running as root (no CAP_SYS_ADMIN): only the first 64 bytes of config space "
-                     "are readable, so PCI Express capabilities cannot be shown\n";
+    pci_tool::warn_unless_root(access, "PCI Express capabilities cannot be shown");
     const auto lock_wait = cli::parse_lock_timeout(lock_timeout);
     if (!lock_wait)
         return cli::report_error(tool, lock_wait.error());
-    const vfio::LockOptions lock{vfio::configured_lock_directory(), *lock_wait, ""};
-    auto bus = pcie::open_backend(access, false, lock, sim::open_demo_topology);
+    auto bus = pci_tool::open_config_backend(access, false, *lock_wait);
     if (!bus)
         return cli::report_error(tool, bus.error());
     auto selected = pcie::select_devices(**bus, devices);

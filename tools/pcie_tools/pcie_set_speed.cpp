@@ -1,19 +1,16 @@
 // pcie_set_speed <bdf> [speed]: set the Target Link Speed of a link and retrain it from the
 // port that owns it; exit 1 when the link did not reach the target.
 #include <array>
-#include <cstdio>
 #include <iostream>
 #include <optional>
 #include <span>
 #include <string>
 
 #include "pcie_tools/retrain.hpp"
-#include "sim/config_topology.hpp"
 #include "cli/command_line.hpp"
-#include "cli/invoked_name.hpp"
+#include "pci_tool.hpp"
 
-// Built once, installed also under fpga_sio's names (symbolic links: pcie_tools/CMakeLists.txt);
-// the name it runs under names it in its messages and gives --access its default.
+// Installed also under fpga_sio's names (pci_tool.hpp).
 
 namespace po = boost::program_options;
 
@@ -34,10 +31,7 @@ std::optional<unsigned> parse_timeout_ms(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line reaches a pipe or file as printed
-    const cli::PciAccessName invoked = cli::pci_access_name(argv[0], "pcie_set_speed");
-    const std::string tool(invoked.name);
-    std::string access(invoked.access);
+    auto [tool, access] = pci_tool::start(argv[0], "pcie_set_speed");
     std::vector<std::string> arguments;
     std::string timeout_text = "1000";
     po::options_description visible(
@@ -45,10 +39,11 @@ int main(int argc, char** argv) {
         "new_speed: Target Link Speed code 1..6 (2.5/5/8/16/32/64 GT/s) or a rate such as 8GT/s; default: the "
         "port's maximum.\n\nOptions");
     cli::add_help_and_version(visible);
+    pci_tool::add_access_option(visible, access,
+                                "config-space access: libpci, pciaccess, vfio (functions bound to vfio-pci read "
+                                "through their VFIO config region, the port above written through libpci), "
+                                "dump:<lspci -xxxx file> (read-only), sim");
     visible.add_options()(
-        "access", po::value(&access)->default_value(access),
-        "config-space access: libpci, pciaccess, vfio (functions bound to vfio-pci read through their VFIO config "
-        "region, the port above written through libpci), dump:<lspci -xxxx file> (read-only), sim")(
         "timeout-ms", po::value(&timeout_text)->default_value(timeout_text),
         "how long to wait for Link Training to clear, before and after Retrain Link (1..600000)");
     if (auto status = cli::parse_command_line(
@@ -80,8 +75,7 @@ int main(int argc, char** argv) {
         options.target_speed = *speed;
     }
     // --access vfio opens the device through VFIO: take its advisory lock first (fail at once when held).
-    const vfio::LockOptions lock{vfio::configured_lock_directory(), std::chrono::milliseconds(0), ""};
-    auto bus = pcie::open_backend(access, true, lock, sim::open_demo_topology);
+    auto bus = pci_tool::open_config_backend(access, true, std::chrono::milliseconds(0));
     if (!bus)
         return cli::report_error(tool, bus.error());
     auto report = pcie::set_link_speed(**bus, *address, options, [](const std::string& line) { std::cout << line << "\n"; });

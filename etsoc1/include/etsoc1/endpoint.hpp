@@ -8,19 +8,17 @@
 #include <memory>
 
 #include "etsoc1/card.hpp"
+#include "etsoc1/transfers.hpp"
 #include "streams/copy_endpoint.hpp"
 
 namespace etsoc1 {
 
 struct EndpointConfig {
-    int device = 0;
-    unsigned queues = 4;                   // card streams
-    unsigned window = 4;                   // copies in flight per direction (4 DMA channels each)
+    // The card, the copies in flight per direction (window: 4 DMA channels each), the card
+    // streams that are the endpoint's queues (streams_per_direction), the flags every command
+    // carries and how long aborts (reset_queues, the close) wait: the tool's transfer timeout.
+    MoverConfig mover;
     uint64_t card_memory_bytes = 64u << 20;  // the window copies address, allocated on the card
-    bool barrier_to_card = false;          // the flags every command carries
-    bool barrier_from_card = false;
-    // Aborts (reset_queues, the close) wait at most this long: the tool's transfer timeout.
-    std::chrono::milliseconds abort_timeout{5000};
 };
 
 // The card must outlive the endpoint.

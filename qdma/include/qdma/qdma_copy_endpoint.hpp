@@ -9,7 +9,7 @@
 // Completion is read from each ring's status descriptor (writeback cidx): polled, or on the
 // interrupt of an aggregation ring (config.interrupts).
 //
-//   qdma::CopyEndpointConfig config{.name = "0000:15:00.0 VD100_qdma_ddr4", .bar = 0,
+//   qdma::CopyEndpointConfig config{.name = "0000:15:00.0 VD100_qdma_ddr4", .function = {.bar = 0},
 //                                   .card_memory_base = 0x800000000, .card_memory_size = 1ull << 32};
 //   auto endpoint = PDT_TRY(qdma::open_copy_endpoint(device, config));
 #pragma once
@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "qdma/qdma_function.hpp"
 #include "streams/copy_endpoint.hpp"
 #include "vfio_access/device.hpp"
 
@@ -26,10 +27,9 @@ namespace qdma {
 
 struct CopyEndpointConfig {
     std::string name;               // for messages: "0000:15:00.0 VD100_qdma_ddr4"
-    unsigned bar = 0;               // the QDMA BAR (designs::Qdma::bar)
-    unsigned function = 0;          // the PCIe function (physical function number)
-    uint16_t qid_base = 0;          // the function's first physical queue (FMAP)
-    uint16_t function_queues = 16;  // queues the function is given (FMAP qid_max)
+    // The function opened: the QDMA BAR (designs::Qdma::bar), the PCIe function (physical
+    // function number), its physical queues (FMAP qid_base, qid_max) and the context timeout.
+    FunctionOptions function;
     uint16_t qid_first = 0;         // the first queue pair used
     uint64_t card_memory_base = 0;  // AXI address of card offset 0
     uint64_t card_memory_size = 0;  // bytes the copies may address
@@ -38,7 +38,6 @@ struct CopyEndpointConfig {
     unsigned max_in_flight = 64;    // copies one endpoint queue holds at most
     uint32_t piece_bytes = 0x8000;  // bytes one MM descriptor moves at most (1..64K-1)
     unsigned dma_mask_bits = 64;
-    std::chrono::milliseconds context_timeout{100};
     std::function<void(const std::string&)> warn;  // a queue found enabled (default: stderr)
     // Completion by interrupt instead of polling alone: every queue interrupts through one
     // interrupt aggregation ring (qdma_interrupt_ring.hpp) on MSI-X vector msi_vector; wait()

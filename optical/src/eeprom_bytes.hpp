@@ -36,23 +36,24 @@ inline pdt::Error too_few_bytes(const char* document, const char* page, size_t h
                            pdt::format("%zu bytes read, %zu needed", have, need));
 }
 
-// The check code at `at` covering bytes first..at-1: an EILSEQ error naming it, or none.
+// The check code at `at` covering bytes first..at-1: an EBADMSG error naming it, or none.
 inline pdt::Result<void> check(const char* document, const char* page, const char* name,
                                std::span<const uint8_t> bytes, size_t first, size_t at) {
     const uint8_t expected = check_code(bytes.data() + first, at - first);
     if (bytes[at] == expected)
         return {};
     return pdt::make_error(pdt::format("decode %s EEPROM", document),
-                           pdt::format("%s byte %zu (%s)", page, at, name), EILSEQ,
+                           pdt::format("%s byte %zu (%s)", page, at, name), EBADMSG,
                            pdt::format("checksum of bytes %zu-%zu is 0x%02x, the module holds 0x%02x: "
                                        "a corrupt EEPROM or a bad read", first, at - 1, expected, bytes[at]));
 }
 
-// An identifier the document does not describe: EILSEQ, naming the byte and the codes it knows.
+// An identifier the document does not describe: EPROTONOSUPPORT, naming the byte and the codes
+// it knows.
 inline pdt::Error not_this_document(const char* document, const char* page, size_t at, uint8_t code,
                                     const std::string& code_name, const char* known) {
     return pdt::make_error(pdt::format("decode %s EEPROM", document),
-                           pdt::format("%s byte %zu (Identifier)", page, at), EILSEQ,
+                           pdt::format("%s byte %zu (Identifier)", page, at), EPROTONOSUPPORT,
                            pdt::format("identifier 0x%02x (%s) is not one %s describes (%s)", code,
                                        code_name.c_str(), document, known));
 }

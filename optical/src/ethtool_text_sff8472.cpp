@@ -136,7 +136,7 @@ std::string ethtool_text(const Sff8472Module& module) {
 }
 
 std::string rejected_text(const pdt::Error& error, std::span<const RawPage> pages) {
-    std::string t = "Module EEPROM not decoded: " + error.message() + "\n";
+    std::string t = error.message() + "\n";
     for (const RawPage& page : pages) {
         t += pdt::format("%s (%zu bytes):\n", page.name, page.bytes.size());
         t += hex_dump(page.bytes.data(), page.bytes.size(), page.base);

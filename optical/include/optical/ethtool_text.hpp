@@ -25,8 +25,9 @@ struct RawPage {
     unsigned base = 0;  // the address of its first byte (128 for an upper page)
 };
 
-// The report of an EEPROM that did not decode: the error's message on one line, then each page
-// named and dumped as `ethtool -m ... hex on` dumps it.
+// The report of an EEPROM that did not decode: the error's message on one line ("decode
+// SFF-8472 EEPROM A0h byte 63 (CC_BASE): Bad message (...)"), then each page named and dumped
+// as `ethtool -m ... hex on` dumps it.
 std::string rejected_text(const pdt::Error& error, std::span<const RawPage> pages);
 
 // decode, then ethtool_text or rejected_text: the whole text for a module's bytes.

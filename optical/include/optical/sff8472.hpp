@@ -70,9 +70,9 @@ struct Sff8472Module {
 };
 
 // Decodes A0h (at least kSff8472A0Bytes) and A2h (at least kSff8472A2Bytes; may be empty only
-// when A0h says no diagnostics are implemented). Errors: EINVAL for bytes too few, EILSEQ for
-// an identifier that is not an SFP's (02h, 03h) or a failed checksum; the error names the
-// address and byte.
+// when A0h says no diagnostics are implemented). Errors: EINVAL for bytes too few,
+// EPROTONOSUPPORT for an identifier that is not an SFP's (02h, 03h), EBADMSG for a failed
+// checksum; the error names the address and byte.
 pdt::Result<Sff8472Module> decode_sff8472(std::span<const uint8_t> a0, std::span<const uint8_t> a2);
 
 }  // namespace optical

@@ -76,8 +76,8 @@ struct Sff8636Module {
 
 // Decodes the lower page with upper page 00h (at least kSff8636Page00Bytes) and upper page 03h
 // (kSff8636Page03Bytes, or empty when the module is flat memory or the page was not read).
-// Errors as decode_sff8472's: EINVAL for bytes too few, EILSEQ for an identifier that is not a
-// QSFP's (0Ch, 0Dh, 11h) or a failed checksum.
+// Errors as decode_sff8472's: EINVAL for bytes too few, EPROTONOSUPPORT for an identifier that
+// is not a QSFP's (0Ch, 0Dh, 11h), EBADMSG for a failed checksum.
 pdt::Result<Sff8636Module> decode_sff8636(std::span<const uint8_t> page00, std::span<const uint8_t> page03);
 
 }  // namespace optical

@@ -42,7 +42,8 @@ std::string sff8472_wavelength_lines(const Sff8472Module& m) {
     return line("Laser wavelength", pdt::format("%unm", m.wavelength));
 }
 
-// Options (bytes 64-65), one line a bit set, in ethtool's order.
+// Options (bytes 64-65): the raw bytes, then the description of the bit set that ethtool tests
+// last (ethtool 6.x prints one "Option" line; up to 6.9 it printed one a bit).
 std::string sff8472_option_lines(const std::array<uint8_t, 2>& options) {
     struct Bit {
         int byte;
@@ -57,11 +58,12 @@ std::string sff8472_option_lines(const std::array<uint8_t, 2>& options) {
         {0, 2, "Cooled transceiver implemented"}, {0, 3, "Retimer or CDR implemented"},
         {0, 4, "Paging implemented"}, {0, 5, "Power level 3 requirement"},
     };
-    std::string text = line("Option values", pdt::format("0x%02x 0x%02x", options[0], options[1]));
+    const char* last = nullptr;
     for (const Bit& b : kBits)
         if (options[b.byte] & (1 << b.bit))
-            text += line("Option", b.text);
-    return text;
+            last = b.text;
+    const std::string text = line("Option values", pdt::format("0x%02x 0x%02x", options[0], options[1]));
+    return last ? text + line("Option", last) : text;
 }
 
 std::string sff8472_serial_id_text(const Sff8472Module& m) {
@@ -77,8 +79,8 @@ std::string sff8472_serial_id_text(const Sff8472Module& m) {
     std::string t = code("Extended identifier", m.ext_identifier, sff8472_ext_identifier_text(m.ext_identifier));
     t += code("Connector", m.connector, connector_name(m.connector));
     t += line("Transceiver codes", codes);
-    for (const std::string& description : m.transceiver.descriptions)
-        t += line("Transceiver type", description);
+    if (!m.transceiver.descriptions.empty())
+        t += line("Transceiver type", m.transceiver.descriptions.back());
     t += code("Encoding", m.encoding, encoding_name(m.encoding, EncodingTable::sff8472));
     t += line("BR Nominal", pdt::format("%uMBd", br_nominal));
     t += code("Rate identifier", m.rate_identifier, sff8472_rate_identifier_text(m.rate_identifier));

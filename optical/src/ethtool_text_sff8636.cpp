@@ -100,8 +100,8 @@ std::string sff8636_serial_id_text(const Sff8636Module& m) {
     std::string t = sff8636_ext_identifier_text(m);
     t += code("Connector", m.connector, connector_name(m.connector));
     t += line("Transceiver codes", codes);
-    for (const std::string& description : m.transceiver.descriptions)
-        t += line("Transceiver type", description);
+    // ethtool 6.x prints the last code set, and the line even when none is.
+    t += line("Transceiver type", m.transceiver.descriptions.empty() ? "" : m.transceiver.descriptions.back());
     t += code("Encoding", m.encoding, encoding_name(m.encoding, EncodingTable::sff8636));
     t += line("BR Nominal", pdt::format("%uMbps", m.br_nominal * 100u));
     t += line("Rate identifier", pdt::format("0x%02x", m.extended_rate_select));

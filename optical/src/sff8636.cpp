@@ -49,6 +49,13 @@ Compliance sff8636_compliance(std::span<const uint8_t> id) {
     Compliance compliance;
     for (size_t at = p00::Specification_Compliance; at < p00::Specification_Compliance + 8; ++at)
         compliance.codes.push_back(id[at]);
+    // ethtool's order: the 10/40G Ethernet bits of byte 131, the extended code, then the rest.
+    const auto add_bits = [&](bool byte131) {
+        for (const Sff8636ComplianceBit& code : kSff8636ComplianceBits)
+            if ((code.byte == p00::Specification_Compliance) == byte131 && (id[code.byte] & (1u << code.bit)))
+                compliance.descriptions.push_back(code.text);
+    };
+    add_bits(true);
     if (id[p00::Specification_Compliance] & p00::Extended_compliance) {
         const ExtendedCompliance ext = extended_compliance(id[p00::Link_codes]);
         if (ext.description.empty())
@@ -57,9 +64,7 @@ Compliance sff8636_compliance(std::span<const uint8_t> id) {
             compliance.descriptions.push_back(ext.family.empty() ? ext.description
                                                                  : ext.family + ": " + ext.description);
     }
-    for (const Sff8636ComplianceBit& code : kSff8636ComplianceBits)
-        if (id[code.byte] & (1u << code.bit))
-            compliance.descriptions.push_back(code.text);
+    add_bits(false);
     return compliance;
 }
 

@@ -17,8 +17,8 @@ using namespace optical;
 // module-common.c ("\t%-41s : %s", "0x%02x (description)", the OUI, ASCII fields trimmed),
 // sfpdiag.c (sff8472_show_all: diagnostics, the 20 flags "On"/"Off") and sff-common.h/.c
 // (temperature "%.2f degrees C / %.2f degrees F", voltage "%.4f V", bias "%.3f mA", power
-// "%.4f mW / %.2f dBm", the 20 thresholds). The three "Option" lines are one a bit set, as
-// ethtool printed them up to 6.9 (later versions print only the last, TX_DISABLE).
+// "%.4f mW / %.2f dBm", the 20 thresholds). Options 0x1a sets three bits; ethtool 6.x prints
+// the one it tests last, TX_DISABLE (up to 6.9 it printed a line a bit).
 const std::string kSfp10gSrText =
         "\tIdentifier                                : 0x03 (SFP)\n"
         "\tExtended identifier                       : 0x04 (GBIC/SFP defined by 2-wire interface ID)\n"
@@ -39,8 +39,6 @@ const std::string kSfp10gSrText =
         "\tVendor PN                                 : PDT-SFP-10G-SR\n"
         "\tVendor rev                                : A\n"
         "\tOption values                             : 0x00 0x1a\n"
-        "\tOption                                    : RX_LOS implemented\n"
-        "\tOption                                    : TX_FAULT implemented\n"
         "\tOption                                    : TX_DISABLE implemented\n"
         "\tBR margin max                             : 0%\n"
         "\tBR margin min                             : 0%\n"

@@ -30,7 +30,8 @@ uint8_t check_code(const uint8_t* bytes, size_t length);
 std::string hex_dump(const uint8_t* bytes, size_t length, unsigned base);
 
 // The transceiver compliance of a module: the raw code bytes as the document lists them and
-// a description of each code set (one line each, as ethtool prints "Transceiver type").
+// a description of each code set, in the order ethtool tests them (ethtool 6.x prints only the
+// last as "Transceiver type").
 struct Compliance {
     std::vector<uint8_t> codes;
     std::vector<std::string> descriptions;

@@ -130,7 +130,9 @@ std::string sff8472_diagnostics_text(const Sff8472Diagnostics& d) {
 
 std::string ethtool_text(const Sff8472Module& module) {
     std::string t = code("Identifier", module.identifier, identifier_name(module.identifier));
-    t += sff8472_serial_id_text(module);
+    // ethtool prints the serial ID only of a module defined by the 2-wire ID (byte 1 04h).
+    if (module.ext_identifier == 0x04)
+        t += sff8472_serial_id_text(module);
     t += line("Optical diagnostics support", text::yes_no(module.diagnostics.has_value()));
     if (module.diagnostics)
         t += sff8472_diagnostics_text(*module.diagnostics);

@@ -57,7 +57,7 @@ Compliance sff8472_compliance(std::span<const uint8_t> id) {
     for (const Sff8472ComplianceBit& code : kSff8472ComplianceBits)
         if (id[code.byte] & (1u << code.bit))
             compliance.descriptions.push_back(code.text);
-    const std::string extended = extended_compliance(id[a0::Transceiver_ext]).description;
+    const std::string extended = extended_compliance_sff8472(id[a0::Transceiver_ext]);
     if (!extended.empty())
         compliance.descriptions.push_back("Extended: " + extended);
     return compliance;

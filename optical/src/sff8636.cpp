@@ -56,14 +56,8 @@ Compliance sff8636_compliance(std::span<const uint8_t> id) {
                 compliance.descriptions.push_back(code.text);
     };
     add_bits(true);
-    if (id[p00::Specification_Compliance] & p00::Extended_compliance) {
-        const ExtendedCompliance ext = extended_compliance(id[p00::Link_codes]);
-        if (ext.description.empty())
-            compliance.descriptions.push_back("(reserved or unknown)");
-        else
-            compliance.descriptions.push_back(ext.family.empty() ? ext.description
-                                                                 : ext.family + ": " + ext.description);
-    }
+    if (id[p00::Specification_Compliance] & p00::Extended_compliance)
+        compliance.descriptions.push_back(extended_compliance_sff8636(id[p00::Link_codes]));
     add_bits(false);
     return compliance;
 }

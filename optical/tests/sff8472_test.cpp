@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "optical/ethtool_text.hpp"
 #include "optical/sff8472.hpp"
@@ -214,6 +215,33 @@ TEST(Sff8472, ModuleWithoutAlarmFlagsHasNoThresholds) {
     EXPECT_FALSE(module->diagnostics->rx_power.flags.has_value());
     const std::string text = ethtool_text(*module);
     EXPECT_TRUE(text.ends_with("\tAlarm/warning flags implemented           : No\n")) << text;
+}
+
+TEST(Sff8472, EveryComplianceCodeDecodedTheLastPrinted) {
+    images::SfpImage image = images::sfp_10gbase_sr();
+    image.a0[6] = 0x01;   // 1000BASE-SX besides 10GBASE-SR
+    image.a0[36] = 0x02;  // extended: 100G Base-SR4 or 25GBase-SR
+    images::fix_sff8472_checksums(image.a0, image.a2);
+    const auto module = decode_sff8472(image.a0, image.a2);
+    ASSERT_TRUE(module.ok());
+    EXPECT_EQ(module->transceiver.descriptions,
+              (std::vector<std::string>{"10G Ethernet: 10G Base-SR", "Ethernet: 1000BASE-SX",
+                                        "Extended: 100G Base-SR4 or 25GBase-SR"}));
+    const std::string text = ethtool_text(*module);
+    EXPECT_EQ(line_of(text, "Transceiver type"), "\tTransceiver type                          : Extended: 100G Base-SR4 or 25GBase-SR");
+    EXPECT_EQ(line_of(text, "Transceiver codes"),
+              "\tTransceiver codes                         : 0x10 0x00 0x00 0x01 0x00 0x00 0x00 0x00 0x02");
+}
+
+TEST(Sff8472, SerialIdPrintedOnlyWhenDefinedByTheTwoWireId) {
+    // Extended identifier other than 04h: ethtool prints the identifier and the diagnostics.
+    images::SfpImage image = images::sfp_10gbase_sr();
+    image.a0[1] = 0x01;
+    images::fix_sff8472_checksums(image.a0, image.a2);
+    const std::string text = text_of(image);
+    EXPECT_TRUE(text.starts_with("\tIdentifier                                : 0x03 (SFP)\n"
+                                 "\tOptical diagnostics support               : Yes\n")) << text;
+    EXPECT_EQ(line_of(text, "Vendor name"), "");
 }
 
 }  // namespace sff8472_test

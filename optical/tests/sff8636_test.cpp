@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "optical/ethtool_text.hpp"
 #include "optical/sff8636.hpp"
@@ -246,6 +247,24 @@ TEST(Sff8636, TemperatureOfZeroMeansNoMonitors) {
     EXPECT_FALSE(module->diagnostics.has_value());
     EXPECT_TRUE(ethtool_text(*module).ends_with("\tModule temperature                        : Not supported\n"
                                                 "\tModule voltage                            : Not supported\n"));
+}
+
+TEST(Sff8636, ComplianceInEthtoolsOrderTheLastPrinted) {
+    images::QsfpImage image = images::qsfp28_100gbase_sr4();
+    image.page00[131] |= 0x04;  // 40G Base-SR4 besides the extended code
+    image.page00[134] = 0x01;   // 1000BASE-SX
+    images::fix_sff8636_checksums(image.page00);
+    const auto module = decode_sff8636(image.page00, image.page03);
+    ASSERT_TRUE(module.ok());
+    EXPECT_EQ(module->transceiver.descriptions,
+              (std::vector<std::string>{"40G Ethernet: 40G Base-SR4", "100G Ethernet: 100G Base-SR4 or 25GBase-SR",
+                                        "Ethernet: 1000BASE-SX"}));
+    EXPECT_EQ(line_of(ethtool_text(*module), "Transceiver type"),
+              "\tTransceiver type                          : Ethernet: 1000BASE-SX");
+    // No code set: ethtool prints the line with nothing after it.
+    image.page00[131] = image.page00[134] = 0;
+    images::fix_sff8636_checksums(image.page00);
+    EXPECT_EQ(line_of(text_of(image), "Transceiver type"), "\tTransceiver type                          : ");
 }
 
 }  // namespace sff8636_test

@@ -62,14 +62,12 @@ std::string connector_name(uint8_t code);
 enum class EncodingTable { sff8472, sff8636 };
 std::string encoding_name(uint8_t code, EncodingTable table);
 
-// Table 4-4, Extended Specification Compliance Codes (SFF-8472 A0h byte 36, SFF-8636 byte
-// 192): the code's description ("100G Base-SR4 or 25GBase-SR") and the family SFF-8636's
-// listing names it under ("100G Ethernet"; empty where it names none). An unallocated code, or
-// one this table does not hold, has an empty description.
-struct ExtendedCompliance {
-    std::string description;
-    std::string family;
-};
-ExtendedCompliance extended_compliance(uint8_t code);
+// Table 4-4, Extended Specification Compliance Codes, worded as ethtool words each document's:
+// for SFF-8472 (A0h byte 36) the description after "Extended: " ("100G Base-SR4 or
+// 25GBase-SR"), empty for a code ethtool's SFP list does not hold; for SFF-8636 (byte 192) the
+// whole "Transceiver type" ("100G Ethernet: 100G Base-SR4 or 25GBase-SR"), "(reserved or
+// unknown)" for a code it does not hold.
+std::string extended_compliance_sff8472(uint8_t code);
+std::string extended_compliance_sff8636(uint8_t code);
 
 }  // namespace optical

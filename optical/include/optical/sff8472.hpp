@@ -63,8 +63,12 @@ struct Sff8472Module {
     // Nominal signalling rate in MBd (byte 12 x 100, or byte 66 x 250 when byte 12 is FFh); 0
     // where the module does not specify it.
     unsigned br_nominal_mbd() const;
-    bool passive_cable() const { return transceiver.codes[5] & 0x04; }  // byte 8 bit 2
-    bool active_cable() const { return transceiver.codes[5] & 0x08; }   // byte 8 bit 3
+    bool passive_cable() const { return transceiver_byte(8) & 0x04; }  // byte 8 bit 2
+    bool active_cable() const { return transceiver_byte(8) & 0x08; }   // byte 8 bit 3
+    // A0h byte 3..10 of the transceiver codes (0 when the module holds none).
+    uint8_t transceiver_byte(size_t byte) const {
+        return byte >= 3 && byte - 3 < transceiver.codes.size() ? transceiver.codes[byte - 3] : 0;
+    }
     // Absent when A0h byte 92 bit 6 (Digital diagnostic monitoring implemented) is clear.
     std::optional<Sff8472Diagnostics> diagnostics;
 };

@@ -67,7 +67,7 @@ struct Sff8472Module {
     bool active_cable() const { return transceiver_byte(8) & 0x08; }   // byte 8 bit 3
     // A0h byte 3..10 of the transceiver codes (0 when the module holds none).
     uint8_t transceiver_byte(size_t byte) const {
-        return byte >= 3 && byte - 3 < transceiver.codes.size() ? transceiver.codes[byte - 3] : 0;
+        return byte >= 3 && byte <= 10 && byte - 3 < transceiver.codes.size() ? transceiver.codes[byte - 3] : 0;
     }
     // Absent when A0h byte 92 bit 6 (Digital diagnostic monitoring implemented) is clear.
     std::optional<Sff8472Diagnostics> diagnostics;

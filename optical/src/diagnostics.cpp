@@ -1,4 +1,4 @@
-// DDM unit conversions and SFF-8472's external calibration (section 9.3).
+// DDM unit conversions and SFF-8472's external calibration.
 #include "optical/diagnostics.hpp"
 
 #include <cmath>

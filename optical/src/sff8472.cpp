@@ -1,4 +1,4 @@
-// SFF-8472 decoding: A0h serial ID (section 4, 5, 8) and A2h diagnostics (section 9).
+// SFF-8472 decoding: A0h serial ID and A2h diagnostics.
 #include "optical/sff8472.hpp"
 
 #include "eeprom_bytes.hpp"

@@ -1,5 +1,5 @@
-// SFF-8472 Rev 12.4 memory map (private to optical): byte addresses named as tables 4-1
-// (A0h serial ID) and 9-5..9-16 (A2h diagnostics) name them.
+// SFF-8472 memory map (private to optical): byte addresses named as the document's tables of
+// A0h (table 4-1, the serial ID) and of A2h (the diagnostics) name them.
 #pragma once
 
 #include <cstddef>
@@ -48,13 +48,13 @@ constexpr uint8_t Alarm_warning_flags_implemented = 1 << 7;
 
 namespace optical::sff8472_a2 {
 
-// Alarm and warning thresholds (table 9-5): high alarm, low alarm, high warning, low warning.
+// Alarm and warning thresholds: high alarm, low alarm, high warning, low warning.
 constexpr size_t Temp_High_Alarm = 0;
 constexpr size_t Voltage_High_Alarm = 8;
 constexpr size_t Bias_High_Alarm = 16;
 constexpr size_t TX_Power_High_Alarm = 24;
 constexpr size_t RX_Power_High_Alarm = 32;
-// External calibration constants (table 9-6).
+// External calibration constants.
 constexpr size_t Rx_PWR_4 = 56;  // Rx_PWR(4) .. Rx_PWR(0) at 56, 60, 64, 68, 72
 constexpr size_t Tx_I_Slope = 76;
 constexpr size_t Tx_I_Offset = 78;
@@ -65,14 +65,14 @@ constexpr size_t T_Offset = 86;
 constexpr size_t V_Slope = 88;
 constexpr size_t V_Offset = 90;
 constexpr size_t CC_DMI = 95;    // sum of bytes 0-94
-// A/D values (table 9-11).
+// A/D values.
 constexpr size_t Temperature = 96;
 constexpr size_t Vcc = 98;
 constexpr size_t TX_Bias = 100;
 constexpr size_t TX_Power = 102;
 constexpr size_t RX_Power = 104;
 constexpr size_t Status_Control = 110;
-// Alarm and warning flags (table 9-12): byte 112/116 bits 7..0 temperature high/low, Vcc
+// Alarm and warning flags: byte 112/116 bits 7..0 temperature high/low, Vcc
 // high/low, TX bias high/low, TX power high/low; byte 113/117 bits 7, 6 RX power high/low.
 constexpr size_t Alarm_Flags = 112;
 constexpr size_t Warning_Flags = 116;

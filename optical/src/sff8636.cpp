@@ -14,7 +14,7 @@ namespace p00 = sff8636_page00;
 namespace p03 = sff8636_page03;
 constexpr const char* kSff8636 = "SFF-8636";
 
-// Table 6-17, Specification Compliance Codes (bytes 131-138) as ethtool -m words them. Byte
+// Specification Compliance Codes (bytes 131-138) as ethtool -m words them. Byte
 // 131 bit 7 (extended, byte 192) is decoded apart.
 struct Sff8636ComplianceBit {
     uint8_t byte;

@@ -1,6 +1,5 @@
-// SFF-8636 Rev 2.10a memory map (private to optical): byte addresses of the lower page (table
-// 6-2..6-18), upper page 00h (table 6-13..6-24) and upper page 03h (table 6-26..6-31), named as
-// the document names them. Upper page addresses are 128-255, as the document gives them.
+// SFF-8636 memory map (private to optical): byte addresses of the lower page, upper page 00h
+// and upper page 03h, named as the document's tables name them. Upper page addresses are 128-255, as the document gives them.
 #pragma once
 
 #include <cstddef>

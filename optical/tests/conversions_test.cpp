@@ -15,7 +15,7 @@ using namespace optical;
 
 TEST(DdmUnits, TemperatureIsSigned256thsOfADegree) {
     EXPECT_DOUBLE_EQ((Temperature{0x1900}).celsius(), 25.0);
-    EXPECT_DOUBLE_EQ((Temperature{0x7DFF}).celsius(), 125.99609375);  // SFF-8472 table 9-4
+    EXPECT_DOUBLE_EQ((Temperature{0x7DFF}).celsius(), 125.99609375);  // the highest, as SFF-8472's examples give it
     EXPECT_DOUBLE_EQ((Temperature{static_cast<int16_t>(0xFF00)}).celsius(), -1.0);
     EXPECT_DOUBLE_EQ((Temperature{static_cast<int16_t>(0x8000)}).celsius(), -128.0);
     EXPECT_DOUBLE_EQ((Temperature{static_cast<int16_t>(0xF540)}).celsius(), -10.75);

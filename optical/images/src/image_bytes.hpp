@@ -22,7 +22,7 @@ inline void put_float(std::span<uint8_t> image, size_t at, float value) {
     put16(image, at + 2, static_cast<uint16_t>(bits));
 }
 
-// An ASCII field of `length` bytes, padded with spaces (SFF-8472 4.4, SFF-8636 6.3).
+// An ASCII field of `length` bytes, padded with spaces, as SFF-8472 and SFF-8636 store them.
 inline void put_ascii(std::span<uint8_t> image, size_t at, size_t length, std::string_view text) {
     for (size_t i = 0; i < length; ++i)
         image[at + i] = i < text.size() ? static_cast<uint8_t>(text[i]) : ' ';

@@ -10,7 +10,7 @@ namespace {
 
 using bytes::Limits;
 
-// SFF-8472 table 4-1 (A0h) and 9-5..9-12 (A2h): the addresses this image writes.
+// SFF-8472 A0h (table 4-1) and A2h (the diagnostics): the addresses this image writes.
 constexpr size_t kA0VendorName = 20, kA0VendorOui = 37, kA0VendorPn = 40, kA0VendorRev = 56;
 constexpr size_t kA0Wavelength = 60, kA0CcBase = 63, kA0Options = 64, kA0VendorSn = 68, kA0DateCode = 84;
 constexpr size_t kA0DiagnosticType = 92, kA0EnhancedOptions = 93, kA0Compliance = 94, kA0CcExt = 95;
@@ -71,7 +71,7 @@ void put_diagnostics(std::span<uint8_t> a2, const SfpMonitor (&monitors)[5]) {
     }
 }
 
-// External calibration (SFF-8472 9.3) of this module: temperature offset +1 C, Vcc offset
+// External calibration (SFF-8472's diagnostics section) of this module: temperature offset +1 C, Vcc offset
 // -0.1 V, bias slope 2, TX power slope 1/2 and offset +10 uW, RX power 0.5 uW + reading / 2.
 // Each function is the inverse: the A/D word that calibrates to the reading given.
 uint16_t external_temperature(double celsius) {

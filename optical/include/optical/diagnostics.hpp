@@ -9,7 +9,7 @@
 
 namespace optical {
 
-// Module temperature: signed, 1/256 degree Celsius a unit (SFF-8472 9.2, SFF-8636 6.2.4).
+// Module temperature: signed, 1/256 degree Celsius a unit (SFF-8472, SFF-8636).
 struct Temperature {
     int16_t raw = 0;
     double celsius() const { return raw / 256.0; }
@@ -69,7 +69,7 @@ struct Monitor {
 // How the received power is measured (SFF-8472 A0h byte 92 bit 3, SFF-8636 byte 220 bit 3).
 enum class RxPowerType { oma, average };
 
-// SFF-8472 9.3: the slope of an externally calibrated reading is unsigned fixed point (the
+// SFF-8472's external calibration: the slope of an externally calibrated reading is unsigned fixed point (the
 // first byte whole, the second 1/256ths) and its offset a signed 16-bit word in the reading's
 // unit. The result is the calibrated word, truncated toward zero and held to its type's range.
 struct LinearCalibration {
@@ -79,7 +79,7 @@ struct LinearCalibration {
 int16_t calibrate(const LinearCalibration& cal, int16_t reading);
 uint16_t calibrate(const LinearCalibration& cal, uint16_t reading);
 
-// SFF-8472 9.3: received power is a fourth-order polynomial of the reading with IEEE-754
+// SFF-8472's external calibration: received power is a fourth-order polynomial of the reading with IEEE-754
 // single coefficients Rx_PWR(0) to Rx_PWR(4); the result in 0.1 uW, truncated and held to
 // 0..65535.
 struct RxPowerCalibration {

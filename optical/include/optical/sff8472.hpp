@@ -1,6 +1,6 @@
 // SFF-8472 (Management Interface for SFP+): the serial ID of 2-wire address A0h (its first 128
-// bytes, SFF-8472 table 4-1 and 5-1 with SFF-8024's codes) and the digital diagnostics of A2h
-// (table 9-2..9-16), internally or externally calibrated. Decoding checks CC_BASE and CC_EXT
+// bytes, SFF-8472 table 4-1 with SFF-8024's codes) and the digital diagnostics of A2h,
+// internally or externally calibrated. Decoding checks CC_BASE and CC_EXT
 // of A0h and, when diagnostics are read, CC_DMI of A2h; a checksum that fails, an identifier
 // that is not an SFP's, or bytes too few are an error, never a decode.
 #pragma once

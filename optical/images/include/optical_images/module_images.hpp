@@ -40,7 +40,7 @@ struct QsfpImage {
 // SFP+ 10GBASE-SR, 850 nm, LC, 10.3 GBd, 300 m on OM3; digital diagnostics internally
 // calibrated, alarm and warning flags implemented.
 SfpImage sfp_10gbase_sr(const Conditions& conditions = {});
-// The same module externally calibrated (SFF-8472 9.3): A/D words and thresholds stored raw,
+// The same module externally calibrated (SFF-8472's external calibration): A/D words and thresholds stored raw,
 // with slopes, offsets and Rx_PWR coefficients that map them back to the same readings, to
 // the calibration's resolution (bias in 4 uA steps).
 SfpImage sfp_10gbase_sr_external_calibration(const Conditions& conditions = {});

@@ -1,0 +1,61 @@
+// Reading the words of a module's EEPROM (private to optical): big-endian words, as both
+// SFF-8472 and SFF-8636 store them, and the errors every decoder gives.
+#pragma once
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+
+#include "base/format.hpp"
+#include "base/result.hpp"
+#include "optical/module_info.hpp"
+
+namespace optical::eeprom {
+
+inline uint16_t be16(std::span<const uint8_t> bytes, size_t at) {
+    return static_cast<uint16_t>(bytes[at] << 8 | bytes[at + 1]);
+}
+
+inline float be_float(std::span<const uint8_t> bytes, size_t at) {
+    const uint32_t bits = uint32_t{bytes[at]} << 24 | uint32_t{bytes[at + 1]} << 16 |
+                          uint32_t{bytes[at + 2]} << 8 | bytes[at + 3];
+    float value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+inline std::string ascii(std::span<const uint8_t> bytes, size_t first, size_t last) {
+    return ascii_field(bytes.data() + first, last - first + 1);
+}
+
+// "decode <document> EEPROM <page>: <strerror>: <what>" with EINVAL: too few bytes.
+inline pdt::Error too_few_bytes(const char* document, const char* page, size_t have, size_t need) {
+    return pdt::make_error(pdt::format("decode %s EEPROM", document), page, EINVAL,
+                           pdt::format("%zu bytes read, %zu needed", have, need));
+}
+
+// The check code at `at` covering bytes first..at-1: an EBADMSG error naming it, or none.
+inline pdt::Result<void> check(const char* document, const char* page, const char* name,
+                               std::span<const uint8_t> bytes, size_t first, size_t at) {
+    const uint8_t expected = check_code(bytes.data() + first, at - first);
+    if (bytes[at] == expected)
+        return {};
+    return pdt::make_error(pdt::format("decode %s EEPROM", document),
+                           pdt::format("%s byte %zu (%s)", page, at, name), EBADMSG,
+                           pdt::format("checksum of bytes %zu-%zu is 0x%02x, the module holds 0x%02x: "
+                                       "a corrupt EEPROM or a bad read", first, at - 1, expected, bytes[at]));
+}
+
+// An identifier the document does not describe: EPROTONOSUPPORT, naming the byte and the codes
+// it knows.
+inline pdt::Error not_this_document(const char* document, const char* page, size_t at, uint8_t code,
+                                    const std::string& code_name, const char* known) {
+    return pdt::make_error(pdt::format("decode %s EEPROM", document),
+                           pdt::format("%s byte %zu (Identifier)", page, at), EPROTONOSUPPORT,
+                           pdt::format("identifier 0x%02x (%s) is not one %s describes (%s)", code,
+                                       code_name.c_str(), document, known));
+}
+
+}  // namespace optical::eeprom

@@ -196,11 +196,14 @@ host_rates() {
 
 # bound_of RATIO BARE HOST_RATES MODEL THREADS: "bound limit memory cores verified/bound meets"
 # for one case ("-" where there is no figure).
-#   memory: the host threads' write and read rates fall from their rates alone as the copy
-#     engines' traffic grows, in a line through the rates under the GPU's copies (contest); at
-#     rate v the case's copy engines move x = (dma_reads + dma_writes) v and its threads need
-#     v (host_writes / W(x) + host_reads / R(x)) <= 1 of the memory's time; the bound is the
-#     largest such v (found by halving).
+#   memory: the host threads' writes (generated) and reads (checked) each on its own budget: each
+#     kind's rate falls from its rate alone as the other traffic on host memory grows, in a line
+#     through its rate under the GPU's copies (contest); the other traffic is what the threads do
+#     not make themselves: the copy engines' reads and writes and the driver's staging copies,
+#     o = host_writes + host_reads - generated - checked + dma_reads + dma_writes per byte moved.
+#     At rate v: generated v <= W(o v) and checked v <= R(o v), so v <= Wa / (generated + kw o)
+#     and v <= Ra / (checked + kr o), kw = (Wa - Wl) / Xw and kr = (Ra - Rl) / Xr. The time the
+#     threads share between the two kinds is the cores bound's, not memory's.
 #   cores: THREADS cores each generating at G and checking at V (one core's rates):
 #     THREADS / (generated / G + checked / V).
 #   bound: the least of the bare copy, memory and cores; verified / bound is the median of the
@@ -210,28 +213,23 @@ host_rates() {
 bound_of() {
     awk -v ratio="$1" -v bare="$2" -v rates="$3" -v model="$4" -v threads="$5" '
         function num(s) { return s ~ /^[0-9.]+$/ ? s + 0 : -1 }
-        function at(a, l, X, x,   k, r) {  # a host rate with the copy engines moving x GB/s
+        # The most v with share * v <= a - k * other * v: a kind of access on its own budget, its
+        # rate a alone falling to l while the other traffic is X ("-1" where it has no figure).
+        function kind(share, a, l, X,   k) {
+            if (share <= 0) return -1
             k = (l >= 0 && X > 0 && l < a) ? (a - l) / X : 0
-            r = a - k * x
-            return r < 0.01 * a ? 0.01 * a : r
+            return a / (share + k * other)
         }
-        function need(v,   x, t) {
-            x = (m[3] + m[4]) * v; t = 0
-            if (m[1] > 0) t += m[1] / at(wa, wl, xw, x)
-            if (m[2] > 0) t += m[2] / at(ra, rl, xr, x)
-            return v * t
-        }
+        function least(a, b) { return a < 0 ? b : b < 0 ? a : a < b ? a : b }
         function f(x) { return x < 0 ? "-" : sprintf("%.2f", x) }
         BEGIN {
             split(model, m, " "); split(rates, h, " ")
             wa = num(h[1]); wl = num(h[2]); xw = num(h[3]); ra = num(h[4]); rl = num(h[5]); xr = num(h[6])
             g = num(h[7]); v = num(h[8]); bare = num(bare); ratio = num(ratio)
+            other = m[1] + m[2] - m[5] - m[6] + m[3] + m[4]
             mem = -1
-            if ((m[1] > 0 || m[2] > 0) && (m[1] == 0 || wa > 0) && (m[2] == 0 || ra > 0)) {
-                hi = 1 / ((m[1] > 0 ? m[1] / wa : 0) + (m[2] > 0 ? m[2] / ra : 0)); lo = 0
-                for (i = 0; i < 60; i++) { mid = (lo + hi) / 2; if (need(mid) <= 1) lo = mid; else hi = mid }
-                mem = lo
-            }
+            if ((m[5] > 0 || m[6] > 0) && (m[5] == 0 || wa > 0) && (m[6] == 0 || ra > 0))
+                mem = least(kind(m[5], wa, wl, xw), kind(m[6], ra, rl, xr))
             cores = -1
             if ((m[5] > 0 || m[6] > 0) && (m[5] == 0 || g > 0) && (m[6] == 0 || v > 0))
                 cores = threads / ((m[5] > 0 ? m[5] / g : 0) + (m[6] > 0 ? m[6] / v : 0))

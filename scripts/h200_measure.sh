@@ -19,7 +19,8 @@
 #      one process): pinned H2D (fresh and --h2c_replay), D2H, both at once, loopback; pageable
 #      H2D and D2H
 #   3. disturbed: the pinned H2D and D2H cases again with DISTURB memory-bandwidth hogs beside
-#      them: each ratio stays within 0.05 of the quiet one, or the case is marked DISTURBED
+#      them: each ratio stays within 0.05 of the quiet one, or the case is marked DISTURBED (by
+#      its spreads or by other processes' load through it: cuda_line_rate.sh's "load" lines)
 #   4. contest: cuda_host_memory_contest, the host memory's share while the GPU copies both ways,
 #      and its read and write rates apart, alone and under the GPU's copies
 #   5. sweep: pcie_link_measure sweep, direct and staged (pipelined bounce buffers) against the
@@ -249,7 +250,7 @@ bound_of() {
 # model. The cores a case may use: the pattern workers (VERIFY_THREADS) and its channel
 # threads, at most CORES.
 bounds() {
-    [ $# -ge 3 ] || { sed -n '2,36p' "$0"; return 2; }
+    [ $# -ge 3 ] || { sed -n '2,37p' "$0"; return 2; }
     local rows=$1 contest=$2 pattern=$3 cores=${5:-$(nproc)}
     local threads=${4:-$(( cores > 2 ? cores - 2 : 1 ))} rates
     [ -f "$contest" ] || contest=/dev/null
@@ -266,7 +267,7 @@ bounds() {
 
 # table ROWS CONTEST PATTERN [VERIFY_THREADS] [CORES]: a run's table again, with its bounds.
 table() {
-    [ $# -ge 3 ] || { sed -n '2,36p' "$0"; return 2; }
+    [ $# -ge 3 ] || { sed -n '2,37p' "$0"; return 2; }
     local b
     b=$(mktemp) || return 1
     bounds "$@" >"$b" && rows_markdown "$1" "$b" && echo && bounds_markdown "$b"
@@ -321,12 +322,12 @@ run() {
     local cases="h2d h2d_replay d2h both loopback pageable_h2d pageable_d2h"
     step line_rate env GPU="$gpu" ROUNDS="$rounds" SECS="$secs" REF_SECS="$ref_secs" CONFIGS="$ring" \
         CASES="$cases" PREAMBLE=0 DISTURB=0 bash "$here/cuda_line_rate.sh" "$bin" "$out/line_rate"
-    grep -E '^ratio |^NUMA' "$out/line_rate.txt" | sort -u | tee -a "$summary"
+    grep -E '^ratio |^load |^NUMA' "$out/line_rate.txt" | sort -u | tee -a "$summary"
     touch "$out/line_rate/rows.tsv"
     if [ "$hogs" -gt 0 ]; then
         step disturbed env GPU="$gpu" ROUNDS="$rounds" SECS="$secs" REF_SECS="$ref_secs" CONFIGS="$ring" \
             CASES="h2d d2h" PREAMBLE=0 DISTURB="$hogs" bash "$here/cuda_line_rate.sh" "$bin" "$out/disturbed"
-        grep -E '^ratio ' "$out/disturbed.txt" | tee -a "$summary"
+        grep -E '^ratio |^load ' "$out/disturbed.txt" | tee -a "$summary"
         touch "$out/disturbed/rows.tsv"
         disturbed_check "$out/line_rate/rows.tsv" "$out/disturbed/rows.tsv" >"$out/disturbed_check.tsv" ||
             failed+=("disturbed_check (a disturbed ratio off by more than 0.05, not marked)")
@@ -435,5 +436,5 @@ case ${1:-} in
     run) shift; run "$@" ;;
     bounds) shift; bounds "$@" ;;
     table) shift; table "$@" ;;
-    *) sed -n '2,36p' "$0"; exit 2 ;;
+    *) sed -n '2,37p' "$0"; exit 2 ;;
 esac

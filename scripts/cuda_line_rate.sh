@@ -15,7 +15,9 @@
 # CASES (which cases, default "h2d d2h both loopback both_2ch loopback_2ch corrupt"; also
 # pageable_h2d pageable_d2h: --cuda_host_memory pageable against a bare pageable copy;
 # h2d_replay: --h2c_replay, the host generating each buffer once),
-# PREAMBLE (0: skip the link dump and the unit tests, as scripts/h200_measure.sh does).
+# PREAMBLE (0: skip the link dump and the unit tests, as scripts/h200_measure.sh does),
+# OTHER_CORES (the cores other processes may use on average while a case runs before it is
+# marked disturbed, default 0.5), PROC (the /proc it reads for that, default /proc).
 # Each case's figures also go to OUT_DIR/rows.tsv, one line a case (scripts/h200_measure.sh
 # reads it): name, median ratio, lowest, highest, pairs, bare median GB/s, verified median
 # GB/s, bare spread, verdict (quiet or DISTURBED), cores busy, cores per verified GB/s.
@@ -25,8 +27,15 @@
 # (B) in one process, so the pairs interleave A/B/A/B. A case's ratio is the median of its
 # pairs' ratios, printed with their spread; when the bare rates of its rounds spread by more
 # than BOUND, or the pairs' ratios by more than 0.10, the case is marked DISTURBED and its
-# figures are not the device's. DISTURB=N runs N host memory-bandwidth hogs through the whole
-# run, to show what a disturbed run prints.
+# figures are not the device's. Neither sees a disturbance that lasts the whole case (both sides
+# of every pair slowed alike): the busy time of every process on the host is also sampled
+# ($PROC/stat) before and after each case, less this script's and its children's
+# ($PROC/$$/stat), and a case during which other processes used more than OTHER_CORES cores on
+# average is marked DISTURBED too ("load NAME: ..." gives the figure for every case). The cases
+# keep all cores but about one busy (VERIFY_THREADS workers and the channel threads), so half a
+# core of other work already takes a worker's core half the time; an idle host's own background
+# (daemons, kernel threads) stays well under it. DISTURB=N runs N host memory-bandwidth hogs
+# through the whole run, to show what a disturbed run prints.
 set -uo pipefail
 bin=${1:-build}
 out=${2:-cuda_line_rate.$(date +%Y%m%d-%H%M%S)}
@@ -37,6 +46,8 @@ ref_secs=${REF_SECS:-1.5}
 rounds=${ROUNDS:-5}
 bound=${BOUND:-0.10}
 threads=${VERIFY_THREADS:-$(( $(nproc) > 2 ? $(nproc) - 2 : 1 ))}
+other_cores=${OTHER_CORES:-0.5}
+proc=${PROC:-/proc}
 configs=${CONFIGS:-"8:0x1000000 8:0x800000 16:0x400000"}
 cases=" ${CASES:-h2d d2h both loopback both_2ch loopback_2ch corrupt} "
 want() { [[ $cases == *" $1 "* ]]; }
@@ -100,18 +111,50 @@ pair() {
         }' "$2"
 }
 
-# summarise NAME PAIRS_FILE [CORES]: the median ratio of the pairs ("bare verified ratio" lines),
-# its spread, and the verdict (POSIX awk: the columns are sorted by sort(1)); its row to rows.tsv.
+# load_sample: "busy total cores own" clock ticks: from $proc/stat the busy time of every process
+# (user, nice and system: the guests' time is in them), every column's time to the steal and
+# the cores; from $proc/$$/stat this script's own time and its waited children's (utime, stime,
+# cutime, cstime; 0 without the file). Nothing without $proc/stat.
+load_sample() {
+    [ -r "$proc/stat" ] || return 0
+    awk -v self="$proc/$$/stat" '
+        $1 == "cpu" { busy = $2 + $3 + $4; for (i = 2; i <= 9 && i <= NF; i++) total += $i }
+        $1 ~ /^cpu[0-9]+$/ { cores++ }
+        END {
+            own = 0
+            if ((getline line < self) > 0) { sub(/^.*\) /, "", line); split(line, f, " "); own = f[12] + f[13] + f[14] + f[15] }
+            print busy + 0, total + 0, cores + 0, own
+        }' "$proc/stat"
+}
+
+# other_load BEFORE AFTER: the cores that processes other than this script and its children
+# used on average between two load_sample()s ("-" without both or with no time between them).
+other_load() {
+    awk -v a="$1" -v b="$2" 'BEGIN {
+        if (split(a, x, " ") < 4 || split(b, y, " ") < 4 || y[2] <= x[2] || y[3] < 1) { print "-"; exit }
+        other = (y[1] - x[1]) - (y[4] - x[4]); if (other < 0) other = 0
+        printf "%.2f\n", other / ((y[2] - x[2]) / y[3])
+    }'
+}
+
+# summarise NAME PAIRS_FILE [CORES] [OTHER]: the median ratio of the pairs ("bare verified ratio"
+# lines), its spread, and the verdict (POSIX awk: the columns are sorted by sort(1)); its row to
+# rows.tsv. OTHER: the cores other processes used meanwhile (other_load).
 summarise() {
     local bares ratios verifieds
     bares=$(cut -d' ' -f1 "$2" | sort -g | tr '\n' ' ')
     verifieds=$(cut -d' ' -f2 "$2" | sort -g | tr '\n' ' ')
     ratios=$(cut -d' ' -f3 "$2" | sort -g | tr '\n' ' ')
     awk -v name="$1" -v bound="$bound" -v bares="$bares" -v ratios="$ratios" -v verifieds="$verifieds" \
-        -v cores="${3:-- -}" -v rows="$rows" '
+        -v cores="${3:-- -}" -v rows="$rows" -v other="${4:--}" -v other_max="$other_cores" '
         function median(v, n) { return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
         BEGIN {
             n = split(bares, b, " "); split(ratios, r, " "); split(verifieds, v, " "); split(cores, c, " ")
+            loaded = other ~ /^[0-9.]+$/ && other + 0 > other_max + 0
+            if (other ~ /^[0-9.]+$/)
+                printf "load %s: other processes used %s cores on average while the case ran (DISTURBED over %s)\n", name, other, other_max
+            else
+                printf "load %s: no figure (no %s)\n", name, "/proc/stat"
             if (n == 0) {
                 printf "ratio %s: no A/B pair completed: no figure\n", name
                 printf "%s\t-\t-\t-\t0\t-\t-\t-\tNO FIGURE\t-\t-\n", name >> rows
@@ -123,6 +166,8 @@ summarise() {
                 verdict = sprintf("DISTURBED: the bare reference spread %.0f%% (over %.0f%%) over the rounds: not the device rate", 100 * spread, 100 * bound)
             else if (r[n] - r[1] > 0.10)
                 verdict = sprintf("DISTURBED: the ratios of the pairs spread %.3f (over 0.10): not the device rate", r[n] - r[1])
+            else if (loaded)
+                verdict = sprintf("DISTURBED: other processes used %s cores on average (over %s) while the case ran: not the device rate", other, other_max)
             printf "ratio %s: %.3f median of %d A/B pairs (%.3f-%.3f), bare median %.2f GB/s (spread %.0f%%): %s\n", name, mr, n, r[1], r[n], mb, 100 * spread, verdict
             printf "%s\t%.3f\t%.3f\t%.3f\t%d\t%.2f\t%.2f\t%.3f\t%s\t%s\t%s\n", name, mr, r[1], r[n], n, mb, median(v, n), spread,
                 verdict == "quiet" ? "quiet" : "DISTURBED", c[1], c[2] >> rows
@@ -136,8 +181,9 @@ timer=()
 run() {
     local name=$1 tool=$2
     shift 2
-    local pairs=$out/$name.pairs r log rc
+    local pairs=$out/$name.pairs r log rc before
     : >"$pairs"
+    before=$(load_sample)
     for r in $(seq "$rounds"); do
         log=$out/$name.r$r.txt
         "${timer[@]}" "$tool" --cuda_device "$gpu" --duration "$secs" --report_interval "$secs" \
@@ -153,7 +199,7 @@ run() {
     # "Host CPU: 6.10 cores busy (...), 0.110 cores per verified GB/s": the last round's.
     local cores
     cores=$(sed -n 's/^Host CPU: \([0-9.]*\) cores busy.*, \([0-9.]*\) cores per verified GB\/s.*/\1 \2/p' "$log" | tail -1)
-    [ "$ref_secs" = 0 ] || summarise "$name" "$pairs" "$cores" | tee -a "$summary"
+    [ "$ref_secs" = 0 ] || summarise "$name" "$pairs" "$cores" "$(other_load "$before" "$(load_sample)")" | tee -a "$summary"
 }
 
 for c in $configs; do

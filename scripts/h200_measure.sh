@@ -19,7 +19,8 @@
 #      one process): pinned H2D (fresh and --h2c_replay), D2H, both at once, loopback; pageable
 #      H2D and D2H
 #   3. disturbed: the pinned H2D and D2H cases again with DISTURB memory-bandwidth hogs beside
-#      them: each ratio stays within 0.05 of the quiet one, or the case is marked DISTURBED
+#      them: each ratio stays within 0.05 of the quiet one, or the case is marked DISTURBED (by
+#      its spreads or by other processes' load through it: cuda_line_rate.sh's "load" lines)
 #   4. contest: cuda_host_memory_contest, the host memory's share while the GPU copies both ways,
 #      and its read and write rates apart, alone and under the GPU's copies
 #   5. sweep: pcie_link_measure sweep, direct and staged (pipelined bounce buffers) against the
@@ -196,11 +197,14 @@ host_rates() {
 
 # bound_of RATIO BARE HOST_RATES MODEL THREADS: "bound limit memory cores verified/bound meets"
 # for one case ("-" where there is no figure).
-#   memory: the host threads' write and read rates fall from their rates alone as the copy
-#     engines' traffic grows, in a line through the rates under the GPU's copies (contest); at
-#     rate v the case's copy engines move x = (dma_reads + dma_writes) v and its threads need
-#     v (host_writes / W(x) + host_reads / R(x)) <= 1 of the memory's time; the bound is the
-#     largest such v (found by halving).
+#   memory: the host threads' writes (generated) and reads (checked) each on its own budget: each
+#     kind's rate falls from its rate alone as the other traffic on host memory grows, in a line
+#     through its rate under the GPU's copies (contest); the other traffic is what the threads do
+#     not make themselves: the copy engines' reads and writes and the driver's staging copies,
+#     o = host_writes + host_reads - generated - checked + dma_reads + dma_writes per byte moved.
+#     At rate v: generated v <= W(o v) and checked v <= R(o v), so v <= Wa / (generated + kw o)
+#     and v <= Ra / (checked + kr o), kw = (Wa - Wl) / Xw and kr = (Ra - Rl) / Xr. The time the
+#     threads share between the two kinds is the cores bound's, not memory's.
 #   cores: THREADS cores each generating at G and checking at V (one core's rates):
 #     THREADS / (generated / G + checked / V).
 #   bound: the least of the bare copy, memory and cores; verified / bound is the median of the
@@ -210,28 +214,23 @@ host_rates() {
 bound_of() {
     awk -v ratio="$1" -v bare="$2" -v rates="$3" -v model="$4" -v threads="$5" '
         function num(s) { return s ~ /^[0-9.]+$/ ? s + 0 : -1 }
-        function at(a, l, X, x,   k, r) {  # a host rate with the copy engines moving x GB/s
+        # The most v with share * v <= a - k * other * v: a kind of access on its own budget, its
+        # rate a alone falling to l while the other traffic is X ("-1" where it has no figure).
+        function kind(share, a, l, X,   k) {
+            if (share <= 0) return -1
             k = (l >= 0 && X > 0 && l < a) ? (a - l) / X : 0
-            r = a - k * x
-            return r < 0.01 * a ? 0.01 * a : r
+            return a / (share + k * other)
         }
-        function need(v,   x, t) {
-            x = (m[3] + m[4]) * v; t = 0
-            if (m[1] > 0) t += m[1] / at(wa, wl, xw, x)
-            if (m[2] > 0) t += m[2] / at(ra, rl, xr, x)
-            return v * t
-        }
+        function least(a, b) { return a < 0 ? b : b < 0 ? a : a < b ? a : b }
         function f(x) { return x < 0 ? "-" : sprintf("%.2f", x) }
         BEGIN {
             split(model, m, " "); split(rates, h, " ")
             wa = num(h[1]); wl = num(h[2]); xw = num(h[3]); ra = num(h[4]); rl = num(h[5]); xr = num(h[6])
             g = num(h[7]); v = num(h[8]); bare = num(bare); ratio = num(ratio)
+            other = m[1] + m[2] - m[5] - m[6] + m[3] + m[4]
             mem = -1
-            if ((m[1] > 0 || m[2] > 0) && (m[1] == 0 || wa > 0) && (m[2] == 0 || ra > 0)) {
-                hi = 1 / ((m[1] > 0 ? m[1] / wa : 0) + (m[2] > 0 ? m[2] / ra : 0)); lo = 0
-                for (i = 0; i < 60; i++) { mid = (lo + hi) / 2; if (need(mid) <= 1) lo = mid; else hi = mid }
-                mem = lo
-            }
+            if ((m[5] > 0 || m[6] > 0) && (m[5] == 0 || wa > 0) && (m[6] == 0 || ra > 0))
+                mem = least(kind(m[5], wa, wl, xw), kind(m[6], ra, rl, xr))
             cores = -1
             if ((m[5] > 0 || m[6] > 0) && (m[5] == 0 || g > 0) && (m[6] == 0 || v > 0))
                 cores = threads / ((m[5] > 0 ? m[5] / g : 0) + (m[6] > 0 ? m[6] / v : 0))
@@ -251,7 +250,7 @@ bound_of() {
 # model. The cores a case may use: the pattern workers (VERIFY_THREADS) and its channel
 # threads, at most CORES.
 bounds() {
-    [ $# -ge 3 ] || { sed -n '2,36p' "$0"; return 2; }
+    [ $# -ge 3 ] || { sed -n '2,37p' "$0"; return 2; }
     local rows=$1 contest=$2 pattern=$3 cores=${5:-$(nproc)}
     local threads=${4:-$(( cores > 2 ? cores - 2 : 1 ))} rates
     [ -f "$contest" ] || contest=/dev/null
@@ -268,7 +267,7 @@ bounds() {
 
 # table ROWS CONTEST PATTERN [VERIFY_THREADS] [CORES]: a run's table again, with its bounds.
 table() {
-    [ $# -ge 3 ] || { sed -n '2,36p' "$0"; return 2; }
+    [ $# -ge 3 ] || { sed -n '2,37p' "$0"; return 2; }
     local b
     b=$(mktemp) || return 1
     bounds "$@" >"$b" && rows_markdown "$1" "$b" && echo && bounds_markdown "$b"
@@ -323,12 +322,12 @@ run() {
     local cases="h2d h2d_replay d2h both loopback pageable_h2d pageable_d2h"
     step line_rate env GPU="$gpu" ROUNDS="$rounds" SECS="$secs" REF_SECS="$ref_secs" CONFIGS="$ring" \
         CASES="$cases" PREAMBLE=0 DISTURB=0 bash "$here/cuda_line_rate.sh" "$bin" "$out/line_rate"
-    grep -E '^ratio |^NUMA' "$out/line_rate.txt" | sort -u | tee -a "$summary"
+    grep -E '^ratio |^load |^NUMA' "$out/line_rate.txt" | sort -u | tee -a "$summary"
     touch "$out/line_rate/rows.tsv"
     if [ "$hogs" -gt 0 ]; then
         step disturbed env GPU="$gpu" ROUNDS="$rounds" SECS="$secs" REF_SECS="$ref_secs" CONFIGS="$ring" \
             CASES="h2d d2h" PREAMBLE=0 DISTURB="$hogs" bash "$here/cuda_line_rate.sh" "$bin" "$out/disturbed"
-        grep -E '^ratio ' "$out/disturbed.txt" | tee -a "$summary"
+        grep -E '^ratio |^load ' "$out/disturbed.txt" | tee -a "$summary"
         touch "$out/disturbed/rows.tsv"
         disturbed_check "$out/line_rate/rows.tsv" "$out/disturbed/rows.tsv" >"$out/disturbed_check.tsv" ||
             failed+=("disturbed_check (a disturbed ratio off by more than 0.05, not marked)")
@@ -437,5 +436,5 @@ case ${1:-} in
     run) shift; run "$@" ;;
     bounds) shift; bounds "$@" ;;
     table) shift; table "$@" ;;
-    *) sed -n '2,36p' "$0"; exit 2 ;;
+    *) sed -n '2,37p' "$0"; exit 2 ;;
 esac

@@ -3,14 +3,16 @@
 # 0 and writes result.json (valid JSON, a row per case with its ratio and spread), report.html
 # and performance.md; a step that fails is "FAILED (exit N)" with no timing and the run exits 1
 # naming it; a disturbed run whose ratio moves by more than 0.05 without being marked DISTURBED
-# fails the run, one that stays within 0.05 or is marked passes; each case gets its bound (the
+# fails the run, one that stays within 0.05 or is marked passes (marked by a swinging bare copy,
+# or by other processes' load through the case, on a fake /proc); each case gets its bound (the
 # bare copy's here, the fake contest and pattern_benchmark printing no figures).
 # Usage: h200_measure_test.sh
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=fake_tools_dir.sh
 . "$(dirname "$0")/fake_tools_dir.sh"
 # The fake stream tool: bare $BARE GB/s, verified $VERIFIED (with DISTURB set by cuda_line_rate.sh's
-# caller: $BARE_D and $VERIFIED_D, one word a round, counted in $tmp/round.<disturb>).
+# caller: $BARE_D and $VERIFIED_D, one word a round, counted in $tmp/round.<disturb>); a second
+# passes on the fake /proc, two cores busy in the tool and, disturbed, $HOG_D in other processes.
 cat >"$tmp/bin/test_dma_bridge_independent_streams" <<'FAKE'
 #!/usr/bin/env bash
 file="$ROUND_FILE.${DISTURB:-0}"
@@ -18,6 +20,7 @@ n=$(( $(cat "$file" 2>/dev/null || echo 0) + 1 )); echo "$n" >"$file"
 if [ "${DISTURB:-0}" -gt 0 ]; then b_all=$BARE_D v_all=$VERIFIED_D; else b_all=$BARE v_all=$VERIFIED; fi
 read -r -a bare <<<"$b_all"; read -r -a verified <<<"$v_all"
 b=${bare[$(( (n - 1) % ${#bare[@]} ))]} v=${verified[$(( (n - 1) % ${#verified[@]} ))]}
+"$PROC_TICK" 2 "$([ "${DISTURB:-0}" -gt 0 ] && echo "${HOG_D:-0}" || echo 0)"
 echo "Bare cudaMemcpyAsync reference on FAKE 0000:01:00.0 (1 stream(s) per direction, 8 x 0x1000 pinned bytes each, nothing verified): H2D $b GB/s; D2H $b GB/s; both at once H2D $b + D2H $b GB/s"
 echo "Overall test statistics:"
 rate=$(awk -v v="$v" 'BEGIN { printf "%.3f", v * 1000 }')
@@ -43,6 +46,7 @@ for tool in cuda_stream_test cuda_copy_endpoint_test dump_pci_info cuda_host_mem
     printf '#!/usr/bin/env bash\necho "%s ran"\nexit "${FAIL_%s:-0}"\n' "$tool" "$tool" >"$tmp/bin/$tool"
 done
 chmod +x "$tmp/bin/"*
+fake_proc
 export ROUND_FILE=$tmp/round BARE="50 50.2 49.9" VERIFIED="49 49.2 48.9" BARE_D="50 50.1 49.8" VERIFIED_D="49 49.1 48.8"
 # check NAME WANT-STATUS REGEX-IN-SUMMARY [REGEX-NOT-IN-SUMMARY] (environment: FAIL_ and rate variables)
 check() {
@@ -90,6 +94,11 @@ FAIL_sweep=3 FAIL_cuda_stream_test=1 check sweep-fails 1 '^## sweep: FAILED \(ex
 also names-every-failed-step '^FAILED steps: cuda_stream_test \(exit 1\) sweep \(exit 3\)$'
 # Disturbed: the ratio falls by 0.2 while the bare reference stays steady: not marked, so it fails.
 VERIFIED_D="39 39.1 38.9" check disturbed-unmarked 1 'h2d_8x0x1000000.*FAIL: off by more than 0.05 and not marked'
+# The 7 December D2H: the ratio falls by 0.2, bare steady, pairs agreeing, while other processes
+# keep four cores busy: marked DISTURBED by their load, which passes.
+VERIFIED_D="39 39.1 38.9" HOG_D=4 check disturbed-steady-hog 0 'd2h_8x0x1000000.*marked DISTURBED'
+also load-marks-it '^ratio d2h_8x0x1000000: .*DISTURBED: other processes used 4\.00 cores on average'
+also load-line '^load h2d_8x0x1000000: other processes used 0\.00 cores on average'
 # The bare reference swings with the hogs: the case is marked DISTURBED, which passes.
 BARE_D="50 30 49" VERIFIED_D="39 25 38" check disturbed-marked 0 'h2d_8x0x1000000.*marked DISTURBED'
 exit $((failures > 0))

@@ -238,6 +238,8 @@ inline constexpr CounterRegister kCounters[] = {
 #undef PDT_PG203_COUNTER_ROW
 };
 inline constexpr size_t kCounterCount = sizeof kCounters / sizeof kCounters[0];
+// The LSB word's offset of a counter.
+constexpr uint32_t counter_lsb(Counter counter) { return kCounters[static_cast<unsigned>(counter)].lsb; }
 inline constexpr uint32_t kCounterMsbMask = 0xffff;                 // MSB word: counter bits 47:32 in 15:0
 inline constexpr uint64_t kCounterSaturated = (1ull << 48) - 1;     // a saturated counter reads all ones
 

@@ -130,6 +130,10 @@ pdt::Result<CmacStatus> Cmac::read_status() const {
         s.stat_rx_status = read_twice(m_window, pg203::STAT_RX_STATUS_REG);
         s.stat_rx_block_lock = read_twice(m_window, pg203::STAT_RX_BLOCK_LOCK_REG);
         s.stat_rx_lane_sync = read_twice(m_window, pg203::STAT_RX_LANE_SYNC_REG);
+        s.stat_rx_lane_sync_err = read_twice(m_window, pg203::STAT_RX_LANE_SYNC_ERR_REG);
+        s.stat_rx_lane_am_err = read_twice(m_window, pg203::STAT_RX_LANE_AM_ERR_REG);
+        s.stat_rx_lane_am_len_err = read_twice(m_window, pg203::STAT_RX_LANE_AM_LEN_ERR_REG);
+        s.stat_rx_lane_am_repeat_err = read_twice(m_window, pg203::STAT_RX_LANE_AM_REPEAT_ERR_REG);
         const uint32_t rx = s.stat_rx_status.present;
         s.rx_status = pg203::stat_rx_status.get(rx);
         s.rx_aligned = pg203::stat_rx_aligned.get(rx);
@@ -140,8 +144,8 @@ pdt::Result<CmacStatus> Cmac::read_status() const {
         s.synced_lanes = pg203::stat_rx_synced.get(s.stat_rx_lane_sync.present);
     }
     if (m_build.rx && m_build.rs_fec) {
-        const uint32_t fec = m_window.read32(pg203::STAT_RSFEC_STATUS_REG);
-        s.stat_rsfec_status = fec;
+        s.stat_rsfec_status = read_twice(m_window, pg203::STAT_RSFEC_STATUS_REG);
+        const uint32_t fec = s.stat_rsfec_status.present;
         s.rsfec_am_lock = pg203::stat_rx_rsfec_am_lock0.get(fec) | pg203::stat_rx_rsfec_am_lock1.get(fec) << 1 |
                           pg203::stat_rx_rsfec_am_lock2.get(fec) << 2 | pg203::stat_rx_rsfec_am_lock3.get(fec) << 3;
         s.rsfec_lane_alignment = pg203::stat_rx_rsfec_lane_alignment_status.get(fec);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "ethernet/open_cmac.hpp"
 #include "identify/link_check.hpp"
 #include "pcie_tools/backends.hpp"
 #include "vfio_access/kernel.hpp"
@@ -77,10 +78,17 @@ void identify_peripheral(vfio::Device& device, const designs::Peripheral& p, Ide
         out.axi_switch = std::move(info);
         break;
     }
-    case PeripheralType::Cmac:
-        // fpga_sio prints each CMAC port with its core mode, version and status registers; the
-        // driver (ethernet/) reads them, and identify prints them in a later stage of F24.
+    case PeripheralType::Cmac: {
+        // fpga_sio prints each CMAC port with its core mode, version and status registers.
+        const ethernet::Cmac cmac(*regs, ethernet::cmac_build(p), "bar " + std::to_string(p.bar) + " offset " + hex(p.offset));
+        auto status = cmac.read_status();
+        if (!status) {
+            out.warnings.push_back(status.error().message());
+            break;
+        }
+        out.cmac_ports.push_back(CmacPortInfo{p.bar, p.offset, cmac.build(), std::move(status).value()});
         break;
+    }
     default:
         out.peripherals.push_back(PeripheralInfo{p.type, p.bar, p.offset});
     }

@@ -53,7 +53,11 @@ struct CmacStatus {
     StatusRegister stat_rx_status;      // STAT_RX_STATUS_REG
     StatusRegister stat_rx_block_lock;  // STAT_RX_BLOCK_LOCK_REG
     StatusRegister stat_rx_lane_sync;   // STAT_RX_LANE_SYNC_REG
-    uint32_t stat_rsfec_status = 0;     // STAT_RSFEC_STATUS_REG (plain RO)
+    StatusRegister stat_rx_lane_sync_err;       // STAT_RX_LANE_SYNC_ERR_REG
+    StatusRegister stat_rx_lane_am_err;         // STAT_RX_LANE_AM_ERR_REG
+    StatusRegister stat_rx_lane_am_len_err;     // STAT_RX_LANE_AM_LEN_ERR_REG
+    StatusRegister stat_rx_lane_am_repeat_err;  // STAT_RX_LANE_AM_REPEAT_ERR_REG
+    StatusRegister stat_rsfec_status;  // STAT_RSFEC_STATUS_REG (plain RO: both reads alike unless it moved)
     // Decoded from the present state.
     bool tx_local_fault = false;       // stat_tx_local_fault
     bool rx_status = false;            // stat_rx_status

@@ -15,6 +15,7 @@
 
 #include "designs/registry.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
+#include "ethernet/cmac.hpp"
 #include "vfio_access/device.hpp"
 
 namespace pcie {
@@ -68,6 +69,17 @@ struct SwitchInfo {
     std::vector<std::optional<unsigned>> routes;
 };
 
+// A CMAC port (PG203) as fpga_sio shows it: where the design places it, what it was built with,
+// and its status. Its status registers are clear-on-read, so, as in fpga_sio, identification
+// reads each twice (what latched, then the present state) and leaves them cleared: a read, never
+// a write.
+struct CmacPortInfo {
+    unsigned bar = 0;
+    uint64_t offset = 0;
+    ethernet::CmacBuild build;
+    ethernet::CmacStatus status;
+};
+
 struct DnaInfo {
     unsigned slr = 0;
     std::array<uint32_t, 3> words{};  // at +0x0, +0x4, +0x8
@@ -87,6 +99,7 @@ struct IdentifiedDesign {
     std::vector<DnaInfo> dna;
     std::vector<PeripheralInfo> peripherals;  // in design order
     std::optional<SwitchInfo> axi_switch;
+    std::vector<CmacPortInfo> cmac_ports;  // in design order
     std::vector<std::string> warnings;  // what the design describes but the device lacks
 };
 

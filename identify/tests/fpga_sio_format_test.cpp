@@ -239,6 +239,8 @@ OneDesign identify_one(const std::string& name) {
     EXPECT_TRUE(found.ok()) << name;
     if (found.ok())
         one.found = std::move(found).value();
+    for (identify::IdentifiedDesign& d : one.found.designs)  // as display_identified_pcie_fpga_designs does
+        EXPECT_TRUE(identify::read_cmac_ports(*d.device, d).empty()) << name;
     return one;
 }
 

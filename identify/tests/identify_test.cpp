@@ -125,7 +125,9 @@ TEST(Identify, RealSwitchReportsItsRoutes) {
 TEST(Identify, CmsIsShownByPlaceAfterTheSwitchAndCmacPortsAndLeftInReset) {
     const designs::Design& design = *registry().find("U200_100G_ether_duplex");
     sim::DesignInstance duplex = instance(design, 2);
-    const auto found = identify::identify_device(*duplex.device, design).value();
+    auto found = identify::identify_device(*duplex.device, design).value();
+    EXPECT_TRUE(found.cmac_ports.empty()) << "identification leaves the clear-on-read status alone";
+    EXPECT_TRUE(identify::read_cmac_ports(*duplex.device, found).empty());
     const std::string text = identify::format_text(found);
     // A fresh port (PG203 model): RX not enabled, so not aligned: stat_rx_local_fault and
     // stat_rx_internal_local_fault set in STAT_RX_STATUS_REG.

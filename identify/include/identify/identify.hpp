@@ -70,9 +70,7 @@ struct SwitchInfo {
 };
 
 // A CMAC port (PG203) as fpga_sio shows it: where the design places it, what it was built with,
-// and its status. Its status registers are clear-on-read, so, as in fpga_sio, identification
-// reads each twice (what latched, then the present state) and leaves them cleared: a read, never
-// a write.
+// and its status (read_cmac_ports).
 struct CmacPortInfo {
     unsigned bar = 0;
     uint64_t offset = 0;
@@ -99,9 +97,17 @@ struct IdentifiedDesign {
     std::vector<DnaInfo> dna;
     std::vector<PeripheralInfo> peripherals;  // in design order
     std::optional<SwitchInfo> axi_switch;
-    std::vector<CmacPortInfo> cmac_ports;  // in design order
+    std::vector<CmacPortInfo> cmac_ports;  // in design order, once read_cmac_ports has read them
     std::vector<std::string> warnings;  // what the design describes but the device lacks
 };
+
+// fpga_sio's display of the CMAC ports (display_cmac_ports): reads each CMAC port the design
+// lists, on `device` (the identified one), into design.cmac_ports, its status registers twice (what latched, then the present
+// state). They are clear-on-read, so this clears what had latched: identification itself never
+// reads them (a tool that diagnoses a link keeps what latched); display_identified_pcie_fpga_designs
+// does, as fpga_sio does, and format_text prints them. Returns a line for each port that could
+// not be read (a warning: no CMAC answers there).
+std::vector<std::string> read_cmac_ports(vfio::Device& device, IdentifiedDesign& design);
 
 // Whether the device's content matches the design's register_value (true when it has none).
 bool content_matches(vfio::Device& device, const designs::Design& design);

@@ -100,7 +100,7 @@ void CmacModel::reset() {
 // The receive side is trying to lock: built, enabled, a signal, no reset held, and in GT loopback
 // the same RS-FEC setting both ways.
 bool CmacModel::rx_conditions_locked() const {
-    const bool loopback = (reg(cmac_pg203::GT_LOOPBACK_REG) & 1) && m_config.tx;
+    const bool loopback = (reg(cmac_pg203::GT_LOOPBACK_REG) & 1) && m_config.tx && m_config.gt_loopback;
     const bool signal = loopback || m_link_partner;
     const bool in_reset = (reg(cmac_pg203::GT_RESET_REG) & 1) || (reg(cmac_pg203::RESET_REG) & 0x400003FFu);
     const uint32_t fec = reg(cmac_pg203::RSFEC_CONFIG_ENABLE);
@@ -127,7 +127,7 @@ uint32_t CmacModel::status_present_locked(uint32_t offset) const {
         return tx_init ? 1u : 0u;  // stat_tx_local_fault
     }
     case cmac_pg203::STAT_RX_STATUS_REG: {
-        const bool loopback = reg(cmac_pg203::GT_LOOPBACK_REG) & 1;
+        const bool loopback = (reg(cmac_pg203::GT_LOOPBACK_REG) & 1) && m_config.tx && m_config.gt_loopback;
         const bool rfi = loopback ? (reg(cmac_pg203::CONFIGURATION_TX_REG1) & 0x10) != 0 : m_partner_rfi;
         const bool lfi = loopback ? (reg(cmac_pg203::CONFIGURATION_TX_REG1) & 0x08) != 0 : m_partner_lfi;
         uint32_t value = 0;

@@ -47,6 +47,7 @@ std::shared_ptr<RegisterBlock> make_cmac_model(const designs::Peripheral& p) {
     config.tx = p.cmac_operation != designs::CmacOperation::SimplexRx;
     config.rx = p.cmac_operation != designs::CmacOperation::SimplexTx;
     config.rs_fec = p.cmac_rs_fec;
+    config.gt_loopback = p.cmac_gt_loopback;
     return std::make_shared<CmacModel>(config);
 }
 

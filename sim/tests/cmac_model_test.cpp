@@ -8,6 +8,9 @@
 
 #include <memory>
 
+#include "designs/registry.hpp"
+#include "sim/design_sim.hpp"
+
 namespace {
 
 using sim::CmacModel;
@@ -204,6 +207,46 @@ TEST(CmacModel, ASimplexTxPortHasNoReceiveSide) {
     EXPECT_EQ(rig.read(STAT_RX_TOTAL_PACKETS), 0xffffffffu);
     EXPECT_EQ(rig.read(STAT_TX_STATUS_REG), 0u);
     EXPECT_EQ(rig.read(STAT_TX_TOTAL_PACKETS), 0u);
+}
+
+TEST(CmacModel, ALoopbackTheDesignDoesNotConnectGivesNoSignal) {
+    CmacModel::Config config;
+    config.gt_loopback = false;
+    ModelRig rig(config);
+    rig.model->set_link_partner(false);
+    rig.write(GT_LOOPBACK_REG, 1);
+    EXPECT_EQ(rig.read(GT_LOOPBACK_REG), 1u) << "the register reads back";
+    rig.enable_and_align();
+    EXPECT_FALSE(rig.model->rx_aligned()) << "but the transceivers never loop";
+}
+
+// The simulated designs with cmac peripherals: a model per port at the design's offsets, built
+// as the design says (Simplex TX: no receive side).
+TEST(CmacModel, SimulatedDesignsPlaceAModelPerPort) {
+    const designs::Registry registry = designs::Registry::builtin().value();
+    struct Expected {
+        const char* design;
+        unsigned bar;
+        uint64_t port0, port1;
+        bool rx;
+    };
+    for (const Expected& e : {Expected{"U200_100G_ether_duplex", 0, 0x0, 0x10000, true},
+                              Expected{"U200_100G_ether_simplex_tx", 0, 0x0, 0x10000, false},
+                              Expected{"open-nic", 2, 0x8000, 0xC000, true}}) {
+        const designs::Design* d = registry.find(e.design);
+        ASSERT_NE(d, nullptr) << e.design;
+        auto made = sim::instantiate_design(*d, sim::simulated_identity(*d, sim::simulated_address(0), 41), true);
+        ASSERT_TRUE(made.ok()) << made.error().message();
+        EXPECT_EQ(made->cmacs.size(), 2u) << e.design;
+        vfio::Bar* bar = made->device->bar(e.bar).value();
+        for (uint64_t base : {e.port0, e.port1}) {
+            EXPECT_EQ(bar->read(base + CORE_VERSION_REG, 4).value(), 0x0301u) << e.design << " " << std::hex << base;
+            EXPECT_EQ(bar->read(base + STAT_RX_STATUS_REG, 4).value() == 0xffffffffu, !e.rx) << e.design;
+        }
+        made->cmacs[1]->set_link_partner(false);
+        ASSERT_TRUE(bar->write(e.port1 + CONFIGURATION_RX_REG1, 4, 1).ok());
+        EXPECT_EQ(bar->read(e.port0 + CONFIGURATION_RX_REG1, 4).value(), 0u) << "each port its own registers";
+    }
 }
 
 }  // namespace

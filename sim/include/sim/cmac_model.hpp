@@ -6,7 +6,8 @@
 //   written (the defined bits of the registers whose fields PG203 lists); CORE_MODE_REG reads 1
 //   (CAUI4, the U200's 4 x 25G lanes) and CORE_VERSION_REG 0x0301 (v3.1).
 //   Link: the receive side gets a signal from the line (a cable loop or a link partner, on by
-//   default) or, with ctl_gt_loopback, from its own transmitter (near-end PMA loopback). From
+//   default) or, with ctl_gt_loopback (where the design connects it), from its own transmitter
+//   (near-end PMA loopback); GT_LOOPBACK_REG reads back either way. From
 //   the moment ctl_rx_enable is set with a signal and no reset held, every PCS lane gets block
 //   lock and alignment-marker sync after `lock_time`, then stat_rx_aligned and stat_rx_status
 //   after `align_time`. Until aligned, stat_rx_local_fault (and internal_local_fault) are set.
@@ -59,6 +60,7 @@ public:
         bool tx = true;  // the CMAC operation: Duplex (both), Simplex TX or Simplex RX
         bool rx = true;
         bool rs_fec = false;  // built with the IEEE 802.3bj RS-FEC
+        bool gt_loopback = true;  // the design connects ctl_gt_loopback to the transceivers
         std::chrono::microseconds lock_time{1000};   // ctl_rx_enable with a signal -> lanes locked and synced
         std::chrono::microseconds align_time{2000};  // ctl_rx_enable with a signal -> stat_rx_aligned
         Clock clock;  // steady_clock by default

@@ -1,6 +1,7 @@
-// The CMAC register map against PG203 v3.1, "Register Space": the register offsets of the
-// Configuration Space and of the Status and Statistics Space, the bit positions of the fields the
-// driver uses, and the statistics counters' LSB offsets. The expected tables are written here
+// The CMAC register map against PG203 v3.1, "Register Space": the register offsets of its
+// Configuration Register Space and of its Status and Statistics Register Map, the bit positions
+// of the fields the driver uses (the registers' field tables), and the statistics counters' LSB
+// offsets (the MSB, bits 47:32, at +0x4). The expected tables are written here
 // from the document, independently of ethernet/cmac_registers.hpp.
 #include "ethernet/cmac_registers.hpp"
 

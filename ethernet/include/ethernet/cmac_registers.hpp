@@ -1,7 +1,9 @@
 // The register map of the UltraScale+ Integrated 100G Ethernet Subsystem (CMAC), AMD PG203 v3.1,
-// chapter "Register Space": the Configuration Space (0x0000-0x00CC, RS-FEC configuration at
-// 0x1000 and 0x107C) and the Status and Statistics Space (0x0200 up, counters from 0x02B8, the
-// RS-FEC status and counters from 0x1004). Every name is PG203's register or field name; the
+// chapter "Register Space": the section Configuration Register Space, its table of the
+// configuration registers (0x0000-0x00CC, RS-FEC configuration at 0x1000 and 0x107C) and their
+// field tables; the section Status and Statistics Register Space, its Status and Statistics
+// Register Map (0x0200 up, counters from 0x02B8, the RS-FEC status and counters from 0x1004) and
+// the field tables of the status registers. Every name is PG203's register or field name; the
 // offsets are from the CMAC's AXI4-Lite base. Cross-checked against the register header Vivado
 // 2025.1 generates for the IP (as carried by fpga_sio, which corrects its two typos: the LSB of
 // STAT_RX_BIP_ERR_0 is 0x02C0 and the MSB of STAT_RX_PACKET_128_255_BYTES is 0x063C; and
@@ -13,6 +15,7 @@
 // present state; the statistics counters are RO, 48 bits as an LSB word (bits 31:0) then an MSB
 // word (bits 47:32 in its 15:0), and hold the value latched by the last write of TICK_REG
 // (pm_tick), counting again from zero for the next interval; they saturate at all ones.
+// STAT_CYCLE_COUNT counts the SerDes clock cycles between two writes of TICK_REG.
 #pragma once
 
 #include <cstddef>

@@ -11,6 +11,9 @@
 #include <set>
 #include <string>
 
+// Named after the file: its helpers stay its own in a unity build.
+namespace cmac_registers_test {
+
 namespace {
 
 namespace pg203 = ethernet::pg203;
@@ -170,3 +173,5 @@ TEST(CmacRegisterMap, CountersAtPg203sOffsets) {
 }
 
 }  // namespace
+
+}  // namespace cmac_registers_test

@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+// Named after the file: its helpers stay its own in a unity build.
+namespace cmac_test {
+
 namespace {
 
 namespace pg203 = ethernet::pg203;
@@ -204,3 +207,5 @@ TEST(CmacDriver, RsFecFieldsNeedTheOption) {
 }
 
 }  // namespace
+
+}  // namespace cmac_test

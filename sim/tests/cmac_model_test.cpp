@@ -11,6 +11,9 @@
 #include "designs/registry.hpp"
 #include "sim/design_sim.hpp"
 
+// Named after the file: its helpers stay its own in a unity build.
+namespace cmac_model_test {
+
 namespace {
 
 using sim::CmacModel;
@@ -250,3 +253,5 @@ TEST(CmacModel, SimulatedDesignsPlaceAModelPerPort) {
 }
 
 }  // namespace
+
+}  // namespace cmac_model_test

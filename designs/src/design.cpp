@@ -30,7 +30,11 @@ constexpr PeripheralNames kPeripheralNames[] = {
     {PeripheralType::UserAccessTimestamp, "user_access_timestamp", "User access build timestamp"},
     {PeripheralType::UltrascaleDna, "ultrascale_dna", "UltraScale DNA"},
     {PeripheralType::Cms, "cms", "CMS"},
+    {PeripheralType::Cmac, "cmac", "CMAC"},
 };
+
+constexpr pdt::Spelling<CmacOperation> kCmacOperationNames[] = {
+    {CmacOperation::Duplex, "duplex"}, {CmacOperation::SimplexTx, "simplex_tx"}, {CmacOperation::SimplexRx, "simplex_rx"}};
 
 const PeripheralNames* names_of(PeripheralType type) {
     for (const PeripheralNames& names : kPeripheralNames)
@@ -53,6 +57,8 @@ const char* display_name(PeripheralType type) {
     return names ? names->display : "?";
 }
 
+const char* to_string(CmacOperation operation) { return pdt::spelling(operation, kCmacOperationNames); }
+
 const char* to_string(SysmonPrimitive primitive) {
     return primitive == SysmonPrimitive::Sysmone1 ? "SYSMONE1" : "SYSMONE4";
 }
@@ -69,6 +75,7 @@ uint64_t register_frame_size(PeripheralType type, unsigned master_ports, unsigne
     case PeripheralType::UserAccessTimestamp: return 4;
     case PeripheralType::UltrascaleDna: return 12;
     case PeripheralType::Cms: return 0x40000;  // PG348 Addressing: 256 KiB (0x4_0000) of address space
+    case PeripheralType::Cmac: return 0x2000;  // PG203 Register Space: up to RSFEC_CONFIG_ENABLE 0x107C
     }
     return 4;
 }

@@ -1,5 +1,5 @@
 // The JSON object reader of the design parser: every error names the source and the field.
-// Private to the designs library (design_parser.cpp, design_parser_qdma.cpp).
+// Private to the designs library (design_parser.cpp, design_parser_qdma.cpp, design_parser_cmac.cpp).
 #pragma once
 
 #include <algorithm>
@@ -164,5 +164,8 @@ pdt::Result<std::vector<Route>> parse_route_objects(const Fields& f, const char*
 pdt::Result<Qdma> parse_qdma(const Fields& f);
 pdt::Result<CardFunction> parse_card(const Fields& f);
 pdt::Result<QdmaSimulation> parse_qdma_simulation(const Fields& f);
+
+// A cmac peripheral's own fields (design_parser_cmac.cpp).
+pdt::Result<void> parse_cmac(const Fields& f, Peripheral& p);
 
 }  // namespace designs::detail

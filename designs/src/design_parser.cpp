@@ -224,6 +224,10 @@ pdt::Result<Peripheral> parse_peripheral(const Fields& f) {
     case PeripheralType::QuadSpi:
         PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "spi_mode", "fifo_depth", "flash"}));
         break;
+    case PeripheralType::Cmac:
+        PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "port", "operation", "rs_fec", "gt_loopback",
+                          "drp_offset", "drp_min_revision"}));
+        break;
     default:
         PDT_CHECK(f.only({"type", "bar", "offset", "min_revision"}));
     }
@@ -252,6 +256,8 @@ pdt::Result<Peripheral> parse_peripheral(const Fields& f) {
         PDT_CHECK(parse_quad_spi(f, p));
     if (p.type == PeripheralType::UltrascaleDna)
         p.slr = static_cast<unsigned>(PDT_TRY(f.number_or("slr", 3, 0)));
+    if (p.type == PeripheralType::Cmac)
+        PDT_CHECK(detail::parse_cmac(f, p));
     return p;
 }
 
@@ -347,6 +353,9 @@ pdt::Result<void> check_overlaps(const Fields& f, const Design& d) {
     for (size_t i = 0; i < d.peripherals.size(); ++i) {
         const Peripheral& p = d.peripherals[i];
         spans.push_back({p.bar, p.offset, p.offset + p.frame_size(), "peripherals[" + std::to_string(i) + "]"});
+        if (p.cmac_drp_offset)
+            spans.push_back({p.bar, *p.cmac_drp_offset, *p.cmac_drp_offset + kCmacDrpFrameSize,
+                             "peripherals[" + std::to_string(i) + "].drp_offset"});
     }
     for (size_t i = 0; i < d.simulation.bar_memory.size(); ++i) {
         const BarMemory& m = d.simulation.bar_memory[i];

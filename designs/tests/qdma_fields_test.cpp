@@ -146,11 +146,14 @@ TEST(QdmaFields, BuiltinQdmaDesigns) {
     ASSERT_NE(nic, nullptr);
     EXPECT_EQ(nic->match.device_id, 0x903f);
     EXPECT_EQ(nic->match.more_device_ids, std::vector<uint16_t>{0x913f});
-    ASSERT_EQ(nic->peripherals.size(), 3u);
+    ASSERT_EQ(nic->peripherals.size(), 5u) << "SYSMON, CMS, Quad SPI and the two CMAC ports";
     EXPECT_EQ(nic->peripherals[0].type, designs::PeripheralType::Sysmon);
     EXPECT_EQ(nic->peripherals[0].sysmon_slaves, 2u);
     EXPECT_EQ(nic->peripherals[1].offset, 0x300000u);
     EXPECT_EQ(nic->peripherals[2].offset, 0x340000u);
+    EXPECT_EQ(nic->peripherals[3].type, designs::PeripheralType::Cmac);
+    EXPECT_EQ(nic->peripherals[3].offset, 0x8000u);
+    EXPECT_EQ(nic->peripherals[4].offset, 0xC000u);
 }
 
 // qdma.stream_routes / stream_function: what the fabric does between the stream queues.

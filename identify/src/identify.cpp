@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "ethernet/open_cmac.hpp"
 #include "identify/link_check.hpp"
 #include "pcie_tools/backends.hpp"
 #include "vfio_access/kernel.hpp"
@@ -77,6 +78,8 @@ void identify_peripheral(vfio::Device& device, const designs::Peripheral& p, Ide
         out.axi_switch = std::move(info);
         break;
     }
+    case PeripheralType::Cmac:
+        break;  // its status registers are clear-on-read: only read_cmac_ports reads them
     default:
         out.peripherals.push_back(PeripheralInfo{p.type, p.bar, p.offset});
     }
@@ -91,6 +94,27 @@ std::optional<uint32_t> read_register(vfio::Device& device, const designs::Regis
 }
 
 }  // namespace
+
+std::vector<std::string> read_cmac_ports(vfio::Device& device, IdentifiedDesign& design) {
+    std::vector<std::string> problems;
+    design.cmac_ports.clear();
+    const uint8_t revision = design.identity.revision;
+    auto ports = ethernet::open_cmac_ports(device, *design.design, revision);
+    if (!ports)
+        return {ports.error().message()};
+    size_t index = 0;
+    for (const designs::Peripheral* p : design.design->peripherals_for_revision(revision)) {
+        if (p->type != designs::PeripheralType::Cmac)
+            continue;
+        const ethernet::Cmac& cmac = (*ports)[index++];
+        auto status = cmac.read_status();
+        if (!status)
+            problems.push_back(status.error().message());
+        else
+            design.cmac_ports.push_back(CmacPortInfo{p->bar, p->offset, cmac.build(), std::move(status).value()});
+    }
+    return problems;
+}
 
 bool content_matches(vfio::Device& device, const designs::Design& design) {
     if (!design.match.register_value)

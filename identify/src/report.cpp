@@ -62,6 +62,38 @@ std::string switch_lines(const SwitchInfo& sw) {
     return "  Enabled AXI4-Stream Switch route(s):\n" + routes;
 }
 
+// fpga_sio's CMAC port lines: where it is, its core mode and version, then each status register
+// of the sides the port was built with, once when both reads agree, else both and what changed.
+std::string cmac_status_line(const char* name, const ethernet::StatusRegister& reg) {
+    if (reg.latched == reg.present)
+        return format("    %s: 0x%08x\n", name, reg.present);
+    return format("    %s: 0x%08x -> 0x%08x (changed bits 0x%08x)\n", name, reg.latched, reg.present,
+                  reg.latched ^ reg.present);
+}
+
+std::string cmac_lines(const CmacPortInfo& c) {
+    static const char* const kCoreModes[] = {"CAUI10", "CAUI4", "Runtime Switchable CAUI10", "Runtime Switchable CAUI4"};
+    const ethernet::CmacStatus& s = c.status;
+    std::string text = format("  CMAC port %u registers at bar %u offset 0x%llx\n", c.build.port, c.bar,
+                              static_cast<unsigned long long>(c.offset));
+    text += format("    Core mode: %s\n", kCoreModes[s.core_mode & 3]);
+    text += format("    Core version: %u.%u\n", s.version_major, s.version_minor);
+    if (c.build.tx)
+        text += cmac_status_line("TX Status", s.stat_tx_status);
+    if (!c.build.rx)
+        return text;
+    text += cmac_status_line("RX Status", s.stat_rx_status);
+    text += cmac_status_line("RX Block Lock", s.stat_rx_block_lock);
+    text += cmac_status_line("RX Lane Sync", s.stat_rx_lane_sync);
+    text += cmac_status_line("RX Lane Sync Error", s.stat_rx_lane_sync_err);
+    text += cmac_status_line("RX Lane Alignment Marker Error", s.stat_rx_lane_am_err);
+    text += cmac_status_line("RX Lane Alignment Marker Length Error", s.stat_rx_lane_am_len_err);
+    text += cmac_status_line("RX Lane Alignment Marker Repeat Error", s.stat_rx_lane_am_repeat_err);
+    if (c.build.rs_fec)
+        text += cmac_status_line("RSFEC Status", s.stat_rsfec_status);
+    return text;
+}
+
 std::string peripheral_lines(const IdentifiedDesign& d, designs::PeripheralType type) {
     std::string text;
     for (const PeripheralInfo& p : d.peripherals)
@@ -95,12 +127,14 @@ std::string format_text(const IdentifiedDesign& d) {
     for (const DnaInfo& dna : d.dna)
         text += format("  UltraScale DNA[%u]: %08X%08X%08X\n", dna.slr, dna.words[0], dna.words[1], dna.words[2]);
     // Peripherals in fpga_sio's fixed order: Quad SPI, XADC, SYSMON, IIC, bit-banged I2C GPIO;
-    // then the switch routes; then the CMS (fpga_sio prints it after the switch and CMAC ports).
+    // then the switch routes; then the CMAC ports; then the CMS (fpga_sio prints it last).
     for (designs::PeripheralType type : designs::kPeripheralTypes)
         if (type != designs::PeripheralType::Cms)
             text += peripheral_lines(d, type);
     if (d.axi_switch)
         text += switch_lines(*d.axi_switch);
+    for (const CmacPortInfo& port : d.cmac_ports)
+        text += cmac_lines(port);
     // Identification is read-only: the CMS is shown by place only, since its firmware (and so its
     // configuration lines in fpga_sio) needs MB_RESETN_REG released, a write (PG348 Resets).
     text += peripheral_lines(d, designs::PeripheralType::Cms);

@@ -110,6 +110,48 @@ void add_switch_lines(const identify::SwitchInfo& sw, std::vector<std::string>& 
     out.insert(out.end(), routes.begin(), routes.end());
 }
 
+// fpga_sio's display_cmac_ports (cmac_register_access.c): each CMAC port's place, core mode and
+// version, then the status registers of the sides it was built with, each read twice. The
+// registers are read here through the BAR (PG203: CORE_MODE_REG 0x20, CORE_VERSION_REG 0x24,
+// STAT_TX_STATUS_REG 0x200, STAT_RX_STATUS_REG 0x204, STAT_RX_BLOCK_LOCK_REG 0x20C,
+// STAT_RX_LANE_SYNC_REG 0x210, the lane error registers 0x214..0x220, STAT_RSFEC_STATUS_REG 0x1004).
+void add_cmac_lines(const identify::IdentifiedDesign& d, uint8_t revision, std::vector<std::string>& out) {
+    const char* const core_mode_names[] = {"CAUI10", "CAUI4", "Runtime Switchable CAUI10", "Runtime Switchable CAUI4"};
+    for (const designs::Peripheral* p : d.design->peripherals_for_revision(revision)) {
+        if (p->type != designs::PeripheralType::Cmac)
+            continue;
+        vfio::Bar* bar = d.device->bar(p->bar).value();
+        const auto reg = [&](uint64_t offset) { return static_cast<uint32_t>(bar->read(p->offset + offset, 4).value()); };
+        const auto status = [&](uint64_t offset, const char* name) {
+            const uint32_t initial = reg(offset);
+            const uint32_t subsequent = reg(offset);
+            out.push_back(initial == subsequent
+                              ? c_format("    %s: 0x%08x", name, initial)
+                              : c_format("    %s: 0x%08x -> 0x%08x (changed bits 0x%08x)", name, initial, subsequent,
+                                         initial ^ subsequent));
+        };
+        const std::string name = c_format("CMAC port %u", p->cmac_port);
+        out.push_back(c_format("  %s registers at bar %u offset 0x%lx", name.c_str(), p->bar,
+                               static_cast<unsigned long>(p->offset)));
+        out.push_back(c_format("    Core mode: %s", core_mode_names[reg(0x20) & 3]));
+        const uint32_t version = reg(0x24);
+        out.push_back(c_format("    Core version: %u.%u", (version >> 8) & 0xff, version & 0xff));
+        if (p->cmac_operation != designs::CmacOperation::SimplexRx)
+            status(0x200, "TX Status");
+        if (p->cmac_operation == designs::CmacOperation::SimplexTx)
+            continue;
+        status(0x204, "RX Status");
+        status(0x20C, "RX Block Lock");
+        status(0x210, "RX Lane Sync");
+        status(0x214, "RX Lane Sync Error");
+        status(0x218, "RX Lane Alignment Marker Error");
+        status(0x21C, "RX Lane Alignment Marker Length Error");
+        status(0x220, "RX Lane Alignment Marker Repeat Error");
+        if (p->cmac_rs_fec)
+            status(0x1004, "RSFEC Status");
+    }
+}
+
 // fpga_sio's lines for the identified design `d`, revision from the device's config space.
 std::vector<std::string> fpga_sio_lines(const identify::IdentifiedDesign& d, uint8_t revision) {
     std::vector<std::string> out;
@@ -149,6 +191,7 @@ std::vector<std::string> fpga_sio_lines(const identify::IdentifiedDesign& d, uin
     add_peripheral_lines(d, revision, out);
     if (d.axi_switch)
         add_switch_lines(*d.axi_switch, out);
+    add_cmac_lines(d, revision, out);
     return out;
 }
 
@@ -196,6 +239,8 @@ OneDesign identify_one(const std::string& name) {
     EXPECT_TRUE(found.ok()) << name;
     if (found.ok())
         one.found = std::move(found).value();
+    for (identify::IdentifiedDesign& d : one.found.designs)  // as display_identified_pcie_fpga_designs does
+        EXPECT_TRUE(identify::read_cmac_ports(*d.device, d).empty()) << name;
     return one;
 }
 

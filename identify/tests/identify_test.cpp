@@ -120,17 +120,35 @@ TEST(Identify, RealSwitchReportsItsRoutes) {
               std::string::npos);
 }
 
-// fpga_sio prints the CMS after the switch routes; identification shows where it is and leaves
-// its MicroBlaze held in reset (releasing it is a write, PG348 Resets).
-TEST(Identify, CmsIsShownByPlaceAfterTheSwitchAndLeftInReset) {
+// fpga_sio prints the CMAC ports after the switch routes and the CMS last; identification shows
+// where the CMS is and leaves its MicroBlaze held in reset (releasing it is a write, PG348 Resets).
+TEST(Identify, CmsIsShownByPlaceAfterTheSwitchAndCmacPortsAndLeftInReset) {
     const designs::Design& design = *registry().find("U200_100G_ether_duplex");
     sim::DesignInstance duplex = instance(design, 2);
-    const auto found = identify::identify_device(*duplex.device, design).value();
+    auto found = identify::identify_device(*duplex.device, design).value();
+    EXPECT_TRUE(found.cmac_ports.empty()) << "identification leaves the clear-on-read status alone";
+    EXPECT_TRUE(identify::read_cmac_ports(*duplex.device, found).empty());
     const std::string text = identify::format_text(found);
+    // A fresh port (PG203 model): RX not enabled, so not aligned: stat_rx_local_fault and
+    // stat_rx_internal_local_fault set in STAT_RX_STATUS_REG.
+    std::string ports;
+    for (const char* place : {"bar 0 offset 0x0", "bar 0 offset 0x10000"})
+        ports += std::string("  CMAC port ") + (ports.empty() ? "0" : "1") + " registers at " + place + "\n" +
+                 "    Core mode: CAUI4\n"
+                 "    Core version: 3.1\n"
+                 "    TX Status: 0x00000000\n"
+                 "    RX Status: 0x000000c0\n"
+                 "    RX Block Lock: 0x00000000\n"
+                 "    RX Lane Sync: 0x00000000\n"
+                 "    RX Lane Sync Error: 0x00000000\n"
+                 "    RX Lane Alignment Marker Error: 0x00000000\n"
+                 "    RX Lane Alignment Marker Length Error: 0x00000000\n"
+                 "    RX Lane Alignment Marker Repeat Error: 0x00000000\n"
+                 "    RSFEC Status: 0x00000000\n";
     const std::string tail = "  Quad SPI registers at bar 0 offset 0x6000\n"
                              "  SYSMON registers at bar 0 offset 0x4000\n"
-                             "  All 4 master ports in AXI4-Stream Switch are disabled\n"
-                             "  CMS registers at bar 0 offset 0x40000\n";
+                             "  All 4 master ports in AXI4-Stream Switch are disabled\n" +
+                             ports + "  CMS registers at bar 0 offset 0x40000\n";
     ASSERT_GE(text.size(), tail.size());
     EXPECT_EQ(text.substr(text.size() - tail.size()), tail) << text;
     EXPECT_EQ(duplex.device->bar(0).value()->read(0x40000 + 0x20000, 4).value(), 0u) << "MB_RESETN_REG still 0";

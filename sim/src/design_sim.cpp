@@ -7,6 +7,7 @@
 
 #include "base/format.hpp"
 #include "sim/bar_memory.hpp"
+#include "sim/cmac_model.hpp"
 #include "sim/cms_model.hpp"
 #include "sim/qdma_model.hpp"
 #include "sim/quad_spi_model.hpp"
@@ -40,6 +41,16 @@ uint32_t user_access_value(const designs::Design& design) {
     return designs::BuildTimestamp{1, 1, 2024, 0, 0, 0}.encode();
 }
 
+// A CMAC port as the design built it (PG203: its operation and RS-FEC).
+std::shared_ptr<RegisterBlock> make_cmac_model(const designs::Peripheral& p) {
+    CmacModel::Config config;
+    config.tx = p.cmac_operation != designs::CmacOperation::SimplexRx;
+    config.rx = p.cmac_operation != designs::CmacOperation::SimplexTx;
+    config.rs_fec = p.cmac_rs_fec;
+    config.gt_loopback = p.cmac_gt_loopback;
+    return std::make_shared<CmacModel>(config);
+}
+
 // The model of one peripheral; the sensor blocks read the instance's die.
 std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const designs::Design& design, size_t dna_index,
                                           const std::shared_ptr<DieThermal>& die) {
@@ -54,6 +65,7 @@ std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const de
     case PeripheralType::UltrascaleDna: return make_constant_block(dna_words(design, dna_index));
     case PeripheralType::AxiStreamSwitch: return std::make_shared<AxiStreamSwitchBlock>(p.master_ports, p.slave_ports);
     case PeripheralType::Cms: return std::make_shared<CmsModel>(die);
+    case PeripheralType::Cmac: return make_cmac_model(p);
     }
     return nullptr;
 }
@@ -201,6 +213,8 @@ pdt::Result<DesignInstance> instantiate_design(const designs::Design& design, co
             ++dna_index;
         if (p->type == designs::PeripheralType::AxiStreamSwitch)
             instance.axi_switch = std::static_pointer_cast<AxiStreamSwitchBlock>(block);
+        if (p->type == designs::PeripheralType::Cmac)
+            instance.cmacs.push_back(std::static_pointer_cast<CmacModel>(block));
         bars[p->bar]->add_block(p->offset, p->frame_size(), std::move(block));
     }
     // Constant registers (board ID GPIO inputs); one the BAR cannot hold is left out.

@@ -88,8 +88,13 @@ int main(int argc, char** argv) {
     if (options.json) {
         std::cout << identify::format_json(opened.found.designs);
     } else {
-        for (const identify::IdentifiedDesign& design : opened.found.designs)
+        for (identify::IdentifiedDesign& design : opened.found.designs) {
+            // fpga_sio's display step: the CMAC ports' status, read twice (clear-on-read).
+            for (const std::string& problem : identify::read_cmac_ports(*design.device, design))
+                std::cerr << "Warning: " << design.identity.address.to_string() << " " << design.design->name << ": "
+                          << problem << "\n";
             std::cout << identify::format_text(design);
+        }
     }
     std::cout.flush();
     // A known design whose DMA bridge could not be read is not identified completely.

@@ -37,11 +37,12 @@ enum class PeripheralType {
     UserAccessTimestamp,  // USR_ACCESS register holding the bitstream build timestamp
     UltrascaleDna,        // DNA_PORTE2 device identifier, 96 bits in three words
     Cms,                  // Alveo Card Management Solution Subsystem (PG348)
+    Cmac,                 // UltraScale+ Integrated 100G Ethernet Subsystem (PG203), one port
 };
 inline constexpr PeripheralType kPeripheralTypes[] = {
     PeripheralType::QuadSpi, PeripheralType::Xadc, PeripheralType::Sysmon, PeripheralType::Iic,
     PeripheralType::BitBangedI2cGpio, PeripheralType::AxiStreamSwitch, PeripheralType::UserAccessTimestamp,
-    PeripheralType::UltrascaleDna, PeripheralType::Cms};
+    PeripheralType::UltrascaleDna, PeripheralType::Cms, PeripheralType::Cmac};
 const char* json_name(PeripheralType type);     // "quad_spi", "xadc", ...
 const char* display_name(PeripheralType type);  // "Quad SPI", "XADC", "bit-banged I2C GPIO", ...
 // Bytes of register space the peripheral needs; its BAR must hold offset + frame. A SYSMON's
@@ -51,6 +52,12 @@ uint64_t register_frame_size(PeripheralType type, unsigned master_ports = 0, uns
 // The SYSMON primitive behind a System Management Wizard (UG580): SYSMONE1 in UltraScale parts,
 // SYSMONE4 in UltraScale+ parts. Their temperature transfer functions differ.
 enum class SysmonPrimitive { Sysmone1, Sysmone4 };
+
+// The CMAC operation a port is built with (PG203 IP option: both directions, or one).
+enum class CmacOperation { Duplex, SimplexTx, SimplexRx };
+const char* to_string(CmacOperation operation);  // "duplex", "simplex_tx", "simplex_rx" (the JSON spelling)
+// The bytes of a CMAC port's DRP window (PG203 DRP addresses 0x000..0x3FF, one 32-bit word each).
+inline constexpr uint64_t kCmacDrpFrameSize = 0x1000;
 const char* to_string(SysmonPrimitive primitive);  // "SYSMONE1", "SYSMONE4" (the JSON spelling)
 
 // A 32-bit register at BAR + offset, and (for a content match or a simulated constant) its value.
@@ -178,6 +185,15 @@ struct Peripheral {
     bool quad_spi_mode = false;
     unsigned fifo_depth = 256;
     std::string flash;
+    // CMAC only (PG203): the design's port number ("CMAC port <n>"), the operation and RS-FEC
+    // it was built with, whether the design connects GT_LOOPBACK_REG to the transceivers, and
+    // the DRP window the design maps for the port (its offset in the same BAR, from a revision).
+    unsigned cmac_port = 0;
+    CmacOperation cmac_operation = CmacOperation::Duplex;
+    bool cmac_rs_fec = false;
+    bool cmac_gt_loopback = true;
+    std::optional<uint64_t> cmac_drp_offset;
+    uint8_t cmac_drp_min_revision = 0;
     uint64_t frame_size() const { return register_frame_size(type, master_ports, sysmon_slaves); }
 };
 

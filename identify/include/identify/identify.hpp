@@ -15,6 +15,7 @@
 
 #include "designs/registry.hpp"
 #include "dma_bridge/xdma_discovery.hpp"
+#include "ethernet/cmac.hpp"
 #include "vfio_access/device.hpp"
 
 namespace pcie {
@@ -68,6 +69,15 @@ struct SwitchInfo {
     std::vector<std::optional<unsigned>> routes;
 };
 
+// A CMAC port (PG203) as fpga_sio shows it: where the design places it, what it was built with,
+// and its status (read_cmac_ports).
+struct CmacPortInfo {
+    unsigned bar = 0;
+    uint64_t offset = 0;
+    ethernet::CmacBuild build;
+    ethernet::CmacStatus status;
+};
+
 struct DnaInfo {
     unsigned slr = 0;
     std::array<uint32_t, 3> words{};  // at +0x0, +0x4, +0x8
@@ -87,8 +97,17 @@ struct IdentifiedDesign {
     std::vector<DnaInfo> dna;
     std::vector<PeripheralInfo> peripherals;  // in design order
     std::optional<SwitchInfo> axi_switch;
+    std::vector<CmacPortInfo> cmac_ports;  // in design order, once read_cmac_ports has read them
     std::vector<std::string> warnings;  // what the design describes but the device lacks
 };
+
+// fpga_sio's display of the CMAC ports (display_cmac_ports): reads each CMAC port the design
+// lists, on `device` (the identified one), into design.cmac_ports, its status registers twice (what latched, then the present
+// state). They are clear-on-read, so this clears what had latched: identification itself never
+// reads them (a tool that diagnoses a link keeps what latched); display_identified_pcie_fpga_designs
+// does, as fpga_sio does, and format_text prints them. Returns a line for each port that could
+// not be read (a warning: no CMAC answers there).
+std::vector<std::string> read_cmac_ports(vfio::Device& device, IdentifiedDesign& design);
 
 // Whether the device's content matches the design's register_value (true when it has none).
 bool content_matches(vfio::Device& device, const designs::Design& design);

@@ -1,6 +1,6 @@
 // Simulated instances of known designs: a SimDevice built from a design description (config
-// IDs, BAR sizes, peripheral register blocks, the user-access timestamp, an AXI4-Stream Switch
-// and the XDMA model in the DMA BAR), and a simulated bus of such devices.
+// IDs, BAR sizes, peripheral register blocks, the user-access timestamp, an AXI4-Stream Switch,
+// the CMAC ports and the XDMA model in the DMA BAR), and a simulated bus of such devices.
 #pragma once
 
 #include <chrono>
@@ -17,6 +17,7 @@ namespace sim {
 
 class XdmaModel;
 class QdmaModel;
+class CmacModel;
 
 // The device and handles on its models, for tests and tools that drive the models directly.
 struct DesignInstance {
@@ -25,6 +26,7 @@ struct DesignInstance {
     std::shared_ptr<QdmaModel> qdma;                 // null when the design has no QDMA
     std::shared_ptr<AxiStreamSwitchBlock> axi_switch;  // null unless the fabric has a switch
     std::shared_ptr<DieThermal> die;  // what the sensor blocks (XADC, SYSMON, CMS) read
+    std::vector<std::shared_ptr<CmacModel>> cmacs;  // the design's CMAC ports, in its order
 };
 
 // The link every simulated XDMA instance has (XdmaConfig::link_bytes_per_second and

@@ -42,38 +42,35 @@ void add_card_options(po::options_description& options, CardToolOptions& o) {
     cli::add_json_option(options, o.json, cli::JsonForm::Document);
 }
 
-pdt::Result<CardRequest> parse_card_request(const CardToolOptions& o, bool size_required) {
+std::optional<std::string> parse_card_request(const CardToolOptions& o, bool size_required, CardRequest& request) {
     if (auto unnamed = tool_support::unnamed_device_error(o))
-        return pdt::usage_error("choose the card", "memory", *unnamed);
+        return unnamed;
     if (o.devices.size() + o.sim_designs.size() > 1)
-        return pdt::usage_error("choose the card", "memory", "one card: give one --device or one --sim_design");
-    CardRequest request;
-    if (!o.address.empty())
-        request.address = PDT_TRY(pdt::parse_number("address", o.address, 0, UINT64_MAX));
+        return std::string("one card at a time: give one --device or one --sim_design");
     if (size_required && o.size.empty())
-        return pdt::usage_error("choose the card", "range", "--size is required");
+        return std::string("--size is required");
+    auto address = pdt::parse_number("address", o.address.empty() ? "0" : o.address, 0, UINT64_MAX);
+    auto count = pdt::parse_number("count", o.count, 1, 1000000);
+    auto timeout = cli::parse_transfer_timeout(o.transfer_timeout);
+    if (auto error = tool_support::first_error(address, count, timeout))
+        return error;
     if (!o.size.empty()) {
         auto size = pdt::parse_size(o.size);
         if (!size.ok() || *size == 0)
-            return pdt::usage_error("parse option --size", "\"" + o.size + "\"",
-                                    size.ok() ? "a transfer moves at least one byte" : size.error().hint);
+            return "parse option --size \"" + o.size + "\": " + (size.ok() ? "a transfer moves at least one byte" : size.error().hint);
         request.size = *size;
     }
-    request.count = static_cast<unsigned>(PDT_TRY(pdt::parse_number("count", o.count, 1, 1000000)));
-    request.timeout = PDT_TRY(cli::parse_transfer_timeout(o.transfer_timeout));
-    return request;
+    if (!o.address.empty())
+        request.address = *address;
+    request.count = static_cast<unsigned>(*count);
+    request.timeout = *timeout;
+    return std::nullopt;
 }
 
-pdt::Result<adapters::DesignMemory> open_card_memory(const CardToolOptions& o) {
-    std::string usage;
-    auto locations = tool_support::parse_locations(o.devices, "--device", usage);
-    if (!locations)
-        return pdt::usage_error("--device", "card memory", usage);
-    auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(o.design_files)));
-    tool_support::DesignSelection selection{o.sim_designs, std::move(*locations)};
-    selection.lock_timeout = PDT_TRY(cli::parse_lock_timeout(o.lock_timeout));
-    selection.no_iommu = o.no_iommu;
-    return adapters::open_design_memory(std::move(registry), selection);
+pdt::Result<adapters::DesignMemory> open_card_memory(tool_support::CheckedUsage checked, bool no_iommu) {
+    checked.selection.no_iommu = no_iommu;
+    return adapters::open_design_memory(std::make_unique<designs::Registry>(std::move(checked.registry)),
+                                        checked.selection);
 }
 
 pdt::Result<user_design::CardRange> requested_range(const adapters::DesignMemory& memory, const CardRequest& request,

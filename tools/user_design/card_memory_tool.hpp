@@ -11,6 +11,7 @@
 
 #include "adapters/design_memory.hpp"
 #include "cli/device_options.hpp"
+#include "tool_support/bar_tool_usage.hpp"
 #include "user_design/card_copy.hpp"
 
 namespace user_design_tool {
@@ -36,11 +37,13 @@ struct CardRequest {
     unsigned count = 1;
     std::chrono::milliseconds timeout{0};
 };
-// The first usage error of the options, or the request. `size_required`: --size must be given.
-pdt::Result<CardRequest> parse_card_request(const CardToolOptions& o, bool size_required);
+// The message of the first usage error of the options (nullopt when none); `request` filled.
+// `size_required`: --size must be given. --device, --lock_timeout and --design_file are checked
+// after it by tool_support::checked_usage, as the BAR tools check theirs.
+std::optional<std::string> parse_card_request(const CardToolOptions& o, bool size_required, CardRequest& request);
 
-// The design's card memory, opened as the options select it (the reasons of a failure on stderr).
-pdt::Result<adapters::DesignMemory> open_card_memory(const CardToolOptions& o);
+// The design's card memory, opened as the checked options select it (the reasons of a failure on stderr).
+pdt::Result<adapters::DesignMemory> open_card_memory(tool_support::CheckedUsage checked, bool no_iommu);
 
 // The card range `request` names for `bytes` (the address defaults to the card memory's first byte).
 pdt::Result<user_design::CardRange> requested_range(const adapters::DesignMemory& memory, const CardRequest& request,

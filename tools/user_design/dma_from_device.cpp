@@ -28,8 +28,9 @@ std::optional<int> parse_from_device_options(int argc, char** argv, user_design_
 }
 
 // The copy of the checked command line; the exit status.
-int receive_file(const user_design_tool::CardToolOptions& o, const user_design_tool::CardRequest& request) {
-    auto memory = user_design_tool::open_card_memory(o);
+int receive_file(const user_design_tool::CardToolOptions& o, const user_design_tool::CardRequest& request,
+                 tool_support::CheckedUsage checked) {
+    auto memory = user_design_tool::open_card_memory(std::move(checked), o.no_iommu);
     if (!memory)
         return user_design_tool::fail(memory.error());
     auto range = user_design_tool::requested_range(*memory, request, request.size);
@@ -59,11 +60,12 @@ int main(int argc, char** argv) {
     user_design_tool::CardToolOptions o;
     if (auto status = parse_from_device_options(argc, argv, o))
         return *status;
-    auto request = user_design_tool::parse_card_request(o, true);
-    if (!request)
-        return user_design_tool::fail(request.error());
-    if (o.file.empty())
-        return user_design_tool::fail(
-            pdt::usage_error("choose the file", "for the card's bytes", "--file is required (- writes standard output)"));
-    return receive_file(o, *request);
+    user_design_tool::CardRequest request;
+    auto error = user_design_tool::parse_card_request(o, true, request);
+    if (!error && o.file.empty())
+        error = "--file is required (- writes standard output)";
+    auto checked = tool_support::checked_usage(error, o, o.lock_timeout);
+    if (!checked)
+        return 2;
+    return receive_file(o, request, std::move(*checked));
 }

@@ -61,12 +61,13 @@ std::string verify_json(const std::optional<Difference>& differs, uint64_t addre
 }
 
 // The copy (and its check) of the checked command line; the exit status.
-int send_file(const ToDeviceOptions& o, const user_design_tool::CardRequest& request, uint64_t file_offset) {
+int send_file(const ToDeviceOptions& o, const user_design_tool::CardRequest& request, uint64_t file_offset,
+              tool_support::CheckedUsage checked) {
     // The file first: one that is missing or shorter than --size leaves the card untouched.
     auto data = user_design::FileData::open(o.file, file_offset, request.size);
     if (!data)
         return user_design_tool::fail(data.error());
-    auto memory = user_design_tool::open_card_memory(o);
+    auto memory = user_design_tool::open_card_memory(std::move(checked), o.no_iommu);
     if (!memory)
         return user_design_tool::fail(memory.error());
     auto range = user_design_tool::requested_range(*memory, request, data->size());
@@ -106,13 +107,15 @@ int main(int argc, char** argv) {
     ToDeviceOptions o;
     if (auto status = parse_to_device_options(argc, argv, o))
         return *status;
-    auto request = user_design_tool::parse_card_request(o, false);
-    if (!request)
-        return user_design_tool::fail(request.error());
-    if (o.file.empty())
-        return user_design_tool::fail(pdt::usage_error("choose the data", "to send", "--file is required (- reads standard input)"));
+    user_design_tool::CardRequest request;
+    auto error = user_design_tool::parse_card_request(o, false, request);
+    if (!error && o.file.empty())
+        error = "--file is required (- reads standard input)";
     auto file_offset = pdt::parse_number("offset", o.file_offset, 0, UINT64_MAX);
-    if (!file_offset)
-        return user_design_tool::fail(file_offset.error());
-    return send_file(o, *request, *file_offset);
+    if (!error && !file_offset)
+        error = file_offset.error().message();
+    auto checked = tool_support::checked_usage(error, o, o.lock_timeout);
+    if (!checked)
+        return 2;
+    return send_file(o, request, *file_offset, std::move(*checked));
 }

@@ -80,6 +80,30 @@ TEST(DmaToDevice, JsonNamesTheCopyAndTheCheck) {
     std::filesystem::remove(file);
 }
 
+TEST(DmaToDevice, StandardInputIsReadOnceAndHeld) {
+    const auto file = tool_pattern_file("dma_to_device_stdin", 70000);
+    // 4096 bytes skipped, the next 65536 sent (twice, from what was held) and checked.
+    const auto out = run("/bin/sh", {"-c", std::string(DMA_TO_DEVICE) + " --sim_design U200_qdma_ram -f - -o 4096 -s 64KiB"
+                                               " -c 2 --verify < " + file.string()});
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_NE(out.output.find("65536 bytes from standard input (offset 0x1000) to card address 0x0, 2 transfers"),
+              std::string::npos)
+        << out.output;
+    EXPECT_NE(out.output.find("Verify: PASS"), std::string::npos) << out.output;
+    std::filesystem::remove(file);
+}
+
+TEST(DmaFromDevice, StandardOutputCarriesTheBytesAndTheReportGoesToStandardError) {
+    const auto file = tool_scratch("dma_from_device_stdout");
+    const auto out = run("/bin/sh", {"-c", std::string(DMA_FROM_DEVICE) + " --sim_design TEF1001_dma_ddr3 -s 12345 -f - > " +
+                                               file.string()});
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_NE(out.output.find("12345 bytes from card address 0x0 to standard output, 1 transfer"), std::string::npos)
+        << out.output;
+    EXPECT_EQ(std::filesystem::file_size(file), 12345u);
+    std::filesystem::remove(file);
+}
+
 TEST(DmaFromDevice, CardMemoryToAFile) {
     const auto file = tool_scratch("dma_from_device_out");
     for (const MemoryDesign& d : kDesigns) {

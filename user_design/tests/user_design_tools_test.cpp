@@ -1,7 +1,8 @@
 // dma_to_device, dma_from_device and reg_rw run as a user runs them, on simulated designs: a file
 // sent with --verify to XDMA and QDMA card memory passes; on a lying device (PDT_SIM_FAULT) the
-// read-back differs and --verify fails naming the offset; card memory read to a file; a register
-// written and read back on the model, and a read outside its BAR refused.
+// read-back differs and --verify fails naming the offset; standard input and output as a shell
+// pipes them; card memory read to a file; a register written and read back on the model, and a
+// read outside its BAR refused.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "adapter_glue.hpp"
+#include "dma_bridge/xdma_copy_endpoint.hpp"
+#include "qdma/qdma_copy_endpoint.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace adapters {
@@ -36,5 +38,18 @@ pdt::Result<EndpointDesign> open_endpoint_design(std::unique_ptr<designs::Regist
 // `inner`, opened on the picked design, owning what it copies through; the design under test in `holds`.
 OpenedCopyEndpoint own_design_endpoint(EndpointDesign opened, std::unique_ptr<streams::CopyEndpoint> inner,
                                        EndpointHolds& holds);
+
+// The first design found with a memory-mapped XDMA bridge and card memory (xdma.cpp), and with a
+// QDMA and card memory (qdma.cpp); null when there is none.
+const identify::IdentifiedDesign* xdma_memory_design(const identify::Identification& found);
+const identify::IdentifiedDesign* qdma_memory_design(const identify::Identification& found);
+
+// The endpoint on `design`, named after it (and its simulated link, where `selection` sets one),
+// with the engine pairs and modes of `cli` and `modes` (xdma.cpp).
+xdma::CopyEndpointConfig xdma_endpoint_config(const identify::IdentifiedDesign& design, const XdmaEndpointCli& cli,
+                                              const tool_support::DesignSelection& selection,
+                                              const xdma::ModeRequest& modes);
+// The endpoint on the design's function: its own range of physical queues (qdma.cpp).
+qdma::CopyEndpointConfig qdma_endpoint_config(const identify::IdentifiedDesign& design, const QdmaEndpointCli& cli);
 
 }  // namespace adapters

@@ -11,7 +11,6 @@
 namespace po = boost::program_options;
 
 namespace adapters {
-namespace {
 
 const identify::IdentifiedDesign* qdma_memory_design(const identify::Identification& found) {
     for (const identify::IdentifiedDesign& d : found.designs)
@@ -20,7 +19,6 @@ const identify::IdentifiedDesign* qdma_memory_design(const identify::Identificat
     return nullptr;
 }
 
-// The endpoint on the design's function: its own range of physical queues.
 qdma::CopyEndpointConfig qdma_endpoint_config(const identify::IdentifiedDesign& design, const QdmaEndpointCli& cli) {
     qdma::CopyEndpointConfig config;
     config.name = design.identity.address.to_string() + " " + design.design->name;
@@ -37,8 +35,6 @@ qdma::CopyEndpointConfig qdma_endpoint_config(const identify::IdentifiedDesign& 
     config.interrupt_ring = config.function.function;  // one ring per PF
     return config;
 }
-
-}  // namespace
 
 void add_qdma_options(po::options_description& options, EndpointSettings& settings) {
     QdmaEndpointCli& cli = settings.qdma;

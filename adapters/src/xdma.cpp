@@ -17,13 +17,6 @@ namespace po = boost::program_options;
 namespace adapters {
 namespace {
 
-const identify::IdentifiedDesign* memory_design(const identify::Identification& found) {
-    for (const identify::IdentifiedDesign& d : found.designs)
-        if (d.dma_bridge && d.dma_bridge->mode == designs::DmaMode::MemoryMapped && d.dma_bridge->memory_size > 0)
-            return &d;
-    return nullptr;
-}
-
 std::string short_number(double value) {
     char text[32];
     std::snprintf(text, sizeof(text), "%g", value);
@@ -49,7 +42,15 @@ pdt::Result<void> set_sim_link(const XdmaEndpointCli& cli, tool_support::DesignS
     return {};
 }
 
-// The endpoint on `design`, named after it (and its simulated link, where one is set).
+}  // namespace
+
+const identify::IdentifiedDesign* xdma_memory_design(const identify::Identification& found) {
+    for (const identify::IdentifiedDesign& d : found.designs)
+        if (d.dma_bridge && d.dma_bridge->mode == designs::DmaMode::MemoryMapped && d.dma_bridge->memory_size > 0)
+            return &d;
+    return nullptr;
+}
+
 xdma::CopyEndpointConfig xdma_endpoint_config(const identify::IdentifiedDesign& design, const XdmaEndpointCli& cli,
                                               const tool_support::DesignSelection& selection,
                                               const xdma::ModeRequest& modes) {
@@ -66,8 +67,6 @@ xdma::CopyEndpointConfig xdma_endpoint_config(const identify::IdentifiedDesign& 
     config.modes = modes;
     return config;
 }
-
-}  // namespace
 
 void add_xdma_options(po::options_description& options, EndpointSettings& settings) {
     XdmaEndpointCli& cli = settings.xdma;
@@ -99,7 +98,7 @@ OpenedCopyEndpoint open_xdma_endpoint(const EndpointSettings& settings, Endpoint
     auto registry = std::make_unique<designs::Registry>(PDT_TRY(designs::Registry::load(cli.design_files)));
     tool_support::DesignSelection selection = endpoint_selection(cli, *locations, lock_timeout);
     PDT_CHECK(set_sim_link(cli, selection));
-    EndpointDesign opened = PDT_TRY(open_endpoint_design(std::move(registry), selection, "xdma", memory_design,
+    EndpointDesign opened = PDT_TRY(open_endpoint_design(std::move(registry), selection, "xdma", xdma_memory_design,
                                                          "no design with a memory-mapped DMA bridge and card memory"));
     const xdma::CopyEndpointConfig config = xdma_endpoint_config(*opened.design, cli, selection, modes);
     auto inner = PDT_TRY(xdma::open_copy_endpoint(*opened.design->device, config));

@@ -49,6 +49,9 @@ _pcie_dma_toolkit_values() {
         --completion) printf '%s\n' auto poll_writeback completed_count status interrupt ;;
         --access) printf '%s\n' libpci pciaccess vfio sim dump: ;;
         --allow_group) compgen -g ;;
+        --file) compgen -f -- "$cur" ;;
+        -f) [[ ${tool##*/} == dma_to_device || ${tool##*/} == dma_from_device ]] && compgen -f -- "$cur" ;;
+        --width) [[ ${tool##*/} == reg_rw ]] && printf '%s\n' 8 16 32 64 ;;
     esac
 }
 
@@ -65,7 +68,8 @@ _pcie_dma_toolkit() {
     fi
     for option in $options; do
         if [[ $option == *= && $prev == "${option%=}" ]]; then
-            [[ $prev == --design_file ]] && compopt -o filenames 2>/dev/null
+            [[ $prev == --design_file || $prev == --file || ($prev == -f && ${tool##*/} == dma_*_device) ]] &&
+                compopt -o filenames 2>/dev/null
             mapfile -t COMPREPLY < <(compgen -W "$(_pcie_dma_toolkit_values "$tool" "${option%=}" | tr '\n' ' ')" -- "$cur")
             return 0
         fi

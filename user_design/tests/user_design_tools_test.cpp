@@ -1,0 +1,145 @@
+// dma_to_device, dma_from_device and reg_rw run as a user runs them, on simulated designs: a file
+// sent with --verify to XDMA and QDMA card memory passes; on a lying device (PDT_SIM_FAULT) the
+// read-back differs and --verify fails naming the offset; standard input and output as a shell
+// pipes them; card memory read to a file; a register written and read back on the model, and a
+// read outside its BAR refused.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_support/run_process.hpp"
+
+namespace {
+
+std::filesystem::path tool_scratch(const std::string& name) {
+    return std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
+}
+
+std::filesystem::path tool_pattern_file(const std::string& name, uint64_t bytes) {
+    const auto path = tool_scratch(name);
+    std::ofstream out(path, std::ios::binary);
+    for (uint64_t i = 0; i < bytes; ++i)
+        out.put(static_cast<char>((i * 13) ^ (i >> 9)));
+    return path;
+}
+
+test_support::Outcome run(const std::string& tool, const std::vector<std::string>& args,
+                          const std::vector<std::string>& environment = {}) {
+    test_support::RunOptions options;
+    options.environment = environment;
+    options.stdin_from_null = true;
+    options.timeout = std::chrono::seconds(120);
+    return test_support::run_process(tool, args, options);
+}
+
+struct MemoryDesign {
+    const char* name;
+    const char* adapter;
+};
+const MemoryDesign kDesigns[] = {{"TEF1001_dma_ddr3", "(xdma)"}, {"U200_qdma_ram", "(qdma)"}};
+
+TEST(DmaToDevice, AFileSentWithVerifyPassesOnXdmaAndQdmaDesigns) {
+    const auto file = tool_pattern_file("dma_to_device_ok", (4 << 20) + 3);
+    for (const MemoryDesign& d : kDesigns) {
+        const auto out = run(DMA_TO_DEVICE, {"--sim_design", d.name, "--file", file.string(), "--verify", "--count", "2"});
+        EXPECT_EQ(out.exit_code, 0) << d.name << "\n" << out.output;
+        EXPECT_NE(out.output.find(std::string(d.adapter) + ": 4194307 bytes from " + file.string()), std::string::npos)
+            << out.output;
+        EXPECT_NE(out.output.find("Verify: PASS: the 4194307 bytes read back"), std::string::npos) << out.output;
+        EXPECT_NE(out.output.find(" MB/s (10^6 bytes a second; 4194307 x 2 bytes in "), std::string::npos) << out.output;
+    }
+    std::filesystem::remove(file);
+}
+
+TEST(DmaToDevice, OnALyingDeviceVerifyFailsNamingTheOffset) {
+    const auto file = tool_pattern_file("dma_to_device_lie", 1 << 20);
+    for (const MemoryDesign& d : kDesigns)
+        for (const char* lie : {"moves_nothing", "stale_after=1"}) {
+            const auto out = run(DMA_TO_DEVICE, {"--sim_design", d.name, "-f", file.string(), "--verify"},
+                                 {std::string("PDT_SIM_FAULT=") + lie});
+            EXPECT_EQ(out.exit_code, 1) << d.name << " " << lie << "\n" << out.output;
+            EXPECT_NE(out.output.find("Verify: FAIL: first difference at offset 0x0 (file byte 0x0, card address "),
+                      std::string::npos)
+                << d.name << " " << lie << "\n" << out.output;
+            EXPECT_EQ(out.output.find("PASS"), std::string::npos) << out.output;
+        }
+    std::filesystem::remove(file);
+}
+
+TEST(DmaToDevice, JsonNamesTheCopyAndTheCheck) {
+    const auto file = tool_pattern_file("dma_to_device_json", 8192);
+    const auto out = run(DMA_TO_DEVICE, {"--sim_design", "TEF1001_dma_ddr3", "-f", file.string(), "--offset", "4096",
+                                         "--address", "0x100000", "--verify", "--json"});
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_NE(out.output.find("\"adapter\": \"xdma\""), std::string::npos) << out.output;
+    EXPECT_NE(out.output.find("\"file_offset\": 4096, \"address\": 1048576, \"bytes\": 4096, \"count\": 1"),
+              std::string::npos)
+        << out.output;
+    EXPECT_NE(out.output.find("\"verify\": {\"result\": \"pass\"}"), std::string::npos) << out.output;
+    std::filesystem::remove(file);
+}
+
+TEST(DmaToDevice, StandardInputIsReadOnceAndHeld) {
+    const auto file = tool_pattern_file("dma_to_device_stdin", 70000);
+    // 4096 bytes skipped, the next 65536 sent (twice, from what was held) and checked.
+    const auto out = run("/bin/sh", {"-c", std::string(DMA_TO_DEVICE) + " --sim_design U200_qdma_ram -f - -o 4096 -s 64KiB"
+                                               " -c 2 --verify < " + file.string()});
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_NE(out.output.find("65536 bytes from standard input (offset 0x1000) to card address 0x0, 2 transfers"),
+              std::string::npos)
+        << out.output;
+    EXPECT_NE(out.output.find("Verify: PASS"), std::string::npos) << out.output;
+    std::filesystem::remove(file);
+}
+
+TEST(DmaFromDevice, StandardOutputCarriesTheBytesAndTheReportGoesToStandardError) {
+    const auto file = tool_scratch("dma_from_device_stdout");
+    const auto out = run("/bin/sh", {"-c", std::string(DMA_FROM_DEVICE) + " --sim_design TEF1001_dma_ddr3 -s 12345 -f - > " +
+                                               file.string()});
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_NE(out.output.find("12345 bytes from card address 0x0 to standard output, 1 transfer"), std::string::npos)
+        << out.output;
+    EXPECT_EQ(std::filesystem::file_size(file), 12345u);
+    std::filesystem::remove(file);
+}
+
+TEST(DmaFromDevice, CardMemoryToAFile) {
+    const auto file = tool_scratch("dma_from_device_out");
+    for (const MemoryDesign& d : kDesigns) {
+        const auto out = run(DMA_FROM_DEVICE, {"--sim_design", d.name, "--size", "64KiB", "-f", file.string(), "-c", "2"});
+        EXPECT_EQ(out.exit_code, 0) << d.name << "\n" << out.output;
+        EXPECT_NE(out.output.find(std::string(d.adapter) + ": 65536 bytes from card address "), std::string::npos)
+            << out.output;
+        EXPECT_EQ(std::filesystem::file_size(file), 2u * 65536) << d.name;  // each transfer appended
+    }
+    std::filesystem::remove(file);
+}
+
+TEST(RegRw, AWriteIsReadBackOnTheModel) {
+    // H2C channel 0's SGDMA Descriptor Low Address (PG195: 0x4080), a register that keeps what is written.
+    const auto wrote = run(REG_RW, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2", "--offset", "0x4080", "--write",
+                                    "0x12345640"});
+    EXPECT_EQ(wrote.exit_code, 0) << wrote.output;
+    EXPECT_NE(wrote.output.find("BAR 2 offset 0x4080 32 bits: before 0x00000000, wrote 0x12345640, after 0x12345640"),
+              std::string::npos)
+        << wrote.output;
+    const auto read = run(REG_RW, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2", "--offset", "0x0", "--json"});
+    EXPECT_EQ(read.exit_code, 0) << read.output;
+    EXPECT_NE(read.output.find("\"bar\": 2, \"offset\": 0, \"bits\": 32, \"value\": "), std::string::npos) << read.output;
+}
+
+TEST(RegRw, AccessesTheBarRefusesAreNotMade) {
+    const auto past = run(REG_RW, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2", "--offset", "0x40000000"});
+    EXPECT_EQ(past.exit_code, 1) << past.output;
+    EXPECT_NE(past.output.find("Numerical result out of range"), std::string::npos) << past.output;
+    const auto wide = run(REG_RW, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2", "--offset", "0x0", "--width", "64"});
+    EXPECT_EQ(wide.exit_code, 2) << wide.output;
+    const auto too_big = run(REG_RW, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2", "--offset", "0x4080", "--width",
+                                      "8", "--write", "0x100"});
+    EXPECT_EQ(too_big.exit_code, 2) << too_big.output;
+    EXPECT_NE(too_big.output.find("does not fit 8 bits"), std::string::npos) << too_big.output;
+}
+
+}  // namespace

@@ -1,5 +1,6 @@
 // Reading the words of a module's EEPROM (private to optical): big-endian words, as both
-// SFF-8472 and SFF-8636 store them, and the errors every decoder gives.
+// SFF-8472 and SFF-8636 store them, the vendor's fields both hold, and the errors every
+// decoder gives.
 #pragma once
 
 #include <cerrno>
@@ -28,6 +29,31 @@ inline float be_float(std::span<const uint8_t> bytes, size_t at) {
 
 inline std::string ascii(std::span<const uint8_t> bytes, size_t first, size_t last) {
     return ascii_field(bytes.data() + first, last - first + 1);
+}
+
+// A code bit of a compliance table: the byte, the bit and its description as ethtool -m
+// prints it after "Transceiver type".
+struct CodeBit {
+    uint8_t byte;
+    uint8_t bit;
+    const char* text;
+};
+
+// Where a document keeps the vendor's fields: the first byte of each. Name, PN and SN are 16
+// bytes and the date code 8 in both documents; the revision is 4 bytes in SFF-8472, 2 in SFF-8636.
+struct VendorFields {
+    size_t name, oui, part_number, revision, revision_bytes, serial_number, date_code;
+};
+
+inline VendorInfo vendor(std::span<const uint8_t> id, const VendorFields& at) {
+    VendorInfo vendor;
+    vendor.name = ascii(id, at.name, at.name + 15);
+    vendor.oui = {id[at.oui], id[at.oui + 1], id[at.oui + 2]};
+    vendor.part_number = ascii(id, at.part_number, at.part_number + 15);
+    vendor.revision = ascii(id, at.revision, at.revision + at.revision_bytes - 1);
+    vendor.serial_number = ascii(id, at.serial_number, at.serial_number + 15);
+    vendor.date_code = ascii(id, at.date_code, at.date_code + 7);
+    return vendor;
 }
 
 // "decode <document> EEPROM <page>: <strerror>: <what>" with EINVAL: too few bytes.

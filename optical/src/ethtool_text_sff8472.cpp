@@ -73,12 +73,9 @@ std::string sff8472_serial_id_text(const Sff8472Module& m) {
         br_max = br_min = 0;
     else if (m.br_nominal == 0xFF)
         br_nominal = m.br_max * 250u, br_max = br_min = m.br_min;
-    std::string codes;
-    for (uint8_t c : m.transceiver.codes)
-        codes += pdt::format(codes.empty() ? "0x%02x" : " 0x%02x", c);
     std::string t = code("Extended identifier", m.ext_identifier, sff8472_ext_identifier_text(m.ext_identifier));
     t += code("Connector", m.connector, connector_name(m.connector));
-    t += line("Transceiver codes", codes);
+    t += line("Transceiver codes", text::code_bytes(m.transceiver.codes));
     if (!m.transceiver.descriptions.empty())
         t += line("Transceiver type", m.transceiver.descriptions.back());
     t += code("Encoding", m.encoding, encoding_name(m.encoding, EncodingTable::sff8472));
@@ -90,16 +87,11 @@ std::string sff8472_serial_id_text(const Sff8472Module& m) {
     t += line("Length (Copper or Active cable)", pdt::format("%um", m.length_copper));
     t += line("Length (OM3)", pdt::format("%um", m.length_om3 * 10u));
     t += sff8472_wavelength_lines(m);
-    t += line("Vendor name", m.vendor.name);
-    t += line("Vendor OUI", pdt::format("%02x:%02x:%02x", m.vendor.oui[0], m.vendor.oui[1], m.vendor.oui[2]));
-    t += line("Vendor PN", m.vendor.part_number);
-    t += line("Vendor rev", m.vendor.revision);
+    t += text::vendor_lines(m.vendor);
     t += sff8472_option_lines(m.options);
     t += line("BR margin max", pdt::format("%u%%", br_max));
     t += line("BR margin min", pdt::format("%u%%", br_min));
-    t += line("Vendor SN", m.vendor.serial_number);
-    t += line("Date code", m.vendor.date_code);
-    return t;
+    return t + text::serial_lines(m.vendor);
 }
 
 std::string sff8472_diagnostics_text(const Sff8472Diagnostics& d) {
@@ -118,12 +110,8 @@ std::string sff8472_diagnostics_text(const Sff8472Diagnostics& d) {
     t += text::flag_lines("Module temperature", d.temperature.flags);
     t += text::flag_lines("Module voltage", d.vcc.flags);
     t += text::flag_lines("Laser rx power", d.rx_power.flags);
-    t += text::threshold_lines("Laser bias current", d.tx_bias.thresholds);
-    t += text::threshold_lines("Laser output power", d.tx_power.thresholds);
-    t += text::threshold_lines("Module temperature", d.temperature.thresholds);
-    t += text::threshold_lines("Module voltage", d.vcc.thresholds);
-    t += text::threshold_lines("Laser rx power", d.rx_power.thresholds);
-    return t;
+    return t + text::module_threshold_lines(d.tx_bias.thresholds, d.tx_power.thresholds, d.temperature.thresholds,
+                                            d.vcc.thresholds, d.rx_power.thresholds);
 }
 
 }  // namespace
@@ -149,11 +137,8 @@ std::string rejected_text(const pdt::Error& error, std::span<const RawPage> page
 }
 
 std::string sff8472_text(std::span<const uint8_t> a0, std::span<const uint8_t> a2) {
-    const auto module = decode_sff8472(a0, a2);
-    if (module)
-        return ethtool_text(*module);
     const RawPage pages[] = {{"A0h", a0, 0}, {"A2h", a2, 0}};
-    return rejected_text(module.error(), pages);
+    return text::module_or_rejected(decode_sff8472(a0, a2), pages);
 }
 
 }  // namespace optical

@@ -94,12 +94,9 @@ std::string sff8636_signal_lines(const Sff8636Module& m) {
 }
 
 std::string sff8636_serial_id_text(const Sff8636Module& m) {
-    std::string codes;
-    for (uint8_t c : m.transceiver.codes)
-        codes += pdt::format(codes.empty() ? "0x%02x" : " 0x%02x", c);
     std::string t = sff8636_ext_identifier_text(m);
     t += code("Connector", m.connector, connector_name(m.connector));
-    t += line("Transceiver codes", codes);
+    t += line("Transceiver codes", text::code_bytes(m.transceiver.codes));
     // ethtool 6.x prints the last code set, and the line even when none is.
     t += line("Transceiver type", m.transceiver.descriptions.empty() ? "" : m.transceiver.descriptions.back());
     t += code("Encoding", m.encoding, encoding_name(m.encoding, EncodingTable::sff8636));
@@ -111,12 +108,7 @@ std::string sff8636_serial_id_text(const Sff8636Module& m) {
     t += line("Length (OM1)", pdt::format("%um", m.length_om1));
     t += line("Length (Copper or Active cable)", pdt::format("%um", m.length_copper));
     t += sff8636_wavelength_lines(m);
-    t += line("Vendor name", m.vendor.name);
-    t += line("Vendor OUI", pdt::format("%02x:%02x:%02x", m.vendor.oui[0], m.vendor.oui[1], m.vendor.oui[2]));
-    t += line("Vendor PN", m.vendor.part_number);
-    t += line("Vendor rev", m.vendor.revision);
-    t += line("Vendor SN", m.vendor.serial_number);
-    t += line("Date code", m.vendor.date_code);
+    t += text::vendor_lines(m.vendor) + text::serial_lines(m.vendor);
     t += line("Revision Compliance", sff8636_revision_text(m.revision_compliance));
     return t + sff8636_signal_lines(m);
 }
@@ -164,12 +156,8 @@ std::string sff8636_diagnostics_text(const Sff8636Diagnostics& d) {
     t += sff8636_lane_flag_lines(d);
     t += text::flag_lines("Module temperature", d.temperature.flags);
     t += text::flag_lines("Module voltage", d.vcc.flags);
-    t += text::threshold_lines("Laser bias current", d.tx_bias_thresholds);
-    t += text::threshold_lines("Laser output power", d.tx_power_thresholds);
-    t += text::threshold_lines("Module temperature", d.temperature.thresholds);
-    t += text::threshold_lines("Module voltage", d.vcc.thresholds);
-    t += text::threshold_lines("Laser rx power", d.rx_power_thresholds);
-    return t;
+    return t + text::module_threshold_lines(d.tx_bias_thresholds, d.tx_power_thresholds, d.temperature.thresholds,
+                                            d.vcc.thresholds, d.rx_power_thresholds);
 }
 
 }  // namespace
@@ -184,11 +172,8 @@ std::string ethtool_text(const Sff8636Module& module) {
 }
 
 std::string sff8636_text(std::span<const uint8_t> page00, std::span<const uint8_t> page03) {
-    const auto module = decode_sff8636(page00, page03);
-    if (module)
-        return ethtool_text(*module);
     const RawPage pages[] = {{"lower page and page 00h", page00, 0}, {"page 03h", page03, 128}};
-    return rejected_text(module.error(), pages);
+    return text::module_or_rejected(decode_sff8636(page00, page03), pages);
 }
 
 }  // namespace optical

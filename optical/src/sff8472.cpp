@@ -13,14 +13,8 @@ namespace a0 = sff8472_a0;
 namespace a2 = sff8472_a2;
 constexpr const char* kSff8472 = "SFF-8472";
 
-// Table 5-3, Transceiver Compliance Codes: the byte (3-10), the bit and its description as
-// ethtool -m prints it after "Transceiver type".
-struct Sff8472ComplianceBit {
-    uint8_t byte;
-    uint8_t bit;
-    const char* text;
-};
-constexpr Sff8472ComplianceBit kSff8472ComplianceBits[] = {
+// Table 5-3, Transceiver Compliance Codes: the byte (3-10), the bit and its description.
+constexpr eeprom::CodeBit kSff8472ComplianceBits[] = {
     {3, 7, "10G Ethernet: 10G Base-LRM [SFF-8472 rev10.4 onwards]"},
     {3, 6, "10G Ethernet: 10G Base-LRM"}, {3, 5, "10G Ethernet: 10G Base-LR"},
     {3, 4, "10G Ethernet: 10G Base-SR"}, {3, 3, "Infiniband: 1X SX"}, {3, 2, "Infiniband: 1X LX"},
@@ -54,7 +48,7 @@ Compliance sff8472_compliance(std::span<const uint8_t> id) {
     for (size_t at = a0::Transceiver; at < a0::Transceiver + 8; ++at)
         compliance.codes.push_back(id[at]);
     compliance.codes.push_back(id[a0::Transceiver_ext]);
-    for (const Sff8472ComplianceBit& code : kSff8472ComplianceBits)
+    for (const eeprom::CodeBit& code : kSff8472ComplianceBits)
         if (id[code.byte] & (1u << code.bit))
             compliance.descriptions.push_back(code.text);
     const std::string extended = extended_compliance_sff8472(id[a0::Transceiver_ext]);
@@ -63,16 +57,8 @@ Compliance sff8472_compliance(std::span<const uint8_t> id) {
     return compliance;
 }
 
-VendorInfo sff8472_vendor(std::span<const uint8_t> id) {
-    VendorInfo vendor;
-    vendor.name = eeprom::ascii(id, a0::Vendor_name, a0::Vendor_name + 15);
-    vendor.oui = {id[a0::Vendor_OUI], id[a0::Vendor_OUI + 1], id[a0::Vendor_OUI + 2]};
-    vendor.part_number = eeprom::ascii(id, a0::Vendor_PN, a0::Vendor_PN + 15);
-    vendor.revision = eeprom::ascii(id, a0::Vendor_rev, a0::Vendor_rev + 3);
-    vendor.serial_number = eeprom::ascii(id, a0::Vendor_SN, a0::Vendor_SN + 15);
-    vendor.date_code = eeprom::ascii(id, a0::Date_code, a0::Date_code + 7);
-    return vendor;
-}
+constexpr eeprom::VendorFields kSff8472Vendor = {a0::Vendor_name, a0::Vendor_OUI, a0::Vendor_PN, a0::Vendor_rev, 4,
+                                                  a0::Vendor_SN, a0::Date_code};
 
 Sff8472Module sff8472_serial_id(std::span<const uint8_t> id) {
     Sff8472Module m;
@@ -95,7 +81,7 @@ Sff8472Module sff8472_serial_id(std::span<const uint8_t> id) {
     m.diagnostic_monitoring_type = id[a0::Diagnostic_Monitoring_Type];
     m.enhanced_options = id[a0::Enhanced_Options];
     m.sff8472_compliance = id[a0::SFF_8472_Compliance];
-    m.vendor = sff8472_vendor(id);
+    m.vendor = eeprom::vendor(id, kSff8472Vendor);
     return m;
 }
 

@@ -16,12 +16,7 @@ constexpr const char* kSff8636 = "SFF-8636";
 
 // Specification Compliance Codes (bytes 131-138) as ethtool -m words them. Byte
 // 131 bit 7 (extended, byte 192) is decoded apart.
-struct Sff8636ComplianceBit {
-    uint8_t byte;
-    uint8_t bit;
-    const char* text;
-};
-constexpr Sff8636ComplianceBit kSff8636ComplianceBits[] = {
+constexpr eeprom::CodeBit kSff8636ComplianceBits[] = {
     {131, 6, "10G Ethernet: 10G Base-LRM"}, {131, 5, "10G Ethernet: 10G Base-LR"},
     {131, 4, "10G Ethernet: 10G Base-SR"}, {131, 3, "40G Ethernet: 40G Base-CR4"},
     {131, 2, "40G Ethernet: 40G Base-SR4"}, {131, 1, "40G Ethernet: 40G Base-LR4"},
@@ -51,7 +46,7 @@ Compliance sff8636_compliance(std::span<const uint8_t> id) {
         compliance.codes.push_back(id[at]);
     // ethtool's order: the 10/40G Ethernet bits of byte 131, the extended code, then the rest.
     const auto add_bits = [&](bool byte131) {
-        for (const Sff8636ComplianceBit& code : kSff8636ComplianceBits)
+        for (const eeprom::CodeBit& code : kSff8636ComplianceBits)
             if ((code.byte == p00::Specification_Compliance) == byte131 && (id[code.byte] & (1u << code.bit)))
                 compliance.descriptions.push_back(code.text);
     };
@@ -62,16 +57,8 @@ Compliance sff8636_compliance(std::span<const uint8_t> id) {
     return compliance;
 }
 
-VendorInfo sff8636_vendor(std::span<const uint8_t> id) {
-    VendorInfo vendor;
-    vendor.name = eeprom::ascii(id, p00::Vendor_name, p00::Vendor_name + 15);
-    vendor.oui = {id[p00::Vendor_OUI], id[p00::Vendor_OUI + 1], id[p00::Vendor_OUI + 2]};
-    vendor.part_number = eeprom::ascii(id, p00::Vendor_PN, p00::Vendor_PN + 15);
-    vendor.revision = eeprom::ascii(id, p00::Vendor_rev, p00::Vendor_rev + 1);
-    vendor.serial_number = eeprom::ascii(id, p00::Vendor_SN, p00::Vendor_SN + 15);
-    vendor.date_code = eeprom::ascii(id, p00::Date_Code, p00::Date_Code + 7);
-    return vendor;
-}
+constexpr eeprom::VendorFields kSff8636Vendor = {p00::Vendor_name, p00::Vendor_OUI, p00::Vendor_PN, p00::Vendor_rev,
+                                                  2, p00::Vendor_SN, p00::Date_Code};
 
 Sff8636Module sff8636_serial_id(std::span<const uint8_t> id) {
     Sff8636Module m;
@@ -99,7 +86,7 @@ Sff8636Module sff8636_serial_id(std::span<const uint8_t> id) {
     m.options = {id[p00::Options], id[p00::Options + 1], id[p00::Options + 2], id[p00::Options + 3]};
     m.diagnostic_monitoring_type = id[p00::Diagnostic_Monitoring_Type];
     m.enhanced_options = id[p00::Enhanced_Options];
-    m.vendor = sff8636_vendor(id);
+    m.vendor = eeprom::vendor(id, kSff8636Vendor);
     return m;
 }
 

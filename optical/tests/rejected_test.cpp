@@ -13,6 +13,19 @@ namespace rejected_test {
 
 using namespace optical;
 
+// A decode that failed with `code`, its error naming `object`.
+template <typename Module>
+::testing::AssertionResult rejected_with(const pdt::Result<Module>& module, int code, const std::string& object) {
+    if (module.ok())
+        return ::testing::AssertionFailure() << "decoded, expected an error naming " << object;
+    if (module.error().code != code)
+        return ::testing::AssertionFailure() << "code " << module.error().code << ", expected " << code << ": "
+                                             << module.error().message();
+    if (module.error().object != object)
+        return ::testing::AssertionFailure() << "object \"" << module.error().object << "\", expected \"" << object << "\"";
+    return ::testing::AssertionSuccess();
+}
+
 void expect_rejected(const std::string& text, const std::string& object) {
     EXPECT_TRUE(text.starts_with("decode SFF-")) << text;
     EXPECT_NE(text.find(object), std::string::npos) << text;
@@ -29,10 +42,7 @@ TEST(Sff8472Rejected, EachChecksum) {
     for (const Case& c : cases) {
         images::SfpImage image = images::sfp_10gbase_sr();
         (c.page == 0 ? image.a0 : image.a2)[c.at] ^= 0x01;
-        const auto module = decode_sff8472(image.a0, image.a2);
-        ASSERT_FALSE(module.ok()) << c.object;
-        EXPECT_EQ(module.error().code, EBADMSG);
-        EXPECT_EQ(module.error().object, c.object);
+        EXPECT_TRUE(rejected_with(decode_sff8472(image.a0, image.a2), EBADMSG, c.object));
         expect_rejected(sff8472_text(image.a0, image.a2), c.object);
     }
 }
@@ -53,24 +63,17 @@ TEST(Sff8472Rejected, UnknownIdentifier) {
         images::SfpImage image = images::sfp_10gbase_sr();
         image.a0[0] = identifier;
         images::fix_sff8472_checksums(image.a0, image.a2);
-        const auto module = decode_sff8472(image.a0, image.a2);
-        ASSERT_FALSE(module.ok());
-        EXPECT_EQ(module.error().code, EPROTONOSUPPORT);
-        EXPECT_EQ(module.error().object, "A0h byte 0 (Identifier)");
+        EXPECT_TRUE(rejected_with(decode_sff8472(image.a0, image.a2), EPROTONOSUPPORT, "A0h byte 0 (Identifier)"));
         expect_rejected(sff8472_text(image.a0, image.a2), "identifier 0x");
     }
 }
 
 TEST(Sff8472Rejected, TooFewBytes) {
     const images::SfpImage image = images::sfp_10gbase_sr();
-    const auto short_a0 = decode_sff8472(std::span(image.a0).first(100), image.a2);
-    ASSERT_FALSE(short_a0.ok());
-    EXPECT_EQ(short_a0.error().code, EINVAL);
-    EXPECT_EQ(short_a0.error().object, "A0h");
+    EXPECT_TRUE(rejected_with(decode_sff8472(std::span(image.a0).first(100), image.a2), EINVAL, "A0h"));
     // Diagnostics implemented: A2h is needed.
-    const auto short_a2 = decode_sff8472(image.a0, std::span(image.a2).first(64));
-    ASSERT_FALSE(short_a2.ok());
-    EXPECT_EQ(short_a2.error().code, EINVAL);
+    EXPECT_TRUE(rejected_with(decode_sff8472(image.a0, std::span(image.a2).first(64)), EINVAL,
+                              "A2h (A0h byte 92: diagnostics implemented)"));
     expect_rejected(sff8472_text(image.a0, {}), "A2h");
     EXPECT_FALSE(decode_sff8472({}, {}).ok());
 }
@@ -80,10 +83,7 @@ TEST(Sff8636Rejected, EachChecksum) {
                                      std::pair<size_t, const char*>{200, "page 00h byte 223 (CC_EXT)"}}) {
         images::QsfpImage image = images::qsfp28_100gbase_sr4();
         image.page00[at] ^= 0x20;
-        const auto module = decode_sff8636(image.page00, image.page03);
-        ASSERT_FALSE(module.ok()) << object;
-        EXPECT_EQ(module.error().code, EBADMSG);
-        EXPECT_EQ(module.error().object, object);
+        EXPECT_TRUE(rejected_with(decode_sff8636(image.page00, image.page03), EBADMSG, object));
         const std::string text = sff8636_text(image.page00, image.page03);
         expect_rejected(text, object);
         EXPECT_NE(text.find("page 03h (128 bytes):\nOffset\t\tValues\n------\t\t------\n0x0080:\t\t"), std::string::npos)
@@ -95,21 +95,16 @@ TEST(Sff8636Rejected, UnknownIdentifier) {
     images::QsfpImage image = images::qsfp28_100gbase_sr4();
     image.page00[0] = 0x03;  // SFP: not SFF-8636's
     const auto module = decode_sff8636(image.page00, image.page03);
-    ASSERT_FALSE(module.ok());
-    EXPECT_EQ(module.error().code, EPROTONOSUPPORT);
-    EXPECT_EQ(module.error().object, "lower page byte 0 (Identifier)");
+    ASSERT_TRUE(rejected_with(module, EPROTONOSUPPORT, "lower page byte 0 (Identifier)"));
     EXPECT_NE(module.error().hint.find("0x03 (SFP)"), std::string::npos) << module.error().hint;
     expect_rejected(sff8636_text(image.page00, image.page03), "Identifier");
 }
 
 TEST(Sff8636Rejected, TooFewBytes) {
     const images::QsfpImage image = images::qsfp28_100gbase_sr4();
-    const auto short_page00 = decode_sff8636(std::span(image.page00).first(200), image.page03);
-    ASSERT_FALSE(short_page00.ok());
-    EXPECT_EQ(short_page00.error().code, EINVAL);
-    const auto short_page03 = decode_sff8636(image.page00, std::span(image.page03).first(40));
-    ASSERT_FALSE(short_page03.ok());
-    EXPECT_EQ(short_page03.error().object, "page 03h");
+    EXPECT_TRUE(rejected_with(decode_sff8636(std::span(image.page00).first(200), image.page03), EINVAL,
+                              "lower page and page 00h"));
+    EXPECT_TRUE(rejected_with(decode_sff8636(image.page00, std::span(image.page03).first(40)), EINVAL, "page 03h"));
     expect_rejected(sff8636_text(image.page00, std::span(image.page03).first(40)), "page 03h");
 }
 

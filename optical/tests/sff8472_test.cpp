@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "module_text.hpp"
 #include "optical/ethtool_text.hpp"
 #include "optical/sff8472.hpp"
 #include "optical_images/module_images.hpp"
@@ -12,6 +13,8 @@
 namespace sff8472_test {
 
 using namespace optical;
+using optical_test::line_of;
+using optical_test::text_of;
 
 // ethtool -m's text for images::sfp_10gbase_sr() at 35 C, written from ethtool 6.x's formats:
 // sfpid.c (sff8079_show_all_common: the serial ID fields, their order and names),
@@ -97,18 +100,6 @@ const std::string kSfp10gSrText =
 std::string with_serial(std::string text, const std::string& serial) {
     const size_t at = text.find("PDT26120700001");
     return text.replace(at, serial.size(), serial);
-}
-
-std::string text_of(const images::SfpImage& image) {
-    return sff8472_text(image.a0, image.a2);
-}
-
-// The line of `text` that names `field`, or empty.
-std::string line_of(const std::string& text, const std::string& field) {
-    const size_t at = text.find("\t" + field + " ");
-    if (at == std::string::npos)
-        return {};
-    return text.substr(at, text.find('\n', at) - at);
 }
 
 TEST(Sff8472, InternallyCalibratedModulePrintsAsEthtool) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "module_text.hpp"
 #include "optical/ethtool_text.hpp"
 #include "optical/sff8636.hpp"
 #include "optical_images/module_images.hpp"
@@ -12,6 +13,8 @@
 namespace sff8636_test {
 
 using namespace optical;
+using optical_test::line_of;
+using optical_test::text_of;
 
 // ethtool -m's text for images::qsfp28_100gbase_sr4() at 35 C, written from ethtool 6.x's
 // formats: qsfp.c (sff8636_show_page_zero and sff8636_show_dom: the fields, their order, the
@@ -147,17 +150,6 @@ const std::string kQsfp28Sr4Text =
         "\tLaser rx power high warning threshold     : 1.5849 mW / 2.00 dBm\n"
         "\tLaser rx power low warning threshold      : 0.0891 mW / -10.50 dBm\n"
     ;
-
-std::string text_of(const images::QsfpImage& image) {
-    return sff8636_text(image.page00, image.page03);
-}
-
-std::string line_of(const std::string& text, const std::string& field) {
-    const size_t at = text.find("\t" + field + " ");
-    if (at == std::string::npos)
-        return {};
-    return text.substr(at, text.find('\n', at) - at);
-}
 
 TEST(Sff8636, Qsfp28ModulePrintsAsEthtool) {
     EXPECT_EQ(text_of(images::qsfp28_100gbase_sr4()), kQsfp28Sr4Text);

@@ -152,7 +152,7 @@ summarise() {
             n = split(bares, b, " "); split(ratios, r, " "); split(verifieds, v, " "); split(cores, c, " ")
             loaded = other ~ /^[0-9.]+$/ && other + 0 > other_max + 0
             if (other ~ /^[0-9.]+$/)
-                printf "load %s: other processes used %s cores on average while the case ran (DISTURBED over %s)\n", name, other, other_max
+                printf "load %s: other processes used %s cores on average while the case ran (a case is DISTURBED above %s)\n", name, other, other_max
             else
                 printf "load %s: no figure (no %s)\n", name, "/proc/stat"
             if (n == 0) {

@@ -2,6 +2,7 @@
 // them, with fpga_sio's offsets (identify_pcie_fpga_design.c) and open-nic-shell's address map.
 #include <gtest/gtest.h>
 
+#include "design_text.hpp"
 #include "designs/registry.hpp"
 
 // Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
@@ -9,20 +10,11 @@ namespace cmac_fields_test {
 
 namespace {
 
+using design_text::error_of;
+using design_text::parse;
+
 std::string design_with(const std::string& peripherals) {
-    return std::string(R"({"name": "d", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"},
-                          "peripherals": [)") + peripherals + "]}";
-}
-
-pdt::Result<designs::Design> parse(const std::string& text) {
-    designs::Registry registry;
-    PDT_CHECK(registry.add_text(text, "my.json"));
-    return *registry.find("d");
-}
-
-std::string error_of(const std::string& text) {
-    auto parsed = parse(text);
-    return parsed ? std::string("(no error)") : parsed.error().message();
+    return design_text::design(R"(, "peripherals": [)" + peripherals + "]");
 }
 
 std::vector<const designs::Peripheral*> cmac_ports(const designs::Design& d, uint8_t revision) {

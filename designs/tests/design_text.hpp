@@ -1,7 +1,9 @@
 // Design files written as text for the designs tests: a design "d" that matches the test
 // subsystem IDs, with `body` after its match, and what adding such text as file "my.json" to an
-// empty registry gives.
+// empty registry gives; and the built-in designs.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <string>
 
@@ -28,6 +30,13 @@ inline std::string error_of(const std::string& text) {
     designs::Registry registry;
     auto added = registry.add_text(text, "my.json");
     return added.ok() ? std::string("(no error)") : added.error().message();
+}
+
+// The built-in designs (a failure to load them fails the test).
+inline designs::Registry builtins() {
+    auto registry = designs::Registry::builtin();
+    EXPECT_TRUE(registry.ok()) << registry.error().message();
+    return std::move(registry).value();
 }
 
 }  // namespace design_text

@@ -10,15 +10,10 @@ namespace qdma_fields_test {
 
 namespace {
 
+using design_text::builtins;
 using design_text::design;
 using design_text::error_of;
 using design_text::parse;
-
-designs::Registry builtins() {
-    auto registry = designs::Registry::builtin();
-    EXPECT_TRUE(registry.ok()) << registry.error().message();
-    return std::move(registry).value();
-}
 
 }  // namespace
 

@@ -15,8 +15,7 @@ using design_text::kMatch;
 
 // The error message of adding `text` as file "my.json" to an empty registry.
 std::string error_of(const std::string& text) {
-    designs::Registry registry;
-    auto added = registry.add_text(text, "my.json");
+    auto added = design_text::registry_of(text);
     if (added.ok())
         return "(no error)";
     EXPECT_EQ(added.error().operation, "parse design file");

@@ -18,17 +18,22 @@ inline std::string design(const std::string& body) {
     return std::string(R"({"name": "d", )") + kMatch + body + "}";
 }
 
-// Design "d" parsed from `text`, or the error of adding it.
-inline pdt::Result<designs::Design> parse(const std::string& text) {
+// An empty registry with `text` added as file "my.json", or the error of adding it.
+inline pdt::Result<designs::Registry> registry_of(const std::string& text) {
     designs::Registry registry;
     PDT_CHECK(registry.add_text(text, "my.json"));
+    return registry;
+}
+
+// Design "d" parsed from `text`, or the error of adding it.
+inline pdt::Result<designs::Design> parse(const std::string& text) {
+    const designs::Registry registry = PDT_TRY(registry_of(text));
     return *registry.find("d");
 }
 
 // The error message of adding `text`, or "(no error)".
 inline std::string error_of(const std::string& text) {
-    designs::Registry registry;
-    auto added = registry.add_text(text, "my.json");
+    auto added = registry_of(text);
     return added.ok() ? std::string("(no error)") : added.error().message();
 }
 

@@ -15,10 +15,9 @@ using design_text::design;
 using design_text::error_of;
 
 designs::Design parsed(const std::string& text) {
-    designs::Registry registry;
-    auto added = registry.add_text(text, "my.json");
-    EXPECT_TRUE(added.ok()) << added.error().message();
-    return registry.designs().at(0);
+    auto registry = design_text::registry_of(text);
+    EXPECT_TRUE(registry.ok()) << registry.error().message();
+    return registry->designs().at(0);
 }
 
 }  // namespace

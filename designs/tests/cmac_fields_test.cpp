@@ -2,6 +2,11 @@
 // them, with fpga_sio's offsets (identify_pcie_fpga_design.c) and open-nic-shell's address map.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "design_text.hpp"
 #include "designs/registry.hpp"
 
 // Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
@@ -9,20 +14,12 @@ namespace cmac_fields_test {
 
 namespace {
 
+using design_text::builtins;
+using design_text::error_of;
+using design_text::parse;
+
 std::string design_with(const std::string& peripherals) {
-    return std::string(R"({"name": "d", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"},
-                          "peripherals": [)") + peripherals + "]}";
-}
-
-pdt::Result<designs::Design> parse(const std::string& text) {
-    designs::Registry registry;
-    PDT_CHECK(registry.add_text(text, "my.json"));
-    return *registry.find("d");
-}
-
-std::string error_of(const std::string& text) {
-    auto parsed = parse(text);
-    return parsed ? std::string("(no error)") : parsed.error().message();
+    return design_text::design(R"(, "peripherals": [)" + peripherals + "]");
 }
 
 std::vector<const designs::Peripheral*> cmac_ports(const designs::Design& d, uint8_t revision) {
@@ -61,58 +58,92 @@ TEST(CmacFields, Defaults) {
     EXPECT_STREQ(designs::to_string(designs::CmacOperation::SimplexRx), "simplex_rx");
 }
 
+// A cmac peripheral's error names its field or problem: `part` is in the error of the design with
+// `peripherals`.
 TEST(CmacFields, ErrorsNameTheField) {
-    EXPECT_NE(error_of(design_with(R"({"type": "cmac", "bar": 0, "offset": 0})")).find("peripherals[0].port"),
-              std::string::npos);
-    EXPECT_NE(error_of(design_with(R"({"type": "cmac", "bar": 0, "offset": 0, "port": 0, "operation": "half"})"))
-                  .find("peripherals[0].operation"),
-              std::string::npos);
-    EXPECT_NE(error_of(design_with(R"({"type": "cmac", "bar": 0, "offset": 0, "port": 0, "drp_min_revision": 2})"))
-                  .find("a DRP revision needs a drp_offset"),
-              std::string::npos);
-    EXPECT_NE(error_of(design_with(R"({"type": "cmac", "bar": 0, "offset": 0, "port": 0, "slaves": 2})"))
-                  .find("unknown field"),
-              std::string::npos);
-    EXPECT_NE(error_of(design_with(R"({"type": "quad_spi", "bar": 0, "offset": "0xA800"},
-                                      {"type": "cmac", "bar": 0, "offset": 0, "port": 0, "drp_offset": "0xA000"})"))
-                  .find("overlaps"),
-              std::string::npos)
-        << "the DRP window is register space of its own";
+    struct PeripheralError {
+        const char* peripherals;
+        const char* part;
+        const char* why;
+    };
+    const PeripheralError errors[] = {
+        {R"({"type": "cmac", "bar": 0, "offset": 0})", "peripherals[0].port", ""},
+        {R"({"type": "cmac", "bar": 0, "offset": 0, "port": 0, "operation": "half"})", "peripherals[0].operation", ""},
+        {R"({"type": "cmac", "bar": 0, "offset": 0, "port": 0, "drp_min_revision": 2})",
+         "a DRP revision needs a drp_offset", ""},
+        {R"({"type": "cmac", "bar": 0, "offset": 0, "port": 0, "slaves": 2})", "unknown field", ""},
+        {R"({"type": "quad_spi", "bar": 0, "offset": "0xA800"},
+            {"type": "cmac", "bar": 0, "offset": 0, "port": 0, "drp_offset": "0xA000"})",
+         "overlaps", "the DRP window is register space of its own"},
+    };
+    for (const PeripheralError& e : errors)
+        EXPECT_NE(error_of(design_with(e.peripherals)).find(e.part), std::string::npos)
+            << e.peripherals << ": " << e.why;
 }
 
+// How many cmac ports a built-in design has at a revision.
+TEST(CmacFields, BuiltInDesignsHaveTheirPorts) {
+    struct PortCount {
+        const char* design;
+        uint8_t revision;
+        size_t ports;
+        const char* why;
+    };
+    const PortCount counts[] = {
+        {"U200_100G_ether_duplex", 2, 2, ""},
+        {"U200_100G_ether_simplex_tx", 1, 1, "revisions before 2 have one port"},
+        {"U200_100G_ether_simplex_tx", 2, 2, ""},
+        {"open-nic", 0, 2, ""},
+        {"U200_ibert_100G_ether", 255, 0, "its transceivers run IBERT, no CMAC"},
+    };
+    const designs::Registry registry = builtins();
+    for (const PortCount& c : counts) {
+        const designs::Design* d = registry.find(c.design);
+        ASSERT_NE(d, nullptr) << c.design;
+        EXPECT_EQ(cmac_ports(*d, c.revision).size(), c.ports)
+            << c.design << " revision " << +c.revision << ": " << c.why;
+    }
+}
+
+// Each port of the built-in designs where fpga_sio (and open-nic-shell's address map) place it.
 TEST(CmacFields, BuiltInDesignsPlaceTheirPorts) {
-    auto registry = designs::Registry::builtin();
-    ASSERT_TRUE(registry.ok()) << registry.error().message();
-    const designs::Design* duplex = registry->find("U200_100G_ether_duplex");
-    ASSERT_NE(duplex, nullptr);
-    const auto ports = cmac_ports(*duplex, 2);
-    ASSERT_EQ(ports.size(), 2u);
-    EXPECT_EQ(ports[0]->offset, 0x00000u);
-    EXPECT_EQ(ports[1]->offset, 0x10000u);
-    EXPECT_EQ(ports[1]->cmac_port, 1u);
-    EXPECT_EQ(ports[0]->cmac_drp_offset, 0x0A000u);
-    EXPECT_EQ(ports[1]->cmac_drp_offset, 0x0B000u);
-    EXPECT_EQ(ports[0]->cmac_drp_min_revision, 2);
-    EXPECT_TRUE(ports[0]->cmac_rs_fec);
-
-    const designs::Design* simplex = registry->find("U200_100G_ether_simplex_tx");
-    ASSERT_NE(simplex, nullptr);
-    EXPECT_EQ(cmac_ports(*simplex, 1).size(), 1u) << "revisions before 2 have one port";
-    ASSERT_EQ(cmac_ports(*simplex, 2).size(), 2u);
-    EXPECT_EQ(cmac_ports(*simplex, 2)[0]->cmac_operation, designs::CmacOperation::SimplexTx);
-    EXPECT_FALSE(cmac_ports(*simplex, 2)[0]->cmac_drp_offset.has_value());
-
-    const designs::Design* nic = registry->find("open-nic");
-    ASSERT_NE(nic, nullptr);
-    const auto nic_ports = cmac_ports(*nic, 0);
-    ASSERT_EQ(nic_ports.size(), 2u);
-    EXPECT_EQ(nic_ports[0]->bar, 2u);
-    EXPECT_EQ(nic_ports[0]->offset, 0x8000u);
-    EXPECT_EQ(nic_ports[1]->offset, 0xC000u);
-
-    const designs::Design* ibert = registry->find("U200_ibert_100G_ether");
-    ASSERT_NE(ibert, nullptr);
-    EXPECT_TRUE(cmac_ports(*ibert, 255).empty()) << "its transceivers run IBERT, no CMAC";
+    struct PlacedPort {
+        const char* design;
+        uint8_t revision;
+        size_t index;  // among the design's cmac ports at that revision
+        unsigned bar;
+        uint64_t offset;
+        unsigned port;
+        designs::CmacOperation operation;
+        std::optional<uint64_t> drp_offset;
+        uint8_t drp_min_revision;
+        bool rs_fec;
+    };
+    using designs::CmacOperation;
+    const PlacedPort placed[] = {
+        {"U200_100G_ether_duplex", 2, 0, 0, 0x00000, 0, CmacOperation::Duplex, 0x0A000, 2, true},
+        {"U200_100G_ether_duplex", 2, 1, 0, 0x10000, 1, CmacOperation::Duplex, 0x0B000, 2, true},
+        {"U200_100G_ether_simplex_tx", 2, 0, 0, 0x00000, 0, CmacOperation::SimplexTx, std::nullopt, 0, true},
+        {"U200_100G_ether_simplex_tx", 2, 1, 0, 0x10000, 1, CmacOperation::SimplexTx, std::nullopt, 0, true},
+        {"open-nic", 0, 0, 2, 0x8000, 0, CmacOperation::Duplex, std::nullopt, 0, true},
+        {"open-nic", 0, 1, 2, 0xC000, 1, CmacOperation::Duplex, std::nullopt, 0, true},
+    };
+    const designs::Registry registry = builtins();
+    for (const PlacedPort& e : placed) {
+        const designs::Design* d = registry.find(e.design);
+        ASSERT_NE(d, nullptr) << e.design;
+        const auto ports = cmac_ports(*d, e.revision);
+        ASSERT_LT(e.index, ports.size()) << e.design;
+        const designs::Peripheral& p = *ports[e.index];
+        SCOPED_TRACE(std::string(e.design) + " cmac port " + std::to_string(e.index));
+        EXPECT_EQ(p.bar, e.bar);
+        EXPECT_EQ(p.offset, e.offset);
+        EXPECT_EQ(p.cmac_port, e.port);
+        EXPECT_EQ(p.cmac_operation, e.operation);
+        EXPECT_EQ(p.cmac_drp_offset, e.drp_offset);
+        EXPECT_EQ(p.cmac_drp_min_revision, e.drp_min_revision);
+        EXPECT_EQ(p.cmac_rs_fec, e.rs_fec);
+    }
 }
 
 }  // namespace cmac_fields_test

@@ -5,23 +5,22 @@
 
 #include <fstream>
 
+#include "design_text.hpp"
 #include "designs/registry.hpp"
 
 namespace {
 
-const char* kMatch = R"("match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"})";
+using design_text::design;
+using design_text::kMatch;
 
 // The error message of adding `text` as file "my.json" to an empty registry.
 std::string error_of(const std::string& text) {
-    designs::Registry registry;
-    auto added = registry.add_text(text, "my.json");
+    auto added = design_text::registry_of(text);
     if (added.ok())
         return "(no error)";
     EXPECT_EQ(added.error().operation, "parse design file");
     return added.error().message();
 }
-
-std::string design(const std::string& body) { return std::string(R"({"name": "d", )") + kMatch + body + "}"; }
 
 // A design's body (what follows its match) whose error names a field: `part` is in the error
 // of adding design(body).

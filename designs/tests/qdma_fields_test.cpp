@@ -2,6 +2,7 @@
 // designs of fpga_sio's table (behaviour doc section 7.2) among the built-ins.
 #include <gtest/gtest.h>
 
+#include "design_text.hpp"
 #include "designs/registry.hpp"
 
 // Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
@@ -9,26 +10,10 @@ namespace qdma_fields_test {
 
 namespace {
 
-const char* kMatch = R"("match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"})";
-
-std::string design(const std::string& body) { return std::string(R"({"name": "d", )") + kMatch + body + "}"; }
-
-pdt::Result<designs::Design> parse(const std::string& text) {
-    designs::Registry registry;
-    PDT_CHECK(registry.add_text(text, "my.json"));
-    return *registry.find("d");
-}
-
-std::string error_of(const std::string& text) {
-    auto parsed = parse(text);
-    return parsed ? std::string("(no error)") : parsed.error().message();
-}
-
-designs::Registry builtins() {
-    auto registry = designs::Registry::builtin();
-    EXPECT_TRUE(registry.ok()) << registry.error().message();
-    return std::move(registry).value();
-}
+using design_text::builtins;
+using design_text::design;
+using design_text::error_of;
+using design_text::parse;
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 // strictly, errors naming the file and the field.
 #include <gtest/gtest.h>
 
+#include "design_text.hpp"
 #include "designs/registry.hpp"
 
 // Named after the file: its helpers stay its own in a unity build (scripts/test.sh).
@@ -10,21 +11,13 @@ namespace xdma_ip_fields_test {
 
 namespace {
 
-const char* kMatch = R"("match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0100"})";
-
-std::string design(const std::string& body) { return std::string(R"({"name": "d", )") + kMatch + body + "}"; }
-
-std::string error_of(const std::string& text) {
-    designs::Registry registry;
-    auto added = registry.add_text(text, "my.json");
-    return added.ok() ? "(no error)" : added.error().message();
-}
+using design_text::design;
+using design_text::error_of;
 
 designs::Design parsed(const std::string& text) {
-    designs::Registry registry;
-    auto added = registry.add_text(text, "my.json");
-    EXPECT_TRUE(added.ok()) << added.error().message();
-    return registry.designs().at(0);
+    auto registry = design_text::registry_of(text);
+    EXPECT_TRUE(registry.ok()) << registry.error().message();
+    return registry->designs().at(0);
 }
 
 }  // namespace

@@ -21,13 +21,6 @@ namespace pg203 = ethernet::pg203;
 using ethernet::Cmac;
 using ethernet::CmacBuild;
 
-// PG203 Status and Statistics Space: LSB words of some counters.
-constexpr uint64_t STAT_TX_TOTAL_PACKETS = 0x0500;
-constexpr uint64_t STAT_TX_TOTAL_BYTES = 0x0510;
-constexpr uint64_t STAT_RX_TOTAL_PACKETS = 0x0608;
-constexpr uint64_t STAT_RX_BAD_FCS = 0x06C0;
-constexpr uint64_t STAT_OTN_TX_JABBER = 0x0718;
-
 // A CMAC's 0x2000 bytes as 32-bit words; unset words read `fill`. Each access is logged.
 // Writes to `stuck` offsets keep the bits of `stuck_mask` as they were.
 class FakeCmacRegs : public vfio::MmioBackend {
@@ -104,8 +97,9 @@ TEST(CmacDriver, NoCmacThereIsAnErrorNamingTheRegister) {
 
 TEST(CmacDriver, CountersAreReadLsbThenMsbAfterTheTick) {
     Rig rig;
-    rig.regs->regs[STAT_TX_TOTAL_BYTES] = 0x89abcdefu;
-    rig.regs->regs[STAT_TX_TOTAL_BYTES + 4] = 0xffff1234u;  // bits 31:16 are not the counter's
+    const uint32_t lsb = pg203::counter_lsb(pg203::Counter::STAT_TX_TOTAL_BYTES);  // PG203's 0x0510
+    rig.regs->regs[lsb] = 0x89abcdefu;
+    rig.regs->regs[lsb + 4] = 0xffff1234u;  // bits 31:16 are not the counter's
     const auto stats = rig.cmac().snapshot_statistics();
     ASSERT_TRUE(stats.ok()) << stats.error().message();
     EXPECT_EQ((*stats)[pg203::Counter::STAT_TX_TOTAL_BYTES], 0x123489abcdefull);
@@ -120,8 +114,9 @@ TEST(CmacDriver, CountersAreReadLsbThenMsbAfterTheTick) {
 
 TEST(CmacDriver, ASaturatedCounterIsSaid) {
     Rig rig;
-    rig.regs->regs[STAT_RX_BAD_FCS] = 0xffffffffu;
-    rig.regs->regs[STAT_RX_BAD_FCS + 4] = 0xffffu;
+    const uint32_t lsb = pg203::counter_lsb(pg203::Counter::STAT_RX_BAD_FCS);  // PG203's 0x06C0
+    rig.regs->regs[lsb] = 0xffffffffu;
+    rig.regs->regs[lsb + 4] = 0xffffu;
     const auto stats = rig.cmac().read_statistics();
     ASSERT_TRUE(stats.ok());
     EXPECT_TRUE(stats->saturated(pg203::Counter::STAT_RX_BAD_FCS));
@@ -141,10 +136,10 @@ TEST(CmacDriver, ASideNotBuiltIsNotRead) {
         if (kind == 'r')
             read.insert(offset);
     EXPECT_EQ(read.count(pg203::STAT_RX_STATUS_REG), 0u);
-    EXPECT_EQ(read.count(STAT_RX_TOTAL_PACKETS), 0u);
+    EXPECT_EQ(read.count(pg203::counter_lsb(pg203::Counter::STAT_RX_TOTAL_PACKETS)), 0u);
     EXPECT_EQ(read.count(pg203::STAT_RSFEC_STATUS_REG), 0u);
-    EXPECT_EQ(read.count(STAT_OTN_TX_JABBER), 0u) << "no OTN interface";
-    EXPECT_EQ(read.count(STAT_TX_TOTAL_PACKETS), 1u);
+    EXPECT_EQ(read.count(pg203::counter_lsb(pg203::Counter::STAT_OTN_TX_JABBER)), 0u) << "no OTN interface";
+    EXPECT_EQ(read.count(pg203::counter_lsb(pg203::Counter::STAT_TX_TOTAL_PACKETS)), 1u);
     const auto stats = cmac.read_statistics();
     EXPECT_FALSE(stats->implemented[static_cast<unsigned>(pg203::Counter::STAT_RX_TOTAL_PACKETS)]);
     EXPECT_TRUE(stats->implemented[static_cast<unsigned>(pg203::Counter::STAT_TX_TOTAL_PACKETS)]);

@@ -57,6 +57,11 @@ struct ModelRig {
         write(CONFIGURATION_RX_REG1, 1);
         seconds += 0.010;
     }
+    // No link partner on the line and GT_LOOPBACK_REG set: a signal can only be the port's own.
+    void loop_back_alone() {
+        model->set_link_partner(false);
+        write(GT_LOOPBACK_REG, 1);
+    }
 };
 
 TEST(CmacModel, ResetValuesAndCoreVersion) {
@@ -125,8 +130,7 @@ TEST(CmacModel, RsFecStatusWhenEnabledAndMatchingInLoopback) {
     CmacModel::Config config;
     config.rs_fec = true;
     ModelRig rig(config);
-    rig.model->set_link_partner(false);
-    rig.write(GT_LOOPBACK_REG, 1);
+    rig.loop_back_alone();
     rig.write(RSFEC_CONFIG_ENABLE, 0x1);  // RX only: the looped-back TX sends no RS-FEC
     rig.enable_and_align();
     EXPECT_FALSE(rig.model->rx_aligned()) << "RS-FEC on one side only: no lock";
@@ -216,8 +220,7 @@ TEST(CmacModel, ALoopbackTheDesignDoesNotConnectGivesNoSignal) {
     CmacModel::Config config;
     config.gt_loopback = false;
     ModelRig rig(config);
-    rig.model->set_link_partner(false);
-    rig.write(GT_LOOPBACK_REG, 1);
+    rig.loop_back_alone();
     EXPECT_EQ(rig.read(GT_LOOPBACK_REG), 1u) << "the register reads back";
     rig.enable_and_align();
     EXPECT_FALSE(rig.model->rx_aligned()) << "but the transceivers never loop";

@@ -54,7 +54,7 @@ TEST(BoardHealthProcess, TheTemperatureStandsBesideEveryRateLine) {
     const std::string during = r.output.substr(0, r.output.find("Overall test statistics:"));
     const auto rates = lines_with(during, "Mbytes/sec");
     ASSERT_GE(rates.size(), 3u) << r.output;
-    const std::regex beside(R"(^0000:15:00\.0 [0-9] -> [0-9] [0-9.]+ Mbytes/sec \(.*\); temperature -?[0-9]+\.[0-9] C \(max -?[0-9]+\.[0-9] C\)$)");
+    const std::regex beside(R"(^  0000:15:00\.0 [0-9] -> [0-9] [0-9.]+ Mbytes/sec \(.*\); temperature -?[0-9]+\.[0-9] C \(max -?[0-9]+\.[0-9] C\)$)");
     for (const std::string& line : rates)
         EXPECT_TRUE(std::regex_search(line, beside)) << line;
 }

@@ -36,6 +36,9 @@ TEST(Report, RateLineAsFpgaSio) {
     EXPECT_EQ(stream_test::format_rate_line("0000:01:00.0 H2C channel 0", Interval{3813736448ull, 1, 9.999882}),
               "0000:01:00.0 H2C channel 0 381.378 Mbytes/sec (3813736448 bytes in 9.999882 secs)");
     EXPECT_EQ(stream_test::format_rate_line("x", Interval{}), "x No completed transfers");
+    // test_dma_bridge_independent_streams' form counts the transfers.
+    EXPECT_EQ(stream_test::format_rate_line("0000:01:00.0 H2C channel 0", Interval{3813736448ull, 57, 9.999882}, true),
+              "0000:01:00.0 H2C channel 0 381.378 Mbytes/sec (3813736448 bytes in 57 transfers over 9.999882 secs)");
 }
 
 TEST(Report, PassSummaryLines) {
@@ -48,7 +51,8 @@ TEST(Report, PassSummaryLines) {
     EXPECT_EQ(code, 0);
     EXPECT_EQ(text,
               "Overall test statistics:\n"
-              "0000:15:00.0 0 -> 1 818.599 Mbytes/sec (782824898560 bytes in 956.298503 secs)\n"
+              "  0000:15:00.0 0 -> 1 818.599 Mbytes/sec (782824898560 bytes in 956.298503 secs)\n"
+              "\n"
               "0000:15:00.0 0 -> 1 Test pattern verified in 268435456 words (1073741824 bytes)\n"
               "\nOverall PASS\n");
 }

@@ -62,7 +62,7 @@ TEST(ParallelStreams, AllRoutesPrintFpgaSioLinesAndPass) {
                                 "Selecting test of XCKU5P_DUAL_QSFP_dma_stream_loopback design PCI device "
                                 "0000:2d:00.0 IOMMU group 85 H2C channel 0 C2H channel 1\n"))
         << out;
-    EXPECT_TRUE(contains_all(out, {"Press Ctrl-C to stop test\n0000:15:00.0 0 -> 1 ", " Mbytes/sec (",
+    EXPECT_TRUE(contains_all(out, {"Press Ctrl-C to stop test\n  0000:15:00.0 0 -> 1 ", " Mbytes/sec (",
                                    "Overall test statistics:\n"}));
     for (const char* label : {"0000:15:00.0 0 -> 1", "0000:15:00.0 1 -> 0", "0000:2d:00.0 2 -> 3", "0000:2d:00.0 3 -> 2"})
         EXPECT_TRUE(contains(out, std::string(label) + " Test pattern verified in ")) << out;
@@ -154,7 +154,7 @@ TEST(IndependentStreams, EveryChannelVerifiedAgainstItsSource) {
     EXPECT_EQ(code, 0) << out;
     EXPECT_TRUE(contains_all(out, {"group 0 H2C channel 0\nSelecting test of TOSING_160T_dma_stream_loopback design "
                                    "PCI device 0000:01:00.0 IOMMU group 0 H2C channel 1\n",
-                                   "Press Ctrl-C to stop test\n0000:01:00.0 H2C channel 0 ",
+                                   "Press Ctrl-C to stop test\n  0000:01:00.0 H2C channel 0 ",
                                    "0000:01:00.0 C2H channel 0 Test pattern verified in ",
                                    "0000:01:00.0 C2H channel 1 Test pattern verified in "}));
     EXPECT_FALSE(contains(out, "H2C channel 0 Test pattern")) << out;

@@ -83,7 +83,7 @@ TEST(StreamToolProcess, IndependentStreamsVerifyEveryC2hChannel) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains_all(r.output, {"Selecting test of TOSING_160T_dma_stream_loopback design PCI device "
                                         "0000:15:00.0 IOMMU group 41 C2H channel 1\n",
-                                        "\n0000:15:00.0 H2C channel 0 ",
+                                        "\n  0000:15:00.0 H2C channel 0 ", " transfers over ",
                                         "0000:15:00.0 C2H channel 0 Test pattern verified in ",
                                         "0000:15:00.0 C2H channel 1 Test pattern verified in "}));
     EXPECT_TRUE(r.output.ends_with("Overall PASS\n")) << r.output;

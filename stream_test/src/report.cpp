@@ -8,7 +8,7 @@
 
 namespace stream_test {
 
-std::string format_rate_line(const std::string& label, const Interval& interval) {
+std::string format_rate_line(const std::string& label, const Interval& interval, bool count_transfers) {
     if (interval.bytes == 0)
         return label + " No completed transfers";
     char text[200];
@@ -17,6 +17,9 @@ std::string format_rate_line(const std::string& label, const Interval& interval)
                                          " MiB)%s",
                       interval.bytes, interval.seconds, kMinRateSeconds * 1000, kMinRateBytes >> 20,
                       interval.carried ? ", carried into the next interval" : "");
+    else if (count_transfers)
+        std::snprintf(text, sizeof text, " %.3f Mbytes/sec (%" PRIu64 " bytes in %" PRIu64 " transfers over %.6f secs)",
+                      interval.mbytes_per_sec(), interval.bytes, interval.transfers, interval.seconds);
     else
         std::snprintf(text, sizeof text, " %.3f Mbytes/sec (%" PRIu64 " bytes in %.6f secs)",
                       interval.mbytes_per_sec(), interval.bytes, interval.seconds);
@@ -81,15 +84,19 @@ std::string unverified_reason(const Summary& summary) {
 
 }  // namespace
 
+// fpga_sio's interval block: each row indented by two, then an empty line.
 void Report::on_interval(const std::vector<std::pair<std::string, Interval>>& rows) {
     for (const auto& [label, interval] : rows) {
-        std::string text = m_json ? json_interval("interval", label, interval) : format_rate_line(label, interval);
+        std::string text = m_json ? json_interval("interval", label, interval)
+                                  : "  " + format_rate_line(label, interval, m_count_transfers);
         if (m_json && m_annotate_json)
             text.insert(text.size() - 1, m_annotate_json(label));
         else if (!m_json && m_annotate_text)
             text += m_annotate_text(label);
         std::fprintf(m_out, "%s\n", text.c_str());
     }
+    if (!m_json && !rows.empty())
+        std::fprintf(m_out, "\n");
     std::fflush(m_out);
 }
 
@@ -194,12 +201,15 @@ int Report::finish(const Summary& summary) {
         std::fprintf(m_out, "Overall test statistics:\n");
     // A failed run gives no rate for a row that verified nothing (F30: a sink that was handed
     // bytes no check ever saw arrive); a passing run keeps fpga_sio's line for such sinks.
+    // fpga_sio's rows: indented by two, the block ended by an empty line.
     for (const auto& row : summary.rows)
         if (!summary.passed() && row.words_verified == 0 && row.card_words_verified == 0 && row.total.bytes > 0)
-            std::fprintf(m_out, "%s %" PRIu64 " bytes handed over in %.6f secs, none verified: no rate\n",
+            std::fprintf(m_out, "  %s %" PRIu64 " bytes handed over in %.6f secs, none verified: no rate\n",
                          row.label.c_str(), row.total.bytes, row.total.seconds);
         else
-            std::fprintf(m_out, "%s\n", format_rate_line(row.label, row.total).c_str());
+            std::fprintf(m_out, "  %s\n", format_rate_line(row.label, row.total, m_count_transfers).c_str());
+    if (!summary.rows.empty())
+        std::fprintf(m_out, "\n");
     for (const auto& row : summary.rows) {
         if (row.failure)
             std::fprintf(m_out, "%s Test FAILED: %s %s\n", row.label.c_str(), row.failure->channel.c_str(),

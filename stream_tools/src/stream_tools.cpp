@@ -321,6 +321,7 @@ int run_independent_streams(const std::vector<streams::StreamDevice*>& devices, 
                             std::FILE* out) {
     const std::string numa = place_on_devices_node(devices, options);
     Run run(options, out);
+    run.report.count_transfers(true);  // fpga_sio's "(... bytes in N transfers over ... secs)"
     auto buffers = announce(run, numa, options);
     if (!buffers.ok())
         return run.fail(buffers.error().message());

@@ -71,7 +71,10 @@ INTERVAL_ROW = re.compile(r"Mbytes/sec \(|too short for a rate")
 def mask_text(text):
     text = text.replace(SOURCE, "<src>")
     out, seen_volatile, block = [], set(), []
-    for line in text.splitlines() + [""]:
+    # The empty line that ends each interval block (fpga_sio's) comes once per interval, and how
+    # many intervals a run has is timing: an empty line right after rate rows is left out.
+    after_rows = False
+    for line in text.splitlines():
         line = ISO_TIME.sub("<utc>", line)
         line = LINK_PROOF.sub(r"\1<gen> <width>", HEX_TIME.sub("build timestamp : <t>", line))
         line = FLOAT.sub("<f>", line.replace("..", "\0\0")).replace("\0\0", "..")  # "low..high"
@@ -79,6 +82,9 @@ def mask_text(text):
         line = STAGED_THREADS.sub("host copies on <n> threads", line)
         line = TIMING_FIGURE.sub(r"\1\2 = <rate> (Mbytes/sec)", line)
         if TIMING_ONLY.search(line):
+            after_rows = True
+            continue
+        if not line.strip() and after_rows:
             continue
         volatile = VOLATILE_LINE.search(line) is not None
         if volatile:
@@ -91,16 +97,20 @@ def mask_text(text):
             line = indent + re.sub(r" +", " ", INTEGER.sub("<n>", body))
             # interval lines repeat a varying number of times: each masked line once; which row
             # of an interval reports first depends on timing, so a run of rate rows is sorted
+            row = INTERVAL_ROW.search(line) is not None
+            after_rows = row
             if line in seen_volatile:
                 continue
             seen_volatile.add(line)
-            if INTERVAL_ROW.search(line):
+            if row:
                 block.append(line.rstrip())
                 continue
+        after_rows = False
         out.extend(sorted(block))
         block = []
         out.append(line.rstrip())
-    return "\n".join(out[:-1])
+    out.extend(sorted(block))
+    return "\n".join(out)
 
 
 def mask_json(value, key=""):

@@ -20,7 +20,10 @@
 
 namespace stream_test {
 
-std::string format_rate_line(const std::string& label, const Interval& interval);
+// "<label> 818.599 Mbytes/sec (782824898560 bytes in 956.298503 secs)", fpga_sio's rate line (the
+// caller indents it); with `count_transfers`, test_dma_bridge_independent_streams' form
+// "(<bytes> bytes in <n> transfers over <secs> secs)".
+std::string format_rate_line(const std::string& label, const Interval& interval, bool count_transfers = false);
 // "{\"type\":\"interval\",\"label\":...}" (no newline).
 std::string json_interval(const std::string& type, const std::string& label, const Interval& interval);
 std::string json_failure(const Failure& failure);
@@ -49,6 +52,8 @@ public:
     // replay", a failure's hint): each such text goes through it (the tools: cli::name_options).
     using Naming = std::function<std::string(std::string text)>;
     void name_requests(Naming naming) { m_naming = std::move(naming); }
+    // Rate lines that also count the transfers (fpga_sio's independent streams).
+    void count_transfers(bool on) { m_count_transfers = on; }
     void on_interval(const std::vector<std::pair<std::string, Interval>>& rows) override;
     // Totals, verification lines, failures and the verdict. Returns the exit code (0 / 1).
     int finish(const Summary& summary);
@@ -65,6 +70,7 @@ private:
     Annotation m_annotate_text;
     Annotation m_annotate_json;
     Naming m_naming;
+    bool m_count_transfers = false;
 
     std::string named(std::string text) const { return m_naming ? m_naming(std::move(text)) : text; }
 };

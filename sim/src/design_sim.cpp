@@ -138,6 +138,12 @@ void apply_xdma_ip(const designs::Design& design, XdmaConfig& config) {
     config.completed_count_reads_zero = design.simulation.completed_count_reads_zero;
 }
 
+// The name of the card memory's file under PDT_SIM_CARD_MEMORY_DIR (dma_model.hpp), beside the
+// BAR memory's: the design, then the instance's address.
+std::string card_memory_key(const designs::Design& design, const vfio::DeviceIdentity& identity) {
+    return design.name + "-" + identity.address.to_string() + "-card";
+}
+
 // The faults of PDT_SIM_FAULT that every engine of an XDMA or QDMA model takes alike: the lie,
 // late_engine and ignores_stop.
 template <class Model>
@@ -247,6 +253,7 @@ pdt::Result<DesignInstance> instantiate_design(const designs::Design& design, co
         config.card_memory_size = design.qdma->memory_size;
         config.stepped = xdma_stepped;
         instance.qdma = QdmaModel::attach(*device, *bars[design.qdma->bar], config);
+        PDT_CHECK(instance.qdma->keep_card_memory(card_memory_key(design, identity)));
     }
     if (design.dma_bridge) {
         const designs::DmaBridge& bridge = *design.dma_bridge;
@@ -268,6 +275,7 @@ pdt::Result<DesignInstance> instantiate_design(const designs::Design& design, co
         config.stream_fifo_bytes = design.simulation.stream_fifo_bytes.value_or(config.stream_fifo_bytes);
         apply_xdma_ip(design, config);
         instance.xdma = XdmaModel::attach(*device, *bars[bridge.bar], config);
+        PDT_CHECK(instance.xdma->keep_card_memory(card_memory_key(design, identity)));
         if (stream)
             wire_stream_routing(design, identity.revision, instance);
     }

@@ -6,8 +6,10 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -147,6 +149,22 @@ template <class Impl, class Config>
 uint64_t DmaModel<Impl, Config>::card_memory_resident_bytes() const {
     std::lock_guard lock(m_impl->mutex);
     return m_impl->card_memory.resident_bytes();
+}
+
+template <class Impl, class Config>
+pdt::Result<void> DmaModel<Impl, Config>::keep_card_memory(const std::string& key) {
+    const char* dir = std::getenv(kCardMemoryDirVariable);
+    std::lock_guard lock(m_impl->mutex);
+    const uint64_t size = m_impl->config.card_memory_size;
+    if (!dir || !*dir || size == 0)
+        return {};
+    return m_impl->card_memory.keep_in_file(std::string(dir) + "/" + key + ".mem", size);
+}
+
+template <class Impl, class Config>
+std::string DmaModel<Impl, Config>::card_memory_backing() const {
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->card_memory.backing();
 }
 
 template <class Impl, class Config>

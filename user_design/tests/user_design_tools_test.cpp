@@ -1,13 +1,15 @@
 // dma_to_device, dma_from_device and reg_rw run as a user runs them, on simulated designs: a file
 // sent with --verify to XDMA and QDMA card memory passes; on a lying device (PDT_SIM_FAULT) the
 // read-back differs and --verify fails naming the offset; standard input and output as a shell
-// pipes them; card memory read to a file; a register written and read back on the model, and a
-// read outside its BAR refused.
+// pipes them; card memory read to a file; a 64 MiB file sent by one process and read back by the
+// next, byte for byte, only while PDT_SIM_CARD_MEMORY_DIR keeps the card memory; a register
+// written and read back on the model, and a read outside its BAR refused.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "test_support/run_process.hpp"
 
@@ -140,6 +142,76 @@ TEST(RegRw, AccessesTheBarRefusesAreNotMade) {
                                       "8", "--write", "0x100"});
     EXPECT_EQ(too_big.exit_code, 2) << too_big.output;
     EXPECT_NE(too_big.output.find("does not fit 8 bits"), std::string::npos) << too_big.output;
+}
+
+// ---- the card memory from one process to the next (PDT_SIM_CARD_MEMORY_DIR) ----
+
+const MemoryDesign kKeptDesigns[] = {{"TEF1001_dma_ddr3", "(xdma)"}, {"VD100_qdma_ddr4", "(qdma)"}};
+constexpr uint64_t kKeptBytes = 64ull << 20;
+
+// 64 MiB in which no 8-byte word repeats (none is zero), written a block at a time.
+std::filesystem::path kept_pattern_file(const std::string& name) {
+    const auto path = tool_scratch(name);
+    std::vector<uint64_t> block((1 << 20) / 8);
+    std::ofstream out(path, std::ios::binary);
+    for (uint64_t word = 0; word < kKeptBytes / 8; word += block.size()) {
+        for (size_t i = 0; i < block.size(); ++i)
+            block[i] = (word + i + 1) * 0x9e3779b97f4a7c15ull;
+        out.write(reinterpret_cast<const char*>(block.data()), static_cast<std::streamsize>(block.size() * 8));
+    }
+    return path;
+}
+
+std::vector<char> kept_file_bytes(const std::filesystem::path& path) {
+    std::vector<char> bytes(std::filesystem::file_size(path));
+    std::ifstream(path, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return bytes;
+}
+
+// dma_to_device sends `file` to the design's card memory, then dma_from_device, another
+// process, reads as many bytes back to `back`; both with `variable` ("NAME=value") in their
+// environment. Both runs must pass.
+void send_then_read_back(const MemoryDesign& d, const std::filesystem::path& file, const std::filesystem::path& back,
+                         const std::string& variable) {
+    const auto sent = run(DMA_TO_DEVICE, {"--sim_design", d.name, "-f", file.string()}, {variable});
+    EXPECT_TRUE(test_support::exited_printing(sent, 0, {std::string(d.adapter) + ": 67108864 bytes from "}))
+        << d.name;
+    std::filesystem::remove(back);
+    const auto read = run(DMA_FROM_DEVICE, {"--sim_design", d.name, "-f", back.string(), "--size", "64MiB"}, {variable});
+    EXPECT_TRUE(test_support::exited_printing(read, 0, {std::string(d.adapter) + ": 67108864 bytes from card address "}))
+        << d.name;
+}
+
+TEST(CardMemoryKept, AFileSentByOneProcessIsReadBackByTheNextByteForByte) {
+    const auto file = kept_pattern_file("card_memory_kept_in");
+    const auto back = tool_scratch("card_memory_kept_back");
+    const auto dir = tool_scratch("card_memory_kept_dir");
+    const std::vector<char> sent = kept_file_bytes(file);
+    for (const MemoryDesign& d : kKeptDesigns) {
+        std::filesystem::remove_all(dir);
+        std::filesystem::create_directories(dir);
+        send_then_read_back(d, file, back, "PDT_SIM_CARD_MEMORY_DIR=" + dir.string());
+        EXPECT_TRUE(kept_file_bytes(back) == sent) << d.name << ": the file read back by another process differs";
+        // The card memory in <dir>/<design>-<address>-card.mem, as the BAR memory's files are named.
+        const auto kept = dir / (std::string(d.name) + "-0000:15:00.0-card.mem");
+        EXPECT_TRUE(std::filesystem::exists(kept)) << kept;
+    }
+    std::filesystem::remove_all(dir);
+    std::filesystem::remove(file);
+    std::filesystem::remove(back);
+}
+
+TEST(CardMemoryKept, WithoutTheVariableTheNextProcessReadsZerosNeverTheFile) {
+    const auto file = kept_pattern_file("card_memory_lost_in");
+    const auto back = tool_scratch("card_memory_lost_back");
+    for (const MemoryDesign& d : kKeptDesigns) {
+        send_then_read_back(d, file, back, "PDT_SIM_CARD_MEMORY_DIR=");  // empty: unset
+        const std::vector<char> got = kept_file_bytes(back);
+        ASSERT_EQ(got.size(), kKeptBytes) << d.name;
+        EXPECT_TRUE(got == std::vector<char>(kKeptBytes, 0)) << d.name << ": a fresh card memory reads zeros";
+    }
+    std::filesystem::remove(file);
+    std::filesystem::remove(back);
 }
 
 }  // namespace

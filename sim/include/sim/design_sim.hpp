@@ -47,7 +47,9 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design);
 // Builds the simulated device. Unclaimed BAR space reads all-ones (bit 31 set), as undefined
 // AXI reads did on the measured designs. xdma_stepped: the XDMA engines advance only in
 // XdmaModel::step() (deterministic tests) instead of on their own thread; so do the QDMA's. `link`: the XDMA
-// model's link rate and latency. Fails when PDT_SIM_TEMPERATURE does not parse.
+// model's link rate and latency. Fails when PDT_SIM_TEMPERATURE does not parse, or when a file
+// that PDT_SIM_BAR_MEMORY_DIR or PDT_SIM_CARD_MEMORY_DIR asks for (<dir>/<design>-<address>-...
+// .mem) cannot be opened or mapped.
 pdt::Result<DesignInstance> instantiate_design(const designs::Design& design, const vfio::DeviceIdentity& identity,
                                                bool xdma_stepped = false, const SimulatedLink& link = {});
 

@@ -26,8 +26,8 @@
 //  - MM queues (is_mm, 32-byte descriptors: src_addr [63:0], length [91:64] 28 bits, dst_addr
 //    [191:128]; bits [94:92], which drivers use for dv/sop/eop, are ignored) moving host memory
 //    to card memory (H2C) and back (C2H) while the channel's run bit is set. Card memory is the
-//    design's qdma memory_base..+memory_size, sparse. A descriptor reaching outside it stops
-//    the queue with a DMA error.
+//    design's qdma memory_base..+memory_size, sparse (or a sparse file: PDT_SIM_CARD_MEMORY_DIR,
+//    sim/dma_model.hpp). A descriptor reaching outside it stops the queue with a DMA error.
 //  - ST queues (designs with stream engines): 16-byte H2C descriptors (addr [127:64], len
 //    [47:32], metadata [31:0]: one packet a descriptor, PG302 internal mode), 8-byte C2H
 //    descriptors (buffer address) filled in C2H_BUF_SZ[prefetch ctxt buf_sz_idx] pieces, and
@@ -228,7 +228,7 @@ struct Impl;
 // Instantiated in sim/src/qdma_model.cpp, where its Impl is complete.
 extern template class DmaModel<qdma_impl::Impl, QdmaConfig>;
 
-// config(), card_read(), card_write(), card_memory_resident_bytes(), set_lie(),
+// config(), card_read(), card_write(), card_memory_resident_bytes(), keep_card_memory(), set_lie(),
 // set_late_engine(): DmaModel's.
 class QdmaModel : public DmaModel<qdma_impl::Impl, QdmaConfig> {
 public:

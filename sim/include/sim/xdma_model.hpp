@@ -35,7 +35,9 @@
 // the engine whether or not it is logged. Every descriptor must keep the Alignments register:
 // an address off address_alignment stops the engine with align_mismatch, a length that is not a
 // multiple of length_granularity with invalid_length. Card memory is sparse: 64 KiB pages
-// allocated on first write; bytes never written read as zero (the model's fresh DDR).
+// allocated on first write; bytes never written read as zero (the model's fresh DDR). Test-only,
+// it may last from one process to the next in a sparse file instead (PDT_SIM_CARD_MEMORY_DIR,
+// DmaModel::keep_card_memory, sim/dma_model.hpp).
 #pragma once
 
 #include <chrono>
@@ -223,7 +225,7 @@ struct XdmaViolation {
 // Instantiated in sim/src/xdma_model.cpp, where its Impl is complete.
 extern template class DmaModel<xdma_impl::Impl, XdmaConfig>;
 
-// config(), card_read(), card_write(), card_memory_resident_bytes(), set_lie(),
+// config(), card_read(), card_write(), card_memory_resident_bytes(), keep_card_memory(), set_lie(),
 // set_late_engine(): DmaModel's.
 class XdmaModel : public DmaModel<xdma_impl::Impl, XdmaConfig> {
 public:

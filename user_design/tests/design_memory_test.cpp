@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "adapters/design_memory.hpp"
+#include "pattern_file.hpp"
 #include "user_design/card_copy.hpp"
 
 namespace {
@@ -21,20 +22,8 @@ std::filesystem::path design_scratch(const std::string& name) {
 // `bytes` (a multiple of 1 MiB) of a pattern that repeats no 8-byte word.
 std::filesystem::path design_pattern_file(const std::string& name, uint64_t bytes) {
     const auto path = design_scratch(name);
-    std::vector<uint64_t> block((1 << 20) / 8);
-    std::ofstream out(path, std::ios::binary);
-    for (uint64_t word = 0; word < bytes / 8; word += block.size()) {
-        for (size_t i = 0; i < block.size(); ++i)
-            block[i] = (word + i) * 0x9e3779b97f4a7c15ull;
-        out.write(reinterpret_cast<const char*>(block.data()), static_cast<std::streamsize>(block.size() * 8));
-    }
+    user_design_test::write_pattern_file(path, bytes);
     return path;
-}
-
-std::vector<char> design_file_bytes(const std::filesystem::path& path) {
-    std::vector<char> bytes(std::filesystem::file_size(path));
-    std::ifstream(path, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return bytes;
 }
 
 void round_trip(const std::string& design, const std::string& adapter) {
@@ -56,7 +45,7 @@ void round_trip(const std::string& design, const std::string& adapter) {
         ASSERT_TRUE(received.ok()) << received.error().message();
         EXPECT_GT(received->bytes_per_second(), 0);
     }
-    EXPECT_TRUE(design_file_bytes(file) == design_file_bytes(back)) << design << ": the file read back differs";
+    EXPECT_TRUE(user_design_test::file_bytes(file) == user_design_test::file_bytes(back)) << design << ": the file read back differs";
     std::filesystem::remove(file);
     std::filesystem::remove(back);
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <vector>
 
+#include "pattern_file.hpp"
 #include "test_support/run_process.hpp"
 
 namespace {
@@ -149,23 +150,11 @@ TEST(RegRw, AccessesTheBarRefusesAreNotMade) {
 const MemoryDesign kKeptDesigns[] = {{"TEF1001_dma_ddr3", "(xdma)"}, {"VD100_qdma_ddr4", "(qdma)"}};
 constexpr uint64_t kKeptBytes = 64ull << 20;
 
-// 64 MiB in which no 8-byte word repeats (none is zero), written a block at a time.
+// 64 MiB in which no 8-byte word repeats (none is zero).
 std::filesystem::path kept_pattern_file(const std::string& name) {
     const auto path = tool_scratch(name);
-    std::vector<uint64_t> block((1 << 20) / 8);
-    std::ofstream out(path, std::ios::binary);
-    for (uint64_t word = 0; word < kKeptBytes / 8; word += block.size()) {
-        for (size_t i = 0; i < block.size(); ++i)
-            block[i] = (word + i + 1) * 0x9e3779b97f4a7c15ull;
-        out.write(reinterpret_cast<const char*>(block.data()), static_cast<std::streamsize>(block.size() * 8));
-    }
+    user_design_test::write_pattern_file(path, kKeptBytes);
     return path;
-}
-
-std::vector<char> kept_file_bytes(const std::filesystem::path& path) {
-    std::vector<char> bytes(std::filesystem::file_size(path));
-    std::ifstream(path, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return bytes;
 }
 
 // dma_to_device sends `file` to the design's card memory, then dma_from_device, another
@@ -186,12 +175,12 @@ TEST(CardMemoryKept, AFileSentByOneProcessIsReadBackByTheNextByteForByte) {
     const auto file = kept_pattern_file("card_memory_kept_in");
     const auto back = tool_scratch("card_memory_kept_back");
     const auto dir = tool_scratch("card_memory_kept_dir");
-    const std::vector<char> sent = kept_file_bytes(file);
+    const std::vector<char> sent = user_design_test::file_bytes(file);
     for (const MemoryDesign& d : kKeptDesigns) {
         std::filesystem::remove_all(dir);
         std::filesystem::create_directories(dir);
         send_then_read_back(d, file, back, "PDT_SIM_CARD_MEMORY_DIR=" + dir.string());
-        EXPECT_TRUE(kept_file_bytes(back) == sent) << d.name << ": the file read back by another process differs";
+        EXPECT_TRUE(user_design_test::file_bytes(back) == sent) << d.name << ": the file read back by another process differs";
         // The card memory in <dir>/<design>-<address>-card.mem, as the BAR memory's files are named.
         const auto kept = dir / (std::string(d.name) + "-0000:15:00.0-card.mem");
         EXPECT_TRUE(std::filesystem::exists(kept)) << kept;
@@ -206,7 +195,7 @@ TEST(CardMemoryKept, WithoutTheVariableTheNextProcessReadsZerosNeverTheFile) {
     const auto back = tool_scratch("card_memory_lost_back");
     for (const MemoryDesign& d : kKeptDesigns) {
         send_then_read_back(d, file, back, "PDT_SIM_CARD_MEMORY_DIR=");  // empty: unset
-        const std::vector<char> got = kept_file_bytes(back);
+        const std::vector<char> got = user_design_test::file_bytes(back);
         ASSERT_EQ(got.size(), kKeptBytes) << d.name;
         EXPECT_TRUE(got == std::vector<char>(kKeptBytes, 0)) << d.name << ": a fresh card memory reads zeros";
     }

@@ -6,6 +6,8 @@
 
 #include <regex>
 
+#include <utility>
+
 #include "cmac_tool_run.hpp"
 
 namespace {

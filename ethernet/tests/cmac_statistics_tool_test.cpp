@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include <regex>
-
 #include <utility>
 
 #include "cmac_tool_run.hpp"

@@ -3,7 +3,8 @@
 // <display_interval_secs> argument) until Ctrl-C or --duration. Each collection writes TICK_REG
 // of every port first, which latches its counters and restarts them from zero, then reads them:
 // a collection shows what each port counted since the previous one ("over" the time between its
-// ticks). Only the counters that are not zero are shown; a saturated one says so.
+// ticks). Only the counters that are not zero are shown, in fpga_sio's order; a saturated one
+// says so.
 // Exit status: 0 read, 1 no design or no CMAC port found or a port that could not be read,
 // 2 usage error.
 #include <csignal>
@@ -13,6 +14,7 @@
 #include <optional>
 #include <sys/time.h>
 #include <thread>
+#include <vector>
 
 #include "base/format.hpp"
 #include "base/json_text.hpp"
@@ -39,6 +41,31 @@ struct Sample {
 // fpga_sio's counter name: PG203's without the STAT_ prefix.
 const char* display_name(const pg203::CounterRegister& counter) { return counter.name + 5; }
 
+// fpga_sio's order of the counters (its cmac_statistic_counters_t): STAT_CYCLE_COUNT, the transmit
+// counters, the receive counters, the OTN ones, the RS-FEC ones; PG203's offset order within each.
+const std::vector<size_t>& display_order() {
+    static const std::vector<size_t> order = [] {
+        const auto group = [](const std::string& name) {
+            if (name.rfind("STAT_TX_", 0) == 0)
+                return 1;
+            if (name.rfind("STAT_RX_RSFEC_", 0) == 0)
+                return 4;
+            if (name.rfind("STAT_RX_", 0) == 0)
+                return 2;
+            if (name.rfind("STAT_OTN_", 0) == 0)
+                return 3;
+            return 0;  // STAT_CYCLE_COUNT
+        };
+        std::vector<size_t> indices;
+        for (int g = 0; g <= 4; ++g)
+            for (size_t i = 0; i < pg203::kCounterCount; ++i)
+                if (group(pg203::kCounters[i].name) == g)
+                    indices.push_back(i);
+        return indices;
+    }();
+    return order;
+}
+
 int max_name_length() {
     size_t longest = 0;
     for (const pg203::CounterRegister& counter : pg203::kCounters)
@@ -52,7 +79,7 @@ std::string text_of(const Sample& s) {
         text += pdt::format(" (over %.3f secs)", *s.over_secs);
     text += ":\n";
     static const int width = max_name_length();
-    for (size_t i = 0; i < pg203::kCounterCount; ++i) {
+    for (size_t i : display_order()) {
         const uint64_t value = s.stats->values[i];
         if (value != 0)
             text += pdt::format("  %-*s: %15llu%s\n", width, display_name(pg203::kCounters[i]),
@@ -64,7 +91,7 @@ std::string text_of(const Sample& s) {
 
 std::string json_of(const Sample& s) {
     std::string counters, saturated;
-    for (size_t i = 0; i < pg203::kCounterCount; ++i) {
+    for (size_t i : display_order()) {
         if (!s.stats->implemented[i])
             continue;
         const char* name = display_name(pg203::kCounters[i]);

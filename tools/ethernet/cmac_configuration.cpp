@@ -172,8 +172,8 @@ int main(int argc, char** argv) {
     po::options_description description("Options");
     cli::add_help_and_version(description);
     cmac_tool::add_options(description, options);
-    description.add_options()("dump", po::bool_switch(&dump_config), "display all configuration fields")(
-        "reset", po::bool_switch(&reset_port), "reset the CMAC ports at the end of the run");
+    description.add_options()("dump", po::bool_switch(&dump_config), "then show every field each port has")(
+        "reset", po::bool_switch(&reset_port), "after the changes, pulse each port's GT and user resets");
     cli::add_json_option(description, options.json, cli::JsonForm::Document);
     const cli::CommandLine line(
         description,

@@ -103,7 +103,8 @@ TEST(CmacStatisticsTool, UsageErrors) {
     for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
              {"--interval 0", "Error: parse option --interval \"0\""},
              {"--duration 5", "Error: --duration needs --interval"},
-             {"1 2", "Error: one <display_interval_secs> at most, not 2"},
+             {"1 2", "Error: one <display_interval_secs> (or --interval) at most, not 2"},
+             {"1 --interval 2", "Error: one <display_interval_secs> (or --interval) at most, not 2"},
              {"--port x", "Error: parse option --port \"x\""},
              {"--sim_design NoSuchDesign", "Error: --sim_design NoSuchDesign: unknown design"}}) {
         const auto r = run(CMAC_STATISTICS, "--sim_design U200_100G_ether_duplex " + args);

@@ -164,24 +164,29 @@ int report(const std::vector<Sample>& samples, bool json, std::string& ports_jso
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
     cmac_tool::Options options;
-    std::vector<std::string> interval_words;
-    std::string duration_text;
+    std::vector<std::string> interval_words;  // fpga_sio's <display_interval_secs> argument
+    std::string interval_text, duration_text;
     po::options_description description("Options");
     cli::add_help_and_version(description);
     cmac_tool::add_options(description, options);
-    description.add_options()("duration", po::value(&duration_text),
+    description.add_options()("interval", po::value(&interval_text),
+                              "seconds between collections, until Ctrl-C (also fpga_sio's <display_interval_secs> "
+                              "argument; default: one collection)")(
+        "duration", po::value(&duration_text),
                               "with an interval: stop after this many seconds (default: run until Ctrl-C)");
     cli::add_json_option(description, options.json, cli::JsonForm::Document);
     const cli::CommandLine line(description,
                                 cli::fpga_sio_usage(argv[0], "Displays the statistics counters of the CMAC ports of "
                                                              "the identified FPGA designs: once, or every "
-                                                             "[--interval] <display_interval_secs> until Ctrl-C."),
-                                &interval_words, "interval");
+                                                             "<display_interval_secs> until Ctrl-C."),
+                                &interval_words, "display_interval_secs");
     if (auto status = cli::parse_command_line(argc, argv, line))
         return *status;
     std::optional<double> interval;
+    if (!interval_text.empty())
+        interval_words.insert(interval_words.begin(), interval_text);
     if (interval_words.size() > 1) {
-        std::cerr << "Error: one <display_interval_secs> at most, not " << interval_words.size() << "\n";
+        std::cerr << "Error: one <display_interval_secs> (or --interval) at most, not " << interval_words.size() << "\n";
         return 2;
     }
     if (!interval_words.empty()) {

@@ -32,8 +32,14 @@ const CmacConfigField kCmacConfigFields[] = {
      &CmacConfig::ctl_tx_send_rfi, &CmacConfigChange::ctl_tx_send_rfi},
     {"ctl_tx_send_idle", "CONFIGURATION_TX_REG1", pg203::CONFIGURATION_TX_REG1, pg203::ctl_tx_send_idle, CmacNeeds::Tx,
      &CmacConfig::ctl_tx_send_idle, &CmacConfigChange::ctl_tx_send_idle},
+    {"ctl_tx_test_pattern", "CONFIGURATION_TX_REG1", pg203::CONFIGURATION_TX_REG1, pg203::ctl_tx_test_pattern,
+     CmacNeeds::Tx, &CmacConfig::ctl_tx_test_pattern, &CmacConfigChange::ctl_tx_test_pattern},
     {"ctl_rx_enable", "CONFIGURATION_RX_REG1", pg203::CONFIGURATION_RX_REG1, pg203::ctl_rx_enable, CmacNeeds::Rx,
      &CmacConfig::ctl_rx_enable, &CmacConfigChange::ctl_rx_enable},
+    {"ctl_rx_force_resync", "CONFIGURATION_RX_REG1", pg203::CONFIGURATION_RX_REG1, pg203::ctl_rx_force_resync,
+     CmacNeeds::Rx, &CmacConfig::ctl_rx_force_resync, &CmacConfigChange::ctl_rx_force_resync},
+    {"ctl_rx_test_pattern", "CONFIGURATION_RX_REG1", pg203::CONFIGURATION_RX_REG1, pg203::ctl_rx_test_pattern,
+     CmacNeeds::Rx, &CmacConfig::ctl_rx_test_pattern, &CmacConfigChange::ctl_rx_test_pattern},
     {"ctl_rx_rsfec_enable", "RSFEC_CONFIG_ENABLE", pg203::RSFEC_CONFIG_ENABLE, pg203::ctl_rx_rsfec_enable,
      CmacNeeds::RsFec, &CmacConfig::ctl_rx_rsfec_enable, &CmacConfigChange::ctl_rx_rsfec_enable},
     {"ctl_tx_rsfec_enable", "RSFEC_CONFIG_ENABLE", pg203::RSFEC_CONFIG_ENABLE, pg203::ctl_tx_rsfec_enable,
@@ -205,6 +211,17 @@ pdt::Result<CmacStatus> Cmac::wait_aligned(std::chrono::milliseconds timeout) co
                            pdt::format("not aligned after %lld ms: ", static_cast<long long>(timeout.count())) +
                                cmac_why_not_aligned(status));
 }
+
+void Cmac::reset_port() const {
+    m_window.write32(pg203::GT_RESET_REG, pg203::ctl_gt_reset_all.mask());
+    m_window.write32(pg203::RESET_REG,
+                     pg203::usr_rx_serdes_reset.mask() | pg203::usr_rx_reset.mask() | pg203::usr_tx_reset.mask());
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    m_window.write32(pg203::GT_RESET_REG, 0);
+    m_window.write32(pg203::RESET_REG, 0);
+}
+
+uint32_t Cmac::read_register(uint32_t offset) const { return m_window.read32(offset); }
 
 void Cmac::tick() const { m_window.write32(pg203::TICK_REG, pg203::tick_reg.mask()); }
 

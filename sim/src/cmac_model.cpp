@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/spellings.hpp"
 #include "model_support.hpp"
 
 namespace sim {
@@ -349,6 +350,26 @@ bool CmacModel::rx_aligned() {
     std::lock_guard lock(m_mutex);
     update_locked();
     return rx_state_locked().aligned;
+}
+
+namespace {
+
+constexpr pdt::Spelling<CmacModel::Fault> kCmacFaultNames[] = {
+    {CmacModel::Fault::None, "none"},
+    {CmacModel::Fault::NeverAligns, "cmac_never_aligns"},
+    {CmacModel::Fault::FcsErrors, "cmac_fcs_errors"},
+    {CmacModel::Fault::LyingStatistics, "cmac_lying_statistics"},
+};
+
+}  // namespace
+
+const char* cmac_fault_name(CmacModel::Fault fault) { return pdt::spelling(fault, kCmacFaultNames); }
+
+std::optional<CmacModel::Fault> parse_cmac_fault_name(const std::string& name) {
+    for (const auto& entry : kCmacFaultNames)
+        if (entry.value != CmacModel::Fault::None && name == entry.name)
+            return entry.value;
+    return std::nullopt;
 }
 
 }  // namespace sim

@@ -302,7 +302,7 @@ pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::s
         return pdt::usage_error("build simulated bus", std::to_string(design_names.size()) + " designs",
                                 "at most 20 simulated designs");
     // Test-only: faults named in PDT_SIM_FAULT go into every instance's XDMA or QDMA model
-    // (xdma_model.hpp, qdma_model.hpp).
+    // (xdma_model.hpp, qdma_model.hpp), a CMAC fault into its CMAC models (cmac_model.hpp).
     FaultPlan faults;
     if (const char* text = std::getenv(kFaultEnvironmentVariable); text && *text)
         faults = PDT_TRY(parse_fault_plan(text));
@@ -335,6 +335,9 @@ pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::s
                                           f.qid, f.fault);
                 apply_engine_faults(*instance.qdma, faults);
             }
+            if (faults.cmac_fault != CmacModel::Fault::None)
+                for (const std::shared_ptr<CmacModel>& cmac : instance.cmacs)
+                    cmac->set_fault(faults.cmac_fault);
             return std::unique_ptr<vfio::Device>(std::move(instance.device));
         });
     }

@@ -66,6 +66,9 @@ pdt::Error bad_spec(const std::string& item, const std::string& why) {
         names += (names.empty() ? "" : ", ") + std::string(fault_name(fault));
     for (QdmaFault fault : all_qdma_faults())
         names += ", " + std::string(fault_name(fault));
+    for (CmacModel::Fault fault :
+         {CmacModel::Fault::NeverAligns, CmacModel::Fault::FcsErrors, CmacModel::Fault::LyingStatistics})
+        names += ", " + std::string(cmac_fault_name(fault));
     return pdt::usage_error(std::string("parse ") + kFaultEnvironmentVariable, item,
                             why + " (syntax <name>[@<H2C|C2H><channel or QDMA queue>]; names: " + names +
                                 ", ignores_stop, late_engine=MS, or one lie: moves_nothing, stale_after=N, completes_early)");
@@ -121,6 +124,10 @@ pdt::Result<FaultPlan> parse_fault_plan(const std::string& text) {
             if (plan.lie)
                 return bad_spec(item, "a second lie (one of moves_nothing, stale_after=N, completes_early at most)");
             plan.lie = PDT_TRY(streams::parse_lie(kFaultEnvironmentVariable, item));
+        } else if (const auto cmac = parse_cmac_fault_name(item)) {
+            if (plan.cmac_fault != CmacModel::Fault::None)
+                return bad_spec(item, "a second CMAC fault (one of the cmac_ faults at most)");
+            plan.cmac_fault = *cmac;
         } else if (const auto qdma = fault_named(item.substr(0, item.find('@')), kQdmaFaultNames)) {
             plan.qdma_injections.push_back(PDT_TRY(parse_qdma_one(item, *qdma)));
         } else {

@@ -6,10 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <memory>
+#include <thread>
+#include <utility>
 
 #include "designs/registry.hpp"
 #include "sim/design_sim.hpp"
+#include "sim/xdma_model.hpp"
 
 // Named after the file: its helpers stay its own in a unity build.
 namespace cmac_model_test {
@@ -252,6 +257,52 @@ TEST(CmacModel, SimulatedDesignsPlaceAModelPerPort) {
         made->cmacs[1]->set_link_partner(false);
         ASSERT_TRUE(bar->write(e.port1 + CONFIGURATION_RX_REG1, 4, 1).ok());
         EXPECT_EQ(bar->read(e.port0 + CONFIGURATION_RX_REG1, 4).value(), 0u) << "each port its own registers";
+    }
+}
+
+// PDT_SIM_FAULT (test only) names the model's faults; at most one; the names come back.
+TEST(CmacModel, PdtSimFaultNamesTheCmacFaults) {
+    for (const auto& [name, fault] : {std::pair{"cmac_never_aligns", CmacModel::Fault::NeverAligns},
+                                      std::pair{"cmac_fcs_errors", CmacModel::Fault::FcsErrors},
+                                      std::pair{"cmac_lying_statistics", CmacModel::Fault::LyingStatistics}}) {
+        auto plan = sim::parse_fault_plan(std::string(name) + ",stale_after=2");
+        ASSERT_TRUE(plan.ok()) << plan.error().message();
+        EXPECT_EQ(plan->cmac_fault, fault) << name;
+        EXPECT_TRUE(plan->injections.empty()) << name;
+        EXPECT_STREQ(sim::cmac_fault_name(fault), name);
+    }
+    EXPECT_EQ(sim::parse_fault_plan("engine_stall")->cmac_fault, CmacModel::Fault::None);
+    auto two = sim::parse_fault_plan("cmac_never_aligns,cmac_fcs_errors");
+    ASSERT_FALSE(two.ok());
+    EXPECT_TRUE(two.error().usage);
+    EXPECT_NE(two.error().message().find("a second CMAC fault"), std::string::npos) << two.error().message();
+    auto unknown = sim::parse_fault_plan("cmac_bogus");
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_NE(unknown.error().message().find("cmac_never_aligns, cmac_fcs_errors, cmac_lying_statistics"),
+              std::string::npos)
+        << unknown.error().message();
+    EXPECT_FALSE(sim::parse_cmac_fault_name("none").has_value()) << "None is no fault to name";
+}
+
+// A tool's simulated bus gives every CMAC port the fault: each lane locks, none syncs, and the
+// port never aligns.
+TEST(CmacModel, DesignBusGivesEveryPortThePdtSimFault) {
+    const designs::Registry registry = designs::Registry::builtin().value();
+    setenv(sim::kFaultEnvironmentVariable, "cmac_never_aligns", 1);
+    auto bus = sim::make_design_bus({"U200_100G_ether_duplex"}, registry);
+    unsetenv(sim::kFaultEnvironmentVariable);
+    ASSERT_TRUE(bus.ok()) << bus.error().message();
+    auto device = (*bus)->open((*bus)->scan()->front());
+    ASSERT_TRUE(device.ok()) << device.error().message();
+    vfio::Bar* bar = (*device)->bar(0).value();
+    for (uint64_t base : {0x0ull, 0x10000ull}) {
+        ASSERT_TRUE(bar->write(base + CONFIGURATION_RX_REG1, 4, 1).ok());
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // lock 1 ms, align 2 ms by default
+        bar->read(base + STAT_RX_BLOCK_LOCK_REG, 4).value();         // what latched before
+        bar->read(base + STAT_RX_LANE_SYNC_REG, 4).value();
+        EXPECT_EQ(bar->read(base + STAT_RX_BLOCK_LOCK_REG, 4).value(), 0xFFFFFu) << std::hex << base;
+        EXPECT_EQ(bar->read(base + STAT_RX_LANE_SYNC_REG, 4).value(), 0u) << std::hex << base;
+        EXPECT_EQ(bar->read(base + STAT_RX_STATUS_REG, 4).value() & 0x2u, 0u) << "stat_rx_aligned stays 0";
     }
 }
 

@@ -143,6 +143,28 @@ const ToolRows kTables[] = {
        "no_such_dir"},
       device_not_bound("-d")}},
 
+    // The CMAC tools (tools/ethernet/) open designs as display_sensor_values does; their own options.
+    {"cmac_statistics",
+     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile, kNoDesign, missing_device("-d"),
+      device_not_bound("-d"), kNoPermission,
+      {"zero_interval", "--interval 0", E, kUsage, "Error: parse option --interval \"0\""},
+      {"duration_without_interval", "--duration 5", E, kUsage, "Error: --duration needs --interval"},
+      {"bad_port", "--port first", E, kUsage, "Error: parse option --port \"first\""},
+      {"no_cmac", "--sim_design TEF1001_dma_ddr3", E, kFail, "No CMAC designs to operate on"},
+      {"missing_port", "--sim_design U200_100G_ether_duplex --port 2", E, kFail, "Error: --port 2: no CMAC port 2"}}},
+    {"cmac_configuration",
+     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile, kNoDesign, missing_device("-d"),
+      device_not_bound("-d"), kNoPermission,
+      {"unknown_field", "bogus=1", E, kUsage, "Error: Unknown field name bogus"},
+      {"value_too_large", "tx_enable=2", E, kUsage, "Error: Value 2 is too large for field tx_enable"},
+      {"no_cmac", "--sim_design TEF1001_dma_ddr3 --dump", E, kFail, "No CMAC designs to operate on"}}},
+    {"cmac_link_control",
+     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile, kNoDesign, missing_device("-d"),
+      device_not_bound("-d"), kNoPermission,
+      {"zero_align_timeout", "--align_timeout 0", E, kUsage, "Error: parse option --align_timeout \"0\""},
+      {"no_cmac", "--sim_design TEF1001_dma_ddr3", E, kFail, "No CMAC designs to operate on"},
+      {"missing_port", "--sim_design open-nic --port 7", E, kFail, "Error: --port 7: no CMAC port 7"}}},
+
     // The bitstream tools read files, no device.
     {"parse_bitstream_file",
      {kUnknownOption,

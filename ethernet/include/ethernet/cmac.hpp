@@ -78,7 +78,10 @@ struct CmacConfig {
     bool ctl_tx_send_lfi = false;
     bool ctl_tx_send_rfi = false;
     bool ctl_tx_send_idle = false;
+    bool ctl_tx_test_pattern = false;
     bool ctl_rx_enable = false;
+    bool ctl_rx_force_resync = false;
+    bool ctl_rx_test_pattern = false;
     bool ctl_rx_rsfec_enable = false;
     bool ctl_tx_rsfec_enable = false;
     bool ctl_rx_rsfec_enable_correction = false;
@@ -92,7 +95,10 @@ struct CmacConfigChange {
     std::optional<bool> ctl_tx_send_lfi;
     std::optional<bool> ctl_tx_send_rfi;
     std::optional<bool> ctl_tx_send_idle;
+    std::optional<bool> ctl_tx_test_pattern;
     std::optional<bool> ctl_rx_enable;
+    std::optional<bool> ctl_rx_force_resync;
+    std::optional<bool> ctl_rx_test_pattern;
     std::optional<bool> ctl_rx_rsfec_enable;
     std::optional<bool> ctl_tx_rsfec_enable;
     std::optional<bool> ctl_rx_rsfec_enable_correction;
@@ -124,6 +130,14 @@ public:
     // a field that does not read back as written fails naming its register and field. A field
     // of a side or option the port was not built with is a usage error.
     pdt::Result<void> configure(const CmacConfigChange& change) const;
+    // Resets the port as PG203's reset inputs do: ctl_gt_reset_all in GT_RESET_REG and
+    // usr_rx_serdes_reset, usr_rx_reset and usr_tx_reset in RESET_REG set, held 100 us (PG203 gives
+    // no minimum), then cleared. The configuration registers keep what was written.
+    void reset_port() const;
+    // One 32-bit register of the port's AXI4-Lite space as it reads (pg203::kRegisters names
+    // them), for tools that show registers by name. A status register read here is cleared.
+    uint32_t read_register(uint32_t offset) const;
+
     // Polls STAT_RX_STATUS_REG until stat_rx_aligned reads 1; ETIMEDOUT after `timeout`, naming
     // what is missing (no block lock on lanes ..., lanes not synced, a local or remote fault).
     pdt::Result<CmacStatus> wait_aligned(std::chrono::milliseconds timeout) const;

@@ -27,7 +27,7 @@
 //   last tick. Reads between ticks return the latched values. Counters saturate at 2^48 - 1.
 //   A side the port is not built with (a Simplex TX port has no receive side) reads all ones in
 //   its status and counters.
-// Faults (set_fault): NeverAligns (every lane locks, no alignment-marker sync, never aligned),
+// Faults (set_fault; in a tool run, test only, PDT_SIM_FAULT=cmac_never_aligns etc.): NeverAligns (every lane locks, no alignment-marker sync, never aligned),
 // FcsErrors (every received frame fails its FCS), LyingStatistics (each frame passed is counted
 // with a 64-byte frame that never passed).
 // Not modelled: auto-negotiation and link training, flow control, the OTN interface, test
@@ -40,6 +40,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
 
 #include "sim/sim_device.hpp"
 
@@ -119,5 +120,11 @@ private:
     std::map<uint32_t, uint64_t> m_latched;        // what the last tick copied
     double m_last_tick = 0;
 };
+
+// The fault's name in PDT_SIM_FAULT (xdma_model.hpp, test only): "cmac_never_aligns",
+// "cmac_fcs_errors", "cmac_lying_statistics"; "none" for Fault::None.
+const char* cmac_fault_name(CmacModel::Fault fault);
+// The fault named so; nullopt for any other name (and for "none").
+std::optional<CmacModel::Fault> parse_cmac_fault_name(const std::string& name);
 
 }  // namespace sim

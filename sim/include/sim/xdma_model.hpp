@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "streams/lie.hpp"
+#include "sim/cmac_model.hpp"
 #include "sim/dma_model.hpp"
 #include "sim/sim_device.hpp"
 
@@ -198,7 +199,9 @@ struct QdmaFaultInjection {
 // "stale_after=3". "late_engine=MS" makes the engines write MS ms late (FaultPlan::late_engine).
 // A QDMA fault names its queue with a decimal physical queue ID, e.g.
 // "qdma_queue_stall@C2H5" (default H2C 0; qdma_completion_error: C2H 0); it goes to QDMA
-// models only, an XDMA fault to XDMA models only, the lie to both. Never read for real hardware.
+// models only, an XDMA fault to XDMA models only, the lie to both. A CMAC fault (cmac_never_aligns,
+// cmac_fcs_errors, cmac_lying_statistics: CmacModel::Fault) goes to every CMAC port of the
+// design. Never read for real hardware.
 inline constexpr const char* kFaultEnvironmentVariable = "PDT_SIM_FAULT";
 struct FaultPlan {
     std::vector<FaultInjection> injections;  // one-shot faults
@@ -210,6 +213,8 @@ struct FaultPlan {
     // "ignores_stop": every XDMA and QDMA model of the bus ignores stop (XdmaConfig::
     // run_clear_ignored, QdmaConfig::ignores_stop): no stop can be proven.
     bool ignores_stop = false;
+    // "cmac_<fault>": every CMAC model of the bus has this fault (CmacModel::set_fault).
+    CmacModel::Fault cmac_fault = CmacModel::Fault::None;
 };
 pdt::Result<FaultPlan> parse_fault_plan(const std::string& text);
 pdt::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text);

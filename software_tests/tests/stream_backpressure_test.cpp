@@ -60,7 +60,7 @@ std::map<std::string, double> overall_rates(const std::string& output) {
     if (at == std::string::npos)
         return rates;
     const std::string tail = output.substr(at);
-    const std::regex row("\n\\S+ ((H2C|C2H) channel [0-9]) ([0-9.]+) Mbytes/sec");
+    const std::regex row("\n  \\S+ ((H2C|C2H) channel [0-9]) ([0-9.]+) Mbytes/sec");  // fpga_sio's indent
     for (std::sregex_iterator it(tail.begin(), tail.end(), row), end; it != end; ++it)
         rates[(*it)[1]] = std::stod((*it)[3]);
     return rates;

@@ -71,7 +71,7 @@ TEST(StreamToolsSim, NiteFuryLoopbackPasses) {
     EXPECT_TRUE(out.find("Selecting test of NiteFury_dma_stream_loopback design PCI device 0000:36:00.0 IOMMU group "
                          "86 H2C channel 0 C2H channel 1\n") != std::string::npos)
         << out;
-    EXPECT_TRUE(std::regex_search(out, std::regex("\n0000:36:00\\.0 0 -> 1 [0-9]+\\.[0-9]{3} Mbytes/sec \\([0-9]+ "
+    EXPECT_TRUE(std::regex_search(out, std::regex("\n  0000:36:00\\.0 0 -> 1 [0-9]+\\.[0-9]{3} Mbytes/sec \\([0-9]+ "
                                                   "bytes in [0-9]+\\.[0-9]{6} secs\\)\n")))
         << out;
     EXPECT_TRUE(out.find("0000:36:00.0 0 -> 1 Test pattern verified in ") != std::string::npos) << out;

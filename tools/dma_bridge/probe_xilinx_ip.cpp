@@ -4,16 +4,13 @@
 // are pattern-tested and restored (xdma_probe.hpp). --bar/--offset reads one allow-listed
 // register. Exit status: 0 probed, 1 a device failed, a request was refused or a register test
 // failed, 2 usage error.
-#include <cstdio>
 #include <iostream>
 #include <sstream>
 
 #include "base/numbers.hpp"
-#include "cli/command_line.hpp"
-#include "cli/device_options.hpp"
 #include "dma_bridge/xdma_probe.hpp"
 #include "probe_json.hpp"
-#include "tool_support/bar_tool_usage.hpp"
+#include "tool_support/bar_tool_main.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace po = boost::program_options;
@@ -26,10 +23,7 @@ struct Options : cli::DeviceSelection {
     std::string lock_timeout;
 };
 
-std::optional<int> parse_options(int argc, char** argv, Options& options) {
-    po::options_description desc("Options");
-    cli::add_help_and_version(desc);
-    cli::add_device_selection_options(desc, options);
+void add_probe_options(po::options_description& desc, Options& options) {
     desc.add_options()("bar", po::value(&options.bar), "with --offset: the BAR of one register to read")(
         "offset", po::value(&options.offset), "with --bar: the byte offset of one allow-listed register to read")(
         "width", po::value(&options.width), "with --offset: the access width in bytes (XDMA registers: 4)")(
@@ -37,13 +31,17 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
         "pattern-test and restore the SGDMA descriptor address registers of every stopped channel (writes!)");
     cli::add_json_option(desc, options.json, cli::JsonForm::Document);
     cli::add_lock_timeout_option(desc, options.lock_timeout);
-    return cli::parse_fpga_sio_command_line(argc, argv, desc,
-                                            "Probes the XDMA register blocks of the identified FPGA designs "
-                                            "(read-only unless --write_tests).");
 }
 
+struct ProbeRequest {
+    xdma::ProbeOptions probe;
+    bool json = false;  // stdout holds one JSON document; the text lines are not written
+};
+
 // --bar/--offset/--width as a request; the message of a usage error.
-std::optional<std::string> parse_request(const Options& options, xdma::ProbeOptions& probe) {
+std::optional<std::string> parse_request(const Options& options, ProbeRequest& request) {
+    request.json = options.json;
+    xdma::ProbeOptions& probe = request.probe;
     probe.write_tests = options.write_tests;
     if (options.bar.empty() && options.offset.empty())
         return std::nullopt;
@@ -58,22 +56,12 @@ std::optional<std::string> parse_request(const Options& options, xdma::ProbeOpti
     return std::nullopt;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    std::setvbuf(stdout, nullptr, _IOLBF, 0);
-    Options options;
-    if (auto status = parse_options(argc, argv, options))
-        return *status;
-    xdma::ProbeOptions probe;
-    auto checked = tool_support::checked_usage(parse_request(options, probe), options, options.lock_timeout);
-    if (!checked)
-        return 2;
-    // --json: stdout holds one JSON document; the text lines are not written.
+// Each identified design's XDMA blocks probed (--json: one document); the exit status.
+int probe_designs(const tool_support::CheckedUsage& checked, const ProbeRequest& request) {
     std::ostringstream discarded;
-    std::ostream& text = options.json ? discarded : std::cout;
-    tool_support::OpenedDesigns opened = tool_support::open_designs(
-        checked->registry, checked->selection, options.json ? &std::cerr : &std::cout, std::cerr);
+    std::ostream& text = request.json ? discarded : std::cout;
+    tool_support::OpenedDesigns opened = tool_support::open_designs(checked.registry, checked.selection,
+                                                                    request.json ? &std::cerr : &std::cout, std::cerr);
     if (opened.found.designs.empty())
         return opened.status;
     int status = opened.status;
@@ -86,9 +74,9 @@ int main(int argc, char** argv) {
             entries += (entries.empty() ? "" : ",\n  ") + probe_json::not_probed_json(bdf, name, "the design data names no XDMA bridge");
             continue;
         }
-        auto result = xdma::run_probe(*design.device, design.design->dma_bridge->bar, probe, text);
+        auto result = xdma::run_probe(*design.device, design.design->dma_bridge->bar, request.probe, text);
         entries += (entries.empty() ? "" : ",\n  ") +
-                   probe_json::design_json(bdf, name, design.design->dma_bridge->bar, probe, result);
+                   probe_json::design_json(bdf, name, design.design->dma_bridge->bar, request.probe, result);
         if (!result.ok()) {
             text.flush();
             std::cerr << "Error: " << result.error().message() << "\n";
@@ -97,7 +85,16 @@ int main(int argc, char** argv) {
             status = 1;
         }
     }
-    if (options.json)
+    if (request.json)
         std::cout << "{\"designs\": [\n  " << entries << "\n]}\n";
     return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return tool_support::bar_tool_main<Options, ProbeRequest>(
+        argc, argv,
+        {"Probes the XDMA register blocks of the identified FPGA designs (read-only unless --write_tests).", {},
+         add_probe_options, parse_request, probe_designs, &Options::lock_timeout});
 }

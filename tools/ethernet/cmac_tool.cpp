@@ -11,9 +11,7 @@
 namespace cmac_tool {
 
 void add_options(boost::program_options::options_description& description, Options& options) {
-    cli::add_device_option(description, options.devices);
-    cli::add_sim_design_option(description, options.sim_designs);
-    cli::add_design_file_option(description, options.design_files);
+    cli::add_device_selection_options(description, options);
     cli::add_lock_timeout_option(description, options.lock_timeout);
     description.add_options()("port", boost::program_options::value(&options.port),
                               "only the CMAC port of this number (default: every port)");

@@ -8,16 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/device_options.hpp"
 #include "designs/registry.hpp"
 #include "ethernet/open_cmac.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace cmac_tool {
 
-struct Options {
-    std::vector<std::string> devices;
-    std::vector<std::string> sim_designs;
-    std::vector<std::string> design_files;
+struct Options : cli::DeviceSelection {
     std::string lock_timeout;
     std::string port;  // --port: one port number, or empty for every port
     bool json = false;

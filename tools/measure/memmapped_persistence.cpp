@@ -5,13 +5,9 @@
 // refused, as is a region past the BAR, a width the BAR cannot take or an unaligned offset,
 // before any access. Exit status: 0 the content was kept, 1 it was not (or a device failed or
 // the region was refused), 2 usage error.
-#include <cstdio>
-
 #include "base/numbers.hpp"
-#include "cli/command_line.hpp"
-#include "cli/device_options.hpp"
 #include "memmapped_persistence_run.hpp"
-#include "tool_support/bar_tool_usage.hpp"
+#include "tool_support/bar_tool_main.hpp"
 
 namespace po = boost::program_options;
 
@@ -22,10 +18,7 @@ struct Options : cli::DeviceSelection {
     bool write = false, verify = false, reset = false;
 };
 
-std::optional<int> parse_options(int argc, char** argv, Options& o) {
-    po::options_description desc("Options");
-    cli::add_help_and_version(desc);
-    cli::add_device_selection_options(desc, o);
+void add_persistence_options(po::options_description& desc, Options& o) {
     desc.add_options()("bar", po::value(&o.bar), "the BAR holding the memory (required)")(
         "offset", po::value(&o.offset), "byte offset of the region in the BAR (required)")(
         "size", po::value(&o.size), "bytes of the region (required; e.g. 4096, 4k)")(
@@ -34,9 +27,6 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
         "write", po::bool_switch(&o.write), "only write the pattern (and read it back)")(
         "verify", po::bool_switch(&o.verify), "only compare the region with the pattern (no write)")(
         "reset", po::bool_switch(&o.reset), "only write, VFIO_DEVICE_RESET, compare");
-    return cli::parse_fpga_sio_command_line(argc, argv, desc,
-                                            "Checks whether a BAR's memory keeps its content across processes and a "
-                                            "VFIO device reset (writes the region).");
 }
 
 std::optional<std::string> parse_request(const Options& o, memmapped_persistence::Request& q) {
@@ -68,14 +58,11 @@ std::optional<std::string> parse_request(const Options& o, memmapped_persistence
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::setvbuf(stdout, nullptr, _IOLBF, 0);
-    Options o;
-    if (auto status = parse_options(argc, argv, o))
-        return *status;
     memmapped_persistence::Request request;
-    request.argv.assign(argv, argv + argc);
-    auto checked = tool_support::checked_usage(parse_request(o, request), o);
-    if (!checked)
-        return 2;
-    return memmapped_persistence::run(checked->registry, request);
+    request.argv.assign(argv, argv + argc);  // Step::All: the new process repeats the command line
+    const char* summary = "Checks whether a BAR's memory keeps its content across processes and a VFIO device reset "
+                          "(writes the region).";
+    return tool_support::bar_tool_main<Options, memmapped_persistence::Request>(
+        argc, argv, {summary, {}, add_persistence_options, parse_request, memmapped_persistence::run},
+        std::move(request));
 }

@@ -100,7 +100,8 @@ int one_step(const designs::Registry& registry, const Request& q, Step s, uint64
 
 }  // namespace
 
-int run(const designs::Registry& registry, const Request& q) {
+int run(const tool_support::CheckedUsage& checked, const Request& q) {
+    const designs::Registry& registry = checked.registry;
     uint64_t verified = 0;
     if (q.step != Step::All)
         return one_step(registry, q, q.step, verified);

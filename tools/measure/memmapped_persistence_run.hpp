@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tool_support/bar_tool_usage.hpp"
 #include "tool_support/device_targets.hpp"
-#include "designs/registry.hpp"
 #include "vfio_access/bar_access.hpp"
 
 namespace memmapped_persistence {
@@ -24,6 +24,6 @@ struct Request {
 
 // The exit status: 0 the content was written and kept where checked, 1 not kept, refused or a
 // device failed.
-int run(const designs::Registry& registry, const Request& request);
+int run(const tool_support::CheckedUsage& checked, const Request& request);
 
 }  // namespace memmapped_persistence

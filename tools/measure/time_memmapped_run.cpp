@@ -77,8 +77,8 @@ int time_target(const Target& t, const Selection& s) {
 
 }  // namespace
 
-int run(const designs::Registry& registry, const Selection& s) {
-    return tool_support::for_each_target(registry, {s.sim_designs, s.devices}, s.json ? std::cerr : std::cout,
+int run(const tool_support::CheckedUsage& checked, const Selection& s) {
+    return tool_support::for_each_target(checked.registry, {s.sim_designs, s.devices}, s.json ? std::cerr : std::cout,
                                         [&](const Target& t) { return time_target(t, s); });
 }
 

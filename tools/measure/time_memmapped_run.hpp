@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "designs/registry.hpp"
 #include "measure/mmio_timing.hpp"
+#include "tool_support/bar_tool_usage.hpp"
 
 namespace time_memmapped {
 
@@ -18,6 +18,6 @@ struct Selection {
 };
 
 // Opens the devices, times each; the exit status (0, 1 a device failed or a request refused).
-int run(const designs::Registry& registry, const Selection& selection);
+int run(const tool_support::CheckedUsage& checked, const Selection& selection);
 
 }  // namespace time_memmapped

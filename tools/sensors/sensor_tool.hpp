@@ -8,15 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "cli/device_options.hpp"
 #include "sensors/report.hpp"
 #include "tool_support/open_designs.hpp"
 
 namespace sensor_tool {
 
-struct Options {
-    std::vector<std::string> devices;
-    std::vector<std::string> sim_designs;
-    std::vector<std::string> design_files;
+struct Options : cli::DeviceSelection {
     std::string lock_timeout;
     bool json = false;
 };

@@ -29,7 +29,6 @@ std::string memory_name(const adapters::DesignMemory& memory) {
 }  // namespace
 
 void add_card_options(po::options_description& options, CardToolOptions& o) {
-    cli::add_device_selection_options(options, o);
     options.add_options()(
         "address,a", po::value(&o.address),
         "the card address of the first byte, as the design's card memory counts it (default: its first byte)")(
@@ -64,19 +63,25 @@ std::optional<std::string> parse_card_request(const CardToolOptions& o, bool siz
         request.address = *address;
     request.count = static_cast<unsigned>(*count);
     request.timeout = *timeout;
+    request.file = o.file;
+    request.json = o.json;
+    request.verbose = o.verbose;
+    request.no_iommu = o.no_iommu;
     return std::nullopt;
 }
 
-pdt::Result<adapters::DesignMemory> open_card_memory(tool_support::CheckedUsage checked, bool no_iommu) {
-    checked.selection.no_iommu = no_iommu;
-    return adapters::open_design_memory(std::make_unique<designs::Registry>(std::move(checked.registry)),
-                                        checked.selection);
-}
-
-pdt::Result<user_design::CardRange> requested_range(const adapters::DesignMemory& memory, const CardRequest& request,
-                                                    uint64_t bytes) {
-    return user_design::card_range(memory.endpoint->info(), memory.memory_base,
-                                   request.address.value_or(memory.memory_base), bytes);
+pdt::Result<CardTarget> open_card_range(tool_support::CheckedUsage checked, const CardRequest& request,
+                                        uint64_t bytes) {
+    checked.selection.no_iommu = request.no_iommu;
+    auto memory = adapters::open_design_memory(std::make_unique<designs::Registry>(std::move(checked.registry)),
+                                               checked.selection);
+    if (!memory)
+        return memory.error();
+    auto range = user_design::card_range(memory->endpoint->info(), memory->memory_base,
+                                         request.address.value_or(memory->memory_base), bytes);
+    if (!range)
+        return range.error();
+    return CardTarget{std::move(*memory), *range};
 }
 
 void print_copy(std::ostream& out, const adapters::DesignMemory& memory, const CopyReport& r, bool verbose) {

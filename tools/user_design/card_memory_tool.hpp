@@ -1,6 +1,6 @@
-// What dma_to_device and dma_from_device share (tools/user_design/, their mains' alone): the
-// options that name the card memory and the copy, their checks, the opening of the design's card
-// memory (adapters/design_memory.hpp) and the report of the copy's times and rate.
+// What dma_to_device and dma_from_device share (tools/user_design/, their mains' alone): their
+// main, the options that name the card memory and the copy, their checks, the opening of the
+// design's card memory (adapters/design_memory.hpp) and the report of the copy's times and rate.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -11,7 +11,7 @@
 
 #include "adapters/design_memory.hpp"
 #include "cli/device_options.hpp"
-#include "tool_support/bar_tool_usage.hpp"
+#include "tool_support/bar_tool_main.hpp"
 #include "user_design/card_copy.hpp"
 
 namespace user_design_tool {
@@ -26,28 +26,44 @@ struct CardToolOptions : cli::DeviceSelection {
     bool json = false, verbose = false, no_iommu = false;
 };
 
-// --device, --sim_design, --design_file, --address, --size, --count, --transfer_timeout,
-// --lock_timeout, --no_iommu, --verbose and --json (the file option and --offset are each tool's).
+// --address, --size, --count, --transfer_timeout, --lock_timeout, --no_iommu, --verbose and
+// --json, after the device selection (--device, --sim_design, --design_file).
 void add_card_options(boost::program_options::options_description& options, CardToolOptions& o);
 
-// The checked numbers of the command line.
+// The checked command line.
 struct CardRequest {
+    std::string file;                 // --file: "-" for standard input or output
     std::optional<uint64_t> address;  // nullopt: the card memory's first byte
     uint64_t size = 0;                // 0: not given
     unsigned count = 1;
     std::chrono::milliseconds timeout{0};
+    bool json = false, verbose = false, no_iommu = false;
 };
 // The message of the first usage error of the options (nullopt when none); `request` filled.
 // `size_required`: --size must be given. --device, --lock_timeout and --design_file are checked
 // after it by tool_support::checked_usage, as the BAR tools check theirs.
 std::optional<std::string> parse_card_request(const CardToolOptions& o, bool size_required, CardRequest& request);
 
-// The design's card memory, opened as the checked options select it (the reasons of a failure on stderr).
-pdt::Result<adapters::DesignMemory> open_card_memory(tool_support::CheckedUsage checked, bool no_iommu);
+// A card tool's main (tool_support::bar_tool_main): --help and --version, the tool's own options
+// (`file_options`: its --file and what goes with it), the device selection, the card options;
+// the tool's request checked (`parse_request`, then the device selection); its run.
+template <typename Options, typename Request>
+int card_tool_main(int argc, char** argv, const std::string& summary,
+                   typename tool_support::BarTool<Options, Request>::AddOptions file_options,
+                   std::optional<std::string> (*parse_request)(const Options&, Request&),
+                   int (*run)(tool_support::CheckedUsage, const Request&)) {
+    return tool_support::bar_tool_main<Options, Request>(
+        argc, argv, {summary, file_options, add_card_options, parse_request, run, &Options::lock_timeout});
+}
 
-// The card range `request` names for `bytes` (the address defaults to the card memory's first byte).
-pdt::Result<user_design::CardRange> requested_range(const adapters::DesignMemory& memory, const CardRequest& request,
-                                                    uint64_t bytes);
+// The design's card memory, opened as the checked usage selects it (the reasons of a failure on
+// stderr), and the range on it that `request` names for `bytes` (the address defaults to the card
+// memory's first byte).
+struct CardTarget {
+    adapters::DesignMemory memory;
+    user_design::CardRange range;
+};
+pdt::Result<CardTarget> open_card_range(tool_support::CheckedUsage checked, const CardRequest& request, uint64_t bytes);
 
 // What a copy did, as the report shows it.
 struct CopyReport {

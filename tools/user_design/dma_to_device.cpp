@@ -5,13 +5,11 @@
 // naming the first differing byte; before the copy the range gets the complement of the file, so
 // that a copy that moved nothing cannot verify. Exit status: 0 copied (and verified), 1 a device
 // failed, a file could not be read or the read-back differs, 2 usage error.
-#include <cstdio>
 #include <iostream>
 
 #include "base/format.hpp"
 #include "base/numbers.hpp"
 #include "card_memory_tool.hpp"
-#include "cli/command_line.hpp"
 #include "user_design/file_data.hpp"
 
 namespace po = boost::program_options;
@@ -25,19 +23,36 @@ struct ToDeviceOptions : user_design_tool::CardToolOptions {
     bool verify = false;
 };
 
-std::optional<int> parse_to_device_options(int argc, char** argv, ToDeviceOptions& o) {
-    po::options_description desc("Options");
-    cli::add_help_and_version(desc);
+// What --help says the tool does.
+constexpr const char* kSummary =
+    "Copies a file (or standard input) to the card memory of an XDMA or QDMA design by DMA, with no "
+    "kernel module (--size: default the rest of the file after --offset).";
+
+void add_to_device_file_options(po::options_description& desc, ToDeviceOptions& o) {
     desc.add_options()("file,f", po::value(&o.file), "the file to send; - reads standard input (required)")(
         "offset,o", po::value(&o.file_offset), "bytes of the file skipped before the first byte sent (default 0)")(
         "verify", po::bool_switch(&o.verify),
         "read the card's range back and compare it with the file (the range holds the file's complement "
         "before the copy)");
-    user_design_tool::add_card_options(desc, o);
-    return cli::parse_fpga_sio_command_line(
-        argc, argv, desc,
-        "Copies a file (or standard input) to the card memory of an XDMA or QDMA design by DMA, with no kernel "
-        "module (--size: default the rest of the file after --offset).");
+}
+
+struct ToDeviceRequest : user_design_tool::CardRequest {
+    uint64_t file_offset = 0;  // --offset
+    bool verify = false;
+};
+
+std::optional<std::string> parse_to_device_request(const ToDeviceOptions& o, ToDeviceRequest& request) {
+    auto error = user_design_tool::parse_card_request(o, false, request);
+    if (!error && o.file.empty())
+        error = "--file is required (- reads standard input)";
+    auto file_offset = pdt::parse_number("offset", o.file_offset, 0, UINT64_MAX);
+    if (!error && !file_offset)
+        error = file_offset.error().message();
+    if (error)
+        return error;
+    request.file_offset = *file_offset;
+    request.verify = o.verify;
+    return std::nullopt;
 }
 
 std::string verify_line(const std::optional<Difference>& differs, uint64_t bytes, uint64_t address,
@@ -61,41 +76,40 @@ std::string verify_json(const std::optional<Difference>& differs, uint64_t addre
 }
 
 // The copy (and its check) of the checked command line; the exit status.
-int send_file(const ToDeviceOptions& o, const user_design_tool::CardRequest& request, uint64_t file_offset,
-              tool_support::CheckedUsage checked) {
+int send_file(tool_support::CheckedUsage checked, const ToDeviceRequest& request) {
     // The file first: one that is missing or shorter than --size leaves the card untouched.
-    auto data = user_design::FileData::open(o.file, file_offset, request.size);
+    auto data = user_design::FileData::open(request.file, request.file_offset, request.size);
     if (!data)
         return user_design_tool::fail(data.error());
-    auto memory = user_design_tool::open_card_memory(std::move(checked), o.no_iommu);
-    if (!memory)
-        return user_design_tool::fail(memory.error());
-    auto range = user_design_tool::requested_range(*memory, request, data->size());
-    if (!range)
-        return user_design_tool::fail(range.error());
-    streams::CopyEndpoint& endpoint = *memory->endpoint;
-    if (o.verify)
-        if (auto decoy = user_design::write_decoy(endpoint, *data, *range, request.timeout); !decoy.ok())
+    auto card = user_design_tool::open_card_range(std::move(checked), request, data->size());
+    if (!card)
+        return user_design_tool::fail(card.error());
+    const adapters::DesignMemory& memory = card->memory;
+    const user_design::CardRange& range = card->range;
+    streams::CopyEndpoint& endpoint = *memory.endpoint;
+    if (request.verify)
+        if (auto decoy = user_design::write_decoy(endpoint, *data, range, request.timeout); !decoy.ok())
             return user_design_tool::fail(decoy.error());
-    auto times = user_design::copy_to_card(endpoint, *data, *range, request.count, request.timeout);
+    auto times = user_design::copy_to_card(endpoint, *data, range, request.count, request.timeout);
     if (!times)
         return user_design_tool::fail(times.error());
-    const uint64_t address = memory->memory_base + range->offset;
-    const user_design_tool::CopyReport report{"dma_to_device", "to", data->name(), file_offset, address, *times};
+    const uint64_t address = memory.memory_base + range.offset;
+    const user_design_tool::CopyReport report{"dma_to_device", "to", data->name(), request.file_offset,
+                                              address, *times};
     std::optional<Difference> differs;
-    if (o.verify) {
-        auto compared = user_design::compare_card(endpoint, *data, *range, request.timeout);
+    if (request.verify) {
+        auto compared = user_design::compare_card(endpoint, *data, range, request.timeout);
         if (!compared)
             return user_design_tool::fail(compared.error());
         differs = *compared;
     }
-    if (o.json) {
-        std::cout << "{" << user_design_tool::copy_json_fields(*memory, report)
-                  << (o.verify ? verify_json(differs, address) : "") << "}\n";
+    if (request.json) {
+        std::cout << "{" << user_design_tool::copy_json_fields(memory, report)
+                  << (request.verify ? verify_json(differs, address) : "") << "}\n";
     } else {
-        user_design_tool::print_copy(std::cout, *memory, report, o.verbose);
-        if (o.verify)
-            std::cout << verify_line(differs, range->bytes, address, file_offset);
+        user_design_tool::print_copy(std::cout, memory, report, request.verbose);
+        if (request.verify)
+            std::cout << verify_line(differs, range.bytes, address, request.file_offset);
     }
     return differs ? 1 : 0;
 }
@@ -103,19 +117,6 @@ int send_file(const ToDeviceOptions& o, const user_design_tool::CardRequest& req
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::setvbuf(stdout, nullptr, _IOLBF, 0);
-    ToDeviceOptions o;
-    if (auto status = parse_to_device_options(argc, argv, o))
-        return *status;
-    user_design_tool::CardRequest request;
-    auto error = user_design_tool::parse_card_request(o, false, request);
-    if (!error && o.file.empty())
-        error = "--file is required (- reads standard input)";
-    auto file_offset = pdt::parse_number("offset", o.file_offset, 0, UINT64_MAX);
-    if (!error && !file_offset)
-        error = file_offset.error().message();
-    auto checked = tool_support::checked_usage(error, o, o.lock_timeout);
-    if (!checked)
-        return 2;
-    return send_file(o, request, *file_offset, std::move(*checked));
+    return user_design_tool::card_tool_main(argc, argv, kSummary, add_to_device_file_options, parse_to_device_request,
+                                            send_file);
 }

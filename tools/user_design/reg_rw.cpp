@@ -3,15 +3,12 @@
 // kernel module. A read outside the BAR is refused before any access; a write needs --write and
 // prints the value before and after. A design's XDMA DMA BAR takes 32-bit accesses only (PG195).
 // Exit status: 0 done, 1 a device failed or the access was refused (BAR, offset), 2 usage error.
-#include <cstdio>
 #include <iostream>
 
 #include "base/format.hpp"
 #include "base/numbers.hpp"
-#include "cli/command_line.hpp"
-#include "cli/device_options.hpp"
 #include "cli/option_names.hpp"
-#include "tool_support/bar_tool_usage.hpp"
+#include "tool_support/bar_tool_main.hpp"
 #include "tool_support/device_targets.hpp"
 #include "user_design/bar_register.hpp"
 
@@ -24,22 +21,19 @@ struct RegOptions : cli::DeviceSelection {
     bool json = false;
 };
 
-std::optional<int> parse_reg_options(int argc, char** argv, RegOptions& o) {
-    po::options_description desc("Options");
-    cli::add_help_and_version(desc);
-    cli::add_device_selection_options(desc, o);
+void add_reg_options(po::options_description& desc, RegOptions& o) {
     desc.add_options()("bar", po::value(&o.bar), "the BAR, 0 to 5 (required)")(
         "offset", po::value(&o.offset), "byte offset of the register in the BAR (required)")(
         "width", po::value(&o.width), "bits of the access: 8, 16, 32 or 64 (default 32)")(
         "write", po::value(&o.write), "write this value, printing the register's value before and after");
     cli::add_json_option(desc, o.json, cli::JsonForm::Document);
-    return cli::parse_fpga_sio_command_line(argc, argv, desc,
-                                            "Reads or writes a register at an offset of a BAR (--write VALUE).");
 }
 
 struct RegRequest {
     user_design::RegisterAccess access;
     std::optional<uint64_t> write;
+    tool_support::TargetSelection targets;  // --sim_design, --device
+    bool json = false;
 };
 
 std::optional<std::string> parse_reg_request(const RegOptions& o, RegRequest& request) {
@@ -58,6 +52,8 @@ std::optional<std::string> parse_reg_request(const RegOptions& o, RegRequest& re
     request.access = {static_cast<unsigned>(*bar), *offset, static_cast<unsigned>(*width)};
     if (!o.write.empty())
         request.write = *value;
+    request.targets = {o.sim_designs, o.devices};
+    request.json = o.json;
     return std::nullopt;
 }
 
@@ -97,17 +93,17 @@ int access_target(const tool_support::DeviceTarget& t, const RegRequest& r, bool
     return 0;
 }
 
+int access_targets(const tool_support::CheckedUsage& checked, const RegRequest& request) {
+    return tool_support::for_each_target(
+        checked.registry, request.targets, request.json ? std::cerr : std::cout,
+        [&](const tool_support::DeviceTarget& t) { return access_target(t, request, request.json); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::setvbuf(stdout, nullptr, _IOLBF, 0);
-    RegOptions o;
-    if (auto status = parse_reg_options(argc, argv, o))
-        return *status;
-    RegRequest request;
-    auto checked = tool_support::checked_usage(parse_reg_request(o, request), o);
-    if (!checked)
-        return 2;
-    return tool_support::for_each_target(checked->registry, {o.sim_designs, o.devices}, o.json ? std::cerr : std::cout,
-                                        [&](const tool_support::DeviceTarget& t) { return access_target(t, request, o.json); });
+    return tool_support::bar_tool_main<RegOptions, RegRequest>(
+        argc, argv,
+        {"Reads or writes a register at an offset of a BAR (--write VALUE).", {}, add_reg_options, parse_reg_request,
+         access_targets});
 }

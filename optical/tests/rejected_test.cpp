@@ -64,9 +64,10 @@ TEST(Sff8472Rejected, UnknownIdentifier) {
         image.a0[0] = identifier;
         images::fix_sff8472_checksums(image.a0, image.a2);
         const auto module = decode_sff8472(image.a0, image.a2);
-        EXPECT_TRUE(rejected_with(module, EPROTONOSUPPORT, "A0h byte 0 (Identifier)"));
+        ASSERT_TRUE(rejected_with(module, EPROTONOSUPPORT, "A0h byte 0 (Identifier)"));
         // The identifiers SFF-8472 describes, named as SFF-8024 table 4-1 names them.
-        EXPECT_TRUE(module.error().hint.ends_with(" is not one SFF-8472 describes (02h module soldered to motherboard, 03h SFP)"))
+        EXPECT_TRUE(module.error().hint.ends_with(
+            " is not one SFF-8472 describes (02h module soldered to motherboard, 03h SFP)"))
             << module.error().hint;
         expect_rejected(sff8472_text(image.a0, image.a2), "identifier 0x");
     }

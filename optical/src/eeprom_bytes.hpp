@@ -3,6 +3,7 @@
 // decoder gives.
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "base/format.hpp"
 #include "base/result.hpp"
 #include "optical/module_info.hpp"
+#include "optical/sff8024.hpp"
 
 namespace optical::eeprom {
 
@@ -74,14 +76,21 @@ inline pdt::Result<void> check(const char* document, const char* page, const cha
                                        "a corrupt EEPROM or a bad read", first, at - 1, expected, bytes[at]));
 }
 
-// An identifier the document does not describe: EPROTONOSUPPORT, naming the byte and the codes
-// it knows.
-inline pdt::Error not_this_document(const char* document, const char* page, size_t at, uint8_t code,
-                                    const std::string& code_name, const char* known) {
+// The identifier at `at`: EPROTONOSUPPORT unless it is one of `accepted` (the SFF-8024 table
+// 4-1 codes the document describes), the error naming the byte and each accepted code with its
+// table name ("02h module soldered to motherboard, 03h SFP").
+inline pdt::Result<void> check_identifier(const char* document, const char* page, std::span<const uint8_t> bytes,
+                                          size_t at, std::span<const uint8_t> accepted) {
+    const uint8_t code = bytes[at];
+    if (std::ranges::find(accepted, code) != accepted.end())
+        return {};
+    std::string known;
+    for (uint8_t each : accepted)
+        known += pdt::format(known.empty() ? "%02Xh %s" : ", %02Xh %s", each, identifier_name(each).c_str());
     return pdt::make_error(pdt::format("decode %s EEPROM", document),
                            pdt::format("%s byte %zu (Identifier)", page, at), EPROTONOSUPPORT,
                            pdt::format("identifier 0x%02x (%s) is not one %s describes (%s)", code,
-                                       code_name.c_str(), document, known));
+                                       identifier_name(code).c_str(), document, known.c_str()));
 }
 
 }  // namespace optical::eeprom

@@ -1,7 +1,9 @@
 // SFF-8024's code tables (Rev 4.x), worded as ethtool -m words them.
 #include "optical/sff8024.hpp"
 
-#include <utility>
+#include <algorithm>
+#include <initializer_list>
+#include <span>
 
 namespace optical {
 
@@ -12,12 +14,19 @@ struct Sff8024Entry {
     const char* text;
 };
 
-template <size_t N>
-std::string sff8024_lookup(const Sff8024Entry (&table)[N], uint8_t code, const char* otherwise) {
-    for (const Sff8024Entry& entry : table)
-        if (entry.code == code)
-            return entry.text;
-    return otherwise;
+// The text of `code` in the first of `tables` that holds it; nullptr where none does.
+const char* sff8024_text(std::initializer_list<std::span<const Sff8024Entry>> tables, uint8_t code) {
+    for (std::span<const Sff8024Entry> table : tables) {
+        const auto entry = std::ranges::find(table, code, &Sff8024Entry::code);
+        if (entry != table.end())
+            return entry->text;
+    }
+    return nullptr;
+}
+
+std::string sff8024_name(std::span<const Sff8024Entry> table, uint8_t code) {
+    const char* text = sff8024_text({table}, code);
+    return text ? text : "reserved or unknown";
 }
 
 // Table 4-1.
@@ -91,99 +100,92 @@ constexpr Sff8024Entry kSff8024Encodings[] = {
     {0x08, "PAM4"},
 };
 
-struct ExtendedComplianceEntry {
-    uint8_t code;
-    const char* sff8472;  // nullptr: not in ethtool's SFP list
-    const char* sff8636;
+// Table 4-4, the codes whose description ethtool words alike for both documents.
+constexpr Sff8024Entry kSff8024ExtendedCompliance[] = {
+    {0x1A, "100GE-DWDM2 (DWDM transceiver using 2 wavelengths on a 1550 nm DWDM grid with a reach up to 80 km)"},
+    {0x1B, "100G 1550nm WDM (4 wavelengths)"},
+    {0x1D, "5GBASE-T"},
+    {0x1E, "2.5GBASE-T"},
+    {0x1F, "40G SWDM4"},
+    {0x20, "100G SWDM4"},
+    {0x21, "100G PAM4 BiDi"},
+    {0x22, "4WDM-10 MSA (10km version of 100G CWDM4 with same RS(528,514) FEC in host system)"},
+    {0x23, "4WDM-20 MSA (20km version of 100GBASE-LR4 with RS(528,514) FEC in host system)"},
+    {0x24, "4WDM-40 MSA (40km reach with APD receiver and RS(528,514) FEC in host system)"},
+    {0x25, "100GBASE-DR (clause 140), CAUI-4 (no FEC)"},
+    {0x26, "100G-FR or 100GBASE-FR1 (clause 140), CAUI-4 (no FEC)"},
+    {0x27, "100G-LR or 100GBASE-LR1 (clause 140), CAUI-4 (no FEC)"},
+    {0x30, "Active Copper Cable with 50GAUI, 100GAUI-2 or 200GAUI-4 C2M. Providing a worst BER of 10-6 or below"},
+    {0x31, "Active Optical Cable with 50GAUI, 100GAUI-2 or 200GAUI-4 C2M. Providing a worst BER of 10-6 or below"},
+    {0x32, "Active Copper Cable with 50GAUI, 100GAUI-2 or 200GAUI-4 C2M. Providing a worst BER of 2.6x10-4 for ACC, 10-5 for AUI, or below"},
+    {0x33, "Active Optical Cable with 50GAUI, 100GAUI-2 or 200GAUI-4 C2M. Providing a worst BER of 2.6x10-4 for ACC, 10-5 for AUI, or below"},
+    {0x40, "50GBASE-CR, 100GBASE-CR2, or 200GBASE-CR4"},
+    {0x41, "50GBASE-SR, 100GBASE-SR2, or 200GBASE-SR4"},
+    {0x42, "50GBASE-FR or 200GBASE-DR4"},
+    {0x43, "200GBASE-FR4"},
+    {0x44, "200G 1550 nm PSM4"},
+    {0x45, "50GBASE-LR"},
+    {0x46, "200GBASE-LR4"},
+    {0x50, "64GFC EA"},
+    {0x51, "64GFC SW"},
+    {0x52, "64GFC LW"},
+    {0x53, "128GFC EA"},
+    {0x54, "128GFC SW"},
+    {0x55, "128GFC LW"},
 };
 
-constexpr const char* kAcc6 = "Active Copper Cable with 50GAUI, 100GAUI-2 or 200GAUI-4 C2M. Providing a worst BER of 10-6 or below";
-constexpr const char* kAoc6 = "Active Optical Cable with 50GAUI, 100GAUI-2 or 200GAUI-4 C2M. Providing a worst BER of 10-6 or below";
-constexpr const char* kAcc4 = "Active Copper Cable with 50GAUI, 100GAUI-2 or 200GAUI-4 C2M. Providing a worst BER of 2.6x10-4 for ACC, 10-5 for AUI, or below";
-constexpr const char* kAoc4 = "Active Optical Cable with 50GAUI, 100GAUI-2 or 200GAUI-4 C2M. Providing a worst BER of 2.6x10-4 for ACC, 10-5 for AUI, or below";
-constexpr const char* kDwdm2 = "100GE-DWDM2 (DWDM transceiver using 2 wavelengths on a 1550 nm DWDM grid with a reach up to 80 km)";
-constexpr const char* k4wdm10 = "4WDM-10 MSA (10km version of 100G CWDM4 with same RS(528,514) FEC in host system)";
-constexpr const char* k4wdm20 = "4WDM-20 MSA (20km version of 100GBASE-LR4 with RS(528,514) FEC in host system)";
-constexpr const char* k4wdm40 = "4WDM-40 MSA (40km reach with APD receiver and RS(528,514) FEC in host system)";
-
-// Table 4-4.
-constexpr ExtendedComplianceEntry kSff8024ExtendedCompliance[] = {
-    {0x01, "100G AOC or 25GAUI C2M AOC with worst BER of 5x10^(-5)",
-     "100G Ethernet: 100G AOC or 25GAUI C2M AOC with worst BER of 5x10^(-5)"},
-    {0x02, "100G Base-SR4 or 25GBase-SR", "100G Ethernet: 100G Base-SR4 or 25GBase-SR"},
-    {0x03, "100G Base-LR4 or 25GBase-LR", "100G Ethernet: 100G Base-LR4"},
-    {0x04, "100G Base-ER4 or 25GBase-ER", "100G Ethernet: 100G Base-ER4"},
-    {0x05, nullptr, "100G Ethernet: 100G Base-SR10"},
-    {0x06, nullptr, "100G Ethernet: 100G CWDM4 MSA with FEC"},
-    {0x07, nullptr, "100G Ethernet: 100G PSM4 Parallel SMF"},
-    {0x08, "100G ACC or 25GAUI C2M ACC with worst BER of 5x10^(-5)",
-     "100G Ethernet: 100G ACC or 25GAUI C2M ACC with worst BER of 5x10^(-5)"},
-    {0x09, nullptr, "100G Ethernet: 100G CWDM4 MSA without FEC"},
-    {0x0B, "100G Base-CR4 or 25G Base-CR CA-L", "100G Ethernet: 100G Base-CR4 or 25G Base-CR CA-L"},
-    {0x0C, "25G Base-CR CA-S", "25G Ethernet: 25G Base-CR CA-S"},
-    {0x0D, "25G Base-CR CA-N", "25G Ethernet: 25G Base-CR CA-N"},
-    {0x10, nullptr, "40G Ethernet: 40G Base-ER4"},
-    {0x11, nullptr, "4x10G Ethernet: 10G Base-SR"},
-    {0x12, nullptr, "40G Ethernet: 40G PSM4 Parallel SMF"},
-    {0x13, nullptr, "Ethernet: G959.1 profile P1I1-2D1 (10709 MBd, 2km, 1310nm SM)"},
-    {0x14, nullptr, "Ethernet: G959.1 profile P1S1-2D2 (10709 MBd, 40km, 1550nm SM)"},
-    {0x15, nullptr, "Ethernet: G959.1 profile P1L1-2D2 (10709 MBd, 80km, 1550nm SM)"},
-    {0x16, "10Gbase-T with SFI electrical interface", "10G Ethernet: 10G Base-T with SFI electrical interface"},
-    {0x17, nullptr, "100G Ethernet: 100G CLR4"},
-    {0x18, "100G AOC or 25GAUI C2M AOC with worst BER of 10^(-12)",
-     "100G Ethernet: 100G AOC or 25GAUI C2M AOC with worst BER of 10^(-12)"},
-    {0x19, "100G ACC or 25GAUI C2M ACC with worst BER of 10^(-12)",
-     "100G Ethernet: 100G ACC or 25GAUI C2M ACC with worst BER of 10^(-12)"},
-    {0x1A, kDwdm2, kDwdm2},
-    {0x1B, "100G 1550nm WDM (4 wavelengths)", "100G 1550nm WDM (4 wavelengths)"},
-    {0x1C, "10Gbase-T Short Reach", "10GBASE-T Short Reach (30 meters)"},
-    {0x1D, "5GBASE-T", "5GBASE-T"},
-    {0x1E, "2.5GBASE-T", "2.5GBASE-T"},
-    {0x1F, "40G SWDM4", "40G SWDM4"},
-    {0x20, "100G SWDM4", "100G SWDM4"},
-    {0x21, "100G PAM4 BiDi", "100G PAM4 BiDi"},
-    {0x22, k4wdm10, k4wdm10},
-    {0x23, k4wdm20, k4wdm20},
-    {0x24, k4wdm40, k4wdm40},
-    {0x25, "100GBASE-DR (clause 140), CAUI-4 (no FEC)", "100GBASE-DR (clause 140), CAUI-4 (no FEC)"},
-    {0x26, "100G-FR or 100GBASE-FR1 (clause 140), CAUI-4 (no FEC)",
-     "100G-FR or 100GBASE-FR1 (clause 140), CAUI-4 (no FEC)"},
-    {0x27, "100G-LR or 100GBASE-LR1 (clause 140), CAUI-4 (no FEC)",
-     "100G-LR or 100GBASE-LR1 (clause 140), CAUI-4 (no FEC)"},
-    {0x30, kAcc6, kAcc6},
-    {0x31, kAoc6, kAoc6},
-    {0x32, kAcc4, kAcc4},
-    {0x33, kAoc4, kAoc4},
-    {0x40, "50GBASE-CR, 100GBASE-CR2, or 200GBASE-CR4", "50GBASE-CR, 100GBASE-CR2, or 200GBASE-CR4"},
-    {0x41, "50GBASE-SR, 100GBASE-SR2, or 200GBASE-SR4", "50GBASE-SR, 100GBASE-SR2, or 200GBASE-SR4"},
-    {0x42, "50GBASE-FR or 200GBASE-DR4", "50GBASE-FR or 200GBASE-DR4"},
-    {0x43, "200GBASE-FR4", "200GBASE-FR4"},
-    {0x44, "200G 1550 nm PSM4", "200G 1550 nm PSM4"},
-    {0x45, "50GBASE-LR", "50GBASE-LR"},
-    {0x46, "200GBASE-LR4", "200GBASE-LR4"},
-    {0x50, "64GFC EA", "64GFC EA"},
-    {0x51, "64GFC SW", "64GFC SW"},
-    {0x52, "64GFC LW", "64GFC LW"},
-    {0x53, "128GFC EA", "128GFC EA"},
-    {0x54, "128GFC SW", "128GFC SW"},
-    {0x55, "128GFC LW", "128GFC LW"},
+// Table 4-4, the codes ethtool words apart: as its SFP list (sfpid.c) words them, after
+// "Extended: " (the codes it does not hold are absent)...
+constexpr Sff8024Entry kSff8472ExtendedCompliance[] = {
+    {0x01, "100G AOC or 25GAUI C2M AOC with worst BER of 5x10^(-5)"},
+    {0x02, "100G Base-SR4 or 25GBase-SR"},
+    {0x03, "100G Base-LR4 or 25GBase-LR"},
+    {0x04, "100G Base-ER4 or 25GBase-ER"},
+    {0x08, "100G ACC or 25GAUI C2M ACC with worst BER of 5x10^(-5)"},
+    {0x0B, "100G Base-CR4 or 25G Base-CR CA-L"},
+    {0x0C, "25G Base-CR CA-S"},
+    {0x0D, "25G Base-CR CA-N"},
+    {0x16, "10Gbase-T with SFI electrical interface"},
+    {0x18, "100G AOC or 25GAUI C2M AOC with worst BER of 10^(-12)"},
+    {0x19, "100G ACC or 25GAUI C2M ACC with worst BER of 10^(-12)"},
+    {0x1C, "10Gbase-T Short Reach"},
 };
 
-const ExtendedComplianceEntry* extended_compliance_entry(uint8_t code) {
-    for (const ExtendedComplianceEntry& entry : kSff8024ExtendedCompliance)
-        if (entry.code == code)
-            return &entry;
-    return nullptr;
-}
+// ...and as its QSFP list (qsfp.c) words them.
+constexpr Sff8024Entry kSff8636ExtendedCompliance[] = {
+    {0x01, "100G Ethernet: 100G AOC or 25GAUI C2M AOC with worst BER of 5x10^(-5)"},
+    {0x02, "100G Ethernet: 100G Base-SR4 or 25GBase-SR"},
+    {0x03, "100G Ethernet: 100G Base-LR4"},
+    {0x04, "100G Ethernet: 100G Base-ER4"},
+    {0x05, "100G Ethernet: 100G Base-SR10"},
+    {0x06, "100G Ethernet: 100G CWDM4 MSA with FEC"},
+    {0x07, "100G Ethernet: 100G PSM4 Parallel SMF"},
+    {0x08, "100G Ethernet: 100G ACC or 25GAUI C2M ACC with worst BER of 5x10^(-5)"},
+    {0x09, "100G Ethernet: 100G CWDM4 MSA without FEC"},
+    {0x0B, "100G Ethernet: 100G Base-CR4 or 25G Base-CR CA-L"},
+    {0x0C, "25G Ethernet: 25G Base-CR CA-S"},
+    {0x0D, "25G Ethernet: 25G Base-CR CA-N"},
+    {0x10, "40G Ethernet: 40G Base-ER4"},
+    {0x11, "4x10G Ethernet: 10G Base-SR"},
+    {0x12, "40G Ethernet: 40G PSM4 Parallel SMF"},
+    {0x13, "Ethernet: G959.1 profile P1I1-2D1 (10709 MBd, 2km, 1310nm SM)"},
+    {0x14, "Ethernet: G959.1 profile P1S1-2D2 (10709 MBd, 40km, 1550nm SM)"},
+    {0x15, "Ethernet: G959.1 profile P1L1-2D2 (10709 MBd, 80km, 1550nm SM)"},
+    {0x16, "10G Ethernet: 10G Base-T with SFI electrical interface"},
+    {0x17, "100G Ethernet: 100G CLR4"},
+    {0x18, "100G Ethernet: 100G AOC or 25GAUI C2M AOC with worst BER of 10^(-12)"},
+    {0x19, "100G Ethernet: 100G ACC or 25GAUI C2M ACC with worst BER of 10^(-12)"},
+    {0x1C, "10GBASE-T Short Reach (30 meters)"},
+};
 
 }  // namespace
 
 std::string identifier_name(uint8_t code) {
-    return sff8024_lookup(kSff8024Identifiers, code, "reserved or unknown");
+    return sff8024_name(kSff8024Identifiers, code);
 }
 
 std::string connector_name(uint8_t code) {
-    return sff8024_lookup(kSff8024Connectors, code, "reserved or unknown");
+    return sff8024_name(kSff8024Connectors, code);
 }
 
 std::string encoding_name(uint8_t code, EncodingTable table) {
@@ -193,17 +195,17 @@ std::string encoding_name(uint8_t code, EncodingTable table) {
     static const char* const kSff8636Middle[] = {"SONET Scrambled", "64B/66B", "Manchester"};
     if (code >= 0x04 && code <= 0x06)
         return (table == EncodingTable::sff8472 ? kSff8472Middle : kSff8636Middle)[code - 0x04];
-    return sff8024_lookup(kSff8024Encodings, code, "reserved or unknown");
+    return sff8024_name(kSff8024Encodings, code);
 }
 
 std::string extended_compliance_sff8472(uint8_t code) {
-    const ExtendedComplianceEntry* entry = extended_compliance_entry(code);
-    return entry && entry->sff8472 ? entry->sff8472 : "";
+    const char* text = sff8024_text({kSff8472ExtendedCompliance, kSff8024ExtendedCompliance}, code);
+    return text ? text : "";
 }
 
 std::string extended_compliance_sff8636(uint8_t code) {
-    const ExtendedComplianceEntry* entry = extended_compliance_entry(code);
-    return entry ? entry->sff8636 : "(reserved or unknown)";
+    const char* text = sff8024_text({kSff8636ExtendedCompliance, kSff8024ExtendedCompliance}, code);
+    return text ? text : "(reserved or unknown)";
 }
 
 }  // namespace optical

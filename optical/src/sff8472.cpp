@@ -12,6 +12,9 @@ namespace {
 namespace a0 = sff8472_a0;
 namespace a2 = sff8472_a2;
 constexpr const char* kSff8472 = "SFF-8472";
+// The identifiers (SFF-8024 table 4-1) of the modules SFF-8472 describes: 02h module soldered
+// to motherboard, 03h SFP.
+constexpr uint8_t kSff8472Identifiers[] = {0x02, 0x03};
 
 // Table 5-3, Transceiver Compliance Codes: the byte (3-10), the bit and its description.
 constexpr eeprom::CodeBit kSff8472ComplianceBits[] = {
@@ -140,10 +143,7 @@ unsigned Sff8472Module::br_nominal_mbd() const {
 pdt::Result<Sff8472Module> decode_sff8472(std::span<const uint8_t> a0_bytes, std::span<const uint8_t> a2_bytes) {
     if (a0_bytes.size() < kSff8472A0Bytes)
         return eeprom::too_few_bytes(kSff8472, "A0h", a0_bytes.size(), kSff8472A0Bytes);
-    const uint8_t identifier = a0_bytes[a0::Identifier];
-    if (identifier != static_cast<uint8_t>(Identifier::sfp) && identifier != static_cast<uint8_t>(Identifier::soldered))
-        return eeprom::not_this_document(kSff8472, "A0h", a0::Identifier, identifier, identifier_name(identifier),
-                                         "02h module soldered to motherboard, 03h SFP");
+    PDT_CHECK(eeprom::check_identifier(kSff8472, "A0h", a0_bytes, a0::Identifier, kSff8472Identifiers));
     PDT_CHECK(eeprom::check(kSff8472, "A0h", "CC_BASE", a0_bytes, 0, a0::CC_BASE));
     PDT_CHECK(eeprom::check(kSff8472, "A0h", "CC_EXT", a0_bytes, a0::Options, a0::CC_EXT));
     Sff8472Module module = sff8472_serial_id(a0_bytes);

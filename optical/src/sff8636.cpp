@@ -13,6 +13,9 @@ namespace lower = sff8636_lower;
 namespace p00 = sff8636_page00;
 namespace p03 = sff8636_page03;
 constexpr const char* kSff8636 = "SFF-8636";
+// The identifiers (SFF-8024 table 4-1) of the modules SFF-8636 describes: 0Ch QSFP, 0Dh QSFP+,
+// 11h QSFP28.
+constexpr uint8_t kSff8636Identifiers[] = {0x0C, 0x0D, 0x11};
 
 // Specification Compliance Codes (bytes 131-138) as ethtool -m words them. Byte
 // 131 bit 7 (extended, byte 192) is decoded apart.
@@ -143,11 +146,6 @@ Sff8636Diagnostics sff8636_diagnostics(const Sff8636Module& m, std::span<const u
     return diag;
 }
 
-bool sff8636_identifier(uint8_t code) {
-    return code == static_cast<uint8_t>(Identifier::qsfp) || code == static_cast<uint8_t>(Identifier::qsfp_plus) ||
-           code == static_cast<uint8_t>(Identifier::qsfp28);
-}
-
 }  // namespace
 
 unsigned Sff8636Module::br_nominal_mbps() const {
@@ -159,10 +157,7 @@ unsigned Sff8636Module::br_nominal_mbps() const {
 pdt::Result<Sff8636Module> decode_sff8636(std::span<const uint8_t> page00, std::span<const uint8_t> page03) {
     if (page00.size() < kSff8636Page00Bytes)
         return eeprom::too_few_bytes(kSff8636, "lower page and page 00h", page00.size(), kSff8636Page00Bytes);
-    const uint8_t identifier = page00[lower::Identifier];
-    if (!sff8636_identifier(identifier))
-        return eeprom::not_this_document(kSff8636, "lower page", lower::Identifier, identifier,
-                                         identifier_name(identifier), "0Ch QSFP, 0Dh QSFP+, 11h QSFP28");
+    PDT_CHECK(eeprom::check_identifier(kSff8636, "lower page", page00, lower::Identifier, kSff8636Identifiers));
     PDT_CHECK(eeprom::check(kSff8636, "page 00h", "CC_BASE", page00, 128, p00::CC_BASE));
     PDT_CHECK(eeprom::check(kSff8636, "page 00h", "CC_EXT", page00, p00::Options, p00::CC_EXT));
     const bool flat = (page00[lower::Status] & lower::Flat_mem) != 0;

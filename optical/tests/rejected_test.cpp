@@ -63,7 +63,12 @@ TEST(Sff8472Rejected, UnknownIdentifier) {
         images::SfpImage image = images::sfp_10gbase_sr();
         image.a0[0] = identifier;
         images::fix_sff8472_checksums(image.a0, image.a2);
-        EXPECT_TRUE(rejected_with(decode_sff8472(image.a0, image.a2), EPROTONOSUPPORT, "A0h byte 0 (Identifier)"));
+        const auto module = decode_sff8472(image.a0, image.a2);
+        ASSERT_TRUE(rejected_with(module, EPROTONOSUPPORT, "A0h byte 0 (Identifier)"));
+        // The identifiers SFF-8472 describes, named as SFF-8024 table 4-1 names them.
+        EXPECT_TRUE(module.error().hint.ends_with(
+            " is not one SFF-8472 describes (02h module soldered to motherboard, 03h SFP)"))
+            << module.error().hint;
         expect_rejected(sff8472_text(image.a0, image.a2), "identifier 0x");
     }
 }
@@ -96,7 +101,7 @@ TEST(Sff8636Rejected, UnknownIdentifier) {
     image.page00[0] = 0x03;  // SFP: not SFF-8636's
     const auto module = decode_sff8636(image.page00, image.page03);
     ASSERT_TRUE(rejected_with(module, EPROTONOSUPPORT, "lower page byte 0 (Identifier)"));
-    EXPECT_NE(module.error().hint.find("0x03 (SFP)"), std::string::npos) << module.error().hint;
+    EXPECT_EQ(module.error().hint, "identifier 0x03 (SFP) is not one SFF-8636 describes (0Ch QSFP, 0Dh QSFP+, 11h QSFP28)");
     expect_rejected(sff8636_text(image.page00, image.page03), "Identifier");
 }
 

@@ -13,8 +13,7 @@
 namespace sff8472_test {
 
 using namespace optical;
-using optical_test::line_of;
-using optical_test::text_of;
+using namespace optical_test;
 
 // ethtool -m's text for images::sfp_10gbase_sr() at 35 C, written from ethtool 6.x's formats:
 // sfpid.c (sff8079_show_all_common: the serial ID fields, their order and names),
@@ -63,14 +62,7 @@ const std::string kSfp10gSrText =
         "\tLaser output power low alarm              : Off\n"
         "\tLaser output power high warning           : Off\n"
         "\tLaser output power low warning            : Off\n"
-        "\tModule temperature high alarm             : Off\n"
-        "\tModule temperature low alarm              : Off\n"
-        "\tModule temperature high warning           : Off\n"
-        "\tModule temperature low warning            : Off\n"
-        "\tModule voltage high alarm                 : Off\n"
-        "\tModule voltage low alarm                  : Off\n"
-        "\tModule voltage high warning               : Off\n"
-        "\tModule voltage low warning                : Off\n"
+        + kModuleFlagsOff +
         "\tLaser rx power high alarm                 : Off\n"
         "\tLaser rx power low alarm                  : Off\n"
         "\tLaser rx power high warning               : Off\n"
@@ -83,14 +75,7 @@ const std::string kSfp10gSrText =
         "\tLaser output power low alarm threshold    : 0.1000 mW / -10.00 dBm\n"
         "\tLaser output power high warning threshold : 0.7943 mW / -1.00 dBm\n"
         "\tLaser output power low warning threshold  : 0.1259 mW / -9.00 dBm\n"
-        "\tModule temperature high alarm threshold   : 75.00 degrees C / 167.00 degrees F\n"
-        "\tModule temperature low alarm threshold    : -5.00 degrees C / 23.00 degrees F\n"
-        "\tModule temperature high warning threshold : 70.00 degrees C / 158.00 degrees F\n"
-        "\tModule temperature low warning threshold  : 0.00 degrees C / 32.00 degrees F\n"
-        "\tModule voltage high alarm threshold       : 3.6300 V\n"
-        "\tModule voltage low alarm threshold        : 2.9700 V\n"
-        "\tModule voltage high warning threshold     : 3.4650 V\n"
-        "\tModule voltage low warning threshold      : 3.1350 V\n"
+        + kModuleThresholds +
         "\tLaser rx power high alarm threshold       : 1.2589 mW / 1.00 dBm\n"
         "\tLaser rx power low alarm threshold        : 0.0100 mW / -20.00 dBm\n"
         "\tLaser rx power high warning threshold     : 1.0000 mW / 0.00 dBm\n"
@@ -114,8 +99,7 @@ TEST(Sff8472, ExternallyCalibratedModulePrintsTheSameReadings) {
 }
 
 TEST(Sff8472, DecodesTheSerialIdFields) {
-    const images::SfpImage image = images::sfp_10gbase_sr();
-    const auto module = decode_sff8472(image.a0, image.a2);
+    const auto module = decoded(images::sfp_10gbase_sr());
     ASSERT_TRUE(module.ok()) << module.error().message();
     EXPECT_EQ(module->identifier, 0x03);
     EXPECT_EQ(module->connector, 0x07);
@@ -136,24 +120,20 @@ TEST(Sff8472, DecodesTheSerialIdFields) {
 }
 
 TEST(Sff8472, DiagnosticsInTheDocumentsUnits) {
-    const images::SfpImage image = images::sfp_10gbase_sr();
-    const auto module = decode_sff8472(image.a0, image.a2);
+    const auto module = decoded(images::sfp_10gbase_sr());
     ASSERT_TRUE(module.ok());
     const Sff8472Diagnostics& d = *module->diagnostics;
-    EXPECT_EQ(d.temperature.value->raw, 35 * 256);
-    EXPECT_EQ(d.vcc.value->raw, 33000);         // 100 uV
+    expect_module_monitors(d);
     EXPECT_EQ(d.tx_bias.value->raw, 3200);      // 2 uA: 6.4 mA
     EXPECT_EQ(d.tx_power.value->raw, 5600);     // 0.1 uW: 0.56 mW
     EXPECT_EQ(d.rx_power.value->raw, 4500);
-    EXPECT_EQ(d.temperature.thresholds->high_alarm.raw, 75 * 256);
-    EXPECT_EQ(d.temperature.thresholds->low_alarm.raw, -5 * 256);
     EXPECT_EQ(d.rx_power.thresholds->low_warning.raw, 200);
     EXPECT_FALSE(d.temperature.flags->high_warning);
 }
 
 TEST(Sff8472, ExternalCalibrationConstantsAreApplied) {
     const images::SfpImage image = images::sfp_10gbase_sr_external_calibration();
-    const auto module = decode_sff8472(image.a0, image.a2);
+    const auto module = decoded(image);
     ASSERT_TRUE(module.ok()) << module.error().message();
     const Sff8472Diagnostics& d = *module->diagnostics;
     EXPECT_EQ(d.calibration, Calibration::external);
@@ -171,18 +151,17 @@ TEST(Sff8472, ExternalCalibrationConstantsAreApplied) {
 }
 
 TEST(Sff8472, DiagnosticsFollowTheTemperature) {
-    const std::string warm = text_of(images::sfp_10gbase_sr({.temperature_c = 72.0}));
-    EXPECT_EQ(line_of(warm, "Module temperature"), "\tModule temperature                        : 72.00 degrees C / 161.60 degrees F");
-    EXPECT_EQ(line_of(warm, "Laser bias current"), "\tLaser bias current                        : 7.880 mA");
-    EXPECT_EQ(line_of(warm, "Module temperature high warning"), "\tModule temperature high warning           : On");
-    EXPECT_EQ(line_of(warm, "Module temperature high alarm"), "\tModule temperature high alarm             : Off");
-    const std::string hot = text_of(images::sfp_10gbase_sr_external_calibration({.temperature_c = 80.0}));
-    EXPECT_EQ(line_of(hot, "Module temperature high alarm"), "\tModule temperature high alarm             : On");
-    EXPECT_EQ(line_of(hot, "Module temperature"), "\tModule temperature                        : 80.00 degrees C / 176.00 degrees F");
-    const std::string dark = text_of(images::sfp_10gbase_sr({.rx_power_mw = 0.0}));
-    EXPECT_EQ(line_of(dark, "Receiver signal average optical power"),
-              "\tReceiver signal average optical power     : 0.0000 mW / -inf dBm");
-    EXPECT_EQ(line_of(dark, "Laser rx power low alarm"), "\tLaser rx power low alarm                  : On");
+    expect_lines(text_of(images::sfp_10gbase_sr({.temperature_c = 72.0})),
+                 {"\tModule temperature                        : 72.00 degrees C / 161.60 degrees F",
+                  "\tLaser bias current                        : 7.880 mA",
+                  "\tModule temperature high warning           : On",
+                  "\tModule temperature high alarm             : Off"});
+    expect_lines(text_of(images::sfp_10gbase_sr_external_calibration({.temperature_c = 80.0})),
+                 {"\tModule temperature high alarm             : On",
+                  "\tModule temperature                        : 80.00 degrees C / 176.00 degrees F"});
+    expect_lines(text_of(images::sfp_10gbase_sr({.rx_power_mw = 0.0})),
+                 {"\tReceiver signal average optical power     : 0.0000 mW / -inf dBm",
+                  "\tLaser rx power low alarm                  : On"});
 }
 
 TEST(Sff8472, ModuleWithoutDiagnosticsNeedsNoA2h) {
@@ -200,7 +179,7 @@ TEST(Sff8472, ModuleWithoutAlarmFlagsHasNoThresholds) {
     images::SfpImage image = images::sfp_10gbase_sr();
     image.a0[93] &= 0x7F;  // Enhanced Options: alarm/warning flags not implemented
     images::fix_sff8472_checksums(image.a0, image.a2);
-    const auto module = decode_sff8472(image.a0, image.a2);
+    const auto module = decoded(image);
     ASSERT_TRUE(module.ok());
     EXPECT_FALSE(module->diagnostics->temperature.thresholds.has_value());
     EXPECT_FALSE(module->diagnostics->rx_power.flags.has_value());
@@ -213,15 +192,14 @@ TEST(Sff8472, EveryComplianceCodeDecodedTheLastPrinted) {
     image.a0[6] = 0x01;   // 1000BASE-SX besides 10GBASE-SR
     image.a0[36] = 0x02;  // extended: 100G Base-SR4 or 25GBase-SR
     images::fix_sff8472_checksums(image.a0, image.a2);
-    const auto module = decode_sff8472(image.a0, image.a2);
+    const auto module = decoded(image);
     ASSERT_TRUE(module.ok());
     EXPECT_EQ(module->transceiver.descriptions,
               (std::vector<std::string>{"10G Ethernet: 10G Base-SR", "Ethernet: 1000BASE-SX",
                                         "Extended: 100G Base-SR4 or 25GBase-SR"}));
-    const std::string text = ethtool_text(*module);
-    EXPECT_EQ(line_of(text, "Transceiver type"), "\tTransceiver type                          : Extended: 100G Base-SR4 or 25GBase-SR");
-    EXPECT_EQ(line_of(text, "Transceiver codes"),
-              "\tTransceiver codes                         : 0x10 0x00 0x00 0x01 0x00 0x00 0x00 0x00 0x02");
+    expect_lines(ethtool_text(*module),
+                 {"\tTransceiver type                          : Extended: 100G Base-SR4 or 25GBase-SR",
+                  "\tTransceiver codes                         : 0x10 0x00 0x00 0x01 0x00 0x00 0x00 0x00 0x02"});
 }
 
 TEST(Sff8472, SerialIdPrintedOnlyWhenDefinedByTheTwoWireId) {

@@ -138,7 +138,6 @@ inline constexpr uint32_t ERR_DSC = 1u << 2;
 inline constexpr uint32_t ERR_TRQ = 1u << 3;
 inline constexpr uint32_t ERR_C2H_ST = 1u << 8;
 inline constexpr uint32_t IND_CTXT_CMD_ERR = 1u << 9;
-inline constexpr uint32_t ERR_H2C_ST = 1u << 16;
 // GLBL_DSC_ERR_STS bits.
 inline constexpr uint32_t DSC_ERR_UR_CA = 1u << 2;
 inline constexpr uint32_t DSC_ERR_PARAM = 1u << 4;

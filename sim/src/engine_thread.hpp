@@ -105,15 +105,6 @@ std::shared_ptr<Model> attach_model(SimDevice& device, SimBar& bar, uint64_t off
     return model;
 }
 
-// Stepped mode: model.step() until no engine makes progress, at most max_steps times; the steps.
-template <class Model>
-size_t step_until_idle(Model& model, size_t max_steps) {
-    size_t steps = 0;
-    while (steps < max_steps && model.step() > 0)
-        ++steps;
-    return steps;
-}
-
 // DmaModel (sim/dma_model.hpp): each model's .cpp instantiates it for its Impl and Config.
 template <class Impl, class Config>
 DmaModel<Impl, Config>::DmaModel(SimDevice& device, Config config)
@@ -127,6 +118,21 @@ DmaModel<Impl, Config>::~DmaModel() {
 template <class Impl, class Config>
 const Config& DmaModel<Impl, Config>::config() const {
     return m_impl->config;
+}
+
+// Stepped mode: one round of Impl::step_locked() under the model's lock; none once shut down.
+template <class Impl, class Config>
+size_t DmaModel<Impl, Config>::step() {
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->device_gone ? 0 : m_impl->step_locked();
+}
+
+template <class Impl, class Config>
+size_t DmaModel<Impl, Config>::run_until_idle(size_t max_steps) {
+    size_t steps = 0;
+    while (steps < max_steps && step() > 0)
+        ++steps;
+    return steps;
 }
 
 // The card memory by AXI address, under the model's lock: false, touching nothing, outside the

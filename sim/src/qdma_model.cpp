@@ -62,15 +62,6 @@ std::shared_ptr<QdmaModel> QdmaModel::attach(SimDevice& device, SimBar& bar, Qdm
     return attach_model(device, bar, 0, qdma_csr::kFrameSize, /*both_halves=*/true, model, model->m_impl);
 }
 
-size_t QdmaModel::step() {
-    std::lock_guard lock(m_impl->mutex);
-    return m_impl->device_gone ? 0 : m_impl->step_locked();
-}
-
-size_t QdmaModel::run_until_idle(size_t max_steps) {
-    return step_until_idle(*this, max_steps);
-}
-
 void QdmaModel::inject(QdmaQueueKind kind, unsigned qid, QdmaFault fault) {
     {
         std::lock_guard lock(m_impl->mutex);

@@ -160,6 +160,8 @@ struct Impl : EngineThreadState {
     // Thread (xdma_model.cpp).
     void engine_thread();
     size_t step_locked(std::chrono::steady_clock::time_point now, bool throttle);
+    // A stepped round (DmaModel::step): now, unthrottled.
+    size_t step_locked() { return step_locked(std::chrono::steady_clock::now(), false); }
     bool timed_mm() const;  // a memory-mapped design with a link rate or latency set
     bool step_timed_mm(Channel& ch, std::chrono::steady_clock::time_point now);
     void notify();

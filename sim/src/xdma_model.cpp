@@ -151,17 +151,6 @@ std::shared_ptr<XdmaModel> XdmaModel::attach(SimDevice& device, SimBar& bar, Xdm
                         model, model->m_impl);
 }
 
-size_t XdmaModel::step() {
-    std::lock_guard lock(m_impl->mutex);
-    if (m_impl->device_gone)
-        return 0;
-    return m_impl->step_locked(std::chrono::steady_clock::now(), false);
-}
-
-size_t XdmaModel::run_until_idle(size_t max_steps) {
-    return step_until_idle(*this, max_steps);
-}
-
 void XdmaModel::set_route(unsigned h2c, std::optional<unsigned> c2h) {
     std::lock_guard lock(m_impl->mutex);
     if (h2c < m_impl->routes.size())

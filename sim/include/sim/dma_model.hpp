@@ -1,5 +1,5 @@
 // What the XDMA and QDMA models (xdma_model.hpp, qdma_model.hpp) answer alike: their
-// configuration, their AXI-MM card memory from outside the engines, the lie and the late
+// configuration, stepping, their AXI-MM card memory from outside the engines, the lie and the late
 // engine they are told, and their lifetime (the device owns a model; destroying it stops the
 // engine thread). `Impl` is the model's internal
 // state (sim/src/); the members are defined there, for the two models only.
@@ -25,6 +25,13 @@ public:
     DmaModel& operator=(const DmaModel&) = delete;
 
     const Config& config() const;
+
+    // Stepped mode (Config::stepped): step() lets each engine with work process at most one
+    // descriptor (or stream chunk or packet) and returns how many made progress;
+    // run_until_idle() steps until none does (at most max_steps times, by default the model's
+    // Config::kStepLimit) and returns the number of steps taken.
+    size_t step();
+    size_t run_until_idle(size_t max_steps = Config::kStepLimit);
 
     // AXI-MM card memory, by card (AXI) address; false when outside the card memory.
     bool card_read(uint64_t address, void* dst, uint64_t length) const;

@@ -138,7 +138,6 @@ inline constexpr uint32_t ERR_DSC = 1u << 2;
 inline constexpr uint32_t ERR_TRQ = 1u << 3;
 inline constexpr uint32_t ERR_C2H_ST = 1u << 8;
 inline constexpr uint32_t IND_CTXT_CMD_ERR = 1u << 9;
-inline constexpr uint32_t ERR_H2C_ST = 1u << 16;
 // GLBL_DSC_ERR_STS bits.
 inline constexpr uint32_t DSC_ERR_UR_CA = 1u << 2;
 inline constexpr uint32_t DSC_ERR_PARAM = 1u << 4;
@@ -209,6 +208,7 @@ struct QdmaConfig {
     uint64_t card_memory_base = 0;  // the AXI-MM card memory (design qdma memory_base/size)
     uint64_t card_memory_size = 0;
     bool stepped = false;           // no engine thread: engines advance only in step()
+    static constexpr size_t kStepLimit = 100000;  // run_until_idle()'s bound by default
     uint64_t stream_fifo_bytes = 0x40000;  // loopback FIFO a queue: H2C ST stalls beyond it
     // A late engine (PDT_SIM_FAULT late_engine=MS): a queue's next descriptor moves this long
     // after the engine first saw it pending; an invalidation of the queue's software context
@@ -228,17 +228,14 @@ struct Impl;
 // Instantiated in sim/src/qdma_model.cpp, where its Impl is complete.
 extern template class DmaModel<qdma_impl::Impl, QdmaConfig>;
 
-// config(), card_read(), card_write(), card_memory_resident_bytes(), keep_card_memory(), set_lie(),
-// set_late_engine(): DmaModel's.
+// config(), step(), run_until_idle() (a queue's step: one descriptor or packet), card_read(),
+// card_write(), card_memory_resident_bytes(), keep_card_memory(), set_lie(), set_late_engine():
+// DmaModel's.
 class QdmaModel : public DmaModel<qdma_impl::Impl, QdmaConfig> {
 public:
     // Places the CSR frame at offset 0 of `bar` (which must hold kFrameSize bytes), makes
     // `device` own the model and stop its thread first on destruction, hooks device.reset().
     static std::shared_ptr<QdmaModel> attach(SimDevice& device, SimBar& bar, QdmaConfig config);
-
-    // Stepped mode: each queue with work processes at most one descriptor (or packet).
-    size_t step();
-    size_t run_until_idle(size_t max_steps = 100000);
 
     // Faults (one-shot, by physical queue). The lie (set_lie) counts transfers: one MM
     // descriptor or one C2H stream packet is one, counted over all queues.

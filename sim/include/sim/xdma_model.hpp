@@ -86,6 +86,7 @@ struct XdmaConfig {
     double link_bytes_per_second = 0;
     std::chrono::microseconds link_latency{0};
     bool stepped = false;              // no engine thread: engines advance only in step()
+    static constexpr size_t kStepLimit = 1000000;  // run_until_idle()'s bound by default
     uint64_t block_offset = 0;         // where the DMA register space starts in the BAR
     uint8_t version = 6;               // identifier [7:0]: 6 = 2017.1 and later
     uint8_t address_alignment = 1;     // channel Alignments [23:16]
@@ -230,7 +231,8 @@ struct XdmaViolation {
 // Instantiated in sim/src/xdma_model.cpp, where its Impl is complete.
 extern template class DmaModel<xdma_impl::Impl, XdmaConfig>;
 
-// config(), card_read(), card_write(), card_memory_resident_bytes(), keep_card_memory(), set_lie(),
+// config(), step(), run_until_idle() (an engine's step: one descriptor or one stream chunk),
+// card_read(), card_write(), card_memory_resident_bytes(), keep_card_memory(), set_lie(),
 // set_late_engine(): DmaModel's.
 class XdmaModel : public DmaModel<xdma_impl::Impl, XdmaConfig> {
 public:
@@ -238,12 +240,6 @@ public:
     // end of a smaller BAR: blocks beyond it are absent, reading all-ones), makes
     // `device` own it and stop it first on destruction, and hooks its reset to device.reset().
     static std::shared_ptr<XdmaModel> attach(SimDevice& device, SimBar& bar, XdmaConfig config);
-
-    // Stepped mode: each engine with work processes at most one descriptor (or one stream
-    // chunk); returns how many engines made progress. run_until_idle() steps until none does
-    // (bounded by max_steps) and returns the number of steps taken.
-    size_t step();
-    size_t run_until_idle(size_t max_steps = 1000000);
 
     // AXI4-Stream routing: packets from H2C channel `h2c` go to C2H channel `c2h`, or nowhere
     // (dropped, as a switch with the master port disabled). Default: H2C n -> C2H n.

@@ -170,6 +170,26 @@ inline constexpr Field stat_rx_rsfec_lane_alignment_status{14, 1};
 // TICK_REG
 inline constexpr Field tick_reg{0, 1};
 
+// The packet-size histograms: STAT_TX_PACKET_<bin> from 0x0520 and STAT_RX_PACKET_<bin> from 0x0628,
+// a counter per bin 8 bytes apart, the bins in PG203's order (64 bytes up to 9215, then LARGE
+// and SMALL). X(name, lsb_offset) for each bin of one side (TX or RX) at its base.
+#define PDT_PG203_PACKET_SIZE_BIN(X, side, base, bin, index) X(STAT_##side##_PACKET_##bin, (base) + 8 * (index))
+#define PDT_PG203_PACKET_SIZE_HISTOGRAM(X, side, base)                                                     \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 64_BYTES, 0)                                                  \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 65_127_BYTES, 1)                                              \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 128_255_BYTES, 2)                                             \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 256_511_BYTES, 3)                                             \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 512_1023_BYTES, 4)                                            \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 1024_1518_BYTES, 5)                                           \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 1519_1522_BYTES, 6)                                           \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 1523_1548_BYTES, 7)                                           \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 1549_2047_BYTES, 8)                                           \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 2048_4095_BYTES, 9)                                           \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 4096_8191_BYTES, 10)                                          \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 8192_9215_BYTES, 11)                                          \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, LARGE, 12)                                                    \
+    PDT_PG203_PACKET_SIZE_BIN(X, side, base, SMALL, 13)
+
 // The statistics counters (Status and Statistics Space), each by its PG203 name without the
 // _LSB/_MSB suffix and the offset of its LSB word; the MSB word follows 4 bytes later.
 // X(name, lsb_offset)
@@ -191,25 +211,13 @@ inline constexpr Field tick_reg{0, 1};
     X(STAT_RX_FRAMING_ERR_18, 0x03F0) X(STAT_RX_FRAMING_ERR_19, 0x03F8)                                    \
     X(STAT_RX_BAD_CODE, 0x0418) X(STAT_TX_FRAME_ERROR, 0x0458)                                             \
     X(STAT_TX_TOTAL_PACKETS, 0x0500) X(STAT_TX_TOTAL_GOOD_PACKETS, 0x0508) X(STAT_TX_TOTAL_BYTES, 0x0510)  \
-    X(STAT_TX_TOTAL_GOOD_BYTES, 0x0518) X(STAT_TX_PACKET_64_BYTES, 0x0520)                                 \
-    X(STAT_TX_PACKET_65_127_BYTES, 0x0528) X(STAT_TX_PACKET_128_255_BYTES, 0x0530)                         \
-    X(STAT_TX_PACKET_256_511_BYTES, 0x0538) X(STAT_TX_PACKET_512_1023_BYTES, 0x0540)                       \
-    X(STAT_TX_PACKET_1024_1518_BYTES, 0x0548) X(STAT_TX_PACKET_1519_1522_BYTES, 0x0550)                    \
-    X(STAT_TX_PACKET_1523_1548_BYTES, 0x0558) X(STAT_TX_PACKET_1549_2047_BYTES, 0x0560)                    \
-    X(STAT_TX_PACKET_2048_4095_BYTES, 0x0568) X(STAT_TX_PACKET_4096_8191_BYTES, 0x0570)                    \
-    X(STAT_TX_PACKET_8192_9215_BYTES, 0x0578) X(STAT_TX_PACKET_LARGE, 0x0580)                              \
-    X(STAT_TX_PACKET_SMALL, 0x0588) X(STAT_TX_BAD_FCS, 0x05B8) X(STAT_TX_UNICAST, 0x05D0)                  \
+    X(STAT_TX_TOTAL_GOOD_BYTES, 0x0518) PDT_PG203_PACKET_SIZE_HISTOGRAM(X, TX, 0x0520)                     \
+    X(STAT_TX_BAD_FCS, 0x05B8) X(STAT_TX_UNICAST, 0x05D0)                                                  \
     X(STAT_TX_MULTICAST, 0x05D8) X(STAT_TX_BROADCAST, 0x05E0) X(STAT_TX_VLAN, 0x05E8)                      \
     X(STAT_TX_PAUSE, 0x05F0) X(STAT_TX_USER_PAUSE, 0x05F8)                                                 \
     X(STAT_RX_TOTAL_PACKETS, 0x0608) X(STAT_RX_TOTAL_GOOD_PACKETS, 0x0610) X(STAT_RX_TOTAL_BYTES, 0x0618)  \
-    X(STAT_RX_TOTAL_GOOD_BYTES, 0x0620) X(STAT_RX_PACKET_64_BYTES, 0x0628)                                 \
-    X(STAT_RX_PACKET_65_127_BYTES, 0x0630) X(STAT_RX_PACKET_128_255_BYTES, 0x0638)                         \
-    X(STAT_RX_PACKET_256_511_BYTES, 0x0640) X(STAT_RX_PACKET_512_1023_BYTES, 0x0648)                       \
-    X(STAT_RX_PACKET_1024_1518_BYTES, 0x0650) X(STAT_RX_PACKET_1519_1522_BYTES, 0x0658)                    \
-    X(STAT_RX_PACKET_1523_1548_BYTES, 0x0660) X(STAT_RX_PACKET_1549_2047_BYTES, 0x0668)                    \
-    X(STAT_RX_PACKET_2048_4095_BYTES, 0x0670) X(STAT_RX_PACKET_4096_8191_BYTES, 0x0678)                    \
-    X(STAT_RX_PACKET_8192_9215_BYTES, 0x0680) X(STAT_RX_PACKET_LARGE, 0x0688)                              \
-    X(STAT_RX_PACKET_SMALL, 0x0690) X(STAT_RX_UNDERSIZE, 0x0698) X(STAT_RX_FRAGMENT, 0x06A0)               \
+    X(STAT_RX_TOTAL_GOOD_BYTES, 0x0620) PDT_PG203_PACKET_SIZE_HISTOGRAM(X, RX, 0x0628)                     \
+    X(STAT_RX_UNDERSIZE, 0x0698) X(STAT_RX_FRAGMENT, 0x06A0)                                               \
     X(STAT_RX_OVERSIZE, 0x06A8) X(STAT_RX_TOOLONG, 0x06B0) X(STAT_RX_JABBER, 0x06B8)                       \
     X(STAT_RX_BAD_FCS, 0x06C0) X(STAT_RX_PACKET_BAD_FCS, 0x06C8) X(STAT_RX_STOMPED_FCS, 0x06D0)            \
     X(STAT_RX_UNICAST, 0x06D8) X(STAT_RX_MULTICAST, 0x06E0) X(STAT_RX_BROADCAST, 0x06E8)                   \

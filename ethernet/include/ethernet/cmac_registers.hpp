@@ -173,22 +173,15 @@ inline constexpr Field tick_reg{0, 1};
 // The packet-size histograms: STAT_TX_PACKET_<bin> from 0x0520 and STAT_RX_PACKET_<bin> from 0x0628,
 // a counter per bin 8 bytes apart, the bins in PG203's order (64 bytes up to 9215, then LARGE
 // and SMALL). X(name, lsb_offset) for each bin of one side (TX or RX) at its base.
-#define PDT_PG203_PACKET_SIZE_BIN(X, side, base, bin, index) X(STAT_##side##_PACKET_##bin, (base) + 8 * (index))
+#define PDT_PG203_BIN(X, side, base, bin, index) X(STAT_##side##_PACKET_##bin, (base) + 8 * (index))
 #define PDT_PG203_PACKET_SIZE_HISTOGRAM(X, side, base)                                                     \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 64_BYTES, 0)                                                  \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 65_127_BYTES, 1)                                              \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 128_255_BYTES, 2)                                             \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 256_511_BYTES, 3)                                             \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 512_1023_BYTES, 4)                                            \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 1024_1518_BYTES, 5)                                           \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 1519_1522_BYTES, 6)                                           \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 1523_1548_BYTES, 7)                                           \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 1549_2047_BYTES, 8)                                           \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 2048_4095_BYTES, 9)                                           \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 4096_8191_BYTES, 10)                                          \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, 8192_9215_BYTES, 11)                                          \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, LARGE, 12)                                                    \
-    PDT_PG203_PACKET_SIZE_BIN(X, side, base, SMALL, 13)
+    PDT_PG203_BIN(X, side, base, 64_BYTES, 0) PDT_PG203_BIN(X, side, base, 65_127_BYTES, 1)                \
+    PDT_PG203_BIN(X, side, base, 128_255_BYTES, 2) PDT_PG203_BIN(X, side, base, 256_511_BYTES, 3)          \
+    PDT_PG203_BIN(X, side, base, 512_1023_BYTES, 4) PDT_PG203_BIN(X, side, base, 1024_1518_BYTES, 5)       \
+    PDT_PG203_BIN(X, side, base, 1519_1522_BYTES, 6) PDT_PG203_BIN(X, side, base, 1523_1548_BYTES, 7)      \
+    PDT_PG203_BIN(X, side, base, 1549_2047_BYTES, 8) PDT_PG203_BIN(X, side, base, 2048_4095_BYTES, 9)      \
+    PDT_PG203_BIN(X, side, base, 4096_8191_BYTES, 10) PDT_PG203_BIN(X, side, base, 8192_9215_BYTES, 11)    \
+    PDT_PG203_BIN(X, side, base, LARGE, 12) PDT_PG203_BIN(X, side, base, SMALL, 13)
 
 // The statistics counters (Status and Statistics Space), each by its PG203 name without the
 // _LSB/_MSB suffix and the offset of its LSB word; the MSB word follows 4 bytes later.

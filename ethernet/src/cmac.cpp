@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "base/format.hpp"
+#include "base/spellings.hpp"
 
 namespace ethernet {
 namespace {
@@ -64,15 +65,14 @@ bool cmac_built_with(const CmacBuild& build, CmacNeeds needs) {
     return false;
 }
 
-const char* cmac_needs_text(CmacNeeds needs) {
-    switch (needs) {
-    case CmacNeeds::Tx: return "a transmit side (the CMAC is built Simplex RX)";
-    case CmacNeeds::Rx: return "a receive side (the CMAC is built Simplex TX)";
-    case CmacNeeds::RsFec: return "the RS-FEC option (the CMAC is built without it)";
-    case CmacNeeds::GtLoopback: return "the GT loopback control (the design does not connect it)";
-    }
-    return "?";
-}
+// What a field needs of the build, as an error names it (base/spellings.hpp).
+constexpr pdt::Spelling<CmacNeeds> kCmacNeedsTexts[] = {
+    {CmacNeeds::Tx, "a transmit side (the CMAC is built Simplex RX)"},
+    {CmacNeeds::Rx, "a receive side (the CMAC is built Simplex TX)"},
+    {CmacNeeds::RsFec, "the RS-FEC option (the CMAC is built without it)"},
+    {CmacNeeds::GtLoopback, "the GT loopback control (the design does not connect it)"}};
+
+const char* cmac_needs_text(CmacNeeds needs) { return pdt::spelling(needs, kCmacNeedsTexts); }
 
 StatusRegister read_twice(const vfio::RegisterWindow& window, uint32_t offset) {
     StatusRegister reg;

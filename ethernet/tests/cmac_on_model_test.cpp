@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <initializer_list>
 #include <memory>
+#include <optional>
 
 #include "designs/registry.hpp"
 #include "ethernet/cmac.hpp"
@@ -21,6 +23,15 @@ namespace {
 namespace pg203 = ethernet::pg203;
 using pg203::Counter;
 using sim::CmacModel;
+using Change = ethernet::CmacConfigChange;
+
+// A change of configuration that sets each of `fields` to 1.
+Change setting(std::initializer_list<std::optional<bool> Change::*> fields) {
+    Change change;
+    for (const auto field : fields)
+        change.*field = true;
+    return change;
+}
 
 struct ModelRig {
     std::shared_ptr<CmacModel> model;
@@ -35,10 +46,7 @@ struct ModelRig {
         cmac = std::make_unique<ethernet::Cmac>(bar.window(0, CmacModel::kSize).value(), build, "bar 0 offset 0x0");
     }
     void enable() {
-        ethernet::CmacConfigChange change;
-        change.ctl_tx_enable = true;
-        change.ctl_rx_enable = true;
-        const auto done = cmac->configure(change);
+        const auto done = cmac->configure(setting({&Change::ctl_tx_enable, &Change::ctl_rx_enable}));
         ASSERT_TRUE(done.ok()) << done.error().message();
     }
 };
@@ -86,14 +94,10 @@ TEST(CmacOnModel, ALinkThatNeverAlignsIsNamed) {
 TEST(CmacOnModel, GtLoopbackAlignsWithoutAPartnerAndCarriesTheRemoteFault) {
     ModelRig rig;
     rig.model->set_link_partner(false);
-    ethernet::CmacConfigChange loopback;
-    loopback.ctl_gt_loopback = true;
-    ASSERT_TRUE(rig.cmac->configure(loopback).ok());
+    ASSERT_TRUE(rig.cmac->configure(setting({&Change::ctl_gt_loopback})).ok());
     rig.enable();
     ASSERT_TRUE(rig.cmac->wait_aligned(std::chrono::milliseconds(1000)).ok());
-    ethernet::CmacConfigChange rfi;
-    rfi.ctl_tx_send_rfi = true;
-    ASSERT_TRUE(rig.cmac->configure(rfi).ok());
+    ASSERT_TRUE(rig.cmac->configure(setting({&Change::ctl_tx_send_rfi})).ok());
     const auto status = rig.cmac->read_status();
     ASSERT_TRUE(status.ok());
     EXPECT_TRUE(status->rx_remote_fault);
@@ -106,10 +110,7 @@ TEST(CmacOnModel, RsFecStatusWhenEnabled) {
     ethernet::CmacBuild build;
     build.rs_fec = true;
     ModelRig rig(config, build);
-    ethernet::CmacConfigChange fec;
-    fec.ctl_rx_rsfec_enable = true;
-    fec.ctl_tx_rsfec_enable = true;
-    ASSERT_TRUE(rig.cmac->configure(fec).ok());
+    ASSERT_TRUE(rig.cmac->configure(setting({&Change::ctl_rx_rsfec_enable, &Change::ctl_tx_rsfec_enable})).ok());
     rig.enable();
     const auto status = rig.cmac->wait_aligned(std::chrono::milliseconds(1000));
     ASSERT_TRUE(status.ok()) << status.error().message();
@@ -223,13 +224,10 @@ TEST(CmacOnModel, ADuplexPortOfASimulatedDesignAlignsInGtLoopback) {
     const auto ports = rig.ports();
     ASSERT_EQ(ports.size(), 2u);
     rig.instance.cmacs[1]->set_link_partner(false);
-    ethernet::CmacConfigChange change;
-    change.ctl_gt_loopback = true;
-    change.ctl_tx_enable = true;
-    change.ctl_rx_enable = true;
-    change.ctl_rx_rsfec_enable = true;
-    change.ctl_tx_rsfec_enable = true;
-    ASSERT_TRUE(ports[1].configure(change).ok());
+    ASSERT_TRUE(ports[1]
+                    .configure(setting({&Change::ctl_gt_loopback, &Change::ctl_tx_enable, &Change::ctl_rx_enable,
+                                        &Change::ctl_rx_rsfec_enable, &Change::ctl_tx_rsfec_enable}))
+                    .ok());
     const auto status = ports[1].wait_aligned(std::chrono::milliseconds(1000));
     ASSERT_TRUE(status.ok()) << status.error().message();
     EXPECT_EQ(status->rsfec_am_lock, 0xFu);

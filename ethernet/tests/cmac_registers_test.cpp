@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -123,23 +124,11 @@ TEST(CmacRegisterMap, CountersAtPg203sOffsets) {
     std::map<std::string, uint32_t> expected = {
         {"STAT_CYCLE_COUNT", 0x02B8}, {"STAT_RX_BAD_CODE", 0x0418}, {"STAT_TX_FRAME_ERROR", 0x0458},
         {"STAT_TX_TOTAL_PACKETS", 0x0500}, {"STAT_TX_TOTAL_GOOD_PACKETS", 0x0508}, {"STAT_TX_TOTAL_BYTES", 0x0510},
-        {"STAT_TX_TOTAL_GOOD_BYTES", 0x0518}, {"STAT_TX_PACKET_64_BYTES", 0x0520},
-        {"STAT_TX_PACKET_65_127_BYTES", 0x0528}, {"STAT_TX_PACKET_128_255_BYTES", 0x0530},
-        {"STAT_TX_PACKET_256_511_BYTES", 0x0538}, {"STAT_TX_PACKET_512_1023_BYTES", 0x0540},
-        {"STAT_TX_PACKET_1024_1518_BYTES", 0x0548}, {"STAT_TX_PACKET_1519_1522_BYTES", 0x0550},
-        {"STAT_TX_PACKET_1523_1548_BYTES", 0x0558}, {"STAT_TX_PACKET_1549_2047_BYTES", 0x0560},
-        {"STAT_TX_PACKET_2048_4095_BYTES", 0x0568}, {"STAT_TX_PACKET_4096_8191_BYTES", 0x0570},
-        {"STAT_TX_PACKET_8192_9215_BYTES", 0x0578}, {"STAT_TX_PACKET_LARGE", 0x0580}, {"STAT_TX_PACKET_SMALL", 0x0588},
+        {"STAT_TX_TOTAL_GOOD_BYTES", 0x0518},
         {"STAT_TX_BAD_FCS", 0x05B8}, {"STAT_TX_UNICAST", 0x05D0}, {"STAT_TX_MULTICAST", 0x05D8},
         {"STAT_TX_BROADCAST", 0x05E0}, {"STAT_TX_VLAN", 0x05E8}, {"STAT_TX_PAUSE", 0x05F0},
         {"STAT_TX_USER_PAUSE", 0x05F8}, {"STAT_RX_TOTAL_PACKETS", 0x0608}, {"STAT_RX_TOTAL_GOOD_PACKETS", 0x0610},
-        {"STAT_RX_TOTAL_BYTES", 0x0618}, {"STAT_RX_TOTAL_GOOD_BYTES", 0x0620}, {"STAT_RX_PACKET_64_BYTES", 0x0628},
-        {"STAT_RX_PACKET_65_127_BYTES", 0x0630}, {"STAT_RX_PACKET_128_255_BYTES", 0x0638},
-        {"STAT_RX_PACKET_256_511_BYTES", 0x0640}, {"STAT_RX_PACKET_512_1023_BYTES", 0x0648},
-        {"STAT_RX_PACKET_1024_1518_BYTES", 0x0650}, {"STAT_RX_PACKET_1519_1522_BYTES", 0x0658},
-        {"STAT_RX_PACKET_1523_1548_BYTES", 0x0660}, {"STAT_RX_PACKET_1549_2047_BYTES", 0x0668},
-        {"STAT_RX_PACKET_2048_4095_BYTES", 0x0670}, {"STAT_RX_PACKET_4096_8191_BYTES", 0x0678},
-        {"STAT_RX_PACKET_8192_9215_BYTES", 0x0680}, {"STAT_RX_PACKET_LARGE", 0x0688}, {"STAT_RX_PACKET_SMALL", 0x0690},
+        {"STAT_RX_TOTAL_BYTES", 0x0618}, {"STAT_RX_TOTAL_GOOD_BYTES", 0x0620},
         {"STAT_RX_UNDERSIZE", 0x0698}, {"STAT_RX_FRAGMENT", 0x06A0}, {"STAT_RX_OVERSIZE", 0x06A8},
         {"STAT_RX_TOOLONG", 0x06B0}, {"STAT_RX_JABBER", 0x06B8}, {"STAT_RX_BAD_FCS", 0x06C0},
         {"STAT_RX_PACKET_BAD_FCS", 0x06C8}, {"STAT_RX_STOMPED_FCS", 0x06D0}, {"STAT_RX_UNICAST", 0x06D8},
@@ -158,6 +147,17 @@ TEST(CmacRegisterMap, CountersAtPg203sOffsets) {
         expected["STAT_RX_BIP_ERR_" + std::to_string(lane)] = 0x02C0 + 8 * lane;
         expected["STAT_RX_FRAMING_ERR_" + std::to_string(lane)] = 0x0360 + 8 * lane;
     }
+    // The packet-size histograms, STAT_TX_PACKET_<bin> from 0x0520 (to STAT_TX_PACKET_SMALL at
+    // 0x0588) and STAT_RX_PACKET_<bin> from 0x0628 (to STAT_RX_PACKET_SMALL at 0x0690), 8 bytes apart.
+    const char* const bins[] = {"64_BYTES", "65_127_BYTES", "128_255_BYTES", "256_511_BYTES",
+        "512_1023_BYTES", "1024_1518_BYTES", "1519_1522_BYTES", "1523_1548_BYTES", "1549_2047_BYTES",
+        "2048_4095_BYTES", "4096_8191_BYTES", "8192_9215_BYTES", "LARGE", "SMALL"};
+    for (uint32_t bin = 0; bin < std::size(bins); ++bin) {
+        expected[std::string("STAT_TX_PACKET_") + bins[bin]] = 0x0520 + 8 * bin;
+        expected[std::string("STAT_RX_PACKET_") + bins[bin]] = 0x0628 + 8 * bin;
+    }
+    ASSERT_EQ(expected["STAT_TX_PACKET_SMALL"], 0x0588u);
+    ASSERT_EQ(expected["STAT_RX_PACKET_SMALL"], 0x0690u);
     std::set<uint32_t> offsets;
     for (size_t i = 0; i < pg203::kCounterCount; ++i) {
         const pg203::CounterRegister& c = pg203::kCounters[i];

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "base/spellings.hpp"
+
 namespace vfio {
 
 std::string DeviceIdentity::description() const {
@@ -13,16 +15,13 @@ std::string DeviceIdentity::description() const {
     return text;
 }
 
-const char* to_string(IrqIndex index) {
-    switch (index) {
-    case IrqIndex::Intx: return "INTx";
-    case IrqIndex::Msi: return "MSI";
-    case IrqIndex::Msix: return "MSI-X";
-    case IrqIndex::Err: return "ERR";
-    case IrqIndex::Req: return "REQ";
-    }
-    return "?";
-}
+namespace {
+constexpr pdt::Spelling<IrqIndex> kIrqIndexNames[] = {{IrqIndex::Intx, "INTx"}, {IrqIndex::Msi, "MSI"},
+                                                      {IrqIndex::Msix, "MSI-X"}, {IrqIndex::Err, "ERR"},
+                                                      {IrqIndex::Req, "REQ"}};
+}  // namespace
+
+const char* to_string(IrqIndex index) { return pdt::spelling(index, kIrqIndexNames); }
 
 pdt::Result<uint8_t> Device::config_read8(uint32_t offset) {
     uint8_t value = 0;

@@ -170,46 +170,46 @@ inline constexpr Field stat_rx_rsfec_lane_alignment_status{14, 1};
 // TICK_REG
 inline constexpr Field tick_reg{0, 1};
 
+// The counters of each PCS lane: <name>_0 to <name>_19 from a base, 8 bytes apart (STAT_RX_BIP_ERR_0
+// from 0x02C0, STAT_RX_FRAMING_ERR_0 from 0x0360). X(name, lsb_offset) for each lane.
+#define PDT_PG203_LANE(X, name, base, lane) X(name##_##lane, (base) + 8 * (lane))
+#define PDT_PG203_PCS_LANES(X, name, base)                                                                 \
+    PDT_PG203_LANE(X, name, base, 0) PDT_PG203_LANE(X, name, base, 1) PDT_PG203_LANE(X, name, base, 2)     \
+    PDT_PG203_LANE(X, name, base, 3) PDT_PG203_LANE(X, name, base, 4) PDT_PG203_LANE(X, name, base, 5)     \
+    PDT_PG203_LANE(X, name, base, 6) PDT_PG203_LANE(X, name, base, 7) PDT_PG203_LANE(X, name, base, 8)     \
+    PDT_PG203_LANE(X, name, base, 9) PDT_PG203_LANE(X, name, base, 10) PDT_PG203_LANE(X, name, base, 11)   \
+    PDT_PG203_LANE(X, name, base, 12) PDT_PG203_LANE(X, name, base, 13) PDT_PG203_LANE(X, name, base, 14)  \
+    PDT_PG203_LANE(X, name, base, 15) PDT_PG203_LANE(X, name, base, 16) PDT_PG203_LANE(X, name, base, 17)  \
+    PDT_PG203_LANE(X, name, base, 18) PDT_PG203_LANE(X, name, base, 19)
+
+// The packet-size histograms: STAT_TX_PACKET_<bin> from 0x0520 and STAT_RX_PACKET_<bin> from 0x0628,
+// a counter per bin 8 bytes apart, the bins in PG203's order (64 bytes up to 9215, then LARGE
+// and SMALL). X(name, lsb_offset) for each bin of one side (TX or RX) at its base.
+#define PDT_PG203_BIN(X, side, base, bin, index) X(STAT_##side##_PACKET_##bin, (base) + 8 * (index))
+#define PDT_PG203_PACKET_SIZE_HISTOGRAM(X, side, base)                                                     \
+    PDT_PG203_BIN(X, side, base, 64_BYTES, 0) PDT_PG203_BIN(X, side, base, 65_127_BYTES, 1)                \
+    PDT_PG203_BIN(X, side, base, 128_255_BYTES, 2) PDT_PG203_BIN(X, side, base, 256_511_BYTES, 3)          \
+    PDT_PG203_BIN(X, side, base, 512_1023_BYTES, 4) PDT_PG203_BIN(X, side, base, 1024_1518_BYTES, 5)       \
+    PDT_PG203_BIN(X, side, base, 1519_1522_BYTES, 6) PDT_PG203_BIN(X, side, base, 1523_1548_BYTES, 7)      \
+    PDT_PG203_BIN(X, side, base, 1549_2047_BYTES, 8) PDT_PG203_BIN(X, side, base, 2048_4095_BYTES, 9)      \
+    PDT_PG203_BIN(X, side, base, 4096_8191_BYTES, 10) PDT_PG203_BIN(X, side, base, 8192_9215_BYTES, 11)    \
+    PDT_PG203_BIN(X, side, base, LARGE, 12) PDT_PG203_BIN(X, side, base, SMALL, 13)
+
 // The statistics counters (Status and Statistics Space), each by its PG203 name without the
 // _LSB/_MSB suffix and the offset of its LSB word; the MSB word follows 4 bytes later.
 // X(name, lsb_offset)
 #define PDT_PG203_COUNTERS(X)                                                                              \
     X(STAT_CYCLE_COUNT, 0x02B8)                                                                            \
-    X(STAT_RX_BIP_ERR_0, 0x02C0) X(STAT_RX_BIP_ERR_1, 0x02C8) X(STAT_RX_BIP_ERR_2, 0x02D0)                 \
-    X(STAT_RX_BIP_ERR_3, 0x02D8) X(STAT_RX_BIP_ERR_4, 0x02E0) X(STAT_RX_BIP_ERR_5, 0x02E8)                 \
-    X(STAT_RX_BIP_ERR_6, 0x02F0) X(STAT_RX_BIP_ERR_7, 0x02F8) X(STAT_RX_BIP_ERR_8, 0x0300)                 \
-    X(STAT_RX_BIP_ERR_9, 0x0308) X(STAT_RX_BIP_ERR_10, 0x0310) X(STAT_RX_BIP_ERR_11, 0x0318)               \
-    X(STAT_RX_BIP_ERR_12, 0x0320) X(STAT_RX_BIP_ERR_13, 0x0328) X(STAT_RX_BIP_ERR_14, 0x0330)              \
-    X(STAT_RX_BIP_ERR_15, 0x0338) X(STAT_RX_BIP_ERR_16, 0x0340) X(STAT_RX_BIP_ERR_17, 0x0348)              \
-    X(STAT_RX_BIP_ERR_18, 0x0350) X(STAT_RX_BIP_ERR_19, 0x0358)                                            \
-    X(STAT_RX_FRAMING_ERR_0, 0x0360) X(STAT_RX_FRAMING_ERR_1, 0x0368) X(STAT_RX_FRAMING_ERR_2, 0x0370)     \
-    X(STAT_RX_FRAMING_ERR_3, 0x0378) X(STAT_RX_FRAMING_ERR_4, 0x0380) X(STAT_RX_FRAMING_ERR_5, 0x0388)     \
-    X(STAT_RX_FRAMING_ERR_6, 0x0390) X(STAT_RX_FRAMING_ERR_7, 0x0398) X(STAT_RX_FRAMING_ERR_8, 0x03A0)     \
-    X(STAT_RX_FRAMING_ERR_9, 0x03A8) X(STAT_RX_FRAMING_ERR_10, 0x03B0) X(STAT_RX_FRAMING_ERR_11, 0x03B8)   \
-    X(STAT_RX_FRAMING_ERR_12, 0x03C0) X(STAT_RX_FRAMING_ERR_13, 0x03C8) X(STAT_RX_FRAMING_ERR_14, 0x03D0)  \
-    X(STAT_RX_FRAMING_ERR_15, 0x03D8) X(STAT_RX_FRAMING_ERR_16, 0x03E0) X(STAT_RX_FRAMING_ERR_17, 0x03E8)  \
-    X(STAT_RX_FRAMING_ERR_18, 0x03F0) X(STAT_RX_FRAMING_ERR_19, 0x03F8)                                    \
+    PDT_PG203_PCS_LANES(X, STAT_RX_BIP_ERR, 0x02C0) PDT_PG203_PCS_LANES(X, STAT_RX_FRAMING_ERR, 0x0360)    \
     X(STAT_RX_BAD_CODE, 0x0418) X(STAT_TX_FRAME_ERROR, 0x0458)                                             \
     X(STAT_TX_TOTAL_PACKETS, 0x0500) X(STAT_TX_TOTAL_GOOD_PACKETS, 0x0508) X(STAT_TX_TOTAL_BYTES, 0x0510)  \
-    X(STAT_TX_TOTAL_GOOD_BYTES, 0x0518) X(STAT_TX_PACKET_64_BYTES, 0x0520)                                 \
-    X(STAT_TX_PACKET_65_127_BYTES, 0x0528) X(STAT_TX_PACKET_128_255_BYTES, 0x0530)                         \
-    X(STAT_TX_PACKET_256_511_BYTES, 0x0538) X(STAT_TX_PACKET_512_1023_BYTES, 0x0540)                       \
-    X(STAT_TX_PACKET_1024_1518_BYTES, 0x0548) X(STAT_TX_PACKET_1519_1522_BYTES, 0x0550)                    \
-    X(STAT_TX_PACKET_1523_1548_BYTES, 0x0558) X(STAT_TX_PACKET_1549_2047_BYTES, 0x0560)                    \
-    X(STAT_TX_PACKET_2048_4095_BYTES, 0x0568) X(STAT_TX_PACKET_4096_8191_BYTES, 0x0570)                    \
-    X(STAT_TX_PACKET_8192_9215_BYTES, 0x0578) X(STAT_TX_PACKET_LARGE, 0x0580)                              \
-    X(STAT_TX_PACKET_SMALL, 0x0588) X(STAT_TX_BAD_FCS, 0x05B8) X(STAT_TX_UNICAST, 0x05D0)                  \
+    X(STAT_TX_TOTAL_GOOD_BYTES, 0x0518) PDT_PG203_PACKET_SIZE_HISTOGRAM(X, TX, 0x0520)                     \
+    X(STAT_TX_BAD_FCS, 0x05B8) X(STAT_TX_UNICAST, 0x05D0)                                                  \
     X(STAT_TX_MULTICAST, 0x05D8) X(STAT_TX_BROADCAST, 0x05E0) X(STAT_TX_VLAN, 0x05E8)                      \
     X(STAT_TX_PAUSE, 0x05F0) X(STAT_TX_USER_PAUSE, 0x05F8)                                                 \
     X(STAT_RX_TOTAL_PACKETS, 0x0608) X(STAT_RX_TOTAL_GOOD_PACKETS, 0x0610) X(STAT_RX_TOTAL_BYTES, 0x0618)  \
-    X(STAT_RX_TOTAL_GOOD_BYTES, 0x0620) X(STAT_RX_PACKET_64_BYTES, 0x0628)                                 \
-    X(STAT_RX_PACKET_65_127_BYTES, 0x0630) X(STAT_RX_PACKET_128_255_BYTES, 0x0638)                         \
-    X(STAT_RX_PACKET_256_511_BYTES, 0x0640) X(STAT_RX_PACKET_512_1023_BYTES, 0x0648)                       \
-    X(STAT_RX_PACKET_1024_1518_BYTES, 0x0650) X(STAT_RX_PACKET_1519_1522_BYTES, 0x0658)                    \
-    X(STAT_RX_PACKET_1523_1548_BYTES, 0x0660) X(STAT_RX_PACKET_1549_2047_BYTES, 0x0668)                    \
-    X(STAT_RX_PACKET_2048_4095_BYTES, 0x0670) X(STAT_RX_PACKET_4096_8191_BYTES, 0x0678)                    \
-    X(STAT_RX_PACKET_8192_9215_BYTES, 0x0680) X(STAT_RX_PACKET_LARGE, 0x0688)                              \
-    X(STAT_RX_PACKET_SMALL, 0x0690) X(STAT_RX_UNDERSIZE, 0x0698) X(STAT_RX_FRAGMENT, 0x06A0)               \
+    X(STAT_RX_TOTAL_GOOD_BYTES, 0x0620) PDT_PG203_PACKET_SIZE_HISTOGRAM(X, RX, 0x0628)                     \
+    X(STAT_RX_UNDERSIZE, 0x0698) X(STAT_RX_FRAGMENT, 0x06A0)                                               \
     X(STAT_RX_OVERSIZE, 0x06A8) X(STAT_RX_TOOLONG, 0x06B0) X(STAT_RX_JABBER, 0x06B8)                       \
     X(STAT_RX_BAD_FCS, 0x06C0) X(STAT_RX_PACKET_BAD_FCS, 0x06C8) X(STAT_RX_STOMPED_FCS, 0x06D0)            \
     X(STAT_RX_UNICAST, 0x06D8) X(STAT_RX_MULTICAST, 0x06E0) X(STAT_RX_BROADCAST, 0x06E8)                   \

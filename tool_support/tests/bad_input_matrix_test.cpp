@@ -112,6 +112,15 @@ Row device_not_bound(const std::string& flag) {
             "not bound to vfio-pci but to xdma; bind it: "};
 }
 
+// The rows of a tool that opens its designs as display_identified_pcie_fpga_designs does (-d,
+// --sim_design, --design_file), then the tool's own.
+std::vector<Row> design_tool_rows(const std::vector<Row>& own) {
+    std::vector<Row> rows = {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile,
+                             kNoDesign,      missing_device("-d"),   device_not_bound("-d"), kNoPermission};
+    rows.insert(rows.end(), own.begin(), own.end());
+    return rows;
+}
+
 struct ToolRows {
     std::string tool;
     std::vector<Row> rows;
@@ -119,21 +128,18 @@ struct ToolRows {
 
 const ToolRows kTables[] = {
     {"display_identified_pcie_fpga_designs",
-     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile, kNoDesign, missing_device("-d"),
-      {"no_vfio", "", Machine::no_vfio, kFail, "does not exist: no VFIO support; load the vfio-pci module"},
-      device_not_bound("-d"), kNoPermission}},
+     design_tool_rows(
+         {{"no_vfio", "", Machine::no_vfio, kFail, "does not exist: no VFIO support; load the vfio-pci module"}})},
 
     // The sensor tools open designs as display_identified_pcie_fpga_designs does.
-    {"display_sensor_values",
-     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile, kNoDesign, missing_device("-d"),
-      device_not_bound("-d"), kNoPermission}},
+    {"display_sensor_values", design_tool_rows({})},
     // quad_spi_flasher opens designs as display_sensor_values does; its modes and numbers.
     {"quad_spi_flasher",
-     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile, kNoDesign, missing_device("-d"),
-      device_not_bound("-d"), kNoPermission,
-      {"two_modes", "--read a.bin --compare b.bin", E, kUsage, "Error: give one of --read, --compare, --write, --erase"},
-      {"bad_offset", "--read a.bin --offset 12Q", E, kUsage, "Error: --offset "},
-      {"bad_busy_timeout", "--busy_timeout 0", E, kUsage, "busy_timeout"}}},
+     design_tool_rows(
+         {{"two_modes", "--read a.bin --compare b.bin", E, kUsage,
+           "Error: give one of --read, --compare, --write, --erase"},
+          {"bad_offset", "--read a.bin --offset 12Q", E, kUsage, "Error: --offset "},
+          {"bad_busy_timeout", "--busy_timeout 0", E, kUsage, "busy_timeout"}})},
     {"display_temperature_values",
      {kUnknownOption, malformed_device("-d"), kUnknownDesign, kNoDesign,
       {"zero_interval", "--interval 0", E, kUsage, "Error: parse option --interval \"0\""},
@@ -145,25 +151,23 @@ const ToolRows kTables[] = {
 
     // The CMAC tools (tools/ethernet/) open designs as display_sensor_values does; their own options.
     {"cmac_statistics",
-     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile, kNoDesign, missing_device("-d"),
-      device_not_bound("-d"), kNoPermission,
-      {"zero_interval", "--interval 0", E, kUsage, "Error: parse option --interval \"0\""},
-      {"duration_without_interval", "--duration 5", E, kUsage, "Error: --duration needs --interval"},
-      {"bad_port", "--port first", E, kUsage, "Error: parse option --port \"first\""},
-      {"no_cmac", "--sim_design TEF1001_dma_ddr3", E, kFail, "No CMAC designs to operate on"},
-      {"missing_port", "--sim_design U200_100G_ether_duplex --port 2", E, kFail, "Error: --port 2: no CMAC port 2"}}},
+     design_tool_rows(
+         {{"zero_interval", "--interval 0", E, kUsage, "Error: parse option --interval \"0\""},
+          {"duration_without_interval", "--duration 5", E, kUsage, "Error: --duration needs --interval"},
+          {"bad_port", "--port first", E, kUsage, "Error: parse option --port \"first\""},
+          {"no_cmac", "--sim_design TEF1001_dma_ddr3", E, kFail, "No CMAC designs to operate on"},
+          {"missing_port", "--sim_design U200_100G_ether_duplex --port 2", E, kFail,
+           "Error: --port 2: no CMAC port 2"}})},
     {"cmac_configuration",
-     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile, kNoDesign, missing_device("-d"),
-      device_not_bound("-d"), kNoPermission,
-      {"unknown_field", "bogus=1", E, kUsage, "Error: Unknown field name bogus"},
-      {"value_too_large", "tx_enable=2", E, kUsage, "Error: Value 2 is too large for field tx_enable"},
-      {"no_cmac", "--sim_design TEF1001_dma_ddr3 --dump", E, kFail, "No CMAC designs to operate on"}}},
+     design_tool_rows(
+         {{"unknown_field", "bogus=1", E, kUsage, "Error: Unknown field name bogus"},
+          {"value_too_large", "tx_enable=2", E, kUsage, "Error: Value 2 is too large for field tx_enable"},
+          {"no_cmac", "--sim_design TEF1001_dma_ddr3 --dump", E, kFail, "No CMAC designs to operate on"}})},
     {"cmac_link_control",
-     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kMissingDesignFile, kNoDesign, missing_device("-d"),
-      device_not_bound("-d"), kNoPermission,
-      {"zero_align_timeout", "--align_timeout 0", E, kUsage, "Error: parse option --align_timeout \"0\""},
-      {"no_cmac", "--sim_design TEF1001_dma_ddr3", E, kFail, "No CMAC designs to operate on"},
-      {"missing_port", "--sim_design open-nic --port 7", E, kFail, "Error: --port 7: no CMAC port 7"}}},
+     design_tool_rows(
+         {{"zero_align_timeout", "--align_timeout 0", E, kUsage, "Error: parse option --align_timeout \"0\""},
+          {"no_cmac", "--sim_design TEF1001_dma_ddr3", E, kFail, "No CMAC designs to operate on"},
+          {"missing_port", "--sim_design open-nic --port 7", E, kFail, "Error: --port 7: no CMAC port 7"}})},
 
     // The bitstream tools read files, no device.
     {"parse_bitstream_file",

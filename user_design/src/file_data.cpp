@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <utility>
 
 #include "base/format.hpp"
 
@@ -73,11 +72,11 @@ pdt::Result<FileData> FileData::open(const std::string& path, uint64_t offset, u
         data.m_size = data.m_held.size();
     } else {
         data.m_name = path;
-        data.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (data.m_fd < 0)
+        data.m_file.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        if (!data.m_file.valid())
             return pdt::make_error("open", path, errno, "the file to copy to the card must be readable");
         struct stat info {};
-        if (::fstat(data.m_fd, &info) != 0)
+        if (::fstat(data.m_file.get(), &info) != 0)
             return pdt::make_error("stat", path, errno);
         if (!S_ISREG(info.st_mode))
             return pdt::make_error("open", path, EINVAL, "not a regular file (give - to read standard input)");
@@ -94,40 +93,18 @@ pdt::Result<FileData> FileData::open(const std::string& path, uint64_t offset, u
     return data;
 }
 
-FileData::FileData(FileData&& other) noexcept
-    : m_name(std::move(other.m_name)), m_fd(std::exchange(other.m_fd, -1)), m_offset(other.m_offset),
-      m_size(other.m_size), m_held(std::move(other.m_held)) {}
-
-FileData& FileData::operator=(FileData&& other) noexcept {
-    if (this != &other) {
-        if (m_fd >= 0)
-            ::close(m_fd);
-        m_name = std::move(other.m_name);
-        m_fd = std::exchange(other.m_fd, -1);
-        m_offset = other.m_offset;
-        m_size = other.m_size;
-        m_held = std::move(other.m_held);
-    }
-    return *this;
-}
-
-FileData::~FileData() {
-    if (m_fd >= 0)
-        ::close(m_fd);
-}
-
 pdt::Result<void> FileData::read(uint64_t at, uint64_t bytes, uint8_t* to) const {
     if (at > m_size || bytes > m_size - at)
         return pdt::make_error("read", m_name, ERANGE,
                                "bytes [" + pdt::hex(at) + ", " + pdt::hex(at + bytes) + ") are past the region of " +
                                    std::to_string(m_size) + " bytes");
-    if (m_fd < 0) {
+    if (!m_file.valid()) {
         std::copy(m_held.begin() + static_cast<std::ptrdiff_t>(at),
                   m_held.begin() + static_cast<std::ptrdiff_t>(at + bytes), to);
         return {};
     }
     for (uint64_t got = 0; got < bytes;) {
-        const ssize_t n = ::pread(m_fd, to + got, bytes - got, static_cast<off_t>(m_offset + at + got));
+        const ssize_t n = ::pread(m_file.get(), to + got, bytes - got, static_cast<off_t>(m_offset + at + got));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -143,40 +120,19 @@ pdt::Result<FileSink> FileSink::open(const std::string& path) {
     FileSink sink;
     if (path == kStandardStream) {
         sink.m_name = "standard output";
-        sink.m_fd = STDOUT_FILENO;
         return sink;
     }
     sink.m_name = path;
-    sink.m_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (sink.m_fd < 0)
+    sink.m_file.reset(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!sink.m_file.valid())
         return pdt::make_error("open", path, errno, "the file the card's bytes go to must be writable");
-    sink.m_owned = true;
     return sink;
 }
 
-FileSink::FileSink(FileSink&& other) noexcept
-    : m_name(std::move(other.m_name)), m_fd(std::exchange(other.m_fd, -1)),
-      m_owned(std::exchange(other.m_owned, false)) {}
-
-FileSink& FileSink::operator=(FileSink&& other) noexcept {
-    if (this != &other) {
-        if (m_owned && m_fd >= 0)
-            ::close(m_fd);
-        m_name = std::move(other.m_name);
-        m_fd = std::exchange(other.m_fd, -1);
-        m_owned = std::exchange(other.m_owned, false);
-    }
-    return *this;
-}
-
-FileSink::~FileSink() {
-    if (m_owned && m_fd >= 0)
-        ::close(m_fd);
-}
-
 pdt::Result<void> FileSink::write(const uint8_t* from, uint64_t bytes) {
+    const int fd = m_file.valid() ? m_file.get() : STDOUT_FILENO;
     for (uint64_t put = 0; put < bytes;) {
-        const ssize_t n = ::write(m_fd, from + put, bytes - put);
+        const ssize_t n = ::write(fd, from + put, bytes - put);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)

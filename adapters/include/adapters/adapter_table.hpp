@@ -19,16 +19,27 @@ namespace adapters {
 
 using OpenedCopyEndpoint = pdt::Result<std::unique_ptr<streams::CopyEndpoint>>;
 
+// The kinds of glue function a row points to, each written once: the adapters' glue
+// (adapters/src/adapter_glue.hpp) declares its functions with them.
+// Adds an adapter's pcie_link_measure options to `options`, bound to `settings`.
+using AddOptions = void(boost::program_options::options_description& options, EndpointSettings& settings);
+// An adapter's options given while another endpoint is named: a usage error (pdt::usage_error).
+using CheckUnused = pdt::Result<void>(const EndpointSettings& settings, const std::string& endpoint);
+// Opens an adapter's copy endpoint; `holds` receives what it copies through.
+using OpenCopyEndpoint = OpenedCopyEndpoint(const EndpointSettings& settings, EndpointHolds& holds);
+// Whether the request names an adapter's stream devices; a usage error (pdt::usage_error) for its
+// options given without them.
+using StreamDevicesNamed = pdt::Result<bool>(const StreamDeviceRequest& request);
+// Opens them (OpenedStreamDevices: the status, the reason on `errors`).
+using OpenStreamDevices = OpenedStreamDevices(const StreamDeviceRequest& request, const StreamDeviceUse& use,
+                                              std::ostream& errors);
+
 // How an adapter opens the stream tools' stream devices.
 struct StreamDeviceOpening {
     // The options that name its devices, as a usage error names them ("--cuda_device").
     std::vector<std::string> naming_options;
-    // Whether the request names its devices; a usage error (pdt::usage_error) for its options given
-    // without them.
-    pdt::Result<bool> (*named)(const StreamDeviceRequest& request) = nullptr;
-    // Opens them (OpenedStreamDevices: the status, the reason on `errors`).
-    OpenedStreamDevices (*open)(const StreamDeviceRequest& request, const StreamDeviceUse& use,
-                                std::ostream& errors) = nullptr;
+    StreamDevicesNamed* named = nullptr;
+    OpenStreamDevices* open = nullptr;
 };
 
 struct Adapter {
@@ -36,14 +47,11 @@ struct Adapter {
     std::string summary;  // one line of what it is
     // Its place in the "known endpoints" hint: the order the endpoints came to pcie_link_measure.
     unsigned listed = 0;
-    // Adds its pcie_link_measure options to `options`, bound to `settings`.
-    void (*add_options)(boost::program_options::options_description& options, EndpointSettings& settings) = nullptr;
-    // Its options given while another endpoint is named: a usage error (pdt::usage_error); null: not checked.
-    pdt::Result<void> (*check_unused)(const EndpointSettings& settings, const std::string& endpoint) = nullptr;
+    AddOptions* add_options = nullptr;
+    CheckUnused* check_unused = nullptr;  // null: not checked
     // Absent for an adapter without stream devices.
     std::optional<StreamDeviceOpening> stream_devices = std::nullopt;
-    // Opens its copy endpoint (null where it has none); `holds` receives what it copies through.
-    OpenedCopyEndpoint (*open_copy_endpoint)(const EndpointSettings& settings, EndpointHolds& holds) = nullptr;
+    OpenCopyEndpoint* open_copy_endpoint = nullptr;  // null where it has none
 };
 
 // Every adapter, in the order pcie_link_measure's --help lists their options.

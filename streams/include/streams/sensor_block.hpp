@@ -26,25 +26,31 @@ namespace streams {
 
 enum class SensorUnit { Celsius, Volts, Amperes, Watts };
 
-// "C", "V", "A", "W": the unit as the text output prints it after a value.
+// Each unit's two spellings: its symbol, as the text output prints it after a value, and its
+// name, the base unit of a Prometheus metric name and of JSON.
+struct SensorUnitSpelling {
+    SensorUnit unit;
+    const char* symbol;
+    const char* name;
+};
+inline constexpr SensorUnitSpelling kSensorUnitSpellings[] = {{SensorUnit::Celsius, "C", "celsius"},
+                                                              {SensorUnit::Volts, "V", "volts"},
+                                                              {SensorUnit::Amperes, "A", "amperes"},
+                                                              {SensorUnit::Watts, "W", "watts"}};
+
+// "C", "V", "A", "W"; "?" for a value not in the table.
 inline const char* unit_symbol(SensorUnit unit) {
-    switch (unit) {
-    case SensorUnit::Celsius: return "C";
-    case SensorUnit::Volts: return "V";
-    case SensorUnit::Amperes: return "A";
-    case SensorUnit::Watts: return "W";
-    }
+    for (const SensorUnitSpelling& s : kSensorUnitSpellings)
+        if (s.unit == unit)
+            return s.symbol;
     return "?";
 }
 
-// "celsius", "volts", "amperes", "watts": the base unit of a Prometheus metric name and of JSON.
+// "celsius", "volts", "amperes", "watts"; "unknown" for a value not in the table.
 inline const char* unit_name(SensorUnit unit) {
-    switch (unit) {
-    case SensorUnit::Celsius: return "celsius";
-    case SensorUnit::Volts: return "volts";
-    case SensorUnit::Amperes: return "amperes";
-    case SensorUnit::Watts: return "watts";
-    }
+    for (const SensorUnitSpelling& s : kSensorUnitSpellings)
+        if (s.unit == unit)
+            return s.name;
     return "unknown";
 }
 

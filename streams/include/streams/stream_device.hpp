@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "base/spellings.hpp"
 #include "streams/stream_channel.hpp"
 #include "vfio_access/pci_address.hpp"
 
@@ -43,16 +44,13 @@ namespace streams {
 //              names (StreamChannel::generated_stream, a GPU), whole buffers in order.
 enum class CardFunction { Loopback, Crc64, FixedData, Generated };
 
+inline constexpr pdt::Spelling<CardFunction> kCardFunctionNames[] = {{CardFunction::Loopback, "loopback"},
+                                                                     {CardFunction::Crc64, "crc64"},
+                                                                     {CardFunction::FixedData, "fixed_data"},
+                                                                     {CardFunction::Generated, "generated"}};
+
 // "loopback", "crc64", "fixed_data", "generated".
-inline const char* to_string(CardFunction function) {
-    switch (function) {
-    case CardFunction::Loopback: return "loopback";
-    case CardFunction::Crc64: return "crc64";
-    case CardFunction::FixedData: return "fixed_data";
-    case CardFunction::Generated: return "generated";
-    }
-    return "?";
-}
+inline const char* to_string(CardFunction function) { return pdt::spelling(function, kCardFunctionNames); }
 
 // Where a channel's host buffers come from (--buffer_allocation heap|shared_memory|huge_pages).
 enum class BufferAllocation { Heap, SharedMemory, HugePages };

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "vfio_access/unique_fd.hpp"
 
 namespace user_design {
 
@@ -27,12 +28,6 @@ public:
     // (ERANGE, "shorter than ..."); a region of no byte is EINVAL.
     static pdt::Result<FileData> open(const std::string& path, uint64_t offset, uint64_t bytes);
 
-    FileData(FileData&& other) noexcept;
-    FileData& operator=(FileData&& other) noexcept;
-    FileData(const FileData&) = delete;
-    FileData& operator=(const FileData&) = delete;
-    ~FileData();
-
     const std::string& name() const { return m_name; }  // the path, or "standard input"
     uint64_t size() const { return m_size; }            // the bytes of the region
     // Bytes [at, at + bytes) of the region into `to`; EIO when the file changed under us (shorter).
@@ -41,7 +36,7 @@ public:
 private:
     FileData() = default;
     std::string m_name;
-    int m_fd = -1;            // a regular file (owned); -1 for standard input
+    vfio::UniqueFd m_file;    // a regular file; none for standard input
     uint64_t m_offset = 0;    // where the region starts in the file
     uint64_t m_size = 0;
     std::vector<uint8_t> m_held;  // standard input's region
@@ -52,12 +47,6 @@ public:
     // The file at `path`, created or truncated (mode 0644), or standard output for "-".
     static pdt::Result<FileSink> open(const std::string& path);
 
-    FileSink(FileSink&& other) noexcept;
-    FileSink& operator=(FileSink&& other) noexcept;
-    FileSink(const FileSink&) = delete;
-    FileSink& operator=(const FileSink&) = delete;
-    ~FileSink();
-
     const std::string& name() const { return m_name; }  // the path, or "standard output"
     // Appends `bytes` from `from`; errors name the file and carry errno.
     pdt::Result<void> write(const uint8_t* from, uint64_t bytes);
@@ -65,8 +54,7 @@ public:
 private:
     FileSink() = default;
     std::string m_name;
-    int m_fd = -1;
-    bool m_owned = false;
+    vfio::UniqueFd m_file;  // the file; none for standard output
 };
 
 }  // namespace user_design

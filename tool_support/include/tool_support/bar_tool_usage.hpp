@@ -1,5 +1,5 @@
-// The usage checks that the BAR tools (time_memmapped, memmapped_persistence, probe_xilinx_ip)
-// share: the message of the first of their option values that did not parse, the device the
+// The usage checks that the BAR tools (time_memmapped, memmapped_persistence, probe_xilinx_ip,
+// reg_rw, dma_to_device, dma_from_device: bar_tool_main.hpp) share: the message of the first of their option values that did not parse, the device the
 // measuring ones must be given, and, once their own request is checked, --device's locations,
 // --lock_timeout and the design files (--design_file).
 #pragma once

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <tuple>
 
 #include "cmac_tool_run.hpp"
 
@@ -69,23 +68,16 @@ TEST(CmacConfigurationTool, JsonDocument) {
     EXPECT_EQ(doc["ports"][0]["reset"], false);
 }
 
-TEST(CmacConfigurationTool, BadInput) {
-    for (const auto& [args, code, message] : std::vector<std::tuple<std::string, int, std::string>>{
-             {"bogus=1", 2, "Error: Unknown field name bogus"},
-             {"tx_enable=2", 2, "Error: Value 2 is too large for field tx_enable"},
-             {"tx_enable=1 tx_enable=0", 2, "Error: Multiple values specified for field tx_enable"},
-             {"tx_enable", 2, "Error: Invalid field_name=<value> : tx_enable"},
-             {"tx_enable=on", 2, "Error: Invalid field_name=<value> : tx_enable=on"},
-             {"ctl_rx_max_packet_len=9600", 2, "Error: field ctl_rx_max_packet_len is a DRP attribute"},
-             {"--port 2", 1, "Error: --port 2: no CMAC port 2 in the designs found (their ports: 0, 1)"}}) {
+// A bad field or port changes nothing: the tool fails before it reads or writes a port, so it
+// prints no port's lines. (Each one's message and exit code: the bad-input matrix, in
+// tool_support/tests/bad_input_matrix_test.cpp.)
+TEST(CmacConfigurationTool, BadInputChangesNothing) {
+    for (const std::string args : {"bogus=1", "tx_enable=2", "tx_enable=1 tx_enable=0", "tx_enable", "tx_enable=on",
+                                   "ctl_rx_max_packet_len=9600", "--port 2"}) {
         const auto r = run(CMAC_CONFIGURATION, "--sim_design U200_100G_ether_duplex " + args);
-        EXPECT_EQ(r.exit_code, code) << args << ": " << r.output << r.err;
-        EXPECT_TRUE(contains(r.err, message)) << args << ": " << r.err;
+        EXPECT_NE(r.exit_code, 0) << args << ": " << r.output << r.err;
         EXPECT_TRUE(cmac_tool_run::lines_of(r.output).empty()) << args << ": " << r.output;
     }
-    const auto none = run(CMAC_CONFIGURATION, "--sim_design TEF1001_dma_ddr3 tx_enable=1");
-    EXPECT_EQ(none.exit_code, 1) << none.output << none.err;
-    EXPECT_TRUE(contains(none.err, "No CMAC designs to operate on\n")) << none.err;
 }
 
 // fpga_sio's sample of a port's registers, as the simulated CMAC reads with these fields set.
@@ -164,19 +156,6 @@ TEST(CmacLinkControlTool, DownOnAPortNeverEnabledChangesNothing) {
     ASSERT_EQ(r.exit_code, 0) << r.output << r.err;
     EXPECT_EQ(cmac_tool_run::lines_of(r.output),
               std::vector<std::string>{kDuplex + " port 0:"} + sample(false, false, false, false));
-}
-
-TEST(CmacLinkControlTool, BadInput) {
-    for (const auto& [args, code, message] : std::vector<std::tuple<std::string, int, std::string>>{
-             {"--sim_design U200_100G_ether_duplex --align_timeout 0", 2, "Error: parse option --align_timeout \"0\""},
-             {"--sim_design U200_100G_ether_duplex --align_timeout 601", 2, "at most 600 seconds"},
-             {"--sim_design U200_100G_ether_duplex --port 9", 1, "Error: --port 9: no CMAC port 9"},
-             {"--sim_design TEF1001_dma_ddr3", 1, "No CMAC designs to operate on\n"},
-             {"--sim_design NoSuchDesign", 2, "Error: --sim_design NoSuchDesign: unknown design"}}) {
-        const auto r = run(CMAC_LINK_CONTROL, args);
-        EXPECT_EQ(r.exit_code, code) << args << ": " << r.output << r.err;
-        EXPECT_TRUE(contains(r.err, message)) << args << ": " << r.err;
-    }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // planned programming with the count of sectors written, and each fault as the driver names it.
 #include <gtest/gtest.h>
 
+#include "base/little_endian.hpp"
 #include "flash/programmer.hpp"
 #include "sim/quad_spi_model.hpp"
 #include "test_support/failed_with.hpp"
@@ -176,15 +177,11 @@ TEST(FlashModel, ProgramImageThenPartialUpdate) {
 TEST(FlashModel, ThreeByteFlash) {
     auto shape = *sim::flash_shape("mt25qu01g");
     shape.density = 16u << 20;
-    auto dword = [&](size_t at, uint32_t value) {
-        for (int i = 0; i < 4; ++i)
-            shape.sfdp[at + i] = static_cast<uint8_t>(value >> (8 * i));
-    };
+    auto dword = [&](size_t at) { return std::span(shape.sfdp).subspan(at, 4); };
     const size_t bfpt = 0x30;  // the shapes' BFPT pointer
-    const uint32_t dword1 = static_cast<uint32_t>(shape.sfdp[bfpt] | shape.sfdp[bfpt + 1] << 8 |
-                                                  shape.sfdp[bfpt + 2] << 16 | shape.sfdp[bfpt + 3] << 24);
-    dword(bfpt, dword1 & ~(3u << 17));
-    dword(bfpt + 4, (128u << 20) - 1);
+    const auto dword1 = static_cast<uint32_t>(pdt::load_le(dword(bfpt)));
+    pdt::store_le(dword(bfpt), dword1 & ~(3u << 17));
+    pdt::store_le(dword(bfpt + 4), (128u << 20) - 1);
     auto model = std::make_shared<sim::SpiNorModel>(shape, sim::FlashFaultPlan{});
     auto backend = std::make_shared<sim::SimBar>(0x10000);
     backend->add_block(kOffset, 0x80, std::make_shared<sim::QuadSpiModel>(model, 16));

@@ -2,17 +2,18 @@
 // simulated vendors' shapes, and each error.
 #include <gtest/gtest.h>
 
+#include "base/little_endian.hpp"
 #include "flash/sfdp.hpp"
 #include "flash/spi_nor.hpp"
 #include "sim/quad_spi_model.hpp"
 
 namespace {
 
+// A DWORD at `at`, the table grown with erased bytes (0xFF) as needed.
 void put32(std::vector<uint8_t>& b, size_t at, uint32_t v) {
     if (b.size() < at + 4)
         b.resize(at + 4, 0xff);
-    for (int i = 0; i < 4; ++i)
-        b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+    pdt::store_le(std::span(b).subspan(at, 4), v);
 }
 
 // JESD216 (original): SFDP 1.0, one parameter header, a 9-DWORD BFPT at 0x80 of a 16 MiB

@@ -129,35 +129,40 @@ bool has_memory_bar(const HeaderInfo& h) {
     return false;
 }
 
+// The PCI Express Capability's register sets (PCIe Base 7.5.3): Device, Link, Slot, Device 2 and
+// Link 2 each lay out a 32-bit Capabilities register, then 16-bit Control and Status registers.
+static_assert(PCI_EXP_DEVCTL == PCI_EXP_DEVCAP + 4 && PCI_EXP_DEVSTA == PCI_EXP_DEVCAP + 6);
+static_assert(PCI_EXP_LNKCTL == PCI_EXP_LNKCAP + 4 && PCI_EXP_LNKSTA == PCI_EXP_LNKCAP + 6);
+static_assert(PCI_EXP_SLTCTL == PCI_EXP_SLTCAP + 4 && PCI_EXP_SLTSTA == PCI_EXP_SLTCAP + 6);
+static_assert(PCI_EXP_DEVCTL2 == PCI_EXP_DEVCAP2 + 4 && PCI_EXP_DEVSTA2 == PCI_EXP_DEVCAP2 + 6);
+static_assert(PCI_EXP_LNKCTL2 == PCI_EXP_LNKCAP2 + 4 && PCI_EXP_LNKSTA2 == PCI_EXP_LNKCAP2 + 6);
+
+// One register set of the capability, its Capabilities register at `at`.
+Result<void> read_register_set(ConfigSpace& space, uint16_t at, uint32_t& cap, uint16_t& control, uint16_t& status) {
+    cap = PDT_TRY(space.read32(at));
+    control = PDT_TRY(space.read16(at + 4));
+    status = PDT_TRY(space.read16(at + 6));
+    return {};
+}
+
 }  // namespace
 
 Result<ExpressInfo> decode_express(ConfigSpace& space, uint16_t offset) {
     ExpressInfo e;
     e.offset = offset;
     e.flags = PDT_TRY(space.read16(offset + PCI_EXP_FLAGS));
-    e.devcap = PDT_TRY(space.read32(offset + PCI_EXP_DEVCAP));
-    e.devctl = PDT_TRY(space.read16(offset + PCI_EXP_DEVCTL));
-    e.devsta = PDT_TRY(space.read16(offset + PCI_EXP_DEVSTA));
-    e.lnkcap = PDT_TRY(space.read32(offset + PCI_EXP_LNKCAP));
-    e.lnkctl = PDT_TRY(space.read16(offset + PCI_EXP_LNKCTL));
-    e.lnksta = PDT_TRY(space.read16(offset + PCI_EXP_LNKSTA));
-    if (e.slot()) {
-        e.sltcap = PDT_TRY(space.read32(offset + PCI_EXP_SLTCAP));
-        e.sltctl = PDT_TRY(space.read16(offset + PCI_EXP_SLTCTL));
-        e.sltsta = PDT_TRY(space.read16(offset + PCI_EXP_SLTSTA));
-    }
+    PDT_CHECK(read_register_set(space, offset + PCI_EXP_DEVCAP, e.devcap, e.devctl, e.devsta));
+    PDT_CHECK(read_register_set(space, offset + PCI_EXP_LNKCAP, e.lnkcap, e.lnkctl, e.lnksta));
+    if (e.slot())
+        PDT_CHECK(read_register_set(space, offset + PCI_EXP_SLTCAP, e.sltcap, e.sltctl, e.sltsta));
     if (e.type() == reg::PortType::RootPort || e.type() == reg::PortType::RcEventCollector) {
         e.rootctl = PDT_TRY(space.read16(offset + PCI_EXP_RTCTL));
         e.rootcap = PDT_TRY(space.read16(offset + PCI_EXP_RTCAP));
         e.rootsta = PDT_TRY(space.read32(offset + PCI_EXP_RTSTA));
     }
     if (e.has_v2()) {
-        e.devcap2 = PDT_TRY(space.read32(offset + PCI_EXP_DEVCAP2));
-        e.devctl2 = PDT_TRY(space.read16(offset + PCI_EXP_DEVCTL2));
-        e.devsta2 = PDT_TRY(space.read16(offset + PCI_EXP_DEVSTA2));
-        e.lnkcap2 = PDT_TRY(space.read32(offset + PCI_EXP_LNKCAP2));
-        e.lnkctl2 = PDT_TRY(space.read16(offset + PCI_EXP_LNKCTL2));
-        e.lnksta2 = PDT_TRY(space.read16(offset + PCI_EXP_LNKSTA2));
+        PDT_CHECK(read_register_set(space, offset + PCI_EXP_DEVCAP2, e.devcap2, e.devctl2, e.devsta2));
+        PDT_CHECK(read_register_set(space, offset + PCI_EXP_LNKCAP2, e.lnkcap2, e.lnkctl2, e.lnksta2));
     }
     return e;
 }

@@ -12,6 +12,8 @@ set -uo pipefail
 measure=$here/../h200_measure.sh
 run=$here/../../docs/measurements/h100_2026-12-05
 run7=$here/../../docs/measurements/h100_2026-12-07
+# The bounds each recorded run must give, one file a run (as `bounds` prints them).
+bounds_of=$here/h200_bounds
 # expect NAME WANT-FILE COMMAND...: the command's output is exactly WANT-FILE's text.
 expect() {
     local name=$1 want=$2 got
@@ -43,16 +45,7 @@ rows_of "$run" >"$tmp/rows.tsv"
 # 105.40, above their bare copies; pageable (the staging copy's two touches and the DMA's: three
 # of other traffic): 96.18 / (1 + 3 k), 42.98. Cores: 15 (14 workers and a channel) x 20.897
 # generating, x 8.190 checking; both and loopback 16 / (0.5 / 20.897 + 0.5 / 8.190).
-cat >"$tmp/want_h100.tsv" <<'WANT'
-h2d_8x0x1000000	46.79	bare	68.09	313.45	1.071	no verdict: above its bound (the bound or the bare copy reads low)	15	host write + DMA read
-h2d_replay_8x0x1000000	54.16	bare	-	-	0.965	no	15	DMA read
-d2h_8x0x1000000	54.66	bare	68.09	122.85	0.959	no	15	DMA write + host read
-both_8x0x1000000	94.34	bare	105.40	188.29	0.905	no	16	per byte moved: 1/2 (host write + DMA read) + 1/2 (DMA write + host read)
-loopback_8x0x1000000	100.62	bare	105.40	188.29	0.560	no	16	per byte moved: 1/2 (host write + DMA read) + 1/2 (DMA write + host read)
-pageable_h2d_8x0x1000000	19.34	bare	42.98	313.45	0.415	no	15	host write + driver's staging copy (host read + write) + DMA read
-pageable_d2h_8x0x1000000	13.51	bare	42.98	122.85	0.962	no	15	DMA write + driver's staging copy (host read + write) + host read
-WANT
-expect h100-2026-12-05 "$tmp/want_h100.tsv" bash "$measure" bounds "$tmp/rows.tsv" "$run/contest.txt" "$run/pattern_benchmark.txt" 14 16
+expect h100-2026-12-05 "$bounds_of/h100_2026-12-05.tsv" bash "$measure" bounds "$tmp/rows.tsv" "$run/contest.txt" "$run/pattern_benchmark.txt" 14 16
 if ! bash "$measure" table "$tmp/rows.tsv" "$run/contest.txt" "$run/pattern_benchmark.txt" 14 16 >"$tmp/table.md"; then
     echo "FAIL table: exit status not 0"
     failures=$((failures + 1))
@@ -70,16 +63,7 @@ lines_in table "$tmp/table.md" \
 # before gave 71.61, which that run beat by 1.26). Pageable D2H's 1.028 is its bare copy's (a
 # disturbed case, within the 3% the bare copy may read low).
 rows_of "$run7" >"$tmp/rows7.tsv"
-cat >"$tmp/want_h100_7.tsv" <<'WANT'
-h2d_8x0x1000000	54.77	bare	94.67	242.29	0.956	no	15	host write + DMA read
-h2d_replay_8x0x1000000	54.71	bare	-	-	1.000	yes	15	DMA read
-d2h_8x0x1000000	54.91	bare	56.95	97.41	0.991	yes	15	DMA write + host read
-both_8x0x1000000	94.05	memory	94.05	148.22	0.959	no	16	per byte moved: 1/2 (host write + DMA read) + 1/2 (DMA write + host read)
-loopback_8x0x1000000	94.05	memory	94.05	148.22	0.517	no	16	per byte moved: 1/2 (host write + DMA read) + 1/2 (DMA write + host read)
-pageable_h2d_8x0x1000000	17.90	bare	52.43	242.29	0.353	no	15	host write + driver's staging copy (host read + write) + DMA read
-pageable_d2h_8x0x1000000	11.88	bare	40.04	97.41	1.028	yes	15	DMA write + driver's staging copy (host read + write) + host read
-WANT
-expect h100-2026-12-07 "$tmp/want_h100_7.tsv" bash "$measure" bounds "$tmp/rows7.tsv" "$run7/contest.txt" "$run7/pattern_benchmark.txt" 14 16
+expect h100-2026-12-07 "$bounds_of/h100_2026-12-07.tsv" bash "$measure" bounds "$tmp/rows7.tsv" "$run7/contest.txt" "$run7/pattern_benchmark.txt" 14 16
 # No verified rate of that run above its memory or cores bound (the bare copy may read low by 3%).
 bash "$measure" bounds "$tmp/rows7.tsv" "$run7/contest.txt" "$run7/pattern_benchmark.txt" 14 16 >"$tmp/bounds7.tsv"
 above=$(join -t $'\t' <(sort "$tmp/rows7.tsv") <(sort "$tmp/bounds7.tsv") |

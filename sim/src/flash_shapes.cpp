@@ -4,17 +4,19 @@
 // shape, the 4-byte Address Instruction Table.
 #include <cerrno>
 
+#include "base/little_endian.hpp"
+
 #include "model_support.hpp"
 #include "sim/quad_spi_model.hpp"
 
 namespace sim {
 namespace {
 
+// A DWORD at `at`; the space grows as needed, its unwritten bytes erased flash's 0xFF.
 void put32(std::vector<uint8_t>& bytes, size_t at, uint32_t value) {
     if (bytes.size() < at + 4)
         bytes.resize(at + 4, 0xff);
-    for (int i = 0; i < 4; ++i)
-        bytes[at + i] = static_cast<uint8_t>(value >> (8 * i));
+    pdt::store_le(std::span(bytes).subspan(at, 4), value);
 }
 
 // JESD216B 6.2 header ('SFDP', revision 1.6, NPH, access protocol 0xFF) and 6.3 parameter

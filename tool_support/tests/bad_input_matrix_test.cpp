@@ -162,10 +162,19 @@ const ToolRows kTables[] = {
      design_tool_rows(
          {{"unknown_field", "bogus=1", E, kUsage, "Error: Unknown field name bogus"},
           {"value_too_large", "tx_enable=2", E, kUsage, "Error: Value 2 is too large for field tx_enable"},
+          {"field_twice", "tx_enable=1 tx_enable=0", E, kUsage, "Error: Multiple values specified for field tx_enable"},
+          {"no_value", "tx_enable", E, kUsage, "Error: Invalid field_name=<value> : tx_enable"},
+          {"value_not_a_number", "tx_enable=on", E, kUsage, "Error: Invalid field_name=<value> : tx_enable=on"},
+          {"drp_attribute", "--sim_design U200_100G_ether_duplex ctl_rx_max_packet_len=9600", E, kUsage,
+           "Error: field ctl_rx_max_packet_len is a DRP attribute"},
+          {"missing_port", "--sim_design U200_100G_ether_duplex --port 2", E, kFail,
+           "Error: --port 2: no CMAC port 2 in the designs found (their ports: 0, 1)"},
           {"no_cmac", "--sim_design TEF1001_dma_ddr3 --dump", E, kFail, "No CMAC designs to operate on"}})},
     {"cmac_link_control",
      design_tool_rows(
          {{"zero_align_timeout", "--align_timeout 0", E, kUsage, "Error: parse option --align_timeout \"0\""},
+          {"align_timeout_too_long", "--sim_design U200_100G_ether_duplex --align_timeout 601", E, kUsage,
+           "at most 600 seconds"},
           {"no_cmac", "--sim_design TEF1001_dma_ddr3", E, kFail, "No CMAC designs to operate on"},
           {"missing_port", "--sim_design open-nic --port 7", E, kFail, "Error: --port 7: no CMAC port 7"}})},
 

@@ -1,7 +1,10 @@
 #include "vfio_manager/protocol.hpp"
 
 #include <cerrno>
+#include <span>
 #include <type_traits>
+
+#include "base/little_endian.hpp"
 
 namespace vfio_manager {
 namespace {
@@ -23,8 +26,8 @@ public:
 
 private:
     void put(uint64_t v, int n) {
-        for (int i = 0; i < n; ++i)
-            m_bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+        m_bytes.resize(m_bytes.size() + static_cast<size_t>(n));
+        pdt::store_le(std::span(m_bytes).last(static_cast<size_t>(n)), v);
     }
     std::vector<uint8_t> m_bytes;
 };
@@ -74,9 +77,7 @@ private:
             fail(field, "truncated: message ends after " + std::to_string(m_offset) + " bytes");
             return 0;
         }
-        uint64_t v = 0;
-        for (size_t i = 0; i < n; ++i)
-            v |= static_cast<uint64_t>(m_data[m_offset + i]) << (8 * i);
+        const uint64_t v = pdt::load_le({m_data + m_offset, n});
         m_offset += n;
         return v;
     }

@@ -1,5 +1,6 @@
 #include "dma_bridge/xdma_copy_endpoint.hpp"
 #include "base/format.hpp"
+#include "dma_bridge/xdma_performance.hpp"
 #include "dma_bridge/xdma_registers.hpp"
 #include "streams/vfio_host_buffers.hpp"
 
@@ -45,6 +46,8 @@ public:
                                        uint64_t host_offset, uint64_t card_offset, uint64_t bytes) override;
     pdt::Result<void> wait(const streams::Ticket& ticket, std::chrono::milliseconds timeout) override;
     pdt::Result<void> reset_queues() override;
+    bool start_ip_counts() override;
+    std::vector<std::string> ip_counts() const override;
 
 private:
     vfio::Device& dma_device() const override { return m_device; }
@@ -53,6 +56,8 @@ private:
     vfio::Device& m_device;
     CopyEndpointConfig m_config;
     std::vector<Queue> m_queues;
+    std::vector<PerformanceMonitor> m_monitors;  // start_ip_counts(): H2C and C2H of each queue
+    unsigned m_beat_bytes = 0;
 };
 
 pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
@@ -144,6 +149,32 @@ pdt::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chr
     return streams::wait_in_issue_order(m_queues, ticket, timeout, m_info.name, m_broken,
                                         streams::AfterFailedCopy::Usable, [this](Queue& q) { return pump(q); },
                                         timed_out, idle);
+}
+
+bool XdmaCopyEndpoint::start_ip_counts() {
+    auto regs = dma_registers(m_device, m_config.dma_bar, m_config.register_offset);
+    if (!regs)
+        return false;
+    auto width = datapath_width_bytes(*regs);
+    if (!width)
+        return false;
+    m_beat_bytes = *width;
+    m_monitors.clear();
+    for (unsigned q = 0; q < m_queues.size(); ++q)
+        for (Direction d : {Direction::H2C, Direction::C2H})
+            m_monitors.emplace_back(*regs, d, q).start();
+    return true;
+}
+
+std::vector<std::string> XdmaCopyEndpoint::ip_counts() const {
+    std::vector<std::string> lines;
+    for (const PerformanceMonitor& monitor : m_monitors)
+        if (const PerformanceCounts counts = monitor.read(); counts.cycles > 0 || counts.data_beats > 0)
+            lines.push_back(monitor.describe(counts) + ": " + std::to_string(counts.data_beats * m_beat_bytes) +
+                            " bytes at " + std::to_string(m_beat_bytes) + " bytes a beat");
+    if (lines.empty() && !m_monitors.empty())
+        lines.push_back("the XDMA channels' performance monitors counted nothing");
+    return lines;
 }
 
 pdt::Result<void> XdmaCopyEndpoint::reset_queues() {

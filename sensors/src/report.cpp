@@ -16,13 +16,6 @@ std::string json_number(const std::optional<double>& value) {
     return value ? pdt::format("%.4f", *value) : "null";
 }
 
-std::string json_list(const std::vector<std::string>& items) {
-    std::string out = "[";
-    for (const std::string& item : items)
-        out += (out.size() > 1 ? "," : "") + pdt::json_quote(item);
-    return out + "]";
-}
-
 }  // namespace
 
 std::string format_sample_text(const DesignPlace& place, const streams::SensorBlock& block,
@@ -68,7 +61,7 @@ std::string format_sample_json(const DesignPlace& place, const streams::SensorBl
     return "{\"design\":" + pdt::json_quote(place.design) + ",\"pci_address\":" + pdt::json_quote(place.address) +
            ",\"iommu_group\":" + std::to_string(place.iommu_group) + ",\"block\":" + pdt::json_quote(block.kind()) +
            ",\"location\":" + pdt::json_quote(block.location()) + ",\"readings\":[" + readings +
-           "],\"alarms\":" + json_list(sample.alarms) + ",\"status\":" + json_list(sample.status) + "}";
+           "],\"alarms\":" + pdt::json_list(sample.alarms) + ",\"status\":" + pdt::json_list(sample.status) + "}";
 }
 
 std::string temperatures_text(const std::vector<std::pair<std::string, streams::SensorSample>>& blocks) {

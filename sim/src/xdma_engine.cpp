@@ -50,6 +50,8 @@ void Impl::set_run(Channel& ch, bool run) {
         ch.running = true;
         ch.stalled = false;
         ch.completed_count = 0;
+        if (ch.perf_control & kPerfAuto)  // Performance Monitor Control.Auto: counts cleared
+            ch.perf_cycles = ch.perf_data_beats = 0;
         ch.next_descriptor = ch.descriptor_address;
         ch.adjacent_remaining = ch.descriptor_adjacent & 0x3F;
         ch.current.reset();
@@ -189,11 +191,29 @@ void flip_bit(Impl& impl, Channel& ch, uint8_t* data, uint64_t n) {
 
 void flip_bit(Impl& impl, Channel& ch, std::vector<uint8_t>& data) { flip_bit(impl, ch, data.data(), data.size()); }
 
+namespace {
+
+// The performance monitor's counts for a descriptor of `bytes`: its beats of the datapath, and
+// the model's clock (xdma_internal.hpp). With Auto a STOP descriptor stops the counts.
+void count_performance(const XdmaConfig& config, Channel& ch, const Descriptor& d, uint64_t bytes) {
+    if (!(ch.perf_control & kPerfRun) || !(ch.control & kControlRun))
+        return;
+    const uint64_t beats = (bytes + config.data_width_bytes - 1) / config.data_width_bytes;
+    ch.perf_data_beats = std::min(ch.perf_data_beats + beats, kPerfCountMax);
+    ch.perf_cycles = std::min(ch.perf_cycles + beats + kPerfCyclesPerDescriptor, kPerfCountMax);
+    if ((ch.perf_control & kPerfAuto) && (d.control() & kDescStop))
+        ch.perf_control &= ~kPerfRun;
+}
+
+}  // namespace
+
 // Completes ch.current: count, writebacks, STOP.
 void complete(Impl& impl, Channel& ch, bool eop) {
     const Descriptor d = *ch.current;
+    const bool c2h_stream = impl.config.stream && ch.direction == XdmaDirection::C2H;
+    count_performance(impl.config, ch, d, c2h_stream ? ch.current_filled : d.length);
     end_transfer(impl, ch);
-    if (impl.config.stream && ch.direction == XdmaDirection::C2H && !(ch.control & kControlStreamWbDisable)) {
+    if (c2h_stream && !(ch.control & kControlStreamWbDisable)) {
         uint32_t length = static_cast<uint32_t>(ch.current_filled);
         if (impl.take_fault(ch, XdmaFault::ShortC2hLength))
             length = length >= 4 ? length - 4 : 0;

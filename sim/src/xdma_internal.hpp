@@ -46,6 +46,13 @@ inline constexpr uint32_t kStatusErrorMask = 0x00FFFE38;  // align, magic, lengt
 // (PG195 Channel Control / Status tables): all but busy.
 inline constexpr uint32_t kStatusLoggable = 0x00FFFE7E;
 
+// Performance Monitor Control (0xC0): Auto [0], Clear [1] (write-only), Run [2]. The counts are
+// 42 bits; the model's clock ticks a cycle a data beat and kPerfCyclesPerDescriptor a descriptor
+// (its fetch and completion), never while the engine waits for work.
+inline constexpr uint32_t kPerfAuto = 1u << 0, kPerfClear = 1u << 1, kPerfRun = 1u << 2;
+inline constexpr uint64_t kPerfCountMax = (1ull << 42) - 1;
+inline constexpr uint64_t kPerfCyclesPerDescriptor = 16;
+
 // Descriptor control bits (dword 0 [7:0]).
 inline constexpr uint32_t kDescStop = 1u << 0;
 inline constexpr uint32_t kDescCompleted = 1u << 1;
@@ -102,6 +109,10 @@ struct Channel {
     LateTails tails;                     // completes_early (xdma_lies.cpp); card: a card memory offset
     uint64_t processed = 0;
     bool irq_pending = false;
+    // Performance monitor (0xC0-0xD0): its control's Run and Auto, and the two counts.
+    uint32_t perf_control = 0;
+    uint64_t perf_cycles = 0;
+    uint64_t perf_data_beats = 0;
     // busy_after_stop: when a stopped engine's Status.busy clears.
     std::optional<std::chrono::steady_clock::time_point> busy_until;
     // Timed memory-mapped link: when the current descriptor, its data moved, completes.

@@ -1,6 +1,7 @@
 // XDMA model: construction, the register block in the BAR, the engine thread or stepping,
 // the throttle, card memory and the public control API.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "xdma_internal.hpp"
@@ -140,6 +141,8 @@ void Impl::engine_thread() {
 template class DmaModel<xdma_impl::Impl, XdmaConfig>;
 
 std::shared_ptr<XdmaModel> XdmaModel::attach(SimDevice& device, SimBar& bar, XdmaConfig config) {
+    // The datapaths PG195 offers (Config Block PCIE Data Width): 64 to 512 bits.
+    config.data_width_bytes = std::clamp(std::bit_floor(std::max(config.data_width_bytes, 1u)), 8u, 64u);
     std::shared_ptr<XdmaModel> model(new XdmaModel(device, config));
     // PG195 address map: a BAR smaller than the 64 KiB register space holds only the blocks that
     // fit (channels 0x0000/0x1000, IRQ 0x2000, config 0x3000, SGDMA 0x4000/0x5000, common 0x6000,

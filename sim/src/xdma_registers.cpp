@@ -1,5 +1,7 @@
 // XDMA register space decode (PG195 "Register Space"): address = target [15:12] | channel
 // [11:8] | byte offset [7:0].
+#include <bit>
+
 #include "xdma_internal.hpp"
 
 namespace sim::xdma_impl {
@@ -21,6 +23,11 @@ void rw_w1s_w1c(uint32_t& reg, unsigned which, uint32_t value) {
         reg |= value;
     else if (which == 2)
         reg &= ~value;
+}
+
+// A performance count's high register: [41:32] in [9:0], and bit 16 once the count is at its most.
+uint32_t performance_count_high(uint64_t count) {
+    return (static_cast<uint32_t>(count >> 32) & 0x3FF) | (count >= kPerfCountMax ? 1u << 16 : 0);
 }
 
 uint32_t channel_bit_mask(const Channel& ch) {
@@ -54,6 +61,11 @@ uint32_t Impl::read_channel_block(Channel& ch, unsigned reg) {
     case 0x88: return static_cast<uint32_t>(ch.poll_wb_address);  // 0 without poll-mode writeback
     case 0x8C: return static_cast<uint32_t>(ch.poll_wb_address >> 32);
     case 0x90: return ch.interrupt_enable_mask;
+    case 0xC0: return ch.perf_control;
+    case 0xC4: return static_cast<uint32_t>(ch.perf_cycles);
+    case 0xC8: return performance_count_high(ch.perf_cycles);
+    case 0xCC: return static_cast<uint32_t>(ch.perf_data_beats);
+    case 0xD0: return performance_count_high(ch.perf_data_beats);
     default: return 0;
     }
 }
@@ -113,6 +125,7 @@ uint32_t Impl::read32(uint64_t offset) {
         switch (reg) {
         case 0x00: return identifier(target, 0);
         case 0x14: return config.interrupts ? 1 : 0;  // MSI enable
+        case 0x18: return static_cast<uint32_t>(std::countr_zero(config.data_width_bytes / 8));  // pcie_width
         default: return 0;
         }
     }
@@ -160,6 +173,10 @@ void Impl::write32(uint64_t offset, uint32_t value) {
             ch->poll_wb_address = (ch->poll_wb_address & 0xFFFFFFFFull) | uint64_t{value} << 32;
         } else if (reg >= 0x90 && reg <= 0x98) {
             rw_w1s_w1c(ch->interrupt_enable_mask, (reg - 0x90) / 4, value & 0x00FFFFFE);
+        } else if (reg == 0xC0) {
+            if (value & kPerfClear)
+                ch->perf_cycles = ch->perf_data_beats = 0;
+            ch->perf_control = value & (kPerfRun | kPerfAuto);
         }
         update_interrupts();
         return;

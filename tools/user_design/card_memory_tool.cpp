@@ -96,6 +96,8 @@ void print_copy(std::ostream& out, const adapters::DesignMemory& memory, const C
     out << "Average: " << r.times.bytes << " bytes in " << seconds_text(average) << " s per transfer, "
         << megabytes_per_second(r.times.bytes_per_second()) << " MB/s (10^6 bytes a second; " << r.times.bytes
         << " x " << r.times.repetitions.size() << " bytes in " << seconds_text(r.times.total()) << " s)\n";
+    for (const std::string& line : r.ip_counts)
+        out << "IP: " << line << "\n";
 }
 
 std::string copy_json_fields(const adapters::DesignMemory& memory, const CopyReport& r) {
@@ -107,7 +109,8 @@ std::string copy_json_fields(const adapters::DesignMemory& memory, const CopyRep
            ", \"file_offset\": " + std::to_string(r.file_offset) + ", \"address\": " + std::to_string(r.address) +
            ", \"bytes\": " + std::to_string(r.times.bytes) + ", \"count\": " + std::to_string(r.times.repetitions.size()) +
            ", \"seconds\": [" + seconds + "], \"total_seconds\": " + seconds_text(r.times.total()) +
-           ", \"bytes_per_second\": " + pdt::format("%.0f", r.times.bytes_per_second());
+           ", \"bytes_per_second\": " + pdt::format("%.0f", r.times.bytes_per_second()) +
+           ", \"ip_counts\": " + pdt::json_list(r.ip_counts);
 }
 
 int fail(const pdt::Error& error) {

@@ -73,6 +73,8 @@ struct CopyReport {
     uint64_t file_offset = 0;
     uint64_t address = 0;   // the card's bus address of the first byte
     user_design::CopyTimes times;
+    // The IP's own count of the copy (streams::CopyEndpoint::ip_counts), where it keeps one.
+    std::vector<std::string> ip_counts;
 };
 
 // The text report: the copy, each repetition with --verbose, and the average, in dma_ip_drivers'

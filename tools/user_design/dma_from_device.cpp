@@ -41,11 +41,13 @@ int receive_file(tool_support::CheckedUsage checked, const user_design_tool::Car
     auto sink = user_design::FileSink::open(request.file);
     if (!sink)
         return user_design_tool::fail(sink.error());
+    const bool counted = memory.endpoint->start_ip_counts();
     auto times = user_design::copy_from_card(*memory.endpoint, *sink, card->range, request.count, request.timeout);
     if (!times)
         return user_design_tool::fail(times.error());
     const uint64_t address = memory.memory_base + card->range.offset;
-    const user_design_tool::CopyReport report{"dma_from_device", "from", sink->name(), 0, address, *times};
+    const user_design_tool::CopyReport report{"dma_from_device", "from", sink->name(), 0, address, *times,
+                                              counted ? memory.endpoint->ip_counts() : std::vector<std::string>{}};
     std::ostream& out = request.file == user_design::kStandardStream ? std::cerr : std::cout;
     if (request.json)
         out << "{" << user_design_tool::copy_json_fields(memory, report) << "}\n";

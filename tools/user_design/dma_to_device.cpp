@@ -90,12 +90,15 @@ int send_file(tool_support::CheckedUsage checked, const ToDeviceRequest& request
     if (request.verify)
         if (auto decoy = user_design::write_decoy(endpoint, *data, range, request.timeout); !decoy.ok())
             return user_design_tool::fail(decoy.error());
+    // The IP's counts cover the copy alone: armed after the decoy, read before the check.
+    const bool counted = endpoint.start_ip_counts();
     auto times = user_design::copy_to_card(endpoint, *data, range, request.count, request.timeout);
     if (!times)
         return user_design_tool::fail(times.error());
     const uint64_t address = memory.memory_base + range.offset;
     const user_design_tool::CopyReport report{"dma_to_device", "to", data->name(), request.file_offset,
-                                              address, *times};
+                                              address, *times,
+                                              counted ? endpoint.ip_counts() : std::vector<std::string>{}};
     std::optional<Difference> differs;
     if (request.verify) {
         auto compared = user_design::compare_card(endpoint, *data, range, request.timeout);

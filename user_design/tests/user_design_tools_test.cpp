@@ -3,7 +3,8 @@
 // read-back differs and --verify fails naming the offset; standard input and output as a shell
 // pipes them; card memory read to a file; a 64 MiB file sent by one process and read back by the
 // next, byte for byte, only while PDT_SIM_CARD_MEMORY_DIR keeps the card memory; a register
-// written and read back on the model, and a read outside its BAR refused.
+// written and read back on the model, and a read outside its BAR refused; XDMA's own count of a
+// copy after its rate.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -67,6 +68,26 @@ TEST(DmaToDevice, OnALyingDeviceVerifyFailsNamingTheOffset) {
                 << d.name << " " << lie;
             EXPECT_FALSE(test_support::contains(out.output, "PASS")) << out.output;
         }
+    std::filesystem::remove(file);
+}
+
+// XDMA's performance monitors count the copy alone (not --verify's decoy or check): its data
+// beats of the model's 8-byte datapath agree with the bytes copied. QDMA keeps no counts here.
+TEST(DmaToDevice, TheIpsOwnCountOfTheCopyFollowsTheRateOnXdma) {
+    const auto file = tool_pattern_file("dma_to_device_ip", 1 << 20);
+    const auto to = run(DMA_TO_DEVICE, {"--sim_design", "TEF1001_dma_ddr3", "-f", file.string(), "--verify", "-c", "2"});
+    EXPECT_TRUE(test_support::exited_printing(
+        to, 0, {"IP: H2C 0 performance monitor: ", " 262144 data beats (duty cycle ", "): 2097152 bytes at 8 bytes a beat",
+                "Verify: PASS"}));
+    EXPECT_FALSE(test_support::contains(to.output, "IP: C2H")) << "the check's reads counted: " << to.output;
+    const auto from = run(DMA_FROM_DEVICE, {"--sim_design", "TEF1001_dma_ddr3", "-s", "64KiB", "-f", file.string()});
+    EXPECT_TRUE(test_support::exited_printing(
+        from, 0, {"IP: C2H 0 performance monitor: ", " 8192 data beats", "): 65536 bytes at 8 bytes a beat"}));
+    const auto json = run(DMA_FROM_DEVICE, {"--sim_design", "TEF1001_dma_ddr3", "-s", "4KiB", "-f", file.string(), "--json"});
+    EXPECT_TRUE(test_support::exited_printing(json, 0, {"\"ip_counts\": [\"C2H 0 performance monitor: "}));
+    const auto qdma = run(DMA_TO_DEVICE, {"--sim_design", "U200_qdma_ram", "-f", file.string()});
+    EXPECT_TRUE(test_support::exited_printing(qdma, 0, {" MB/s (10^6 bytes a second; "}));
+    EXPECT_FALSE(test_support::contains(qdma.output, "IP: ")) << qdma.output;
     std::filesystem::remove(file);
 }
 

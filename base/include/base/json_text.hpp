@@ -1,9 +1,10 @@
-// A string as a JSON string literal (quotes, backslash and control characters escaped): the one
-// helper the tools' --json writers share.
+// A string as a JSON string literal (quotes, backslash and control characters escaped), and a list
+// of them as an array: the helpers the tools' --json writers share.
 #pragma once
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace pdt {
 
@@ -22,6 +23,14 @@ inline std::string json_quote(const std::string& text) {
         }
     }
     return out + "\"";
+}
+
+// The strings as a JSON array of string literals: ["a","b"].
+inline std::string json_list(const std::vector<std::string>& items) {
+    std::string out = "[";
+    for (const std::string& item : items)
+        out += (out.size() > 1 ? "," : "") + json_quote(item);
+    return out + "]";
 }
 
 }  // namespace pdt

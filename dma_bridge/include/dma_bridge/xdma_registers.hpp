@@ -58,6 +58,14 @@ inline constexpr uint32_t PERFORMANCE_CYCLE_COUNT = 0xC4;    // lo, hi at 0xC8
 inline constexpr uint32_t PERFORMANCE_DATA_COUNT = 0xCC;     // lo, hi at 0xD0
 }  // namespace channel_reg
 
+// Performance Monitor Control (0xC0) bits; the counts' high words (0xC8, 0xD0) hold bits
+// [41:32] in [9:0] and the count's maxed flag in bit 16.
+namespace performance {
+inline constexpr uint32_t auto_ = 1u << 0;  // Auto: cleared when Control.Run sets, stopped by a STOP descriptor
+inline constexpr uint32_t clear = 1u << 1;  // Clear (write-only)
+inline constexpr uint32_t run = 1u << 2;    // Run: counting while Control.Run is set
+}  // namespace performance
+
 // Channel Status (0x40) bits.
 namespace status {
 inline constexpr uint32_t busy = 1u << 0;
@@ -133,6 +141,7 @@ inline constexpr uint32_t CHANNEL_VECTOR_NUMBER = 0xA0;  // 2 registers, 4 x 5-b
 namespace config_reg {
 inline constexpr uint32_t IDENTIFIER = 0x00;
 inline constexpr uint32_t MSI_ENABLE = 0x14;
+inline constexpr uint32_t PCIE_DATA_WIDTH = 0x18;  // [2:0] pcie_width: 64 << n bits
 }  // namespace config_reg
 
 // Descriptor credits: 10 bits.

@@ -95,6 +95,7 @@ struct XdmaConfig {
     XdmaStreamFunction stream_function = XdmaStreamFunction::Loopback;  // stream designs
     unsigned stream_tdata_bytes = 8;   // AXI4-Stream tdata width (Crc64 beats)
     uint64_t stream_fifo_bytes = 0x10000;  // depth of each C2H stream input FIFO
+    unsigned data_width_bytes = 8;         // the DMA datapath (Config Block PCIE Data Width): 8, 16, 32 or 64
     // IP customisation options that PG195 lets a design turn off. An option that is off has its
     // registers and Control bits read back 0 and ignore writes:
     //  - descriptor_credits: SGDMA Descriptor Credits (0x8C) and the SGDMA common block's

@@ -99,6 +99,13 @@ public:
         (void)queue, (void)count, (void)timeout;
         return pdt::make_error("launch", info().name, ENOTSUP, "this endpoint runs no code on the card");
     }
+
+    // The IP's own count of what it moves, where it keeps one (XDMA: each channel's performance
+    // monitor, PG195): start_ip_counts() clears and arms the counts of every queue, false when the
+    // IP keeps none; ip_counts() reads them after the copies: a line for each channel that counted,
+    // in the IP's words (clocks, data beats and their width).
+    virtual bool start_ip_counts() { return false; }
+    virtual std::vector<std::string> ip_counts() const { return {}; }
 };
 
 // For implementations of issue(): why a copy of `bytes` between host[host_offset..] and

@@ -28,6 +28,8 @@ public:
     pdt::Result<void> launch_empty(unsigned queue, unsigned count, std::chrono::milliseconds timeout) override {
         return inner->launch_empty(queue, count, timeout);
     }
+    bool start_ip_counts() override { return inner->start_ip_counts(); }
+    std::vector<std::string> ip_counts() const override { return inner->ip_counts(); }
 
     std::unique_ptr<CopyEndpoint> inner;
 };

@@ -46,6 +46,29 @@ void complement(const uint8_t* from, uint8_t* to, uint64_t bytes) {
         to[i] = static_cast<uint8_t>(~from[i]);
 }
 
+// The card's range read back and compared with the file's bytes, or with their complement (the
+// decoy); each read lands in a buffer holding the opposite of what it should bring.
+pdt::Result<std::optional<Difference>> compare_range(streams::CopyEndpoint& endpoint, const FileData& data,
+                                                     const CardRange& range, bool decoy,
+                                                     std::chrono::milliseconds timeout) {
+    auto host = PDT_TRY(chunk_buffer(endpoint, range));
+    std::vector<uint8_t> expected(host->size());
+    std::optional<Difference> first;
+    PDT_CHECK(for_each_chunk(range.bytes, host->size(), [&](uint64_t at, uint64_t bytes) -> pdt::Result<void> {
+        PDT_CHECK(data.read(at, bytes, decoy ? host->data() : expected.data()));
+        complement(decoy ? host->data() : expected.data(), decoy ? expected.data() : host->data(), bytes);
+        (void)PDT_TRY(timed_copy(endpoint, streams::Direction::C2H, *host, range.offset + at, bytes, timeout));
+        if (auto differs = first_difference(expected.data(), host->data(), bytes, at)) {
+            if (!first)
+                first = *differs;
+            else
+                first->differing_bytes += differs->differing_bytes;
+        }
+        return {};
+    }));
+    return first;
+}
+
 }  // namespace
 
 pdt::Result<CardRange> card_range(const streams::EndpointInfo& info, uint64_t window_base, uint64_t address,
@@ -110,35 +133,23 @@ pdt::Result<CopyTimes> copy_from_card(streams::CopyEndpoint& endpoint, FileSink&
     return times;
 }
 
-pdt::Result<void> write_decoy(streams::CopyEndpoint& endpoint, const FileData& data, const CardRange& range,
-                              std::chrono::milliseconds timeout) {
-    auto host = PDT_TRY(chunk_buffer(endpoint, range));
-    return for_each_chunk(range.bytes, host->size(), [&](uint64_t at, uint64_t bytes) -> pdt::Result<void> {
-        PDT_CHECK(data.read(at, bytes, host->data()));
-        complement(host->data(), host->data(), bytes);
-        (void)PDT_TRY(timed_copy(endpoint, streams::Direction::H2C, *host, range.offset + at, bytes, timeout));
-        return {};
-    });
+pdt::Result<std::optional<Difference>> write_decoy(streams::CopyEndpoint& endpoint, const FileData& data,
+                                                   const CardRange& range, std::chrono::milliseconds timeout) {
+    {
+        auto host = PDT_TRY(chunk_buffer(endpoint, range));
+        PDT_CHECK(for_each_chunk(range.bytes, host->size(), [&](uint64_t at, uint64_t bytes) -> pdt::Result<void> {
+            PDT_CHECK(data.read(at, bytes, host->data()));
+            complement(host->data(), host->data(), bytes);
+            (void)PDT_TRY(timed_copy(endpoint, streams::Direction::H2C, *host, range.offset + at, bytes, timeout));
+            return {};
+        }));
+    }
+    return compare_range(endpoint, data, range, true, timeout);
 }
 
 pdt::Result<std::optional<Difference>> compare_card(streams::CopyEndpoint& endpoint, const FileData& data,
                                                     const CardRange& range, std::chrono::milliseconds timeout) {
-    auto host = PDT_TRY(chunk_buffer(endpoint, range));
-    std::vector<uint8_t> expected(host->size());
-    std::optional<Difference> first;
-    PDT_CHECK(for_each_chunk(range.bytes, host->size(), [&](uint64_t at, uint64_t bytes) -> pdt::Result<void> {
-        PDT_CHECK(data.read(at, bytes, expected.data()));
-        complement(expected.data(), host->data(), bytes);
-        (void)PDT_TRY(timed_copy(endpoint, streams::Direction::C2H, *host, range.offset + at, bytes, timeout));
-        if (auto differs = first_difference(expected.data(), host->data(), bytes, at)) {
-            if (!first)
-                first = *differs;
-            else
-                first->differing_bytes += differs->differing_bytes;
-        }
-        return {};
-    }));
-    return first;
+    return compare_range(endpoint, data, range, false, timeout);
 }
 
 std::optional<Difference> first_difference(const uint8_t* expected, const uint8_t* found, uint64_t bytes,

@@ -37,7 +37,9 @@ TEST(CardCopy, AFileOfSeveralChunksLandsWhereAskedAndVerifies) {
     auto data = std::move(user_design::FileData::open(path, 0, 0)).value();
     auto endpoint = model();
     const user_design::CardRange range{0x1000, data.size()};
-    ASSERT_TRUE(user_design::write_decoy(*endpoint, data, range, milliseconds(5000)).ok());
+    auto decoy = user_design::write_decoy(*endpoint, data, range, milliseconds(5000));
+    ASSERT_TRUE(decoy.ok()) << decoy.error().message();
+    EXPECT_FALSE(decoy->has_value()) << "the card took the decoy";
     auto times = user_design::copy_to_card(*endpoint, data, range, 2, milliseconds(5000));
     ASSERT_TRUE(times.ok()) << times.error().message();
     EXPECT_EQ(times->repetitions.size(), 2u);
@@ -55,10 +57,15 @@ TEST(CardCopy, AnEndpointThatMovesNothingNeverVerifies) {
     const auto path = chunk_pattern_file("card_copy_lie", 4096);
     auto data = std::move(user_design::FileData::open(path, 0, 0)).value();
     auto endpoint = model(streams::Lie{streams::Lie::Kind::MovesNothing});
-    // The card already holds the file: only the decoy written first shows that nothing moved.
+    // The card already holds the file: only the decoy written first shows that nothing moved, and
+    // reading it back shows that the decoy itself did not land.
     ASSERT_TRUE(data.read(0, data.size(), endpoint->card_memory()).ok());
     const user_design::CardRange range{0, data.size()};
-    ASSERT_TRUE(user_design::write_decoy(*endpoint, data, range, milliseconds(5000)).ok());
+    auto decoy = user_design::write_decoy(*endpoint, data, range, milliseconds(5000));
+    ASSERT_TRUE(decoy.ok()) << decoy.error().message();
+    ASSERT_TRUE(decoy->has_value()) << "a decoy that did not land was taken for one that did";
+    EXPECT_EQ((*decoy)->offset, 0u);
+    EXPECT_EQ((*decoy)->differing_bytes, 4096u);
     ASSERT_TRUE(user_design::copy_to_card(*endpoint, data, range, 1, milliseconds(5000)).ok());
     auto differs = user_design::compare_card(*endpoint, data, range, milliseconds(5000));
     ASSERT_TRUE(differs.ok()) << differs.error().message();

@@ -64,7 +64,7 @@ TEST(DmaToDevice, OnALyingDeviceVerifyFailsNamingTheOffset) {
             const auto out = run(DMA_TO_DEVICE, {"--sim_design", d.name, "-f", file.string(), "--verify"},
                                  {std::string("PDT_SIM_FAULT=") + lie});
             EXPECT_TRUE(test_support::exited_printing(
-                out, 1, {"Verify: FAIL: first difference at offset 0x0 (file byte 0x0, card address "}))
+                out, 1, {"Verify: FAIL: ", "first difference at offset 0x0 (file byte 0x0, card address "}))
                 << d.name << " " << lie;
             EXPECT_FALSE(test_support::contains(out.output, "PASS")) << out.output;
         }
@@ -75,11 +75,16 @@ TEST(DmaToDevice, OnALyingDeviceVerifyFailsNamingTheOffset) {
 // beats of the model's 8-byte datapath agree with the bytes copied. QDMA keeps no counts here.
 TEST(DmaToDevice, TheIpsOwnCountOfTheCopyFollowsTheRateOnXdma) {
     const auto file = tool_pattern_file("dma_to_device_ip", 1 << 20);
-    const auto to = run(DMA_TO_DEVICE, {"--sim_design", "TEF1001_dma_ddr3", "-f", file.string(), "--verify", "-c", "2"});
+    const auto to = run(DMA_TO_DEVICE, {"--sim_design", "TEF1001_dma_ddr3", "-f", file.string(), "-c", "2"});
     EXPECT_TRUE(test_support::exited_printing(
-        to, 0, {"IP: H2C 0 performance monitor: ", " 262144 data beats (duty cycle ", "): 2097152 bytes at 8 bytes a beat",
-                "Verify: PASS"}));
-    EXPECT_FALSE(test_support::contains(to.output, "IP: C2H")) << "the check's reads counted: " << to.output;
+        to, 0, {"IP: H2C 0 performance monitor: ", " 262144 data beats (duty cycle ", "): 2097152 bytes at 8 bytes a beat"}));
+    // With --verify each transfer is checked alone: the counts are the last transfer's, without
+    // the decoy's write and the reads of the checks.
+    const auto verified = run(DMA_TO_DEVICE, {"--sim_design", "TEF1001_dma_ddr3", "-f", file.string(), "--verify", "-c", "2"});
+    EXPECT_TRUE(test_support::exited_printing(
+        verified, 0, {"IP: H2C 0 performance monitor: ", " 131072 data beats (duty cycle ",
+                      "): 1048576 bytes at 8 bytes a beat", "Verify: PASS"}));
+    EXPECT_FALSE(test_support::contains(verified.output, "IP: C2H")) << "the checks' reads counted: " << verified.output;
     const auto from = run(DMA_FROM_DEVICE, {"--sim_design", "TEF1001_dma_ddr3", "-s", "64KiB", "-f", file.string()});
     EXPECT_TRUE(test_support::exited_printing(
         from, 0, {"IP: C2H 0 performance monitor: ", " 8192 data beats", "): 65536 bytes at 8 bytes a beat"}));
@@ -91,6 +96,22 @@ TEST(DmaToDevice, TheIpsOwnCountOfTheCopyFollowsTheRateOnXdma) {
     std::filesystem::remove(file);
 }
 
+// With --count each transfer is checked alone (the decoy before it, read back, and the range after
+// it): a device that stops moving data after the first transfer fails at the second.
+TEST(DmaToDevice, EveryTransferIsCheckedSoADeviceThatGoesStaleFails) {
+    const auto file = tool_pattern_file("dma_to_device_stale", 64 << 10);
+    const auto honest = run(DMA_TO_DEVICE, {"--sim_design", "TEF1001_dma_ddr3", "-f", file.string(), "--verify", "-c", "3"});
+    EXPECT_TRUE(test_support::exited_printing(
+        honest, 0, {"65536 x 3 bytes in ", "Verify: PASS: the 65536 bytes read back from card address 0x0 match the "
+                                           "file after each of the 3 transfers"}));
+    // Four transfers move data: the first round's decoy, its read-back, the copy and its check.
+    const auto stale = run(DMA_TO_DEVICE, {"--sim_design", "TEF1001_dma_ddr3", "-f", file.string(), "--verify", "-c", "3"},
+                           {"PDT_SIM_FAULT=stale_after=4"});
+    EXPECT_TRUE(test_support::exited_printing(stale, 1, {"Verify: FAIL: the card did not take the decoy"}));
+    EXPECT_FALSE(test_support::contains(stale.output, "PASS")) << stale.output;
+    std::filesystem::remove(file);
+}
+
 TEST(DmaToDevice, JsonNamesTheCopyAndTheCheck) {
     const auto file = tool_pattern_file("dma_to_device_json", 8192);
     const auto out = run(DMA_TO_DEVICE, {"--sim_design", "TEF1001_dma_ddr3", "-f", file.string(), "--offset", "4096",
@@ -98,7 +119,7 @@ TEST(DmaToDevice, JsonNamesTheCopyAndTheCheck) {
     EXPECT_TRUE(test_support::exited_printing(out, 0,
                                               {"\"adapter\": \"xdma\"",
                                                "\"file_offset\": 4096, \"address\": 1048576, \"bytes\": 4096, \"count\": 1",
-                                               "\"verify\": {\"result\": \"pass\"}"}));
+                                               "\"verify\": {\"result\": \"pass\", \"transfers\": 1}"}));
     std::filesystem::remove(file);
 }
 

@@ -59,17 +59,19 @@ pdt::Result<CopyTimes> copy_to_card(streams::CopyEndpoint& endpoint, const FileD
 // The card's range to `sink`, `count` times (each repetition's bytes appended).
 pdt::Result<CopyTimes> copy_from_card(streams::CopyEndpoint& endpoint, FileSink& sink, const CardRange& range,
                                       unsigned count, std::chrono::milliseconds timeout);
-// The complement of the file's bytes to the card's range: what a check after a copy that moved
-// nothing finds there.
-pdt::Result<void> write_decoy(streams::CopyEndpoint& endpoint, const FileData& data, const CardRange& range,
-                              std::chrono::milliseconds timeout);
-
-// The first byte where the card differs from the file.
+// The first byte where the card differs from what it should hold.
 struct Difference {
     uint64_t offset = 0;  // from the start of the range (and of the file's region)
     uint8_t expected = 0, found = 0;
     uint64_t differing_bytes = 0;  // in the range, from this one on
 };
+
+// The complement of the file's bytes to the card's range, read back: what a check after a copy
+// that moved nothing finds there. The first byte where the card does not hold it (a device that
+// does not move what it is given: nothing can then be checked); nullopt when it took every byte.
+pdt::Result<std::optional<Difference>> write_decoy(streams::CopyEndpoint& endpoint, const FileData& data,
+                                                   const CardRange& range, std::chrono::milliseconds timeout);
+
 // The card's range read back and compared with the file's bytes; nullopt when every byte matches.
 pdt::Result<std::optional<Difference>> compare_card(streams::CopyEndpoint& endpoint, const FileData& data,
                                                     const CardRange& range, std::chrono::milliseconds timeout);

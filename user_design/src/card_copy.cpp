@@ -118,16 +118,30 @@ pdt::Result<CopyTimes> copy_to_card(streams::CopyEndpoint& endpoint, const FileD
 }
 
 pdt::Result<CopyTimes> copy_from_card(streams::CopyEndpoint& endpoint, FileSink& sink, const CardRange& range,
-                                      unsigned count, std::chrono::milliseconds timeout) {
+                                      unsigned count, std::chrono::milliseconds timeout,
+                                      std::optional<Difference>* unmoved) {
     auto host = PDT_TRY(chunk_buffer(endpoint, range));
+    std::unique_ptr<streams::HostBuffer> again;
+    if (unmoved)
+        again = PDT_TRY(chunk_buffer(endpoint, range));
     CopyTimes times{range.bytes, {}};
     for (unsigned repetition = 0; repetition < count; ++repetition) {
         std::chrono::nanoseconds spent{0};
         PDT_CHECK(for_each_chunk(range.bytes, host->size(), [&](uint64_t at, uint64_t bytes) -> pdt::Result<void> {
+            if (unmoved && *unmoved)
+                return {};  // stopped at an unmoved byte
             std::fill_n(host->data(), bytes, kReadFill);
             spent += PDT_TRY(timed_copy(endpoint, streams::Direction::C2H, *host, range.offset + at, bytes, timeout));
+            if (unmoved) {
+                complement(host->data(), again->data(), bytes);
+                (void)PDT_TRY(timed_copy(endpoint, streams::Direction::C2H, *again, range.offset + at, bytes, timeout));
+                if ((*unmoved = first_difference(host->data(), again->data(), bytes, at)))
+                    return {};
+            }
             return sink.write(host->data(), bytes);
         }));
+        if (unmoved && *unmoved)
+            break;
         times.repetitions.push_back(spent);
     }
     return times;

@@ -143,6 +143,33 @@ TEST(DmaFromDevice, StandardOutputCarriesTheBytesAndTheReportGoesToStandardError
     std::filesystem::remove(file);
 }
 
+// --verify reads each chunk twice, the second time into the complement of what the first brought:
+// an honest design passes; a device that moves nothing, or stops after its first transfer, fails,
+// and no byte of the chunk that failed reaches the file.
+TEST(DmaFromDevice, VerifyReadsTwiceAndFailsADeviceThatDoesNotMoveTheBytes) {
+    const auto file = tool_scratch("dma_from_device_verify");
+    for (const MemoryDesign& d : kDesigns) {
+        const auto honest =
+            run(DMA_FROM_DEVICE, {"--sim_design", d.name, "-s", "64KiB", "-f", file.string(), "--verify", "-c", "2"});
+        EXPECT_TRUE(test_support::exited_printing(honest, 0,
+                                                  {"65536 x 2 bytes in ", "Verify: PASS: each of the 65536 bytes from "
+                                                                          "card address "}))
+            << d.name;
+        EXPECT_EQ(std::filesystem::file_size(file), 2u * 65536) << d.name;
+        EXPECT_FALSE(test_support::contains(honest.output, "IP: ")) << "the second reads would be counted";
+        for (const char* lie : {"moves_nothing", "stale_after=1"}) {
+            const auto lying = run(DMA_FROM_DEVICE, {"--sim_design", d.name, "-s", "64KiB", "-f", file.string(), "--verify"},
+                                   {std::string("PDT_SIM_FAULT=") + lie});
+            EXPECT_TRUE(test_support::exited_printing(
+                lying, 1, {"Verify: FAIL: a second read differs at offset 0x0 (card address ", "65536 bytes of that chunk"}))
+                << d.name << " " << lie;
+            EXPECT_FALSE(test_support::contains(lying.output, "PASS")) << lying.output;
+            EXPECT_EQ(std::filesystem::file_size(file), 0u) << d.name << " " << lie << ": the unmoved chunk reached the file";
+        }
+    }
+    std::filesystem::remove(file);
+}
+
 TEST(DmaFromDevice, CardMemoryToAFile) {
     const auto file = tool_scratch("dma_from_device_out");
     for (const MemoryDesign& d : kDesigns) {

@@ -56,9 +56,7 @@ struct CopyTimes {
 // The file's bytes to the card's range, `count` times.
 pdt::Result<CopyTimes> copy_to_card(streams::CopyEndpoint& endpoint, const FileData& data, const CardRange& range,
                                     unsigned count, std::chrono::milliseconds timeout);
-// The card's range to `sink`, `count` times (each repetition's bytes appended).
-pdt::Result<CopyTimes> copy_from_card(streams::CopyEndpoint& endpoint, FileSink& sink, const CardRange& range,
-                                      unsigned count, std::chrono::milliseconds timeout);
+
 // The first byte where the card differs from what it should hold.
 struct Difference {
     uint64_t offset = 0;  // from the start of the range (and of the file's region)
@@ -66,6 +64,14 @@ struct Difference {
     uint64_t differing_bytes = 0;  // in the range, from this one on
 };
 
+// The card's range to `sink`, `count` times (each repetition's bytes appended). With `unmoved`,
+// each chunk is read a second time into a buffer holding the complement of what the first read
+// brought (not timed): a byte that differs was not moved by one of the reads. The first such
+// byte stops the copy before its chunk reaches `sink` and is left in *unmoved; the repetitions
+// finished before it are timed.
+pdt::Result<CopyTimes> copy_from_card(streams::CopyEndpoint& endpoint, FileSink& sink, const CardRange& range,
+                                      unsigned count, std::chrono::milliseconds timeout,
+                                      std::optional<Difference>* unmoved = nullptr);
 // The complement of the file's bytes to the card's range, read back: what a check after a copy
 // that moved nothing finds there. The first byte where the card does not hold it (a device that
 // does not move what it is given: nothing can then be checked); nullopt when it took every byte.

@@ -171,7 +171,8 @@ void FakeLoopback::c2h_submitted(size_t buffer) {
 
 // What the C2H side writes of one transfer into a buffer, as its lie allows.
 void FakeLoopback::write_c2h(size_t buffer, const uint8_t* data, size_t length) {
-    if (m_config.lie == Lie::MovesNothing)
+    const bool stale = m_config.lie == Lie::StaleAfter && m_c2h_transfers++ >= m_config.stale_after;
+    if (m_config.lie == Lie::MovesNothing || stale)
         return;
     size_t now = length;
     if (m_config.lie == Lie::CompletesEarly) {

@@ -36,7 +36,9 @@ enum class Fault {
 //                   when the C2H side starts its next transfer, which it does once the buffer of
 //                   the previous completion is queued again (so every completion is checked
 //                   before its last bytes land, and they then land in a buffer queued again).
-enum class Lie { None, MovesNothing, CompletesEarly };
+//   StaleAfter      writes its first LoopbackConfig::stale_after transfers, then no byte: each
+//                   buffer keeps what an earlier transfer of the stream brought.
+enum class Lie { None, MovesNothing, CompletesEarly, StaleAfter };
 
 struct LoopbackConfig {
     std::string bdf = "0000:15:00.0";
@@ -51,6 +53,7 @@ struct LoopbackConfig {
     size_t fifo_packets = 2;        // packets in flight between the two sides
     bool stop_leaves_busy = false;  // a broken stop(): the C2H channel keeps its queued buffers
     Lie lie = Lie::None;
+    uint64_t stale_after = 0;       // Lie::StaleAfter: the C2H transfers written before it lies
     // C2H buffer i starts out holding the pattern of this stream (pass 0) from word
     // i * c2h_buffer_size / 4 on: what a loopback of that stream puts there on the first pass
     // through the ring. Stale bytes that happen to be right: only a poison before the submit
@@ -96,6 +99,7 @@ private:
         std::vector<uint8_t> bytes;
     };
     std::optional<Late> m_late;
+    uint64_t m_c2h_transfers = 0;  // C2H transfers the fake has written or lied about
     std::optional<size_t> m_awaiting_resubmit;  // CompletesEarly: the buffer of the last transfer
     uint64_t m_packets = 0;
     bool m_stalled = false;

@@ -219,6 +219,34 @@ TEST(StreamTest, LyingSinkFailsWithZeroedBuffersToo) {
     }
 }
 
+// A loopback sink's buffers are poisoned before their first copy only (docs/verification.md,
+// rule 2): after the first pass through the ring each holds an earlier part of the looped
+// stream. A C2H side that goes stale after that pass (transfer 9 of an 8-buffer ring finds
+// transfer 1's bytes in buffer 0) still fails on the transfer it went stale, naming it; so does
+// one stale in the middle of the second pass, with packets shorter than a buffer.
+TEST(StreamTest, LoopbackSinkStaleAfterTheFirstRingPassFailsOnThatTransfer) {
+    struct Case {
+        uint64_t stale_after;
+        uint64_t c2h_buffer_size;  // 1024: each 4096-byte packet lands in four C2H buffers
+    };
+    for (const Case c : {Case{8, 4096}, Case{11, 4096}, Case{13, 1024}}) {
+        LoopbackConfig config;
+        config.lie = Lie::StaleAfter;
+        config.stale_after = c.stale_after;
+        config.c2h_buffer_size = c.c2h_buffer_size;
+        FakeLoopback loop(config);
+        CountingObserver observer;
+        Options options = quick_options();
+        options.duration = 5s;  // the lie, not the duration, must end the run
+        const Summary summary = run_pair(loop, options, observer);
+        EXPECT_FALSE(summary.passed()) << c.stale_after;
+        ASSERT_FALSE(summary.failures.empty());
+        EXPECT_EQ(summary.failures.front().transfer, c.stale_after + 1) << summary.failures.front().message;
+        EXPECT_NE(summary.failures.front().message.find(": data error in buffer "), std::string::npos)
+            << summary.failures.front().message;
+    }
+}
+
 // The honest fake with the same stale-but-right bytes passes: the poison costs no false FAIL.
 TEST(StreamTest, PrefilledHonestSinkPasses) {
     LoopbackConfig config;

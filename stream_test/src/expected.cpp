@@ -116,6 +116,24 @@ void poison_words(uint8_t* buffer, uint64_t bytes, uint64_t at, const pattern::P
     pattern::poison(pool, pattern, reinterpret_cast<uint32_t*>(buffer), bytes / 4, at / 4, pattern::Store::NonTemporal);
 }
 
+// A sink whose data is a keyed stream (the card's own, or a source's looped back) poisons each
+// buffer, whole, only before its first copy (docs/verification.md, rule 2): from then on the
+// buffer holds an earlier part of the stream, whose words are keyed by their place in it and
+// differ from every word the next copy must bring (rule 1), so a copy that moves nothing, part
+// of it, or a stale or reused buffer's bytes still fails, and the host saves a write pass over
+// every byte (F20, F27).
+class PoisonOnce {
+public:
+    void prepare(uint8_t* buffer, uint64_t size, uint64_t at, const pattern::Pattern& pattern,
+                 pattern::WorkerPool* pool) {
+        if (m_poisoned.insert(buffer).second)
+            poison_words(buffer, size, at, pattern, pool);
+    }
+
+private:
+    std::set<const uint8_t*> m_poisoned;
+};
+
 // The source's packets come back whole, cut into C2H buffers.
 class LoopbackExpectation : public Expectation {
 public:
@@ -125,7 +143,7 @@ public:
     void prepare(uint8_t* buffer, uint64_t size, pattern::WorkerPool* pool) override {
         const uint64_t packet = m_source.packet_bytes;
         const uint64_t length = std::min(packet - m_planned % packet, size);
-        poison_words(buffer, length, m_planned, m_source.pattern, pool);
+        m_poison.prepare(buffer, size, m_planned, m_source.pattern, pool);
         m_planned += length;
     }
 
@@ -145,6 +163,7 @@ public:
 private:
     const Source& m_source;
     uint64_t m_planned = 0;  // stream byte the next prepared buffer receives
+    PoisonOnce m_poison;
 };
 
 // One 8-byte CRC-64 result per source packet, recomputed from the regenerated packet.
@@ -202,19 +221,14 @@ public:
     std::optional<uint64_t> expected_bytes(uint64_t) const override { return std::nullopt; }
 };
 
-// The card's own keyed pattern of one stream, whole buffers in order (a GPU generating it).
-// Poison only before a buffer's first copy: from then on it holds an earlier part of the
-// stream, whose words are keyed by their place in it and so differ from every word the next
-// copy must bring (a fresh key per transfer, docs/verification.md): a copy that moves nothing,
-// part, or a stale or reused buffer's bytes still fails, and the host saves a write pass over
-// every byte (F20: D2H at line rate within 6 host cores).
+// The card's own keyed pattern of one stream, whole buffers in order (a GPU generating it),
+// each buffer poisoned before its first copy only (PoisonOnce).
 class GeneratedExpectation : public Expectation {
 public:
     explicit GeneratedExpectation(uint64_t stream) : m_pattern(stream, 0) {}
 
     void prepare(uint8_t* buffer, uint64_t size, pattern::WorkerPool* pool) override {
-        if (m_poisoned.insert(buffer).second)
-            poison_words(buffer, size, m_planned, m_pattern, pool);
+        m_poison.prepare(buffer, size, m_planned, m_pattern, pool);
         m_planned += size;
     }
 
@@ -230,7 +244,7 @@ public:
 private:
     pattern::Pattern m_pattern;
     uint64_t m_planned = 0;
-    std::set<const uint8_t*> m_poisoned;  // buffers poisoned before their first copy
+    PoisonOnce m_poison;
 };
 
 }  // namespace

@@ -7,6 +7,8 @@
 // Every buffer is poisoned before every submit (docs/verification.md, rule 2): filled with
 // what the expected data cannot be where it lands (the complement of the pattern, of the CRC,
 // non-zero bytes for zeros), so a completion that wrote nothing, or not its last bytes, fails.
+// Loopback and Generated data are keyed streams: their buffers are poisoned before the first
+// submit only, and hold an earlier part of the stream after (rule 1).
 #pragma once
 
 #include <memory>

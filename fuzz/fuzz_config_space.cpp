@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto config = pcie::decode_device(space);
     if (config) {
         const pcie::SystemInfo info;
-        const pcie::Lines lines = pcie::format_device(*config, info);
+        const pcie::Lines lines = pcie::format_device(space, *config, info);
+        PDT_FUZZ_CHECK(!pcie::format_capabilities(*config).empty() || config->caps.standard.empty());
         PDT_FUZZ_CHECK(!lines.empty());
         if (data[0] & 4)
             (void)pcie::to_json(*config, info).dump();

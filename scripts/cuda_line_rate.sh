@@ -76,8 +76,8 @@ rows=$out/rows.tsv
 : >"$rows"
 bdf=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader -i "$gpu" 2>/dev/null | tr 'A-F' 'a-f' | sed 's/^0000\(....:\)/\1/')
 if [ "${PREAMBLE:-1}" != 0 ]; then
-    note "## The GPU's link, read with dump_pci_info (read-only)"
-    "$dump" "${bdf:-10de}" >"$out/dump_pci_info.txt" 2>&1
+    note "## The GPU's link, read with dump_pci_info --lspci (read-only)"
+    "$dump" --lspci "${bdf:-10de}" >"$out/dump_pci_info.txt" 2>&1
     note "dump_pci_info exit $?"
     grep -E "^[0-9a-f]{4}:|LnkCap:|LnkSta:|LnkCap2:|LnkSta2:" "$out/dump_pci_info.txt" | tee -a "$summary"
 

@@ -116,37 +116,42 @@ Lines format_header(const DeviceConfig& d, const SystemInfo& info) {
     Lines out;
     out.push_back(format("domain=%04x bus=%02x dev=%02x func=%02x rev=%02x", d.address.domain, d.address.bus,
                       d.address.device, d.address.function, h.revision));
-    std::string ids = format("vendor_id=%04x (%s) device_id=%04x (%s)", h.vendor_id,
+    std::string ids = format("  vendor_id=%04x (%s) device_id=%04x (%s)", h.vendor_id,
                           name_or(info.vendor_name, "Vendor", h.vendor_id).c_str(), h.device_id,
                           name_or(info.device_name, "Device", h.device_id).c_str());
     if (h.header_type == PCI_HEADER_TYPE_NORMAL)
         ids += format(" subvendor_id=%04x subdevice_id=%04x", h.subsystem_vendor_id, h.subsystem_id);
     out.push_back(ids);
     if (info.iommu_group >= 0)
-        out.push_back(format("iommu_group=%d", info.iommu_group));
+        out.push_back(format("  iommu_group=%d", info.iommu_group));
     if (!info.driver.empty())
-        out.push_back("driver=" + info.driver);
+        out.push_back("  driver=" + info.driver);
     if (!info.module.empty())
-        out.push_back("module=" + info.module);
+        out.push_back("  module=" + info.module);
     if (!info.physical_slot.empty())
-        out.push_back("physical_slot=" + info.physical_slot);
+        out.push_back("  physical_slot=" + info.physical_slot);
     if (info.numa_node >= 0)
-        out.push_back(format("numa_node=%d", info.numa_node));
+        out.push_back(format("  numa_node=%d", info.numa_node));
     const uint16_t c = h.command, s = h.status;
-    out.push_back(format("control: I/O%c Mem%c BusMaster%c ParErr%c SERR%c DisINTx%c", flag(c, PCI_COMMAND_IO),
+    out.push_back(format("  control: I/O%c Mem%c BusMaster%c ParErr%c SERR%c DisINTx%c", flag(c, PCI_COMMAND_IO),
                       flag(c, PCI_COMMAND_MEMORY), flag(c, PCI_COMMAND_MASTER), flag(c, PCI_COMMAND_PARITY),
                       flag(c, PCI_COMMAND_SERR), flag(c, PCI_COMMAND_INTX_DISABLE)));
-    out.push_back(format("status: INTx%c <ParErr%c >TAbort%c <TAbort%c <MAbort%c >SERR%c DetParErr%c",
+    out.push_back(format("  status: INTx%c <ParErr%c >TAbort%c <TAbort%c <MAbort%c >SERR%c DetParErr%c",
                       flag(s, PCI_STATUS_INTERRUPT), flag(s, PCI_STATUS_PARITY), flag(s, PCI_STATUS_SIG_TARGET_ABORT),
                       flag(s, PCI_STATUS_REC_TARGET_ABORT), flag(s, PCI_STATUS_REC_MASTER_ABORT),
                       flag(s, PCI_STATUS_SIG_SYSTEM_ERROR), flag(s, PCI_STATUS_DETECTED_PARITY)));
     if (h.header_type == PCI_HEADER_TYPE_BRIDGE)
-        out.push_back(format("bus: primary=%02x secondary=%02x subordinate=%02x", h.primary_bus, h.secondary_bus,
+        out.push_back(format("  bus: primary=%02x secondary=%02x subordinate=%02x", h.primary_bus, h.secondary_bus,
                           h.subordinate_bus));
     for (const BarInfo& b : h.bars) {
         const auto size = b.size ? b.size : info.bar_size[b.index];
-        out.push_back(format("bar[%u] base_addr=%" PRIx64 " size=%s is_IO=%d is_prefetchable=%d is_64=%d", b.index, b.base,
-                          size ? format("%" PRIx64, *size).c_str() : "unknown", b.io, b.prefetchable, b.is_64));
+        if (size && *size == 0)
+            continue;
+        const std::string flags = format("is_IO=%d is_prefetchable=%d is_64=%d", b.io, b.prefetchable, b.is_64);
+        out.push_back(size ? format("  bar[%u] base_addr=%" PRIx64 " size=%" PRIx64 " %s", b.index, b.base, *size,
+                                    flags.c_str())
+                           : format("  bar[%u] base_addr=%" PRIx64 " %s (size not known to this access)", b.index,
+                                    b.base, flags.c_str()));
     }
     return out;
 }
@@ -158,12 +163,12 @@ static const CapSection* find_section(const DeviceConfig& d, const Capability& c
     return nullptr;
 }
 
-Lines format_device(const DeviceConfig& d, const SystemInfo& info) {
+Lines format_device(ConfigSpace& space, const DeviceConfig& d, const SystemInfo& info) {
     Lines out = format_header(d, info);
-    const Lines caps = format_capabilities(d);
+    const Lines caps = format_fpga_sio_capabilities(space);
     out.insert(out.end(), caps.begin(), caps.end());
     for (const std::string& p : d.problems)
-        out.push_back("Warning: " + p);
+        out.push_back("  Warning: " + p);
     return out;
 }
 

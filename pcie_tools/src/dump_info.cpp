@@ -74,7 +74,7 @@ Result<Lines> dump_device(ConfigBackend& bus, const PciAddress& address) {
         const DeviceConfig d = PDT_TRY(decode_device(*space));
         if (first_description.empty())
             first_description = description(d);
-        for (const std::string& line : format_device(d, bus.system_info(a)))
+        for (const std::string& line : format_device(*space, d, bus.system_info(a)))
             out.push_back(indent + line);
         indent += "  ";
     }

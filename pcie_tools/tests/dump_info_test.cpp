@@ -73,8 +73,10 @@ TEST(DumpDevice, DeviceThenIndentedParentsThenLinkSummary) {
     EXPECT_LT(device, parent);
     EXPECT_LT(parent, link);
     EXPECT_LT(link, warning);
-    EXPECT_NE(text.find("\t\t\tMaxPayload 256 bytes, MaxReadReq 512 bytes"), std::string::npos);
-    EXPECT_NE(text.find("  \t\tLnkCap2: Supported Link Speeds: 2.5-5GT/s"), std::string::npos);
+    // fpga_sio's capability text, indented two spaces more for the parent.
+    EXPECT_NE(text.find("\n    DevCap: MaxPayload 512 bytes PhantFunc 0 Latency L0s No limit L1 No limit\n"),
+              std::string::npos) << text;
+    EXPECT_NE(text.find("\n      Link capabilities2: Supported link speeds 2.5 GT/s 5.0 GT/s\n"), std::string::npos);
     EXPECT_NE(text.find("bandwidth per direction: 1.00 GB/s after encoding"), std::string::npos);
     EXPECT_NE(text.find("vendor_id=10ee (Xilinx Corporation) device_id=7024 (Simulated FPGA 5 GT/s x4) "
                         "subvendor_id=0002 subdevice_id=0009"),

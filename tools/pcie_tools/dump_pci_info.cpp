@@ -1,5 +1,6 @@
-// dump_pci_info: lspci-style dump of PCI functions and their bridges up to the root, with the
-// link summary of the whole path. Arguments as fpga_sio's: BDFs, vendor:device or vendor IDs.
+// dump_pci_info: fpga_sio's dump of PCI functions and their bridges up to the root (or lspci
+// -vvv's text with --lspci), with the link summary of the whole path. Arguments as fpga_sio's:
+// BDFs, vendor:device or vendor IDs.
 #include <array>
 #include <iostream>
 #include <span>

@@ -1,6 +1,7 @@
-// Text for decoded config spaces. Capability sections use lspci -vvv's field names, +/- flags
-// and line layout (tabs included), so the two can be compared field by field; the identity
-// lines follow fpga_sio's dump_pci_info.
+// Text for config spaces. dump_pci_info's default is fpga_sio's dump_pci_info, line for line
+// (format_device: its identity, system, command/status and BAR lines, then its capability
+// text); `--lspci` prints lspci -vvv's text, whose capability sections use lspci's field names,
+// +/- flags and line layout (tabs included), so the two can be compared field by field.
 #pragma once
 
 #include <cstdio>
@@ -31,10 +32,16 @@ Lines format_msi(const MsiInfo& msi);
 Lines format_msix(const MsixInfo& msix);
 Lines format_aer(const AerInfo& aer, bool root_port);
 std::string format_dsn(const DsnInfo& dsn);
-// fpga_sio's identity, system, command/status and BAR lines.
+// fpga_sio's identity, system, command/status and BAR lines (the first unindented, the rest
+// after two spaces). Ours beside them, each a line of its own: a bridge's bus numbers, and a
+// BAR whose size the access cannot tell (fpga_sio lists sized BARs only).
 Lines format_header(const DeviceConfig& d, const SystemInfo& info);
-// Everything for one device: header lines, then every capability in list order.
-Lines format_device(const DeviceConfig& d, const SystemInfo& info);
+// fpga_sio's capability text, read from `space` as its dump_pci_info reads it
+// (format_fpga_sio.cpp).
+Lines format_fpga_sio_capabilities(ConfigSpace& space);
+// Everything for one device as fpga_sio prints it: header lines, then its capability text;
+// then, on lines of their own, what decoding found wrong ("  Warning: ...").
+Lines format_device(ConfigSpace& space, const DeviceConfig& d, const SystemInfo& info);
 // Every capability in list order, lspci -vvv's text (tabs included, no leading tab).
 Lines format_capabilities(const DeviceConfig& d);
 // One function the way `lspci -vvv` prints it from a dump file: the title line, the header

@@ -163,6 +163,7 @@ json to_json(const RunResult& r) {
         j["board_health"] = {{"temperature_c", r.board_health->celsius},
                              {"max_temperature_c", r.board_health->max_celsius},
                              {"temperature_sensor", r.board_health->sensor}};
+    j["ip_counts"] = r.ip_counts;
     j["verdict"] = r.verdict;
     if (vfio::process_dma_addressing() == vfio::DmaAddressing::Physical)
         j["dma_addressing"] = vfio::to_string(vfio::DmaAddressing::Physical);

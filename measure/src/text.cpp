@@ -176,6 +176,8 @@ void print_text(const RunResult& r, std::ostream& out) {
                         ? " (measured " + num(*p.measured_low) + "-" + num(*p.measured_high) + ")"
                         : "")
                 << (p.note.empty() ? "" : " " + p.note) << "\n";
+    for (const std::string& line : r.ip_counts)
+        out << "IP, every copy of the run: " << line << "\n";
     if (r.board_health)
         out << "board health: temperature " << num(r.board_health->celsius, 1) << " C (max "
             << num(r.board_health->max_celsius, 1) << " C, " << r.board_health->sensor << ")\n";

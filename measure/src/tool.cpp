@@ -187,6 +187,7 @@ int run_tool(const ToolOptions& o, CopyEndpoint& endpoint, const std::string& ad
         }
     }
     Run run{o, endpoint, progress, r, err};
+    const bool ip_counted = endpoint.start_ip_counts();
     for (const std::string& step : o.steps) {
         auto done = run_step(run, step);
         if (!done)
@@ -199,6 +200,8 @@ int run_tool(const ToolOptions& o, CopyEndpoint& endpoint, const std::string& ad
         if (!r.failures.empty())
             break;  // a failed check, a broken endpoint or a card too hot: nothing after it is trusted
     }
+    if (ip_counted)
+        r.ip_counts = endpoint.ip_counts();
     if (o.health.temperature)
         r.board_health = o.health.temperature();
     if (device) {

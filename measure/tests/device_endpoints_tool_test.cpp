@@ -31,16 +31,20 @@ TEST(PcieLinkMeasureXdma, SweepOnASimulatedDesignPassesWithBytesVerified) {
     expect_small_sweep_passes(kXdma, "0000:15:00.0 NiteFury_dma_ddr3", "   256 KiB  C2H  staged  ");
 }
 
-// The engines' run mode and completion method, in text and in the JSON's endpoint object.
-TEST(PcieLinkMeasureXdma, TheEngineModeAndCompletionArePrintedInTextAndJson) {
+// The engines' run mode and completion method, in text and in the JSON's endpoint object; and
+// the IP's own count of every copy of the run (each channel's performance monitor, F26).
+TEST(PcieLinkMeasureXdma, TheEngineModeCompletionAndIpCountsArePrintedInTextAndJson) {
     const auto text = measure("latency " + kXdma + " --repeats 2");
     EXPECT_TRUE(test_support::exited_printing(text, 0,
                                               {"(xdma) at 0000:15:00.0\nxdma engines: engine mode credits, completion "
-                                               "poll_writeback\n"}))
+                                               "poll_writeback\n",
+                                               "\nIP, every copy of the run: H2C 0 performance monitor: ",
+                                               "\nIP, every copy of the run: C2H 0 performance monitor: "}))
         << text.err;
     const auto json = measure("latency " + kXdma + " --repeats 2 --json --engine_mode stop_list --completion status");
     EXPECT_TRUE(test_support::exited_printing(json, 0, {"\"engine_mode\": \"stop_list\""})) << json.err;
     EXPECT_TRUE(contains(json.output, "\"completion\": \"status\"")) << json.output;
+    EXPECT_TRUE(contains(json.output, "\"ip_counts\": [\n    \"H2C 0 performance monitor: ")) << json.output;
 }
 
 TEST(PcieLinkMeasureXdma, InflightUsesTheDesignsEnginePairs) {

@@ -65,6 +65,7 @@ TEST(PcieLinkMeasure, JsonAndOutputDirectory) {
     const auto j = nlohmann::json::parse(r.output);
     EXPECT_EQ(j["schema"], "pcie_link_measure/1");
     EXPECT_EQ(j["endpoint"]["adapter"], "model");
+    EXPECT_EQ(j["ip_counts"], nlohmann::json::array());  // the model endpoint keeps no count of its own
     EXPECT_EQ(j["verdict"], "PASS");
     EXPECT_GT(j["bytes_verified"].get<uint64_t>(), 0u);
     EXPECT_TRUE(contains(j["command"].get<std::string>(), "campaign "));

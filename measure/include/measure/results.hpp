@@ -197,6 +197,9 @@ struct RunResult {
     std::optional<LinkProof> link_proof;
     std::optional<CeilingResult> ceiling;
     std::optional<BoardHealthRecord> board_health;  // designs with sensors only
+    // The IP's own count of every copy of the run, where it keeps one (CopyEndpoint::ip_counts:
+    // XDMA's performance monitors), a line for each channel that counted.
+    std::vector<std::string> ip_counts;
 };
 
 // Calls visit(name, result) for each section the run holds, in the order its JSON and its text

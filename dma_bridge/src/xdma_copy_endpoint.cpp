@@ -56,8 +56,7 @@ private:
     vfio::Device& m_device;
     CopyEndpointConfig m_config;
     std::vector<Queue> m_queues;
-    std::vector<PerformanceMonitor> m_monitors;  // start_ip_counts(): H2C and C2H of each queue
-    unsigned m_beat_bytes = 0;
+    PerformanceMonitors m_monitors;  // start_ip_counts(): H2C and C2H of each queue
 };
 
 pdt::Result<void> XdmaCopyEndpoint::open(unsigned queues) {
@@ -153,29 +152,13 @@ pdt::Result<void> XdmaCopyEndpoint::wait(const streams::Ticket& ticket, std::chr
 
 bool XdmaCopyEndpoint::start_ip_counts() {
     auto regs = dma_registers(m_device, m_config.dma_bar, m_config.register_offset);
-    if (!regs)
-        return false;
-    auto width = datapath_width_bytes(*regs);
-    if (!width)
-        return false;
-    m_beat_bytes = *width;
-    m_monitors.clear();
+    std::vector<std::pair<Direction, unsigned>> channels;
     for (unsigned q = 0; q < m_queues.size(); ++q)
-        for (Direction d : {Direction::H2C, Direction::C2H})
-            m_monitors.emplace_back(*regs, d, q).start();
-    return true;
+        channels.insert(channels.end(), {{Direction::H2C, q}, {Direction::C2H, q}});
+    return regs && m_monitors.start(*regs, channels);
 }
 
-std::vector<std::string> XdmaCopyEndpoint::ip_counts() const {
-    std::vector<std::string> lines;
-    for (const PerformanceMonitor& monitor : m_monitors)
-        if (const PerformanceCounts counts = monitor.read(); counts.cycles > 0 || counts.data_beats > 0)
-            lines.push_back(monitor.describe(counts) + ": " + std::to_string(counts.data_beats * m_beat_bytes) +
-                            " bytes at " + std::to_string(m_beat_bytes) + " bytes a beat");
-    if (lines.empty() && !m_monitors.empty())
-        lines.push_back("the XDMA channels' performance monitors counted nothing");
-    return lines;
-}
+std::vector<std::string> XdmaCopyEndpoint::ip_counts() const { return m_monitors.lines(); }
 
 pdt::Result<void> XdmaCopyEndpoint::reset_queues() {
     return streams::reset_issue_queues(m_queues, m_broken, [](Queue& q) -> auto& { return q.engines; },

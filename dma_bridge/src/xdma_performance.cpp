@@ -61,4 +61,27 @@ std::string PerformanceMonitor::describe(const PerformanceCounts& counts) const 
            (counts.data_maxed ? " (maxed)" : "") + pdt::format(" (duty cycle %.3f)", counts.data_duty_cycle());
 }
 
+bool PerformanceMonitors::start(const vfio::RegisterWindow& regs,
+                                const std::vector<std::pair<Direction, unsigned>>& channels) {
+    m_monitors.clear();
+    auto width = datapath_width_bytes(regs);
+    if (!width)
+        return false;
+    m_beat_bytes = *width;
+    for (const auto& [direction, channel] : channels)
+        m_monitors.emplace_back(regs, direction, channel).start();
+    return true;
+}
+
+std::vector<std::string> PerformanceMonitors::lines() const {
+    std::vector<std::string> lines;
+    for (const PerformanceMonitor& monitor : m_monitors)
+        if (const PerformanceCounts counts = monitor.read(); counts.cycles > 0 || counts.data_beats > 0)
+            lines.push_back(monitor.describe(counts) + ": " + std::to_string(counts.data_beats * m_beat_bytes) +
+                            " bytes at " + std::to_string(m_beat_bytes) + " bytes a beat");
+    if (lines.empty() && !m_monitors.empty())
+        lines.push_back("the XDMA channels' performance monitors counted nothing");
+    return lines;
+}
+
 }  // namespace xdma

@@ -1,4 +1,5 @@
 #include "dma_bridge/xdma_stream_channel.hpp"
+#include "dma_bridge/xdma_discovery.hpp"
 #include "dma_bridge/xdma_registers.hpp"
 
 namespace xdma {
@@ -17,6 +18,7 @@ pdt::Result<std::unique_ptr<XdmaStreamChannel>> XdmaStreamChannel::create(vfio::
                                std::to_string(options.buffer_count) + " buffers of " + std::to_string(per_buffer) +
                                    " descriptors exceed the 1023 descriptors an engine can have in flight");
     std::unique_ptr<XdmaStreamChannel> channel(new XdmaStreamChannel(options));
+    channel->m_device = &device;
     const auto ring = static_cast<unsigned>(per_buffer * options.buffer_count);
     EngineOptions engine = engine_options(options.direction, options.channel, true, options.dma_bar,
                                           options.register_offset, ring, options.dma_mask_bits, options.timeout);
@@ -73,6 +75,11 @@ pdt::Result<streams::Completion> XdmaStreamChannel::wait(std::chrono::millisecon
 pdt::Result<void> XdmaStreamChannel::stop() {
     m_queue.clear();
     return m_engine->stop();  // idle now; the next submit reinitialises the engine
+}
+
+bool XdmaStreamChannel::start_ip_counts() {
+    auto regs = dma_registers(*m_device, m_options.dma_bar, m_options.register_offset);
+    return regs && m_monitor.start(*regs, {{m_options.direction, m_options.channel}});
 }
 
 }  // namespace xdma

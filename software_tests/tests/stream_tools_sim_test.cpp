@@ -77,6 +77,18 @@ TEST(StreamToolsSim, NiteFuryLoopbackPasses) {
     EXPECT_TRUE(out.find("0000:36:00.0 0 -> 1 Test pattern verified in ") != std::string::npos) << out;
     EXPECT_TRUE(out.ends_with("Overall PASS\n")) << out;
     EXPECT_FALSE(sim.any_engine_busy());
+    // The IP's own count (each channel's performance monitor, F26) agrees with what the row
+    // received: every byte the C2H channel wrote, and the H2C channel read at least as many.
+    std::smatch row;
+    ASSERT_TRUE(std::regex_search(out, row, std::regex("0 -> 1 [0-9.]+ Mbytes/sec \\(([0-9]+) bytes in")));
+    auto ip_bytes = [&out](const std::string& channel) -> uint64_t {
+        std::smatch m;
+        const std::regex line("\nIP, every transfer of the run: " + channel + " performance monitor: [0-9]+ cycles, "
+                              "[0-9]+ data beats \\(duty cycle [0-9.]+\\): ([0-9]+) bytes at [0-9]+ bytes a beat\n");
+        return std::regex_search(out, m, line) ? std::stoull(m[1]) : 0;
+    };
+    EXPECT_EQ(ip_bytes("C2H 1"), std::stoull(row[1])) << out;
+    EXPECT_GE(ip_bytes("H2C 0"), std::stoull(row[1])) << out;
 }
 
 TEST(StreamToolsSim, StopDrainsAndLeavesEveryEngineIdle) {

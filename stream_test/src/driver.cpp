@@ -165,6 +165,13 @@ Summary StreamTest::run(Observer& observer) {
                          source->channel.poisons_destination();
         source->generated.assign(source->replay ? source->channel.buffer_count() : 0, std::nullopt);
     }
+    std::vector<streams::StreamChannel*> counted;  // channels whose IP counts what they move
+    for (auto& source : m_sources)
+        if (source->channel.start_ip_counts())
+            counted.push_back(&source->channel);
+    for (auto& sink : m_sinks)
+        if (sink->channel.start_ip_counts())
+            counted.push_back(&sink->channel);
     std::vector<std::thread> threads = start_workers(m_sources, m_sinks, shared, m_options, finished, wake);
 
     Summary summary;
@@ -210,6 +217,9 @@ Summary StreamTest::run(Observer& observer) {
     for (auto& sink : m_sinks)
         check_idle(sink->channel);
     summary.failures = shared.failures;
+    for (const streams::StreamChannel* channel : counted)
+        for (std::string& line : channel->ip_counts())
+            summary.ip_counts.push_back(std::move(line));
     for (const auto& row : m_rows)
         summary.rows.push_back(totals(row, summary.failures));
     summary.cpu_seconds = process_cpu_seconds() - cpu_at_start;

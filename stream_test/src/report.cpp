@@ -188,9 +188,11 @@ int Report::finish(const Summary& summary) {
         const std::string why = unverified_reason(summary);
         std::fprintf(m_out,
                      "{\"type\":\"result\",\"overall\":\"%s\",\"bytes_verified\":%" PRIu64
-                     ",\"stopped_by_user\":%s,\"rows\":%zu%s%s%s%s}\n",
+                     ",\"stopped_by_user\":%s,\"rows\":%zu%s%s%s%s%s}\n",
                      pass ? "PASS" : "FAIL", bytes_verified, summary.stopped_by_user ? "true" : "false", summary.rows.size(),
-                     host_cost_json(summary).c_str(), why.empty() ? "" : (",\"reason\":" + json_escape(why)).c_str(),
+                     host_cost_json(summary).c_str(),
+                     summary.ip_counts.empty() ? "" : (",\"ip_counts\":" + pdt::json_list(summary.ip_counts)).c_str(),
+                     why.empty() ? "" : (",\"reason\":" + json_escape(why)).c_str(),
                      json_dma_addressing().c_str(), streams::json_fallbacks().c_str());
         std::fflush(m_out);
         return pass ? 0 : 1;
@@ -250,6 +252,8 @@ int Report::finish(const Summary& summary) {
         if (!shown)
             std::fprintf(m_out, "%s %s\n", failure.channel.c_str(), failure.message.c_str());
     }
+    for (const std::string& line : summary.ip_counts)
+        std::fprintf(m_out, "IP, every transfer of the run: %s\n", line.c_str());
     if (!summary.rows.empty())
         print_host_cost(m_out, summary);
     if (const std::string why = unverified_reason(summary); !why.empty() && !summary.rows.empty())

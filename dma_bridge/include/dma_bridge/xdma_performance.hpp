@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/result.hpp"
 #include "dma_bridge/xdma_direction.hpp"
@@ -46,6 +48,22 @@ private:
     vfio::RegisterWindow m_regs;
     uint64_t m_channel_block;
     std::string m_name;  // "H2C 0"
+};
+
+// The monitors of some channels, started together: the IP's own count that a copy endpoint or a
+// stream channel reports (streams' ip_counts).
+class PerformanceMonitors {
+public:
+    // Clears and arms the monitor of each (direction, channel); false, with no monitor, when the
+    // Config Block's PCIE Data Width is not one PG195 defines.
+    bool start(const vfio::RegisterWindow& regs, const std::vector<std::pair<Direction, unsigned>>& channels);
+    // A line for each monitor that counted (describe(), then its bytes at the datapath width),
+    // or one saying that none counted; none before start().
+    std::vector<std::string> lines() const;
+
+private:
+    std::vector<PerformanceMonitor> m_monitors;
+    unsigned m_beat_bytes = 0;
 };
 
 }  // namespace xdma

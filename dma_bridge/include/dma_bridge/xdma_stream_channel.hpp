@@ -13,6 +13,7 @@
 
 #include "streams/stream_channel.hpp"
 #include "dma_bridge/xdma_engine.hpp"
+#include "dma_bridge/xdma_performance.hpp"
 
 namespace xdma {
 
@@ -55,6 +56,8 @@ public:
     pdt::Result<void> stop() override;
     bool busy() const override { return m_engine->busy(); }
     void report_failure(const std::string& what) override { m_engine->report_failure(what); }
+    bool start_ip_counts() override;
+    std::vector<std::string> ip_counts() const override { return m_monitor.lines(); }
 
     Engine& engine() { return *m_engine; }
     uint64_t buffer_iova(size_t index) const { return m_buffers.iova() + index * m_options.buffer_size; }
@@ -64,6 +67,8 @@ private:
     streams::Completion completion(const TransferCompletion& done);
 
     StreamChannelOptions m_options;
+    vfio::Device* m_device = nullptr;
+    PerformanceMonitors m_monitor;    // start_ip_counts(): this channel's
     vfio::DmaRegion m_buffers;        // declared before the engine: unmapped after it stops
     std::unique_ptr<Engine> m_engine;
     std::deque<std::pair<uint64_t, size_t>> m_queue;  // transfer id, buffer index

@@ -88,6 +88,9 @@ struct Summary {
     // The host's cost: the process's CPU time (user + system, over every thread, so a simulated
     // device's or a vendor runtime's threads count too) over the run's wall time.
     double cpu_seconds = 0, wall_seconds = 0;
+    // The IP's own count of every transfer of the run, where its channels keep one
+    // (StreamChannel::ip_counts: XDMA's performance monitors), sources' first.
+    std::vector<std::string> ip_counts;
     uint64_t bytes_verified() const;  // host- and card-verified bytes of every row
     // PASS: no failure, at least one row, every row moved data, every verifying row checked
     // at least one word, and at least one row verifies: never PASS when nothing was tested.

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/result.hpp"
 
@@ -77,6 +78,12 @@ public:
     // C2H: the stream whose keyed pattern (pass 0, from word 0 on) the card generates and
     // sends in order, for a channel fed by no H2C channel; nullopt: the card only forwards.
     virtual std::optional<uint64_t> generated_stream() const { return std::nullopt; }
+
+    // The IP's own count of what the channel moves, where it keeps one (XDMA: the channel's
+    // performance monitor, PG195), as CopyEndpoint's: start_ip_counts() clears and arms it, false
+    // when the IP keeps none; ip_counts() reads it once the channel stopped, in the IP's words.
+    virtual bool start_ip_counts() { return false; }
+    virtual std::vector<std::string> ip_counts() const { return {}; }
 };
 
 }  // namespace streams

@@ -22,7 +22,8 @@ TEST(Crc64LatencyProcess, PercentilesPerLengthOnEveryCrc64Design) {
     const Outcome run = run_tool({"--sim_design", "U200_dma_stream_crc64", "--sim_design", "TEF1001_dma_stream_loopback",
                                   "--samples", "50", "--max_packet_bytes", "256"});
     EXPECT_EQ(run.exit_code, 0) << run.output;
-    EXPECT_TRUE(run.output.find("Testing design U200_dma_stream_crc64 using H2C 0 -> C2H 0\n") != std::string::npos)
+    EXPECT_TRUE(run.output.find("Testing design U200_dma_stream_crc64 using C2H 0 -> H2C 0 (H2C 0 sends, C2H 0 "
+                                "returns each CRC64)\n") != std::string::npos)
         << run.output;
     for (const char* length : {"     64", "    128", "    256"})
         EXPECT_TRUE(std::regex_search(run.output, std::regex(std::string("\n") + length +
@@ -72,5 +73,8 @@ TEST(Crc64LatencyProcess, LinesReachAPipeWhileTheToolRuns) {
         CRC64_LATENCY_TOOL, {"--sim_design", "NiteFury_dma_stream_crc64", "--samples", "100000000"}, options);
     const std::string& seen = r.output;
     EXPECT_TRUE(r.running_when_stopped) << "the tool had already exited: its lines came at exit\n" << seen;
-    EXPECT_NE(seen.find("Testing design NiteFury_dma_stream_crc64 using H2C 0 -> C2H 0\n"), std::string::npos) << seen;
+    EXPECT_NE(seen.find("Testing design NiteFury_dma_stream_crc64 using C2H 0 -> H2C 0 (H2C 0 sends, C2H 0 returns "
+                        "each CRC64)\n"),
+              std::string::npos)
+        << seen;
 }

@@ -187,7 +187,9 @@ TEST(Crc64Latency, EveryLengthMeasuredAndVerified) {
     const std::string out =
         captured([&](std::FILE* f) { return stream_tools::run_crc64_latency({&sim.device()}, options, f); }, code);
     EXPECT_EQ(code, 0) << out;
-    EXPECT_TRUE(out.starts_with("Testing design NiteFury_dma_stream_crc64 using H2C 0 -> C2H 0\n")) << out;
+    EXPECT_TRUE(out.starts_with("Testing design NiteFury_dma_stream_crc64 using C2H 0 -> H2C 0 (H2C 0 sends, C2H 0 "
+                                "returns each CRC64)\n"))
+        << out;
     for (const char* length : {"     16", "     32", "   2048", "   4096"})
         EXPECT_TRUE(std::regex_search(out, std::regex(std::string("\n?") + length +
                                                       " len bytes latencies \\(us\\):( +[0-9]+\\.[0-9]{3} "

@@ -90,9 +90,10 @@ struct Totals {
 void test_route(streams::StreamDevice& device, const streams::LoopRoute& route, const LatencyOptions& options, uint64_t& sequence,
                 Totals& totals, std::FILE* out) {
     ++totals.routes;
+    // fpga_sio's line, its words and order (the H2C channel printed after "C2H"), then ours.
     if (!options.json)
-        std::fprintf(out, "Testing design %s using H2C %u -> C2H %u\n", device.display_name().c_str(), route.h2c,
-                     route.c2h);
+        std::fprintf(out, "Testing design %s using C2H %u -> H2C %u (H2C %u sends, C2H %u returns each CRC64)\n",
+                     device.display_name().c_str(), route.h2c, route.c2h, route.h2c, route.c2h);
     uint64_t verified = 0, bytes = 0;
     for (uint64_t length = device.packet_granularity(); length <= options.max_packet_bytes; length <<= 1) {
         auto measured = measure(device, route, length, options, sequence);

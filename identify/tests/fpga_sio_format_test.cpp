@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdarg>
 #include <cstdio>
 #include <map>
 #include <regex>
@@ -16,6 +15,7 @@
 
 #include "identify/identify.hpp"
 #include "sim/design_sim.hpp"
+#include "test_support/text.hpp"
 
 namespace {
 
@@ -24,16 +24,7 @@ const designs::Registry& fpga_sio_format_registry() {
     return r;
 }
 
-// printf into a std::string, as fpga_sio's printf calls do.
-std::string c_format(const char* format, ...) __attribute__((format(printf, 1, 2)));
-std::string c_format(const char* format, ...) {
-    char buffer[512];
-    va_list args;
-    va_start(args, format);
-    std::vsnprintf(buffer, sizeof buffer, format, args);
-    va_end(args);
-    return buffer;
-}
+using test_support::c_format;
 
 std::vector<std::string> split_lines(const std::string& text) {
     std::vector<std::string> lines;

@@ -7,7 +7,6 @@
 // capture of real and QEMU devices among the fixtures.
 #include <gtest/gtest.h>
 
-#include <cstdarg>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -15,19 +14,12 @@
 #include "pcie_tools/config_text.hpp"
 #include "pcie_tools/dump_file.hpp"
 #include "sim/config_topology.hpp"
+#include "test_support/text.hpp"
 
 namespace pcie {
 namespace {
 
-std::string c_format(const char* format, ...) __attribute__((format(printf, 1, 2)));
-std::string c_format(const char* format, ...) {
-    char buffer[512];
-    va_list args;
-    va_start(args, format);
-    std::vsnprintf(buffer, sizeof buffer, format, args);
-    va_end(args);
-    return buffer;
-}
+using test_support::c_format;
 
 // '+' or '-' for a bit.
 char pm(uint32_t value, unsigned bit) { return (value >> bit) & 1 ? '+' : '-'; }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdarg>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +13,18 @@
 namespace test_support {
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// printf into a std::string: the lines a test builds from another program's printf formats
+// (fpga_sio's, for the tests that our lines are its lines).
+inline std::string c_format(const char* format, ...) __attribute__((format(printf, 1, 2)));
+inline std::string c_format(const char* format, ...) {
+    char buffer[512];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(buffer, sizeof buffer, format, args);
+    va_end(args);
+    return buffer;
+}
 
 // Whether `text` holds every one of `parts`, for EXPECT_TRUE: a failure names each part missing
 // and shows the whole text.

@@ -74,6 +74,8 @@ pdt::Error bad_spec(const std::string& item, const std::string& why) {
     for (CmacModel::Fault fault :
          {CmacModel::Fault::NeverAligns, CmacModel::Fault::FcsErrors, CmacModel::Fault::LyingStatistics})
         names += ", " + std::string(cmac_fault_name(fault));
+    for (const pdt::Spelling<UserIrqLie>& lie : kUserIrqLieNames)
+        names += ", " + std::string(lie.name);
     return pdt::usage_error(std::string("parse ") + kFaultEnvironmentVariable, item,
                             why + " (syntax <name>[@<H2C|C2H><channel or QDMA queue>]; names: " + names +
                                 ", ignores_stop, late_engine=MS, or one lie: moves_nothing, stale_after=N, completes_early)");

@@ -131,6 +131,13 @@ TEST(XdmaUserInterrupts, AnIpWithoutInterruptsIsRefused) {
         << error.message();
 }
 
+TEST(XdmaUserInterrupts, ABarWithoutTheIrqBlockIsRefused) {
+    Rig rig(memory_design(), 0x2000);  // channels only: the IRQ block at 0x2000 is past the BAR
+    const pdt::Error error = refusal(rig, {{.irq = 0, .vector = 0}});
+    EXPECT_EQ(error.code, ERANGE) << error.message();
+    EXPECT_TRUE(has(error.message(), "IRQ")) << error.message();
+}
+
 TEST(XdmaUserInterrupts, TheTimeoutSaysHowLongItWaited) {
     Rig rig(memory_design());
     auto irqs = enable_irqs(rig, {{.irq = 0, .vector = 0}});

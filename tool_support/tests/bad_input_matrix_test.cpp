@@ -411,6 +411,8 @@ const ToolRows kTables[] = {
        "Error: parse option --timeout \"0\": Invalid argument (expected a positive number of seconds)"},
       {"no_event_in_time", "--sim_design TEF1001_dma_ddr3 --timeout 0.05", E, kFail,
        "FAIL: no user interrupt within 50 ms: user interrupt 0 (MSI vector 0) has 0 of 1"},
+      {"design_without_dma_ip", "--sim_design XCKU5P_DUAL_QSFP_ibert", E, kFail,
+       "Operation not supported (the design has no XDMA or QDMA IP)"},
       {"missing_device", "-d 0000:99:00.0", E, kFail, "no known FPGA design found"}}},
 
     // Reads result files; takes no PCI location.

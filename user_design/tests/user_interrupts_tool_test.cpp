@@ -71,6 +71,15 @@ TEST(UserInterrupts, AVectorTheDeviceDoesNotHaveFails) {
                  "exist: the device enabled 16 MSI vectors (0 to 15))"}));
 }
 
+TEST(UserInterrupts, ADesignWithoutADmaIpFails) {
+    test_support::RunOptions options;
+    options.stdin_from_null = true;
+    EXPECT_TRUE(test_support::exited_printing(
+        test_support::run_process(USER_INTERRUPTS, {"--sim_design", "XCKU5P_DUAL_QSFP_ibert"}, options), 1,
+        {"Error: enable user interrupts 0000:15:00.0 XCKU5P_DUAL_QSFP_ibert: Operation not supported (the design has "
+         "no XDMA or QDMA IP)"}));
+}
+
 TEST(UserInterrupts, RequestsNoIpCouldServeAreUsageErrors) {
     const std::pair<std::vector<std::string>, const char*> cases[] = {
         {{"--irq", "16"}, "Error: enable user interrupt 16 0000:15:00.0: Invalid argument (PG195's usr_irq_req has at most 16 bits (0 to 15))"},

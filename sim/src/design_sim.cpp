@@ -328,12 +328,14 @@ pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::s
                 for (const FaultInjection& f : faults.injections)
                     instance.xdma->inject(f.direction, f.channel, f.fault);
                 apply_engine_faults(*instance.xdma, faults);
+                instance.xdma->set_user_irq_lie(faults.user_irq_lie);
             }
             if (instance.qdma) {
                 for (const QdmaFaultInjection& f : faults.qdma_injections)
                     instance.qdma->inject(f.direction == XdmaDirection::C2H ? QdmaQueueKind::C2H : QdmaQueueKind::H2C,
                                           f.qid, f.fault);
                 apply_engine_faults(*instance.qdma, faults);
+                instance.qdma->set_user_irq_lie(faults.user_irq_lie);
             }
             if (faults.cmac_fault != CmacModel::Fault::None)
                 for (const std::shared_ptr<CmacModel>& cmac : instance.cmacs)

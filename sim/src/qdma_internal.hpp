@@ -188,6 +188,7 @@ struct Impl : EngineThreadState {
     CardMemory card_memory;
     streams::Lie lie;
     uint64_t lie_transfers = 0;
+    UserIrqLie user_irq_lie = UserIrqLie::None;  // test-only: the user interrupts lie
 };
 
 }  // namespace sim::qdma_impl

@@ -1,6 +1,8 @@
 // QDMA model interrupts (PG302 Interrupts): direct interrupts of the descriptor queues and the
 // completion rings through SimDevice::raise_msi, and the indirect ones through an interrupt
 // aggregation ring (Interrupt Context, sel 0x8).
+#include <cerrno>
+
 #include "qdma_internal.hpp"
 
 namespace sim::qdma_impl {
@@ -96,3 +98,26 @@ void Impl::interrupt_cidx(uint32_t value) {
 }
 
 }  // namespace sim::qdma_impl
+
+namespace sim {
+
+pdt::Result<void> QdmaModel::request_user_interrupt(unsigned vector) {
+    std::lock_guard lock(m_impl->mutex);
+    // usr_irq_out_fail: the function has no such vector enabled (the eventfd a message lands on).
+    if (!m_impl->device.irq_eventfd(vector).ok())
+        return pdt::make_error("request user interrupt vector " + std::to_string(vector), "QDMA model", EINVAL,
+                               "usr_irq_out_fail: function " + std::to_string(m_impl->config.function) +
+                                   " has not enabled that MSI-X vector");
+    if (m_impl->user_irq_lie != UserIrqLie::Drops)
+        m_impl->device.raise_msi(vector);
+    if (m_impl->user_irq_lie == UserIrqLie::Doubles)
+        m_impl->device.raise_msi(vector);
+    return {};
+}
+
+void QdmaModel::set_user_irq_lie(UserIrqLie lie) {
+    std::lock_guard lock(m_impl->mutex);
+    m_impl->user_irq_lie = lie;
+}
+
+}  // namespace sim

@@ -58,6 +58,7 @@ template class DmaModel<qdma_impl::Impl, QdmaConfig>;
 
 std::shared_ptr<QdmaModel> QdmaModel::attach(SimDevice& device, SimBar& bar, QdmaConfig config) {
     std::shared_ptr<QdmaModel> model(new QdmaModel(device, config));
+    device.set_user_interrupt_model(model);
     // The CSR frame: 32-bit registers; a 64-bit access is two 32-bit ones.
     return attach_model(device, bar, 0, qdma_csr::kFrameSize, /*both_halves=*/true, model, model->m_impl);
 }

@@ -150,6 +150,15 @@ void SimDevice::raise_msi(unsigned vector) {
     }
 }
 
+void SimDevice::set_user_interrupt_input(UserInterruptInput input) { m_user_interrupt_input = std::move(input); }
+
+pdt::Result<void> SimDevice::request_user_interrupt(unsigned irq) {
+    if (!m_user_interrupt_input)
+        return pdt::make_error("request user interrupt " + std::to_string(irq), m_identity.address.to_string(), ENODEV,
+                               "the simulated device has no DMA IP that takes user interrupts");
+    return m_user_interrupt_input(irq);
+}
+
 pdt::Result<void> SimDevice::reset() {
     for (auto& bar : m_bar_backends)
         if (bar)

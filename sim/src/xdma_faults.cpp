@@ -27,6 +27,11 @@ constexpr pdt::Spelling<QdmaFault> kQdmaFaultNames[] = {
     {QdmaFault::CompletionError, "qdma_completion_error"},
     {QdmaFault::QueueStall, "qdma_queue_stall"},
 };
+constexpr pdt::Spelling<UserIrqLie> kUserIrqLieNames[] = {
+    {UserIrqLie::Drops, "user_irq_drops"},
+    {UserIrqLie::Doubles, "user_irq_doubles"},
+    {UserIrqLie::IgnoresMask, "user_irq_ignores_mask"},
+};
 
 // The fault of `table` named `name`; nullopt when none is.
 template <typename Fault, size_t N>
@@ -69,6 +74,8 @@ pdt::Error bad_spec(const std::string& item, const std::string& why) {
     for (CmacModel::Fault fault :
          {CmacModel::Fault::NeverAligns, CmacModel::Fault::FcsErrors, CmacModel::Fault::LyingStatistics})
         names += ", " + std::string(cmac_fault_name(fault));
+    for (const pdt::Spelling<UserIrqLie>& lie : kUserIrqLieNames)
+        names += ", " + std::string(lie.name);
     return pdt::usage_error(std::string("parse ") + kFaultEnvironmentVariable, item,
                             why + " (syntax <name>[@<H2C|C2H><channel or QDMA queue>]; names: " + names +
                                 ", ignores_stop, late_engine=MS, or one lie: moves_nothing, stale_after=N, completes_early)");
@@ -120,6 +127,8 @@ pdt::Result<FaultPlan> parse_fault_plan(const std::string& text) {
             plan.late_engine = std::chrono::milliseconds(std::stoul(ms));
         } else if (item == "ignores_stop") {
             plan.ignores_stop = true;
+        } else if (const auto user_irq = fault_named(item, kUserIrqLieNames)) {
+            plan.user_irq_lie = *user_irq;
         } else if (streams::is_lie(item)) {
             if (plan.lie)
                 return bad_spec(item, "a second lie (one of moves_nothing, stale_after=N, completes_early at most)");

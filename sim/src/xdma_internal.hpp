@@ -150,6 +150,8 @@ struct Impl : EngineThreadState {
     void abort_run(Channel& ch);  // Run cleared: the descriptor in progress is dropped, the engine idles
     bool late(Channel& ch, bool fetched);  // late_engine: true while the current descriptor waits
     void update_interrupts();
+    void update_user_interrupts();  // xdma_user_interrupts.cpp
+    uint32_t user_irq_lines() const { return config.user_interrupts >= 32 ? ~0u : (1u << config.user_interrupts) - 1; }
     bool take_fault(Channel& ch, XdmaFault fault);
     void push_c2h_locked(unsigned c2h, std::vector<uint8_t> data, bool eop);
     // Stream path (stream_functions.cpp).
@@ -193,6 +195,8 @@ struct Impl : EngineThreadState {
     uint32_t credit_mode_enable = 0;   // H2C [3:0], C2H [19:16]
     // IRQ block.
     uint32_t user_irq_enable_mask = 0;
+    uint32_t user_irq_req = 0;  // usr_irq_req lines the user logic holds (until usr_irq_ack)
+    UserIrqLie user_irq_lie = UserIrqLie::None;
     uint32_t channel_irq_enable_mask = 0;
     uint32_t user_vector[4] = {};
     uint32_t channel_vector[2] = {};

@@ -147,6 +147,7 @@ std::shared_ptr<XdmaModel> XdmaModel::attach(SimDevice& device, SimBar& bar, Xdm
     // PG195 address map: a BAR smaller than the 64 KiB register space holds only the blocks that
     // fit (channels 0x0000/0x1000, IRQ 0x2000, config 0x3000, SGDMA 0x4000/0x5000, common 0x6000,
     // MSI-X 0x8000); the rest is absent.
+    device.set_user_interrupt_model(model);
     const uint64_t room = bar.size() > config.block_offset ? bar.size() - config.block_offset : 0;
     // Registers are 32 bits wide; a 64-bit read returns all-ones and a 64-bit write updates only
     // the lower half (fpga_sio's observation of the IP), so drivers must use Access64::SplitLowHigh.

@@ -112,9 +112,9 @@ uint32_t Impl::read32(uint64_t offset) {
         case 0x00: return identifier(target, 0);
         case 0x04: return user_irq_enable_mask;
         case 0x10: return channel_irq_enable_mask;
-        case 0x40: return 0;  // user interrupt request: no user logic in the model
+        case 0x40: return user_irq_req & user_irq_enable_mask;  // the source AND'd with the mask
         case 0x44: return request;
-        case 0x48: return 0;
+        case 0x48: return user_irq_req;  // pending until the source drops it (after the ack)
         case 0x4C: return request & channel_irq_enable_mask;
         case 0x80: case 0x84: case 0x88: case 0x8C: return user_vector[(reg - 0x80) / 4];
         case 0xA0: case 0xA4: return channel_vector[(reg - 0xA0) / 4];
@@ -206,7 +206,7 @@ void Impl::write32(uint64_t offset, uint32_t value) {
         if (!config.interrupts)
             return;  // no interrupt path: writes ignored
         if (reg >= 0x04 && reg <= 0x0C)
-            rw_w1s_w1c(user_irq_enable_mask, (reg - 0x04) / 4, value);
+            rw_w1s_w1c(user_irq_enable_mask, (reg - 0x04) / 4, value & user_irq_lines());
         else if (reg >= 0x10 && reg <= 0x18)
             rw_w1s_w1c(channel_irq_enable_mask, (reg - 0x10) / 4, value & 0xFF);
         else if (reg >= 0x80 && reg <= 0x8C)
@@ -273,6 +273,7 @@ void Impl::update_interrupts() {
                 device.raise_msi((channel_vector[source / 4] >> ((source % 4) * 8)) & 0x1F);
             ch.irq_pending = pending;
         }
+    update_user_interrupts();
 }
 
 void Impl::reset() {
@@ -285,7 +286,7 @@ void Impl::reset() {
             ch = std::move(fresh);
         }
     descriptor_control = credit_mode_enable = 0;
-    user_irq_enable_mask = channel_irq_enable_mask = 0;
+    user_irq_enable_mask = channel_irq_enable_mask = user_irq_req = 0;
     for (auto& v : user_vector)
         v = 0;
     channel_vector[0] = channel_vector[1] = 0;

@@ -126,6 +126,32 @@ TEST(XdmaModel, ChannelInterruptRaisesTheProgrammedMsiVector) {
     EXPECT_EQ(rig.regs.read32(0x2044), 0u) << "request drops when status is cleared";
 }
 
+// PG195 IRQ block: User Interrupt Request (0x2040) is the source AND'd with the enable mask;
+// Pending (0x2048) holds a request until it is acknowledged; an enabled request sends the MSI of
+// its User Vector Number field (0x2080: irq 1 in [12:8]) and is acknowledged.
+TEST(XdmaModel, UserInterruptRequestsAreHeldWhileMaskedAndSentOnceEnabled) {
+    Rig rig({.num_h2c = 1, .num_c2h = 1, .card_memory_size = 0x1000, .user_interrupts = 2});
+    ASSERT_TRUE(rig.device->irq_enable(vfio::IrqIndex::Msi, 8).ok());
+    rig.regs.write32(0x2080, 5u << 8);  // user interrupt 1 -> vector 5
+    ASSERT_TRUE(rig.device->request_user_interrupt(1).ok());
+    EXPECT_EQ(rig.regs.read32(0x2048), 2u) << "masked: pending";
+    EXPECT_EQ(rig.regs.read32(0x2040), 0u) << "masked: no request";
+    EXPECT_EQ(*rig.device->irq_poll(5), 0u);
+    rig.regs.write32(0x2008, 0xFu);  // W1S: only the IP's two user interrupts stick
+    EXPECT_EQ(rig.regs.read32(0x2004), 3u);
+    EXPECT_EQ(*rig.device->irq_poll(5), 1u) << "a mask set on a held source interrupts";
+    EXPECT_EQ(rig.regs.read32(0x2048), 0u) << "acknowledged";
+    ASSERT_TRUE(rig.device->request_user_interrupt(1).ok());
+    ASSERT_TRUE(rig.device->request_user_interrupt(1).ok());
+    EXPECT_EQ(*rig.device->irq_poll(5), 2u) << "one message per request";
+    EXPECT_FALSE(rig.device->request_user_interrupt(2).ok()) << "usr_irq_req has two lines";
+    auto plan = sim::parse_fault_plan("user_irq_doubles");
+    ASSERT_TRUE(plan.ok()) << plan.error().message();
+    EXPECT_EQ(plan->user_irq_lie, sim::UserIrqLie::Doubles);
+    EXPECT_EQ(sim::parse_fault_plan("user_irq_drops")->user_irq_lie, sim::UserIrqLie::Drops);
+    EXPECT_EQ(sim::parse_fault_plan("user_irq_ignores_mask")->user_irq_lie, sim::UserIrqLie::IgnoresMask);
+}
+
 TEST(XdmaModel, UnalignedAddressIsAlignMismatchWhenTheEngineNeedsAlignment) {
     Rig rig({.card_memory_size = 0x1000, .address_alignment = 64});
     EXPECT_EQ(rig.regs.read32(0x004C), 0x00400140u);

@@ -127,6 +127,8 @@ inline uint32_t channel_bit(Direction d, unsigned channel) { return (d == Direct
 namespace irq_reg {
 inline constexpr uint32_t IDENTIFIER = 0x00;
 inline constexpr uint32_t USER_INTERRUPT_ENABLE_MASK = 0x04;
+inline constexpr uint32_t USER_INTERRUPT_ENABLE_MASK_W1S = 0x08;
+inline constexpr uint32_t USER_INTERRUPT_ENABLE_MASK_W1C = 0x0C;
 inline constexpr uint32_t CHANNEL_INTERRUPT_ENABLE_MASK = 0x10;
 inline constexpr uint32_t CHANNEL_INTERRUPT_ENABLE_MASK_W1S = 0x14;
 inline constexpr uint32_t CHANNEL_INTERRUPT_ENABLE_MASK_W1C = 0x18;

@@ -247,6 +247,15 @@ public:
     // Bytes waiting in the loopback FIFO of C2H stream queue `qid`.
     uint64_t loopback_pending_bytes(unsigned qid) const;
 
+    // The user logic's interrupt (PG302 User Interrupt): usr_irq_in_vld with usr_irq_in_vec
+    // `vector` and usr_irq_in_fnc this function. In direct interrupt mode the IP sends the
+    // function's MSI-X message of that vector and acknowledges (usr_irq_out_ack): one message per
+    // request. A vector the function has not enabled fails (usr_irq_out_fail): EINVAL. The IP
+    // keeps no user interrupt mask or pending register. SimDevice's request_user_interrupt
+    // reaches this.
+    pdt::Result<void> request_user_interrupt(unsigned vector);
+    void set_user_irq_lie(UserIrqLie lie);  // Drops and Doubles; IgnoresMask: no mask to ignore
+
 private:
     QdmaModel(SimDevice& device, QdmaConfig config) : DmaModel(device, std::move(config)) {}
 };

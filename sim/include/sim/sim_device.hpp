@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cerrno>
 #include <atomic>
 #include <functional>
 #include <map>
@@ -124,6 +125,23 @@ public:
     pdt::Result<void> dma_read(uint64_t iova, void* dst, uint64_t length);         // device reads host
     pdt::Result<void> dma_write(uint64_t iova, const void* src, uint64_t length);  // device writes host
     void raise_msi(unsigned vector);  // no-op unless that vector is enabled
+    // The card's user logic requesting user interrupt `irq` of the DMA IP (XDMA usr_irq_req,
+    // QDMA usr_irq_in_vld): the IP model attached to the device takes it through the input it
+    // set (set_user_interrupt_input). Tests and a tool's simulated mode (user_interrupts
+    // --sim_raise) call it. ENODEV when no IP model takes user interrupts.
+    using UserInterruptInput = std::function<pdt::Result<void>(unsigned irq)>;
+    void set_user_interrupt_input(UserInterruptInput input);
+    // The input of an IP model the device owns: its request_user_interrupt while it lives.
+    template <typename Model>
+    void set_user_interrupt_model(const std::shared_ptr<Model>& model) {
+        set_user_interrupt_input([weak = std::weak_ptr<Model>(model)](unsigned irq) -> pdt::Result<void> {
+            if (auto held = weak.lock())
+                return held->request_user_interrupt(irq);
+            return pdt::make_error("request user interrupt " + std::to_string(irq), "simulated IP", ENODEV,
+                                   "the model is gone");
+        });
+    }
+    pdt::Result<void> request_user_interrupt(unsigned irq);
     SimIommu& iommu() { return m_iommu; }
     std::vector<std::string> iommu_faults() const override;
     // Bytes moved by dma_read and dma_write so far: the load the die-temperature model follows.
@@ -151,6 +169,7 @@ private:
     std::vector<int> m_eventfds;
     std::vector<std::function<void()>> m_reset_actions;
     std::vector<std::function<void()>> m_destroy_actions;
+    UserInterruptInput m_user_interrupt_input;
     std::shared_ptr<std::atomic<uint64_t>> m_dma_bytes = std::make_shared<std::atomic<uint64_t>>(0);
 };
 

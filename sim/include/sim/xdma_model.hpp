@@ -108,6 +108,9 @@ struct XdmaConfig {
     bool descriptor_credits = true;
     bool poll_mode_writeback = true;
     bool interrupts = true;
+    // NUM_USR_INT: the width of usr_irq_req, 1 to 16 user interrupts (PG195 User Interrupts);
+    // the User Interrupt Enable Mask keeps only these bits.
+    unsigned user_interrupts = 16;
     // Status.busy stays set this long after an engine stops (STOP, Run cleared, error). PG195
     // gives no restart of a busy engine: a Run rising edge while busy is still set is lost (the
     // engine does not start; a violation is logged). Drivers wait for busy to clear first.
@@ -146,6 +149,12 @@ struct XdmaConfig {
 };
 
 enum class XdmaDirection { H2C, C2H };
+
+// Test-only lies of the IP's user interrupts (docs/verification.md), named in PDT_SIM_FAULT:
+//   user_irq_drops         each request is acknowledged with no MSI sent (nothing delivered);
+//   user_irq_doubles       each request sends its MSI twice (a count that is wrong);
+//   user_irq_ignores_mask  a masked request is sent and acknowledged as an enabled one.
+enum class UserIrqLie { None, Drops, Doubles, IgnoresMask };
 
 // Faults the model can inject; each applies once to the next matching event of the channel.
 enum class XdmaFault {
@@ -203,7 +212,8 @@ struct QdmaFaultInjection {
 // "qdma_queue_stall@C2H5" (default H2C 0; qdma_completion_error: C2H 0); it goes to QDMA
 // models only, an XDMA fault to XDMA models only, the lie to both. A CMAC fault (cmac_never_aligns,
 // cmac_fcs_errors, cmac_lying_statistics: CmacModel::Fault) goes to every CMAC port of the
-// design. Never read for real hardware.
+// design. A user interrupt lie (user_irq_drops, user_irq_doubles, user_irq_ignores_mask:
+// UserIrqLie) goes to every XDMA and QDMA model. Never read for real hardware.
 inline constexpr const char* kFaultEnvironmentVariable = "PDT_SIM_FAULT";
 struct FaultPlan {
     std::vector<FaultInjection> injections;  // one-shot faults
@@ -217,6 +227,8 @@ struct FaultPlan {
     bool ignores_stop = false;
     // "cmac_<fault>": every CMAC model of the bus has this fault (CmacModel::set_fault).
     CmacModel::Fault cmac_fault = CmacModel::Fault::None;
+    // "user_irq_<lie>": every XDMA and QDMA model of the bus lies about user interrupts (UserIrqLie).
+    UserIrqLie user_irq_lie = UserIrqLie::None;
 };
 pdt::Result<FaultPlan> parse_fault_plan(const std::string& text);
 pdt::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text);
@@ -264,6 +276,17 @@ public:
     streams::Lie lie() const;
     void set_ignores_stop();  // XdmaConfig::run_clear_ignored from now on (PDT_SIM_FAULT ignores_stop)
     std::vector<XdmaViolation> violations() const;
+
+    // The user logic raises usr_irq_req[irq] and holds it until the IP's usr_irq_ack (PG195 User
+    // Interrupts). Enabled in the User Interrupt Enable Mask, the IP sends the MSI of the vector in
+    // the irq's User Vector Number field and acknowledges, and the logic drops the request: one
+    // message per request. Masked, the request stays held (User Interrupt Pending shows it) with
+    // no message, until the mask enables it (PG195: a mask set on a held source interrupts).
+    // A request while one is held merges with it, as a level does. EINVAL for an irq beyond
+    // XdmaConfig::user_interrupts; ENOTSUP for an IP without interrupts. SimDevice's
+    // request_user_interrupt reaches this.
+    pdt::Result<void> request_user_interrupt(unsigned irq);
+    void set_user_irq_lie(UserIrqLie lie);
 
     // Observability for tests: descriptors the engine of a channel has completed since the
     // model was created, and whether the channel is busy.

@@ -21,13 +21,14 @@ constexpr uint64_t kMemory = 0x40000;  // 256 KiB: two halves of two chunks each
 // One AXI DMA model with its registers and its card memory each in a BAR, and the driver.
 struct Rig {
     explicit Rig(sim::AxiDmaModel::Streams streams, streams::Lie lie = {}, bool never_halts = false,
-                 unsigned length_width = 16) {
+                 bool miscounts = false, unsigned length_width = 16) {
         sim::AxiDmaModel::Config config;
         config.memory_size = kMemory;
         config.length_width = length_width;  // longest transfer 0xffc0 bytes: a half is 3 chunks
         config.streams = streams;
         config.lie = lie;
         config.never_halts = never_halts;
+        config.miscounts_received = miscounts;
         model = std::make_shared<sim::AxiDmaModel>(config);
         auto register_bar = std::make_shared<sim::SimBar>(0x10000);
         register_bar->add_block(0x2000, 0x2000, model);
@@ -177,6 +178,24 @@ TEST(VerifiedMeasurement, AModelThatNeverHaltsFailsAfterItsBytesWereVerified) {
     EXPECT_EQ(run.bytes_verified, kMemory);
     EXPECT_NE(run.failure->message().find("MM2S_DMASR"), std::string::npos) << run.failure->message();
     EXPECT_NE(run.failure->message().find("DMASR.Halted not set"), std::string::npos) << run.failure->message();
+}
+
+TEST(VerifiedMeasurement, AModelThatCountsTheReceivedBytesWrongFails) {
+    Rig rig(kLoop, {}, false, true);
+    const axi_dma::VerifiedRun run = rig.verified();
+    ASSERT_TRUE(run.failure);
+    EXPECT_EQ(run.bytes_verified, 0u);
+    EXPECT_NE(run.failure->message().find("S2MM_LENGTH reads 65408 bytes received, not the 65472 MM2S sent"),
+              std::string::npos) << run.failure->message();
+}
+
+TEST(FpgaSioMeasurement, ATransferThatNeverCompletesTimesOutNamingDmasrIdle) {
+    Rig rig(kLoop);  // MM2S alone in the loop: nothing takes its stream
+    const auto run = axi_dma::run_fpga_sio(*rig.dma, kMemory, true, false, 20ms);
+    ASSERT_FALSE(run);
+    EXPECT_NE(run.error().message().find("wait for MM2S transfer test bar 0 offset 0x2000 MM2S_DMASR"), std::string::npos)
+        << run.error().message();
+    EXPECT_NE(run.error().message().find("DMASR.Idle not set within 20 ms"), std::string::npos) << run.error().message();
 }
 
 TEST(AxiDmaDesignData, Tef1001Ddr3ThroughputHasFpgaSiosAxiDma) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <string>
 
 #include "test_support/run_process.hpp"
@@ -99,6 +100,26 @@ TEST(MeasureDdrThroughputTool, JsonDocumentCarriesTheVerdictAndTheBytes) {
     EXPECT_EQ(failed["verdict"], "FAIL");
     EXPECT_EQ(failed["bytes_verified"], 0);
     EXPECT_TRUE(contains(failed["reason"].get<std::string>(), "0 bytes verified: in this design")) << fpga_sio.output;
+}
+
+// A design file of the loopback example with `streams` and `window` changed; its path.
+std::string variant_file(const std::string& streams, bool window) {
+    const std::string path = testing::TempDir() + "/axi_dma_variant_" + streams + (window ? "_window" : "") + ".json";
+    std::ofstream(path) << R"({"name": "variant", "match": {"subsystem_vendor_id": "0x0002", "subsystem_device_id": "0x0015"},
+        "peripherals": [{"type": "axi_dma", "bar": 0, "offset": "0x2000", "memory_size": "0x40000", "streams": ")"
+                        << streams << "\"" << (window ? ", \"memory_window_bar\": 2" : "") << "}]}";
+    return path;
+}
+
+TEST(MeasureDdrThroughputTool, AVariantWithOneChangeOnlyStillVerifiesNothing) {
+    const auto looped = run("--design_file " + variant_file("loopback", false) + " --sim_design variant");
+    EXPECT_TRUE(exited_printing(looped, 1, {"FAIL: 0 bytes verified: in this design the DDR3 is not reachable from the host\n"}));
+    EXPECT_FALSE(contains(looped.output, "Direction")) << "looped back, MM2S or S2MM alone never ends: " << looped.output;
+    const auto window = run("--design_file " + variant_file("fixed_data_and_sink", true) + " --sim_design variant");
+    EXPECT_TRUE(exited_printing(window, 1,
+                                {"Direction S2MM : DMA failed with DMASR=0x00005011 at start_address=0x0\n",
+                                 "FAIL: 0 bytes verified: in this design the streams are a constant source and a "
+                                 "discarding sink\n"}));
 }
 
 TEST(MeasureDdrThroughputTool, BadInputIsRefused) {

@@ -170,7 +170,7 @@ void AxiDmaModel::advance_loopback() {
     m_mm2s->done += bytes;
     m_s2mm->done += bytes;
     if (packet_left <= room) {  // TLAST reached S2MM: both transfers end
-        m_s2mm->length = static_cast<uint32_t>(m_s2mm->done);
+        m_s2mm->length = static_cast<uint32_t>(m_s2mm->done - (m_config.miscounts_received ? 64 : 0));
         complete(*m_mm2s);
         complete(*m_s2mm);
     } else {  // S2MM is full before the packet's end

@@ -19,7 +19,8 @@
 // Register space per channel (MM2S at 0x00, S2MM at 0x30): DMACR +0x00, DMASR +0x04,
 // SA/DA +0x18, SA_MSB/DA_MSB +0x1C, LENGTH +0x28. Lies (streams/lie.hpp), counted over both
 // channels' transfers, act on what S2MM writes to the card memory; never_halts: clearing
-// DMACR.RS never sets DMASR.Halted (an IP whose stop cannot be proven).
+// DMACR.RS never sets DMASR.Halted (an IP whose stop cannot be proven); miscounts_received:
+// S2MM_LENGTH reads wrong.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +43,8 @@ public:
         Streams streams = Streams::FixedDataAndSink;
         streams::Lie lie;
         bool never_halts = false;
+        // TEST-ONLY: S2MM_LENGTH reads one beat (64 bytes) fewer than were received: an IP that counts wrong.
+        bool miscounts_received = false;
     };
     explicit AxiDmaModel(Config config);
     ~AxiDmaModel() override;

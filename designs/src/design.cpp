@@ -31,7 +31,11 @@ constexpr PeripheralNames kPeripheralNames[] = {
     {PeripheralType::UltrascaleDna, "ultrascale_dna", "UltraScale DNA"},
     {PeripheralType::Cms, "cms", "CMS"},
     {PeripheralType::Cmac, "cmac", "CMAC"},
+    {PeripheralType::AxiDma, "axi_dma", "AXI DMA"},
 };
+
+constexpr pdt::Spelling<AxiDmaStreams> kAxiDmaStreamsNames[] = {
+    {AxiDmaStreams::FixedDataAndSink, "fixed_data_and_sink"}, {AxiDmaStreams::Loopback, "loopback"}};
 
 constexpr pdt::Spelling<CmacOperation> kCmacOperationNames[] = {
     {CmacOperation::Duplex, "duplex"}, {CmacOperation::SimplexTx, "simplex_tx"}, {CmacOperation::SimplexRx, "simplex_rx"}};
@@ -59,6 +63,8 @@ const char* display_name(PeripheralType type) {
 
 const char* to_string(CmacOperation operation) { return pdt::spelling(operation, kCmacOperationNames); }
 
+const char* to_string(AxiDmaStreams streams) { return pdt::spelling(streams, kAxiDmaStreamsNames); }
+
 const char* to_string(SysmonPrimitive primitive) {
     return primitive == SysmonPrimitive::Sysmone1 ? "SYSMONE1" : "SYSMONE4";
 }
@@ -76,6 +82,7 @@ uint64_t register_frame_size(PeripheralType type, unsigned master_ports, unsigne
     case PeripheralType::UltrascaleDna: return 12;
     case PeripheralType::Cms: return 0x40000;  // PG348 Addressing: 256 KiB (0x4_0000) of address space
     case PeripheralType::Cmac: return 0x2000;  // PG203 Register Space: up to RSFEC_CONFIG_ENABLE 0x107C
+    case PeripheralType::AxiDma: return 0x2000;  // PG021 Register Space up to S2MM_LENGTH 0x58, in fpga_sio's 0x2000 frame
     }
     return 4;
 }

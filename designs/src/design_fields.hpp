@@ -1,5 +1,6 @@
 // The JSON object reader of the design parser: every error names the source and the field.
-// Private to the designs library (design_parser.cpp, design_parser_qdma.cpp, design_parser_cmac.cpp).
+// Private to the designs library (design_parser.cpp, design_parser_qdma.cpp, design_parser_cmac.cpp,
+// design_parser_axi_dma.cpp).
 #pragma once
 
 #include <algorithm>
@@ -167,5 +168,7 @@ pdt::Result<QdmaSimulation> parse_qdma_simulation(const Fields& f);
 
 // A cmac peripheral's own fields (design_parser_cmac.cpp).
 pdt::Result<void> parse_cmac(const Fields& f, Peripheral& p);
+// An axi_dma peripheral's own fields (design_parser_axi_dma.cpp).
+pdt::Result<void> parse_axi_dma(const Fields& f, Peripheral& p);
 
 }  // namespace designs::detail

@@ -228,6 +228,10 @@ pdt::Result<Peripheral> parse_peripheral(const Fields& f) {
         PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "port", "operation", "rs_fec", "gt_loopback",
                           "drp_offset", "drp_min_revision"}));
         break;
+    case PeripheralType::AxiDma:
+        PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "memory_size", "length_width", "data_width",
+                          "streams", "memory_window_bar"}));
+        break;
     default:
         PDT_CHECK(f.only({"type", "bar", "offset", "min_revision"}));
     }
@@ -258,6 +262,8 @@ pdt::Result<Peripheral> parse_peripheral(const Fields& f) {
         p.slr = static_cast<unsigned>(PDT_TRY(f.number_or("slr", 3, 0)));
     if (p.type == PeripheralType::Cmac)
         PDT_CHECK(detail::parse_cmac(f, p));
+    if (p.type == PeripheralType::AxiDma)
+        PDT_CHECK(detail::parse_axi_dma(f, p));
     return p;
 }
 
@@ -356,6 +362,9 @@ pdt::Result<void> check_overlaps(const Fields& f, const Design& d) {
         if (p.cmac_drp_offset)
             spans.push_back({p.bar, *p.cmac_drp_offset, *p.cmac_drp_offset + kCmacDrpFrameSize,
                              "peripherals[" + std::to_string(i) + "].drp_offset"});
+        if (p.axi_dma_memory_window_bar)
+            spans.push_back({*p.axi_dma_memory_window_bar, 0, p.axi_dma_memory_size,
+                             "peripherals[" + std::to_string(i) + "].memory_window_bar"});
     }
     for (size_t i = 0; i < d.simulation.bar_memory.size(); ++i) {
         const BarMemory& m = d.simulation.bar_memory[i];

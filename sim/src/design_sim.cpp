@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "base/format.hpp"
+#include "sim/axi_dma_model.hpp"
 #include "sim/bar_memory.hpp"
 #include "sim/cmac_model.hpp"
 #include "sim/cms_model.hpp"
@@ -51,6 +52,16 @@ std::shared_ptr<RegisterBlock> make_cmac_model(const designs::Peripheral& p) {
     return std::make_shared<CmacModel>(config);
 }
 
+// An AXI DMA (PG021) as the design wired it.
+std::shared_ptr<RegisterBlock> make_axi_dma_model(const designs::Peripheral& p) {
+    AxiDmaModel::Config config;
+    config.memory_size = p.axi_dma_memory_size;
+    config.length_width = p.axi_dma_length_width;
+    config.streams = p.axi_dma_streams == designs::AxiDmaStreams::Loopback ? AxiDmaModel::Streams::Loopback
+                                                                         : AxiDmaModel::Streams::FixedDataAndSink;
+    return std::make_shared<AxiDmaModel>(config);
+}
+
 // The model of one peripheral; the sensor blocks read the instance's die.
 std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const designs::Design& design, size_t dna_index,
                                           const std::shared_ptr<DieThermal>& die) {
@@ -66,6 +77,7 @@ std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const de
     case PeripheralType::AxiStreamSwitch: return std::make_shared<AxiStreamSwitchBlock>(p.master_ports, p.slave_ports);
     case PeripheralType::Cms: return std::make_shared<CmsModel>(die);
     case PeripheralType::Cmac: return make_cmac_model(p);
+    case PeripheralType::AxiDma: return make_axi_dma_model(p);
     }
     return nullptr;
 }
@@ -156,6 +168,24 @@ void apply_engine_faults(Model& model, const FaultPlan& faults) {
         model.set_ignores_stop();
 }
 
+// An AXI DMA's model in the instance; the card memory, where the design shows it to the host,
+// at offset 0 of its BAR (left out when the BAR cannot hold it).
+void attach_axi_dma(const designs::Peripheral& p, std::shared_ptr<AxiDmaModel> model,
+                    std::vector<std::shared_ptr<SimBar>>& bars, DesignInstance& instance) {
+    const std::optional<unsigned> window = p.axi_dma_memory_window_bar;
+    if (window && *window < bars.size() && bars[*window] && p.axi_dma_memory_size <= bars[*window]->size())
+        bars[*window]->add_block(0, p.axi_dma_memory_size, model->memory_window());
+    instance.axi_dmas.push_back(std::move(model));
+}
+
+// PDT_SIM_FAULT's lie and ignores_stop in an AXI DMA model (never_halts: no stop is proven).
+void apply_axi_dma_faults(AxiDmaModel& model, const FaultPlan& faults) {
+    if (faults.lie)
+        model.set_lie(faults.lie);
+    if (faults.ignores_stop)
+        model.set_never_halts();
+}
+
 }  // namespace
 
 vfio::DeviceIdentity simulated_identity(const designs::Design& design, const vfio::PciAddress& address, int iommu_group) {
@@ -183,6 +213,9 @@ std::map<unsigned, uint64_t> simulated_bar_sizes(const designs::Design& design) 
         needed[r.bar] = std::max(needed[r.bar], r.offset + 4);
     for (const designs::BarMemory& m : design.simulation.bar_memory)
         needed[m.bar] = std::max(needed[m.bar], m.offset + m.size);
+    for (const designs::Peripheral& p : design.peripherals)
+        if (p.axi_dma_memory_window_bar)
+            needed[*p.axi_dma_memory_window_bar] = std::max(needed[*p.axi_dma_memory_window_bar], p.axi_dma_memory_size);
     std::map<unsigned, uint64_t> sizes;
     for (const auto& [bar, bytes] : needed)
         sizes[bar] = round_up_power_of_two(bytes);
@@ -221,6 +254,8 @@ pdt::Result<DesignInstance> instantiate_design(const designs::Design& design, co
             instance.axi_switch = std::static_pointer_cast<AxiStreamSwitchBlock>(block);
         if (p->type == designs::PeripheralType::Cmac)
             instance.cmacs.push_back(std::static_pointer_cast<CmacModel>(block));
+        if (p->type == designs::PeripheralType::AxiDma)
+            attach_axi_dma(*p, std::static_pointer_cast<AxiDmaModel>(block), bars, instance);
         bars[p->bar]->add_block(p->offset, p->frame_size(), std::move(block));
     }
     // Constant registers (board ID GPIO inputs); one the BAR cannot hold is left out.
@@ -301,7 +336,7 @@ pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::s
     if (design_names.size() > 20)
         return pdt::usage_error("build simulated bus", std::to_string(design_names.size()) + " designs",
                                 "at most 20 simulated designs");
-    // Test-only: faults named in PDT_SIM_FAULT go into every instance's XDMA or QDMA model
+    // Test-only: faults named in PDT_SIM_FAULT go into every instance's XDMA, QDMA or AXI DMA model
     // (xdma_model.hpp, qdma_model.hpp), a CMAC fault into its CMAC models (cmac_model.hpp).
     FaultPlan faults;
     if (const char* text = std::getenv(kFaultEnvironmentVariable); text && *text)
@@ -337,6 +372,8 @@ pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::s
                 apply_engine_faults(*instance.qdma, faults);
                 instance.qdma->set_user_irq_lie(faults.user_irq_lie);
             }
+            for (const std::shared_ptr<AxiDmaModel>& axi_dma : instance.axi_dmas)
+                apply_axi_dma_faults(*axi_dma, faults);
             if (faults.cmac_fault != CmacModel::Fault::None)
                 for (const std::shared_ptr<CmacModel>& cmac : instance.cmacs)
                     cmac->set_fault(faults.cmac_fault);

@@ -38,11 +38,12 @@ enum class PeripheralType {
     UltrascaleDna,        // DNA_PORTE2 device identifier, 96 bits in three words
     Cms,                  // Alveo Card Management Solution Subsystem (PG348)
     Cmac,                 // UltraScale+ Integrated 100G Ethernet Subsystem (PG203), one port
+    AxiDma,               // AXI DMA (PG021) in Direct Register Mode, its M_AXI ports on card memory
 };
 inline constexpr PeripheralType kPeripheralTypes[] = {
     PeripheralType::QuadSpi, PeripheralType::Xadc, PeripheralType::Sysmon, PeripheralType::Iic,
     PeripheralType::BitBangedI2cGpio, PeripheralType::AxiStreamSwitch, PeripheralType::UserAccessTimestamp,
-    PeripheralType::UltrascaleDna, PeripheralType::Cms, PeripheralType::Cmac};
+    PeripheralType::UltrascaleDna, PeripheralType::Cms, PeripheralType::Cmac, PeripheralType::AxiDma};
 const char* json_name(PeripheralType type);     // "quad_spi", "xadc", ...
 const char* display_name(PeripheralType type);  // "Quad SPI", "XADC", "bit-banged I2C GPIO", ...
 // Bytes of register space the peripheral needs; its BAR must hold offset + frame. A SYSMON's
@@ -56,6 +57,12 @@ enum class SysmonPrimitive { Sysmone1, Sysmone4 };
 // The CMAC operation a port is built with (PG203 IP option: both directions, or one).
 enum class CmacOperation { Duplex, SimplexTx, SimplexRx };
 const char* to_string(CmacOperation operation);  // "duplex", "simplex_tx", "simplex_rx" (the JSON spelling)
+// What an AXI DMA's streams are wired to (JSON "streams"). FixedDataAndSink: fpga_sio's
+// TEF1001_ddr3_throughput, M_AXIS_MM2S into a sink that drops every beat and S_AXIS_S2MM fed by a
+// source of constant data that never asserts TLAST. Loopback: M_AXIS_MM2S looped to S_AXIS_S2MM.
+enum class AxiDmaStreams { FixedDataAndSink, Loopback };
+const char* to_string(AxiDmaStreams streams);  // "fixed_data_and_sink", "loopback"
+
 // The bytes of a CMAC port's DRP window (PG203 DRP addresses 0x000..0x3FF, one 32-bit word each).
 inline constexpr uint64_t kCmacDrpFrameSize = 0x1000;
 const char* to_string(SysmonPrimitive primitive);  // "SYSMONE1", "SYSMONE4" (the JSON spelling)
@@ -194,6 +201,16 @@ struct Peripheral {
     bool cmac_gt_loopback = true;
     std::optional<uint64_t> cmac_drp_offset;
     uint8_t cmac_drp_min_revision = 0;
+    // AXI DMA only (PG021, Direct Register Mode): the card memory both M_AXI ports reach, from
+    // AXI address 0 (JSON "memory_size"); the IP's Width of Buffer Length Register (c_sg_length_width,
+    // JSON "length_width", 8..26, default 26) and memory-map data width in bytes (JSON "data_width",
+    // default 64: 512 bits); its streams; the BAR in which the host reaches the whole card memory
+    // from offset 0 (JSON "memory_window_bar"; none in fpga_sio's design).
+    uint64_t axi_dma_memory_size = 0;
+    unsigned axi_dma_length_width = 26;
+    unsigned axi_dma_data_width = 64;
+    AxiDmaStreams axi_dma_streams = AxiDmaStreams::FixedDataAndSink;
+    std::optional<unsigned> axi_dma_memory_window_bar;
     uint64_t frame_size() const { return register_frame_size(type, master_ports, sysmon_slaves); }
 };
 

@@ -18,6 +18,7 @@ namespace sim {
 class XdmaModel;
 class QdmaModel;
 class CmacModel;
+class AxiDmaModel;
 
 // The device and handles on its models, for tests and tools that drive the models directly.
 struct DesignInstance {
@@ -27,6 +28,7 @@ struct DesignInstance {
     std::shared_ptr<AxiStreamSwitchBlock> axi_switch;  // null unless the fabric has a switch
     std::shared_ptr<DieThermal> die;  // what the sensor blocks (XADC, SYSMON, CMS) read
     std::vector<std::shared_ptr<CmacModel>> cmacs;  // the design's CMAC ports, in its order
+    std::vector<std::shared_ptr<AxiDmaModel>> axi_dmas;  // the design's AXI DMAs (PG021), in its order
 };
 
 // The link every simulated XDMA instance has (XdmaConfig::link_bytes_per_second and

@@ -222,7 +222,7 @@ struct FaultPlan {
     // "late_engine=MS": every XDMA, QDMA and edu model of the bus writes MS milliseconds late
     // (XdmaConfig::late_engine): the teardown tests' engine that outlives the tool's wait.
     std::chrono::milliseconds late_engine{0};
-    // "ignores_stop": every XDMA and QDMA model of the bus ignores stop (XdmaConfig::
+    // "ignores_stop": every XDMA, QDMA and AXI DMA model of the bus ignores stop (XdmaConfig::
     // run_clear_ignored, QdmaConfig::ignores_stop): no stop can be proven.
     bool ignores_stop = false;
     // "cmac_<fault>": every CMAC model of the bus has this fault (CmacModel::set_fault).

@@ -228,6 +228,9 @@ pdt::Result<Peripheral> parse_peripheral(const Fields& f) {
         PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "port", "operation", "rs_fec", "gt_loopback",
                           "drp_offset", "drp_min_revision"}));
         break;
+    case PeripheralType::DdrResetGpio:
+        PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "simulated_mig"}));
+        break;
     default:
         PDT_CHECK(f.only({"type", "bar", "offset", "min_revision"}));
     }
@@ -258,6 +261,8 @@ pdt::Result<Peripheral> parse_peripheral(const Fields& f) {
         p.slr = static_cast<unsigned>(PDT_TRY(f.number_or("slr", 3, 0)));
     if (p.type == PeripheralType::Cmac)
         PDT_CHECK(detail::parse_cmac(f, p));
+    if (p.type == PeripheralType::DdrResetGpio && f.has("simulated_mig"))
+        PDT_CHECK(detail::parse_simulated_mig(f, p));
     return p;
 }
 

@@ -51,6 +51,16 @@ std::shared_ptr<RegisterBlock> make_cmac_model(const designs::Peripheral& p) {
     return std::make_shared<CmacModel>(config);
 }
 
+// The DDR reset GPIO with the MIG the design says it has behind it.
+std::shared_ptr<RegisterBlock> make_ddr_reset_gpio_model(const designs::Peripheral& p) {
+    MigResetModel::Config config;
+    config.locked_after = std::chrono::microseconds(p.simulated_mig.locked_after_us);
+    config.calibrated_after = std::chrono::milliseconds(p.simulated_mig.calibrated_after_ms);
+    config.calibrates = p.simulated_mig.calibrates;
+    config.follows_reset = p.simulated_mig.follows_reset;
+    return make_ddr_reset_gpio(std::make_shared<MigResetModel>(config));
+}
+
 // The model of one peripheral; the sensor blocks read the instance's die.
 std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const designs::Design& design, size_t dna_index,
                                           const std::shared_ptr<DieThermal>& die) {
@@ -66,6 +76,8 @@ std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const de
     case PeripheralType::AxiStreamSwitch: return std::make_shared<AxiStreamSwitchBlock>(p.master_ports, p.slave_ports);
     case PeripheralType::Cms: return std::make_shared<CmsModel>(die);
     case PeripheralType::Cmac: return make_cmac_model(p);
+    case PeripheralType::DdrResetGpio: return make_ddr_reset_gpio_model(p);
+    case PeripheralType::M2LedGpio: return std::make_shared<AxiGpioModel>();
     }
     return nullptr;
 }
@@ -221,6 +233,8 @@ pdt::Result<DesignInstance> instantiate_design(const designs::Design& design, co
             instance.axi_switch = std::static_pointer_cast<AxiStreamSwitchBlock>(block);
         if (p->type == designs::PeripheralType::Cmac)
             instance.cmacs.push_back(std::static_pointer_cast<CmacModel>(block));
+        if (p->type == designs::PeripheralType::DdrResetGpio || p->type == designs::PeripheralType::M2LedGpio)
+            instance.gpios.push_back(std::static_pointer_cast<AxiGpioModel>(block));
         bars[p->bar]->add_block(p->offset, p->frame_size(), std::move(block));
     }
     // Constant registers (board ID GPIO inputs); one the BAR cannot hold is left out.

@@ -84,9 +84,17 @@ TEST(Ddr3ResetControlTool, ADesignWithoutTheGpioIsNoDesignToOperateOn) {
     EXPECT_FALSE(test_support::contains(r.output, "Applying"));
 }
 
-TEST(Ddr3ResetControlTool, ABadResetDurationIsAUsageError) {
-    const auto r = run(DDR3_RESET_CONTROL, "--sim_design TEF1001_dma_ddr3 -r soon");
-    EXPECT_TRUE(exited_printing(r, 2, {"Error: parse option --reset_duration \"soon\""}));
+TEST(Ddr3ResetControlTool, ABadResetDurationOrTimeoutIsAUsageError) {
+    EXPECT_TRUE(exited_printing(run(DDR3_RESET_CONTROL, "--sim_design TEF1001_dma_ddr3 -r soon"), 2,
+                                {"Error: parse option --reset_duration \"soon\""}));
+    EXPECT_TRUE(exited_printing(run(DDR3_RESET_CONTROL, "--sim_design TEF1001_dma_ddr3 -r 0.001 --timeout=-1"), 2,
+                                {"Error: parse option --timeout \"-1\""}));
+}
+
+TEST(Ddr3ResetControlTool, AnUnknownDesignIsAUsageError) {
+    const auto r = run(DDR3_RESET_CONTROL, "--sim_design no_such_design -r 0.001");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_FALSE(test_support::contains(r.output, "No DDR reset GPIO")) << r.output;
 }
 
 TEST(FlashM2LedTool, FlashesTheLedOfAProject0BoardNamingIt) {

@@ -32,6 +32,8 @@ constexpr PeripheralNames kPeripheralNames[] = {
     {PeripheralType::Cms, "cms", "CMS"},
     {PeripheralType::Cmac, "cmac", "CMAC"},
     {PeripheralType::AxiDma, "axi_dma", "AXI DMA"},
+    {PeripheralType::DdrResetGpio, "ddr_reset_gpio", "DDR reset GPIO"},
+    {PeripheralType::M2LedGpio, "m2_led_gpio", "M.2 LED GPIO"},
 };
 
 constexpr pdt::Spelling<AxiDmaStreams> kAxiDmaStreamsNames[] = {
@@ -76,7 +78,9 @@ uint64_t register_frame_size(PeripheralType type, unsigned master_ports, unsigne
     // PG185: DRP 00h..FFh mirrored at 0x400..0x7FF; slave SYSMON n (sysmon_slave_sel n) at n * 0x800.
     case PeripheralType::Sysmon: return 0x800ull * (1 + sysmon_slaves);
     case PeripheralType::Iic: return 0x200;            // GIE..GPO at 0x1C..0x124 (PG090)
-    case PeripheralType::BitBangedI2cGpio: return 0x200;  // GPIO_DATA..IP IER 0x128 (PG144)
+    case PeripheralType::BitBangedI2cGpio:  // GPIO_DATA..IP IER 0x128 (PG144)
+    case PeripheralType::DdrResetGpio:
+    case PeripheralType::M2LedGpio: return 0x200;
     case PeripheralType::AxiStreamSwitch: return 0x40 + 4ull * master_ports;  // MI_MUX after 0x40 (PG085)
     case PeripheralType::UserAccessTimestamp: return 4;
     case PeripheralType::UltrascaleDna: return 12;

@@ -170,5 +170,7 @@ pdt::Result<QdmaSimulation> parse_qdma_simulation(const Fields& f);
 pdt::Result<void> parse_cmac(const Fields& f, Peripheral& p);
 // An axi_dma peripheral's own fields (design_parser_axi_dma.cpp).
 pdt::Result<void> parse_axi_dma(const Fields& f, Peripheral& p);
+// A ddr_reset_gpio peripheral's simulated_mig object (design_parser_gpio.cpp).
+pdt::Result<void> parse_simulated_mig(const Fields& f, Peripheral& p);
 
 }  // namespace designs::detail

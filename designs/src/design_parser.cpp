@@ -232,6 +232,9 @@ pdt::Result<Peripheral> parse_peripheral(const Fields& f) {
         PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "memory_size", "length_width", "data_width",
                           "streams", "memory_window_bar"}));
         break;
+    case PeripheralType::DdrResetGpio:
+        PDT_CHECK(f.only({"type", "bar", "offset", "min_revision", "simulated_mig"}));
+        break;
     default:
         PDT_CHECK(f.only({"type", "bar", "offset", "min_revision"}));
     }
@@ -264,6 +267,8 @@ pdt::Result<Peripheral> parse_peripheral(const Fields& f) {
         PDT_CHECK(detail::parse_cmac(f, p));
     if (p.type == PeripheralType::AxiDma)
         PDT_CHECK(detail::parse_axi_dma(f, p));
+    if (p.type == PeripheralType::DdrResetGpio && f.has("simulated_mig"))
+        PDT_CHECK(detail::parse_simulated_mig(f, p));
     return p;
 }
 

@@ -82,6 +82,9 @@ void identify_peripheral(vfio::Device& device, const designs::Peripheral& p, Ide
         break;  // its status registers are clear-on-read: only read_cmac_ports reads them
     case PeripheralType::AxiDma:
         break;  // fpga_sio's identification prints no line for it; measure_ddr_throughput drives it
+    case PeripheralType::DdrResetGpio:
+    case PeripheralType::M2LedGpio:
+        break;  // fpga_sio's identification does not list them: their tools find them in the design
     default:
         out.peripherals.push_back(PeripheralInfo{p.type, p.bar, p.offset});
     }

@@ -37,6 +37,11 @@ constexpr uint32_t PKT_ERROR = 1u << 26;     // Packet Error
 constexpr unsigned SAT_CTRL_ERR_CODE_SHIFT = 20;  // bits 25:20
 constexpr uint32_t SAT_CTRL_ERR_CODE_MASK = 0x3f;
 
+// Each sensor's three words of Table 2 (<sensor>_MAX_REG, _AVG_REG, _INS_REG), from its MAX_REG.
+constexpr uint64_t MAX_REG = 0x0;
+constexpr uint64_t AVG_REG = 0x4;
+constexpr uint64_t INS_REG = 0x8;
+
 // A sensor of Table 2: MAX_REG at max_reg, AVG_REG at +4, INS_REG at +8, unsigned integers in
 // mV, mA (milli: true) or C. every_card: Table 3 gives it every Alveo card; the rest are the
 // U200/U250 profile's.
@@ -158,17 +163,19 @@ pdt::Result<void> Cms::wait_ready() const {
 }
 
 streams::SensorReading Cms::read_sensor(const Sensor& sensor) const {
-    const uint32_t max = reg_map(sensor.max_reg);
-    const uint32_t avg = reg_map(sensor.max_reg + 4);
-    const uint32_t ins = reg_map(sensor.max_reg + 8);
+    const uint32_t max = reg_map(sensor.max_reg + MAX_REG);
+    const uint32_t avg = reg_map(sensor.max_reg + AVG_REG);
+    const uint32_t ins = reg_map(sensor.max_reg + INS_REG);
     streams::SensorReading reading = checked_reading(sensor.name, sensor.unit, ins, 32, from_register(sensor.unit, ins));
     if (max == 0 && avg == 0 && ins == 0) {  // a sensor this card does not populate
         reading.value.reset();
         reading.unreadable = "reads 0x00000000 in MAX, AVG and INS (not populated on this card)";
         return reading;
     }
-    if (reading.value)
+    if (reading.value) {
         reading.max = checked_extreme(sensor.unit, max, 32, from_register(sensor.unit, max), 0);
+        reading.average = checked_extreme(sensor.unit, avg, 32, from_register(sensor.unit, avg), 0);
+    }
     return reading;
 }
 
@@ -253,6 +260,14 @@ pdt::Result<streams::SensorSample> Cms::sample() {
 }
 
 }  // namespace
+
+pdt::Result<CmsSensorWords> read_cms_sensor_words(const vfio::RegisterWindow& window, const std::string& sensor) {
+    for (const Sensor& s : kSensors)
+        if (sensor == s.name)
+            return CmsSensorWords{window.read32(REG_MAP + s.max_reg + MAX_REG), window.read32(REG_MAP + s.max_reg + AVG_REG),
+                                  window.read32(REG_MAP + s.max_reg + INS_REG)};
+    return pdt::usage_error("read CMS sensor", sensor, "not a sensor of PG348 Table 2 the driver knows");
+}
 
 std::unique_ptr<streams::SensorBlock> make_cms(vfio::RegisterWindow window, std::string location) {
     return make_cms(std::move(window), std::move(location), CmsOptions{});

@@ -12,6 +12,18 @@ std::string figure(double value, streams::SensorUnit unit) {
     return pdt::format("%9.*f %s", places, value, streams::unit_symbol(unit));
 }
 
+// A column of a reading's figure, blank where it has none.
+std::string column(const std::optional<double>& value, streams::SensorUnit unit) {
+    return "   " + (value ? figure(*value, unit) : std::string(11, ' '));
+}
+
+bool has_averages(const streams::SensorSample& sample) {
+    for (const streams::SensorReading& reading : sample.readings)
+        if (reading.average)
+            return true;
+    return false;
+}
+
 std::string json_number(const std::optional<double>& value) {
     return value ? pdt::format("%.4f", *value) : "null";
 }
@@ -22,15 +34,19 @@ std::string format_sample_text(const DesignPlace& place, const streams::SensorBl
                                const streams::SensorSample& sample) {
     std::string text = pdt::format("Displaying %s values for design %s in PCI device %s IOMMU group %d:\n",
                                    block.kind().c_str(), place.text_name().c_str(), place.address.c_str(), place.iommu_group);
-    text += pdt::format("  %-22s %-13s %-13s %s\n", "Sensor", "Measurement", "Min", "Max");
+    // The block's averages (a CMS's AVG) in a column of their own after the others.
+    const bool averages = has_averages(sample);
+    text += averages ? pdt::format("  %-22s %-13s %-13s %-13s %s\n", "Sensor", "Measurement", "Min", "Max", "Average")
+                     : pdt::format("  %-22s %-13s %-13s %s\n", "Sensor", "Measurement", "Min", "Max");
     for (const streams::SensorReading& reading : sample.readings) {
         if (!reading.value) {
             text += pdt::format("  %-22s unreadable: %s\n", reading.name.c_str(), reading.unreadable.c_str());
             continue;
         }
         std::string line = pdt::format("  %-22s %s", reading.name.c_str(), figure(*reading.value, reading.unit).c_str());
-        line += "   " + (reading.min ? figure(*reading.min, reading.unit) : std::string(11, ' '));
-        line += "   " + (reading.max ? figure(*reading.max, reading.unit) : std::string(11, ' '));
+        line += column(reading.min, reading.unit) + column(reading.max, reading.unit);
+        if (averages)
+            line += column(reading.average, reading.unit);
         if (reading.alarm)
             line += "   ALARM";
         while (!line.empty() && line.back() == ' ')
@@ -54,6 +70,8 @@ std::string format_sample_json(const DesignPlace& place, const streams::SensorBl
         readings += "{\"name\":" + pdt::json_quote(r.name) + ",\"unit\":" + pdt::json_quote(streams::unit_name(r.unit)) +
                     ",\"value\":" + json_number(r.value) + ",\"min\":" + json_number(r.min) +
                     ",\"max\":" + json_number(r.max) + ",\"alarm\":" + (r.alarm ? "true" : "false");
+        if (r.average)
+            readings += ",\"average\":" + json_number(r.average);
         if (!r.value)
             readings += ",\"unreadable\":" + pdt::json_quote(r.unreadable);
         readings += "}";

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "sim/cms_model.hpp"
 #include "test_support/text.hpp"
@@ -134,6 +135,8 @@ TEST(Cms, ConvertsTable2UnitsToVoltsAmperesAndCelsius) {
     EXPECT_EQ(amps.unit, SensorUnit::Amperes);
     EXPECT_DOUBLE_EQ(*amps.value, 2.345);
     EXPECT_DOUBLE_EQ(*amps.max, 3.1);
+    EXPECT_DOUBLE_EQ(*volts.average, 12.15) << "12V_PEX_AVG_REG";
+    EXPECT_DOUBLE_EQ(*amps.average, 2.5);
     const SensorReading& temp = reading(*sample, "FPGA_TEMP");
     EXPECT_EQ(temp.unit, SensorUnit::Celsius);
     EXPECT_DOUBLE_EQ(*temp.value, 47.0);
@@ -300,6 +303,41 @@ TEST(Cms, ASimulatedCmsThatNeverBootsFails) {
     const auto sample = block.cms->sample();
     ASSERT_FALSE(sample.ok());
     EXPECT_EQ(sample.error().code, ETIMEDOUT);
+}
+
+// The raw words of a sensor, as xilinx_cms_time_averaging reads them.
+TEST(Cms, ReadsASensorsMaxAvgAndInsWordsUnconverted) {
+    auto fake = running_u200();
+    fake->sensor(V12_PEX, 12208, 6066, 12132);
+    Block block(fake);
+    const auto words = sensors::read_cms_sensor_words(block.bar.window(0, 0x40000).value(), "12V_PEX");
+    ASSERT_TRUE(words.ok()) << words.error().message();
+    EXPECT_EQ(*words, (sensors::CmsSensorWords{12208, 6066, 12132}));
+    const auto unknown = sensors::read_cms_sensor_words(block.bar.window(0, 0x40000).value(), "13V_PEX");
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_TRUE(unknown.error().usage);
+    EXPECT_TRUE(test_support::contains(unknown.error().message(), "13V_PEX")) << unknown.error().message();
+}
+
+// The simulated firmware's AVG, through the driver: half of INS at its first sample after the
+// release, then closing on INS one sample period at a time.
+TEST(Cms, TheSimulatedCmsAverageStartsAtHalfAndClosesOnTheReading) {
+    auto die = std::make_shared<sim::DieThermal>(sim::TemperatureCurve::parse("70").value(), nullptr);
+    sim::CmsModel::Config config{std::chrono::milliseconds(5), {}};
+    config.sample_period = std::chrono::milliseconds(5);
+    auto model = std::make_shared<sim::CmsModel>(die, config);
+    auto bar_backend = std::make_shared<sim::SimBar>(0x40000);
+    bar_backend->add_block(0, 0x40000, model);
+    Block block(bar_backend);
+    const auto first = block.cms->sample();
+    ASSERT_TRUE(first.ok()) << first.error().message();
+    const SensorReading& volts = reading(*first, "12V_PEX");
+    ASSERT_TRUE(volts.average);
+    EXPECT_LT(*volts.average, *volts.value) << "the first samples average from 0";
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const auto later = block.cms->sample();
+    ASSERT_TRUE(later.ok());
+    EXPECT_DOUBLE_EQ(*reading(*later, "12V_PEX").average, *reading(*later, "12V_PEX").value);
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ void CmsModel::reset() {
     m_running = false;
     m_error_reg = 0;
     m_control = 0;
-    m_extremes.clear();
+    m_sensors.clear();
 }
 
 void CmsModel::set_error_reg(uint32_t value) {
@@ -113,7 +113,8 @@ void CmsModel::start_firmware_locked() {
     m_released_at = m_config.clock();
     m_error_reg = 0;
     m_control = 0;
-    m_extremes.clear();  // the firmware starts its MAX and AVG afresh
+    m_sensors.clear();  // the firmware starts its MAX and AVG afresh
+    m_first_tick = 0;
 }
 
 uint32_t CmsModel::read_locked(uint64_t offset) {
@@ -135,8 +136,10 @@ void CmsModel::write_locked(uint64_t offset, uint32_t value) {
     }
     if (offset != REG_MAP + CONTROL_REG || !ready_locked())
         return;  // the REG_MAP's other registers are read-only to the host (Table 2)
-    if (value & CONTROL_RESET_MAX_AVG)
-        m_extremes.clear();
+    if (value & CONTROL_RESET_MAX_AVG) {
+        m_sensors.clear();
+        m_first_tick = tick_locked();  // afresh from this sample
+    }
     if (value & CONTROL_RESET_ERROR_REG)
         m_error_reg = 0;
     if (value & CONTROL_REBOOT_MICROBLAZE) {
@@ -163,21 +166,36 @@ uint32_t CmsModel::reg_map_locked(uint64_t offset) {
     }
 }
 
+int64_t CmsModel::tick_locked() const {
+    const double since_ready = m_config.clock() - m_released_at - std::chrono::duration<double>(m_config.boot_delay).count();
+    const double period = std::chrono::duration<double>(std::max(m_config.sample_period, std::chrono::milliseconds(1))).count();
+    return static_cast<int64_t>(std::floor(std::max(0.0, since_ready) / period));
+}
+
 uint32_t CmsModel::sensor_locked(uint64_t offset) {
     const SensorModel* sensor = find_sensor(offset);
     if (!sensor)
         return 0;  // a sensor this card does not have, or reserved space
-    const double celsius = m_die ? m_die->temperature_c() : 38.0;
-    const double load = m_die ? m_die->load() : 0.0;
-    const uint32_t ins = to_register(sensor->ins(celsius, load));
-    Extremes& e = m_extremes[sensor->max_reg];
-    e.max = std::max(e.max, ins);
-    e.sum += ins;
-    ++e.count;
+    const int64_t tick = tick_locked();
+    auto [found, fresh] = m_sensors.try_emplace(sensor->max_reg);
+    SensorWords& words = found->second;
+    if (fresh)
+        words.last_tick = std::min(m_first_tick, tick) - 1;
+    // The samples taken since the last read, each at today's die (after 64 AVG has converged).
+    if (tick > words.last_tick) {
+        const double celsius = m_die ? m_die->temperature_c() : 38.0;
+        const double load = m_die ? m_die->load() : 0.0;
+        words.ins = to_register(sensor->ins(celsius, load));
+        for (int64_t n = std::max(words.last_tick + 1, tick - 63); n <= tick; ++n) {
+            words.max = std::max(words.max, words.ins);
+            words.avg = (words.avg + words.ins) / 2.0;
+        }
+        words.last_tick = tick;
+    }
     switch (offset - sensor->max_reg) {
-    case 0: return e.max;
-    case 4: return to_register(e.sum / static_cast<double>(e.count));
-    default: return ins;
+    case 0: return words.max;
+    case 4: return to_register(words.avg);
+    default: return words.ins;
     }
 }
 

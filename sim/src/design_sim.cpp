@@ -62,6 +62,16 @@ std::shared_ptr<RegisterBlock> make_axi_dma_model(const designs::Peripheral& p) 
     return std::make_shared<AxiDmaModel>(config);
 }
 
+// The DDR reset GPIO with the MIG the design says it has behind it.
+std::shared_ptr<RegisterBlock> make_ddr_reset_gpio_model(const designs::Peripheral& p) {
+    MigResetModel::Config config;
+    config.locked_after = std::chrono::microseconds(p.simulated_mig.locked_after_us);
+    config.calibrated_after = std::chrono::milliseconds(p.simulated_mig.calibrated_after_ms);
+    config.calibrates = p.simulated_mig.calibrates;
+    config.follows_reset = p.simulated_mig.follows_reset;
+    return make_ddr_reset_gpio(std::make_shared<MigResetModel>(config));
+}
+
 // The model of one peripheral; the sensor blocks read the instance's die.
 std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const designs::Design& design, size_t dna_index,
                                           const std::shared_ptr<DieThermal>& die) {
@@ -78,6 +88,8 @@ std::shared_ptr<RegisterBlock> make_block(const designs::Peripheral& p, const de
     case PeripheralType::Cms: return std::make_shared<CmsModel>(die);
     case PeripheralType::Cmac: return make_cmac_model(p);
     case PeripheralType::AxiDma: return make_axi_dma_model(p);
+    case PeripheralType::DdrResetGpio: return make_ddr_reset_gpio_model(p);
+    case PeripheralType::M2LedGpio: return std::make_shared<AxiGpioModel>();
     }
     return nullptr;
 }
@@ -256,6 +268,8 @@ pdt::Result<DesignInstance> instantiate_design(const designs::Design& design, co
             instance.cmacs.push_back(std::static_pointer_cast<CmacModel>(block));
         if (p->type == designs::PeripheralType::AxiDma)
             attach_axi_dma(*p, std::static_pointer_cast<AxiDmaModel>(block), bars, instance);
+        if (p->type == designs::PeripheralType::DdrResetGpio || p->type == designs::PeripheralType::M2LedGpio)
+            instance.gpios.push_back(std::static_pointer_cast<AxiGpioModel>(block));
         bars[p->bar]->add_block(p->offset, p->frame_size(), std::move(block));
     }
     // Constant registers (board ID GPIO inputs); one the BAR cannot hold is left out.

@@ -107,19 +107,25 @@ TEST(CmsModel, InputCurrentRisesWithTheDmaLoad) {
     EXPECT_LT(rig.read(k12vPexMax + 8), idle_volts) << "12V_PEX droops a little";
 }
 
-TEST(CmsModel, MaxTracksTheHighestAndAvgTheMean) {
+TEST(CmsModel, MaxTracksTheHighestAndAvgFollowsTheSamplesFromHalf) {
     Rig rig("40,80@10,50@20");
-    rig.start();
+    rig.write(CmsModel::MB_RESETN_REG, 1);
+    rig.now += 0.051;  // REG_MAP ready after the 50 ms boot: the firmware's first sample
     EXPECT_EQ(rig.read(kFpgaTemp + 8), 40u);
+    EXPECT_EQ(rig.read(kFpgaTemp + 4), 20u) << "AVG starts at half of INS, as fpga_sio saw after a reset";
+    rig.now += 0.010;
+    EXPECT_EQ(rig.read(kFpgaTemp + 4), 20u) << "no new sample within the 20 ms period";
+    rig.now += 0.010;
+    EXPECT_EQ(rig.read(kFpgaTemp + 4), 30u) << "the next sample halves the distance";
     rig.now += 10;
     EXPECT_EQ(rig.read(kFpgaTemp + 8), 80u);
     rig.now += 10;
     EXPECT_EQ(rig.read(kFpgaTemp), 80u) << "MAX keeps 80 C while INS is back to 50 C";
-    EXPECT_EQ(rig.read(kFpgaTemp + 4), 55u) << "AVG of 40, 80, 50, 50";
+    EXPECT_EQ(rig.read(kFpgaTemp + 4), 50u) << "AVG has converged on the samples";
     rig.write(kRegMap + CmsModel::CONTROL_REG, CmsModel::CONTROL_RESET_MAX_AVG);
     EXPECT_EQ(rig.read(kRegMap + CmsModel::CONTROL_REG), 0u) << "self-clearing";
     EXPECT_EQ(rig.read(kFpgaTemp), 50u) << "MAX restarts after CONTROL_REG bit 0";
-    EXPECT_EQ(rig.read(kFpgaTemp + 4), 50u);
+    EXPECT_EQ(rig.read(kFpgaTemp + 4), 25u) << "and AVG from half again";
 }
 
 TEST(CmsModel, ErrorRegIsClearedThroughControlReg) {

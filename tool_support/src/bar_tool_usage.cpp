@@ -32,4 +32,18 @@ std::optional<CheckedUsage> checked_usage(const std::optional<std::string>& requ
     return checked;
 }
 
+NamedDesigns open_named_designs(const cli::DeviceSelection& given, const std::string& lock_timeout,
+                                std::ostream* progress) {
+    NamedDesigns named;
+    auto checked = checked_usage(std::nullopt, given, lock_timeout);
+    if (!checked) {
+        named.status = kUsageError;
+        return named;
+    }
+    named.registry = std::make_unique<designs::Registry>(std::move(checked->registry));
+    named.designs = open_designs(*named.registry, checked->selection, progress, std::cerr);
+    named.status = named.designs.status;
+    return named;
+}
+
 }  // namespace tool_support

@@ -154,9 +154,18 @@ std::string BoardHealth::exposition(const std::vector<RowMetrics>& rows, bool pa
             metrics::Family& family = sensor_families[sensor_family(reading.unit)];
             family.name = sensor_family(reading.unit);
             family.help = std::string("Sensor reading in ") + streams::unit_name(reading.unit);
-            family.samples.push_back({{{"host", m_host}, {"design", block.design}, {"pci_address", block.address},
-                                       {"block", block.kind + " " + block.location}, {"sensor", reading.name}},
-                                      *reading.value});
+            const metrics::Labels labels{{"host", m_host}, {"design", block.design}, {"pci_address", block.address},
+                                         {"block", block.kind + " " + block.location}, {"sensor", reading.name}};
+            family.samples.push_back({labels, *reading.value});
+            if (!reading.average)
+                continue;
+            // Beside it, the block's own average (a CMS's AVG), where it keeps one.
+            const std::string average_name = std::string("pdt_sensor_average_") + streams::unit_name(reading.unit);
+            metrics::Family& averages = sensor_families[average_name];
+            averages.name = average_name;
+            averages.help = std::string("The sensor block's own average of its readings in ") +
+                            streams::unit_name(reading.unit);
+            averages.samples.push_back({labels, *reading.average});
         }
     }
     std::vector<metrics::Family> families{verified, rate, errors, verdict, reported, ended};

@@ -14,15 +14,11 @@ void add_design_options(boost::program_options::options_description& description
 
 Opened open(const Options& options) {
     Opened opened;
-    auto checked = tool_support::checked_usage(std::nullopt, options, options.lock_timeout);
-    if (!checked) {
-        opened.status = tool_support::kUsageError;
-        return opened;
-    }
-    opened.registry = std::make_unique<designs::Registry>(std::move(checked->registry));
-    opened.designs = tool_support::open_designs(*opened.registry, checked->selection,
-                                                options.json ? &std::cerr : &std::cout, std::cerr);
-    opened.status = opened.designs.status;
+    tool_support::NamedDesigns named =
+        tool_support::open_named_designs(options, options.lock_timeout, options.json ? &std::cerr : &std::cout);
+    opened.status = named.status;
+    opened.registry = std::move(named.registry);
+    opened.designs = std::move(named.designs);
     for (const identify::IdentifiedDesign& design : opened.designs.found.designs) {
         DesignBlocks entry{{design.design->name, design.identity.address.to_string(), design.identity.iommu_group,
                             design.design->text_name()},

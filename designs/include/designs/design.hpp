@@ -39,11 +39,14 @@ enum class PeripheralType {
     Cms,                  // Alveo Card Management Solution Subsystem (PG348)
     Cmac,                 // UltraScale+ Integrated 100G Ethernet Subsystem (PG203), one port
     AxiDma,               // AXI DMA (PG021) in Direct Register Mode, its M_AXI ports on card memory
+    DdrResetGpio,         // AXI GPIO (PG144) channel 1: bit 0 out resets the MIG's clocks, bits 1-4 in its status
+    M2LedGpio,            // AXI GPIO (PG144) channel 2: bit 1 out drives the M.2 activity LED (Lite/NiteFury)
 };
 inline constexpr PeripheralType kPeripheralTypes[] = {
     PeripheralType::QuadSpi, PeripheralType::Xadc, PeripheralType::Sysmon, PeripheralType::Iic,
     PeripheralType::BitBangedI2cGpio, PeripheralType::AxiStreamSwitch, PeripheralType::UserAccessTimestamp,
-    PeripheralType::UltrascaleDna, PeripheralType::Cms, PeripheralType::Cmac, PeripheralType::AxiDma};
+    PeripheralType::UltrascaleDna, PeripheralType::Cms, PeripheralType::Cmac, PeripheralType::AxiDma,
+    PeripheralType::DdrResetGpio, PeripheralType::M2LedGpio};
 const char* json_name(PeripheralType type);     // "quad_spi", "xadc", ...
 const char* display_name(PeripheralType type);  // "Quad SPI", "XADC", "bit-banged I2C GPIO", ...
 // Bytes of register space the peripheral needs; its BAR must hold offset + frame. A SYSMON's
@@ -170,6 +173,17 @@ struct CardFunction {
     unsigned physical_function = 0;  // 0..3
 };
 
+// How the simulated MIG behind a DDR reset GPIO follows its reset (JSON "simulated_mig"): its
+// clocks lock this long after the reset is released, calibration completes this long after they
+// lock, or never, or the reset never reaches it (a test's lies).
+struct MigSimulation {
+    uint64_t locked_after_us = 50;
+    uint64_t calibrated_after_ms = 20;
+    bool calibrates = true;
+    bool follows_reset = true;
+    bool operator==(const MigSimulation&) const = default;
+};
+
 struct Peripheral {
     PeripheralType type = PeripheralType::QuadSpi;
     unsigned bar = 0;
@@ -211,6 +225,8 @@ struct Peripheral {
     unsigned axi_dma_data_width = 64;
     AxiDmaStreams axi_dma_streams = AxiDmaStreams::FixedDataAndSink;
     std::optional<unsigned> axi_dma_memory_window_bar;
+    // DDR reset GPIO only: the simulated MIG.
+    MigSimulation simulated_mig;
     uint64_t frame_size() const { return register_frame_size(type, master_ports, sysmon_slaves); }
 };
 

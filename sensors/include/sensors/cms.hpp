@@ -11,9 +11,10 @@
 //    what MB_RESETN_REG and HOST_STATUS2_REG read);
 // 3. checks REG_MAP_ID_REG reads 0x74736574 (EIO otherwise: not a CMS), unless the whole block
 //    reads all-ones (nothing answers): then every reading is unreadable, as checked_reading says;
-// 4. reads PROFILE_NAME_REG (+0x14) to pick the card's sensors, then each sensor's MAX_REG and
-//    INS_REG (unsigned 32-bit integers in mV, mA or C, Table 2), converted to V, A and C, each
-//    through checked_reading (INS) and checked_extreme (MAX; 0 is "nothing recorded");
+// 4. reads PROFILE_NAME_REG (+0x14) to pick the card's sensors, then each sensor's MAX_REG,
+//    AVG_REG and INS_REG (unsigned 32-bit integers in mV, mA or C, Table 2), converted to V, A
+//    and C, each through checked_reading (INS) and checked_extreme (MAX and AVG; 0 is "nothing
+//    recorded"), AVG as SensorReading::average;
 // 5. decodes STATUS_REG, ERROR_REG and POWER_GOOD_INS_REG into SensorSample::status and alarms.
 //
 // Which sensors a card has (PG348 Table 3, "Supported Sensors per Alveo Card"): the registers of
@@ -23,7 +24,7 @@
 // (12V_PEX, 12VPEX_I_IN, VCCINT, VCCINT_I, VCC1V8, FPGA_TEMP, SE98_TEMP0, SE98_TEMP1), with a
 // status line naming the profile. A listed sensor whose MAX, AVG and INS all read 0 is marked
 // unreadable ("not populated": a fan-less card's FAN_TEMP), never shown as 0.
-// Not reported: AVG (the seam has no field for it), FAN_SPEED (RPM, no unit in the seam). The
+// Not reported: FAN_SPEED (RPM, no unit in the seam). The
 // 12 V rails' power is computed (V x I of 12V_PEX/12VPEX_I_IN and 12V_AUX/12V_AUX_I_IN) and
 // named so: PG348 gives a power register (PEX_12V_POWER) for the U50 only.
 // Releasing the reset restarts the firmware, which starts MAX and AVG afresh. fpga_sio saw a
@@ -52,5 +53,19 @@ struct CmsOptions {
 // errors and as SensorBlock::location().
 std::unique_ptr<streams::SensorBlock> make_cms(vfio::RegisterWindow window, std::string location);
 std::unique_ptr<streams::SensorBlock> make_cms(vfio::RegisterWindow window, std::string location, CmsOptions options);
+
+// One sensor's three words as the firmware wrote them (PG348 Table 2: <sensor>_MAX_REG, _AVG_REG,
+// _INS_REG; unsigned integers in mV, mA or C), unconverted.
+struct CmsSensorWords {
+    uint32_t max = 0;
+    uint32_t avg = 0;
+    uint32_t ins = 0;
+    bool operator==(const CmsSensorWords&) const = default;
+};
+// Reads the words of `sensor` (Table 2's name without the suffix: "12V_PEX") from the CMS in
+// `window`, for the tools that study them (xilinx_cms_time_averaging). The firmware must be
+// running: a sample() of the block starts it and waits for REG_MAP ready. Fails (a usage error)
+// for a name not in the driver's table.
+pdt::Result<CmsSensorWords> read_cms_sensor_words(const vfio::RegisterWindow& window, const std::string& sensor);
 
 }  // namespace sensors

@@ -16,8 +16,12 @@
 // and each sensor of a U200/U250 as its MAX/AVG/INS words (unsigned mV, mA, C, RPM), computed
 // at each read from the die: FPGA_TEMP from DieThermal::temperature_c(), the board sensors a few
 // degrees below it, the 12 V input currents and VCCINT_I rising with DieThermal::load(), the
-// 12V_PEX voltage drooping a little with it. MAX tracks the highest INS read since MAX/AVG were
-// reset, AVG the mean of the INS values read since then. Sensors a U200/U250 does not have read 0.
+// 12V_PEX voltage drooping a little with it. The firmware samples every sensor once per
+// sample_period from REG_MAP ready: INS the latest sample, MAX the highest since MAX/AVG were
+// reset, AVG a running mean that halves the distance to each new sample and starts from 0, so
+// that right after the firmware starts (or CONTROL_REG bit 0) AVG reads half of INS, as fpga_sio
+// saw on a U200 (xilinx_cms_time_averaging.c; PG348 does not say how AVG is computed, and the
+// period is the model's own). Sensors a U200/U250 does not have read 0.
 // Not modelled: the mailbox (CONTROL_REG bit 5 reads back as written, nothing answers it), the
 // satellite controller's own timing.
 #pragma once
@@ -65,6 +69,7 @@ public:
         // never becomes ready (a CMS whose firmware does not start).
         std::chrono::milliseconds boot_delay{50};
         Clock clock;  // steady_clock by default
+        std::chrono::milliseconds sample_period{20};  // the firmware's sampling of every sensor
     };
 
     CmsModel(std::shared_ptr<DieThermal> die, Config config);
@@ -79,16 +84,19 @@ public:
     void set_power_bad(bool bad);
 
 private:
-    struct Extremes {
+    // A sensor's words as the firmware last sampled it; last_tick: its last sample's number.
+    struct SensorWords {
         uint32_t max = 0;
-        double sum = 0;
-        uint64_t count = 0;
+        double avg = 0;
+        uint32_t ins = 0;
+        int64_t last_tick = 0;
     };
     uint32_t read_locked(uint64_t offset);
     void write_locked(uint64_t offset, uint32_t value);
     bool ready_locked() const;
     uint32_t reg_map_locked(uint64_t offset);
     uint32_t sensor_locked(uint64_t offset);
+    int64_t tick_locked() const;  // the firmware's samples taken since REG_MAP ready, less one
     void start_firmware_locked();
 
     std::mutex m_mutex;
@@ -99,7 +107,8 @@ private:
     uint32_t m_error_reg = 0;
     uint32_t m_control = 0;
     bool m_power_bad = false;
-    std::map<uint64_t, Extremes> m_extremes;  // by the sensor's MAX_REG offset
+    std::map<uint64_t, SensorWords> m_sensors;  // by the sensor's MAX_REG offset
+    int64_t m_first_tick = 0;                    // the first sample since MAX/AVG were reset
 };
 
 }  // namespace sim

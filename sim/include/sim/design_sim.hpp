@@ -10,6 +10,7 @@
 
 #include "designs/registry.hpp"
 #include "sim/die_thermal.hpp"
+#include "sim/gpio_models.hpp"
 #include "sim/peripheral_blocks.hpp"
 #include "sim/sim_device.hpp"
 
@@ -29,6 +30,7 @@ struct DesignInstance {
     std::shared_ptr<DieThermal> die;  // what the sensor blocks (XADC, SYSMON, CMS) read
     std::vector<std::shared_ptr<CmacModel>> cmacs;  // the design's CMAC ports, in its order
     std::vector<std::shared_ptr<AxiDmaModel>> axi_dmas;  // the design's AXI DMAs (PG021), in its order
+    std::vector<std::shared_ptr<AxiGpioModel>> gpios;  // its DDR reset and M.2 LED GPIOs, in its order
 };
 
 // The link every simulated XDMA instance has (XdmaConfig::link_bytes_per_second and

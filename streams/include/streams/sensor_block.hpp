@@ -8,7 +8,8 @@
 //   temperature below absolute zero or above what the die survives) has no value: `value` is
 //   nullopt and `unreadable` says what was read. It is never shown as a measurement.
 // - min and max are the block's own (the XADC's and SYSMON's min/max registers, CMS's MAX
-//   registers), present only where the block keeps them and has recorded something.
+//   registers), present only where the block keeps them and has recorded something. average is
+//   the block's own mean of its samples (CMS's AVG registers), likewise only where it keeps one.
 // - alarm is true while the block's alarm for that reading is active; block-wide alarms (the
 //   over-temperature OT, a CMS error bit) are in SensorSample::alarms, by name.
 // - sample() fails (a pdt::Error naming the block and its BAR offset) only when the block cannot
@@ -60,6 +61,7 @@ struct SensorReading {
     std::optional<double> value;  // nullopt: unreadable
     std::optional<double> min;    // the block's own record, where it keeps one
     std::optional<double> max;
+    std::optional<double> average;  // the block's own mean (CMS AVG_REG), where it keeps one
     bool alarm = false;
     std::string unreadable;  // why value is nullopt: "reads 0xffff (all-ones)", ...
 };

@@ -4,7 +4,9 @@
 // --lock_timeout and the design files (--design_file).
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 
 #include "base/result.hpp"
@@ -39,5 +41,16 @@ struct CheckedUsage {
 // returns 2).
 std::optional<CheckedUsage> checked_usage(const std::optional<std::string>& request_error,
                                           const cli::DeviceSelection& given, const std::string& lock_timeout = "");
+
+// The designs a tool's command line names, opened by open_designs (its progress lines on
+// `progress`) once checked_usage passed them; status 2 when it did not (the error printed), else
+// open_designs' status. The registry outlives nothing it holds: keep the two together.
+struct NamedDesigns {
+    int status = 0;
+    std::unique_ptr<designs::Registry> registry;
+    OpenedDesigns designs;
+};
+NamedDesigns open_named_designs(const cli::DeviceSelection& given, const std::string& lock_timeout,
+                                std::ostream* progress);
 
 }  // namespace tool_support

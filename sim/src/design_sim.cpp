@@ -232,7 +232,8 @@ pdt::Result<DesignInstance> instantiate_design(const designs::Design& design, co
         if (m.bar < bars.size() && bars[m.bar] && m.offset + m.size <= bars[m.bar]->size()) {
             const std::string key = design.name + "-" + identity.address.to_string() + "-bar" + std::to_string(m.bar) +
                                     "-" + pdt::hex(m.offset);
-            bars[m.bar]->add_block(m.offset, m.size, PDT_TRY(BarMemoryBlock::make(m.size, m.cleared_by_reset, key)));
+            instance.bar_memories.push_back(PDT_TRY(BarMemoryBlock::make(m.size, m.cleared_by_reset, key)));
+            bars[m.bar]->add_block(m.offset, m.size, instance.bar_memories.back());
         }
     auto device = std::make_unique<SimDevice>(identity, bars);
     instance.die->attach_activity(device->dma_activity());
@@ -335,6 +336,9 @@ pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::s
                                           f.qid, f.fault);
                 apply_engine_faults(*instance.qdma, faults);
             }
+            if (faults.lie)
+                for (const std::shared_ptr<BarMemoryBlock>& memory : instance.bar_memories)
+                    memory->set_lie(faults.lie);
             if (faults.cmac_fault != CmacModel::Fault::None)
                 for (const std::shared_ptr<CmacModel>& cmac : instance.cmacs)
                     cmac->set_fault(faults.cmac_fault);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "designs/registry.hpp"
+#include "sim/bar_memory.hpp"
 #include "sim/die_thermal.hpp"
 #include "sim/peripheral_blocks.hpp"
 #include "sim/sim_device.hpp"
@@ -27,6 +28,7 @@ struct DesignInstance {
     std::shared_ptr<AxiStreamSwitchBlock> axi_switch;  // null unless the fabric has a switch
     std::shared_ptr<DieThermal> die;  // what the sensor blocks (XADC, SYSMON, CMS) read
     std::vector<std::shared_ptr<CmacModel>> cmacs;  // the design's CMAC ports, in its order
+    std::vector<std::shared_ptr<BarMemoryBlock>> bar_memories;  // simulation.bar_memory's regions
 };
 
 // The link every simulated XDMA instance has (XdmaConfig::link_bytes_per_second and

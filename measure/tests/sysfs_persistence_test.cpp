@@ -21,11 +21,7 @@ test_support::Outcome persistence_through(const std::string& tool, const std::st
     return test_support::run_process(tool, all, options);
 }
 
-std::string sysfs_root(const std::string& name) {
-    const std::string root = testing::TempDir() + "/" + name;
-    fake_sysfs::make_device(root, "0000:3b:00.0", {}, {{0, 0x4000}});
-    return root;
-}
+std::string sysfs_root(const std::string& name) { return fake_sysfs::make_bram_device(testing::TempDir() + "/" + name); }
 
 }  // namespace
 

@@ -79,8 +79,11 @@ int main(int argc, char** argv) {
         g_default_access = "sysfs";
     memmapped_persistence::Request request;
     request.argv.assign(argv, argv + argc);  // Step::All: the new process repeats the command line
-    const char* summary = "Checks whether a BAR's memory keeps its content across processes and a VFIO device reset "
-                          "(writes the region).";
+    const char* summary = g_default_access == "sysfs"
+                              ? "Checks whether a BAR's memory keeps its content across processes, mapped through sysfs "
+                                "without VFIO (writes the region)."
+                              : "Checks whether a BAR's memory keeps its content across processes and a VFIO device reset "
+                                "(writes the region).";
     return tool_support::bar_tool_main<Options, memmapped_persistence::Request>(
         argc, argv, {summary, {}, add_persistence_options, parse_request, memmapped_persistence::run},
         std::move(request));

@@ -1,11 +1,11 @@
 #include "vfio_access/sysfs_device.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/little_endian.hpp"
+#include "vfio_access/bar_access.hpp"
 #include "vfio_access/kernel.hpp"
 #include "vfio_access/unique_fd.hpp"
 
@@ -65,13 +65,8 @@ pdt::Result<Bar*> SysfsDevice::bar(unsigned index) {
     if (::stat(path.c_str(), &st) != 0 || st.st_size == 0)
         return pdt::make_error("map BAR through sysfs", path, ENODEV,
                                "BAR " + std::to_string(index) + " does not exist on this device (or is not memory)");
-    UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
-    if (!fd.valid())
-        return pdt::errno_error("map BAR through sysfs", path, errno == EACCES ? "sysfs resource files need root" : "");
-    void* base = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
-    if (base == MAP_FAILED)
-        return pdt::errno_error("map BAR through sysfs", path);
-    m_bars[index] = std::make_unique<Bar>(index, make_mapped_mmio(base, static_cast<uint64_t>(st.st_size)));
+    const MappedResource mapped = PDT_TRY(map_resource_file(path, "map BAR through sysfs"));
+    m_bars[index] = std::make_unique<Bar>(index, make_mapped_mmio(mapped.base, mapped.size));
     return m_bars[index].get();
 }
 

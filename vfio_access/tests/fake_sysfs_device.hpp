@@ -43,4 +43,11 @@ inline std::string make_device(const std::string& root, const std::string& bdf, 
     return dir;
 }
 
+// The tests' device: 0000:3b:00.0 with the IDs of docs/examples/bram_bar_design.json and a 16 KiB
+// BAR 0 (its block RAM at 0x2000); `root` is returned.
+inline std::string make_bram_device(const std::string& root) {
+    make_device(root, "0000:3b:00.0", {}, {{0, 0x4000}});
+    return root;
+}
+
 }  // namespace fake_sysfs

@@ -10,11 +10,7 @@ namespace {
 
 const vfio::PciAddress kSysfsBdf = vfio::PciAddress::parse("0000:3b:00.0").value();
 
-std::string sysfs_tree(const std::string& name) {
-    const std::string root = testing::TempDir() + "/" + name;
-    fake_sysfs::make_device(root, "0000:3b:00.0", {}, {{0, 0x4000}});
-    return root;
-}
+std::string sysfs_tree(const std::string& name) { return fake_sysfs::make_bram_device(testing::TempDir() + "/" + name); }
 
 }  // namespace
 

@@ -67,6 +67,20 @@ std::optional<std::string> readable_in(uint32_t block_target, uint32_t reg) {
     return std::nullopt;
 }
 
+// The identifier register of the block at `offset` of `regs`; ENODEV when it reads all-ones.
+pdt::Result<uint32_t> read_identifier(const vfio::RegisterWindow& regs, uint64_t offset) {
+    const uint32_t value = regs.read32(offset + channel_reg::IDENTIFIER);
+    if (value == 0xFFFFFFFFu)
+        return pdt::make_error("read XDMA identifier",
+                               "BAR " + std::to_string(regs.bar_index()) + " offset " + pdt::hex(regs.base() + offset),
+                               ENODEV, "all-ones: the device is gone or its link is down");
+    return value;
+}
+
+std::string window_object(const ScanWindow& w, uint64_t end) {
+    return "BAR " + std::to_string(w.bar) + " window " + pdt::hex(w.start) + ".." + pdt::hex(end);
+}
+
 std::string request_object(const RegisterRequest& request) {
     return "BAR " + std::to_string(request.bar) + " offset " + pdt::hex(request.offset) + " width " +
            std::to_string(request.width);
@@ -86,17 +100,50 @@ pdt::Result<std::vector<FoundBlock>> scan_blocks(const vfio::RegisterWindow& reg
             const uint64_t offset = block_offset(t, slot);
             if (offset + REGISTER_BLOCK_SIZE > regs.size())
                 continue;  // a smaller BAR holds only the slots that fit
-            const uint32_t value = regs.read32(offset + channel_reg::IDENTIFIER);
-            if (value == 0xFFFFFFFFu)
-                return pdt::make_error("read XDMA identifier", "DMA BAR " + std::to_string(regs.bar_index()) +
-                                            " offset " + pdt::hex(regs.base() + offset), ENODEV,
-                                        "all-ones: the device is gone or its link is down");
+            const uint32_t value = PDT_TRY(read_identifier(regs, offset));
             const FoundBlock block{offset, value};
             if (identifier::subsystem_identifier(value) == identifier::SUBSYSTEM_IDENTIFIER && block.target() == t &&
                 (slots_of(t) == 1 || block.channel_id() == slot))
                 found.push_back(block);
         }
     return found;
+}
+
+pdt::Result<vfio::RegisterWindow> check_scan_window(vfio::Device& device, const ScanWindow& w) {
+    vfio::Bar* bar = PDT_TRY(device.bar(w.bar));
+    const uint64_t end = w.end.value_or(bar->size());
+    const std::string object = window_object(w, end);
+    const std::string size = "BAR " + std::to_string(w.bar) + " is " + pdt::hex(bar->size()) + " bytes";
+    if (w.start % REGISTER_BLOCK_SIZE != 0 || end % REGISTER_BLOCK_SIZE != 0)
+        return pdt::usage_error("check scan window", object,
+                                "-s and -e must be multiples of the 256-byte register frame (" + size + ")");
+    if (end > bar->size() || w.start >= end)
+        return pdt::usage_error("check scan window", object,
+                                "the window must be non-empty and inside the BAR (" + size + ")");
+    return bar->window(w.start, end - w.start);
+}
+
+pdt::Result<std::vector<FoundBlock>> scan_window(const vfio::RegisterWindow& regs) {
+    std::vector<FoundBlock> found;
+    for (uint64_t frame = 0; frame + REGISTER_BLOCK_SIZE <= regs.size(); frame += REGISTER_BLOCK_SIZE) {
+        const uint64_t bar_offset = regs.base() + frame;
+        const FoundBlock block{bar_offset, PDT_TRY(read_identifier(regs, frame))};
+        if (identifier::subsystem_identifier(block.identifier) != identifier::SUBSYSTEM_IDENTIFIER)
+            continue;
+        const bool decodes_channel = is_channel_target(block.target()) || is_sgdma_target(block.target());
+        if (!decodes_channel && ((bar_offset >> 8) & 0xF) != 0)
+            continue;  // an alias of a block that is not per channel
+        found.push_back(block);
+    }
+    return found;
+}
+
+std::string describe_alignments(const vfio::RegisterWindow& regs, const FoundBlock& block) {
+    if (!is_channel_target(block.target()))
+        return "";
+    const uint32_t value = regs.read32(block.offset - regs.base() + channel_reg::ALIGNMENTS);
+    return "  addr_alignment=" + std::to_string((value >> 16) & 0xFF) + " len_granularity=" +
+           std::to_string((value >> 8) & 0xFF) + " address_bits=" + std::to_string(value & 0xFF);
 }
 
 std::string target_name(uint32_t t) {

@@ -95,9 +95,31 @@ pdt::Result<ProbeSummary::RegisterRead> read_one(vfio::Device& device, unsigned 
     return ProbeSummary::RegisterRead{name, value};
 }
 
+// fpga_sio's -b/-s/-e: the window's frames scanned, nothing else read.
+pdt::Result<ProbeSummary> probe_window(vfio::Device& device, const ScanWindow& window, std::ostream& out) {
+    const vfio::RegisterWindow regs = PDT_TRY(check_scan_window(device, window));
+    const std::string bdf = device.identity().address.to_string();
+    const uint64_t bar_size = PDT_TRY(device.bar(window.bar))->size();
+    if (regs.base() != 0 || regs.size() != bar_size)
+        out << "Probing part of BAR " << window.bar << " in device " << bdf << " over range " << pdt::hex(regs.base())
+            << ".." << pdt::hex(regs.base() + regs.size()) << "\n";
+    else
+        out << "Probing BAR " << window.bar << " in device " << bdf << " of size " << pdt::hex(bar_size) << "\n";
+    ProbeSummary summary;
+    summary.blocks = PDT_TRY(scan_window(regs));
+    for (const FoundBlock& block : summary.blocks) {
+        out << describe(block, 0) << "\n";
+        if (const std::string alignments = describe_alignments(regs, block); !alignments.empty())
+            out << alignments << "\n";
+    }
+    return summary;
+}
+
 }  // namespace
 
 pdt::Result<ProbeSummary> run_probe(vfio::Device& device, unsigned dma_bar, const ProbeOptions& options, std::ostream& out) {
+    if (options.window)
+        return probe_window(device, *options.window, out);
     if (options.read) {  // a bad request fails here, before any register access
         PDT_TRY(check_access(device, *options.read));
         if (options.read->bar != dma_bar)

@@ -186,15 +186,18 @@ TEST(XdmaProbe, WriteTestsRefuseARunningChannelAndWriteNothing) {
 }
 
 TEST(XdmaProbe, AGoneDeviceIsAnErrorNotNoBlocks) {
-    sim::DesignInstance instance = instantiate(design_named("TEF1001_dma_ddr3"));
-    Log log;
-    log.gone = true;
-    CountingDevice device(*instance.device, log);
-    std::ostringstream out;
-    auto summary = xdma::run_probe(device, 2, {}, out);
-    ASSERT_FALSE(summary.ok());
-    EXPECT_EQ(summary.error().code, ENODEV);
-    EXPECT_NE(summary.error().message().find("all-ones"), std::string::npos);
+    // The design's DMA BAR, and a window of it as -b/-s/-e scan.
+    for (const xdma::ProbeOptions& options : {xdma::ProbeOptions{}, xdma::ProbeOptions{.window = xdma::ScanWindow{2, 0x6000, 0x7000}}}) {
+        sim::DesignInstance instance = instantiate(design_named("TEF1001_dma_ddr3"));
+        Log log;
+        log.gone = true;
+        CountingDevice device(*instance.device, log);
+        std::ostringstream out;
+        auto summary = xdma::run_probe(device, 2, options, out);
+        ASSERT_FALSE(summary.ok());
+        EXPECT_EQ(summary.error().code, ENODEV);
+        EXPECT_NE(summary.error().message().find("all-ones"), std::string::npos);
+    }
 }
 
 struct BadRequest {
@@ -262,14 +265,14 @@ TEST(ProbeXilinxIpTool, PrintsEveryBlockAndRefusesABadOffset) {
                      "Xilinx DMA bridge at BAR offset 0x6000 SGDMA Common version=", "MSI-X: none (no MSI-X capability in config space)"}))
         << out.output;
     const auto bad = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2", "--offset", "0x41"});
-    EXPECT_EQ(bad.exit_code, 1);
+    EXPECT_EQ(bad.exit_code, 2) << "a usage error (pdt::usage_error), as every main exits for one";
     EXPECT_TRUE(test_support::contains(bad.output, "Error: check BAR access BAR 2 offset 0x41 width 4: Invalid argument "
                                                    "(offset not aligned to the 4-byte access)"))
         << bad.output;
     EXPECT_FALSE(test_support::contains(bad.output, "Xilinx DMA bridge at")) << "refused before the scan";
-    const auto usage = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "2"});
+    const auto usage = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "--offset", "0x44"});
     EXPECT_EQ(usage.exit_code, 2);
-    EXPECT_TRUE(test_support::contains(usage.output, "Error: --bar and --offset go together"));
+    EXPECT_TRUE(test_support::contains(usage.output, "Error: --offset names a register with --bar: give both"));
 }
 
 TEST(ProbeXilinxIpTool, JsonDocumentHoldsTheBlocksTheRegisterAndTheWriteTests) {
@@ -366,4 +369,83 @@ TEST(XdmaProbe, MsixIsReportedFromConfigSpaceNeverRead) {
     EXPECT_TRUE(test_support::contains(elsewhere, "MSI-X table of 8 vectors in BAR 0 at offset 0x2000 (config space "
                                                   "MSI-X capability; not read: the block has no identifier register)\n"))
         << elsewhere;
+}
+
+// fpga_sio's -b/-s/-e: one window of one BAR, its frames' identifiers read and nothing written.
+TEST(XdmaProbeWindow, ReadsOnlyTheIdentifiersOfTheWindowAndTheChannelsAlignments) {
+    sim::DesignInstance instance = instantiate(design_named("TEF1001_dma_ddr3"));
+    Log log;
+    CountingDevice device(*instance.device, log);
+    std::ostringstream out;
+    auto summary = xdma::run_probe(device, 2, {.window = xdma::ScanWindow{2, 0x1000, 0x2000}}, out);
+    ASSERT_TRUE(summary.ok()) << summary.error().message();
+    ASSERT_FALSE(summary->blocks.empty());
+    for (const xdma::FoundBlock& block : summary->blocks)
+        EXPECT_EQ(block.target(), xdma::target::C2H_CHANNEL) << out.str();
+    EXPECT_TRUE(test_support::contains_all(
+        out.str(), {"Probing part of BAR 2 in device ", " over range 0x1000..0x2000\n",
+                    "Xilinx DMA bridge at BAR offset 0x1000 C2H Channels stream=AXI4 Memory Mapped Interface "
+                    "channel_id_target=0",
+                    "  addr_alignment=1 len_granularity=1 address_bits=64\n"}))
+        << out.str();
+    EXPECT_FALSE(test_support::contains(out.str(), "H2C")) << out.str();
+    EXPECT_TRUE(log.writes.empty());
+    EXPECT_EQ(log.reads.size(), 16 + summary->blocks.size());  // 16 frames, then each channel's Alignments
+    for (uint64_t offset : log.reads) {
+        EXPECT_TRUE(offset >= 0x1000 && offset < 0x2000) << std::hex << offset;
+        EXPECT_TRUE((offset & 0xFF) == 0 || (offset & 0xFF) == 0x4C) << std::hex << offset;
+    }
+}
+
+TEST(XdmaProbeWindow, TheWholeBarIsProbedUnderFpgaSiosHeading) {
+    sim::DesignInstance instance = instantiate(design_named("TEF1001_dma_ddr3"));
+    std::ostringstream out;
+    auto summary = xdma::run_probe(*instance.device, 2, {.window = xdma::ScanWindow{2, 0, std::nullopt}}, out);
+    ASSERT_TRUE(summary.ok()) << summary.error().message();
+    EXPECT_TRUE(test_support::contains_all(out.str(), {" of size 0x10000\n",
+                                                       "at BAR offset 0x0 H2C Channels", "at BAR offset 0x6000 SGDMA Common"}))
+        << out.str();
+}
+
+TEST(XdmaProbeWindow, AWindowOutsideTheBarOrOffTheFrameIsAUsageErrorBeforeAnyAccess) {
+    const std::pair<xdma::ScanWindow, const char*> cases[] = {
+        {{2, 0, 0x20000}, "BAR 2 window 0x0..0x20000: Invalid argument (the window must be non-empty and inside the BAR "
+                          "(BAR 2 is 0x10000 bytes))"},
+        {{2, 0x2000, 0x1000}, "the window must be non-empty and inside the BAR (BAR 2 is 0x10000 bytes)"},
+        {{2, 0x10000, std::nullopt}, "BAR 2 window 0x10000..0x10000"},
+        {{2, 0x80, 0x1000}, "-s and -e must be multiples of the 256-byte register frame (BAR 2 is 0x10000 bytes)"},
+        {{2, 0, 0x1010}, "-s and -e must be multiples of the 256-byte register frame"},
+    };
+    for (const auto& [window, message] : cases) {
+        sim::DesignInstance instance = instantiate(design_named("TEF1001_dma_ddr3"));
+        Log log;
+        CountingDevice device(*instance.device, log);
+        std::ostringstream out;
+        auto summary = xdma::run_probe(device, 2, {.window = window}, out);
+        ASSERT_FALSE(summary.ok()) << message;
+        EXPECT_TRUE(summary.error().usage) << message;
+        EXPECT_NE(summary.error().message().find(message), std::string::npos) << summary.error().message();
+        EXPECT_TRUE(log.reads.empty() && log.writes.empty()) << message;
+    }
+}
+
+TEST(ProbeXilinxIpTool, ScansAWindowWithFpgaSiosOptionsAndRefusesABadOne) {
+    const auto out = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "-s", "0x6000", "-e", "0x7000"});
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_TRUE(test_support::contains_all(out.output, {"Probing part of BAR 2 in device 0000:15:00.0 over range 0x6000..0x7000",
+                                                        "Xilinx DMA bridge at BAR offset 0x6000 SGDMA Common version="}))
+        << out.output;
+    EXPECT_FALSE(test_support::contains(out.output, "MSI-X")) << out.output;
+    const auto outside = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "-b", "2", "-e", "0x20000"});
+    EXPECT_EQ(outside.exit_code, 2) << outside.output;
+    EXPECT_TRUE(test_support::contains(outside.output, "(BAR 2 is 0x10000 bytes)")) << outside.output;
+    const auto misaligned = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "-s", "0x10"});
+    EXPECT_EQ(misaligned.exit_code, 2) << misaligned.output;
+    EXPECT_TRUE(test_support::contains(misaligned.output, "multiples of the 256-byte register frame")) << misaligned.output;
+    const auto writes = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "-b", "2", "--write_tests"});
+    EXPECT_EQ(writes.exit_code, 2) << writes.output;
+    EXPECT_TRUE(test_support::contains(writes.output, "Error: --write_tests tests the design's DMA BAR: not with -b/-s/-e"));
+    const auto both = test_support::run_process(PROBE_XILINX_IP, {"--sim_design", "TEF1001_dma_ddr3", "-b", "2", "--offset", "0x4c", "-s", "0x100"});
+    EXPECT_EQ(both.exit_code, 2) << both.output;
+    EXPECT_TRUE(test_support::contains(both.output, "Error: -s/-e scan a window; --offset reads one register"));
 }

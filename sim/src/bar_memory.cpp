@@ -43,10 +43,27 @@ uint64_t BarMemoryBlock::read(uint64_t offset, unsigned width) {
     return value;
 }
 
+void BarMemoryBlock::set_lie(const streams::Lie& lie) {
+    std::lock_guard lock(m_mutex);
+    m_lie = lie;
+}
+
+void BarMemoryBlock::store(const HeldWrite& w) {
+    if (w.offset < m_size && w.width <= 8 && w.width <= m_size - w.offset)
+        std::memcpy(m_bytes + w.offset, &w.value, w.width);
+}
+
 void BarMemoryBlock::write(uint64_t offset, unsigned width, uint64_t value) {
     std::lock_guard lock(m_mutex);
-    if (offset < m_size && width <= 8 && width <= m_size - offset)
-        std::memcpy(m_bytes + offset, &value, width);
+    if (!m_lie.moves(m_writes++))
+        return;
+    if (!m_lie.late_tail()) {
+        store({offset, width, value});
+        return;
+    }
+    if (m_held)
+        store(*m_held);
+    m_held = HeldWrite{offset, width, value};
 }
 
 void BarMemoryBlock::reset() {

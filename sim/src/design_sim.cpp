@@ -281,7 +281,8 @@ pdt::Result<DesignInstance> instantiate_design(const designs::Design& design, co
         if (m.bar < bars.size() && bars[m.bar] && m.offset + m.size <= bars[m.bar]->size()) {
             const std::string key = design.name + "-" + identity.address.to_string() + "-bar" + std::to_string(m.bar) +
                                     "-" + pdt::hex(m.offset);
-            bars[m.bar]->add_block(m.offset, m.size, PDT_TRY(BarMemoryBlock::make(m.size, m.cleared_by_reset, key)));
+            instance.bar_memories.push_back(PDT_TRY(BarMemoryBlock::make(m.size, m.cleared_by_reset, key)));
+            bars[m.bar]->add_block(m.offset, m.size, instance.bar_memories.back());
         }
     auto device = std::make_unique<SimDevice>(identity, bars);
     instance.die->attach_activity(device->dma_activity());
@@ -388,6 +389,9 @@ pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::s
             }
             for (const std::shared_ptr<AxiDmaModel>& axi_dma : instance.axi_dmas)
                 apply_axi_dma_faults(*axi_dma, faults);
+            if (faults.lie)
+                for (const std::shared_ptr<BarMemoryBlock>& memory : instance.bar_memories)
+                    memory->set_lie(faults.lie);
             if (faults.cmac_fault != CmacModel::Fault::None)
                 for (const std::shared_ptr<CmacModel>& cmac : instance.cmacs)
                     cmac->set_fault(faults.cmac_fault);

@@ -73,6 +73,9 @@ const Row kUnknownDesign = {"unknown_design", "--sim_design NoSuchDesign", E, kU
 const Row kMissingDesignFile = {"missing_design_file", "--design_file {root}/none.json", E, kUsage,
                                 "none.json: No such file or directory (the design file (--design_file) must be a "
                                 "readable JSON file)"};
+// memmapped_persistence under each of its names.
+const Row kPersistenceMalformedBdf = {"malformed_bdf", "--bar 0 --offset 0 --size 64 -d 0000:15:00", E, kUsage,
+                                      "Error: --device: " BAD_BDF};
 const Row kNoDesign = {"no_device", "", E, kFail, "Error: no known FPGA design found on the vfio bus"};
 const Row kStreamNotBound = {"not_bound_to_vfio", "", Machine::bound_elsewhere, kFail,
                              "is bound to xdma, not vfio-pci; bind it: "};
@@ -192,20 +195,29 @@ const ToolRows kTables[] = {
 
     // The register tools (docs/tools/registers.md): their region and width checks have their own
     // tests (xdma_probe_tests, mmio_timing_tests, bar_persistence_tests).
-    {"probe_xilinx_ip", {kUnknownOption, malformed_device("-d"), kUnknownDesign, kNoDesign}},
+    {"probe_xilinx_ip",
+     {kUnknownOption, malformed_device("-d"), kUnknownDesign, kNoDesign,
+      {"scan_window_outside_bar", "--sim_design TEF1001_dma_ddr3 -b 2 -e 0x20000", E, kUsage,
+       "the window must be non-empty and inside the BAR (BAR 2 is 0x10000 bytes)"}}},
     {"time_memmapped",
      {kUnknownOption,
       {"malformed_bdf", "--bar 0 -d 0000:15:00", E, kUsage, "Error: --device: " BAD_BDF},
-      {"missing_device", "--bar 0 -d 0000:99:00.0", E, kFail, "Error: no vfio-pci device at the --device locations"}}},
+      {"missing_device", "--bar 0 -d 0000:99:00.0", E, kFail, "Error: no vfio-pci device at the --device locations"},
+      {"copy_with_json", "--sim_design TEF1001_dma_ddr3 --bar 0 --copy --json", E, kUsage,
+       "Error: --copy prints fpga_sio's timing blocks: not with --json or --write"}}},
     {"memmapped_persistence",
-     {kUnknownOption,
-      {"malformed_bdf", "--bar 0 --offset 0 --size 64 -d 0000:15:00", E, kUsage, "Error: --device: " BAD_BDF},
+     {kUnknownOption, kPersistenceMalformedBdf,
       {"missing_device", "--bar 0 --offset 0 --size 64 -d 0000:99:00.0", E, kFail,
-       "Error: no vfio-pci device at the --device locations"}}},
+       "Error: no vfio-pci device at the --device locations"},
+      {"unknown_access", "--bar 0 --offset 0 --size 64 -d 0000:99:00.0 --access libpci", E, kUsage,
+       "Error: --access libpci: vfio or sysfs"}}},
+    {"memmapped_persistence_libpciaccess",
+     {kUnknownOption, kPersistenceMalformedBdf,
+      {"missing_device", "--bar 0 --offset 0 --size 64 -d 0000:99:00.0", E, kFail, "(no such PCI device)"},
+      {"reset", "--bar 0 --offset 0 --size 64 -d 0000:99:00.0 --reset", E, kUsage,
+       "Error: --reset is VFIO_DEVICE_RESET: not with --access sysfs, which opens no VFIO device"}}},
 
-    {"memmapped_persistence_vfio",
-     {kUnknownOption,
-      {"malformed_bdf", "--bar 0 --offset 0 --size 64 -d 0000:15:00", E, kUsage, "Error: --device: " BAD_BDF}}},
+    {"memmapped_persistence_vfio", {kUnknownOption, kPersistenceMalformedBdf}},
 
     {"display_possible_fpga_designs",
      {kUnknownOption, kMissingDesignFile, {"no_device", "", E, kFail, "No PCI device matches a known design"}}},

@@ -19,6 +19,7 @@ struct Request {
     vfio::BarRegion region;
     uint64_t key = 1;
     Step step = Step::All;
+    bool sysfs = false;  // --access sysfs: the --device BARs mapped from sysfs, no VFIO open and no reset step
     std::vector<std::string> argv;  // Step::All: the command line the new process repeats with --verify
 };
 

@@ -34,21 +34,9 @@ pdt::Result<void> check_dma_bar(const Target& t, const Selection& s) {
     return {};
 }
 
-std::unique_ptr<measure::MmioAccessor> wc_accessor(const Target& t, unsigned bar, std::string& note) {
-    if (t.simulated) {
-        note = "WC: not available (simulated device: no sysfs resource" + std::to_string(bar) + "_wc)";
-        return nullptr;
-    }
-    auto mapping = vfio::map_bar_write_combined(tool_support::kernel_options().sysfs_root, t.device->identity().address, bar);
-    if (!mapping.ok()) {
-        note = "WC: not available (" + mapping.error().message() + ")";
-        return nullptr;
-    }
-    note = "WC: sysfs resource" + std::to_string(bar) + "_wc";
-    return measure::write_combined_accessor(std::move(*mapping), bar);
-}
-
 int time_target(const Target& t, const Selection& s) {
+    if (s.copy)
+        return copy_target(t, s);
     const std::string bdf = t.device->identity().address.to_string();
     auto checked = measure::check_timing_request(*t.device, s.bar, s.request, tool_support::bar_widths(t, s.bar, measure::kMmioWidths));
     auto allowed = checked.ok() ? check_dma_bar(t, s) : pdt::Result<void>{};
@@ -76,6 +64,20 @@ int time_target(const Target& t, const Selection& s) {
 }
 
 }  // namespace
+
+std::unique_ptr<measure::MmioAccessor> wc_accessor(const Target& t, unsigned bar, std::string& note) {
+    if (t.simulated) {
+        note = "WC: not available (simulated device: no sysfs resource" + std::to_string(bar) + "_wc)";
+        return nullptr;
+    }
+    auto mapping = vfio::map_bar_write_combined(tool_support::kernel_options().sysfs_root, t.device->identity().address, bar);
+    if (!mapping.ok()) {
+        note = "WC: not available (" + mapping.error().message() + ")";
+        return nullptr;
+    }
+    note = "WC: sysfs resource" + std::to_string(bar) + "_wc";
+    return measure::write_combined_accessor(std::move(*mapping), bar);
+}
 
 int run(const tool_support::CheckedUsage& checked, const Selection& s) {
     return tool_support::for_each_target(checked.registry, {s.sim_designs, s.devices}, s.json ? std::cerr : std::cout,

@@ -80,13 +80,21 @@ pdt::Result<std::unique_ptr<WcMapping>> map_bar_write_combined(const std::string
                           errno == ENOENT ? "no resource" + std::to_string(bar) + "_wc: BAR " + std::to_string(bar) +
                                                 " is not prefetchable (or not a memory BAR)"
                                           : "");
+    const MappedResource mapped = PDT_TRY(map_resource_file(path, "map write-combined"));
+    return std::make_unique<WcMapping>(mapped.base, mapped.size);
+}
+
+pdt::Result<MappedResource> map_resource_file(const std::string& path, const std::string& operation) {
     UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
     if (!fd.valid())
-        return pdt::errno_error("map write-combined", path, errno == EACCES ? "sysfs resource files need root" : "");
+        return pdt::errno_error(operation, path, errno == EACCES ? "sysfs resource files need root" : "");
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0)
+        return pdt::errno_error(operation, path);
     void* base = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
     if (base == MAP_FAILED)
-        return pdt::errno_error("map write-combined", path);
-    return std::make_unique<WcMapping>(base, static_cast<uint64_t>(st.st_size));
+        return pdt::errno_error(operation, path);
+    return MappedResource{base, static_cast<uint64_t>(st.st_size)};
 }
 
 }  // namespace vfio

@@ -88,10 +88,31 @@ pdt::Result<std::vector<RegisterTest>> write_tests(const vfio::RegisterWindow& r
 // The patterns written to a register of `mask` (masked; duplicates kept in order).
 std::vector<uint32_t> test_patterns(uint32_t mask);
 
+// Part of one BAR to scan as fpga_sio's -b/-s/-e: the 256-byte frames of [start, end); end
+// defaults to the BAR's size.
+struct ScanWindow {
+    unsigned bar = 0;
+    uint64_t start = 0;
+    std::optional<uint64_t> end;
+};
+// The window checked before any access: the BAR exists (ENODEV), start and end are multiples of
+// the 256-byte frame (PG195 Register Space: a block per 256 bytes) and start < end <= the BAR's
+// size; else a usage error naming the window and the BAR's size.
+pdt::Result<vfio::RegisterWindow> check_scan_window(vfio::Device& device, const ScanWindow& window);
+// Reads the identifier register (offset 0) of every frame of `regs`, and nothing else, keeping
+// those whose [31:20] is 0x1FC; as fpga_sio, a block that decodes no channel address bits (IRQ,
+// Config, SGDMA Common) is skipped where the frame's [11:8] is not 0 (its aliases). Offsets
+// are the BAR's. ENODEV when an identifier reads 0xFFFFFFFF (the device is gone).
+pdt::Result<std::vector<FoundBlock>> scan_window(const vfio::RegisterWindow& regs);
+// fpga_sio's second line of a Channels block found: "  addr_alignment=1 len_granularity=1
+// address_bits=64", from its Alignments register (0x4C, read-only); empty for other blocks.
+std::string describe_alignments(const vfio::RegisterWindow& regs, const FoundBlock& block);
+
 // What probe_xilinx_ip asks of one device.
 struct ProbeOptions {
-    std::optional<RegisterRequest> read;  // --bar/--offset/--width: one allow-listed register
+    std::optional<RegisterRequest> read{};  // --bar/--offset/--width: one allow-listed register
     bool write_tests = false;             // --write_tests
+    std::optional<ScanWindow> window{};   // -b/-s/-e: scan this window instead of the design's DMA BAR
 };
 struct ProbeSummary {
     std::vector<FoundBlock> blocks;
@@ -105,7 +126,10 @@ struct ProbeSummary {
     unsigned registers_tested = 0;
     unsigned registers_failed = 0;  // a pattern mismatch or a value not restored
 };
-// The probe of one device whose XDMA registers start at offset 0 of `dma_bar` (design data),
+// With options.window, only that window is checked, then scanned (scan_window) and its blocks
+// written, under fpga_sio's heading ("Probing part of BAR 2 in device <bdf> over range
+// 0x1000..0x2000", or "Probing BAR 2 in device <bdf> of size 0x10000" for the whole BAR).
+// Else the probe of one device whose XDMA registers start at offset 0 of `dma_bar` (design data),
 // its lines written to `out`: each BAR with its size (only the DMA BAR is read), each block
 // found (describe()), MSI-X from the config-space MSI-X capability (PG195 places its table at
 // 0x8000 of the DMA BAR; it has no identifier register and is not read), the requested register and the write

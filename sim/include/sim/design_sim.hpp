@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "designs/registry.hpp"
+#include "sim/bar_memory.hpp"
 #include "sim/die_thermal.hpp"
 #include "sim/gpio_models.hpp"
 #include "sim/peripheral_blocks.hpp"
@@ -31,6 +32,7 @@ struct DesignInstance {
     std::vector<std::shared_ptr<CmacModel>> cmacs;  // the design's CMAC ports, in its order
     std::vector<std::shared_ptr<AxiDmaModel>> axi_dmas;  // the design's AXI DMAs (PG021), in its order
     std::vector<std::shared_ptr<AxiGpioModel>> gpios;  // its DDR reset and M.2 LED GPIOs, in its order
+    std::vector<std::shared_ptr<BarMemoryBlock>> bar_memories;  // simulation.bar_memory's regions
 };
 
 // The link every simulated XDMA instance has (XdmaConfig::link_bytes_per_second and

@@ -55,6 +55,15 @@ private:
     uint8_t* m_base;
     uint64_t m_size;
 };
+// A sysfs resource file (resource<N>, resource<N>_wc) mmap()ed read-write and shared, whole:
+// its base and size, which the caller unmaps. The open error (EACCES with a hint to run as root)
+// or the mmap error, under `operation`; the caller checks first that the file exists.
+struct MappedResource {
+    void* base = nullptr;
+    uint64_t size = 0;
+};
+pdt::Result<MappedResource> map_resource_file(const std::string& path, const std::string& operation);
+
 // ENOENT "no resource<N>_wc: BAR <N> is not prefetchable (or not a memory BAR)" when the file is
 // absent; the open or mmap error (EACCES with a hint to run as root) otherwise.
 // sysfs_root: "/sys" (tests pass another).

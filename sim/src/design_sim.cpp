@@ -334,6 +334,7 @@ pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::s
                     instance.qdma->inject(f.direction == XdmaDirection::C2H ? QdmaQueueKind::C2H : QdmaQueueKind::H2C,
                                           f.qid, f.fault);
                 apply_engine_faults(*instance.qdma, faults);
+                instance.qdma->set_context_read_lie(faults.qdma_context_read_lie);
             }
             if (faults.cmac_fault != CmacModel::Fault::None)
                 for (const std::shared_ptr<CmacModel>& cmac : instance.cmacs)

@@ -71,7 +71,7 @@ pdt::Error bad_spec(const std::string& item, const std::string& why) {
         names += ", " + std::string(cmac_fault_name(fault));
     return pdt::usage_error(std::string("parse ") + kFaultEnvironmentVariable, item,
                             why + " (syntax <name>[@<H2C|C2H><channel or QDMA queue>]; names: " + names +
-                                ", ignores_stop, late_engine=MS, or one lie: moves_nothing, stale_after=N, completes_early)");
+                                ", ignores_stop, qdma_stale_context_read, qdma_context_read_flips, late_engine=MS, or one lie: moves_nothing, stale_after=N, completes_early)");
 }
 
 pdt::Result<FaultInjection> parse_one(const std::string& item) {
@@ -120,6 +120,9 @@ pdt::Result<FaultPlan> parse_fault_plan(const std::string& text) {
             plan.late_engine = std::chrono::milliseconds(std::stoul(ms));
         } else if (item == "ignores_stop") {
             plan.ignores_stop = true;
+        } else if (item == "qdma_stale_context_read" || item == "qdma_context_read_flips") {
+            plan.qdma_context_read_lie =
+                item == "qdma_stale_context_read" ? QdmaContextReadLie::Stale : QdmaContextReadLie::FlipsBit44;
         } else if (streams::is_lie(item)) {
             if (plan.lie)
                 return bad_spec(item, "a second lie (one of moves_nothing, stale_after=N, completes_early at most)");

@@ -18,14 +18,23 @@ pdt::Result<std::unique_ptr<Function>> Function::open(vfio::Device& device, cons
     const std::string object = device.identity().address.to_string() + " QDMA BAR " + std::to_string(options.bar);
     vfio::Bar* bar = PDT_TRY(device.bar(options.bar));
     // The queue space of the function's queues must fit: QDMA_TRQ_SEL_QUEUE_PF + qid * 0x10.
-    const uint64_t needed = queue_register(options.queues, 0);
-    if (bar->size() < needed)
-        return pdt::make_error("open QDMA function", object, ERANGE,
-                               "the BAR is " + hex(bar->size()) + " bytes; QDMA_TRQ_SEL_QUEUE_PF of " +
-                                   std::to_string(options.queues) + " queues ends at " + hex(needed));
+    const auto check_size = [&](uint16_t queues) -> pdt::Result<void> {
+        if (const uint64_t needed = queue_register(queues, 0); bar->size() < needed)
+            return pdt::make_error("open QDMA function", object, ERANGE,
+                                   "the BAR is " + hex(bar->size()) + " bytes; QDMA_TRQ_SEL_QUEUE_PF of " +
+                                       std::to_string(queues) + " queues ends at " + hex(needed));
+        return {};
+    };
+    if (!options.read_fmap)
+        PDT_CHECK(check_size(options.queues));
     vfio::RegisterWindow regs = PDT_TRY(bar->window(0, bar->size()));
     auto function = std::unique_ptr<Function>(new Function(device, options, std::move(regs)));
     PDT_CHECK(function->read_capabilities());
+    if (options.read_fmap) {
+        PDT_CHECK(function->adopt_fmap());
+        PDT_CHECK(check_size(function->m_options.queues));
+        return function;
+    }
     const Capabilities& caps = function->m_caps;
     if (options.queues == 0 || uint32_t{options.qid_base} + options.queues > caps.multq_max)
         return pdt::usage_error("open QDMA function", function->name(),
@@ -43,6 +52,15 @@ pdt::Result<std::unique_ptr<Function>> Function::open(vfio::Device& device, cons
 }
 
 Function::~Function() = default;
+
+// PG302 "Function Map Table", read: the queues some driver gave the function (none: qid_max 0).
+pdt::Result<void> Function::adopt_fmap() {
+    const auto words = PDT_TRY(context_read(m_options.function, static_cast<uint32_t>(CtxtSel::QDMA_CTXT_SELC_FMAP)));
+    const FmapContext fmap = FmapContext::decode(words);
+    m_options.qid_base = fmap.qid_base;
+    m_options.queues = fmap.qid_max;
+    return {};
+}
 
 std::string Function::name() const {
     return m_device.identity().address.to_string() + " QDMA function " + std::to_string(m_options.function);
@@ -70,7 +88,7 @@ pdt::Result<void> Function::read_capabilities() {
     const auto empty = [](const std::array<uint32_t, 16>& values) {
         return std::all_of(values.begin(), values.end(), [](uint32_t v) { return v == 0; });
     };
-    if (!m_options.program_empty_globals)
+    if (!m_options.program_empty_globals || m_options.read_fmap)
         return {};
     const bool rings = empty(m_caps.ring_sizes), buffers = empty(m_caps.c2h_buf_sizes);
     for (unsigned i = 0; i < kRingSizeCount; ++i) {
@@ -112,6 +130,10 @@ pdt::Result<unsigned> Function::c2h_buffer_size_index(uint32_t bytes) const {
 }
 
 pdt::Result<uint32_t> Function::physical_qid(uint32_t qid) const {
+    if (m_options.queues == 0)
+        return pdt::usage_error("choose queue", name(),
+                                "queue " + std::to_string(qid) + " does not exist: the function has no queues (its "
+                                "FMAP context reads qid_max 0; no driver has given it any)");
     if (qid >= m_options.queues)
         return pdt::usage_error("choose queue", name(),
                                 "queue " + std::to_string(qid) + " is past the function's FMAP range of " +
@@ -134,13 +156,15 @@ void Function::doorbell(uint32_t qid, uint64_t reg, uint32_t value) const {
 }
 
 // After a context command: QDMA_GLBL_ERR_STAT names what the IP refused; its W1C bits are
-// cleared so that the next command is judged alone.
-pdt::Result<void> Function::check_errors(const std::string& what) {
-    const uint32_t stat = m_regs.read32(QDMA_GLBL_ERR_STAT);
+// cleared so that the next command is judged alone. An inspecting function (read_fmap) clears
+// nothing and judges only the bits not set before the command (`before`).
+pdt::Result<void> Function::check_errors(const std::string& what, uint32_t before) {
+    const uint32_t stat = m_regs.read32(QDMA_GLBL_ERR_STAT) & ~before;
     if (stat == 0)
         return {};
     const uint32_t dsc = m_regs.read32(QDMA_GLBL_DSC_ERR_STS), trq = m_regs.read32(QDMA_GLBL_TRQ_ERR_STS);
-    m_regs.write32(QDMA_GLBL_ERR_STAT, stat);
+    if (!m_options.read_fmap)
+        m_regs.write32(QDMA_GLBL_ERR_STAT, stat);
     std::string hint = "QDMA_GLBL_ERR_STAT " + hex(stat);
     if (stat & GLBL_ERR_STAT_IND_CTXT_CMD_ERR_MASK)
         hint += " (IND_CTXT_CMD_ERR " + hex((stat & GLBL_ERR_STAT_IND_CTXT_CMD_ERR_MASK) >> GLBL_ERR_STAT_IND_CTXT_CMD_ERR_SHIFT) + ")";
@@ -156,8 +180,10 @@ pdt::Result<void> Function::context_command(uint32_t hw_qid, uint32_t sel, uint3
     if (hw_qid > IND_CTXT_CMD_QID_MAX)
         return pdt::make_error(what, name(), EINVAL, "QDMA_IND_CTXT_CMD.qid holds 13 bits");
     // Error bits left by earlier events (engine errors the queues report through their status
-    // descriptors) are cleared first, so that what is read back after the command is its own.
-    if (const uint32_t stale = m_regs.read32(QDMA_GLBL_ERR_STAT); stale != 0)
+    // descriptors) are cleared first, so that what is read back after the command is its own;
+    // an inspecting function leaves them for the user to read (check_errors ignores them).
+    const uint32_t stale = m_regs.read32(QDMA_GLBL_ERR_STAT);
+    if (stale != 0 && !m_options.read_fmap)
         m_regs.write32(QDMA_GLBL_ERR_STAT, stale);
     if (data != nullptr) {
         for (unsigned i = 0; i < kContextWords; ++i) {
@@ -174,7 +200,7 @@ pdt::Result<void> Function::context_command(uint32_t hw_qid, uint32_t sel, uint3
                                        std::to_string(m_options.context_timeout.count()) + " ms");
         std::this_thread::yield();
     }
-    return check_errors(what);
+    return check_errors(what, m_options.read_fmap ? stale : 0);
 }
 
 pdt::Result<std::array<uint32_t, 8>> Function::context_read(uint32_t hw_qid, uint32_t sel) {

@@ -52,7 +52,6 @@ void set_bits(ContextWords& words, unsigned lsb, unsigned width, uint64_t value)
 }
 
 namespace {
-bool flag(const ContextWords& w, unsigned bit) { return get_bits(w, bit, 1) != 0; }
 
 // Each context structure's fields, listed once for encode and decode: field(lsb, width, member)
 // for the member at bits [lsb + width - 1 : lsb]; field(lsb, width, member, shift) for an address
@@ -64,103 +63,122 @@ concept ContextOf = std::same_as<std::remove_const_t<Context>, Of>;
 template <class C, class Field>
     requires ContextOf<C, SoftwareContext>
 void each_field(C& c, Field&& field) {
-    field(0, 16, c.pidx);
-    field(16, 1, c.irq_arm);
-    field(17, 12, c.fnc_id);
-    field(32, 1, c.qen);
-    field(33, 1, c.fcrd_en);
-    field(34, 1, c.wbi_chk);
-    field(35, 1, c.wbi_intvl_en);
-    field(36, 1, c.at);
-    field(37, 4, c.fetch_max);
-    field(44, 4, c.rngsz_idx);
-    field(48, 2, c.dsc_sz);
-    field(50, 1, c.bypass);
-    field(51, 1, c.mm_chn);
-    field(52, 1, c.wbk_en);
-    field(53, 1, c.irq_en);
-    field(54, 3, c.port_id);
-    field(57, 1, c.irq_no_last);
-    field(58, 2, c.err);
-    field(60, 1, c.err_wb_sent);
-    field(61, 1, c.irq_req);
-    field(62, 1, c.mrkr_dis);
-    field(63, 1, c.is_mm);
-    field(64, 64, c.dsc_base);
-    field(128, 11, c.vec);
-    field(139, 1, c.int_aggr);
+    field("pidx", 0, 16, c.pidx);
+    field("irq_arm", 16, 1, c.irq_arm);
+    field("fnc_id", 17, 12, c.fnc_id);
+    field("qen", 32, 1, c.qen);
+    field("fcrd_en", 33, 1, c.fcrd_en);
+    field("wbi_chk", 34, 1, c.wbi_chk);
+    field("wbi_intvl_en", 35, 1, c.wbi_intvl_en);
+    field("at", 36, 1, c.at);
+    field("fetch_max", 37, 4, c.fetch_max);
+    field("rngsz_idx", 44, 4, c.rngsz_idx);
+    field("dsc_sz", 48, 2, c.dsc_sz);
+    field("bypass", 50, 1, c.bypass);
+    field("mm_chn", 51, 1, c.mm_chn);
+    field("wbk_en", 52, 1, c.wbk_en);
+    field("irq_en", 53, 1, c.irq_en);
+    field("port_id", 54, 3, c.port_id);
+    field("irq_no_last", 57, 1, c.irq_no_last);
+    field("err", 58, 2, c.err);
+    field("err_wb_sent", 60, 1, c.err_wb_sent);
+    field("irq_req", 61, 1, c.irq_req);
+    field("mrkr_dis", 62, 1, c.mrkr_dis);
+    field("is_mm", 63, 1, c.is_mm);
+    field("dsc_base", 64, 64, c.dsc_base);
+    field("vec", 128, 11, c.vec);
+    field("int_aggr", 139, 1, c.int_aggr);
 }
 
 // Completion Context Structure (0x6).
 template <class C, class Field>
     requires ContextOf<C, CompletionContext>
 void each_field(C& c, Field&& field) {
-    field(0, 1, c.en_stat_desc);
-    field(1, 1, c.en_int);
-    field(2, 3, c.trig_mode);
-    field(5, 12, c.fnc_id);
-    field(17, 4, c.counter_idx);
-    field(21, 4, c.timer_idx);
-    field(25, 2, c.int_st);
-    field(27, 1, c.color);
-    field(28, 4, c.qsize_idx);
-    field(32, 58, c.baddr, 6);
-    field(90, 2, c.desc_size);
-    field(92, 16, c.pidx);
-    field(108, 16, c.cidx);
-    field(124, 1, c.valid);
-    field(125, 2, c.err);
-    field(127, 1, c.user_trig_pend);
-    field(128, 1, c.timer_running);
-    field(129, 1, c.full_upd);
-    field(130, 1, c.ovf_chk_dis);
-    field(131, 1, c.at);
-    field(132, 11, c.vec);
-    field(143, 1, c.int_aggr);
-    field(146, 1, c.dir_c2h);
+    field("en_stat_desc", 0, 1, c.en_stat_desc);
+    field("en_int", 1, 1, c.en_int);
+    field("trig_mode", 2, 3, c.trig_mode);
+    field("fnc_id", 5, 12, c.fnc_id);
+    field("counter_idx", 17, 4, c.counter_idx);
+    field("timer_idx", 21, 4, c.timer_idx);
+    field("int_st", 25, 2, c.int_st);
+    field("color", 27, 1, c.color);
+    field("qsize_idx", 28, 4, c.qsize_idx);
+    field("baddr4_high", 32, 58, c.baddr, 6);
+    field("desc_size", 90, 2, c.desc_size);
+    field("pidx", 92, 16, c.pidx);
+    field("cidx", 108, 16, c.cidx);
+    field("valid", 124, 1, c.valid);
+    field("err", 125, 2, c.err);
+    field("user_trig_pend", 127, 1, c.user_trig_pend);
+    field("timer_running", 128, 1, c.timer_running);
+    field("full_upd", 129, 1, c.full_upd);
+    field("ovf_chk_dis", 130, 1, c.ovf_chk_dis);
+    field("at", 131, 1, c.at);
+    field("vec", 132, 11, c.vec);
+    field("int_aggr", 143, 1, c.int_aggr);
+    field("dir_c2h", 146, 1, c.dir_c2h);
 }
 
 // C2H Prefetch Context Structure (0x7).
 template <class C, class Field>
     requires ContextOf<C, PrefetchContext>
 void each_field(C& c, Field&& field) {
-    field(0, 1, c.bypass);
-    field(1, 4, c.bufsz_idx);
-    field(5, 3, c.port_id);
-    field(26, 1, c.err);
-    field(27, 1, c.pfch_en);
-    field(28, 1, c.pfch);
-    field(29, 16, c.sw_crdt);
-    field(45, 1, c.valid);
+    field("bypass", 0, 1, c.bypass);
+    field("bufsz_idx", 1, 4, c.bufsz_idx);
+    field("port_id", 5, 3, c.port_id);
+    field("err", 26, 1, c.err);
+    field("pfch_en", 27, 1, c.pfch_en);
+    field("pfch", 28, 1, c.pfch);
+    field("sw_crdt", 29, 16, c.sw_crdt);
+    field("valid", 45, 1, c.valid);
 }
 
 // Function Map Context Structure (0xC).
 template <class C, class Field>
     requires ContextOf<C, FmapContext>
 void each_field(C& c, Field&& field) {
-    field(0, 11, c.qid_base);
-    field(32, 12, c.qid_max);
+    field("qid_base", 0, 11, c.qid_base);
+    field("qid_max", 32, 12, c.qid_max);
 }
 
 // Interrupt Context Structure (0x8).
 template <class C, class Field>
     requires ContextOf<C, InterruptContext>
 void each_field(C& c, Field&& field) {
-    field(0, 1, c.valid);
-    field(1, 11, c.vec);
-    field(13, 1, c.int_st);
-    field(14, 1, c.color);
-    field(15, 52, c.baddr_4k, 12);
-    field(67, 3, c.page_size);
-    field(70, 12, c.pidx);
-    field(82, 1, c.at);
-    field(114, 12, c.func);
+    field("valid", 0, 1, c.valid);
+    field("vec", 1, 11, c.vec);
+    field("int_st", 13, 1, c.int_st);
+    field("color", 14, 1, c.color);
+    field("baddr_4k", 15, 52, c.baddr_4k, 12);
+    field("page_size", 67, 3, c.page_size);
+    field("pidx", 70, 12, c.pidx);
+    field("at", 82, 1, c.at);
+    field("func", 114, 12, c.func);
+}
+
+// Hardware Descriptor Context Structure (0x2 C2H and 0x3 H2C).
+template <class C, class Field>
+    requires ContextOf<C, HardwareContext>
+void each_field(C& c, Field&& field) {
+    field("cidx", 0, 16, c.cidx);
+    field("crd_use", 16, 16, c.crd_use);
+    field("dsc_pnd", 40, 1, c.dsc_pnd);
+    field("idl_stp_b", 41, 1, c.idl_stp_b);
+    field("evt_pnd", 42, 1, c.evt_pnd);
+    field("fetch_pnd", 43, 4, c.fetch_pnd);
+}
+
+// Credit Descriptor Context Structure (0x4 C2H and 0x5 H2C).
+template <class C, class Field>
+    requires ContextOf<C, CreditContext>
+void each_field(C& c, Field&& field) {
+    field("credt", 0, 16, c.credt);
 }
 
 template <class Context>
 ContextWords encode_fields(const Context& c) {
     ContextWords w{};
-    each_field(c, [&w](unsigned lsb, unsigned width, const auto& value, unsigned shift = 0) {
+    each_field(c, [&w](const char*, unsigned lsb, unsigned width, const auto& value, unsigned shift = 0) {
         set_bits(w, lsb, width, static_cast<uint64_t>(value) >> shift);
     });
     return w;
@@ -169,10 +187,21 @@ ContextWords encode_fields(const Context& c) {
 template <class Context>
 Context decode_fields(const ContextWords& w) {
     Context c;
-    each_field(c, [&w](unsigned lsb, unsigned width, auto& value, unsigned shift = 0) {
+    each_field(c, [&w](const char*, unsigned lsb, unsigned width, auto& value, unsigned shift = 0) {
         value = static_cast<std::remove_reference_t<decltype(value)>>(get_bits(w, lsb, width) << shift);
     });
     return c;
+}
+
+// Each field of the structure as it lies in the words: its name, bit range and raw bits.
+template <class Context>
+std::vector<ContextField> fields_of(const ContextWords& w) {
+    std::vector<ContextField> fields;
+    Context c;
+    each_field(c, [&](const char* name, unsigned lsb, unsigned width, auto&, unsigned = 0) {
+        fields.push_back({name, lsb + width - 1, lsb, get_bits(w, lsb, width)});
+    });
+    return fields;
 }
 
 }  // namespace
@@ -192,16 +221,24 @@ FmapContext FmapContext::decode(const ContextWords& w) { return decode_fields<Fm
 ContextWords InterruptContext::encode() const { return encode_fields(*this); }
 InterruptContext InterruptContext::decode(const ContextWords& w) { return decode_fields<InterruptContext>(w); }
 
-// Hardware Descriptor Context Structure (0x2 C2H and 0x3 H2C).
-HardwareContext HardwareContext::decode(const ContextWords& w) {
-    HardwareContext c;
-    c.cidx = static_cast<uint16_t>(get_bits(w, 0, 16));
-    c.crd_use = static_cast<uint16_t>(get_bits(w, 16, 16));
-    c.dsc_pnd = flag(w, 40);
-    c.idl_stp_b = flag(w, 41);
-    c.evt_pnd = flag(w, 42);
-    c.fetch_pnd = static_cast<uint8_t>(get_bits(w, 43, 4));
-    return c;
+HardwareContext HardwareContext::decode(const ContextWords& w) { return decode_fields<HardwareContext>(w); }
+CreditContext CreditContext::decode(const ContextWords& w) { return decode_fields<CreditContext>(w); }
+
+std::vector<ContextField> context_fields(CtxtSel sel, const ContextWords& words) {
+    switch (sel) {
+    case CtxtSel::QDMA_CTXT_SELC_DEC_SW_C2H:
+    case CtxtSel::QDMA_CTXT_SELC_DEC_SW_H2C: return fields_of<SoftwareContext>(words);
+    case CtxtSel::QDMA_CTXT_SELC_DEC_HW_C2H:
+    case CtxtSel::QDMA_CTXT_SELC_DEC_HW_H2C: return fields_of<HardwareContext>(words);
+    case CtxtSel::QDMA_CTXT_SELC_DEC_CR_C2H:
+    case CtxtSel::QDMA_CTXT_SELC_DEC_CR_H2C: return fields_of<CreditContext>(words);
+    case CtxtSel::QDMA_CTXT_SELC_WRB: return fields_of<CompletionContext>(words);
+    case CtxtSel::QDMA_CTXT_SELC_PFTCH: return fields_of<PrefetchContext>(words);
+    case CtxtSel::QDMA_CTXT_SELC_INT_COAL: return fields_of<InterruptContext>(words);
+    case CtxtSel::QDMA_CTXT_SELC_FMAP: return fields_of<FmapContext>(words);
+    case CtxtSel::QDMA_CTXT_SELC_TIMER: break;
+    }
+    return {};
 }
 
 }  // namespace qdma

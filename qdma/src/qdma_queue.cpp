@@ -115,8 +115,8 @@ pdt::Result<void> Queue::set_up() {
         sw.int_aggr = true;
         sw.vec = static_cast<uint16_t>(*m_options.interrupt_ring);
     }
-    const ContextWords sw_words = sw.encode();
-    PDT_CHECK(m_function.context_command(m_hw_qid, sel_sw(), u(CtxtOp::QDMA_CTXT_WR), &sw_words));
+    m_written.clear();
+    PDT_CHECK(write_context(sel_sw(), sw.encode()));
     if (c2h_st)
         PDT_CHECK(set_up_c2h_stream(sw.fnc_id));
     m_pidx = m_cidx = m_outstanding = m_cmpt_cidx = 0;
@@ -141,17 +141,34 @@ pdt::Result<void> Queue::set_up_c2h_stream(uint16_t fnc_id) {
     cmpt.desc_size = 0;
     cmpt.valid = true;
     cmpt.dir_c2h = true;
-    const ContextWords cmpt_words = cmpt.encode();
-    PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_WRB), u(CtxtOp::QDMA_CTXT_WR), &cmpt_words));
+    PDT_CHECK(write_context(u(CtxtSel::QDMA_CTXT_SELC_WRB), cmpt.encode()));
     // The initial Completion CIDX update arms status writes (out of reset the hardware is unarmed).
     m_function.doorbell(m_options.qid, QDMA_DMAP_SEL_CMPT_CIDX, cmpt_cidx(0, TriggerMode::Every, true, false));
     // Set-up Prefetch Context.
     PrefetchContext pfch;
     pfch.bufsz_idx = static_cast<uint8_t>(m_bufsz_idx);
     pfch.valid = true;
-    const ContextWords pfch_words = pfch.encode();
-    PDT_CHECK(m_function.context_command(m_hw_qid, u(CtxtSel::QDMA_CTXT_SELC_PFTCH), u(CtxtOp::QDMA_CTXT_WR), &pfch_words));
+    PDT_CHECK(write_context(u(CtxtSel::QDMA_CTXT_SELC_PFTCH), pfch.encode()));
     return {};
+}
+
+// A context command QDMA_CTXT_WR, kept for written_contexts().
+pdt::Result<void> Queue::write_context(uint32_t sel, const std::array<uint32_t, 8>& words) {
+    PDT_CHECK(m_function.context_command(m_hw_qid, sel, u(CtxtOp::QDMA_CTXT_WR), &words));
+    m_written.push_back({sel, words});
+    return {};
+}
+
+RingView Queue::descriptor_ring() const {
+    return {m_ring.data(), m_options.ring_entries, m_desc_bytes, m_ring.iova(), m_pidx, m_cidx};
+}
+
+RingView Queue::completion_ring() const {
+    if (m_cmpt_slots == 0)
+        return {};
+    // PIDX: the completion ring's status descriptor's, as the IP last wrote it.
+    const CompletionStatus status = CompletionStatus::decode(load64(m_cmpt_ring.data() + uint64_t{m_cmpt_slots} * 8));
+    return {m_cmpt_ring.data(), m_options.completion_entries, 8, m_cmpt_ring.iova(), status.pidx, m_cmpt_cidx};
 }
 
 // PG302 "Queue Teardown". C2H stream: invalidate/clear the prefetch context, the completion

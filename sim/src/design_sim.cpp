@@ -386,6 +386,7 @@ pdt::Result<std::unique_ptr<DesignBus>> make_design_bus(const std::vector<std::s
                                           f.qid, f.fault);
                 apply_engine_faults(*instance.qdma, faults);
                 instance.qdma->set_user_irq_lie(faults.user_irq_lie);
+                instance.qdma->set_context_read_lie(faults.qdma_context_read_lie);
             }
             for (const std::shared_ptr<AxiDmaModel>& axi_dma : instance.axi_dmas)
                 apply_axi_dma_faults(*axi_dma, faults);

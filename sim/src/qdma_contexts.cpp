@@ -114,6 +114,8 @@ void Impl::context_command(uint32_t cmd) {
         }
         return;
     case CtxtOp::RD: {
+        if (config.context_read_lie == QdmaContextReadLie::Stale)
+            return;  // the lie: the data registers keep what they held
         const Words* w = find(sel, qid);
         ind_data = w ? *w : Words{};
         if (sel == CtxtSel::HW_H2C || sel == CtxtSel::HW_C2H) {
@@ -123,6 +125,8 @@ void Impl::context_command(uint32_t cmd) {
                                  SwContext(*sw).pidx() != hw_cidx(ind_data);
             ind_data[1] = with_field(ind_data[1], 8, 8, pending);
         }
+        if (config.context_read_lie == QdmaContextReadLie::FlipsBit44)
+            ind_data[1] ^= 1u << 12;  // the lie: bit 44 of the structure
         return;
     }
     case CtxtOp::INV:

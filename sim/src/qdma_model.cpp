@@ -83,6 +83,11 @@ void QdmaModel::set_ignores_stop() {
     m_impl->config.ignores_stop = true;
 }
 
+void QdmaModel::set_context_read_lie(QdmaContextReadLie lie) {
+    std::lock_guard lock(m_impl->mutex);
+    m_impl->config.context_read_lie = lie;
+}
+
 uint64_t QdmaModel::processed(QdmaQueueKind kind, unsigned qid) const {
     std::lock_guard lock(m_impl->mutex);
     const auto& queues = kind == QdmaQueueKind::C2H ? m_impl->c2h : m_impl->h2c;

@@ -78,7 +78,7 @@ pdt::Error bad_spec(const std::string& item, const std::string& why) {
         names += ", " + std::string(lie.name);
     return pdt::usage_error(std::string("parse ") + kFaultEnvironmentVariable, item,
                             why + " (syntax <name>[@<H2C|C2H><channel or QDMA queue>]; names: " + names +
-                                ", ignores_stop, late_engine=MS, or one lie: moves_nothing, stale_after=N, completes_early)");
+                                ", ignores_stop, qdma_stale_context_read, qdma_context_read_flips, late_engine=MS, or one lie: moves_nothing, stale_after=N, completes_early)");
 }
 
 pdt::Result<FaultInjection> parse_one(const std::string& item) {
@@ -129,6 +129,9 @@ pdt::Result<FaultPlan> parse_fault_plan(const std::string& text) {
             plan.ignores_stop = true;
         } else if (const auto user_irq = fault_named(item, kUserIrqLieNames)) {
             plan.user_irq_lie = *user_irq;
+        } else if (item == "qdma_stale_context_read" || item == "qdma_context_read_flips") {
+            plan.qdma_context_read_lie =
+                item == "qdma_stale_context_read" ? QdmaContextReadLie::Stale : QdmaContextReadLie::FlipsBit44;
         } else if (streams::is_lie(item)) {
             if (plan.lie)
                 return bad_spec(item, "a second lie (one of moves_nothing, stale_after=N, completes_early at most)");

@@ -427,6 +427,18 @@ const ToolRows kTables[] = {
        "Operation not supported (the design has no XDMA or QDMA IP)"},
       {"missing_device", "-d 0000:99:00.0", E, kFail, "no known FPGA design found"}}},
 
+    {"qdma_ctl",
+     {kUnknownOption,
+      {"malformed_bdf", "--command list -d 0000:15:00", E, kUsage, "Error: --device: " BAD_BDF},
+      {"no_command", "--sim_design U200_qdma_ram", E, kUsage,
+       "Error: --command is required: list, context, dump, reg_dump or errors"},
+      {"queue_does_not_exist", "--sim_design U200_qdma_ram --command context --idx 0 --dir h2c", E, kUsage,
+       "queue 0 does not exist: the function has no queues (its FMAP context reads qid_max 0"},
+      {"not_a_qdma_design", "--sim_design TEF1001_dma_ddr3 --command errors", E, kFail,
+       "its design data has no qdma section: not a QDMA design"},
+      {"missing_device", "--command list -d 0000:99:00.0", E, kFail,
+       "Error: no vfio-pci device at the --device locations"}}},
+
     // Reads result files; takes no PCI location.
     {"pcie_link_report",
      {kNamedUnknownOption,

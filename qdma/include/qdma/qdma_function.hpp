@@ -34,6 +34,11 @@ struct FunctionOptions {
     // When all 16 read 0 the function writes kDefaultRingSizes (kDefaultC2hBufferSizes); values
     // already there are never overwritten (other functions' queues use them).
     bool program_empty_globals = true;
+    // Inspection (qdma_inspect.hpp): the function's FMAP context is read, not written, and gives
+    // qid_base and queues (those above are ignored; qid_max 0: a function with no queues, whose
+    // every queue is refused by physical_qid). Nothing is programmed: only the read commands, and
+    // the error status registers are left as found (a command is judged by the bits it adds).
+    bool read_fmap = false;
 };
 
 // Ring sizes in entries, the status descriptor included: 2^n + 1 holds 2^n descriptors.
@@ -58,10 +63,20 @@ enum class QueueKind { MemoryMapped, Stream };
 enum class QueueDirection { H2C, C2H };
 const char* to_string(QueueDirection direction);
 
+// A ring in host memory as software sees it (for dumps): its bytes, its entries (a descriptor
+// or completion ring's last is its status descriptor), PIDX and CIDX.
+struct RingView {
+    const uint8_t* bytes = nullptr;
+    uint32_t entries = 0, entry_bytes = 0;
+    uint64_t iova = 0;
+    uint32_t pidx = 0, cidx = 0;
+};
+
 class Function {
 public:
     // Reads the capabilities, checks the options against them (queues past MULTQ_MAX: a usage error
-    // naming QDMA_GLBL2_CHANNEL_QDMA_CAP) and programs the function's FMAP context.
+    // naming QDMA_GLBL2_CHANNEL_QDMA_CAP) and programs the function's FMAP context (or, with
+    // options.read_fmap, reads it).
     static pdt::Result<std::unique_ptr<Function>> open(vfio::Device& device, const FunctionOptions& options);
     ~Function();
     Function(const Function&) = delete;
@@ -97,7 +112,8 @@ private:
     Function(vfio::Device& device, const FunctionOptions& options, vfio::RegisterWindow regs)
         : m_device(device), m_options(options), m_regs(std::move(regs)) {}
     pdt::Result<void> read_capabilities();
-    pdt::Result<void> check_errors(const std::string& what);
+    pdt::Result<void> adopt_fmap();
+    pdt::Result<void> check_errors(const std::string& what, uint32_t before);
 
     vfio::Device& m_device;
     FunctionOptions m_options;

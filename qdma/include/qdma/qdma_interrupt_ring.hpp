@@ -27,6 +27,8 @@ public:
 
     unsigned index() const { return m_index; }
     uint64_t interrupts() const { return m_interrupts; }  // MSIs received
+    // The ring's 512 entries; pidx: none (the IP's is in the Interrupt Context), cidx: software's.
+    RingView view() const { return {m_ring.data(), 512, 8, m_ring.iova(), 0, m_cidx}; }
     // Waits up to `timeout` for the vector, then reads the ring's new entries and re-arms it
     // with INT_CIDX. The entries read (0 after a timeout: not an error, the caller polls).
     pdt::Result<unsigned> wait(std::chrono::milliseconds timeout);

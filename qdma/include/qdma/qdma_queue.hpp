@@ -26,12 +26,14 @@
 // err field set, latches an error: every later call returns it until restart().
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "qdma/qdma_function.hpp"
 #include "vfio_access/dma.hpp"
@@ -54,6 +56,12 @@ struct QueueOptions {
     std::function<void(const std::string&)> warn;
 };
 
+// A context the set-up wrote (QDMA_CTXT_WR): its selector and the eight data words.
+struct WrittenContext {
+    uint32_t sel = 0;
+    std::array<uint32_t, 8> words{};
+};
+
 // A packet a C2H stream queue received: its completion entry.
 struct Packet {
     uint32_t length = 0;   // bytes (the completion entry's length)
@@ -71,6 +79,12 @@ public:
     const QueueOptions& options() const { return m_options; }
     uint32_t capacity() const { return m_slots - 1; }  // descriptors outstanding at most
     uint32_t outstanding() const { return m_outstanding; }
+    uint32_t hw_qid() const { return m_hw_qid; }
+    // What the last set-up wrote, in its order (the software context; a C2H stream queue's
+    // completion and prefetch contexts).
+    const std::vector<WrittenContext>& written_contexts() const { return m_written; }
+    RingView descriptor_ring() const;
+    RingView completion_ring() const;  // C2H stream queues; entries 0 otherwise
 
     // Writes one descriptor at PIDX (the doorbell waits for commit()). EINVAL for a length the
     // descriptor cannot hold (0, or past 64K-1: lengthInByte / len), EBUSY when the ring is full.
@@ -101,6 +115,7 @@ private:
     pdt::Result<void> set_up();
     pdt::Result<void> set_up_c2h_stream(uint16_t fnc_id);
     pdt::Result<void> tear_down();
+    pdt::Result<void> write_context(uint32_t sel, const std::array<uint32_t, 8>& words);
     pdt::Error fail(const std::string& why);
     // What every post checks, in order: a failed queue stays failed; a descriptor length outside
     // 1..max_length (where the descriptor has one; `bound` names the field) is refused; so is a
@@ -121,6 +136,7 @@ private:
     bool m_color = true;
     bool m_set_up = false;
     std::optional<pdt::Error> m_error;
+    std::vector<WrittenContext> m_written;
     vfio::DmaRegion m_ring, m_cmpt_ring;
     vfio::DmaFence::Claim m_claim;  // while descriptors are outstanding (destroyed before the rings)
 };

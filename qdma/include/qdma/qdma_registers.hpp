@@ -9,6 +9,9 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
+
+#include "qdma/qdma_inspect.hpp"  // ContextField
 
 namespace qdma {
 
@@ -27,10 +30,12 @@ inline constexpr uint64_t QDMA_GLBL_ERR_STAT = 0x248;        // W1C
 inline constexpr uint64_t QDMA_GLBL_ERR_MASK = 0x24C;
 inline constexpr uint64_t QDMA_GLBL_DSC_CFG = 0x250;         // maxfetch [5:3], wb_acc_int [2:0]
 inline constexpr uint64_t QDMA_GLBL_DSC_ERR_STS = 0x254;     // W1C
+inline constexpr uint64_t QDMA_GLBL_DSC_ERR_MSK = 0x258;
 inline constexpr uint64_t QDMA_GLBL_DSC_ERR_LOG0 = 0x25C;    // valid [31], qid [12:0]
 inline constexpr uint64_t QDMA_GLBL_DSC_ERR_LOG1 = 0x260;    // cidx [27:12], sub_type [8:5], err_type [4:0]
 inline constexpr uint64_t QDMA_GLBL_TRQ_ERR_STS = 0x264;     // W1C
-inline constexpr uint64_t QDMA_GLBL_TRQ_ERR_LOG = 0x26C;
+inline constexpr uint64_t QDMA_GLBL_TRQ_ERR_MSK = 0x268;
+inline constexpr uint64_t QDMA_GLBL_TRQ_ERR_LOG = 0x26C;     // src [31], target [30:27], func [26:17], address [16:0]
 // QDMA_GLBL_ERR_STAT fields.
 inline constexpr uint32_t GLBL_ERR_STAT_ERR_RAM_SBE = 1u << 0;
 inline constexpr uint32_t GLBL_ERR_STAT_ERR_RAM_DBE = 1u << 1;
@@ -79,8 +84,12 @@ inline constexpr uint64_t QDMA_C2H_TIMER_CNT = 0xA00;  // 16 registers
 inline constexpr uint64_t QDMA_C2H_CNT_TH = 0xA40;     // 16 registers
 inline constexpr uint64_t QDMA_C2H_BUF_SZ = 0xAB0;     // 16 registers: the C2H buffer sizes bufsz_idx selects
 inline constexpr uint64_t QDMA_C2H_ERR_STAT = 0xAF0;
+inline constexpr uint64_t QDMA_C2H_ERR_MASK = 0xAF4;
 inline constexpr uint64_t QDMA_C2H_FATAL_ERR_STAT = 0xAF8;
+inline constexpr uint64_t QDMA_C2H_FATAL_ERR_MASK = 0xAFC;
+inline constexpr uint64_t QDMA_GLBL_ERR_INT = 0xB04;
 inline constexpr uint64_t QDMA_H2C_ERR_STAT = 0xE00;
+inline constexpr uint64_t QDMA_H2C_ERR_MASK = 0xE04;
 inline constexpr uint64_t QDMA_C2H_MM_CTL = 0x1004;  // C2H MM channel 0 control: run [0]
 inline constexpr uint64_t QDMA_H2C_MM_CTL = 0x1204;  // H2C MM channel 0 control: run [0]
 inline constexpr uint32_t MM_CTL_RUN = 1u << 0;
@@ -155,7 +164,7 @@ struct HardwareContext {
 // Credit Descriptor Context Structure (0x4 C2H, 0x5 H2C): credt [15:0].
 struct CreditContext {
     uint16_t credt = 0;
-    static CreditContext decode(const ContextWords& words) { return {static_cast<uint16_t>(get_bits(words, 0, 16))}; }
+    static CreditContext decode(const ContextWords& words);
 };
 
 // Completion Context Structure (0x6). The ring base is 64-byte aligned: baddr4_high holds
@@ -225,6 +234,9 @@ struct InterruptContext {
     ContextWords encode() const;
     static InterruptContext decode(const ContextWords& words);
 };
+
+// The fields of the structure `sel` selects, in the table's order (none for the timer context).
+std::vector<ContextField> context_fields(CtxtSel sel, const ContextWords& words);
 
 // ---- Descriptors (PG302 "Descriptors") ----------------------------------------------------------
 // AXI Memory Mapped Descriptor for H2C and C2H (32B): src_addr [63:0], lengthInByte [79:64]

@@ -63,7 +63,8 @@
 //      card address outside card memory: GLBL_DSC_ERR_STS.DMA [20]; a descriptor fetch that
 //      fails (fault): GLBL_DSC_ERR_STS.UR_CA [2]; both + GLBL_ERR_STAT.ERR_DSC and the LOG0
 //      (qid) / LOG1 (cidx [27:12], err_type [4:0] = the status bit number) registers.
-//  - Faults and lies (test only, PDT_SIM_FAULT, one parser with the XDMA model's).
+//  - Faults and lies (test only, PDT_SIM_FAULT, one parser with the XDMA model's), a lying
+//    context read among them (QdmaConfig::context_read_lie).
 //  - Asynchronous (engine thread) or stepped, like XdmaModel; DMA only through SimDevice's
 //    dma_read/dma_write (the IOMMU), so dma_activity counts the bytes.
 //  - Interrupts through SimDevice::raise_msi (the simulated device's MSI vectors stand for the
@@ -217,6 +218,8 @@ struct QdmaConfig {
     // An engine that ignores stop (PDT_SIM_FAULT ignores_stop): the invalidation of a queue with
     // a write pending never completes (QDMA_IND_CTXT_CMD busy stays 1), so no stop is proven.
     bool ignores_stop = false;
+    // A lying context read (PDT_SIM_FAULT qdma_stale_context_read / qdma_context_read_flips).
+    QdmaContextReadLie context_read_lie = QdmaContextReadLie::None;
 };
 
 enum class QdmaQueueKind { H2C, C2H };
@@ -242,6 +245,7 @@ public:
     void inject(QdmaQueueKind kind, unsigned qid, QdmaFault fault);
     size_t faults_pending(QdmaQueueKind kind, unsigned qid) const;
     void set_ignores_stop();  // QdmaConfig::ignores_stop from now on
+    void set_context_read_lie(QdmaContextReadLie lie);  // QdmaConfig::context_read_lie from now on
     // Observability: descriptors (MM, H2C ST) or packets (C2H ST) the queue has completed.
     uint64_t processed(QdmaQueueKind kind, unsigned qid) const;
     // Bytes waiting in the loopback FIFO of C2H stream queue `qid`.

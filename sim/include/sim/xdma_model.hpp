@@ -196,6 +196,11 @@ enum class QdmaFault {
 // "qdma_descriptor_error", "qdma_completion_error", "qdma_queue_stall".
 const char* fault_name(QdmaFault fault);
 std::vector<QdmaFault> all_qdma_faults();
+// A QDMA model whose indirect context reads lie (QdmaConfig::context_read_lie), every read of
+// every queue: "qdma_stale_context_read" leaves QDMA_IND_CTXT_DATA as it was (the command
+// completes, the data is stale); "qdma_context_read_flips" returns the context with bit 44 of
+// the structure inverted (a field other than what was written).
+enum class QdmaContextReadLie { None, Stale, FlipsBit44 };
 struct QdmaFaultInjection {
     QdmaFault fault = QdmaFault::DescriptorError;
     XdmaDirection direction = XdmaDirection::H2C;  // the queue's H2C or C2H side
@@ -229,6 +234,8 @@ struct FaultPlan {
     CmacModel::Fault cmac_fault = CmacModel::Fault::None;
     // "user_irq_<lie>": every XDMA and QDMA model of the bus lies about user interrupts (UserIrqLie).
     UserIrqLie user_irq_lie = UserIrqLie::None;
+    // "qdma_stale_context_read", "qdma_context_read_flips": every QDMA model's context reads lie.
+    QdmaContextReadLie qdma_context_read_lie = QdmaContextReadLie::None;
 };
 pdt::Result<FaultPlan> parse_fault_plan(const std::string& text);
 pdt::Result<std::vector<FaultInjection>> parse_fault_injections(const std::string& text);

@@ -208,7 +208,7 @@ TEST(MemmappedPersistenceTool, BadRegionsAreRefusedBeforeAnyAccess) {
     }
     // Unclaimed space (no memory there): the read-back right after the write fails.
     const auto unclaimed = test_support::run_process(
-        MEMMAPPED_PERSISTENCE, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "0", "--offset", "0x6000", "--size", "64"});
+        MEMMAPPED_PERSISTENCE, {"--sim_design", "TEF1001_dma_ddr3", "--bar", "0", "--offset", "0x5000", "--size", "64"});
     EXPECT_EQ(unclaimed.exit_code, 1) << unclaimed.output;
     EXPECT_TRUE(test_support::contains(unclaimed.output, "read back 0xffffffff right after writing 0x")) << unclaimed.output;
 }

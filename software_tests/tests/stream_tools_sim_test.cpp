@@ -80,7 +80,9 @@ TEST(StreamToolsSim, NiteFuryLoopbackPasses) {
     // The IP's own count (each channel's performance monitor, F26) agrees with what the row
     // received: every byte the C2H channel wrote, and the H2C channel read at least as many.
     std::smatch row;
-    ASSERT_TRUE(std::regex_search(out, row, std::regex("0 -> 1 [0-9.]+ Mbytes/sec \\(([0-9]+) bytes in")));
+    ASSERT_TRUE(std::regex_search(
+        out, row, std::regex("Overall test statistics:\n  0000:36:00\\.0 0 -> 1 [0-9.]+ Mbytes/sec \\(([0-9]+) bytes in")))
+        << out;
     auto ip_bytes = [&out](const std::string& channel) -> uint64_t {
         std::smatch m;
         const std::regex line("\nIP, every transfer of the run: " + channel + " performance monitor: [0-9]+ cycles, "

@@ -41,7 +41,7 @@ DMA_TOOLS = ["test_dma_bridge", "test_dma_bridge_parallel_streams", "test_dma_br
 VOLATILE_LINE = re.compile(
     r"Mbytes/sec|[GM]B/s|bytes in|words|secs?\b|seconds|\bus\b|\bns\b|\bms\b|RSS|took|elapsed|"
     r"transfers|packets|samples|copies|runs|completions|iterations|held|credits? (used|returned)|"
-    r"timestamp|^\d\d:\d\d:\d\d |\d+ of \d+|(?-i:\bCI\b)|p50|p99|median|mean|\bmin |\bmax ", re.I)
+    r"timestamp|^\d\d:\d\d:\d\d |\d+ of \d+|(?-i:\bCI\b)|p50|p99|median|mean|\bmin |\bmax |performance monitor", re.I)
 FLOAT = re.compile(r"(?<![\w.:])-?\d+\.\d+(e[-+]?\d+)?")  # not a BDF's dd.f
 INTEGER = re.compile(r"(?<![\w.])\d+(?![\w.])")
 # Lines present or not by timing alone: a stream interval too short for a rate or with no

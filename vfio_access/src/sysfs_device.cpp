@@ -75,12 +75,4 @@ pdt::Error SysfsDevice::not_supported(const std::string& operation) const {
                            "the device is reached through sysfs, not VFIO: BAR access only (no DMA, interrupts or reset)");
 }
 
-pdt::Result<void> SysfsDevice::dma_map(uint64_t, void*, uint64_t, DmaAccess) { return not_supported("map DMA"); }
-pdt::Result<uint64_t> SysfsDevice::dma_unmap(uint64_t, uint64_t) { return not_supported("unmap DMA"); }
-pdt::Result<IrqInfo> SysfsDevice::irq_info(IrqIndex) { return not_supported("read interrupt info"); }
-pdt::Result<void> SysfsDevice::irq_enable(IrqIndex, unsigned) { return not_supported("enable interrupts"); }
-pdt::Result<void> SysfsDevice::irq_disable(IrqIndex) { return not_supported("disable interrupts"); }
-pdt::Result<int> SysfsDevice::irq_eventfd(unsigned) { return not_supported("read interrupt eventfd"); }
-pdt::Result<void> SysfsDevice::reset() { return not_supported("reset device"); }
-
 }  // namespace vfio

@@ -28,14 +28,15 @@ public:
     // resource<N> mmap()ed on first use (read and write, shared): ENODEV when the file is absent
     // (no such BAR, or an I/O BAR), EACCES with a hint to run as root.
     pdt::Result<Bar*> bar(unsigned index) override;
-    pdt::Result<void> dma_map(uint64_t iova, void* vaddr, uint64_t size, DmaAccess access) override;
-    pdt::Result<uint64_t> dma_unmap(uint64_t iova, uint64_t size) override;
+    // No DMA, interrupts or reset through sysfs: each is refused, ENOTSUP naming the operation.
     IovaAllocator& iova_allocator() override { return m_iova; }
-    pdt::Result<IrqInfo> irq_info(IrqIndex index) override;
-    pdt::Result<void> irq_enable(IrqIndex index, unsigned vectors) override;
-    pdt::Result<void> irq_disable(IrqIndex index) override;
-    pdt::Result<int> irq_eventfd(unsigned vector) override;
-    pdt::Result<void> reset() override;
+    pdt::Result<void> dma_map(uint64_t, void*, uint64_t, DmaAccess) override { return not_supported("map DMA"); }
+    pdt::Result<uint64_t> dma_unmap(uint64_t, uint64_t) override { return not_supported("unmap DMA"); }
+    pdt::Result<IrqInfo> irq_info(IrqIndex) override { return not_supported("read interrupt info"); }
+    pdt::Result<void> irq_enable(IrqIndex, unsigned) override { return not_supported("enable interrupts"); }
+    pdt::Result<void> irq_disable(IrqIndex) override { return not_supported("disable interrupts"); }
+    pdt::Result<int> irq_eventfd(unsigned) override { return not_supported("read interrupt eventfd"); }
+    pdt::Result<void> reset() override { return not_supported("reset device"); }
 
 private:
     SysfsDevice(std::string directory, DeviceIdentity identity);
